@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import { resolveConfig, type ResolvedConfig } from '../config/config.js';
+import type { SettingName } from '../config/settings.js';
+import { createOutput, type Output } from './output.js';
+
+export interface CommandContext {
+  readonly config: ResolvedConfig;
+  readonly out: Output;
+}
+
+/**
+ * Builds what every command needs from the global flags (--data-dir, --config, --json) and the
+ * command's own flags that override settings (e.g. serve's --host and --port).
+ */
+export function commandContext(command: Command, settingFlags: Partial<Record<SettingName, unknown>> = {}): CommandContext {
+  const globals = command.optsWithGlobals() as { dataDir?: string; config?: string; json?: boolean };
+  const config = resolveConfig({ flags: { dataDir: globals.dataDir, ...settingFlags }, configFile: globals.config });
+  return { config, out: createOutput(Boolean(globals.json)) };
+}

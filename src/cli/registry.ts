@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+import { registerConfigCommand } from './commands/config.js';
+import { registerServeCommand } from './commands/serve.js';
+
+/**
+ * Every top-level command, declared without loading its implementation: each register function
+ * only declares flags and lazily imports what runs, so `nodectl compile` never loads the HTTP
+ * server or the AWS SDK. Add a command by adding one line here.
+ */
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
+  registerServeCommand,
+  registerConfigCommand,
+];

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/**
+ * Every setting nodectl reads, declared once: its type, default, environment variable and
+ * whether it is a secret (masked by `nodectl config`, redacted from logs).
+ */
+export interface SettingSpec<T extends z.ZodType = z.ZodType> {
+  readonly schema: T;
+  readonly default: z.infer<T> | undefined;
+  readonly env: string;
+  readonly secret?: boolean;
+  readonly description: string;
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+const positiveInt = z.coerce.number().int().positive();
+
+function setting<T extends z.ZodType>(spec: SettingSpec<T>): SettingSpec<T> {
+  return spec;
+}
+
+export const SETTINGS = {
+  dataDir: setting({ schema: z.string().min(1), default: './.nodectl', env: 'NODECTL_DATA_DIR', description: 'Folder holding control.sqlite, graphs/, nodes/, mail/ and keys/.' }),
+  host: setting({ schema: z.string().min(1), default: '127.0.0.1', env: 'NODECTL_HOST', description: 'Address `nodectl serve` listens on.' }),
+  port: setting({ schema: port, default: 8787, env: 'NODECTL_PORT', description: 'Port `nodectl serve` listens on (0 picks a free one).' }),
+  logLevel: setting({ schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info', env: 'NODECTL_LOG_LEVEL', description: 'JSON log level of the daemon.' }),
+  publicBaseUrl: setting({ schema: z.url().optional(), default: undefined, env: 'NODECTL_PUBLIC_BASE_URL', description: 'Public origin of the API; defaults to http://<host>:<port>.' }),
+  nodeBaseUrl: setting({ schema: z.url().optional(), default: undefined, env: 'NODECTL_NODE_BASE_URL', description: 'Public address of published node files; defaults to <public base url>/nodes.' }),
+  publishTarget: setting({ schema: z.enum(['fs', 's3']), default: 'fs', env: 'NODECTL_PUBLISH_TARGET', description: 'Where `publish` writes nodes: the local store or an S3 bucket.' }),
+  s3Bucket: setting({ schema: z.string().min(3).optional(), default: undefined, env: 'NODECTL_S3_BUCKET', description: 'S3 bucket for the s3 publish target.' }),
+  s3Prefix: setting({ schema: z.string().default(''), default: '', env: 'NODECTL_S3_PREFIX', description: 'Key prefix inside the bucket.' }),
+  s3Endpoint: setting({ schema: z.url().optional(), default: undefined, env: 'NODECTL_S3_ENDPOINT', description: 'S3 endpoint for MinIO, R2 or another S3-compatible store.' }),
+  s3Region: setting({ schema: z.string().min(1), default: 'us-east-1', env: 'NODECTL_S3_REGION', description: 'S3 region.' }),
+  s3ForcePathStyle: setting({ schema: bool, default: false, env: 'NODECTL_S3_FORCE_PATH_STYLE', description: 'Use path-style S3 addressing (MinIO and local servers need it).' }),
+  s3AccessKeyId: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_S3_ACCESS_KEY_ID', secret: true, description: 'S3 access key id (else the AWS default chain).' }),
+  s3SecretAccessKey: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_S3_SECRET_ACCESS_KEY', secret: true, description: 'S3 secret access key.' }),
+  publishMaxDrop: setting({ schema: z.coerce.number().min(0).max(1), default: 0.5, env: 'NODECTL_PUBLISH_MAX_DROP', description: 'Largest share of records a publish may drop against the live version.' }),
+  workerConcurrency: setting({ schema: positiveInt.max(64), default: 2, env: 'NODECTL_WORKER_CONCURRENCY', description: 'Jobs the daemon runs at once.' }),
+  jobPollMs: setting({ schema: positiveInt, default: 250, env: 'NODECTL_JOB_POLL_MS', description: 'How often an idle worker looks for due jobs, in ms.' }),
+  jobLeaseSeconds: setting({ schema: positiveInt, default: 60, env: 'NODECTL_JOB_LEASE_SECONDS', description: 'How long a claimed job is leased before another worker may take it.' }),
+  jobMaxAttempts: setting({ schema: positiveInt.max(100), default: 5, env: 'NODECTL_JOB_MAX_ATTEMPTS', description: 'Attempts before a job is dead-lettered.' }),
+  shutdownTimeoutMs: setting({ schema: positiveInt, default: 10000, env: 'NODECTL_SHUTDOWN_TIMEOUT_MS', description: 'How long shutdown waits for in-flight requests and jobs.' }),
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+export type Settings = { readonly [K in SettingName]: z.infer<(typeof SETTINGS)[K]['schema']> };

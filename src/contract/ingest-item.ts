@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+export const SOURCE_TYPES = [
+  'page', 'post', 'product', 'category', 'collection', 'faq', 'review', 'event', 'location', 'profile', 'doc', 'media', 'service', 'custom',
+] as const;
+export const SourceTypeSchema = z.enum(SOURCE_TYPES);
+export type SourceType = z.infer<typeof SourceTypeSchema>;
+
+/** BCP-47 language tag (RFC 5646 shape: language, optional script, region, variants). */
+export const LanguageTagSchema = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$/, 'must be a BCP-47 language tag such as "en" or "de-CH"');
+
+export const ChecksumSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex characters');
+
+const HttpUrlSchema = z
+  .string()
+  .max(4096)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+
+export const Rfc3339UtcSchema = z.iso.datetime({ offset: false, message: 'must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00Z' });
+
+/** One content item as a connector sends it (SPEC.md "IngestItem"). Strict: unknown fields are rejected. */
+export const IngestItemSchema = z
+  .strictObject({
+    type: SourceTypeSchema,
+    id: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+    url: HttpUrlSchema,
+    canonical_url: HttpUrlSchema.optional(),
+    title: z.string().max(1024, 'must be at most 1024 characters').optional(),
+    html: z.string().optional(),
+    text: z.string().optional(),
+    json: z.record(z.string(), z.unknown()).optional(),
+    language: LanguageTagSchema.optional(),
+    checksum: ChecksumSchema,
+    updated_at: Rfc3339UtcSchema.optional(),
+    attributes: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((item) => item.html !== undefined || item.text !== undefined || item.json !== undefined, {
+    message: 'at least one of html, text or json must be present',
+    path: ['html'],
+  });
+
+export type IngestItem = z.infer<typeof IngestItemSchema>;
+
+export const FIELD_MAPPING_TARGETS = ['title', 'text', 'language', 'canonical_url', 'updated_at', 'attribute'] as const;
+
+export const FieldMappingSchema = z
+  .strictObject({
+    source_path: z.string().min(1).max(512),
+    target: z.enum(FIELD_MAPPING_TARGETS),
+    attribute_name: z.string().min(1).max(128).optional(),
+    provenance_method: z.enum(['cms_field', 'schema_org', 'seo_meta', 'text_extraction', 'llm_inferred']),
+  })
+  .refine((m) => m.target !== 'attribute' || m.attribute_name !== undefined, { message: 'attribute_name is required when target is attribute', path: ['attribute_name'] })
+  .refine((m) => m.provenance_method !== 'llm_inferred', { message: 'llm_inferred mappings are not accepted: ingestion is deterministic', path: ['provenance_method'] });
+
+export type FieldMapping = z.infer<typeof FieldMappingSchema>;

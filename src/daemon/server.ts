@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { ResolvedConfig } from '../config/config.js';
+import { nodeBaseUrl, publicBaseUrl } from '../config/config.js';
+import { JobWorker } from '../jobs/worker.js';
+import { startScheduler } from '../jobs/scheduler.js';
+import { jobHandlers } from '../jobs/registry.js';
+import { buildApp, REDACTED_PATHS } from './app.js';
+import { createServices, type AppServices } from './services.js';
+
+export interface RunningDaemon {
+  app: FastifyInstance;
+  services: AppServices;
+  url: string;
+  /** Stops accepting, finishes in-flight requests and jobs, closes the databases. */
+  shutdown(reason: string): Promise<void>;
+}
+
+export class ListenError extends Error {}
+
+/** Starts `nodectl serve`: HTTP API, job worker and scheduler over one data directory. */
+export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon> {
+  const app0Logger = { level: config.settings.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  // The services log through Fastify's logger once the app exists.
+  let services: AppServices | undefined;
+  let app: FastifyInstance | undefined;
+  services = createServices(config, { logger: { info: (...a: unknown[]) => log('info', a), warn: (...a: unknown[]) => log('warn', a), error: (...a: unknown[]) => log('error', a), debug: (...a: unknown[]) => log('debug', a) } as AppServices['logger'] });
+  function log(level: 'info' | 'warn' | 'error' | 'debug', args: unknown[]): void {
+    (app?.log[level] as ((...x: unknown[]) => void) | undefined)?.apply(app?.log, args);
+  }
+  try {
+    app = await buildApp(services, { logger: app0Logger });
+    await app.listen({ host: config.settings.host, port: config.settings.port });
+  } catch (error) {
+    await app?.close().catch(() => {});
+    services.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ListenError(`Cannot listen on ${config.settings.host}:${config.settings.port}: the address is already in use (is another nodectl serve running?). Pick another port with --port.`);
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new ListenError(`Cannot listen on ${config.settings.host}:${config.settings.port}: ${(error as Error).message}.`);
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.settings.port;
+  const worker = new JobWorker(services.jobs, jobHandlers(), services, {
+    concurrency: config.settings.workerConcurrency,
+    pollMs: config.settings.jobPollMs,
+    onOutcome: (job, outcome) => services!.metrics.jobOutcomes.inc({ kind: job.kind, outcome }),
+  });
+  worker.start();
+  const stopScheduler = startScheduler(services.controlDb, services.jobs);
+  const url = publicBaseUrl(config.settings, port);
+  app.log.info({ url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir }, 'nodectl serve listening');
+
+  let shuttingDown: Promise<void> | undefined;
+  const runningApp = app;
+  const runningServices = services;
+  return {
+    app: runningApp,
+    services: runningServices,
+    url,
+    shutdown(reason) {
+      shuttingDown ??= (async () => {
+        runningApp.log.info({ reason }, 'shutting down: no new requests, finishing in-flight work');
+        stopScheduler();
+        await Promise.all([runningApp.close(), worker.stop()]);
+        runningServices.close();
+      })();
+      return shuttingDown;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ResolvedConfig } from '../config/config.js';
+import { JobQueue } from '../jobs/queue.js';
+import { openControlDb, GraphDbPool } from '../storage/control.js';
+import { dataDirLayout, type DataDirLayout } from '../storage/data-dir.js';
+import type { Db } from '../storage/sqlite.js';
+import { createMetrics, type Metrics } from './metrics.js';
+
+/**
+ * Everything a route, a job or a CLI command needs to act on one data directory. Built once per
+ * process; the daemon and the CLI share it so they open databases the same way.
+ */
+export interface AppServices {
+  readonly config: ResolvedConfig;
+  readonly layout: DataDirLayout;
+  readonly controlDb: Db;
+  readonly graphs: GraphDbPool;
+  readonly jobs: JobQueue;
+  readonly metrics: Metrics;
+  readonly logger: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
+  /** The clock, ms since epoch; tests may replace it. */
+  readonly now: () => number;
+  close(): void;
+}
+
+const silentLogger = { info() {}, warn() {}, error() {}, debug() {} };
+
+export function createServices(config: ResolvedConfig, options: { logger?: AppServices['logger']; now?: () => number } = {}): AppServices {
+  const layout = dataDirLayout(config.settings.dataDir);
+  const controlDb = openControlDb(layout);
+  const now = options.now ?? Date.now;
+  const jobs = new JobQueue(controlDb, { maxAttempts: config.settings.jobMaxAttempts, leaseMs: config.settings.jobLeaseSeconds * 1000, now });
+  const graphs = new GraphDbPool(layout);
+  const metrics = createMetrics(() => jobs);
+  return {
+    config,
+    layout,
+    controlDb,
+    graphs,
+    jobs,
+    metrics,
+    logger: options.logger ?? silentLogger,
+    now,
+    close() {
+      graphs.closeAll();
+      if (controlDb.open) controlDb.close();
+    },
+  };
+}

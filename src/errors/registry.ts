@@ -1,0 +1,63 @@
+/**
+ * Every error code of the contract (SPEC.md "Errors" and DECISIONS.md "HTTP statuses"), with its
+ * HTTP status and whether a client may retry. docs/errors.md is checked against this table by a
+ * test; a retired code is never reused for another meaning.
+ */
+export interface ErrorCodeInfo {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly description: string;
+}
+
+export const ERROR_CODES = {
+  'validation.failed': { status: 422, retryable: false, description: 'The body, query or headers fail the schema; details.fields[] names each problem.' },
+  'validation.missing_idempotency_key': { status: 400, retryable: false, description: 'An ingest request came without an Idempotency-Key header.' },
+  'auth.unauthenticated': { status: 401, retryable: false, description: 'No bearer credential, or a bad or expired one.' },
+  'auth.invalid_credentials': { status: 401, retryable: false, description: 'Login with a wrong email or password.' },
+  'auth.mfa_required': { status: 401, retryable: false, description: 'Login needs a TOTP or recovery code (details.mfa = "totp").' },
+  'auth.refresh_reused': { status: 401, retryable: false, description: 'A rotated refresh token was presented again; the session family is revoked.' },
+  'auth.invalid_signature': { status: 401, retryable: false, description: 'HMAC mismatch, a missing X-Signature, or X-Body-Sha256 not matching the body.' },
+  'auth.timestamp_skew': { status: 401, retryable: false, description: 'X-Timestamp is more than 300 s away from the server clock.' },
+  'auth.nonce_replay': { status: 401, retryable: false, description: 'X-Nonce was already used within the replay window.' },
+  'auth.token_revoked': { status: 401, retryable: false, description: 'The connector is revoked, suspended, or the token version is stale.' },
+  'auth.scope_violation': { status: 403, retryable: false, description: "website_id is not the connector's, or an item type is outside its scope." },
+  'auth.tenant_mismatch': { status: 403, retryable: false, description: "A mutation of another organization's resource." },
+  'auth.forbidden': { status: 403, retryable: false, description: "The caller's role is too low for this route." },
+  'ingest.duplicate': { status: 409, retryable: false, description: 'The same Idempotency-Key was used with a different body.' },
+  'ingest.schema_conflict': { status: 409, retryable: false, description: 'A field mapping conflicts with an existing one.' },
+  'ingest.batch_too_large': { status: 413, retryable: false, description: 'More than 500 items in one batch.' },
+  'ingest.batch_rejected': { status: 422, retryable: false, description: 'partial was false and at least one item is invalid (details.items[]).' },
+  'service.unavailable': { status: 503, retryable: true, description: 'Not ready, the nonce store failed, or the same Idempotency-Key is still in flight.' },
+  'quota.rate_limited': { status: 429, retryable: true, description: 'Too many requests; wait for Retry-After seconds.' },
+  'billing.unconfigured': { status: 503, retryable: false, description: 'Checkout and portal are not available on this service.' },
+  'entitlement.capability_missing': { status: 403, retryable: false, description: "The plan lacks the capability this needs." },
+  'entitlement.limit_reached': { status: 403, retryable: false, description: 'The plan quota is used up (details.limit, details.used).' },
+  'website.not_found': { status: 404, retryable: false, description: 'Unknown website, or one the caller cannot see.' },
+  'organization.not_found': { status: 404, retryable: false, description: 'Unknown organization, or one the caller cannot see.' },
+  'connector.not_found': { status: 404, retryable: false, description: 'Unknown connector.' },
+  'user.not_found': { status: 404, retryable: false, description: 'Unknown user.' },
+  'entity.not_found': { status: 404, retryable: false, description: 'Unknown entity in this website graph.' },
+  'version.not_found': { status: 404, retryable: false, description: 'Unknown published node version.' },
+  'node.not_found': { status: 404, retryable: false, description: 'Unknown node file.' },
+  'node.gone': { status: 410, retryable: false, description: 'The node was taken down.' },
+  'publish.conflict': { status: 409, retryable: true, description: 'Another publish of the same site holds the lock.' },
+  'publish.atomic_conflict': { status: 409, retryable: true, description: 'A manifest-referenced file is missing at publish.' },
+  'publish.validation_failed': { status: 422, retryable: false, description: 'The compiled node fails validation; nothing was published.' },
+  'publish.drop_gate': { status: 409, retryable: false, description: 'The record count falls more than the allowed share against the live version.' },
+  'publish.golden_mismatch': { status: 409, retryable: false, description: 'The compiled node differs from the --golden directory.' },
+  'node.uuid_leak': { status: 500, retryable: false, description: 'A uuid stands where a stable id is required; nothing is published.' },
+  'website.not_verified': { status: 409, retryable: false, description: 'Defined for publish by the frozen contract; not enforced.' },
+  'privacy.erasure_forbidden': { status: 403, retryable: false, description: 'The caller may not erase this organization.' },
+  'privacy.subject_not_found': { status: 404, retryable: false, description: 'The erasure subject does not exist.' },
+  'privacy.erasure_in_progress': { status: 409, retryable: false, description: 'An erasure of this organization is already running.' },
+  'route.not_found': { status: 404, retryable: false, description: 'No route matches this method and path.' },
+  'request.body_too_large': { status: 413, retryable: false, description: 'The body is over the route limit: 16 MiB on /v1/ingest/*, 1 MiB elsewhere.' },
+  'request.unsupported_media_type': { status: 415, retryable: false, description: 'The body is not application/json.' },
+  'internal.error': { status: 500, retryable: false, description: 'An unexpected server error; the request id helps find it in the logs.' },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function errorInfo(code: ErrorCode): ErrorCodeInfo {
+  return ERROR_CODES[code];
+}

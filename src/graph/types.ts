@@ -1,0 +1,124 @@
+/**
+ * Records of a website's knowledge graph as the graph database keeps them. They carry internal
+ * state the node files never show (hidden, pinned, status, stale, editorial fields); the
+ * compiler applies the export rules of SPEC.md when it turns them into node records.
+ */
+export type ProvenanceMethod = 'cms_field' | 'schema_org' | 'seo_meta' | 'text_extraction' | 'llm_inferred';
+export type Freshness = 'stable' | 'seasonal' | 'frequent' | 'real_time';
+export type EditorialStatus = 'draft' | 'reviewed' | 'approved' | 'rejected';
+
+/** Editorial state that survives re-ingestion of the same item and is never serialized. */
+export interface EditorialState {
+  hidden: boolean;
+  pinned: boolean;
+  editorialStatus: EditorialStatus | null;
+  reviewedBy: string | null;
+  originalValue: unknown;
+}
+
+export interface EntityRow {
+  id: string; // entity_<hash> of (entityType, canonicalKey)
+  type: string; // schema.org type name, e.g. Product, BlogPosting, Person
+  canonicalKey: string;
+  name: string;
+  language: string;
+  confidence: number;
+  provenanceMethod: ProvenanceMethod;
+  sourceId: string | null;
+  sourceUrl: string | null;
+  /** 1..5: how central the entity is (the item's own entity and the site entity rank high). */
+  importance: number;
+  attributes: Record<string, unknown>;
+  hidden: boolean;
+}
+
+export interface FactRow {
+  id: string; // fact_<hash> of (subject, predicate, language); superseded candidates share it
+  subject: string;
+  subjectEntityId: string | null;
+  predicate: string;
+  value: string | number | boolean | Record<string, unknown>;
+  language: string;
+  confidence: number;
+  provenanceMethod: ProvenanceMethod;
+  unit: string | null;
+  currency: string | null;
+  display: string | null;
+  importance: number; // 1..5
+  freshness: Freshness;
+  validFrom: string | null;
+  validUntil: string | null;
+  sourceId: string | null;
+  sourceUrl: string | null;
+  /** Only 'active' facts are emitted (export rule 2). */
+  status: 'active' | 'superseded' | 'merged';
+  editorial: EditorialState;
+}
+
+export interface RelationshipRow {
+  id: string; // rel_<hash> of (fromStableId, relationType, toRef)
+  type: string;
+  fromEntityId: string;
+  toEntityId: string | null;
+  /** Natural key of the target; lets a later item resolve a dangling edge. */
+  toRef: string;
+  resolutionStatus: 'resolved' | 'dangling';
+  language: string;
+  confidence: number;
+  provenanceMethod: ProvenanceMethod;
+  sourceId: string | null;
+  sourceUrl: string | null;
+}
+
+export interface ChunkRow {
+  id: string; // chunk_<hash> of the canonical chunk id
+  text: string;
+  tokensEstimate: number;
+  language: string;
+  entityIds: string[];
+  sourceId: string | null;
+  /** Heading trail of the chunk, for llms-full.txt and citations. */
+  headingPath: string[];
+  position: number;
+}
+
+export interface QaRow {
+  id: string; // qa_<hash> of (question, language)
+  question: string;
+  answer: string;
+  language: string;
+  factIds: string[];
+  entityIds: string[];
+  confidence: number;
+  provenanceMethod: ProvenanceMethod;
+  /** Stale Q&A is never exported (export rule 4). */
+  stale: boolean;
+}
+
+export interface SourceRow {
+  id: string; // src_<hash> of the url (canonical_url wins)
+  url: string;
+  canonicalUrl: string | null;
+  title: string | null;
+  contentType: string;
+  lastSeenAt: string;
+  checksum: string;
+  language: string;
+  trust: number;
+}
+
+/**
+ * Read access to one website's graph, in the stable order the compiler emits (by id). Iterators
+ * stream from the database so a 100,000-item site never sits in memory whole.
+ */
+export interface GraphReader {
+  /** Languages that hold at least one record, sorted. */
+  languages(): string[];
+  entities(language: string): Iterable<EntityRow>;
+  facts(language: string): Iterable<FactRow>;
+  relationships(language: string): Iterable<RelationshipRow>;
+  chunks(language: string): Iterable<ChunkRow>;
+  qa(language: string): Iterable<QaRow>;
+  sources(): Iterable<SourceRow>;
+  entityById(id: string): EntityRow | undefined;
+}

@@ -1,0 +1,159 @@
+import { ulid } from 'ulid';
+import type { Db } from '../storage/sqlite.js';
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'dead';
+
+export interface Job {
+  id: string;
+  kind: string;
+  payload: unknown;
+  state: JobState;
+  attempts: number;
+  maxAttempts: number;
+  runAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface EnqueueOptions {
+  /** Earliest run time, ms since epoch. Default: now. */
+  runAt?: number;
+  /** Attempts before the job is dead-lettered. Default: the queue's maxAttempts. */
+  maxAttempts?: number;
+  /** While a job with this key is queued or running, enqueueing another returns the existing one. */
+  dedupeKey?: string;
+}
+
+export interface JobQueueOptions {
+  /** Default attempts before dead letter. Default 5. */
+  maxAttempts?: number;
+  /** Lease length in ms; a job whose lease lapses is claimable again. Default 60 s. */
+  leaseMs?: number;
+  /** First retry delay in ms; doubles per attempt. Default 1 s. */
+  backoffBaseMs?: number;
+  /** Longest retry delay in ms. Default 10 min. */
+  backoffCapMs?: number;
+  now?: () => number;
+}
+
+interface JobRow {
+  id: string; kind: string; payload: string; state: JobState; attempts: number; max_attempts: number; run_at: number;
+  lease_owner: string | null; lease_until: number | null; last_error: string | null; created_at: number; updated_at: number;
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id, kind: row.kind, payload: JSON.parse(row.payload), state: row.state, attempts: row.attempts, maxAttempts: row.max_attempts,
+    runAt: row.run_at, leaseOwner: row.lease_owner, leaseUntil: row.lease_until, lastError: row.last_error, createdAt: row.created_at, updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * A durable job queue in the control database. A claim is an atomic UPDATE that takes a lease,
+ * so several workers (threads, processes) never run one job twice at once; a worker that dies
+ * mid-run simply lets its lease lapse and the job is claimed again. Failures retry with
+ * exponential backoff and are dead-lettered after maxAttempts.
+ */
+export class JobQueue {
+  private readonly maxAttempts: number;
+  private readonly leaseMs: number;
+  private readonly backoffBaseMs: number;
+  private readonly backoffCapMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly db: Db, options: JobQueueOptions = {}) {
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.backoffBaseMs = options.backoffBaseMs ?? 1_000;
+    this.backoffCapMs = options.backoffCapMs ?? 600_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}): Job {
+    const now = this.now();
+    const id = `job_${ulid(now)}`;
+    const insert = this.db.transaction(() => {
+      if (options.dedupeKey) {
+        const existing = this.db.prepare(`SELECT * FROM jobs WHERE dedupe_key = ? AND state IN ('queued','running')`).get(options.dedupeKey) as JobRow | undefined;
+        if (existing) return toJob(existing);
+      }
+      this.db
+        .prepare(`INSERT INTO jobs (id, kind, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)`)
+        .run(id, kind, JSON.stringify(payload ?? null), options.maxAttempts ?? this.maxAttempts, options.runAt ?? now, options.dedupeKey ?? null, now, now);
+      return this.get(id)!;
+    });
+    return insert.immediate();
+  }
+
+  get(id: string): Job | undefined {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
+  /**
+   * Claims the next due job (optionally of given kinds): a queued job whose run time has come,
+   * or a running job whose lease lapsed. Returns undefined when nothing is due.
+   */
+  claim(owner: string, kinds?: readonly string[]): Job | undefined {
+    const now = this.now();
+    const kindFilter = kinds && kinds.length > 0 ? `AND kind IN (${kinds.map(() => '?').join(',')})` : '';
+    const claim = this.db.transaction(() => {
+      const row = this.db
+        .prepare(
+          `SELECT id FROM jobs WHERE ((state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until < ?)) ${kindFilter}
+           ORDER BY run_at, id LIMIT 1`,
+        )
+        .get(now, now, ...(kinds ?? [])) as { id: string } | undefined;
+      if (!row) return undefined;
+      this.db
+        .prepare(`UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ?`)
+        .run(owner, now + this.leaseMs, now, row.id);
+      return this.get(row.id);
+    });
+    return claim.immediate();
+  }
+
+  /** Extends a running job's lease (for long jobs). Returns false if the lease was lost. */
+  heartbeat(id: string, owner: string): boolean {
+    const now = this.now();
+    return this.db.prepare(`UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`).run(now + this.leaseMs, now, id, owner).changes === 1;
+  }
+
+  complete(id: string, owner: string): void {
+    const now = this.now();
+    this.db.prepare(`UPDATE jobs SET state = 'succeeded', lease_owner = NULL, lease_until = NULL, last_error = NULL, updated_at = ? WHERE id = ? AND lease_owner = ?`).run(now, id, owner);
+  }
+
+  /** Records a failure: retried after an exponential backoff, or dead-lettered when out of attempts. */
+  fail(id: string, owner: string, error: string): Job | undefined {
+    const now = this.now();
+    const job = this.get(id);
+    if (!job || job.leaseOwner !== owner) return job;
+    if (job.attempts >= job.maxAttempts) {
+      this.db.prepare(`UPDATE jobs SET state = 'dead', lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`).run(error, now, id);
+    } else {
+      const delay = Math.min(this.backoffCapMs, this.backoffBaseMs * 2 ** (job.attempts - 1));
+      this.db.prepare(`UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`).run(now + delay, error, now, id);
+    }
+    return this.get(id);
+  }
+
+  list(filter: { state?: JobState; kind?: string; limit?: number } = {}): Job[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.state) (where.push('state = ?'), args.push(filter.state));
+    if (filter.kind) (where.push('kind = ?'), args.push(filter.kind));
+    const sql = `SELECT * FROM jobs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...args, filter.limit ?? 100) as JobRow[]).map(toJob);
+  }
+
+  /** Number of jobs per state, for /metrics. */
+  depth(): Record<JobState, number> {
+    const counts: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, dead: 0 };
+    for (const row of this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as Array<{ state: JobState; n: number }>) counts[row.state] = row.n;
+    return counts;
+  }
+}

@@ -1,0 +1,37 @@
+import type { Db } from '../storage/sqlite.js';
+import type { JobQueue } from './queue.js';
+import { PERIODIC_JOBS } from './handlers.js';
+
+/**
+ * Enqueues the periodic jobs when they are due. The next run time lives in the control database,
+ * so a restart neither skips nor doubles a run, and a dedupe key keeps one instance in the queue.
+ */
+export function enqueueDuePeriodicJobs(db: Db, queue: JobQueue, now = Date.now()): string[] {
+  const enqueued: string[] = [];
+  const tx = db.transaction(() => {
+    for (const { kind, intervalSeconds } of PERIODIC_JOBS) {
+      db.prepare('INSERT OR IGNORE INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, ?, ?)').run(kind, intervalSeconds, now);
+      const row = db.prepare('SELECT next_run_at FROM schedules WHERE kind = ?').get(kind) as { next_run_at: number };
+      if (row.next_run_at > now) continue;
+      queue.enqueue(kind, {}, { dedupeKey: `schedule:${kind}` });
+      db.prepare('UPDATE schedules SET next_run_at = ?, interval_seconds = ? WHERE kind = ?').run(now + intervalSeconds * 1000, intervalSeconds, kind);
+      enqueued.push(kind);
+    }
+  });
+  tx.immediate();
+  return enqueued;
+}
+
+export function startScheduler(db: Db, queue: JobQueue, everyMs = 30_000): () => void {
+  const tick = () => {
+    try {
+      enqueueDuePeriodicJobs(db, queue);
+    } catch {
+      // A busy database is retried on the next tick.
+    }
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Db = Database.Database;
+
+/** One forward-only schema step. `version` starts at 1 and has no gaps. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly up: (db: Db) => void;
+}
+
+export class SchemaTooNewError extends Error {
+  constructor(readonly file: string, readonly found: number, readonly supported: number) {
+    super(
+      `${file} has schema version ${found}, but this nodectl only knows versions up to ${supported}. ` +
+        'It was written by a newer nodectl: upgrade nodectl, or point --data-dir at another folder.',
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+export interface OpenDatabaseOptions {
+  /** Migrations to apply on open, in version order. */
+  migrations: readonly Migration[];
+  /** Open read-only (no migrations are applied; the schema must be current or older). */
+  readonly?: boolean;
+  /** How long a writer waits for another connection's lock before failing, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens a SQLite file the way every nodectl database is opened: WAL so readers never block the
+ * daemon's writer, synchronous=FULL so an acknowledged write survives power loss (DECISIONS.md),
+ * foreign keys on, and a busy timeout so a CLI command run beside a daemon waits instead of failing.
+ * Pending migrations run inside one IMMEDIATE transaction, so two processes opening the same file
+ * never apply a step twice and a failed step leaves the old schema whole.
+ */
+export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
+  if (file !== ':memory:' && !options.readonly) mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+  }
+  db.pragma('foreign_keys = ON');
+  try {
+    applyMigrations(db, file, options.migrations, options.readonly ?? false);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+export function latestVersion(migrations: readonly Migration[]): number {
+  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+}
+
+function applyMigrations(db: Db, file: string, migrations: readonly Migration[], readonly: boolean): void {
+  const supported = latestVersion(migrations);
+  const current = () => db.pragma('user_version', { simple: true }) as number;
+  if (current() > supported) throw new SchemaTooNewError(file, current(), supported);
+  if (readonly || current() === supported) return;
+  const migrate = db.transaction(() => {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const from = current();
+    if (from > supported) throw new SchemaTooNewError(file, from, supported);
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= from) continue;
+      migration.up(db);
+      db.pragma(`user_version = ${migration.version}`);
+    }
+  });
+  migrate.immediate();
+}
