@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { registerAdminCommands } from './commands/admin.js';
 import { registerConfigCommand } from './commands/config.js';
+import { registerJobsCommands } from './commands/jobs.js';
 import { registerServeCommand } from './commands/serve.js';
 
 /**
@@ -10,4 +12,6 @@ import { registerServeCommand } from './commands/serve.js';
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerServeCommand,
   registerConfigCommand,
+  registerAdminCommands,
+  registerJobsCommands,
 ];

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { commandContext } from '../context.js';
+import { formatTable } from '../output.js';
+import { UsageError } from '../errors.js';
+
+export function registerJobsCommands(program: Command): void {
+  const jobs = program.command('jobs').description('inspect and run the durable job queue');
+  jobs
+    .command('list')
+    .description('list recent jobs')
+    .option('--state <state>', 'only jobs in this state (queued, running, succeeded, dead)')
+    .option('--kind <kind>', 'only jobs of this kind')
+    .option('--limit <n>', 'how many', '50')
+    .action(async (opts: { state?: string; kind?: string; limit: string }, command: Command) => {
+      const ctx = commandContext(command);
+      const states = ['queued', 'running', 'succeeded', 'dead'];
+      if (opts.state && !states.includes(opts.state)) throw new UsageError(`--state must be one of ${states.join(', ')}; got ${opts.state}`);
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+      const { withControlDb } = await import('./admin.js');
+      const { JobQueue } = await import('../../jobs/queue.js');
+      const rows = await withControlDb(ctx, (db) => new JobQueue(db).list({ state: opts.state as never, kind: opts.kind, limit }));
+      ctx.out.result(rows, () =>
+        formatTable(['ID', 'KIND', 'STATE', 'ATTEMPTS', 'RUN AT', 'LAST ERROR'], rows.map((j) => [j.id, j.kind, j.state, `${j.attempts}/${j.maxAttempts}`, new Date(j.runAt).toISOString(), j.lastError ?? ''])),
+      );
+    });
+  jobs
+    .command('run')
+    .description('run due jobs of one kind once and exit (for cron users); "all" runs every kind')
+    .argument('<kind>', 'job kind, e.g. content.ingest, analytics.aggregate, or all')
+    .action(async (kind: string, _opts, command: Command) => {
+      const ctx = commandContext(command);
+      const { jobHandlers } = await import('../../jobs/registry.js');
+      const handlers = jobHandlers();
+      if (kind !== 'all' && !handlers.has(kind)) throw new UsageError(`unknown job kind ${kind}; valid kinds: all, ${[...handlers.keys()].sort().join(', ')}`);
+      const { createServices } = await import('../../daemon/services.js');
+      const { JobWorker } = await import('../../jobs/worker.js');
+      const { enqueueDuePeriodicJobs } = await import('../../jobs/scheduler.js');
+      const services = createServices(ctx.config);
+      try {
+        enqueueDuePeriodicJobs(services.controlDb, services.jobs, services.now());
+        const worker = new JobWorker(services.jobs, handlers, services, { concurrency: 1, pollMs: 1000 });
+        const ran = await worker.drain(kind === 'all' ? undefined : [kind]);
+        const failed = services.jobs.list({ state: 'dead', limit: 1000 }).length;
+        ctx.out.result({ kind, ran, dead: failed }, () => `ran ${ran} job(s) of ${kind}`);
+      } finally {
+        services.close();
+      }
+    });
+}

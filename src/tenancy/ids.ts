@@ -1,0 +1,12 @@
+import { ulid } from 'ulid';
+
+/** Internal record ids: a short type prefix and a ULID (sortable, never a uuid). */
+export type RecordKind = 'usr' | 'org' | 'web' | 'conn' | 'key' | 'raw';
+
+export function newId(kind: RecordKind): string {
+  return `${kind}_${ulid()}`;
+}
+
+export function nowIso(now = Date.now()): string {
+  return new Date(now).toISOString();
+}

@@ -1,0 +1,70 @@
+import { execa, type ResultPromise } from 'execa';
+import { request } from 'undici';
+import { NODECTL_BIN, makeTempDir } from './paths.js';
+
+export interface TestDaemon {
+  url: string;
+  dataDir: string;
+  /** Everything the daemon wrote to stderr so far (JSON logs and the banner). */
+  output(): string;
+  /** Sends a signal and waits for the process to exit; returns its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+  process: ResultPromise;
+}
+
+export interface StartDaemonOptions {
+  /** Use this data directory (default: a fresh temporary one, removed on stop). */
+  dataDir?: string;
+  env?: Record<string, string>;
+  args?: string[];
+}
+
+/**
+ * Starts the real `nodectl serve` (the built binary) on an ephemeral loopback port and waits
+ * until /readyz answers 200.
+ */
+export async function startTestDaemon(options: StartDaemonOptions = {}): Promise<TestDaemon> {
+  const temp = options.dataDir ? undefined : makeTempDir('nodectl-daemon-');
+  const dataDir = options.dataDir ?? temp!.dir;
+  const child = execa('node', [NODECTL_BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])], {
+    reject: false,
+    env: { NODECTL_LOG_LEVEL: 'warn', NODECTL_JOB_POLL_MS: '50', ...options.env },
+    buffer: false,
+  });
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start within 20 s:\n${output}`)), 20_000);
+    const check = () => {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stderr?.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code} before listening:\n${output}`));
+    });
+  });
+  for (let i = 0; i < 100; i++) {
+    const res = await request(`${url}/readyz`).catch(() => undefined);
+    if (res) await res.body.dump();
+    if (res?.statusCode === 200) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    dataDir,
+    process: child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      const result = await child;
+      temp?.cleanup();
+      return result.exitCode ?? -1;
+    },
+  };
+}
