@@ -44,7 +44,6 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : ulid();
     },
-    disableRequestLogging: false,
     return503OnClosing: true,
     forceCloseConnections: false,
   });

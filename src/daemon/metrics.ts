@@ -15,6 +15,8 @@ export interface Metrics {
 export function createMetrics(queue: () => JobQueue | undefined): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'nodectl_' });
+  // prom-client names three gauges *_total, which promtool rejects for non-counters.
+  for (const name of ['active_handles_total', 'active_requests_total', 'active_resources_total']) registry.removeSingleMetric(`nodectl_nodejs_${name}`);
   const jobDepth = new Gauge({
     name: 'nodectl_job_queue_depth',
     help: 'Jobs in the durable queue, by state.',

@@ -1,10 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from './services.js';
 import { probeRoutes } from './routes/probes.js';
+import { waitlistRoutes } from './routes/waitlist.js';
 
 export interface RoutePluginOptions {
   services: AppServices;
 }
 
 /** Every route group of the daemon, each an encapsulated Fastify plugin. Add one line per group. */
-export const ROUTE_PLUGINS: ReadonlyArray<FastifyPluginAsync<RoutePluginOptions>> = [probeRoutes];
+export const ROUTE_PLUGINS: ReadonlyArray<FastifyPluginAsync<RoutePluginOptions>> = [
+  probeRoutes,
+  waitlistRoutes,
+];
