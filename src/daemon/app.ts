@@ -48,8 +48,23 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     forceCloseConnections: false,
   });
 
+  // JSON only: a text/plain body is 415, not a string handed to a route.
+  app.removeContentTypeParser('text/plain');
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+  });
+
+  // While shutting down, in-flight responses close their connection so keep-alive clients
+  // cannot hold the process open.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('Connection', 'close');
+    return payload;
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -61,7 +61,13 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
       shuttingDown ??= (async () => {
         runningApp.log.info({ reason }, 'shutting down: no new requests, finishing in-flight work');
         stopScheduler();
+        const deadline = setTimeout(() => {
+          runningApp.log.warn({ timeoutMs: config.settings.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
+          runningApp.server.closeAllConnections();
+        }, config.settings.shutdownTimeoutMs);
+        deadline.unref();
         await Promise.all([runningApp.close(), worker.stop()]);
+        clearTimeout(deadline);
         runningServices.close();
       })();
       return shuttingDown;

@@ -1,0 +1,15 @@
+#!/bin/sh
+# The test suite checks nodectl's output with outside tools: promtool (Prometheus) for /metrics and
+# xmllint for sitemap-ai.xml. Installs them from Debian's packages when they are missing.
+set -eu
+missing=""
+command -v promtool >/dev/null 2>&1 || missing="$missing prometheus"
+command -v xmllint >/dev/null 2>&1 || missing="$missing libxml2-utils"
+[ -z "$missing" ] && exit 0
+echo "nodectl: installing test tools:$missing" >&2
+if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+  echo "nodectl: please install$missing (Debian/Ubuntu: apt-get install$missing)" >&2; exit 1
+fi
+$sudo apt-get update -qq >&2
+# The prometheus package's service is not needed: only its promtool binary.
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2

@@ -1,0 +1,97 @@
+import { describe, expect, it, afterAll } from 'vitest';
+import { runNodectl } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/paths.js';
+import { buildProgram } from '../../src/cli/main.js';
+
+describe('the nodectl binary', () => {
+  const temp = makeTempDir();
+  afterAll(() => temp.cleanup());
+
+  it('--help lists every command with a one-line description', async () => {
+    const run = await runNodectl(['--help']);
+    expect(run.exitCode).toBe(0);
+    for (const command of buildProgram().commands) {
+      expect(command.description().length).toBeGreaterThan(0);
+      expect(run.stdout).toMatch(new RegExp(`^\\s+${command.name()}\\b`, 'm'));
+    }
+  });
+
+  it('--version prints the package version', async () => {
+    const run = await runNodectl(['--version']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('an unknown flag exits 2 with what is wrong, never a stack trace', async () => {
+    const run = await runNodectl(['serve', '--prot', '1']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/unknown option '--prot'/);
+    expect(run.stderr).toMatch(/--port/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a bad choice exits 2 and lists the valid choices', async () => {
+    const run = await runNodectl(['admin', 'org', 'create', '--name', 'x', '--owner', 'a@b.co', '--plan', 'gold'], { dataDir: temp.dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/Allowed choices are free, pro, business/);
+  });
+
+  it('an unknown command exits 2', async () => {
+    const run = await runNodectl(['frobnicate']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+
+  it('bootstraps a user, an organization and a website with --json output, then lists them', async () => {
+    const user = await runNodectl(['--json', 'admin', 'user', 'create', '--email', 'Owner@Example.com', '--password', 'a-long-password'], { dataDir: temp.dir });
+    expect(user.exitCode).toBe(0);
+    expect(user.json()).toMatchObject({ id: expect.stringMatching(/^usr_/), email: 'owner@example.com' });
+    expect(user.stdout).not.toContain('a-long-password');
+    const org = await runNodectl(['--json', 'admin', 'org', 'create', '--name', 'Acme Shop', '--owner', 'owner@example.com', '--plan', 'pro'], { dataDir: temp.dir });
+    expect(org.json()).toMatchObject({ id: expect.stringMatching(/^org_/), slug: 'acme-shop', plan: 'pro' });
+    const site = await runNodectl(['--json', 'admin', 'website', 'create', '--org', org.json().id, '--domain', 'Shop.Example.com', '--name', 'Shop', '--verified', 'dns_txt'], { dataDir: temp.dir });
+    expect(site.exitCode).toBe(0);
+    expect(site.json()).toMatchObject({ id: expect.stringMatching(/^web_/), domain: 'shop.example.com', verification: { method: 'dns_txt', state: 'verified' } });
+    const key = await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', org.json().id, '--role', 'editor'], { dataDir: temp.dir });
+    expect(key.json().key).toMatch(/^nk_live_[0-9A-Za-z]{32}$/);
+    const keys = await runNodectl(['--json', 'admin', 'api-key', 'list'], { dataDir: temp.dir });
+    expect(keys.stdout).not.toContain(key.json().key);
+    const sites = await runNodectl(['--json', 'admin', 'website', 'list'], { dataDir: temp.dir });
+    expect(sites.json().map((s: { domain: string }) => s.domain)).toEqual(['shop.example.com']);
+    const human = await runNodectl(['admin', 'org', 'list'], { dataDir: temp.dir });
+    expect(human.stdout).toMatch(/ID\s+NAME\s+SLUG\s+PLAN/);
+  });
+
+  it('bad input exits 1 with the reason: a short password, an unknown owner, a bad domain', async () => {
+    const short = await runNodectl(['admin', 'user', 'create', '--email', 'x@example.com', '--password', 'short'], { dataDir: temp.dir });
+    expect(short.exitCode).toBe(1);
+    expect(short.stderr).toMatch(/validation.failed/);
+    const owner = await runNodectl(['admin', 'org', 'create', '--name', 'X', '--owner', 'nobody@example.com'], { dataDir: temp.dir });
+    expect(owner.exitCode).toBe(1);
+    expect(owner.stderr).toMatch(/No user with email nobody@example.com/);
+    const domain = await runNodectl(['admin', 'website', 'create', '--org', 'org_x', '--domain', 'https://x.com/path', '--name', 'X'], { dataDir: temp.dir });
+    expect(domain.exitCode).toBe(1);
+    expect(domain.stderr).toMatch(/validation.failed/);
+  });
+
+  it('config prints settings with their sources and masks secrets', async () => {
+    const run = await runNodectl(['--json', 'config'], { dataDir: temp.dir, env: { NODECTL_S3_SECRET_ACCESS_KEY: 'do-not-print-me', NODECTL_PORT: '9999' } });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).not.toContain('do-not-print-me');
+    const settings = run.json().settings as Array<{ name: string; value: unknown; source: string }>;
+    expect(settings.find((s) => s.name === 'port')).toMatchObject({ value: 9999, source: 'env' });
+    expect(settings.find((s) => s.name === 's3SecretAccessKey')).toMatchObject({ value: '********', source: 'env' });
+    expect(settings.find((s) => s.name === 'dataDir')).toMatchObject({ source: 'flag' });
+  });
+
+  it('jobs list and jobs run work on the data directory', async () => {
+    const run = await runNodectl(['--json', 'jobs', 'run', 'all'], { dataDir: temp.dir });
+    expect(run.exitCode).toBe(0);
+    expect(run.json().ran).toBeGreaterThan(0);
+    const list = await runNodectl(['--json', 'jobs', 'list', '--state', 'succeeded'], { dataDir: temp.dir });
+    expect(list.json().length).toBe(run.json().ran);
+    const bad = await runNodectl(['jobs', 'run', 'nope'], { dataDir: temp.dir });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/valid kinds: all, /);
+  });
+});

@@ -1,0 +1,152 @@
+import { connect } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { runNodectl } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/paths.js';
+
+async function getJson(url: string, init: Parameters<typeof request>[1] = {}) {
+  const res = await request(url, init);
+  const text = await res.body.text();
+  return { status: res.statusCode, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('the daemon core (real binary over loopback)', () => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await daemon.stop();
+  });
+
+  it('GET / is the banner in the envelope', async () => {
+    const res = await getJson(`${daemon.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, data: { name: 'nodectl', contractVersion: '0.4.0', nodeSchemaVersion: '1.0.0', signingScheme: 'svc.connector.hmac.v1' } });
+    expect(res.body.meta.requestId).toBe(res.headers['x-request-id']);
+  });
+
+  it('probes answer: /healthz and /readyz', async () => {
+    expect((await getJson(`${daemon.url}/healthz`)).body).toMatchObject({ ok: true, data: { status: 'ok' } });
+    expect((await getJson(`${daemon.url}/readyz`)).body).toMatchObject({ ok: true, data: { status: 'ready' } });
+  });
+
+  it('keeps a valid incoming X-Request-Id and replaces an invalid one', async () => {
+    const kept = await getJson(`${daemon.url}/healthz`, { headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(kept.headers['x-request-id']).toBe('trace-abc.123');
+    expect(kept.body.meta.requestId).toBe('trace-abc.123');
+    const replaced = await getJson(`${daemon.url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('unknown routes are 404 route.not_found in the envelope', async () => {
+    const res = await getJson(`${daemon.url}/v1/nothing-here`);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ ok: false, error: { code: 'route.not_found', retryable: false } });
+    expect(res.body.meta.requestId).toBeTruthy();
+  });
+
+  it('malformed JSON is 422 validation.failed with details.fields', async () => {
+    const res = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation.failed');
+    expect(res.body.error.details.fields[0].path).toBe('(body)');
+  });
+
+  it('a body over 1 MiB is 413 request.body_too_large, and the daemon keeps serving', async () => {
+    const res = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@b.co', pad: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('request.body_too_large');
+    expect((await getJson(`${daemon.url}/healthz`)).status).toBe(200);
+  });
+
+  it('a body that is not JSON is 415', async () => {
+    const res = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('request.unsupported_media_type');
+  });
+
+  it('the waitlist answers 202 for a valid and a duplicate submit, 422 without consent', async () => {
+    const body = JSON.stringify({ email: 'Someone@Example.com', source: 'test', consent: true });
+    const headers = { 'content-type': 'application/json', 'x-forwarded-for': '1' };
+    expect((await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers, body })).status).toBe(202);
+    const dup = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers, body });
+    expect(dup.status).toBe(202);
+    expect(dup.body.data).toEqual({ status: 'accepted' });
+    const noConsent = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers, body: JSON.stringify({ email: 'x@example.com', consent: false }) });
+    expect(noConsent.status).toBe(422);
+    expect(noConsent.body.error.details.fields[0].path).toBe('consent');
+  });
+
+  it('/metrics is Prometheus text that promtool accepts, with request, job and process metrics', async () => {
+    await getJson(`${daemon.url}/healthz`);
+    const res = await request(`${daemon.url}/metrics`);
+    const text = await res.body.text();
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(text).toMatch(/nodectl_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(text).toMatch(/nodectl_http_request_duration_seconds_bucket\{/);
+    expect(text).toMatch(/nodectl_job_queue_depth\{state="queued"\}/);
+    expect(text).toMatch(/nodectl_process_resident_memory_bytes/);
+    const check = await execa('promtool', ['check', 'metrics'], { input: text, reject: false });
+    expect(check.stderr + check.stdout).toBe('');
+    expect(check.exitCode).toBe(0);
+  });
+
+  it('a second serve on the same port fails with a clear message', async () => {
+    const port = new URL(daemon.url).port;
+    const run = await runNodectl(['serve', '--port', port], { dataDir: daemon.dataDir });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/address is already in use/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a CLI command run beside the daemon works on the same data directory', async () => {
+    const run = await runNodectl(['--json', 'admin', 'user', 'create', '--email', 'beside@example.com', '--password', 'long-enough-pw'], { dataDir: daemon.dataDir });
+    expect(run.exitCode).toBe(0);
+    expect((await getJson(`${daemon.url}/readyz`)).status).toBe(200);
+  });
+});
+
+describe('daemon lifecycle', () => {
+  it('SIGTERM during a request lets it finish, then exits 0', async () => {
+    const daemon = await startTestDaemon();
+    const { hostname, port } = new URL(daemon.url);
+    const body = JSON.stringify({ email: 'slow@example.com', consent: true });
+    const socket = connect(Number(port), hostname);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let response = '';
+    socket.on('data', (chunk) => (response += chunk.toString()));
+    socket.write(`POST /v1/waitlist HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`);
+    socket.write(body.slice(0, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    const exited = daemon.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    socket.write(body.slice(10));
+    const code = await exited;
+    socket.destroy();
+    expect(response).toMatch(/^HTTP\/1.1 202/);
+    expect(code).toBe(0);
+  });
+
+  it('SIGINT exits 0 and leaves the data directory reopenable', async () => {
+    const temp = makeTempDir();
+    const daemon = await startTestDaemon({ dataDir: temp.dir });
+    expect(await daemon.stop('SIGINT')).toBe(0);
+    const again = await startTestDaemon({ dataDir: temp.dir });
+    expect(await again.stop()).toBe(0);
+    temp.cleanup();
+  });
+
+  it('a bad setting in the config file stops serve with exit 2 and the reason', async () => {
+    const temp = makeTempDir();
+    writeFileSync(join(temp.dir, 'config.json'), JSON.stringify({ port: 'eighty' }));
+    const run = await runNodectl(['serve'], { dataDir: temp.dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/Invalid value for port \(from config file/);
+    temp.cleanup();
+  });
+});
