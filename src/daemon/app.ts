@@ -56,22 +56,24 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     closing = true;
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: these run on every request, and skip a promise each.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
 
   // While shutting down, in-flight responses close their connection so keep-alive clients
   // cannot hold the process open.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const labels = { method: request.method, route, status: String(reply.statusCode) };
+  app.addHook('onResponse', (request, reply, done) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
     services.metrics.httpRequests.inc(labels);
     services.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 
   app.setNotFoundHandler((request, reply) => {
