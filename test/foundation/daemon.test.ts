@@ -141,6 +141,21 @@ describe('daemon lifecycle', () => {
     temp.cleanup();
   });
 
+  it('writes JSON logs that never hold a credential', async () => {
+    const daemon = await startTestDaemon({ env: { NODECTL_LOG_LEVEL: 'info' } });
+    await getJson(`${daemon.url}/v1/waitlist`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer nk_live_SECRETSECRETSECRET', 'x-api-key': 'nk_live_OTHERSECRET', cookie: 'svc_refresh=COOKIESECRET' },
+      body: JSON.stringify({ email: 'log@example.com', consent: true, password: 'PASSWORDSECRET' }),
+    });
+    await daemon.stop();
+    const lines = daemon.output().split('\n').filter((line) => line.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(lines.some((line) => JSON.parse(line).reqId !== undefined)).toBe(true);
+    expect(daemon.output()).not.toMatch(/SECRET/);
+  });
+
   it('a bad setting in the config file stops serve with exit 2 and the reason', async () => {
     const temp = makeTempDir();
     writeFileSync(join(temp.dir, 'config.json'), JSON.stringify({ port: 'eighty' }));
