@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids/ulid.js';
 import { ZodError } from 'zod';
 import { AppError, fieldProblemsFromZod, isAppError } from '../errors/app-error.js';
 import { errorEnvelope, sendError } from './envelope.js';
@@ -42,7 +42,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : ulid();
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : newUlid();
     },
     return503OnClosing: true,
     forceCloseConnections: false,

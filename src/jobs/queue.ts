@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newUlid } from '../ids/ulid.js';
 import type { Db } from '../storage/sqlite.js';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'dead';
@@ -74,7 +74,7 @@ export class JobQueue {
 
   enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}): Job {
     const now = this.now();
-    const id = `job_${ulid(now)}`;
+    const id = `job_${newUlid(now)}`;
     const insert = this.db.transaction(() => {
       if (options.dedupeKey) {
         const existing = this.db.prepare(`SELECT * FROM jobs WHERE dedupe_key = ? AND state IN ('queued','running')`).get(options.dedupeKey) as JobRow | undefined;

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newUlid } from '../ids/ulid.js';
 import type { JobQueue, Job } from './queue.js';
 import type { JobHandler } from './handlers.js';
 import type { AppServices } from '../daemon/services.js';
@@ -15,7 +15,7 @@ export interface WorkerOptions {
  * stop() stops claiming and waits for the jobs in flight, so a shutdown never cuts one in half.
  */
 export class JobWorker {
-  readonly id = `worker_${ulid()}`;
+  readonly id = `worker_${newUlid()}`;
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;

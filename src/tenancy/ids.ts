@@ -1,10 +1,10 @@
-import { ulid } from 'ulid';
+import { newUlid } from '../ids/ulid.js';
 
 /** Internal record ids: a short type prefix and a ULID (sortable, never a uuid). */
 export type RecordKind = 'usr' | 'org' | 'web' | 'conn' | 'key' | 'raw';
 
 export function newId(kind: RecordKind): string {
-  return `${kind}_${ulid()}`;
+  return `${kind}_${newUlid()}`;
 }
 
 export function nowIso(now = Date.now()): string {
