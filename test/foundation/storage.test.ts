@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,10 +17,14 @@ describe('data directory and SQLite', () => {
     return t.dir;
   };
 
-  it('creates the layout and a 0600 master key on first use', () => {
+  it('creates the layout, a master key and a signing key pair, all 0600, on first use, and keeps them', () => {
     const layout = dataDirLayout(temp());
     ensureDataDir(layout);
-    expect(statSync(layout.masterKeyFile).mode & 0o777).toBe(0o600);
+    for (const file of [layout.masterKeyFile, layout.jwtPrivateKeyFile, layout.jwtPublicKeyFile]) expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(layout.jwtPrivateKeyFile, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    const key = readFileSync(layout.masterKeyFile, 'utf8');
+    ensureDataDir(layout);
+    expect(readFileSync(layout.masterKeyFile, 'utf8')).toBe(key);
     for (const dir of [layout.graphsDir, layout.nodesDir, layout.mailDir, layout.keysDir]) expect(statSync(dir).isDirectory()).toBe(true);
   });
 
