@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from './services.js';
 import { probeRoutes } from './routes/probes.js';
 import { waitlistRoutes } from './routes/waitlist.js';
+import { ingestRoutes } from '../ingest/routes.js';
 
 export interface RoutePluginOptions {
   services: AppServices;
@@ -11,4 +12,5 @@ export interface RoutePluginOptions {
 export const ROUTE_PLUGINS: ReadonlyArray<FastifyPluginAsync<RoutePluginOptions>> = [
   probeRoutes,
   waitlistRoutes,
+  ingestRoutes,
 ];

@@ -1,0 +1,2 @@
+export * from './connectors.js';
+export { hashConnectorSecret, verifyConnectorSecret } from './secret-hash.js';

@@ -1,0 +1,88 @@
+import { AppError } from '../errors/app-error.js';
+import type { AppServices } from '../daemon/services.js';
+import type { IngestItem } from '../contract/ingest-item.js';
+import { writeRawItems } from './raw-items.js';
+import { checkItem } from './validate-item.js';
+import { countIngestedItems, type IngestWebsite } from './website-context.js';
+import type { BatchResult, ItemResult } from './schemas.js';
+
+/** The job kind that turns accepted raw items into graph records. */
+export const CONTENT_INGEST_JOB = 'content.ingest';
+
+export interface AcceptInput {
+  services: AppServices;
+  website: IngestWebsite;
+  connectorId: string;
+  rawItems: readonly unknown[];
+  /** false: one invalid item rejects the whole request (422 ingest.batch_rejected), nothing stored. */
+  partial: boolean;
+  endpoint: 'batch' | 'item';
+}
+
+/**
+ * Validates items, writes the valid ones in one transaction, enqueues ONE content.ingest job for
+ * everything accepted, and returns the per-item outcomes in request order. The job is enqueued
+ * after the raw rows are durable; if that fails the rows stay pending and the sweep re-enqueues
+ * them (sweep.ts), so nothing accepted is lost.
+ */
+export function acceptItems(input: AcceptInput): BatchResult {
+  const { services, website } = input;
+  const checks = input.rawItems.map((raw) => checkItem(raw, website.hosts));
+  if (!input.partial) {
+    const invalid = checks.flatMap((c, index) => (c.ok ? [] : [{ index, id: c.id, code: c.code, message: c.message }]));
+    if (invalid.length > 0) {
+      throw new AppError('ingest.batch_rejected', `${invalid.length} of ${checks.length} items are invalid and partial is false, so nothing was stored; fix the items in details.items and resend.`, { details: { items: invalid } });
+    }
+  }
+  const valid: IngestItem[] = [];
+  const validRaw: unknown[] = [];
+  for (let i = 0; i < checks.length; i++) {
+    const c = checks[i]!;
+    if (c.ok) (valid.push(c.item), validRaw.push(input.rawItems[i]));
+  }
+  const nowMs = services.now();
+  const outcomes = valid.length === 0 ? [] : writeRawItems(services.graphs.get(website.id), valid, (i) => JSON.stringify(validRaw[i]), {
+    connectorId: input.connectorId,
+    defaultLanguage: website.defaultLanguage,
+    receivedAt: new Date(nowMs).toISOString(),
+  });
+  const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
+  let jobId: string | null = null;
+  if (acceptedIds.length > 0) {
+    try {
+      jobId = services.jobs.enqueue(CONTENT_INGEST_JOB, { website_id: website.id, raw_content_ids: acceptedIds }).id;
+    } catch (error) {
+      services.logger.error({ err: error, websiteId: website.id }, 'content.ingest enqueue failed; the pending rows will be re-enqueued by the sweep');
+    }
+    try {
+      countIngestedItems(services.controlDb, website.organizationId, acceptedIds.length, nowMs);
+    } catch (error) {
+      services.logger.warn({ err: error }, 'usage counter update failed');
+    }
+  }
+  const results: ItemResult[] = [];
+  let v = 0;
+  let accepted = 0;
+  let skipped = 0;
+  let errored = 0;
+  for (const c of checks) {
+    if (!c.ok) {
+      errored++;
+      results.push({ id: c.id, status: 'error', checksum: c.checksum, error: { code: c.code, message: c.message } });
+      continue;
+    }
+    const o = outcomes[v++]!;
+    if (o.status === 'accepted') {
+      accepted++;
+      results.push({ id: c.item.id, status: 'accepted', checksum: c.item.checksum, raw_content_id: o.rawContentId, job_id: jobId });
+    } else {
+      skipped++;
+      results.push({ id: c.item.id, status: 'skipped', checksum: c.item.checksum, reason: o.reason });
+    }
+  }
+  const m = services.metrics.ingestItems;
+  if (accepted) m.inc({ endpoint: input.endpoint, outcome: 'accepted' }, accepted);
+  if (skipped) m.inc({ endpoint: input.endpoint, outcome: 'skipped' }, skipped);
+  if (errored) m.inc({ endpoint: input.endpoint, outcome: 'error' }, errored);
+  return { website_id: website.id, received: checks.length, accepted, skipped, errored, results };
+}

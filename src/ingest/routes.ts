@@ -1,0 +1,182 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodError } from 'zod';
+import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
+import { toAppError } from '../daemon/app.js';
+import { sendData, sendError } from '../daemon/envelope.js';
+import type { RoutePluginOptions } from '../daemon/route-plugins.js';
+import { readMasterKey } from '../storage/data-dir.js';
+import { acceptItems } from './accept.js';
+import { deleteItems } from './delete-items.js';
+import { upsertFieldMappings } from './field-mappings.js';
+import { recordHeartbeat } from './heartbeat.js';
+import { BatchRequestSchema, DeleteRequestSchema, HeartbeatRequestSchema, INGEST_BODY_LIMIT, ItemRequestSchema, MAX_BATCH_ITEMS, SchemaRequestSchema } from './schemas.js';
+import { createSqliteIdempotencyStore, createSqliteNonceStore } from './stores/sqlite.js';
+import type { IdempotencyStore, NonceStore } from './stores/types.js';
+import { sweepPendingRawItems } from './sweep.js';
+import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
+import { readIngestWebsite } from './website-context.js';
+
+/** A completed response is replayed for 24 h; an in-flight record is abandoned after 5 min. */
+const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+const IN_FLIGHT_TTL_MS = 5 * 60_000;
+const SWEEP_INTERVAL_MS = 5 * 60_000;
+
+interface RequestState {
+  verified: VerifiedIngest;
+  idempotencyKey: string;
+  finished: boolean;
+  errorCode?: string;
+}
+
+export interface IngestRoutesOptions extends RoutePluginOptions {
+  /** Replace the embedded SQLite stores (e.g. with Redis ones); default: control.sqlite. */
+  nonces?: NonceStore;
+  idempotency?: IdempotencyStore;
+}
+
+function invalid(message: string, error: ZodError): AppError {
+  return new AppError('validation.failed', message, { details: { fields: fieldProblemsFromZod(error.issues) } });
+}
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The five signed POST endpoints under /v1/ingest. Everything here is one encapsulated plugin:
+ * the raw-body JSON parser (16 MiB), the signature preHandler and the idempotency hooks apply to
+ * these routes only.
+ */
+export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app, options) => {
+  const { services } = options;
+  const deps = { controlDb: services.controlDb, masterKey: readMasterKey(services.layout), nonces: options.nonces ?? createSqliteNonceStore(services.controlDb) };
+  const idempotency = options.idempotency ?? createSqliteIdempotencyStore(services.controlDb);
+  const states = new WeakMap<FastifyRequest, RequestState>();
+
+  // Hash the exact bytes: keep the body as a Buffer and parse it in the verifier.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    const state = states.get(request);
+    if (state) state.errorCode = appError.code;
+    else (request as FastifyRequest & { ingestErrorCode?: string }).ingestErrorCode = appError.code;
+    if (appError.code === 'internal.error') request.log.error({ err: error }, 'unexpected error in ingest');
+    return sendError(request, reply, appError);
+  });
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const verified = await verifyIngestRequest({ method: request.method, url: request.url, headers: request.headers, rawBody, nowMs: services.now() }, deps);
+    const key = headerOf(request, 'idempotency-key');
+    if (!key) throw new AppError('validation.missing_idempotency_key', 'Send an Idempotency-Key header (e.g. a UUID) and reuse it when you retry the same request.');
+    if (key.length > 255) throw new AppError('validation.failed', 'Idempotency-Key must be at most 255 characters.', { details: { fields: [{ path: 'Idempotency-Key', message: 'too long' }] } });
+    let begun;
+    try {
+      begun = await idempotency.begin(verified.connector.id, key, verified.bodySha256, services.now(), IN_FLIGHT_TTL_MS);
+    } catch (error) {
+      throw new AppError('service.unavailable', 'The idempotency store is unavailable; retry shortly with the same Idempotency-Key.', { cause: error });
+    }
+    if (begun.outcome === 'conflict') throw new AppError('ingest.duplicate', 'This Idempotency-Key was already used with a different body: use a new key for a new request.');
+    if (begun.outcome === 'in_flight') throw new AppError('service.unavailable', 'A request with this Idempotency-Key is still being handled; retry shortly with the same key.');
+    if (begun.outcome === 'replay') {
+      services.metrics.ingestRequests.inc({ endpoint: endpointOf(request), outcome: 'idempotent_replay' });
+      return reply.code(begun.statusCode).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(begun.response);
+    }
+    states.set(request, { verified, idempotencyKey: key, finished: false });
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const state = states.get(request);
+    if (!state || state.finished) return payload;
+    state.finished = true;
+    const scope = state.verified.connector.id;
+    try {
+      if (reply.statusCode >= 500) await idempotency.release(scope, state.idempotencyKey);
+      else await idempotency.complete(scope, state.idempotencyKey, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''), services.now(), IDEMPOTENCY_TTL_MS);
+    } catch (error) {
+      request.log.error({ err: error }, 'could not store the idempotency record');
+    }
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.getHeader('Idempotent-Replayed')) return;
+    const code = states.get(request)?.errorCode ?? (request as FastifyRequest & { ingestErrorCode?: string }).ingestErrorCode;
+    services.metrics.ingestRequests.inc({ endpoint: endpointOf(request), outcome: reply.statusCode < 400 ? 'ok' : code ?? String(reply.statusCode) });
+  });
+
+  const route = { bodyLimit: INGEST_BODY_LIMIT };
+  const verifiedOf = (request: FastifyRequest) => states.get(request)!.verified;
+  const websiteOf = (request: FastifyRequest, websiteId: string) => readIngestWebsite(services.controlDb, websiteId, headerOf(request, 'x-site-domain'));
+
+  app.post('/v1/ingest/batch', route, async (request, reply) => {
+    const v = verifiedOf(request);
+    if (Array.isArray(v.body.items) && v.body.items.length > MAX_BATCH_ITEMS) {
+      throw new AppError('ingest.batch_too_large', `The batch has ${v.body.items.length} items; send at most ${MAX_BATCH_ITEMS} per request.`, { details: { max: MAX_BATCH_ITEMS, received: v.body.items.length } });
+    }
+    const parsed = BatchRequestSchema.safeParse(v.body);
+    if (!parsed.success) throw invalid('The batch is not valid; see details.fields.', parsed.error);
+    const website = websiteOf(request, v.websiteId);
+    return sendData(request, reply, acceptItems({ services, website, connectorId: v.connector.id, rawItems: parsed.data.items, partial: parsed.data.partial, endpoint: 'batch' }));
+  });
+
+  app.post('/v1/ingest/item', route, async (request, reply) => {
+    const v = verifiedOf(request);
+    const parsed = ItemRequestSchema.safeParse(v.body);
+    if (!parsed.success) throw invalid('The request is not valid; see details.fields.', parsed.error);
+    const website = websiteOf(request, v.websiteId);
+    const result = acceptItems({ services, website, connectorId: v.connector.id, rawItems: [parsed.data.item], partial: true, endpoint: 'item' });
+    return sendData(request, reply, result.results[0]);
+  });
+
+  app.post('/v1/ingest/delete', route, async (request, reply) => {
+    const v = verifiedOf(request);
+    const parsed = DeleteRequestSchema.safeParse(v.body);
+    if (!parsed.success) throw invalid('The delete request is not valid; see details.fields.', parsed.error);
+    const website = websiteOf(request, v.websiteId);
+    return sendData(request, reply, deleteItems(services, website, parsed.data.ids, parsed.data.reason));
+  });
+
+  app.post('/v1/ingest/heartbeat', route, async (request, reply) => {
+    const v = verifiedOf(request);
+    const parsed = HeartbeatRequestSchema.safeParse(v.body);
+    if (!parsed.success) throw invalid('The heartbeat is not valid; see details.fields.', parsed.error);
+    const website = websiteOf(request, v.websiteId);
+    return sendData(request, reply, recordHeartbeat(services, website, v.connector.id, parsed.data.connector_state));
+  });
+
+  app.post('/v1/ingest/schema', route, async (request, reply) => {
+    const v = verifiedOf(request);
+    const parsed = SchemaRequestSchema.safeParse(v.body);
+    if (!parsed.success) throw invalid('The mappings are not valid; see details.fields.', parsed.error);
+    websiteOf(request, v.websiteId);
+    return sendData(request, reply, upsertFieldMappings(services.controlDb, v.websiteId, parsed.data.mappings, services.now()));
+  });
+
+  // Safety net for accepted rows whose job enqueue failed: once at start, then periodically.
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    try {
+      const n = sweepPendingRawItems(services);
+      if (n > 0) services.logger.warn({ items: n }, 're-enqueued pending raw items without a content.ingest job');
+    } catch (error) {
+      services.logger.error({ err: error }, 'pending raw item sweep failed');
+    }
+    timer = setInterval(() => {
+      try {
+        sweepPendingRawItems(services, { olderThanMs: 60_000 });
+      } catch (error) {
+        services.logger.error({ err: error }, 'pending raw item sweep failed');
+      }
+    }, SWEEP_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+};
+
+function endpointOf(request: FastifyRequest): string {
+  return (request.routeOptions.url ?? request.url).split('/').pop() ?? 'unknown';
+}

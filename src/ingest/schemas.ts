@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { FieldMappingSchema } from '../contract/ingest-item.js';
+
+/** Items per batch (SPEC.md "Limits"). */
+export const MAX_BATCH_ITEMS = 500;
+/** Body limit of /v1/ingest/* (DECISIONS.md). */
+export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** The batch envelope; items are validated one by one so each gets its own outcome. */
+export const BatchRequestSchema = z.strictObject({
+  website_id: z.string().min(1),
+  partial: z.boolean().default(true),
+  items: z.array(z.unknown()).min(1, 'must hold 1 to 500 items'),
+});
+
+export const ItemRequestSchema = z.strictObject({
+  website_id: z.string().min(1),
+  item: z.unknown(),
+});
+
+export const DELETE_REASONS = ['source_deleted', 'gdpr_erasure', 'connector_resync', 'takedown'] as const;
+export type DeleteReason = (typeof DELETE_REASONS)[number];
+
+export const DeleteRequestSchema = z.strictObject({
+  website_id: z.string().min(1),
+  ids: z.array(z.string().min(1).max(256)).min(1, 'must list at least one id').max(MAX_BATCH_ITEMS, `must list at most ${MAX_BATCH_ITEMS} ids`),
+  reason: z.enum(DELETE_REASONS).default('source_deleted'),
+});
+
+export const CONNECTOR_STATES = ['idle', 'syncing', 'backfilling', 'paused', 'error'] as const;
+
+export const HeartbeatRequestSchema = z.strictObject({
+  website_id: z.string().min(1),
+  cursor: z.string().max(4096).nullable().optional(),
+  connector_state: z.enum(CONNECTOR_STATES),
+  stats: z
+    .strictObject({
+      items_seen: z.number().int().min(0).optional(),
+      items_pending: z.number().int().min(0).optional(),
+      last_error: z.string().max(4096).nullable().optional(),
+    })
+    .optional(),
+});
+
+export const SchemaRequestSchema = z.strictObject({
+  website_id: z.string().min(1),
+  mappings: z.array(FieldMappingSchema).max(1000),
+});
+
+/** One entry of an ingest response's results[] (SPEC.md "Ingestion"). */
+export interface ItemResult {
+  id: string | null;
+  status: 'accepted' | 'skipped' | 'error';
+  checksum: string | null;
+  raw_content_id?: string;
+  job_id?: string | null;
+  reason?: 'unchanged_checksum' | 'tombstoned' | 'idempotent_replay';
+  error?: { code: string; message: string };
+}
+
+export interface BatchResult {
+  website_id: string;
+  received: number;
+  accepted: number;
+  skipped: number;
+  errored: number;
+  results: ItemResult[];
+}

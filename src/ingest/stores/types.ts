@@ -1,0 +1,35 @@
+/**
+ * The two shared-state stores of signed ingest. The embedded default keeps them in control.sqlite
+ * (sqlite.ts); a Redis driver can implement the same interfaces so several daemons share them.
+ * Both run the same conformance suite (test/ingest/stores.test.ts).
+ */
+
+/** Replay guard for X-Nonce: an atomic set-if-absent with expiry. */
+export interface NonceStore {
+  /**
+   * Records the nonce for `ttlMs` and returns true, or returns false when it is already recorded
+   * and not expired. Throws when the store is unreachable (the caller fails closed with 503).
+   */
+  claim(scope: string, nonce: string, nowMs: number, ttlMs: number): Promise<boolean>;
+}
+
+/** What a request with an Idempotency-Key finds when it starts. */
+export type IdempotencyBegin =
+  | { outcome: 'started' }
+  | { outcome: 'replay'; statusCode: number; response: string }
+  | { outcome: 'in_flight' }
+  | { outcome: 'conflict' };
+
+/** Idempotency-Key records, scoped to one connector (DECISIONS.md "Ingestion"). */
+export interface IdempotencyStore {
+  /**
+   * Atomically starts a request under (scope, key): `started` when the key is new (or its record
+   * expired), `replay` with the cached response when a completed request had the same body,
+   * `conflict` when the body differs, `in_flight` when the same body is still being handled.
+   */
+  begin(scope: string, key: string, bodySha256: string, nowMs: number, inFlightTtlMs: number): Promise<IdempotencyBegin>;
+  /** Stores the finished response for `ttlMs`. */
+  complete(scope: string, key: string, statusCode: number, response: string, nowMs: number, ttlMs: number): Promise<void>;
+  /** Forgets an in-flight record (the request failed in a way a retry may fix). */
+  release(scope: string, key: string): Promise<void>;
+}

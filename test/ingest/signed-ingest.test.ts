@@ -1,0 +1,285 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeTempDir } from '../helpers/paths.js';
+import { createTestConnector, pageItem, signedPost, type Connector } from './support.js';
+
+let daemon: TestDaemon;
+let temp: { dir: string; cleanup: () => void };
+let websiteId: string;
+let connector: Connector;
+
+function rawRows(): Array<{ item_id: string; state: string; checksum: string; body: string | null }> {
+  const db = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`), { readonly: true, fileMustExist: true });
+  try { return db.prepare('SELECT item_id, state, checksum, body FROM raw_items ORDER BY item_id').all() as never; } finally { db.close(); }
+}
+function countRaw(prefix: string): number {
+  try { return rawRows().filter((r) => r.item_id.startsWith(prefix)).length; } catch { return 0; }
+}
+const post = (path: string, o: Partial<Parameters<typeof signedPost>[2]> & { body?: unknown }) => signedPost(daemon.url, path, { token: connector.token, websiteId, ...o });
+const batch = (items: unknown[], extra: Record<string, unknown> = {}) => ({ website_id: websiteId, items, ...extra });
+
+beforeAll(async () => {
+  temp = makeTempDir('nodectl-ingest-');
+  ({ websiteId } = await bootstrapWebsite(temp.dir));
+  connector = await createTestConnector(temp.dir, websiteId);
+  daemon = await startTestDaemon({ dataDir: temp.dir });
+}, 60_000);
+afterAll(async () => {
+  await daemon?.stop();
+  temp?.cleanup();
+});
+
+describe('signed ingest against the real daemon', () => {
+  it('accepts a batch, stores the rows durably and enqueues one content.ingest job', async () => {
+    const items = [pageItem('ok:1'), pageItem('ok:2')];
+    const res = await post('/v1/ingest/batch', { body: batch(items), siteDomain: 'example.com' });
+    expect(res.status).toBe(200);
+    expect(res.json.ok).toBe(true);
+    const data = res.json.data;
+    expect(data).toMatchObject({ website_id: websiteId, received: 2, accepted: 2, skipped: 0, errored: 0 });
+    expect(data.results).toHaveLength(2);
+    expect(data.results[0].raw_content_id).toMatch(/^raw_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(data.results[0].job_id).toMatch(/^job_/);
+    expect(data.results[1].job_id).toBe(data.results[0].job_id);
+    expect(rawRows().filter((r) => r.item_id.startsWith('ok:')).map((r) => r.state)).toEqual(['pending', 'pending']);
+    const jobs = await runNodectl(['--json', 'jobs', 'list'], { dataDir: temp.dir });
+    const job = (jobs.json() as Array<{ id: string; kind: string; payload: any }>).find((j) => j.id === data.results[0].job_id);
+    expect(job?.kind).toBe('content.ingest');
+  });
+
+  it('skips an unchanged re-push and accepts a changed checksum as an update', async () => {
+    const again = await post('/v1/ingest/batch', { body: batch([pageItem('ok:1'), pageItem('ok:2', 'changed text')]) });
+    expect(again.json.data).toMatchObject({ received: 2, accepted: 1, skipped: 1, errored: 0 });
+    expect(again.json.data.results[0]).toMatchObject({ id: 'ok:1', status: 'skipped', reason: 'unchanged_checksum' });
+    expect(again.json.data.results[1]).toMatchObject({ id: 'ok:2', status: 'accepted' });
+    expect(rawRows().find((r) => r.item_id === 'ok:2')?.checksum).toBe(pageItem('ok:2', 'changed text').checksum);
+  });
+
+  it('/v1/ingest/item returns the per-item result', async () => {
+    const res = await post('/v1/ingest/item', { body: { website_id: websiteId, item: pageItem('single:1') } });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ id: 'single:1', status: 'accepted' });
+  });
+
+  it('rejects a tampered body with 401 auth.invalid_signature and stores nothing', async () => {
+    const signed = JSON.stringify(batch([pageItem('tamper:1')]));
+    const res = await post('/v1/ingest/batch', { raw: signed, sendRaw: signed.replace('tamper:1', 'tamper:2'), tamper: (h) => void h });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe('auth.invalid_signature');
+    expect(countRaw('tamper:')).toBe(0);
+  });
+
+  it('rejects a missing X-Signature and a wrong X-Body-Sha256 with auth.invalid_signature', async () => {
+    const a = await post('/v1/ingest/batch', { body: batch([pageItem('nosig:1')]), tamper: (h) => void delete h['x-signature'] });
+    expect(a.status).toBe(401);
+    expect(a.json.error.code).toBe('auth.invalid_signature');
+    expect(a.json.error.message).toMatch(/X-Signature/);
+    const b = await post('/v1/ingest/batch', { body: batch([pageItem('nosig:1')]), tamper: (h) => void (h['x-body-sha256'] = '0'.repeat(64)) });
+    expect(b.json.error.code).toBe('auth.invalid_signature');
+    expect(countRaw('nosig:')).toBe(0);
+  });
+
+  it('rejects another website_id with 403 auth.scope_violation', async () => {
+    const other = 'web_01JD2Q7Z3K4M5N6P7Q8R9S0T1V';
+    const res = await signedPost(daemon.url, '/v1/ingest/batch', { token: connector.token, websiteId: other, body: { website_id: other, items: [pageItem('scope:1')] } });
+    expect(res.status).toBe(403);
+    expect(res.json.error.code).toBe('auth.scope_violation');
+  });
+
+  it('rejects an item type outside the connector scope with 403 auth.scope_violation', async () => {
+    const item = { ...pageItem('prod:1'), type: 'product' };
+    const res = await post('/v1/ingest/batch', { body: batch([pageItem('scope:2'), item]) });
+    expect(res.status).toBe(403);
+    expect(res.json.error.code).toBe('auth.scope_violation');
+    expect(res.json.error.message).toMatch(/product/);
+    expect(countRaw('scope:')).toBe(0);
+  });
+
+  it('rejects a clock 301 s behind with auth.timestamp_skew and accepts the 300 s edge', async () => {
+    const late = await post('/v1/ingest/batch', { body: batch([pageItem('skew:1')]), timestampOffset: -301 });
+    expect(late.status).toBe(401);
+    expect(late.json.error.code).toBe('auth.timestamp_skew');
+    // +300 stays within the window however the server's second ticks (the server only moves forward).
+    const edge = await post('/v1/ingest/batch', { body: batch([pageItem('skew:2')]), timestampOffset: 300 });
+    expect(edge.status).toBe(200);
+    expect(countRaw('skew:')).toBe(1);
+  });
+
+  it('rejects a replayed nonce with 401 auth.nonce_replay', async () => {
+    const first = await post('/v1/ingest/batch', { body: batch([pageItem('nonce:1')]), nonce: 'fixed-nonce-1' });
+    expect(first.status).toBe(200);
+    const replay = await post('/v1/ingest/batch', { body: batch([pageItem('nonce:2')]), nonce: 'fixed-nonce-1' });
+    expect(replay.status).toBe(401);
+    expect(replay.json.error.code).toBe('auth.nonce_replay');
+    expect(countRaw('nonce:')).toBe(1);
+  });
+
+  it('413 ingest.batch_too_large for 501 items, nothing stored', async () => {
+    const items = Array.from({ length: 501 }, (_, i) => pageItem(`big:${i}`));
+    const res = await post('/v1/ingest/batch', { body: batch(items) });
+    expect(res.status).toBe(413);
+    expect(res.json.error.code).toBe('ingest.batch_too_large');
+    expect(countRaw('big:')).toBe(0);
+  });
+
+  it('413 request.body_too_large for a 50 MB body', async () => {
+    const raw = JSON.stringify(batch([pageItem('huge:1', 'x'.repeat(50 * 1024 * 1024))]));
+    const res = await post('/v1/ingest/batch', { raw }).catch((error: Error) => ({ status: -1, json: { error: { code: error.message } }, headers: {} }));
+    expect(res.status).toBe(413);
+    expect(res.json.error.code).toBe('request.body_too_large');
+    expect(countRaw('huge:')).toBe(0);
+  });
+
+  it('422 validation.failed with details.fields for invalid JSON', async () => {
+    const res = await post('/v1/ingest/batch', { raw: '{"website_id": "x", items: [' });
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe('validation.failed');
+    expect(res.json.error.details.fields[0].path).toBe('(body)');
+  });
+
+  it('per-item errors: unknown field, url on another host, bad checksum, 257-char id; others continue', async () => {
+    const items = [
+      { ...pageItem('bad:unknown'), colour: 'red' },
+      pageItem('bad:host', 'x', { url: 'https://evil.example.org/page' }),
+      { ...pageItem('bad:checksum'), checksum: 'sha256:ABC' },
+      pageItem('x'.repeat(257)),
+      pageItem('bad:good'),
+    ];
+    const res = await post('/v1/ingest/batch', { body: batch(items) });
+    expect(res.status).toBe(200);
+    const d = res.json.data;
+    expect(d).toMatchObject({ received: 5, accepted: 1, skipped: 0, errored: 4 });
+    expect(d.received).toBe(d.accepted + d.skipped + d.errored);
+    expect(d.results).toHaveLength(5);
+    expect(d.results.slice(0, 4).map((r: any) => r.status)).toEqual(['error', 'error', 'error', 'error']);
+    expect(d.results[0].error).toMatchObject({ code: 'validation.failed' });
+    expect(d.results[0].error.message).toMatch(/unknown field colour/);
+    expect(d.results[1].error.message).toMatch(/host evil\.example\.org is not example\.com/);
+    expect(d.results[2].error.message).toMatch(/checksum: must be "sha256:"/);
+    expect(d.results[3].error.message).toMatch(/id: must be at most 256/);
+    expect(countRaw('bad:')).toBe(1);
+  });
+
+  it('422 validation.failed for an empty items array', async () => {
+    const res = await post('/v1/ingest/batch', { body: batch([]) });
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe('validation.failed');
+    expect(res.json.error.details.fields[0].path).toBe('items');
+  });
+
+  it('partial=false rejects the whole batch on one invalid item and stores nothing', async () => {
+    const res = await post('/v1/ingest/batch', { body: batch([pageItem('pf:1'), { ...pageItem('pf:2'), checksum: 'nope' }], { partial: false }) });
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe('ingest.batch_rejected');
+    expect(res.json.error.details.items).toEqual([{ index: 1, id: 'pf:2', code: 'validation.failed', message: expect.stringMatching(/checksum/) }]);
+    expect(countRaw('pf:')).toBe(0);
+  });
+
+  it('400 validation.missing_idempotency_key without Idempotency-Key', async () => {
+    const res = await post('/v1/ingest/batch', { body: batch([pageItem('idem:0')]), idempotencyKey: null });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('validation.missing_idempotency_key');
+  });
+
+  it('replays the cached envelope for the same key and body; 409 ingest.duplicate for another body', async () => {
+    const body = batch([pageItem('idem:1')]);
+    const first = await post('/v1/ingest/batch', { body, idempotencyKey: 'key-1' });
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await post('/v1/ingest/batch', { body, idempotencyKey: 'key-1' });
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json).toEqual(first.json);
+    const other = await post('/v1/ingest/batch', { body: batch([pageItem('idem:2')]), idempotencyKey: 'key-1' });
+    expect(other.status).toBe(409);
+    expect(other.json.error.code).toBe('ingest.duplicate');
+    expect(countRaw('idem:')).toBe(1);
+  });
+
+  it('delete tombstones known ids, reports unknown ones, and a tombstoned id is skipped on re-ingest', async () => {
+    await post('/v1/ingest/batch', { body: batch([pageItem('del:1')]) });
+    const res = await post('/v1/ingest/delete', { body: { website_id: websiteId, ids: ['del:1', 'del:missing'] } });
+    expect(res.status).toBe(200);
+    expect(res.json.data.tombstoned).toEqual(['del:1']);
+    expect(res.json.data.not_found).toEqual(['del:missing']);
+    expect(res.json.data.republish_job_id).toMatch(/^job_/);
+    expect(rawRows().find((r) => r.item_id === 'del:1')).toMatchObject({ state: 'tombstoned', body: null });
+    const again = await post('/v1/ingest/batch', { body: batch([pageItem('del:1', 'new text')]) });
+    expect(again.json.data.results[0]).toMatchObject({ status: 'skipped', reason: 'tombstoned' });
+  });
+
+  it('gdpr_erasure removes the content, url and checksum of the item', async () => {
+    await post('/v1/ingest/batch', { body: batch([pageItem('gdpr:1', 'personal data')]) });
+    const res = await post('/v1/ingest/delete', { body: { website_id: websiteId, ids: ['gdpr:1'], reason: 'gdpr_erasure' } });
+    expect(res.json.data.tombstoned).toEqual(['gdpr:1']);
+    expect(rawRows().find((r) => r.item_id === 'gdpr:1')).toMatchObject({ state: 'tombstoned', body: null, checksum: '' });
+  });
+
+  it('heartbeat answers next_action and server time and records the connector state', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const res = await post('/v1/ingest/heartbeat', { body: { website_id: websiteId, cursor: 'c1', connector_state: 'syncing', stats: { items_seen: 3, items_pending: 0, last_error: null } } });
+    expect(res.status).toBe(200);
+    expect(res.json.data.next_action).toBe('continue');
+    expect(res.json.data.server_time_unix).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(res.json.data.server_time)).toBeGreaterThan(0);
+    const list = await runNodectl(['--json', 'admin', 'connector', 'list', '--website', websiteId], { dataDir: temp.dir });
+    const row = list.json<any[]>().find((c) => c.id === connector.id);
+    expect(row.connectorState).toBe('syncing');
+    expect(row.lastHeartbeatAt).not.toBeNull();
+    expect(JSON.stringify(list.json())).not.toContain(connector.token.split('.')[1]);
+  });
+
+  it('schema: stores mappings, rejects llm_inferred (422) and a conflicting mapping (409), then heartbeat says backfill', async () => {
+    const ok = await post('/v1/ingest/schema', { body: { website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' }] } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.data).toMatchObject({ website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' }] });
+    expect(ok.json.data.mappings_version).toMatch(/^mv_[0-9a-f]{16}$/);
+    const llm = await post('/v1/ingest/schema', { body: { website_id: websiteId, mappings: [{ source_path: 'x', target: 'title', provenance_method: 'llm_inferred' }] } });
+    expect(llm.status).toBe(422);
+    expect(llm.json.error.code).toBe('validation.failed');
+    const conflict = await post('/v1/ingest/schema', { body: { website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'title', provenance_method: 'cms_field' }] } });
+    expect(conflict.status).toBe(409);
+    expect(conflict.json.error.code).toBe('ingest.schema_conflict');
+    const hb = await post('/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
+    expect(hb.json.data.next_action).toBe('backfill');
+  });
+});
+
+describe('connector lifecycle against the real daemon', () => {
+  it('a rotated token is rejected with auth.token_revoked, the new one works', async () => {
+    const c = await createTestConnector(temp.dir, websiteId);
+    const rotated = await runNodectl(['--json', 'admin', 'connector', 'rotate', c.id], { dataDir: temp.dir });
+    expect(rotated.exitCode).toBe(0);
+    const fresh = rotated.json<{ token: string; tokenVersion: number }>();
+    expect(fresh.tokenVersion).toBe(2);
+    const old = await signedPost(daemon.url, '/v1/ingest/batch', { token: c.token, websiteId, body: batch([pageItem('rot:1')]) });
+    expect(old.status).toBe(401);
+    expect(old.json.error.code).toBe('auth.token_revoked');
+    const ok = await signedPost(daemon.url, '/v1/ingest/batch', { token: fresh.token, websiteId, body: batch([pageItem('rot:2')]) });
+    expect(ok.status).toBe(200);
+  });
+
+  it('a suspended connector is rejected until resumed; a deleted one for good', async () => {
+    const c = await createTestConnector(temp.dir, websiteId);
+    expect((await runNodectl(['admin', 'connector', 'suspend', c.id], { dataDir: temp.dir })).exitCode).toBe(0);
+    const suspended = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: c.token, websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    expect(suspended.status).toBe(401);
+    expect(suspended.json.error.code).toBe('auth.token_revoked');
+    expect(suspended.json.error.message).toMatch(/suspended/);
+    expect((await runNodectl(['admin', 'connector', 'resume', c.id], { dataDir: temp.dir })).exitCode).toBe(0);
+    const resumed = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: c.token, websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    expect(resumed.status).toBe(200);
+    expect((await runNodectl(['admin', 'connector', 'delete', c.id], { dataDir: temp.dir })).exitCode).toBe(0);
+    const deleted = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: c.token, websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    expect(deleted.json.error.code).toBe('auth.token_revoked');
+  });
+
+  it('an unknown connector id gets the same auth.token_revoked', async () => {
+    const res = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: 'conn_01JD2Q7Z3K4M5N6P7Q8R9S0T1V.AAAAAAAA', websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe('auth.token_revoked');
+  });
+});
