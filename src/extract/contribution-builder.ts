@@ -1,0 +1,182 @@
+import type {
+  CandidateChunk, CandidateEntity, CandidateFact, CandidateQa, CandidateRelationship, EntityRef,
+} from '../graph/contribution.js';
+import type { ProvenanceMethod } from '../graph/types.js';
+import { predicateInfo, PROVENANCE_RANK } from './predicates.js';
+
+export interface FactInput {
+  subject: EntityRef;
+  subjectName: string;
+  predicate: string;
+  value: string | number | boolean | Record<string, unknown>;
+  provenance: ProvenanceMethod;
+  confidence: number;
+  unit?: string;
+  currency?: string;
+  display?: string;
+  validFrom?: string;
+  validUntil?: string;
+}
+
+export interface EntityInput extends EntityRef {
+  name: string;
+  provenance: ProvenanceMethod;
+  confidence: number;
+  importance: number;
+  attributes?: Record<string, unknown>;
+}
+
+export function refKey(ref: EntityRef): string {
+  return ref.type + '\u001f' + ref.canonicalKey;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function stableJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return '[' + value.map(stableJson).join(',') + ']';
+  const keys = Object.keys(value).sort();
+  return '{' + keys.map((k) => JSON.stringify(k) + ':' + stableJson((value as Record<string, unknown>)[k])).join(',') + '}';
+}
+
+/**
+ * Collects the candidates of one item, dropping exact duplicates (the same statement from the
+ * same provenance keeps its highest confidence), and emits them in a stable order that depends
+ * on their content only, never on the order the sources were read in.
+ */
+export class ContributionBuilder {
+  private readonly entities = new Map<string, CandidateEntity>();
+  private readonly facts = new Map<string, CandidateFact>();
+  private readonly relationships = new Map<string, CandidateRelationship>();
+  readonly qa: CandidateQa[] = [];
+  readonly warnings: string[] = [];
+
+  constructor(readonly language: string) {}
+
+  addEntity(input: EntityInput): EntityRef {
+    const ref: EntityRef = { type: input.type, canonicalKey: input.canonicalKey };
+    const key = refKey(ref);
+    const existing = this.entities.get(key);
+    const better = existing === undefined
+      || PROVENANCE_RANK[input.provenance] < PROVENANCE_RANK[existing.provenanceMethod]
+      || (input.provenance === existing.provenanceMethod && input.confidence > existing.confidence);
+    const attributes = { ...(input.attributes ?? {}), ...(existing?.attributes ?? {}) };
+    if (better) {
+      Object.assign(attributes, input.attributes ?? {});
+      this.entities.set(key, {
+        type: ref.type, canonicalKey: ref.canonicalKey, name: input.name, language: this.language,
+        confidence: input.confidence, provenanceMethod: input.provenance,
+        importance: Math.max(input.importance, existing?.importance ?? 1), attributes,
+      });
+    } else {
+      existing.attributes = attributes;
+      existing.importance = Math.max(existing.importance, input.importance);
+    }
+    return ref;
+  }
+
+  /** Sets subjectName on every fact about subject (the item's name is known only at the end). */
+  renameSubject(subject: EntityRef, name: string): void {
+    const key = refKey(subject);
+    for (const fact of this.facts.values()) if (refKey(fact.subject) === key) fact.subjectName = name;
+  }
+
+  hasEntity(ref: EntityRef): boolean {
+    return this.entities.has(refKey(ref));
+  }
+
+  entityNames(): Array<{ ref: EntityRef; name: string }> {
+    return [...this.entities.values()].map((e) => ({ ref: { type: e.type, canonicalKey: e.canonicalKey }, name: e.name }));
+  }
+
+  addFact(input: FactInput): void {
+    if (typeof input.value === 'string' && input.value === '') return;
+    const info = predicateInfo(input.predicate);
+    const fact: CandidateFact = {
+      subject: { type: input.subject.type, canonicalKey: input.subject.canonicalKey },
+      subjectName: input.subjectName,
+      predicate: input.predicate,
+      value: input.value,
+      language: this.language,
+      confidence: input.confidence,
+      provenanceMethod: input.provenance,
+      importance: info.importance,
+      freshness: info.freshness,
+    };
+    if (input.unit !== undefined) fact.unit = input.unit;
+    if (input.currency !== undefined) fact.currency = input.currency;
+    if (input.display !== undefined) fact.display = input.display;
+    if (input.validFrom !== undefined) fact.validFrom = input.validFrom;
+    if (input.validUntil !== undefined) fact.validUntil = input.validUntil;
+    const key = [refKey(fact.subject), fact.predicate, fact.provenanceMethod, stableJson(fact.value), fact.currency ?? '', fact.validFrom ?? '', fact.validUntil ?? ''].join('\u001e');
+    const existing = this.facts.get(key);
+    if (existing === undefined || fact.confidence > existing.confidence) this.facts.set(key, fact);
+  }
+
+  addRelationship(from: EntityRef, type: string, to: EntityRef, provenance: ProvenanceMethod, confidence: number): void {
+    if (refKey(from) === refKey(to)) return;
+    const key = [refKey(from), type, refKey(to), provenance].join('\u001e');
+    const existing = this.relationships.get(key);
+    if (existing !== undefined && existing.confidence >= confidence) return;
+    this.relationships.set(key, {
+      from: { type: from.type, canonicalKey: from.canonicalKey }, type, to: { type: to.type, canonicalKey: to.canonicalKey },
+      language: this.language, confidence, provenanceMethod: provenance,
+    });
+  }
+
+  /** The best fact of (subject, predicate) by the graph store's survivor rule, for the item's own use. */
+  bestFact(subject: EntityRef, predicate: string): CandidateFact | undefined {
+    let best: CandidateFact | undefined;
+    const subjectKey = refKey(subject);
+    for (const fact of this.facts.values()) {
+      if (fact.predicate !== predicate || refKey(fact.subject) !== subjectKey) continue;
+      if (best === undefined || compareFacts(fact, best) < 0) best = fact;
+    }
+    return best;
+  }
+
+  allFacts(): CandidateFact[] {
+    return [...this.facts.values()].sort(compareFacts);
+  }
+
+  buildEntities(first: EntityRef[]): CandidateEntity[] {
+    const leading = first.map(refKey);
+    return [...this.entities.values()].sort((a, b) => {
+      const ia = leading.indexOf(refKey(a));
+      const ib = leading.indexOf(refKey(b));
+      if (ia !== ib) return (ia === -1 ? Infinity : ia) - (ib === -1 ? Infinity : ib);
+      return compareText(a.type, b.type) || compareText(a.canonicalKey, b.canonicalKey);
+    });
+  }
+
+  buildRelationships(): CandidateRelationship[] {
+    return [...this.relationships.values()].sort((a, b) =>
+      compareText(refKey(a.from), refKey(b.from)) || compareText(a.type, b.type) || compareText(refKey(a.to), refKey(b.to))
+      || PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod]);
+  }
+
+  buildQa(): CandidateQa[] {
+    const seen = new Map<string, CandidateQa>();
+    for (const qa of this.qa) {
+      const key = qa.question.toLowerCase();
+      const existing = seen.get(key);
+      if (existing === undefined || PROVENANCE_RANK[qa.provenanceMethod] < PROVENANCE_RANK[existing.provenanceMethod]
+        || (qa.provenanceMethod === existing.provenanceMethod && qa.confidence > existing.confidence)) seen.set(key, qa);
+    }
+    return [...seen.values()].sort((a, b) => compareText(a.question, b.question) || compareText(a.answer, b.answer));
+  }
+}
+
+/** Survivor order: provenance rank, then confidence (high first), then content. */
+export function compareFacts(a: CandidateFact, b: CandidateFact): number {
+  return compareText(refKey(a.subject), refKey(b.subject))
+    || compareText(a.predicate, b.predicate)
+    || PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod]
+    || b.confidence - a.confidence
+    || compareText(stableJson(a.value), stableJson(b.value))
+    || compareText(a.validFrom ?? '', b.validFrom ?? '');
+}
+
+export type { CandidateChunk };

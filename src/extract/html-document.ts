@@ -1,0 +1,201 @@
+import { parseDocument } from 'htmlparser2';
+import type { AnyNode, Document, Element } from 'domhandler';
+
+/**
+ * One parse of a page (htmlparser2) and one walk over its tree that collects everything the
+ * other modules read: head metadata, JSON-LD blocks, microdata roots, the byline candidate,
+ * structured blocks (dl, tables, details) and the paragraph scores that pick the main content.
+ */
+export interface MetaTag {
+  name: string | null;
+  property: string | null;
+  content: string;
+}
+
+export interface HtmlScan {
+  document: Document;
+  htmlLang: string | null;
+  contentLanguage: string | null;
+  title: string | null;
+  baseHref: string | null;
+  canonicalHref: string | null;
+  metas: MetaTag[];
+  jsonLd: string[];
+  microdataRoots: Element[];
+  /** Trimmed text of every h1 and h2, for the title heuristics. */
+  headingTexts: string[];
+  h1Texts: string[];
+  byline: string | null;
+  details: Element[];
+  definitionLists: Element[];
+  tables: Element[];
+  /** Explicit main-content containers in document order, by strength (articleBody, article, main). */
+  explicitMain: Element[];
+  /** Elements not to read as content: navigation, boilerplate, hidden. */
+  skipped: Set<Element>;
+  /** Paragraph scores summed per container (Readability's scoring, simplified). */
+  scores: Map<Element, number>;
+  body: Element | null;
+}
+
+const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
+const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'dialog', 'menu']);
+const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'menu', 'menubar', 'dialog', 'alertdialog', 'search']);
+const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share/i;
+const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
+const BYLINE = /byline|author|dateline|writtenby|p-author/i;
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+
+export function parseHtml(html: string): Document {
+  return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+}
+
+/** Concatenated text of a subtree, without script and style content. */
+export function textOf(node: AnyNode): string {
+  if (node.type === 'text') return node.data;
+  if (!('children' in node)) return '';
+  if (node.type === 'script' || node.type === 'style') return '';
+  let out = '';
+  for (const child of node.children) out += textOf(child);
+  return out;
+}
+
+export function isHidden(el: Element): boolean {
+  const a = el.attribs;
+  if (a.hidden !== undefined) return true;
+  if (a['aria-hidden'] === 'true' && !(a.class ?? '').includes('fallback-image')) return true;
+  return a.style !== undefined && HIDDEN_STYLE.test(a.style);
+}
+
+function isBoilerplate(el: Element, inArticle: boolean): boolean {
+  if (BOILERPLATE_TAGS.has(el.name)) return true;
+  if (el.name === 'header' && !inArticle) return true;
+  const role = el.attribs.role;
+  if (role !== undefined && BOILERPLATE_ROLES.has(role)) return true;
+  if (el.name === 'body' || el.name === 'html' || el.name === 'article' || el.name === 'main') return false;
+  const match = (el.attribs.class ?? '') + ' ' + (el.attribs.id ?? '');
+  return match.length > 1 && UNLIKELY.test(match) && !MAYBE_CANDIDATE.test(match);
+}
+
+function addScore(scores: Map<Element, number>, el: Element | null, value: number): void {
+  if (el === null || el.type !== 'tag') return;
+  scores.set(el, (scores.get(el) ?? 0) + value);
+}
+
+/** Walks the tree once. Never throws: htmlparser2 recovers from any markup. */
+export function scanHtml(html: string): HtmlScan {
+  const document = parseHtml(html);
+  const scan: HtmlScan = {
+    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], jsonLd: [],
+    microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, details: [], definitionLists: [], tables: [],
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null,
+  };
+  const articleBodies: Element[] = [];
+  const articles: Element[] = [];
+  const mains: Element[] = [];
+
+  const visit = (node: AnyNode, hidden: boolean, skipped: boolean, inArticle: boolean): void => {
+    if (node.type === 'script') {
+      const el = node as Element;
+      const type = (el.attribs.type ?? '').trim().toLowerCase();
+      if (type === 'application/ld+json') scan.jsonLd.push(el.children.map((c) => (c.type === 'text' ? c.data : '')).join(''));
+      return;
+    }
+    if (node.type !== 'tag') {
+      if (node.type === 'root') for (const child of node.children) visit(child, hidden, skipped, inArticle);
+      return;
+    }
+    const el = node as Element;
+    const name = el.name;
+    const a = el.attribs;
+    if (name === 'html') {
+      scan.htmlLang ??= a.lang ?? a['xml:lang'] ?? null;
+    } else if (name === 'title') {
+      if (scan.title === null) scan.title = textOf(el);
+      return;
+    } else if (name === 'meta') {
+      if (a.content !== undefined) {
+        if (a.name !== undefined || a.property !== undefined) scan.metas.push({ name: a.name ?? null, property: a.property ?? null, content: a.content });
+        if ((a['http-equiv'] ?? '').toLowerCase() === 'content-language') scan.contentLanguage ??= a.content;
+      }
+    } else if (name === 'link') {
+      const rel = (a.rel ?? '').toLowerCase();
+      if (a.href !== undefined && /(^|\s)canonical(\s|$)/.test(rel)) scan.canonicalHref ??= a.href;
+    } else if (name === 'base') {
+      if (a.href !== undefined) scan.baseHref ??= a.href;
+    } else if (name === 'body') {
+      scan.body ??= el;
+    }
+    if (a.itemscope !== undefined && a.itemprop === undefined) scan.microdataRoots.push(el);
+    if (SKIP_TAGS.has(name)) return;
+    const nowHidden = hidden || isHidden(el);
+    const nowInArticle = inArticle || name === 'article' || name === 'main';
+    let nowSkipped = skipped;
+    if (!skipped && (nowHidden || isBoilerplate(el, inArticle))) {
+      scan.skipped.add(el);
+      nowSkipped = true;
+    }
+    if (!nowHidden && scan.byline === null && (a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE.test((a.class ?? '') + ' ' + (a.id ?? '')))) {
+      const text = textOf(el).trim();
+      if (text.length > 0 && text.length < 100) scan.byline = bylineText(el, text);
+    }
+    switch (name) {
+      case 'h1':
+      case 'h2': {
+        const text = textOf(el).trim();
+        scan.headingTexts.push(text);
+        if (name === 'h1') scan.h1Texts.push(text);
+        break;
+      }
+      case 'p':
+      case 'pre':
+        if (!nowSkipped) {
+          const text = textOf(el);
+          const length = text.trim().length;
+          if (length >= 25) {
+            const score = 1 + (text.split(',').length - 1) + Math.min(Math.floor(length / 100), 3);
+            addScore(scan.scores, el.parent as Element | null, score);
+            addScore(scan.scores, (el.parent?.parent ?? null) as Element | null, score / 2);
+          }
+        }
+        break;
+      case 'details':
+        if (!nowHidden || a.open === undefined) scan.details.push(el);
+        break;
+      case 'dl':
+        if (!nowSkipped) scan.definitionLists.push(el);
+        break;
+      case 'table':
+        if (!nowSkipped) scan.tables.push(el);
+        break;
+      case 'article':
+        if (!nowSkipped) articles.push(el);
+        break;
+      case 'main':
+        if (!nowSkipped) mains.push(el);
+        break;
+    }
+    if (a.role === 'main' && name !== 'main' && !nowSkipped) mains.push(el);
+    if ((a.itemprop ?? '').split(/\s+/).includes('articleBody') && !nowSkipped) articleBodies.push(el);
+    for (const child of el.children) visit(child, nowHidden, nowSkipped, nowInArticle);
+  };
+  visit(document, false, false, false);
+  scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
+  return scan;
+}
+
+/** A byline element's text; an [itemprop=name] descendant is more precise (Readability does the same). */
+function bylineText(el: Element, text: string): string {
+  const stack: AnyNode[] = [...el.children];
+  while (stack.length > 0) {
+    const node = stack.shift()!;
+    if (node.type !== 'tag') continue;
+    const child = node as Element;
+    if ((child.attribs.itemprop ?? '').includes('name')) {
+      const name = textOf(child).trim();
+      if (name !== '') return name;
+    }
+    stack.unshift(...child.children);
+  }
+  return text;
+}

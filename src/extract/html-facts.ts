@@ -1,0 +1,166 @@
+import type { EntityRef } from '../graph/contribution.js';
+import type { IngestItem } from '../contract/ingest-item.js';
+import type { SiteInfo } from '../site/types.js';
+import type { ContributionBuilder } from './contribution-builder.js';
+import type { HtmlScan } from './html-document.js';
+import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
+import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
+import { cleanByline, cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate } from './meta.js';
+import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, unescapeHtml } from './normalize.js';
+import { SOURCE_CONFIDENCE as C } from './predicates.js';
+import { addCategory, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
+import { resolveEntity, textValue, typesOf } from './schema-values.js';
+import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
+import type { TitleCandidate } from './index.js';
+
+export interface StructuredData {
+  jsonLd: SchemaNode[];
+  jsonLdById: Map<string, SchemaNode>;
+  microdata: SchemaNode[];
+  microdataById: Map<string, SchemaNode>;
+  mainJsonLd: SchemaNode | null;
+  mainMicrodata: SchemaNode | null;
+}
+
+/** JSON-LD and microdata of the page, and which node of each describes the item itself. */
+export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls: string[], itemType: string, expectedType: string, baseUrl: string): StructuredData {
+  const ld = readJsonLd(scan.jsonLd, warnings);
+  const microdata = readMicrodata(scan.microdataRoots);
+  return {
+    jsonLd: ld.nodes, jsonLdById: ld.byId, microdata, microdataById: indexNodes(microdata),
+    mainJsonLd: pickMainNode(ld.nodes, itemUrls, itemType, expectedType, baseUrl),
+    mainMicrodata: pickMainNode(microdata, itemUrls, itemType, expectedType, baseUrl),
+  };
+}
+
+export interface HtmlFactsInput {
+  scan: HtmlScan;
+  data: StructuredData;
+  builder: ContributionBuilder;
+  item: IngestItem;
+  site: SiteInfo;
+  siteRef: EntityRef;
+  primary: EntityRef;
+  baseUrl: string;
+  subjectName: () => string;
+  titles: TitleCandidate[];
+}
+
+const OTHER_SKIPPED = new Set(['WebSite', 'WebPage', 'BreadcrumbList', 'SiteNavigationElement', 'ListItem', 'ItemList', 'SearchAction', 'ReadAction', 'ImageObject', 'WPHeader', 'WPFooter', 'WPSideBar', 'FAQPage', 'Question', 'Answer']);
+
+/** Everything an HTML page says: schema.org, head metadata, and the main text with its structures. Returns the main text blocks. */
+export function addHtmlFacts(input: HtmlFactsInput): Block[] {
+  const { scan, data, builder, primary, siteRef, titles } = input;
+  const name = input.subjectName;
+  const rawTitle = scan.title === null ? null : cleanText(unescapeHtml(scan.title));
+  const cleanTitle = cleanDocumentTitle(scan.title === null ? null : unescapeHtml(scan.title), scan.headingTexts, scan.h1Texts);
+
+  mapStructured(input, data.jsonLd, data.jsonLdById, data.mainJsonLd, 'jsonLd', cleanTitle);
+  mapStructured(input, data.microdata, data.microdataById, data.mainMicrodata, 'microdata', cleanTitle);
+
+  const meta = readMetaValues(scan.metas);
+  const fact = (subject: EntityRef, predicate: string, value: string | number, confidence: number, provenance: 'seo_meta' | 'text_extraction' = 'seo_meta', extra: { currency?: string; display?: string } = {}): void => {
+    builder.addFact({ subject, subjectName: subject === siteRef ? input.site.brand : name(), predicate, value, provenance, confidence, ...extra });
+  };
+  for (const c of metaCandidates(meta, 'name')) titles.push({ value: c.value, provenance: 'seo_meta', confidence: c.confidence });
+  if (cleanTitle !== null) titles.push({ value: cleanTitle, provenance: 'seo_meta', confidence: C.titleHeuristic });
+  if (rawTitle !== null && rawTitle !== '') fact(primary, 'html_title', rawTitle, C.htmlTitle);
+  if (scan.h1Texts.length === 1 && cleanText(scan.h1Texts[0]!) !== '') titles.push({ value: cleanText(scan.h1Texts[0]!), provenance: 'text_extraction', confidence: C.bylineElement });
+
+  const hadAuthor = builder.bestFact(primary, 'author') !== undefined;
+  const authors = metaCandidates(meta, 'author');
+  for (const c of authors) fact(primary, 'author', c.value, c.confidence);
+  if (!hadAuthor && authors[0] !== undefined) addAuthor(builder, primary, authors[0].value, 'seo_meta', authors[0].confidence);
+  const simple: Array<[MetaPredicate, EntityRef]> = [['description', primary], ['site_name', siteRef], ['keywords', primary]];
+  for (const [predicate, subject] of simple) for (const c of metaCandidates(meta, predicate)) fact(subject, predicate, c.value, c.confidence);
+  for (const predicate of ['date_published', 'date_modified'] as const) {
+    for (const c of metaCandidates(meta, predicate)) {
+      const date = normalizeDate(c.value);
+      if (date !== null) fact(primary, predicate, date, c.confidence);
+    }
+  }
+  for (const c of metaCandidates(meta, 'image')) {
+    const url = absoluteUrl(c.value, input.baseUrl);
+    if (url !== null) fact(primary, 'image', url, c.confidence);
+  }
+  if (scan.canonicalHref !== null) {
+    const url = absoluteUrl(scan.canonicalHref, input.baseUrl);
+    if (url !== null) fact(primary, 'canonical_url', url, C.metaOpenGraph);
+  }
+  const section = meta.get('article:section');
+  if (section !== undefined) addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);
+  const tag = meta.get('article:tag');
+  if (tag !== undefined) addCategory(builder, primary, tag, 'seo_meta', C.metaOpenGraph, 'tag');
+  const amount = parseAmount(meta.get('product:price:amount') ?? meta.get('og:price:amount'));
+  if (amount !== null) {
+    const currency = normalizeCurrency(meta.get('product:price:currency') ?? meta.get('og:price:currency'));
+    fact(primary, 'price', amount, C.metaOpenGraph, 'seo_meta', { currency, display: formatMoney(amount, currency) });
+  }
+
+  // The byline element counts only when no structured source named an author.
+  const byline = scan.byline === null ? null : cleanByline(scan.byline);
+  if (byline !== null && builder.bestFact(primary, 'author') === undefined) {
+    fact(primary, 'author', byline, C.bylineElement, 'text_extraction');
+    addAuthor(builder, primary, byline, 'text_extraction', C.bylineElement);
+  }
+
+  const blocks = readBlocks(chooseContentRoot(scan), scan.skipped);
+  const paragraph = firstParagraph(blocks);
+  if (paragraph !== null && builder.bestFact(primary, 'description') === undefined) fact(primary, 'description', paragraph, C.firstParagraph, 'text_extraction');
+  for (const kv of readDefinitionLists(scan.definitionLists)) fact(primary, kv.predicate, kv.value, C.definitionList, 'text_extraction');
+  for (const kv of readKeyValueTables(scan.tables)) fact(primary, kv.predicate, kv.value, C.keyValueTable, 'text_extraction');
+  const lang = builder.language;
+  for (const qa of readDetails(scan.details)) {
+    builder.qa.push({ ...qa, language: lang, facts: [], entities: [{ ...primary }], confidence: C.detailsFaq, provenanceMethod: 'text_extraction' });
+  }
+  for (const qa of readQuestionHeadings(blocks)) {
+    builder.qa.push({ ...qa, language: lang, facts: [], entities: [{ ...primary }], confidence: C.questionHeading, provenanceMethod: 'text_extraction' });
+  }
+  return blocks;
+}
+
+function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: 'seo_meta' | 'text_extraction', confidence: number): void {
+  const ref = builder.addEntity({ type: 'Person', canonicalKey: nameKey(name), name, provenance, confidence, importance: 3 });
+  builder.addRelationship(subject, 'authored_by', ref, provenance, confidence);
+}
+
+function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<string, SchemaNode>, main: SchemaNode | null, source: 'jsonLd' | 'microdata', cleanTitle: string | null): void {
+  if (nodes.length === 0) return;
+  const { builder, primary, siteRef } = input;
+  const confidence = C[source];
+  const ctx: SchemaContext = { builder, provenance: 'schema_org', confidence, site: input.site, siteRef, baseUrl: input.baseUrl, byId };
+  const seen = new Set<SchemaNode>();
+  if (main !== null) {
+    const headline = textValue(main.headline);
+    const mainName = textValue(main.name);
+    let title = mainName ?? headline;
+    // Some sites put their own name in "name" and the article's in "headline": take the one that matches the page title.
+    if (mainName !== null && headline !== null && mainName !== headline && cleanTitle !== null) {
+      if (textSimilarity(headline, cleanTitle) > 0.75 && !(textSimilarity(mainName, cleanTitle) > 0.75)) title = headline;
+    }
+    if (title !== null) input.titles.push({ value: title, provenance: 'schema_org', confidence });
+    mapSchemaNode(main, primary, input.subjectName(), { ...ctx }, 0, seen);
+    const publisher = resolveEntity(main.publisher, 'Organization', ctx);
+    if (publisher !== null) {
+      const publisherName = textValue((publisher.node ?? {}).name) ?? publisher.name;
+      builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'site_name', value: publisherName, provenance: 'schema_org', confidence });
+    }
+  }
+  for (const node of nodes) {
+    if (node === main || seen.has(node)) continue;
+    const types = typesOf(node);
+    if (types.includes('WebSite')) {
+      const siteName = textValue(node.name);
+      if (siteName !== null) builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'site_name', value: siteName, provenance: 'schema_org', confidence: confidence - 0.05 });
+      continue;
+    }
+    if (types.length === 0 || types.some((t) => OTHER_SKIPPED.has(t))) continue;
+    const entity = resolveEntity(node, types[0]!, ctx);
+    if (entity === null) continue;
+    if (entity.ref !== siteRef) builder.addEntity({ ...entity.ref, name: entity.name, provenance: 'schema_org', confidence, importance: 2 });
+    mapSchemaNode(node, entity.ref, entity.name, ctx, 1, seen);
+  }
+  for (const qa of readSchemaFaq(nodes, byId)) {
+    builder.qa.push({ ...qa, language: builder.language, facts: [], entities: [{ ...primary }], confidence, provenanceMethod: 'schema_org' });
+  }
+}

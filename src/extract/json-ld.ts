@@ -1,0 +1,124 @@
+import type { Element, AnyNode } from 'domhandler';
+import { textOf } from './html-document.js';
+
+/** A schema.org node as a plain object, whether it came from JSON-LD or from microdata. */
+export type SchemaNode = Record<string, unknown>;
+
+export interface SchemaNodes {
+  /** Top-level nodes (members of @graph included), in document order. */
+  nodes: SchemaNode[];
+  /** Nodes with an @id, for resolving references such as {"@id": "#author"}. */
+  byId: Map<string, SchemaNode>;
+}
+
+export function isObject(value: unknown): value is SchemaNode {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses JSON-LD blocks. An invalid block is skipped with a warning naming its position; the
+ * other blocks are still read. CDATA wrappers and HTML comments around the JSON are tolerated.
+ */
+export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
+  const out: SchemaNodes = { nodes: [], byId: new Map() };
+  blocks.forEach((block, index) => {
+    const text = block.trim().replace(/^<!\[CDATA\[|\]\]>$/g, '').replace(/^<!--|-->$/g, '').trim();
+    if (text === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      warnings.push(`json_ld.invalid: block ${index + 1} skipped: ${(error as Error).message}`);
+      return;
+    }
+    const roots = Array.isArray(parsed) ? parsed : [parsed];
+    for (const root of roots) {
+      if (!isObject(root)) continue;
+      const graph = root['@graph'];
+      if (root['@type'] !== undefined) out.nodes.push(root);
+      if (Array.isArray(graph)) {
+        for (const member of graph) if (isObject(member)) out.nodes.push(member);
+      } else if (isObject(graph)) {
+        out.nodes.push(graph);
+      }
+    }
+  });
+  out.byId = indexNodes(out.nodes);
+  return out;
+}
+
+/** Index of the nodes (nested ones included) that carry an @id and a description. */
+export function indexNodes(nodes: SchemaNode[]): Map<string, SchemaNode> {
+  const byId = new Map<string, SchemaNode>();
+  for (const node of nodes) indexIds(node, byId, 0);
+  return byId;
+}
+
+function indexIds(value: unknown, byId: Map<string, SchemaNode>, depth: number): void {
+  if (depth > 12) return;
+  if (Array.isArray(value)) {
+    for (const item of value) indexIds(item, byId, depth + 1);
+    return;
+  }
+  if (!isObject(value)) return;
+  const id = value['@id'];
+  if (typeof id === 'string' && Object.keys(value).length > 1) {
+    const existing = byId.get(id);
+    // Several partial descriptions of one @id are merged, the first one's values winning.
+    byId.set(id, existing === undefined ? value : { ...value, ...existing });
+  }
+  for (const key of Object.keys(value)) if (key !== '@context') indexIds(value[key], byId, depth + 1);
+}
+
+/** Follows a bare {"@id": ...} reference to its full node when the page describes it. */
+export function resolveRef(value: unknown, byId: Map<string, SchemaNode>): unknown {
+  if (!isObject(value)) return value;
+  const id = value['@id'];
+  if (typeof id !== 'string') return value;
+  const full = byId.get(id);
+  if (full === undefined || full === value) return value;
+  return { ...full, ...value };
+}
+
+const VALUE_ATTRIBUTE: Record<string, string> = {
+  meta: 'content', audio: 'src', embed: 'src', iframe: 'src', img: 'src', source: 'src', track: 'src', video: 'src',
+  a: 'href', area: 'href', link: 'href', object: 'data', data: 'value', meter: 'value', time: 'datetime',
+};
+
+/** Microdata items (itemscope, itemtype, itemprop) turned into schema nodes shaped like JSON-LD. */
+export function readMicrodata(roots: Element[]): SchemaNode[] {
+  return roots.map((root) => readItem(root, 0));
+}
+
+function readItem(el: Element, depth: number): SchemaNode {
+  const node: SchemaNode = {};
+  const types = (el.attribs.itemtype ?? '').trim().split(/\s+/).filter((t) => t !== '');
+  if (types.length === 1) node['@type'] = types[0];
+  else if (types.length > 1) node['@type'] = types;
+  if (el.attribs.itemid !== undefined) node['@id'] = el.attribs.itemid;
+  if (depth < 8) for (const child of el.children) collectProps(child, node, depth);
+  return node;
+}
+
+function collectProps(node: AnyNode, item: SchemaNode, depth: number): void {
+  if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') return;
+  const el = node as Element;
+  const props = (el.attribs.itemprop ?? '').trim().split(/\s+/).filter((p) => p !== '');
+  if (props.length > 0) {
+    const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1) : propValue(el);
+    for (const prop of props) {
+      const existing = item[prop];
+      item[prop] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+    }
+  }
+  // A nested item owns its own properties.
+  if (el.attribs.itemscope !== undefined) return;
+  for (const child of el.children) collectProps(child, item, depth);
+}
+
+function propValue(el: Element): string {
+  const attribute = VALUE_ATTRIBUTE[el.name];
+  if (attribute !== undefined && el.attribs[attribute] !== undefined) return el.attribs[attribute]!;
+  if (el.attribs.content !== undefined) return el.attribs.content;
+  return textOf(el).replace(/\s+/g, ' ').trim();
+}

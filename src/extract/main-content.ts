@@ -1,0 +1,123 @@
+import type { AnyNode, Element } from 'domhandler';
+import { type HtmlScan, textOf } from './html-document.js';
+import { cleanText } from './normalize.js';
+
+/** A unit of the main text: a heading (level 1..6) or a paragraph-like run of text. */
+export interface Block {
+  kind: 'heading' | 'text';
+  level: number;
+  /** The element the text sits in (p, li, td, div, ...). */
+  tag: string;
+  text: string;
+  /** For <p> blocks: the element's raw text (line breaks ignored), as Readability reads an excerpt. */
+  rawText?: string;
+}
+
+const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input', 'head', 'title', 'form']);
+const BLOCK_TAGS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
+  'footer', 'header', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+]);
+const HEADING = /^h([1-6])$/;
+
+/**
+ * The element that holds the main content: an explicit articleBody, a single <article> or a
+ * single <main>; otherwise the container with the highest paragraph score (Readability's idea:
+ * paragraphs of 25+ characters score 1 + commas + length/100 for their parent and half of it
+ * for their grandparent); otherwise <body>.
+ */
+export function chooseContentRoot(scan: HtmlScan): AnyNode {
+  const explicit = scan.explicitMain[0];
+  if (explicit !== undefined) return explicit;
+  let best: Element | null = null;
+  let bestScore = 0;
+  for (const [el, score] of scan.scores) {
+    if (score > bestScore) {
+      best = el;
+      bestScore = score;
+    }
+  }
+  if (best !== null) return best;
+  return scan.body ?? scan.document;
+}
+
+/** The main content as blocks, navigation and boilerplate (scan.skipped) left out. */
+export function readBlocks(root: AnyNode, skipped: Set<Element>): Block[] {
+  const blocks: Block[] = [];
+  let buffer = '';
+  const flush = (tag: string, el: Element | null): void => {
+    if (buffer === '') return;
+    const parts = buffer.split(/\n\s*\n/);
+    buffer = '';
+    for (const part of parts) {
+      const text = cleanText(part);
+      if (text === '') continue;
+      const block: Block = { kind: 'text', level: 0, tag, text };
+      if (tag === 'p' && el !== null && parts.length === 1) block.rawText = cleanText(textOf(el));
+      blocks.push(block);
+    }
+  };
+  const walk = (node: AnyNode, tag: string, owner: Element | null): void => {
+    if (!('children' in node)) return;
+    for (const child of node.children) {
+      if (child.type === 'text') {
+        buffer += child.data;
+        continue;
+      }
+      if (child.type !== 'tag') continue;
+      const el = child as Element;
+      if (skipped.has(el) || SKIP_TAGS.has(el.name)) continue;
+      const heading = HEADING.exec(el.name);
+      if (heading !== null) {
+        flush(tag, owner);
+        const text = cleanText(textOf(el));
+        if (text !== '') blocks.push({ kind: 'heading', level: Number(heading[1]), tag: el.name, text });
+      } else if (el.name === 'br') {
+        buffer += '\n';
+      } else if (BLOCK_TAGS.has(el.name)) {
+        flush(tag, owner);
+        walk(el, el.name, el);
+        flush(el.name, el);
+      } else {
+        walk(el, tag, owner);
+        if (el.name === 'td' || el.name === 'th') buffer += ' ';
+      }
+    }
+  };
+  walk(root, root.type === 'tag' ? (root as Element).name : 'body', root.type === 'tag' ? (root as Element) : null);
+  flush('body', null);
+  return blocks;
+}
+
+/** Plain text (item.text or a mapped text field) as blocks: blank lines separate paragraphs, "#" lines are headings. */
+export function readTextBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  for (const part of text.replace(/\r\n?/g, '\n').split(/\n\s*\n/)) {
+    const lines = part.split('\n');
+    let paragraph: string[] = [];
+    const flush = (): void => {
+      const joined = cleanText(paragraph.join(' '));
+      if (joined !== '') blocks.push({ kind: 'text', level: 0, tag: 'p', text: joined });
+      paragraph = [];
+    };
+    for (const line of lines) {
+      const heading = /^(#{1,6})\s+(.+)$/.exec(line.trim());
+      if (heading !== null) {
+        flush();
+        blocks.push({ kind: 'heading', level: heading[1]!.length, tag: `h${heading[1]!.length}`, text: cleanText(heading[2]!) });
+      } else {
+        paragraph.push(line);
+      }
+    }
+    flush();
+  }
+  return blocks;
+}
+
+/** The first paragraph of the main content, for a description when the page declares none. */
+export function firstParagraph(blocks: Block[]): string | null {
+  for (const block of blocks) {
+    if (block.kind === 'text' && block.tag === 'p') return block.rawText ?? block.text;
+  }
+  return null;
+}

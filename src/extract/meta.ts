@@ -1,0 +1,129 @@
+import type { MetaTag } from './html-document.js';
+import { cleanText, unescapeHtml } from './normalize.js';
+import { SOURCE_CONFIDENCE as C } from './predicates.js';
+
+/**
+ * Head metadata (OpenGraph, Twitter cards, Dublin Core, article:*, Parse.ly, plain meta names)
+ * read the way Mozilla Readability reads it: a property attribute may list several
+ * space-separated properties, a name is lowercased with dots read as colons, and a later tag
+ * overrides an earlier one with the same key.
+ */
+export function readMetaValues(metas: MetaTag[]): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const meta of metas) {
+    const content = cleanText(unescapeHtml(meta.content));
+    if (content === '') continue;
+    let matched = false;
+    if (meta.property !== null) {
+      for (const token of meta.property.toLowerCase().split(/\s+/)) {
+        if (token === '' || !token.includes(':')) continue;
+        values.set(token, content);
+        matched = true;
+      }
+    }
+    if (!matched && meta.name !== null) {
+      const key = meta.name.toLowerCase().replace(/\s/g, '').replace(/\./g, ':');
+      if (key !== '') values.set(key, content);
+    }
+  }
+  return values;
+}
+
+export interface MetaCandidate {
+  value: string;
+  /** The meta key the value came from, e.g. og:title. */
+  key: string;
+  confidence: number;
+}
+
+type SourceTable = ReadonlyArray<readonly [string, number]>;
+
+/** Keys per predicate, in Readability's order of preference; the confidence encodes that order. */
+export const META_SOURCES = {
+  name: [['dc:title', C.metaDublinCore], ['dcterm:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely]],
+  author: [['dc:creator', C.metaDublinCore], ['dcterm:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02]],
+  description: [['dc:description', C.metaDublinCore], ['dcterm:description', C.metaDublinCore], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter]],
+  site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
+  date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dc:date', C.metaParsely - 0.02]],
+  date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName]],
+  image: [['og:image', C.metaOpenGraph], ['twitter:image', C.metaTwitter]],
+  keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely]],
+} as const satisfies Record<string, SourceTable>;
+
+export type MetaPredicate = keyof typeof META_SOURCES;
+
+export function metaCandidates(values: Map<string, string>, predicate: MetaPredicate): MetaCandidate[] {
+  const out: MetaCandidate[] = [];
+  for (const [key, confidence] of META_SOURCES[predicate]) {
+    const value = values.get(key);
+    if (value === undefined) continue;
+    if (key === 'article:author' && /^https?:\/\//i.test(value)) continue;
+    out.push({ value, key, confidence });
+  }
+  return out;
+}
+
+const WORD_SPLIT = /\s+/;
+const TOKENIZE = /\W+/g;
+
+function wordCount(text: string): number {
+  return text.split(WORD_SPLIT).length;
+}
+
+/**
+ * The page title from <title> with Readability's heuristics: a trailing (or, when that leaves
+ * too little, leading) site name after " | ", " - ", " » " ... is dropped; "Site: Title" keeps
+ * the part after the colon unless a heading repeats the whole title; a title too short or too
+ * long is replaced by the only <h1>. A result of four words or fewer falls back to the original.
+ */
+export function cleanDocumentTitle(rawTitle: string | null, headingTexts: string[], h1Texts: string[]): string | null {
+  if (rawTitle === null) return null;
+  const origTitle = rawTitle.trim();
+  let curTitle = origTitle;
+  let hadHierarchicalSeparators = false;
+  if (/ [|\-\\/>»] /.test(curTitle)) {
+    hadHierarchicalSeparators = / [\\/>»] /.test(curTitle);
+    const separators = [...origTitle.matchAll(/ [|\-\\/>»] /g)];
+    curTitle = origTitle.substring(0, separators[separators.length - 1]!.index);
+    if (wordCount(curTitle) < 3) curTitle = origTitle.replace(/^[^|\-\\/>»]*[|\-\\/>»]/, '');
+  } else if (curTitle.includes(': ')) {
+    const match = headingTexts.some((heading) => heading === curTitle);
+    if (!match) {
+      curTitle = origTitle.substring(origTitle.lastIndexOf(':') + 1);
+      if (wordCount(curTitle) < 3) curTitle = origTitle.substring(origTitle.indexOf(':') + 1);
+      else if (wordCount(origTitle.substring(0, origTitle.indexOf(':'))) > 5) curTitle = origTitle;
+    }
+  } else if (curTitle.length > 150 || curTitle.length < 15) {
+    if (h1Texts.length === 1) curTitle = h1Texts[0]!;
+  }
+  curTitle = cleanText(curTitle);
+  const count = wordCount(curTitle);
+  if (count <= 4 && (!hadHierarchicalSeparators || count !== wordCount(origTitle.replace(/[|\-\\/>»]+/g, '')) - 1)) {
+    curTitle = origTitle;
+  }
+  const cleaned = cleanText(curTitle);
+  return cleaned === '' ? null : cleaned;
+}
+
+/** Share of b's tokens that also occur in a (Readability's textSimilarity). */
+export function textSimilarity(a: string, b: string): number {
+  const tokensA = a.toLowerCase().split(TOKENIZE).filter(Boolean);
+  const tokensB = b.toLowerCase().split(TOKENIZE).filter(Boolean);
+  if (tokensA.length === 0 || tokensB.length === 0) return 0;
+  const setA = new Set(tokensA);
+  const uniqueB = tokensB.filter((token) => !setA.has(token));
+  return 1 - uniqueB.join(' ').length / tokensB.join(' ').length;
+}
+
+const BY_PREFIX = /^(?:by|von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
+const DATE_LIKE = /\b(1[89]|20)\d{2}\b|\b\d{1,2}:\d{2}\b/;
+
+/**
+ * A person's name from a byline: "By Jane Doe" -> "Jane Doe". Null when the byline reads as a
+ * date or timestamp (some sites mark their dateline with a byline class) or is empty.
+ */
+export function cleanByline(byline: string): string | null {
+  const text = cleanText(byline).replace(BY_PREFIX, '');
+  if (text === '' || DATE_LIKE.test(text) || text.length > 80) return null;
+  return text;
+}

@@ -1,0 +1,179 @@
+/**
+ * Normalisation of the values the extractor emits: text, natural keys, urls, language tags,
+ * dates and money. Every function is pure and locale-free so the same input gives the same
+ * output on every machine (docs/extraction.md "Formats").
+ */
+
+const WHITESPACE = /\s+/g;
+
+/** Collapses runs of whitespace (including newlines and no-break spaces) to one space and trims. */
+export function cleanText(value: string): string {
+  return value.replace(WHITESPACE, ' ').trim();
+}
+
+/**
+ * Natural key of a named thing (person, brand, tag, place): Unicode NFKC, lowercase, whitespace
+ * collapsed. "Jane  Doe" and "jane doe" are the same author on every post.
+ */
+export function nameKey(name: string): string {
+  return cleanText(name.normalize('NFKC').toLowerCase());
+}
+
+const TRACKING_PARAMS = /^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid)$/i;
+
+/**
+ * Natural key of a url: lowercase scheme and host, default port, fragment and tracking
+ * parameters dropped, remaining query parameters sorted, trailing slash dropped (except "/").
+ * Returns null for anything that is not an absolute http(s) url.
+ */
+export function urlKey(value: string, base?: string): string | null {
+  let url: URL;
+  try {
+    url = base === undefined ? new URL(value.trim()) : new URL(value.trim(), base);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  url.hash = '';
+  if (url.search !== '') {
+    const params = [...url.searchParams.entries()].filter(([key]) => !TRACKING_PARAMS.test(key));
+    params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    url.search = new URLSearchParams(params).toString();
+  }
+  let text = url.toString();
+  if (url.pathname.length > 1 && url.pathname.endsWith('/') && url.search === '') text = text.slice(0, -1);
+  return text;
+}
+
+/** An absolute http(s) url resolved against base, or null. Keeps the url as written otherwise. */
+export function absoluteUrl(value: string, base: string): string | null {
+  try {
+    const url = new URL(value.trim(), base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+const LANGUAGE_TAG = /^([A-Za-z]{2,3})(?:[-_]([A-Za-z]{4}))?(?:[-_]([A-Za-z]{2}|[0-9]{3}))?(?:[-_].*)?$/;
+
+/**
+ * A BCP-47 tag in its conventional case: primary subtag lowercase, script title case, region
+ * uppercase ("en-us" -> "en-US", "zh_hant_tw" -> "zh-Hant-TW"). Variants are dropped. Null when
+ * the value is not a language tag.
+ */
+export function normalizeLanguage(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const match = LANGUAGE_TAG.exec(value.trim());
+  if (match === null) return null;
+  const [, primary, script, region] = match;
+  let tag = primary!.toLowerCase();
+  if (script !== undefined) tag += '-' + script[0]!.toUpperCase() + script.slice(1).toLowerCase();
+  if (region !== undefined) tag += '-' + region.toUpperCase();
+  return tag;
+}
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * A date as the node files carry it: RFC 3339 UTC ("2024-06-25T10:00:00Z", milliseconds kept
+ * only when not zero) when a time is known, "YYYY-MM-DD" for a date without a time. A time
+ * without an offset is read as UTC. Other shapes fall back to Date.parse (e.g. RFC 2822
+ * "Tue, 25 Jun 2024 10:00:00 GMT"); null when nothing parses.
+ */
+export function normalizeDate(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  if (text === '') return null;
+  const dateOnly = DATE_ONLY.exec(text);
+  if (dateOnly !== null) {
+    const ms = Date.UTC(Number(dateOnly[1]), Number(dateOnly[2]) - 1, Number(dateOnly[3]));
+    return Number.isNaN(ms) || new Date(ms).getUTCDate() !== Number(dateOnly[3]) ? null : text;
+  }
+  const match = DATE_TIME.exec(text);
+  let ms: number;
+  if (match !== null) {
+    const [, y, mo, d, h, mi, s, frac, zone] = match;
+    const millis = frac === undefined ? 0 : Number((frac + '00').slice(0, 3));
+    ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? '0'), millis);
+    if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+      const sign = zone[0] === '-' ? -1 : 1;
+      const digits = zone.slice(1).replace(':', '');
+      ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))) * 60_000;
+    }
+  } else {
+    if (!/[a-z]{3}/i.test(text) || !/\d{4}/.test(text)) return null;
+    ms = Date.parse(text);
+  }
+  if (!Number.isFinite(ms)) return null;
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? iso.slice(0, -5) + 'Z' : iso;
+}
+
+/** A monetary amount from a number or a string such as "1,299.00" or "12,50"; null if none. */
+export function parseAmount(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'string') return null;
+  let text = value.replace(/[^\d.,-]/g, '');
+  if (text === '' || !/\d/.test(text)) return null;
+  const lastComma = text.lastIndexOf(',');
+  const lastDot = text.lastIndexOf('.');
+  if (lastComma > lastDot) {
+    // "12,50" or "1.299,00": the comma is the decimal mark when two digits or fewer follow it.
+    const decimals = text.length - lastComma - 1;
+    text = decimals <= 2 ? text.replace(/\./g, '').replace(',', '.') : text.replace(/,/g, '');
+  } else {
+    text = text.replace(/,/g, '');
+  }
+  const amount = Number(text);
+  return Number.isFinite(amount) ? amount : null;
+}
+
+/**
+ * The display string of a price: the amount with at least two decimals, a space and the ISO 4217
+ * code ("12.50 EUR"); without a currency, the amount alone. Locale-free on purpose.
+ */
+export function formatMoney(amount: number, currency: string | undefined): string {
+  const fixed = Number.isInteger(amount * 100) ? amount.toFixed(2) : String(amount);
+  return currency === undefined ? fixed : `${fixed} ${currency}`;
+}
+
+/** An ISO 4217 code in upper case, or undefined. */
+export function normalizeCurrency(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const code = value.trim().toUpperCase();
+  return /^[A-Z]{3}$/.test(code) ? code : undefined;
+}
+
+/** snake_case of a label or a camelCase property: "Opening Hours" -> opening_hours. */
+export function toSnakeCase(value: string): string {
+  return value
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/** The last path segment of a schema.org type or enumeration url ("https://schema.org/InStock" -> "InStock"). */
+export function schemaTerm(value: string): string {
+  const text = value.trim();
+  const slash = Math.max(text.lastIndexOf('/'), text.lastIndexOf('#'));
+  return slash >= 0 ? text.slice(slash + 1) : text;
+}
+
+const ENTITY_REFS = /&(quot|amp|apos|lt|gt|#x[0-9a-f]+|#\d+);/gi;
+const NAMED: Record<string, string> = { quot: '"', amp: '&', apos: "'", lt: '<', gt: '>' };
+
+/** Undoes one more level of HTML escaping, which many sites apply twice to meta content. */
+export function unescapeHtml(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(ENTITY_REFS, (whole, ref: string) => {
+    const named = NAMED[ref.toLowerCase()];
+    if (named !== undefined) return named;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}

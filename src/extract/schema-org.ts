@@ -1,0 +1,252 @@
+import type { EntityRef } from '../graph/contribution.js';
+import type { ProvenanceMethod } from '../graph/types.js';
+import type { ContributionBuilder } from './contribution-builder.js';
+import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
+import { formatMoney, normalizeCurrency, normalizeDate, parseAmount, schemaTerm, urlKey } from './normalize.js';
+import {
+  addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, typesOf, urlValue, type EntityContext,
+} from './schema-values.js';
+
+/** Maps schema.org nodes (JSON-LD or microdata) to facts, entities and relationships. */
+export interface SchemaContext extends EntityContext {
+  builder: ContributionBuilder;
+  provenance: ProvenanceMethod;
+  confidence: number;
+}
+
+const TEXT_PROPERTIES: Record<string, string> = {
+  alternativeHeadline: 'alternative_headline', areaServed: 'area_served', award: 'award', color: 'color', description: 'description',
+  duration: 'duration', email: 'email', faxNumber: 'fax_number', genre: 'genre', gtin: 'gtin', gtin12: 'gtin', gtin13: 'gtin',
+  gtin14: 'gtin', gtin8: 'gtin', headline: 'headline', inLanguage: 'in_language', isbn: 'isbn', jobTitle: 'job_title',
+  material: 'material', model: 'model', mpn: 'mpn', priceRange: 'price_range', servesCuisine: 'cuisine', serviceType: 'service_type',
+  sku: 'sku', telephone: 'telephone', typicalAgeRange: 'typical_age_range',
+};
+const TERM_PROPERTIES: Record<string, string> = { eventStatus: 'event_status', eventAttendanceMode: 'attendance_mode', bookFormat: 'book_format' };
+const NUMBER_PROPERTIES: Record<string, string> = { wordCount: 'word_count', numberOfPages: 'number_of_pages' };
+const DATE_PROPERTIES: Record<string, string> = {
+  datePublished: 'date_published', dateModified: 'date_modified', dateCreated: 'date_created', startDate: 'start_date',
+  endDate: 'end_date', foundingDate: 'founding_date', uploadDate: 'upload_date', doorTime: 'door_time', expires: 'expires',
+};
+interface Link { rel: string; predicate: string; type: string }
+const LINK_PROPERTIES: Record<string, Link> = {
+  author: { rel: 'authored_by', predicate: 'author', type: 'Person' },
+  creator: { rel: 'authored_by', predicate: 'author', type: 'Person' },
+  publisher: { rel: 'published_by', predicate: 'publisher', type: 'Organization' },
+  brand: { rel: 'brand', predicate: 'brand', type: 'Brand' },
+  manufacturer: { rel: 'manufactured_by', predicate: 'manufacturer', type: 'Organization' },
+  organizer: { rel: 'organized_by', predicate: 'organizer', type: 'Organization' },
+  performer: { rel: 'performed_by', predicate: 'performer', type: 'Person' },
+  provider: { rel: 'provided_by', predicate: 'provider', type: 'Organization' },
+  worksFor: { rel: 'works_for', predicate: 'works_for', type: 'Organization' },
+  memberOf: { rel: 'member_of', predicate: 'member_of', type: 'Organization' },
+  itemReviewed: { rel: 'reviews', predicate: 'item_reviewed', type: 'Thing' },
+  location: { rel: 'located_at', predicate: 'location', type: 'Place' },
+};
+const CATEGORY_PROPERTIES = ['articleSection', 'category'];
+
+/** Most nested entities get their own facts, down to this depth below the item's entity. */
+const MAX_DEPTH = 2;
+
+export function addFact(
+  ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, value: string | number | Record<string, unknown>,
+  extra: { currency?: string; display?: string; validFrom?: string; validUntil?: string; confidence?: number } = {},
+): void {
+  ctx.builder.addFact({ subject, subjectName, predicate, value, provenance: ctx.provenance, confidence: extra.confidence ?? ctx.confidence, ...strip(extra) });
+}
+
+function strip<T extends Record<string, unknown>>(extra: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key of Object.keys(extra) as Array<keyof T>) if (extra[key] !== undefined && key !== 'confidence') out[key] = extra[key];
+  return out;
+}
+
+/**
+ * Emits the facts a schema.org node states about its entity (subject). Names are not emitted
+ * here: the entity carries its name, and the item's own title is chosen in title.ts.
+ */
+export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+  if (seen.has(node)) return;
+  seen.add(node);
+  for (const key of Object.keys(node).sort()) {
+    const value = node[key];
+    if (TEXT_PROPERTIES[key] !== undefined) {
+      const text = textValue(value);
+      if (text !== null) addFact(ctx, subject, subjectName, TEXT_PROPERTIES[key]!, text);
+    } else if (TERM_PROPERTIES[key] !== undefined) {
+      const text = textValue(value);
+      if (text !== null) addFact(ctx, subject, subjectName, TERM_PROPERTIES[key]!, schemaTerm(text));
+    } else if (NUMBER_PROPERTIES[key] !== undefined) {
+      const amount = parseAmount(textValue(value));
+      if (amount !== null) addFact(ctx, subject, subjectName, NUMBER_PROPERTIES[key]!, amount);
+    } else if (DATE_PROPERTIES[key] !== undefined) {
+      const date = normalizeDate(textValue(value));
+      if (date !== null) addFact(ctx, subject, subjectName, DATE_PROPERTIES[key]!, date);
+    } else if (LINK_PROPERTIES[key] !== undefined) {
+      mapLink(LINK_PROPERTIES[key]!, value, subject, subjectName, ctx, depth, seen);
+    } else if (CATEGORY_PROPERTIES.includes(key)) {
+      mapCategories(value, subject, subjectName, ctx);
+    } else if (key === 'keywords') {
+      const words = asList(value).flatMap((v) => (textValue(v) ?? '').split(',')).map((w) => w.trim()).filter((w) => w !== '');
+      if (words.length > 0) addFact(ctx, subject, subjectName, 'keywords', words.join(', '));
+    } else if (key === 'url' || key === 'image' || key === 'logo') {
+      const url = urlValue(value, ctx.baseUrl);
+      if (url !== null) addFact(ctx, subject, subjectName, key, url);
+    } else if (key === 'offers') {
+      for (const offer of asList(value)) mapOffer(resolveRef(offer, ctx.byId), subject, subjectName, ctx, depth, seen);
+    } else if (key === 'aggregateRating' || key === 'reviewRating') {
+      mapRating(resolveRef(value, ctx.byId), subject, subjectName, ctx, key === 'aggregateRating');
+    } else if (key === 'address') {
+      const address = addressValue(resolveRef(value, ctx.byId));
+      if (address !== null) addFact(ctx, subject, subjectName, 'address', address);
+    } else if (key === 'geo') {
+      const geo = resolveRef(value, ctx.byId);
+      if (isObject(geo)) {
+        const latitude = parseAmount(textValue(geo.latitude));
+        const longitude = parseAmount(textValue(geo.longitude));
+        if (latitude !== null && longitude !== null) addFact(ctx, subject, subjectName, 'geo', { latitude, longitude }, { display: `${latitude}, ${longitude}` });
+      }
+    }
+  }
+  const hours = openingHoursValue(node);
+  if (hours !== null) addFact(ctx, subject, subjectName, 'opening_hours', hours);
+}
+
+function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+  const names: string[] = [];
+  for (const item of asList(value)) {
+    const entity = resolveEntity(item, link.type, ctx);
+    if (entity === null) continue;
+    let label = entity.name;
+    if (link.predicate === 'location' && entity.node !== null) {
+      const address = addressValue(resolveRef(entity.node.address, ctx.byId));
+      if (address !== null && address !== label) label = `${label}, ${address}`;
+    }
+    names.push(label);
+    if (entity.ref !== ctx.siteRef) {
+      ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
+    }
+    ctx.builder.addRelationship(subject, link.rel, entity.ref, ctx.provenance, ctx.confidence);
+    if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
+  }
+  if (names.length > 0) addFact(ctx, subject, subjectName, link.predicate, names.join(', '));
+}
+
+function mapCategories(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext): void {
+  const names = asList(value).map((v) => textValue(isObject(v) ? v.name : v)).filter((v): v is string => v !== null);
+  for (const name of names) addCategory(ctx.builder, subject, name, ctx.provenance, ctx.confidence);
+  if (names.length > 0) addFact(ctx, subject, subjectName, 'category', names.join(', '));
+}
+
+/** Categories and tags are DefinedTerm entities keyed "category/<name>" and "tag/<name>". */
+export function addCategory(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: ProvenanceMethod, confidence: number, kind: 'category' | 'tag' = 'category'): void {
+  const key = `${kind}/${name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
+  const ref = builder.addEntity({ type: 'DefinedTerm', canonicalKey: key, name, provenance, confidence, importance: 2, attributes: { termSet: kind } });
+  builder.addRelationship(subject, kind === 'category' ? 'in_category' : 'tagged', ref, provenance, confidence);
+}
+
+function mapOffer(offer: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+  if (!isObject(offer)) return;
+  const spec = isObject(offer.priceSpecification) ? offer.priceSpecification : Array.isArray(offer.priceSpecification) && isObject(offer.priceSpecification[0]) ? offer.priceSpecification[0] : {};
+  const currency = normalizeCurrency(textValue(offer.priceCurrency) ?? textValue(spec.priceCurrency));
+  const amount = parseAmount(textValue(offer.price) ?? textValue(offer.lowPrice) ?? textValue(spec.price));
+  const validFrom = normalizeDate(textValue(offer.validFrom)) ?? undefined;
+  const validUntil = normalizeDate(textValue(offer.priceValidUntil) ?? textValue(offer.validThrough)) ?? undefined;
+  if (amount !== null) {
+    addFact(ctx, subject, subjectName, 'price', amount, { currency, display: formatMoney(amount, currency), validFrom, validUntil });
+  }
+  const high = parseAmount(textValue(offer.highPrice));
+  if (high !== null) addFact(ctx, subject, subjectName, 'high_price', high, { currency, display: formatMoney(high, currency), validFrom, validUntil });
+  if (validUntil !== undefined) addFact(ctx, subject, subjectName, 'price_valid_until', validUntil);
+  const availability = textValue(offer.availability);
+  if (availability !== null) addFact(ctx, subject, subjectName, 'availability', schemaTerm(availability), { validFrom, validUntil });
+  const condition = textValue(offer.itemCondition);
+  if (condition !== null) addFact(ctx, subject, subjectName, 'condition', schemaTerm(condition));
+  const offerCount = parseAmount(textValue(offer.offerCount));
+  if (offerCount !== null) addFact(ctx, subject, subjectName, 'offer_count', offerCount);
+  for (const key of ['sku', 'gtin13', 'gtin', 'mpn']) {
+    const text = textValue(offer[key]);
+    if (text !== null) addFact(ctx, subject, subjectName, TEXT_PROPERTIES[key]!, text);
+  }
+  const sellers: string[] = [];
+  for (const raw of asList(offer.seller)) {
+    const seller = resolveEntity(raw, 'Organization', ctx);
+    if (seller === null) continue;
+    sellers.push(seller.name);
+    if (seller.ref !== ctx.siteRef) ctx.builder.addEntity({ ...seller.ref, name: seller.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
+    ctx.builder.addRelationship(subject, 'offered_by', seller.ref, ctx.provenance, ctx.confidence);
+    if (seller.node !== null && depth < MAX_DEPTH) mapSchemaNode(seller.node, seller.ref, seller.name, ctx, depth + 1, seen);
+  }
+  if (sellers.length > 0) addFact(ctx, subject, subjectName, 'seller', sellers.join(', '));
+}
+
+function mapRating(rating: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, aggregate: boolean): void {
+  if (!isObject(rating)) return;
+  const value = parseAmount(textValue(rating.ratingValue));
+  const best = parseAmount(textValue(rating.bestRating));
+  const worst = parseAmount(textValue(rating.worstRating));
+  if (value !== null) addFact(ctx, subject, subjectName, 'rating_value', value, { display: best !== null ? `${value}/${best}` : undefined });
+  if (best !== null) addFact(ctx, subject, subjectName, 'best_rating', best);
+  if (worst !== null) addFact(ctx, subject, subjectName, 'worst_rating', worst);
+  if (aggregate) {
+    const count = parseAmount(textValue(rating.reviewCount) ?? textValue(rating.ratingCount));
+    if (count !== null) addFact(ctx, subject, subjectName, 'review_count', count);
+  }
+}
+
+/** Question/answer pairs of FAQPage (mainEntity) and any Question node. */
+export function readSchemaFaq(nodes: SchemaNode[], byId: Map<string, SchemaNode>): Array<{ question: string; answer: string }> {
+  const out: Array<{ question: string; answer: string }> = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 4) return;
+    for (const raw of asList(value)) {
+      const node = resolveRef(raw, byId);
+      if (!isObject(node)) continue;
+      if (typesOf(node).includes('Question')) {
+        const question = textValue(node.name) ?? textValue(node.text);
+        const answerNode = resolveRef(asList(node.acceptedAnswer)[0] ?? asList(node.suggestedAnswer)[0], byId);
+        const answer = isObject(answerNode) ? textValue(answerNode.text) : textValue(answerNode);
+        if (question !== null && answer !== null) out.push({ question, answer });
+      } else {
+        visit(node.mainEntity, depth + 1);
+        if (typesOf(node).includes('FAQPage')) visit(node.hasPart, depth + 1);
+      }
+    }
+  };
+  visit(nodes, 0);
+  return out;
+}
+
+const NEVER_MAIN = new Set(['WebSite', 'BreadcrumbList', 'SiteNavigationElement', 'ListItem', 'SearchAction', 'ReadAction', 'WPHeader', 'WPFooter', 'WPSideBar', 'ItemList', 'Brand', 'Offer', 'AggregateRating', 'Rating', 'PostalAddress', 'GeoCoordinates', 'EntryPoint']);
+const PROFILE_TYPES = new Set(['Organization', 'Corporation', 'NewsMediaOrganization', 'Person', 'EducationalOrganization', 'NGO']);
+const MEDIA_TYPES = new Set(['ImageObject', 'VideoObject', 'AudioObject', 'MediaObject']);
+const ARTICLE = /Article$|BlogPosting|Report|SocialMediaPosting|LiveBlogPosting|DiscussionForumPosting|APIReference/;
+const PAGE = /Page$/;
+
+/** Which node describes the item itself: url match, then the expected type, then document order. */
+export function pickMainNode(nodes: SchemaNode[], itemUrls: string[], itemType: string, expectedType: string, baseUrl: string): SchemaNode | null {
+  let best: SchemaNode | null = null;
+  let bestScore = -1;
+  for (const node of nodes) {
+    const types = typesOf(node);
+    if (types.length === 0 || types.some((t) => NEVER_MAIN.has(t))) continue;
+    if (itemType !== 'profile' && types.every((t) => PROFILE_TYPES.has(t))) continue;
+    if (itemType !== 'media' && types.every((t) => MEDIA_TYPES.has(t))) continue;
+    let score = 0;
+    const url = urlValue(node.url ?? node['@id'], baseUrl);
+    const key = url === null ? null : urlKey(url);
+    if (key !== null && itemUrls.includes(key)) score += 4;
+    const mainOf = resolveRef(node.mainEntityOfPage, new Map());
+    const mainUrl = urlValue(isObject(mainOf) ? mainOf['@id'] ?? mainOf.url : mainOf, baseUrl);
+    if (mainUrl !== null && itemUrls.includes(urlKey(mainUrl) ?? '')) score += 3;
+    if (types.includes(expectedType)) score += 2;
+    if (types.some((t) => ARTICLE.test(t)) && (itemType === 'page' || itemType === 'post' || itemType === 'doc')) score += 2;
+    if (types.some((t) => PAGE.test(t)) && expectedType !== 'WebPage') score -= 1;
+    if (score > bestScore) {
+      best = node;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+export { nodeName };

@@ -1,0 +1,146 @@
+import type { EntityRef } from '../graph/contribution.js';
+import type { SiteInfo } from '../site/types.js';
+import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
+import { absoluteUrl, cleanText, nameKey, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
+
+/** Reading helpers for schema.org values, shared by the JSON-LD and microdata mappers. */
+
+export function asList(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+const TAGS = /<[^>]*>/g;
+
+/** A clean string from a schema.org text value (string, number, {"@value"}, first of an array). */
+export function textValue(value: unknown): string | null {
+  if (typeof value === 'string') {
+    const text = cleanText(unescapeHtml(value.includes('<') ? value.replace(TAGS, ' ') : value));
+    return text === '' ? null : text;
+  }
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const text = textValue(item);
+      if (text !== null) return text;
+    }
+    return null;
+  }
+  if (isObject(value) && value['@value'] !== undefined) return textValue(value['@value']);
+  return null;
+}
+
+export function typesOf(node: SchemaNode): string[] {
+  return asList(node['@type']).filter((t): t is string => typeof t === 'string').map(schemaTerm);
+}
+
+export function nodeName(node: SchemaNode): string | null {
+  const given = textValue(node.givenName);
+  const family = textValue(node.familyName);
+  return textValue(node.name) ?? textValue(node.headline) ?? textValue(node.legalName)
+    ?? (given !== null || family !== null ? cleanText(`${given ?? ''} ${family ?? ''}`) : null) ?? textValue(node.alternateName);
+}
+
+/** The first url of a url-ish value (string, ImageObject, array). */
+export function urlValue(value: unknown, base: string): string | null {
+  for (const item of asList(value)) {
+    if (typeof item === 'string') {
+      const url = absoluteUrl(item, base);
+      if (url !== null) return url;
+    } else if (isObject(item)) {
+      const url = urlValue(item.url ?? item.contentUrl ?? item['@id'], base);
+      if (url !== null) return url;
+    }
+  }
+  return null;
+}
+
+/** Types keyed by their url when they have one (things with a page of their own). */
+const URL_KEYED = new Set(['Product', 'Event', 'Article', 'NewsArticle', 'BlogPosting', 'Book', 'Movie', 'Recipe', 'Course', 'SoftwareApplication', 'Service', 'CreativeWork', 'WebPage']);
+
+export interface ResolvedEntity {
+  ref: EntityRef;
+  name: string;
+  node: SchemaNode | null;
+}
+
+export interface EntityContext {
+  site: SiteInfo;
+  siteRef: EntityRef;
+  baseUrl: string;
+  byId: Map<string, SchemaNode>;
+}
+
+/** True when an organization value names the website itself (by brand or by url host). */
+export function isSiteOrganization(name: string, node: SchemaNode | null, ctx: EntityContext): boolean {
+  if (nameKey(name) === nameKey(ctx.site.brand) || nameKey(name) === nameKey(ctx.site.domain)) return true;
+  const url = node === null ? null : urlValue(node.url ?? node['@id'], ctx.baseUrl);
+  if (url === null) return false;
+  const host = new URL(url).hostname.replace(/^www\./, '');
+  return host === ctx.site.domain.replace(/^www\./, '') && new URL(url).pathname.length <= 1;
+}
+
+/**
+ * The entity a property value names: a string is a name of the default type; an object is
+ * resolved through @id and typed by its own @type. Names are keyed by nameKey, page-like things
+ * with a url by urlKey. The website's own organization maps to the site entity.
+ */
+export function resolveEntity(value: unknown, defaultType: string, ctx: EntityContext): ResolvedEntity | null {
+  const resolved = resolveRef(value, ctx.byId);
+  if (typeof resolved === 'string' || typeof resolved === 'number') {
+    const name = textValue(resolved);
+    if (name === null || /^https?:\/\//i.test(name)) return null;
+    if (defaultType === 'Organization' && isSiteOrganization(name, null, ctx)) return { ref: ctx.siteRef, name: ctx.site.brand, node: null };
+    return { ref: { type: defaultType, canonicalKey: nameKey(name) }, name, node: null };
+  }
+  if (!isObject(resolved)) return null;
+  const type = typesOf(resolved)[0] ?? defaultType;
+  const name = nodeName(resolved);
+  const url = urlValue(resolved.url ?? (typeof resolved['@id'] === 'string' && /^https?:/.test(resolved['@id']) ? resolved['@id'] : undefined), ctx.baseUrl);
+  if (name === null && url === null) return null;
+  const label = name ?? url!;
+  if ((type === 'Organization' || defaultType === 'Organization') && name !== null && isSiteOrganization(name, resolved, ctx)) {
+    return { ref: ctx.siteRef, name: ctx.site.brand, node: resolved };
+  }
+  const key = URL_KEYED.has(type) && url !== null ? urlKey(url) : nameKey(label);
+  return { ref: { type, canonicalKey: key ?? nameKey(label) }, name: label, node: resolved };
+}
+
+const DAYS: Record<string, string> = { monday: 'Mo', tuesday: 'Tu', wednesday: 'We', thursday: 'Th', friday: 'Fr', saturday: 'Sa', sunday: 'Su', publicholidays: 'PH' };
+
+function hhmm(value: unknown): string | null {
+  const text = textValue(value);
+  if (text === null) return null;
+  const match = /^(\d{1,2}):(\d{2})/.exec(text);
+  return match === null ? text : `${match[1]!.padStart(2, '0')}:${match[2]}`;
+}
+
+/** Opening hours in the schema.org openingHours text form ("Mo,Tu 09:00-17:00"), joined by "; ". */
+export function openingHoursValue(node: SchemaNode): string | null {
+  const parts: string[] = [];
+  for (const item of asList(node.openingHours)) {
+    const text = textValue(item);
+    if (text !== null) parts.push(text);
+  }
+  for (const raw of asList(node.openingHoursSpecification)) {
+    if (!isObject(raw)) continue;
+    const days = asList(raw.dayOfWeek).map((d) => textValue(d)).filter((d): d is string => d !== null)
+      .map((d) => DAYS[schemaTerm(d).toLowerCase()] ?? schemaTerm(d));
+    const opens = hhmm(raw.opens);
+    const closes = hhmm(raw.closes);
+    const hours = opens !== null && closes !== null ? `${opens}-${closes}` : opens ?? closes ?? 'closed';
+    parts.push(days.length > 0 ? `${days.join(',')} ${hours}` : hours);
+  }
+  return parts.length === 0 ? null : parts.join('; ');
+}
+
+/** A postal address as one line: street, postal code and locality, region, country. */
+export function addressValue(value: unknown): string | null {
+  if (typeof value === 'string') return textValue(value);
+  if (!isObject(value)) return textValue(value);
+  const country = isObject(value.addressCountry) ? textValue(value.addressCountry.name) : textValue(value.addressCountry);
+  const locality = [textValue(value.postalCode), textValue(value.addressLocality)].filter((p) => p !== null).join(' ');
+  const parts = [textValue(value.streetAddress), locality === '' ? null : locality, textValue(value.addressRegion), country];
+  const line = parts.filter((p): p is string => p !== null && p !== '').join(', ');
+  return line === '' ? textValue(value.name) : line;
+}
