@@ -56,7 +56,6 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   const cleanTitle = cleanDocumentTitle(scan.title === null ? null : unescapeHtml(scan.title), scan.headingTexts, scan.h1Texts);
 
   mapStructured(input, data.jsonLd, data.jsonLdById, data.mainJsonLd, 'jsonLd', cleanTitle);
-  mapStructured(input, data.microdata, data.microdataById, data.mainMicrodata, 'microdata', cleanTitle);
 
   const meta = readMetaValues(scan.metas);
   const fact = (subject: EntityRef, predicate: string, value: string | number, confidence: number, provenance: 'seo_meta' | 'text_extraction' = 'seo_meta', extra: { currency?: string; display?: string } = {}): void => {
@@ -96,6 +95,8 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     const currency = normalizeCurrency(meta.get('product:price:currency') ?? meta.get('og:price:currency'));
     fact(primary, 'price', amount, C.metaOpenGraph, 'seo_meta', { currency, display: formatMoney(amount, currency) });
   }
+
+  mapStructured(input, data.microdata, data.microdataById, data.mainMicrodata, 'microdata', cleanTitle);
 
   // The byline element counts only when no structured source named an author.
   const byline = scan.byline === null ? null : cleanByline(scan.byline);
@@ -138,8 +139,17 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     if (mainName !== null && headline !== null && mainName !== headline && cleanTitle !== null) {
       if (textSimilarity(headline, cleanTitle) > 0.75 && !(textSimilarity(mainName, cleanTitle) > 0.75)) title = headline;
     }
-    if (title !== null) input.titles.push({ value: title, provenance: 'schema_org', confidence });
-    mapSchemaNode(main, primary, input.subjectName(), { ...ctx }, 0, seen);
+    // Microdata reads visible text, which carries UI noise ("By ...", "Follow"): for the item's
+    // title, author and description it only counts when no declared metadata gives them.
+    const weak = source === 'microdata';
+    const skip = new Set<string>();
+    if (weak) {
+      for (const [property, predicate] of [['author', 'author'], ['creator', 'author'], ['description', 'description'], ['headline', 'headline']] as const) {
+        if (builder.bestFact(primary, predicate) !== undefined) skip.add(property);
+      }
+    }
+    if (title !== null && (!weak || input.titles.length === 0)) input.titles.push({ value: title, provenance: 'schema_org', confidence });
+    mapSchemaNode(main, primary, input.subjectName(), { ...ctx }, 0, seen, skip);
     const publisher = resolveEntity(main.publisher, 'Organization', ctx);
     if (publisher !== null) {
       const publisherName = textValue((publisher.node ?? {}).name) ?? publisher.name;

@@ -105,7 +105,7 @@ function collectProps(node: AnyNode, item: SchemaNode, depth: number): void {
   const el = node as Element;
   const props = (el.attribs.itemprop ?? '').trim().split(/\s+/).filter((p) => p !== '');
   if (props.length > 0) {
-    const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1) : propValue(el);
+    const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1) : propValue(el, props);
     for (const prop of props) {
       const existing = item[prop];
       item[prop] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
@@ -116,9 +116,13 @@ function collectProps(node: AnyNode, item: SchemaNode, depth: number): void {
   for (const child of el.children) collectProps(child, item, depth);
 }
 
-function propValue(el: Element): string {
+/** Properties whose value is a url; on <a>/<link>/<area> other properties read the element's text. */
+const URL_PROPERTY = /url|image|logo|sameas|thumbnail|item$|mainentityofpage|@id|href|photo/i;
+
+function propValue(el: Element, props: string[]): string {
   const attribute = VALUE_ATTRIBUTE[el.name];
-  if (attribute !== undefined && el.attribs[attribute] !== undefined) return el.attribs[attribute]!;
+  const linkText = attribute === 'href' && el.name !== 'link' && !props.some((p) => URL_PROPERTY.test(p));
+  if (attribute !== undefined && !linkText && el.attribs[attribute] !== undefined) return el.attribs[attribute]!;
   if (el.attribs.content !== undefined) return el.attribs.content;
   return textOf(el).replace(/\s+/g, ' ').trim();
 }

@@ -44,6 +44,8 @@ const LINK_PROPERTIES: Record<string, Link> = {
 };
 const CATEGORY_PROPERTIES = ['articleSection', 'category'];
 
+const NO_SKIP: ReadonlySet<string> = new Set();
+
 /** Most nested entities get their own facts, down to this depth below the item's entity. */
 const MAX_DEPTH = 2;
 
@@ -64,10 +66,11 @@ function strip<T extends Record<string, unknown>>(extra: T): Partial<T> {
  * Emits the facts a schema.org node states about its entity (subject). Names are not emitted
  * here: the entity carries its name, and the item's own title is chosen in title.ts.
  */
-export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>, skip: ReadonlySet<string> = NO_SKIP): void {
   if (seen.has(node)) return;
   seen.add(node);
   for (const key of Object.keys(node).sort()) {
+    if (skip.has(key)) continue;
     const value = node[key];
     if (TEXT_PROPERTIES[key] !== undefined) {
       const text = textValue(value);

@@ -95,7 +95,8 @@ export function resolveEntity(value: unknown, defaultType: string, ctx: EntityCo
   }
   if (!isObject(resolved)) return null;
   const type = typesOf(resolved)[0] ?? defaultType;
-  const name = nodeName(resolved);
+  const rawName = nodeName(resolved);
+  const name = rawName !== null && /^https?:\/\//i.test(rawName) ? null : rawName;
   const url = urlValue(resolved.url ?? (typeof resolved['@id'] === 'string' && /^https?:/.test(resolved['@id']) ? resolved['@id'] : undefined), ctx.baseUrl);
   if (name === null && url === null) return null;
   const label = name ?? url!;
