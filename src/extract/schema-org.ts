@@ -124,7 +124,7 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
       const address = addressValue(resolveRef(entity.node.address, ctx.byId));
       if (address !== null && address !== label) label = `${label}, ${address}`;
     }
-    names.push(label);
+    if (!names.includes(label)) names.push(label);
     if (entity.ref !== ctx.siteRef) {
       ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
     }

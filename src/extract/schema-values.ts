@@ -98,8 +98,9 @@ export function resolveEntity(value: unknown, defaultType: string, ctx: EntityCo
   const rawName = nodeName(resolved);
   const name = rawName !== null && /^https?:\/\//i.test(rawName) ? null : rawName;
   const url = urlValue(resolved.url ?? (typeof resolved['@id'] === 'string' && /^https?:/.test(resolved['@id']) ? resolved['@id'] : undefined), ctx.baseUrl);
-  if (name === null && url === null) return null;
-  const label = name ?? url!;
+  // A thing without a name (or named by a bare url) is not worth an entity of its own.
+  if (name === null) return null;
+  const label = name;
   if ((type === 'Organization' || defaultType === 'Organization') && name !== null && isSiteOrganization(name, resolved, ctx)) {
     return { ref: ctx.siteRef, name: ctx.site.brand, node: resolved };
   }
