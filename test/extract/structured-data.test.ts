@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { extractPage, factOf, factsOf, relsOf } from './helpers.js';
+
+describe('JSON-LD (@graph, nested offers, @id references, arrays)', () => {
+  const c = extractPage('product.html', 'product', 'https://shop.example/p/oak-lamp');
+
+  it('types and keys the item entity from its own JSON-LD and its url', () => {
+    expect(c.primaryEntity).toEqual({ type: 'Product', canonicalKey: 'https://shop.example/p/oak-lamp' });
+    expect(c.entities[0]).toMatchObject({ type: 'Product', name: 'Oak Lamp', provenanceMethod: 'schema_org', importance: 5 });
+    expect(c.entities[1]).toMatchObject({ type: 'Organization', canonicalKey: 'shop.example', name: 'Acme Shop' });
+    expect(c.language).toBe('en-US');
+  });
+
+  it('turns the offer into a price with currency, display and validity', () => {
+    expect(factOf(c, 'price', 'schema_org')).toMatchObject({
+      value: 12.5, currency: 'EUR', display: '12.50 EUR', validFrom: '2025-12-31T23:00:00Z', validUntil: '2026-12-31', importance: 5, freshness: 'frequent', confidence: 0.9,
+    });
+    expect(factOf(c, 'availability', 'schema_org')?.value).toBe('InStock');
+    expect(factOf(c, 'availability', 'schema_org')?.freshness).toBe('real_time');
+    expect(factOf(c, 'price_valid_until', 'schema_org')?.value).toBe('2026-12-31');
+  });
+
+  it('reads identifiers, description (tags stripped), rating and brand', () => {
+    expect(factOf(c, 'sku', 'schema_org')?.value).toBe('OL-1');
+    expect(factOf(c, 'gtin', 'schema_org')?.value).toBe('4006381333931');
+    expect(factOf(c, 'description', 'schema_org')?.value).toBe('A warm oak table lamp.');
+    expect(factOf(c, 'rating_value', 'schema_org')).toMatchObject({ value: 4.6, display: '4.6/5' });
+    expect(factOf(c, 'review_count', 'schema_org')?.value).toBe(89);
+    expect(factOf(c, 'brand', 'schema_org')?.value).toBe('Lumen');
+    expect(relsOf(c, 'brand')).toContainEqual({ from: 'Product:https://shop.example/p/oak-lamp', to: 'Brand:lumen', provenance: 'schema_org' });
+    expect(relsOf(c, 'in_category').map((r) => r.to)).toEqual(expect.arrayContaining(['DefinedTerm:category/lamps', 'DefinedTerm:category/home']));
+  });
+
+  it('resolves the seller through @id and describes it', () => {
+    expect(relsOf(c, 'offered_by')).toContainEqual({ from: 'Product:https://shop.example/p/oak-lamp', to: 'Organization:lamp traders', provenance: 'schema_org' });
+    expect(factOf(c, 'telephone', 'schema_org', { type: 'Organization', canonicalKey: 'lamp traders' })?.value).toBe('+49 30 1234567');
+    expect(factOf(c, 'site_name', 'schema_org', { type: 'Organization', canonicalKey: 'shop.example' })?.value).toBe('Acme Shop');
+    expect(relsOf(c, 'part_of')).toEqual([{ from: 'Product:https://shop.example/p/oak-lamp', to: 'Organization:shop.example', provenance: 'cms_field' }]);
+  });
+
+  it('reads definition lists and two-column tables as key/value facts', () => {
+    expect(factOf(c, 'material', 'text_extraction')?.value).toBe('Oak');
+    expect(factOf(c, 'height', 'text_extraction')?.value).toBe('42 cm');
+    expect(factOf(c, 'weight', 'text_extraction')?.value).toBe('1.2 kg');
+    expect(factOf(c, 'bulb', 'text_extraction')?.value).toBe('E27');
+    expect(factsOf(c, 'property')).toEqual([]);
+  });
+
+  it('makes FAQ pairs of question headings and <details>, and templated Q&A from facts', () => {
+    expect(c.qa).toContainEqual(expect.objectContaining({ question: 'Does it come with a bulb?', answer: 'Yes, a 4 W LED bulb is included.', provenanceMethod: 'text_extraction' }));
+    expect(c.qa).toContainEqual(expect.objectContaining({ question: 'Can I return it?', answer: 'Within 30 days.', provenanceMethod: 'text_extraction' }));
+    const cost = c.qa.find((q) => q.question === 'What does Oak Lamp cost?');
+    expect(cost?.answer).toBe('Oak Lamp costs 12.50 EUR (InStock).');
+    expect(cost?.facts).toEqual([{ subject: c.primaryEntity, predicate: 'price' }, { subject: c.primaryEntity, predicate: 'availability' }]);
+    expect(cost?.entities).toEqual([c.primaryEntity]);
+  });
+
+  it('chunks the main content without navigation or footer, with heading paths and mentions', () => {
+    const text = c.chunks.map((ch) => ch.text).join('\n');
+    expect(text).not.toContain('Imprint');
+    expect(text).not.toContain('Home');
+    expect(c.chunks[0]).toMatchObject({ position: 0, headingPath: ['Oak Lamp'] });
+    expect(c.chunks[0]!.text).toContain('turned from a single piece of oak');
+    expect(c.chunks[0]!.mentions).toContainEqual({ type: 'Brand', canonicalKey: 'lumen' });
+    expect(c.chunks.find((ch) => ch.headingPath.join('/') === 'Oak Lamp/Does it come with a bulb?')?.text).toBe('Yes, a 4 W LED bulb is included.\n\nCan I return it?\n\nWithin 30 days.');
+  });
+
+  it('fills the source record', () => {
+    expect(c.source).toEqual({
+      url: 'https://shop.example/p/oak-lamp', canonicalUrl: null, title: 'Oak Lamp', contentType: 'text/html',
+      checksum: 'sha256:' + 'a'.repeat(64), language: 'en-US', lastSeenAt: '2026-02-01T12:00:00Z',
+    });
+    expect(c.itemKey).toBe('product:product.html');
+  });
+});
+
+describe('Event', () => {
+  const c = extractPage('event.html', 'event', 'https://shop.example/events/jazz');
+  it('normalises dates to UTC and links place and organizer', () => {
+    expect(c.primaryEntity.type).toBe('Event');
+    expect(factOf(c, 'start_date', 'schema_org')?.value).toBe('2026-07-01T18:00:00Z');
+    expect(factOf(c, 'end_date', 'schema_org')?.value).toBe('2026-07-01T21:30:00Z');
+    expect(factOf(c, 'event_status', 'schema_org')?.value).toBe('EventScheduled');
+    expect(factOf(c, 'location', 'schema_org')?.value).toBe('Blue Hall, Hauptstr. 1, 10115 Berlin, DE');
+    expect(relsOf(c, 'located_at')).toContainEqual({ from: 'Event:https://shop.example/events/jazz', to: 'Place:blue hall', provenance: 'schema_org' });
+    expect(factOf(c, 'address', 'schema_org', { type: 'Place', canonicalKey: 'blue hall' })?.value).toBe('Hauptstr. 1, 10115 Berlin, DE');
+    expect(relsOf(c, 'organized_by')).toContainEqual({ from: 'Event:https://shop.example/events/jazz', to: 'Organization:jazz club berlin', provenance: 'schema_org' });
+    expect(factOf(c, 'price', 'schema_org')).toMatchObject({ value: 25, currency: 'EUR', display: '25.00 EUR', validFrom: '2026-05-01' });
+    expect(c.language).toBe('de');
+  });
+  it('templates "When is" and "Where is" questions', () => {
+    expect(c.qa.find((q) => q.question === 'When is Jazz Night?')?.answer).toBe('Jazz Night starts 2026-07-01T18:00:00Z and ends 2026-07-01T21:30:00Z.');
+    expect(c.qa.find((q) => q.question === 'Where is Jazz Night?')?.answer).toBe('Jazz Night is at Blue Hall, Hauptstr. 1, 10115 Berlin, DE.');
+  });
+});
+
+describe('LocalBusiness', () => {
+  const c = extractPage('local-business.html', 'location', 'https://shop.example/cafe');
+  it('reads opening hours, address, geo and telephone', () => {
+    expect(c.primaryEntity.type).toBe('CafeOrCoffeeShop');
+    expect(factOf(c, 'opening_hours', 'schema_org')).toMatchObject({ value: 'Mo,Tu,We,Th,Fr 08:00-18:00; Sa 09:00-14:00', importance: 5, freshness: 'seasonal' });
+    expect(factOf(c, 'address', 'schema_org')?.value).toBe('Lindenstr. 5, 04109 Leipzig, DE');
+    expect(factOf(c, 'geo', 'schema_org')).toMatchObject({ value: { latitude: 51.34, longitude: 12.37 }, display: '51.34, 12.37' });
+    expect(factOf(c, 'telephone', 'schema_org')?.value).toBe('+49 341 000000');
+    expect(factOf(c, 'price_range', 'schema_org')?.value).toBe('€€');
+    expect(c.qa.find((q) => q.question === 'When is Café Linde open?')?.answer).toBe('Café Linde is open Mo,Tu,We,Th,Fr 08:00-18:00; Sa 09:00-14:00.');
+    expect(c.language).toBe('en');
+  });
+});
+
+describe('microdata', () => {
+  const c = extractPage('microdata.html', 'product', 'https://shop.example/p/chaise-bleue');
+  it('reads itemscope/itemprop, nested items and content/href values', () => {
+    expect(c.primaryEntity).toEqual({ type: 'Product', canonicalKey: 'https://shop.example/p/chaise-bleue' });
+    expect(c.entities[0]!.name).toBe('Chaise Bleue');
+    expect(factOf(c, 'price', 'schema_org')).toMatchObject({ value: 89, currency: 'EUR', display: '89.00 EUR', confidence: 0.85 });
+    expect(factOf(c, 'availability', 'schema_org')?.value).toBe('OutOfStock');
+    expect(factOf(c, 'url', 'schema_org')?.value).toBe('https://shop.example/p/chaise-bleue');
+    expect(factOf(c, 'image', 'schema_org')?.value).toBe('https://shop.example/img/chaise.jpg');
+    expect(factOf(c, 'rating_value', 'schema_org')?.value).toBe(4.2);
+    expect(factOf(c, 'review_count', 'schema_org')?.value).toBe(17);
+    expect(relsOf(c, 'brand')).toContainEqual({ from: 'Product:https://shop.example/p/chaise-bleue', to: 'Brand:atelier nord', provenance: 'schema_org' });
+    expect(c.language).toBe('fr');
+  });
+});
+
+describe('FAQPage, OpenGraph and broken JSON-LD', () => {
+  const c = extractPage('faq.html', 'faq', 'https://shop.example/faq');
+  it('skips the invalid block with a warning and still extracts the rest', () => {
+    expect(c.warnings).toHaveLength(1);
+    expect(c.warnings[0]).toMatch(/^json_ld\.invalid: block 2 skipped/);
+    expect(c.primaryEntity.type).toBe('FAQPage');
+    expect(c.qa).toContainEqual(expect.objectContaining({ question: 'How long does shipping take?', answer: 'Two to three working days.', provenanceMethod: 'schema_org', confidence: 0.9 }));
+    expect(c.qa).toContainEqual(expect.objectContaining({ question: 'Do you ship abroad?', answer: 'Yes, within the EU.' }));
+    expect(c.qa).toContainEqual(expect.objectContaining({ question: 'What does shipping cost?', answer: 'Shipping is free above 50 EUR.', provenanceMethod: 'text_extraction' }));
+  });
+  it('reads OpenGraph, article and author meta as seo_meta facts', () => {
+    expect(c.entities[0]!.name).toBe('Shipping questions');
+    expect(factOf(c, 'name', 'seo_meta')?.value).toBe('Shipping questions');
+    expect(factOf(c, 'html_title', 'seo_meta')?.value).toBe('Shipping FAQ');
+    expect(factOf(c, 'description', 'seo_meta')?.value).toBe('Answers about shipping.');
+    expect(factOf(c, 'date_published', 'seo_meta')?.value).toBe('2025-03-01T09:00:00Z');
+    expect(factOf(c, 'author', 'seo_meta')?.value).toBe('Jane Doe');
+    expect(relsOf(c, 'authored_by')).toEqual([{ from: 'FAQPage:https://shop.example/faq', to: 'Person:jane doe', provenance: 'seo_meta' }]);
+    expect(c.qa.find((q) => q.question === 'Who wrote Shipping questions?')?.answer).toBe('Shipping questions was written by Jane Doe.');
+  });
+});
