@@ -40,9 +40,8 @@ export function urlKey(value: string, base?: string): string | null {
     params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     url.search = new URLSearchParams(params).toString();
   }
-  let text = url.toString();
-  if (url.pathname.length > 1 && url.pathname.endsWith('/') && url.search === '') text = text.slice(0, -1);
-  return text;
+  if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '') || '/';
+  return url.toString();
 }
 
 /** An absolute http(s) url resolved against base, or null. Keeps the url as written otherwise. */
