@@ -3,6 +3,7 @@ import { registerAdminCommands } from './commands/admin.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerJobsCommands } from './commands/jobs.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerPushCommand } from './commands/push.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function
@@ -14,4 +15,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerConfigCommand,
   registerAdminCommands,
   registerJobsCommands,
+  registerPushCommand,
 ];

@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// Ingest throughput: signed batches of 500 realistic items (2 to 20 KB of HTML) over loopback
+// HTTP into the real `nodectl serve`, versus a raw node:http + SQLite baseline fed the same bytes.
+// The daemon's job worker is parked (NODECTL_JOB_POLL_MS) so content.ingest processing does not
+// compete: the figure is acceptance (validated, durable in raw_items, job enqueued).
+import { fork, spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(ROOT, 'bin', 'nodectl');
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 20);
+const BATCH_SIZE = 500;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2);
+
+if (process.argv[2] === '--baseline-server') await baselineServer(process.argv[3]);
+else await main();
+
+/** The baseline: parse the JSON, insert every item in one transaction, answer. Nothing else. */
+async function baselineServer(dir) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(join(dir, 'baseline.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(`CREATE TABLE raw_items (raw_content_id TEXT PRIMARY KEY, item_type TEXT NOT NULL, item_id TEXT NOT NULL, checksum TEXT NOT NULL, url TEXT NOT NULL,
+    body TEXT, received_at TEXT NOT NULL, UNIQUE (item_type, item_id))`);
+  const insert = db.prepare('INSERT OR REPLACE INTO raw_items VALUES (?, ?, ?, ?, ?, ?, ?)');
+  let n = 0;
+  const write = db.transaction((items) => {
+    const at = new Date().toISOString();
+    for (const item of items) insert.run(`raw_${++n}`, item.type, item.id, item.checksum, item.url, JSON.stringify(item), at);
+  });
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      write(body.items);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data: { accepted: body.items.length } }));
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+}
+
+function nodectl(dataDir, args) {
+  return JSON.parse(execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], { encoding: 'utf8', env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' } }));
+}
+
+function words(n, seed) {
+  const vocab = ['river', 'mountain', 'coffee', 'ceramic', 'handmade', 'delivery', 'guarantee', 'warranty', 'organic', 'recipe', 'weekend', 'workshop', 'booking', 'price', 'colour', 'size'];
+  let s = seed, out = [];
+  for (let i = 0; i < n; i++) { s = (s * 1103515245 + 12345) % 2147483648; out.push(vocab[s % vocab.length]); }
+  return out.join(' ');
+}
+
+/** A page of 2 to 20 KB of HTML: headings, paragraphs, a list, JSON-LD. */
+function makeItems(computeItemChecksum, count) {
+  const items = [];
+  for (let i = 0; i < count; i++) {
+    const targetBytes = 2048 + ((i * 7919) % (18 * 1024));
+    let html = `<!doctype html><html><head><title>Page ${i}</title><meta name="description" content="${words(12, i)}"><script type="application/ld+json">{"@type":"Product","name":"Item ${i}","offers":{"price":"${(i % 90) + 9}.00","priceCurrency":"EUR"}}</script></head><body><h1>Item ${i}</h1>`;
+    let p = 0;
+    while (html.length < targetBytes) html += `<h2>Section ${p}</h2><p>${words(60, i * 31 + p)}</p><ul><li>${words(5, p)}</li><li>${words(6, p + 1)}</li></ul>`, p++;
+    html += '</body></html>';
+    const base = { type: 'page', id: `page:${i}`, url: `https://bench.example.com/p/${i}`, title: `Item ${i}`, html, language: 'en' };
+    items.push({ ...base, checksum: computeItemChecksum(base) });
+  }
+  return items;
+}
+
+function pct(sorted, p) { return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]; }
+
+/** Sends bodies with `CONCURRENCY` in flight; returns wall time and per-request latencies. */
+async function drive(bodies, send) {
+  const lat = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < bodies.length) {
+      const i = next++;
+      const t = performance.now();
+      await send(bodies[i], i);
+      lat.push(performance.now() - t);
+    }
+  }));
+  const wall = performance.now() - t0;
+  lat.sort((a, b) => a - b);
+  return { wallMs: wall, p50: pct(lat, 50), p99: pct(lat, 99) };
+}
+
+async function main() {
+  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'client', 'index.js'));
+  const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-ingest-'));
+  const children = [];
+  try {
+    const user = nodectl(dir, ['admin', 'user', 'create', '--email', 'bench@example.com', '--password', 'bench-password-1']);
+    const org = nodectl(dir, ['admin', 'org', 'create', '--name', 'Bench', '--owner', user.email, '--plan', 'business']);
+    const site = nodectl(dir, ['admin', 'website', 'create', '--org', org.id, '--domain', 'bench.example.com', '--name', 'Bench', '--verified', 'dns_txt']);
+    const conn = nodectl(dir, ['admin', 'connector', 'create', '--website', site.id, '--type', 'bench', '--source-types', 'page']);
+
+    const daemon = spawn('node', [...(process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : []), BIN, '--data-dir', dir, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn', NODECTL_JOB_POLL_MS: '3600000' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(daemon);
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      const t = setTimeout(() => reject(new Error('daemon did not start:\n' + out)), 20000);
+      daemon.stderr.on('data', (c) => { out += c; const m = /listening on (http:\/\/\S+)/.exec(out); if (m) { clearTimeout(t); resolve(m[1]); } });
+    });
+
+    const items = makeItems(computeItemChecksum, BATCHES * BATCH_SIZE);
+    const bodies = [];
+    for (let b = 0; b < BATCHES; b++) bodies.push(Buffer.from(JSON.stringify({ website_id: site.id, partial: true, items: items.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE) })));
+    const totalBytes = bodies.reduce((n, b) => n + b.length, 0);
+    const agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });
+    const key = deriveSigningKey(parseConnectorToken(conn.token).secret, site.id);
+    let accepted = 0, skipped = 0;
+    const sendSigned = async (body) => {
+      const headers = signRequest({ token: conn.token, websiteId: site.id, path: '/v1/ingest/batch', body, signingKey: key });
+      const res = await request(url + '/v1/ingest/batch', { method: 'POST', dispatcher: agent, body, headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID(), 'x-site-domain': 'bench.example.com' } });
+      const env = await res.body.json();
+      if (!env.ok) throw new Error(JSON.stringify(env.error));
+      accepted += env.data.accepted; skipped += env.data.skipped;
+    };
+    // Warm-up on a different id space so the measured run inserts only new rows.
+    const warm = makeItems(computeItemChecksum, BATCH_SIZE).map((it) => ({ ...it, id: 'warm:' + it.id, checksum: it.checksum }));
+    await sendSigned(Buffer.from(JSON.stringify({ website_id: site.id, items: warm })));
+    accepted = 0;
+
+    const first = await drive(bodies, sendSigned);
+    const acceptedCount = accepted;
+    const again = await drive(bodies, sendSigned);
+    const skippedCount = skipped;
+
+    const baseline = fork(fileURLToPath(import.meta.url), ['--baseline-server', dir], { stdio: 'inherit' });
+    children.push(baseline);
+    const { port } = await new Promise((resolve) => baseline.once('message', resolve));
+    const sendRaw = async (body) => {
+      const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', dispatcher: agent, body, headers: { 'content-type': 'application/json' } });
+      await res.body.json();
+    };
+    await sendRaw(Buffer.from(JSON.stringify({ items: warm })));
+    const raw = await drive(bodies, sendRaw);
+
+    const n = items.length;
+    const rate = (r) => Math.round(n / (r.wallMs / 1000));
+    const report = {
+      machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}`, node: process.version,
+      items: n, batches: BATCHES, batch_size: BATCH_SIZE, concurrency: CONCURRENCY, avg_item_html_kb: +(totalBytes / n / 1024).toFixed(1), payload_mb: +(totalBytes / 1048576).toFixed(1),
+      accepted: { items: acceptedCount, items_per_s: rate(first), p50_ms: +first.p50.toFixed(1), p99_ms: +first.p99.toFixed(1) },
+      unchanged_repush: { skipped: skippedCount, items_per_s: rate(again), p50_ms: +again.p50.toFixed(1), p99_ms: +again.p99.toFixed(1) },
+      raw_baseline: { items_per_s: rate(raw), p50_ms: +raw.p50.toFixed(1), p99_ms: +raw.p99.toFixed(1) },
+      ratio_accepted_vs_raw: +(rate(first) / rate(raw)).toFixed(2),
+      targets: { accepted_ge_10000: rate(first) >= 10000, ratio_ge_0_5: rate(first) / rate(raw) >= 0.5, unchanged_ge_30000: rate(again) >= 30000 },
+    };
+    console.log(JSON.stringify(report, null, 2));
+    await agent.close();
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

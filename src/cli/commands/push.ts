@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { commandContext } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+
+interface PushFlags { url: string; token?: string; website?: string; domain?: string; baseUrl?: string; watch?: boolean }
+
+/** `nodectl push <folder|file.jsonl>`: a file-based connector that pushes signed batches. */
+export function registerPushCommand(program: Command): void {
+  program
+    .command('push <source>')
+    .description('push a folder of Markdown, HTML and JSON files (or a .jsonl of items) to a daemon as a signed connector')
+    .option('--url <url>', 'daemon API origin', 'http://127.0.0.1:8787')
+    .option('--token <token>', 'connector token <connectorId>.<secret> (env NODECTL_CONNECTOR_TOKEN)')
+    .option('--website <websiteId>', 'website the connector writes to')
+    .option('--domain <domain>', "the website's domain (sent as X-Site-Domain)")
+    .option('--base-url <url>', 'origin for urls derived from file paths (default https://<domain>)')
+    .option('--watch', 'keep running and push changes and deletions as they happen')
+    .addHelpText('after', '\nExit codes: 0 all accepted or skipped, 1 any errored item or failed request, 2 bad usage.')
+    .action(async (source: string, opts: PushFlags, command: Command) => {
+      const ctx = commandContext(command);
+      const token = opts.token ?? process.env.NODECTL_CONNECTOR_TOKEN;
+      if (!token || !/^[^.]+\..+$/.test(token)) throw new UsageError('a connector token is required: --token <connectorId>.<secret> or env NODECTL_CONNECTOR_TOKEN (create one with `nodectl admin connector create`)');
+      if (!opts.website) throw new UsageError('--website <websiteId> is required');
+      if (!opts.domain) throw new UsageError('--domain <domain> is required (the website domain, e.g. example.com)');
+      try {
+        new URL(opts.url);
+        if (opts.baseUrl) new URL(opts.baseUrl);
+      } catch {
+        throw new UsageError('--url and --base-url must be absolute URLs such as http://127.0.0.1:8787');
+      }
+      const { existsSync, statSync } = await import('node:fs');
+      if (!existsSync(source)) throw new UsageError(`${source} does not exist: give a folder or a .jsonl file`);
+      const isDir = statSync(source).isDirectory();
+      if (!isDir && !source.endsWith('.jsonl')) throw new UsageError(`${source} is neither a folder nor a .jsonl file`);
+      if (opts.watch && !isDir) throw new UsageError('--watch needs a folder');
+
+      const { createInkProgress, createPlainProgress } = await import('../../push/progress.js');
+      const progress = !ctx.out.json && process.stderr.isTTY ? await createInkProgress() : createPlainProgress();
+      const { runPush } = await import('../../push/run-push.js');
+      const pushOptions = { source, url: opts.url, token, websiteId: opts.website, domain: opts.domain, baseUrl: opts.baseUrl, progress };
+      const report = await runPush(pushOptions);
+      if (opts.watch) {
+        const { watchFolder } = await import('../../push/watch.js');
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        await watchFolder({ ...pushOptions, report, signal: controller.signal });
+      }
+      progress.stop();
+      const s = report.summary;
+      ctx.out.result({ ...s, problems: report.problems, item_errors: report.itemErrors }, () =>
+        [
+          ...report.itemErrors.map((e) => `error ${e.id ?? '(no id)'}: [${e.code}] ${e.message}`),
+          `accepted ${s.accepted}, skipped ${s.skipped}, errored ${s.errored}${s.deleted || s.notFound ? `, deleted ${s.deleted}, not found ${s.notFound}` : ''}${s.failedRequests ? `, failed requests ${s.failedRequests}` : ''}`,
+        ].join('\n'),
+      );
+      if (s.errored > 0 || s.failedRequests > 0 || report.problems.length > 0) process.exitCode = EXIT.failure;
+    });
+}
