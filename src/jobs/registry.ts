@@ -12,5 +12,7 @@ export function jobHandlers(): ReadonlyMap<string, JobHandler> {
     ['analytics.aggregate', noop],
     ['verification.check', noop],
     ['connector.heartbeat.check', noop],
+    // Loaded on first use: the extractor (htmlparser2, css-select) stays out of daemon start-up.
+    ['content.ingest', async (job, services, signal) => (await import('../graph/content-ingest-job.js')).contentIngestHandler(job, services, signal)],
   ]);
 }

@@ -1,0 +1,131 @@
+import type { Db } from '../storage/sqlite.js';
+import type {
+  ChunkRow, EditorialState, EntityRow, FactRow, Freshness, GraphReader, ProvenanceMethod, QaRow, RelationshipRow, SourceRow,
+} from './types.js';
+
+/* Row shapes as SQLite returns them. */
+interface EntitySql {
+  id: string; type: string; canonical_key: string; name: string; language: string; confidence: number; provenance_method: ProvenanceMethod;
+  source_id: string | null; source_url: string | null; importance: number; attributes: string; hidden: number | null;
+}
+interface FactSql {
+  fact_id: string; item_key: string; subject: string; subject_entity_id: string; subject_exists: number; predicate: string; value: string; language: string;
+  confidence: number; provenance_method: ProvenanceMethod; unit: string | null; currency: string | null; display: string | null; importance: number;
+  freshness: Freshness; valid_from: string | null; valid_until: string | null; source_id: string | null; source_url: string | null; status: FactRow['status'];
+  ed_hidden: number | null; ed_pinned: number | null; ed_pinned_item: string | null; ed_status: EditorialState['editorialStatus']; ed_reviewed_by: string | null; ed_original: string | null;
+}
+interface RelSql {
+  id: string; type: string; from_entity_id: string; to_entity_id: string | null; to_ref: string; resolution_status: 'resolved' | 'dangling'; language: string;
+  confidence: number; provenance_method: ProvenanceMethod; source_id: string | null; source_url: string | null;
+}
+interface ChunkSql { id: string; text: string; tokens_estimate: number; language: string; entity_ids: string; source_id: string | null; heading_path: string; position: number }
+interface QaSql {
+  id: string; question: string; answer: string; language: string; fact_ids: string; entity_ids: string; confidence: number; provenance_method: ProvenanceMethod; stale: number;
+}
+interface SourceSql {
+  id: string; url: string; canonical_url: string | null; title: string | null; content_type: string; last_seen_at: string; checksum: string; language: string; trust: number;
+}
+
+const ENTITY_SQL = `SELECT e.*, ed.hidden AS hidden FROM entities e LEFT JOIN editorial ed ON ed.record_id = e.id`;
+
+function toEntity(r: EntitySql): EntityRow {
+  return {
+    id: r.id, type: r.type, canonicalKey: r.canonical_key, name: r.name, language: r.language, confidence: r.confidence, provenanceMethod: r.provenance_method,
+    sourceId: r.source_id, sourceUrl: r.source_url, importance: r.importance, attributes: JSON.parse(r.attributes) as Record<string, unknown>, hidden: r.hidden === 1,
+  };
+}
+
+function toFact(r: FactSql): FactRow {
+  return {
+    id: r.fact_id, subject: r.subject, subjectEntityId: r.subject_exists === 1 ? r.subject_entity_id : null, predicate: r.predicate,
+    value: JSON.parse(r.value) as FactRow['value'], language: r.language, confidence: r.confidence, provenanceMethod: r.provenance_method,
+    unit: r.unit, currency: r.currency, display: r.display, importance: r.importance, freshness: r.freshness, validFrom: r.valid_from, validUntil: r.valid_until,
+    sourceId: r.source_id, sourceUrl: r.source_url, status: r.status,
+    editorial: {
+      hidden: r.ed_hidden === 1,
+      // A pin names one item's candidate (or all of them when no item is named).
+      pinned: r.ed_pinned === 1 && (r.ed_pinned_item === null || r.ed_pinned_item === r.item_key),
+      editorialStatus: r.ed_status ?? null,
+      reviewedBy: r.ed_reviewed_by,
+      originalValue: r.ed_original === null ? null : JSON.parse(r.ed_original),
+    },
+  };
+}
+
+function* mapRows<S, T>(rows: IterableIterator<unknown>, map: (row: S) => T): Generator<T> {
+  for (const row of rows) yield map(row as S);
+}
+
+/**
+ * GraphReader over a website's graph database. Every iterator streams with `.iterate()` in id
+ * order (then survivor rank for fact candidates), and carries the internal flags (fact status,
+ * editorial state, hidden, Q&A stale, relationship resolution): the compiler applies the export
+ * rules, this reader never filters. Candidates of one fact share its id; the survivor comes first.
+ */
+export class SqliteGraphReader implements GraphReader {
+  constructor(private readonly db: Db) {}
+
+  languages(): string[] {
+    const rows = this.db.prepare(`SELECT language FROM entities UNION SELECT language FROM fact_candidates UNION SELECT language FROM relationships
+      UNION SELECT language FROM chunks UNION SELECT language FROM qa ORDER BY 1`).pluck().all() as string[];
+    return rows;
+  }
+
+  entities(language: string): Iterable<EntityRow> {
+    return mapRows(this.db.prepare(`${ENTITY_SQL} WHERE e.language = ? ORDER BY e.id`).iterate(language), toEntity);
+  }
+
+  facts(language: string): Iterable<FactRow> {
+    const sql = `SELECT f.*, EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) AS subject_exists,
+        ed.hidden AS ed_hidden, ed.pinned AS ed_pinned, ed.pinned_item_key AS ed_pinned_item, ed.editorial_status AS ed_status,
+        ed.reviewed_by AS ed_reviewed_by, ed.original_value AS ed_original
+      FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id
+      WHERE f.language = ? ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`;
+    return mapRows(this.db.prepare(sql).iterate(language), toFact);
+  }
+
+  relationships(language: string): Iterable<RelationshipRow> {
+    return mapRows(this.db.prepare('SELECT * FROM relationships WHERE language = ? ORDER BY id').iterate(language), (r: RelSql): RelationshipRow => ({
+      id: r.id, type: r.type, fromEntityId: r.from_entity_id, toEntityId: r.to_entity_id, toRef: r.to_ref, resolutionStatus: r.resolution_status,
+      language: r.language, confidence: r.confidence, provenanceMethod: r.provenance_method, sourceId: r.source_id, sourceUrl: r.source_url,
+    }));
+  }
+
+  chunks(language: string): Iterable<ChunkRow> {
+    const sql = `SELECT c.id, c.text, c.tokens_estimate, c.language, c.source_id, c.heading_path, c.position,
+        (SELECT json_group_array(j.value) FROM json_each(c.mention_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value)) AS entity_ids
+      FROM chunks c WHERE c.language = ? ORDER BY c.id`;
+    return mapRows(this.db.prepare(sql).iterate(language), (r: ChunkSql): ChunkRow => ({
+      id: r.id, text: r.text, tokensEstimate: r.tokens_estimate, language: r.language, entityIds: (JSON.parse(r.entity_ids) as string[]).sort(),
+      sourceId: r.source_id, headingPath: JSON.parse(r.heading_path) as string[], position: r.position,
+    }));
+  }
+
+  /** One row per Q&A id: when several items ask the same question, a fresh one, then the most confident, then the first item key. */
+  *qa(language: string): Iterable<QaRow> {
+    const rows = this.db.prepare(`SELECT q.*, (SELECT json_group_array(j.value) FROM json_each(q.entity_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value)) AS present_entity_ids
+      FROM qa q WHERE q.language = ? ORDER BY q.id, q.stale, q.confidence DESC, q.item_key`).iterate(language);
+    let last: string | null = null;
+    for (const raw of rows) {
+      const r = raw as QaSql & { present_entity_ids: string };
+      if (r.id === last) continue;
+      last = r.id;
+      yield {
+        id: r.id, question: r.question, answer: r.answer, language: r.language, factIds: JSON.parse(r.fact_ids) as string[],
+        entityIds: (JSON.parse(r.present_entity_ids) as string[]).sort(), confidence: r.confidence, provenanceMethod: r.provenance_method, stale: r.stale === 1,
+      };
+    }
+  }
+
+  sources(): Iterable<SourceRow> {
+    return mapRows(this.db.prepare('SELECT * FROM sources ORDER BY id').iterate(), (r: SourceSql): SourceRow => ({
+      id: r.id, url: r.url, canonicalUrl: r.canonical_url, title: r.title, contentType: r.content_type, lastSeenAt: r.last_seen_at,
+      checksum: r.checksum, language: r.language, trust: r.trust,
+    }));
+  }
+
+  entityById(id: string): EntityRow | undefined {
+    const row = this.db.prepare(`${ENTITY_SQL} WHERE e.id = ?`).get(id) as EntitySql | undefined;
+    return row ? toEntity(row) : undefined;
+  }
+}
