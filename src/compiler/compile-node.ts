@@ -1,0 +1,276 @@
+import type { GraphReader } from '../graph/types.js';
+import { capabilitiesOf, type SiteInfo } from '../site/types.js';
+import {
+  AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, ManifestSchema,
+  McpManifestSchema, NODE_SCHEMA_VERSION, OpenApiSchema, PriorityFeedRecordSchema, QaRecordSchema, RelationshipRecordSchema, SchemaJsonLdSchema,
+  SourceRecordSchema, TrustSchema, VersionsSchema, type CitationRecord, type Manifest, type PriorityFeedRecord,
+} from '../node-format/index.js';
+import type { z } from 'zod';
+import { ChangeLog } from './changes.js';
+import { buildAiJson, buildEmbeddingsManifest, buildMcpManifest, buildOpenApi, buildTrust, buildVersions, manifestEntry, renderJson, trustTierOf } from './documents.js';
+import { factWithheldReason, isEntityExported, isQaExported, isRelationshipExported } from './export-rules.js';
+import { compareEntityBriefs, compareFactBriefs, factText, type EntityBrief, type FactBrief } from './highlights.js';
+import { assertValid, JsonlWriter } from './jsonl-writer.js';
+import { renderLlmsFull, renderLlmsTxt } from './llms.js';
+import { contentDigest, nodeVersionLabel, nodeVersionUlid, parseBuildTime } from './node-version.js';
+import { groupById, pickSurvivor, uniqueById } from './passes.js';
+import { projectChunk, projectEntity, projectFact, projectQa, projectRelationship, projectSource, type ExportedIds } from './project.js';
+import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE } from './schema-jsonld.js';
+import { TrackedFile, type NodeSink, type WrittenFile } from './sink.js';
+import { renderSitemap, SITEMAP_MAX_URLS, type SitemapEntry } from './sitemap.js';
+import { compareStrings, TopK } from './top-k.js';
+import type { CompileCounts, CompileOptions, CompileResult } from './types.js';
+
+/** How many ranked records priority-feed.jsonl holds. */
+export const PRIORITY_FEED_SIZE = 1000;
+/** Entities considered for llms-full.txt and schema.jsonld. */
+const HIGHLIGHT_ENTITIES = 600;
+const FACTS_PER_ENTITY = 30;
+const RECORD_KINDS = [['entities', 'Entities'], ['facts', 'Facts'], ['relationships', 'Relationships'], ['qa', 'Questions and answers'], ['chunks', 'Text chunks']] as const;
+
+interface Emitted { file: WrittenFile; language?: string; producedBy: string }
+
+/**
+ * Compiles one website's graph into the node files of SPEC.md, writing each through `sink`
+ * (manifest.json last). Pure apart from the sink: no clock, randomness, disk or environment;
+ * identical graph content, site and options give byte-identical files. Applies the export rules
+ * to the rows the reader returns and validates every record against its schema before it is
+ * written; throws AppError publish.validation_failed or node.uuid_leak on a bad record.
+ */
+export function compileNode(reader: GraphReader, site: SiteInfo, options: CompileOptions, sink: NodeSink): CompileResult {
+  const build = parseBuildTime(options.buildTime);
+  const capabilities = capabilitiesOf(site.plan);
+  const readerLanguages = [...new Set(reader.languages())].sort(compareStrings);
+  const languages = readerLanguages.length > 0 ? readerLanguages : [site.defaultLanguage];
+  const description = options.description ?? `Knowledge node of ${site.brand} (${site.domain}).`;
+  const emitted: Emitted[] = [];
+  const counts: CompileCounts = { entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0, withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 } };
+  const changes = new ChangeLog(sink, options.previous);
+  const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
+
+  const sources = new Map<string, { url: string; title: string | undefined; lastSeenAt: string }>();
+  const entityIds = new Set<string>();
+  const hiddenEntities = new Set<string>();
+  const factIds = new Set<string>();
+  const withheldFacts = new Set<string>();
+  const ids: ExportedIds = { entity: (id) => entityIds.has(id), fact: (id) => factIds.has(id), source: (id) => sources.has(id) };
+  const cite = (kind: CitationRecord['record_kind'], file: string, rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }) => {
+    const source = rec.source_id === undefined ? undefined : sources.get(rec.source_id);
+    if (source === undefined) return;
+    const citation: CitationRecord = {
+      schema_version: NODE_SCHEMA_VERSION, record_id: rec.id, record_kind: kind, file, source_id: rec.source_id!, source_url: source.url,
+      ...(source.title === undefined ? {} : { source_title: source.title }),
+      retrieved_at: source.lastSeenAt, provenance_method: rec.provenance_method, confidence: rec.confidence,
+      cite_as: `${source.title ?? site.brand}, ${source.url} (retrieved ${source.lastSeenAt.slice(0, 10)})`,
+    };
+    citations.add(citation);
+  };
+  const finish = (writer: { close(): WrittenFile }, producedBy: string, language?: string) => {
+    const file = writer.close();
+    emitted.push(language === undefined ? { file, producedBy } : { file, language, producedBy });
+    return file;
+  };
+
+  // Sources first: every other record may cite them.
+  const sourceWriter = new JsonlWriter(sink, 'sources.jsonl', SourceRecordSchema, changes.observe);
+  for (const row of uniqueById(reader.sources())) {
+    const record = projectSource(row);
+    sourceWriter.add(record, row.id);
+    sources.set(row.id, { url: record.canonical_url ?? record.url, title: record.title, lastSeenAt: record.last_seen_at });
+  }
+  counts.sources = finish(sourceWriter, 'nodectl:records').records ?? 0;
+
+  const topEntities = new TopK<EntityBrief>(PRIORITY_FEED_SIZE, compareEntityBriefs(site.defaultLanguage));
+  const sourceImportance = new Map<string, number>();
+  for (const language of languages) {
+    const path = `entities.${language}.jsonl`;
+    const writer = new JsonlWriter(sink, path, EntityRecordSchema, changes.observe);
+    for (const row of uniqueById(reader.entities(language))) {
+      if (!isEntityExported(row)) {
+        hiddenEntities.add(row.id);
+        counts.withheld.hiddenEntities++;
+        continue;
+      }
+      if (entityIds.has(row.id)) continue;
+      const record = projectEntity(row, ids);
+      writer.add(record, row.id);
+      entityIds.add(row.id);
+      cite('entity', path, record);
+      topEntities.push({ id: row.id, type: row.type, name: row.name, language: row.language, importance: row.importance, sourceUrl: row.sourceUrl, file: path });
+      if (record.source_id !== undefined) sourceImportance.set(record.source_id, Math.max(sourceImportance.get(record.source_id) ?? 1, row.importance));
+    }
+    counts.entities += finish(writer, 'nodectl:records', language).records ?? 0;
+  }
+  const rankedEntities = topEntities.result();
+  const highlighted = new Map(rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((e) => [e.id, [] as FactBrief[]]));
+
+  const topFacts = new TopK<FactBrief>(PRIORITY_FEED_SIZE, compareFactBriefs);
+  let volatile = false;
+  for (const language of languages) {
+    const path = `facts.${language}.jsonl`;
+    const writer = new JsonlWriter(sink, path, FactRecordSchema, changes.observe);
+    for (const group of groupById(reader.facts(language))) {
+      const survivors = group.filter((row) => factWithheldReason(row) === null);
+      for (const row of group) {
+        const reason = factWithheldReason(row);
+        if (reason === 'hidden') counts.withheld.hiddenFacts++;
+        else if (reason === 'superseded') counts.withheld.supersededFacts++;
+      }
+      if (survivors.length === 0) {
+        withheldFacts.add(group[0]!.id);
+        continue;
+      }
+      const row = pickSurvivor(survivors);
+      if (row.subjectEntityId !== null && hiddenEntities.has(row.subjectEntityId)) {
+        counts.withheld.orphanedFacts++;
+        withheldFacts.add(row.id);
+        continue;
+      }
+      const record = projectFact(row, ids);
+      writer.add(record, row.id);
+      factIds.add(row.id);
+      cite('fact', path, record);
+      volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
+      const brief: FactBrief = { id: row.id, subject: row.subject, subjectEntityId: record.subject_entity_id ?? null, predicate: row.predicate, value: record.value, text: factText(record.value, row.display, row.unit), unit: row.unit, currency: row.currency, importance: row.importance, language: row.language, sourceUrl: row.sourceUrl, file: path };
+      topFacts.push(brief);
+      const list = brief.subjectEntityId === null ? undefined : highlighted.get(brief.subjectEntityId);
+      if (list !== undefined) {
+        list.push(brief);
+        if (list.length >= FACTS_PER_ENTITY * 2) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
+      }
+    }
+    counts.facts += finish(writer, 'nodectl:records', language).records ?? 0;
+  }
+  for (const list of highlighted.values()) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
+
+  for (const language of languages) {
+    const path = `relationships.${language}.jsonl`;
+    const writer = new JsonlWriter(sink, path, RelationshipRecordSchema, changes.observe);
+    for (const row of uniqueById(reader.relationships(language))) {
+      if (!isRelationshipExported(row, ids.entity)) {
+        counts.withheld.unresolvedRelationships++;
+        continue;
+      }
+      const record = projectRelationship(row, ids);
+      writer.add(record, row.id);
+      cite('relationship', path, record);
+    }
+    counts.relationships += finish(writer, 'nodectl:records', language).records ?? 0;
+  }
+
+  const chunkFiles: Array<{ path: string; language: string; records: number }> = [];
+  for (const language of languages) {
+    const path = `chunks.${language}.jsonl`;
+    const writer = new JsonlWriter(sink, path, ChunkRecordSchema, changes.observe);
+    for (const row of uniqueById(reader.chunks(language))) writer.add(projectChunk(row, ids), row.id);
+    const file = finish(writer, 'nodectl:records', language);
+    counts.chunks += file.records ?? 0;
+    chunkFiles.push({ path, language, records: file.records ?? 0 });
+  }
+
+  for (const language of languages) {
+    const path = `qa.${language}.jsonl`;
+    const writer = new JsonlWriter(sink, path, QaRecordSchema, changes.observe);
+    for (const row of uniqueById(reader.qa(language))) {
+      // A Q&A templated from a withheld fact would repeat its value: it goes with the fact.
+      if (!isQaExported(row) || row.factIds.some((id) => withheldFacts.has(id) && !factIds.has(id))) {
+        counts.withheld.staleQa++;
+        continue;
+      }
+      writer.add(projectQa(row, ids), row.id);
+    }
+    counts.qa += finish(writer, 'nodectl:records', language).records ?? 0;
+  }
+
+  emitted.push({ file: citations.close(), producedBy: 'nodectl:citations' });
+  writePriorityFeed(sink, rankedEntities, topFacts.result(), emitted);
+
+  const jsonLdEntities = rankedEntities.slice(0, HIGHLIGHT_ENTITIES).filter((e) => e.importance >= JSONLD_MIN_IMPORTANCE);
+  emitted.push({ file: writeDocument(sink, 'schema.jsonld', SchemaJsonLdSchema, buildSchemaJsonLd(jsonLdEntities, highlighted)), producedBy: 'nodectl:schema-org' });
+  emitted.push({ file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(sources, sourceImportance))), producedBy: 'nodectl:sitemap' });
+
+  const recordFiles = RECORD_KINDS.flatMap(([kind, title]) => languages.map((language) => {
+    const path = `${kind}.${language}.jsonl`;
+    return { path, title: `${title} (${language})`, records: emitted.find((e) => e.file.path === path)?.file.records ?? 0 };
+  }));
+  recordFiles.push({ path: 'sources.jsonl', title: 'Sources', records: counts.sources });
+  const advanced = capabilities.includes('cap.advanced');
+  const embeddings = advanced && capabilities.includes('cap.embeddings');
+  const otherFiles = [
+    { path: 'priority-feed.jsonl', title: 'Priority feed', note: 'the most important records, ranked' },
+    { path: 'citations.jsonl', title: 'Citations', note: 'where each record comes from and how to cite it' },
+    { path: 'schema.jsonld', title: 'schema.org graph', note: 'high-importance entities and facts as JSON-LD' },
+    { path: 'sitemap-ai.xml', title: 'AI sitemap', note: 'source pages with their importance' },
+    { path: 'changes.jsonl', title: 'Changes', note: 'records added, changed or removed since the previous version' },
+    { path: 'versions.json', title: 'Versions', note: 'this version and earlier ones' },
+    { path: 'mcp.json', title: 'MCP manifest', note: 'how to query this knowledge through MCP' },
+  ];
+  emitted.push({ file: writeText(sink, 'llms.txt', renderLlmsTxt({ brand: site.brand, domain: site.domain, description, languages, recordFiles, otherFiles, topEntities: rankedEntities })), producedBy: 'nodectl:llms' });
+  const fullEntities = rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((entity) => ({ entity, facts: highlighted.get(entity.id) ?? [] }));
+  emitted.push({ file: writeText(sink, 'llms-full.txt', renderLlmsFull({ brand: site.brand, domain: site.domain, description, entities: fullEntities, totalEntities: counts.entities, totalFacts: counts.facts, recordFiles })), producedBy: 'nodectl:llms' });
+
+  const consumes = ['llms.txt', 'versions.json', 'changes.jsonl', ...languages.flatMap((l) => RECORD_KINDS.map(([kind]) => `${kind}.${l}.jsonl`)), 'sources.jsonl', 'citations.jsonl', 'priority-feed.jsonl', 'schema.jsonld', 'sitemap-ai.xml', 'llms-full.txt', 'mcp.json'];
+  if (advanced) consumes.push('trust.json', 'openapi.json');
+  if (embeddings) consumes.push('embeddings-manifest.json');
+  const ai = buildAiJson(site, { license: options.license ?? 'all-rights-reserved', description, ...(options.contact === undefined ? {} : { contact: options.contact }), languages, refreshHintSeconds: volatile ? 3600 : 86400, consumes });
+  emitted.push({ file: writeDocument(sink, 'ai.json', AiJsonSchema, ai), producedBy: 'nodectl:ai' });
+  emitted.push({ file: writeDocument(sink, 'mcp.json', McpManifestSchema, buildMcpManifest(site, capabilities)), producedBy: 'nodectl:mcp' });
+  if (advanced) emitted.push({ file: writeDocument(sink, 'trust.json', TrustSchema, buildTrust(site)), producedBy: 'nodectl:trust' });
+  if (embeddings) emitted.push({ file: writeDocument(sink, 'embeddings-manifest.json', EmbeddingsManifestSchema, buildEmbeddingsManifest(chunkFiles)), producedBy: 'nodectl:embeddings' });
+  emitted.push({ file: changes.close(emitted.map((e) => e.file)), producedBy: 'nodectl:changes' });
+
+  // Everything so far is version-free: its digest gives the ULID's random part.
+  const nodeVersion = nodeVersionUlid(build.ms, contentDigest(emitted.map((e) => e.file)));
+  const label = nodeVersionLabel(build.iso, options.previous?.label ?? null);
+  const current = { node_version: nodeVersion, node_version_label: label, generated_at: build.iso };
+  emitted.push({ file: writeDocument(sink, 'versions.json', VersionsSchema, buildVersions(current, options.previous)), producedBy: 'nodectl:versions' });
+  if (advanced) emitted.push({ file: writeDocument(sink, 'openapi.json', OpenApiSchema, buildOpenApi(site, label, emitted.map((e) => e.file).concat({ path: 'openapi.json', checksum: '', bytes: 0 }))), producedBy: 'nodectl:openapi' });
+
+  const files = emitted.map((e) => manifestEntry(e.file, e.language, e.producedBy)).sort((a, b) => compareStrings(a.path, b.path));
+  const manifest: Manifest = {
+    schema_version: NODE_SCHEMA_VERSION, node_version: nodeVersion, node_version_label: label, brand: site.brand, domain: site.domain, website_id: site.websiteId,
+    generated_at: build.iso, capabilities, languages, default_language: site.defaultLanguage, trust_tier: trustTierOf(site), files,
+  };
+  const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
+  return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts };
+}
+
+function writeText(sink: NodeSink, path: string, text: string): WrittenFile {
+  const file = new TrackedFile(sink, path);
+  file.write(text);
+  return file.close();
+}
+
+function writeDocument(sink: NodeSink, path: string, schema: z.ZodType, value: unknown): WrittenFile {
+  assertValid(schema, value, path);
+  return writeText(sink, path, renderJson(value));
+}
+
+function writePriorityFeed(sink: NodeSink, entities: EntityBrief[], facts: FactBrief[], emitted: Emitted[]): void {
+  type Ranked = { importance: number; kind: 'entity' | 'fact'; id: string; language: string; label: string; sourceUrl: string | null; file: string };
+  const all: Ranked[] = [
+    ...entities.map((e) => ({ importance: e.importance, kind: 'entity' as const, id: e.id, language: e.language, label: e.name, sourceUrl: e.sourceUrl, file: e.file })),
+    ...facts.map((f) => ({ importance: f.importance, kind: 'fact' as const, id: f.id, language: f.language, label: `${f.subject}: ${f.predicate} = ${f.text}`, sourceUrl: f.sourceUrl, file: f.file })),
+  ];
+  all.sort((a, b) => b.importance - a.importance || compareStrings(a.kind, b.kind) || compareStrings(a.id, b.id));
+  const writer = new JsonlWriter<PriorityFeedRecord>(sink, 'priority-feed.jsonl', PriorityFeedRecordSchema);
+  all.slice(0, PRIORITY_FEED_SIZE).forEach((r, i) => {
+    const record: PriorityFeedRecord = { schema_version: NODE_SCHEMA_VERSION, rank: i + 1, record_id: r.id, record_kind: r.kind, file: r.file, importance: r.importance, language: r.language, label: r.label };
+    if (r.sourceUrl !== null) record.source_url = r.sourceUrl;
+    writer.add(record);
+  });
+  emitted.push({ file: writer.close(), producedBy: 'nodectl:priority-feed' });
+}
+
+function sitemapEntries(sources: Map<string, { url: string; lastSeenAt: string }>, importance: Map<string, number>): SitemapEntry[] {
+  const byLoc = new Map<string, SitemapEntry>();
+  for (const [id, source] of sources) {
+    if (!/^https?:\/\//.test(source.url) || source.url.length < 12) continue;
+    const entry = { loc: source.url, lastmod: source.lastSeenAt, importance: Math.min(5, Math.max(1, Math.round(importance.get(id) ?? 1))) };
+    const existing = byLoc.get(entry.loc);
+    if (existing === undefined || entry.importance > existing.importance || (entry.importance === existing.importance && entry.lastmod > existing.lastmod)) byLoc.set(entry.loc, entry);
+  }
+  let entries = [...byLoc.values()];
+  if (entries.length > SITEMAP_MAX_URLS) entries = entries.sort((a, b) => b.importance - a.importance || compareStrings(a.loc, b.loc)).slice(0, SITEMAP_MAX_URLS);
+  return entries.sort((a, b) => compareStrings(a.loc, b.loc));
+}

@@ -1,0 +1,117 @@
+import { trustScore, type SiteInfo } from '../site/types.js';
+import {
+  NODE_SCHEMA_VERSION, type AiJson, type EmbeddingsManifest, type ManifestFile, type McpManifest, type Trust, type VersionEntry, type Versions,
+} from '../node-format/index.js';
+import type { PreviousNode } from './types.js';
+
+/** The JSON text of a document file: two-space indent and a final line feed. */
+export function renderJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}
+
+export function contentTypeOf(path: string): string {
+  if (path.endsWith('.jsonl')) return 'application/x-ndjson';
+  if (path.endsWith('.jsonld')) return 'application/ld+json';
+  if (path.endsWith('.json')) return 'application/json';
+  if (path.endsWith('.xml')) return 'application/xml';
+  return 'text/plain; charset=utf-8';
+}
+
+/** Immutable files go to versions/{ulid}/ with a one-year cache (SPEC.md "Published layout"). */
+export function isImmutable(path: string): boolean {
+  return path.endsWith('.jsonl') || path === 'schema.jsonld' || path === 'openapi.json';
+}
+
+export function trustTierOf(site: SiteInfo): Trust['trust_tier'] {
+  const { method, state } = site.verification;
+  return method !== null && (state === 'verified' || state === 'grace') ? method : 'unverified';
+}
+
+export function buildTrust(site: SiteInfo): Trust {
+  return {
+    schema_version: NODE_SCHEMA_VERSION,
+    verification_method: site.verification.method,
+    trust_tier: trustTierOf(site),
+    verification_state: site.verification.state,
+    trust_score: trustScore(site.verification.method, site.verification.state),
+  };
+}
+
+export function buildAiJson(site: SiteInfo, input: { license: string; description: string; contact?: string; languages: string[]; refreshHintSeconds: number; consumes: string[] }): AiJson {
+  const ai: AiJson = {
+    schema_version: NODE_SCHEMA_VERSION,
+    brand: site.brand,
+    website_id: site.websiteId,
+    entry: 'manifest.json',
+    license: input.license,
+    description: input.description,
+    languages: input.languages,
+  };
+  if (input.contact !== undefined) ai.contact = input.contact;
+  ai.refresh_hint_seconds = input.refreshHintSeconds;
+  ai.consumes = input.consumes;
+  return ai;
+}
+
+export function buildMcpManifest(site: SiteInfo, capabilities: readonly string[]): McpManifest {
+  const websiteId = { type: 'string', const: site.websiteId, description: 'the website this server is scoped to' };
+  return {
+    schema_version: NODE_SCHEMA_VERSION,
+    name: `nodectl-${site.domain}`,
+    description: `Read-only knowledge of ${site.brand} (${site.domain}): search, entity facts and node files.`,
+    website_id: site.websiteId,
+    available: capabilities.includes('cap.mcp'),
+    requires_capability: 'cap.mcp',
+    transport: 'stdio',
+    command: ['nodectl', 'mcp', '--website', site.websiteId],
+    tools: [
+      { name: 'search_website_knowledge', description: 'Ranked entity, fact and chunk hits for a text query.', input_schema: { type: 'object', properties: { websiteId, query: { type: 'string', minLength: 1 }, limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['websiteId', 'query'], additionalProperties: false } },
+      { name: 'get_entity_facts', description: 'The exported facts of one entity, by its entity_* id.', input_schema: { type: 'object', properties: { websiteId, entityId: { type: 'string', pattern: '^entity_[0-9a-f]+$' } }, required: ['websiteId', 'entityId'], additionalProperties: false } },
+      { name: 'list_node_files', description: 'The files of the live node with checksum and size.', input_schema: { type: 'object', properties: { websiteId }, required: ['websiteId'], additionalProperties: false } },
+    ],
+  };
+}
+
+export function buildEmbeddingsManifest(chunkFiles: Array<{ path: string; language: string; records: number }>): EmbeddingsManifest {
+  return { schema_version: NODE_SCHEMA_VERSION, status: 'not_computed', model: null, dimensions: null, chunk_files: chunkFiles, vectors: [] };
+}
+
+/** openapi.json: the node itself as a read-only HTTP API, one GET path per file. */
+export function buildOpenApi(site: SiteInfo, label: string, files: ReadonlyArray<{ path: string }>): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const { path } of [...files, { path: 'manifest.json' }].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    paths[`/${path}`] = {
+      get: {
+        operationId: 'get_' + path.replace(/[^A-Za-z0-9]+/g, '_'),
+        summary: `Node file ${path}`,
+        responses: { '200': { description: `${path} of the live version`, content: { [contentTypeOf(path).split(';')[0]!]: {} } } },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: `${site.brand} knowledge node`, version: label, description: `Static files of the knowledge node of ${site.domain}.`, 'x-service-node-version': label },
+    servers: [{ url: './', description: 'where this node is served' }],
+    paths,
+  };
+}
+
+export function buildVersions(current: VersionEntry, previous: PreviousNode | undefined): Versions {
+  const history: VersionEntry[] = [];
+  if (previous !== undefined) {
+    const entry: VersionEntry = { node_version: previous.nodeVersion, generated_at: previous.generatedAt };
+    if (previous.label !== null) entry.node_version_label = previous.label;
+    history.push(entry, ...previous.history.filter((h) => h.node_version !== previous.nodeVersion));
+  }
+  const versions: Versions = { schema_version: NODE_SCHEMA_VERSION, current, history: history.slice(0, 100) };
+  if (previous !== undefined) versions.previous = previous.nodeVersion;
+  return { schema_version: versions.schema_version, current: versions.current, ...(versions.previous ? { previous: versions.previous } : {}), history: versions.history };
+}
+
+export function manifestEntry(file: { path: string; checksum: string; bytes: number; records?: number }, language: string | undefined, producedBy: string): ManifestFile {
+  const entry: ManifestFile = { path: file.path, content_type: contentTypeOf(file.path), checksum: file.checksum, bytes: file.bytes, immutable: isImmutable(file.path) };
+  if (file.records !== undefined) entry.records = file.records;
+  if (language !== undefined) entry.language = language;
+  entry.produced_by = producedBy;
+  return entry;
+}

@@ -1,0 +1,52 @@
+import { compareStrings } from './top-k.js';
+
+/** The few fields of an exported entity that the text and ranking files use. */
+export interface EntityBrief {
+  id: string;
+  type: string;
+  name: string;
+  language: string;
+  importance: number;
+  sourceUrl: string | null;
+  file: string;
+}
+
+/** The few fields of an exported fact that the text and ranking files use. */
+export interface FactBrief {
+  id: string;
+  subject: string;
+  subjectEntityId: string | null;
+  predicate: string;
+  value: string | number | boolean | Record<string, unknown>;
+  /** The value as a person reads it: display, else the value (and unit). One line. */
+  text: string;
+  unit: string | null;
+  currency: string | null;
+  importance: number;
+  language: string;
+  sourceUrl: string | null;
+  file: string;
+}
+
+/** Most important first; then the default language; then name and id (a total order). */
+export function compareEntityBriefs(defaultLanguage: string) {
+  return (a: EntityBrief, b: EntityBrief): number =>
+    b.importance - a.importance ||
+    Number(b.language === defaultLanguage) - Number(a.language === defaultLanguage) ||
+    compareStrings(a.name, b.name) ||
+    compareStrings(a.id, b.id);
+}
+
+export function compareFactBriefs(a: FactBrief, b: FactBrief): number {
+  return b.importance - a.importance || compareStrings(a.predicate, b.predicate) || compareStrings(a.id, b.id);
+}
+
+const MAX_TEXT = 400;
+
+/** One-line text of a fact value for llms files and labels. */
+export function factText(value: FactBrief['value'], display: string | null, unit: string | null): string {
+  let text = display ?? (typeof value === 'object' ? JSON.stringify(value) : String(value));
+  if (display === null && unit !== null) text += ` ${unit}`;
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > MAX_TEXT ? text.slice(0, MAX_TEXT - 1) + '…' : text;
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import { AppError } from '../errors/app-error.js';
+import { UUID_PATTERN } from '../graph/ids.js';
+import type { NodeSink, WrittenFile } from './sink.js';
+import { TrackedFile } from './sink.js';
+
+/**
+ * Names a uuid that stands where a stable id is required (id, *_id, *_ids), or null. A uuid
+ * there is a publish-integrity failure (SPEC.md node.uuid_leak), checked before the schema so
+ * the failure carries its own code.
+ */
+export function findUuidLeak(record: Record<string, unknown>): string | null {
+  for (const key of Object.keys(record)) {
+    if (key !== 'id' && key !== '@id' && !key.endsWith('_id') && !key.endsWith('_ids')) continue;
+    const value = record[key];
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) if (typeof v === 'string' && UUID_PATTERN.test(v)) return `${key}=${v}`;
+  }
+  return null;
+}
+
+/** Validates one record against its schema; throws publish.validation_failed naming the file and line. */
+export function assertValid(schema: z.ZodType, record: unknown, where: string): void {
+  if (record !== null && typeof record === 'object') {
+    const leak = findUuidLeak(record as Record<string, unknown>);
+    if (leak !== null) throw new AppError('node.uuid_leak', `${where}: a uuid stands where a stable id is required (${leak})`);
+  }
+  const parsed = schema.safeParse(record);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new AppError('publish.validation_failed', `${where} fails its schema: ${problems}`, { details: { where, issues: parsed.error.issues.slice(0, 20) } });
+  }
+}
+
+/** Gets each written record line; changes.jsonl is built from it. */
+export type LineObserver = (file: string, id: string, line: string) => void;
+
+/** A .jsonl node file: validates every record before it is written, one line each. */
+export class JsonlWriter<T extends object> {
+  private readonly file: TrackedFile;
+  private lastId: string | null = null;
+
+  constructor(sink: NodeSink, readonly path: string, private readonly schema: z.ZodType, private readonly observe?: LineObserver) {
+    this.file = new TrackedFile(sink, path);
+  }
+
+  get count(): number {
+    return this.file.lineCount;
+  }
+
+  add(record: T, id?: string): void {
+    assertValid(this.schema, record, `${this.path} line ${this.file.lineCount + 1}`);
+    const line = JSON.stringify(record);
+    this.file.writeLine(line);
+    if (id !== undefined) {
+      if (this.lastId !== null && id <= this.lastId) throw new Error(`${this.path}: records out of id order (${this.lastId} then ${id})`);
+      this.lastId = id;
+      this.observe?.(this.path, id, line);
+    }
+  }
+
+  close(): WrittenFile {
+    return this.file.close();
+  }
+}
+
+export function lineHash(line: string): string {
+  return 'sha256:' + createHash('sha256').update(line).digest('hex');
+}

@@ -1,0 +1,44 @@
+import type { FactRow } from '../graph/types.js';
+
+const PROVENANCE_RANK: Record<FactRow['provenanceMethod'], number> = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3, llm_inferred: 4 };
+
+/**
+ * Rows of an id-sorted stream grouped by id. Superseded candidates of a fact share its id, so a
+ * group is one (subject, predicate, language) with all its candidates.
+ */
+export function* groupById<T extends { id: string }>(rows: Iterable<T>): Generator<T[]> {
+  let group: T[] = [];
+  for (const row of rows) {
+    if (group.length > 0 && group[0]!.id !== row.id) {
+      yield group;
+      group = [];
+    }
+    group.push(row);
+  }
+  if (group.length > 0) yield group;
+}
+
+/**
+ * Export rule 2 when the store left more than one active candidate: the survivor is chosen as
+ * DECISIONS.md says (pinned first, then provenance, then confidence), then by value text so the
+ * choice never depends on row order.
+ */
+export function pickSurvivor(candidates: FactRow[]): FactRow {
+  return [...candidates].sort(
+    (a, b) =>
+      Number(b.editorial.pinned) - Number(a.editorial.pinned) ||
+      PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod] ||
+      b.confidence - a.confidence ||
+      (JSON.stringify(a.value) < JSON.stringify(b.value) ? -1 : JSON.stringify(a.value) > JSON.stringify(b.value) ? 1 : 0),
+  )[0]!;
+}
+
+/** Yields rows whose id differs from the one before (a duplicate id would break a file). */
+export function* uniqueById<T extends { id: string }>(rows: Iterable<T>): Generator<T> {
+  let last: string | null = null;
+  for (const row of rows) {
+    if (row.id === last) continue;
+    last = row.id;
+    yield row;
+  }
+}

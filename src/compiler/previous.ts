@@ -1,0 +1,66 @@
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { ManifestSchema, VersionsSchema, type VersionEntry } from '../node-format/index.js';
+import { lineHash } from './jsonl-writer.js';
+import type { PreviousNode } from './types.js';
+
+const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
+const LEADING_ID = /^\{"id":"([^"]+)"/;
+
+/** Calls `onLine` with each line of a file, reading 1 MiB at a time (node files can be large). */
+export function forEachLine(path: string, onLine: (line: string) => void): void {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    let rest = '';
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      // Split on bytes so a multi-byte character cut by the buffer edge is kept whole.
+      const lastLf = buffer.lastIndexOf(10, n - 1);
+      if (lastLf < 0) {
+        rest += buffer.toString('utf8', 0, n);
+        continue;
+      }
+      const text = rest + buffer.toString('utf8', 0, lastLf);
+      rest = buffer.toString('utf8', lastLf + 1, n);
+      for (const line of text.split('\n')) onLine(line);
+    }
+    if (rest !== '') onLine(rest);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads what the compiler needs of a previous node from its directory: its manifest (version,
+ * label, files), its versions.json history, and the hash of every record line. Undefined when
+ * the directory holds no manifest.json.
+ */
+export async function readPreviousNode(dir: string): Promise<PreviousNode | undefined> {
+  const manifestPath = join(dir, 'manifest.json');
+  if (!existsSync(manifestPath)) return undefined;
+  const manifest = ManifestSchema.parse(JSON.parse(readFileSync(manifestPath, 'utf8')));
+  let history: VersionEntry[] = [];
+  const versionsPath = join(dir, 'versions.json');
+  if (existsSync(versionsPath)) {
+    const versions = VersionsSchema.safeParse(JSON.parse(readFileSync(versionsPath, 'utf8')));
+    if (versions.success) history = versions.data.history;
+  }
+  const recordHashes = new Map<string, string>();
+  for (const file of manifest.files) {
+    if (!RECORD_FILE.test(file.path) || !existsSync(join(dir, file.path))) continue;
+    forEachLine(join(dir, file.path), (line) => {
+      const id = LEADING_ID.exec(line)?.[1];
+      if (id !== undefined) recordHashes.set(`${file.path}\u0000${id}`, lineHash(line));
+    });
+  }
+  return {
+    nodeVersion: manifest.node_version,
+    label: manifest.node_version_label ?? null,
+    generatedAt: manifest.generated_at,
+    history,
+    files: manifest.files.map((f) => ({ path: f.path, checksum: f.checksum })),
+    recordHashes,
+  };
+}

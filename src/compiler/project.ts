@@ -1,0 +1,129 @@
+import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../graph/types.js';
+import {
+  NODE_SCHEMA_VERSION, type ChunkRecord, type EntityRecord, type FactRecord, type QaRecord, type RelationshipRecord, type SourceRecord,
+} from '../node-format/index.js';
+
+/**
+ * Projections of graph rows into node records. Each copies the fields the node format names, in
+ * a fixed key order, and nothing else: the internal flags of a row (hidden, pinned, status,
+ * stale, editorial) have no way into a record. Nested objects get their keys sorted so the
+ * output never depends on how a row was built.
+ */
+
+/** Which exported records a projection may point at, so no cross-file reference dangles. */
+export interface ExportedIds {
+  entity(id: string): boolean;
+  fact(id: string): boolean;
+  source(id: string): boolean;
+}
+
+export function sortKeysDeep<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(sortKeysDeep) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeysDeep(v);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+function sourceOf(row: { sourceId: string | null; sourceUrl: string | null }, ids: ExportedIds): { source_id?: string; source_url?: string } {
+  const out: { source_id?: string; source_url?: string } = {};
+  if (row.sourceId !== null && ids.source(row.sourceId)) out.source_id = row.sourceId;
+  if (row.sourceUrl !== null) out.source_url = row.sourceUrl;
+  return out;
+}
+
+export function projectEntity(row: EntityRow, ids: ExportedIds): EntityRecord {
+  const record: EntityRecord = {
+    id: row.id,
+    schema_version: NODE_SCHEMA_VERSION,
+    type: row.type,
+    name: row.name,
+    language: row.language,
+    confidence: row.confidence,
+    provenance_method: row.provenanceMethod,
+    ...sourceOf(row, ids),
+  };
+  if (Object.keys(row.attributes).length > 0) record.attributes = sortKeysDeep(row.attributes);
+  return record;
+}
+
+export function projectFact(row: FactRow, ids: ExportedIds): FactRecord {
+  const record: FactRecord = {
+    id: row.id,
+    schema_version: NODE_SCHEMA_VERSION,
+    subject: row.subject,
+    predicate: row.predicate,
+    value: typeof row.value === 'object' ? sortKeysDeep(row.value) : row.value,
+    language: row.language,
+    confidence: row.confidence,
+    provenance_method: row.provenanceMethod,
+  };
+  if (row.unit !== null) record.unit = row.unit;
+  if (row.currency !== null) record.currency = row.currency;
+  if (row.display !== null) record.display = row.display;
+  if (row.subjectEntityId !== null && ids.entity(row.subjectEntityId)) record.subject_entity_id = row.subjectEntityId;
+  record.importance = row.importance;
+  record.freshness = row.freshness;
+  if (row.validFrom !== null) record.valid_from = row.validFrom;
+  if (row.validUntil !== null) record.valid_until = row.validUntil;
+  return Object.assign(record, sourceOf(row, ids));
+}
+
+export function projectRelationship(row: RelationshipRow & { toEntityId: string }, ids: ExportedIds): RelationshipRecord {
+  return {
+    id: row.id,
+    schema_version: NODE_SCHEMA_VERSION,
+    type: row.type,
+    from_entity_id: row.fromEntityId,
+    to_entity_id: row.toEntityId,
+    resolution_status: 'resolved',
+    language: row.language,
+    confidence: row.confidence,
+    provenance_method: row.provenanceMethod,
+    ...sourceOf(row, ids),
+  };
+}
+
+export function projectChunk(row: ChunkRow, ids: ExportedIds): ChunkRecord {
+  const record: ChunkRecord = { id: row.id, schema_version: NODE_SCHEMA_VERSION, text: row.text, tokens_estimate: row.tokensEstimate, language: row.language };
+  const entityIds = uniqueSorted(row.entityIds.filter((id) => ids.entity(id)));
+  if (entityIds.length > 0) record.entity_ids = entityIds;
+  if (row.sourceId !== null && ids.source(row.sourceId)) record.source_id = row.sourceId;
+  return record;
+}
+
+export function projectQa(row: QaRow, ids: ExportedIds): QaRecord {
+  const record: QaRecord = { id: row.id, schema_version: NODE_SCHEMA_VERSION, question: row.question, answer: row.answer, language: row.language };
+  const factIds = uniqueSorted(row.factIds.filter((id) => ids.fact(id)));
+  const entityIds = uniqueSorted(row.entityIds.filter((id) => ids.entity(id)));
+  if (factIds.length > 0) record.fact_ids = factIds;
+  if (entityIds.length > 0) record.entity_ids = entityIds;
+  record.confidence = row.confidence;
+  record.provenance_method = row.provenanceMethod;
+  return record;
+}
+
+export function projectSource(row: SourceRow): SourceRecord {
+  const record: SourceRecord = {
+    id: row.id,
+    schema_version: NODE_SCHEMA_VERSION,
+    url: row.url,
+    content_type: row.contentType,
+    last_seen_at: row.lastSeenAt,
+    checksum: row.checksum,
+    language: row.language,
+    trust: row.trust,
+  };
+  if (row.canonicalUrl !== null && row.canonicalUrl !== row.url) record.canonical_url = row.canonicalUrl;
+  if (row.title !== null && row.title !== '') record.title = row.title;
+  return record;
+}
+
+function uniqueSorted(values: string[]): string[] {
+  return [...new Set(values)].sort();
+}

@@ -1,0 +1,99 @@
+import { createHash, type Hash } from 'node:crypto';
+
+/**
+ * Where compiled node files go. The core writes every file through a sink, chunk by chunk, so a
+ * 100,000-item node never sits in memory whole; several files may be open at once. Writes are
+ * synchronous: the graph reader streams synchronously too (better-sqlite3), and a sync sink
+ * keeps the per-line cost of a million records low.
+ */
+export interface NodeSink {
+  open(path: string): SinkFile;
+}
+
+export interface SinkFile {
+  write(chunk: string): void;
+  close(): void;
+}
+
+/** What the core knows about a file once it is closed: the manifest entry's measured parts. */
+export interface WrittenFile {
+  path: string;
+  checksum: string;
+  bytes: number;
+  /** Line count for .jsonl files. */
+  records?: number;
+}
+
+const FLUSH_AT = 64 * 1024;
+
+/**
+ * A file being written: buffers chunks, hashes and counts bytes incrementally, and hands
+ * 64 KiB pieces to the sink.
+ */
+export class TrackedFile {
+  private readonly hash: Hash = createHash('sha256');
+  private readonly target: SinkFile;
+  private buffer = '';
+  private bytes = 0;
+  private lines = 0;
+  private closed: WrittenFile | null = null;
+
+  constructor(sink: NodeSink, readonly path: string) {
+    this.target = sink.open(path);
+  }
+
+  write(text: string): void {
+    if (this.closed) throw new Error(`${this.path} is already closed`);
+    this.buffer += text;
+    if (this.buffer.length >= FLUSH_AT) this.flush();
+  }
+
+  /** One JSONL line: the serialized record plus a line feed. */
+  writeLine(line: string): void {
+    this.lines++;
+    this.write(line + '\n');
+  }
+
+  get lineCount(): number {
+    return this.lines;
+  }
+
+  close(): WrittenFile {
+    if (this.closed) return this.closed;
+    this.flush();
+    this.target.close();
+    this.closed = { path: this.path, checksum: 'sha256:' + this.hash.digest('hex'), bytes: this.bytes };
+    if (this.path.endsWith('.jsonl')) this.closed.records = this.lines;
+    return this.closed;
+  }
+
+  private flush(): void {
+    if (this.buffer === '') return;
+    const data = Buffer.from(this.buffer, 'utf8');
+    this.hash.update(data);
+    this.bytes += data.length;
+    this.target.write(this.buffer);
+    this.buffer = '';
+  }
+}
+
+/** A sink that keeps every file as a string: for tests and golden comparisons of small nodes. */
+export interface MemorySink extends NodeSink {
+  readonly files: Map<string, string>;
+}
+
+export function createMemorySink(): MemorySink {
+  const files = new Map<string, string>();
+  return {
+    files,
+    open(path) {
+      if (files.has(path)) throw new Error(`${path} was written twice`);
+      const parts: string[] = [];
+      files.set(path, '');
+      return {
+        write: (chunk) => void parts.push(chunk),
+        close: () => void files.set(path, parts.join('')),
+      };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { ManifestFile, VersionEntry } from '../node-format/index.js';
+
+/** Options of one compile. Nothing here comes from a clock, the disk or the environment. */
+export interface CompileOptions {
+  /** RFC 3339 UTC build time: manifest.generated_at and the time part of node_version. Required: the core never reads a clock. */
+  buildTime: string;
+  /** The version this one replaces (for changes.jsonl, versions.json and the label sequence); none for a first version. */
+  previous?: PreviousNode;
+  /** ai.json license; default "all-rights-reserved". */
+  license?: string;
+  /** ai.json and llms.txt description; default "Knowledge node of <brand> (<domain>)". */
+  description?: string;
+  /** ai.json contact (email or URL); omitted by default. */
+  contact?: string;
+}
+
+/** What the compiler needs to know of the previous version (read by readPreviousNode from a node directory). */
+export interface PreviousNode {
+  nodeVersion: string;
+  label: string | null;
+  generatedAt: string;
+  /** Its versions.json history (newest first), not including itself. */
+  history: VersionEntry[];
+  /** Its manifest files[] entries. */
+  files: Array<Pick<ManifestFile, 'path' | 'checksum'>>;
+  /** sha256 of each record line, keyed `${file}\u0000${record id}`. */
+  recordHashes: Map<string, string>;
+}
+
+/** The outcome of a compile: what a publisher needs to upload and announce the version. */
+export interface CompileResult {
+  nodeVersion: string;
+  nodeVersionLabel: string;
+  generatedAt: string;
+  /** Every file of the node, manifest.json last. */
+  files: ManifestFile[];
+  /** Exported record counts per kind, and what the export rules held back. */
+  counts: CompileCounts;
+}
+
+export interface CompileCounts {
+  entities: number;
+  facts: number;
+  relationships: number;
+  chunks: number;
+  qa: number;
+  sources: number;
+  withheld: { hiddenEntities: number; hiddenFacts: number; supersededFacts: number; unresolvedRelationships: number; staleQa: number; orphanedFacts: number };
+}
