@@ -45,7 +45,9 @@ function ownBestValues(websiteId: string, facts: readonly CandidateFact[]): Map<
 export function deleteItemRows(db: Db, itemKey: string, touched: TouchedKeys): boolean {
   const s = graphStatements(db);
   const item = s.itemRow.get(itemKey) as { source_id: string } | undefined;
-  if (item) touched.sources.add(item.source_id);
+  // Every row of an item is written with its item_contributions row: none there, nothing to delete.
+  if (!item) return false;
+  touched.sources.add(item.source_id);
   for (const r of s.itemEntityIds.all(itemKey) as Array<{ id: string }>) touched.entities.add(r.id);
   for (const r of s.itemRelIds.all(itemKey) as Array<{ id: string }>) touched.relationships.add(r.id);
   for (const r of s.itemFactIds.all(itemKey) as Array<{ id: string }>) touched.facts.add(r.id);
@@ -56,7 +58,7 @@ export function deleteItemRows(db: Db, itemKey: string, touched: TouchedKeys): b
   s.deleteQa.run(itemKey);
   s.deleteQaFacts.run(itemKey);
   s.deleteItem.run(itemKey);
-  return item !== undefined;
+  return true;
 }
 
 function insertContribution(db: Db, site: SiteInfo, c: ItemContribution, touched: TouchedKeys): void {

@@ -32,7 +32,10 @@ interface ItemSourceRow {
   source_id: string; url: string; canonical_url: string | null; title: string | null; content_type: string; last_seen_at: string; checksum: string; language: string;
 }
 
-interface CandidateRankRow { item_key: string; ordinal: number; provenance_rank: number; confidence: number; last_seen_at: string; status: string; rank: number }
+interface CandidateRankRow {
+  item_key: string; ordinal: number; provenance_rank: number; confidence: number; last_seen_at: string; status: string; rank: number;
+  pinned: number | null; pinned_item_key: string | null;
+}
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -79,9 +82,7 @@ export function recomputeFactSurvivor(db: Db, factId: string): void {
   const s = graphStatements(db);
   const rows = s.factCandidates.all(factId) as CandidateRankRow[];
   if (rows.length === 0) return;
-  const editorial = s.editorialOf.get(factId) as { pinned: number; pinned_item_key: string | null } | undefined;
-  const pinned = (r: CandidateRankRow): number =>
-    editorial?.pinned === 1 && (editorial.pinned_item_key === null || editorial.pinned_item_key === r.item_key) ? 0 : 1;
+  const pinned = (r: CandidateRankRow): number => (r.pinned === 1 && (r.pinned_item_key === null || r.pinned_item_key === r.item_key) ? 0 : 1);
   rows.sort((a, b) => pinned(a) - pinned(b) || a.provenance_rank - b.provenance_rank || b.confidence - a.confidence
     || compareText(b.last_seen_at, a.last_seen_at) || compareText(a.item_key, b.item_key) || a.ordinal - b.ordinal);
   rows.forEach((row, rank) => {
@@ -129,9 +130,10 @@ export function recomputeTouched(db: Db, touched: TouchedKeys, trust: number): v
   recomputeRelationships(db, touched.relationships);
   for (const id of flipped) s.reresolveRels.run({ id });
   const qa = new Set(touched.qa);
-  for (const factId of [...touched.facts].sort()) {
-    recomputeFactSurvivor(db, factId);
-    for (const r of s.qaByFact.all(factId) as Array<{ qa_id: string; item_key: string }>) qa.add(r.qa_id + '\u001f' + r.item_key);
+  const facts = [...touched.facts].sort();
+  for (const factId of facts) recomputeFactSurvivor(db, factId);
+  if (facts.length > 0) {
+    for (const r of s.qaByFacts.all(JSON.stringify(facts)) as Array<{ qa_id: string; item_key: string }>) qa.add(r.qa_id + '\u001f' + r.item_key);
   }
   for (const key of [...qa].sort()) {
     const cut = key.indexOf('\u001f');

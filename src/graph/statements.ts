@@ -26,7 +26,7 @@ export interface GraphStatements {
   bestRel: Stmt; upsertRel: Stmt; deleteRel: Stmt; reresolveRels: Stmt;
   factCandidates: Stmt; setFactRank: Stmt; survivor: Stmt; editorialOf: Stmt;
   bestSource: Stmt; upsertSource: Stmt; deleteSource: Stmt;
-  qaByFact: Stmt; qaValues: Stmt; setQaStale: Stmt;
+  qaByFact: Stmt; qaByFacts: Stmt; qaValues: Stmt; setQaStale: Stmt;
   rawByContentId: Stmt; markProcessed: Stmt; markFailed: Stmt;
 }
 
@@ -35,6 +35,9 @@ const cache = new WeakMap<Db, GraphStatements>();
 export function graphStatements(db: Db): GraphStatements {
   let s = cache.get(db);
   if (s) return s;
+  // Item keys and record ids are hashes, so inserts land all over the B-trees; the default 2 MiB
+  // page cache makes a 100,000-item graph write mostly cache misses. 64 MiB per graph connection.
+  if (!db.readonly) db.pragma('cache_size = -65536');
   const p = (sql: string): Stmt => db.prepare(sql);
   s = {
     itemEntityIds: p('SELECT entity_id AS id FROM entity_contributors WHERE item_key = ?'),
@@ -90,7 +93,8 @@ export function graphStatements(db: Db): GraphStatements {
         resolution_status = CASE WHEN EXISTS (SELECT 1 FROM entities e WHERE e.id = relationships.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = relationships.from_entity_id) THEN 'resolved' ELSE 'dangling' END
       WHERE to_ref = @id OR from_entity_id = @id`),
 
-    factCandidates: p('SELECT item_key, ordinal, provenance_rank, confidence, last_seen_at, status, rank FROM fact_candidates WHERE fact_id = ?'),
+    factCandidates: p(`SELECT f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank, ed.pinned AS pinned, ed.pinned_item_key AS pinned_item_key
+      FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id WHERE f.fact_id = ?`),
     setFactRank: p('UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?'),
     survivor: p(`SELECT value FROM fact_candidates WHERE fact_id = ? AND status = 'active' LIMIT 1`),
     editorialOf: p('SELECT hidden, pinned, pinned_item_key FROM editorial WHERE record_id = ?'),
@@ -102,6 +106,7 @@ export function graphStatements(db: Db): GraphStatements {
     deleteSource: p('DELETE FROM sources WHERE id = ?'),
 
     qaByFact: p('SELECT qa_id, item_key FROM qa_facts WHERE fact_id = ?'),
+    qaByFacts: p('SELECT DISTINCT qa_id, item_key FROM qa_facts WHERE fact_id IN (SELECT value FROM json_each(?))'),
     qaValues: p('SELECT fact_values, stale FROM qa WHERE id = ? AND item_key = ?'),
     setQaStale: p('UPDATE qa SET stale = ? WHERE id = ? AND item_key = ?'),
 
