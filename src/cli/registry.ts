@@ -4,6 +4,9 @@ import { registerConfigCommand } from './commands/config.js';
 import { registerJobsCommands } from './commands/jobs.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerPushCommand } from './commands/push.js';
+import { registerCompileCommand } from './commands/compile.js';
+import { registerGoldenCommands } from './commands/golden.js';
+import { registerValidateCommand } from './commands/validate.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function
@@ -16,4 +19,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerAdminCommands,
   registerJobsCommands,
   registerPushCommand,
+  registerCompileCommand,
+  registerGoldenCommands,
+  registerValidateCommand,
 ];

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { AppError } from '../errors/app-error.js';
+import { GRAPH_MIGRATIONS } from '../graph/schema.js';
+import { SqliteGraphReader } from '../graph/reader.js';
+import { loadSiteInfo } from '../site/load-site.js';
+import { openControlDb } from '../storage/control.js';
+import { dataDirLayout, graphDbPath } from '../storage/data-dir.js';
+import { openDatabase } from '../storage/sqlite.js';
+import { compileToDirectory, type CompileToDirectoryOptions } from './directory.js';
+import type { CompileResult } from './types.js';
+
+/**
+ * Compiles a served website's node from the data directory: SiteInfo from control.sqlite, the
+ * graph from graphs/<websiteId>.sqlite, written atomically into `outDir`.
+ */
+export async function compileWebsite(dataDir: string, websiteId: string, outDir: string, options: CompileToDirectoryOptions): Promise<CompileResult> {
+  const layout = dataDirLayout(dataDir);
+  if (!existsSync(layout.controlDb)) throw new AppError('website.not_found', `no data directory at ${layout.root} (control.sqlite is missing)`);
+  const control = openControlDb(layout);
+  let site;
+  try {
+    site = loadSiteInfo(control, websiteId);
+  } finally {
+    control.close();
+  }
+  if (site === undefined) throw new AppError('website.not_found', `website ${websiteId} does not exist in ${layout.root}`);
+  const graphFile = graphDbPath(layout, websiteId);
+  if (!existsSync(graphFile)) throw new AppError('website.not_found', `website ${websiteId} has no graph yet (${graphFile}); ingest content first`);
+  const db = openDatabase(graphFile, { migrations: GRAPH_MIGRATIONS });
+  try {
+    return await compileToDirectory(new SqliteGraphReader(db), site, outDir, options);
+  } finally {
+    db.close();
+  }
+}
