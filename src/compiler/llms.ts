@@ -85,6 +85,7 @@ export function renderLlmsFull(input: LlmsFullInput): string {
     '',
     `The most important entities of ${input.domain} and their facts, most important first. Ids refer to the records of this node.`,
     '',
+    '',
   ].join('\n');
   const footerReserve = 600 + input.recordFiles.length * 60;
   let text = header;
@@ -102,7 +103,7 @@ export function renderLlmsFull(input: LlmsFullInput): string {
       block += line;
       shown++;
     }
-    block += '\n';
+    if (shown > 0) block += '\n';
     if (text.length + block.length + footerReserve > LLMS_FULL_BUDGET) break;
     text += block;
     entitiesShown++;

@@ -52,9 +52,9 @@ export function toJsonSchema(entry: NodeSchemaEntry): Record<string, unknown> {
   const generated = z.toJSONSchema(entry.schema, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
   const { $schema, ...rest } = generated;
   return {
+    $comment: `Generated from src/node-format by \`npm run schemas\`; do not edit. Validates ${entry.shape === 'line' ? 'each line of' : 'the whole of'} the matching node file.`,
     $schema,
     $id: `${JSON_SCHEMA_ID_BASE}${entry.name}.schema.json`,
-    $comment: `Generated from src/node-format by \`npm run schemas\`; do not edit. Validates ${entry.shape === 'line' ? 'each line of' : 'the whole of'} the matching node file.`,
     ...rest,
   };
 }
