@@ -80,6 +80,9 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   }
   counts.sources = finish(sourceWriter, 'nodectl:records').records ?? 0;
 
+  // A hidden fact's value must not come back through its entity's attributes (export rule 1).
+  const hiddenAttributes = collectHiddenAttributes(reader, languages);
+
   const topEntities = new TopK<EntityBrief>(PRIORITY_FEED_SIZE, compareEntityBriefs(site.defaultLanguage));
   const sourceImportance = new Map<string, number>();
   for (const language of languages) {
@@ -92,7 +95,7 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
         continue;
       }
       if (entityIds.has(row.id)) continue;
-      const record = projectEntity(row, ids);
+      const record = projectEntity(row, ids, hiddenAttributes.get(row.id));
       writer.add(record, row.id);
       entityIds.add(row.id);
       cite('entity', path, record);
@@ -233,6 +236,20 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
   return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts };
+}
+
+/** Attribute keys (the predicate and its camelCase form) of hidden facts, per subject entity. */
+function collectHiddenAttributes(reader: GraphReader, languages: string[]): Map<string, Set<string>> {
+  const hidden = new Map<string, Set<string>>();
+  for (const language of languages) {
+    for (const row of reader.facts(language)) {
+      if (!row.editorial.hidden || row.subjectEntityId === null) continue;
+      const keys = hidden.get(row.subjectEntityId) ?? new Set<string>();
+      keys.add(row.predicate).add(row.predicate.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+      hidden.set(row.subjectEntityId, keys);
+    }
+  }
+  return hidden;
 }
 
 function writeText(sink: NodeSink, path: string, text: string): WrittenFile {

@@ -37,7 +37,8 @@ function sourceOf(row: { sourceId: string | null; sourceUrl: string | null }, id
   return out;
 }
 
-export function projectEntity(row: EntityRow, ids: ExportedIds): EntityRecord {
+/** `withheldAttributes`: attribute keys of hidden facts of this entity, left out. */
+export function projectEntity(row: EntityRow, ids: ExportedIds, withheldAttributes?: ReadonlySet<string>): EntityRecord {
   const record: EntityRecord = {
     id: row.id,
     schema_version: NODE_SCHEMA_VERSION,
@@ -48,7 +49,8 @@ export function projectEntity(row: EntityRow, ids: ExportedIds): EntityRecord {
     provenance_method: row.provenanceMethod,
     ...sourceOf(row, ids),
   };
-  if (Object.keys(row.attributes).length > 0) record.attributes = sortKeysDeep(row.attributes);
+  const attributes = withheldAttributes === undefined ? row.attributes : Object.fromEntries(Object.entries(row.attributes).filter(([key]) => !withheldAttributes.has(key)));
+  if (Object.keys(attributes).length > 0) record.attributes = sortKeysDeep(attributes);
   return record;
 }
 

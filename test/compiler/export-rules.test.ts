@@ -127,3 +127,13 @@ describe('invariants before write', () => {
     expect(() => compile({ entities: [{ ...mug, confidence: 1.7 }], sources })).toThrow(expect.objectContaining({ code: 'publish.validation_failed' }));
   });
 });
+
+describe('export rule 1 through entity attributes', () => {
+  it('does not repeat a hidden fact value in its entity attributes (regression: blog description leaked via attributes)', () => {
+    const post = entity('BlogPosting', 'Trail Notes', { attributes: { description: 'WITHDRAWN-CLAIM', itemType: 'post', jobTitle: 'x' } });
+    const hidden = fact(post, 'description', 'WITHDRAWN-CLAIM', { editorial: { hidden: true, pinned: false, editorialStatus: null, reviewedBy: null, originalValue: null } });
+    const { files, all } = compile({ entities: [post], facts: [hidden], sources: [source(post.sourceUrl!)] });
+    expect(all).not.toContain('WITHDRAWN-CLAIM');
+    expect(jsonl(files.get('entities.en.jsonl'))[0]!.attributes).toEqual({ itemType: 'post', jobTitle: 'x' });
+  });
+});
