@@ -12,8 +12,10 @@ export function recordKindOf(id: string): ChangeRecord['record_kind'] {
 
 /**
  * changes.jsonl: every record added or changed, as it is written (in file, then id order), then
- * every record and file of the previous version that is gone, sorted by (file, id). With no
- * previous version every record is added. Unchanged records are not listed.
+ * every record and file of the previous version that is gone, sorted by (file, id), then files
+ * added, changed or removed. Unchanged records are not listed. A first version (no previous)
+ * has an empty changes.jsonl: there is nothing to change against, and versions.json says so
+ * by having no `previous`.
  */
 export class ChangeLog {
   private readonly writer: JsonlWriter<ChangeRecord>;
@@ -26,8 +28,9 @@ export class ChangeLog {
     this.since = previous?.nodeVersion;
   }
 
-  /** Called with each record line as it is written. */
+  /** Called with each record line as it is written. A first version has nothing to compare against: no hashing. */
   readonly observe = (file: string, id: string, line: string): void => {
+    if (this.previous === undefined) return;
     const hash = lineHash(line);
     const key = `${file}\u0000${id}`;
     const before = this.remaining.get(key);
@@ -38,6 +41,7 @@ export class ChangeLog {
 
   /** Lists removed records, then file-level changes against the previous manifest, and closes. */
   close(currentFiles: ReadonlyArray<{ path: string; checksum: string }>): WrittenFile {
+    if (this.previous === undefined) return this.writer.close();
     const removed = [...this.remaining.entries()].map(([key, hash]) => {
       const [file, id] = key.split('\u0000') as [string, string];
       return { file, id, hash };

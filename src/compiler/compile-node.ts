@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { ChangeLog } from './changes.js';
 import { buildAiJson, buildEmbeddingsManifest, buildMcpManifest, buildOpenApi, buildTrust, buildVersions, manifestEntry, renderJson, trustTierOf } from './documents.js';
 import { factWithheldReason, isEntityExported, isQaExported, isRelationshipExported } from './export-rules.js';
-import { compareEntityBriefs, compareFactBriefs, factText, type EntityBrief, type FactBrief } from './highlights.js';
+import { briefText, compareEntityBriefs, compareFactBriefs, type EntityBrief, type FactBrief } from './highlights.js';
 import { assertValid, JsonlWriter } from './jsonl-writer.js';
 import { renderLlmsFull, renderLlmsTxt } from './llms.js';
 import { contentDigest, nodeVersionLabel, nodeVersionUlid, parseBuildTime } from './node-version.js';
@@ -48,20 +48,18 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
 
-  const sources = new Map<string, { url: string; title: string | undefined; lastSeenAt: string }>();
+  const sources = new Map<string, { url: string; lastSeenAt: string }>();
   const entityIds = new Set<string>();
   const hiddenEntities = new Set<string>();
   const factIds = new Set<string>();
   const withheldFacts = new Set<string>();
   const ids: ExportedIds = { entity: (id) => entityIds.has(id), fact: (id) => factIds.has(id), source: (id) => sources.has(id) };
-  const cite = (kind: CitationRecord['record_kind'], file: string, rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }) => {
+  const cite = (kind: CitationRecord['record_kind'], rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }) => {
     const source = rec.source_id === undefined ? undefined : sources.get(rec.source_id);
     if (source === undefined) return;
     const citation: CitationRecord = {
-      schema_version: NODE_SCHEMA_VERSION, record_id: rec.id, record_kind: kind, file, source_id: rec.source_id!, source_url: source.url,
-      ...(source.title === undefined ? {} : { source_title: source.title }),
+      schema_version: NODE_SCHEMA_VERSION, record_id: rec.id, record_kind: kind, source_id: rec.source_id!, source_url: source.url,
       retrieved_at: source.lastSeenAt, provenance_method: rec.provenance_method, confidence: rec.confidence,
-      cite_as: `${source.title ?? site.brand}, ${source.url} (retrieved ${source.lastSeenAt.slice(0, 10)})`,
     };
     citations.add(citation);
   };
@@ -76,18 +74,17 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   for (const row of uniqueById(reader.sources())) {
     const record = projectSource(row);
     sourceWriter.add(record, row.id);
-    sources.set(row.id, { url: record.canonical_url ?? record.url, title: record.title, lastSeenAt: record.last_seen_at });
+    sources.set(row.id, { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at });
   }
   counts.sources = finish(sourceWriter, 'nodectl:records').records ?? 0;
 
-  // A hidden fact's value must not come back through its entity's attributes (export rule 1).
-  const hiddenAttributes = collectHiddenAttributes(reader, languages);
-
+  // Entities are scanned first (which are exported, how they rank) and written after the facts,
+  // so a hidden fact's value can be kept out of its entity's attributes (export rule 1) without
+  // reading the much larger facts twice.
   const topEntities = new TopK<EntityBrief>(PRIORITY_FEED_SIZE, compareEntityBriefs(site.defaultLanguage));
   const sourceImportance = new Map<string, number>();
   for (const language of languages) {
     const path = `entities.${language}.jsonl`;
-    const writer = new JsonlWriter(sink, path, EntityRecordSchema, changes.observe);
     for (const row of uniqueById(reader.entities(language))) {
       if (!isEntityExported(row)) {
         hiddenEntities.add(row.id);
@@ -95,17 +92,14 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
         continue;
       }
       if (entityIds.has(row.id)) continue;
-      const record = projectEntity(row, ids, hiddenAttributes.get(row.id));
-      writer.add(record, row.id);
       entityIds.add(row.id);
-      cite('entity', path, record);
       topEntities.push({ id: row.id, type: row.type, name: row.name, language: row.language, importance: row.importance, sourceUrl: row.sourceUrl, file: path });
-      if (record.source_id !== undefined) sourceImportance.set(record.source_id, Math.max(sourceImportance.get(record.source_id) ?? 1, row.importance));
+      if (row.sourceId !== null && sources.has(row.sourceId)) sourceImportance.set(row.sourceId, Math.max(sourceImportance.get(row.sourceId) ?? 1, row.importance));
     }
-    counts.entities += finish(writer, 'nodectl:records', language).records ?? 0;
   }
   const rankedEntities = topEntities.result();
   const highlighted = new Map(rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((e) => [e.id, [] as FactBrief[]]));
+  const hiddenAttributes = new Map<string, Set<string>>();
 
   const topFacts = new TopK<FactBrief>(PRIORITY_FEED_SIZE, compareFactBriefs);
   let volatile = false;
@@ -116,8 +110,10 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
       const survivors = group.filter((row) => factWithheldReason(row) === null);
       for (const row of group) {
         const reason = factWithheldReason(row);
-        if (reason === 'hidden') counts.withheld.hiddenFacts++;
-        else if (reason === 'superseded') counts.withheld.supersededFacts++;
+        if (reason === 'hidden') {
+          counts.withheld.hiddenFacts++;
+          if (row.subjectEntityId !== null) addHiddenAttribute(hiddenAttributes, row.subjectEntityId, row.predicate);
+        } else if (reason === 'superseded') counts.withheld.supersededFacts++;
       }
       if (survivors.length === 0) {
         withheldFacts.add(group[0]!.id);
@@ -132,9 +128,9 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
       const record = projectFact(row, ids);
       writer.add(record, row.id);
       factIds.add(row.id);
-      cite('fact', path, record);
+      cite('fact', record);
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
-      const brief: FactBrief = { id: row.id, subject: row.subject, subjectEntityId: record.subject_entity_id ?? null, predicate: row.predicate, value: record.value, text: factText(record.value, row.display, row.unit), unit: row.unit, currency: row.currency, importance: row.importance, language: row.language, sourceUrl: row.sourceUrl, file: path };
+      const brief: FactBrief = { id: row.id, subject: row.subject, subjectEntityId: record.subject_entity_id ?? null, predicate: row.predicate, value: record.value, display: row.display, unit: row.unit, currency: row.currency, importance: row.importance, language: row.language, sourceUrl: row.sourceUrl, file: path };
       topFacts.push(brief);
       const list = brief.subjectEntityId === null ? undefined : highlighted.get(brief.subjectEntityId);
       if (list !== undefined) {
@@ -146,6 +142,21 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   }
   for (const list of highlighted.values()) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
 
+  const written = new Set<string>();
+  for (const language of languages) {
+    const path = `entities.${language}.jsonl`;
+    const writer = new JsonlWriter(sink, path, EntityRecordSchema, changes.observe);
+    for (const row of uniqueById(reader.entities(language))) {
+      if (!isEntityExported(row) || written.has(row.id)) continue;
+      written.add(row.id);
+      const record = projectEntity(row, ids, hiddenAttributes.get(row.id));
+      writer.add(record, row.id);
+      cite('entity', record);
+    }
+    counts.entities += finish(writer, 'nodectl:records', language).records ?? 0;
+  }
+  written.clear();
+
   for (const language of languages) {
     const path = `relationships.${language}.jsonl`;
     const writer = new JsonlWriter(sink, path, RelationshipRecordSchema, changes.observe);
@@ -156,7 +167,7 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
       }
       const record = projectRelationship(row, ids);
       writer.add(record, row.id);
-      cite('relationship', path, record);
+      cite('relationship', record);
     }
     counts.relationships += finish(writer, 'nodectl:records', language).records ?? 0;
   }
@@ -238,18 +249,11 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts };
 }
 
-/** Attribute keys (the predicate and its camelCase form) of hidden facts, per subject entity. */
-function collectHiddenAttributes(reader: GraphReader, languages: string[]): Map<string, Set<string>> {
-  const hidden = new Map<string, Set<string>>();
-  for (const language of languages) {
-    for (const row of reader.facts(language)) {
-      if (!row.editorial.hidden || row.subjectEntityId === null) continue;
-      const keys = hidden.get(row.subjectEntityId) ?? new Set<string>();
-      keys.add(row.predicate).add(row.predicate.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
-      hidden.set(row.subjectEntityId, keys);
-    }
-  }
-  return hidden;
+/** Records the attribute keys (the predicate and its camelCase form) of a hidden fact of `entityId`. */
+function addHiddenAttribute(hidden: Map<string, Set<string>>, entityId: string, predicate: string): void {
+  const keys = hidden.get(entityId) ?? new Set<string>();
+  keys.add(predicate).add(predicate.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+  hidden.set(entityId, keys);
 }
 
 function writeText(sink: NodeSink, path: string, text: string): WrittenFile {
@@ -267,7 +271,7 @@ function writePriorityFeed(sink: NodeSink, entities: EntityBrief[], facts: FactB
   type Ranked = { importance: number; kind: 'entity' | 'fact'; id: string; language: string; label: string; sourceUrl: string | null; file: string };
   const all: Ranked[] = [
     ...entities.map((e) => ({ importance: e.importance, kind: 'entity' as const, id: e.id, language: e.language, label: e.name, sourceUrl: e.sourceUrl, file: e.file })),
-    ...facts.map((f) => ({ importance: f.importance, kind: 'fact' as const, id: f.id, language: f.language, label: `${f.subject}: ${f.predicate} = ${f.text}`, sourceUrl: f.sourceUrl, file: f.file })),
+    ...facts.map((f) => ({ importance: f.importance, kind: 'fact' as const, id: f.id, language: f.language, label: `${f.subject}: ${f.predicate} = ${briefText(f)}`, sourceUrl: f.sourceUrl, file: f.file })),
   ];
   all.sort((a, b) => b.importance - a.importance || compareStrings(a.kind, b.kind) || compareStrings(a.id, b.id));
   const writer = new JsonlWriter<PriorityFeedRecord>(sink, 'priority-feed.jsonl', PriorityFeedRecordSchema);

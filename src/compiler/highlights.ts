@@ -18,8 +18,7 @@ export interface FactBrief {
   subjectEntityId: string | null;
   predicate: string;
   value: string | number | boolean | Record<string, unknown>;
-  /** The value as a person reads it: display, else the value (and unit). One line. */
-  text: string;
+  display: string | null;
   unit: string | null;
   currency: string | null;
   importance: number;
@@ -42,6 +41,11 @@ export function compareFactBriefs(a: FactBrief, b: FactBrief): number {
 }
 
 const MAX_TEXT = 400;
+
+/** The value of a brief as a person reads it (computed only for the few facts that are shown). */
+export function briefText(fact: FactBrief): string {
+  return factText(fact.value, fact.display, fact.unit);
+}
 
 /** One-line text of a fact value for llms files and labels. */
 export function factText(value: FactBrief['value'], display: string | null, unit: string | null): string {

@@ -1,4 +1,4 @@
-import type { EntityBrief, FactBrief } from './highlights.js';
+import { briefText, type EntityBrief, type FactBrief } from './highlights.js';
 
 /** llms.txt size budget in characters. */
 export const LLMS_TXT_BUDGET = 10_000;
@@ -98,7 +98,7 @@ export function renderLlmsFull(input: LlmsFullInput): string {
     let block = lines.join('\n') + '\n';
     let shown = 0;
     for (const fact of facts) {
-      const line = `- ${fact.predicate.replace(/_/g, ' ')}: ${fact.text}\n`;
+      const line = `- ${fact.predicate.replace(/_/g, ' ')}: ${briefText(fact)}\n`;
       if (text.length + block.length + line.length + footerReserve > LLMS_FULL_BUDGET) break;
       block += line;
       shown++;

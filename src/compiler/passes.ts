@@ -24,6 +24,7 @@ export function* groupById<T extends { id: string }>(rows: Iterable<T>): Generat
  * choice never depends on row order.
  */
 export function pickSurvivor(candidates: FactRow[]): FactRow {
+  if (candidates.length === 1) return candidates[0]!;
   return [...candidates].sort(
     (a, b) =>
       Number(b.editorial.pinned) - Number(a.editorial.pinned) ||

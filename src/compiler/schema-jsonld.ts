@@ -1,5 +1,5 @@
 import { schemaOrgType } from '../node-format/index.js';
-import type { EntityBrief, FactBrief } from './highlights.js';
+import { briefText, type EntityBrief, type FactBrief } from './highlights.js';
 
 /** Only entities and facts of at least this importance are projected into schema.jsonld. */
 export const JSONLD_MIN_IMPORTANCE = 4;
@@ -19,7 +19,7 @@ export function buildSchemaJsonLd(entities: EntityBrief[], factsByEntity: Map<st
     if (facts.length > 0) node.additionalProperty = facts.map((f) => ({ '@id': f.id }));
     graph.push(node);
     for (const f of facts) {
-      const fact: Record<string, unknown> = { '@id': f.id, '@type': 'PropertyValue', propertyID: f.predicate, name: f.predicate.replace(/_/g, ' '), value: typeof f.value === 'object' ? f.text : f.value };
+      const fact: Record<string, unknown> = { '@id': f.id, '@type': 'PropertyValue', propertyID: f.predicate, name: f.predicate.replace(/_/g, ' '), value: typeof f.value === 'object' ? briefText(f) : f.value };
       if (f.unit !== null) fact.unitText = f.unit;
       if (f.currency !== null) fact.currency = f.currency;
       factNodes.push(fact);

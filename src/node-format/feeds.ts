@@ -22,20 +22,20 @@ export const PriorityFeedRecordSchema = z
   })
   .meta({ title: 'Priority feed entry (priority-feed.jsonl)' });
 
-/** One line of citations.jsonl: where a derived record comes from and how to cite it. */
+/**
+ * One line of citations.jsonl: where a derived record comes from, to cite it without joining
+ * files (the source's title is in sources.jsonl under source_id).
+ */
 export const CitationRecordSchema = z
   .strictObject({
     schema_version: SchemaVersionSchema,
     record_id: RecordIdSchema,
     record_kind: z.enum(['entity', 'fact', 'relationship']),
-    file: NodePathSchema,
     source_id: SourceIdSchema,
     source_url: HttpUrlSchema,
-    source_title: z.string().min(1).optional(),
     retrieved_at: TimestampSchema.describe("the source's last_seen_at"),
     provenance_method: ProvenanceSchema,
     confidence: ConfidenceSchema,
-    cite_as: z.string().min(1).describe('a ready-to-print attribution'),
   })
   .meta({ title: 'Citation (citations.jsonl)' });
 
