@@ -7,6 +7,9 @@ import { registerPushCommand } from './commands/push.js';
 import { registerCompileCommand } from './commands/compile.js';
 import { registerGoldenCommands } from './commands/golden.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerPublishCommand } from './commands/publish.js';
+import { registerRollbackCommand } from './commands/rollback.js';
+import { registerVersionsCommand } from './commands/versions.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function
@@ -22,4 +25,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerCompileCommand,
   registerGoldenCommands,
   registerValidateCommand,
+  registerPublishCommand,
+  registerRollbackCommand,
+  registerVersionsCommand,
 ];

@@ -3,6 +3,8 @@ import type { AppServices } from './services.js';
 import { probeRoutes } from './routes/probes.js';
 import { waitlistRoutes } from './routes/waitlist.js';
 import { ingestRoutes } from '../ingest/routes.js';
+import { publishRoutes } from './routes/publish.js';
+import { nodeFileRoutes } from './routes/node-files.js';
 
 export interface RoutePluginOptions {
   services: AppServices;
@@ -13,4 +15,6 @@ export const ROUTE_PLUGINS: ReadonlyArray<FastifyPluginAsync<RoutePluginOptions>
   probeRoutes,
   waitlistRoutes,
   ingestRoutes,
+  publishRoutes,
+  nodeFileRoutes,
 ];

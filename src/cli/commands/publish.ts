@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { commandContext } from '../context.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+
+interface PublishFlags { website?: string; node?: string; target?: string; golden?: string; allowDrop?: boolean; dryRun?: boolean; buildTime?: string }
+
+/** Exit code of a publish refused by a gate or by validation (docs/publishing.md). */
+export const EXIT_REFUSED = 3;
+const REFUSED = new Set(['publish.validation_failed', 'publish.drop_gate', 'publish.golden_mismatch', 'node.uuid_leak']);
+
+/** `nodectl publish`: compile (or take a compiled node) and publish it with the atomic sequence. */
+export function registerPublishCommand(program: Command): void {
+  program
+    .command('publish [fixture-dir]')
+    .description("publish a website's node (--website), a fixture, or a compiled node (--node) to the fs or s3 target")
+    .option('--website <id>', "compile and publish this website's graph from the data directory")
+    .option('--node <dir>', 'publish an already compiled node directory')
+    .option('--target <fs|s3>', 'publish target (env NODECTL_PUBLISH_TARGET, default fs)')
+    .option('--golden <dir>', 'refuse unless the compiled node equals this directory byte for byte')
+    .option('--allow-drop', 'publish even when the record count falls more than publishMaxDrop against the live version')
+    .option('--dry-run', 'show what would be uploaded and carried forward; write nothing')
+    .option('--build-time <rfc3339>', 'frozen build time of the compile (default: now, or the fixture build_time)')
+    .addHelpText('after', '\nExit codes: 0 published (or already live, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch).')
+    .action(async (fixtureDir: string | undefined, opts: PublishFlags, command: Command) => {
+      if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3') throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
+      const sources = [fixtureDir !== undefined, opts.node !== undefined].filter(Boolean).length;
+      if (sources > 1) throw new UsageError('give a fixture directory or --node <dir>, not both');
+      if (sources === 0 && opts.website === undefined) throw new UsageError('give --website <id>, a fixture directory, or --node <compiled-dir>');
+      if (opts.buildTime !== undefined && opts.node !== undefined) throw new UsageError('--build-time applies to a compile; --node is already compiled');
+      const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
+      const { existsSync } = await import('node:fs');
+      for (const dir of [fixtureDir, opts.node, opts.golden]) if (dir !== undefined && !existsSync(dir)) throw new UsageError(`${dir} does not exist`);
+      const { runPublish, createTargetFromSettings } = await import('../../publish/index.js');
+      const { openControlDb } = await import('../../storage/control.js');
+      const { dataDirLayout } = await import('../../storage/data-dir.js');
+      const { isAppError } = await import('../../errors/app-error.js');
+      const { createInkPublishProgress, createPlainPublishProgress } = await import('../../publish/progress-view.js');
+      const progress = !ctx.out.json && process.stderr.isTTY ? await createInkPublishProgress() : ctx.out.json ? undefined : createPlainPublishProgress();
+      const settings = ctx.config.settings;
+      const controlDb = openControlDb(dataDirLayout(settings.dataDir));
+      const target = await createTargetFromSettings(settings);
+      try {
+        const source = opts.node !== undefined ? { kind: 'node' as const, dir: opts.node } : fixtureDir !== undefined ? { kind: 'fixture' as const, dir: fixtureDir } : { kind: 'website' as const, websiteId: opts.website! };
+        const result = await runPublish({ settings, controlDb, target, source, websiteId: opts.website, allowDrop: opts.allowDrop, golden: opts.golden, dryRun: opts.dryRun, buildTime: opts.buildTime, progress });
+        progress?.stop();
+        const uploaded = result.files.filter((f) => f.state === 'uploaded');
+        ctx.out.result({ ...result, target: target.kind }, () =>
+          [
+            result.dryRun ? `dry run: nothing was written to ${target.description}` : result.alreadyLive ? `version ${result.versionUlid} is already live: nothing to do` : `published ${result.versionUlid} (${result.versionLabel}) to ${target.description}`,
+            ...(result.dryRun ? uploaded.map((f) => `  would upload ${f.path} (${f.bytes} bytes)`) : []),
+            `files: ${result.files.length + 1} (${uploaded.length} uploaded, ${result.files.length - uploaded.length} carried forward), records: ${result.recordCount}`,
+            `bytes: ${result.bytesUploaded} uploaded, ${result.bytesCarried} carried forward${result.dryRun ? ' (would be)' : ''}`,
+            `changes vs ${result.previousVersion ?? '(nothing live)'}: ${['added', 'changed', 'removed', 'unchanged'].map((c) => `${result.changes.filter((x) => x.change === c).length} ${c}`).join(', ')}`,
+            `public URL: ${result.publicUrl}`,
+          ].join('\n'),
+        );
+      } catch (error) {
+        progress?.stop();
+        if (isAppError(error)) {
+          if (ctx.out.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: error.code, message: error.message, details: error.details ?? {}, retryable: error.retryable } }) + '\n');
+          throw new CliError(error.message, REFUSED.has(error.code) ? EXIT_REFUSED : EXIT.failure, error.code);
+        }
+        throw error;
+      } finally {
+        await target.close();
+        controlDb.close();
+      }
+    });
+}

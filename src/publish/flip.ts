@@ -1,0 +1,62 @@
+import { AppError } from '../errors/app-error.js';
+import type { Manifest } from '../node-format/index.js';
+import { faultPoint, mapLimit } from './faults.js';
+import { aliasKey, domainMapKey, MUTABLE_CACHE, siteKeys } from './layout.js';
+import type { PublishProgress } from './progress.js';
+import type { PublishTarget } from './targets/types.js';
+
+export const CONCURRENCY = 8;
+
+/**
+ * Step "verify": every file the manifest names must exist at versions/<ulid>/ with its size,
+ * else 409 publish.atomic_conflict (retryable) and nothing is flipped.
+ */
+export async function verifyVersion(target: PublishTarget, siteHash: string, manifest: Manifest, progress: PublishProgress): Promise<void> {
+  const keys = siteKeys(siteHash);
+  progress.step('verify', manifest.files.length);
+  const missing: string[] = [];
+  await mapLimit(manifest.files, CONCURRENCY, async (file, i) => {
+    await faultPoint('verify', i, manifest.files.length);
+    const info = await target.head(keys.version(manifest.node_version, file.path));
+    if (!info || info.bytes !== file.bytes) missing.push(file.path);
+    progress.advance(file.path, 'written');
+  });
+  if (missing.length > 0) {
+    throw new AppError('publish.atomic_conflict', `${missing.length} file(s) named by the manifest of ${manifest.node_version} are missing or short in the store (${missing.sort().slice(0, 5).join(', ')}); nothing was flipped. Retry the publish.`, { details: { missing: missing.sort() } });
+  }
+}
+
+/**
+ * Steps "latest" and "flip": serving copies of every file go to latest/ (and, on S3, to the
+ * public alias <domain>/), the fs domain map is written, and then latest/manifest.json, the
+ * pointer, is written as the single last mutating write. Readers that resolve files through the
+ * pointer (the daemon, and any consumer that follows manifest.json to versions/<ulid>/) see the
+ * old version whole until that write and the new one whole after it.
+ */
+export async function flipLatest(target: PublishTarget, siteHash: string, websiteId: string, manifest: Manifest, manifestBody: Buffer, progress: PublishProgress): Promise<number> {
+  const keys = siteKeys(siteHash);
+  const ulid = manifest.node_version;
+  const alias = target.kind === 's3';
+  const copies = manifest.files.flatMap((f) => {
+    const meta = { contentType: f.content_type, cacheControl: MUTABLE_CACHE };
+    const from = keys.version(ulid, f.path);
+    return alias ? [{ from, to: keys.latest(f.path), meta }, { from, to: aliasKey(manifest.domain, f.path), meta }] : [{ from, to: keys.latest(f.path), meta }];
+  });
+  progress.step('latest', copies.length + 1);
+  await mapLimit(copies, CONCURRENCY, async (c, i) => {
+    await faultPoint('latest', i, copies.length);
+    await target.copy(c.from, c.to, c.meta);
+    progress.advance(c.to, 'written');
+  });
+  const manifestMeta = { contentType: 'application/json', cacheControl: MUTABLE_CACHE };
+  if (!alias) await target.put(domainMapKey(manifest.domain), JSON.stringify({ domain: manifest.domain, website_id: websiteId, site_hash: siteHash }) + '\n', manifestMeta);
+  else await target.put(aliasKey(manifest.domain, 'manifest.json'), manifestBody, manifestMeta);
+  await target.delete(keys.tombstone);
+  progress.advance('domain', 'written');
+
+  progress.step('flip', 1);
+  await faultPoint('flip', 0, 1);
+  await target.put(keys.pointer, manifestBody, manifestMeta);
+  progress.advance('latest/manifest.json', 'written');
+  return copies.length + 3;
+}

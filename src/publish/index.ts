@@ -1,0 +1,15 @@
+/**
+ * Publishing: a compiled node into a store (fs or S3) with the atomic sequence, rollback,
+ * takedown, version listing, and the reader the daemon serves node files with.
+ */
+export { publishNode, type PublishNodeOptions, type PublishResult, type PublishedFile } from './publish-node.js';
+export { runPublish, readLivePrevious, type RunPublishOptions, type PublishSource } from './run-publish.js';
+export { rollbackNode, takeDownNode, flipToStoredVersion, type FlipResult } from './rollback.js';
+export { listStoredVersions, readLiveManifest, nextVersionLabel, recordCount, type StoredVersion } from './store.js';
+export { acquirePublishLock, PUBLISH_LOCK_TTL_MS, type PublishLock } from './lock.js';
+export { siteHashOf, siteKeys, MUTABLE_CACHE, IMMUTABLE_CACHE } from './layout.js';
+export { createNodeReader, type NodeFileLookup } from './read-node.js';
+export { createReadCounter } from './read-counter.js';
+export { createTargetFromSettings } from './targets/index.js';
+export type { PublishTarget, PutOptions, ObjectInfo } from './targets/types.js';
+export { PUBLISH_STEPS, type PublishStep } from './faults.js';

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ChangeRecordSchema, NODE_SCHEMA_VERSION, VersionsSchema, type ChangeRecord, type Manifest, type ManifestFile, type Versions, type VersionEntry } from '../node-format/index.js';
+import { sha256Hex } from './layout.js';
+
+/** Files the publisher rewrites before the flip ("mutable patches"). */
+export const PATCHED_FILES = ['versions.json', 'changes.jsonl', 'openapi.json'] as const;
+
+/** Files never compared file by file: they carry the version itself. */
+const VERSIONED = new Set(['manifest.json', 'versions.json', 'openapi.json', 'changes.jsonl']);
+
+export interface PatchedNode {
+  /** The final manifest (label and patched entries replaced). */
+  manifest: Manifest;
+  manifestBody: Buffer;
+  /** New bodies of the patched files, by path. */
+  bodies: Map<string, Buffer>;
+  /** File-level changes against the live version (also the tail of changes.jsonl). */
+  fileChanges: FileChange[];
+  /** True when the compiler's record-level lines were measured against another version and were dropped. */
+  droppedRecordChanges: boolean;
+}
+
+export interface FileChange {
+  path: string;
+  change: 'added' | 'changed' | 'removed' | 'unchanged';
+  checksum?: string;
+  previousChecksum?: string;
+}
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2) + '\n');
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Rewrites what only the store knows, before anything is flipped:
+ * - versions.json: current = this version with the store's label; previous = the live version;
+ *   history = every complete version in the store, newest first (at most 100);
+ * - changes.jsonl: the compiler's record-level lines are kept when they were measured against
+ *   the live version (since_version), else dropped; the file-level lines (record_kind "file")
+ *   are recomputed against the live manifest;
+ * - openapi.json: info.version and info.x-service-node-version echo the store's label;
+ * - manifest.json: node_version_label, and the entries of the patched files.
+ */
+export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | undefined, history: VersionEntry[], label: string): PatchedNode {
+  const bodies = new Map<string, Buffer>();
+  const current: VersionEntry = { node_version: compiled.node_version, node_version_label: label, generated_at: compiled.generated_at };
+  const versions: Versions = { schema_version: NODE_SCHEMA_VERSION, current, history: history.filter((h) => h.node_version !== compiled.node_version).slice(0, 100) };
+  if (live && live.node_version !== compiled.node_version) versions.previous = live.node_version;
+  VersionsSchema.parse(versions);
+  const has = (path: string) => compiled.files.some((f) => f.path === path);
+  if (has('versions.json')) bodies.set('versions.json', json(versions));
+
+  const fileChanges = diffFiles(compiled.files, live?.files ?? []);
+  let droppedRecordChanges = false;
+  if (has('changes.jsonl')) {
+    const lines = readFileSync(join(nodeDir, 'changes.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const records = lines.map((l) => JSON.parse(l) as ChangeRecord).filter((r) => r.record_kind !== 'file');
+    const since = live?.node_version;
+    const kept = records.filter((r) => r.since_version === since);
+    droppedRecordChanges = kept.length !== records.length;
+    const out = droppedRecordChanges ? [] : kept;
+    for (const c of fileChanges) {
+      if (c.change === 'unchanged') continue;
+      const record: ChangeRecord = { schema_version: NODE_SCHEMA_VERSION, change: c.change, record_kind: 'file', record_id: c.path, file: c.path };
+      if (c.checksum) record.content_hash = c.checksum;
+      if (c.previousChecksum) record.previous_content_hash = c.previousChecksum;
+      if (since) record.since_version = since;
+      out.push(ChangeRecordSchema.parse(record));
+    }
+    bodies.set('changes.jsonl', Buffer.from(out.map((r) => JSON.stringify(r) + '\n').join('')));
+  }
+
+  if (has('openapi.json')) {
+    const doc = JSON.parse(readFileSync(join(nodeDir, 'openapi.json'), 'utf8')) as { info?: Record<string, unknown> };
+    if (doc.info && (doc.info['x-service-node-version'] !== label || doc.info.version !== label)) {
+      doc.info.version = label;
+      doc.info['x-service-node-version'] = label;
+      bodies.set('openapi.json', json(doc));
+    }
+  }
+
+  const manifest: Manifest = structuredClone(compiled);
+  manifest.node_version_label = label;
+  manifest.files = manifest.files.map((f): ManifestFile => {
+    const body = bodies.get(f.path);
+    if (!body) return f;
+    const entry: ManifestFile = { ...f, checksum: `sha256:${sha256Hex(body)}`, bytes: body.length };
+    if (f.records !== undefined) entry.records = body.toString('utf8').split('\n').length - 1;
+    return entry;
+  });
+  // Key order of the compiled manifest is kept: only values change.
+  return { manifest, manifestBody: json(manifest), bodies, fileChanges, droppedRecordChanges };
+}
+
+/** File-level changes of `next` against `previous`, by path (versioned files left out). */
+export function diffFiles(next: ReadonlyArray<Pick<ManifestFile, 'path' | 'checksum'>>, previous: ReadonlyArray<Pick<ManifestFile, 'path' | 'checksum'>>): FileChange[] {
+  const before = new Map(previous.map((f) => [f.path, f.checksum]));
+  const now = new Map(next.map((f) => [f.path, f.checksum]));
+  const paths = [...new Set([...before.keys(), ...now.keys()])].filter((p) => !VERSIONED.has(p)).sort(compare);
+  return paths.map((path): FileChange => {
+    const a = before.get(path);
+    const b = now.get(path);
+    if (a === undefined) return { path, change: 'added', checksum: b };
+    if (b === undefined) return { path, change: 'removed', previousChecksum: a };
+    return a === b ? { path, change: 'unchanged', checksum: b } : { path, change: 'changed', checksum: b, previousChecksum: a };
+  });
+}

@@ -1,0 +1,10 @@
+import type { PublishStep } from './faults.js';
+
+/** What a publish reports while it runs; the CLI draws it (ink or plain lines), the API ignores it. */
+export interface PublishProgress {
+  step(step: PublishStep | 'check' | 'done', total: number): void;
+  advance(path: string, state: 'uploaded' | 'carried' | 'written'): void;
+  stop(): void;
+}
+
+export const SILENT_PROGRESS: PublishProgress = { step() {}, advance() {}, stop() {} };

@@ -1,0 +1,205 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../errors/app-error.js';
+import { ManifestSchema, type Manifest } from '../node-format/index.js';
+import type { Db } from '../storage/sqlite.js';
+import { faultPoint, mapLimit } from './faults.js';
+import { CONCURRENCY, flipLatest, verifyVersion } from './flip.js';
+import { assertMatchesGolden, assertNodeValid } from './integrity.js';
+import { hexOfChecksum, sha256Hex, siteHashOf, siteKeys, versionedCache } from './layout.js';
+import { acquirePublishLock } from './lock.js';
+import { patchNode, type FileChange } from './patch.js';
+import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
+import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
+import type { PublishTarget } from './targets/types.js';
+
+export interface PublishNodeOptions {
+  target: PublishTarget;
+  /** A compiled node directory (manifest.json plus the files it names). */
+  nodeDir: string;
+  /** The website the node belongs to; must equal manifest.website_id. */
+  websiteId: string;
+  /** control.sqlite of the data directory: holds the per-site publish lock. */
+  controlDb: Db;
+  /** `{node_base_url}` for the public URL in the result. */
+  nodeBaseUrl: string;
+  /** Largest share of records the version may drop against the live one (settings.publishMaxDrop, default 0.5). */
+  maxDrop: number;
+  /** Skip the drop gate; default false. */
+  allowDrop?: boolean;
+  /** Refuse unless the compiled node equals this directory byte for byte; default none. */
+  golden?: string;
+  /** Report what would be uploaded; write nothing; default false. */
+  dryRun?: boolean;
+  /** Clock (ms); default Date.now. The label's day comes from it. */
+  now?: () => number;
+  progress?: PublishProgress;
+}
+
+export interface PublishedFile {
+  path: string;
+  bytes: number;
+  checksum: string;
+  immutable: boolean;
+  /** uploaded: its bytes were sent; carried: the store already held them (cas/), nothing sent. */
+  state: 'uploaded' | 'carried';
+}
+
+export interface PublishResult {
+  websiteId: string;
+  domain: string;
+  siteHash: string;
+  versionUlid: string;
+  versionLabel: string;
+  previousVersion: string | null;
+  dryRun: boolean;
+  /** The version was already live: nothing was written. */
+  alreadyLive: boolean;
+  files: PublishedFile[];
+  changes: FileChange[];
+  bytesUploaded: number;
+  bytesCarried: number;
+  objectsWritten: number;
+  recordCount: number;
+  /** `{node_base_url}/{domain}` */
+  cdnPath: string;
+  /** `{node_base_url}/{domain}/manifest.json` */
+  publicUrl: string;
+  durationMs: number;
+}
+
+function readCompiledManifest(nodeDir: string): Manifest {
+  let text: string;
+  try {
+    text = readFileSync(join(nodeDir, 'manifest.json'), 'utf8');
+  } catch {
+    throw new AppError('publish.validation_failed', `${nodeDir} holds no manifest.json: give a compiled node directory.`, { details: { issues: [{ code: 'manifest.missing', file: 'manifest.json' }] } });
+  }
+  const parsed = ManifestSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new AppError('publish.validation_failed', `manifest.json of ${nodeDir} fails its schema: ${parsed.error.issues[0]?.message}`, { details: { issues: parsed.error.issues.slice(0, 20).map((i) => ({ code: 'schema.invalid', file: 'manifest.json', message: `${i.path.join('.')}: ${i.message}` })) } });
+  return parsed.data;
+}
+
+/**
+ * Publishes a compiled node with the atomic sequence (docs/publishing.md):
+ * check (validate, golden, lock, drop gate) -> upload (immutable bytes into cas/, per-version
+ * copies into versions/<ulid>/) -> patch (versions.json, changes.jsonl, openapi.json, manifest)
+ * -> verify (HEAD every manifest file) -> latest (serving copies) -> flip (latest/manifest.json,
+ * the single last mutating write). An error or a kill before the flip leaves the previous
+ * version serving, whole.
+ */
+export async function publishNode(options: PublishNodeOptions): Promise<PublishResult> {
+  const started = Date.now();
+  const now = options.now ?? Date.now;
+  const progress = options.progress ?? SILENT_PROGRESS;
+  const { target, nodeDir } = options;
+  progress.step('check', 1);
+  const compiled = readCompiledManifest(nodeDir);
+  if (compiled.website_id !== options.websiteId) throw new AppError('publish.validation_failed', `The node belongs to website ${compiled.website_id}, not ${options.websiteId}.`, { details: { issues: [{ code: 'manifest.website_id', file: 'manifest.json' }] } });
+  if (options.golden) assertMatchesGolden(nodeDir, options.golden);
+  await assertNodeValid(nodeDir);
+
+  const siteHash = siteHashOf(options.websiteId);
+  const keys = siteKeys(siteHash);
+  const lock = options.dryRun ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
+  try {
+    const live = await readLiveManifest(target, siteHash);
+    const records = recordCount(compiled);
+    if (live && !options.allowDrop) {
+      const before = recordCount(live);
+      if (before > 0 && (before - records) / before > options.maxDrop) {
+        throw new AppError('publish.drop_gate', `This version has ${records} records against ${before} live (a ${Math.round(((before - records) / before) * 100)} % drop, more than the allowed ${Math.round(options.maxDrop * 100)} %). Nothing was published; pass --allow-drop if the drop is intended.`, { details: { records, liveRecords: before, maxDrop: options.maxDrop } });
+      }
+    }
+    const base = { websiteId: options.websiteId, domain: compiled.domain, siteHash, previousVersion: live?.node_version ?? null, dryRun: Boolean(options.dryRun), recordCount: records, cdnPath: `${options.nodeBaseUrl}/${compiled.domain}`, publicUrl: `${options.nodeBaseUrl}/${compiled.domain}/manifest.json` };
+    if (live && live.node_version === compiled.node_version) {
+      // Same ULID = same build time and same content: it is already live.
+      const files = live.files.map((f): PublishedFile => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, immutable: f.immutable, state: 'carried' }));
+      progress.step('done', 0);
+      return { ...base, previousVersion: live.node_version, versionUlid: live.node_version, versionLabel: live.node_version_label ?? '', alreadyLive: true, files, changes: [], bytesUploaded: 0, bytesCarried: files.reduce((s, f) => s + f.bytes, 0), objectsWritten: 0, durationMs: Date.now() - started };
+    }
+
+    const stored = await listStoredVersions(target, siteHash);
+    if (stored.some((v) => v.node_version === compiled.node_version) && !options.dryRun) {
+      // The store already holds this exact version (an earlier publish): flip back to it as it was.
+      const { flipToStoredVersion } = await import('./rollback.js');
+      const flipped = await flipToStoredVersion(target, options.websiteId, compiled.node_version, progress);
+      return { ...base, ...flipped, alreadyLive: false, durationMs: Date.now() - started };
+    }
+    const label = nextVersionLabel(stored, now());
+    const patched = patchNode(nodeDir, compiled, live, stored.map(({ live: _live, ...v }) => v), label);
+    const manifest = patched.manifest;
+
+    // Plan: which bytes the store already holds (cas/<aa>/<sha>) and which must be sent.
+    const plan = await mapLimit(manifest.files, CONCURRENCY, async (f) => {
+      const sha = hexOfChecksum(f.checksum);
+      const held = (await target.head(keys.cas(sha))) !== undefined;
+      return { file: f, sha, body: patched.bodies.get(f.path), state: held ? ('carried' as const) : ('uploaded' as const) };
+    });
+    // The same bytes under two paths are sent once.
+    const seen = new Set<string>();
+    for (const p of plan) {
+      if (p.state === 'uploaded' && seen.has(p.sha)) p.state = 'carried';
+      seen.add(p.sha);
+    }
+    const files = plan.map((p): PublishedFile => ({ path: p.file.path, bytes: p.file.bytes, checksum: p.file.checksum, immutable: p.file.immutable, state: p.state }));
+    const bytesUploaded = files.filter((f) => f.state === 'uploaded').reduce((s, f) => s + f.bytes, 0) + patched.manifestBody.length;
+    const bytesCarried = files.filter((f) => f.state === 'carried').reduce((s, f) => s + f.bytes, 0);
+    const result = { ...base, versionUlid: manifest.node_version, versionLabel: label, alreadyLive: false, files, changes: patched.fileChanges, bytesUploaded, bytesCarried };
+    if (options.dryRun) {
+      progress.step('done', 0);
+      return { ...result, objectsWritten: 0, durationMs: Date.now() - started };
+    }
+
+    let objectsWritten = 0;
+    const ulid = manifest.node_version;
+    // Step upload: the compiled files' bytes into cas/ (only when new), then versions/<ulid>/.
+    const compiledPlan = plan.filter((p) => p.body === undefined);
+    progress.step('upload', compiledPlan.length);
+    await mapLimit(compiledPlan, CONCURRENCY, async (p, i) => {
+      await faultPoint('upload', i, compiledPlan.length);
+      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable) };
+      if (p.state === 'uploaded') {
+        const local = join(nodeDir, p.file.path);
+        if (statSync(local).size !== p.file.bytes) throw new AppError('publish.validation_failed', `${p.file.path} changed while publishing.`);
+        await target.putFile(keys.cas(p.sha), local, { contentType: p.file.content_type, cacheControl: versionedCache(true) });
+        objectsWritten++;
+      }
+      await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), meta);
+      objectsWritten++;
+      progress.advance(p.file.path, p.state);
+    });
+    lock?.renew();
+
+    // Step patch: the rewritten mutable files, then the version's own manifest.
+    const patchPlan = plan.filter((p) => p.body !== undefined);
+    progress.step('patch', patchPlan.length + 1);
+    for (const [i, p] of patchPlan.entries()) {
+      await faultPoint('patch', i, patchPlan.length + 1);
+      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable) };
+      if (p.state === 'uploaded') {
+        await target.put(keys.cas(p.sha), p.body!, { contentType: p.file.content_type, cacheControl: versionedCache(true) });
+        objectsWritten++;
+      }
+      await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), meta);
+      objectsWritten++;
+      progress.advance(p.file.path, p.state);
+    }
+
+    // Step verify, then the version's manifest marks versions/<ulid>/ complete.
+    await verifyVersion(target, siteHash, manifest, progress);
+    await target.put(keys.version(ulid, 'manifest.json'), patched.manifestBody, { contentType: 'application/json', cacheControl: versionedCache(false) });
+    objectsWritten++;
+    lock?.renew();
+
+    // Steps latest and flip.
+    objectsWritten += await flipLatest(target, siteHash, options.websiteId, manifest, patched.manifestBody, progress);
+    progress.step('done', 0);
+    return { ...result, objectsWritten, durationMs: Date.now() - started };
+  } finally {
+    lock?.release();
+  }
+}
+
+/** sha256 of a patched body, for tests and the dry run. */
+export const checksumOf = (body: Buffer) => `sha256:${sha256Hex(body)}`;

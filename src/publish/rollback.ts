@@ -1,0 +1,83 @@
+import { AppError } from '../errors/app-error.js';
+import type { Db } from '../storage/sqlite.js';
+import { flipLatest, verifyVersion } from './flip.js';
+import { siteHashOf, siteKeys } from './layout.js';
+import { acquirePublishLock } from './lock.js';
+import { diffFiles, type FileChange } from './patch.js';
+import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
+import type { PublishedFile } from './publish-node.js';
+import { readLiveManifest, readManifestAt } from './store.js';
+import type { PublishTarget } from './targets/types.js';
+
+export interface FlipResult {
+  versionUlid: string;
+  versionLabel: string;
+  previousVersion: string | null;
+  files: PublishedFile[];
+  changes: FileChange[];
+  bytesUploaded: number;
+  bytesCarried: number;
+  objectsWritten: number;
+}
+
+/**
+ * Points latest/ at a version the store already holds, with the same verify, latest and flip
+ * steps as a publish (nothing is uploaded). The version's files are served exactly as they
+ * were published, its own versions.json and changes.jsonl included.
+ */
+export async function flipToStoredVersion(target: PublishTarget, websiteId: string, ulid: string, progress: PublishProgress = SILENT_PROGRESS): Promise<FlipResult> {
+  const siteHash = siteHashOf(websiteId);
+  const keys = siteKeys(siteHash);
+  const body = await target.get(keys.version(ulid, 'manifest.json'));
+  if (!body) throw new AppError('version.not_found', `The store holds no complete version ${ulid} of website ${websiteId}; see \`nodectl versions --website ${websiteId}\`.`);
+  const manifest = await readManifestAt(target, keys.version(ulid, 'manifest.json'));
+  if (!manifest || manifest.website_id !== websiteId) throw new AppError('version.not_found', `Version ${ulid} does not belong to website ${websiteId}.`);
+  const live = await readLiveManifest(target, siteHash);
+  await verifyVersion(target, siteHash, manifest, progress);
+  const objectsWritten = await flipLatest(target, siteHash, websiteId, manifest, body, progress);
+  progress.step('done', 0);
+  const files = manifest.files.map((f): PublishedFile => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, immutable: f.immutable, state: 'carried' }));
+  return {
+    versionUlid: ulid,
+    versionLabel: manifest.node_version_label ?? '',
+    previousVersion: live?.node_version ?? null,
+    files,
+    changes: diffFiles(manifest.files, live?.files ?? []),
+    bytesUploaded: 0,
+    bytesCarried: files.reduce((s, f) => s + f.bytes, 0),
+    objectsWritten,
+  };
+}
+
+/** `nodectl rollback`: takes the site's publish lock and flips latest/ to an earlier version. */
+export async function rollbackNode(options: { target: PublishTarget; controlDb: Db; websiteId: string; to: string; now?: () => number; progress?: PublishProgress }): Promise<FlipResult> {
+  const lock = acquirePublishLock(options.controlDb, options.websiteId, { now: options.now });
+  try {
+    return await flipToStoredVersion(options.target, options.websiteId, options.to, options.progress);
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Takedown: deletes the pointer first (from then on the public alias answers 410 node.gone),
+ * leaves a tombstone marker, then removes the other serving copies (latest/ and the S3 alias).
+ * versions/ and cas/ are kept, so a later publish or rollback can bring the node back. A second
+ * takedown finds nothing to delete and answers the same.
+ */
+export async function takeDownNode(options: { target: PublishTarget; controlDb: Db; websiteId: string; domain: string; now?: () => number }): Promise<{ tombstoned: true; removed: number }> {
+  const { target } = options;
+  const keys = siteKeys(siteHashOf(options.websiteId));
+  const lock = acquirePublishLock(options.controlDb, options.websiteId, { now: options.now });
+  try {
+    const now = options.now ?? Date.now;
+    await target.delete(keys.pointer);
+    if (target.kind === 's3') await target.delete(`${options.domain}/manifest.json`);
+    await target.put(keys.tombstone, JSON.stringify({ tombstoned_at: new Date(now()).toISOString(), website_id: options.websiteId }) + '\n', { contentType: 'application/json', cacheControl: 'no-store' });
+    const serving = [...(await target.list(keys.latestPrefix)), ...(target.kind === 's3' ? await target.list(`${options.domain}/`) : [])];
+    for (const key of serving) await target.delete(key);
+    return { tombstoned: true, removed: serving.length };
+  } finally {
+    lock.release();
+  }
+}

@@ -1,0 +1,122 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeBaseUrl } from '../config/config.js';
+import type { Settings } from '../config/settings.js';
+import { AppError } from '../errors/app-error.js';
+import type { PreviousNode } from '../compiler/types.js';
+import type { Db } from '../storage/sqlite.js';
+import { siteHashOf, siteKeys } from './layout.js';
+import type { PublishProgress } from './progress.js';
+import { publishNode, type PublishResult } from './publish-node.js';
+import { readLiveManifest } from './store.js';
+import type { PublishTarget } from './targets/types.js';
+
+/** What to publish: a website's graph, a fixture folder, or an already compiled node. */
+export type PublishSource = { kind: 'website'; websiteId: string } | { kind: 'fixture'; dir: string } | { kind: 'node'; dir: string };
+
+export interface RunPublishOptions {
+  settings: Settings;
+  controlDb: Db;
+  target: PublishTarget;
+  source: PublishSource;
+  /** With a fixture or a node: the website it must belong to; default the one it names. */
+  websiteId?: string;
+  allowDrop?: boolean;
+  golden?: string;
+  dryRun?: boolean;
+  /** RFC 3339 build time for a website compile; default now (second precision). */
+  buildTime?: string;
+  now?: () => number;
+  progress?: PublishProgress;
+  /** The API origin's port when the daemon listens on an ephemeral one (for the public URL). */
+  listenPort?: number;
+}
+
+/**
+ * The one publish entry point of the CLI and the HTTP route: compiles when needed (into a temp
+ * folder, with the live version as the compiler's previous so its record-level changes are
+ * measured against what is served), then runs the atomic sequence of publishNode.
+ */
+export async function runPublish(options: RunPublishOptions): Promise<PublishResult> {
+  const now = options.now ?? Date.now;
+  const work = mkdtempSync(join(tmpdir(), 'nodectl-publish-'));
+  try {
+    let nodeDir: string;
+    let websiteId = options.websiteId;
+    const source = options.source;
+    if (source.kind === 'node') {
+      nodeDir = source.dir;
+    } else {
+      const compiler = await import('../compiler/cli-support.js');
+      nodeDir = join(work, 'node');
+      if (source.kind === 'website') {
+        websiteId = source.websiteId;
+        const previous = await readLivePrevious(options.target, websiteId, join(work, 'previous'));
+        const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        await compiler.compileWebsite(options.settings.dataDir, websiteId, nodeDir, { buildTime, ...(previous ? { previous } : {}) });
+      } else {
+        let fixture;
+        try {
+          fixture = compiler.loadFixture(source.dir);
+        } catch (error) {
+          throw new AppError('publish.validation_failed', `The fixture ${source.dir} cannot be read: ${(error as Error).message}`, { details: { issues: [] } });
+        }
+        if (websiteId !== undefined && websiteId !== fixture.site.websiteId) throw new AppError('publish.validation_failed', `The fixture belongs to website ${fixture.site.websiteId}, not ${websiteId}.`, { details: { issues: [] } });
+        websiteId = fixture.site.websiteId;
+        const previous = await readLivePrevious(options.target, websiteId, join(work, 'previous'));
+        const buildTime = options.buildTime ?? fixture.buildTime;
+        const { buildGraphFromItems } = await import('../graph/build-from-items.js');
+        const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'), editorial: fixture.editorial });
+        try {
+          await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, ...(previous ? { previous } : {}) });
+        } finally {
+          graph.close();
+        }
+      }
+    }
+    if (websiteId === undefined) {
+      const { readFileSync } = await import('node:fs');
+      try {
+        websiteId = (JSON.parse(readFileSync(join(nodeDir, 'manifest.json'), 'utf8')) as { website_id: string }).website_id;
+      } catch {
+        throw new AppError('publish.validation_failed', `${nodeDir} holds no readable manifest.json: give a compiled node directory.`, { details: { issues: [{ code: 'manifest.missing', file: 'manifest.json' }] } });
+      }
+    }
+    return await publishNode({
+      target: options.target,
+      nodeDir,
+      websiteId,
+      controlDb: options.controlDb,
+      nodeBaseUrl: nodeBaseUrl(options.settings, options.listenPort),
+      maxDrop: options.settings.publishMaxDrop,
+      allowDrop: options.allowDrop,
+      golden: options.golden,
+      dryRun: options.dryRun,
+      now,
+      progress: options.progress,
+    });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The live version as the compiler's PreviousNode: on fs its versions/<ulid>/ folder is read in
+ * place; on S3 its manifest, versions.json and record files are downloaded into `dir` first.
+ */
+export async function readLivePrevious(target: PublishTarget, websiteId: string, dir: string): Promise<PreviousNode | undefined> {
+  const siteHash = siteHashOf(websiteId);
+  const live = await readLiveManifest(target, siteHash);
+  if (!live) return undefined;
+  const { readPreviousNode } = await import('../compiler/previous.js');
+  const keys = siteKeys(siteHash);
+  if (target.localPath) return readPreviousNode(join(target.localPath(keys.version(live.node_version, 'manifest.json')), '..'));
+  mkdirSync(dir, { recursive: true });
+  const wanted = ['manifest.json', 'versions.json', ...live.files.filter((f) => /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/.test(f.path)).map((f) => f.path)];
+  for (const path of wanted) {
+    const body = await target.get(keys.version(live.node_version, path));
+    if (body) writeFileSync(join(dir, path), body);
+  }
+  return readPreviousNode(dir);
+}

@@ -1,0 +1,148 @@
+import { closeSync, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { assertKey, type ObjectInfo, type PublishTarget, type PutOptions } from './types.js';
+
+export interface FsTargetOptions {
+  /** Folder that holds the objects: `<data-dir>/nodes` for the embedded default. */
+  root: string;
+}
+
+const META_DIR = '.meta';
+let sequence = 0;
+
+/**
+ * The local file-system target. Each object is a file at `<root>/<key>`; its content type and
+ * cache-control live in a small sidecar `<root>/.meta/<key>.json` (a hard-linked copy shares the
+ * bytes but not the sidecar). Every write goes to a temp file in the same folder, is fsynced and
+ * renamed over the key, so a reader or a crash sees the old object or the new one, never a part.
+ */
+export function createFsTarget(options: FsTargetOptions): PublishTarget {
+  const root = resolve(options.root);
+  const pathOf = (key: string) => {
+    assertKey(key);
+    return join(root, ...key.split('/'));
+  };
+  const metaOf = (key: string) => join(root, META_DIR, ...key.split('/')) + '.json';
+  const tempBeside = (path: string) => join(dirname(path), `.tmp-${process.pid}-${++sequence}`);
+
+  function writeAtomic(path: string, body: Buffer | string): void {
+    mkdirSync(dirname(path), { recursive: true });
+    const temp = tempBeside(path);
+    const fd = openSync(temp, 'w');
+    try {
+      writeSync(fd, typeof body === 'string' ? Buffer.from(body) : body);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  }
+
+  function writeMeta(key: string, meta: PutOptions): void {
+    writeAtomic(metaOf(key), JSON.stringify({ contentType: meta.contentType, cacheControl: meta.cacheControl }));
+  }
+
+  function placeFile(path: string, from: string, mode: 'link' | 'copy'): void {
+    mkdirSync(dirname(path), { recursive: true });
+    const temp = tempBeside(path);
+    if (mode === 'link') {
+      try {
+        linkSync(from, temp);
+      } catch {
+        copyFileSync(from, temp);
+      }
+    } else {
+      copyFileSync(from, temp);
+      const fd = openSync(temp, 'r+');
+      fsyncSync(fd);
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  }
+
+  return {
+    kind: 'fs',
+    description: root,
+    async put(key, body, meta) {
+      writeMeta(key, meta);
+      writeAtomic(pathOf(key), body);
+    },
+    async putFile(key, localPath, meta) {
+      writeMeta(key, meta);
+      placeFile(pathOf(key), localPath, 'copy');
+    },
+    async copy(fromKey, toKey, meta) {
+      const from = pathOf(fromKey);
+      statSync(from); // a missing source fails here, as CopyObject does
+      writeMeta(toKey, meta);
+      placeFile(pathOf(toKey), from, 'link');
+    },
+    async head(key) {
+      let bytes: number;
+      try {
+        const stat = statSync(pathOf(key));
+        if (!stat.isFile()) return undefined;
+        bytes = stat.size;
+      } catch {
+        return undefined;
+      }
+      let meta: Partial<PutOptions> = {};
+      try {
+        meta = JSON.parse(readFileSync(metaOf(key), 'utf8')) as Partial<PutOptions>;
+      } catch {
+        // an object written by hand has no sidecar
+      }
+      return { key, bytes, contentType: meta.contentType, cacheControl: meta.cacheControl } satisfies ObjectInfo;
+    },
+    async get(key) {
+      try {
+        return readFileSync(pathOf(key));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+        throw error;
+      }
+    },
+    async delete(key) {
+      for (const path of [pathOf(key), metaOf(key)]) {
+        try {
+          unlinkSync(path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+      }
+    },
+    async list(prefix) {
+      const keys: string[] = [];
+      const slash = prefix.lastIndexOf('/');
+      const base = slash < 0 ? '' : prefix.slice(0, slash);
+      const walk = (dir: string, keyPrefix: string) => {
+        let entries;
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          return;
+        }
+        for (const entry of entries) {
+          if (entry.name.startsWith('.tmp-') || (keyPrefix === '' && entry.name === META_DIR)) continue;
+          const key = keyPrefix + entry.name;
+          if (entry.isDirectory()) walk(join(dir, entry.name), key + '/');
+          else if (key.startsWith(prefix)) keys.push(key);
+        }
+      };
+      walk(base === '' ? root : join(root, ...base.split('/')), base === '' ? '' : base + '/');
+      return keys.sort(compareKeys);
+    },
+    localPath: pathOf,
+    async close() {},
+  };
+}
+
+/** Code-point order (what S3 ListObjectsV2 returns for ASCII keys). */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Removes a whole folder of objects (tests and takedown of a temp store). */
+export function removeFsRoot(root: string): void {
+  rmSync(root, { recursive: true, force: true });
+}

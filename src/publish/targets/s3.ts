@@ -1,0 +1,100 @@
+import { createReadStream, statSync } from 'node:fs';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { assertKey, type PublishTarget, type PutOptions } from './types.js';
+
+export interface S3TargetOptions {
+  bucket: string;
+  /** Key prefix inside the bucket, without leading or trailing slash; default none. */
+  prefix?: string;
+  /** Endpoint for MinIO, R2, s3rver; default AWS. */
+  endpoint?: string;
+  /** Default us-east-1. */
+  region?: string;
+  /** Path-style addressing (MinIO and local servers need it); default false. */
+  forcePathStyle?: boolean;
+  /** Static credentials; default the AWS default chain. */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+}
+
+type Sdk = typeof import('@aws-sdk/client-s3');
+
+/**
+ * The S3 target (AWS, MinIO, R2 or any S3-protocol server). The SDK is imported when the target
+ * is created, so commands that never publish to S3 never load it. `copy` is a server-side
+ * CopyObject with MetadataDirective REPLACE: carrying a file forward never sends its bytes.
+ */
+export async function createS3Target(options: S3TargetOptions): Promise<PublishTarget> {
+  const sdk: Sdk = await import('@aws-sdk/client-s3');
+  const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
+  const client: S3Client = new sdk.S3Client({
+    region: options.region ?? 'us-east-1',
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    forcePathStyle: options.forcePathStyle ?? false,
+    ...(options.accessKeyId && options.secretAccessKey ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
+    // Checksums on every request cost a pass over each body; the publisher verifies sha256 itself.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const Bucket = options.bucket;
+  const full = (key: string) => {
+    assertKey(key);
+    return prefix === '' ? key : `${prefix}/${key}`;
+  };
+  const notFound = (error: unknown) => {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
+  };
+  const meta = (o: PutOptions) => ({ ContentType: o.contentType, CacheControl: o.cacheControl });
+
+  return {
+    kind: 's3',
+    description: `s3://${Bucket}${prefix ? '/' + prefix : ''}`,
+    async put(key, body, o) {
+      await client.send(new sdk.PutObjectCommand({ Bucket, Key: full(key), Body: typeof body === 'string' ? Buffer.from(body) : body, ...meta(o) }));
+    },
+    async putFile(key, localPath, o) {
+      const size = statSync(localPath).size;
+      await client.send(new sdk.PutObjectCommand({ Bucket, Key: full(key), Body: createReadStream(localPath), ContentLength: size, ...meta(o) }));
+    },
+    async copy(fromKey, toKey, o) {
+      const source = `${Bucket}/${full(fromKey)}`.split('/').map(encodeURIComponent).join('/');
+      await client.send(new sdk.CopyObjectCommand({ Bucket, Key: full(toKey), CopySource: source, MetadataDirective: 'REPLACE', ...meta(o) }));
+    },
+    async head(key) {
+      try {
+        const r = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: full(key) }));
+        return { key, bytes: r.ContentLength ?? 0, contentType: r.ContentType, cacheControl: r.CacheControl };
+      } catch (error) {
+        if (notFound(error)) return undefined;
+        throw error;
+      }
+    },
+    async get(key) {
+      try {
+        const r = await client.send(new sdk.GetObjectCommand({ Bucket, Key: full(key) }));
+        return Buffer.from(await r.Body!.transformToByteArray());
+      } catch (error) {
+        if (notFound(error)) return undefined;
+        throw error;
+      }
+    },
+    async delete(key) {
+      await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: full(key) }));
+    },
+    async list(listPrefix) {
+      const keys: string[] = [];
+      let ContinuationToken: string | undefined;
+      const strip = prefix === '' ? 0 : prefix.length + 1;
+      do {
+        const r = await client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix === '' ? listPrefix : `${prefix}/${listPrefix}`, ContinuationToken }));
+        for (const o of r.Contents ?? []) if (o.Key) keys.push(o.Key.slice(strip));
+        ContinuationToken = r.IsTruncated ? r.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+      return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    },
+    async close() {
+      client.destroy();
+    },
+  };
+}
