@@ -37,7 +37,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  *   history = every complete version in the store, newest first (at most 100);
  * - changes.jsonl: the compiler's record-level lines are kept when they were measured against
  *   the live version (since_version), else dropped; the file-level lines (record_kind "file")
- *   are recomputed against the live manifest;
+ *   are recomputed against the live manifest (none for a first version);
  * - openapi.json: info.version and info.x-service-node-version echo the store's label;
  * - manifest.json: node_version_label, and the entries of the patched files.
  */
@@ -59,7 +59,8 @@ export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | 
     const kept = records.filter((r) => r.since_version === since);
     droppedRecordChanges = kept.length !== records.length;
     const out = droppedRecordChanges ? [] : kept;
-    for (const c of fileChanges) {
+    // A first version has nothing to change against: like the compiler, no lines at all.
+    for (const c of live ? fileChanges : []) {
       if (c.change === 'unchanged') continue;
       const record: ChangeRecord = { schema_version: NODE_SCHEMA_VERSION, change: c.change, record_kind: 'file', record_id: c.path, file: c.path };
       if (c.checksum) record.content_hash = c.checksum;
