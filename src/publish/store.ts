@@ -62,7 +62,12 @@ export function nextVersionLabel(stored: ReadonlyArray<Pick<VersionEntry, 'node_
   return `${day}.${max + 1}`;
 }
 
-/** Total record count of a manifest (sum of files[].records), for the drop gate. */
+const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
+
+/**
+ * Knowledge records of a manifest, for the drop gate: the records of the entity, fact,
+ * relationship, chunk, Q&A and source files (feeds such as changes.jsonl are derived, not counted).
+ */
 export function recordCount(manifest: Pick<Manifest, 'files'>): number {
-  return manifest.files.reduce((sum, f) => sum + (f.records ?? 0), 0);
+  return manifest.files.reduce((sum, f) => sum + (RECORD_FILE.test(f.path) ? f.records ?? 0 : 0), 0);
 }
