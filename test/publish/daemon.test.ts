@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { loadFixture } from '../../src/compiler/index.js';
+import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
+import { loadSiteInfo } from '../../src/site/load-site.js';
+import { openControlDb } from '../../src/storage/control.js';
+import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
+import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeTempDir } from '../helpers/paths.js';
+import { SHOP, SHOP_DOMAIN } from './support.js';
+
+// Runs the built binary: `npm run build` first.
+const temp = makeTempDir('nodectl-publish-daemon-');
+let daemon: TestDaemon;
+let websiteId: string;
+let editorKey: string;
+let adminKey: string;
+
+beforeAll(async () => {
+  const site = await bootstrapWebsite(temp.dir, { domain: SHOP_DOMAIN, plan: 'pro' });
+  websiteId = site.websiteId;
+  const editor = await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', 'editor'], { dataDir: temp.dir });
+  editorKey = editor.json().key;
+  adminKey = (await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', 'organization_admin'], { dataDir: temp.dir })).json().key;
+  // The website's graph, built from the shop fixture's items.
+  const layout = dataDirLayout(temp.dir);
+  const control = openControlDb(layout);
+  const info = loadSiteInfo(control, websiteId)!;
+  control.close();
+  buildGraphFromItems(loadFixture(SHOP).items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(layout, websiteId) }).close();
+  daemon = await startTestDaemon({ dataDir: temp.dir });
+}, 60_000);
+afterAll(async () => {
+  await daemon?.stop();
+  temp.cleanup();
+});
+
+const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, headers: Record<string, string> = {}) => {
+  const res = await request(`${daemon.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+  const text = await res.body.text();
+  return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) };
+};
+
+describe('publish over HTTP and node files served by the daemon', () => {
+  let versionUlid: string;
+
+  it('unknown domains and files are 404 node.not_found in the envelope', async () => {
+    const res = await call('GET', `/nodes/${SHOP_DOMAIN}/manifest.json`);
+    expect(res.status).toBe(404);
+    expect(res.json()).toMatchObject({ ok: false, error: { code: 'node.not_found' } });
+  });
+
+  it('POST /v1/websites/:id/publish needs a key with the editor role and answers 200 with the version', async () => {
+    expect((await call('POST', `/v1/websites/${websiteId}/publish`)).status).toBe(401);
+    const res = await call('POST', `/v1/websites/${websiteId}/publish`, editorKey);
+    expect(res.status, res.text).toBe(200);
+    const data = res.json().data;
+    expect(data.versionUlid).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(data.versionLabel).toMatch(/^\d{4}-\d{2}-\d{2}\.1$/);
+    expect(data.cdnPath).toBe(`${daemon.url}/nodes/${SHOP_DOMAIN}`);
+    expect(data.files.length).toBeGreaterThan(10);
+    versionUlid = data.versionUlid;
+    const other = await call('POST', `/v1/websites/web_doesnotexist/publish`, editorKey);
+    expect(other.json()).toMatchObject({ ok: false, error: { code: 'website.not_found' } });
+  });
+
+  it('serves the live files raw with Content-Type, Cache-Control and a strong ETag; If-None-Match gives 304', async () => {
+    const manifest = await call('GET', `/nodes/${SHOP_DOMAIN}/manifest.json`);
+    expect(manifest.status).toBe(200);
+    expect(manifest.headers['content-type']).toMatch(/^application\/json/);
+    expect(manifest.headers['cache-control']).toBe('public, max-age=60, stale-while-revalidate=300');
+    const m = manifest.json();
+    expect(m.node_version).toBe(versionUlid);
+    const facts = m.files.find((f: { path: string }) => f.path === 'facts.en.jsonl');
+    const res = await call('GET', `/nodes/${SHOP_DOMAIN}/facts.en.jsonl`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-ndjson');
+    expect(res.headers.etag).toBe(`"${facts.checksum.slice(7)}"`);
+    expect(Buffer.byteLength(res.text)).toBe(facts.bytes);
+    expect((await call('GET', `/nodes/${SHOP_DOMAIN}/facts.en.jsonl`, undefined, { 'if-none-match': res.headers.etag as string })).status).toBe(304);
+    const pinned = await call('GET', `/nodes/${SHOP_DOMAIN}/versions/${versionUlid}/facts.en.jsonl`);
+    expect(pinned.status).toBe(200);
+    expect(pinned.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(pinned.text).toBe(res.text);
+    expect((await call('GET', `/nodes/${SHOP_DOMAIN}/nothing.json`)).json()).toMatchObject({ error: { code: 'node.not_found' } });
+  });
+
+  it('counts node reads in analytics_events (node.reads per hour) and the metrics', async () => {
+    await new Promise((r) => setTimeout(r, 2500));
+    const layout = dataDirLayout(temp.dir);
+    const db = openControlDb(layout);
+    const rows = db.prepare("SELECT period_start AS periodStart, value FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'").all(websiteId) as Array<{ periodStart: string; value: number }>;
+    db.close();
+    expect(rows.reduce((s, r) => s + r.value, 0)).toBe(4); // three 200s and one 304
+    expect(rows[0]!.periodStart).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/);
+    const metrics = await call('GET', '/metrics');
+    expect(metrics.text).toMatch(/nodectl_node_reads_total\{status="200"\} 3/);
+  });
+
+  it('DELETE /v1/websites/:id/node takes the node down (organization_admin); the alias answers 410; a second takedown is harmless', async () => {
+    expect((await call('DELETE', `/v1/websites/${websiteId}/node`, editorKey)).json()).toMatchObject({ error: { code: 'auth.forbidden' } });
+    const res = await call('DELETE', `/v1/websites/${websiteId}/node`, adminKey);
+    expect(res.status).toBe(200);
+    expect(res.json().data).toEqual({ tombstoned: true });
+    const gone = await call('GET', `/nodes/${SHOP_DOMAIN}/manifest.json`);
+    expect(gone.status).toBe(410);
+    expect(gone.json()).toMatchObject({ ok: false, error: { code: 'node.gone' } });
+    expect((await call('GET', `/nodes/${SHOP_DOMAIN}/versions/${versionUlid}/facts.en.jsonl`)).status).toBe(410);
+    const again = await call('DELETE', `/v1/websites/${websiteId}/node`, adminKey);
+    expect(again.status).toBe(200);
+    expect(again.json().data).toEqual({ tombstoned: true });
+  });
+});
