@@ -1,0 +1,87 @@
+// Publish speed: a 10,000-item site compiled by the real compiler, published to fs and to a local
+// S3 server (s3rver): first publish, republish with nothing changed (new build time, same
+// content), republish with 1 % of the items changed. Run: npm run bench:publish
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+import { compileToDirectory, loadFixture, readPreviousNode } from '../dist/compiler/index.js';
+import { buildGraphFromItems } from '../dist/graph/build-from-items.js';
+import { publishNode } from '../dist/publish/index.js';
+import { createFsTarget } from '../dist/publish/targets/fs.js';
+import { createS3Target } from '../dist/publish/targets/s3.js';
+import { openControlDb } from '../dist/storage/control.js';
+import { dataDirLayout } from '../dist/storage/data-dir.js';
+
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
+const WEBSITE = 'web_01JBENCHPUBLISH000000000';
+const DOMAIN = 'bench.example';
+const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-publish-'));
+
+function item(i, revision) {
+  const kind = i % 3 === 0 ? 'post' : 'product';
+  const words = Array.from({ length: 120 }, (_, w) => ['coffee', 'grinder', 'roast', 'espresso', 'filter', 'bean', 'origin', 'brew'][(i * 7 + w) % 8]).join(' ');
+  const body = `${kind === 'product' ? 'Product' : 'Article'} ${i}${revision ? ` (revised ${revision})` : ''}\n\n${words}.\n\nMade in Hamburg. Item number ${i}.`;
+  const base = { type: kind, id: `${kind}:${i}`, url: `https://${DOMAIN}/${kind}s/${i}`, title: `${kind === 'product' ? 'Product' : 'Article'} ${i}`, text: body, checksum: 'sha256:' + (i.toString(16) + String(revision)).padStart(64, '0').slice(-64) };
+  if (kind === 'product') base.json = { price: { amount: 10 + (i % 90) + (revision ? 1 : 0), currency: 'EUR' }, sku: `SKU-${i}` };
+  return base;
+}
+
+function writeFixture(dir, buildTime, changed) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'site.json'), JSON.stringify({ website_id: WEBSITE, domain: DOMAIN, brand: 'Bench', default_language: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, build_time: buildTime }));
+  const lines = [];
+  for (let i = 0; i < ITEMS; i++) lines.push(JSON.stringify(item(i, changed.has(i) ? 1 : 0)));
+  writeFileSync(join(dir, 'items.jsonl'), lines.join('\n') + '\n');
+  return dir;
+}
+
+async function compile(name, buildTime, changed, previousDir) {
+  const fixture = loadFixture(writeFixture(join(work, `fx-${name}`), buildTime, changed));
+  const started = performance.now();
+  const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: '2026-03-01T00:00:00Z' });
+  const out = join(work, `node-${name}`);
+  const previous = previousDir ? await readPreviousNode(previousDir) : undefined;
+  const result = await compileToDirectory(graph.reader, fixture.site, out, { buildTime, ...(previous ? { previous } : {}) });
+  graph.close();
+  const bytes = result.files.reduce((s, f) => s + f.bytes, 0);
+  console.error(`compiled ${name}: ${result.files.length} files, ${(bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return out;
+}
+
+const changed = new Set(Array.from({ length: Math.round(ITEMS / 100) }, (_, k) => k * 100 + 7));
+const first = await compile('first', '2026-03-02T09:00:00Z', new Set());
+const same = await compile('unchanged', '2026-03-02T10:00:00Z', new Set(), first);
+const onePct = await compile('one-percent', '2026-03-02T11:00:00Z', changed, same);
+
+const s3dir = join(work, 's3rver');
+const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: 'nodes', configs: [] }] });
+const { port } = await server.run();
+const rows = [];
+try {
+  for (const kind of ['fs', 's3']) {
+    const dataDir = join(work, `data-${kind}`);
+    const db = openControlDb(dataDirLayout(dataDir));
+    const target = kind === 'fs' ? createFsTarget({ root: join(dataDir, 'nodes') }) : await createS3Target({ bucket: 'nodes', endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+    for (const [name, dir] of [['first publish', first], ['unchanged republish', same], ['1 % changed', onePct]]) {
+      const started = performance.now();
+      const r = await publishNode({ target, nodeDir: dir, websiteId: WEBSITE, controlDb: db, nodeBaseUrl: 'http://127.0.0.1:8787/nodes', maxDrop: 0.5 });
+      const seconds = (performance.now() - started) / 1000;
+      const uploadedFiles = r.files.filter((f) => f.state === 'uploaded');
+      const immutableUploaded = uploadedFiles.filter((f) => f.immutable && !['changes.jsonl'].includes(f.path)).reduce((s, f) => s + f.bytes, 0);
+      rows.push({ target: kind, case: name, seconds: Number(seconds.toFixed(2)), bytesUploaded: r.bytesUploaded, bytesCarried: r.bytesCarried, immutableRecordBytesUploaded: immutableUploaded, filesUploaded: uploadedFiles.length, filesCarried: r.files.length - uploadedFiles.length, uploaded: uploadedFiles.map((f) => f.path).join(' '), objectsWritten: r.objectsWritten });
+    }
+    await target.close();
+    db.close();
+  }
+} finally {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`publish bench: ${ITEMS} items, node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
+console.table(rows.map(({ uploaded, ...r }) => r));
+for (const r of rows) console.log(`${r.target} ${r.case}: uploaded ${r.uploaded || '(nothing)'}`);
+for (const kind of ['fs', 's3']) {
+  const [a, b] = rows.filter((r) => r.target === kind);
+  console.log(`${kind}: unchanged republish takes ${((b.seconds / a.seconds) * 100).toFixed(0)} % of the first publish`);
+}
