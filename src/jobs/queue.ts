@@ -150,10 +150,13 @@ export class JobQueue {
     return (this.db.prepare(sql).all(...args, filter.limit ?? 100) as JobRow[]).map(toJob);
   }
 
-  /** Number of jobs per state, for /metrics. */
-  depth(): Record<JobState, number> {
+  /** Number of jobs per state (of one kind when given), for /metrics and `nodectl jobs wait`. */
+  depth(kind?: string): Record<JobState, number> {
     const counts: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, dead: 0 };
-    for (const row of this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as Array<{ state: JobState; n: number }>) counts[row.state] = row.n;
+    const rows = kind === undefined
+      ? this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all()
+      : this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs WHERE kind = ? GROUP BY state').all(kind);
+    for (const row of rows as Array<{ state: JobState; n: number }>) counts[row.state] = row.n;
     return counts;
   }
 }

@@ -2,6 +2,9 @@ import { describe, expect, it, afterAll } from 'vitest';
 import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { buildProgram } from '../../src/cli/main.js';
+import { JobQueue } from '../../src/jobs/queue.js';
+import { openControlDb } from '../../src/storage/control.js';
+import { dataDirLayout } from '../../src/storage/data-dir.js';
 
 describe('the nodectl binary', () => {
   const temp = makeTempDir();
@@ -93,5 +96,23 @@ describe('the nodectl binary', () => {
     const bad = await runNodectl(['jobs', 'run', 'nope'], { dataDir: temp.dir });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/valid kinds: all, /);
+  });
+
+  it('jobs wait returns at once when nothing is pending, and exits 1 naming the cause on timeout', async () => {
+    const idle = await runNodectl(['--json', 'jobs', 'wait', '--kind', 'content.ingest'], { dataDir: temp.dir });
+    expect(idle.exitCode, idle.stderr).toBe(0);
+    expect(idle.json()).toMatchObject({ kind: 'content.ingest', queued: 0, running: 0 });
+    const db = openControlDb(dataDirLayout(temp.dir));
+    try {
+      new JobQueue(db).enqueue('content.ingest', { websiteId: 'web_01JWAITTEST00000000000000' });
+    } finally {
+      db.close();
+    }
+    const stuck = await runNodectl(['jobs', 'wait', '--timeout', '1'], { dataDir: temp.dir });
+    expect(stuck.exitCode).toBe(1);
+    expect(stuck.stderr).toMatch(/1 content\.ingest job\(s\) still queued or running after 1 s; is `nodectl serve` running/);
+    const bad = await runNodectl(['jobs', 'wait', '--timeout', 'soon'], { dataDir: temp.dir });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--timeout must be a number of seconds');
   });
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { formatTable } from '../output.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('inspect and run the durable job queue');
@@ -23,6 +23,35 @@ export function registerJobsCommands(program: Command): void {
       ctx.out.result(rows, () =>
         formatTable(['ID', 'KIND', 'STATE', 'ATTEMPTS', 'RUN AT', 'LAST ERROR'], rows.map((j) => [j.id, j.kind, j.state, `${j.attempts}/${j.maxAttempts}`, new Date(j.runAt).toISOString(), j.lastError ?? ''])),
       );
+    });
+  jobs
+    .command('wait')
+    .description('wait until no job of one kind is queued or running (e.g. after a push, before a publish)')
+    .option('--kind <kind>', 'job kind to wait for', 'content.ingest')
+    .option('--timeout <seconds>', 'give up after this many seconds (exit 1)', '120')
+    .action(async (opts: { kind: string; timeout: string }, command: Command) => {
+      const ctx = commandContext(command);
+      const timeoutSeconds = Number(opts.timeout);
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 86_400) throw new UsageError('--timeout must be a number of seconds from 1 to 86400');
+      const { withControlDb } = await import('./admin.js');
+      const { JobQueue } = await import('../../jobs/queue.js');
+      const deadline = Date.now() + timeoutSeconds * 1000;
+      const deadBefore = (await withControlDb(ctx, (db) => new JobQueue(db).depth(opts.kind))).dead;
+      // Polls the control database read-only, so it is safe beside the daemon whose worker runs the jobs.
+      for (;;) {
+        const depth = await withControlDb(ctx, (db) => new JobQueue(db).depth(opts.kind));
+        const pending = depth.queued + depth.running;
+        if (pending === 0) {
+          const newlyDead = depth.dead - deadBefore;
+          if (newlyDead > 0) throw new CliError(`${newlyDead} ${opts.kind} job(s) failed for good while waiting; see \`nodectl jobs list --kind ${opts.kind} --state dead\``);
+          ctx.out.result({ kind: opts.kind, ...depth }, () => `no ${opts.kind} job pending (${depth.succeeded} succeeded, ${depth.dead} dead)`);
+          return;
+        }
+        if (Date.now() >= deadline) {
+          throw new CliError(`${pending} ${opts.kind} job(s) still queued or running after ${timeoutSeconds} s; is \`nodectl serve\` running on this data directory? (or run \`nodectl jobs run ${opts.kind}\`)`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     });
   jobs
     .command('run')
