@@ -114,10 +114,18 @@ export function readTextBlocks(text: string): Block[] {
   return blocks;
 }
 
+/**
+ * Loose text in a <div> is a paragraph in all but name (Readability wraps it in <p>), but short
+ * runs there are mostly labels ("From Wikipedia, the free encyclopedia"): only longer ones count.
+ */
+const MIN_DIV_PARAGRAPH_CHARS = 80;
+
 /** The first paragraph of the main content, for a description when the page declares none. */
 export function firstParagraph(blocks: Block[]): string | null {
   for (const block of blocks) {
-    if (block.kind === 'text' && block.tag === 'p') return block.rawText ?? block.text;
+    if (block.kind !== 'text') continue;
+    if (block.tag === 'p') return block.rawText ?? block.text;
+    if (block.tag === 'div' && block.text.length >= MIN_DIV_PARAGRAPH_CHARS) return block.text;
   }
   return null;
 }

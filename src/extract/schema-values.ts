@@ -85,11 +85,19 @@ export function isSiteOrganization(name: string, node: SchemaNode | null, ctx: E
  * resolved through @id and typed by its own @type. Names are keyed by nameKey, page-like things
  * with a url by urlKey. The website's own organization maps to the site entity.
  */
+/** Longest plain-text value taken as a name: longer text is a container's (a whole author card). */
+const MAX_NAME_CHARS = 100;
+
+/** A plain-text reference names a thing only when it is short; microdata on a block element is not. */
+function looksLikeName(text: string): boolean {
+  return text.length <= MAX_NAME_CHARS;
+}
+
 export function resolveEntity(value: unknown, defaultType: string, ctx: EntityContext): ResolvedEntity | null {
   const resolved = resolveRef(value, ctx.byId);
   if (typeof resolved === 'string' || typeof resolved === 'number') {
     const name = textValue(resolved);
-    if (name === null || /^https?:\/\//i.test(name)) return null;
+    if (name === null || /^https?:\/\//i.test(name) || !looksLikeName(name)) return null;
     if (defaultType === 'Organization' && isSiteOrganization(name, null, ctx)) return { ref: ctx.siteRef, name: ctx.site.brand, node: null };
     return { ref: { type: defaultType, canonicalKey: nameKey(name) }, name, node: null };
   }

@@ -117,3 +117,21 @@ describe('docs/extraction.md', () => {
     }
   });
 });
+
+describe('description and author from page text', () => {
+  const extractHtml = (html: string) => extractItem({ type: 'post', id: 'p', url: 'https://shop.example/p', html, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+  const filler = 'Lorem ipsum dolor sit amet, consectetur adipisicing elit, sed do eiusmod tempor incididunt ut labore.';
+
+  it('takes a long loose-text <div> as the first paragraph, but not a short label', () => {
+    const long = extractHtml(`<html><body><article><h1>T</h1><div>${filler}</div><p>Later paragraph of the article body.</p></article></body></html>`);
+    expect(factOf(long, 'description', 'text_extraction')?.value).toBe(filler);
+    const label = extractHtml(`<html><body><article><h1>T</h1><div>From the free encyclopedia</div><p>${filler}</p></article></body></html>`);
+    expect(factOf(label, 'description', 'text_extraction')?.value).toBe(filler);
+  });
+
+  it('a microdata author on a whole author card is not taken as a name; the short one is', () => {
+    const card = `<li itemprop="author"><a href="/j/jane">Jane Roe</a> Reporter covering science and technology. Follow her on social media; go to the page of this reporter for all her articles.</li>`;
+    const c = extractHtml(`<html><body><article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">T</h1><p itemprop="author">Jane Roe</p><ul>${card}</ul><p>${filler}</p></article></body></html>`);
+    expect(factOf(c, 'author', 'schema_org')?.value).toBe('Jane Roe');
+  });
+});
