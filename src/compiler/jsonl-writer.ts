@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graph/ids.js';
+import { fastCheckOf } from '../node-format/index.js';
 import type { NodeSink, WrittenFile } from './sink.js';
 import { TrackedFile } from './sink.js';
 
@@ -20,12 +21,17 @@ export function findUuidLeak(record: Record<string, unknown>): string | null {
   return null;
 }
 
-/** Validates one record against its schema; throws publish.validation_failed naming the file and line. */
+/**
+ * Validates one record against its schema; throws publish.validation_failed naming the file and
+ * line. The schema's fast check passes nearly every record; zod itself judges (and explains) the
+ * rest.
+ */
 export function assertValid(schema: z.ZodType, record: unknown, where: string): void {
   if (record !== null && typeof record === 'object') {
     const leak = findUuidLeak(record as Record<string, unknown>);
     if (leak !== null) throw new AppError('node.uuid_leak', `${where}: a uuid stands where a stable id is required (${leak})`);
   }
+  if (fastCheckOf(schema)(record)) return;
   const parsed = schema.safeParse(record);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
