@@ -14,7 +14,9 @@ export function createDirectorySink(dir: string): NodeSink {
       if (path.includes('/') || path.includes('\\') || path.startsWith('.')) throw new Error(`refusing to write outside the node directory: ${path}`);
       const fd = openSync(join(dir, path), 'wx');
       return {
-        write: (chunk) => void writeSync(fd, chunk),
+        write: (chunk) => {
+          for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
+        },
         close: () => {
           fsyncSync(fd);
           closeSync(fd);

@@ -15,10 +15,16 @@ export function findUuidLeak(record: Record<string, unknown>): string | null {
   for (const key of Object.keys(record)) {
     if (key !== 'id' && key !== '@id' && !key.endsWith('_id') && !key.endsWith('_ids')) continue;
     const value = record[key];
-    const values = Array.isArray(value) ? value : [value];
-    for (const v of values) if (typeof v === 'string' && UUID_PATTERN.test(v)) return `${key}=${v}`;
+    if (Array.isArray(value)) {
+      for (const v of value) if (isUuidLike(v)) return `${key}=${v}`;
+    } else if (isUuidLike(value)) return `${key}=${value}`;
   }
   return null;
+}
+
+/** Every uuid has a dash: most ids are ruled out without the pattern. */
+function isUuidLike(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('-') && UUID_PATTERN.test(value);
 }
 
 /**

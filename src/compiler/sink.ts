@@ -11,7 +11,8 @@ export interface NodeSink {
 }
 
 export interface SinkFile {
-  write(chunk: string): void;
+  /** UTF-8 bytes: encoded once by TrackedFile, which hashes the same bytes. */
+  write(chunk: Uint8Array): void;
   close(): void;
 }
 
@@ -72,7 +73,7 @@ export class TrackedFile {
     const data = Buffer.from(this.buffer, 'utf8');
     this.hash.update(data);
     this.bytes += data.length;
-    this.target.write(this.buffer);
+    this.target.write(data);
     this.buffer = '';
   }
 }
@@ -88,11 +89,11 @@ export function createMemorySink(): MemorySink {
     files,
     open(path) {
       if (files.has(path)) throw new Error(`${path} was written twice`);
-      const parts: string[] = [];
+      const parts: Uint8Array[] = [];
       files.set(path, '');
       return {
         write: (chunk) => void parts.push(chunk),
-        close: () => void files.set(path, parts.join('')),
+        close: () => void files.set(path, Buffer.concat(parts).toString('utf8')),
       };
     },
   };

@@ -124,12 +124,16 @@ function buildString(def: Def): FastCheck | null {
   }
   // Stateful (g, y) patterns would need lastIndex resets; none is used, so they are left to zod.
   if (patterns.some((p) => p.global || p.sticky)) return null;
+  // Common shapes get their own closures: this runs for every string field of a million records.
+  const [pattern] = patterns;
+  if (patterns.length === 0 && min <= 1 && max === Infinity) return (v) => typeof v === 'string' && v.length >= min;
+  if (patterns.length === 1 && min === 0 && max === Infinity) return (v) => typeof v === 'string' && pattern!.test(v);
   return (v) => {
     if (typeof v !== 'string') return false;
     // A code point is one or two units: count only when the unit count leaves it in doubt.
     if (v.length < min || (v.length < min * 2 && codePointLength(v) < min)) return false;
     if (v.length > max && codePointLength(v) > max) return false;
-    for (const pattern of patterns) if (!pattern.test(v)) return false;
+    for (const p of patterns) if (!p.test(v)) return false;
     return true;
   };
 }
