@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 
 /**
- * A fast yes/no check derived from a zod schema, for the million records of a large node: a
- * plain predicate that allocates nothing, where zod's safeParse builds a result and a copy of
- * every object. It is built from the schema's own definition (types, shapes, patterns, bounds),
- * so it checks the same constraints and follows any change to the schemas.
+ * A fast yes/no check derived from a zod schema, for the million records of a large node: one
+ * generated straight-line function per schema that allocates nothing, where zod's safeParse
+ * builds a result, issue lists and a copy of every object. It is generated from the schema's
+ * own definition (types, shapes, patterns, bounds), so it checks the same constraints and
+ * follows any change to the schemas.
  *
  * It is a sufficient condition only: `true` means zod accepts the value too. `false` means "ask
  * zod", which gives the verdict and the issues of the error message. Any construct this file
@@ -16,11 +17,11 @@ export type FastCheck = (value: unknown) => boolean;
 const never: FastCheck = () => false;
 const cache = new WeakMap<z.ZodType, FastCheck>();
 
-/** The fast check of `schema` (built once per schema). */
+/** The fast check of `schema` (generated once per schema). */
 export function fastCheckOf(schema: z.ZodType): FastCheck {
   let check = cache.get(schema);
   if (check === undefined) {
-    check = build(schema) ?? never;
+    check = generate(schema) ?? never;
     cache.set(schema, check);
   }
   return check;
@@ -52,48 +53,68 @@ const UNSUPPORTED_TRAITS = ['$ZodExactOptional', '$ZodXor', '$ZodDiscriminatedUn
 /** String formats whose whole check is their pattern (zod's $ZodISODateTime, $ZodISODate). */
 const PATTERN_FORMATS = new Set(['datetime', 'date']);
 
-/** Returns null for anything not known to be checked exactly as zod does. */
-function build(schema: unknown): FastCheck | null {
-  const { def, traits } = internals(schema);
-  if (UNSUPPORTED_TRAITS.some((t) => traits.has(t)) || def.coerce === true) return null;
-  switch (def.type) {
-    case 'string': return buildString(def);
-    case 'number': return buildNumber(def);
-    case 'boolean': return noChecks(def) ? (v) => typeof v === 'boolean' : null;
-    case 'unknown': return noChecks(def) ? () => true : null;
-    case 'literal': return noChecks(def) ? oneOf(def.values as unknown[]) : null;
-    case 'enum': {
-      const values = Object.values(def.entries as Record<string, unknown>);
-      return noChecks(def) && values.every((v) => typeof v === 'string') ? oneOf(values) : null;
-    }
-    case 'optional': {
-      const inner = build(def.innerType);
-      return inner === null || !noChecks(def) ? null : (v) => v === undefined || inner(v);
-    }
-    case 'nullable': {
-      const inner = build(def.innerType);
-      return inner === null || !noChecks(def) ? null : (v) => v === null || inner(v);
-    }
-    case 'union': {
-      const options = (def.options as unknown[]).map(build);
-      if (!noChecks(def) || options.some((o) => o === null)) return null;
-      const checks = options as FastCheck[];
-      return (v) => checks.some((check) => check(v));
-    }
-    case 'array': return buildArray(def);
-    case 'object': return buildObject(def);
-    case 'record': return buildRecord(def);
-    default: return null;
+/**
+ * The generated source refers to values (patterns, sets, nested checks) as `r[i]` and names its
+ * locals t0, t1, ...; every emitted statement returns false when its value fails.
+ */
+class Emitter {
+  readonly refs: unknown[] = [];
+  private locals = 0;
+
+  ref(value: unknown): string {
+    this.refs.push(value);
+    return `r[${this.refs.length - 1}]`;
+  }
+
+  /** A number as a literal (String round-trips every finite double), so the engine can fold it. */
+  number(value: number): string {
+    return Number.isFinite(value) ? `(${String(value)})` : this.ref(value);
+  }
+
+  local(): string {
+    return `t${this.locals++}`;
   }
 }
 
-function noChecks(def: Def): boolean {
-  return def.checks === undefined || def.checks.length === 0;
+function generate(schema: unknown): FastCheck | null {
+  const emitter = new Emitter();
+  const body = emit(schema, 'v', emitter);
+  if (body === null) return null;
+  // Generated from schema definitions only, never from data.
+  return new Function('r', 'codePoints', `return function fastCheck(v) {\n${body}\nreturn true;\n}`)(emitter.refs, codePointLength) as FastCheck;
 }
 
-function oneOf(values: unknown[]): FastCheck {
-  const set = new Set(values);
-  return (v) => set.has(v);
+/** Statements that return false when `x` fails `schema`, or null for anything not known to be checked exactly as zod does. */
+function emit(schema: unknown, x: string, e: Emitter): string | null {
+  const { def, traits } = internals(schema);
+  if (UNSUPPORTED_TRAITS.some((t) => traits.has(t)) || def.coerce === true) return null;
+  const plain = def.checks === undefined || def.checks.length === 0;
+  switch (def.type) {
+    case 'string': return emitString(def, x, e);
+    case 'number': return emitNumber(def, x, e);
+    case 'array': return emitArray(def, x, e);
+    case 'object': return plain ? emitObject(def, x, e) : null;
+    case 'record': return plain ? emitRecord(def, x, e) : null;
+    case 'boolean': return plain ? `if (typeof ${x} !== 'boolean') return false;` : null;
+    case 'unknown': return plain ? '' : null;
+    case 'literal': return plain ? `if (!${e.ref(new Set(def.values as unknown[]))}.has(${x})) return false;` : null;
+    case 'enum': {
+      const values = Object.values(def.entries as Record<string, unknown>);
+      return plain && values.every((v) => typeof v === 'string') ? `if (!${e.ref(new Set(values))}.has(${x})) return false;` : null;
+    }
+    case 'optional':
+    case 'nullable': {
+      const inner = plain ? emit(def.innerType, x, e) : null;
+      return inner === null ? null : `if (${x} !== ${def.type === 'optional' ? 'undefined' : 'null'}) {\n${inner}\n}`;
+    }
+    case 'union': {
+      // Each option is its own function: an option's early `return false` must not end the union.
+      const options = (def.options as unknown[]).map(generate);
+      if (!plain || options.some((o) => o === null)) return null;
+      return `if (!(${options.map((o) => `${e.ref(o)}(${x})`).join(' || ')})) return false;`;
+    }
+    default: return null;
+  }
 }
 
 /** Length bounds as zod counts them on strings: in code points (a surrogate pair is one). */
@@ -108,104 +129,91 @@ function codePointLength(text: string): number {
   return count;
 }
 
-function buildString(def: Def): FastCheck | null {
+function emitString(def: Def, x: string, e: Emitter): string | null {
+  const lines = [`if (typeof ${x} !== 'string') return false;`];
   const patterns: RegExp[] = [];
-  let min = 0;
-  let max = Infinity;
   if (def.format !== undefined) {
     if (!PATTERN_FORMATS.has(def.format as string) || !(def.pattern instanceof RegExp)) return null;
     patterns.push(def.pattern);
   }
   for (const { _zod: { def: check } } of def.checks ?? []) {
+    const { minimum, maximum } = check;
     if (check.check === 'string_format' && check.format === 'regex' && check.pattern instanceof RegExp) patterns.push(check.pattern);
-    else if (check.check === 'min_length' && typeof check.minimum === 'number') min = Math.max(min, check.minimum);
-    else if (check.check === 'max_length' && typeof check.maximum === 'number') max = Math.min(max, check.maximum);
+    // A code point is one or two units: count only when the unit count leaves it in doubt.
+    else if (check.check === 'min_length' && typeof minimum === 'number') lines.push(`if (${x}.length < ${e.number(minimum)} || (${x}.length < ${e.number(2 * minimum)} && codePoints(${x}) < ${e.number(minimum)})) return false;`);
+    else if (check.check === 'max_length' && typeof maximum === 'number') lines.push(`if (${x}.length > ${e.number(maximum)} && codePoints(${x}) > ${e.number(maximum)}) return false;`);
     else return null;
   }
   // Stateful (g, y) patterns would need lastIndex resets; none is used, so they are left to zod.
   if (patterns.some((p) => p.global || p.sticky)) return null;
-  // Common shapes get their own closures: this runs for every string field of a million records.
-  const [pattern] = patterns;
-  if (patterns.length === 0 && min <= 1 && max === Infinity) return (v) => typeof v === 'string' && v.length >= min;
-  if (patterns.length === 1 && min === 0 && max === Infinity) return (v) => typeof v === 'string' && pattern!.test(v);
-  return (v) => {
-    if (typeof v !== 'string') return false;
-    // A code point is one or two units: count only when the unit count leaves it in doubt.
-    if (v.length < min || (v.length < min * 2 && codePointLength(v) < min)) return false;
-    if (v.length > max && codePointLength(v) > max) return false;
-    for (const p of patterns) if (!p.test(v)) return false;
-    return true;
-  };
+  for (const pattern of patterns) lines.push(`if (!${e.ref(pattern)}.test(${x})) return false;`);
+  return lines.join('\n');
 }
 
-function buildNumber(def: Def): FastCheck | null {
-  let integer = false;
-  const bounds: Array<(v: number) => boolean> = [];
+function emitNumber(def: Def, x: string, e: Emitter): string | null {
+  const lines = [`if (typeof ${x} !== 'number' || !Number.isFinite(${x})) return false;`];
   const own: CheckDef[] = def.format === undefined ? [] : [{ check: 'number_format', format: def.format as string }];
   for (const check of [...own, ...(def.checks ?? []).map((c) => c._zod.def)]) {
     const { value, inclusive } = check;
-    if (check.check === 'number_format' && check.format === 'safeint') integer = true;
-    else if (check.check === 'greater_than' && typeof value === 'number') bounds.push(inclusive === true ? (v) => v >= value : (v) => v > value);
-    else if (check.check === 'less_than' && typeof value === 'number') bounds.push(inclusive === true ? (v) => v <= value : (v) => v < value);
+    if (check.check === 'number_format' && check.format === 'safeint') lines.push(`if (!Number.isSafeInteger(${x})) return false;`);
+    else if (check.check === 'greater_than' && typeof value === 'number') lines.push(`if (!(${x} ${inclusive === true ? '>=' : '>'} ${e.number(value)})) return false;`);
+    else if (check.check === 'less_than' && typeof value === 'number') lines.push(`if (!(${x} ${inclusive === true ? '<=' : '<'} ${e.number(value)})) return false;`);
     else return null;
   }
-  return (v) => typeof v === 'number' && Number.isFinite(v) && (!integer || Number.isSafeInteger(v)) && bounds.every((bound) => bound(v));
+  return lines.join('\n');
 }
 
-function buildArray(def: Def): FastCheck | null {
-  const element = build(def.element);
-  if (element === null) return null;
-  let min = 0;
-  let max = Infinity;
+function emitArray(def: Def, x: string, e: Emitter): string | null {
+  const lines = [`if (!Array.isArray(${x})) return false;`];
   for (const { _zod: { def: check } } of def.checks ?? []) {
-    if (check.check === 'min_length' && typeof check.minimum === 'number') min = Math.max(min, check.minimum);
-    else if (check.check === 'max_length' && typeof check.maximum === 'number') max = Math.min(max, check.maximum);
+    if (check.check === 'min_length' && typeof check.minimum === 'number') lines.push(`if (${x}.length < ${e.number(check.minimum)}) return false;`);
+    else if (check.check === 'max_length' && typeof check.maximum === 'number') lines.push(`if (${x}.length > ${e.number(check.maximum)}) return false;`);
     else return null;
   }
-  return (v) => {
-    if (!Array.isArray(v) || v.length < min || v.length > max) return false;
-    for (const item of v) if (!element(item)) return false;
-    return true;
-  };
+  const index = e.local();
+  const item = e.local();
+  const element = emit(def.element, item, e);
+  if (element === null) return null;
+  lines.push(`for (let ${index} = 0; ${index} < ${x}.length; ${index}++) {\nconst ${item} = ${x}[${index}];\n${element}\n}`);
+  return lines.join('\n');
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function buildObject(def: Def): FastCheck | null {
-  if (!noChecks(def)) return null;
+function emitObject(def: Def, x: string, e: Emitter): string | null {
   const shape = def.shape as Record<string, unknown>;
   const keys = Object.keys(shape);
   if (keys.includes('__proto__')) return null;
-  const fields = keys.map((key) => ({ key, check: build(shape[key]) }));
-  if (fields.some((f) => f.check === null)) return null;
-  const checked = fields as Array<{ key: string; check: FastCheck }>;
   // No catchall strips unknown keys, z.unknown() keeps them: both accept them. z.never() rejects them.
   const catchall = def.catchall === undefined ? 'any' : internals(def.catchall).def.type;
   if (catchall !== 'any' && catchall !== 'unknown' && catchall !== 'never') return null;
-  const known = new Set(keys);
-  return (v) => {
-    if (!isObject(v)) return false;
-    for (const { key, check } of checked) if (!check(v[key])) return false;
-    if (catchall === 'never') for (const key in v) if (!known.has(key)) return false;
-    return true;
-  };
+  const lines = [`if (typeof ${x} !== 'object' || ${x} === null || Array.isArray(${x})) return false;`];
+  for (const key of keys) {
+    const field = e.local();
+    const check = emit(shape[key], field, e);
+    if (check === null) return null;
+    lines.push(`{\nconst ${field} = ${x}[${JSON.stringify(key)}];\n${check}\n}`);
+  }
+  // for...in, as zod does: inherited enumerable keys count as unknown too.
+  if (catchall === 'never') lines.push(`for (const k in ${x}) if (!${e.ref(new Set(keys))}.has(k)) return false;`);
+  return lines.join('\n');
 }
 
 /** Records with plain string keys only (z.record(z.string(), ...)): the open `attributes` objects. */
-function buildRecord(def: Def): FastCheck | null {
+function emitRecord(def: Def, x: string, e: Emitter): string | null {
   const key = internals(def.keyType).def;
-  if (!noChecks(def) || key.type !== 'string' || key.format !== undefined || !noChecks(key) || def.mode === 'loose') return null;
-  const value = build(def.valueType);
+  if (key.type !== 'string' || key.format !== undefined || (key.checks !== undefined && key.checks.length > 0) || def.mode === 'loose') return null;
+  const value = generate(def.valueType);
   if (value === null) return null;
   const anyValue = internals(def.valueType).def.type === 'unknown';
+  return `if (!${e.ref(recordCheck(value, anyValue))}(${x})) return false;`;
+}
+
+function recordCheck(value: FastCheck, anyValue: boolean): FastCheck {
   return (v) => {
     // Stricter than zod's plain-object test: an object made by a literal or JSON.parse, no symbol keys.
-    if (!isObject(v)) return false;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     const prototype = Object.getPrototypeOf(v);
     if ((prototype !== Object.prototype && prototype !== null) || Object.getOwnPropertySymbols(v).length > 0) return false;
-    if (!anyValue) for (const k of Object.keys(v)) if (!value(v[k])) return false;
+    if (!anyValue) for (const k of Object.keys(v)) if (!value((v as Record<string, unknown>)[k])) return false;
     return true;
   };
 }
