@@ -4,7 +4,7 @@
 // The daemon's job worker is parked (NODECTL_JOB_POLL_MS) so content.ingest processing does not
 // compete: the figure is acceptance (validated, durable in raw_items, job enqueued).
 import { fork, spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +73,24 @@ function makeItems(computeItemChecksum, count) {
   return items;
 }
 
+/** CPU ms (user + system) a child has used so far, from /proc (Linux); null elsewhere. Less noisy than wall time on a shared machine. */
+function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs one phase and adds the child's CPU ms per batch to its figures. */
+async function phase(pid, bodies, send) {
+  const before = cpuMsOf(pid);
+  const result = await drive(bodies, send);
+  const after = cpuMsOf(pid);
+  return { ...result, cpuMsPerBatch: before === null || after === null ? null : (after - before) / bodies.length };
+}
+
 function pct(sorted, p) { return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]; }
 
 /** Sends bodies with `CONCURRENCY` in flight; returns wall time and per-request latencies. */
@@ -132,9 +150,9 @@ async function main() {
     await sendSigned(Buffer.from(JSON.stringify({ website_id: site.id, items: warm })));
     accepted = 0;
 
-    const first = await drive(bodies, sendSigned);
+    const first = await phase(daemon.pid, bodies, sendSigned);
     const acceptedCount = accepted;
-    const again = await drive(bodies, sendSigned);
+    const again = await phase(daemon.pid, bodies, sendSigned);
     const skippedCount = skipped;
 
     const baseline = fork(fileURLToPath(import.meta.url), ['--baseline-server', dir], { stdio: 'inherit' });
@@ -145,16 +163,17 @@ async function main() {
       await res.body.json();
     };
     await sendRaw(Buffer.from(JSON.stringify({ items: warm })));
-    const raw = await drive(bodies, sendRaw);
+    const raw = await phase(baseline.pid, bodies, sendRaw);
 
     const n = items.length;
     const rate = (r) => Math.round(n / (r.wallMs / 1000));
+    const figures = (r) => ({ items_per_s: rate(r), p50_ms: +r.p50.toFixed(1), p99_ms: +r.p99.toFixed(1), server_cpu_ms_per_batch: r.cpuMsPerBatch === null ? null : +r.cpuMsPerBatch.toFixed(1) });
     const report = {
       machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}`, node: process.version,
       items: n, batches: BATCHES, batch_size: BATCH_SIZE, concurrency: CONCURRENCY, avg_item_html_kb: +(totalBytes / n / 1024).toFixed(1), payload_mb: +(totalBytes / 1048576).toFixed(1),
-      accepted: { items: acceptedCount, items_per_s: rate(first), p50_ms: +first.p50.toFixed(1), p99_ms: +first.p99.toFixed(1) },
-      unchanged_repush: { skipped: skippedCount, items_per_s: rate(again), p50_ms: +again.p50.toFixed(1), p99_ms: +again.p99.toFixed(1) },
-      raw_baseline: { items_per_s: rate(raw), p50_ms: +raw.p50.toFixed(1), p99_ms: +raw.p99.toFixed(1) },
+      accepted: { items: acceptedCount, ...figures(first) },
+      unchanged_repush: { skipped: skippedCount, ...figures(again) },
+      raw_baseline: figures(raw),
       ratio_accepted_vs_raw: +(rate(first) / rate(raw)).toFixed(2),
       targets: { accepted_ge_10000: rate(first) >= 10000, ratio_ge_0_5: rate(first) / rate(raw) >= 0.5, unchanged_ge_30000: rate(again) >= 30000 },
     };
