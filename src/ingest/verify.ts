@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical } from '../client/signing.js';
@@ -49,11 +50,16 @@ function invalidSignature(message: string): AppError {
   return new AppError('auth.invalid_signature', message);
 }
 
+/** UTF-8 text of the body; pure ASCII (the usual JSON) takes the cheaper one-byte decoder, same string. */
+function decodeBody(rawBody: Buffer): string {
+  return isAscii(rawBody) ? rawBody.toString('latin1') : rawBody.toString('utf8');
+}
+
 /** Parses the raw body; a malformed one is 422 validation.failed (nothing else can be checked). */
 export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
   let body: unknown;
   try {
-    body = JSON.parse(rawBody.toString('utf8'));
+    body = JSON.parse(decodeBody(rawBody));
   } catch (error) {
     throw new AppError('validation.failed', 'The body is not valid JSON.', { details: { fields: [{ path: '(body)', message: (error as Error).message }] } });
   }
