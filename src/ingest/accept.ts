@@ -1,8 +1,10 @@
 import { AppError } from '../errors/app-error.js';
 import type { AppServices } from '../daemon/services.js';
 import type { IngestItem } from '../contract/ingest-item.js';
+import { commitDurably } from './durable-commit.js';
 import { writeRawItems } from './raw-items.js';
 import { checkItem } from './validate-item.js';
+import type { IdleCheckpointer } from './wal-checkpoint.js';
 import { countIngestedItems, type IngestWebsite } from './website-context.js';
 import type { BatchResult, ItemResult } from './schemas.js';
 
@@ -17,6 +19,8 @@ export interface AcceptInput {
   /** false: one invalid item rejects the whole request (422 ingest.batch_rejected), nothing stored. */
   partial: boolean;
   endpoint: 'batch' | 'item';
+  /** Defers the graph database's WAL checkpoint until ingestion is idle. */
+  checkpointer?: IdleCheckpointer;
 }
 
 /**
@@ -25,7 +29,7 @@ export interface AcceptInput {
  * after the raw rows are durable; if that fails the rows stay pending and the sweep re-enqueues
  * them (sweep.ts), so nothing accepted is lost.
  */
-export function acceptItems(input: AcceptInput): BatchResult {
+export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   const { services, website } = input;
   const checks = input.rawItems.map((raw) => checkItem(raw, website.hosts));
   if (!input.partial) {
@@ -41,11 +45,15 @@ export function acceptItems(input: AcceptInput): BatchResult {
     if (c.ok) (valid.push(c.item), validRaw.push(input.rawItems[i]));
   }
   const nowMs = services.now();
-  const outcomes = valid.length === 0 ? [] : writeRawItems(services.graphs.get(website.id), valid, (i) => JSON.stringify(validRaw[i]), {
-    connectorId: input.connectorId,
-    defaultLanguage: website.defaultLanguage,
-    receivedAt: new Date(nowMs).toISOString(),
-  });
+  const graphDb = services.graphs.get(website.id);
+  if (valid.length > 0) input.checkpointer?.willWrite(graphDb);
+  const write = () =>
+    writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
+      connectorId: input.connectorId,
+      defaultLanguage: website.defaultLanguage,
+      receivedAt: new Date(nowMs).toISOString(),
+    });
+  const outcomes = valid.length === 0 ? [] : await commitDurably(graphDb, write, (written) => written.some((o) => o.status === 'accepted'));
   const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
   let jobId: string | null = null;
   if (acceptedIds.length > 0) {

@@ -43,7 +43,7 @@ export interface WriteItemsOptions {
 }
 
 /**
- * Writes valid items into raw_items in ONE transaction (durable on return: synchronous=FULL):
+ * Writes valid items into raw_items in ONE transaction (run it through commitDurably):
  * new (type, id) accepted; same checksum skipped unchanged_checksum; tombstoned ids skipped;
  * a changed checksum accepted as an update with a new raw_content_id. `bodyOf(i)` serialises item i
  * only when it is written, so skipped items cost no JSON work.

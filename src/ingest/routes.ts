@@ -14,6 +14,7 @@ import { createSqliteIdempotencyStore, createSqliteNonceStore } from './stores/s
 import type { IdempotencyStore, NonceStore } from './stores/types.js';
 import { sweepPendingRawItems } from './sweep.js';
 import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
+import { createIdleCheckpointer } from './wal-checkpoint.js';
 import { readIngestWebsite } from './website-context.js';
 
 /** A completed response is replayed for 24 h; an in-flight record is abandoned after 5 min. */
@@ -53,6 +54,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
   const deps = { controlDb: services.controlDb, masterKey: readMasterKey(services.layout), nonces: options.nonces ?? createSqliteNonceStore(services.controlDb) };
   const idempotency = options.idempotency ?? createSqliteIdempotencyStore(services.controlDb);
   const states = new WeakMap<FastifyRequest, RequestState>();
+  const checkpointer = createIdleCheckpointer({ onError: (error) => services.logger.warn({ err: error }, 'idle WAL checkpoint failed') });
 
   // Hash the exact bytes: keep the body as a Buffer and parse it in the verifier.
   app.removeContentTypeParser('application/json');
@@ -68,6 +70,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
   });
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    checkpointer.active();
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const verified = await verifyIngestRequest({ method: request.method, url: request.url, headers: request.headers, rawBody, nowMs: services.now() }, deps);
     const key = headerOf(request, 'idempotency-key');
@@ -120,7 +123,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
     const parsed = BatchRequestSchema.safeParse(v.body);
     if (!parsed.success) throw invalid('The batch is not valid; see details.fields.', parsed.error);
     const website = websiteOf(request, v.websiteId);
-    return sendData(request, reply, acceptItems({ services, website, connectorId: v.connector.id, rawItems: parsed.data.items, partial: parsed.data.partial, endpoint: 'batch' }));
+    return sendData(request, reply, await acceptItems({ services, website, connectorId: v.connector.id, rawItems: parsed.data.items, partial: parsed.data.partial, endpoint: 'batch', checkpointer }));
   });
 
   app.post('/v1/ingest/item', route, async (request, reply) => {
@@ -128,7 +131,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
     const parsed = ItemRequestSchema.safeParse(v.body);
     if (!parsed.success) throw invalid('The request is not valid; see details.fields.', parsed.error);
     const website = websiteOf(request, v.websiteId);
-    const result = acceptItems({ services, website, connectorId: v.connector.id, rawItems: [parsed.data.item], partial: true, endpoint: 'item' });
+    const result = await acceptItems({ services, website, connectorId: v.connector.id, rawItems: [parsed.data.item], partial: true, endpoint: 'item', checkpointer });
     return sendData(request, reply, result.results[0]);
   });
 
@@ -174,7 +177,10 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
     }, SWEEP_INTERVAL_MS);
     timer.unref();
   });
-  app.addHook('onClose', async () => clearInterval(timer));
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    checkpointer.stop();
+  });
 };
 
 function endpointOf(request: FastifyRequest): string {

@@ -1,0 +1,41 @@
+import { open } from 'node:fs/promises';
+import type { Db } from '../storage/sqlite.js';
+
+const walSynced = new WeakSet<Db>();
+
+/**
+ * Runs `write` (one SQLite transaction on a WAL database) and resolves once its commit is on
+ * disk, without blocking the event loop on the fsync. The transaction commits with
+ * synchronous=NORMAL (no fsync inside SQLite), then the WAL file is fdatasync'ed on the libuv
+ * thread pool: the same system call synchronous=FULL makes after writing the commit frame, so an
+ * answer sent after this resolves survives power loss exactly as before (DECISIONS.md
+ * "Durability"), while the next request is parsed meanwhile. The first write on a connection
+ * keeps FULL so SQLite also syncs the directory entry of a newly created WAL file; a database
+ * that is not in WAL mode always keeps FULL.
+ * `wroteRows(result)` says whether the transaction changed anything (nothing to sync otherwise).
+ */
+export async function commitDurably<T>(db: Db, write: () => T, wroteRows: (result: T) => boolean): Promise<T> {
+  if (!walSynced.has(db)) {
+    const result = write();
+    if (wroteRows(result) && !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal') walSynced.add(db);
+    return result;
+  }
+  db.pragma('synchronous = NORMAL');
+  let result: T;
+  try {
+    result = write();
+  } finally {
+    db.pragma('synchronous = FULL');
+  }
+  if (wroteRows(result)) await syncWal(db);
+  return result;
+}
+
+async function syncWal(db: Db): Promise<void> {
+  const wal = await open(`${db.name}-wal`, 'r');
+  try {
+    await wal.datasync();
+  } finally {
+    await wal.close();
+  }
+}

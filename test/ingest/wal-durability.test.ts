@@ -1,0 +1,96 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commitDurably } from '../../src/ingest/durable-commit.js';
+import { createIdleCheckpointer, INGEST_WAL_AUTOCHECKPOINT_PAGES } from '../../src/ingest/wal-checkpoint.js';
+import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import { makeTempDir } from '../helpers/paths.js';
+
+const FULL = 2;
+let temp: { dir: string; cleanup: () => void };
+let db: Db;
+
+beforeEach(() => {
+  temp = makeTempDir('nodectl-wal-');
+  db = openDatabase(join(temp.dir, 'graph.sqlite'), { migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }] });
+});
+afterEach(() => {
+  db.close();
+  temp.cleanup();
+});
+
+const insert = (v: string) => () => db.transaction(() => db.prepare('INSERT INTO t VALUES (?)').run(v).changes)();
+const rowsSeenByAnotherConnection = () => {
+  const other = new Database(db.name, { readonly: true });
+  try { return (other.prepare('SELECT v FROM t ORDER BY rowid').all() as Array<{ v: string }>).map((r) => r.v); } finally { other.close(); }
+};
+
+describe('commitDurably', () => {
+  it('commits, leaves the connection at synchronous=FULL, and the rows are visible to other connections', async () => {
+    expect(await commitDurably(db, insert('first'), (n) => n > 0)).toBe(1);
+    expect(await commitDurably(db, insert('second'), (n) => n > 0)).toBe(1);
+    expect(db.pragma('synchronous', { simple: true })).toBe(FULL);
+    expect(rowsSeenByAnotherConnection()).toEqual(['first', 'second']);
+  });
+
+  it('restores synchronous=FULL when the transaction throws', async () => {
+    await commitDurably(db, insert('first'), (n) => n > 0);
+    const failing = () => db.transaction(() => { throw new Error('boom'); })();
+    await expect(commitDurably(db, failing, () => true)).rejects.toThrow('boom');
+    expect(db.pragma('synchronous', { simple: true })).toBe(FULL);
+  });
+
+  it('keeps synchronous=FULL throughout for a database that is not in WAL mode', async () => {
+    const memory = openDatabase(':memory:', { migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }] });
+    try {
+      const levels: unknown[] = [];
+      const write = () => (levels.push(memory.pragma('synchronous', { simple: true })), memory.prepare('INSERT INTO t VALUES (1)').run().changes);
+      await commitDurably(memory, write, () => true);
+      await commitDurably(memory, write, () => true);
+      expect(levels).toEqual([FULL, FULL]);
+    } finally {
+      memory.close();
+    }
+  });
+});
+
+describe('idle WAL checkpointer', () => {
+  it('raises the autocheckpoint limit and folds the WAL back once ingestion is quiet', async () => {
+    const checkpointer = createIdleCheckpointer({ delayMs: 30 });
+    try {
+      checkpointer.willWrite(db);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(INGEST_WAL_AUTOCHECKPOINT_PAGES);
+      insert('x'.repeat(100_000))();
+      const before = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
+      expect(before[0]!.log).toBeGreaterThan(0);
+      checkpointer.willWrite(db);
+      insert('y')();
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(checkpointer.checkpointNow()).toBe(0); // the timer already checkpointed it
+      const after = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
+      expect(after[0]!.checkpointed).toBe(after[0]!.log);
+    } finally {
+      checkpointer.stop();
+    }
+  });
+
+  it('waits while requests keep arriving, and skips a closed connection', async () => {
+    const checkpointer = createIdleCheckpointer({ delayMs: 60 });
+    try {
+      checkpointer.willWrite(db);
+      insert('z')();
+      const busyUntil = Date.now() + 150;
+      while (Date.now() < busyUntil) {
+        checkpointer.active();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(checkpointer.checkpointNow()).toBe(1);
+      checkpointer.willWrite(db);
+      db.close();
+      expect(checkpointer.checkpointNow()).toBe(0);
+    } finally {
+      checkpointer.stop();
+      db = openDatabase(join(temp.dir, 'graph.sqlite'), { migrations: [{ version: 1, name: 't', up: () => undefined }] });
+    }
+  });
+});
