@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { z } from 'zod';
+import { ZodObject, type z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graph/ids.js';
 import { fastCheckOf } from '../node-format/index.js';
@@ -9,11 +9,11 @@ import { TrackedFile } from './sink.js';
 /**
  * Names a uuid that stands where a stable id is required (id, *_id, *_ids), or null. A uuid
  * there is a publish-integrity failure (SPEC.md node.uuid_leak), checked before the schema so
- * the failure carries its own code.
+ * the failure carries its own code. `keys`: the record's keys when the caller knows them.
  */
-export function findUuidLeak(record: Record<string, unknown>): string | null {
-  for (const key of Object.keys(record)) {
-    if (key !== 'id' && key !== '@id' && !key.endsWith('_id') && !key.endsWith('_ids')) continue;
+export function findUuidLeak(record: Record<string, unknown>, keys: readonly string[] = Object.keys(record)): string | null {
+  for (const key of keys) {
+    if (!isIdKey(key)) continue;
     const value = record[key];
     if (Array.isArray(value)) {
       for (const v of value) if (isUuidLike(v)) return `${key}=${v}`;
@@ -22,9 +22,29 @@ export function findUuidLeak(record: Record<string, unknown>): string | null {
   return null;
 }
 
+function isIdKey(key: string): boolean {
+  return key === 'id' || key === '@id' || key.endsWith('_id') || key.endsWith('_ids');
+}
+
 /** Every uuid has a dash: most ids are ruled out without the pattern. */
 function isUuidLike(value: unknown): boolean {
   return typeof value === 'string' && value.includes('-') && UUID_PATTERN.test(value);
+}
+
+const idKeysCache = new WeakMap<z.ZodType, readonly string[] | null>();
+
+/**
+ * The id keys a record of a strict object schema can have, or null for other schemas. A record
+ * that passed the schema's fast check has no other keys, so only these need the uuid check.
+ */
+function idKeysOf(schema: z.ZodType): readonly string[] | null {
+  let keys = idKeysCache.get(schema);
+  if (keys === undefined) {
+    const strict = schema instanceof ZodObject && schema.def.catchall?._zod.def.type === 'never';
+    keys = strict ? Object.keys(schema.shape).filter(isIdKey) : null;
+    idKeysCache.set(schema, keys);
+  }
+  return keys;
 }
 
 /**
@@ -33,11 +53,12 @@ function isUuidLike(value: unknown): boolean {
  * rest.
  */
 export function assertValid(schema: z.ZodType, record: unknown, where: string): void {
+  const passed = fastCheckOf(schema)(record);
   if (record !== null && typeof record === 'object') {
-    const leak = findUuidLeak(record as Record<string, unknown>);
+    const leak = findUuidLeak(record as Record<string, unknown>, (passed ? idKeysOf(schema) : null) ?? undefined);
     if (leak !== null) throw new AppError('node.uuid_leak', `${where}: a uuid stands where a stable id is required (${leak})`);
   }
-  if (fastCheckOf(schema)(record)) return;
+  if (passed) return;
   const parsed = schema.safeParse(record);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');

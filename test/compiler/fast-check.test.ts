@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compileFixture, loadFixture } from '../../src/compiler/fixture.js';
+import { assertValid } from '../../src/compiler/jsonl-writer.js';
 import { createMemorySink } from '../../src/compiler/sink.js';
-import { fastCheckOf, NODE_SCHEMAS, schemaForPath } from '../../src/node-format/index.js';
+import { ChangeRecordSchema, fastCheckOf, NODE_SCHEMAS, schemaForPath } from '../../src/node-format/index.js';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -78,5 +79,11 @@ describe('fastCheckOf', () => {
     for (const candidate of [{ n: 0.5, s: 'ab', l: ['x'] }, { n: 0, s: 'ab', l: ['x'] }, { n: 1, s: 'ab', l: ['x'] }, { n: 0.5, s: '😀', l: ['x'] }, { n: 0.5, s: '😀😀', l: ['x'] }, { n: 0.5, s: 'abcd', l: ['x'] }, { n: 0.5, s: 'ab', l: [] }]) {
       expect(fastCheckOf(bounded)(candidate), JSON.stringify(candidate)).toBe(bounded.safeParse(candidate).success);
     }
+  });
+
+  it('leaves the uuid check whole for a record that passes its schema (a file path may hold a uuid)', () => {
+    const change = { schema_version: '1.0.0', change: 'added', record_kind: 'file', record_id: 'a3f2504e0-4f89-11d3-9a0c-0305e82c3301.json', file: 'a3f2504e0-4f89-11d3-9a0c-0305e82c3301.json' };
+    expect(fastCheckOf(ChangeRecordSchema)(change)).toBe(true);
+    expect(() => assertValid(ChangeRecordSchema, change, 'changes.jsonl line 1')).toThrow(expect.objectContaining({ code: 'node.uuid_leak' }));
   });
 });
