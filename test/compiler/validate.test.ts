@@ -1,9 +1,11 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
+import type { Manifest } from '../../src/node-format/index.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 const GOLDEN = join(__dirname, '..', '..', 'golden');
@@ -22,6 +24,22 @@ function edit(dir: string, file: string, change: (text: string) => string): void
 }
 
 const codes = async (dir: string) => (await validateNode(dir)).errors.map((e) => e.code);
+
+const manifestOf = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+
+/** Edits a file and its manifest entry alike, as a compiler would have written it. */
+function rewrite(dir: string, file: string, change: (text: string) => string): void {
+  edit(dir, file, change);
+  const body = readFileSync(join(dir, file));
+  edit(dir, 'manifest.json', (t) => {
+    const m = JSON.parse(t) as Manifest;
+    const entry = m.files.find((f) => f.path === file)!;
+    entry.checksum = 'sha256:' + createHash('sha256').update(body).digest('hex');
+    entry.bytes = body.length;
+    if (entry.records !== undefined) entry.records = body.toString('utf8').split('\n').length - 1;
+    return JSON.stringify(m, null, 2) + '\n';
+  });
+}
 
 describe('validateNode', () => {
   it('accepts a compiled node', async () => {
@@ -97,5 +115,52 @@ describe('validateNode', () => {
     expect(report.errors).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.location).toBe(url);
+  });
+
+  describe('against a validated node (a publisher\'s live version)', () => {
+    it('does not read the files the validated node holds unchanged', async () => {
+      const dir = copyOf('shop');
+      const validatedNode = manifestOf(dir);
+      // the publisher copies carried files from its store, so the local copies are not consulted
+      rmSync(join(dir, 'chunks.en.jsonl'));
+      expect((await validateNode(dir, { validatedNode })).errors).toEqual([]);
+      expect(await codes(dir)).toContain('file.missing');
+    });
+
+    it('checks a changed file in full: a uuid is node.uuid_leak, an internal field and a bad schema are refused', async () => {
+      const dir = copyOf('shop');
+      const validatedNode = manifestOf(dir);
+      rewrite(dir, 'facts.en.jsonl', (t) => t.replace(/"id":"fact_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'));
+      rewrite(dir, 'qa.de.jsonl', (t) => t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","stale":true'));
+      rewrite(dir, 'llms.txt', () => 'no title\n');
+      const found = (await validateNode(dir, { validatedNode })).errors.map((e) => e.code);
+      expect(found).toEqual(expect.arrayContaining(['node.uuid_leak', 'export.internal_field', 'schema.invalid', 'llms.no_title']));
+    });
+
+    it('checks the references of unchanged files again when a record file changed', async () => {
+      const dir = copyOf('shop');
+      const validatedNode = manifestOf(dir);
+      const referenced = /"subject_entity_id":"(entity_[0-9a-f]+)"/.exec(readFileSync(join(dir, 'facts.en.jsonl'), 'utf8'))![1]!;
+      rewrite(dir, 'entities.en.jsonl', (t) => t.split('\n').filter((line) => !line.includes(`"id":"${referenced}"`)).join('\n'));
+      const report = await validateNode(dir, { validatedNode });
+      expect(report.errors).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'ref.dangling', file: 'facts.en.jsonl' })]));
+    });
+
+    it('checks a changed file\'s references against the ids of unchanged files, and finds a duplicate across them', async () => {
+      const dir = copyOf('shop');
+      const validatedNode = manifestOf(dir);
+      const entity = readFileSync(join(dir, 'entities.en.jsonl'), 'utf8').split('\n')[0]!;
+      rewrite(dir, 'entities.de.jsonl', (t) => t + entity + '\n');
+      rewrite(dir, 'relationships.en.jsonl', (t) => t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'));
+      const found = (await validateNode(dir, { validatedNode })).errors.map((e) => e.code);
+      expect(found).toEqual(expect.arrayContaining(['jsonl.duplicate_id', 'ref.dangling']));
+    });
+
+    it('checks versions.json against this version even when its bytes are unchanged', async () => {
+      const dir = copyOf('shop');
+      const validatedNode = manifestOf(dir);
+      edit(dir, 'manifest.json', (t) => t.replace(validatedNode.node_version, '01ARZ3NDEKTSV4RRFFQ69G5FAV'));
+      expect((await validateNode(dir, { validatedNode })).errors.map((e) => e.code)).toContain('ref.mismatch');
+    });
   });
 });

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { capabilitiesOf, PLANS } from '../../site/types.js';
 import { ManifestSchema, schemaForPath, type Manifest } from '../../node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
-import { LLMS_FULL_BUDGET } from '../llms.js';
-import { fileKind, idKind, IssueList, recordIssues, REFERENCE_FIELDS, type RefKind, type ValidationIssue } from './checks.js';
+import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';
+import { fileKind, IssueList, type ValidationIssue } from './checks.js';
 import { openNodeSource, type NodeSource } from './node-source.js';
+import { emptyNodeIds, RECORD_ORDER, scanFile } from './scan-file.js';
 import { checkTextFile } from './text-files.js';
 
 export type { ValidationIssue } from './checks.js';
@@ -25,7 +25,16 @@ export interface ValidationReport {
   truncated: boolean;
 }
 
-const RECORD_ORDER = ['sources', 'entities', 'facts', 'relationships', 'chunks', 'qa'];
+export interface ValidateOptions {
+  /**
+   * The manifest of a node that passed validateNode whole (a store's live version). Files it
+   * lists with the same path, checksum, size and records are taken to be its validated bytes:
+   * their records are not checked again (carried-files.ts says when they are not even read).
+   * Only for a caller that publishes the store's copy of those files, never the local one.
+   */
+  validatedNode?: Manifest;
+}
+
 const REQUIRED_FILES = ['ai.json', 'llms.txt', 'llms-full.txt', 'sources.jsonl', 'schema.jsonld', 'sitemap-ai.xml', 'priority-feed.jsonl', 'citations.jsonl', 'changes.jsonl', 'versions.json', 'mcp.json'];
 
 /**
@@ -36,7 +45,7 @@ const REQUIRED_FILES = ['ai.json', 'llms.txt', 'llms-full.txt', 'sources.jsonl',
  * Never throws for a bad node: everything found is in the report. A publisher must not publish
  * a node whose report is not ok.
  */
-export async function validateNode(dirOrUrl: string): Promise<ValidationReport> {
+export async function validateNode(dirOrUrl: string, options: ValidateOptions = {}): Promise<ValidationReport> {
   const source = openNodeSource(dirOrUrl);
   const issues = new IssueList();
   const report = (manifest: Manifest | null, records: number): ValidationReport => ({
@@ -63,76 +72,23 @@ export async function validateNode(dirOrUrl: string): Promise<ValidationReport> 
   }
 
   checkManifestShape(manifest, source, issues);
-  const ids: Record<RefKind, Set<string>> = { entity: new Set(), fact: new Set(), source: new Set(), chunk: new Set(), record: new Set() };
-  const factKeys = new Set<string>();
+  const carried = options.validatedNode === undefined ? NOTHING_CARRIED : planCarriedFiles(manifest, options.validatedNode);
+  const found = emptyNodeIds();
   const ordered = [...manifest.files].sort((a, b) => rank(a.path) - rank(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   let records = 0;
   const texts = new Map<string, string>();
-
   for (const entry of ordered) {
-    const stream = await source.open(entry.path);
-    if (stream === null) {
-      issues.add({ code: 'file.missing', severity: 'error', file: entry.path, message: 'listed in manifest.json but not found' });
+    if (carried.unread.has(entry.path)) {
+      records += entry.records ?? 0;
       continue;
     }
-    const hash = createHash('sha256');
-    const decoder = new TextDecoder('utf-8', { fatal: true });
-    let bytes = 0;
-    let carry = '';
-    let line = 0;
-    let text: string[] | null = entry.path.endsWith('.jsonl') ? null : [];
-    let encodingOk = true;
-    let sawCr = false;
-    const onLine = (raw: string) => {
-      line++;
-      records++;
-      const where = { file: entry.path, line };
-      if (raw === '') return issues.add({ code: 'jsonl.blank_line', severity: 'error', ...where, message: 'blank line; JSONL files hold exactly one object per line' });
-      let record: unknown;
-      try {
-        record = JSON.parse(raw);
-      } catch (error) {
-        return issues.add({ code: 'json.invalid', severity: 'error', ...where, message: `not JSON: ${(error as Error).message}` });
-      }
-      if (record === null || typeof record !== 'object' || Array.isArray(record)) return issues.add({ code: 'jsonl.not_object', severity: 'error', ...where, message: 'each line must be one JSON object' });
-      checkRecord(entry.path, record as Record<string, unknown>, line, ids, factKeys, issues);
-    };
-    for await (const chunk of stream) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      if (!encodingOk) continue;
-      let decoded: string;
-      try {
-        decoded = decoder.decode(chunk, { stream: true });
-      } catch {
-        encodingOk = false;
-        issues.add({ code: 'file.encoding', severity: 'error', file: entry.path, message: 'not valid UTF-8' });
-        continue;
-      }
-      if (!sawCr && decoded.includes('\r')) sawCr = true;
-      if (text !== null) {
-        text.push(decoded);
-        continue;
-      }
-      const parts = (carry + decoded).split('\n');
-      carry = parts.pop()!;
-      for (const part of parts) onLine(part);
-    }
-    if (sawCr) issues.add({ code: 'file.crlf', severity: 'error', file: entry.path, message: 'contains carriage returns; node files use LF line endings' });
-    if (text === null && encodingOk) {
-      if (carry !== '') {
-        onLine(carry);
-        issues.add({ code: 'jsonl.final_newline', severity: 'error', file: entry.path, line, message: 'the last line does not end with a line feed' });
-      }
-      if (entry.records !== undefined && entry.records !== line) issues.add({ code: 'manifest.records_mismatch', severity: 'error', file: entry.path, message: `manifest says ${entry.records} records, the file has ${line}` });
-    }
-    const checksum = 'sha256:' + hash.digest('hex');
-    if (checksum !== entry.checksum) issues.add({ code: 'file.checksum_mismatch', severity: 'error', file: entry.path, message: `checksum is ${checksum}, manifest says ${entry.checksum}` });
-    if (bytes !== entry.bytes) issues.add({ code: 'file.bytes_mismatch', severity: 'error', file: entry.path, message: `${bytes} bytes, manifest says ${entry.bytes}` });
-    if (text !== null && encodingOk) texts.set(entry.path, text.join(''));
+    const scanned = await scanFile(source, entry, found, issues, carried.trusted.has(entry.path));
+    if (scanned === null) continue;
+    records += scanned.records;
+    if (scanned.text !== null) texts.set(entry.path, scanned.text);
   }
 
-  for (const [path, text] of [...texts.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) checkTextFile(path, text, manifest, ids, issues);
+  for (const [path, text] of [...texts.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) checkTextFile(path, text, manifest, found.ids, issues);
   return report(manifest, records);
 }
 
@@ -174,41 +130,5 @@ function checkManifestShape(manifest: Manifest, source: NodeSource, issues: Issu
   const present = source.list();
   if (present !== null) {
     for (const name of present) if (name !== 'manifest.json' && !paths.has(name)) issues.add({ code: 'file.unlisted', severity: 'warning', file: name, message: 'present in the directory but not in manifest.json' });
-  }
-  void LLMS_FULL_BUDGET;
-}
-
-function checkRecord(path: string, record: Record<string, unknown>, line: number, ids: Record<RefKind, Set<string>>, factKeys: Set<string>, issues: IssueList): void {
-  for (const issue of recordIssues(record, path, line)) issues.add(issue);
-  const entry = schemaForPath(path);
-  if (entry !== undefined && entry.shape === 'line') {
-    const parsed = entry.schema.safeParse(record);
-    if (!parsed.success) {
-      const detail = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ');
-      issues.add({ code: 'schema.invalid', severity: 'error', file: path, line, message: `fails schemas/${entry.name}.schema.json: ${detail}` });
-    }
-  }
-  const kind = fileKind(path);
-  const id = typeof record.id === 'string' ? record.id : null;
-  if (id !== null && RECORD_ORDER.includes(kind)) {
-    const k = idKind(id);
-    if (k !== null) {
-      if (ids[k].has(id)) issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
-      ids[k].add(id);
-    }
-    ids.record.add(id);
-  }
-  if (kind === 'facts') {
-    const key = `${String(record.subject_entity_id ?? record.subject)}\u0000${String(record.predicate)}\u0000${String(record.language)}`;
-    if (factKeys.has(key)) issues.add({ code: 'export.superseded_fact', severity: 'error', file: path, line, message: `a second fact for (${String(record.subject)}, ${String(record.predicate)}); only the surviving fact may be emitted (export rule 2)` });
-    factKeys.add(key);
-  }
-  for (const [field, target] of REFERENCE_FIELDS[kind] ?? []) {
-    const value = record[field];
-    for (const ref of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
-      if (typeof ref === 'string' && !ids[target].has(ref)) {
-        issues.add({ code: 'ref.dangling', severity: 'error', file: path, line, message: `${field} ${ref} does not resolve to a ${target === 'record' ? 'record' : target} of this node` });
-      }
-    }
   }
 }
