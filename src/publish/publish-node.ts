@@ -10,6 +10,7 @@ import { hexOfChecksum, sha256Hex, siteHashOf, siteKeys, versionedCache } from '
 import { acquirePublishLock } from './lock.js';
 import { patchNode, type FileChange } from './patch.js';
 import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
+import { validatedLiveNode } from './validated-live.js';
 import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
 import type { PublishTarget } from './targets/types.js';
 
@@ -97,12 +98,14 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
   const compiled = readCompiledManifest(nodeDir);
   if (compiled.website_id !== options.websiteId) throw new AppError('publish.validation_failed', `The node belongs to website ${compiled.website_id}, not ${options.websiteId}.`, { details: { issues: [{ code: 'manifest.website_id', file: 'manifest.json' }] } });
   if (options.golden) assertMatchesGolden(nodeDir, options.golden);
-  await assertNodeValid(nodeDir);
-
   const siteHash = siteHashOf(options.websiteId);
   const keys = siteKeys(siteHash);
+  const liveAtCheck = await readLiveManifest(target, siteHash);
+  await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, liveAtCheck, compiled));
+
   const lock = options.dryRun ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
   try {
+    // Read again under the lock: another publish may have flipped meanwhile.
     const live = await readLiveManifest(target, siteHash);
     const records = recordCount(compiled);
     if (live && !options.allowDrop) {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateNode } from '../../src/compiler/index.js';
@@ -43,6 +44,21 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<AppE
   expect(error).toBeInstanceOf(AppError);
   expect((error as AppError).code).toBe(code);
   return error as AppError;
+}
+
+/** A copy of a compiled node with one file edited and its manifest entry (and node_version) to match. */
+function tamperedCopy(from: string, to: string, file: string, change: (text: string) => string): string {
+  rmSync(to, { recursive: true, force: true });
+  cpSync(from, to, { recursive: true });
+  const body = Buffer.from(change(readFileSync(join(to, file), 'utf8')));
+  writeFileSync(join(to, file), body);
+  const manifest = JSON.parse(readFileSync(join(to, 'manifest.json'), 'utf8'));
+  const entry = manifest.files.find((f: { path: string }) => f.path === file);
+  Object.assign(entry, { checksum: 'sha256:' + createHash('sha256').update(body).digest('hex'), bytes: body.length });
+  if (entry.records !== undefined) entry.records = body.toString('utf8').split('\n').length - 1;
+  manifest.node_version = '01KJP0000000000000000TAMPR';
+  writeFileSync(join(to, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  return to;
 }
 
 describe.each(['fs', 's3'] as const)('publishing to %s', (kind) => {
@@ -134,6 +150,22 @@ describe.each(['fs', 's3'] as const)('publishing to %s', (kind) => {
     expect(again.alreadyLive).toBe(true);
     expect(again.bytesUploaded).toBe(0);
     expect(again.objectsWritten).toBe(0);
+  });
+
+  it('a republish checks every changed file in full: a uuid or a dangling reference is refused, nothing written', async () => {
+    const before = await target.list(keys.root);
+    const leak = tamperedCopy(nodes.v2, join(temp.dir, `leak-${kind}`), 'chunks.en.jsonl', (t) => t.replace(/"id":"chunk_[0-9a-f]+"/, '"id":"3f2b8c1e-9d4a-4b7e-8f21-0c5d6e7f8a9b"'));
+    await expectCode(publish(leak), 'node.uuid_leak');
+    // an entity removed from a changed file leaves a fact of an unchanged file dangling
+    const referenced = /"subject_entity_id":"(entity_[0-9a-f]+)"/.exec(readFileSync(join(nodes.v1, 'facts.en.jsonl'), 'utf8'))![1]!;
+    const dangling = tamperedCopy(nodes.v1, join(temp.dir, `dangling-${kind}`), 'entities.en.jsonl', (t) => t.split('\n').filter((l) => !l.includes(`"id":"${referenced}"`)).join('\n'));
+    const refused = await expectCode(publish(dangling), 'publish.validation_failed');
+    expect(refused.details?.issues).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'ref.dangling', file: 'facts.en.jsonl' })]));
+    const edited = tamperedCopy(nodes.v2, join(temp.dir, `edited-${kind}`), 'chunks.en.jsonl', (t) => t);
+    writeFileSync(join(edited, 'chunks.en.jsonl'), readFileSync(join(edited, 'chunks.en.jsonl'), 'utf8').replace('"language":"en"', '"language":"de"'));
+    await expectCode(publish(edited), 'publish.validation_failed');
+    expect(await target.list(keys.root)).toEqual(before);
+    expect((await readJson(target, keys.pointer)).node_version).toBe(first.versionUlid);
   });
 
   it('second publish carries unchanged files forward, uploads the changed ones, patches versions.json and changes.jsonl', async () => {
