@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { ChangeLog } from './changes.js';
 import { buildAiJson, buildEmbeddingsManifest, buildMcpManifest, buildOpenApi, buildTrust, buildVersions, manifestEntry, renderJson, trustTierOf } from './documents.js';
 import { factWithheldReason, isEntityExported, isQaExported, isRelationshipExported } from './export-rules.js';
-import { briefText, compareEntityBriefs, compareFactBriefs, type EntityBrief, type FactBrief } from './highlights.js';
+import { briefText, compareEntityBriefs, compareFactBriefs, type EntityBrief, type EntityRank, type FactBrief, type FactRank } from './highlights.js';
 import { assertValid, JsonlWriter } from './jsonl-writer.js';
 import { renderLlmsFull, renderLlmsTxt } from './llms.js';
 import { contentDigest, nodeVersionLabel, nodeVersionUlid, parseBuildTime } from './node-version.js';
@@ -81,7 +81,7 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   // Entities are scanned first (which are exported, how they rank) and written after the facts,
   // so a hidden fact's value can be kept out of its entity's attributes (export rule 1) without
   // reading the much larger facts twice.
-  const topEntities = new TopK<EntityBrief>(PRIORITY_FEED_SIZE, compareEntityBriefs(site.defaultLanguage));
+  const topEntities = new TopK<EntityBrief, EntityRank>(PRIORITY_FEED_SIZE, compareEntityBriefs(site.defaultLanguage));
   const sourceImportance = new Map<string, number>();
   for (const language of languages) {
     const path = `entities.${language}.jsonl`;
@@ -93,7 +93,8 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
       }
       if (entityIds.has(row.id)) continue;
       entityIds.add(row.id);
-      topEntities.push({ id: row.id, type: row.type, name: row.name, language: row.language, importance: row.importance, sourceUrl: row.sourceUrl, file: path });
+      // Briefs are built only for rows that can still rank: most rows of a large node cannot.
+      if (topEntities.admits(row)) topEntities.push({ id: row.id, type: row.type, name: row.name, language: row.language, importance: row.importance, sourceUrl: row.sourceUrl, file: path });
       if (row.sourceId !== null && sources.has(row.sourceId)) sourceImportance.set(row.sourceId, Math.max(sourceImportance.get(row.sourceId) ?? 1, row.importance));
     }
   }
@@ -101,7 +102,7 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   const highlighted = new Map(rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((e) => [e.id, [] as FactBrief[]]));
   const hiddenAttributes = new Map<string, Set<string>>();
 
-  const topFacts = new TopK<FactBrief>(PRIORITY_FEED_SIZE, compareFactBriefs);
+  const topFacts = new TopK<FactBrief, FactRank>(PRIORITY_FEED_SIZE, compareFactBriefs);
   let volatile = false;
   for (const language of languages) {
     const path = `facts.${language}.jsonl`;
@@ -130,9 +131,10 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
       factIds.add(row.id);
       cite('fact', record);
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
+      const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
+      if (list === undefined && !topFacts.admits(row)) continue;
       const brief: FactBrief = { id: row.id, subject: row.subject, subjectEntityId: record.subject_entity_id ?? null, predicate: row.predicate, value: record.value, display: row.display, unit: row.unit, currency: row.currency, importance: row.importance, language: row.language, sourceUrl: row.sourceUrl, file: path };
       topFacts.push(brief);
-      const list = brief.subjectEntityId === null ? undefined : highlighted.get(brief.subjectEntityId);
       if (list !== undefined) {
         list.push(brief);
         if (list.length >= FACTS_PER_ENTITY * 2) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);

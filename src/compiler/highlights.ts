@@ -27,16 +27,21 @@ export interface FactBrief {
   file: string;
 }
 
+/** What the entity order reads: an EntityRow has it too. */
+export type EntityRank = Pick<EntityBrief, 'importance' | 'language' | 'name' | 'id'>;
+/** What the fact order reads: a FactRow has it too. */
+export type FactRank = Pick<FactBrief, 'importance' | 'predicate' | 'id'>;
+
 /** Most important first; then the default language; then name and id (a total order). */
 export function compareEntityBriefs(defaultLanguage: string) {
-  return (a: EntityBrief, b: EntityBrief): number =>
+  return (a: EntityRank, b: EntityRank): number =>
     b.importance - a.importance ||
     Number(b.language === defaultLanguage) - Number(a.language === defaultLanguage) ||
     compareStrings(a.name, b.name) ||
     compareStrings(a.id, b.id);
 }
 
-export function compareFactBriefs(a: FactBrief, b: FactBrief): number {
+export function compareFactBriefs(a: FactRank, b: FactRank): number {
   return b.importance - a.importance || compareStrings(a.predicate, b.predicate) || compareStrings(a.id, b.id);
 }
 
