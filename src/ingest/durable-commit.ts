@@ -2,6 +2,8 @@ import { open } from 'node:fs/promises';
 import type { Db } from '../storage/sqlite.js';
 
 const walSynced = new WeakSet<Db>();
+/** The latest WAL sync still running per database: it covers every commit made before it started. */
+const syncInFlight = new WeakMap<Db, Promise<void>>();
 
 /**
  * Runs `write` (one SQLite transaction on a WAL database) and resolves once its commit is on
@@ -12,7 +14,9 @@ const walSynced = new WeakSet<Db>();
  * "Durability"), while the next request is parsed meanwhile. The first write on a connection
  * keeps FULL so SQLite also syncs the directory entry of a newly created WAL file; a database
  * that is not in WAL mode always keeps FULL.
- * `wroteRows(result)` says whether the transaction changed anything (nothing to sync otherwise).
+ * `wroteRows(result)` says whether the transaction changed anything; when it did not, this still
+ * waits for a sync in flight, so an answer based on rows it read (unchanged) is never sent before
+ * those rows are on disk.
  */
 export async function commitDurably<T>(db: Db, write: () => T, wroteRows: (result: T) => boolean): Promise<T> {
   if (!walSynced.has(db)) {
@@ -27,7 +31,17 @@ export async function commitDurably<T>(db: Db, write: () => T, wroteRows: (resul
   } finally {
     db.pragma('synchronous = FULL');
   }
-  if (wroteRows(result)) await syncWal(db);
+  if (wroteRows(result)) {
+    const sync = syncWal(db);
+    syncInFlight.set(db, sync);
+    try {
+      await sync;
+    } finally {
+      if (syncInFlight.get(db) === sync) syncInFlight.delete(db);
+    }
+  } else {
+    await syncInFlight.get(db);
+  }
   return result;
 }
 

@@ -94,3 +94,14 @@ describe('idle WAL checkpointer', () => {
     }
   });
 });
+
+describe('commitDurably ordering', () => {
+  it('a read-only transaction answers only after the sync of an earlier commit finished', async () => {
+    await commitDurably(db, insert('first'), (n) => n > 0);
+    const order: string[] = [];
+    const writing = commitDurably(db, insert('second'), (n) => n > 0).then(() => order.push('write synced'));
+    const reading = commitDurably(db, () => db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }, () => false).then((row) => order.push(`read ${row.n}`));
+    await Promise.all([writing, reading]);
+    expect(order).toEqual(['write synced', 'read 2']);
+  });
+});
