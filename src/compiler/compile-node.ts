@@ -6,6 +6,7 @@ import {
   SourceRecordSchema, TrustSchema, VersionsSchema, type CitationRecord, type Manifest, type PriorityFeedRecord,
 } from '../node-format/index.js';
 import type { z } from 'zod';
+import { AscendingIds } from './ascending-ids.js';
 import { ChangeLog } from './changes.js';
 import { buildAiJson, buildEmbeddingsManifest, buildMcpManifest, buildOpenApi, buildTrust, buildVersions, manifestEntry, renderJson, trustTierOf } from './documents.js';
 import { factWithheldReason, isEntityExported, isQaExported, isRelationshipExported } from './export-rules.js';
@@ -51,9 +52,9 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   const sources = new Map<string, { url: string; lastSeenAt: string }>();
   const entityIds = new Set<string>();
   const hiddenEntities = new Set<string>();
-  const factIds = new Set<string>();
+  const factIdsByFile: AscendingIds[] = [];
   const withheldFacts = new Set<string>();
-  const ids: ExportedIds = { entity: (id) => entityIds.has(id), fact: (id) => factIds.has(id), source: (id) => sources.has(id) };
+  const ids: ExportedIds = { entity: (id) => entityIds.has(id), fact: (id) => factIdsByFile.some((file) => file.has(id)), source: (id) => sources.has(id) };
   const cite = (kind: CitationRecord['record_kind'], rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }) => {
     const source = rec.source_id === undefined ? undefined : sources.get(rec.source_id);
     if (source === undefined) return;
@@ -107,6 +108,8 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   for (const language of languages) {
     const path = `facts.${language}.jsonl`;
     const writer = new JsonlWriter(sink, path, FactRecordSchema, changes.observe);
+    const exportedFacts = new AscendingIds();
+    factIdsByFile.push(exportedFacts);
     for (const group of groupById(reader.facts(language))) {
       const survivors = group.filter((row) => factWithheldReason(row) === null);
       for (const row of group) {
@@ -128,7 +131,7 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
       }
       const record = projectFact(row, ids);
       writer.add(record, row.id);
-      factIds.add(row.id);
+      exportedFacts.add(row.id);
       cite('fact', record);
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
       const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
@@ -189,7 +192,7 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
     const writer = new JsonlWriter(sink, path, QaRecordSchema, changes.observe);
     for (const row of uniqueById(reader.qa(language))) {
       // A Q&A templated from a withheld fact would repeat its value: it goes with the fact.
-      if (!isQaExported(row) || row.factIds.some((id) => withheldFacts.has(id) && !factIds.has(id))) {
+      if (!isQaExported(row) || row.factIds.some((id) => withheldFacts.has(id) && !ids.fact(id))) {
         counts.withheld.staleQa++;
         continue;
       }
