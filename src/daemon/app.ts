@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { newUlid } from '../ids/ulid.js';
 import { ZodError } from 'zod';
 import { AppError, fieldProblemsFromZod, isAppError } from '../errors/app-error.js';
@@ -80,14 +81,47 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     reply.code(404).send(errorEnvelope(request, 'route.not_found', `No route for ${request.method} ${request.url.split('?')[0]}. See the API reference in README.md.`));
   });
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === 'internal.error') request.log.error({ err: error }, 'unexpected error');
-    return sendError(request, reply, appError);
+    return sendErrorReply(request, reply, appError);
   });
 
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
   return app;
+}
+
+/** Past this many bytes an over-limit body is no longer read: the connection is closed instead. */
+const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Sends an error envelope. A body refused as too large is first read to its end and dropped (up to
+ * MAX_DISCARDED_BODY_BYTES): a client still uploading would otherwise meet a closed connection
+ * (EPIPE) instead of the contract's 413, and the connection can then stay open.
+ */
+export async function sendErrorReply(request: FastifyRequest, reply: FastifyReply, appError: AppError): Promise<FastifyReply> {
+  if (appError.code === 'request.body_too_large' && (await discardRestOfBody(request.raw, MAX_DISCARDED_BODY_BYTES))) reply.removeHeader('connection');
+  return sendError(request, reply, appError);
+}
+
+/** Resolves true when the body was read to its end, false when it was cut off past `maxBytes`. */
+function discardRestOfBody(raw: IncomingMessage, maxBytes: number): Promise<boolean> {
+  if (raw.readableEnded) return Promise.resolve(true);
+  if (raw.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const finish = (complete: boolean): void => {
+      raw.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
+      resolve(complete);
+    };
+    const onEnd = (): void => finish(true);
+    const onAbort = (): void => finish(false);
+    const onData = (chunk: Buffer): void => {
+      discarded += chunk.length;
+      if (discarded > maxBytes) finish(false);
+    };
+    raw.on('data', onData).once('end', onEnd).once('error', onAbort).once('close', onAbort).resume();
+  });
 }
 
 /** Maps framework, zod and unexpected errors to contract codes; nothing else reaches a client. */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodError } from 'zod';
 import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
-import { toAppError } from '../daemon/app.js';
-import { sendData, sendError } from '../daemon/envelope.js';
+import { sendErrorReply, toAppError } from '../daemon/app.js';
+import { sendData } from '../daemon/envelope.js';
 import type { RoutePluginOptions } from '../daemon/route-plugins.js';
 import { readMasterKey } from '../storage/data-dir.js';
 import { acceptItems } from './accept.js';
@@ -60,13 +60,13 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     const appError = toAppError(error);
     const state = states.get(request);
     if (state) state.errorCode = appError.code;
     else (request as FastifyRequest & { ingestErrorCode?: string }).ingestErrorCode = appError.code;
     if (appError.code === 'internal.error') request.log.error({ err: error }, 'unexpected error in ingest');
-    return sendError(request, reply, appError);
+    return sendErrorReply(request, reply, appError);
   });
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
