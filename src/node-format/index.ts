@@ -3,5 +3,4 @@ export * from './records.js';
 export * from './feeds.js';
 export * from './documents.js';
 export * from './registry.js';
-export { fastCheckOf, type FastCheck } from './fast-check.js';
 export { SCHEMA_ORG_TYPES, schemaOrgType } from './schema-org-types.js';
