@@ -17,24 +17,7 @@ export interface IngestItemInput {
   attributes?: Record<string, unknown>;
 }
 
-export interface ItemResult {
-  id: string | null;
-  status: 'accepted' | 'skipped' | 'error';
-  checksum: string | null;
-  raw_content_id?: string;
-  job_id?: string | null;
-  reason?: 'unchanged_checksum' | 'tombstoned' | 'idempotent_replay';
-  error?: { code: string; message: string };
-}
-
-export interface BatchResult {
-  website_id: string;
-  received: number;
-  accepted: number;
-  skipped: number;
-  errored: number;
-  results: ItemResult[];
-}
+export type { BatchResult, ItemResult } from '../contract/ingest-results.js';
 
 export type DeleteReason = 'source_deleted' | 'gdpr_erasure' | 'connector_resync' | 'takedown';
 

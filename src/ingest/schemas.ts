@@ -47,22 +47,4 @@ export const SchemaRequestSchema = z.strictObject({
   mappings: z.array(FieldMappingSchema).max(1000),
 });
 
-/** One entry of an ingest response's results[] (SPEC.md "Ingestion"). */
-export interface ItemResult {
-  id: string | null;
-  status: 'accepted' | 'skipped' | 'error';
-  checksum: string | null;
-  raw_content_id?: string;
-  job_id?: string | null;
-  reason?: 'unchanged_checksum' | 'tombstoned' | 'idempotent_replay';
-  error?: { code: string; message: string };
-}
-
-export interface BatchResult {
-  website_id: string;
-  received: number;
-  accepted: number;
-  skipped: number;
-  errored: number;
-  results: ItemResult[];
-}
+export type { BatchResult, ItemResult } from '../contract/ingest-results.js';

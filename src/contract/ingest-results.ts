@@ -1,0 +1,19 @@
+/** Per-item and per-batch outcomes of the ingest API (SPEC.md "Per-item ingestion outcome"); shared by the daemon and the reference client. */
+export interface ItemResult {
+  id: string | null;
+  status: 'accepted' | 'skipped' | 'error';
+  checksum: string | null;
+  raw_content_id?: string;
+  job_id?: string | null;
+  reason?: 'unchanged_checksum' | 'tombstoned' | 'idempotent_replay';
+  error?: { code: string; message: string };
+}
+
+export interface BatchResult {
+  website_id: string;
+  received: number;
+  accepted: number;
+  skipped: number;
+  errored: number;
+  results: ItemResult[];
+}
