@@ -10,6 +10,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerPublishCommand } from './commands/publish.js';
 import { registerRollbackCommand } from './commands/rollback.js';
 import { registerVersionsCommand } from './commands/versions.js';
+import { registerMcpCommand } from './commands/mcp.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function
@@ -28,4 +29,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerPublishCommand,
   registerRollbackCommand,
   registerVersionsCommand,
+  registerMcpCommand,
 ];

@@ -1,0 +1,65 @@
+import { ManifestSchema, type Manifest } from '../node-format/index.js';
+import { siteHashOf, siteKeys } from '../publish/layout.js';
+import type { PublishTarget } from '../publish/targets/types.js';
+
+/** The exported records of a published node that agents query: entities, facts and chunks. */
+export interface EntityRecord {
+  id: string;
+  type: string;
+  name: string;
+  language: string;
+  source_url?: string;
+  attributes?: Record<string, unknown>;
+}
+
+export interface FactRecord {
+  id: string;
+  subject: string;
+  predicate: string;
+  value: unknown;
+  display?: string;
+  language: string;
+  subject_entity_id: string;
+  importance: number;
+  source_url?: string;
+}
+
+export interface ChunkRecord {
+  id: string;
+  text: string;
+  language: string;
+  source_id?: string;
+  entity_ids?: string[];
+}
+
+export interface LiveNode {
+  manifest: Manifest;
+  entities: EntityRecord[];
+  facts: FactRecord[];
+  chunks: ChunkRecord[];
+}
+
+const RECORD_FILE = /^(entities|facts|chunks)\.[A-Za-z0-9-]+\.jsonl$/;
+
+/**
+ * Reads the live version of a website's node from the publish store. Files are read from the
+ * immutable versions/<ulid>/ copy the pointer names, so a publish that flips meanwhile cannot mix
+ * two versions. Undefined when nothing is published (or the node was taken down).
+ */
+export async function readLiveNode(target: PublishTarget, websiteId: string): Promise<LiveNode | undefined> {
+  const keys = siteKeys(siteHashOf(websiteId));
+  const pointer = await target.get(keys.pointer);
+  if (pointer === undefined) return undefined;
+  const manifest = ManifestSchema.parse(JSON.parse(pointer.toString('utf8')));
+  const node: LiveNode = { manifest, entities: [], facts: [], chunks: [] };
+  for (const file of manifest.files) {
+    const kind = RECORD_FILE.exec(file.path)?.[1] as 'entities' | 'facts' | 'chunks' | undefined;
+    if (kind === undefined) continue;
+    const body = await target.get(keys.version(manifest.node_version, file.path));
+    if (body === undefined) throw new Error(`the live node ${manifest.node_version} lacks ${file.path} in the store`);
+    for (const line of body.toString('utf8').split('\n')) {
+      if (line !== '') (node[kind] as unknown[]).push(JSON.parse(line));
+    }
+  }
+  return node;
+}
