@@ -1,13 +1,14 @@
 // Publish speed: a 10,000-item site compiled by the real compiler, published to fs and to a local
-// S3 server (s3rver): first publish, republish with nothing changed (new build time, same
-// content), republish with 1 % of the items changed. Run: npm run bench:publish
+// S3 server (s3rver, in its own process): first publish, republish with nothing changed (new
+// build time, same content: the live version stays), the same forced to a new version, and
+// republish with 1 % of the items changed. Run: npm run bench:publish
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
 import { compileToDirectory, loadFixture, readPreviousNode } from '../dist/compiler/index.js';
 import { buildGraphFromItems } from '../dist/graph/build-from-items.js';
 import { publishNode } from '../dist/publish/index.js';
+import { startS3Server } from './lib/s3-server.mjs';
 import { createFsTarget } from '../dist/publish/targets/fs.js';
 import { createS3Target } from '../dist/publish/targets/s3.js';
 import { openControlDb } from '../dist/storage/control.js';
@@ -55,34 +56,39 @@ const same = await compile('unchanged', '2026-03-02T10:00:00Z', new Set(), first
 const onePct = await compile('one-percent', '2026-03-02T11:00:00Z', changed, same);
 
 const s3dir = join(work, 's3rver');
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: 'nodes', configs: [] }] });
-const { port } = await server.run();
+const server = await startS3Server(s3dir);
 const rows = [];
 try {
   for (const kind of ['fs', 's3']) {
     const dataDir = join(work, `data-${kind}`);
     const db = openControlDb(dataDirLayout(dataDir));
-    const target = kind === 'fs' ? createFsTarget({ root: join(dataDir, 'nodes') }) : await createS3Target({ bucket: 'nodes', endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
-    for (const [name, dir] of [['first publish', first], ['unchanged republish', same], ['1 % changed', onePct]]) {
+    const target = kind === 'fs' ? createFsTarget({ root: join(dataDir, 'nodes') }) : await createS3Target({ bucket: 'nodes', endpoint: server.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+    const cases = [['first publish', first, false], ['unchanged republish', same, false], ['unchanged, --force', same, true], ['1 % changed', onePct, false]];
+    for (const [name, dir, force] of cases) {
+      // Step start times (ms), so a slow case shows where its time went.
+      const steps = [];
+      const progress = { step: (step) => steps.push(`${step}@${(performance.now() - started).toFixed(0)}`), advance() {}, stop() {} };
       const started = performance.now();
-      const r = await publishNode({ target, nodeDir: dir, websiteId: WEBSITE, controlDb: db, nodeBaseUrl: 'http://127.0.0.1:8787/nodes', maxDrop: 0.5 });
+      const r = await publishNode({ target, nodeDir: dir, websiteId: WEBSITE, controlDb: db, nodeBaseUrl: 'http://127.0.0.1:8787/nodes', maxDrop: 0.5, force, progress });
       const seconds = (performance.now() - started) / 1000;
+      console.error(`${kind} ${name}: ${steps.join(' ')}`);
       const uploadedFiles = r.files.filter((f) => f.state === 'uploaded');
       // changes.jsonl and openapi.json are immutable per version but rewritten by every publish (patched files).
       const immutableUploaded = uploadedFiles.filter((f) => f.immutable && !['changes.jsonl', 'openapi.json'].includes(f.path)).reduce((s, f) => s + f.bytes, 0);
-      rows.push({ target: kind, case: name, seconds: Number(seconds.toFixed(2)), bytesUploaded: r.bytesUploaded, bytesCarried: r.bytesCarried, immutableRecordBytesUploaded: immutableUploaded, filesUploaded: uploadedFiles.length, filesCarried: r.files.length - uploadedFiles.length, uploaded: uploadedFiles.map((f) => f.path).join(' '), objectsWritten: r.objectsWritten });
+      rows.push({ target: kind, case: name, newVersion: !r.alreadyLive, seconds: Number(seconds.toFixed(2)), bytesUploaded: r.bytesUploaded, bytesCarried: r.bytesCarried, immutableRecordBytesUploaded: immutableUploaded, filesUploaded: uploadedFiles.length, filesCarried: r.files.length - uploadedFiles.length, uploaded: uploadedFiles.map((f) => f.path).join(' '), objectsWritten: r.objectsWritten });
     }
     await target.close();
     db.close();
   }
 } finally {
-  await server.close();
+  await server.stop();
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`publish bench: ${ITEMS} items, node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 console.table(rows.map(({ uploaded, ...r }) => r));
 for (const r of rows) console.log(`${r.target} ${r.case}: uploaded ${r.uploaded || '(nothing)'}`);
 for (const kind of ['fs', 's3']) {
-  const [a, b] = rows.filter((r) => r.target === kind);
-  console.log(`${kind}: unchanged republish takes ${((b.seconds / a.seconds) * 100).toFixed(0)} % of the first publish`);
+  const [a, b, forced] = rows.filter((r) => r.target === kind);
+  const share = (r) => `${((r.seconds / a.seconds) * 100).toFixed(0)} %`;
+  console.log(`${kind}: unchanged republish takes ${share(b)} of the first publish (${forced.case}: ${share(forced)})`);
 }

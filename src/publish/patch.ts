@@ -72,12 +72,8 @@ export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | 
   }
 
   if (has('openapi.json')) {
-    const doc = JSON.parse(readFileSync(join(nodeDir, 'openapi.json'), 'utf8')) as { info?: Record<string, unknown> };
-    if (doc.info && (doc.info['x-service-node-version'] !== label || doc.info.version !== label)) {
-      doc.info.version = label;
-      doc.info['x-service-node-version'] = label;
-      bodies.set('openapi.json', json(doc));
-    }
+    const relabelled = openapiWithLabel(nodeDir, label);
+    if (relabelled) bodies.set('openapi.json', relabelled);
   }
 
   const manifest: Manifest = structuredClone(compiled);
@@ -91,6 +87,34 @@ export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | 
   });
   // Key order of the compiled manifest is kept: only values change.
   return { manifest, manifestBody: json(manifest), bodies, fileChanges, droppedRecordChanges };
+}
+
+/** openapi.json of `nodeDir` with info.version and info.x-service-node-version set to `label`, or undefined when it already says so. */
+function openapiWithLabel(nodeDir: string, label: string): Buffer | undefined {
+  const doc = JSON.parse(readFileSync(join(nodeDir, 'openapi.json'), 'utf8')) as { info?: Record<string, unknown> };
+  if (!doc.info || (doc.info['x-service-node-version'] === label && doc.info.version === label)) return undefined;
+  doc.info.version = label;
+  doc.info['x-service-node-version'] = label;
+  return json(doc);
+}
+
+/**
+ * True when the compiled node says exactly what the live version says: every file but the
+ * version's own bookkeeping (manifest.json, versions.json, changes.jsonl) has the live bytes,
+ * openapi.json differs at most in the version it echoes, and the manifest differs at most in
+ * node_version, generated_at and the label. Publishing it would only add a copy of the live
+ * version under a new ULID (docs/publishing.md "Same content twice").
+ */
+export function sameContentAsLive(nodeDir: string, compiled: Manifest, live: Manifest): boolean {
+  const { node_version: _v, generated_at: _g, node_version_label: _l, files: compiledFiles, ...compiledRest } = compiled;
+  const { node_version: _lv, generated_at: _lg, node_version_label: _ll, files: liveFiles, ...liveRest } = live;
+  if (JSON.stringify(compiledRest) !== JSON.stringify(liveRest)) return false;
+  if (compiledFiles.length !== liveFiles.length || diffFiles(compiledFiles, liveFiles).some((c) => c.change !== 'unchanged')) return false;
+  const liveOpenapi = liveFiles.find((f) => f.path === 'openapi.json');
+  if (!compiledFiles.some((f) => f.path === 'openapi.json')) return liveOpenapi === undefined;
+  if (liveOpenapi === undefined) return false;
+  const relabelled = openapiWithLabel(nodeDir, live.node_version_label ?? '') ?? readFileSync(join(nodeDir, 'openapi.json'));
+  return `sha256:${sha256Hex(relabelled)}` === liveOpenapi.checksum;
 }
 
 /** File-level changes of `next` against `previous`, by path (versioned files left out). */

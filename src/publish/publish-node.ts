@@ -8,7 +8,7 @@ import { CONCURRENCY, flipLatest, verifyVersion } from './flip.js';
 import { assertMatchesGolden, assertNodeValid } from './integrity.js';
 import { hexOfChecksum, sha256Hex, siteHashOf, siteKeys, versionedCache } from './layout.js';
 import { acquirePublishLock } from './lock.js';
-import { patchNode, type FileChange } from './patch.js';
+import { diffFiles, patchNode, sameContentAsLive, type FileChange } from './patch.js';
 import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
 import { validatedLiveNode } from './validated-live.js';
 import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
@@ -32,6 +32,8 @@ export interface PublishNodeOptions {
   golden?: string;
   /** Report what would be uploaded; write nothing; default false. */
   dryRun?: boolean;
+  /** Publish a new version even when its content equals the live version's; default false. */
+  force?: boolean;
   /** Clock (ms); default Date.now. The label's day comes from it. */
   now?: () => number;
   progress?: PublishProgress;
@@ -54,7 +56,7 @@ export interface PublishResult {
   versionLabel: string;
   previousVersion: string | null;
   dryRun: boolean;
-  /** The version was already live: nothing was written. */
+  /** The live version already holds this content (the same version, or a new build of the same content): nothing was written, versionUlid names the live version. */
   alreadyLive: boolean;
   files: PublishedFile[];
   changes: FileChange[];
@@ -115,11 +117,12 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
       }
     }
     const base = { websiteId: options.websiteId, domain: compiled.domain, siteHash, previousVersion: live?.node_version ?? null, dryRun: Boolean(options.dryRun), recordCount: records, cdnPath: `${options.nodeBaseUrl}/${compiled.domain}`, publicUrl: `${options.nodeBaseUrl}/${compiled.domain}/manifest.json` };
-    if (live && live.node_version === compiled.node_version) {
-      // Same ULID = same build time and same content: it is already live.
+    // Same ULID (same build time and content), or a new build of the same content: the live
+    // version already says all of it, so nothing is written (unless forced).
+    if (live && (live.node_version === compiled.node_version || (!options.force && sameContentAsLive(nodeDir, compiled, live)))) {
       const files = live.files.map((f): PublishedFile => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, immutable: f.immutable, state: 'carried' }));
       progress.step('done', 0);
-      return { ...base, previousVersion: live.node_version, versionUlid: live.node_version, versionLabel: live.node_version_label ?? '', alreadyLive: true, files, changes: [], bytesUploaded: 0, bytesCarried: files.reduce((s, f) => s + f.bytes, 0), objectsWritten: 0, durationMs: Date.now() - started };
+      return { ...base, previousVersion: live.node_version, versionUlid: live.node_version, versionLabel: live.node_version_label ?? '', alreadyLive: true, files, changes: diffFiles(live.files, live.files), bytesUploaded: 0, bytesCarried: files.reduce((s, f) => s + f.bytes, 0), objectsWritten: 0, durationMs: Date.now() - started };
     }
 
     const stored = await listStoredVersions(target, siteHash);
@@ -161,11 +164,11 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     progress.step('upload', compiledPlan.length);
     await mapLimit(compiledPlan, CONCURRENCY, async (p, i) => {
       await faultPoint('upload', i, compiledPlan.length);
-      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable) };
+      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable), sha256: p.sha };
       if (p.state === 'uploaded') {
         const local = join(nodeDir, p.file.path);
         if (statSync(local).size !== p.file.bytes) throw new AppError('publish.validation_failed', `${p.file.path} changed while publishing.`);
-        await target.putFile(keys.cas(p.sha), local, { contentType: p.file.content_type, cacheControl: versionedCache(true) });
+        await target.putFile(keys.cas(p.sha), local, { contentType: p.file.content_type, cacheControl: versionedCache(true), sha256: p.sha });
         objectsWritten++;
       }
       await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), meta);
@@ -177,17 +180,17 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     // Step patch: the rewritten mutable files, then the version's own manifest.
     const patchPlan = plan.filter((p) => p.body !== undefined);
     progress.step('patch', patchPlan.length + 1);
-    for (const [i, p] of patchPlan.entries()) {
+    await mapLimit(patchPlan, CONCURRENCY, async (p, i) => {
       await faultPoint('patch', i, patchPlan.length + 1);
-      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable) };
+      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable), sha256: p.sha };
       if (p.state === 'uploaded') {
-        await target.put(keys.cas(p.sha), p.body!, { contentType: p.file.content_type, cacheControl: versionedCache(true) });
+        await target.put(keys.cas(p.sha), p.body!, { contentType: p.file.content_type, cacheControl: versionedCache(true), sha256: p.sha });
         objectsWritten++;
       }
       await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), meta);
       objectsWritten++;
       progress.advance(p.file.path, p.state);
-    }
+    });
 
     // Step verify, then the version's manifest marks versions/<ulid>/ complete.
     await verifyVersion(target, siteHash, manifest, progress);

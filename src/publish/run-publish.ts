@@ -25,6 +25,8 @@ export interface RunPublishOptions {
   allowDrop?: boolean;
   golden?: string;
   dryRun?: boolean;
+  /** Publish a new version even when the content equals the live version's; default false. */
+  force?: boolean;
   /** RFC 3339 build time for a website compile; default now (second precision). */
   buildTime?: string;
   now?: () => number;
@@ -93,6 +95,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       allowDrop: options.allowDrop,
       golden: options.golden,
       dryRun: options.dryRun,
+      force: options.force,
       now,
       progress: options.progress,
     });

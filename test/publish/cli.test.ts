@@ -68,6 +68,12 @@ describe.each(['fs', 's3'] as const)('a publish killed at each step leaves the p
     const result = clean.json();
     expect(result.previousVersion).toBe(v1);
     await expectLiveWhole(target, result.versionUlid);
+    // The killed runs left serving copies of both versions in latest/; the clean run put every one right.
+    for (const f of result.files as Array<{ path: string; checksum: string }>) {
+      for (const key of [keys.latest(f.path), ...(kind === 's3' ? [`${SHOP_DOMAIN}/${f.path}`] : [])]) {
+        expect(`sha256:${createHash('sha256').update((await target.get(key))!).digest('hex')}`, key).toBe(f.checksum);
+      }
+    }
   }, 120_000);
 });
 

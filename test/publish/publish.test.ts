@@ -241,7 +241,39 @@ describe.each(['fs', 's3'] as const)('publishing to %s', (kind) => {
     expect((await readJson(target, keys.pointer)).node_version).toBe(small);
     expect(await target.head(keys.tombstone)).toBeUndefined();
   });
+
+  it('a new build of the live content keeps the live version and writes nothing; --force publishes it anew, re-copying only serving copies that differ', async () => {
+    const live = await readJson(target, keys.pointer);
+    const rebuilt = await compileFixtureTo(shopVariant(join(temp.dir, `fx-rebuilt-${kind}`), { buildTime: '2026-03-02T13:00:00Z', mutate: (items) => items.slice(0, 2) }), join(temp.dir, `node-rebuilt-${kind}`));
+    expect(JSON.parse(readFileSync(join(rebuilt, 'manifest.json'), 'utf8')).node_version).not.toBe(live.node_version);
+    const before = await target.list(keys.root);
+    const kept = await publish(rebuilt);
+    expect(kept).toMatchObject({ alreadyLive: true, versionUlid: live.node_version, previousVersion: live.node_version, bytesUploaded: 0, objectsWritten: 0 });
+    expect(kept.changes.every((c) => c.change === 'unchanged')).toBe(true);
+    expect(await target.list(keys.root)).toEqual(before);
+
+    const forced = await publish(rebuilt, { force: true });
+    expect(forced).toMatchObject({ alreadyLive: false, previousVersion: live.node_version, versionLabel: '2026-03-02.4' });
+    const liveChecksums = new Map((live.files as Array<{ path: string; checksum: string }>).map((f) => [f.path, f.checksum]));
+    const uploaded = forced.files.filter((f) => f.state === 'uploaded').length;
+    const differing = forced.files.filter((f) => liveChecksums.get(f.path) !== f.checksum).length;
+    expect(differing).toBeGreaterThan(0); // versions.json at least
+    // cas uploads + versions/<ulid>/ copies + its manifest + serving copies + alias/domain map, tombstone delete, pointer.
+    // S3 keeps each object's sha256, so a serving copy that already holds the bytes is not copied again.
+    const servingCopies = kind === 's3' ? 2 * differing : forced.files.length;
+    expect(forced.objectsWritten).toBe(uploaded + forced.files.length + 1 + servingCopies + 3);
+    await expectServingCopiesMatchPointer(target, kind, keys);
+  });
 });
+
+/** Every serving copy (latest/, and the alias on S3) holds the bytes the pointer's manifest names. */
+async function expectServingCopiesMatchPointer(target: PublishTarget, kind: 'fs' | 's3', keys: ReturnType<typeof siteKeys>): Promise<void> {
+  const pointer = await readJson(target, keys.pointer);
+  for (const f of pointer.files as Array<{ path: string; checksum: string }>) {
+    const copies = [keys.latest(f.path), ...(kind === 's3' ? [`${SHOP_DOMAIN}/${f.path}`] : [])];
+    for (const key of copies) expect(`sha256:${createHash('sha256').update((await target.get(key))!).digest('hex')}`, key).toBe(f.checksum);
+  }
+}
 
 describe('publish lock', () => {
   it('expires, and a dead holder on this host is taken over at once', () => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 
-interface PublishFlags { website?: string; node?: string; target?: string; golden?: string; allowDrop?: boolean; dryRun?: boolean; buildTime?: string }
+interface PublishFlags { website?: string; node?: string; target?: string; golden?: string; allowDrop?: boolean; dryRun?: boolean; force?: boolean; buildTime?: string }
 
 /** Exit code of a publish refused by a gate or by validation (docs/publishing.md). */
 export const EXIT_REFUSED = 3;
@@ -19,8 +19,9 @@ export function registerPublishCommand(program: Command): void {
     .option('--golden <dir>', 'refuse unless the compiled node equals this directory byte for byte')
     .option('--allow-drop', 'publish even when the record count falls more than publishMaxDrop against the live version')
     .option('--dry-run', 'show what would be uploaded and carried forward; write nothing')
+    .option('--force', 'publish a new version even when its content equals the live version')
     .option('--build-time <rfc3339>', 'frozen build time of the compile (default: now, or the fixture build_time)')
-    .addHelpText('after', '\nExit codes: 0 published (or already live, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch).')
+    .addHelpText('after', '\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch).')
     .action(async (fixtureDir: string | undefined, opts: PublishFlags, command: Command) => {
       if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3') throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
       const sources = [fixtureDir !== undefined, opts.node !== undefined].filter(Boolean).length;
@@ -41,12 +42,12 @@ export function registerPublishCommand(program: Command): void {
       const target = await createTargetFromSettings(settings);
       try {
         const source = opts.node !== undefined ? { kind: 'node' as const, dir: opts.node } : fixtureDir !== undefined ? { kind: 'fixture' as const, dir: fixtureDir } : { kind: 'website' as const, websiteId: opts.website! };
-        const result = await runPublish({ settings, controlDb, target, source, websiteId: opts.website, allowDrop: opts.allowDrop, golden: opts.golden, dryRun: opts.dryRun, buildTime: opts.buildTime, progress });
+        const result = await runPublish({ settings, controlDb, target, source, websiteId: opts.website, allowDrop: opts.allowDrop, golden: opts.golden, dryRun: opts.dryRun, force: opts.force, buildTime: opts.buildTime, progress });
         progress?.stop();
         const uploaded = result.files.filter((f) => f.state === 'uploaded');
         ctx.out.result({ ...result, target: target.kind }, () =>
           [
-            result.dryRun ? `dry run: nothing was written to ${target.description}` : result.alreadyLive ? `version ${result.versionUlid} is already live: nothing to do` : `published ${result.versionUlid} (${result.versionLabel}) to ${target.description}`,
+            result.dryRun ? `dry run: nothing was written to ${target.description}` : result.alreadyLive ? `nothing changed: the live version ${result.versionUlid} (${result.versionLabel}) already holds this content and stays live (--force publishes a new version anyway)` : `published ${result.versionUlid} (${result.versionLabel}) to ${target.description}`,
             ...(result.dryRun ? uploaded.map((f) => `  would upload ${f.path} (${f.bytes} bytes)`) : []),
             `files: ${result.files.length + 1} (${uploaded.length} uploaded, ${result.files.length - uploaded.length} carried forward), records: ${result.recordCount}`,
             `bytes: ${result.bytesUploaded} uploaded, ${result.bytesCarried} carried forward${result.dryRun ? ' (would be)' : ''}`,

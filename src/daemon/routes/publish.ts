@@ -10,6 +10,8 @@ const PublishBodySchema = z.strictObject({
   allowDrop: z.boolean().optional(),
   /** Report what would be uploaded; write nothing; default false. */
   dryRun: z.boolean().optional(),
+  /** Publish a new version even when its content equals the live version's; default false. */
+  force: z.boolean().optional(),
 }).optional();
 
 /**
@@ -35,6 +37,7 @@ export const publishRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app,
       source: { kind: 'website', websiteId: website.id },
       allowDrop: body.allowDrop,
       dryRun: body.dryRun,
+      force: body.force,
       now: services.now,
       listenPort: request.socket.localPort,
     });

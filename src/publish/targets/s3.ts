@@ -45,7 +45,7 @@ export async function createS3Target(options: S3TargetOptions): Promise<PublishT
     const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
     return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
   };
-  const meta = (o: PutOptions) => ({ ContentType: o.contentType, CacheControl: o.cacheControl });
+  const meta = (o: PutOptions) => ({ ContentType: o.contentType, CacheControl: o.cacheControl, ...(o.sha256 ? { Metadata: { sha256: o.sha256 } } : {}) });
 
   return {
     kind: 's3',
@@ -64,7 +64,7 @@ export async function createS3Target(options: S3TargetOptions): Promise<PublishT
     async head(key) {
       try {
         const r = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: full(key) }));
-        return { key, bytes: r.ContentLength ?? 0, contentType: r.ContentType, cacheControl: r.CacheControl };
+        return { key, bytes: r.ContentLength ?? 0, contentType: r.ContentType, cacheControl: r.CacheControl, ...(r.Metadata?.sha256 ? { sha256: r.Metadata.sha256 } : {}) };
       } catch (error) {
         if (notFound(error)) return undefined;
         throw error;

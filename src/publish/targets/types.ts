@@ -7,6 +7,12 @@
 export interface PutOptions {
   contentType: string;
   cacheControl: string;
+  /**
+   * sha256 hex of the object's bytes, kept as object metadata where the target stores it
+   * atomically with the bytes (S3 user metadata), so a later publish can see that a serving
+   * copy already holds the right bytes without reading them.
+   */
+  sha256?: string;
 }
 
 export interface ObjectInfo {
@@ -14,6 +20,8 @@ export interface ObjectInfo {
   bytes: number;
   contentType: string | undefined;
   cacheControl: string | undefined;
+  /** The sha256 given when the object was written, on targets that keep it with the bytes (S3). */
+  sha256?: string;
 }
 
 export interface PublishTarget {
