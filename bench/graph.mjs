@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { extractItem } from '../dist/extract/index.js';
 import { applyContribution } from '../dist/graph/apply-contribution.js';
 import { processRawItems } from '../dist/graph/process-raw-items.js';
-import { GRAPH_MIGRATIONS } from '../dist/graph/schema.js';
+import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
 import { writeRawItems } from '../dist/ingest/raw-items.js';
 import { openDatabase } from '../dist/storage/sqlite.js';
 
@@ -32,7 +32,7 @@ function item(i, version) {
 }
 
 function freshDb(dir, name) {
-  return openDatabase(join(dir, `${name}.sqlite`), { migrations: GRAPH_MIGRATIONS });
+  return openDatabase(join(dir, `${name}.sqlite`), GRAPH_DB_OPTIONS);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-graph-'));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { AppError } from '../errors/app-error.js';
-import { GRAPH_MIGRATIONS } from '../graph/schema.js';
+import { GRAPH_DB_OPTIONS } from '../graph/schema.js';
 import { SqliteGraphReader } from '../graph/reader.js';
 import { loadSiteInfo } from '../site/load-site.js';
 import { openControlDb } from '../storage/control.js';
@@ -26,7 +26,7 @@ export async function compileWebsite(dataDir: string, websiteId: string, outDir:
   if (site === undefined) throw new AppError('website.not_found', `website ${websiteId} does not exist in ${layout.root}`);
   const graphFile = graphDbPath(layout, websiteId);
   if (!existsSync(graphFile)) throw new AppError('website.not_found', `website ${websiteId} has no graph yet (${graphFile}); ingest content first`);
-  const db = openDatabase(graphFile, { migrations: GRAPH_MIGRATIONS });
+  const db = openDatabase(graphFile, GRAPH_DB_OPTIONS);
   try {
     return await compileToDirectory(new SqliteGraphReader(db), site, outDir, options);
   } finally {

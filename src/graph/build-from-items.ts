@@ -6,7 +6,7 @@ import { openDatabase, type Db } from '../storage/sqlite.js';
 import { applyEditorialEntries, type EditorialEntry } from './editorial-entries.js';
 import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
 import { SqliteGraphReader } from './reader.js';
-import { GRAPH_MIGRATIONS } from './schema.js';
+import { GRAPH_DB_OPTIONS } from './schema.js';
 import type { GraphReader } from './types.js';
 
 export interface BuildGraphOptions {
@@ -38,7 +38,7 @@ export function buildGraphFromItems(items: readonly IngestItem[], site: SiteInfo
     if (!parsed.success) throw new Error(`item ${index} (${String((item as { id?: unknown }).id)}) is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     return parsed.data;
   });
-  const db = openDatabase(options.file ?? ':memory:', { migrations: GRAPH_MIGRATIONS });
+  const db = openDatabase(options.file ?? ':memory:', GRAPH_DB_OPTIONS);
   try {
     const outcomes = writeRawItems(db, valid, (i) => JSON.stringify(valid[i]), { connectorId: 'fixture', defaultLanguage: site.defaultLanguage, receivedAt: options.receivedAt });
     const ids = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));

@@ -6,4 +6,4 @@ export { parseEditorialJsonl, applyEditorialEntries, resolveEditorialMatch, type
 export { processRawItems, type ProcessRawItemsOptions, type ProcessRawItemsResult } from './process-raw-items.js';
 export { buildGraphFromItems, type BuildGraphOptions, type BuiltGraph } from './build-from-items.js';
 export { SqliteGraphReader } from './reader.js';
-export { GRAPH_MIGRATIONS } from './schema.js';
+export { GRAPH_DB_OPTIONS, GRAPH_MIGRATIONS } from './schema.js';

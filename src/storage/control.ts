@@ -1,7 +1,7 @@
 import { openDatabase, type Db } from './sqlite.js';
 import { CONTROL_MIGRATIONS } from './control-schema.js';
 import { ensureDataDir, graphDbPath, type DataDirLayout } from './data-dir.js';
-import { GRAPH_MIGRATIONS } from '../graph/schema.js';
+import { GRAPH_DB_OPTIONS } from '../graph/schema.js';
 
 /** Opens (creating and migrating if needed) the control database of a data directory. */
 export function openControlDb(layout: DataDirLayout): Db {
@@ -21,7 +21,7 @@ export class GraphDbPool {
   get(websiteId: string): Db {
     let db = this.open.get(websiteId);
     if (!db) {
-      db = openDatabase(graphDbPath(this.layout, websiteId), { migrations: GRAPH_MIGRATIONS });
+      db = openDatabase(graphDbPath(this.layout, websiteId), GRAPH_DB_OPTIONS);
       this.open.set(websiteId, db);
     }
     return db;

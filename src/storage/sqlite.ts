@@ -28,6 +28,8 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** How long a writer waits for another connection's lock before failing, in ms. Default 5000. */
   busyTimeoutMs?: number;
+  /** Page size of a new file (SQLite ignores it once the file has tables); default SQLite's 4096. */
+  pageSize?: number;
 }
 
 /**
@@ -42,6 +44,8 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   const db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   if (!options.readonly) {
+    // Must precede WAL mode: a WAL database keeps the page size it was created with.
+    if (options.pageSize !== undefined) db.pragma(`page_size = ${options.pageSize}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
   }

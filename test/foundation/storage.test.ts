@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { GRAPH_DB_OPTIONS } from '../../src/graph/schema.js';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-schema.js';
 import { dataDirLayout, ensureDataDir } from '../../src/storage/data-dir.js';
 import { latestVersion, openDatabase, SchemaTooNewError, type Migration } from '../../src/storage/sqlite.js';
@@ -37,6 +38,19 @@ describe('data directory and SQLite', () => {
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(db.pragma('user_version', { simple: true })).toBe(latestVersion(CONTROL_MIGRATIONS));
     db.close();
+  });
+
+  it('creates graph databases with 16 KiB pages (item bodies fit without long overflow chains); an existing file keeps its own', () => {
+    const dir = temp();
+    const graph = openDatabase(join(dir, 'graph.sqlite'), GRAPH_DB_OPTIONS);
+    expect(graph.pragma('page_size', { simple: true })).toBe(16_384);
+    expect(graph.pragma('journal_mode', { simple: true })).toBe('wal');
+    graph.close();
+    const old = openDatabase(join(dir, 'old.sqlite'), { migrations: GRAPH_DB_OPTIONS.migrations });
+    old.close();
+    const reopened = openDatabase(join(dir, 'old.sqlite'), GRAPH_DB_OPTIONS);
+    expect(reopened.pragma('page_size', { simple: true })).toBe(4096);
+    reopened.close();
   });
 
   it('runs a failing migration in a transaction: the old schema stays whole', () => {

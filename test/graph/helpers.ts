@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CandidateEntity, CandidateFact, EntityRef, ItemContribution } from '../../src/graph/contribution.js';
-import { GRAPH_MIGRATIONS } from '../../src/graph/schema.js';
+import { GRAPH_DB_OPTIONS } from '../../src/graph/schema.js';
 import type { SiteInfo } from '../../src/site/types.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
 
@@ -18,7 +18,7 @@ export interface TempGraph { db: Db; file: string; dir: string; cleanup(): void 
 export function tempGraph(): TempGraph {
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-graph-'));
   const file = join(dir, 'graphs', 'web_TEST.sqlite');
-  const db = openDatabase(file, { migrations: GRAPH_MIGRATIONS });
+  const db = openDatabase(file, GRAPH_DB_OPTIONS);
   return { db, file, dir, cleanup: () => (db.open && db.close(), rmSync(dir, { recursive: true, force: true })) };
 }
 
