@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitDurably } from '../../src/ingest/durable-commit.js';
-import { createIdleCheckpointer, INGEST_WAL_AUTOCHECKPOINT_PAGES } from '../../src/ingest/wal-checkpoint.js';
+import { createIdleCheckpointer, INGEST_WAL_AUTOCHECKPOINT_BYTES } from '../../src/ingest/wal-checkpoint.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
 import { makeTempDir } from '../helpers/paths.js';
 
@@ -12,7 +12,7 @@ let db: Db;
 
 beforeEach(() => {
   temp = makeTempDir('nodectl-wal-');
-  db = openDatabase(join(temp.dir, 'graph.sqlite'), { migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }] });
+  db = openDatabase(join(temp.dir, 'graph.sqlite'), { pageSize: 16_384, migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }] });
 });
 afterEach(() => {
   db.close();
@@ -59,7 +59,7 @@ describe('idle WAL checkpointer', () => {
     const checkpointer = createIdleCheckpointer({ delayMs: 30 });
     try {
       checkpointer.willWrite(db);
-      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(INGEST_WAL_AUTOCHECKPOINT_PAGES);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(INGEST_WAL_AUTOCHECKPOINT_BYTES / 16_384); // 64 MiB of 16 KiB pages
       insert('x'.repeat(100_000))();
       const before = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
       expect(before[0]!.log).toBeGreaterThan(0);
