@@ -36,8 +36,9 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, headers: Record<string, string> = {}) => {
-  const res = await request(`${daemon.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, headers: Record<string, string> = {}, body?: unknown) => {
+  const json = body === undefined ? {} : { body: JSON.stringify(body), contentType: { 'content-type': 'application/json' } };
+  const res = await request(`${daemon.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers, ...json.contentType }, ...(json.body ? { body: json.body } : {}) });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) };
 };
@@ -63,6 +64,24 @@ describe('publish over HTTP and node files served by the daemon', () => {
     versionUlid = data.versionUlid;
     const other = await call('POST', `/v1/websites/web_doesnotexist/publish`, editorKey);
     expect(other.json()).toMatchObject({ ok: false, error: { code: 'website.not_found' } });
+  });
+
+  it('a second publish of the unchanged graph keeps the live version; {"force": true} publishes a new one', async () => {
+    // Build times have second precision: a later second gives a new node_version for the same content.
+    const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_001 - (Date.now() % 1_000)));
+    await nextSecond();
+    const again = await call('POST', `/v1/websites/${websiteId}/publish`, editorKey);
+    expect(again.status, again.text).toBe(200);
+    expect(again.json().data).toMatchObject({ alreadyLive: true, versionUlid, bytesUploaded: 0 });
+    const bad = await call('POST', `/v1/websites/${websiteId}/publish`, editorKey, {}, { force: 'yes' });
+    expect(bad.status).toBe(422);
+    await nextSecond();
+    const forced = await call('POST', `/v1/websites/${websiteId}/publish`, editorKey, {}, { force: true });
+    expect(forced.status, forced.text).toBe(200);
+    const data = forced.json().data;
+    expect(data).toMatchObject({ alreadyLive: false, previousVersion: versionUlid });
+    expect(data.versionLabel).toMatch(/^\d{4}-\d{2}-\d{2}\.2$/);
+    versionUlid = data.versionUlid;
   });
 
   it('serves the live files raw with Content-Type, Cache-Control and a strong ETag; If-None-Match gives 304', async () => {
