@@ -83,12 +83,17 @@ function cpuMsOf(pid) {
   }
 }
 
-/** Runs one phase and adds the child's CPU ms per batch to its figures. */
+/**
+ * Runs one phase and adds CPU ms per batch to its figures: the server child's, and this client's
+ * own (signing and sending share the machine's cores with the server).
+ */
 async function phase(pid, bodies, send) {
   const before = cpuMsOf(pid);
+  const clientBefore = process.cpuUsage();
   const result = await drive(bodies, send);
   const after = cpuMsOf(pid);
-  return { ...result, cpuMsPerBatch: before === null || after === null ? null : (after - before) / bodies.length };
+  const client = process.cpuUsage(clientBefore);
+  return { ...result, cpuMsPerBatch: before === null || after === null ? null : (after - before) / bodies.length, clientCpuMsPerBatch: (client.user + client.system) / 1000 / bodies.length };
 }
 
 function pct(sorted, p) { return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]; }
@@ -167,7 +172,7 @@ async function main() {
 
     const n = items.length;
     const rate = (r) => Math.round(n / (r.wallMs / 1000));
-    const figures = (r) => ({ items_per_s: rate(r), p50_ms: +r.p50.toFixed(1), p99_ms: +r.p99.toFixed(1), server_cpu_ms_per_batch: r.cpuMsPerBatch === null ? null : +r.cpuMsPerBatch.toFixed(1) });
+    const figures = (r) => ({ items_per_s: rate(r), p50_ms: +r.p50.toFixed(1), p99_ms: +r.p99.toFixed(1), server_cpu_ms_per_batch: r.cpuMsPerBatch === null ? null : +r.cpuMsPerBatch.toFixed(1), client_cpu_ms_per_batch: +r.clientCpuMsPerBatch.toFixed(1) });
     const report = {
       machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}`, node: process.version,
       items: n, batches: BATCHES, batch_size: BATCH_SIZE, concurrency: CONCURRENCY, avg_item_html_kb: +(totalBytes / n / 1024).toFixed(1), payload_mb: +(totalBytes / 1048576).toFixed(1),
