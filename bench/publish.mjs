@@ -75,7 +75,7 @@ try {
       const uploadedFiles = r.files.filter((f) => f.state === 'uploaded');
       // changes.jsonl and openapi.json are immutable per version but rewritten by every publish (patched files).
       const immutableUploaded = uploadedFiles.filter((f) => f.immutable && !['changes.jsonl', 'openapi.json'].includes(f.path)).reduce((s, f) => s + f.bytes, 0);
-      rows.push({ target: kind, case: name, newVersion: !r.alreadyLive, seconds: Number(seconds.toFixed(2)), bytesUploaded: r.bytesUploaded, bytesCarried: r.bytesCarried, immutableRecordBytesUploaded: immutableUploaded, filesUploaded: uploadedFiles.length, filesCarried: r.files.length - uploadedFiles.length, uploaded: uploadedFiles.map((f) => f.path).join(' '), objectsWritten: r.objectsWritten });
+      rows.push({ target: kind, case: name, newVersion: !r.alreadyLive, seconds: Number(seconds.toFixed(3)), bytesUploaded: r.bytesUploaded, bytesCarried: r.bytesCarried, immutableRecordBytesUploaded: immutableUploaded, filesUploaded: uploadedFiles.length, filesCarried: r.files.length - uploadedFiles.length, uploaded: uploadedFiles.map((f) => f.path).join(' '), objectsWritten: r.objectsWritten });
     }
     await target.close();
     db.close();
