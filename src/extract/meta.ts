@@ -70,24 +70,34 @@ function wordCount(text: string): number {
   return text.split(WORD_SPLIT).length;
 }
 
+// Site-name separators in a <title>: | - – — \ / > »
+const SEPARATOR_CHARS = '|\\-\u2013\u2014\\\\/>»';
+const TITLE_SEPARATOR = new RegExp(` [${SEPARATOR_CHARS}] `);
+const TITLE_SEPARATORS = new RegExp(` [${SEPARATOR_CHARS}] `, 'g');
+const LEADING_PART = new RegExp(`^[^${SEPARATOR_CHARS}]*[${SEPARATOR_CHARS}]`);
+const SEPARATOR_RUNS = new RegExp(`[${SEPARATOR_CHARS}]+`, 'g');
+const HIERARCHICAL_SEPARATOR = / [\\/>»] /;
+
 /**
  * The page title from <title> with Readability's heuristics: a trailing (or, when that leaves
- * too little, leading) site name after " | ", " - ", " » " ... is dropped; "Site: Title" keeps
- * the part after the colon unless a heading repeats the whole title; a title too short or too
- * long is replaced by the only <h1>. A result of four words or fewer falls back to the original.
+ * too little, leading) site name after " | ", " - ", " – ", " » " ... is dropped; "Site: Title"
+ * keeps the part after the colon unless a heading repeats the whole title; a title too short or
+ * too long is replaced by the only <h1>. A result of four words or fewer falls back to the
+ * original. Whitespace is collapsed first, as document.title does, so a separator on its own
+ * line still counts.
  */
 export function cleanDocumentTitle(rawTitle: string | null, headingTexts: string[], h1Texts: string[]): string | null {
   if (rawTitle === null) return null;
-  const origTitle = rawTitle.trim();
+  const origTitle = cleanText(rawTitle);
   let curTitle = origTitle;
   let hadHierarchicalSeparators = false;
-  if (/ [|\-\\/>»] /.test(curTitle)) {
-    hadHierarchicalSeparators = / [\\/>»] /.test(curTitle);
-    const separators = [...origTitle.matchAll(/ [|\-\\/>»] /g)];
+  if (TITLE_SEPARATOR.test(curTitle)) {
+    hadHierarchicalSeparators = HIERARCHICAL_SEPARATOR.test(curTitle);
+    const separators = [...origTitle.matchAll(TITLE_SEPARATORS)];
     curTitle = origTitle.substring(0, separators[separators.length - 1]!.index);
-    if (wordCount(curTitle) < 3) curTitle = origTitle.replace(/^[^|\-\\/>»]*[|\-\\/>»]/, '');
+    if (wordCount(curTitle) < 3) curTitle = origTitle.replace(LEADING_PART, '');
   } else if (curTitle.includes(': ')) {
-    const match = headingTexts.some((heading) => heading === curTitle);
+    const match = headingTexts.some((heading) => cleanText(heading) === curTitle);
     if (!match) {
       curTitle = origTitle.substring(origTitle.lastIndexOf(':') + 1);
       if (wordCount(curTitle) < 3) curTitle = origTitle.substring(origTitle.indexOf(':') + 1);
@@ -98,7 +108,7 @@ export function cleanDocumentTitle(rawTitle: string | null, headingTexts: string
   }
   curTitle = cleanText(curTitle);
   const count = wordCount(curTitle);
-  if (count <= 4 && (!hadHierarchicalSeparators || count !== wordCount(origTitle.replace(/[|\-\\/>»]+/g, '')) - 1)) {
+  if (count <= 4 && (!hadHierarchicalSeparators || count !== wordCount(origTitle.replace(SEPARATOR_RUNS, '')) - 1)) {
     curTitle = origTitle;
   }
   const cleaned = cleanText(curTitle);

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { extractItem } from '../../src/extract/index.js';
+import { CHECKSUM, RECEIVED, factOf, site } from './helpers.js';
+
+/** Readability-style page metadata: the title, byline and excerpt rules, on small hand-written pages. */
+const extractHtml = (html: string) => extractItem({ type: 'page', id: 'p', url: 'https://shop.example/p', html, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+const page = (head: string, body: string): string => `<!DOCTYPE html><html><head>${head}</head><body>${body}</body></html>`;
+const filler = 'Owls hunt mostly at night, and their soft feathers let them fly almost without a sound.';
+
+describe('title from <title>', () => {
+  it('drops a site name after an en dash or an em dash, as after " | " and " - "', () => {
+    expect(extractHtml(page('<title>How to repair a bicycle chain – Example Garage</title>', `<p>${filler}</p>`)).entities[0]!.name).toBe('How to repair a bicycle chain');
+    expect(extractHtml(page('<title>How to repair a bicycle chain — Example Garage</title>', `<p>${filler}</p>`)).entities[0]!.name).toBe('How to repair a bicycle chain');
+  });
+
+  it('reads a separator on its own line as one (whitespace collapsed first, as document.title does)', () => {
+    expect(extractHtml(page('<title>\n  Ten things owls do at night\n\t\t| Bird Notes\n</title>', `<p>${filler}</p>`)).entities[0]!.name).toBe('Ten things owls do at night');
+  });
+
+  it('keeps a dash inside a word or without spaces around it', () => {
+    expect(extractHtml(page('<title>Long-eared owls and short-eared owls compared</title>', `<p>${filler}</p>`)).entities[0]!.name).toBe('Long-eared owls and short-eared owls compared');
+  });
+});
