@@ -166,13 +166,23 @@ export function schemaTerm(value: string): string {
 const ENTITY_REFS = /&(quot|amp|apos|lt|gt|#x[0-9a-f]+|#\d+);/gi;
 const NAMED: Record<string, string> = { quot: '"', amp: '&', apos: "'", lt: '<', gt: '>' };
 
-/** Undoes one more level of HTML escaping, which many sites apply twice to meta content. */
+/**
+ * Undoes one more level of HTML escaping, which many sites apply twice to meta content. A
+ * numeric reference to no character (0, a surrogate, beyond U+10FFFF) reads as U+FFFD, as an
+ * HTML parser reads it.
+ */
 export function unescapeHtml(value: string): string {
   if (!value.includes('&')) return value;
-  return value.replace(ENTITY_REFS, (whole, ref: string) => {
+  return value.replace(ENTITY_REFS, (_whole, ref: string) => {
     const named = NAMED[ref.toLowerCase()];
     if (named !== undefined) return named;
     const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    return String.fromCodePoint(isUnicodeScalar(code) ? code : REPLACEMENT_CHARACTER);
   });
+}
+
+const REPLACEMENT_CHARACTER = 0xfffd;
+
+function isUnicodeScalar(code: number): boolean {
+  return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff);
 }

@@ -21,3 +21,10 @@ describe('title from <title>', () => {
     expect(extractHtml(page('<title>Long-eared owls and short-eared owls compared</title>', `<p>${filler}</p>`)).entities[0]!.name).toBe('Long-eared owls and short-eared owls compared');
   });
 });
+
+describe('description from head metadata', () => {
+  it('reads a doubly escaped numeric reference to no character (0, a surrogate, past U+10FFFF) as U+FFFD', () => {
+    const c = extractHtml(page('<meta name="description" content="Owls &amp;#x0; nest &amp;#xD800; in &amp;#1114112; trees &amp;#233;t&amp;#xE9;">', `<p>${filler}</p>`));
+    expect(factOf(c, 'description', 'seo_meta')?.value).toBe('Owls \uFFFD nest \uFFFD in \uFFFD trees été');
+  });
+});
