@@ -50,13 +50,14 @@ export function parseHtml(html: string): Document {
   return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
 }
 
-/** Concatenated text of a subtree, without script and style content. */
-export function textOf(node: AnyNode): string {
+/** Concatenated text of a subtree, without script and style content nor the elements in `skipped`. */
+export function textOf(node: AnyNode, skipped?: ReadonlySet<Element>): string {
   if (node.type === 'text') return node.data;
   if (!('children' in node)) return '';
   if (node.type === 'script' || node.type === 'style') return '';
+  if (skipped !== undefined && skipped.has(node as Element)) return '';
   let out = '';
-  for (const child of node.children) out += textOf(child);
+  for (const child of node.children) out += textOf(child, skipped);
   return out;
 }
 

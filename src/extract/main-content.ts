@@ -53,7 +53,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>): Block[] {
       const text = cleanText(part);
       if (text === '') continue;
       const block: Block = { kind: 'text', level: 0, tag, text };
-      if (tag === 'p' && el !== null && parts.length === 1) block.rawText = cleanText(textOf(el));
+      if (tag === 'p' && el !== null && parts.length === 1) block.rawText = cleanText(textOf(el, skipped));
       blocks.push(block);
     }
   };
@@ -70,7 +70,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>): Block[] {
       const heading = HEADING.exec(el.name);
       if (heading !== null) {
         flush(tag, owner);
-        const text = cleanText(textOf(el));
+        const text = cleanText(textOf(el, skipped));
         if (text !== '') blocks.push({ kind: 'heading', level: Number(heading[1]), tag: el.name, text });
       } else if (el.name === 'br') {
         buffer += '\n';

@@ -28,3 +28,10 @@ describe('description from head metadata', () => {
     expect(factOf(c, 'description', 'seo_meta')?.value).toBe('Owls \uFFFD nest \uFFFD in \uFFFD trees été');
   });
 });
+
+describe('description from the first paragraph', () => {
+  it('leaves out hidden text inside the paragraph (aria-hidden, hidden, display:none)', () => {
+    const c = extractHtml(page('<title>Owls at night in the forest</title>', `<article><p><span aria-hidden="true">[icon]</span>Owls hunt mostly at night, <span hidden>and by day</span>and their soft feathers let them fly <b style="display: none">loudly</b>almost without a sound.</p></article>`));
+    expect(factOf(c, 'description', 'text_extraction')?.value).toBe(filler);
+  });
+});
