@@ -26,6 +26,8 @@ export interface HtmlScan {
   headingTexts: string[];
   h1Texts: string[];
   byline: string | null;
+  /** The element the byline was read from. */
+  bylineElement: Element | null;
   details: Element[];
   definitionLists: Element[];
   tables: Element[];
@@ -88,7 +90,7 @@ export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], jsonLd: [],
-    microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, details: [], definitionLists: [], tables: [],
+    microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
     explicitMain: [], skipped: new Set(), scores: new Map(), body: null,
   };
   const articleBodies: Element[] = [];
@@ -136,9 +138,12 @@ export function scanHtml(html: string): HtmlScan {
       scan.skipped.add(el);
       nowSkipped = true;
     }
-    if (!nowHidden && scan.byline === null && (a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE.test((a.class ?? '') + ' ' + (a.id ?? '')))) {
+    if (!nowHidden && scan.byline === null && isBylineMarked(el)) {
       const text = textOf(el).trim();
-      if (text.length > 0 && text.length < 100) scan.byline = bylineText(el, text);
+      if (text.length > 0 && text.length < 100) {
+        scan.byline = bylineText(el, text);
+        scan.bylineElement = el;
+      }
     }
     switch (name) {
       case 'h1':
@@ -183,6 +188,12 @@ export function scanHtml(html: string): HtmlScan {
   visit(document, false, false, false);
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   return scan;
+}
+
+/** rel=author, itemprop~=author, or a class or id naming a byline. */
+function isBylineMarked(el: Element): boolean {
+  const a = el.attribs;
+  return a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE.test((a.class ?? '') + ' ' + (a.id ?? ''));
 }
 
 /** A byline element's text; an [itemprop=name] descendant is more precise (Readability does the same). */

@@ -105,7 +105,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     addAuthor(builder, primary, byline, 'text_extraction', C.bylineElement);
   }
 
-  const blocks = readBlocks(chooseContentRoot(scan), scan.skipped);
+  const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, scan.bylineElement);
   const paragraph = firstParagraph(blocks);
   if (paragraph !== null && builder.bestFact(primary, 'description') === undefined) fact(primary, 'description', paragraph, C.firstParagraph, 'text_extraction');
   for (const kv of readDefinitionLists(scan.definitionLists)) fact(primary, kv.predicate, kv.value, C.definitionList, 'text_extraction');

@@ -11,6 +11,8 @@ export interface Block {
   text: string;
   /** For <p> blocks: the element's raw text (line breaks ignored), as Readability reads an excerpt. */
   rawText?: string;
+  /** Text of the page's byline element: kept for the chunks, never taken as the description. */
+  inByline?: boolean;
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input', 'head', 'title', 'form']);
@@ -41,8 +43,8 @@ export function chooseContentRoot(scan: HtmlScan): AnyNode {
   return scan.body ?? scan.document;
 }
 
-/** The main content as blocks, navigation and boilerplate (scan.skipped) left out. */
-export function readBlocks(root: AnyNode, skipped: Set<Element>): Block[] {
+/** The main content as blocks, navigation and boilerplate (scan.skipped) left out; blocks of the byline element are marked. */
+export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element | null = null): Block[] {
   const blocks: Block[] = [];
   let buffer = '';
   const flush = (tag: string, el: Element | null): void => {
@@ -54,6 +56,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>): Block[] {
       if (text === '') continue;
       const block: Block = { kind: 'text', level: 0, tag, text };
       if (tag === 'p' && el !== null && parts.length === 1) block.rawText = cleanText(textOf(el, skipped));
+      if (byline !== null && isWithin(el, byline)) block.inByline = true;
       blocks.push(block);
     }
   };
@@ -89,6 +92,11 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>): Block[] {
   return blocks;
 }
 
+function isWithin(el: Element | null, ancestor: Element): boolean {
+  for (let node: Element | null = el; node !== null; node = node.parent as Element | null) if (node === ancestor) return true;
+  return false;
+}
+
 /** Plain text (item.text or a mapped text field) as blocks: blank lines separate paragraphs, "#" lines are headings. */
 export function readTextBlocks(text: string): Block[] {
   const blocks: Block[] = [];
@@ -120,10 +128,10 @@ export function readTextBlocks(text: string): Block[] {
  */
 const MIN_DIV_PARAGRAPH_CHARS = 80;
 
-/** The first paragraph of the main content, for a description when the page declares none. */
+/** The first paragraph of the main content, for a description when the page declares none; never the byline (Readability removes it). */
 export function firstParagraph(blocks: Block[]): string | null {
   for (const block of blocks) {
-    if (block.kind !== 'text') continue;
+    if (block.kind !== 'text' || block.inByline === true) continue;
     if (block.tag === 'p') return block.rawText ?? block.text;
     if (block.tag === 'div' && block.text.length >= MIN_DIV_PARAGRAPH_CHARS) return block.text;
   }
