@@ -21,6 +21,7 @@ const BLOCK_TAGS = new Set([
   'footer', 'header', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
 ]);
 const HEADING = /^h([1-6])$/;
+const WHITESPACE_RUN = /\s+/g;
 
 /**
  * The element that holds the main content: an explicit articleBody, a single <article> or a
@@ -64,7 +65,8 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
     if (!('children' in node)) return;
     for (const child of node.children) {
       if (child.type === 'text') {
-        buffer += child.data;
+        // A line break in the markup is only whitespace (outside <pre>): paragraphs break at <br><br>, not at blank source lines.
+        buffer += tag === 'pre' ? child.data : child.data.replace(WHITESPACE_RUN, ' ');
         continue;
       }
       if (child.type !== 'tag') continue;

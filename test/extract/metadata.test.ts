@@ -41,4 +41,11 @@ describe('description from the first paragraph', () => {
     expect(factOf(c, 'author', 'text_extraction')?.value).toBe('Written by Jane Roe Edited by John Doe');
     expect(c.chunks.map((chunk) => chunk.text).join(' ')).toContain('Edited by');
   });
+
+  it('reads a blank line in the markup as whitespace: only <br><br> ends a paragraph', () => {
+    const c = extractHtml(page('<title>Owls at night in the forest</title>', '<article><p>Owls hunt mostly at night,<br>\n\n      and their soft feathers let them fly almost without a sound.</p></article>'));
+    expect(factOf(c, 'description', 'text_extraction')?.value).toBe(filler);
+    const split = extractHtml(page('<title>Owls at night in the forest</title>', `<article><div>${filler}<br><br>Their eyes are large and face forward, like ours, which gives them good depth perception.</div></article>`));
+    expect(factOf(split, 'description', 'text_extraction')?.value).toBe(filler);
+  });
 });
