@@ -131,6 +131,14 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
   const confidence = C[source];
   const ctx: SchemaContext = { builder, provenance: 'schema_org', confidence, site: input.site, siteRef, baseUrl: input.baseUrl, byId };
   const seen = new Set<SchemaNode>();
+  // Microdata reads visible text, which carries UI noise ("By ...", "Follow"): for the item's
+  // title, author and description, and for the site's name, it only counts when no declared
+  // metadata gives them.
+  const weak = source === 'microdata';
+  const siteName = (value: string, siteConfidence: number): void => {
+    if (weak && builder.bestFact(siteRef, 'site_name') !== undefined) return;
+    builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'site_name', value, provenance: 'schema_org', confidence: siteConfidence });
+  };
   if (main !== null) {
     const headline = textValue(main.headline);
     const mainName = textValue(main.name);
@@ -139,9 +147,6 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     if (mainName !== null && headline !== null && mainName !== headline && cleanTitle !== null) {
       if (textSimilarity(headline, cleanTitle) > 0.75 && !(textSimilarity(mainName, cleanTitle) > 0.75)) title = headline;
     }
-    // Microdata reads visible text, which carries UI noise ("By ...", "Follow"): for the item's
-    // title, author and description it only counts when no declared metadata gives them.
-    const weak = source === 'microdata';
     const skip = new Set<string>();
     if (weak) {
       for (const [property, predicate] of [['author', 'author'], ['creator', 'author'], ['description', 'description'], ['headline', 'headline']] as const) {
@@ -153,15 +158,15 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     const publisher = resolveEntity(main.publisher, 'Organization', ctx);
     if (publisher !== null) {
       const publisherName = textValue((publisher.node ?? {}).name) ?? publisher.name;
-      builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'site_name', value: publisherName, provenance: 'schema_org', confidence });
+      siteName(publisherName, confidence);
     }
   }
   for (const node of nodes) {
     if (node === main || seen.has(node)) continue;
     const types = typesOf(node);
     if (types.includes('WebSite')) {
-      const siteName = textValue(node.name);
-      if (siteName !== null) builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'site_name', value: siteName, provenance: 'schema_org', confidence: confidence - 0.05 });
+      const name = textValue(node.name);
+      if (name !== null) siteName(name, confidence - 0.05);
       continue;
     }
     if (types.length === 0 || types.some((t) => OTHER_SKIPPED.has(t))) continue;

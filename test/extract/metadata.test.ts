@@ -49,3 +49,16 @@ describe('description from the first paragraph', () => {
     expect(factOf(split, 'description', 'text_extraction')?.value).toBe(filler);
   });
 });
+
+describe('site name', () => {
+  const siteRef = { type: 'Organization', canonicalKey: 'shop.example' };
+  const article = `<article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">Owls at night</h1><div itemprop="publisher" itemscope itemtype="https://schema.org/Organization"><span itemprop="name">Bird Notes Media Group</span></div><p>${filler}</p></article>`;
+
+  it('takes a microdata publisher name only when the head metadata declares no site name', () => {
+    const declared = extractHtml(page('<title>Owls at night in the forest</title><meta property="og:site_name" content="Bird Notes">', article));
+    expect(factOf(declared, 'site_name', 'schema_org', siteRef)).toBeUndefined();
+    expect(factOf(declared, 'site_name', 'seo_meta', siteRef)?.value).toBe('Bird Notes');
+    const silent = extractHtml(page('<title>Owls at night in the forest</title>', article));
+    expect(factOf(silent, 'site_name', 'schema_org', siteRef)?.value).toBe('Bird Notes Media Group');
+  });
+});
