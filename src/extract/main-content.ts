@@ -126,16 +126,20 @@ export function readTextBlocks(text: string): Block[] {
 
 /**
  * Loose text in a <div> is a paragraph in all but name (Readability wraps it in <p>), but short
- * runs there are mostly labels ("From Wikipedia, the free encyclopedia"): only longer ones count.
+ * runs there are mostly labels ("From Wikipedia, the free encyclopedia"): they count only when
+ * the content has no other paragraph.
  */
 const MIN_DIV_PARAGRAPH_CHARS = 80;
 
 /** The first paragraph of the main content, for a description when the page declares none; never the byline (Readability removes it). */
 export function firstParagraph(blocks: Block[]): string | null {
+  let shortDiv: string | null = null;
   for (const block of blocks) {
     if (block.kind !== 'text' || block.inByline === true) continue;
     if (block.tag === 'p') return block.rawText ?? block.text;
-    if (block.tag === 'div' && block.text.length >= MIN_DIV_PARAGRAPH_CHARS) return block.text;
+    if (block.tag !== 'div') continue;
+    if (block.text.length >= MIN_DIV_PARAGRAPH_CHARS) return block.text;
+    shortDiv ??= block.text;
   }
-  return null;
+  return shortDiv;
 }

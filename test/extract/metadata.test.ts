@@ -50,6 +50,13 @@ describe('description from the first paragraph', () => {
   });
 });
 
+describe('description from a short loose-text <div>', () => {
+  it('takes a short <div> text when the content has no other paragraph', () => {
+    const c = extractHtml(page('<title>Owls at night in the forest</title>', '<main><section><div><div>Owls hunt mostly at night.</div></div></section></main>'));
+    expect(factOf(c, 'description', 'text_extraction')?.value).toBe('Owls hunt mostly at night.');
+  });
+});
+
 describe('site name', () => {
   const siteRef = { type: 'Organization', canonicalKey: 'shop.example' };
   const article = `<article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">Owls at night</h1><div itemprop="publisher" itemscope itemtype="https://schema.org/Organization"><span itemprop="name">Bird Notes Media Group</span></div><p>${filler}</p></article>`;
