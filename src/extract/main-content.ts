@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from 'domhandler';
 import { type HtmlScan, textOf } from './html-document.js';
-import { cleanText } from './normalize.js';
+import { cleanText, collapseWhitespace } from './normalize.js';
 
 /** A unit of the main text: a heading (level 1..6) or a paragraph-like run of text. */
 export interface Block {
@@ -21,7 +21,6 @@ const BLOCK_TAGS = new Set([
   'footer', 'header', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
 ]);
 const HEADING = /^h([1-6])$/;
-const WHITESPACE_RUN = /\s+/g;
 
 /**
  * The element that holds the main content: an explicit articleBody, a single <article> or a
@@ -66,7 +65,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
     for (const child of node.children) {
       if (child.type === 'text') {
         // A line break in the markup is only whitespace (outside <pre>): paragraphs break at <br><br>, not at blank source lines.
-        buffer += tag === 'pre' ? child.data : child.data.replace(WHITESPACE_RUN, ' ');
+        buffer += tag === 'pre' ? child.data : collapseWhitespace(child.data);
         continue;
       }
       if (child.type !== 'tag') continue;

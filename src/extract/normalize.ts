@@ -6,9 +6,14 @@
 
 const WHITESPACE = /\s+/g;
 
-/** Collapses runs of whitespace (including newlines and no-break spaces) to one space and trims. */
+/** Collapses runs of whitespace (including newlines and no-break spaces) to one space. */
+export function collapseWhitespace(value: string): string {
+  return value.replace(WHITESPACE, ' ');
+}
+
+/** Collapses runs of whitespace to one space and trims. */
 export function cleanText(value: string): string {
-  return value.replace(WHITESPACE, ' ').trim();
+  return collapseWhitespace(value).trim();
 }
 
 /**
