@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from 'domhandler';
 import { type HtmlScan, textOf } from './html-document.js';
-import { cleanText, collapseWhitespace } from './normalize.js';
+import { cleanText } from './normalize.js';
 
 /** A unit of the main text: a heading (level 1..6) or a paragraph-like run of text. */
 export interface Block {
@@ -21,6 +21,13 @@ const BLOCK_TAGS = new Set([
   'footer', 'header', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
 ]);
 const HEADING = /^h([1-6])$/;
+/**
+ * A <br> is buffered as U+2028 (line separator): a line break in the markup is only whitespace,
+ * so a paragraph breaks at <br><br> (outside <pre>, where a blank line breaks it too).
+ */
+const BR = '\u2028';
+const BR_BREAK = /\u2028\s*\u2028/;
+const PRE_BREAK = /[\n\u2028]\s*[\n\u2028]/;
 
 /**
  * The element that holds the main content: an explicit articleBody, a single <article> or a
@@ -49,7 +56,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
   let buffer = '';
   const flush = (tag: string, el: Element | null): void => {
     if (buffer === '') return;
-    const parts = buffer.split(/\n\s*\n/);
+    const parts = buffer.split(tag === 'pre' ? PRE_BREAK : BR_BREAK);
     buffer = '';
     for (const part of parts) {
       const text = cleanText(part);
@@ -64,8 +71,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
     if (!('children' in node)) return;
     for (const child of node.children) {
       if (child.type === 'text') {
-        // A line break in the markup is only whitespace (outside <pre>): paragraphs break at <br><br>, not at blank source lines.
-        buffer += tag === 'pre' ? child.data : collapseWhitespace(child.data);
+        buffer += child.data;
         continue;
       }
       if (child.type !== 'tag') continue;
@@ -77,7 +83,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
         const text = cleanText(textOf(el, skipped));
         if (text !== '') blocks.push({ kind: 'heading', level: Number(heading[1]), tag: el.name, text });
       } else if (el.name === 'br') {
-        buffer += '\n';
+        buffer += BR;
       } else if (BLOCK_TAGS.has(el.name)) {
         flush(tag, owner);
         walk(el, el.name, el);

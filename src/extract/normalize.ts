@@ -6,14 +6,9 @@
 
 const WHITESPACE = /\s+/g;
 
-/** Collapses runs of whitespace (including newlines and no-break spaces) to one space. */
-export function collapseWhitespace(value: string): string {
-  return value.replace(WHITESPACE, ' ');
-}
-
-/** Collapses runs of whitespace to one space and trims. */
+/** Collapses runs of whitespace (including newlines and no-break spaces) to one space and trims. */
 export function cleanText(value: string): string {
-  return collapseWhitespace(value).trim();
+  return value.replace(WHITESPACE, ' ').trim();
 }
 
 /**
