@@ -12,7 +12,7 @@ import { diffFiles, patchNode, sameContentAsLive, type FileChange } from './patc
 import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
 import { validatedLiveNode } from './validated-live.js';
 import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
-import type { PublishTarget } from './targets/types.js';
+import type { PublishTarget, PutOptions } from './targets/types.js';
 
 export interface PublishNodeOptions {
   target: PublishTarget;
@@ -122,7 +122,7 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     if (live && (live.node_version === compiled.node_version || (!options.force && sameContentAsLive(nodeDir, compiled, live)))) {
       const files = live.files.map((f): PublishedFile => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, immutable: f.immutable, state: 'carried' }));
       progress.step('done', 0);
-      return { ...base, previousVersion: live.node_version, versionUlid: live.node_version, versionLabel: live.node_version_label ?? '', alreadyLive: true, files, changes: diffFiles(live.files, live.files), bytesUploaded: 0, bytesCarried: files.reduce((s, f) => s + f.bytes, 0), objectsWritten: 0, durationMs: Date.now() - started };
+      return { ...base, previousVersion: live.node_version, versionUlid: live.node_version, versionLabel: live.node_version_label ?? '', alreadyLive: true, files, changes: diffFiles(live.files, live.files) /* every file unchanged */, bytesUploaded: 0, bytesCarried: files.reduce((s, f) => s + f.bytes, 0), objectsWritten: 0, durationMs: Date.now() - started };
     }
 
     const stored = await listStoredVersions(target, siteHash);
@@ -159,21 +159,28 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
 
     let objectsWritten = 0;
     const ulid = manifest.node_version;
-    // Step upload: the compiled files' bytes into cas/ (only when new), then versions/<ulid>/.
+    type Planned = (typeof plan)[number];
+    /** Sends the bytes into cas/ when the store lacks them, then copies cas/ to versions/<ulid>/. */
+    const placeInVersion = async (p: Planned, send: (casKey: string, meta: PutOptions) => Promise<void>) => {
+      if (p.state === 'uploaded') {
+        await send(keys.cas(p.sha), { contentType: p.file.content_type, cacheControl: versionedCache(true), sha256: p.sha });
+        objectsWritten++;
+      }
+      await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable), sha256: p.sha });
+      objectsWritten++;
+      progress.advance(p.file.path, p.state);
+    };
+
+    // Step upload: the compiled files, read from the node directory.
     const compiledPlan = plan.filter((p) => p.body === undefined);
     progress.step('upload', compiledPlan.length);
     await mapLimit(compiledPlan, CONCURRENCY, async (p, i) => {
       await faultPoint('upload', i, compiledPlan.length);
-      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable), sha256: p.sha };
-      if (p.state === 'uploaded') {
+      await placeInVersion(p, async (casKey, meta) => {
         const local = join(nodeDir, p.file.path);
         if (statSync(local).size !== p.file.bytes) throw new AppError('publish.validation_failed', `${p.file.path} changed while publishing.`);
-        await target.putFile(keys.cas(p.sha), local, { contentType: p.file.content_type, cacheControl: versionedCache(true), sha256: p.sha });
-        objectsWritten++;
-      }
-      await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), meta);
-      objectsWritten++;
-      progress.advance(p.file.path, p.state);
+        await target.putFile(casKey, local, meta);
+      });
     });
     lock?.renew();
 
@@ -182,14 +189,7 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     progress.step('patch', patchPlan.length + 1);
     await mapLimit(patchPlan, CONCURRENCY, async (p, i) => {
       await faultPoint('patch', i, patchPlan.length + 1);
-      const meta = { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable), sha256: p.sha };
-      if (p.state === 'uploaded') {
-        await target.put(keys.cas(p.sha), p.body!, { contentType: p.file.content_type, cacheControl: versionedCache(true), sha256: p.sha });
-        objectsWritten++;
-      }
-      await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), meta);
-      objectsWritten++;
-      progress.advance(p.file.path, p.state);
+      await placeInVersion(p, (casKey, meta) => target.put(casKey, p.body!, meta));
     });
 
     // Step verify, then the version's manifest marks versions/<ulid>/ complete.
