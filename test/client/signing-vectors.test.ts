@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical, signRequest } from '../../src/client/signing.js';
 import { computeItemChecksum } from '../../src/client/checksum.js';
-import { SHARED_DIR } from '../helpers/paths.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 
 interface SignatureVector {
   name: string; token: string; website_id: string; method: string; path: string; body: string; x_timestamp: string; x_nonce: string;
   signing_key_hex: string; body_sha256: string; canonical: string; signature: string;
 }
-const vectors = JSON.parse(readFileSync(join(SHARED_DIR, 'vectors', 'connector-hmac-v1.json'), 'utf8')) as {
+// The published svc.connector.hmac.v1 vectors, kept verbatim in the repository (test/data).
+const vectors = JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'data', 'connector-hmac-v1.json'), 'utf8')) as {
   signatures: SignatureVector[];
   checksums: Array<{ name: string; item: Record<string, unknown>; checksum: string }>;
 };

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const NODECTL_BIN = join(PROJECT_ROOT, 'bin', 'nodectl');
-export const SHARED_DIR = join(PROJECT_ROOT, '..', 'shared');
 
 /** A fresh temporary folder; call the returned cleanup in afterAll/afterEach. */
 export function makeTempDir(prefix = 'nodectl-test-'): { dir: string; cleanup: () => void } {
