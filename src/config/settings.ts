@@ -40,6 +40,7 @@ export const SETTINGS = {
   jobPollMs: setting({ schema: positiveInt, default: 250, env: 'NODECTL_JOB_POLL_MS', description: 'How often an idle worker looks for due jobs, in ms.' }),
   jobLeaseSeconds: setting({ schema: positiveInt, default: 60, env: 'NODECTL_JOB_LEASE_SECONDS', description: 'How long a claimed job is leased before another worker may take it.' }),
   jobMaxAttempts: setting({ schema: positiveInt.max(100), default: 5, env: 'NODECTL_JOB_MAX_ATTEMPTS', description: 'Attempts before a job is dead-lettered.' }),
+  jobRetentionDays: setting({ schema: positiveInt.max(3650), default: 7, env: 'NODECTL_JOB_RETENTION_DAYS', description: 'Days succeeded and dead jobs are kept before the maintenance.jobs.prune job deletes them.' }),
   shutdownTimeoutMs: setting({ schema: positiveInt, default: 10000, env: 'NODECTL_SHUTDOWN_TIMEOUT_MS', description: 'How long shutdown waits for in-flight requests and jobs.' }),
 } as const;
 

@@ -141,6 +141,11 @@ export class JobQueue {
     return this.get(id);
   }
 
+  /** Deletes succeeded and dead jobs that finished before `before` (ms); queued and running jobs stay. */
+  pruneFinished(before: number): number {
+    return this.db.prepare(`DELETE FROM jobs WHERE state IN ('succeeded','dead') AND updated_at < ?`).run(before).changes;
+  }
+
   list(filter: { state?: JobState; kind?: string; limit?: number } = {}): Job[] {
     const where: string[] = [];
     const args: unknown[] = [];

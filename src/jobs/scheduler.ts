@@ -9,17 +9,36 @@ import { PERIODIC_JOBS } from './handlers.js';
 export function enqueueDuePeriodicJobs(db: Db, queue: JobQueue, now = Date.now()): string[] {
   const enqueued: string[] = [];
   const tx = db.transaction(() => {
+    unscheduleDroppedKinds(db);
     for (const { kind, intervalSeconds } of PERIODIC_JOBS) {
       db.prepare('INSERT OR IGNORE INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, ?, ?)').run(kind, intervalSeconds, now);
       const row = db.prepare('SELECT next_run_at FROM schedules WHERE kind = ?').get(kind) as { next_run_at: number };
       if (row.next_run_at > now) continue;
-      queue.enqueue(kind, {}, { dedupeKey: `schedule:${kind}` });
+      queue.enqueue(kind, {}, { dedupeKey: scheduleKey(kind) });
       db.prepare('UPDATE schedules SET next_run_at = ?, interval_seconds = ? WHERE kind = ?').run(now + intervalSeconds * 1000, intervalSeconds, kind);
       enqueued.push(kind);
     }
   });
   tx.immediate();
   return enqueued;
+}
+
+/**
+ * A data directory made by an older build may schedule kinds that are no longer periodic (the
+ * no-op placeholders): their schedule rows and their still-queued instances go, so nothing
+ * waits forever for a handler that is not there.
+ */
+function unscheduleDroppedKinds(db: Db): void {
+  const kinds = PERIODIC_JOBS.map((job) => job.kind);
+  const dropped = db.prepare(`SELECT kind FROM schedules WHERE kind NOT IN (${kinds.map(() => '?').join(',')})`).all(...kinds) as Array<{ kind: string }>;
+  for (const { kind } of dropped) {
+    db.prepare('DELETE FROM schedules WHERE kind = ?').run(kind);
+    db.prepare(`DELETE FROM jobs WHERE dedupe_key = ? AND state = 'queued'`).run(scheduleKey(kind));
+  }
+}
+
+function scheduleKey(kind: string): string {
+  return `schedule:${kind}`;
 }
 
 export function startScheduler(db: Db, queue: JobQueue, everyMs = 30_000): () => void {

@@ -3,10 +3,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { enqueueDuePeriodicJobs } from '../../src/jobs/scheduler.js';
 import { JobWorker } from '../../src/jobs/worker.js';
-import { PERIODIC_JOBS, type JobHandler } from '../../src/jobs/handlers.js';
+import { PERIODIC_JOBS, PLANNED_PERIODIC_JOBS, type JobHandler } from '../../src/jobs/handlers.js';
+import { jobHandlers } from '../../src/jobs/registry.js';
+import { resolveConfig } from '../../src/config/config.js';
+import { enforceRateLimit } from '../../src/daemon/rate-limit.js';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-schema.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
-import type { AppServices } from '../../src/daemon/services.js';
+import { createServices, type AppServices } from '../../src/daemon/services.js';
+import { runNodectl } from '../helpers/cli.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 describe('durable job queue', () => {
@@ -118,5 +123,150 @@ describe('durable job queue', () => {
     expect(ran).toEqual([slow.id]);
     expect(queue.get(slow.id)?.state).toBe('succeeded');
     expect(outcomes.sort()).toEqual(['dead', 'succeeded']);
+  });
+});
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+describe('maintenance jobs', () => {
+  let services: AppServices;
+  let cleanup: () => void;
+  let clock: number;
+
+  function openServices(env: Record<string, string> = {}): void {
+    const temp = makeTempDir();
+    cleanup = temp.cleanup;
+    clock = Date.UTC(2026, 0, 1);
+    services = createServices(resolveConfig({ env: { NODECTL_DATA_DIR: temp.dir, ...env } }), { now: () => clock });
+  }
+  afterEach(() => {
+    services.close();
+    cleanup();
+  });
+
+  /** What the daemon does each tick: enqueue the due periodic jobs, then run every due job. */
+  async function runSchedule(): Promise<void> {
+    enqueueDuePeriodicJobs(services.controlDb, services.jobs, clock);
+    await new JobWorker(services.jobs, jobHandlers(), services, { concurrency: 1, pollMs: 1000 }).drain();
+  }
+
+  function rateLimitWindows(): number[] {
+    return (services.controlDb.prepare('SELECT window_start FROM rate_limits ORDER BY window_start').all() as Array<{ window_start: number }>).map((r) => r.window_start);
+  }
+
+  it('pruneRateLimits was never called: the hourly maintenance.rate_limits.prune job drops ended windows', async () => {
+    openServices();
+    expect(PERIODIC_JOBS).toContainEqual({ kind: 'maintenance.rate_limits.prune', intervalSeconds: 3600 });
+    enforceRateLimit(services.controlDb, 'waitlist:1.2.3.4', 5, 60_000, clock);
+    await runSchedule();
+    expect(rateLimitWindows()).toEqual([clock]);
+
+    clock += HOUR_MS;
+    enforceRateLimit(services.controlDb, 'waitlist:1.2.3.4', 5, 60_000, clock);
+    await runSchedule();
+    // The window that started an hour ago is kept (prune keeps an hour), the current one too.
+    expect(rateLimitWindows()).toEqual([clock - HOUR_MS, clock]);
+
+    clock += HOUR_MS;
+    await runSchedule();
+    expect(rateLimitWindows()).toEqual([clock - HOUR_MS]);
+    expect(services.jobs.list({ kind: 'maintenance.rate_limits.prune', state: 'succeeded' })).toHaveLength(3);
+  });
+
+  it('finished jobs were never deleted: maintenance.jobs.prune deletes succeeded and dead jobs 7 days after they finished', async () => {
+    openServices();
+    expect(services.config.settings.jobRetentionDays).toBe(7);
+    const finishedAt = clock;
+    const succeeded = services.jobs.enqueue('test.other', {});
+    services.jobs.claim('w', ['test.other']);
+    services.jobs.complete(succeeded.id, 'w');
+    const dead = services.jobs.enqueue('test.other', {}, { maxAttempts: 1 });
+    services.jobs.claim('w', ['test.other']);
+    services.jobs.fail(dead.id, 'w', 'broken');
+    const running = services.jobs.enqueue('test.other', {});
+    services.jobs.claim('w', ['test.other']);
+    const queued = services.jobs.enqueue('test.other', {}, { runAt: clock + 30 * DAY_MS });
+    expect(services.jobs.get(dead.id)?.state).toBe('dead');
+
+    clock = finishedAt + 7 * DAY_MS - 1;
+    await runSchedule();
+    expect(services.jobs.get(succeeded.id)?.state).toBe('succeeded');
+    expect(services.jobs.get(dead.id)?.state).toBe('dead');
+
+    clock = finishedAt + 7 * DAY_MS + HOUR_MS;
+    await runSchedule();
+    expect(services.jobs.get(succeeded.id)).toBeUndefined();
+    expect(services.jobs.get(dead.id)).toBeUndefined();
+    // Unfinished jobs stay whatever their age; so do the maintenance runs of the last 7 days.
+    expect(services.jobs.get(running.id)?.state).toBe('running');
+    expect(services.jobs.get(queued.id)?.state).toBe('queued');
+    expect(services.jobs.list({ kind: 'maintenance.jobs.prune' }).map((j) => j.state)).toEqual(['succeeded', 'succeeded']);
+  });
+
+  it('the job retention is the jobRetentionDays setting (NODECTL_JOB_RETENTION_DAYS)', async () => {
+    openServices({ NODECTL_JOB_RETENTION_DAYS: '2' });
+    const job = services.jobs.enqueue('test.other', {});
+    services.jobs.claim('w', ['test.other']);
+    services.jobs.complete(job.id, 'w');
+    clock += 2 * DAY_MS - 1;
+    await runSchedule();
+    expect(services.jobs.get(job.id)).toBeDefined();
+    clock += HOUR_MS;
+    await runSchedule();
+    expect(services.jobs.get(job.id)).toBeUndefined();
+    expect(() => resolveConfig({ env: { NODECTL_JOB_RETENTION_DAYS: '0' } })).toThrow(/jobRetentionDays/);
+  });
+});
+
+describe('the schedule runs only real work', () => {
+  const planned = PLANNED_PERIODIC_JOBS.map((j) => j.kind);
+
+  it('no-op jobs showed as succeeded: every scheduled kind has a handler, and the placeholder kinds have neither', () => {
+    const handlers = jobHandlers();
+    for (const { kind } of PERIODIC_JOBS) expect(handlers.has(kind), kind).toBe(true);
+    expect(planned.sort()).toEqual(['analytics.aggregate', 'connector.heartbeat.check', 'verification.check']);
+    for (const kind of planned) {
+      expect(handlers.has(kind), kind).toBe(false);
+      expect(PERIODIC_JOBS.map((j) => j.kind)).not.toContain(kind);
+    }
+  });
+
+  it('a data directory that scheduled the no-op kinds drops their schedule and their queued instance', () => {
+    const temp = makeTempDir();
+    const db = openDatabase(join(temp.dir, 'control.sqlite'), { migrations: CONTROL_MIGRATIONS });
+    try {
+      const queue = new JobQueue(db);
+      db.prepare('INSERT INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, 3600, 0)').run('analytics.aggregate');
+      const stale = queue.enqueue('analytics.aggregate', {}, { dedupeKey: 'schedule:analytics.aggregate' });
+      const other = queue.enqueue('analytics.aggregate', {});
+      expect(enqueueDuePeriodicJobs(db, queue).sort()).toEqual(PERIODIC_JOBS.map((j) => j.kind).sort());
+      expect(db.prepare('SELECT kind FROM schedules ORDER BY kind').all()).toEqual(PERIODIC_JOBS.map((j) => ({ kind: j.kind })).sort((a, b) => a.kind.localeCompare(b.kind)));
+      expect(queue.get(stale.id)).toBeUndefined();
+      // Only the scheduler's own instance goes; a job enqueued by hand is left to its owner.
+      expect(queue.get(other.id)?.state).toBe('queued');
+    } finally {
+      db.close();
+      temp.cleanup();
+    }
+  });
+
+  it('a fresh daemon schedules only kinds with real handlers (nodectl jobs list)', async () => {
+    const daemon = await startTestDaemon();
+    try {
+      const handlers = jobHandlers();
+      let kinds: string[] = [];
+      // The scheduler's first tick runs as the daemon starts; wait until its jobs are listed.
+      for (let i = 0; i < 100 && kinds.length < PERIODIC_JOBS.length; i++) {
+        const list = await runNodectl(['--json', 'jobs', 'list'], { dataDir: daemon.dataDir });
+        expect(list.exitCode, list.stderr).toBe(0);
+        kinds = [...new Set(list.json<Array<{ kind: string }>>().map((j) => j.kind))].sort();
+        if (kinds.length < PERIODIC_JOBS.length) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(kinds).toEqual(PERIODIC_JOBS.map((j) => j.kind).sort());
+      for (const kind of kinds) expect(handlers.has(kind), kind).toBe(true);
+    } finally {
+      await daemon.stop();
+    }
   });
 });
