@@ -48,6 +48,41 @@ function findOutsideReferences(): string[] {
   return offenders;
 }
 
+/** GitHub's anchor of a markdown heading: lower case, punctuation dropped, spaces as hyphens. */
+function headingAnchor(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+}
+
+function contractAnchors(): Set<string> {
+  const text = readFileSync(join(PROJECT_ROOT, 'docs', 'contract.md'), 'utf8');
+  return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => headingAnchor(m[1]!)));
+}
+
+/** Every `contract.md#<anchor>` cited by a tracked file (and every `](#anchor)` inside contract.md) that names no heading. */
+function findBrokenContractAnchors(): string[] {
+  const anchors = contractAnchors();
+  const files = new Set([...trackedFiles(), 'docs/contract.md']);
+  const broken: string[] = [];
+  for (const path of files) {
+    let text: string;
+    try {
+      text = readFileSync(join(PROJECT_ROOT, path), 'utf8');
+    } catch {
+      continue;
+    }
+    const cited = /contract\.md#([A-Za-z0-9_-]+)/g;
+    const local = path === 'docs/contract.md' ? /\]\(#([A-Za-z0-9_-]+)\)/g : undefined;
+    text.split('\n').forEach((line, index) => {
+      for (const pattern of local ? [cited, local] : [cited]) {
+        for (const match of line.matchAll(pattern)) {
+          if (!anchors.has(match[1]!)) broken.push(`${path}:${index + 1}: #${match[1]} is not a heading of docs/contract.md`);
+        }
+      }
+    });
+  }
+  return broken;
+}
+
 describe('the repository stands alone', () => {
   it('scans the tracked files', () => {
     const files = trackedFiles();
@@ -63,6 +98,14 @@ describe('the repository stands alone', () => {
     expect(CONTRACT_CITATION.pattern.test('// as SPEC.md says')).toBe(true);
     expect(CONTRACT_CITATION.pattern.test('// docs/contract.md#connector-signing')).toBe(false);
     expect(OUTSIDE_PATHS.some((r) => r.pattern.test('state shared by the daemon'))).toBe(false);
+  });
+
+  it('every docs/contract.md#<anchor> that is cited names a heading of docs/contract.md', () => {
+    expect(headingAnchor('Connector signing')).toBe('connector-signing');
+    expect(headingAnchor('Node files')).toBe('node-files');
+    expect(contractAnchors()).toContain('connector-signing');
+    const broken = findBrokenContractAnchors();
+    expect(broken, `${broken.length} citation(s) of a missing anchor:\n${broken.join('\n')}\n`).toEqual([]);
   });
 
   it('no tracked file of src, test, scripts, bench, docs, README.md or package.json refers to a file outside the repository', () => {
