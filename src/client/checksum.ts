@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** The fields the default item checksum covers (SPEC.md "Versioning"). */
+/** The fields the default item checksum covers (docs/contract.md#ingest-item). */
 export interface ChecksumInput {
   type: string;
   url: string;

@@ -6,7 +6,7 @@ import { deriveSigningKey, parseConnectorToken, signRequest } from './signing.js
 import type { BatchResult, DeleteReason, DeleteResult, FieldMapping, HeartbeatInput, HeartbeatResult, IngestItemInput, ItemResult, SchemaResult } from './types.js';
 
 export const CLIENT_VERSION = '0.3.0';
-/** Items per batch request (SPEC.md "Limits"). */
+/** Items per batch request (docs/contract.md#limits). */
 export const MAX_BATCH_ITEMS = 500;
 
 export interface IngestClientOptions {

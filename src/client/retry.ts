@@ -1,4 +1,4 @@
-/** Retry policy of the reference client (SPEC.md "Limits": 3 attempts, base 500 ms, cap 30 s). */
+/** Retry policy of the reference client (docs/contract.md#idempotency: 3 attempts, base 500 ms, cap 30 s). */
 export interface RetryPolicy {
   /** Attempts in all, the first included. Default 3. */
   maxAttempts: number;

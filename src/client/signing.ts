@@ -1,6 +1,6 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 
-/** Identifier of the connector signing scheme (SPEC.md "Connector HMAC scheme"). */
+/** Identifier of the connector signing scheme (docs/contract.md#connector-signing). */
 export const SIGNING_SCHEME = 'svc.connector.hmac.v1';
 
 /** A connector token split into its parts: `<connectorId>.<secret>`, split on the first dot. */

@@ -1,4 +1,4 @@
-/** Wire types of the ingest API, for connector authors (SPEC.md "Ingestion"). */
+/** Wire types of the ingest API, for connector authors (docs/contract.md#ingest-endpoints). */
 export type SourceType = 'page' | 'post' | 'product' | 'category' | 'collection' | 'faq' | 'review' | 'event' | 'location' | 'profile' | 'doc' | 'media' | 'service' | 'custom';
 
 export interface IngestItemInput {

@@ -4,7 +4,7 @@ export type StableIdPrefix = 'entity' | 'fact' | 'rel' | 'chunk' | 'qa' | 'src';
 
 /**
  * A stable record id `<prefix>_<hash>`: the first 24 hex of sha256 over the website id and the
- * natural key parts (SPEC.md "Stable ids"). Parts are joined with a unit separator so that
+ * natural key parts (docs/contract.md#stable-ids). Parts are joined with a unit separator so that
  * ("a b", "c") and ("a", "b c") never collide. Same website and key, same id, in every version.
  */
 export function stableId(prefix: StableIdPrefix, websiteId: string, ...naturalKey: ReadonlyArray<string | number>): string {

@@ -74,7 +74,7 @@ function recomputeRelationships(db: Db, ids: Iterable<string>): void {
 }
 
 /**
- * Chooses the survivor of one fact id (DECISIONS.md): pinned first, then provenance, then
+ * Chooses the survivor of one fact id (docs/contract.md#fact-rules): pinned first, then provenance, then
  * confidence, then newest source (last_seen_at), then item key and position as a stable tiebreak.
  * Every other candidate stays in the graph as 'superseded'.
  */

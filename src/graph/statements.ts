@@ -4,7 +4,7 @@ import type { ProvenanceMethod } from './types.js';
 
 type Stmt = Database.Statement<unknown[]>;
 
-/** Survivor and contributor order of provenance methods (DECISIONS.md): lower is stronger. */
+/** Survivor and contributor order of provenance methods (docs/contract.md#fact-rules): lower is stronger. */
 export const PROVENANCE_RANK: Readonly<Record<ProvenanceMethod, number>> = {
   cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3, llm_inferred: 4,
 };

@@ -1,7 +1,7 @@
 /**
  * Records of a website's knowledge graph as the graph database keeps them. They carry internal
  * state the node files never show (hidden, pinned, status, stale, editorial fields); the
- * compiler applies the export rules of SPEC.md when it turns them into node records.
+ * compiler applies the export rules (docs/contract.md#export-rules) when it turns them into node records.
  */
 export type ProvenanceMethod = 'cms_field' | 'schema_org' | 'seo_meta' | 'text_extraction' | 'llm_inferred';
 export type Freshness = 'stable' | 'seasonal' | 'frequent' | 'real_time';

@@ -11,7 +11,7 @@ const answer = (data: unknown): CallToolResult => ({ content: [{ type: 'text', t
 const refuse = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
 
 /**
- * The read-only MCP server of one website (DECISIONS.md "MCP"): the three tools mcp.json
+ * The read-only MCP server of one website (docs/contract.md#mcp): the three tools mcp.json
  * advertises, over the live node's records. Every tool takes the websiteId it is scoped to and
  * refuses any other, so an agent configured for several sites cannot cross them by mistake.
  */

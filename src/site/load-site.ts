@@ -6,7 +6,7 @@ interface SiteSql {
   id: string; domain: string; name: string | null; brand: string | null; default_language: string | null; plan: string; method: string | null; state: string | null;
 }
 
-/** Challenge method names (SPEC.md) to trust tiers; plugin and html_meta are aliases. */
+/** Challenge method names (docs/contract.md#verification) to trust tiers; plugin and html_meta are aliases. */
 const METHOD_TIERS: Readonly<Record<string, VerificationMethod>> = {
   dns_txt: 'dns_txt', plugin: 'plugin_signed', plugin_signed: 'plugin_signed', well_known: 'well_known', well_known_file: 'well_known',
   meta_tag: 'meta_tag', html_meta: 'meta_tag', manual: 'manual',

@@ -1,4 +1,4 @@
-/** Plans and their plan-derived constants (DECISIONS.md "Plans and capabilities"). */
+/** Plans and their plan-derived constants (docs/contract.md#plans). */
 export const PLANS = ['free', 'pro', 'business'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -24,7 +24,7 @@ export function capabilitiesOf(plan: Plan): Capability[] {
 const TIER_WEIGHT: Record<VerificationMethod, number> = { dns_txt: 1.0, plugin_signed: 0.9, well_known: 0.8, meta_tag: 0.7, manual: 0.5 };
 const STATE_FACTOR: Record<VerificationState, number> = { verified: 1.0, grace: 0.5, pending: 0, failed: 0, revoked: 0 };
 
-/** trust_score = tier weight times state factor (DECISIONS.md "Verification"). */
+/** trust_score = tier weight times state factor (docs/contract.md#verification). */
 export function trustScore(method: VerificationMethod | null, state: VerificationState): number {
   if (method === null) return 0;
   return Math.round(TIER_WEIGHT[method] * STATE_FACTOR[state] * 1000) / 1000;

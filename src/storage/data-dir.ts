@@ -11,7 +11,7 @@ export interface DataDirLayout {
   readonly mailDir: string;
   readonly keysDir: string;
   readonly masterKeyFile: string;
-  /** Ed25519 key pair that signs access tokens (EdDSA, DECISIONS.md). */
+  /** Ed25519 key pair that signs access tokens (EdDSA, docs/contract.md#sessions). */
   readonly jwtPrivateKeyFile: string;
   readonly jwtPublicKeyFile: string;
   readonly locksDir: string;

@@ -34,7 +34,7 @@ export interface OpenDatabaseOptions {
 
 /**
  * Opens a SQLite file the way every nodectl database is opened: WAL so readers never block the
- * daemon's writer, synchronous=FULL so an acknowledged write survives power loss (DECISIONS.md),
+ * daemon's writer, synchronous=FULL so an acknowledged write survives power loss (docs/contract.md#durability),
  * foreign keys on, and a busy timeout so a CLI command run beside a daemon waits instead of failing.
  * Pending migrations run inside one IMMEDIATE transaction, so two processes opening the same file
  * never apply a step twice and a failed step leaves the old schema whole.

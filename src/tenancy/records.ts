@@ -4,7 +4,7 @@ import { PLANS, VERIFICATION_METHODS } from '../site/types.js';
 export const ROLES = ['viewer', 'editor', 'organization_admin', 'organization_owner'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Each role includes those below it (SPEC.md "Authentication"). */
+/** Each role includes those below it (docs/contract.md#roles). */
 export function roleAtLeast(role: Role, minimum: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(minimum);
 }

@@ -7,7 +7,7 @@ const VERIFIED_STATES = new Set(['verified', 'grace']);
 
 /**
  * `nodectl mcp --website <id>`: serves the website's live node to an agent over MCP on stdio
- * (DECISIONS.md "MCP"). stdout carries the protocol only; everything human goes to stderr.
+ * (docs/contract.md#mcp). stdout carries the protocol only; everything human goes to stderr.
  */
 export function registerMcpCommand(program: Command): void {
   program

@@ -4,7 +4,7 @@ import { sendData } from '../envelope.js';
 import type { RoutePluginOptions } from '../route-plugins.js';
 import { CONTRACT_VERSION, NODECTL_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../version.js';
 
-/** System probes (SPEC.md "System probes"): no auth. */
+/** System probes (docs/contract.md#probes): no auth. */
 export const probeRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { services }) => {
   app.get('/', async (request, reply) =>
     sendData(request, reply, {

@@ -12,7 +12,7 @@ const WaitlistSchema = z.strictObject({
   consent: z.literal(true, { message: 'must be true: we only keep addresses whose owner agreed' }),
 });
 
-/** Waitlist limit per client address (DECISIONS.md "Rate limits"). */
+/** Waitlist limit per client address (docs/contract.md#rate-limits). */
 const WAITLIST_PER_MINUTE = 5;
 
 /** POST /v1/waitlist: 202 for every valid submit, a duplicate included (no enumeration). */
