@@ -1,5 +1,5 @@
 /**
- * Every error code of the contract (SPEC.md "Errors" and DECISIONS.md "HTTP statuses"), with its
+ * Every error code of the contract (docs/contract.md#envelope), with its
  * HTTP status and whether a client may retry. docs/errors.md is checked against this table by a
  * test; a retired code is never reused for another meaning.
  */
