@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 
 export type Db = Database.Database;
 
-/** One forward-only schema step. `version` starts at 1 and has no gaps. */
+/** One forward-only schema step. `version` starts at 1 and has no gaps (assertMigrationSequence). */
 export interface Migration {
   readonly version: number;
   readonly name: string;
@@ -22,7 +22,7 @@ export class SchemaTooNewError extends Error {
 }
 
 export interface OpenDatabaseOptions {
-  /** Migrations to apply on open, in version order. */
+  /** Migrations to apply on open, numbered 1, 2, 3, ... in list order. */
   migrations: readonly Migration[];
   /** Open read-only (no migrations are applied; the schema must be current or older). */
   readonly?: boolean;
@@ -63,7 +63,21 @@ export function latestVersion(migrations: readonly Migration[]): number {
   return migrations.reduce((max, m) => Math.max(max, m.version), 0);
 }
 
+/**
+ * Throws unless the list is numbered 1, 2, 3, ... in order: a gap or a duplicate (two features
+ * that took the same number) would otherwise skip a step or apply one twice on some databases.
+ */
+export function assertMigrationSequence(migrations: readonly Migration[]): void {
+  const versions = migrations.map((m) => m.version);
+  if (versions.every((version, index) => version === index + 1)) return;
+  throw new Error(
+    `Migrations must be numbered 1, 2, 3, ... in list order without gaps or repeats, but the list has versions ${versions.join(', ')}. ` +
+      'Give the newest file the next free number (src/storage/migrations/<database>/index.ts).',
+  );
+}
+
 function applyMigrations(db: Db, file: string, migrations: readonly Migration[], readonly: boolean): void {
+  assertMigrationSequence(migrations);
   const supported = latestVersion(migrations);
   const current = () => db.pragma('user_version', { simple: true }) as number;
   if (current() > supported) throw new SchemaTooNewError(file, current(), supported);
@@ -72,8 +86,7 @@ function applyMigrations(db: Db, file: string, migrations: readonly Migration[],
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const from = current();
     if (from > supported) throw new SchemaTooNewError(file, from, supported);
-    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (migration.version <= from) continue;
+    for (const migration of migrations.slice(from)) {
       migration.up(db);
       db.pragma(`user_version = ${migration.version}`);
     }
