@@ -1,0 +1,19 @@
+import type { Migration } from '../../sqlite.js';
+import { migration as rawItems } from './0001-raw-items.js';
+import { migration as knowledgeRecords } from './0002-knowledge-records.js';
+
+/**
+ * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
+ * whose number is its `version` and whose name is its `name` in kebab-case. Version 1 holds what
+ * ingestion accepts (raw_items); later versions hold the knowledge records derived from it.
+ *
+ * To add one: take the next number, write one new file exporting `migration`, add its import and
+ * one line to the list below, then record a database made at that version with
+ * `npm run build && node scripts/make-migration-fixture.mjs graph <version>` and commit
+ * test/data/graph-v<version>.sqlite (test/foundation/migrations.test.ts). Forward-only: a
+ * released file is never edited.
+ */
+export const GRAPH_MIGRATIONS: readonly Migration[] = [
+  rawItems,
+  knowledgeRecords,
+];
