@@ -3,8 +3,9 @@ import type { ProvenanceMethod } from '../graph/types.js';
 import type { FieldMapping, IngestItem } from '../contract/ingest-item.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject } from './json-ld.js';
-import { absoluteUrl, formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeLanguage, parseAmount, toSnakeCase } from './normalize.js';
+import { absoluteUrl, formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeLanguage, parseAmount } from './normalize.js';
 import { BASE_CONFIDENCE, PREDICATES, SOURCE_CONFIDENCE } from './predicates.js';
+import { lookup, toPredicate } from './record-values.js';
 import { addCategory } from './schema-org.js';
 import { asList, textValue } from './schema-values.js';
 
@@ -16,6 +17,8 @@ export interface MappedFields {
   canonicalUrl: string | null;
   updatedAt: string | null;
   attributes: Array<{ predicate: string; value: string | number | boolean; provenance: ProvenanceMethod }>;
+  /** Why a mapping was not applied (an attribute_name with no predicate form). */
+  warnings: string[];
 }
 
 /** A dotted path into the item ("json.fields.price", "attributes.color", "json.images.0.url"). */
@@ -37,7 +40,7 @@ function scalar(value: unknown): string | number | boolean | null {
 
 /** Mappings in a fixed order (by source path, then target) so their order in the request never matters. */
 export function resolveMappings(item: IngestItem, mappings: FieldMapping[]): MappedFields {
-  const out: MappedFields = { titles: [], texts: [], language: null, canonicalUrl: null, updatedAt: null, attributes: [] };
+  const out: MappedFields = { titles: [], texts: [], language: null, canonicalUrl: null, updatedAt: null, attributes: [], warnings: [] };
   const sorted = [...mappings].sort((a, b) => (a.source_path + '\u001f' + a.target < b.source_path + '\u001f' + b.target ? -1 : 1));
   for (const mapping of sorted) {
     const raw = readPath(item, mapping.source_path);
@@ -63,8 +66,9 @@ export function resolveMappings(item: IngestItem, mappings: FieldMapping[]): Map
         break;
       case 'attribute': {
         const value = scalar(raw);
-        const predicate = toSnakeCase(mapping.attribute_name ?? '');
-        if (value !== null && predicate !== '') out.attributes.push({ predicate, value, provenance });
+        const predicate = toPredicate(mapping.attribute_name ?? '');
+        if (predicate === null) out.warnings.push(`predicate.dropped: mapping ${JSON.stringify(mapping.source_path)} skipped, attribute_name ${JSON.stringify(mapping.attribute_name ?? '')} has no snake_case predicate form`);
+        else if (value !== null) out.attributes.push({ predicate, value, provenance });
         break;
       }
     }
@@ -102,8 +106,8 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
   if (item.json !== undefined) bags.push(item.json);
   for (const bag of bags) {
     for (const key of Object.keys(bag).sort()) {
-      const predicate = toSnakeCase(key);
-      if (PREDICATES[predicate] === undefined || ['price', 'author', 'brand', 'image', 'category'].includes(predicate)) continue;
+      const predicate = toPredicate(key);
+      if (predicate === null || lookup(PREDICATES, predicate) === undefined || ['price', 'author', 'brand', 'image', 'category'].includes(predicate)) continue;
       const value = scalar(bag[key]);
       if (value === null) continue;
       const date = predicate.startsWith('date_') || predicate.endsWith('_date') ? normalizeDate(String(value)) : null;
@@ -122,7 +126,8 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
   if (keywords.length > 0) fact('keywords', keywords.join(', '));
 
   for (const image of asList(json.images).slice(0, 1)) {
-    const url = typeof image === 'string' ? absoluteUrl(image, item.url) : isObject(image) ? absoluteUrl(String(image.url ?? image.src ?? ''), item.url) : null;
+    const src = isObject(image) ? image.url ?? image.src : image;
+    const url = typeof src === 'string' ? absoluteUrl(src, item.url) : null;
     if (url !== null) fact('image', url);
   }
   const authorNames: string[] = [];

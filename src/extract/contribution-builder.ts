@@ -3,6 +3,7 @@ import type {
 } from '../graph/contribution.js';
 import type { ProvenanceMethod } from '../graph/types.js';
 import { predicateInfo, PROVENANCE_RANK } from './predicates.js';
+import { isDateOrTimestamp, isSnakeCase, isTypeName } from './record-values.js';
 
 export interface FactInput {
   subject: EntityRef;
@@ -41,15 +42,29 @@ function stableJson(value: unknown): string {
   return '{' + keys.map((k) => JSON.stringify(k) + ':' + stableJson((value as Record<string, unknown>)[k])).join(',') + '}';
 }
 
+/** Most warnings an item keeps; one more line says how many were left out. */
+export const MAX_WARNINGS = 50;
+
+/** A value quoted for a warning, cut to 60 characters. */
+export function quoted(value: unknown): string {
+  return JSON.stringify(String(value).slice(0, 60));
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+
 /**
  * Collects the candidates of one item, dropping exact duplicates (the same statement from the
  * same provenance keeps its highest confidence), and emits them in a stable order that depends
- * on their content only, never on the order the sources were read in.
+ * on their content only, never on the order the sources were read in. It is the last check
+ * before the graph: a candidate a node record would not accept (a predicate that is not
+ * snake_case, an entity type that is not a type name, an empty name) is dropped with a warning.
  */
 export class ContributionBuilder {
   private readonly entities = new Map<string, CandidateEntity>();
   private readonly facts = new Map<string, CandidateFact>();
   private readonly relationships = new Map<string, CandidateRelationship>();
+  /** Entities dropped by the checks: facts and relationships naming them are dropped too. */
+  private readonly droppedEntities = new Set<string>();
   readonly qa: CandidateQa[] = [];
   readonly warnings: string[] = [];
 
@@ -58,6 +73,11 @@ export class ContributionBuilder {
   addEntity(input: EntityInput): EntityRef {
     const ref: EntityRef = { type: input.type, canonicalKey: input.canonicalKey };
     const key = refKey(ref);
+    if (!isTypeName(input.type) || input.name === '') {
+      if (!this.droppedEntities.has(key)) this.warnings.push(`entity.dropped: ${quoted(input.name)} has ${input.name === '' ? 'an empty name' : `type ${quoted(input.type)}, not a schema.org type name`}`);
+      this.droppedEntities.add(key);
+      return ref;
+    }
     const existing = this.entities.get(key);
     const better = existing === undefined
       || PROVENANCE_RANK[input.provenance] < PROVENANCE_RANK[existing.provenanceMethod]
@@ -93,6 +113,14 @@ export class ContributionBuilder {
 
   addFact(input: FactInput): void {
     if (typeof input.value === 'string' && input.value === '') return;
+    if (!isSnakeCase(input.predicate)) {
+      this.warnings.push(`fact.dropped: predicate ${quoted(input.predicate)} is not snake_case`);
+      return;
+    }
+    if (typeof input.value === 'number' && !Number.isFinite(input.value)) {
+      this.warnings.push(`fact.dropped: ${input.predicate} is not a finite number`);
+      return;
+    }
     const info = predicateInfo(input.predicate);
     const fact: CandidateFact = {
       subject: { type: input.subject.type, canonicalKey: input.subject.canonicalKey },
@@ -105,18 +133,29 @@ export class ContributionBuilder {
       importance: info.importance,
       freshness: info.freshness,
     };
-    if (input.unit !== undefined) fact.unit = input.unit;
-    if (input.currency !== undefined) fact.currency = input.currency;
-    if (input.display !== undefined) fact.display = input.display;
-    if (input.validFrom !== undefined) fact.validFrom = input.validFrom;
-    if (input.validUntil !== undefined) fact.validUntil = input.validUntil;
+    if (input.unit !== undefined && input.unit !== '') fact.unit = input.unit;
+    if (input.currency !== undefined && CURRENCY.test(input.currency)) fact.currency = input.currency;
+    if (input.display !== undefined && input.display !== '') fact.display = input.display;
+    if (input.validFrom !== undefined) fact.validFrom = this.checkedDate(input.validFrom, 'valid_from', input.predicate);
+    if (input.validUntil !== undefined) fact.validUntil = this.checkedDate(input.validUntil, 'valid_until', input.predicate);
     const key = [refKey(fact.subject), fact.predicate, fact.provenanceMethod, stableJson(fact.value), fact.currency ?? '', fact.validFrom ?? '', fact.validUntil ?? ''].join('\u001e');
     const existing = this.facts.get(key);
     if (existing === undefined || fact.confidence > existing.confidence) this.facts.set(key, fact);
   }
 
+  /** The date when valid_from / valid_until accept it; else undefined, and the fact keeps no bound. */
+  private checkedDate(value: string, field: string, predicate: string): string | undefined {
+    if (isDateOrTimestamp(value)) return value;
+    this.warnings.push(`date.dropped: ${field} ${quoted(value)} of ${predicate} is not a date or an RFC 3339 UTC timestamp`);
+    return undefined;
+  }
+
   addRelationship(from: EntityRef, type: string, to: EntityRef, provenance: ProvenanceMethod, confidence: number): void {
     if (refKey(from) === refKey(to)) return;
+    if (!isSnakeCase(type)) {
+      this.warnings.push(`relationship.dropped: type ${quoted(type)} is not snake_case`);
+      return;
+    }
     const key = [refKey(from), type, refKey(to), provenance].join('\u001e');
     const existing = this.relationships.get(key);
     if (existing !== undefined && existing.confidence >= confidence) return;
@@ -138,7 +177,20 @@ export class ContributionBuilder {
   }
 
   allFacts(): CandidateFact[] {
-    return [...this.facts.values()].sort(compareFacts);
+    return [...this.facts.values()].filter((f) => this.isKept(f.subject)).sort(compareFacts);
+  }
+
+  /** False for an entity the checks dropped (and no valid candidate of it was added). */
+  private isKept(ref: EntityRef): boolean {
+    if (this.droppedEntities.size === 0) return true;
+    const key = refKey(ref);
+    return !this.droppedEntities.has(key) || this.entities.has(key);
+  }
+
+  /** The warnings, at most MAX_WARNINGS of them and a line counting the rest. */
+  buildWarnings(): string[] {
+    if (this.warnings.length <= MAX_WARNINGS) return [...this.warnings];
+    return [...this.warnings.slice(0, MAX_WARNINGS), `warnings.truncated: ${this.warnings.length - MAX_WARNINGS} more`];
   }
 
   buildEntities(first: EntityRef[]): CandidateEntity[] {
@@ -152,7 +204,7 @@ export class ContributionBuilder {
   }
 
   buildRelationships(): CandidateRelationship[] {
-    return [...this.relationships.values()].sort((a, b) =>
+    return [...this.relationships.values()].filter((r) => this.isKept(r.from) && this.isKept(r.to)).sort((a, b) =>
       compareText(refKey(a.from), refKey(b.from)) || compareText(a.type, b.type) || compareText(refKey(a.to), refKey(b.to))
       || PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod]);
   }
@@ -160,6 +212,7 @@ export class ContributionBuilder {
   buildQa(): CandidateQa[] {
     const seen = new Map<string, CandidateQa>();
     for (const qa of this.qa) {
+      if (qa.question === '' || qa.answer === '') continue;
       const key = qa.question.toLowerCase();
       const existing = seen.get(key);
       if (existing === undefined || PROVENANCE_RANK[qa.provenanceMethod] < PROVENANCE_RANK[existing.provenanceMethod]

@@ -1,5 +1,5 @@
 import { parseDocument } from 'htmlparser2';
-import type { AnyNode, Document, Element } from 'domhandler';
+import type { AnyNode, Document, Element, ParentNode, Text } from 'domhandler';
 
 /**
  * One parse of a page (htmlparser2) and one walk over its tree that collects everything the
@@ -52,15 +52,42 @@ export function parseHtml(html: string): Document {
   return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
 }
 
-/** Concatenated text of a subtree, without script and style content nor the elements in `skipped`. */
+/** Whether textOf reads into a node: elements, the document and CDATA, not script, style or skipped elements. */
+function isReadable(node: AnyNode, skipped: ReadonlySet<Element> | undefined): node is ParentNode {
+  return 'children' in node && node.type !== 'script' && node.type !== 'style' && (skipped === undefined || !skipped.has(node as Element));
+}
+
+/**
+ * Concatenated text of a subtree, without script and style content nor the elements in
+ * `skipped`. Walks the sibling and parent links rather than recursing, so no nesting depth
+ * exhausts the stack (a page nested 10,000 elements deep is still read).
+ */
 export function textOf(node: AnyNode, skipped?: ReadonlySet<Element>): string {
-  if (node.type === 'text') return node.data;
-  if (!('children' in node)) return '';
-  if (node.type === 'script' || node.type === 'style') return '';
-  if (skipped !== undefined && skipped.has(node as Element)) return '';
+  if (node.type === 'text') return (node as Text).data;
+  if (!isReadable(node, skipped)) return '';
   let out = '';
-  for (const child of node.children) out += textOf(child, skipped);
+  let current: AnyNode | null = node.children[0] ?? null;
+  while (current !== null) {
+    if (current.type === 'text') {
+      out += (current as Text).data;
+    } else if (isReadable(current, skipped) && current.children.length > 0) {
+      current = current.children[0]!;
+      continue;
+    }
+    current = nextWithin(current, node);
+  }
   return out;
+}
+
+/** The node after `node`'s subtree in document order, staying inside `root`; null at root's end. */
+export function nextWithin(node: AnyNode, root: AnyNode): AnyNode | null {
+  let current: AnyNode = node;
+  while (current.next === null) {
+    const parent: AnyNode | null = current.parent;
+    if (parent === null || parent === root) return null;
+    current = parent;
+  }
+  return current.next;
 }
 
 export function isHidden(el: Element): boolean {
@@ -85,6 +112,10 @@ function addScore(scores: Map<Element, number>, el: Element | null, value: numbe
   scores.set(el, (scores.get(el) ?? 0) + value);
 }
 
+const HIDDEN = 1;
+const SKIPPED = 2;
+const IN_ARTICLE = 4;
+
 /** Walks the tree once. Never throws: htmlparser2 recovers from any markup. */
 export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
@@ -97,17 +128,32 @@ export function scanHtml(html: string): HtmlScan {
   const articles: Element[] = [];
   const mains: Element[] = [];
 
-  const visit = (node: AnyNode, hidden: boolean, skipped: boolean, inArticle: boolean): void => {
+  // An explicit stack rather than recursion, so no nesting depth exhausts the call stack. Each
+  // node is pushed with what its ancestors make it: hidden, skipped (boilerplate), in an article.
+  const nodes: AnyNode[] = [document];
+  const states: number[] = [0];
+  const pushChildren = (parent: ParentNode, state: number): void => {
+    for (let i = parent.children.length - 1; i >= 0; i -= 1) {
+      nodes.push(parent.children[i]!);
+      states.push(state);
+    }
+  };
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const state = states.pop()!;
     if (node.type === 'script') {
       const el = node as Element;
       const type = (el.attribs.type ?? '').trim().toLowerCase();
       if (type === 'application/ld+json') scan.jsonLd.push(el.children.map((c) => (c.type === 'text' ? c.data : '')).join(''));
-      return;
+      continue;
     }
     if (node.type !== 'tag') {
-      if (node.type === 'root') for (const child of node.children) visit(child, hidden, skipped, inArticle);
-      return;
+      if (node.type === 'root') pushChildren(node as Document, state);
+      continue;
     }
+    const hidden = (state & HIDDEN) !== 0;
+    const skipped = (state & SKIPPED) !== 0;
+    const inArticle = (state & IN_ARTICLE) !== 0;
     const el = node as Element;
     const name = el.name;
     const a = el.attribs;
@@ -115,7 +161,7 @@ export function scanHtml(html: string): HtmlScan {
       scan.htmlLang ??= a.lang ?? a['xml:lang'] ?? null;
     } else if (name === 'title') {
       if (scan.title === null) scan.title = textOf(el);
-      return;
+      continue;
     } else if (name === 'meta') {
       if (a.content !== undefined) {
         if (a.name !== undefined || a.property !== undefined) scan.metas.push({ name: a.name ?? null, property: a.property ?? null, content: a.content });
@@ -130,7 +176,7 @@ export function scanHtml(html: string): HtmlScan {
       scan.body ??= el;
     }
     if (a.itemscope !== undefined && a.itemprop === undefined) scan.microdataRoots.push(el);
-    if (SKIP_TAGS.has(name)) return;
+    if (SKIP_TAGS.has(name)) continue;
     const nowHidden = hidden || isHidden(el);
     const nowInArticle = inArticle || name === 'article' || name === 'main';
     let nowSkipped = skipped;
@@ -183,9 +229,8 @@ export function scanHtml(html: string): HtmlScan {
     }
     if (a.role === 'main' && name !== 'main' && !nowSkipped) mains.push(el);
     if ((a.itemprop ?? '').split(/\s+/).includes('articleBody') && !nowSkipped) articleBodies.push(el);
-    for (const child of el.children) visit(child, nowHidden, nowSkipped, nowInArticle);
-  };
-  visit(document, false, false, false);
+    pushChildren(el, (nowHidden ? HIDDEN : 0) | (nowSkipped ? SKIPPED : 0) | (nowInArticle ? IN_ARTICLE : 0));
+  }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   return scan;
 }
@@ -198,16 +243,20 @@ function isBylineMarked(el: Element): boolean {
 
 /** A byline element's text; an [itemprop=name] descendant is more precise (Readability does the same). */
 function bylineText(el: Element, text: string): string {
-  const stack: AnyNode[] = [...el.children];
-  while (stack.length > 0) {
-    const node = stack.shift()!;
-    if (node.type !== 'tag') continue;
-    const child = node as Element;
-    if ((child.attribs.itemprop ?? '').includes('name')) {
-      const name = textOf(child).trim();
-      if (name !== '') return name;
+  let node: AnyNode | null = el.children[0] ?? null;
+  while (node !== null) {
+    if (node.type === 'tag') {
+      const child = node as Element;
+      if ((child.attribs.itemprop ?? '').includes('name')) {
+        const name = textOf(child).trim();
+        if (name !== '') return name;
+      }
+      if (child.children.length > 0) {
+        node = child.children[0]!;
+        continue;
+      }
     }
-    stack.unshift(...child.children);
+    node = nextWithin(node, el);
   }
   return text;
 }

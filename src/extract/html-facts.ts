@@ -108,8 +108,14 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, scan.bylineElement);
   const paragraph = firstParagraph(blocks);
   if (paragraph !== null && builder.bestFact(primary, 'description') === undefined) fact(primary, 'description', paragraph, C.firstParagraph, 'text_extraction');
-  for (const kv of readDefinitionLists(scan.definitionLists)) fact(primary, kv.predicate, kv.value, C.definitionList, 'text_extraction');
-  for (const kv of readKeyValueTables(scan.tables)) fact(primary, kv.predicate, kv.value, C.keyValueTable, 'text_extraction');
+  const unnamed: string[] = [];
+  for (const [pairs, confidence] of [[readDefinitionLists(scan.definitionLists), C.definitionList], [readKeyValueTables(scan.tables), C.keyValueTable]] as const) {
+    for (const kv of pairs) {
+      if (kv.predicate === null) unnamed.push(kv.key);
+      else fact(primary, kv.predicate, kv.value, confidence, 'text_extraction');
+    }
+  }
+  if (unnamed.length > 0) builder.warnings.push(unnamedLabelsWarning(unnamed));
   const lang = builder.language;
   for (const qa of readDetails(scan.details)) {
     builder.qa.push({ ...qa, language: lang, facts: [], entities: [{ ...primary }], confidence: C.detailsFaq, provenanceMethod: 'text_extraction' });
@@ -118,6 +124,12 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     builder.qa.push({ ...qa, language: lang, facts: [], entities: [{ ...primary }], confidence: C.questionHeading, provenanceMethod: 'text_extraction' });
   }
   return blocks;
+}
+
+/** One warning for all key/value rows whose label has no predicate form, naming the first few labels. */
+function unnamedLabelsWarning(labels: string[]): string {
+  const shown = labels.slice(0, 3).map((label) => JSON.stringify(label.slice(0, 40))).join(', ');
+  return `predicate.dropped: ${labels.length} key/value row(s) skipped, their label has no snake_case predicate form (${shown}${labels.length > 3 ? ', ...' : ''})`;
 }
 
 function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: 'seo_meta' | 'text_extraction', confidence: number): void {

@@ -4,7 +4,7 @@ import type { FieldMapping, IngestItem } from '../contract/ingest-item.js';
 import type { SiteInfo } from '../site/types.js';
 import { buildChunks } from './chunks.js';
 import { addCmsFacts, resolveMappings } from './cms-fields.js';
-import { ContributionBuilder } from './contribution-builder.js';
+import { ContributionBuilder, quoted } from './contribution-builder.js';
 import { itemEntityType } from './entity-type.js';
 import { addHtmlFacts, readStructuredData } from './html-facts.js';
 import { scanHtml } from './html-document.js';
@@ -12,6 +12,7 @@ import { readTextBlocks, type Block } from './main-content.js';
 import { absoluteUrl, cleanText, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
 import { PROVENANCE_RANK, SOURCE_CONFIDENCE } from './predicates.js';
 import { templateQa } from './qa.js';
+import { toHttpUrl } from './record-values.js';
 import { typesOf } from './schema-values.js';
 
 export { estimateTokens, MAX_CHUNK_TOKENS } from './chunks.js';
@@ -48,7 +49,15 @@ export function extractItem(item: IngestItem, site: SiteInfo, options: ExtractOp
     ?? normalizeLanguage(scan?.contentLanguage) ?? normalizeLanguage(site.defaultLanguage) ?? 'en';
   const builder = new ContributionBuilder(language);
 
-  const canonicalUrl = item.canonical_url ?? mapped.canonicalUrl ?? null;
+  for (const warning of mapped.warnings) builder.warnings.push(warning);
+
+  // The source's urls as node records accept them (toHttpUrl); a canonical url that has no such
+  // form is dropped and the item's own url stands in.
+  const sourceUrl = toHttpUrl(item.url);
+  if (sourceUrl === null) throw new Error(`item url ${quoted(item.url)} has no form a node record accepts (an absolute http(s) url of at most 4,096 characters once encoded)`);
+  const declaredCanonical = item.canonical_url ?? mapped.canonicalUrl ?? null;
+  const canonicalUrl = declaredCanonical === null ? null : toHttpUrl(declaredCanonical);
+  if (declaredCanonical !== null && canonicalUrl === null) builder.warnings.push(`url.dropped: canonical_url ${quoted(declaredCanonical)} is not an absolute http(s) url a node record accepts`);
   const primaryUrl = canonicalUrl ?? item.url;
   const siteRef: EntityRef = { type: 'Organization', canonicalKey: site.domain.toLowerCase() };
   const itemUrls = [urlKey(item.url), canonicalUrl === null ? null : urlKey(canonicalUrl)].filter((u): u is string => u !== null);
@@ -82,7 +91,7 @@ export function extractItem(item: IngestItem, site: SiteInfo, options: ExtractOp
     blocks = addHtmlFacts({ scan, data, builder, item, site, siteRef, primary, baseUrl, subjectName, titles });
   }
   const cms = addCmsFacts({ builder, item, subject: primary, subjectName }, mapped);
-  extraQaEntities.push(...cms.authors);
+  for (const author of cms.authors) extraQaEntities.push(author);
   if (item.text !== undefined) blocks = [...blocks, ...readTextBlocks(item.text)];
   for (const text of mapped.texts) blocks = [...blocks, ...readTextBlocks(text)];
 
@@ -101,7 +110,7 @@ export function extractItem(item: IngestItem, site: SiteInfo, options: ExtractOp
   builder.addRelationship(primary, 'part_of', siteRef, 'cms_field', SOURCE_CONFIDENCE.cmsField);
 
   const chunks = buildChunks(blocks, language, builder.entityNames());
-  builder.qa.push(...templateQa(name, primary, (predicate) => builder.bestFact(primary, predicate), language, extraQaEntities));
+  for (const qa of templateQa(name, primary, (predicate) => builder.bestFact(primary, predicate), language, extraQaEntities)) builder.qa.push(qa);
 
   const updatedAt = normalizeDate(item.updated_at) ?? mapped.updatedAt;
   return {
@@ -109,7 +118,7 @@ export function extractItem(item: IngestItem, site: SiteInfo, options: ExtractOp
     primaryEntity: primary,
     language,
     source: {
-      url: item.url,
+      url: sourceUrl,
       canonicalUrl,
       title: name === primaryUrl ? null : name,
       contentType: contentTypeOf(item),
@@ -122,6 +131,6 @@ export function extractItem(item: IngestItem, site: SiteInfo, options: ExtractOp
     relationships: builder.buildRelationships(),
     chunks,
     qa: builder.buildQa(),
-    warnings: [...builder.warnings],
+    warnings: builder.buildWarnings(),
   };
 }

@@ -1,5 +1,6 @@
 import type { Element, AnyNode } from 'domhandler';
 import { textOf } from './html-document.js';
+import { lookup } from './record-values.js';
 
 /** A schema.org node as a plain object, whether it came from JSON-LD or from microdata. */
 export type SchemaNode = Record<string, unknown>;
@@ -90,37 +91,55 @@ export function readMicrodata(roots: Element[]): SchemaNode[] {
   return roots.map((root) => readItem(root, 0));
 }
 
+/** Items nested deeper than this inside one microdata item are not read. */
+const MAX_ITEM_DEPTH = 8;
+
 function readItem(el: Element, depth: number): SchemaNode {
   const node: SchemaNode = {};
   const types = (el.attribs.itemtype ?? '').trim().split(/\s+/).filter((t) => t !== '');
   if (types.length === 1) node['@type'] = types[0];
   else if (types.length > 1) node['@type'] = types;
   if (el.attribs.itemid !== undefined) node['@id'] = el.attribs.itemid;
-  if (depth < 8) for (const child of el.children) collectProps(child, node, depth);
+  if (depth < MAX_ITEM_DEPTH) collectProps(el, node, depth);
   return node;
 }
 
-function collectProps(node: AnyNode, item: SchemaNode, depth: number): void {
-  if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') return;
-  const el = node as Element;
-  const props = (el.attribs.itemprop ?? '').trim().split(/\s+/).filter((p) => p !== '');
-  if (props.length > 0) {
-    const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1) : propValue(el, props);
-    for (const prop of props) {
-      const existing = item[prop];
-      item[prop] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+/**
+ * The itemprop values below `owner` that belong to `item`, in document order: a nested
+ * itemscope is read as its own item and owns what is below it. An explicit stack, not
+ * recursion: the markup between an item and its properties may nest to any depth.
+ */
+function collectProps(owner: Element, item: SchemaNode, depth: number): void {
+  const stack: AnyNode[] = [];
+  const pushChildren = (el: Element): void => {
+    for (let i = el.children.length - 1; i >= 0; i -= 1) stack.push(el.children[i]!);
+  };
+  pushChildren(owner);
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
+    const el = node as Element;
+    const props = (el.attribs.itemprop ?? '').trim().split(/\s+/).filter((p) => p !== '');
+    if (props.length > 0) {
+      const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1) : propValue(el, props);
+      for (const prop of props) {
+        // "__proto__" names no property; as a key it would replace the item's prototype.
+        if (prop === '__proto__') continue;
+        const existing = Object.hasOwn(item, prop) ? item[prop] : undefined;
+        if (existing === undefined) item[prop] = value;
+        else if (Array.isArray(existing)) existing.push(value);
+        else item[prop] = [existing, value];
+      }
     }
+    if (el.attribs.itemscope === undefined) pushChildren(el);
   }
-  // A nested item owns its own properties.
-  if (el.attribs.itemscope !== undefined) return;
-  for (const child of el.children) collectProps(child, item, depth);
 }
 
 /** Properties whose value is a url; on <a>/<link>/<area> other properties read the element's text. */
 const URL_PROPERTY = /url|image|logo|sameas|thumbnail|item$|mainentityofpage|@id|href|photo/i;
 
 function propValue(el: Element, props: string[]): string {
-  const attribute = VALUE_ATTRIBUTE[el.name];
+  const attribute = lookup(VALUE_ATTRIBUTE, el.name);
   const linkText = attribute === 'href' && el.name !== 'link' && !props.some((p) => URL_PROPERTY.test(p));
   if (attribute !== undefined && !linkText && el.attribs[attribute] !== undefined) return el.attribs[attribute]!;
   if (el.attribs.content !== undefined) return el.attribs.content;

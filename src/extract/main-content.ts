@@ -1,4 +1,4 @@
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { type HtmlScan, textOf } from './html-document.js';
 import { cleanText } from './normalize.js';
 
@@ -50,6 +50,16 @@ export function chooseContentRoot(scan: HtmlScan): AnyNode {
   return scan.body ?? scan.document;
 }
 
+/** An element being read by readBlocks: its next child, and the block its loose text belongs to. */
+interface ReadFrame {
+  parent: ParentNode;
+  index: number;
+  tag: string;
+  owner: Element | null;
+  /** A block element: its text is flushed as its own block when its children are read. */
+  block: boolean;
+}
+
 /** The main content as blocks, navigation and boilerplate (scan.skipped) left out; blocks of the byline element are marked. */
 export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element | null = null): Block[] {
   const blocks: Block[] = [];
@@ -67,34 +77,40 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
       blocks.push(block);
     }
   };
-  const walk = (node: AnyNode, tag: string, owner: Element | null): void => {
-    if (!('children' in node)) return;
-    for (const child of node.children) {
-      if (child.type === 'text') {
-        buffer += child.data;
-        continue;
-      }
-      if (child.type !== 'tag') continue;
-      const el = child as Element;
-      if (skipped.has(el) || SKIP_TAGS.has(el.name)) continue;
-      const heading = HEADING.exec(el.name);
-      if (heading !== null) {
-        flush(tag, owner);
-        const text = cleanText(textOf(el, skipped));
-        if (text !== '') blocks.push({ kind: 'heading', level: Number(heading[1]), tag: el.name, text });
-      } else if (el.name === 'br') {
-        buffer += BR;
-      } else if (BLOCK_TAGS.has(el.name)) {
-        flush(tag, owner);
-        walk(el, el.name, el);
-        flush(el.name, el);
-      } else {
-        walk(el, tag, owner);
-        if (el.name === 'td' || el.name === 'th') buffer += ' ';
-      }
+  // An explicit stack of open elements rather than recursion, so no nesting depth exhausts the
+  // call stack. A frame reads its element's children in order; a block element flushes the
+  // text before it and its own text when its frame closes.
+  const stack: ReadFrame[] = [];
+  if ('children' in root) stack.push({ parent: root, index: 0, tag: root.type === 'tag' ? (root as Element).name : 'body', owner: root.type === 'tag' ? (root as Element) : null, block: false });
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.index >= frame.parent.children.length) {
+      stack.pop();
+      if (frame.block) flush(frame.tag, frame.owner);
+      continue;
     }
-  };
-  walk(root, root.type === 'tag' ? (root as Element).name : 'body', root.type === 'tag' ? (root as Element) : null);
+    const child = frame.parent.children[frame.index++]!;
+    if (child.type === 'text') {
+      buffer += child.data;
+      continue;
+    }
+    if (child.type !== 'tag') continue;
+    const el = child as Element;
+    if (skipped.has(el) || SKIP_TAGS.has(el.name)) continue;
+    const heading = HEADING.exec(el.name);
+    if (heading !== null) {
+      flush(frame.tag, frame.owner);
+      const text = cleanText(textOf(el, skipped));
+      if (text !== '') blocks.push({ kind: 'heading', level: Number(heading[1]), tag: el.name, text });
+    } else if (el.name === 'br') {
+      buffer += BR;
+    } else if (BLOCK_TAGS.has(el.name)) {
+      flush(frame.tag, frame.owner);
+      stack.push({ parent: el, index: 0, tag: el.name, owner: el, block: true });
+    } else {
+      stack.push({ parent: el, index: 0, tag: frame.tag, owner: frame.owner, block: false });
+    }
+  }
   flush('body', null);
   return blocks;
 }

@@ -11,12 +11,15 @@ export function cleanText(value: string): string {
   return value.replace(WHITESPACE, ' ').trim();
 }
 
+/** A surrogate that is not half of a pair: ids hash UTF-8, where it reads as U+FFFD anyway. */
+const LONE_SURROGATE = /\p{Cs}/gu;
+
 /**
  * Natural key of a named thing (person, brand, tag, place): Unicode NFKC, lowercase, whitespace
  * collapsed. "Jane  Doe" and "jane doe" are the same author on every post.
  */
 export function nameKey(name: string): string {
-  return cleanText(name.normalize('NFKC').toLowerCase());
+  return cleanText(name.normalize('NFKC').toLowerCase().replace(LONE_SURROGATE, '\uFFFD'));
 }
 
 const TRACKING_PARAMS = /^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid)$/i;
@@ -79,35 +82,53 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]
  * A date as the node files carry it: RFC 3339 UTC ("2024-06-25T10:00:00Z", milliseconds kept
  * only when not zero) when a time is known, "YYYY-MM-DD" for a date without a time. A time
  * without an offset is read as UTC. Other shapes fall back to Date.parse (e.g. RFC 2822
- * "Tue, 25 Jun 2024 10:00:00 GMT"); null when nothing parses.
+ * "Tue, 25 Jun 2024 10:00:00 GMT"). Null when nothing parses, when a part is out of range
+ * ("2024-02-30", "25:00", an offset of +24:00) or when the UTC year is not 0000 to 9999.
  */
 export function normalizeDate(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const text = value.trim();
   if (text === '') return null;
   const dateOnly = DATE_ONLY.exec(text);
-  if (dateOnly !== null) {
-    const ms = Date.UTC(Number(dateOnly[1]), Number(dateOnly[2]) - 1, Number(dateOnly[3]));
-    return Number.isNaN(ms) || new Date(ms).getUTCDate() !== Number(dateOnly[3]) ? null : text;
-  }
+  if (dateOnly !== null) return utcMillis(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) === null ? null : text;
   const match = DATE_TIME.exec(text);
-  let ms: number;
+  let ms: number | null;
   if (match !== null) {
     const [, y, mo, d, h, mi, s, frac, zone] = match;
     const millis = frac === undefined ? 0 : Number((frac + '00').slice(0, 3));
-    ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? '0'), millis);
-    if (zone !== undefined && zone.toUpperCase() !== 'Z') {
-      const sign = zone[0] === '-' ? -1 : 1;
+    ms = utcMillis(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s ?? '0'), millis);
+    if (ms !== null && zone !== undefined && zone.toUpperCase() !== 'Z') {
       const digits = zone.slice(1).replace(':', '');
-      ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))) * 60_000;
+      const hours = Number(digits.slice(0, 2));
+      const minutes = Number(digits.slice(2, 4));
+      ms = hours > 23 || minutes > 59 ? null : ms - (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
     }
   } else {
     if (!/[a-z]{3}/i.test(text) || !/\d{4}/.test(text)) return null;
     ms = Date.parse(text);
   }
-  if (!Number.isFinite(ms)) return null;
+  if (ms === null || !Number.isFinite(ms)) return null;
   const iso = new Date(ms).toISOString();
+  // Years outside 0000..9999 serialise as "+010000-..." or "-000001-...", which RFC 3339 has no form for.
+  if (iso.length !== 24) return null;
   return iso.endsWith('.000Z') ? iso.slice(0, -5) + 'Z' : iso;
+}
+
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Milliseconds of a proleptic Gregorian UTC time, or null when a part is out of range. */
+function utcMillis(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number | null {
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  if (day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!)) return null;
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  return date.getTime();
 }
 
 /** A monetary amount from a number or a string such as "1,299.00" or "12,50"; null if none. */
@@ -143,17 +164,6 @@ export function normalizeCurrency(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const code = value.trim().toUpperCase();
   return /^[A-Z]{3}$/.test(code) ? code : undefined;
-}
-
-/** snake_case of a label or a camelCase property: "Opening Hours" -> opening_hours. */
-export function toSnakeCase(value: string): string {
-  return value
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
 }
 
 /** The last path segment of a schema.org type or enumeration url ("https://schema.org/InStock" -> "InStock"). */

@@ -1,4 +1,5 @@
 import type { Freshness, ProvenanceMethod } from '../graph/types.js';
+import { lookup } from './record-values.js';
 
 /**
  * Importance (1..5) and freshness of each predicate the extractor emits. Unknown predicates
@@ -69,7 +70,7 @@ export const PREDICATES: Readonly<Record<string, PredicateInfo>> = {
 export const DEFAULT_PREDICATE: PredicateInfo = { importance: 2, freshness: 'stable' };
 
 export function predicateInfo(predicate: string): PredicateInfo {
-  return PREDICATES[predicate] ?? DEFAULT_PREDICATE;
+  return lookup(PREDICATES, predicate) ?? DEFAULT_PREDICATE;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ProvenanceMethod } from '../graph/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { formatMoney, normalizeCurrency, normalizeDate, parseAmount, schemaTerm, urlKey } from './normalize.js';
+import { lookup } from './record-values.js';
 import {
   addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, typesOf, urlValue, type EntityContext,
 } from './schema-values.js';
@@ -72,20 +73,26 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
   for (const key of Object.keys(node).sort()) {
     if (skip.has(key)) continue;
     const value = node[key];
-    if (TEXT_PROPERTIES[key] !== undefined) {
+    // lookup(), not TABLE[key]: a JSON key such as "constructor" must not find Object's.
+    const textPredicate = lookup(TEXT_PROPERTIES, key);
+    const termPredicate = lookup(TERM_PROPERTIES, key);
+    const numberPredicate = lookup(NUMBER_PROPERTIES, key);
+    const datePredicate = lookup(DATE_PROPERTIES, key);
+    const link = lookup(LINK_PROPERTIES, key);
+    if (textPredicate !== undefined) {
       const text = textValue(value);
-      if (text !== null) addFact(ctx, subject, subjectName, TEXT_PROPERTIES[key]!, text);
-    } else if (TERM_PROPERTIES[key] !== undefined) {
+      if (text !== null) addFact(ctx, subject, subjectName, textPredicate, text);
+    } else if (termPredicate !== undefined) {
       const text = textValue(value);
-      if (text !== null) addFact(ctx, subject, subjectName, TERM_PROPERTIES[key]!, schemaTerm(text));
-    } else if (NUMBER_PROPERTIES[key] !== undefined) {
+      if (text !== null) addFact(ctx, subject, subjectName, termPredicate, schemaTerm(text));
+    } else if (numberPredicate !== undefined) {
       const amount = parseAmount(textValue(value));
-      if (amount !== null) addFact(ctx, subject, subjectName, NUMBER_PROPERTIES[key]!, amount);
-    } else if (DATE_PROPERTIES[key] !== undefined) {
+      if (amount !== null) addFact(ctx, subject, subjectName, numberPredicate, amount);
+    } else if (datePredicate !== undefined) {
       const date = normalizeDate(textValue(value));
-      if (date !== null) addFact(ctx, subject, subjectName, DATE_PROPERTIES[key]!, date);
-    } else if (LINK_PROPERTIES[key] !== undefined) {
-      mapLink(LINK_PROPERTIES[key]!, value, subject, subjectName, ctx, depth, seen);
+      if (date !== null) addFact(ctx, subject, subjectName, datePredicate, date);
+    } else if (link !== undefined) {
+      mapLink(link, value, subject, subjectName, ctx, depth, seen);
     } else if (CATEGORY_PROPERTIES.includes(key)) {
       mapCategories(value, subject, subjectName, ctx);
     } else if (key === 'keywords') {

@@ -2,6 +2,7 @@ import type { EntityRef } from '../graph/contribution.js';
 import type { SiteInfo } from '../site/types.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { absoluteUrl, cleanText, nameKey, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
+import { lookup, toTypeName } from './record-values.js';
 
 /** Reading helpers for schema.org values, shared by the JSON-LD and microdata mappers. */
 
@@ -12,26 +13,43 @@ export function asList(value: unknown): unknown[] {
 
 const TAGS = /<[^>]*>/g;
 
+/**
+ * How many arrays and {"@value"} wrappers deep a text or url value is looked for. Real values
+ * nest one or two levels; the bound keeps a value nested thousands deep from exhausting the stack.
+ */
+const MAX_VALUE_DEPTH = 8;
+
 /** A clean string from a schema.org text value (string, number, {"@value"}, first of an array). */
 export function textValue(value: unknown): string | null {
+  return readText(value, 0);
+}
+
+function readText(value: unknown, depth: number): string | null {
   if (typeof value === 'string') {
     const text = cleanText(unescapeHtml(value.includes('<') ? value.replace(TAGS, ' ') : value));
     return text === '' ? null : text;
   }
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (depth >= MAX_VALUE_DEPTH) return null;
   if (Array.isArray(value)) {
     for (const item of value) {
-      const text = textValue(item);
+      const text = readText(item, depth + 1);
       if (text !== null) return text;
     }
     return null;
   }
-  if (isObject(value) && value['@value'] !== undefined) return textValue(value['@value']);
+  if (isObject(value) && value['@value'] !== undefined) return readText(value['@value'], depth + 1);
   return null;
 }
 
+/** The schema.org types of a node, as type names (toTypeName); @type values that name none are left out. */
 export function typesOf(node: SchemaNode): string[] {
-  return asList(node['@type']).filter((t): t is string => typeof t === 'string').map(schemaTerm);
+  const types: string[] = [];
+  for (const raw of asList(node['@type'])) {
+    const type = typeof raw === 'string' ? toTypeName(raw) : null;
+    if (type !== null) types.push(type);
+  }
+  return types;
 }
 
 export function nodeName(node: SchemaNode): string | null {
@@ -43,12 +61,17 @@ export function nodeName(node: SchemaNode): string | null {
 
 /** The first url of a url-ish value (string, ImageObject, array). */
 export function urlValue(value: unknown, base: string): string | null {
+  return readUrl(value, base, 0);
+}
+
+function readUrl(value: unknown, base: string, depth: number): string | null {
+  if (depth >= MAX_VALUE_DEPTH) return null;
   for (const item of asList(value)) {
     if (typeof item === 'string') {
       const url = absoluteUrl(item, base);
       if (url !== null) return url;
     } else if (isObject(item)) {
-      const url = urlValue(item.url ?? item.contentUrl ?? item['@id'], base);
+      const url = readUrl(item.url ?? item.contentUrl ?? item['@id'], base, depth + 1);
       if (url !== null) return url;
     }
   }
@@ -135,7 +158,7 @@ export function openingHoursValue(node: SchemaNode): string | null {
   for (const raw of asList(node.openingHoursSpecification)) {
     if (!isObject(raw)) continue;
     const days = asList(raw.dayOfWeek).map((d) => textValue(d)).filter((d): d is string => d !== null)
-      .map((d) => DAYS[schemaTerm(d).toLowerCase()] ?? schemaTerm(d));
+      .map((d) => lookup(DAYS, schemaTerm(d).toLowerCase()) ?? schemaTerm(d));
     const opens = hhmm(raw.opens);
     const closes = hhmm(raw.closes);
     const hours = opens !== null && closes !== null ? `${opens}-${closes}` : opens ?? closes ?? 'closed';

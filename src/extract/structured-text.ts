@@ -1,12 +1,14 @@
 import type { Element } from 'domhandler';
 import { textOf } from './html-document.js';
 import type { Block } from './main-content.js';
-import { cleanText, toSnakeCase } from './normalize.js';
+import { cleanText } from './normalize.js';
+import { toPredicate } from './record-values.js';
 
 /** Key/value pairs and question/answer pairs read from the markup of the page. */
 export interface KeyValue {
   key: string;
-  predicate: string;
+  /** Null when the label has no snake_case form (toPredicate): the pair is dropped with a warning. */
+  predicate: string | null;
   value: string;
 }
 
@@ -18,25 +20,39 @@ export interface QuestionAnswer {
 const MAX_KEY = 60;
 const MAX_VALUE = 500;
 const MAX_ANSWER = 2000;
+const MAX_PREDICATE = 40;
 
+/** A label and its value, or null when the row reads as prose rather than a key/value pair. */
 function pair(key: string, value: string): KeyValue | null {
   const label = cleanText(key).replace(/[:：]\s*$/, '');
   const text = cleanText(value);
-  const predicate = toSnakeCase(label);
-  if (label === '' || text === '' || label.length > MAX_KEY || text.length > MAX_VALUE || predicate === '' || predicate.length > 40) return null;
+  if (label === '' || text === '' || label.length > MAX_KEY || text.length > MAX_VALUE) return null;
+  const predicate = toPredicate(label);
+  if (predicate !== null && predicate.length > MAX_PREDICATE) return null;
   return { key: label, predicate, value: text };
 }
 
+/** The children named `names` of el, looking through div, tbody, thead and tfoot wrappers, in document order. */
 function childElements(el: Element, names: readonly string[]): Element[] {
   const out: Element[] = [];
-  for (const child of el.children) {
+  // An explicit stack: wrappers may nest to any depth.
+  const stack: Array<{ parent: Element; index: number }> = [{ parent: el, index: 0 }];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.index >= frame.parent.children.length) {
+      stack.pop();
+      continue;
+    }
+    const child = frame.parent.children[frame.index++]!;
     if (child.type !== 'tag') continue;
     const element = child as Element;
     if (names.includes(element.name)) out.push(element);
-    else if (element.name === 'div' || element.name === 'tbody' || element.name === 'thead' || element.name === 'tfoot') out.push(...childElements(element, names));
+    else if (WRAPPERS.has(element.name)) stack.push({ parent: element, index: 0 });
   }
   return out;
 }
+
+const WRAPPERS = new Set(['div', 'tbody', 'thead', 'tfoot']);
 
 /** <dl>: each <dt> with the <dd>s that follow it ("; "-joined). */
 export function readDefinitionLists(lists: Element[]): KeyValue[] {
