@@ -53,6 +53,10 @@ export const ERROR_CODES = {
   'route.not_found': { status: 404, retryable: false, description: 'No route matches this method and path.' },
   'request.body_too_large': { status: 413, retryable: false, description: 'The body is over the route limit: 16 MiB on /v1/ingest/*, 1 MiB elsewhere.' },
   'request.unsupported_media_type': { status: 415, retryable: false, description: 'The body is not application/json.' },
+  'request.malformed': { status: 400, retryable: false, description: 'The request is not well-formed HTTP: a bad percent-encoding in the URL, a malformed request line or header, a body shorter or longer than Content-Length.' },
+  'request.timeout': { status: 408, retryable: true, description: 'The client did not send the headers or the body in time (headersTimeoutMs, bodyTimeoutMs, ingestBodyTimeoutMs); the connection is closed.' },
+  'request.uri_too_long': { status: 414, retryable: false, description: 'A path segment is longer than 256 characters.' },
+  'request.header_too_large': { status: 431, retryable: false, description: 'The request line and headers are larger than 16 KiB.' },
   'internal.error': { status: 500, retryable: false, description: 'An unexpected server error; the request id helps find it in the logs.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
