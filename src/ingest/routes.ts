@@ -11,15 +11,19 @@ import { upsertFieldMappings } from './field-mappings.js';
 import { recordHeartbeat } from './heartbeat.js';
 import { BatchRequestSchema, DeleteRequestSchema, HeartbeatRequestSchema, INGEST_BODY_LIMIT, ItemRequestSchema, MAX_BATCH_ITEMS, SchemaRequestSchema } from './schemas.js';
 import { createSqliteIdempotencyStore, createSqliteNonceStore } from './stores/sqlite.js';
-import type { IdempotencyStore, NonceStore } from './stores/types.js';
+import { isOwnerGone, PROCESS_OWNER } from './stores/in-flight-owner.js';
+import type { IdempotencyStore, InFlightLease, NonceStore } from './stores/types.js';
 import { sweepPendingRawItems } from './sweep.js';
 import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
 import { createIdleCheckpointer } from './wal-checkpoint.js';
 import { readIngestWebsite } from './website-context.js';
 
-/** A completed response is replayed for 24 h; an in-flight record is abandoned after 5 min. */
+/**
+ * A completed response is replayed for 24 h. An in-flight record is abandoned as soon as its
+ * process is known dead (same host), else after 5 min.
+ */
 const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
-const IN_FLIGHT_TTL_MS = 5 * 60_000;
+const IN_FLIGHT_LEASE: InFlightLease = { ttlMs: 5 * 60_000, owner: PROCESS_OWNER, isOwnerGone: (owner) => isOwnerGone(owner) };
 const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 interface RequestState {
@@ -78,7 +82,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
     if (key.length > 255) throw new AppError('validation.failed', 'Idempotency-Key must be at most 255 characters.', { details: { fields: [{ path: 'Idempotency-Key', message: 'too long' }] } });
     let begun;
     try {
-      begun = await idempotency.begin(verified.connector.id, key, verified.bodySha256, services.now(), IN_FLIGHT_TTL_MS);
+      begun = await idempotency.begin(verified.connector.id, key, verified.bodySha256, services.now(), IN_FLIGHT_LEASE);
     } catch (error) {
       throw new AppError('service.unavailable', 'The idempotency store is unavailable; retry shortly with the same Idempotency-Key.', { cause: error });
     }
@@ -86,7 +90,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
     if (begun.outcome === 'in_flight') throw new AppError('service.unavailable', 'A request with this Idempotency-Key is still being handled; retry shortly with the same key.');
     if (begun.outcome === 'replay') {
       services.metrics.ingestRequests.inc({ endpoint: endpointOf(request), outcome: 'idempotent_replay' });
-      return reply.code(begun.statusCode).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(begun.response);
+      return reply.code(begun.statusCode).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(withRequestId(begun.response, request.id));
     }
     states.set(request, { verified, idempotencyKey: key, finished: false });
   });
@@ -140,7 +144,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
     const parsed = DeleteRequestSchema.safeParse(v.body);
     if (!parsed.success) throw invalid('The delete request is not valid; see details.fields.', parsed.error);
     const website = websiteOf(request, v.websiteId);
-    return sendData(request, reply, deleteItems(services, website, parsed.data.ids, parsed.data.reason));
+    return sendData(request, reply, await deleteItems(services, website, parsed.data.ids, parsed.data.reason));
   });
 
   app.post('/v1/ingest/heartbeat', route, async (request, reply) => {
@@ -160,8 +164,15 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
   });
 
   // Safety net for accepted rows whose job enqueue failed: once at start, then periodically.
+  // At start, also forget in-flight idempotency records of dead processes (a daemon killed mid-request).
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
+    try {
+      const released = await idempotency.releaseAbandoned((owner) => isOwnerGone(owner));
+      if (released > 0) services.logger.warn({ records: released }, 'released in-flight idempotency records of a process that is gone');
+    } catch (error) {
+      services.logger.error({ err: error }, 'abandoned idempotency record sweep failed');
+    }
     try {
       const n = sweepPendingRawItems(services);
       if (n > 0) services.logger.warn({ items: n }, 're-enqueued pending raw items without a content.ingest job');
@@ -182,6 +193,21 @@ export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app,
     checkpointer.stop();
   });
 };
+
+/**
+ * A cached envelope with this request's id in meta.requestId, so the body matches the X-Request-Id
+ * header of the replay (the logs of the replay carry that id too).
+ */
+function withRequestId(cachedEnvelope: string, requestId: string): string {
+  try {
+    const envelope = JSON.parse(cachedEnvelope) as { meta?: Record<string, unknown> };
+    if (envelope === null || typeof envelope !== 'object' || envelope.meta === null || typeof envelope.meta !== 'object') return cachedEnvelope;
+    envelope.meta.requestId = requestId;
+    return JSON.stringify(envelope);
+  } catch {
+    return cachedEnvelope;
+  }
+}
 
 function endpointOf(request: FastifyRequest): string {
   return (request.routeOptions.url ?? request.url).split('/').pop() ?? 'unknown';

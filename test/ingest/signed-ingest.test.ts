@@ -192,7 +192,10 @@ describe('signed ingest against the real daemon', () => {
     const again = await post('/v1/ingest/batch', { body, idempotencyKey: 'key-1' });
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.json).toEqual(first.json);
+    // The cached envelope, under the replay's own request id (header and meta.requestId agree).
+    expect({ ...again.json, meta: undefined }).toEqual({ ...first.json, meta: undefined });
+    expect(again.json.meta.requestId).toBe(again.headers['x-request-id']);
+    expect(again.json.meta.requestId).not.toBe(first.json.meta.requestId);
     const other = await post('/v1/ingest/batch', { body: batch([pageItem('idem:2')]), idempotencyKey: 'key-1' });
     expect(other.status).toBe(409);
     expect(other.json.error.code).toBe('ingest.duplicate');

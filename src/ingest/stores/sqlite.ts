@@ -1,5 +1,5 @@
 import type { Db } from '../../storage/sqlite.js';
-import type { IdempotencyBegin, IdempotencyStore, NonceStore } from './types.js';
+import type { IdempotencyBegin, IdempotencyStore, InFlightLease, NonceStore } from './types.js';
 
 /** Nonces in control.sqlite (table nonces). One statement: insert, or revive an expired row. */
 export function createSqliteNonceStore(db: Db): NonceStore {
@@ -20,38 +20,51 @@ interface IdempotencyRow {
   status_code: number | null;
   response: string | null;
   expires_at: number;
+  owner: string | null;
 }
 
 /** Idempotency records in control.sqlite (table idempotency), decided inside one IMMEDIATE transaction. */
 export function createSqliteIdempotencyStore(db: Db): IdempotencyStore {
-  const select = db.prepare('SELECT body_sha256, state, status_code, response, expires_at FROM idempotency WHERE connector_id = ? AND idempotency_key = ?');
+  const select = db.prepare('SELECT body_sha256, state, status_code, response, expires_at, owner FROM idempotency WHERE connector_id = ? AND idempotency_key = ?');
   const upsert = db.prepare(
-    `INSERT INTO idempotency (connector_id, idempotency_key, body_sha256, state, status_code, response, created_at, expires_at)
-     VALUES (?, ?, ?, 'in_flight', NULL, NULL, ?, ?)
+    `INSERT INTO idempotency (connector_id, idempotency_key, body_sha256, state, status_code, response, created_at, expires_at, owner)
+     VALUES (?, ?, ?, 'in_flight', NULL, NULL, ?, ?, ?)
      ON CONFLICT (connector_id, idempotency_key) DO UPDATE SET body_sha256 = excluded.body_sha256, state = 'in_flight',
-       status_code = NULL, response = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+       status_code = NULL, response = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at, owner = excluded.owner`,
   );
-  const finish = db.prepare(`UPDATE idempotency SET state = 'completed', status_code = ?, response = ?, expires_at = ? WHERE connector_id = ? AND idempotency_key = ?`);
+  const finish = db.prepare(`UPDATE idempotency SET state = 'completed', status_code = ?, response = ?, expires_at = ?, owner = NULL WHERE connector_id = ? AND idempotency_key = ?`);
   const remove = db.prepare(`DELETE FROM idempotency WHERE connector_id = ? AND idempotency_key = ? AND state = 'in_flight'`);
-  const begin = db.transaction((scope: string, key: string, bodySha256: string, nowMs: number, inFlightTtlMs: number): IdempotencyBegin => {
+  const inFlightOwners = db.prepare(`SELECT connector_id, idempotency_key, owner FROM idempotency WHERE state = 'in_flight' AND owner IS NOT NULL`);
+  const removeOwned = db.prepare(`DELETE FROM idempotency WHERE connector_id = ? AND idempotency_key = ? AND state = 'in_flight' AND owner = ?`);
+  const begin = db.transaction((scope: string, key: string, bodySha256: string, nowMs: number, lease: InFlightLease): IdempotencyBegin => {
     const row = select.get(scope, key) as IdempotencyRow | undefined;
-    if (row && row.expires_at >= nowMs) {
+    const abandoned = row?.state === 'in_flight' && row.owner !== null && lease.isOwnerGone(row.owner);
+    if (row && row.expires_at >= nowMs && !abandoned) {
       if (row.body_sha256 !== bodySha256) return { outcome: 'conflict' };
       if (row.state === 'in_flight') return { outcome: 'in_flight' };
       return { outcome: 'replay', statusCode: row.status_code ?? 200, response: row.response ?? '' };
     }
-    upsert.run(scope, key, bodySha256, nowMs, nowMs + inFlightTtlMs);
+    upsert.run(scope, key, bodySha256, nowMs, nowMs + lease.ttlMs, lease.owner);
     return { outcome: 'started' };
   });
+  const releaseAbandoned = db.transaction((isOwnerGone: (owner: string) => boolean): number => {
+    const rows = inFlightOwners.all() as Array<{ connector_id: string; idempotency_key: string; owner: string }>;
+    let released = 0;
+    for (const row of rows) if (isOwnerGone(row.owner)) released += removeOwned.run(row.connector_id, row.idempotency_key, row.owner).changes;
+    return released;
+  });
   return {
-    async begin(scope, key, bodySha256, nowMs, inFlightTtlMs) {
-      return begin.immediate(scope, key, bodySha256, nowMs, inFlightTtlMs);
+    async begin(scope, key, bodySha256, nowMs, lease) {
+      return begin.immediate(scope, key, bodySha256, nowMs, lease);
     },
     async complete(scope, key, statusCode, response, nowMs, ttlMs) {
       finish.run(statusCode, response, nowMs + ttlMs, scope, key);
     },
     async release(scope, key) {
       remove.run(scope, key);
+    },
+    async releaseAbandoned(isOwnerGone) {
+      return releaseAbandoned.immediate(isOwnerGone);
     },
   };
 }

@@ -20,16 +20,29 @@ export type IdempotencyBegin =
   | { outcome: 'in_flight' }
   | { outcome: 'conflict' };
 
-/** Idempotency-Key records, scoped to one connector (DECISIONS.md "Ingestion"). */
+/** The lease of a request that starts under an Idempotency-Key. */
+export interface InFlightLease {
+  /** Longest time the record counts as in flight, even if its owner is never judged gone. */
+  ttlMs: number;
+  /** The process handling the request (in-flight-owner.ts). */
+  owner: string;
+  /** True when another record's owner is certainly dead: its record is abandoned, not in flight. */
+  isOwnerGone(owner: string): boolean;
+}
+
+/** Idempotency-Key records, scoped to one connector (docs/contract.md#idempotency). */
 export interface IdempotencyStore {
   /**
    * Atomically starts a request under (scope, key): `started` when the key is new (or its record
-   * expired), `replay` with the cached response when a completed request had the same body,
-   * `conflict` when the body differs, `in_flight` when the same body is still being handled.
+   * expired, or was in flight in a process that is gone), `replay` with the cached response when a
+   * completed request had the same body, `conflict` when the body differs, `in_flight` when the same
+   * body is still being handled.
    */
-  begin(scope: string, key: string, bodySha256: string, nowMs: number, inFlightTtlMs: number): Promise<IdempotencyBegin>;
+  begin(scope: string, key: string, bodySha256: string, nowMs: number, lease: InFlightLease): Promise<IdempotencyBegin>;
   /** Stores the finished response for `ttlMs`. */
   complete(scope: string, key: string, statusCode: number, response: string, nowMs: number, ttlMs: number): Promise<void>;
   /** Forgets an in-flight record (the request failed in a way a retry may fix). */
   release(scope: string, key: string): Promise<void>;
+  /** Forgets every in-flight record whose owner is gone (run at daemon start); returns how many. */
+  releaseAbandoned(isOwnerGone: (owner: string) => boolean): Promise<number>;
 }

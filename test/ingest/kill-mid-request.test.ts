@@ -1,0 +1,76 @@
+import Database from 'better-sqlite3';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapWebsite } from '../helpers/cli.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeTempDir } from '../helpers/paths.js';
+import { createTestConnector, pageItem, signedPost, type Connector } from './support.js';
+
+let temp: { dir: string; cleanup: () => void };
+let websiteId: string;
+let connector: Connector;
+let daemon: TestDaemon | undefined;
+
+beforeAll(async () => {
+  temp = makeTempDir('nodectl-kill-');
+  ({ websiteId } = await bootstrapWebsite(temp.dir));
+  connector = await createTestConnector(temp.dir, websiteId);
+}, 60_000);
+afterAll(async () => {
+  await daemon?.stop();
+  temp?.cleanup();
+});
+
+function idempotencyRow(key: string): { state: string; owner: string | null } | undefined {
+  const db = new Database(join(temp.dir, 'control.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare('SELECT state, owner FROM idempotency WHERE idempotency_key = ?').get(key) as never;
+  } finally {
+    db.close();
+  }
+}
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`not seen within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a daemon killed mid-request', () => {
+  it('leaves no in-flight Idempotency-Key behind: the restarted daemon answers the retry normally (bug: 503 for about 300 s)', async () => {
+    daemon = await startTestDaemon({ dataDir: temp.dir });
+    const send = (url: string) => signedPost(url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('killed:1') }, idempotencyKey: 'killed-mid-request' });
+    // Creates the website's graph database, so this test can hold its write lock.
+    expect((await signedPost(daemon.url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('warm:1') } })).status).toBe(200);
+
+    // Hold the graph database's write lock: the request stops inside its transaction, in flight.
+    const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`));
+    holder.exec('BEGIN IMMEDIATE');
+    const pid = daemon.process.pid!;
+    let inFlight;
+    try {
+      void send(daemon.url).catch(() => undefined);
+      inFlight = await waitFor(() => idempotencyRow('killed-mid-request'), 4000);
+      await daemon.stop('SIGKILL');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(inFlight.state).toBe('in_flight');
+    expect(inFlight.owner).toMatch(new RegExp(`^${hostname().replace(/\./g, '\\.')}:${pid}:[0-9A-HJKMNP-TV-Z]{26}$`));
+
+    daemon = await startTestDaemon({ dataDir: temp.dir });
+    // The start-up sweep already forgot the dead process's record.
+    expect(idempotencyRow('killed-mid-request')).toBeUndefined();
+    const retried = await send(daemon.url);
+    expect(retried.status, JSON.stringify(retried.json)).toBe(200);
+    expect(retried.json.data).toMatchObject({ id: 'killed:1', status: 'accepted' });
+    const again = await send(daemon.url);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  }, 60_000);
+});
