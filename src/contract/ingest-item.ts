@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 export const SOURCE_TYPES = [
   'page', 'post', 'product', 'category', 'collection', 'faq', 'review', 'event', 'location', 'profile', 'doc', 'media', 'service', 'custom',
@@ -25,6 +26,11 @@ const HttpUrlSchema = z
     }
   }, 'must be an absolute http(s) URL');
 
+/** A JSON object nesting at most MAX_JSON_DEPTH levels (json-depth.ts says why). */
+const BoundedJsonObjectSchema = z
+  .record(z.string(), z.unknown())
+  .refine((value) => !exceedsJsonDepth(value, MAX_JSON_DEPTH), `must nest at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it`);
+
 export const Rfc3339UtcSchema = z.iso.datetime({ offset: false, message: 'must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00Z' });
 
 /** One content item as a connector sends it (SPEC.md "IngestItem"). Strict: unknown fields are rejected. */
@@ -37,11 +43,11 @@ export const IngestItemSchema = z
     title: z.string().max(1024, 'must be at most 1024 characters').optional(),
     html: z.string().optional(),
     text: z.string().optional(),
-    json: z.record(z.string(), z.unknown()).optional(),
+    json: BoundedJsonObjectSchema.optional(),
     language: LanguageTagSchema.optional(),
     checksum: ChecksumSchema,
     updated_at: Rfc3339UtcSchema.optional(),
-    attributes: z.record(z.string(), z.unknown()).optional(),
+    attributes: BoundedJsonObjectSchema.optional(),
   })
   .refine((item) => item.html !== undefined || item.text !== undefined || item.json !== undefined, {
     message: 'at least one of html, text or json must be present',
