@@ -13,12 +13,14 @@ export interface Principal {
   role: Role;
 }
 
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
 function presentedApiKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header.length > 0) return header;
-  const auth = request.headers.authorization;
-  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice('Bearer '.length).trim();
-  return undefined;
+  // The auth scheme is case-insensitive in HTTP (RFC 9110 section 11.1): "bearer" and "BEARER" are Bearer.
+  const match = typeof request.headers.authorization === 'string' ? BEARER.exec(request.headers.authorization) : null;
+  return match?.[1];
 }
 
 /** Resolves the caller or fails with 401 auth.unauthenticated. */
