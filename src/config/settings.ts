@@ -15,6 +15,8 @@ export interface SettingSpec<T extends z.ZodType = z.ZodType> {
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 const positiveInt = z.coerce.number().int().positive();
+/** A connection timeout: never 0 (that would let a silent client hold a connection forever), at most 1 h. */
+const timeoutMs = positiveInt.max(3_600_000, 'must be at most 3600000 (1 h)');
 
 function setting<T extends z.ZodType>(spec: SettingSpec<T>): SettingSpec<T> {
   return spec;
@@ -42,6 +44,10 @@ export const SETTINGS = {
   jobMaxAttempts: setting({ schema: positiveInt.max(100), default: 5, env: 'NODECTL_JOB_MAX_ATTEMPTS', description: 'Attempts before a job is dead-lettered.' }),
   jobRetentionDays: setting({ schema: positiveInt.max(3650), default: 7, env: 'NODECTL_JOB_RETENTION_DAYS', description: 'Days succeeded and dead jobs are kept before the maintenance.jobs.prune job deletes them.' }),
   shutdownTimeoutMs: setting({ schema: positiveInt, default: 10000, env: 'NODECTL_SHUTDOWN_TIMEOUT_MS', description: 'How long shutdown waits for in-flight requests and jobs.' }),
+  headersTimeoutMs: setting({ schema: timeoutMs, default: 10_000, env: 'NODECTL_HEADERS_TIMEOUT_MS', description: 'How long a client may take to send the request line and headers, in ms; then 408 request.timeout and the connection closes.' }),
+  bodyTimeoutMs: setting({ schema: timeoutMs, default: 30_000, env: 'NODECTL_BODY_TIMEOUT_MS', description: 'How long a client may take to send a body once its headers arrived, in ms, on every route but /v1/ingest/*; then 408 request.timeout.' }),
+  ingestBodyTimeoutMs: setting({ schema: timeoutMs, default: 120_000, env: 'NODECTL_INGEST_BODY_TIMEOUT_MS', description: 'The same for /v1/ingest/* (bodies up to 16 MiB), in ms.' }),
+  keepAliveTimeoutMs: setting({ schema: timeoutMs, default: 72_000, env: 'NODECTL_KEEP_ALIVE_TIMEOUT_MS', description: 'How long an idle keep-alive connection stays open, in ms (keep it above a load balancer idle timeout, often 60 s).' }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

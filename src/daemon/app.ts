@@ -1,14 +1,21 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { newUlid } from '../ids/ulid.js';
 import { ZodError } from 'zod';
+import type { Settings } from '../config/settings.js';
 import { AppError, fieldProblemsFromZod, isAppError } from '../errors/app-error.js';
+import { answerOnSocket, appErrorOfClientError, requestTimeoutError, trackActiveRequest, untrackActiveRequest } from './client-errors.js';
+import { decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';
 import { ROUTE_PLUGINS } from './route-plugins.js';
 import type { AppServices } from './services.js';
 
-/** 1 MiB everywhere but /v1/ingest/* (16 MiB, set by the ingest plugin), per DECISIONS.md. */
+/** 1 MiB everywhere but /v1/ingest/* (16 MiB, set by the ingest plugin): docs/contract.md#limits. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** The longest path parameter: a 253-character domain in a node file URL fits; longer is 414. */
+const MAX_PARAM_LENGTH = 256;
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -37,6 +44,9 @@ export interface BuildAppOptions {
  * (except /metrics) and carries X-Request-Id.
  */
 export async function buildApp(services: AppServices, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const timeouts = connectionTimeouts(services.config.settings);
+  // Set once the app exists: answers straight on a socket (client-errors.ts), then logs and counts it.
+  let answerRaw: (socket: Socket, appError: AppError, cause: string) => void = () => {};
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -47,10 +57,44 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     },
     return503OnClosing: true,
     forceCloseConnections: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Node's own clocks: headers, and the whole request as a backstop to the per-route body timers below.
+    http: { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: services.config.settings.keepAliveTimeoutMs,
+    // Bad percent-encoding and over-long path parameters, found before any hook runs.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      return sendError(request, reply, toAppError(error));
+    },
+    // Errors Node's HTTP parser or connection checker reports (431, 408, malformed requests).
+    clientErrorHandler(error, socket) {
+      const appError = appErrorOfClientError(error);
+      if (!appError) return void socket.destroy();
+      answerRaw(socket, appError, error.message);
+    },
   });
+  answerRaw = (socket, appError, cause) => {
+    const answer = answerOnSocket(socket, appError);
+    if (!answer) return;
+    app.log.info({ reqId: answer.requestId, code: appError.code, cause }, 'answered on the socket and closed the connection');
+    services.metrics.httpRequests.inc({ method: answer.method ?? 'UNKNOWN', route: answer.route ?? 'unmatched', status: String(answer.status) });
+  };
 
   // JSON only: a text/plain body is 415, not a string handed to a route.
   app.removeContentTypeParser('text/plain');
+  // Strict UTF-8: invalid bytes are 422, not silently replaced by U+FFFD. Same proto-poisoning guard as Fastify's parser.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = decodeUtf8Body(body as Buffer);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    parseJson(request, text, done);
+  });
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -60,6 +104,12 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   // Callback-style hooks: these run on every request, and skip a promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    const socket = request.raw.socket as Socket | null;
+    if (socket) trackActiveRequest(socket, { requestId: request.id, response: reply.raw, method: request.method, route: request.routeOptions.url ?? 'unmatched' });
+    if (!request.raw.complete && socket) {
+      const limitMs = request.url.startsWith('/v1/ingest/') ? timeouts.ingestBodyMs : timeouts.bodyMs;
+      armBodyTimer(request, limitMs, () => answerRaw(socket, requestTimeoutError(), `body not received within ${limitMs} ms`));
+    }
     done();
   });
 
@@ -71,6 +121,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   });
 
   app.addHook('onResponse', (request, reply, done) => {
+    if (request.raw.socket) untrackActiveRequest(request.raw.socket as Socket, request.id);
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
     services.metrics.httpRequests.inc(labels);
     services.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
@@ -89,6 +140,38 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
 
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
   return app;
+}
+
+interface ConnectionTimeouts {
+  headersMs: number;
+  bodyMs: number;
+  ingestBodyMs: number;
+  /** Node's whole-request limit: headers plus the longest body time, so the body timers answer first. */
+  requestMs: number;
+  checkEveryMs: number;
+}
+
+/** The daemon's connection clocks from the settings (headersTimeoutMs, bodyTimeoutMs, ingestBodyTimeoutMs). */
+export function connectionTimeouts(settings: Pick<Settings, 'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs'>): ConnectionTimeouts {
+  const headersMs = settings.headersTimeoutMs;
+  const requestMs = headersMs + Math.max(settings.bodyTimeoutMs, settings.ingestBodyTimeoutMs);
+  // Node checks expired connections on an interval (30 s by default): check often enough that
+  // the headers timeout is kept within a quarter of itself.
+  const checkEveryMs = Math.max(10, Math.min(1000, Math.floor(headersMs / 4)));
+  return { headersMs, bodyMs: settings.bodyTimeoutMs, ingestBodyMs: settings.ingestBodyTimeoutMs, requestMs, checkEveryMs };
+}
+
+/**
+ * Answers 408 request.timeout and closes the connection when the body has not fully arrived
+ * `limitMs` after the headers (a client that sends half a body would otherwise hold a connection
+ * and a request open indefinitely).
+ */
+function armBodyTimer(request: FastifyRequest, limitMs: number, onTimeout: () => void): void {
+  const timer = setTimeout(() => {
+    if (!request.raw.complete) onTimeout();
+  }, limitMs);
+  const clear = (): void => clearTimeout(timer);
+  request.raw.once('end', clear).once('close', clear);
 }
 
 /** Past this many bytes an over-limit body is no longer read: the connection is closed instead. */
@@ -138,9 +221,19 @@ export function toAppError(error: unknown): AppError {
       return new AppError('validation.failed', 'The body is empty; send a JSON object.', { details: { fields: [{ path: '(body)', message: 'body is empty' }] } });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return malformedJson(fastifyError.message);
+    case 'FST_ERR_BAD_URL':
+      return new AppError('request.malformed', 'The URL path is not valid percent-encoding: encode reserved and non-ASCII characters as %XX of their UTF-8 bytes.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('request.uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters: no id, domain or file name is that long.`);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('request.malformed', 'The body is shorter or longer than its Content-Length header: send the exact length.');
   }
   if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /JSON/i.test(fastifyError.message ?? ''))) return malformedJson(fastifyError.message);
   if (fastifyError.validation) return new AppError('validation.failed', fastifyError.message ?? 'invalid request', { details: { fields: [{ path: '(request)', message: fastifyError.message ?? '' }] } });
+  // Any other client-side failure the framework or Node reports (e.g. a body cut off mid-upload).
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError('request.malformed', 'The request could not be read: send a complete, well-formed HTTP request.');
+  }
   return new AppError('internal.error', 'An unexpected error happened. Quote the request id when you report it.');
 }
 

@@ -1,6 +1,6 @@
-import { isAscii } from 'node:buffer';
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
+import { decodeUtf8Body } from '../daemon/decode-body.js';
 import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical } from '../client/signing.js';
 import { readConnectorCredential, type ConnectorCredential } from '../connectors/connectors.js';
 import { verifyConnectorSecret } from '../connectors/secret-hash.js';
@@ -50,16 +50,12 @@ function invalidSignature(message: string): AppError {
   return new AppError('auth.invalid_signature', message);
 }
 
-/** UTF-8 text of the body; pure ASCII (the usual JSON) takes the cheaper one-byte decoder, same string. */
-function decodeBody(rawBody: Buffer): string {
-  return isAscii(rawBody) ? rawBody.toString('latin1') : rawBody.toString('utf8');
-}
-
-/** Parses the raw body; a malformed one is 422 validation.failed (nothing else can be checked). */
+/** Parses the raw body; invalid UTF-8 or malformed JSON is 422 validation.failed (nothing else can be checked). */
 export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
+  const text = decodeUtf8Body(rawBody);
   let body: unknown;
   try {
-    body = JSON.parse(decodeBody(rawBody));
+    body = JSON.parse(text);
   } catch (error) {
     throw new AppError('validation.failed', 'The body is not valid JSON.', { details: { fields: [{ path: '(body)', message: (error as Error).message }] } });
   }
