@@ -25,7 +25,7 @@ afterAll(async () => {
 function idempotencyRow(key: string): { state: string; owner: string | null } | undefined {
   const db = new Database(join(temp.dir, 'control.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare('SELECT state, owner FROM idempotency WHERE idempotency_key = ?').get(key) as never;
+    return db.prepare('SELECT * FROM idempotency WHERE idempotency_key = ?').get(key) as never;
   } finally {
     db.close();
   }
@@ -62,15 +62,16 @@ describe('a daemon killed mid-request', () => {
       holder.close();
     }
     expect(inFlight.state).toBe('in_flight');
-    expect(inFlight.owner).toMatch(new RegExp(`^${hostname().replace(/\./g, '\\.')}:${pid}:[0-9A-HJKMNP-TV-Z]{26}$`));
 
     daemon = await startTestDaemon({ dataDir: temp.dir });
-    // The start-up sweep already forgot the dead process's record.
-    expect(idempotencyRow('killed-mid-request')).toBeUndefined();
+    const afterRestart = idempotencyRow('killed-mid-request');
     const retried = await send(daemon.url);
     expect(retried.status, JSON.stringify(retried.json)).toBe(200);
     expect(retried.json.data).toMatchObject({ id: 'killed:1', status: 'accepted' });
     const again = await send(daemon.url);
     expect(again.headers['idempotent-replayed']).toBe('true');
+    // The record named the killed process, and the start-up sweep forgot it before any retry came.
+    expect(inFlight.owner).toMatch(new RegExp(`^${hostname().replace(/\./g, '\\.')}:${pid}:[0-9A-HJKMNP-TV-Z]{26}$`));
+    expect(afterRestart).toBeUndefined();
   }, 60_000);
 });
