@@ -25,6 +25,11 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** While a job with this key is queued or running, enqueueing another returns the existing one. */
   dedupeKey?: string;
+  /**
+   * With dedupeKey: when the existing job is still queued (not yet running), its payload becomes
+   * merge(its payload), so a coalesced job gathers what each request adds. Default: kept as is.
+   */
+  merge?: (queuedPayload: unknown) => unknown;
 }
 
 export interface JobQueueOptions {
@@ -78,6 +83,10 @@ export class JobQueue {
     const insert = this.db.transaction(() => {
       if (options.dedupeKey) {
         const existing = this.db.prepare(`SELECT * FROM jobs WHERE dedupe_key = ? AND state IN ('queued','running')`).get(options.dedupeKey) as JobRow | undefined;
+        if (existing && existing.state === 'queued' && options.merge) {
+          this.db.prepare('UPDATE jobs SET payload = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(options.merge(JSON.parse(existing.payload)) ?? null), now, existing.id);
+          return this.get(existing.id)!;
+        }
         if (existing) return toJob(existing);
       }
       this.db
