@@ -39,7 +39,7 @@ export const ERROR_CODES = {
   'entity.not_found': { status: 404, retryable: false, description: 'Unknown entity in this website graph.' },
   'version.not_found': { status: 404, retryable: false, description: 'Unknown published node version.' },
   'node.not_found': { status: 404, retryable: false, description: 'Unknown node file.' },
-  'node.gone': { status: 410, retryable: false, description: 'The node was taken down.' },
+  'node.gone': { status: 410, retryable: false, description: 'The node was taken down, or the file of an earlier version was deleted by a gdpr_erasure.' },
   'publish.conflict': { status: 409, retryable: true, description: 'Another publish of the same site holds the lock.' },
   'publish.atomic_conflict': { status: 409, retryable: true, description: 'A manifest-referenced file is missing at publish.' },
   'publish.validation_failed': { status: 422, retryable: false, description: 'The compiled node fails validation; nothing was published.' },

@@ -12,5 +12,7 @@ export function jobHandlers(): ReadonlyMap<string, JobHandler> {
     ['maintenance.jobs.prune', async (_job, services) => void pruneFinishedJobs(services.jobs, services.now(), services.config.settings.jobRetentionDays)],
     // Loaded on first use: the extractor (htmlparser2, css-select) stays out of daemon start-up.
     ['content.ingest', async (job, services, signal) => (await import('../graph/content-ingest-job.js')).contentIngestHandler(job, services, signal)],
+    // Coalesced republish after deletes (src/ingest/delete-items.ts); the publisher loads on first use.
+    ['node.republish', async (job, services, signal) => (await import('./republish-node.js')).republishHandler(job, services, signal)],
   ]);
 }

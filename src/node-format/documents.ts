@@ -51,6 +51,7 @@ export const VersionEntrySchema = z.strictObject({
   node_version: UlidSchema,
   node_version_label: VersionLabelSchema.optional(),
   generated_at: TimestampSchema,
+  purged: z.literal(true).optional().describe('files of this version were deleted by a gdpr_erasure (they answer 410 node.gone); absent otherwise'),
 });
 
 export const VersionsSchema = z

@@ -6,7 +6,7 @@ import type { PublishTarget } from './targets/types.js';
 
 export type NodeFileLookup =
   | { kind: 'file'; websiteId: string; localPath: string; contentType: string; cacheControl: string; etag: string; bytes: number }
-  | { kind: 'gone'; websiteId: string }
+  | { kind: 'gone'; websiteId: string; /** purged: this file was deleted by a gdpr_erasure; else the node was taken down. */ purged?: true }
   | { kind: 'not_found'; websiteId: string | undefined };
 
 interface CachedManifest { mtimeMs: number; size: number; manifest: Manifest; etag: string }
@@ -88,7 +88,10 @@ export function createNodeReader(target: PublishTarget) {
       if (!m) return { kind: 'not_found', websiteId: s.websiteId };
       if (path === 'manifest.json') return manifestFile(s.websiteId, key, m, versionedCache(false));
       const entry = m.manifest.files.find((f) => f.path === path);
-      return entry ? fileOf(s.websiteId, s.siteHash, ulid, entry, versionedCache(entry.immutable)) : { kind: 'not_found', websiteId: s.websiteId };
+      if (!entry) return { kind: 'not_found', websiteId: s.websiteId };
+      // A file a gdpr_erasure deleted (src/publish/purge-versions.ts leaves versions/<ulid>/purged.json).
+      if (!statOf(keys.version(ulid, entry.path)) && statOf(keys.version(ulid, 'purged.json'))) return { kind: 'gone', websiteId: s.websiteId, purged: true };
+      return fileOf(s.websiteId, s.siteHash, ulid, entry, versionedCache(entry.immutable));
     },
   };
 }

@@ -25,9 +25,12 @@ export interface StoredVersion extends VersionEntry {
  */
 export async function listStoredVersions(target: PublishTarget, siteHash: string): Promise<StoredVersion[]> {
   const keys = siteKeys(siteHash);
-  const complete = (await target.list(keys.versionsPrefix))
+  const listed = await target.list(keys.versionsPrefix);
+  const complete = listed
     .map((key) => /^[0-9a-f]{16}\/versions\/([0-9A-HJKMNP-TV-Z]{26})\/manifest\.json$/.exec(key)?.[1])
     .filter((u): u is string => u !== undefined);
+  // A gdpr_erasure leaves versions/<ulid>/purged.json (src/publish/purge-versions.ts).
+  const purged = new Set(listed.map((key) => /^[0-9a-f]{16}\/versions\/([0-9A-HJKMNP-TV-Z]{26})\/purged\.json$/.exec(key)?.[1]).filter((u) => u !== undefined));
   const live = await readLiveManifest(target, siteHash);
   const known = new Map<string, VersionEntry>();
   if (live) {
@@ -43,7 +46,7 @@ export async function listStoredVersions(target: PublishTarget, siteHash: string
       if (!manifest) continue;
       entry = { node_version: ulid, generated_at: manifest.generated_at, ...(manifest.node_version_label ? { node_version_label: manifest.node_version_label } : {}) };
     }
-    out.push({ ...entry, node_version: ulid, live: live?.node_version === ulid });
+    out.push({ ...entry, node_version: ulid, ...(purged.has(ulid) ? { purged: true as const } : {}), live: live?.node_version === ulid });
   }
   return out;
 }

@@ -32,7 +32,7 @@ export const nodeFileRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app
   const serve = (request: FastifyRequest, reply: FastifyReply, lookup: NodeFileLookup) => {
     if (lookup.kind !== 'file') {
       services.metrics.nodeReads.inc({ status: lookup.kind === 'gone' ? '410' : '404' });
-      if (lookup.kind === 'gone') throw new AppError('node.gone', 'This node was taken down by its owner.');
+      if (lookup.kind === 'gone') throw new AppError('node.gone', lookup.purged ? 'This file of the version was deleted by an erasure request; the live version does not hold the erased content.' : 'This node was taken down by its owner.');
       throw new AppError('node.not_found', `No node file ${request.url.split('?')[0]}.`);
     }
     counter.count(lookup.websiteId);
