@@ -54,6 +54,10 @@ describe('framework errors are in the envelope with one request id (bug: raw Fas
     const malformed = await injectJson(t.app, { method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
     expectEnvelopedError(malformed, 422, 'validation.failed');
     expect(malformed.json.error.details.fields[0].path).toBe('(body)');
+    // Fastify's FST_ERR_CTP_INVALID_CONTENT_LENGTH was mapped to 500 internal.error.
+    const short = await injectJson(t.app, { method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json', 'content-length': '100' }, payload: '{"email":"a@b.co"}' });
+    expectEnvelopedError(short, 400, 'request.malformed');
+    expect(short.json.error.message).toMatch(/Content-Length/);
   });
 
   it('an idempotent replay answers with its own request id in the header and in meta.requestId (bug: they differed)', async () => {
