@@ -22,14 +22,16 @@ afterAll(async () => {
   temp?.cleanup();
 });
 
-function idempotencyRow(key: string): { state: string; owner: string | null } | undefined {
+function readControl<T>(sql: string, ...params: unknown[]): T | undefined {
   const db = new Database(join(temp.dir, 'control.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare('SELECT * FROM idempotency WHERE idempotency_key = ?').get(key) as never;
+    return db.prepare(sql).get(...params) as T | undefined;
   } finally {
     db.close();
   }
 }
+
+const idempotencyRow = (key: string) => readControl<{ state: string; owner: string | null }>('SELECT * FROM idempotency WHERE idempotency_key = ?', key);
 
 async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -47,6 +49,8 @@ describe('a daemon killed mid-request', () => {
     const send = (url: string) => signedPost(url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('killed:1') }, idempotencyKey: 'killed-mid-request' });
     // Creates the website's graph database, so this test can hold its write lock.
     expect((await signedPost(daemon.url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('warm:1') } })).status).toBe(200);
+    // Its content.ingest job must not be the one stalled by the lock below.
+    await waitFor(() => (readControl<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state IN ('queued','running')")!.n === 0 ? true : undefined), 15_000);
 
     // Hold the graph database's write lock: the request stops inside its transaction, in flight.
     const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`));
@@ -55,7 +59,7 @@ describe('a daemon killed mid-request', () => {
     let inFlight;
     try {
       void send(daemon.url).catch(() => undefined);
-      inFlight = await waitFor(() => idempotencyRow('killed-mid-request'), 4000);
+      inFlight = await waitFor(() => idempotencyRow('killed-mid-request'), 4500);
       await daemon.stop('SIGKILL');
     } finally {
       holder.exec('ROLLBACK');
