@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // Agreement of the extractor with Mozilla Readability's metadata on a corpus of real pages.
-// Usage: npm run build && node bench/corpus-quality.mjs [corpusDir]
+// Usage: npm run build && node bench/corpus-quality.mjs [corpusDir] (default test/data/readability-dev)
 // Each <page>/source.html is extracted as a `page` item; the survivor of each predicate (the
 // graph store's rule: provenance, then confidence) is compared with expected-metadata.json after
 // whitespace normalisation. Expected nulls (and empty strings) are not counted; languages are
 // compared case-insensitively (BCP-47 tags are); dates are compared as instants.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { extractItem } from '../dist/extract/index.js';
 
-const corpus = resolve(process.argv[2] ?? '/work/shared/corpus/readability-dev');
+const corpus = resolve(process.argv[2] ?? fileURLToPath(new URL('../test/data/readability-dev', import.meta.url)));
 const RANK = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3, llm_inferred: 4 };
 const norm = (v) => (v === null || v === undefined ? null : String(v).replace(/\s+/g, ' ').trim());
 

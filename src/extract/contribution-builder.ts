@@ -3,7 +3,7 @@ import type {
 } from '../graph/contribution.js';
 import type { ProvenanceMethod } from '../graph/types.js';
 import { predicateInfo, PROVENANCE_RANK } from './predicates.js';
-import { isDateOrTimestamp, isSnakeCase, isTypeName } from './record-values.js';
+import { isDateOrTimestamp, isSnakeCase, isTypeName, toSiteUrl } from './record-values.js';
 
 export interface FactInput {
   subject: EntityRef;
@@ -68,7 +68,8 @@ export class ContributionBuilder {
   readonly qa: CandidateQa[] = [];
   readonly warnings: string[] = [];
 
-  constructor(readonly language: string) {}
+  /** `hosts`: the website's hosts (siteHosts); a canonical_url fact must name one, as the node's url policy requires. */
+  constructor(readonly language: string, private readonly hosts: ReadonlySet<string> = new Set()) {}
 
   addEntity(input: EntityInput): EntityRef {
     const ref: EntityRef = { type: input.type, canonicalKey: input.canonicalKey };
@@ -121,12 +122,21 @@ export class ContributionBuilder {
       this.warnings.push(`fact.dropped: ${input.predicate} is not a finite number`);
       return;
     }
+    let value = input.value;
+    if (input.predicate === 'canonical_url') {
+      const url = typeof value === 'string' ? toSiteUrl(value, this.hosts) : null;
+      if (url === null) {
+        this.warnings.push(`fact.dropped: canonical_url ${quoted(value)} is not an absolute http(s) url on the website's hosts`);
+        return;
+      }
+      value = url;
+    }
     const info = predicateInfo(input.predicate);
     const fact: CandidateFact = {
       subject: { type: input.subject.type, canonicalKey: input.subject.canonicalKey },
       subjectName: input.subjectName,
       predicate: input.predicate,
-      value: input.value,
+      value,
       language: this.language,
       confidence: input.confidence,
       provenanceMethod: input.provenance,

@@ -57,12 +57,12 @@ export function absoluteUrl(value: string, base: string): string | null {
   }
 }
 
-const LANGUAGE_TAG = /^([A-Za-z]{2,3})(?:[-_]([A-Za-z]{4}))?(?:[-_]([A-Za-z]{2}|[0-9]{3}))?(?:[-_].*)?$/;
+const LANGUAGE_TAG = /^([A-Za-z]{2,3})(?:[-_]([A-Za-z]{4}))?(?:[-_]([A-Za-z]{2}|[0-9]{3}))?(?:[-_.@].*)?$/;
 
 /**
  * A BCP-47 tag in its conventional case: primary subtag lowercase, script title case, region
- * uppercase ("en-us" -> "en-US", "zh_hant_tw" -> "zh-Hant-TW"). Variants are dropped. Null when
- * the value is not a language tag.
+ * uppercase ("en-us" -> "en-US", "zh_hant_tw" -> "zh-Hant-TW", a POSIX locale "en_US.UTF-8" ->
+ * "en-US"). Variants are dropped. Null when the value is not a language tag.
  */
 export function normalizeLanguage(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;

@@ -1,4 +1,6 @@
+import { domainToASCII } from 'node:url';
 import { DateOrTimestampSchema, HttpUrlSchema } from '../node-format/index.js';
+import type { SiteInfo } from '../site/types.js';
 
 /**
  * The shapes node records accept (src/node-format/records.ts), applied where the extractor makes
@@ -29,14 +31,15 @@ const PREDICATE_PREFIX = 'field_';
  * The snake_case predicate of a label ("Opening Hours" -> opening_hours, "Größe" -> grosse,
  * "3D print" -> field_3d_print), or null when the label has none: no letter at all ("4.1.6",
  * "§ 12", "") or a letter with no ASCII form ("価格"; a partial form such as "usd" for
- * "Цена (USD)" would misname the value). Letters lose their diacritics, camelCase splits, every
- * other run of characters becomes one underscore, and a leading digit gets the field_ prefix.
+ * "Цена (USD)" would misname the value). Letters lose their diacritics, camelCase splits
+ * ("wordCount" -> word_count), every other run of characters becomes one underscore, and a
+ * leading digit gets the field_ prefix.
  */
 export function toPredicate(label: string): string | null {
   const ascii = label.normalize('NFKD').replace(MARKS, '').replace(LATIN_LETTER, (c) => LATIN_LETTERS[c]!);
   if (OTHER_LETTER.test(ascii)) return null;
   const snake = ascii
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
@@ -63,22 +66,43 @@ export function toTypeName(value: string): string | null {
   return TYPE_TERM.test(term) ? term[0]!.toUpperCase() + term.slice(1) : null;
 }
 
+/** C0 controls and DEL: the node's url policy refuses them even where the url pattern does not. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 /**
  * An absolute http(s) url as node records accept it: as written when the node's url pattern
- * accepts it and it parses, else the WHATWG serialisation ("HTTP://A.example/a b" ->
- * "http://a.example/a%20b"), else null (not http(s), unparseable, or over 4,096 characters).
+ * accepts it, it has no control character and it parses, else the WHATWG serialisation
+ * ("HTTP://A.example/a b" -> "http://a.example/a%20b"), else null (not http(s), unparseable, or
+ * over 4,096 characters once encoded).
  */
 export function toHttpUrl(value: string): string | null {
-  let url: URL;
+  const url = parseHttpUrl(value);
+  if (url === null) return null;
+  if (!CONTROL.test(value) && HttpUrlSchema.safeParse(value).success) return value;
+  const serialised = url.toString();
+  return HttpUrlSchema.safeParse(serialised).success ? serialised : null;
+}
+
+function parseHttpUrl(value: string): URL | null {
   try {
-    url = new URL(value);
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
   } catch {
     return null;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (HttpUrlSchema.safeParse(value).success) return value;
-  const serialised = url.toString();
-  return HttpUrlSchema.safeParse(serialised).success ? serialised : null;
+}
+
+/** The hosts a node file may name in a url: the website's domain and its aliases, in ASCII, lowercased. */
+export function siteHosts(site: Pick<SiteInfo, 'domain' | 'aliases'>): ReadonlySet<string> {
+  const names = [site.domain, ...site.aliases].map((host) => host.toLowerCase().replace(/\.$/, ''));
+  return new Set(names.flatMap((host) => [host, domainToASCII(host)]).filter((host) => host !== ''));
+}
+
+/** toHttpUrl of a url on one of `hosts` (a page's canonical url, as the node's url policy allows it), else null. */
+export function toSiteUrl(value: string, hosts: ReadonlySet<string>): string | null {
+  const url = toHttpUrl(value);
+  if (url === null) return null;
+  return hosts.has(new URL(url).hostname.replace(/\.$/, '')) ? url : null;
 }
 
 /** A "YYYY-MM-DD" date or an RFC 3339 UTC timestamp, as valid_from / valid_until accept. */

@@ -39,6 +39,7 @@ export function runContentIngestJob(payload: unknown, services: AppServices): Co
   const now = new Date(services.now()).toISOString();
   const result = processRawItems(db, site, job.raw_content_ids, { mappings: loadFieldMappings(services.controlDb, job.website_id), now });
   if (result.failed > 0) services.logger.warn({ websiteId: site.websiteId, failed: result.failed, failures: result.failures.slice(0, 5) }, 'content.ingest: some items failed');
+  if (result.warned > 0) services.logger.info({ websiteId: site.websiteId, warned: result.warned, warnings: result.warnings.slice(0, 5) }, 'content.ingest: some items were extracted with warnings (kept in item_contributions.warnings)');
   return { ...result, removed };
 }
 

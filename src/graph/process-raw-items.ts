@@ -20,7 +20,13 @@ export interface ProcessRawItemsResult {
   /** Ids not found in state 'pending' (superseded by a newer version, already done, or tombstoned). */
   skipped: number;
   failures: Array<{ rawContentId: string; itemKey: string; error: string }>;
+  /** Items extracted with warnings (candidates left out); item_contributions.warnings keeps them all. */
+  warned: number;
+  /** The warnings of the first WARNED_LISTED such items, for the job's log. */
+  warnings: Array<{ itemKey: string; warnings: string[] }>;
 }
+
+const WARNED_LISTED = 20;
 
 interface RawRow { raw_content_id: string; item_type: string; item_id: string; body: string | null; received_at: string }
 
@@ -38,7 +44,7 @@ function describe(error: unknown): string {
  */
 export function processRawItems(db: Db, site: SiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): ProcessRawItemsResult {
   const s = graphStatements(db);
-  const result: ProcessRawItemsResult = { processed: 0, failed: 0, skipped: 0, failures: [] };
+  const result: ProcessRawItemsResult = { processed: 0, failed: 0, skipped: 0, failures: [], warned: 0, warnings: [] };
   const batchSize = Math.max(1, options.batchSize ?? 250);
   const mappings = options.mappings ?? [];
   const ids = [...new Set(rawContentIds)];
@@ -62,6 +68,10 @@ export function processRawItems(db: Db, site: SiteInfo, rawContentIds: readonly 
           applyContribution(db, site, contribution);
           s.markProcessed.run(options.now, rawContentId);
           result.processed++;
+          if (contribution.warnings.length > 0) {
+            result.warned++;
+            if (result.warnings.length < WARNED_LISTED) result.warnings.push({ itemKey, warnings: contribution.warnings });
+          }
         } catch (error) {
           const message = describe(error);
           s.markFailed.run(options.now, message, rawContentId);
