@@ -53,16 +53,22 @@ function mergePayloads(a: RepublishPayload, b: RepublishPayload): RepublishPaylo
 /**
  * Whether a delete has something published to change: a live version, a publish running now
  * (its flip will make the deleted items live), or, for an erasure, versions kept after a takedown.
+ * A store that cannot be read counts as published: the job checks again when it runs.
  */
 export async function hasPublishedNode(services: AppServices, websiteId: string, erase: boolean): Promise<boolean> {
   if (services.controlDb.prepare('SELECT 1 FROM publish_locks WHERE website_id = ? AND expires_at > ?').get(websiteId, services.now())) return true;
-  const [{ createTargetFromSettings }, { siteHashOf, siteKeys }] = await Promise.all([import('../publish/targets/index.js'), import('../publish/layout.js')]);
-  const keys = siteKeys(siteHashOf(websiteId));
-  const target = await createTargetFromSettings(services.config.settings);
   try {
-    return (await target.head(keys.pointer)) !== undefined || (erase && (await target.head(keys.tombstone)) !== undefined);
-  } finally {
-    await target.close();
+    const [{ createTargetFromSettings }, { siteHashOf, siteKeys }] = await Promise.all([import('../publish/targets/index.js'), import('../publish/layout.js')]);
+    const keys = siteKeys(siteHashOf(websiteId));
+    const target = await createTargetFromSettings(services.config.settings);
+    try {
+      return (await target.head(keys.pointer)) !== undefined || (erase && (await target.head(keys.tombstone)) !== undefined);
+    } finally {
+      await target.close();
+    }
+  } catch (error) {
+    services.logger.warn({ err: error, websiteId }, 'the publish target could not be read; the delete enqueues a republish anyway');
+    return true;
   }
 }
 
@@ -95,6 +101,9 @@ export const republishHandler: JobHandler = async (job, services, signal) => {
     if (spec) {
       const report = await purge.purgeErasedContent({ target, controlDb: services.controlDb, websiteId: site.websiteId, domain: live?.domain ?? site.domain, spec, inGraph, now: services.now });
       services.logger.info({ websiteId: site.websiteId, ...report }, 'erased items purged from earlier versions');
+      // The content.ingest job's WAL truncate may have met this job's compile reading the graph
+      // and left the WAL (which held the erased rows) in place: truncate it now that reads are done.
+      graph.pragma('wal_checkpoint(TRUNCATE)');
     }
   } finally {
     await target.close();

@@ -2,7 +2,7 @@ import type { Db } from '../storage/sqlite.js';
 import { ManifestSchema, type Manifest } from '../node-format/index.js';
 import { ErasedRecords, recordFileOrder, type ErasureSpec } from './erased-records.js';
 import { aliasKey, hexOfChecksum, siteHashOf, siteKeys } from './layout.js';
-import { acquirePublishLock } from './lock.js';
+import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import { readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
 import { patternsOf, TextMatcher } from './text-matcher.js';
@@ -91,13 +91,15 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
   const { target, websiteId } = options;
   const keys = siteKeys(siteHashOf(websiteId));
   const lock = acquirePublishLock(options.controlDb, websiteId, { now: options.now });
+  // Reading every version of a large store can outlast the lock's lifetime: keep it renewed.
+  const renewal = setInterval(() => lock.renew(), PUBLISH_LOCK_TTL_MS / 4);
+  renewal.unref();
   try {
     const index = await indexStore(target, websiteId, target.kind === 's3' ? options.domain : undefined);
     const liveShas = new Set((index.live?.files ?? []).map((f) => hexOfChecksum(f.checksum)));
     const objects = candidateObjects(websiteId, options.domain, index, target.kind === 's3');
     const erased = new ErasedRecords(websiteId, options.spec, options.inGraph);
     const dirty = await scanRecordLines(target, websiteId, objects, erased, liveShas);
-    lock.renew();
 
     // Erased text the live version still says (other items say it too) is not searched for.
     let matcher = new TextMatcher([...erased.texts].flatMap(patternsOf));
@@ -117,7 +119,6 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
       const body = await readContent(target, websiteId, o);
       if (body && matcher.matches(body)) dirty.add(content);
     }
-    lock.renew();
 
     const purgedFiles = new Map<string, string[]>();
     let filesDeleted = 0;
@@ -145,12 +146,13 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
     }
     // A version marked before the republish that stayed live, or lost nothing, is not purged.
     for (const ulid of index.manifests.keys()) {
-      if (purgedFiles.has(ulid)) continue;
+      if (purgedFiles.has(ulid) || !index.keys.has(keys.version(ulid, PURGE_MARKER))) continue;
       const marker = await readMarker(target, websiteId, ulid);
       if (marker && marker.files.length === 0) await target.delete(keys.version(ulid, PURGE_MARKER));
     }
     return { versions: [...purgedFiles.keys()].sort(), filesDeleted, casDeleted };
   } finally {
+    clearInterval(renewal);
     lock.release();
   }
 }

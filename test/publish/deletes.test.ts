@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/daemon/app.js';
 import { graphDbPath } from '../../src/storage/data-dir.js';
@@ -55,14 +56,18 @@ describe('gdpr_erasure purges the published store (fs target)', () => {
 
   it('regression: an erased item stayed in every published version; afterwards no file of the store, nor the graph database, holds its text', async () => {
     expect(filesContaining(h.services.layout.nodesDir, MARKER).length).toBeGreaterThan(4);
+    expect(filesContaining(h.services.layout.graphsDir, MARKER).length).toBeGreaterThan(0);
     await erase(h);
     const live = (await h.liveVersion())!;
     expect(versions).not.toContain(live);
     expect(filesContaining(h.services.layout.nodesDir, MARKER)).toEqual([]);
-    const graph = graphDbPath(h.services.layout, h.website.id);
+    // The graph database (erased, then VACUUMed) and everything else in the data directory.
+    expect(existsSync(graphDbPath(h.services.layout, h.website.id))).toBe(true);
     expect(filesContaining(h.services.layout.graphsDir, MARKER)).toEqual([]);
     expect(filesContaining(h.dataDir, MARKER)).toEqual([]);
-    expect(graph.endsWith('.sqlite')).toBe(true);
+    // The live version is whole: every file its manifest names is there with its size.
+    const manifest = JSON.parse((await h.target.get(KEYS.pointer))!.toString()) as { files: Array<{ path: string; bytes: number }> };
+    for (const f of manifest.files) expect((await h.target.head(KEYS.version(live, f.path)))?.bytes, f.path).toBe(f.bytes);
   });
 
   it('versions.json of the live version marks both earlier versions purged', async () => {
