@@ -33,7 +33,7 @@ export function authenticate(services: AppServices, request: FastifyRequest): Pr
 }
 
 /**
- * Authorises the caller on one website (DECISIONS.md "Tenant isolation"): another organization's
+ * Authorises the caller on one website (docs/contract.md#tenant-isolation): another organization's
  * website reads as 404 website.not_found and mutates as 403 auth.tenant_mismatch; a role below
  * `minRole` is 403 auth.forbidden.
  */

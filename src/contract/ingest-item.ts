@@ -33,7 +33,7 @@ const BoundedJsonObjectSchema = z
 
 export const Rfc3339UtcSchema = z.iso.datetime({ offset: false, message: 'must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00Z' });
 
-/** One content item as a connector sends it (SPEC.md "IngestItem"). Strict: unknown fields are rejected. */
+/** One content item as a connector sends it (docs/contract.md#ingest-item). Strict: unknown fields are rejected. */
 export const IngestItemSchema = z
   .strictObject({
     type: SourceTypeSchema,

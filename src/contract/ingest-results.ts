@@ -1,4 +1,4 @@
-/** Per-item and per-batch outcomes of the ingest API (SPEC.md "Per-item ingestion outcome"); shared by the daemon and the reference client. */
+/** Per-item and per-batch outcomes of the ingest API (docs/contract.md#ingest-outcomes); shared by the daemon and the reference client. */
 export interface ItemResult {
   id: string | null;
   status: 'accepted' | 'skipped' | 'error';

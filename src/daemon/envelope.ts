@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/registry.js';
 
-/** The contract's response envelope (SPEC.md "Response envelope"). */
+/** The contract's response envelope (docs/contract.md#envelope). */
 export interface SuccessEnvelope<T> {
   ok: true;
   data: T;

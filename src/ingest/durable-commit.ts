@@ -10,8 +10,7 @@ const syncInFlight = new WeakMap<Db, Promise<void>>();
  * disk, without blocking the event loop on the fsync. The transaction commits with
  * synchronous=NORMAL (no fsync inside SQLite), then the WAL file is fdatasync'ed on the libuv
  * thread pool: the same system call synchronous=FULL makes after writing the commit frame, so an
- * answer sent after this resolves survives power loss exactly as before (DECISIONS.md
- * "Durability"), while the next request is parsed meanwhile. The first write on a connection
+ * answer sent after this resolves survives power loss exactly as before (docs/contract.md#durability), while the next request is parsed meanwhile. The first write on a connection
  * keeps FULL so SQLite also syncs the directory entry of a newly created WAL file; a database
  * that is not in WAL mode always keeps FULL.
  * `wroteRows(result)` says whether the transaction changed anything; when it did not, this still

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { FieldMappingSchema } from '../contract/ingest-item.js';
 
-/** Items per batch (SPEC.md "Limits"). */
+/** Items per batch (docs/contract.md#limits). */
 export const MAX_BATCH_ITEMS = 500;
-/** Body limit of /v1/ingest/* (DECISIONS.md). */
+/** Body limit of /v1/ingest/* (docs/contract.md#limits). */
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** The batch envelope; items are validated one by one so each gets its own outcome. */

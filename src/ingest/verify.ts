@@ -8,9 +8,9 @@ import { SOURCE_TYPES } from '../contract/ingest-item.js';
 import type { Db } from '../storage/sqlite.js';
 import type { NonceStore } from './stores/types.js';
 
-/** Timestamp window, seconds, edge inclusive (SPEC.md "Limits"). */
+/** Timestamp window, seconds, edge inclusive (docs/contract.md#limits). */
 export const TIMESTAMP_WINDOW_SECONDS = 300;
-/** Nonces are kept twice the skew window (DECISIONS.md "Ingestion"). */
+/** Nonces are kept twice the skew window (docs/contract.md#limits). */
 export const NONCE_TTL_MS = 600_000;
 
 /** The headers the verifier reads, lowercased as Node gives them. */
@@ -69,7 +69,7 @@ export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
 }
 
 /**
- * Verifies a signed ingest request in the contract's order (SPEC.md "Connector HMAC scheme"):
+ * Verifies a signed ingest request in the contract's order (docs/contract.md#connector-signing):
  * signature over the raw body, timestamp window, nonce replay guard, connector and secret, scope.
  * website_id is read from the body only to derive the key; nothing is trusted before step 1.
  */

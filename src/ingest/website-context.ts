@@ -26,7 +26,7 @@ export function readIngestWebsite(db: Db, websiteId: string, siteDomainHeader: s
   return { id: row.id, organizationId: row.organization_id, domain: row.domain, defaultLanguage: row.default_language, plan: row.plan, hosts };
 }
 
-/** Items per calendar month per plan (DECISIONS.md "Plans and capabilities"). */
+/** Items per calendar month per plan (docs/contract.md#plans). */
 export const PLAN_ITEM_LIMITS: Readonly<Record<string, number>> = { free: 1_000, pro: 50_000, business: 1_000_000 };
 
 function period(nowMs: number): string {
