@@ -3,6 +3,7 @@ import type { Manifest } from '../node-format/index.js';
 import { faultPoint, mapLimit } from './faults.js';
 import { aliasKey, domainMapKey, hexOfChecksum, MUTABLE_CACHE, siteKeys } from './layout.js';
 import type { PublishProgress } from './progress.js';
+import { readLiveManifest } from './store.js';
 import type { ObjectInfo, PublishTarget, PutOptions } from './targets/types.js';
 
 export const CONCURRENCY = 16;
@@ -33,10 +34,14 @@ export async function verifyVersion(target: PublishTarget, siteHash: string, man
  * pointer (the daemon, and any consumer that follows manifest.json to versions/<ulid>/) see the
  * old version whole until that write and the new one whole after it.
  */
-export async function flipLatest(target: PublishTarget, siteHash: string, websiteId: string, manifest: Manifest, manifestBody: Buffer, progress: PublishProgress): Promise<number> {
+export async function flipLatest(target: PublishTarget, siteHash: string, websiteId: string, manifest: Manifest, manifestBody: Buffer, progress: PublishProgress, options: FlipOptions): Promise<number> {
   const keys = siteKeys(siteHash);
   const ulid = manifest.node_version;
   const alias = target.kind === 's3';
+  const refuseIfBehind = async () => {
+    if (!options.rollback) assertNotBehindLive(await readLiveManifest(target, siteHash), ulid, websiteId);
+  };
+  await refuseIfBehind();
   const copies = manifest.files.flatMap((f) => {
     const meta = { contentType: f.content_type, cacheControl: MUTABLE_CACHE, sha256: hexOfChecksum(f.checksum) };
     const from = keys.version(ulid, f.path);
@@ -52,17 +57,52 @@ export async function flipLatest(target: PublishTarget, siteHash: string, websit
     await target.copy(c.from, c.to, c.meta);
     progress.advance(c.to, 'written');
   });
+  await pruneServingCopies(target, keys.latestPrefix, alias ? `${manifest.domain}/` : undefined, manifest);
   const manifestMeta = { contentType: 'application/json', cacheControl: MUTABLE_CACHE };
-  if (!alias) await target.put(domainMapKey(manifest.domain), JSON.stringify({ domain: manifest.domain, website_id: websiteId, site_hash: siteHash }) + '\n', manifestMeta);
+  if (!alias) await writeDomainMap(target, manifest.domain, websiteId, siteHash);
   else await target.put(aliasKey(manifest.domain, 'manifest.json'), manifestBody, manifestMeta);
   await target.delete(keys.tombstone);
   progress.advance('domain', 'written');
 
   progress.step('flip', 1);
   await faultPoint('flip', 0, 1);
+  // Checked again at the last moment: another writer of this store (one not sharing our lock) may have flipped meanwhile.
+  await refuseIfBehind();
   await target.put(keys.pointer, manifestBody, manifestMeta);
   progress.advance('latest/manifest.json', 'written');
   return needed.length + 3;
+}
+
+export interface FlipOptions {
+  /** A rollback may serve a version older than the live one; a publish may not. */
+  rollback: boolean;
+}
+
+/**
+ * Refuses (409 publish.conflict) a version built before the live one: latest/ never moves
+ * backwards on a publish, only by a rollback. Versions built in the same millisecond (the ULID's
+ * time part) are not ordered, so neither refuses the other.
+ */
+export function assertNotBehindLive(live: Pick<Manifest, 'node_version' | 'node_version_label'> | undefined, ulid: string, websiteId: string): void {
+  if (!live || ulid.slice(0, 10) >= live.node_version.slice(0, 10)) return;
+  throw new AppError('publish.conflict', `The live version ${live.node_version}${live.node_version_label ? ` (${live.node_version_label})` : ''} of website ${websiteId} was built after this one (${ulid}); a publish never moves latest/ backwards, so nothing was flipped. Publish a newer build, or serve an older published version with \`nodectl rollback --website ${websiteId} --to <ulid>\`.`, { retryAfterSeconds: 1, details: { liveVersion: live.node_version, version: ulid } });
+}
+
+/** fs: domains/<domain>.json, which the daemon reads to serve (or answer 410 for) a domain's alias. */
+export async function writeDomainMap(target: PublishTarget, domain: string, websiteId: string, siteHash: string): Promise<void> {
+  await target.put(domainMapKey(domain), JSON.stringify({ domain, website_id: websiteId, site_hash: siteHash }) + '\n', { contentType: 'application/json', cacheControl: MUTABLE_CACHE });
+}
+
+/**
+ * Deletes serving copies the new manifest no longer names (latest/, and the S3 alias), so those
+ * folders hold exactly the live version's files. Runs before the flip; readers that follow the
+ * pointer never read latest/ copies, so they are not affected.
+ */
+async function pruneServingCopies(target: PublishTarget, latestPrefix: string, aliasPrefix: string | undefined, manifest: Manifest): Promise<void> {
+  const named = new Set(['manifest.json', ...manifest.files.map((f) => f.path)]);
+  const keys = [...(await target.list(latestPrefix)), ...(aliasPrefix ? await target.list(aliasPrefix) : [])];
+  const stale = keys.filter((key) => !named.has(key.slice(key.startsWith(latestPrefix) ? latestPrefix.length : aliasPrefix!.length)));
+  await mapLimit(stale, CONCURRENCY, (key) => target.delete(key));
 }
 
 function holdsSame(info: ObjectInfo | undefined, bytes: number, meta: Required<PutOptions>): boolean {

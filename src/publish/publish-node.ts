@@ -4,15 +4,16 @@ import { AppError } from '../errors/app-error.js';
 import { ManifestSchema, type Manifest } from '../node-format/index.js';
 import type { Db } from '../storage/sqlite.js';
 import { faultPoint, mapLimit } from './faults.js';
-import { CONCURRENCY, flipLatest, verifyVersion } from './flip.js';
+import { assertNotBehindLive, CONCURRENCY, flipLatest, verifyVersion } from './flip.js';
 import { assertMatchesGolden, assertNodeValid } from './integrity.js';
 import { hexOfChecksum, sha256Hex, siteHashOf, siteKeys, versionedCache } from './layout.js';
-import { acquirePublishLock } from './lock.js';
+import { acquirePublishLock, type PublishLock } from './lock.js';
+import { planPublish, type PlannedSend } from './plan.js';
 import { diffFiles, patchNode, sameContentAsLive, type FileChange } from './patch.js';
 import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
 import { validatedLiveNode } from './validated-live.js';
 import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
-import type { PublishTarget, PutOptions } from './targets/types.js';
+import type { PublishTarget } from './targets/types.js';
 
 export interface PublishNodeOptions {
   target: PublishTarget;
@@ -22,6 +23,8 @@ export interface PublishNodeOptions {
   websiteId: string;
   /** control.sqlite of the data directory: holds the per-site publish lock. */
   controlDb: Db;
+  /** The site's publish lock when the caller already holds it (and releases it); default: taken here after validation. */
+  lock?: PublishLock;
   /** `{node_base_url}` for the public URL in the result. */
   nodeBaseUrl: string;
   /** Largest share of records the version may drop against the live one (settings.publishMaxDrop, default 0.5). */
@@ -105,7 +108,8 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
   const liveAtCheck = await readLiveManifest(target, siteHash);
   await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, liveAtCheck, compiled));
 
-  const lock = options.dryRun ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
+  const ownLock = options.dryRun || options.lock ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
+  const lock = options.lock ?? ownLock;
   try {
     // Read again under the lock: another publish may have flipped meanwhile.
     const live = await readLiveManifest(target, siteHash);
@@ -125,72 +129,54 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
       return { ...base, previousVersion: live.node_version, versionUlid: live.node_version, versionLabel: live.node_version_label ?? '', alreadyLive: true, files, changes: diffFiles(live.files, live.files) /* every file unchanged */, bytesUploaded: 0, bytesCarried: files.reduce((s, f) => s + f.bytes, 0), objectsWritten: 0, durationMs: Date.now() - started };
     }
 
+    // latest/ never moves backwards on a publish (a slower, older build losing a race): only a rollback does.
+    assertNotBehindLive(live, compiled.node_version, options.websiteId);
+
     const stored = await listStoredVersions(target, siteHash);
     if (stored.some((v) => v.node_version === compiled.node_version) && !options.dryRun) {
       // The store already holds this exact version (an earlier publish): flip back to it as it was.
       const { flipToStoredVersion } = await import('./rollback.js');
-      const flipped = await flipToStoredVersion(target, options.websiteId, compiled.node_version, progress);
+      const flipped = await flipToStoredVersion(target, options.websiteId, compiled.node_version, progress, { rollback: false });
       return { ...base, ...flipped, alreadyLive: false, durationMs: Date.now() - started };
     }
     const label = nextVersionLabel(stored, now());
     const patched = patchNode(nodeDir, compiled, live, stored.map(({ live: _live, ...v }) => v), label);
     const manifest = patched.manifest;
 
-    // Plan: which bytes the store already holds (cas/<aa>/<sha>) and which must be sent.
-    const plan = await mapLimit(manifest.files, CONCURRENCY, async (f) => {
-      const sha = hexOfChecksum(f.checksum);
-      const held = (await target.head(keys.cas(sha))) !== undefined;
-      return { file: f, sha, body: patched.bodies.get(f.path), state: held ? ('carried' as const) : ('uploaded' as const) };
-    });
-    // The same bytes under two paths are sent once.
-    const seen = new Set<string>();
-    for (const p of plan) {
-      if (p.state === 'uploaded' && seen.has(p.sha)) p.state = 'carried';
-      seen.add(p.sha);
-    }
-    const files = plan.map((p): PublishedFile => ({ path: p.file.path, bytes: p.file.bytes, checksum: p.file.checksum, immutable: p.file.immutable, state: p.state }));
-    const bytesUploaded = files.filter((f) => f.state === 'uploaded').reduce((s, f) => s + f.bytes, 0) + patched.manifestBody.length;
-    const bytesCarried = files.filter((f) => f.state === 'carried').reduce((s, f) => s + f.bytes, 0);
-    const result = { ...base, versionUlid: manifest.node_version, versionLabel: label, alreadyLive: false, files, changes: patched.fileChanges, bytesUploaded, bytesCarried };
+    // Plan: which bytes the store already holds (cas/<aa>/<sha>) and which must be sent, once each.
+    const shas = [...new Set(manifest.files.map((f) => hexOfChecksum(f.checksum)))];
+    const holds = await mapLimit(shas, CONCURRENCY, async (sha) => (await target.head(keys.cas(sha))) !== undefined);
+    const plan = planPublish(manifest.files, patched.bodies, new Set(shas.filter((_, i) => holds[i])));
+    const files = plan.files.map((f): PublishedFile => ({ ...f }));
+    const result = { ...base, versionUlid: manifest.node_version, versionLabel: label, alreadyLive: false, files, changes: patched.fileChanges, bytesUploaded: plan.bytesUploaded + patched.manifestBody.length, bytesCarried: plan.bytesCarried };
     if (options.dryRun) {
       progress.step('done', 0);
       return { ...result, objectsWritten: 0, durationMs: Date.now() - started };
     }
 
+    // Steps upload (compiled files) and patch (rewritten files): each sends its new bodies into
+    // cas/, all of them, and only then copies cas/ into versions/<ulid>/.
     let objectsWritten = 0;
     const ulid = manifest.node_version;
-    type Planned = (typeof plan)[number];
-    /** Sends the bytes into cas/ when the store lacks them, then copies cas/ to versions/<ulid>/. */
-    const placeInVersion = async (p: Planned, send: (casKey: string, meta: PutOptions) => Promise<void>) => {
-      if (p.state === 'uploaded') {
-        await send(keys.cas(p.sha), { contentType: p.file.content_type, cacheControl: versionedCache(true), sha256: p.sha });
+    for (const step of ['upload', 'patch'] as const) {
+      const sends = plan.sends.filter((s) => s.step === step);
+      const copies = plan.copies.filter((c) => c.step === step);
+      const total = sends.length + copies.length;
+      progress.step(step, total);
+      await mapLimit(sends, CONCURRENCY, async (s, i) => {
+        await faultPoint(step, i, total);
+        await sendToCas(target, keys.cas(s.sha), nodeDir, s);
         objectsWritten++;
-      }
-      await target.copy(keys.cas(p.sha), keys.version(ulid, p.file.path), { contentType: p.file.content_type, cacheControl: versionedCache(p.file.immutable), sha256: p.sha });
-      objectsWritten++;
-      progress.advance(p.file.path, p.state);
-    };
-
-    // Step upload: the compiled files, read from the node directory.
-    const compiledPlan = plan.filter((p) => p.body === undefined);
-    progress.step('upload', compiledPlan.length);
-    await mapLimit(compiledPlan, CONCURRENCY, async (p, i) => {
-      await faultPoint('upload', i, compiledPlan.length);
-      await placeInVersion(p, async (casKey, meta) => {
-        const local = join(nodeDir, p.file.path);
-        if (statSync(local).size !== p.file.bytes) throw new AppError('publish.validation_failed', `${p.file.path} changed while publishing.`);
-        await target.putFile(casKey, local, meta);
+        progress.advance(s.file.path, 'uploaded');
       });
-    });
-    lock?.renew();
-
-    // Step patch: the rewritten mutable files, then the version's own manifest.
-    const patchPlan = plan.filter((p) => p.body !== undefined);
-    progress.step('patch', patchPlan.length + 1);
-    await mapLimit(patchPlan, CONCURRENCY, async (p, i) => {
-      await faultPoint('patch', i, patchPlan.length + 1);
-      await placeInVersion(p, (casKey, meta) => target.put(casKey, p.body!, meta));
-    });
+      await mapLimit(copies, CONCURRENCY, async (c, i) => {
+        await faultPoint(step, sends.length + i, total);
+        await target.copy(keys.cas(c.sha), keys.version(ulid, c.file.path), { contentType: c.file.content_type, cacheControl: versionedCache(c.file.immutable), sha256: c.sha });
+        objectsWritten++;
+        progress.advance(c.file.path, c.state === 'carried' ? 'carried' : 'written');
+      });
+      lock?.renew();
+    }
 
     // Step verify, then the version's manifest marks versions/<ulid>/ complete.
     await verifyVersion(target, siteHash, manifest, progress);
@@ -199,12 +185,21 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     lock?.renew();
 
     // Steps latest and flip.
-    objectsWritten += await flipLatest(target, siteHash, options.websiteId, manifest, patched.manifestBody, progress);
+    objectsWritten += await flipLatest(target, siteHash, options.websiteId, manifest, patched.manifestBody, progress, { rollback: false });
     progress.step('done', 0);
     return { ...result, objectsWritten, durationMs: Date.now() - started };
   } finally {
-    lock?.release();
+    ownLock?.release();
   }
+}
+
+/** Sends one planned body into cas/: a patched body as it is, a compiled file streamed from the node directory. */
+async function sendToCas(target: PublishTarget, casKey: string, nodeDir: string, send: PlannedSend): Promise<void> {
+  const meta = { contentType: send.file.content_type, cacheControl: versionedCache(true), sha256: send.sha };
+  if (send.body !== undefined) return target.put(casKey, send.body, meta);
+  const local = join(nodeDir, send.file.path);
+  if (statSync(local).size !== send.file.bytes) throw new AppError('publish.validation_failed', `${send.file.path} changed while publishing.`);
+  await target.putFile(casKey, local, meta);
 }
 
 /** sha256 of a patched body, for tests and the dry run. */

@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import type { Db } from '../storage/sqlite.js';
-import { flipLatest, verifyVersion } from './flip.js';
+import { flipLatest, verifyVersion, writeDomainMap, type FlipOptions } from './flip.js';
 import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';
 import { diffFiles, type FileChange } from './patch.js';
@@ -25,7 +25,7 @@ export interface FlipResult {
  * steps as a publish (nothing is uploaded). The version's files are served exactly as they
  * were published, its own versions.json and changes.jsonl included.
  */
-export async function flipToStoredVersion(target: PublishTarget, websiteId: string, ulid: string, progress: PublishProgress = SILENT_PROGRESS): Promise<FlipResult> {
+export async function flipToStoredVersion(target: PublishTarget, websiteId: string, ulid: string, progress: PublishProgress = SILENT_PROGRESS, options: FlipOptions = { rollback: true }): Promise<FlipResult> {
   const siteHash = siteHashOf(websiteId);
   const keys = siteKeys(siteHash);
   const body = await target.get(keys.version(ulid, 'manifest.json'));
@@ -34,7 +34,7 @@ export async function flipToStoredVersion(target: PublishTarget, websiteId: stri
   if (!manifest || manifest.website_id !== websiteId) throw new AppError('version.not_found', `Version ${ulid} does not belong to website ${websiteId}.`);
   const live = await readLiveManifest(target, siteHash);
   await verifyVersion(target, siteHash, manifest, progress);
-  const objectsWritten = await flipLatest(target, siteHash, websiteId, manifest, body, progress);
+  const objectsWritten = await flipLatest(target, siteHash, websiteId, manifest, body, progress, options);
   progress.step('done', 0);
   const files = manifest.files.map((f): PublishedFile => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, immutable: f.immutable, state: 'carried' }));
   return {
@@ -62,6 +62,8 @@ export async function rollbackNode(options: { target: PublishTarget; controlDb: 
 /**
  * Takedown: deletes the pointer first (from then on the public alias answers 410 node.gone),
  * leaves a tombstone marker, then removes the other serving copies (latest/ and the S3 alias).
+ * On fs it also writes the domain map, so the daemon answers 410 for the domain even when it was
+ * never published (without the map it would not know the domain at all: 404).
  * versions/ and cas/ are kept, so a later publish or rollback can bring the node back. A second
  * takedown finds nothing to delete and answers the same.
  */
@@ -74,6 +76,7 @@ export async function takeDownNode(options: { target: PublishTarget; controlDb: 
     await target.delete(keys.pointer);
     if (target.kind === 's3') await target.delete(`${options.domain}/manifest.json`);
     await target.put(keys.tombstone, JSON.stringify({ tombstoned_at: new Date(now()).toISOString(), website_id: options.websiteId }) + '\n', { contentType: 'application/json', cacheControl: 'no-store' });
+    if (target.kind !== 's3') await writeDomainMap(target, options.domain, options.websiteId, siteHashOf(options.websiteId));
     const serving = [...(await target.list(keys.latestPrefix)), ...(target.kind === 's3' ? await target.list(`${options.domain}/`) : [])];
     for (const key of serving) await target.delete(key);
     return { tombstoned: true, removed: serving.length };

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeBaseUrl } from '../config/config.js';
@@ -6,7 +6,10 @@ import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { PreviousNode } from '../compiler/types.js';
 import type { Db } from '../storage/sqlite.js';
+import { loadSiteInfo } from '../site/load-site.js';
+import { dataDirLayout, graphDbPath } from '../storage/data-dir.js';
 import { siteHashOf, siteKeys } from './layout.js';
+import { acquirePublishLock, type PublishLock } from './lock.js';
 import type { PublishProgress } from './progress.js';
 import { publishNode, type PublishResult } from './publish-node.js';
 import { readLiveManifest } from './store.js';
@@ -33,6 +36,8 @@ export interface RunPublishOptions {
   progress?: PublishProgress;
   /** The API origin's port when the daemon listens on an ephemeral one (for the public URL). */
   listenPort?: number;
+  /** The site's publish lock when the caller already holds it (the daemon, around a worker); default: taken here, before the compile. */
+  lock?: PublishLock;
 }
 
 /**
@@ -42,21 +47,31 @@ export interface RunPublishOptions {
  */
 export async function runPublish(options: RunPublishOptions): Promise<PublishResult> {
   const now = options.now ?? Date.now;
+  let ownLock: PublishLock | undefined;
+  // The lock covers the compile too: two publishes of one site never interleave, so a slower,
+  // older build cannot flip after a newer one (the other gets 409 publish.conflict at once).
+  const lockSite = (websiteId: string) => {
+    if (!options.dryRun && !options.lock && !ownLock) ownLock = acquirePublishLock(options.controlDb, websiteId, { now });
+  };
   const work = mkdtempSync(join(tmpdir(), 'nodectl-publish-'));
   try {
     let nodeDir: string;
     let websiteId = options.websiteId;
     const source = options.source;
+    if (source.kind === 'website') {
+      websiteId = source.websiteId;
+      assertSomethingToPublish(options.settings, options.controlDb, websiteId);
+      lockSite(websiteId);
+    }
     if (source.kind === 'node') {
       nodeDir = source.dir;
     } else {
       const compiler = await import('../compiler/cli-support.js');
       nodeDir = join(work, 'node');
       if (source.kind === 'website') {
-        websiteId = source.websiteId;
-        const previous = await readLivePrevious(options.target, websiteId, join(work, 'previous'));
+        const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        await compiler.compileWebsite(options.settings.dataDir, websiteId, nodeDir, { buildTime, ...(previous ? { previous } : {}) });
+        await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, ...(previous ? { previous } : {}) });
       } else {
         let fixture;
         try {
@@ -66,6 +81,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
         }
         if (websiteId !== undefined && websiteId !== fixture.site.websiteId) throw new AppError('publish.validation_failed', `The fixture belongs to website ${fixture.site.websiteId}, not ${websiteId}.`, { details: { issues: [] } });
         websiteId = fixture.site.websiteId;
+        lockSite(websiteId);
         const previous = await readLivePrevious(options.target, websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? fixture.buildTime;
         const { buildGraphFromItems } = await import('../graph/build-from-items.js');
@@ -78,18 +94,21 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       }
     }
     if (websiteId === undefined) {
-      const { readFileSync } = await import('node:fs');
       try {
         websiteId = (JSON.parse(readFileSync(join(nodeDir, 'manifest.json'), 'utf8')) as { website_id: string }).website_id;
       } catch {
         throw new AppError('publish.validation_failed', `${nodeDir} holds no readable manifest.json: give a compiled node directory.`, { details: { issues: [{ code: 'manifest.missing', file: 'manifest.json' }] } });
       }
     }
+    lockSite(websiteId);
+    const lock = options.lock ?? ownLock;
+    lock?.renew(); // a long compile used part of the lock's lifetime
     return await publishNode({
       target: options.target,
       nodeDir,
       websiteId,
       controlDb: options.controlDb,
+      ...(lock ? { lock } : {}),
       nodeBaseUrl: nodeBaseUrl(options.settings, options.listenPort),
       maxDrop: options.settings.publishMaxDrop,
       allowDrop: options.allowDrop,
@@ -100,8 +119,19 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       progress: options.progress,
     });
   } finally {
+    ownLock?.release();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * A website publish needs content: 404 website.not_found for an unknown website, 409
+ * publish.nothing_to_publish when nothing has been ingested for it yet (it has no graph).
+ */
+function assertSomethingToPublish(settings: Settings, controlDb: Db, websiteId: string): void {
+  if (loadSiteInfo(controlDb, websiteId) === undefined) throw new AppError('website.not_found', `Website ${websiteId} does not exist in ${settings.dataDir}.`);
+  if (existsSync(graphDbPath(dataDirLayout(settings.dataDir), websiteId))) return;
+  throw new AppError('publish.nothing_to_publish', `Nothing has been ingested for website ${websiteId} yet, so there is no graph to publish. Push content first (nodectl push, or POST /v1/ingest/batch), wait for the ingest jobs to finish, then publish.`);
 }
 
 /**

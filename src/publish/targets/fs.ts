@@ -58,6 +58,9 @@ export function createFsTarget(options: FsTargetOptions): PublishTarget {
       closeSync(fd);
     }
     renameSync(temp, path);
+    // When `path` already links the same inode (an unchanged file linked again), POSIX rename
+    // does nothing and leaves `temp` in place; the name is ours alone, so remove it.
+    removeIfPresent(temp);
   }
 
   return {
@@ -103,13 +106,7 @@ export function createFsTarget(options: FsTargetOptions): PublishTarget {
       }
     },
     async delete(key) {
-      for (const path of [pathOf(key), metaOf(key)]) {
-        try {
-          unlinkSync(path);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        }
-      }
+      for (const path of [pathOf(key), metaOf(key)]) removeIfPresent(path);
     },
     async list(prefix) {
       const keys: string[] = [];
@@ -135,6 +132,14 @@ export function createFsTarget(options: FsTargetOptions): PublishTarget {
     localPath: pathOf,
     async close() {},
   };
+}
+
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** Code-point order (what S3 ListObjectsV2 returns for ASCII keys). */
