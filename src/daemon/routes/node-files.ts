@@ -30,6 +30,8 @@ export const nodeFileRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app
   const base = nodeFilesPath(services.config.settings);
 
   const serve = (request: FastifyRequest, reply: FastifyReply, lookup: NodeFileLookup) => {
+    // Browsers must not guess another type than the declared one (a .txt node file sniffed as HTML).
+    reply.header('X-Content-Type-Options', 'nosniff');
     if (lookup.kind !== 'file') {
       services.metrics.nodeReads.inc({ status: lookup.kind === 'gone' ? '410' : '404' });
       if (lookup.kind === 'gone') throw new AppError('node.gone', lookup.purged ? 'This file of the version was deleted by an erasure request; the live version does not hold the erased content.' : 'This node was taken down by its owner.');

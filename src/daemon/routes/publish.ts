@@ -17,7 +17,8 @@ const PublishBodySchema = z.strictObject({
 /**
  * POST /v1/websites/:id/publish (editor; synchronous, 200) and DELETE /v1/websites/:id/node
  * (organization_admin; takedown, 200 {tombstoned: true}, repeatable). Both run the same publish
- * module as `nodectl publish`, against the configured target.
+ * module as `nodectl publish`, against the configured target; the publish runs in a worker
+ * thread (the route awaits it), so a large compile does not stall other requests.
  */
 export const publishRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { services }) => {
   let target: Promise<PublishTarget> | undefined;
@@ -29,11 +30,11 @@ export const publishRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app,
   app.post<{ Params: { id: string } }>('/v1/websites/:id/publish', async (request, reply) => {
     const { website } = authorizeWebsite(services, request, request.params.id, 'editor', 'mutate');
     const body = PublishBodySchema.parse(request.body ?? undefined) ?? {};
-    const { runPublish } = await import('../../publish/run-publish.js');
-    const result = await runPublish({
+    // The compile and the atomic sequence run in a worker thread; the event loop keeps serving.
+    const { runPublishInWorker } = await import('../../publish/publish-in-worker.js');
+    const result = await runPublishInWorker({
       settings: services.config.settings,
       controlDb: services.controlDb,
-      target: await getTarget(),
       source: { kind: 'website', websiteId: website.id },
       allowDrop: body.allowDrop,
       dryRun: body.dryRun,

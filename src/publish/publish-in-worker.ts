@@ -1,0 +1,70 @@
+import { Worker } from 'node:worker_threads';
+import type { Settings } from '../config/settings.js';
+import { AppError } from '../errors/app-error.js';
+import type { ErrorCode } from '../errors/registry.js';
+import type { Db } from '../storage/sqlite.js';
+import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
+import type { PublishResult } from './publish-node.js';
+import type { PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
+import type { PublishSource } from './run-publish.js';
+
+export interface PublishInWorkerOptions {
+  settings: Settings;
+  /** The calling thread's control database: the lock is taken and renewed here. */
+  controlDb: Db;
+  source: PublishSource & { kind: 'website' };
+  allowDrop?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+  /** Clock (ms); default Date.now. */
+  now?: () => number;
+  listenPort?: number;
+}
+
+/**
+ * runPublish in a worker thread, for the daemon: compiling a large website reads its SQLite graph
+ * synchronously for seconds, which would stall every other request on the event loop. The site's
+ * lock is taken here first, synchronously (a second publish of the site gets 409 publish.conflict
+ * at once, before any worker starts), renewed while the worker runs and released when it ends.
+ * The worker's AppErrors come back with their code, message and details; anything else becomes an
+ * Error (internal.error for the client, its stack in the log).
+ */
+export async function runPublishInWorker(options: PublishInWorkerOptions): Promise<PublishResult> {
+  const now = options.now ?? Date.now;
+  const lock = options.dryRun ? undefined : acquirePublishLock(options.controlDb, options.source.websiteId, { now });
+  const renewal = lock ? setInterval(() => lock.renew(), PUBLISH_LOCK_TTL_MS / 4) : undefined;
+  renewal?.unref();
+  try {
+    const input: PublishWorkerInput = {
+      settings: options.settings,
+      source: options.source,
+      allowDrop: options.allowDrop,
+      dryRun: options.dryRun,
+      force: options.force,
+      nowMs: now(),
+      listenPort: options.listenPort,
+      ...(lock ? { lockHolder: lock.holder } : {}),
+    };
+    const worker = new Worker(new URL('./publish-worker.js', import.meta.url), { workerData: input });
+    return await new Promise<PublishResult>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (!settled) {
+          settled = true;
+          fn();
+        }
+      };
+      worker.on('message', (message: PublishWorkerMessage) => {
+        if (message.kind === 'renew') lock?.renew();
+        else if (message.kind === 'done') settle(() => resolve(message.result));
+        else if (message.kind === 'app_error') settle(() => reject(new AppError(message.code as ErrorCode, message.message, { details: message.details, retryAfterSeconds: message.retryAfterSeconds })));
+        else settle(() => reject(Object.assign(new Error(`publish worker: ${message.message}`), { stack: message.stack })));
+      });
+      worker.on('error', (error) => settle(() => reject(error)));
+      worker.on('exit', (code) => settle(() => reject(new Error(`the publish worker exited (code ${code}) before it answered`))));
+    });
+  } finally {
+    if (renewal) clearInterval(renewal);
+    lock?.release();
+  }
+}

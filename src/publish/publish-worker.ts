@@ -1,0 +1,68 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Settings } from '../config/settings.js';
+import { isAppError } from '../errors/app-error.js';
+import { openControlDb } from '../storage/control.js';
+import { dataDirLayout } from '../storage/data-dir.js';
+import type { PublishResult } from './publish-node.js';
+import { runPublish, type PublishSource } from './run-publish.js';
+import { createTargetFromSettings } from './targets/index.js';
+
+/** What the calling thread sends (structured clone: plain data only). */
+export interface PublishWorkerInput {
+  settings: Settings;
+  source: PublishSource;
+  allowDrop?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+  /** The caller's clock at the start (ms); the worker's clock runs on from it. */
+  nowMs: number;
+  listenPort?: number;
+  /** Holder of the site's publish lock, taken by the calling thread; absent on a dry run. */
+  lockHolder?: string;
+}
+
+/** What the worker answers: one message, then it exits. */
+export type PublishWorkerMessage =
+  | { kind: 'renew' }
+  | { kind: 'done'; result: PublishResult }
+  | { kind: 'app_error'; code: string; message: string; details?: Record<string, unknown>; retryAfterSeconds?: number }
+  | { kind: 'failed'; message: string; stack?: string };
+
+/**
+ * The worker side of runPublishInWorker: the compile (synchronous SQLite reads) and the atomic
+ * sequence run here, off the daemon's event loop. It opens its own control database and target;
+ * the lock stays with the calling thread, which renews it when asked.
+ */
+async function main(input: PublishWorkerInput, post: (message: PublishWorkerMessage) => void): Promise<void> {
+  const started = Date.now();
+  const settings = input.settings;
+  const controlDb = openControlDb(dataDirLayout(settings.dataDir));
+  const target = await createTargetFromSettings(settings);
+  try {
+    const lock = input.lockHolder === undefined ? undefined : { holder: input.lockHolder, renew: () => post({ kind: 'renew' }), release() {} };
+    const result = await runPublish({
+      settings,
+      controlDb,
+      target,
+      source: input.source,
+      allowDrop: input.allowDrop,
+      dryRun: input.dryRun,
+      force: input.force,
+      now: () => input.nowMs + (Date.now() - started),
+      listenPort: input.listenPort,
+      ...(lock ? { lock } : {}),
+    });
+    post({ kind: 'done', result });
+  } catch (error) {
+    if (isAppError(error)) post({ kind: 'app_error', code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}) });
+    else post({ kind: 'failed', message: (error as Error)?.message ?? String(error), stack: (error as Error)?.stack });
+  } finally {
+    await target.close();
+    controlDb.close();
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  await main(workerData as PublishWorkerInput, (message) => port.postMessage(message));
+}
