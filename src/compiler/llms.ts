@@ -1,4 +1,5 @@
 import { briefText, type EntityBrief, type FactBrief } from './highlights.js';
+import { markdownDestination, markdownLinkText, markdownText } from './markdown.js';
 
 /** llms.txt size budget in characters. */
 export const LLMS_TXT_BUDGET = 10_000;
@@ -18,25 +19,18 @@ export interface LlmsInput {
   topEntities: EntityBrief[];
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-function linkText(text: string): string {
-  return oneLine(text).replace(/[[\]]/g, '');
-}
-
 /**
  * llms.txt (llmstxt.org shape): an H1, a blockquote summary, then H2 sections of markdown links.
- * Key pages are added best first while the text stays within LLMS_TXT_BUDGET.
+ * Key pages are added best first while the text stays within LLMS_TXT_BUDGET. Graph text is
+ * escaped as markdown text, page URLs as link destinations (markdown.ts).
  */
 export function renderLlmsTxt(input: LlmsInput): string {
   const head: string[] = [
-    `# ${oneLine(input.brand)}`,
+    `# ${title(input)}`,
     '',
-    `> ${oneLine(input.description)}`,
+    `> ${markdownText(input.description)}`,
     '',
-    `Knowledge node of ${input.domain} in ${input.languages.join(', ')}. Read manifest.json first: it lists every file with its checksum. Every record has a stable id and a schema_version.`,
+    `Knowledge node of ${markdownText(input.domain)} in ${input.languages.join(', ')}. Read manifest.json first: it lists every file with its checksum. Every record has a stable id and a schema_version.`,
     '',
     '## Node files',
     '',
@@ -52,7 +46,8 @@ export function renderLlmsTxt(input: LlmsInput): string {
   const seen = new Set<string>();
   for (const entity of input.topEntities) {
     if (entity.sourceUrl === null || seen.has(entity.sourceUrl)) continue;
-    const line = `- [${linkText(entity.name)}](${entity.sourceUrl}): ${entity.type}`;
+    const text = markdownLinkText(entity.name) || markdownLinkText(entity.sourceUrl);
+    const line = `- [${text}](${markdownDestination(entity.sourceUrl)}): ${markdownText(entity.type)}`;
     if (size + line.length + 1 > LLMS_TXT_BUDGET - 120 || pages.length >= 50) break;
     seen.add(entity.sourceUrl);
     pages.push(line);
@@ -60,6 +55,11 @@ export function renderLlmsTxt(input: LlmsInput): string {
   }
   const keyPages = pages.length === 0 ? [] : ['## Key pages', '', ...pages, '- [All pages](sitemap-ai.xml): every source page with its importance', ''];
   return [...head, ...keyPages, ...tail].join('\n');
+}
+
+/** The brand as the H1 text; the domain when nothing printable is left of it. */
+function title(input: { brand: string; domain: string }): string {
+  return markdownText(input.brand) || markdownText(input.domain);
 }
 
 export interface LlmsFullInput {
@@ -79,11 +79,11 @@ export interface LlmsFullInput {
  */
 export function renderLlmsFull(input: LlmsFullInput): string {
   const header = [
-    `# ${oneLine(input.brand)}: full knowledge summary`,
+    `# ${title(input)}: full knowledge summary`,
     '',
-    `> ${oneLine(input.description)}`,
+    `> ${markdownText(input.description)}`,
     '',
-    `The most important entities of ${input.domain} and their facts, most important first. Ids refer to the records of this node.`,
+    `The most important entities of ${markdownText(input.domain)} and their facts, most important first. Ids refer to the records of this node.`,
     '',
     '',
   ].join('\n');
@@ -92,13 +92,13 @@ export function renderLlmsFull(input: LlmsFullInput): string {
   let entitiesShown = 0;
   let factsShown = 0;
   for (const { entity, facts } of input.entities) {
-    const lines = [`## ${oneLine(entity.name)}`, '', `${entity.type} · ${entity.language} · importance ${entity.importance} · ${entity.id}`];
-    if (entity.sourceUrl !== null) lines.push(`Source: ${entity.sourceUrl}`);
+    const lines = [`## ${markdownText(entity.name)}`, '', `${markdownText(entity.type)} · ${entity.language} · importance ${entity.importance} · ${entity.id}`];
+    if (entity.sourceUrl !== null) lines.push(`Source: ${markdownDestination(entity.sourceUrl)}`);
     lines.push('');
     let block = lines.join('\n') + '\n';
     let shown = 0;
     for (const fact of facts) {
-      const line = `- ${fact.predicate.replace(/_/g, ' ')}: ${briefText(fact)}\n`;
+      const line = `- ${fact.predicate.replace(/_/g, ' ')}: ${markdownText(briefText(fact))}\n`;
       if (text.length + block.length + line.length + footerReserve > LLMS_FULL_BUDGET) break;
       block += line;
       shown++;

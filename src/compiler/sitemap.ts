@@ -10,8 +10,13 @@ export interface SitemapEntry {
   importance: number;
 }
 
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+/** Characters XML 1.0 does not allow even as references; in a URL they are percent-encoded, as a URL parser would. */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
+
+export function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+    .replace(NOT_XML, (c) => encodeURIComponent(c));
 }
 
 /**

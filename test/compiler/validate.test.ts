@@ -81,6 +81,17 @@ describe('validateNode', () => {
     expect(found).toEqual(expect.arrayContaining(['ref.dangling', 'export.internal_field', 'export.superseded_fact', 'manifest.records_mismatch']));
   });
 
+  it('reports a bidi or other control character in llms.txt or llms-full.txt (the compiler strips them from text)', async () => {
+    const dir = copyOf('blog');
+    rewrite(dir, 'llms.txt', (t) => t.replace('# Field Notes', '# Field \u202eNotes'));
+    rewrite(dir, 'llms-full.txt', (t) => t.replace('# Field Notes', '# Field\u0007 Notes'));
+    const report = await validateNode(dir);
+    expect(report.errors.filter((e) => e.code === 'text.control_character').map((e) => [e.file, e.message.slice(0, 12)])).toEqual([
+      ['llms-full.txt', 'holds U+0007'],
+      ['llms.txt', 'holds U+202E'],
+    ]);
+  });
+
   it('reports plan-gated files without the capability', async () => {
     const dir = copyOf('docs');
     writeFileSync(join(dir, 'trust.json'), '{}\n');

@@ -1,4 +1,9 @@
-/** llms.txt as a consumer reads it (llmstxt.org): title, summary, sections and their links. */
+import { unescapeMarkdown } from '../markdown.js';
+
+/**
+ * llms.txt as a consumer reads it (llmstxt.org): title, summary, sections and their links. Text
+ * comes back with its markdown backslash escapes undone; link urls are returned as written.
+ */
 export interface ParsedLlmsTxt {
   title: string | null;
   summary: string | null;
@@ -15,13 +20,13 @@ export function parseLlmsTxt(text: string): ParsedLlmsTxt {
   while (i < lines.length && lines[i]!.trim() === '') i++;
   const h1 = /^#\s+(.+)$/.exec(lines[i] ?? '');
   if (h1 !== null && !lines[i]!.startsWith('##')) {
-    result.title = h1[1]!.trim();
+    result.title = unescapeMarkdown(h1[1]!.trim());
     i++;
   }
   while (i < lines.length && lines[i]!.trim() === '') i++;
   const quote: string[] = [];
   while (i < lines.length && lines[i]!.startsWith('>')) quote.push(lines[i++]!.replace(/^>\s?/, ''));
-  if (quote.length > 0) result.summary = quote.join(' ').trim();
+  if (quote.length > 0) result.summary = unescapeMarkdown(quote.join(' ').trim());
   let section: ParsedLlmsTxt['sections'][number] | null = null;
   for (; i < lines.length; i++) {
     const line = lines[i]!;
@@ -33,7 +38,8 @@ export function parseLlmsTxt(text: string): ParsedLlmsTxt {
     }
     const link = LINK.exec(line);
     if (link !== null) {
-      const entry = { text: link[1]!, url: link[2]!, note: link[3]?.trim() || null };
+      const note = link[3]?.trim();
+      const entry = { text: unescapeMarkdown(link[1]!), url: link[2]!, note: note ? unescapeMarkdown(note) : null };
       result.links.push(entry);
       section?.links.push(entry);
     }

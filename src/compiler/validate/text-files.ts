@@ -1,6 +1,7 @@
 import type { Manifest } from '../../node-format/index.js';
 import { schemaForPath } from '../../node-format/index.js';
 import { LLMS_FULL_BUDGET, LLMS_TXT_BUDGET } from '../llms.js';
+import { UNSAFE_TEXT_CHARACTER } from '../markdown.js';
 import { AI_SITEMAP_NS, SITEMAP_NS } from '../sitemap.js';
 import { IssueList, recordIssues, type RefKind } from './checks.js';
 import { parseLlmsTxt } from './llms-parse.js';
@@ -9,6 +10,10 @@ import { parseLlmsTxt } from './llms-parse.js';
 export function checkTextFile(path: string, text: string, manifest: Manifest, ids: Record<RefKind, Set<string>>, issues: IssueList): void {
   const err = (code: string, message: string) => issues.add({ code, severity: 'error', file: path, message });
   if (!text.endsWith('\n')) issues.add({ code: 'file.final_newline', severity: 'warning', file: path, message: 'does not end with a line feed' });
+  if ((path === 'llms.txt' || path === 'llms-full.txt') && UNSAFE_TEXT_CHARACTER.test(text)) {
+    const char = UNSAFE_TEXT_CHARACTER.exec(text)![0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    err('text.control_character', `holds U+${char}, a control or bidi control character; node text files must not (they can make a line read differently from its bytes)`);
+  }
   if (path === 'llms.txt') {
     const parsed = parseLlmsTxt(text);
     if (parsed.title === null) err('llms.no_title', 'llms.txt must start with an H1 title');
