@@ -10,6 +10,8 @@ export interface Metrics {
   readonly ingestItems: Counter<'endpoint' | 'outcome'>;
   readonly ingestRequests: Counter<'endpoint' | 'outcome'>;
   readonly nodeReads: Counter<'status'>;
+  /** Graph records a compile left out of a node (failed their schema or the URL policy), by kind (CompileCounts.rejected). */
+  readonly compileRecordsRejected: Counter<'kind'>;
 }
 
 export function createMetrics(queue: () => JobQueue | undefined): Metrics {
@@ -43,5 +45,6 @@ export function createMetrics(queue: () => JobQueue | undefined): Metrics {
     ingestItems: new Counter({ name: 'nodectl_ingest_items_total', help: 'Ingested items, by endpoint and outcome (accepted, skipped, error).', labelNames: ['endpoint', 'outcome'] as const, registers: [registry] }),
     ingestRequests: new Counter({ name: 'nodectl_ingest_requests_total', help: 'Signed ingest requests, by endpoint and outcome (ok or error code).', labelNames: ['endpoint', 'outcome'] as const, registers: [registry] }),
     nodeReads: new Counter({ name: 'nodectl_node_reads_total', help: 'Reads of published node files, by status.', labelNames: ['status'] as const, registers: [registry] }),
+    compileRecordsRejected: new Counter({ name: 'nodectl_compile_records_rejected_total', help: 'Graph records left out of a compiled node because they failed their schema or the URL policy, by kind.', labelNames: ['kind'] as const, registers: [registry] }),
   };
 }
