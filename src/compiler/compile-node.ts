@@ -1,9 +1,9 @@
 import type { GraphReader } from '../graph/types.js';
 import { capabilitiesOf, type SiteInfo } from '../site/types.js';
 import {
-  AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, ManifestSchema,
+  AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, LanguageSchema, ManifestSchema,
   McpManifestSchema, NODE_SCHEMA_VERSION, OpenApiSchema, PriorityFeedRecordSchema, QaRecordSchema, RelationshipRecordSchema, SchemaJsonLdSchema,
-  SourceRecordSchema, TrustSchema, VersionsSchema, type CitationRecord, type Manifest, type PriorityFeedRecord,
+  SourceRecordSchema, TrustSchema, VersionsSchema, type CitationRecord, type FactRecord, type Manifest, type PriorityFeedRecord, type SourceRecord,
 } from '../node-format/index.js';
 import type { z } from 'zod';
 import { AscendingIds } from './ascending-ids.js';
@@ -11,12 +11,14 @@ import { ChangeLog } from './changes.js';
 import { buildAiJson, buildEmbeddingsManifest, buildMcpManifest, buildOpenApi, buildTrust, buildVersions, manifestEntry, renderJson, trustTierOf } from './documents.js';
 import { factWithheldReason, isEntityExported, isQaExported, isRelationshipExported } from './export-rules.js';
 import { briefText, compareEntityBriefs, compareFactBriefs, type EntityBrief, type EntityRank, type FactBrief, type FactRank } from './highlights.js';
-import { assertValid, JsonlWriter } from './jsonl-writer.js';
+import { assertValid, checkRecord, JsonlWriter, type SchemaProblem } from './jsonl-writer.js';
 import { renderLlmsFull, renderLlmsTxt } from './llms.js';
 import { contentDigest, nodeVersionLabel, nodeVersionUlid, parseBuildTime } from './node-version.js';
 import { groupById, pickSurvivor, uniqueById } from './passes.js';
 import { projectChunk, projectEntity, projectFact, projectQa, projectRelationship, projectSource, type ExportedIds } from './project.js';
+import { RejectionLog, type RejectedKind } from './rejections.js';
 import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE } from './schema-jsonld.js';
+import { SiteUrls } from './site-urls.js';
 import { TrackedFile, type NodeSink, type WrittenFile } from './sink.js';
 import { renderSitemap, SITEMAP_MAX_URLS, type SitemapEntry } from './sitemap.js';
 import { compareStrings, TopK } from './top-k.js';
@@ -36,25 +38,42 @@ interface Emitted { file: WrittenFile; language?: string; producedBy: string }
  * (manifest.json last). Pure apart from the sink: no clock, randomness, disk or environment;
  * identical graph content, site and options give byte-identical files. Applies the export rules
  * to the rows the reader returns and validates every record against its schema before it is
- * written; throws AppError publish.validation_failed or node.uuid_leak on a bad record.
+ * written. A graph record that fails its schema (or names a URL off the website's hosts) is
+ * left out, every reference to it is removed, and it is listed in result.rejected; a uuid in an
+ * id field still throws AppError node.uuid_leak, and a document the compiler builds that fails
+ * its schema throws publish.validation_failed.
  */
 export function compileNode(reader: GraphReader, site: SiteInfo, options: CompileOptions, sink: NodeSink): CompileResult {
   const build = parseBuildTime(options.buildTime);
   const capabilities = capabilitiesOf(site.plan);
+  const urls = new SiteUrls(site);
+  const rejections = new RejectionLog();
   const readerLanguages = [...new Set(reader.languages())].sort(compareStrings);
-  const languages = readerLanguages.length > 0 ? readerLanguages : [site.defaultLanguage];
+  // A record's language names its file: records in a language that is not a BCP-47 tag are rejected whole.
+  const nodeLanguages = readerLanguages.filter((language) => LanguageSchema.safeParse(language).success);
+  for (const language of readerLanguages) if (!nodeLanguages.includes(language)) rejectLanguage(reader, language, rejections);
+  const languages = nodeLanguages.length > 0 ? nodeLanguages : [site.defaultLanguage];
   const description = options.description ?? `Knowledge node of ${site.brand} (${site.domain}).`;
   const emitted: Emitted[] = [];
-  const counts: CompileCounts = { entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0, withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 } };
+  const counts: CompileCounts = {
+    entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0,
+    withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 }, rejected: rejections.counts,
+  };
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
 
   const sources = new Map<string, { url: string; lastSeenAt: string }>();
-  const entityIds = new Set<string>();
+  /** Exported entity id to the language whose row is written (an id may have rows in several). */
+  const entityLanguage = new Map<string, string>();
   const hiddenEntities = new Set<string>();
   const factIdsByFile: AscendingIds[] = [];
   const withheldFacts = new Set<string>();
-  const ids: ExportedIds = { entity: (id) => entityIds.has(id), fact: (id) => factIdsByFile.some((file) => file.has(id)), source: (id) => sources.has(id) };
+  const ids: ExportedIds = {
+    entity: (id) => entityLanguage.has(id),
+    fact: (id) => factIdsByFile.some((file) => file.has(id)),
+    source: (id) => sources.has(id),
+    sourceUrl: (url, sourceId) => urls.allowed(url) ?? (sourceId === null ? null : sources.get(sourceId)?.url ?? null),
+  };
   const cite = (kind: CitationRecord['record_kind'], rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }) => {
     const source = rec.source_id === undefined ? undefined : sources.get(rec.source_id);
     if (source === undefined) return;
@@ -70,18 +89,25 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
     return file;
   };
 
-  // Sources first: every other record may cite them.
-  const sourceWriter = new JsonlWriter(sink, 'sources.jsonl', SourceRecordSchema, changes.observe);
+  // Sources first: every other record may cite them. A source's url must be on the website's
+  // hosts; a canonical_url that is not is left out, so the source falls back to its url.
+  const sourceWriter = new JsonlWriter<SourceRecord>(sink, 'sources.jsonl', SourceRecordSchema, changes.observe);
+  const urlPolicy = (record: SourceRecord) => urlProblem(urls, record.url, 'url');
   for (const row of uniqueById(reader.sources())) {
-    const record = projectSource(row);
-    sourceWriter.add(record, row.id);
+    const record = projectSource(row, (url) => urls.allowed(url) !== null);
+    const problem = sourceWriter.offer(record, row.id, urlPolicy);
+    if (problem !== null) {
+      rejections.add('sources', 'sources.jsonl', row.id, problem);
+      continue;
+    }
     sources.set(row.id, { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at });
   }
   counts.sources = finish(sourceWriter, 'nodectl:records').records ?? 0;
 
-  // Entities are scanned first (which are exported, how they rank) and written after the facts,
-  // so a hidden fact's value can be kept out of its entity's attributes (export rule 1) without
-  // reading the much larger facts twice.
+  // Entities are scanned first (which are exported, valid, how they rank) and written after the
+  // facts, so a hidden fact's value can be kept out of its entity's attributes (export rule 1)
+  // without reading the much larger facts twice. An entity is validated here, before anything
+  // can point at it; leaving attributes out later cannot make it invalid.
   const topEntities = new TopK<EntityBrief, EntityRank>(PRIORITY_FEED_SIZE, compareEntityBriefs(site.defaultLanguage));
   const sourceImportance = new Map<string, number>();
   for (const language of languages) {
@@ -92,10 +118,18 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
         counts.withheld.hiddenEntities++;
         continue;
       }
-      if (entityIds.has(row.id)) continue;
-      entityIds.add(row.id);
+      if (entityLanguage.has(row.id)) continue;
+      const record = projectEntity(row, ids);
+      const problem = checkRecord(EntityRecordSchema, record, `${path} ${row.id}`);
+      if (problem !== null) {
+        rejections.add('entities', path, row.id, problem);
+        continue;
+      }
+      entityLanguage.set(row.id, language);
+      // Importance is not part of the record: a value off the 1 to 5 scale is brought onto it for the ranked files.
+      const rank = isImportance(row.importance) ? row : { id: row.id, name: row.name, language: row.language, importance: toImportance(row.importance) };
       // Briefs are built only for rows that can still rank: most rows of a large node cannot.
-      if (topEntities.admits(row)) topEntities.push({ id: row.id, type: row.type, name: row.name, language: row.language, importance: row.importance, sourceUrl: row.sourceUrl, file: path });
+      if (topEntities.admits(rank)) topEntities.push({ id: row.id, type: row.type, name: row.name, language: row.language, importance: rank.importance, sourceUrl: record.source_url ?? null, file: path });
       if (row.sourceId !== null && sources.has(row.sourceId)) sourceImportance.set(row.sourceId, Math.max(sourceImportance.get(row.sourceId) ?? 1, row.importance));
     }
   }
@@ -104,10 +138,12 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   const hiddenAttributes = new Map<string, Set<string>>();
 
   const topFacts = new TopK<FactBrief, FactRank>(PRIORITY_FEED_SIZE, compareFactBriefs);
+  // A canonical_url fact repeats the page's canonical url: it goes out under the same URL policy.
+  const factUrlPolicy = (record: FactRecord) => (record.predicate === 'canonical_url' && typeof record.value === 'string' ? urlProblem(urls, record.value, 'value') : null);
   let volatile = false;
   for (const language of languages) {
     const path = `facts.${language}.jsonl`;
-    const writer = new JsonlWriter(sink, path, FactRecordSchema, changes.observe);
+    const writer = new JsonlWriter<FactRecord>(sink, path, FactRecordSchema, changes.observe);
     const exportedFacts = new AscendingIds();
     factIdsByFile.push(exportedFacts);
     for (const group of groupById(reader.facts(language))) {
@@ -130,13 +166,17 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
         continue;
       }
       const record = projectFact(row, ids);
-      writer.add(record, row.id);
+      const problem = writer.offer(record, row.id, factUrlPolicy);
+      if (problem !== null) {
+        rejections.add('facts', path, row.id, problem);
+        continue;
+      }
       exportedFacts.add(row.id);
       cite('fact', record);
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
       const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
       if (list === undefined && !topFacts.admits(row)) continue;
-      const brief: FactBrief = { id: row.id, subject: row.subject, subjectEntityId: record.subject_entity_id ?? null, predicate: row.predicate, value: record.value, display: row.display, unit: row.unit, currency: row.currency, importance: row.importance, language: row.language, sourceUrl: row.sourceUrl, file: path };
+      const brief: FactBrief = { id: row.id, subject: row.subject, subjectEntityId: record.subject_entity_id ?? null, predicate: row.predicate, value: record.value, display: row.display, unit: row.unit, currency: row.currency, importance: row.importance, language: row.language, sourceUrl: record.source_url ?? null, file: path };
       topFacts.push(brief);
       if (list !== undefined) {
         list.push(brief);
@@ -147,20 +187,17 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   }
   for (const list of highlighted.values()) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
 
-  const written = new Set<string>();
   for (const language of languages) {
     const path = `entities.${language}.jsonl`;
     const writer = new JsonlWriter(sink, path, EntityRecordSchema, changes.observe);
     for (const row of uniqueById(reader.entities(language))) {
-      if (!isEntityExported(row) || written.has(row.id)) continue;
-      written.add(row.id);
+      if (entityLanguage.get(row.id) !== language) continue;
       const record = projectEntity(row, ids, hiddenAttributes.get(row.id));
       writer.add(record, row.id);
       cite('entity', record);
     }
     counts.entities += finish(writer, 'nodectl:records', language).records ?? 0;
   }
-  written.clear();
 
   for (const language of languages) {
     const path = `relationships.${language}.jsonl`;
@@ -171,7 +208,11 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
         continue;
       }
       const record = projectRelationship(row, ids);
-      writer.add(record, row.id);
+      const problem = writer.offer(record, row.id);
+      if (problem !== null) {
+        rejections.add('relationships', path, row.id, problem);
+        continue;
+      }
       cite('relationship', record);
     }
     counts.relationships += finish(writer, 'nodectl:records', language).records ?? 0;
@@ -181,7 +222,10 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
   for (const language of languages) {
     const path = `chunks.${language}.jsonl`;
     const writer = new JsonlWriter(sink, path, ChunkRecordSchema, changes.observe);
-    for (const row of uniqueById(reader.chunks(language))) writer.add(projectChunk(row, ids), row.id);
+    for (const row of uniqueById(reader.chunks(language))) {
+      const problem = writer.offer(projectChunk(row, ids), row.id);
+      if (problem !== null) rejections.add('chunks', path, row.id, problem);
+    }
     const file = finish(writer, 'nodectl:records', language);
     counts.chunks += file.records ?? 0;
     chunkFiles.push({ path, language, records: file.records ?? 0 });
@@ -196,7 +240,8 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
         counts.withheld.staleQa++;
         continue;
       }
-      writer.add(projectQa(row, ids), row.id);
+      const problem = writer.offer(projectQa(row, ids), row.id);
+      if (problem !== null) rejections.add('qa', path, row.id, problem);
     }
     counts.qa += finish(writer, 'nodectl:records', language).records ?? 0;
   }
@@ -251,7 +296,35 @@ export function compileNode(reader: GraphReader, site: SiteInfo, options: Compil
     generated_at: build.iso, capabilities, languages, default_language: site.defaultLanguage, trust_tier: trustTierOf(site), files,
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
-  return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts };
+  return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts, rejected: rejections.list() };
+}
+
+/**
+ * Reports every record of a language that is not a BCP-47 tag as rejected: such a language can
+ * name no node file, so none of its records is read further.
+ */
+function rejectLanguage(reader: GraphReader, language: string, rejections: RejectionLog): void {
+  const problem = { path: 'language', message: LanguageSchema.safeParse(language).error?.issues[0]?.message ?? 'must be a BCP-47 language tag' };
+  const kinds: Array<[RejectedKind, () => Iterable<{ id: string }>]> = [
+    ['entities', () => reader.entities(language)], ['facts', () => reader.facts(language)], ['relationships', () => reader.relationships(language)],
+    ['chunks', () => reader.chunks(language)], ['qa', () => reader.qa(language)],
+  ];
+  for (const [kind, rows] of kinds) for (const row of uniqueById(rows())) rejections.add(kind, `${kind}.${language}.jsonl`, row.id, problem);
+}
+
+/** The URL policy's verdict on the field `path` of a record, as a problem that rejects it. */
+function urlProblem(urls: SiteUrls, url: string, path: string): SchemaProblem | null {
+  const message = urls.problem(url);
+  return message === null ? null : { path, message, issues: [] };
+}
+
+function isImportance(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= 5;
+}
+
+/** A value brought onto the 1 to 5 importance scale (1 when it is not a number). */
+function toImportance(value: number): number {
+  return Number.isFinite(value) ? Math.min(5, Math.max(1, Math.round(value))) : 1;
 }
 
 /** Records the attribute keys (the predicate and its camelCase form) of a hidden fact of `entityId`. */

@@ -55,22 +55,43 @@ function idKeysOf(schema: z.ZodType): readonly string[] | null {
   return keys;
 }
 
+/** Why a record fails its schema: the first issue's field path and message. */
+export interface SchemaProblem {
+  /** Dotted field path of the first issue ("" for the record itself). */
+  path: string;
+  message: string;
+  /** Every issue, for an error's details (at most 20). */
+  issues: z.core.$ZodIssue[];
+}
+
 /**
- * Validates one record against its schema; throws publish.validation_failed naming the file and
- * line. Valid records take zod's compiled path; the runtime parser explains the others.
+ * Checks one record against its schema: null when it passes, else the problem. A uuid where a
+ * stable id is required is not a schema problem but an integrity failure: it throws
+ * node.uuid_leak. Valid records take zod's compiled path; the runtime parser explains the others.
  */
-export function assertValid(schema: z.ZodType, record: unknown, where: string): void {
+export function checkRecord(schema: z.ZodType, record: unknown, where: string): SchemaProblem | null {
   const passed = compiledSchema(schema).validate(record);
   if (record !== null && typeof record === 'object') {
     const leak = findUuidLeak(record as Record<string, unknown>, (passed ? idKeysOf(schema) : null) ?? undefined);
     if (leak !== null) throw new AppError('node.uuid_leak', `${where}: a uuid stands where a stable id is required (${leak})`);
   }
-  if (passed) return;
+  if (passed) return null;
   const parsed = schema.safeParse(record);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new AppError('publish.validation_failed', `${where} fails its schema: ${problems}`, { details: { where, issues: parsed.error.issues.slice(0, 20) } });
-  }
+  if (parsed.success) return null;
+  const issues = parsed.error.issues;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
+  return { path: issues[0]!.path.join('.'), message: issues[0]!.message + more, issues: issues.slice(0, 20) };
+}
+
+/**
+ * Validates one record or document against its schema; throws publish.validation_failed naming
+ * the file and line (node.uuid_leak for a uuid in an id field).
+ */
+export function assertValid(schema: z.ZodType, record: unknown, where: string): void {
+  const problem = checkRecord(schema, record, where);
+  if (problem === null) return;
+  const problems = problem.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  throw new AppError('publish.validation_failed', `${where} fails its schema: ${problems}`, { details: { where, issues: problem.issues } });
 }
 
 /** Gets each written record line; changes.jsonl is built from it. */
@@ -89,8 +110,28 @@ export class JsonlWriter<T extends object> {
     return this.file.lineCount;
   }
 
+  /** Validates and writes `record`; a record that fails its schema throws (a compiler bug, not data). */
   add(record: T, id?: string): void {
-    assertValid(this.schema, record, `${this.path} line ${this.file.lineCount + 1}`);
+    assertValid(this.schema, record, this.where());
+    this.write(record, id);
+  }
+
+  /**
+   * Writes `record` when it passes its schema (and `policy`, checked after the schema) and
+   * returns null; otherwise writes nothing and returns the problem, so one bad graph record is
+   * left out instead of failing the node. A uuid leak still throws.
+   */
+  offer(record: T, id: string, policy?: (record: T) => SchemaProblem | null): SchemaProblem | null {
+    const problem = checkRecord(this.schema, record, this.where()) ?? policy?.(record) ?? null;
+    if (problem === null) this.write(record, id);
+    return problem;
+  }
+
+  private where(): string {
+    return `${this.path} line ${this.file.lineCount + 1}`;
+  }
+
+  private write(record: T, id?: string): void {
     const line = JSON.stringify(record);
     this.file.writeLine(line);
     if (id !== undefined) {

@@ -10,11 +10,16 @@ import {
  * output never depends on how a row was built.
  */
 
-/** Which exported records a projection may point at, so no cross-file reference dangles. */
+/**
+ * What a projection may point at: exported records only, so no cross-file reference dangles, and
+ * URLs that the URL policy allows.
+ */
 export interface ExportedIds {
   entity(id: string): boolean;
   fact(id: string): boolean;
   source(id: string): boolean;
+  /** The source_url a record may carry: its own when allowed, else its exported source's url, else null. */
+  sourceUrl(url: string | null, sourceId: string | null): string | null;
 }
 
 export function sortKeysDeep<T>(value: T): T {
@@ -33,7 +38,8 @@ export function sortKeysDeep<T>(value: T): T {
 function sourceOf(row: { sourceId: string | null; sourceUrl: string | null }, ids: ExportedIds): { source_id?: string; source_url?: string } {
   const out: { source_id?: string; source_url?: string } = {};
   if (row.sourceId !== null && ids.source(row.sourceId)) out.source_id = row.sourceId;
-  if (row.sourceUrl !== null) out.source_url = row.sourceUrl;
+  const url = ids.sourceUrl(row.sourceUrl, row.sourceId);
+  if (url !== null) out.source_url = url;
   return out;
 }
 
@@ -110,7 +116,8 @@ export function projectQa(row: QaRow, ids: ExportedIds): QaRecord {
   return record;
 }
 
-export function projectSource(row: SourceRow): SourceRecord {
+/** `canonicalAllowed`: whether the URL policy lets canonical_url appear (a foreign one is left out). */
+export function projectSource(row: SourceRow, canonicalAllowed: (url: string) => boolean): SourceRecord {
   const record: SourceRecord = {
     id: row.id,
     schema_version: NODE_SCHEMA_VERSION,
@@ -121,7 +128,7 @@ export function projectSource(row: SourceRow): SourceRecord {
     language: row.language,
     trust: row.trust,
   };
-  if (row.canonicalUrl !== null && row.canonicalUrl !== row.url) record.canonical_url = row.canonicalUrl;
+  if (row.canonicalUrl !== null && row.canonicalUrl !== row.url && canonicalAllowed(row.canonicalUrl)) record.canonical_url = row.canonicalUrl;
   if (row.title !== null && row.title !== '') record.title = row.title;
   return record;
 }

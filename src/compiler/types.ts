@@ -1,4 +1,5 @@
 import type { ManifestFile, VersionEntry } from '../node-format/index.js';
+import type { RejectedKind, RejectedRecord } from './rejections.js';
 
 /** Options of one compile. Nothing here comes from a clock, the disk or the environment. */
 export interface CompileOptions {
@@ -34,8 +35,13 @@ export interface CompileResult {
   generatedAt: string;
   /** Every file of the node, manifest.json last. */
   files: ManifestFile[];
-  /** Exported record counts per kind, and what the export rules held back. */
+  /** Exported record counts per kind, what the export rules held back and what was rejected. */
   counts: CompileCounts;
+  /**
+   * Graph records left out because they failed their schema or the URL policy, sorted by file
+   * then id; at most REJECTED_LIST_LIMIT (1,000) of them, counts.rejected has the totals.
+   */
+  rejected: RejectedRecord[];
 }
 
 export interface CompileCounts {
@@ -46,4 +52,6 @@ export interface CompileCounts {
   qa: number;
   sources: number;
   withheld: { hiddenEntities: number; hiddenFacts: number; supersededFacts: number; unresolvedRelationships: number; staleQa: number; orphanedFacts: number };
+  /** Records left out per kind because they failed their schema or the URL policy (not written; references to them removed). */
+  rejected: Record<RejectedKind, number>;
 }

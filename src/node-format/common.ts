@@ -31,8 +31,11 @@ export const FreshnessSchema = z.enum(['stable', 'seasonal', 'frequent', 'real_t
 export const TimestampSchema = z.iso.datetime({ offset: false, message: 'must be an RFC 3339 UTC timestamp' });
 /** A date or an RFC 3339 UTC timestamp (valid_from / valid_until may be date-only). */
 export const DateOrTimestampSchema = z.union([z.iso.date(), TimestampSchema]);
+/** The pattern and length limit of HttpUrlSchema (the compiler's URL policy applies them too). */
+export const HTTP_URL_PATTERN = /^https?:\/\/[^\s/?#]+[^\s]*$/;
+export const HTTP_URL_MAX_LENGTH = 4096;
 /** An absolute http(s) URL. A pattern rather than a URL parse: it runs once per record of a million-record node. */
-export const HttpUrlSchema = z.string().max(4096).regex(/^https?:\/\/[^\s/?#]+[^\s]*$/, 'must be an absolute http(s) URL').meta({ format: 'uri' });
+export const HttpUrlSchema = z.string().max(HTTP_URL_MAX_LENGTH).regex(HTTP_URL_PATTERN, 'must be an absolute http(s) URL').meta({ format: 'uri' });
 export const ChecksumSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>');
 export const UlidSchema = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID');
 export const VersionLabelSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}\.[1-9]\d*$/, 'must be YYYY-MM-DD.N');

@@ -1,7 +1,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runNodectl } from '../helpers/cli.js';
+import { computeItemChecksum } from '../../src/client/checksum.js';
+import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
+import { loadSiteInfo } from '../../src/site/load-site.js';
+import { openControlDb } from '../../src/storage/control.js';
+import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
+import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 
 // Runs the real binary: `npm run build` first.
@@ -61,6 +66,46 @@ describe('nodectl compile / golden / validate', () => {
     expect(bad.stdout).toContain('minimal/llms.txt: changed');
     expect(bad.stdout).toContain('- # Changed');
     expect(bad.stdout).toContain('+ # minimal.example');
+  });
+
+  it('compile --website leaves out a record that fails its schema and lists it (human and --json), and keeps a foreign canonical_url out of the node (regression: one bad predicate failed the whole website)', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    const { websiteId } = await bootstrapWebsite(dataDir, { domain: 'shop.example' });
+    const layout = dataDirLayout(dataDir);
+    const control = openControlDb(layout);
+    const site = loadSiteInfo(control, websiteId)!;
+    control.close();
+    const page = (id: string, url: string, title: string, extra: Record<string, string> = {}) => {
+      const html = `<html><head><title>${title}</title></head><body><h1>${title}</h1><p>${title} is a sturdy thing we sell in the shop.</p></body></html>`;
+      return { type: 'page' as const, id, url, html, ...extra, checksum: computeItemChecksum({ type: 'page', url, html }) };
+    };
+    const items = [page('page:mug', 'https://shop.example/blue-mug', 'Blue Mug', { canonical_url: 'https://evil.example/landing' }), page('page:about', 'https://shop.example/about', 'About us')];
+    const graph = buildGraphFromItems(items, site, { file: graphDbPath(layout, websiteId), receivedAt: '2026-03-01T00:00:00Z' });
+    // A record the extractor should never have produced: the compiler is the second line of defence.
+    const badFact = graph.db.prepare(`SELECT fact_id FROM fact_candidates WHERE predicate = 'description' ORDER BY fact_id LIMIT 1`).pluck().get() as string;
+    graph.db.prepare(`UPDATE fact_candidates SET predicate = 'Bad Predicate' WHERE fact_id = ?`).run(badFact);
+    graph.close();
+
+    const out = join(tmp.dir, 'website-node');
+    const json = await runNodectl(['--json', 'compile', '--website', websiteId, '--out', out, '--build-time', '2026-03-02T00:00:00Z'], { dataDir });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const result = json.json();
+    expect(result.rejected).toContainEqual({ file: 'facts.en.jsonl', id: badFact, path: 'predicate', message: 'must be snake_case' });
+    expect(result.counts.rejected.facts).toBe(result.rejected.filter((r: { file: string }) => r.file.startsWith('facts.')).length);
+    expect(result.rejected_total).toBe(result.rejected.length);
+    for (const file of readdirSync(out)) {
+      const text = readFileSync(join(out, file), 'utf8');
+      expect(text, file).not.toContain('evil.example');
+      expect(text, file).not.toContain(badFact);
+    }
+    expect(readFileSync(join(out, 'sitemap-ai.xml'), 'utf8')).toContain('<loc>https://shop.example/blue-mug</loc>');
+    const valid = await runNodectl(['validate', out]);
+    expect(valid.exitCode, valid.stdout).toBe(0);
+
+    const human = await runNodectl(['compile', '--website', websiteId, '--out', join(tmp.dir, 'website-node-2'), '--build-time', '2026-03-02T00:00:00Z'], { dataDir });
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`^rejected \\(left out of the node, references to them removed\\): ${result.rejected_total} records: `, 'm'));
+    expect(human.stdout).toContain(`  facts.en.jsonl ${badFact} predicate: must be snake_case`);
   });
 
   it('refuses a bad call with exit 2', async () => {

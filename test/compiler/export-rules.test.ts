@@ -123,8 +123,14 @@ describe('invariants before write', () => {
     expect(() => compile({ entities: [leaky], sources })).toThrow(expect.objectContaining({ code: 'node.uuid_leak' }));
   });
 
-  it('refuses a record that fails its schema (publish.validation_failed)', () => {
-    expect(() => compile({ entities: [{ ...mug, confidence: 1.7 }], sources })).toThrow(expect.objectContaining({ code: 'publish.validation_failed' }));
+  it('leaves out a graph record that fails its schema and reports it, instead of failing the node (rejected-records.test.ts has the rest)', () => {
+    const { files, result } = compile({ entities: [{ ...mug, confidence: 1.7 }], sources });
+    expect(jsonl(files.get('entities.en.jsonl'))).toEqual([]);
+    expect(result.rejected).toEqual([{ file: 'entities.en.jsonl', id: mug.id, path: 'confidence', message: expect.stringContaining('1') }]);
+  });
+
+  it('still refuses a document it builds that fails its schema (publish.validation_failed)', () => {
+    expect(() => compileNode(createMemoryGraphReader({ entities: [mug], sources }), site({ websiteId: '' }), { buildTime: BUILD }, createMemorySink())).toThrow(expect.objectContaining({ code: 'publish.validation_failed' }));
   });
 });
 

@@ -4,6 +4,9 @@ import { CliError, UsageError } from '../errors.js';
 
 interface CompileFlags { out?: string; buildTime?: string; website?: string; previous?: string }
 
+/** How many rejected records the human output lists; --json lists up to 1,000. */
+const REJECTED_SHOWN = 20;
+
 /** `nodectl compile <fixture-dir> --out <dir>` and `nodectl compile --website <id> --out <dir>`. */
 export function registerCompileCommand(program: Command): void {
   program
@@ -44,13 +47,27 @@ export function registerCompileCommand(program: Command): void {
           result = await compileWebsite(ctx.config.settings.dataDir, opts.website!, opts.out, { buildTime, ...(previous ? { previous } : {}) });
         }
       }
-      ctx.out.result({ out: opts.out, node_version: result.nodeVersion, node_version_label: result.nodeVersionLabel, generated_at: result.generatedAt, files: result.files, counts: result.counts }, () =>
-        [
-          `compiled ${result.files.length} files into ${opts.out}`,
-          `node_version ${result.nodeVersion} (${result.nodeVersionLabel}), generated_at ${result.generatedAt}`,
-          `records: ${result.counts.entities} entities, ${result.counts.facts} facts, ${result.counts.relationships} relationships, ${result.counts.chunks} chunks, ${result.counts.qa} Q&A, ${result.counts.sources} sources`,
-          `withheld by the export rules: ${Object.entries(result.counts.withheld).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-        ].join('\n'),
+      const done = result;
+      const rejectedTotal = Object.values(done.counts.rejected).reduce((a, b) => a + b, 0);
+      ctx.out.result(
+        { out: opts.out, node_version: done.nodeVersion, node_version_label: done.nodeVersionLabel, generated_at: done.generatedAt, files: done.files, counts: done.counts, rejected_total: rejectedTotal, rejected: done.rejected },
+        () =>
+          [
+            `compiled ${done.files.length} files into ${opts.out}`,
+            `node_version ${done.nodeVersion} (${done.nodeVersionLabel}), generated_at ${done.generatedAt}`,
+            `records: ${done.counts.entities} entities, ${done.counts.facts} facts, ${done.counts.relationships} relationships, ${done.counts.chunks} chunks, ${done.counts.qa} Q&A, ${done.counts.sources} sources`,
+            `withheld by the export rules: ${Object.entries(done.counts.withheld).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+            ...formatRejected(rejectedTotal, done.counts.rejected, done.rejected),
+          ].join('\n'),
       );
     });
+}
+
+/** The rejected-records part of the human output: totals per kind, then the first few records. */
+function formatRejected(total: number, perKind: Record<string, number>, records: Array<{ file: string; id: string; path: string; message: string }>): string[] {
+  if (total === 0) return ['rejected: none'];
+  const lines = [`rejected (left out of the node, references to them removed): ${total} records: ${Object.entries(perKind).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')}`];
+  for (const r of records.slice(0, REJECTED_SHOWN)) lines.push(`  ${r.file} ${r.id} ${r.path || '(record)'}: ${r.message}`);
+  if (total > REJECTED_SHOWN) lines.push(`  ... and ${total - REJECTED_SHOWN} more (--json lists up to ${records.length})`);
+  return lines;
 }
