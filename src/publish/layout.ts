@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 
-/** Cache-Control of objects whose bytes can change under the same address (DECISIONS.md "Node files"). */
+/** Cache-Control of objects whose bytes can change under the same address (docs/contract.md#published-layout). */
 export const MUTABLE_CACHE = 'public, max-age=60, stale-while-revalidate=300';
 /** Cache-Control of objects whose bytes never change under the same address. */
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 
-/** siteHash: the first 16 hex of sha256(websiteId) (SPEC.md "Published layout"). */
+/** siteHash: the first 16 hex of sha256(websiteId) (docs/contract.md#published-layout). */
 export function siteHashOf(websiteId: string): string {
   return createHash('sha256').update(websiteId).digest('hex').slice(0, 16);
 }

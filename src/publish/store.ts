@@ -52,7 +52,7 @@ export async function listStoredVersions(target: PublishTarget, siteHash: string
 }
 
 /**
- * node_version_label `YYYY-MM-DD.N` (DECISIONS.md "Node files"): the publish day (UTC) and one
+ * node_version_label `YYYY-MM-DD.N` (docs/contract.md#published-layout): the publish day (UTC) and one
  * more than the highest sequence the store already holds for that day.
  */
 export function nextVersionLabel(stored: ReadonlyArray<Pick<VersionEntry, 'node_version_label'>>, nowMs: number): string {
