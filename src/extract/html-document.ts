@@ -52,11 +52,6 @@ export function parseHtml(html: string): Document {
   return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
 }
 
-/** Whether textOf reads into a node: elements, the document and CDATA, not script, style or skipped elements. */
-function isReadable(node: AnyNode, skipped: ReadonlySet<Element> | undefined): node is ParentNode {
-  return 'children' in node && node.type !== 'script' && node.type !== 'style' && (skipped === undefined || !skipped.has(node as Element));
-}
-
 /**
  * Concatenated text of a subtree, without script and style content nor the elements in
  * `skipped`. Walks the sibling and parent links rather than recursing, so no nesting depth
@@ -64,23 +59,34 @@ function isReadable(node: AnyNode, skipped: ReadonlySet<Element> | undefined): n
  */
 export function textOf(node: AnyNode, skipped?: ReadonlySet<Element>): string {
   if (node.type === 'text') return (node as Text).data;
-  if (!isReadable(node, skipped)) return '';
+  if (!hasReadableChildren(node, skipped)) return '';
   let out = '';
-  let current: AnyNode | null = node.children[0] ?? null;
-  while (current !== null) {
+  let current: AnyNode = node.children[0]!;
+  for (;;) {
     if (current.type === 'text') {
       out += (current as Text).data;
-    } else if (isReadable(current, skipped) && current.children.length > 0) {
+    } else if (hasReadableChildren(current, skipped)) {
       current = current.children[0]!;
       continue;
     }
-    current = nextWithin(current, node);
+    // Past current's subtree: its next sibling, else the next sibling of the nearest ancestor that has one.
+    while (current.next === null) {
+      current = current.parent!;
+      if (current === node) return out;
+    }
+    current = current.next;
   }
-  return out;
+}
+
+/** An element, document or CDATA with children textOf reads: not script, style or a skipped element. */
+function hasReadableChildren(node: AnyNode, skipped: ReadonlySet<Element> | undefined): node is ParentNode {
+  const type = node.type;
+  if (type !== 'tag' && type !== 'root' && type !== 'cdata') return false;
+  return (node as ParentNode).children.length > 0 && (skipped === undefined || !skipped.has(node as Element));
 }
 
 /** The node after `node`'s subtree in document order, staying inside `root`; null at root's end. */
-export function nextWithin(node: AnyNode, root: AnyNode): AnyNode | null {
+function nextWithin(node: AnyNode, root: AnyNode): AnyNode | null {
   let current: AnyNode = node;
   while (current.next === null) {
     const parent: AnyNode | null = current.parent;
@@ -133,8 +139,12 @@ export function scanHtml(html: string): HtmlScan {
   const nodes: AnyNode[] = [document];
   const states: number[] = [0];
   const pushChildren = (parent: ParentNode, state: number): void => {
-    for (let i = parent.children.length - 1; i >= 0; i -= 1) {
-      nodes.push(parent.children[i]!);
+    const children = parent.children;
+    for (let i = children.length - 1; i >= 0; i -= 1) {
+      const child = children[i]!;
+      // Only elements (script included) are visited: text and comments hold nothing the scan reads.
+      if (child.type !== 'tag' && child.type !== 'script') continue;
+      nodes.push(child);
       states.push(state);
     }
   };

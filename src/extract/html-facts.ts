@@ -106,8 +106,10 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   }
 
   const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, scan.bylineElement);
-  const paragraph = firstParagraph(blocks);
-  if (paragraph !== null && builder.bestFact(primary, 'description') === undefined) fact(primary, 'description', paragraph, C.firstParagraph, 'text_extraction');
+  if (builder.bestFact(primary, 'description') === undefined) {
+    const paragraph = firstParagraph(blocks, scan.skipped);
+    if (paragraph !== null) fact(primary, 'description', paragraph, C.firstParagraph, 'text_extraction');
+  }
   const unnamed: string[] = [];
   for (const [pairs, confidence] of [[readDefinitionLists(scan.definitionLists), C.definitionList], [readKeyValueTables(scan.tables), C.keyValueTable]] as const) {
     for (const kv of pairs) {

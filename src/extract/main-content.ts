@@ -9,8 +9,11 @@ export interface Block {
   /** The element the text sits in (p, li, td, div, ...). */
   tag: string;
   text: string;
-  /** For <p> blocks: the element's raw text (line breaks ignored), as Readability reads an excerpt. */
-  rawText?: string;
+  /**
+   * For <p> blocks: the element, whose raw text (line breaks ignored) is what Readability reads
+   * as an excerpt. firstParagraph reads it; only the first paragraph is ever asked for it.
+   */
+  paragraph?: Element;
   /** Text of the page's byline element: kept for the chunks, never taken as the description. */
   inByline?: boolean;
 }
@@ -72,7 +75,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
       const text = cleanText(part);
       if (text === '') continue;
       const block: Block = { kind: 'text', level: 0, tag, text };
-      if (tag === 'p' && el !== null && parts.length === 1) block.rawText = cleanText(textOf(el, skipped));
+      if (tag === 'p' && el !== null && parts.length === 1) block.paragraph = el;
       if (byline !== null && isWithin(el, byline)) block.inByline = true;
       blocks.push(block);
     }
@@ -152,12 +155,15 @@ export function readTextBlocks(text: string): Block[] {
  */
 const MIN_DIV_PARAGRAPH_CHARS = 80;
 
-/** The first paragraph of the main content, for a description when the page declares none; never the byline (Readability removes it). */
-export function firstParagraph(blocks: Block[]): string | null {
+/**
+ * The first paragraph of the main content, for a description when the page declares none; never
+ * the byline (Readability removes it). `skipped`: the elements readBlocks left out.
+ */
+export function firstParagraph(blocks: Block[], skipped: ReadonlySet<Element>): string | null {
   let shortDiv: string | null = null;
   for (const block of blocks) {
     if (block.kind !== 'text' || block.inByline === true) continue;
-    if (block.tag === 'p') return block.rawText ?? block.text;
+    if (block.tag === 'p') return block.paragraph === undefined ? block.text : cleanText(textOf(block.paragraph, skipped));
     if (block.tag !== 'div') continue;
     if (block.text.length >= MIN_DIV_PARAGRAPH_CHARS) return block.text;
     shortDiv ??= block.text;

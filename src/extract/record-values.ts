@@ -26,6 +26,8 @@ const MARKS = /\p{M}/gu;
 /** A letter that is not an ASCII letter (after the steps above: a non-Latin script). */
 const OTHER_LETTER = /[^\P{L}A-Za-z]/u;
 const PREDICATE_PREFIX = 'field_';
+/** Most labels: nothing to decompose or transliterate. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * The snake_case predicate of a label ("Opening Hours" -> opening_hours, "Größe" -> grosse,
@@ -36,8 +38,11 @@ const PREDICATE_PREFIX = 'field_';
  * leading digit gets the field_ prefix.
  */
 export function toPredicate(label: string): string | null {
-  const ascii = label.normalize('NFKD').replace(MARKS, '').replace(LATIN_LETTER, (c) => LATIN_LETTERS[c]!);
-  if (OTHER_LETTER.test(ascii)) return null;
+  let ascii = label;
+  if (!PRINTABLE_ASCII.test(label)) {
+    ascii = label.normalize('NFKD').replace(MARKS, '').replace(LATIN_LETTER, (c) => LATIN_LETTERS[c]!);
+    if (OTHER_LETTER.test(ascii)) return null;
+  }
   const snake = ascii
     .replace(/([a-z])([A-Z])/g, '$1_$2')
     .toLowerCase()
