@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ResolvedConfig } from '../config/config.js';
 import { nodeBaseUrl, publicBaseUrl } from '../config/config.js';
-import { JobWorker } from '../jobs/worker.js';
+import { JobWorker, laneConcurrency } from '../jobs/worker.js';
 import { startScheduler } from '../jobs/scheduler.js';
-import { jobHandlers } from '../jobs/registry.js';
+import { JOBS } from '../jobs/kinds/index.js';
 import { buildApp, REDACTED_PATHS } from './app.js';
 import { createServices, type AppServices } from './services.js';
 
@@ -40,13 +40,13 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.settings.port;
-  const worker = new JobWorker(services.jobs, jobHandlers(), services, {
-    concurrency: config.settings.workerConcurrency,
+  const worker = new JobWorker(services.jobs, JOBS, services, {
+    lanes: laneConcurrency(config.settings),
     pollMs: config.settings.jobPollMs,
     onOutcome: (job, outcome) => services!.metrics.jobOutcomes.inc({ kind: job.kind, outcome }),
   });
   worker.start();
-  const stopScheduler = startScheduler(services.controlDb, services.jobs);
+  const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
   const url = publicBaseUrl(config.settings, port);
   app.log.info({ url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir }, 'nodectl serve listening');
 

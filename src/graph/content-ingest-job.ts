@@ -1,19 +1,16 @@
-import { z } from 'zod';
 import type { AppServices } from '../daemon/services.js';
-import type { JobHandler } from '../jobs/handlers.js';
 import { loadFieldMappings, loadSiteInfo } from '../site/load-site.js';
 import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
 
-/** Payload of a content.ingest job (src/ingest/accept.ts and delete-items.ts enqueue it). */
-export const ContentIngestPayloadSchema = z.object({
-  website_id: z.string().min(1),
-  raw_content_ids: z.array(z.string()),
-  /** Items tombstoned by DELETE /v1/ingest/items: their contributions are removed. */
-  removed: z.array(z.object({ type: z.string(), id: z.string() })).optional(),
-  reason: z.string().optional(),
-});
-export type ContentIngestPayload = z.infer<typeof ContentIngestPayloadSchema>;
+/** What one content.ingest run works on: the job's payload, parsed by the worker (src/jobs/kinds/content-ingest.ts). */
+export interface ContentIngestInput {
+  website_id: string;
+  raw_content_ids: readonly string[];
+  /** Items tombstoned by a delete: their contributions are removed. */
+  removed?: ReadonlyArray<{ type: string; id: string }>;
+  reason?: string;
+}
 
 export interface ContentIngestOutcome extends ProcessRawItemsResult {
   removed: number;
@@ -22,10 +19,9 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
 /**
  * Runs one content.ingest job: removes tombstoned items (gdpr_erasure erases them and compacts
  * the file), then extracts and merges the pending raw items. A website deleted since the job was
- * queued is a no-op. A malformed payload throws (retried, then dead-lettered).
+ * queued is a no-op.
  */
-export function runContentIngestJob(payload: unknown, services: AppServices): ContentIngestOutcome | null {
-  const job = ContentIngestPayloadSchema.parse(payload);
+export function runContentIngestJob(job: ContentIngestInput, services: AppServices): ContentIngestOutcome | null {
   const site = loadSiteInfo(services.controlDb, job.website_id);
   if (!site) return null;
   const db = services.graphs.get(job.website_id);
@@ -42,7 +38,3 @@ export function runContentIngestJob(payload: unknown, services: AppServices): Co
   if (result.warned > 0) services.logger.info({ websiteId: site.websiteId, warned: result.warned, warnings: result.warnings.slice(0, 5) }, 'content.ingest: some items were extracted with warnings (kept in item_contributions.warnings)');
   return { ...result, removed };
 }
-
-export const contentIngestHandler: JobHandler = async (job, services) => {
-  runContentIngestJob(job.payload, services);
-};

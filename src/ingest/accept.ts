@@ -1,15 +1,13 @@
 import { AppError } from '../errors/app-error.js';
 import type { AppServices } from '../daemon/services.js';
 import type { IngestItem } from '../contract/ingest-item.js';
+import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { commitDurably } from './durable-commit.js';
 import { writeRawItems } from './raw-items.js';
 import { checkItem } from './validate-item.js';
 import type { IdleCheckpointer } from './wal-checkpoint.js';
 import { countIngestedItems, type IngestWebsite } from './website-context.js';
 import type { BatchResult, ItemResult } from './schemas.js';
-
-/** The job kind that turns accepted raw items into graph records. */
-export const CONTENT_INGEST_JOB = 'content.ingest';
 
 export interface AcceptInput {
   services: AppServices;
@@ -58,7 +56,7 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   let jobId: string | null = null;
   if (acceptedIds.length > 0) {
     try {
-      jobId = services.jobs.enqueue(CONTENT_INGEST_JOB, { website_id: website.id, raw_content_ids: acceptedIds }).id;
+      jobId = services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: acceptedIds }).id;
     } catch (error) {
       services.logger.error({ err: error, websiteId: website.id }, 'content.ingest enqueue failed; the pending rows will be re-enqueued by the sweep');
     }

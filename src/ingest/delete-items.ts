@@ -1,9 +1,9 @@
 import type { AppServices } from '../daemon/services.js';
 import { graphStatements } from '../graph/statements.js';
-import { hasPublishedNode, requestRepublish, type RepublishPayload } from '../jobs/republish-node.js';
+import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
+import { hasPublishedNode, requestRepublish, type RepublishPayload } from '../jobs/kinds/node-republish.js';
 import type { Db } from '../storage/sqlite.js';
 import type { IngestWebsite } from './website-context.js';
-import { CONTENT_INGEST_JOB } from './accept.js';
 import type { DeleteReason } from './schemas.js';
 
 export interface DeleteResult {
@@ -56,7 +56,7 @@ export async function deleteItems(services: AppServices, website: IngestWebsite,
     for (const id of tombstoned) tombstone.run(reason, at, id);
   }).immediate();
   if (tombstoned.length === 0) return { tombstoned, not_found: notFound, republish_job_id: null };
-  const ingestJob = services.jobs.enqueue(CONTENT_INGEST_JOB, { website_id: website.id, raw_content_ids: [], removed, reason });
+  const ingestJob = services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: [], removed, reason });
   if (!(await hasPublishedNode(services, website.id, erase))) return { tombstoned, not_found: notFound, republish_job_id: ingestJob.id };
   const republish = requestRepublish(services, { website_id: website.id, removed, ...(erasure ? { erasure } : {}) });
   return { tombstoned, not_found: notFound, republish_job_id: republish.id };

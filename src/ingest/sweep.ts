@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import type { AppServices } from '../daemon/services.js';
-import { CONTENT_INGEST_JOB } from './accept.js';
+import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 
 /**
  * Re-enqueues pending raw items that no queued or running content.ingest job covers: the safety
@@ -9,7 +9,7 @@ import { CONTENT_INGEST_JOB } from './accept.js';
  */
 export function sweepPendingRawItems(services: AppServices, options: { olderThanMs?: number } = {}): number {
   const covered = new Set<string>();
-  const jobs = services.controlDb.prepare(`SELECT payload FROM jobs WHERE kind = ? AND state IN ('queued','running')`).all(CONTENT_INGEST_JOB) as Array<{ payload: string }>;
+  const jobs = services.controlDb.prepare(`SELECT payload FROM jobs WHERE kind = ? AND state IN ('queued','running')`).all(contentIngestJob.kind) as Array<{ payload: string }>;
   for (const job of jobs) {
     const ids = (JSON.parse(job.payload) as { raw_content_ids?: unknown }).raw_content_ids;
     if (Array.isArray(ids)) for (const id of ids) covered.add(String(id));
@@ -28,7 +28,7 @@ export function sweepPendingRawItems(services: AppServices, options: { olderThan
     const rows = services.graphs.get(websiteId).prepare(`SELECT raw_content_id FROM raw_items WHERE state = 'pending' AND received_at <= ? ORDER BY raw_content_id`).all(cutoff) as Array<{ raw_content_id: string }>;
     const missing = rows.map((r) => r.raw_content_id).filter((id) => !covered.has(id));
     for (let i = 0; i < missing.length; i += 500) {
-      services.jobs.enqueue(CONTENT_INGEST_JOB, { website_id: websiteId, raw_content_ids: missing.slice(i, i + 500) });
+      services.jobs.enqueue(contentIngestJob, { website_id: websiteId, raw_content_ids: missing.slice(i, i + 500) });
     }
     total += missing.length;
   }

@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import { newUlid } from '../ids/ulid.js';
 import type { Db } from '../storage/sqlite.js';
+import { JobPayloadError, parseJobPayload, type JobDefinition } from './define.js';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'dead';
 
@@ -18,7 +20,7 @@ export interface Job {
   updatedAt: number;
 }
 
-export interface EnqueueOptions {
+export interface EnqueueOptions<P = unknown> {
   /** Earliest run time, ms since epoch. Default: now. */
   runAt?: number;
   /** Attempts before the job is dead-lettered. Default: the queue's maxAttempts. */
@@ -28,8 +30,9 @@ export interface EnqueueOptions {
   /**
    * With dedupeKey: when the existing job is still queued (not yet running), its payload becomes
    * merge(its payload), so a coalesced job gathers what each request adds. Default: kept as is.
+   * A queued payload that no longer parses is dead-lettered and a new job takes its place.
    */
-  merge?: (queuedPayload: unknown) => unknown;
+  merge?: (queuedPayload: P) => P;
 }
 
 export interface JobQueueOptions {
@@ -77,21 +80,32 @@ export class JobQueue {
     this.now = options.now ?? Date.now;
   }
 
-  enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}): Job {
+  /**
+   * Enqueues a job of one kind. The payload is parsed with the kind's schema first (a bad one
+   * throws JobPayloadError and nothing is stored), so every stored payload parsed once.
+   */
+  enqueue<S extends z.ZodType>(job: JobDefinition<S>, payload: z.input<S>, options: EnqueueOptions<z.output<S>> = {}): Job {
+    const parsed = parseJobPayload(job, payload);
     const now = this.now();
     const id = `job_${newUlid(now)}`;
     const insert = this.db.transaction(() => {
       if (options.dedupeKey) {
         const existing = this.db.prepare(`SELECT * FROM jobs WHERE dedupe_key = ? AND state IN ('queued','running')`).get(options.dedupeKey) as JobRow | undefined;
         if (existing && existing.state === 'queued' && options.merge) {
-          this.db.prepare('UPDATE jobs SET payload = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(options.merge(JSON.parse(existing.payload)) ?? null), now, existing.id);
-          return this.get(existing.id)!;
+          const queued = job.payload.safeParse(JSON.parse(existing.payload));
+          if (queued.success) {
+            const merged = parseJobPayload(job, options.merge(queued.data));
+            this.db.prepare('UPDATE jobs SET payload = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(merged ?? null), now, existing.id);
+            return this.get(existing.id)!;
+          }
+          this.bury(existing.id, new JobPayloadError(job.kind, queued.error.issues).message, now);
+        } else if (existing) {
+          return toJob(existing);
         }
-        if (existing) return toJob(existing);
       }
       this.db
         .prepare(`INSERT INTO jobs (id, kind, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)`)
-        .run(id, kind, JSON.stringify(payload ?? null), options.maxAttempts ?? this.maxAttempts, options.runAt ?? now, options.dedupeKey ?? null, now, now);
+        .run(id, job.kind, JSON.stringify(parsed ?? null), options.maxAttempts ?? this.maxAttempts, options.runAt ?? now, options.dedupeKey ?? null, now, now);
       return this.get(id)!;
     });
     return insert.immediate();
@@ -142,12 +156,26 @@ export class JobQueue {
     const job = this.get(id);
     if (!job || job.leaseOwner !== owner) return job;
     if (job.attempts >= job.maxAttempts) {
-      this.db.prepare(`UPDATE jobs SET state = 'dead', lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`).run(error, now, id);
+      this.bury(id, error, now);
     } else {
       const delay = Math.min(this.backoffCapMs, this.backoffBaseMs * 2 ** (job.attempts - 1));
       this.db.prepare(`UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`).run(now + delay, error, now, id);
     }
     return this.get(id);
+  }
+
+  /**
+   * Dead-letters a claimed job at once, whatever its attempts left: for a failure no retry can
+   * mend (its stored payload no longer matches its kind's schema).
+   */
+  deadLetter(id: string, owner: string, error: string): Job | undefined {
+    const job = this.get(id);
+    if (job && job.leaseOwner === owner && job.state === 'running') this.bury(id, error, this.now());
+    return this.get(id);
+  }
+
+  private bury(id: string, error: string, now: number): void {
+    this.db.prepare(`UPDATE jobs SET state = 'dead', lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`).run(error, now, id);
   }
 
   /** Deletes succeeded and dead jobs that finished before `before` (ms); queued and running jobs stay. */

@@ -1,42 +1,73 @@
 import { newUlid } from '../ids/ulid.js';
-import type { JobQueue, Job } from './queue.js';
-import type { JobHandler } from './handlers.js';
+import type { Settings } from '../config/settings.js';
 import type { AppServices } from '../daemon/services.js';
+import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define.js';
+import type { Job, JobQueue } from './queue.js';
+
+/** Jobs each lane runs at once. */
+export type LaneConcurrency = Readonly<Record<JobLane, number>>;
 
 export interface WorkerOptions {
-  concurrency: number;
+  lanes: LaneConcurrency;
   pollMs: number;
   /** Called after each attempt, for metrics and logs. */
   onOutcome?: (job: Job, outcome: 'succeeded' | 'retry' | 'dead', error?: unknown) => void;
 }
 
+/** The lane concurrencies of the settings (NODECTL_JOB_LANE_<LANE>_CONCURRENCY). */
+export function laneConcurrency(settings: Settings): LaneConcurrency {
+  return {
+    ingest: settings.jobLaneIngestConcurrency,
+    publish: settings.jobLanePublishConcurrency,
+    delivery: settings.jobLaneDeliveryConcurrency,
+    maintenance: settings.jobLaneMaintenanceConcurrency,
+  };
+}
+
+interface Lane {
+  readonly name: JobLane;
+  readonly kinds: readonly string[];
+  readonly concurrency: number;
+  readonly inFlight: Set<Promise<void>>;
+  timer?: NodeJS.Timeout;
+}
+
 /**
- * Polls the queue and runs due jobs with the registered handlers, up to `concurrency` at once.
+ * Polls the queue and runs due jobs with their definitions' handlers. Each lane claims only its
+ * own kinds, up to its own concurrency, so a lane of slow jobs never delays another lane.
  * stop() stops claiming and waits for the jobs in flight, so a shutdown never cuts one in half.
  */
 export class JobWorker {
   readonly id = `worker_${newUlid()}`;
-  private readonly inFlight = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly byKind: ReadonlyMap<string, JobDefinition>;
+  private readonly lanes: readonly Lane[];
   private stopping = false;
   private readonly abort = new AbortController();
 
   constructor(
     private readonly queue: JobQueue,
-    private readonly handlers: ReadonlyMap<string, JobHandler>,
+    jobs: readonly JobDefinition[],
     private readonly services: AppServices,
     private readonly options: WorkerOptions,
-  ) {}
-
-  start(): void {
-    this.schedule(0);
+  ) {
+    this.byKind = indexJobsByKind(jobs);
+    this.lanes = JOB_LANES.map((name) => ({
+      name,
+      kinds: jobs.filter((job) => job.lane === name).map((job) => job.kind),
+      concurrency: options.lanes[name],
+      inFlight: new Set<Promise<void>>(),
+    })).filter((lane) => lane.kinds.length > 0);
   }
 
-  /** Runs every due job of the given kinds once, then returns (for `nodectl jobs run`). */
+  start(): void {
+    for (const lane of this.lanes) this.schedule(lane, 0);
+  }
+
+  /** Runs every due job of the given kinds (default: all) one at a time, then returns (for `nodectl jobs run`). */
   async drain(kinds?: readonly string[]): Promise<number> {
     let ran = 0;
     for (;;) {
-      const job = this.queue.claim(this.id, kinds ?? [...this.handlers.keys()]);
+      const job = this.queue.claim(this.id, kinds ?? [...this.byKind.keys()]);
       if (!job) return ran;
       await this.run(job);
       ran++;
@@ -45,43 +76,54 @@ export class JobWorker {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearTimeout(this.timer);
-    await Promise.allSettled([...this.inFlight]);
+    this.abort.abort();
+    for (const lane of this.lanes) clearTimeout(lane.timer);
+    await Promise.allSettled(this.lanes.flatMap((lane) => [...lane.inFlight]));
   }
 
-  private schedule(delay: number): void {
+  private schedule(lane: Lane, delay: number): void {
     if (this.stopping) return;
-    this.timer = setTimeout(() => this.tick(), delay);
-    this.timer.unref();
+    clearTimeout(lane.timer);
+    lane.timer = setTimeout(() => this.tick(lane), delay);
+    lane.timer.unref();
   }
 
-  private tick(): void {
+  private tick(lane: Lane): void {
     if (this.stopping) return;
     let claimed = false;
     try {
-      while (this.inFlight.size < this.options.concurrency) {
-        const job = this.queue.claim(this.id, [...this.handlers.keys()]);
+      while (lane.inFlight.size < lane.concurrency) {
+        const job = this.queue.claim(this.id, lane.kinds);
         if (!job) break;
         claimed = true;
         const running = this.run(job).finally(() => {
-          this.inFlight.delete(running);
-          this.schedule(0);
+          lane.inFlight.delete(running);
+          this.schedule(lane, 0);
         });
-        this.inFlight.add(running);
+        lane.inFlight.add(running);
       }
     } catch (error) {
-      this.services.logger.error({ err: error }, 'job claim failed');
+      this.services.logger.error({ err: error, lane: lane.name }, 'job claim failed');
     }
-    if (!claimed) this.schedule(this.options.pollMs);
+    if (!claimed) this.schedule(lane, this.options.pollMs);
   }
 
   private async run(job: Job): Promise<void> {
-    const handler = this.handlers.get(job.kind);
+    const definition = this.byKind.get(job.kind);
+    const parsed = definition?.payload.safeParse(job.payload);
+    if (parsed && !parsed.success) {
+      // A stored payload that no longer matches its schema fails the same way on every retry.
+      const error = `${job.kind} payload no longer matches its schema: ${describeIssues(parsed.error.issues)}`;
+      this.queue.deadLetter(job.id, this.id, error);
+      this.options.onOutcome?.(job, 'dead', new Error(error));
+      this.services.logger.warn({ jobId: job.id, kind: job.kind, error }, 'job dead-lettered: its payload does not parse');
+      return;
+    }
     const leaseRenewal = setInterval(() => this.queue.heartbeat(job.id, this.id), 10_000);
     leaseRenewal.unref();
     try {
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job, this.services, this.abort.signal);
+      if (!definition || !parsed) throw new Error(`no definition for job kind ${job.kind}`);
+      await definition.handler(parsed.data, { job, services: this.services, signal: this.abort.signal });
       this.queue.complete(job.id, this.id);
       this.options.onOutcome?.(job, 'succeeded');
     } catch (error) {

@@ -3,6 +3,7 @@ import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { JobQueue } from '../../src/jobs/queue.js';
+import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
 import { openControlDb } from '../../src/storage/control.js';
 import { dataDirLayout } from '../../src/storage/data-dir.js';
 
@@ -104,7 +105,7 @@ describe('the nodectl binary', () => {
     expect(idle.json()).toMatchObject({ kind: 'content.ingest', queued: 0, running: 0 });
     const db = openControlDb(dataDirLayout(temp.dir));
     try {
-      new JobQueue(db).enqueue('content.ingest', { websiteId: 'web_01JWAITTEST00000000000000' });
+      new JobQueue(db).enqueue(contentIngestJob, { website_id: 'web_01JWAITTEST00000000000000', raw_content_ids: [] });
     } finally {
       db.close();
     }

@@ -4,7 +4,8 @@ import { createServices, type AppServices } from '../../src/daemon/services.js';
 import { runContentIngestJob } from '../../src/graph/content-ingest-job.js';
 import { SqliteGraphReader } from '../../src/graph/reader.js';
 import { writeRawItems } from '../../src/ingest/raw-items.js';
-import { jobHandlers } from '../../src/jobs/registry.js';
+import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
+import { JOBS } from '../../src/jobs/kinds/index.js';
 import { loadFieldMappings, loadSiteInfo } from '../../src/site/load-site.js';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
 import { makeTempDir } from '../helpers/paths.js';
@@ -53,9 +54,8 @@ describe('content.ingest job', () => {
     const items = [item('1', 'First post about kettles.'), item('2', 'Second post about pans.')];
     const out = writeRawItems(graph, items, (i) => JSON.stringify(items[i]), { connectorId: 'conn_1', defaultLanguage: 'de', receivedAt: new Date(NOW).toISOString() });
     const ids = out.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
-    const handler = jobHandlers().get('content.ingest');
-    expect(handler).toBeDefined();
-    await handler!({ id: 'job_1', kind: 'content.ingest', payload: { website_id: 'web_1', raw_content_ids: ids } } as never, s, new AbortController().signal);
+    expect(JOBS).toContain(contentIngestJob);
+    await contentIngestJob.handler({ website_id: 'web_1', raw_content_ids: ids }, { job: { id: 'job_1' } as never, services: s, signal: new AbortController().signal });
     expect(graph.prepare(`SELECT state FROM raw_items ORDER BY item_id`).pluck().all()).toEqual(['processed', 'processed']);
     const reader = new SqliteGraphReader(graph);
     expect([...reader.sources()].map((x) => x.trust)).toEqual([0.4, 0.4]); // well_known 0.8 x grace 0.5
@@ -74,6 +74,6 @@ describe('content.ingest job', () => {
   it('is a no-op for a website deleted since the job was queued, and rejects a malformed payload', () => {
     const s = setup();
     expect(runContentIngestJob({ website_id: 'web_gone', raw_content_ids: ['raw_1'] }, s)).toBeNull();
-    expect(() => runContentIngestJob({ raw_content_ids: 'x' }, s)).toThrow();
+    expect(() => s.jobs.enqueue(contentIngestJob, { raw_content_ids: 'x' } as never)).toThrow(/content\.ingest payload is invalid: website_id: .*; raw_content_ids: /);
   });
 });

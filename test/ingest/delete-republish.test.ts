@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONTENT_INGEST_JOB } from '../../src/ingest/accept.js';
-import { REPUBLISH_JOB, republishHandler } from '../../src/jobs/republish-node.js';
+import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
+import { republishJob } from '../../src/jobs/kinds/node-republish.js';
 import { listStoredVersions } from '../../src/publish/store.js';
 import { createDeleteHarness, KEYS, SITE_HASH, type DeleteHarness } from '../publish/deletes-support.js';
 import { pageItem } from './support.js';
@@ -22,6 +22,8 @@ async function publishedHarness(): Promise<DeleteHarness> {
 }
 
 const latestChunks = async (x: DeleteHarness) => (await x.target.get(KEYS.latest('chunks.en.jsonl')))!.toString();
+const CONTENT_INGEST_JOB = contentIngestJob.kind;
+const REPUBLISH_JOB = republishJob.kind;
 const republishJobs = (x: DeleteHarness) => x.services.jobs.list({ kind: REPUBLISH_JOB });
 
 describe('POST /v1/ingest/delete republishes the live node (coalesced)', () => {
@@ -86,7 +88,7 @@ describe('POST /v1/ingest/delete republishes the live node (coalesced)', () => {
     // The removal has not run (no jobs were run); a shut-down worker stops waiting for it at once.
     const stopped = new AbortController();
     stopped.abort();
-    await expect(republishHandler(job, x.services, stopped.signal)).rejects.toThrow(/page:page-4\) are still in the graph/);
+    await expect(republishJob.handler(republishJob.payload.parse(job.payload), { job, services: x.services, signal: stopped.signal })).rejects.toThrow(/page:page-4\) are still in the graph/);
     expect(await x.liveVersion()).toBe(before);
     x.advance(60_000);
     expect(await x.runJobs()).toBe(2);

@@ -6,8 +6,8 @@ import { acceptItems } from '../../src/ingest/accept.js';
 import { deleteItems, type DeleteResult } from '../../src/ingest/delete-items.js';
 import type { DeleteReason } from '../../src/ingest/schemas.js';
 import type { IngestWebsite } from '../../src/ingest/website-context.js';
-import { jobHandlers } from '../../src/jobs/registry.js';
-import { JobWorker } from '../../src/jobs/worker.js';
+import { JOBS } from '../../src/jobs/kinds/index.js';
+import { JobWorker, laneConcurrency } from '../../src/jobs/worker.js';
 import { siteHashOf, siteKeys } from '../../src/publish/layout.js';
 import type { PublishResult } from '../../src/publish/publish-node.js';
 import { runPublish } from '../../src/publish/run-publish.js';
@@ -49,7 +49,7 @@ export async function createDeleteHarness(env: Record<string, string> = {}): Pro
   db.prepare(`INSERT INTO websites (id, organization_id, domain, name, brand, default_language, created_at) VALUES (?, 'org_1', ?, 'Example', NULL, 'en', 'x')`).run(WEBSITE_ID, DOMAIN);
   const website: IngestWebsite = { id: WEBSITE_ID, organizationId: 'org_1', domain: DOMAIN, defaultLanguage: 'en', plan: 'pro', hosts: new Set([DOMAIN]) };
   const target = await createTargetFromSettings(services.config.settings);
-  const worker = new JobWorker(services.jobs, jobHandlers(), services, { concurrency: 1, pollMs: 10 });
+  const worker = new JobWorker(services.jobs, JOBS, services, { lanes: laneConcurrency(services.config.settings), pollMs: 10 });
   return {
     services,
     website,

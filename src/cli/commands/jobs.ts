@@ -56,19 +56,20 @@ export function registerJobsCommands(program: Command): void {
   jobs
     .command('run')
     .description('run due jobs of one kind once and exit (for cron users); "all" runs every kind')
-    .argument('<kind>', 'job kind, e.g. content.ingest, analytics.aggregate, or all')
+    .argument('<kind>', 'job kind, e.g. content.ingest, node.republish, maintenance.expire, or all')
     .action(async (kind: string, _opts, command: Command) => {
       const ctx = commandContext(command);
-      const { jobHandlers } = await import('../../jobs/registry.js');
-      const handlers = jobHandlers();
-      if (kind !== 'all' && !handlers.has(kind)) throw new UsageError(`unknown job kind ${kind}; valid kinds: all, ${[...handlers.keys()].sort().join(', ')}`);
+      const { JOBS } = await import('../../jobs/kinds/index.js');
+      const kinds = JOBS.map((job) => job.kind).sort();
+      if (kind !== 'all' && !kinds.includes(kind)) throw new UsageError(`unknown job kind ${kind}; valid kinds: all, ${kinds.join(', ')}`);
       const { createServices } = await import('../../daemon/services.js');
-      const { JobWorker } = await import('../../jobs/worker.js');
+      const { JobWorker, laneConcurrency } = await import('../../jobs/worker.js');
       const { enqueueDuePeriodicJobs } = await import('../../jobs/scheduler.js');
       const services = createServices(ctx.config);
       try {
-        enqueueDuePeriodicJobs(services.controlDb, services.jobs, services.now());
-        const worker = new JobWorker(services.jobs, handlers, services, { concurrency: 1, pollMs: 1000 });
+        enqueueDuePeriodicJobs(services.controlDb, services.jobs, JOBS, services.now());
+        // drain() runs one job at a time whatever the lanes allow: a cron run stays predictable.
+        const worker = new JobWorker(services.jobs, JOBS, services, { lanes: laneConcurrency(services.config.settings), pollMs: 1000 });
         const ran = await worker.drain(kind === 'all' ? undefined : [kind]);
         const failed = services.jobs.list({ state: 'dead', limit: 1000 }).length;
         ctx.out.result({ kind, ran, dead: failed }, () => `ran ${ran} job(s) of ${kind}`);

@@ -1,19 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { AppServices } from '../daemon/services.js';
-import type { Db } from '../storage/sqlite.js';
-import type { JobHandler } from './handlers.js';
-import type { Job } from './queue.js';
+import type { AppServices } from '../../daemon/services.js';
+import type { Db } from '../../storage/sqlite.js';
+import { defineJob, type JobContext } from '../define.js';
+import type { Job } from '../queue.js';
 
-/** The job kind that republishes a website after deletes (docs/ingest.md "Deleting items"). */
-export const REPUBLISH_JOB = 'node.republish';
 /** Deletes of one website within one minute (UTC minute) make one republish, run at its end. */
 export const REPUBLISH_COALESCE_MS = 60_000;
 /** How long a republish waits for the content.ingest job that removes its items, before it retries. */
 const REMOVAL_WAIT_MS = 15_000;
 
 const ItemRefSchema = z.object({ type: z.string().min(1), id: z.string().min(1) });
-export const RepublishPayloadSchema = z.object({
+const RepublishPayloadSchema = z.object({
   website_id: z.string().min(1),
   /** Items whose removal from the graph must have run before the compile. */
   removed: z.array(ItemRefSchema),
@@ -21,6 +19,14 @@ export const RepublishPayloadSchema = z.object({
   erasure: z.object({ item_keys: z.array(z.string()), source_ids: z.array(z.string()), record_ids: z.array(z.string()) }).optional(),
 });
 export type RepublishPayload = z.infer<typeof RepublishPayloadSchema>;
+
+/** Republishes a website after deletes (docs/ingest.md "Deleting items"); enqueued by requestRepublish. */
+export const republishJob = defineJob({
+  kind: 'node.republish',
+  lane: 'publish',
+  payload: RepublishPayloadSchema,
+  handler: (payload, context) => republish(payload, context),
+});
 
 /**
  * Enqueues the website's republish, or adds to the one already queued for this minute (its
@@ -30,10 +36,10 @@ export type RepublishPayload = z.infer<typeof RepublishPayloadSchema>;
  */
 export function requestRepublish(services: AppServices, addition: RepublishPayload): Job {
   for (let bucket = Math.floor(services.now() / REPUBLISH_COALESCE_MS); ; bucket++) {
-    const job = services.jobs.enqueue(REPUBLISH_JOB, addition, {
-      dedupeKey: `${REPUBLISH_JOB}:${addition.website_id}:${bucket}`,
+    const job = services.jobs.enqueue(republishJob, addition, {
+      dedupeKey: `${republishJob.kind}:${addition.website_id}:${bucket}`,
       runAt: (bucket + 1) * REPUBLISH_COALESCE_MS,
-      merge: (queued) => mergePayloads(RepublishPayloadSchema.parse(queued), addition),
+      merge: (queued) => mergePayloads(queued, addition),
     });
     if (job.state === 'queued') return job;
   }
@@ -58,7 +64,7 @@ function mergePayloads(a: RepublishPayload, b: RepublishPayload): RepublishPaylo
 export async function hasPublishedNode(services: AppServices, websiteId: string, erase: boolean): Promise<boolean> {
   if (services.controlDb.prepare('SELECT 1 FROM publish_locks WHERE website_id = ? AND expires_at > ?').get(websiteId, services.now())) return true;
   try {
-    const [{ createTargetFromSettings }, { siteHashOf, siteKeys }] = await Promise.all([import('../publish/targets/index.js'), import('../publish/layout.js')]);
+    const [{ createTargetFromSettings }, { siteHashOf, siteKeys }] = await Promise.all([import('../../publish/targets/index.js'), import('../../publish/layout.js')]);
     const keys = siteKeys(siteHashOf(websiteId));
     const target = await createTargetFromSettings(services.config.settings);
     try {
@@ -78,15 +84,14 @@ export async function hasPublishedNode(services: AppServices, websiteId: string,
  * version is live (an erasure may drop any share of records: the drop gate is off for it), and
  * (erasure) purges the marked versions. A website deleted since is a no-op.
  */
-export const republishHandler: JobHandler = async (job, services, signal) => {
-  const payload = RepublishPayloadSchema.parse(job.payload);
-  const { loadSiteInfo } = await import('../site/load-site.js');
+async function republish(payload: RepublishPayload, { services, signal }: JobContext): Promise<void> {
+  const { loadSiteInfo } = await import('../../site/load-site.js');
   const site = loadSiteInfo(services.controlDb, payload.website_id);
   if (!site) return;
   const graph = services.graphs.get(site.websiteId);
   await waitForRemovals(graph, payload.removed, signal);
   const [{ createTargetFromSettings }, { runPublish }, purge, { readLiveManifest }, { siteHashOf }] = await Promise.all([
-    import('../publish/targets/index.js'), import('../publish/run-publish.js'), import('../publish/purge-versions.js'), import('../publish/store.js'), import('../publish/layout.js'),
+    import('../../publish/targets/index.js'), import('../../publish/run-publish.js'), import('../../publish/purge-versions.js'), import('../../publish/store.js'), import('../../publish/layout.js'),
   ]);
   const target = await createTargetFromSettings(services.config.settings);
   try {
@@ -108,7 +113,7 @@ export const republishHandler: JobHandler = async (job, services, signal) => {
   } finally {
     await target.close();
   }
-};
+}
 
 /** Waits (bounded) until no removed item still contributes to the graph; throws to retry later. */
 async function waitForRemovals(graph: Db, removed: RepublishPayload['removed'], signal: AbortSignal): Promise<void> {

@@ -1,0 +1,29 @@
+import type { JobDefinition } from '../define.js';
+import { contentIngestJob } from './content-ingest.js';
+import { maintenanceExpireJob } from './maintenance-expire.js';
+import { jobsPruneJob } from './maintenance-jobs-prune.js';
+import { rateLimitsPruneJob } from './maintenance-rate-limits-prune.js';
+import { republishJob } from './node-republish.js';
+
+/**
+ * Every job kind the worker runs, one file each in this folder (docs/contributing.md). A new kind
+ * is a file exporting `defineJob({...})` plus one line here; its schedule, if any, comes with it.
+ */
+export const JOBS: readonly JobDefinition[] = [
+  contentIngestJob,
+  republishJob,
+  maintenanceExpireJob,
+  rateLimitsPruneJob,
+  jobsPruneJob,
+];
+
+/**
+ * Periodic jobs of the contract whose work has not arrived yet. They are not defined, so not
+ * scheduled: a no-op run would show in `nodectl jobs list` as succeeded work that never
+ * happened. The issue that gives one a handler adds its file above and drops it here.
+ */
+export const PLANNED_PERIODIC_JOBS: ReadonlyArray<{ kind: string; intervalSeconds: number }> = [
+  { kind: 'analytics.aggregate', intervalSeconds: 3600 },
+  { kind: 'verification.check', intervalSeconds: 3600 },
+  { kind: 'connector.heartbeat.check', intervalSeconds: 300 },
+];
