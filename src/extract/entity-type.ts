@@ -1,6 +1,6 @@
 import type { SourceType } from '../contract/ingest-item.js';
 
-/** Type of an item's entity (DECISIONS.md "Type of an item's entity"); JSON-LD @type wins over it. */
+/** Type of an item's entity (docs/contract.md#entity-types); JSON-LD @type wins over it. */
 export const ITEM_ENTITY_TYPES: Readonly<Record<SourceType, string>> = {
   product: 'Product',
   post: 'BlogPosting',

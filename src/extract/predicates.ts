@@ -112,7 +112,7 @@ export const SOURCE_CONFIDENCE = {
   templatedQa: 0.9,
 } as const;
 
-/** Rank of a provenance in the survivor rule of DECISIONS.md (lower wins). */
+/** Rank of a provenance in the survivor rule (docs/contract.md#fact-rules; lower wins). */
 export const PROVENANCE_RANK: Readonly<Record<ProvenanceMethod, number>> = {
   cms_field: 0,
   schema_org: 1,

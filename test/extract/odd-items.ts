@@ -120,7 +120,8 @@ function ldNode(r: Rng, depth = 0): Record<string, unknown> {
 }
 
 function jsonLdBlock(r: Rng): string {
-  const value = chance(r, 0.2) ? { '@context': 'https://schema.org', '@graph': times(int(r, 0, 4), () => ldNode(r)) } : chance(r, 0.1) ? times(3, () => ldNode(r)) : ldNode(r);
+  const members = chance(r, 0.1) ? int(r, 100, 600) : int(r, 0, 4);
+  const value = chance(r, 0.2) ? { '@context': 'https://schema.org', '@graph': times(members, () => ldNode(r)) } : chance(r, 0.1) ? times(3, () => ldNode(r)) : ldNode(r);
   let json = JSON.stringify(value);
   if (chance(r, 0.1)) json = json.slice(0, Math.floor(json.length / 2));
   if (chance(r, 0.05)) json = `<![CDATA[${json}]]>`;
@@ -216,7 +217,8 @@ const UPDATED = ['2026-01-31T12:00:00Z', '2024-02-29T23:59:59.999Z', '1970-01-01
 /** One odd item of the website shop.example; `index` keeps ids and urls of one run apart. */
 export function oddItem(r: Rng, index: number): IngestItem {
   const url = pick(r, ON_SITE_URLS) + index + (chance(r, 0.3) ? '?utm_source=x&b=2&a=1#frag' : '');
-  const item: Record<string, unknown> = { type: pick(r, SOURCE_TYPES), id: `odd-${index}${pick(r, ['', ' ', '/x', '価格', '\u200b', '#?'])}`, url };
+  const id = `odd-${index}${pick(r, ['', ' ', '/x', '価格', '\u200b', '#?', 'i'.repeat(250)])}`.slice(0, 256);
+  const item: Record<string, unknown> = { type: pick(r, SOURCE_TYPES), id, url };
   const bodies = pick(r, [['html'], ['html'], ['html', 'json'], ['text'], ['json'], ['html', 'text', 'json']]);
   if (bodies.includes('html')) item.html = html(r);
   if (bodies.includes('text')) item.text = times(int(r, 1, 6), () => (chance(r, 0.3) ? `# ${text(r)}` : text(r))).join(pick(r, ['\n\n', '\n', '\r\n\r\n']));
