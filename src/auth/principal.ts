@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import { AppError } from '../errors/app-error.js';
 import { resolveApiKey } from '../tenancy/api-keys.js';
 import { roleAtLeast, type Role, type WebsiteRecord } from '../tenancy/records.js';

@@ -9,7 +9,7 @@ import { answerOnSocket, appErrorOfClientError, requestTimeoutError, trackActive
 import { decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';
 import { ROUTE_PLUGINS } from './route-plugins.js';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../app/services.js';
 
 /** 1 MiB everywhere but /v1/ingest/* (16 MiB, set by the ingest plugin): docs/contract.md#limits. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../app/services.js';
 import { probeRoutes } from './routes/probes.js';
 import { waitlistRoutes } from './routes/waitlist.js';
 import { ingestRoutes } from '../ingest/routes.js';

@@ -5,7 +5,7 @@ import { JobWorker, laneConcurrency } from '../jobs/worker.js';
 import { startScheduler } from '../jobs/scheduler.js';
 import { JOBS } from '../jobs/kinds/index.js';
 import { buildApp, REDACTED_PATHS } from './app.js';
-import { createServices, type AppServices } from './services.js';
+import { createServices, type AppServices } from '../app/services.js';
 
 export interface RunningDaemon {
   app: FastifyInstance;

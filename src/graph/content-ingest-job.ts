@@ -1,4 +1,4 @@
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import { loadFieldMappings, loadSiteInfo } from '../site/load-site.js';
 import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';

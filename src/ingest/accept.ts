@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.js';
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import type { IngestItem } from '../contract/ingest-item.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { commitDurably } from './durable-commit.js';

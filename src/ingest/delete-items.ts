@@ -1,4 +1,4 @@
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import { graphStatements } from '../graph/statements.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { hasPublishedNode, requestRepublish, type RepublishPayload } from '../jobs/kinds/node-republish.js';

@@ -1,4 +1,4 @@
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import { itemQuotaUsedUp, type IngestWebsite } from './website-context.js';
 
 export interface HeartbeatResult {

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import type { Job } from './queue.js';
 
 /**

@@ -1,6 +1,6 @@
 import { newUlid } from '../ids/ulid.js';
 import type { Settings } from '../config/settings.js';
-import type { AppServices } from '../daemon/services.js';
+import type { AppServices } from '../app/services.js';
 import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define.js';
 import type { Job, JobQueue } from './queue.js';
 

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { LiveNode } from '../knowledge/live-node.js';
 import { KnowledgeIndex } from '../knowledge/search-index.js';
-import { NODECTL_VERSION } from '../daemon/version.js';
+import { NODECTL_VERSION } from '../app/version.js';
 
 const DEFAULT_LIMIT = 10;
 

@@ -11,7 +11,7 @@ import { resolveConfig } from '../../src/config/config.js';
 import { enforceRateLimit } from '../../src/daemon/rate-limit.js';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-schema.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
-import { createServices, type AppServices } from '../../src/daemon/services.js';
+import { createServices, type AppServices } from '../../src/app/services.js';
 import { runNodectl } from '../helpers/cli.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';

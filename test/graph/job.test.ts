@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/config.js';
-import { createServices, type AppServices } from '../../src/daemon/services.js';
+import { createServices, type AppServices } from '../../src/app/services.js';
 import { runContentIngestJob } from '../../src/graph/content-ingest-job.js';
 import { SqliteGraphReader } from '../../src/graph/reader.js';
 import { writeRawItems } from '../../src/ingest/raw-items.js';

@@ -5,7 +5,7 @@ import type { SettingName } from '../../src/config/settings.js';
 import { signRequest } from '../../src/client/signing.js';
 import { createConnector } from '../../src/connectors/connectors.js';
 import { buildApp } from '../../src/daemon/app.js';
-import { createServices, type AppServices } from '../../src/daemon/services.js';
+import { createServices, type AppServices } from '../../src/app/services.js';
 import { readMasterKey } from '../../src/storage/data-dir.js';
 import { createApiKey } from '../../src/tenancy/api-keys.js';
 import { createOrganization } from '../../src/tenancy/organizations.js';

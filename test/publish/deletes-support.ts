@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/config/config.js';
-import { createServices, type AppServices } from '../../src/daemon/services.js';
+import { createServices, type AppServices } from '../../src/app/services.js';
 import { acceptItems } from '../../src/ingest/accept.js';
 import { deleteItems, type DeleteResult } from '../../src/ingest/delete-items.js';
 import type { DeleteReason } from '../../src/ingest/schemas.js';

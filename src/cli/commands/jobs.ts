@@ -62,7 +62,7 @@ export function registerJobsCommands(program: Command): void {
       const { JOBS } = await import('../../jobs/kinds/index.js');
       const kinds = JOBS.map((job) => job.kind).sort();
       if (kind !== 'all' && !kinds.includes(kind)) throw new UsageError(`unknown job kind ${kind}; valid kinds: all, ${kinds.join(', ')}`);
-      const { createServices } = await import('../../daemon/services.js');
+      const { createServices } = await import('../../app/services.js');
       const { JobWorker, laneConcurrency } = await import('../../jobs/worker.js');
       const { enqueueDuePeriodicJobs } = await import('../../jobs/scheduler.js');
       const services = createServices(ctx.config);

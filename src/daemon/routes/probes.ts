@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { sendData } from '../envelope.js';
 import type { RoutePluginOptions } from '../route-plugins.js';
-import { CONTRACT_VERSION, NODECTL_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../version.js';
+import { CONTRACT_VERSION, NODECTL_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../../app/version.js';
 
 /** System probes (docs/contract.md#probes): no auth. */
 export const probeRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { services }) => {

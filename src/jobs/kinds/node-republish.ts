@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { AppServices } from '../../daemon/services.js';
+import type { AppServices } from '../../app/services.js';
 import type { Db } from '../../storage/sqlite.js';
 import { defineJob, type JobContext } from '../define.js';
 import type { Job } from '../queue.js';

@@ -1,14 +1,17 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { ResolvedConfig } from '../config/config.js';
 import { JobQueue } from '../jobs/queue.js';
-import { openControlDb, GraphDbPool } from '../storage/control.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import { openControlDb } from '../storage/control.js';
 import { dataDirLayout, type DataDirLayout } from '../storage/data-dir.js';
+import { GraphDbPool } from '../storage/graph-db.js';
 import type { Db } from '../storage/sqlite.js';
 import { createMetrics, type Metrics } from './metrics.js';
 
 /**
  * Everything a route, a job or a CLI command needs to act on one data directory. Built once per
- * process; the daemon and the CLI share it so they open databases the same way.
+ * process; the daemon and the CLI share it so they open databases the same way. Modules below the
+ * routes and job definitions take only the fields they use (e.g. Pick<AppServices, 'controlDb' |
+ * 'now'>), so they can be called and tested without the whole object.
  */
 export interface AppServices {
   readonly config: ResolvedConfig;
@@ -17,15 +20,19 @@ export interface AppServices {
   readonly graphs: GraphDbPool;
   readonly jobs: JobQueue;
   readonly metrics: Metrics;
-  readonly logger: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
+  readonly logger: Logger;
   /** The clock, ms since epoch; tests may replace it. */
   readonly now: () => number;
   close(): void;
 }
 
-const silentLogger = { info() {}, warn() {}, error() {}, debug() {} };
+export interface CreateServicesOptions {
+  logger?: Logger;
+  /** The clock (ms since epoch); default Date.now. Tests pass a fake one. */
+  now?: () => number;
+}
 
-export function createServices(config: ResolvedConfig, options: { logger?: AppServices['logger']; now?: () => number } = {}): AppServices {
+export function createServices(config: ResolvedConfig, options: CreateServicesOptions = {}): AppServices {
   const layout = dataDirLayout(config.settings.dataDir);
   const controlDb = openControlDb(layout);
   const now = options.now ?? Date.now;

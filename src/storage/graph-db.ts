@@ -1,0 +1,40 @@
+import { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
+import { graphDbPath, type DataDirLayout } from './data-dir.js';
+import { openDatabase, type Db } from './sqlite.js';
+
+/**
+ * How every graph database (graphs/<websiteId>.sqlite) is opened. 16 KiB pages: raw item bodies of
+ * 2 to 20 KB overflow 4 KiB pages into long chains; 16 KiB pages halve the CPU of inserting a
+ * 500-item batch (docs/decisions.md). SQLite applies the size only when it creates the file.
+ */
+export const GRAPH_DB_OPTIONS = { migrations: GRAPH_MIGRATIONS, pageSize: 16_384 } as const;
+
+/**
+ * Keeps one open connection per website graph database. better-sqlite3 is synchronous, so one
+ * connection per process and file is both the fastest and the safest arrangement.
+ */
+export class GraphDbPool {
+  private readonly open = new Map<string, Db>();
+
+  constructor(private readonly layout: DataDirLayout) {}
+
+  get(websiteId: string): Db {
+    let db = this.open.get(websiteId);
+    if (!db) {
+      db = openDatabase(graphDbPath(this.layout, websiteId), GRAPH_DB_OPTIONS);
+      this.open.set(websiteId, db);
+    }
+    return db;
+  }
+
+  /** Closes and forgets one website's connection (before its file is deleted or moved). */
+  release(websiteId: string): void {
+    this.open.get(websiteId)?.close();
+    this.open.delete(websiteId);
+  }
+
+  closeAll(): void {
+    for (const db of this.open.values()) db.close();
+    this.open.clear();
+  }
+}
