@@ -1,0 +1,125 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { resolveConfig } from '../../src/config/config.js';
+import { createServices, type AppServices } from '../../src/app/services.js';
+import { defineJob, type JobDefinition, type JobLane } from '../../src/jobs/define.js';
+import { JobWorker, laneConcurrency, type LaneConcurrency } from '../../src/jobs/worker.js';
+import { makeTempDir } from '../helpers/paths.js';
+
+const ONE_EACH: LaneConcurrency = { ingest: 1, publish: 1, delivery: 1, maintenance: 1 };
+
+/** A job that hangs until released (at most 10 s, like a webhook endpoint that never answers). */
+function createHangingJob(kind: string, lane: JobLane) {
+  const releases: Array<() => void> = [];
+  let running = 0;
+  let mostAtOnce = 0;
+  const job = defineJob({
+    kind, lane, payload: z.object({}),
+    handler: async () => {
+      mostAtOnce = Math.max(mostAtOnce, ++running);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10_000);
+        releases.push(() => (clearTimeout(timer), resolve()));
+      });
+      running--;
+    },
+  });
+  return { job, running: () => running, mostAtOnce: () => mostAtOnce, releaseAll: () => releases.splice(0).forEach((release) => release()) };
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('job lanes', () => {
+  let services: AppServices;
+  let cleanup: () => void;
+  const stops: Array<() => Promise<void>> = [];
+  beforeEach(() => {
+    const temp = makeTempDir();
+    cleanup = temp.cleanup;
+    services = createServices(resolveConfig({ env: { NODECTL_DATA_DIR: temp.dir } }));
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+    services.close();
+    cleanup();
+  });
+
+  function startWorker(jobs: JobDefinition[], lanes: LaneConcurrency): JobWorker {
+    const worker = new JobWorker(services.jobs, jobs, services, { lanes, pollMs: 10 });
+    worker.start();
+    return worker;
+  }
+
+  it('regression: one global concurrency let a hanging delivery starve ingestion; an ingest job completes while the delivery job still runs', async () => {
+    const delivery = createHangingJob('test.deliver', 'delivery');
+    const ingest = defineJob({ kind: 'test.ingest', lane: 'ingest', payload: z.object({}), handler: async () => {} });
+    const slow = services.jobs.enqueue(delivery.job, {});
+    const fast = services.jobs.enqueue(ingest, {});
+    const worker = startWorker([delivery.job, ingest], ONE_EACH);
+    stops.push(async () => (delivery.releaseAll(), await worker.stop()));
+    await waitFor(() => services.jobs.get(fast.id)?.state === 'succeeded');
+    expect(delivery.running()).toBe(1);
+    expect(services.jobs.get(slow.id)?.state).toBe('running');
+  });
+
+  it('the same two jobs in one lane of concurrency 1: the ingest job waits behind the hanging one (what the lanes prevent)', async () => {
+    const delivery = createHangingJob('test.deliver', 'delivery');
+    const sameLane = defineJob({ kind: 'test.ingest', lane: 'delivery', payload: z.object({}), handler: async () => {} });
+    services.jobs.enqueue(delivery.job, {});
+    const fast = services.jobs.enqueue(sameLane, {});
+    const worker = startWorker([delivery.job, sameLane], ONE_EACH);
+    stops.push(async () => (delivery.releaseAll(), await worker.stop()));
+    await waitFor(() => delivery.running() === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(services.jobs.get(fast.id)?.state).toBe('queued');
+    delivery.releaseAll();
+    await waitFor(() => services.jobs.get(fast.id)?.state === 'succeeded');
+  });
+
+  it('a lane runs at most its own concurrency at once, and the rest of its jobs wait their turn', async () => {
+    const delivery = createHangingJob('test.deliver', 'delivery');
+    const ids = Array.from({ length: 4 }, () => services.jobs.enqueue(delivery.job, {}).id);
+    const worker = startWorker([delivery.job], { ...ONE_EACH, delivery: 2 });
+    stops.push(async () => (delivery.releaseAll(), await worker.stop()));
+    await waitFor(() => delivery.running() === 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ids.map((id) => services.jobs.get(id)!.state).sort()).toEqual(['queued', 'queued', 'running', 'running']);
+    delivery.releaseAll();
+    await waitFor(() => delivery.running() === 2 && ids.filter((id) => services.jobs.get(id)!.state === 'succeeded').length === 2);
+    delivery.releaseAll();
+    await waitFor(() => ids.every((id) => services.jobs.get(id)!.state === 'succeeded'));
+    expect(delivery.mostAtOnce()).toBe(2);
+  });
+
+  it('stop() waits for the jobs in flight of every lane', async () => {
+    const delivery = createHangingJob('test.deliver', 'delivery');
+    const publish = createHangingJob('test.publish', 'publish');
+    const a = services.jobs.enqueue(delivery.job, {});
+    const b = services.jobs.enqueue(publish.job, {});
+    const worker = startWorker([delivery.job, publish.job], ONE_EACH);
+    await waitFor(() => delivery.running() === 1 && publish.running() === 1);
+    let stopped = false;
+    const stopping = worker.stop().then(() => void (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stopped).toBe(false);
+    delivery.releaseAll();
+    publish.releaseAll();
+    await stopping;
+    expect([services.jobs.get(a.id)?.state, services.jobs.get(b.id)?.state]).toEqual(['succeeded', 'succeeded']);
+  });
+});
+
+describe('lane settings', () => {
+  it('default to ingest 2, publish 1, delivery 4, maintenance 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
+    expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({ ingest: 2, publish: 1, delivery: 4, maintenance: 1 });
+    const env = { NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3', NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2', NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8', NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2' };
+    expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({ ingest: 3, publish: 2, delivery: 8, maintenance: 2 });
+    expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(/jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/);
+  });
+});
