@@ -57,6 +57,19 @@ export const CONTROL_SEED = {
   publish_locks: [{ website_id: web, holder: 'build-host:4242:01JHKABBW4Z6A0C2D4F6H8M0P2', expires_at: T0 + 15 * MINUTE }],
   waitlist: [{ email: 'early@example.org', source: 'landing', consent_at: iso(T0 + 30 * MINUTE), created_at: iso(T0 + 30 * MINUTE) }],
   rate_limits: [{ bucket: 'waitlist:203.0.113.7', window_start: T0 + 30 * MINUTE, count: 3 }],
+  // 0004 accounts: one session whose first refresh token was rotated into a second, 2FA on.
+  sessions: [{ id: 'ses_01JHKABEZ7C9D3F5G7J9M1Q3S5', user_id: user, created_at: T0 + 40 * MINUTE, expires_at: T0 + 40 * MINUTE + 30 * DAY, last_used_at: T0 + 55 * MINUTE, revoked_at: null, revoked_reason: null }],
+  refresh_tokens: [
+    { token_hash: sha256('fixture refresh token 1'), session_id: 'ses_01JHKABEZ7C9D3F5G7J9M1Q3S5', created_at: T0 + 40 * MINUTE, rotated_at: T0 + 55 * MINUTE },
+    { token_hash: sha256('fixture refresh token 2'), session_id: 'ses_01JHKABEZ7C9D3F5G7J9M1Q3S5', created_at: T0 + 55 * MINUTE, rotated_at: null },
+  ],
+  user_totp: [{ user_id: user, secret_ciphertext: 'v1.Zml4dHVyZS1pdg.Zml4dHVyZS1jaXBoZXJ0ZXh0.Zml4dHVyZS10YWc', created_at: T0 + 41 * MINUTE, enabled_at: T0 + 42 * MINUTE, last_used_step: Math.floor((T0 + 42 * MINUTE) / 30_000) }],
+  recovery_codes: [
+    { user_id: user, code_hash: sha256('fixture recovery code 1'), created_at: T0 + 42 * MINUTE, used_at: null },
+    { user_id: user, code_hash: sha256('fixture recovery code 2'), created_at: T0 + 42 * MINUTE, used_at: T0 + 50 * MINUTE },
+  ],
+  mail_tokens: [{ token_hash: sha256('fixture verification token'), kind: 'email_verification', user_id: user, email: 'owner@example.com', payload: null, created_at: T0, expires_at: T0 + DAY, used_at: T0 + 20 * MINUTE }],
+  user_identities: [{ provider: 'google', subject: '108512345678901234567', user_id: user, email: 'owner@example.com', created_at: T0 + 45 * MINUTE }],
 };
 
 const pageBody = {

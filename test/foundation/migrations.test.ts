@@ -132,9 +132,9 @@ describe('migration files', () => {
     const textTimes: Migration = {
       version: CONTROL_MIGRATIONS.length + 1,
       name: 'text times',
-      up: (db) => db.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL); ALTER TABLE users ADD COLUMN last_login_at TEXT'),
+      up: (db) => db.exec('CREATE TABLE text_time_probe (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL); ALTER TABLE users ADD COLUMN last_login_at TEXT'),
     };
-    expect(nonIntegerTimeColumns([...CONTROL_MIGRATIONS, textTimes], 3)).toEqual(['sessions.created_at', 'users.last_login_at']);
+    expect(nonIntegerTimeColumns([...CONTROL_MIGRATIONS, textTimes], 3)).toEqual(['text_time_probe.created_at', 'users.last_login_at']);
   });
 });
 

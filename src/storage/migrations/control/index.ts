@@ -2,6 +2,7 @@ import type { Migration } from '../../sqlite.js';
 import { migration as initial } from './0001-initial.js';
 import { migration as waitlist } from './0002-waitlist.js';
 import { migration as idempotencyOwner } from './0003-idempotency-owner.js';
+import { migration as accounts } from './0004-accounts.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -25,4 +26,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   initial,
   waitlist,
   idempotencyOwner,
+  accounts,
 ];
