@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerAdminCommands } from './commands/admin.js';
+import { registerAdminKeysCommands } from './commands/admin-keys.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerJobsCommands } from './commands/jobs.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -21,6 +22,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerServeCommand,
   registerConfigCommand,
   registerAdminCommands,
+  registerAdminKeysCommands,
   registerJobsCommands,
   registerPushCommand,
   registerCompileCommand,

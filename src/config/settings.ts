@@ -17,6 +17,8 @@ const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform
 const positiveInt = z.coerce.number().int().positive();
 /** A connection timeout: never 0 (that would let a silent client hold a connection forever), at most 1 h. */
 const timeoutMs = positiveInt.max(3_600_000, 'must be at most 3600000 (1 h)');
+/** A list: an array in the config file, comma-separated in the environment. */
+const stringList = z.union([z.array(z.string()), z.string().transform((v) => v.split(','))]).pipe(z.array(z.string().trim().min(1)).min(1, 'must name at least one value'));
 
 function setting<T extends z.ZodType>(spec: SettingSpec<T>): SettingSpec<T> {
   return spec;
@@ -52,6 +54,22 @@ export const SETTINGS = {
   bodyTimeoutMs: setting({ schema: timeoutMs, default: 30_000, env: 'NODECTL_BODY_TIMEOUT_MS', description: 'How long a client may take to send a body once its headers arrived, in ms, on every route but /v1/ingest/*; then 408 request.timeout.' }),
   ingestBodyTimeoutMs: setting({ schema: timeoutMs, default: 120_000, env: 'NODECTL_INGEST_BODY_TIMEOUT_MS', description: 'The same for /v1/ingest/* (bodies up to 16 MiB), in ms.' }),
   keepAliveTimeoutMs: setting({ schema: timeoutMs, default: 72_000, env: 'NODECTL_KEEP_ALIVE_TIMEOUT_MS', description: 'How long an idle keep-alive connection stays open, in ms (keep it above a load balancer idle timeout, often 60 s).' }),
+  // Accounts and sessions (docs/auth.md).
+  accessTokenAlgorithm: setting({ schema: z.enum(['EdDSA', 'RS256']), default: 'EdDSA', env: 'NODECTL_ACCESS_TOKEN_ALGORITHM', description: 'Signature algorithm of access tokens (Ed25519 or RSA 2048); verification accepts only this one.' }),
+  authIssuer: setting({ schema: z.url().optional(), default: undefined, env: 'NODECTL_AUTH_ISSUER', description: 'iss claim of access tokens; defaults to the public base url.' }),
+  authAudience: setting({ schema: z.string().min(1), default: 'nodectl', env: 'NODECTL_AUTH_AUDIENCE', description: 'aud claim of access tokens.' }),
+  sessionLifetimeDays: setting({ schema: positiveInt.max(365), default: 30, env: 'NODECTL_SESSION_LIFETIME_DAYS', description: 'Days a session (its refresh token chain) lasts from sign-in; then the user signs in again.' }),
+  appBaseUrl: setting({ schema: z.url().optional(), default: undefined, env: 'NODECTL_APP_BASE_URL', description: 'Web app origin that mailed links point to (<url>/verify-email?token=...); without it mails carry the bare token.' }),
+  mailTransport: setting({ schema: z.enum(['file', 'smtp']), default: 'file', env: 'NODECTL_MAIL_TRANSPORT', description: 'How mail leaves: .eml files under <data-dir>/mail/, or SMTP.' }),
+  mailFrom: setting({ schema: z.string().min(3).regex(/@/, 'must hold an address, e.g. "nodectl <no-reply@example.com>"'), default: 'nodectl <no-reply@localhost>', env: 'NODECTL_MAIL_FROM', description: 'From: of every mail.' }),
+  smtpHost: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_SMTP_HOST', description: 'SMTP server (mailTransport smtp).' }),
+  smtpPort: setting({ schema: port, default: 587, env: 'NODECTL_SMTP_PORT', description: 'SMTP port: 587 (STARTTLS) or 465 (smtpSecure).' }),
+  smtpSecure: setting({ schema: bool, default: false, env: 'NODECTL_SMTP_SECURE', description: 'TLS from the first byte (port 465); otherwise STARTTLS when the server offers it.' }),
+  smtpUser: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_SMTP_USER', description: 'SMTP user name (with smtpPass).' }),
+  smtpPass: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_SMTP_PASS', secret: true, description: 'SMTP password.' }),
+  googleClientId: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_GOOGLE_CLIENT_ID', description: 'OAuth client id Google ID tokens must name as audience; Google sign-in is off without it.' }),
+  googleJwksUrl: setting({ schema: z.url(), default: 'https://www.googleapis.com/oauth2/v3/certs', env: 'NODECTL_GOOGLE_JWKS_URL', description: 'JWKS that signs Google ID tokens.' }),
+  googleIssuers: setting({ schema: stringList, default: ['https://accounts.google.com', 'accounts.google.com'], env: 'NODECTL_GOOGLE_ISSUERS', description: 'Accepted iss values of Google ID tokens (comma-separated in the environment).' }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
