@@ -1,49 +1,54 @@
-import type { FastifyRequest } from 'fastify';
-import type { AppServices } from '../app/services.js';
-import { AppError } from '../errors/app-error.js';
-import { resolveApiKey } from '../tenancy/api-keys.js';
-import { roleAtLeast, type Role, type WebsiteRecord } from '../tenancy/records.js';
-import { getWebsite } from '../tenancy/websites.js';
+import type { Role } from '../tenancy/records.js';
+import type { ApiKeyRecord } from '../tenancy/api-keys.js';
 
-/** Who is calling a management route. User sessions (JWT) arrive with the tenancy issue. */
-export interface Principal {
-  kind: 'api_key';
-  id: string;
-  organizationId: string;
-  role: Role;
+/** Roles above every organization (docs/contract.md#principals): they pass every organization check. */
+export const PLATFORM_ROLES = ['admin', 'super_admin'] as const;
+export type PlatformRole = (typeof PLATFORM_ROLES)[number];
+
+/** A user's role in one organization, undefined when the user is not a member of it. */
+export type MembershipLookup = (organizationId: string) => Role | undefined;
+
+/** A signed-in user (an access token of a live session). Its role depends on the organization asked about. */
+export interface UserPrincipal {
+  readonly kind: 'user';
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly platformRole?: PlatformRole;
+  readonly memberships: MembershipLookup;
 }
 
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
-
-function presentedApiKey(request: FastifyRequest): string | undefined {
-  const header = request.headers['x-api-key'];
-  if (typeof header === 'string' && header.length > 0) return header;
-  // The auth scheme is case-insensitive in HTTP (RFC 9110 section 11.1): "bearer" and "BEARER" are Bearer.
-  const match = typeof request.headers.authorization === 'string' ? BEARER.exec(request.headers.authorization) : null;
-  return match?.[1];
+/** An API key: one role in the one organization it was created under. */
+export interface ApiKeyPrincipal {
+  readonly kind: 'api_key';
+  readonly keyId: string;
+  readonly organizationId: string;
+  readonly role: ApiKeyRecord['role'];
 }
 
-/** Resolves the caller or fails with 401 auth.unauthenticated. */
-export function authenticate(services: AppServices, request: FastifyRequest): Principal {
-  const key = presentedApiKey(request);
-  if (!key) throw new AppError('auth.unauthenticated', 'Send an API key as Authorization: Bearer <key> or X-Api-Key.');
-  const record = resolveApiKey(services.controlDb, key);
-  if (!record) throw new AppError('auth.unauthenticated', 'The API key is unknown or revoked.');
-  return { kind: 'api_key', id: record.id, organizationId: record.organizationId, role: record.role };
+/** No credential (only routes declared minRole 'anonymous' accept it). */
+export interface AnonymousPrincipal {
+  readonly kind: 'anonymous';
 }
+
+/** Who is calling a management route, resolved once per request (src/auth/management-scope.ts). */
+export type Principal = UserPrincipal | ApiKeyPrincipal | AnonymousPrincipal;
+
+export const ANONYMOUS: AnonymousPrincipal = Object.freeze({ kind: 'anonymous' });
 
 /**
- * Authorises the caller on one website (docs/contract.md#tenant-isolation): another organization's
- * website reads as 404 website.not_found and mutates as 403 auth.tenant_mismatch; a role below
- * `minRole` is 403 auth.forbidden.
+ * Turns a presented credential into a principal. Each returns undefined when the credential is not
+ * of its kind, and throws AppError auth.unauthenticated when it is but is bad (revoked, expired).
  */
-export function authorizeWebsite(services: AppServices, request: FastifyRequest, websiteId: string, minRole: Role, access: 'read' | 'mutate'): { principal: Principal; website: WebsiteRecord } {
-  const principal = authenticate(services, request);
-  const website = getWebsite(services.controlDb, websiteId);
-  if (!website || (website.organizationId !== principal.organizationId && access === 'read')) {
-    throw new AppError('website.not_found', `No website ${websiteId} in your organization.`);
-  }
-  if (website.organizationId !== principal.organizationId) throw new AppError('auth.tenant_mismatch', 'This website belongs to another organization.');
-  if (!roleAtLeast(principal.role, minRole)) throw new AppError('auth.forbidden', `This needs the ${minRole} role or higher; the caller has ${principal.role}.`);
-  return { principal, website };
+export interface PrincipalResolvers {
+  /** API keys (nk_live_...), sent as Authorization: Bearer or X-Api-Key. */
+  resolveApiKeyPrincipal(key: string): ApiKeyPrincipal | undefined;
+  /**
+   * The user slot: verifies a user's access token (a JWT) and returns its session's user. The
+   * accounts feature plugs its verifier in here (src/daemon/app.ts lists the resolvers); until
+   * then no bearer token is a user.
+   */
+  resolveUserPrincipal(token: string): UserPrincipal | undefined | Promise<UserPrincipal | undefined>;
 }
+
+/** The default user slot: no token is a user session. */
+export const NO_USER_SESSIONS: PrincipalResolvers['resolveUserPrincipal'] = () => undefined;

@@ -1,20 +1,18 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { AppServices } from '../app/services.js';
-import { probeRoutes } from './routes/probes.js';
-import { waitlistRoutes } from './routes/waitlist.js';
+import type { RoutePlugin } from '../app/route-plugin.js';
 import { ingestRoutes } from '../ingest/routes.js';
-import { publishRoutes } from './routes/publish.js';
-import { nodeFileRoutes } from './routes/node-files.js';
+import { nodeFileRoutes } from '../node-files/routes.js';
+import { probeRoutes } from '../probes/routes.js';
+import { publishRoutes } from '../publish/routes.js';
+import { waitlistRoutes } from '../waitlist/routes.js';
 
-export interface RoutePluginOptions {
-  services: AppServices;
-}
-
-/** Every route group of the daemon, each an encapsulated Fastify plugin. Add one line per group. */
-export const ROUTE_PLUGINS: ReadonlyArray<FastifyPluginAsync<RoutePluginOptions>> = [
-  probeRoutes,
-  waitlistRoutes,
-  ingestRoutes,
-  publishRoutes,
-  nodeFileRoutes,
-];
+/**
+ * Every route group of the daemon, by scope; each group lives in its feature's folder. Add one
+ * line per group:
+ * - public: no credential (probes, waitlist, node files);
+ * - connector: /v1/ingest/*, signed by a connector (the group verifies it);
+ * - management: every other /v1 route; each declares config.access and the management scope
+ *   resolves the principal and authorizes it (src/auth/management-scope.ts).
+ */
+export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, nodeFileRoutes];
+export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
+export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [publishRoutes];

@@ -4,7 +4,8 @@ import { nodeBaseUrl, publicBaseUrl } from '../config/config.js';
 import { JobWorker, laneConcurrency } from '../jobs/worker.js';
 import { startScheduler } from '../jobs/scheduler.js';
 import { JOBS } from '../jobs/kinds/index.js';
-import { buildApp, REDACTED_PATHS } from './app.js';
+import { REDACTED_PATHS } from '../http/create-app.js';
+import { buildApp } from './app.js';
 import { createServices, type AppServices } from '../app/services.js';
 
 export interface RunningDaemon {

@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodError } from 'zod';
+import type { RoutePlugin, RoutePluginOptions } from '../app/route-plugin.js';
 import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
-import { sendErrorReply, toAppError } from '../daemon/app.js';
-import { sendData } from '../daemon/envelope.js';
-import type { RoutePluginOptions } from '../daemon/route-plugins.js';
+import { sendData } from '../http/envelope.js';
+import { sendErrorReply, toAppError } from '../http/errors.js';
 import { readMasterKey } from '../storage/data-dir.js';
 import { acceptItems } from './accept.js';
 import { deleteItems } from './delete-items.js';
@@ -53,7 +53,7 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  * the raw-body JSON parser (16 MiB), the signature preHandler and the idempotency hooks apply to
  * these routes only.
  */
-export const ingestRoutes: FastifyPluginAsync<IngestRoutesOptions> = async (app, options) => {
+export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, options) => {
   const { services } = options;
   const deps = { controlDb: services.controlDb, masterKey: readMasterKey(services.layout), nonces: options.nonces ?? createSqliteNonceStore(services.controlDb) };
   const idempotency = options.idempotency ?? createSqliteIdempotencyStore(services.controlDb);

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
-import { decodeUtf8Body } from '../daemon/decode-body.js';
+import { decodeUtf8Body } from '../http/decode-body.js';
 import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical } from '../client/signing.js';
 import { readConnectorCredential, type ConnectorCredential } from '../connectors/connectors.js';
 import { verifyConnectorSecret } from '../connectors/secret-hash.js';

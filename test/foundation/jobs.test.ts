@@ -8,7 +8,7 @@ import { JobQueue } from '../../src/jobs/queue.js';
 import { enqueueDuePeriodicJobs, periodicJobs } from '../../src/jobs/scheduler.js';
 import { JobWorker, laneConcurrency } from '../../src/jobs/worker.js';
 import { resolveConfig } from '../../src/config/config.js';
-import { enforceRateLimit } from '../../src/daemon/rate-limit.js';
+import { enforceRateLimit } from '../../src/http/rate-limit.js';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-schema.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
 import { createServices, type AppServices } from '../../src/app/services.js';

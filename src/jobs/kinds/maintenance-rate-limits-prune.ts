@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pruneRateLimits } from '../../daemon/rate-limit.js';
+import { pruneRateLimits } from '../../http/rate-limit.js';
 import type { Db } from '../../storage/sqlite.js';
 import { defineJob } from '../define.js';
 

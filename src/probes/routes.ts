@@ -1,11 +1,10 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { AppError } from '../../errors/app-error.js';
-import { sendData } from '../envelope.js';
-import type { RoutePluginOptions } from '../route-plugins.js';
-import { CONTRACT_VERSION, NODECTL_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../../app/version.js';
+import { AppError } from '../errors/app-error.js';
+import type { RoutePlugin } from '../app/route-plugin.js';
+import { CONTRACT_VERSION, NODECTL_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../app/version.js';
+import { sendData } from '../http/envelope.js';
 
 /** System probes (docs/contract.md#probes): no auth. */
-export const probeRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { services }) => {
+export const probeRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/', async (request, reply) =>
     sendData(request, reply, {
       name: 'nodectl',

@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { nodeBaseUrl } from '../../config/config.js';
-import { AppError } from '../../errors/app-error.js';
-import type { RoutePluginOptions } from '../route-plugins.js';
-import { createFsTarget } from '../../publish/targets/fs.js';
-import { createNodeReader, type NodeFileLookup } from '../../publish/read-node.js';
-import { createReadCounter } from '../../publish/read-counter.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RoutePlugin } from '../app/route-plugin.js';
+import { nodeBaseUrl } from '../config/config.js';
+import { AppError } from '../errors/app-error.js';
+import { createFsTarget } from '../publish/targets/fs.js';
+import { createNodeReader, type NodeFileLookup } from '../publish/read-node.js';
+import { createReadCounter } from '../publish/read-counter.js';
 
 const DOMAIN = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 const FILE = /^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml)$/;
@@ -23,7 +23,7 @@ export function nodeFilesPath(settings: Parameters<typeof nodeBaseUrl>[0]): stri
  * answers 304. Errors stay in the envelope: 404 node.not_found, 410 node.gone after a takedown.
  * Every 200 and 304 counts as a node read (analytics node.reads, metric nodectl_node_reads_total).
  */
-export const nodeFileRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { services }) => {
+export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
   const reader = createNodeReader(createFsTarget({ root: services.layout.nodesDir }));
   const counter = createReadCounter(services.controlDb, { now: services.now });
   app.addHook('onClose', async () => counter.close());

@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { authorizeWebsite } from '../../auth/principal.js';
-import { sendData } from '../envelope.js';
-import type { RoutePluginOptions } from '../route-plugins.js';
-import type { PublishTarget } from '../../publish/targets/types.js';
+import type { RoutePlugin } from '../app/route-plugin.js';
+import { authorizedWebsite } from '../auth/management-scope.js';
+import type { RouteAccess } from '../auth/route-access.js';
+import { sendData } from '../http/envelope.js';
+import type { PublishTarget } from './targets/types.js';
 
 const PublishBodySchema = z.strictObject({
   /** Publish even when the record count falls more than publishMaxDrop; default false. */
@@ -14,24 +14,27 @@ const PublishBodySchema = z.strictObject({
   force: z.boolean().optional(),
 }).optional();
 
+const PUBLISH_ACCESS: RouteAccess = { minRole: 'editor', access: 'mutate', resource: { kind: 'website', param: 'id' } };
+const TAKEDOWN_ACCESS: RouteAccess = { minRole: 'organization_admin', access: 'mutate', resource: { kind: 'website', param: 'id' } };
+
 /**
  * POST /v1/websites/:id/publish (editor; synchronous, 200) and DELETE /v1/websites/:id/node
  * (organization_admin; takedown, 200 {tombstoned: true}, repeatable). Both run the same publish
  * module as `nodectl publish`, against the configured target; the publish runs in a worker
  * thread (the route awaits it), so a large compile does not stall other requests.
  */
-export const publishRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { services }) => {
+export const publishRoutes: RoutePlugin = async (app, { services }) => {
   let target: Promise<PublishTarget> | undefined;
-  const getTarget = () => (target ??= import('../../publish/targets/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
+  const getTarget = () => (target ??= import('./targets/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
   app.addHook('onClose', async () => {
     if (target) await (await target).close();
   });
 
-  app.post<{ Params: { id: string } }>('/v1/websites/:id/publish', async (request, reply) => {
-    const { website } = authorizeWebsite(services, request, request.params.id, 'editor', 'mutate');
+  app.post<{ Params: { id: string } }>('/v1/websites/:id/publish', { config: { access: PUBLISH_ACCESS } }, async (request, reply) => {
+    const website = authorizedWebsite(request);
     const body = PublishBodySchema.parse(request.body ?? undefined) ?? {};
     // The compile and the atomic sequence run in a worker thread; the event loop keeps serving.
-    const { runPublishInWorker } = await import('../../publish/publish-in-worker.js');
+    const { runPublishInWorker } = await import('./publish-in-worker.js');
     const result = await runPublishInWorker({
       settings: services.config.settings,
       controlDb: services.controlDb,
@@ -57,9 +60,9 @@ export const publishRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app,
     });
   });
 
-  app.delete<{ Params: { id: string } }>('/v1/websites/:id/node', async (request, reply) => {
-    const { website } = authorizeWebsite(services, request, request.params.id, 'organization_admin', 'mutate');
-    const { takeDownNode } = await import('../../publish/rollback.js');
+  app.delete<{ Params: { id: string } }>('/v1/websites/:id/node', { config: { access: TAKEDOWN_ACCESS } }, async (request, reply) => {
+    const website = authorizedWebsite(request);
+    const { takeDownNode } = await import('./rollback.js');
     await takeDownNode({ target: await getTarget(), controlDb: services.controlDb, websiteId: website.id, domain: website.domain, now: services.now });
     return sendData(request, reply, { tombstoned: true });
   });

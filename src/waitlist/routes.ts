@@ -1,10 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { AppError, fieldProblemsFromZod } from '../../errors/app-error.js';
-import { EmailSchema } from '../../tenancy/records.js';
-import { sendData } from '../envelope.js';
-import { enforceRateLimit } from '../rate-limit.js';
-import type { RoutePluginOptions } from '../route-plugins.js';
+import type { RoutePlugin } from '../app/route-plugin.js';
+import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
+import { sendData } from '../http/envelope.js';
+import { enforceRateLimit } from '../http/rate-limit.js';
+import { EmailSchema } from '../tenancy/records.js';
 
 const WaitlistSchema = z.strictObject({
   email: EmailSchema,
@@ -16,7 +15,7 @@ const WaitlistSchema = z.strictObject({
 const WAITLIST_PER_MINUTE = 5;
 
 /** POST /v1/waitlist: 202 for every valid submit, a duplicate included (no enumeration). */
-export const waitlistRoutes: FastifyPluginAsync<RoutePluginOptions> = async (app, { services }) => {
+export const waitlistRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/waitlist', async (request, reply) => {
     enforceRateLimit(services.controlDb, `waitlist:${request.ip}`, WAITLIST_PER_MINUTE, 60_000, services.now());
     const parsed = WaitlistSchema.safeParse(request.body);
