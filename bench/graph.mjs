@@ -11,7 +11,7 @@ import { extractItem } from '../dist/extract/index.js';
 import { applyContribution } from '../dist/graph/apply-contribution.js';
 import { processRawItems } from '../dist/graph/process-raw-items.js';
 import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
-import { writeRawItems } from '../dist/ingest/raw-items.js';
+import { writeRawItems } from '../dist/graph/raw-items.js';
 import { openDatabase } from '../dist/storage/sqlite.js';
 
 const arg = process.argv.indexOf('--items');

@@ -1,6 +1,6 @@
 import type { IngestItem } from '../contract/ingest-item.js';
 import { IngestItemSchema, type FieldMapping } from '../contract/ingest-item.js';
-import { writeRawItems } from '../ingest/raw-items.js';
+import { writeRawItems } from './raw-items.js';
 import type { SiteInfo } from '../site/types.js';
 import { openDatabase, type Db } from '../storage/sqlite.js';
 import { applyEditorialEntries, type EditorialEntry } from './editorial-entries.js';

@@ -3,7 +3,7 @@ import type { AppServices } from '../app/services.js';
 import type { IngestItem } from '../contract/ingest-item.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { commitDurably } from './durable-commit.js';
-import { writeRawItems } from './raw-items.js';
+import { writeRawItems } from '../graph/raw-items.js';
 import { checkItem } from './validate-item.js';
 import type { IdleCheckpointer } from './wal-checkpoint.js';
 import { countIngestedItems, type IngestWebsite } from './website-context.js';

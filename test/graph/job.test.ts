@@ -3,7 +3,7 @@ import { resolveConfig } from '../../src/config/config.js';
 import { createServices, type AppServices } from '../../src/app/services.js';
 import { runContentIngestJob } from '../../src/graph/content-ingest-job.js';
 import { SqliteGraphReader } from '../../src/graph/reader.js';
-import { writeRawItems } from '../../src/ingest/raw-items.js';
+import { writeRawItems } from '../../src/graph/raw-items.js';
 import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
 import { JOBS } from '../../src/jobs/kinds/index.js';
 import { loadFieldMappings, loadSiteInfo } from '../../src/site/load-site.js';

@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
-import { writeRawItems } from '../../src/ingest/raw-items.js';
+import { writeRawItems } from '../../src/graph/raw-items.js';
 import { processRawItems } from '../../src/graph/process-raw-items.js';
 import { removeItem } from '../../src/graph/remove-item.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
