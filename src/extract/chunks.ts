@@ -1,4 +1,4 @@
-import type { CandidateChunk, EntityRef } from '../graph/contribution.js';
+import type { CandidateChunk, EntityRef } from './contribution.js';
 import type { Block } from './main-content.js';
 import { refKey } from './contribution-builder.js';
 

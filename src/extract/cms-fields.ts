@@ -1,5 +1,5 @@
-import type { EntityRef } from '../graph/contribution.js';
-import type { ProvenanceMethod } from '../graph/types.js';
+import type { EntityRef } from './contribution.js';
+import type { ProvenanceMethod } from './contribution.js';
 import type { FieldMapping, IngestItem } from '../contract/ingest-item.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject } from './json-ld.js';

@@ -1,7 +1,7 @@
 import type {
   CandidateChunk, CandidateEntity, CandidateFact, CandidateQa, CandidateRelationship, EntityRef,
-} from '../graph/contribution.js';
-import type { ProvenanceMethod } from '../graph/types.js';
+} from './contribution.js';
+import type { ProvenanceMethod } from './contribution.js';
 import { predicateInfo, PROVENANCE_RANK } from './predicates.js';
 import { isDateOrTimestamp, isSnakeCase, isTypeName, toSiteUrl } from './record-values.js';
 

@@ -1,4 +1,4 @@
-import type { EntityRef } from '../graph/contribution.js';
+import type { EntityRef, ProvenanceMethod } from './contribution.js';
 import type { IngestItem } from '../contract/ingest-item.js';
 import type { SiteInfo } from '../site/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
@@ -11,7 +11,13 @@ import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addCategory, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { resolveEntity, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
-import type { TitleCandidate } from './index.js';
+
+/** One candidate for the item's title and where it came from; the most trusted one wins. */
+export interface TitleCandidate {
+  value: string;
+  provenance: ProvenanceMethod;
+  confidence: number;
+}
 
 export interface StructuredData {
   jsonLd: SchemaNode[];

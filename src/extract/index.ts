@@ -1,12 +1,11 @@
-import type { EntityRef, ItemContribution } from '../graph/contribution.js';
-import type { ProvenanceMethod } from '../graph/types.js';
+import type { EntityRef, ItemContribution } from './contribution.js';
 import type { FieldMapping, IngestItem } from '../contract/ingest-item.js';
 import type { SiteInfo } from '../site/types.js';
 import { buildChunks } from './chunks.js';
 import { addCmsFacts, resolveMappings } from './cms-fields.js';
 import { ContributionBuilder, quoted } from './contribution-builder.js';
 import { itemEntityType } from './entity-type.js';
-import { addHtmlFacts, readStructuredData } from './html-facts.js';
+import { addHtmlFacts, readStructuredData, type TitleCandidate } from './html-facts.js';
 import { scanHtml } from './html-document.js';
 import { readTextBlocks, type Block } from './main-content.js';
 import { absoluteUrl, cleanText, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
@@ -23,12 +22,6 @@ export interface ExtractOptions {
   receivedAt: string;
   /** The website's FieldMappings (POST /v1/ingest/schema); none by default. */
   mappings?: FieldMapping[];
-}
-
-export interface TitleCandidate {
-  value: string;
-  provenance: ProvenanceMethod;
-  confidence: number;
 }
 
 function contentTypeOf(item: IngestItem): string {

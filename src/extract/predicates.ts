@@ -1,4 +1,4 @@
-import type { Freshness, ProvenanceMethod } from '../graph/types.js';
+import type { Freshness, ProvenanceMethod } from './contribution.js';
 import { lookup } from './record-values.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { CandidateFact, CandidateQa, EntityRef } from '../graph/contribution.js';
-import type { ProvenanceMethod } from '../graph/types.js';
+import type { CandidateFact, CandidateQa, EntityRef } from './contribution.js';
+import type { ProvenanceMethod } from './contribution.js';
 import { SOURCE_CONFIDENCE } from './predicates.js';
 
 /**

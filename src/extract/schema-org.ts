@@ -1,5 +1,5 @@
-import type { EntityRef } from '../graph/contribution.js';
-import type { ProvenanceMethod } from '../graph/types.js';
+import type { EntityRef } from './contribution.js';
+import type { ProvenanceMethod } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { formatMoney, normalizeCurrency, normalizeDate, parseAmount, schemaTerm, urlKey } from './normalize.js';

@@ -1,4 +1,4 @@
-import type { EntityRef } from '../graph/contribution.js';
+import type { EntityRef } from './contribution.js';
 import type { SiteInfo } from '../site/types.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { absoluteUrl, cleanText, nameKey, schemaTerm, unescapeHtml, urlKey } from './normalize.js';

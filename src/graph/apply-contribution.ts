@@ -1,7 +1,7 @@
 import type { Db } from '../storage/sqlite.js';
 import { trustScore, type SiteInfo } from '../site/types.js';
 import { estimateTokens } from '../extract/chunks.js';
-import type { CandidateFact, EntityRef, ItemContribution } from './contribution.js';
+import type { CandidateFact, EntityRef, ItemContribution } from '../extract/contribution.js';
 import { stableId } from './ids.js';
 import { emptyTouched, recomputeTouched, type TouchedKeys } from './recompute.js';
 import { graphStatements, provenanceRank } from './statements.js';

@@ -1,10 +1,12 @@
+import type { Freshness, ProvenanceMethod } from '../extract/contribution.js';
+
+export type { Freshness, ProvenanceMethod };
+
 /**
  * Records of a website's knowledge graph as the graph database keeps them. They carry internal
  * state the node files never show (hidden, pinned, status, stale, editorial fields); the
  * compiler applies the export rules (docs/contract.md#export-rules) when it turns them into node records.
  */
-export type ProvenanceMethod = 'cms_field' | 'schema_org' | 'seo_meta' | 'text_extraction' | 'llm_inferred';
-export type Freshness = 'stable' | 'seasonal' | 'frequent' | 'real_time';
 export type EditorialStatus = 'draft' | 'reviewed' | 'approved' | 'rejected';
 
 /** Editorial state that survives re-ingestion of the same item and is never serialized. */

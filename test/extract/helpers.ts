@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CandidateFact, EntityRef, ItemContribution } from '../../src/graph/contribution.js';
+import type { CandidateFact, EntityRef, ItemContribution } from '../../src/extract/contribution.js';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
 import type { SiteInfo } from '../../src/site/types.js';
 import { extractItem } from '../../src/extract/index.js';

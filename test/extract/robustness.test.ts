@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
-import type { ItemContribution } from '../../src/graph/contribution.js';
+import type { ItemContribution } from '../../src/extract/contribution.js';
 import { extractItem } from '../../src/extract/index.js';
 import { MAX_WARNINGS } from '../../src/extract/contribution-builder.js';
 import { CHECKSUM, RECEIVED, factOf, site } from './helpers.js';

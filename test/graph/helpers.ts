@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CandidateEntity, CandidateFact, EntityRef, ItemContribution } from '../../src/graph/contribution.js';
+import type { CandidateEntity, CandidateFact, EntityRef, ItemContribution } from '../../src/extract/contribution.js';
 import { GRAPH_DB_OPTIONS } from '../../src/graph/schema.js';
 import type { SiteInfo } from '../../src/site/types.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';

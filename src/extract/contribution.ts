@@ -1,9 +1,13 @@
-import type { Freshness, ProvenanceMethod } from './types.js';
+/** How a value was obtained (docs/contract.md#fact-rules); the graph stores it and node records carry it. */
+export type ProvenanceMethod = 'cms_field' | 'schema_org' | 'seo_meta' | 'text_extraction' | 'llm_inferred';
+/** How often a fact's value changes. */
+export type Freshness = 'stable' | 'seasonal' | 'frequent' | 'real_time';
 
 /**
  * What one ingested item contributes to its website's graph, before ids are assigned. The
- * extractor (src/extract) produces it from the item alone, as a pure function; the graph store
- * (src/graph) merges it into the website's graph, replacing that item's previous contribution.
+ * extractor (src/extract) produces it from the item alone, as a pure function, and owns this
+ * type; the graph store (src/graph) imports it and merges it into the website's graph, replacing
+ * that item's previous contribution.
  * References between records use natural keys, so the extractor needs no database.
  */
 export interface EntityRef {
