@@ -1,4 +1,4 @@
-import { errors as joseErrors, jwtVerify, SignJWT, type JWTHeaderParameters, type FlattenedJWSInput } from 'jose';
+import { errors as joseErrors, jwtVerify, SignJWT, type FlattenedJWSInput, type JWK, type JWTHeaderParameters } from 'jose';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { newUlid } from '../ids/ulid.js';
@@ -46,6 +46,11 @@ export async function signAccessToken(ctx: AccountsContext, subject: AccessToken
     .setExpirationTime(iat + ACCESS_TOKEN_LIFETIME_SECONDS)
     .sign(key.privateKey);
   return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS };
+}
+
+/** GET /.well-known/jwks.json: the public keys that verify access tokens now (no private parts). */
+export function readJwks(ctx: AccountsContext): Promise<{ keys: JWK[] }> {
+  return ctx.keys.jwks();
 }
 
 export interface VerifiedAccessToken extends AccessTokenSubject {

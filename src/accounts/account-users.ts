@@ -51,6 +51,12 @@ export function markEmailVerified(db: Db, userId: string, now: number): void {
 
 let dummyHash: Promise<string> | undefined;
 
+/** Computes the dummy hash ahead of the first sign-in, so even that one takes the usual time. */
+export function primeDummyPasswordHash(): Promise<string> {
+  dummyHash ??= hashPassword('nodectl dummy password for unknown accounts');
+  return dummyHash;
+}
+
 /**
  * Checks a password against a stored hash, or, when there is none (unknown email, or an account
  * without a password), against a dummy hash with the same scrypt cost, so the answer takes the same
@@ -58,7 +64,6 @@ let dummyHash: Promise<string> | undefined;
  */
 export async function verifyPasswordOrDummy(password: string, stored: string | null | undefined): Promise<boolean> {
   if (stored) return verifyPassword(password, stored);
-  dummyHash ??= hashPassword('nodectl dummy password for unknown accounts');
-  await verifyPassword(password, await dummyHash);
+  await verifyPassword(password, await primeDummyPasswordHash());
   return false;
 }

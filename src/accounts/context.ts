@@ -4,6 +4,7 @@ import type { Settings } from '../config/settings.js';
 import { readMasterKey, type DataDirLayout } from '../storage/data-dir.js';
 import type { Db } from '../storage/sqlite.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-tokens.js';
+import { primeDummyPasswordHash } from './account-users.js';
 import { MailOutbox, type AccountsLogger } from './mail-outbox.js';
 import { createMailTransport, type MailTransport } from './mail-transport.js';
 import { ensureSigningKey, SigningKeyRing, type AccessTokenAlgorithm } from './signing-keys.js';
@@ -58,6 +59,7 @@ export async function createAccountsContext(options: CreateAccountsContextOption
   const algorithm = settings.accessTokenAlgorithm;
   // A fresh data directory gets its first key before any request needs one.
   await ensureSigningKey(layout, algorithm, now());
+  await primeDummyPasswordHash();
   const keys = new SigningKeyRing(layout, { algorithm, tokenLifetimeMs: ACCESS_TOKEN_LIFETIME_SECONDS * 1000, now });
   const mail = new MailOutbox(options.mailTransport ?? (await createMailTransport(settings, layout)), { from: settings.mailFrom, logger });
   return {

@@ -4,7 +4,7 @@
  * these with the caller's input; each validates it with the schemas of ./schemas.js.
  */
 export { createAccountsContext, type AccountsContext, type CreateAccountsContextOptions } from './context.js';
-export { ACCESS_TOKEN_LIFETIME_SECONDS, signAccessToken, verifyAccessToken, type VerifiedAccessToken } from './access-tokens.js';
+export { ACCESS_TOKEN_LIFETIME_SECONDS, readJwks, signAccessToken, verifyAccessToken, type VerifiedAccessToken } from './access-tokens.js';
 export { refreshSession, logout, logoutAll, startSession, type SessionGrant, type SignInResult } from './sessions.js';
 export { login } from './login.js';
 export { googleSignIn } from './google-sign-in.js';

@@ -2,7 +2,7 @@ import { createHmac, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, signAccessToken, verifyAccessToken } from '../../src/accounts/access-tokens.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, readJwks, verifyAccessToken } from '../../src/accounts/access-tokens.js';
 import { rotateSigningKey } from '../../src/accounts/signing-keys.js';
 import { startSession } from '../../src/accounts/sessions.js';
 import { readAuthUser } from '../../src/accounts/account-users.js';
@@ -133,7 +133,11 @@ describe('access tokens', () => {
     const rs = await open({ accessTokenAlgorithm: 'RS256' });
     const { token } = await signedIn(rs);
     expect(decodeProtectedHeader(token).alg).toBe('RS256');
-    expect((await rs.ctx.keys.jwks()).keys).toMatchObject([{ kty: 'RSA', alg: 'RS256', use: 'sig' }]);
+    const jwks = await readJwks(rs.ctx);
+    expect(jwks.keys).toMatchObject([{ kty: 'RSA', alg: 'RS256', use: 'sig' }]);
+    // Public parts only: no private exponent or CRT factors.
+    expect(Object.keys(jwks.keys[0]!).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    expect(Object.keys((await readJwks(ed.ctx)).keys[0]!).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
     await expect(verifyAccessToken(rs.ctx, token)).resolves.toBeDefined();
     await expectUnauthenticated(verifyAccessToken(rs.ctx, edToken));
   });
