@@ -53,6 +53,7 @@ export function signingKeysDir(layout: DataDirLayout): string {
 
 /** A ring re-reads its folder when it changed, and at least this often (another process may rotate). */
 const RELOAD_EVERY_MS = 30_000;
+const FORCED_RELOAD_MIN_MS = 1000;
 
 function newKeyPair(alg: AccessTokenAlgorithm): KeyObject {
   return alg === 'EdDSA' ? generateKeyPairSync('ed25519').privateKey : generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -167,8 +168,9 @@ export class SigningKeyRing {
   async verificationKey(kid: string): Promise<SigningKey | undefined> {
     await this.refresh();
     const find = () => this.usable().find((key) => key.kid === kid);
-    // An unknown kid may be a key another process made a moment ago.
-    if (!find()) await this.refresh(true);
+    // An unknown kid may be a key another process made a moment ago; re-read at most once a
+    // second, so tokens with made-up kids cannot turn every request into a folder scan.
+    if (!find() && Date.now() - this.loadedAt >= FORCED_RELOAD_MIN_MS) await this.refresh(true);
     return find();
   }
 

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAccessToken } from '../../src/accounts/access-tokens.js';
 import { readAuthUser } from '../../src/accounts/account-users.js';
+import { issueMailToken } from '../../src/accounts/mail-tokens.js';
+import { pruneAccountRecords } from '../../src/accounts/prune.js';
 import { logout, logoutAll, refreshSession, startSession } from '../../src/accounts/sessions.js';
 import { createUser } from '../../src/tenancy/users.js';
 import { MINUTE, openAccountsFixture, type AccountsFixture } from './support.js';
@@ -109,5 +111,26 @@ describe('sessions and refresh tokens', () => {
     const { f } = await withUser();
     expect(await codeOf(refreshSession(f.ctx, 'x'.repeat(43)))).toBe('auth.unauthenticated');
     expect(await codeOf(refreshSession(f.ctx, 'not a token'))).toBe('auth.unauthenticated');
+  });
+});
+
+describe('pruning', () => {
+  const fixtures: AccountsFixture[] = [];
+  afterEach(() => fixtures.splice(0).forEach((f) => f.close()));
+
+  it('pruneAccountRecords deletes sessions (with their refresh tokens) and mailed tokens past their expiry, and nothing live', async () => {
+    const f = await openAccountsFixture({ sessionLifetimeDays: 1 });
+    fixtures.push(f);
+    const record = await createUser(f.db, { email: 'ada@example.com', password: 'correct-horse-battery' }, f.clock.now);
+    const old = await startSession(f.ctx, readAuthUser(f.db, record.id)!);
+    await refreshSession(f.ctx, old.grant.refreshToken);
+    issueMailToken(f.db, 'password_reset', { userId: record.id, email: 'ada@example.com' }, f.clock.now);
+    f.advance(DAY);
+    const live = await startSession(f.ctx, readAuthUser(f.db, record.id)!);
+    issueMailToken(f.db, 'email_verification', { userId: record.id, email: 'ada@example.com' }, f.clock.now);
+    expect(pruneAccountRecords(f.db, f.clock.now + 1)).toEqual({ sessions: 1, mailTokens: 1 });
+    expect(f.db.prepare('SELECT id FROM sessions').pluck().all()).toEqual([live.sessionId]);
+    expect(f.db.prepare('SELECT COUNT(*) FROM refresh_tokens').pluck().get()).toBe(1);
+    expect(f.db.prepare('SELECT kind FROM mail_tokens').pluck().all()).toEqual(['email_verification']);
   });
 });
