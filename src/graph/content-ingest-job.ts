@@ -1,4 +1,6 @@
-import type { AppServices } from '../app/services.js';
+import type { Logger } from '../log/logger.js';
+import type { GraphDbPool } from '../storage/graph-db.js';
+import type { Db } from '../storage/sqlite.js';
 import { loadFieldMappings, loadSiteInfo } from '../site/load-site.js';
 import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
@@ -12,6 +14,14 @@ export interface ContentIngestInput {
   reason?: string;
 }
 
+/** What a content.ingest run uses: the control database, the website graphs, the clock and a logger. */
+export interface ContentIngestDeps {
+  controlDb: Db;
+  graphs: Pick<GraphDbPool, 'get'>;
+  now: () => number;
+  logger: Logger;
+}
+
 export interface ContentIngestOutcome extends ProcessRawItemsResult {
   removed: number;
 }
@@ -21,7 +31,7 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
  * the file), then extracts and merges the pending raw items. A website deleted since the job was
  * queued is a no-op.
  */
-export function runContentIngestJob(job: ContentIngestInput, services: AppServices): ContentIngestOutcome | null {
+export function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): ContentIngestOutcome | null {
   const site = loadSiteInfo(services.controlDb, job.website_id);
   if (!site) return null;
   const db = services.graphs.get(job.website_id);

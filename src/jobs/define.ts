@@ -61,22 +61,4 @@ export function indexJobsByKind(jobs: readonly JobDefinition[]): ReadonlyMap<str
   return byKind;
 }
 
-/** Thrown when a payload does not match its kind's schema; the message names the kind and every bad field. */
-export class JobPayloadError extends Error {
-  constructor(readonly kind: string, issues: z.ZodError['issues']) {
-    super(`${kind} payload is invalid: ${describeIssues(issues)}`);
-    this.name = 'JobPayloadError';
-  }
-}
-
-/** Parses a payload with its kind's schema; throws JobPayloadError. */
-export function parseJobPayload<S extends z.ZodType>(job: JobDefinition<S>, payload: unknown): z.output<S> {
-  const parsed = job.payload.safeParse(payload);
-  if (!parsed.success) throw new JobPayloadError(job.kind, parsed.error.issues);
-  return parsed.data;
-}
-
-/** `path: message; ...`, the zod issues of a payload in one line. */
-export function describeIssues(issues: z.ZodError['issues']): string {
-  return issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ');
-}
+export { describeIssues, JobPayloadError, parseJobPayload } from './payload.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { newUlid } from '../ids/ulid.js';
 import type { Db } from '../storage/sqlite.js';
-import { JobPayloadError, parseJobPayload, type JobDefinition } from './define.js';
+import { JobPayloadError, parseJobPayload, type JobKind } from './payload.js';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'dead';
 
@@ -84,7 +84,7 @@ export class JobQueue {
    * Enqueues a job of one kind. The payload is parsed with the kind's schema first (a bad one
    * throws JobPayloadError and nothing is stored), so every stored payload parsed once.
    */
-  enqueue<S extends z.ZodType>(job: JobDefinition<S>, payload: z.input<S>, options: EnqueueOptions<z.output<S>> = {}): Job {
+  enqueue<S extends z.ZodType>(job: JobKind<S>, payload: z.input<S>, options: EnqueueOptions<z.output<S>> = {}): Job {
     const parsed = parseJobPayload(job, payload);
     const now = this.now();
     const id = `job_${newUlid(now)}`;
