@@ -25,22 +25,22 @@ export function laneConcurrency(settings: Settings): LaneConcurrency {
 }
 
 interface Lane {
-  readonly name: JobLane;
   readonly kinds: readonly string[];
   readonly concurrency: number;
   readonly inFlight: Set<Promise<void>>;
-  timer?: NodeJS.Timeout;
 }
 
 /**
- * Polls the queue and runs due jobs with their definitions' handlers. Each lane claims only its
- * own kinds, up to its own concurrency, so a lane of slow jobs never delays another lane.
+ * Polls the queue and runs due jobs with their definitions' handlers. Each lane runs up to its own
+ * concurrency, and a claim asks only for kinds of lanes with a free slot, so a lane full of slow
+ * jobs never holds up the due jobs of another lane.
  * stop() stops claiming and waits for the jobs in flight, so a shutdown never cuts one in half.
  */
 export class JobWorker {
   readonly id = `worker_${newUlid()}`;
   private readonly byKind: ReadonlyMap<string, JobDefinition>;
-  private readonly lanes: readonly Lane[];
+  private readonly lanes: ReadonlyMap<JobLane, Lane>;
+  private timer: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly abort = new AbortController();
 
@@ -51,16 +51,15 @@ export class JobWorker {
     private readonly options: WorkerOptions,
   ) {
     this.byKind = indexJobsByKind(jobs);
-    this.lanes = JOB_LANES.map((name) => ({
-      name,
+    this.lanes = new Map(JOB_LANES.map((name) => [name, {
       kinds: jobs.filter((job) => job.lane === name).map((job) => job.kind),
       concurrency: options.lanes[name],
       inFlight: new Set<Promise<void>>(),
-    })).filter((lane) => lane.kinds.length > 0);
+    }]));
   }
 
   start(): void {
-    for (const lane of this.lanes) this.schedule(lane, 0);
+    this.schedule(0);
   }
 
   /** Runs every due job of the given kinds (default: all) one at a time, then returns (for `nodectl jobs run`). */
@@ -77,35 +76,37 @@ export class JobWorker {
   async stop(): Promise<void> {
     this.stopping = true;
     this.abort.abort();
-    for (const lane of this.lanes) clearTimeout(lane.timer);
-    await Promise.allSettled(this.lanes.flatMap((lane) => [...lane.inFlight]));
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.lanes.values()].flatMap((lane) => [...lane.inFlight]));
   }
 
-  private schedule(lane: Lane, delay: number): void {
+  private schedule(delay: number): void {
     if (this.stopping) return;
-    clearTimeout(lane.timer);
-    lane.timer = setTimeout(() => this.tick(lane), delay);
-    lane.timer.unref();
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), delay);
+    this.timer.unref();
   }
 
-  private tick(lane: Lane): void {
+  /** Claims due jobs for the lanes with a free slot until none is due; a finished job ticks again at once. */
+  private tick(): void {
     if (this.stopping) return;
-    let claimed = false;
     try {
-      while (lane.inFlight.size < lane.concurrency) {
-        const job = this.queue.claim(this.id, lane.kinds);
+      for (;;) {
+        const kinds = [...this.lanes.values()].flatMap((lane) => (lane.inFlight.size < lane.concurrency ? lane.kinds : []));
+        if (kinds.length === 0) break;
+        const job = this.queue.claim(this.id, kinds);
         if (!job) break;
-        claimed = true;
+        const lane = this.lanes.get(this.byKind.get(job.kind)!.lane)!;
         const running = this.run(job).finally(() => {
           lane.inFlight.delete(running);
-          this.schedule(lane, 0);
+          this.schedule(0);
         });
         lane.inFlight.add(running);
       }
     } catch (error) {
-      this.services.logger.error({ err: error, lane: lane.name }, 'job claim failed');
+      this.services.logger.error({ err: error }, 'job claim failed');
     }
-    if (!claimed) this.schedule(lane, this.options.pollMs);
+    this.schedule(this.options.pollMs);
   }
 
   private async run(job: Job): Promise<void> {
