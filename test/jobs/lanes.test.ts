@@ -59,7 +59,8 @@ describe('job lanes', () => {
   it('regression: one global concurrency let a hanging delivery starve ingestion; an ingest job completes while the delivery job still runs', async () => {
     const delivery = createHangingJob('test.deliver', 'delivery');
     const ingest = defineJob({ kind: 'test.ingest', lane: 'ingest', payload: z.object({}), handler: async () => {} });
-    const slow = services.jobs.enqueue(delivery.job, {});
+    // Due first (ids made in one millisecond do not sort by creation), so it is claimed first.
+    const slow = services.jobs.enqueue(delivery.job, {}, { runAt: Date.now() - 1_000 });
     const fast = services.jobs.enqueue(ingest, {});
     const worker = startWorker([delivery.job, ingest], ONE_EACH);
     stops.push(async () => (delivery.releaseAll(), await worker.stop()));
@@ -71,7 +72,7 @@ describe('job lanes', () => {
   it('the same two jobs in one lane of concurrency 1: the ingest job waits behind the hanging one (what the lanes prevent)', async () => {
     const delivery = createHangingJob('test.deliver', 'delivery');
     const sameLane = defineJob({ kind: 'test.ingest', lane: 'delivery', payload: z.object({}), handler: async () => {} });
-    services.jobs.enqueue(delivery.job, {});
+    services.jobs.enqueue(delivery.job, {}, { runAt: Date.now() - 1_000 });
     const fast = services.jobs.enqueue(sameLane, {});
     const worker = startWorker([delivery.job, sameLane], ONE_EACH);
     stops.push(async () => (delivery.releaseAll(), await worker.stop()));
