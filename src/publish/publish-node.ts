@@ -13,6 +13,7 @@ import { diffFiles, patchNode, sameContentAsLive, type FileChange } from './patc
 import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
 import { validatedLiveNode } from './validated-live.js';
 import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
+import type { PublishedFile } from './published-file.js';
 import type { PublishTarget } from './targets/types.js';
 
 export interface PublishNodeOptions {
@@ -42,14 +43,7 @@ export interface PublishNodeOptions {
   progress?: PublishProgress;
 }
 
-export interface PublishedFile {
-  path: string;
-  bytes: number;
-  checksum: string;
-  immutable: boolean;
-  /** uploaded: its bytes were sent; carried: the store already held them (cas/), nothing sent. */
-  state: 'uploaded' | 'carried';
-}
+export type { PublishedFile };
 
 export interface PublishResult {
   websiteId: string;

@@ -5,7 +5,7 @@ import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';
 import { diffFiles, type FileChange } from './patch.js';
 import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
-import type { PublishedFile } from './publish-node.js';
+import type { PublishedFile } from './published-file.js';
 import { readLiveManifest, readManifestAt } from './store.js';
 import type { PublishTarget } from './targets/types.js';
 
