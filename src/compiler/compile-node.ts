@@ -34,7 +34,7 @@ const RECORD_KINDS = [['entities', 'Entities'], ['facts', 'Facts'], ['relationsh
 interface Emitted { file: WrittenFile; language?: string; producedBy: string }
 
 /**
- * Compiles one website's graph into the node files of SPEC.md, writing each through `sink`
+ * Compiles one website's graph into the node files of docs/contract.md#node-files, writing each through `sink`
  * (manifest.json last). Pure apart from the sink: no clock, randomness, disk or environment;
  * identical graph content, site and options give byte-identical files. Applies the export rules
  * to the rows the reader returns and validates every record against its schema before it is

@@ -17,7 +17,7 @@ export function contentTypeOf(path: string): string {
   return 'text/plain; charset=utf-8';
 }
 
-/** Immutable files go to versions/{ulid}/ with a one-year cache (SPEC.md "Published layout"). */
+/** Immutable files go to versions/{ulid}/ with a one-year cache (docs/contract.md#published-layout). */
 export function isImmutable(path: string): boolean {
   return path.endsWith('.jsonl') || path === 'schema.jsonld' || path === 'openapi.json';
 }

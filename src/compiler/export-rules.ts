@@ -1,7 +1,7 @@
 import type { EntityRow, FactRow, QaRow, RelationshipRow } from '../graph/types.js';
 
 /**
- * The hard export rules of SPEC.md, as predicates over graph rows. The GraphReader returns every
+ * The hard export rules (docs/contract.md#export-rules), as predicates over graph rows. The GraphReader returns every
  * row with its internal flags; only what passes here is projected into node records (and the
  * projection copies named fields only, so internal flags are never serialized: rule 5).
  */

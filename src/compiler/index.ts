@@ -1,5 +1,5 @@
 /**
- * The node compiler: graph rows in, SPEC.md node files out. compileNode is the pure core (any
+ * The node compiler: graph rows in, node files (docs/contract.md#node-files) out. compileNode is the pure core (any
  * NodeSink); compileToDirectory is the shell a publisher calls; validateNode is the consumer-side
  * check a publisher runs before it publishes anything.
  */

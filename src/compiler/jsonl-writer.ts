@@ -7,7 +7,7 @@ import { TrackedFile } from './sink.js';
 
 /**
  * Names a uuid that stands where a stable id is required (id, *_id, *_ids), or null. A uuid
- * there is a publish-integrity failure (SPEC.md node.uuid_leak), checked before the schema so
+ * there is a publish-integrity failure (node.uuid_leak, docs/contract.md#stable-ids), checked before the schema so
  * the failure carries its own code. `keys`: the record's keys when the caller knows them.
  */
 export function findUuidLeak(record: Record<string, unknown>, keys: readonly string[] = Object.keys(record)): string | null {

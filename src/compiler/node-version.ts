@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**
- * node_version (DECISIONS.md "Node files"): a ULID whose 48-bit time part is the build time and
+ * node_version (docs/contract.md#published-layout): a ULID whose 48-bit time part is the build time and
  * whose 80-bit random part is the first 80 bits of the content digest, so a frozen build time
  * and identical content give the same ULID, while any content change gives a new one.
  */

@@ -20,7 +20,7 @@ export function* groupById<T extends { id: string }>(rows: Iterable<T>): Generat
 
 /**
  * Export rule 2 when the store left more than one active candidate: the survivor is chosen as
- * DECISIONS.md says (pinned first, then provenance, then confidence), then by value text so the
+ * docs/contract.md#fact-rules says (pinned first, then provenance, then confidence), then by value text so the
  * choice never depends on row order.
  */
 export function pickSurvivor(candidates: FactRow[]): FactRow {

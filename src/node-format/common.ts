@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Building blocks shared by the node file schemas (SPEC.md "Node files"). Every schema of a
+ * Building blocks shared by the node file schemas (docs/contract.md#node-files). Every schema of a
  * node file embeds `schema_version`, frozen at 1.0.0; a breaking change to one file bumps only
  * that file's const.
  */

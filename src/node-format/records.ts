@@ -5,7 +5,7 @@ import {
 } from './common.js';
 
 /**
- * One line of each per-language record file and of sources.jsonl (SPEC.md "Node files"). Strict
+ * One line of each per-language record file and of sources.jsonl (docs/contract.md#node-files). Strict
  * objects: a field that is not listed here (hidden, stale, pinned, editorialStatus, reviewedBy,
  * originalValue, status, ...) fails validation, so export rules 4 and 5 hold by construction.
  */
