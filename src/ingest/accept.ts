@@ -10,7 +10,7 @@ import { countIngestedItems, type IngestWebsite } from './website-context.js';
 import type { BatchResult, ItemResult } from './schemas.js';
 
 export interface AcceptInput {
-  services: AppServices;
+  services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'metrics' | 'logger' | 'now'>;
   website: IngestWebsite;
   connectorId: string;
   rawItems: readonly unknown[];

@@ -12,7 +12,7 @@ export interface HeartbeatResult {
  * is used up, backfill when a field mapping was added since its previous heartbeat, else continue.
  * (A suspended connector never gets here: it is rejected with auth.token_revoked.)
  */
-export function recordHeartbeat(services: AppServices, website: IngestWebsite, connectorId: string, connectorState: string): HeartbeatResult {
+export function recordHeartbeat(services: Pick<AppServices, 'controlDb' | 'now'>, website: IngestWebsite, connectorId: string, connectorState: string): HeartbeatResult {
   const nowMs = services.now();
   const at = new Date(nowMs).toISOString();
   const db = services.controlDb;

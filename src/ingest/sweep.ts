@@ -7,7 +7,7 @@ import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
  * net for an enqueue that failed after the raw rows were committed (or a job that was lost).
  * Runs at daemon start and periodically; returns the number of items re-enqueued.
  */
-export function sweepPendingRawItems(services: AppServices, options: { olderThanMs?: number } = {}): number {
+export function sweepPendingRawItems(services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'layout' | 'now'>, options: { olderThanMs?: number } = {}): number {
   const covered = new Set<string>();
   const jobs = services.controlDb.prepare(`SELECT payload FROM jobs WHERE kind = ? AND state IN ('queued','running')`).all(contentIngestJob.kind) as Array<{ payload: string }>;
   for (const job of jobs) {
