@@ -14,17 +14,27 @@ export const LanguageTagSchema = z
 
 export const ChecksumSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex characters');
 
+/** Longest URL a node record can hold once encoded (node-format's HTTP_URL_MAX_LENGTH reads it). */
+export const MAX_URL_LENGTH = 4096;
+
+/**
+ * An absolute http(s) URL whose encoded form (what the extractor writes into records) fits
+ * MAX_URL_LENGTH: a longer one would be accepted here and then fail its item in extraction.
+ */
 const HttpUrlSchema = z
   .string()
-  .max(4096)
-  .refine((value) => {
+  .max(MAX_URL_LENGTH)
+  .superRefine((value, ctx) => {
+    let url: URL;
     try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
+      url = new URL(value);
     } catch {
-      return false;
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+      return;
     }
-  }, 'must be an absolute http(s) URL');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+    else if (url.href.length > MAX_URL_LENGTH) ctx.addIssue({ code: 'custom', message: `is ${url.href.length} characters once percent-encoded; the limit is ${MAX_URL_LENGTH}` });
+  });
 
 /** A JSON object nesting at most MAX_JSON_DEPTH levels (json-depth.ts says why). */
 const BoundedJsonObjectSchema = z

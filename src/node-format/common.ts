@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_URL_LENGTH } from '../contract/ingest-item.js';
 
 /**
  * Building blocks shared by the node file schemas (docs/contract.md#node-files). Every schema of a
@@ -33,7 +34,7 @@ export const TimestampSchema = z.iso.datetime({ offset: false, message: 'must be
 export const DateOrTimestampSchema = z.union([z.iso.date(), TimestampSchema]);
 /** The pattern and length limit of HttpUrlSchema (the compiler's URL policy applies them too). */
 export const HTTP_URL_PATTERN = /^https?:\/\/[^\s/?#]+[^\s]*$/;
-export const HTTP_URL_MAX_LENGTH = 4096;
+export const HTTP_URL_MAX_LENGTH = MAX_URL_LENGTH;
 /** An absolute http(s) URL. A pattern rather than a URL parse: it runs once per record of a million-record node. */
 export const HttpUrlSchema = z.string().max(HTTP_URL_MAX_LENGTH).regex(HTTP_URL_PATTERN, 'must be an absolute http(s) URL').meta({ format: 'uri' });
 export const ChecksumSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>');

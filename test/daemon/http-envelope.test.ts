@@ -151,3 +151,20 @@ describe('the auth scheme of management routes is case-insensitive (bug: only "B
     }
   });
 });
+
+describe('an item url longer than a node record can hold is refused at ingest (bug: accepted, then its item failed in extraction)', () => {
+  it('a url of 4,000 characters that percent-encodes past 4,096 is a per-item validation.failed; one that fits is accepted', async () => {
+    const fits = `https://example.com/${'a'.repeat(4_000)}`;
+    const growsPastLimit = `https://example.com/${'é'.repeat(2_000)}`; // 2,020 characters, 12,020 once encoded
+    const res = await injectSigned(t.app, '/v1/ingest/batch', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      body: { website_id: site.websiteId, items: [page('url:fits', { url: fits }), page('url:long', { url: growsPastLimit })] },
+    });
+    expect(res.status, res.body.slice(0, 500)).toBe(200);
+    const [ok, long] = res.json.data.results;
+    expect(ok).toMatchObject({ id: 'url:fits', status: 'accepted' });
+    expect(long).toMatchObject({ id: 'url:long', status: 'error', error: { code: 'validation.failed' } });
+    expect(long.error.message).toMatch(/^url: is 12020 characters once percent-encoded; the limit is 4096/);
+  });
+});
