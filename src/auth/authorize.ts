@@ -67,12 +67,14 @@ function decide(principal: Principal, organizationId: string | undefined, minRol
 
 /** Pure: authorizes `principal` on an organization (docs/contract.md#tenant-isolation); throws the contract's AppError. */
 export function authorizeOrganization(principal: Principal, organizationId: string, minRole: Role, access: Access, lookups: OrganizationLookups): EffectiveRole {
+  if (principal.kind === 'anonymous') throw unauthenticated();
   const exists = lookups.organizationExists(organizationId);
   return decide(principal, exists ? organizationId : undefined, minRole, access, () => new AppError('organization.not_found', `No organization ${organizationId} among yours.`), 'organization');
 }
 
 /** Pure: authorizes `principal` on a website through its organization (docs/contract.md#tenant-isolation); throws the contract's AppError. */
 export function authorizeWebsite<W extends TenantWebsite>(principal: Principal, websiteId: string, minRole: Role, access: Access, lookups: WebsiteLookups<W>): { website: W; role: EffectiveRole } {
+  if (principal.kind === 'anonymous') throw unauthenticated();
   const website = lookups.website(websiteId);
   const role = decide(principal, website?.organizationId, minRole, access, () => new AppError('website.not_found', `No website ${websiteId} in your organization.`), 'website');
   return { website: website!, role };

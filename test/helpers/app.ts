@@ -4,8 +4,9 @@ import { resolveConfig } from '../../src/config/config.js';
 import type { SettingName } from '../../src/config/settings.js';
 import { signRequest } from '../../src/client/signing.js';
 import { createConnector } from '../../src/connectors/connectors.js';
-import { buildApp } from '../../src/daemon/app.js';
 import { createServices, type AppServices } from '../../src/app/services.js';
+import type { PrincipalResolvers } from '../../src/auth/principal.js';
+import { buildApp } from '../../src/daemon/app.js';
 import { readMasterKey } from '../../src/storage/data-dir.js';
 import { createApiKey } from '../../src/tenancy/api-keys.js';
 import { createOrganization } from '../../src/tenancy/organizations.js';
@@ -22,18 +23,39 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A clock tests move by hand: the app's services read it (signatures, job run times, record times). */
+export interface FakeClock {
+  now(): number;
+  advance(ms: number): void;
+  set(ms: number): void;
+}
+
+/** A fake clock starting at `startMs` (default 2026-03-02T10:00:00Z). */
+export function fakeClock(startMs = Date.parse('2026-03-02T10:00:00Z')): FakeClock {
+  let ms = startMs;
+  return {
+    now: () => ms,
+    advance: (by) => void (ms += by),
+    set: (to) => void (ms = to),
+  };
+}
+
 export interface BuildTestAppOptions {
   /** Settings given as flags would be (e.g. { bodyTimeoutMs: 300 }); the environment is ignored. */
   settings?: Partial<Record<SettingName, unknown>>;
   /** Listen on an ephemeral loopback port too (for raw-socket tests); default false. */
   listen?: boolean;
+  /** The services' clock; default the real one. */
+  clock?: FakeClock;
+  /** Extra principal resolvers (e.g. fake user sessions); default: API keys only. */
+  principalResolvers?: Partial<PrincipalResolvers>;
 }
 
 export async function buildTestApp(options: BuildTestAppOptions = {}): Promise<TestApp & { url?: string }> {
   const temp = makeTempDir('nodectl-app-');
   const config = resolveConfig({ flags: { ...options.settings, dataDir: temp.dir }, env: {} });
-  const services = createServices(config);
-  const app = await buildApp(services);
+  const services = createServices(config, { now: options.clock?.now });
+  const app = await buildApp(services, { principalResolvers: options.principalResolvers });
   let url: string | undefined;
   if (options.listen) url = await app.listen({ host: '127.0.0.1', port: 0 });
   else await app.ready();
@@ -63,12 +85,13 @@ export interface SeededWebsite {
 /** A user, an organization, a verified website, an API key and a connector, written straight to the data directory. */
 export async function seedWebsite(services: AppServices, domain = 'example.com'): Promise<SeededWebsite> {
   const db = services.controlDb;
+  const now = services.now();
   const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-  await createUser(db, { email, password: 'correct-horse-battery' });
-  const organization = createOrganization(db, { name: 'Test Org', ownerEmail: email, plan: 'pro' });
-  const website = createWebsite(db, { organizationId: organization.id, domain, name: 'Example', verifiedMethod: 'dns_txt' });
-  const apiKey = createApiKey(db, { organizationId: organization.id, role: 'editor' }).key;
-  const connector = createConnector(db, readMasterKey(services.layout), { websiteId: website.id, connectorType: 'test', sourceTypes: ['page', 'post'] });
+  await createUser(db, { email, password: 'correct-horse-battery' }, now);
+  const organization = createOrganization(db, { name: 'Test Org', ownerEmail: email, plan: 'pro' }, now);
+  const website = createWebsite(db, { organizationId: organization.id, domain, name: 'Example', verifiedMethod: 'dns_txt' }, now);
+  const apiKey = createApiKey(db, { organizationId: organization.id, role: 'editor' }, now).key;
+  const connector = createConnector(db, readMasterKey(services.layout), { websiteId: website.id, connectorType: 'test', sourceTypes: ['page', 'post'] }, now);
   return { organizationId: organization.id, websiteId: website.id, domain, apiKey, connectorToken: connector.token };
 }
 
@@ -98,6 +121,8 @@ export interface SignedInjectOptions {
   body?: unknown;
   /** Default a fresh UUID; null sends none. */
   idempotencyKey?: string | null;
+  /** The signing time, ms since epoch; default now (pass the app's fake clock). */
+  nowMs?: number;
   headers?: Record<string, string>;
 }
 
@@ -106,7 +131,7 @@ export async function injectSigned(app: FastifyInstance, path: string, o: Signed
   const raw = o.raw ?? JSON.stringify(o.body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    ...signRequest({ token: o.token, websiteId: o.websiteId, path, body: raw, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID() }),
+    ...signRequest({ token: o.token, websiteId: o.websiteId, path, body: raw, timestamp: Math.floor((o.nowMs ?? Date.now()) / 1000), nonce: randomUUID() }),
     ...o.headers,
   };
   if (o.idempotencyKey !== null) headers['idempotency-key'] = o.idempotencyKey ?? randomUUID();
