@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGraphFromItems } from '../dist/graph/build-from-items.js';
-import { loadSiteInfo } from '../dist/site/load-site.js';
+import { loadWebsiteInfo } from '../dist/website/load-website.js';
 import { openControlDb } from '../dist/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../dist/storage/data-dir.js';
 
@@ -87,7 +87,7 @@ try {
   const graphStarted = performance.now();
   const layout = dataDirLayout(dataDir);
   const control = openControlDb(layout);
-  const info = loadSiteInfo(control, website.id);
+  const info = loadWebsiteInfo(control, website.id);
   control.close();
   buildGraphFromItems(Array.from({ length: ITEMS }, (_, i) => item(i)), info, { receivedAt: '2026-03-01T00:00:00Z', file: graphDbPath(layout, website.id) }).close();
   console.error(`graph of ${ITEMS} items built in ${((performance.now() - graphStarted) / 1000).toFixed(1)} s`);

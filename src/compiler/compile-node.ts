@@ -1,5 +1,5 @@
 import type { GraphReader } from '../graph/types.js';
-import { capabilitiesOf, type SiteInfo } from '../site/types.js';
+import { capabilitiesOf, type WebsiteInfo } from '../website/types.js';
 import {
   AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, LanguageSchema, ManifestSchema,
   McpManifestSchema, NODE_SCHEMA_VERSION, OpenApiSchema, PriorityFeedRecordSchema, QaRecordSchema, RelationshipRecordSchema, SchemaJsonLdSchema,
@@ -43,7 +43,7 @@ interface Emitted { file: WrittenFile; language?: string; producedBy: string }
  * id field still throws AppError node.uuid_leak, and a document the compiler builds that fails
  * its schema throws publish.validation_failed.
  */
-export function compileNode(reader: GraphReader, site: SiteInfo, options: CompileOptions, sink: NodeSink): CompileResult {
+export function compileNode(reader: GraphReader, site: WebsiteInfo, options: CompileOptions, sink: NodeSink): CompileResult {
   const build = parseBuildTime(options.buildTime);
   const capabilities = capabilitiesOf(site.plan);
   const urls = new SiteUrls(site);

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { GraphReader } from '../graph/types.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 import { compileNode } from './compile-node.js';
 import { readPreviousNode } from './previous.js';
 import type { NodeSink } from './sink.js';
@@ -38,7 +38,7 @@ let sequence = 0;
  * which then replaces `outDir` by rename, so a reader never sees half a node and a failed
  * compile (validation, uuid leak, I/O) leaves the old `outDir` untouched.
  */
-export async function compileToDirectory(reader: GraphReader, site: SiteInfo, outDir: string, options: CompileToDirectoryOptions): Promise<CompileResult> {
+export async function compileToDirectory(reader: GraphReader, site: WebsiteInfo, outDir: string, options: CompileToDirectoryOptions): Promise<CompileResult> {
   const target = resolve(outDir);
   const { previousDir, ...compileOptions } = options;
   if (compileOptions.previous === undefined && previousDir !== undefined) compileOptions.previous = await readPreviousNode(previousDir);

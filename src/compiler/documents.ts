@@ -1,4 +1,4 @@
-import { trustScore, type SiteInfo } from '../site/types.js';
+import { trustScore, type WebsiteInfo } from '../website/types.js';
 import {
   NODE_SCHEMA_VERSION, type AiJson, type EmbeddingsManifest, type ManifestFile, type McpManifest, type Trust, type VersionEntry, type Versions,
 } from '../node-format/index.js';
@@ -22,12 +22,12 @@ export function isImmutable(path: string): boolean {
   return path.endsWith('.jsonl') || path === 'schema.jsonld' || path === 'openapi.json';
 }
 
-export function trustTierOf(site: SiteInfo): Trust['trust_tier'] {
+export function trustTierOf(site: WebsiteInfo): Trust['trust_tier'] {
   const { method, state } = site.verification;
   return method !== null && (state === 'verified' || state === 'grace') ? method : 'unverified';
 }
 
-export function buildTrust(site: SiteInfo): Trust {
+export function buildTrust(site: WebsiteInfo): Trust {
   return {
     schema_version: NODE_SCHEMA_VERSION,
     verification_method: site.verification.method,
@@ -37,7 +37,7 @@ export function buildTrust(site: SiteInfo): Trust {
   };
 }
 
-export function buildAiJson(site: SiteInfo, input: { license: string; description: string; contact?: string; languages: string[]; refreshHintSeconds: number; consumes: string[] }): AiJson {
+export function buildAiJson(site: WebsiteInfo, input: { license: string; description: string; contact?: string; languages: string[]; refreshHintSeconds: number; consumes: string[] }): AiJson {
   const ai: AiJson = {
     schema_version: NODE_SCHEMA_VERSION,
     brand: site.brand,
@@ -53,7 +53,7 @@ export function buildAiJson(site: SiteInfo, input: { license: string; descriptio
   return ai;
 }
 
-export function buildMcpManifest(site: SiteInfo, capabilities: readonly string[]): McpManifest {
+export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly string[]): McpManifest {
   const websiteId = { type: 'string', const: site.websiteId, description: 'the website this server is scoped to' };
   return {
     schema_version: NODE_SCHEMA_VERSION,
@@ -77,7 +77,7 @@ export function buildEmbeddingsManifest(chunkFiles: Array<{ path: string; langua
 }
 
 /** openapi.json: the node itself as a read-only HTTP API, one GET path per file. */
-export function buildOpenApi(site: SiteInfo, label: string, files: ReadonlyArray<{ path: string }>): Record<string, unknown> {
+export function buildOpenApi(site: WebsiteInfo, label: string, files: ReadonlyArray<{ path: string }>): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const { path } of [...files, { path: 'manifest.json' }].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     paths[`/${path}`] = {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { IngestItemSchema, type IngestItem } from '../contract/ingest-item.js';
 import { buildGraphFromItems } from '../graph/build-from-items.js';
 import { parseEditorialJsonl, type EditorialEntry } from '../graph/editorial-entries.js';
-import { PLANS, VERIFICATION_METHODS, VERIFICATION_STATES, type SiteInfo } from '../site/types.js';
+import { PLANS, VERIFICATION_METHODS, VERIFICATION_STATES, type WebsiteInfo } from '../website/types.js';
 import { compileNode } from './compile-node.js';
 import type { NodeSink } from './sink.js';
 import type { CompileOptions, CompileResult } from './types.js';
@@ -32,7 +32,7 @@ export const FixtureSiteSchema = z.strictObject({
 
 export interface Fixture {
   dir: string;
-  site: SiteInfo;
+  site: WebsiteInfo;
   buildTime: string;
   items: IngestItem[];
   editorial: EditorialEntry[];
@@ -64,7 +64,7 @@ export function loadFixture(dir: string): Fixture {
   });
   const editorialPath = join(dir, 'editorial.jsonl');
   const editorial = existsSync(editorialPath) ? parseEditorialJsonl(readFileSync(editorialPath, 'utf8')) : [];
-  const site: SiteInfo = {
+  const site: WebsiteInfo = {
     websiteId: s.website_id, domain: s.domain, brand: s.brand ?? s.domain, defaultLanguage: s.default_language, plan: s.plan,
     verification: { method: s.verification.method, state: s.verification.state }, aliases: s.aliases,
   };

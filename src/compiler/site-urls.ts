@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { HTTP_URL_MAX_LENGTH, HTTP_URL_PATTERN } from '../node-format/index.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 
 /** C0 controls and DEL: not part of any URL (a parser would encode or drop them), and not XML. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -19,7 +19,7 @@ export class SiteUrls {
   private readonly fast: RegExp;
   private readonly slow = new Map<string, string | null>();
 
-  constructor(site: Pick<SiteInfo, 'domain' | 'aliases'>) {
+  constructor(site: Pick<WebsiteInfo, 'domain' | 'aliases'>) {
     const names = [site.domain, ...site.aliases].map((h) => h.toLowerCase().replace(/\.$/, '')).filter((h) => h !== '');
     this.hosts = new Set(names.flatMap((h) => [h, domainToASCII(h)]).filter((h) => h !== ''));
     this.label = site.aliases.length === 0 ? `the website's domain ${names[0]}` : `the website's domain ${names[0]} or a verified alias (${names.slice(1).join(', ')})`;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { AppError } from '../errors/app-error.js';
 import { GRAPH_DB_OPTIONS } from '../graph/schema.js';
 import { SqliteGraphReader } from '../graph/reader.js';
-import { loadSiteInfo } from '../site/load-site.js';
+import { loadWebsiteInfo } from '../website/load-website.js';
 import { openControlDb } from '../storage/control.js';
 import { dataDirLayout, graphDbPath } from '../storage/data-dir.js';
 import { openDatabase } from '../storage/sqlite.js';
@@ -10,7 +10,7 @@ import { compileToDirectory, type CompileToDirectoryOptions } from './directory.
 import type { CompileResult } from './types.js';
 
 /**
- * Compiles a served website's node from the data directory: SiteInfo from control.sqlite, the
+ * Compiles a served website's node from the data directory: WebsiteInfo from control.sqlite, the
  * graph from graphs/<websiteId>.sqlite, written atomically into `outDir`.
  */
 export async function compileWebsite(dataDir: string, websiteId: string, outDir: string, options: CompileToDirectoryOptions): Promise<CompileResult> {
@@ -19,7 +19,7 @@ export async function compileWebsite(dataDir: string, websiteId: string, outDir:
   const control = openControlDb(layout);
   let site;
   try {
-    site = loadSiteInfo(control, websiteId);
+    site = loadWebsiteInfo(control, websiteId);
   } finally {
     control.close();
   }

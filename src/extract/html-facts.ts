@@ -1,6 +1,6 @@
 import type { EntityRef, ProvenanceMethod } from './contribution.js';
 import type { IngestItem } from '../contract/ingest-item.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import type { HtmlScan } from './html-document.js';
 import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
@@ -44,7 +44,7 @@ export interface HtmlFactsInput {
   data: StructuredData;
   builder: ContributionBuilder;
   item: IngestItem;
-  site: SiteInfo;
+  site: WebsiteInfo;
   siteRef: EntityRef;
   primary: EntityRef;
   baseUrl: string;

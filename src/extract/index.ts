@@ -1,6 +1,6 @@
 import type { EntityRef, ItemContribution } from './contribution.js';
 import type { FieldMapping, IngestItem } from '../contract/ingest-item.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 import { buildChunks } from './chunks.js';
 import { addCmsFacts, resolveMappings } from './cms-fields.js';
 import { ContributionBuilder, quoted } from './contribution-builder.js';
@@ -35,7 +35,7 @@ function contentTypeOf(item: IngestItem): string {
  * clock or randomness; the same arguments give a deep-equal result. Bad HTML or JSON-LD never
  * throws: what cannot be read is skipped and reported in `warnings`.
  */
-export function extractItem(item: IngestItem, site: SiteInfo, options: ExtractOptions): ItemContribution {
+export function extractItem(item: IngestItem, site: WebsiteInfo, options: ExtractOptions): ItemContribution {
   const mapped = resolveMappings(item, options.mappings ?? []);
   const scan = item.html !== undefined ? scanHtml(item.html) : null;
   const language = normalizeLanguage(item.language) ?? mapped.language ?? normalizeLanguage(scan?.htmlLang)

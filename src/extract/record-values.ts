@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { DateOrTimestampSchema, HttpUrlSchema } from '../node-format/index.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 
 /**
  * The shapes node records accept (src/node-format/records.ts), applied where the extractor makes
@@ -98,7 +98,7 @@ function parseHttpUrl(value: string): URL | null {
 }
 
 /** The hosts a node file may name in a url: the website's domain and its aliases, in ASCII, lowercased. */
-export function siteHosts(site: Pick<SiteInfo, 'domain' | 'aliases'>): ReadonlySet<string> {
+export function siteHosts(site: Pick<WebsiteInfo, 'domain' | 'aliases'>): ReadonlySet<string> {
   const names = [site.domain, ...site.aliases].map((host) => host.toLowerCase().replace(/\.$/, ''));
   return new Set(names.flatMap((host) => [host, domainToASCII(host)]).filter((host) => host !== ''));
 }

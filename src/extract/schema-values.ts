@@ -1,5 +1,5 @@
 import type { EntityRef } from './contribution.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { absoluteUrl, cleanText, nameKey, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
 import { lookup, toTypeName } from './record-values.js';
@@ -88,7 +88,7 @@ export interface ResolvedEntity {
 }
 
 export interface EntityContext {
-  site: SiteInfo;
+  site: WebsiteInfo;
   siteRef: EntityRef;
   baseUrl: string;
   byId: Map<string, SchemaNode>;

@@ -1,5 +1,5 @@
 import type { Db } from '../storage/sqlite.js';
-import { trustScore, type SiteInfo } from '../site/types.js';
+import { trustScore, type WebsiteInfo } from '../website/types.js';
 import { estimateTokens } from '../extract/chunks.js';
 import type { CandidateFact, EntityRef, ItemContribution } from '../extract/contribution.js';
 import { stableId } from './ids.js';
@@ -25,7 +25,7 @@ export function sourceIdOf(websiteId: string, url: string, canonicalUrl: string 
   return stableId('src', websiteId, canonicalUrl ?? url);
 }
 
-function languageRank(site: SiteInfo, language: string): number {
+function languageRank(site: WebsiteInfo, language: string): number {
   return language.toLowerCase() === site.defaultLanguage.toLowerCase() ? 0 : 1;
 }
 
@@ -61,7 +61,7 @@ export function deleteItemRows(db: Db, itemKey: string, touched: TouchedKeys): b
   return true;
 }
 
-function insertContribution(db: Db, site: SiteInfo, c: ItemContribution, touched: TouchedKeys): void {
+function insertContribution(db: Db, site: WebsiteInfo, c: ItemContribution, touched: TouchedKeys): void {
   const s = graphStatements(db);
   const ws = site.websiteId;
   const key = c.itemKey;
@@ -130,7 +130,7 @@ function insertContribution(db: Db, site: SiteInfo, c: ItemContribution, touched
  * the records whose natural keys the old or the new contribution named: entities, relationships
  * (re-resolved), fact survivors, Q&A staleness and sources. Editorial state is never touched.
  */
-export function applyContribution(db: Db, site: SiteInfo, contribution: ItemContribution): void {
+export function applyContribution(db: Db, site: WebsiteInfo, contribution: ItemContribution): void {
   const run = db.transaction(() => {
     const touched = emptyTouched();
     deleteItemRows(db, contribution.itemKey, touched);
@@ -141,7 +141,7 @@ export function applyContribution(db: Db, site: SiteInfo, contribution: ItemCont
 }
 
 /** Sets every source's trust to the website's current verification trust (it changes with verification). */
-export function refreshSourceTrust(db: Db, site: SiteInfo): number {
+export function refreshSourceTrust(db: Db, site: WebsiteInfo): number {
   const trust = trustScore(site.verification.method, site.verification.state);
   return db.prepare('UPDATE sources SET trust = ? WHERE trust != ?').run(trust, trust).changes;
 }

@@ -1,7 +1,7 @@
 import type { IngestItem } from '../contract/ingest-item.js';
 import { IngestItemSchema, type FieldMapping } from '../contract/ingest-item.js';
 import { writeRawItems } from './raw-items.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 import { openDatabase, type Db } from '../storage/sqlite.js';
 import { applyEditorialEntries, type EditorialEntry } from './editorial-entries.js';
 import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
@@ -32,7 +32,7 @@ export interface BuiltGraph {
  * written by the ingest writer, then processRawItems, so a fixture and a served website with the
  * same items produce the same graph. An invalid item throws (the daemon would reject it).
  */
-export function buildGraphFromItems(items: readonly IngestItem[], site: SiteInfo, options: BuildGraphOptions): BuiltGraph {
+export function buildGraphFromItems(items: readonly IngestItem[], site: WebsiteInfo, options: BuildGraphOptions): BuiltGraph {
   const valid: IngestItem[] = items.map((item, index) => {
     const parsed = IngestItemSchema.safeParse(item);
     if (!parsed.success) throw new Error(`item ${index} (${String((item as { id?: unknown }).id)}) is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);

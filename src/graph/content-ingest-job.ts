@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger.js';
 import type { GraphDbPool } from '../storage/graph-db.js';
 import type { Db } from '../storage/sqlite.js';
-import { loadFieldMappings, loadSiteInfo } from '../site/load-site.js';
+import { loadFieldMappings, loadWebsiteInfo } from '../website/load-website.js';
 import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
 
@@ -32,7 +32,7 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
  * queued is a no-op.
  */
 export function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): ContentIngestOutcome | null {
-  const site = loadSiteInfo(services.controlDb, job.website_id);
+  const site = loadWebsiteInfo(services.controlDb, job.website_id);
   if (!site) return null;
   const db = services.graphs.get(job.website_id);
   const erase = job.reason === 'gdpr_erasure';

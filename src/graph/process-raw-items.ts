@@ -1,5 +1,5 @@
 import type { Db } from '../storage/sqlite.js';
-import type { SiteInfo } from '../site/types.js';
+import type { WebsiteInfo } from '../website/types.js';
 import { IngestItemSchema, type FieldMapping } from '../contract/ingest-item.js';
 import { extractItem } from '../extract/index.js';
 import { applyContribution, refreshSourceTrust } from './apply-contribution.js';
@@ -42,7 +42,7 @@ function describe(error: unknown): string {
  * is kept; it never stops the batch. Items are written in batches, one transaction each, and
  * every item in a savepoint so a failure rolls back only its own rows.
  */
-export function processRawItems(db: Db, site: SiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): ProcessRawItemsResult {
+export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): ProcessRawItemsResult {
   const s = graphStatements(db);
   const result: ProcessRawItemsResult = { processed: 0, failed: 0, skipped: 0, failures: [], warned: 0, warnings: [] };
   const batchSize = Math.max(1, options.batchSize ?? 250);

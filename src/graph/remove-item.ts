@@ -1,5 +1,5 @@
 import type { Db } from '../storage/sqlite.js';
-import { trustScore, type SiteInfo } from '../site/types.js';
+import { trustScore, type WebsiteInfo } from '../website/types.js';
 import { deleteItemRows } from './apply-contribution.js';
 import { emptyTouched, recomputeTouched } from './recompute.js';
 import { graphStatements } from './statements.js';
@@ -36,7 +36,7 @@ export function splitItemKey(itemKey: string): { type: string; id: string } {
  * contributed disappear, relationships pointing at them go back to dangling, fact survivors are
  * re-chosen and Q&A made from changed facts go stale. Returns whether the item had contributed.
  */
-export function removeItem(db: Db, site: SiteInfo, itemKey: string, options: RemoveItemOptions = {}): boolean {
+export function removeItem(db: Db, site: WebsiteInfo, itemKey: string, options: RemoveItemOptions = {}): boolean {
   const s = graphStatements(db);
   const { type, id } = splitItemKey(itemKey);
   const run = db.transaction(() => {

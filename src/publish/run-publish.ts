@@ -6,7 +6,7 @@ import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { PreviousNode } from '../compiler/types.js';
 import type { Db } from '../storage/sqlite.js';
-import { loadSiteInfo } from '../site/load-site.js';
+import { loadWebsiteInfo } from '../website/load-website.js';
 import { dataDirLayout, graphDbPath } from '../storage/data-dir.js';
 import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock, type PublishLock } from './lock.js';
@@ -129,7 +129,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
  * publish.nothing_to_publish when nothing has been ingested for it yet (it has no graph).
  */
 function assertSomethingToPublish(settings: Settings, controlDb: Db, websiteId: string): void {
-  if (loadSiteInfo(controlDb, websiteId) === undefined) throw new AppError('website.not_found', `Website ${websiteId} does not exist in ${settings.dataDir}.`);
+  if (loadWebsiteInfo(controlDb, websiteId) === undefined) throw new AppError('website.not_found', `Website ${websiteId} does not exist in ${settings.dataDir}.`);
   if (existsSync(graphDbPath(dataDirLayout(settings.dataDir), websiteId))) return;
   throw new AppError('publish.nothing_to_publish', `Nothing has been ingested for website ${websiteId} yet, so there is no graph to publish. Push content first (nodectl push, or POST /v1/ingest/batch), wait for the ingest jobs to finish, then publish.`);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLANS, VERIFICATION_METHODS } from '../site/types.js';
+import { PLANS, VERIFICATION_METHODS } from '../website/types.js';
 
 export const ROLES = ['viewer', 'editor', 'organization_admin', 'organization_owner'] as const;
 export type Role = (typeof ROLES)[number];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { computeItemChecksum } from '../../src/client/checksum.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { loadSiteInfo } from '../../src/site/load-site.js';
+import { loadWebsiteInfo } from '../../src/website/load-website.js';
 import { openControlDb } from '../../src/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
 import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
@@ -73,7 +73,7 @@ describe('nodectl compile / golden / validate', () => {
     const { websiteId } = await bootstrapWebsite(dataDir, { domain: 'shop.example' });
     const layout = dataDirLayout(dataDir);
     const control = openControlDb(layout);
-    const site = loadSiteInfo(control, websiteId)!;
+    const site = loadWebsiteInfo(control, websiteId)!;
     control.close();
     const page = (id: string, url: string, title: string, extra: Record<string, string> = {}) => {
       const html = `<html><head><title>${title}</title></head><body><h1>${title}</h1><p>${title} is a sturdy thing we sell in the shop.</p></body></html>`;

@@ -1,10 +1,10 @@
 import { stableId } from '../../src/graph/ids.js';
 import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../../src/graph/types.js';
-import type { SiteInfo } from '../../src/site/types.js';
+import type { WebsiteInfo } from '../../src/website/types.js';
 
 export const WEBSITE = 'web_01JTESTWEBSITE0000000000';
 
-export function site(overrides: Partial<SiteInfo> = {}): SiteInfo {
+export function site(overrides: Partial<WebsiteInfo> = {}): WebsiteInfo {
   return { websiteId: WEBSITE, domain: 'shop.example', brand: 'Example Shop', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: [], ...overrides };
 }
 

@@ -7,12 +7,12 @@ import { createMemoryGraphReader, type MemoryGraph } from '../../src/compiler/me
 import { createMemorySink } from '../../src/compiler/sink.js';
 import { SiteUrls } from '../../src/compiler/site-urls.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
-import type { SiteInfo } from '../../src/site/types.js';
+import type { WebsiteInfo } from '../../src/website/types.js';
 import { entity, fact, jsonl, qa, relationship, site, source, sourceId } from './helpers.js';
 
 const BUILD = '2026-02-03T04:05:06Z';
 
-async function compile(graph: MemoryGraph, siteInfo: SiteInfo = site()) {
+async function compile(graph: MemoryGraph, siteInfo: WebsiteInfo = site()) {
   const sink = createMemorySink();
   const result = compileNode(createMemoryGraphReader(graph), siteInfo, { buildTime: BUILD }, sink);
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-urls-'));

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CandidateFact, EntityRef, ItemContribution } from '../../src/extract/contribution.js';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
-import type { SiteInfo } from '../../src/site/types.js';
+import type { WebsiteInfo } from '../../src/website/types.js';
 import { extractItem } from '../../src/extract/index.js';
 
-export const site: SiteInfo = {
+export const site: WebsiteInfo = {
   websiteId: 'site-1', domain: 'shop.example', brand: 'Acme Shop', defaultLanguage: 'en', plan: 'free',
   verification: { method: null, state: 'pending' }, aliases: [],
 };

@@ -7,10 +7,10 @@ import { validateNode, type ValidationReport } from '../../src/compiler/validate
 import type { FieldMapping, IngestItem } from '../../src/contract/ingest-item.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
 import type { ProcessRawItemsResult } from '../../src/graph/process-raw-items.js';
-import type { SiteInfo } from '../../src/site/types.js';
+import type { WebsiteInfo } from '../../src/website/types.js';
 
 /** A website the pipeline tests compile: a paid plan, so every plan-gated file is built and validated too. */
-export const PIPELINE_SITE: SiteInfo = {
+export const PIPELINE_SITE: WebsiteInfo = {
   websiteId: 'web_01JEXTRACTPIPELINE000000', domain: 'shop.example', brand: 'Acme Shop', defaultLanguage: 'en', plan: 'pro',
   verification: { method: 'dns_txt', state: 'verified' }, aliases: [],
 };
@@ -30,7 +30,7 @@ export interface PipelineOutcome {
  * processRawItems (extractor and graph store), compileToDirectory, then validateNode on the
  * directory, as a publisher runs it.
  */
-export async function runPipeline(items: readonly IngestItem[], options: { site?: SiteInfo; mappings?: FieldMapping[] } = {}): Promise<PipelineOutcome> {
+export async function runPipeline(items: readonly IngestItem[], options: { site?: WebsiteInfo; mappings?: FieldMapping[] } = {}): Promise<PipelineOutcome> {
   const site = options.site ?? PIPELINE_SITE;
   const graph = buildGraphFromItems(items, site, { receivedAt: BUILD_TIME, mappings: options.mappings });
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-extract-pipeline-'));

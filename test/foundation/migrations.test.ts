@@ -8,7 +8,7 @@ import { processRawItems } from '../../src/graph/process-raw-items.js';
 import { SqliteGraphReader } from '../../src/graph/reader.js';
 import { createSqliteIdempotencyStore } from '../../src/ingest/stores/sqlite.js';
 import { JobQueue } from '../../src/jobs/queue.js';
-import type { SiteInfo } from '../../src/site/types.js';
+import type { WebsiteInfo } from '../../src/website/types.js';
 import { CONTROL_MIGRATIONS } from '../../src/storage/migrations/control/index.js';
 import { GRAPH_MIGRATIONS } from '../../src/storage/migrations/graph/index.js';
 import { openControlDb } from '../../src/storage/control.js';
@@ -223,7 +223,7 @@ describe('databases made by earlier releases', () => {
   it('graph-v1.sqlite after migrating: the current extractor processes its pending item into knowledge records', () => {
     const { root } = placeFixture(FIXTURES.find((f) => f.file === 'graph-v1.sqlite')!);
     const db = openWithCurrentCode('graph', root);
-    const site: SiteInfo = { websiteId: WEBSITE, domain: 'example.com', brand: 'Example', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: ['www.example.com'] };
+    const site: WebsiteInfo = { websiteId: WEBSITE, domain: 'example.com', brand: 'Example', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: ['www.example.com'] };
     const result = processRawItems(db, site, ['raw_01JHKABCX5A7B1D3E5G7J9N1Q3'], { now: '2025-01-15T09:45:00.000Z' });
     expect(result).toMatchObject({ processed: 1, failed: 0 });
     expect([...new SqliteGraphReader(db).entities('en')].map((e) => e.name)).toContain('City Bike');

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CandidateEntity, CandidateFact, EntityRef, ItemContribution } from '../../src/extract/contribution.js';
 import { GRAPH_DB_OPTIONS } from '../../src/graph/schema.js';
-import type { SiteInfo } from '../../src/site/types.js';
+import type { WebsiteInfo } from '../../src/website/types.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
 
-export const site: SiteInfo = {
+export const site: WebsiteInfo = {
   websiteId: 'web_TEST', domain: 'shop.example', brand: 'Acme', defaultLanguage: 'en', plan: 'free',
   verification: { method: 'dns_txt', state: 'verified' }, aliases: [],
 };

@@ -6,7 +6,7 @@ import { SqliteGraphReader } from '../../src/graph/reader.js';
 import { writeRawItems } from '../../src/graph/raw-items.js';
 import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
 import { JOBS } from '../../src/jobs/kinds/index.js';
-import { loadFieldMappings, loadSiteInfo } from '../../src/site/load-site.js';
+import { loadFieldMappings, loadWebsiteInfo } from '../../src/website/load-website.js';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
 import { makeTempDir } from '../helpers/paths.js';
 
@@ -35,14 +35,14 @@ function setup(): AppServices {
 
 const item = (id: string, text: string): IngestItem => ({ type: 'post', id, url: `https://shop.example/${id}`, title: `Post ${id}`, text, checksum: 'sha256:' + id.padStart(64, '0') });
 
-describe('loadSiteInfo', () => {
+describe('loadWebsiteInfo', () => {
   it('reads website, plan, verification and verified aliases from control.sqlite', () => {
     const s = setup();
-    expect(loadSiteInfo(s.controlDb, 'web_1')).toEqual({
+    expect(loadWebsiteInfo(s.controlDb, 'web_1')).toEqual({
       websiteId: 'web_1', domain: 'shop.example', brand: 'Acme Shop', defaultLanguage: 'de', plan: 'pro',
       verification: { method: 'well_known', state: 'grace' }, aliases: ['www.shop.example'],
     });
-    expect(loadSiteInfo(s.controlDb, 'web_404')).toBeUndefined();
+    expect(loadWebsiteInfo(s.controlDb, 'web_404')).toBeUndefined();
     expect(loadFieldMappings(s.controlDb, 'web_1')).toEqual([{ source_path: 'json.subtitle', target: 'attribute', attribute_name: 'subtitle', provenance_method: 'cms_field' }]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { loadSiteInfo } from '../../src/site/load-site.js';
+import { loadWebsiteInfo } from '../../src/website/load-website.js';
 import { openControlDb } from '../../src/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
 import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // A moderately sized graph: its compile takes long enough that a blocked event loop would show.
   const layout = dataDirLayout(temp.dir);
   const control = openControlDb(layout);
-  const info = loadSiteInfo(control, websiteId)!;
+  const info = loadWebsiteInfo(control, websiteId)!;
   control.close();
   const items = Array.from({ length: ITEMS }, (_, i) => ({ type: 'post', id: `post:${i}`, url: `https://${DOMAIN}/posts/${i}`, title: `Post ${i}`, text: `Post ${i}\n\nRoasting notes ${'espresso filter origin '.repeat(20)}part ${i}.`, checksum: `sha256:${i.toString(16).padStart(64, '0')}` }));
   buildGraphFromItems(items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(layout, websiteId) }).close();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { loadFixture } from '../../src/compiler/index.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { loadSiteInfo } from '../../src/site/load-site.js';
+import { loadWebsiteInfo } from '../../src/website/load-website.js';
 import { openControlDb } from '../../src/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
 import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   // The website's graph, built from the shop fixture's items.
   const layout = dataDirLayout(temp.dir);
   const control = openControlDb(layout);
-  const info = loadSiteInfo(control, websiteId)!;
+  const info = loadWebsiteInfo(control, websiteId)!;
   control.close();
   buildGraphFromItems(loadFixture(SHOP).items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(layout, websiteId) }).close();
   daemon = await startTestDaemon({ dataDir: temp.dir });

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { PLANS, VERIFICATION_METHODS } from '../../site/types.js';
+import { PLANS, VERIFICATION_METHODS } from '../../website/types.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { registerAdminConnectorCommands } from './admin-connector.js';

@@ -21,9 +21,9 @@ export function registerMcpCommand(program: Command): void {
       const websiteId = opts.website;
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
       const { withControlDb } = await import('./admin.js');
-      const { loadSiteInfo } = await import('../../site/load-site.js');
-      const { capabilitiesOf } = await import('../../site/types.js');
-      const site = await withControlDb(ctx, (db) => loadSiteInfo(db, websiteId));
+      const { loadWebsiteInfo } = await import('../../website/load-website.js');
+      const { capabilitiesOf } = await import('../../website/types.js');
+      const site = await withControlDb(ctx, (db) => loadWebsiteInfo(db, websiteId));
       if (!site) throw new UsageError(`no website ${websiteId} in ${ctx.config.settings.dataDir}; see \`nodectl admin website list\``);
       if (!capabilitiesOf(site.plan).includes('cap.mcp')) throw new UsageError(`website ${websiteId} is on the ${site.plan} plan, which lacks cap.mcp: MCP access needs pro or business (\`nodectl admin org create --plan pro\`)`);
       if (!VERIFIED_STATES.has(site.verification.state)) throw new UsageError(`website ${websiteId} is not verified (verification ${site.verification.state}): verify ownership of ${site.domain} first`);

@@ -1,4 +1,4 @@
-import { capabilitiesOf, PLANS } from '../../site/types.js';
+import { capabilitiesOf, PLANS } from '../../website/types.js';
 import { ManifestSchema, schemaForPath, type Manifest } from '../../node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
 import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';

@@ -85,8 +85,8 @@ export async function hasPublishedNode(services: AppServices, websiteId: string,
  * (erasure) purges the marked versions. A website deleted since is a no-op.
  */
 async function republish(payload: RepublishPayload, { services, signal }: JobContext): Promise<void> {
-  const { loadSiteInfo } = await import('../../site/load-site.js');
-  const site = loadSiteInfo(services.controlDb, payload.website_id);
+  const { loadWebsiteInfo } = await import('../../website/load-website.js');
+  const site = loadWebsiteInfo(services.controlDb, payload.website_id);
   if (!site) return;
   const graph = services.graphs.get(site.websiteId);
   await waitForRemovals(graph, payload.removed, signal);

@@ -34,7 +34,7 @@ export function trustScore(method: VerificationMethod | null, state: Verificatio
  * What the extractor and the compiler need to know about one website. It comes from the control
  * database for a served website, or from fixtures/<name>/site.json for a fixture.
  */
-export interface SiteInfo {
+export interface WebsiteInfo {
   websiteId: string;
   domain: string;
   /** Display name of the site; defaults to the domain. */

@@ -1,6 +1,6 @@
 import type { Db } from '../storage/sqlite.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
-import { PLANS, VERIFICATION_STATES, type Plan, type SiteInfo, type VerificationMethod, type VerificationState } from './types.js';
+import { PLANS, VERIFICATION_STATES, type Plan, type WebsiteInfo, type VerificationMethod, type VerificationState } from './types.js';
 
 interface SiteSql {
   id: string; domain: string; name: string | null; brand: string | null; default_language: string | null; plan: string; method: string | null; state: string | null;
@@ -18,7 +18,7 @@ const METHOD_TIERS: Readonly<Record<string, VerificationMethod>> = {
  * verified aliases. Brand is the website's brand, else its name, else its domain. Undefined when
  * the website does not exist (deleted since the job was queued).
  */
-export function loadSiteInfo(controlDb: Db, websiteId: string): SiteInfo | undefined {
+export function loadWebsiteInfo(controlDb: Db, websiteId: string): WebsiteInfo | undefined {
   const row = controlDb.prepare(`SELECT w.id, w.domain, w.name, w.brand, w.default_language, o.plan, v.method, v.state
     FROM websites w JOIN organizations o ON o.id = w.organization_id LEFT JOIN verifications v ON v.website_id = w.id WHERE w.id = ?`).get(websiteId) as SiteSql | undefined;
   if (!row) return undefined;
