@@ -65,6 +65,11 @@ export function resolveConfig(input: ResolveConfigInput = {}): ResolvedConfig {
     sources[name] = source;
   }
   settings.dataDir = resolve(String(settings.dataDir));
+  // The one setting before job lanes still works: it sizes the ingest lane, which ran those jobs.
+  if (settings.workerConcurrency !== undefined && sources.jobLaneIngestConcurrency === 'default') {
+    settings.jobLaneIngestConcurrency = settings.workerConcurrency;
+    sources.jobLaneIngestConcurrency = sources.workerConcurrency!;
+  }
   return Object.freeze({ settings: Object.freeze(settings) as Settings, sources: Object.freeze(sources) as ResolvedConfig['sources'], file });
 }
 

@@ -45,6 +45,7 @@ export const SETTINGS = {
   jobLanePublishConcurrency: setting({ schema: positiveInt.max(64), default: 1, env: 'NODECTL_JOB_LANE_PUBLISH_CONCURRENCY', description: 'Publish-lane jobs (node.republish) the daemon runs at once.' }),
   jobLaneDeliveryConcurrency: setting({ schema: positiveInt.max(64), default: 4, env: 'NODECTL_JOB_LANE_DELIVERY_CONCURRENCY', description: 'Delivery-lane jobs (outgoing webhooks and mail) the daemon runs at once.' }),
   jobLaneMaintenanceConcurrency: setting({ schema: positiveInt.max(64), default: 1, env: 'NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY', description: 'Maintenance-lane jobs (maintenance.*) the daemon runs at once.' }),
+  workerConcurrency: setting({ schema: positiveInt.max(64).optional(), default: undefined, env: 'NODECTL_WORKER_CONCURRENCY', description: 'Deprecated (before job lanes): the ingest lane\'s concurrency when jobLaneIngestConcurrency is not set.' }),
   jobPollMs: setting({ schema: positiveInt, default: 250, env: 'NODECTL_JOB_POLL_MS', description: 'How often an idle worker looks for due jobs, in ms.' }),
   jobLeaseSeconds: setting({ schema: positiveInt, default: 60, env: 'NODECTL_JOB_LEASE_SECONDS', description: 'How long a claimed job is leased before another worker may take it.' }),
   jobMaxAttempts: setting({ schema: positiveInt.max(100), default: 5, env: 'NODECTL_JOB_MAX_ATTEMPTS', description: 'Attempts before a job is dead-lettered.' }),

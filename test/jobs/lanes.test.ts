@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig } from '../../src/config/config.js';
@@ -122,5 +125,16 @@ describe('lane settings', () => {
     const env = { NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3', NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2', NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8', NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2' };
     expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({ ingest: 3, publish: 2, delivery: 8, maintenance: 2 });
     expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(/jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/);
+  });
+
+  it('the setting from before lanes (workerConcurrency, NODECTL_WORKER_CONCURRENCY) still sizes the ingest lane unless the lane setting is given (bug: a config.json naming it failed start-up)', () => {
+    expect(laneConcurrency(resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5' } }).settings).ingest).toBe(5);
+    expect(laneConcurrency(resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5', NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3' } }).settings).ingest).toBe(3);
+    const dir = mkdtempSync(join(tmpdir(), 'nodectl-lanes-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ workerConcurrency: 4 }));
+    const config = resolveConfig({ env: {}, configFile: file });
+    expect(config.settings.jobLaneIngestConcurrency).toBe(4);
+    expect(config.sources.jobLaneIngestConcurrency).toBe('file');
   });
 });
