@@ -18,7 +18,7 @@ import { groupById, pickSurvivor, uniqueById } from './passes.js';
 import { projectChunk, projectEntity, projectFact, projectQa, projectRelationship, projectSource, type ExportedIds } from './project.js';
 import { RejectionLog, type RejectedKind } from './rejections.js';
 import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE } from './schema-jsonld.js';
-import { SiteUrls } from './site-urls.js';
+import { WebsiteUrls } from './website-urls.js';
 import { TrackedFile, type NodeSink, type WrittenFile } from './sink.js';
 import { renderSitemap, SITEMAP_MAX_URLS, type SitemapEntry } from './sitemap.js';
 import { compareStrings, TopK } from './top-k.js';
@@ -46,7 +46,7 @@ interface Emitted { file: WrittenFile; language?: string; producedBy: string }
 export function compileNode(reader: GraphReader, site: WebsiteInfo, options: CompileOptions, sink: NodeSink): CompileResult {
   const build = parseBuildTime(options.buildTime);
   const capabilities = capabilitiesOf(site.plan);
-  const urls = new SiteUrls(site);
+  const urls = new WebsiteUrls(site);
   const rejections = new RejectionLog();
   const readerLanguages = [...new Set(reader.languages())].sort(compareStrings);
   // A record's language names its file: records in a language that is not a BCP-47 tag are rejected whole.
@@ -313,7 +313,7 @@ function rejectLanguage(reader: GraphReader, language: string, rejections: Rejec
 }
 
 /** The URL policy's verdict on the field `path` of a record, as a problem that rejects it. */
-function urlProblem(urls: SiteUrls, url: string, path: string): SchemaProblem | null {
+function urlProblem(urls: WebsiteUrls, url: string, path: string): SchemaProblem | null {
   const message = urls.problem(url);
   return message === null ? null : { path, message, issues: [] };
 }

@@ -3,7 +3,7 @@ import type {
 } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
 import { predicateInfo, PROVENANCE_RANK } from './predicates.js';
-import { isDateOrTimestamp, isSnakeCase, isTypeName, toSiteUrl } from './record-values.js';
+import { isDateOrTimestamp, isSnakeCase, isTypeName, toWebsiteUrl } from './record-values.js';
 
 export interface FactInput {
   subject: EntityRef;
@@ -68,7 +68,7 @@ export class ContributionBuilder {
   readonly qa: CandidateQa[] = [];
   readonly warnings: string[] = [];
 
-  /** `hosts`: the website's hosts (siteHosts); a canonical_url fact must name one, as the node's url policy requires. */
+  /** `hosts`: the website's hosts (websiteHosts); a canonical_url fact must name one, as the node's url policy requires. */
   constructor(readonly language: string, private readonly hosts: ReadonlySet<string> = new Set()) {}
 
   addEntity(input: EntityInput): EntityRef {
@@ -124,7 +124,7 @@ export class ContributionBuilder {
     }
     let value = input.value;
     if (input.predicate === 'canonical_url') {
-      const url = typeof value === 'string' ? toSiteUrl(value, this.hosts) : null;
+      const url = typeof value === 'string' ? toWebsiteUrl(value, this.hosts) : null;
       if (url === null) {
         this.warnings.push(`fact.dropped: canonical_url ${quoted(value)} is not an absolute http(s) url on the website's hosts`);
         return;

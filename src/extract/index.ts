@@ -11,7 +11,7 @@ import { readTextBlocks, type Block } from './main-content.js';
 import { absoluteUrl, cleanText, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
 import { PROVENANCE_RANK, SOURCE_CONFIDENCE } from './predicates.js';
 import { templateQa } from './qa.js';
-import { siteHosts, toHttpUrl } from './record-values.js';
+import { websiteHosts, toHttpUrl } from './record-values.js';
 import { typesOf } from './schema-values.js';
 
 export { estimateTokens, MAX_CHUNK_TOKENS } from './chunks.js';
@@ -40,7 +40,7 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   const scan = item.html !== undefined ? scanHtml(item.html) : null;
   const language = normalizeLanguage(item.language) ?? mapped.language ?? normalizeLanguage(scan?.htmlLang)
     ?? normalizeLanguage(scan?.contentLanguage) ?? normalizeLanguage(site.defaultLanguage) ?? 'en';
-  const builder = new ContributionBuilder(language, siteHosts(site));
+  const builder = new ContributionBuilder(language, websiteHosts(site));
 
   for (const warning of mapped.warnings) builder.warnings.push(warning);
 

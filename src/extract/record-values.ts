@@ -98,13 +98,13 @@ function parseHttpUrl(value: string): URL | null {
 }
 
 /** The hosts a node file may name in a url: the website's domain and its aliases, in ASCII, lowercased. */
-export function siteHosts(site: Pick<WebsiteInfo, 'domain' | 'aliases'>): ReadonlySet<string> {
+export function websiteHosts(site: Pick<WebsiteInfo, 'domain' | 'aliases'>): ReadonlySet<string> {
   const names = [site.domain, ...site.aliases].map((host) => host.toLowerCase().replace(/\.$/, ''));
   return new Set(names.flatMap((host) => [host, domainToASCII(host)]).filter((host) => host !== ''));
 }
 
 /** toHttpUrl of a url on one of `hosts` (a page's canonical url, as the node's url policy allows it), else null. */
-export function toSiteUrl(value: string, hosts: ReadonlySet<string>): string | null {
+export function toWebsiteUrl(value: string, hosts: ReadonlySet<string>): string | null {
   const url = toHttpUrl(value);
   if (url === null) return null;
   return hosts.has(new URL(url).hostname.replace(/\.$/, '')) ? url : null;

@@ -2,7 +2,7 @@ import type { Db } from '../storage/sqlite.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import { PLANS, VERIFICATION_STATES, type Plan, type WebsiteInfo, type VerificationMethod, type VerificationState } from './types.js';
 
-interface SiteSql {
+interface WebsiteSql {
   id: string; domain: string; name: string | null; brand: string | null; default_language: string | null; plan: string; method: string | null; state: string | null;
 }
 
@@ -20,7 +20,7 @@ const METHOD_TIERS: Readonly<Record<string, VerificationMethod>> = {
  */
 export function loadWebsiteInfo(controlDb: Db, websiteId: string): WebsiteInfo | undefined {
   const row = controlDb.prepare(`SELECT w.id, w.domain, w.name, w.brand, w.default_language, o.plan, v.method, v.state
-    FROM websites w JOIN organizations o ON o.id = w.organization_id LEFT JOIN verifications v ON v.website_id = w.id WHERE w.id = ?`).get(websiteId) as SiteSql | undefined;
+    FROM websites w JOIN organizations o ON o.id = w.organization_id LEFT JOIN verifications v ON v.website_id = w.id WHERE w.id = ?`).get(websiteId) as WebsiteSql | undefined;
   if (!row) return undefined;
   const aliases = controlDb.prepare('SELECT domain FROM website_aliases WHERE website_id = ? AND verified = 1 ORDER BY domain').pluck().all(websiteId) as string[];
   const state: VerificationState = (VERIFICATION_STATES as readonly string[]).includes(row.state ?? '') ? (row.state as VerificationState) : 'pending';

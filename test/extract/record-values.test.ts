@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeDate, normalizeLanguage } from '../../src/extract/normalize.js';
-import { isSnakeCase, siteHosts, toHttpUrl, toPredicate, toSiteUrl, toTypeName } from '../../src/extract/record-values.js';
+import { isSnakeCase, websiteHosts, toHttpUrl, toPredicate, toWebsiteUrl, toTypeName } from '../../src/extract/record-values.js';
 import { DateOrTimestampSchema, FactRecordSchema, HttpUrlSchema, LanguageSchema, RelationshipRecordSchema } from '../../src/node-format/index.js';
 import { DATES, LABELS, mulberry32, URLS } from './odd-items.js';
 
@@ -49,7 +49,7 @@ describe('toTypeName: the schema.org type a @type names', () => {
   });
 });
 
-describe('toHttpUrl and toSiteUrl: urls as node records accept them', () => {
+describe('toHttpUrl and toWebsiteUrl: urls as node records accept them', () => {
   it('keeps a url as written when the node accepts it, else its WHATWG form, else null', () => {
     expect(toHttpUrl('https://shop.example')).toBe('https://shop.example');
     expect(toHttpUrl('https://shop.example/価格')).toBe('https://shop.example/価格');
@@ -68,13 +68,13 @@ describe('toHttpUrl and toSiteUrl: urls as node records accept them', () => {
     }
   });
 
-  it('toSiteUrl keeps a url only on the website domain or an alias', () => {
-    const hosts = siteHosts({ domain: 'Shop.Example.', aliases: ['www.shop.example', 'bücher.example'] });
-    expect(toSiteUrl('https://shop.example/a', hosts)).toBe('https://shop.example/a');
-    expect(toSiteUrl('HTTPS://WWW.SHOP.EXAMPLE/a b', hosts)).toBe('https://www.shop.example/a%20b');
-    expect(toSiteUrl('https://bücher.example/x', hosts)).toBe('https://bücher.example/x');
-    expect(toSiteUrl('https://other.example/a', hosts)).toBeNull();
-    expect(toSiteUrl('https://shop.example.evil.example/', hosts)).toBeNull();
+  it('toWebsiteUrl keeps a url only on the website domain or an alias', () => {
+    const hosts = websiteHosts({ domain: 'Shop.Example.', aliases: ['www.shop.example', 'bücher.example'] });
+    expect(toWebsiteUrl('https://shop.example/a', hosts)).toBe('https://shop.example/a');
+    expect(toWebsiteUrl('HTTPS://WWW.SHOP.EXAMPLE/a b', hosts)).toBe('https://www.shop.example/a%20b');
+    expect(toWebsiteUrl('https://bücher.example/x', hosts)).toBe('https://bücher.example/x');
+    expect(toWebsiteUrl('https://other.example/a', hosts)).toBeNull();
+    expect(toWebsiteUrl('https://shop.example.evil.example/', hosts)).toBeNull();
   });
 });
 

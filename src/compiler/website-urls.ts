@@ -12,7 +12,7 @@ const SLOW_CACHE_LIMIT = 10_000;
  * verified aliases, as ingestion requires of an item's url. A page's canonical_url can name any
  * host; this keeps a foreign one out of sources, sitemap-ai.xml, schema.jsonld and the rest.
  */
-export class SiteUrls {
+export class WebsiteUrls {
   private readonly hosts: Set<string>;
   private readonly label: string;
   /** Matches the common case, a URL that starts with scheme://host/, without parsing it. */

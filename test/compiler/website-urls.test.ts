@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compileNode } from '../../src/compiler/compile-node.js';
 import { createMemoryGraphReader, type MemoryGraph } from '../../src/compiler/memory-reader.js';
 import { createMemorySink } from '../../src/compiler/sink.js';
-import { SiteUrls } from '../../src/compiler/site-urls.js';
+import { WebsiteUrls } from '../../src/compiler/website-urls.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import type { WebsiteInfo } from '../../src/website/types.js';
 import { entity, fact, jsonl, qa, relationship, site, source, sourceId } from './helpers.js';
@@ -84,7 +84,7 @@ describe('URL policy: only URLs on the website domain and its verified aliases a
   });
 
   it('judges hosts as a URL parser reads them, not by prefix', () => {
-    const urls = new SiteUrls({ domain: 'shop.example', aliases: ['alias.example'] });
+    const urls = new WebsiteUrls({ domain: 'shop.example', aliases: ['alias.example'] });
     const allowed = ['https://shop.example/', 'http://shop.example', 'https://SHOP.example/a', 'https://shop.example./a', 'https://shop.example:8443/a', 'https://alias.example/?q=1', 'https://shop.example\\path', 'https://shop.example#top'];
     const refused = ['https://shop.example@evil.example/', 'https://shop.example.evil.example/', 'https://evil.example/shop.example/', 'https://evilshop.example/', 'ftp://shop.example/', 'https://shop.example/a\u0001b', 'https://shop.example/a b', 'shop.example/x', `https://shop.example/${'x'.repeat(4096)}`];
     for (const url of allowed) expect(urls.problem(url), url).toBeNull();
