@@ -1,10 +1,10 @@
 import { AppError } from '../errors/app-error.js';
 import type { Manifest } from '../node-format/index.js';
 import { faultPoint, mapLimit } from './faults.js';
-import { aliasKey, domainMapKey, hexOfChecksum, MUTABLE_CACHE, siteKeys } from './layout.js';
+import { hexOfChecksum, MUTABLE_CACHE, siteKeys } from './layout.js';
 import type { PublishProgress } from './progress.js';
 import { readLiveManifest } from './store.js';
-import type { ObjectInfo, PublishTarget, PutOptions } from './targets/types.js';
+import type { ObjectInfo, PublicAlias, PublishTarget, PutOptions } from './targets/types.js';
 
 export const CONCURRENCY = 16;
 
@@ -28,16 +28,18 @@ export async function verifyVersion(target: PublishTarget, siteHash: string, man
 }
 
 /**
- * Steps "latest" and "flip": serving copies of every file go to latest/ (and, on S3, to the
- * public alias <domain>/), the fs domain map is written, and then latest/manifest.json, the
- * pointer, is written as the single last mutating write. Readers that resolve files through the
+ * Steps "latest" and "flip": serving copies of every file go to latest/ (and to the public
+ * alias's mirror when the target keeps one: S3 <domain>/), the alias is announced (fs: the
+ * domain map; S3: the mirror's manifest.json), and then latest/manifest.json, the pointer, is
+ * written as the single last mutating write. Readers that resolve files through the
  * pointer (the daemon, and any consumer that follows manifest.json to versions/<ulid>/) see the
  * old version whole until that write and the new one whole after it.
  */
 export async function flipLatest(target: PublishTarget, siteHash: string, websiteId: string, manifest: Manifest, manifestBody: Buffer, progress: PublishProgress, options: FlipOptions): Promise<number> {
   const keys = siteKeys(siteHash);
   const ulid = manifest.node_version;
-  const alias = target.kind === 's3';
+  const alias = target.publicAlias({ domain: manifest.domain, websiteId, siteHash });
+  const prefixes = servingPrefixes(siteHash, alias);
   const refuseIfBehind = async () => {
     if (!options.rollback) assertNotBehindLive(await readLiveManifest(target, siteHash), ulid, websiteId);
   };
@@ -45,7 +47,7 @@ export async function flipLatest(target: PublishTarget, siteHash: string, websit
   const copies = manifest.files.flatMap((f) => {
     const meta = { contentType: f.content_type, cacheControl: MUTABLE_CACHE, sha256: hexOfChecksum(f.checksum) };
     const from = keys.version(ulid, f.path);
-    return alias ? [{ from, to: keys.latest(f.path), bytes: f.bytes, meta }, { from, to: aliasKey(manifest.domain, f.path), bytes: f.bytes, meta }] : [{ from, to: keys.latest(f.path), bytes: f.bytes, meta }];
+    return prefixes.map((prefix) => ({ from, to: prefix + f.path, bytes: f.bytes, meta }));
   });
   // A serving copy that already holds these bytes with these headers is left as it is: an
   // unchanged file is not copied again on every publish (only S3 reports the sha256 it keeps).
@@ -57,10 +59,8 @@ export async function flipLatest(target: PublishTarget, siteHash: string, websit
     await target.copy(c.from, c.to, c.meta);
     progress.advance(c.to, 'written');
   });
-  await pruneServingCopies(target, keys.latestPrefix, alias ? `${manifest.domain}/` : undefined, manifest);
-  const manifestMeta = { contentType: 'application/json', cacheControl: MUTABLE_CACHE };
-  if (!alias) await writeDomainMap(target, manifest.domain, websiteId, siteHash);
-  else await target.put(aliasKey(manifest.domain, 'manifest.json'), manifestBody, manifestMeta);
+  await pruneServingCopies(target, prefixes, manifest);
+  await alias.announce(manifestBody);
   await target.delete(keys.tombstone);
   progress.advance('domain', 'written');
 
@@ -68,7 +68,7 @@ export async function flipLatest(target: PublishTarget, siteHash: string, websit
   await faultPoint('flip', 0, 1);
   // Checked again at the last moment: another writer of this store (one not sharing our lock) may have flipped meanwhile.
   await refuseIfBehind();
-  await target.put(keys.pointer, manifestBody, manifestMeta);
+  await target.put(keys.pointer, manifestBody, { contentType: 'application/json', cacheControl: MUTABLE_CACHE });
   progress.advance('latest/manifest.json', 'written');
   return needed.length + 3;
 }
@@ -88,20 +88,20 @@ export function assertNotBehindLive(live: Pick<Manifest, 'node_version' | 'node_
   throw new AppError('publish.conflict', `The live version ${live.node_version}${live.node_version_label ? ` (${live.node_version_label})` : ''} of website ${websiteId} was built after this one (${ulid}); a publish never moves latest/ backwards, so nothing was flipped. Publish a newer build, or serve an older published version with \`nodectl rollback --website ${websiteId} --to <ulid>\`.`, { retryAfterSeconds: 1, details: { liveVersion: live.node_version, version: ulid } });
 }
 
-/** fs: domains/<domain>.json, which the daemon reads to serve (or answer 410 for) a domain's alias. */
-export async function writeDomainMap(target: PublishTarget, domain: string, websiteId: string, siteHash: string): Promise<void> {
-  await target.put(domainMapKey(domain), JSON.stringify({ domain, website_id: websiteId, site_hash: siteHash }) + '\n', { contentType: 'application/json', cacheControl: MUTABLE_CACHE });
+/** The folders of serving copies of the live version: latest/, and the alias's mirror when the target keeps one. */
+export function servingPrefixes(siteHash: string, alias: PublicAlias): string[] {
+  return [siteKeys(siteHash).latestPrefix, ...(alias.mirrorPrefix === undefined ? [] : [alias.mirrorPrefix])];
 }
 
 /**
- * Deletes serving copies the new manifest no longer names (latest/, and the S3 alias), so those
- * folders hold exactly the live version's files. Runs before the flip; readers that follow the
- * pointer never read latest/ copies, so they are not affected.
+ * Deletes serving copies the new manifest no longer names (latest/, and the alias's mirror), so
+ * those folders hold exactly the live version's files. Runs before the flip; readers that follow
+ * the pointer never read latest/ copies, so they are not affected.
  */
-async function pruneServingCopies(target: PublishTarget, latestPrefix: string, aliasPrefix: string | undefined, manifest: Manifest): Promise<void> {
+async function pruneServingCopies(target: PublishTarget, servingPrefixes: readonly string[], manifest: Manifest): Promise<void> {
   const named = new Set(['manifest.json', ...manifest.files.map((f) => f.path)]);
-  const keys = [...(await target.list(latestPrefix)), ...(aliasPrefix ? await target.list(aliasPrefix) : [])];
-  const stale = keys.filter((key) => !named.has(key.slice(key.startsWith(latestPrefix) ? latestPrefix.length : aliasPrefix!.length)));
+  const stale: string[] = [];
+  for (const prefix of servingPrefixes) for (const key of await target.list(prefix)) if (!named.has(key.slice(prefix.length))) stale.push(key);
   await mapLimit(stale, CONCURRENCY, (key) => target.delete(key));
 }
 

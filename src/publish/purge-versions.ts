@@ -1,7 +1,8 @@
 import type { Db } from '../storage/sqlite.js';
 import { ManifestSchema, type Manifest } from '../node-format/index.js';
 import { ErasedRecords, recordFileOrder, type ErasureSpec } from './erased-records.js';
-import { aliasKey, hexOfChecksum, siteHashOf, siteKeys } from './layout.js';
+import { hexOfChecksum, siteHashOf, siteKeys } from './layout.js';
+import { servingPrefixes } from './flip.js';
 import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import { readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
@@ -24,7 +25,7 @@ export interface PurgeOptions {
   /** control.sqlite: the purge holds the site's publish lock while it deletes. */
   controlDb: Db;
   websiteId: string;
-  /** The website's domain: on S3 its public alias <domain>/ is cleaned too. */
+  /** The website's domain: the public alias's mirror (S3 <domain>/) is cleaned too. */
   domain: string;
   spec: ErasureSpec;
   /** Whether the graph still holds a record id (a record other items still produce is not erased). */
@@ -95,9 +96,10 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
   const renewal = setInterval(() => lock.renew(), PUBLISH_LOCK_TTL_MS / 4);
   renewal.unref();
   try {
-    const index = await indexStore(target, websiteId, target.kind === 's3' ? options.domain : undefined);
+    const alias = target.publicAlias({ domain: options.domain, websiteId, siteHash: siteHashOf(websiteId) });
+    const index = await indexStore(target, websiteId, alias.mirrorPrefix);
     const liveShas = new Set((index.live?.files ?? []).map((f) => hexOfChecksum(f.checksum)));
-    const objects = candidateObjects(websiteId, options.domain, index, target.kind === 's3');
+    const objects = candidateObjects(websiteId, index, servingPrefixes(siteHashOf(websiteId), alias));
     const erased = new ErasedRecords(websiteId, options.spec, options.inGraph);
     const dirty = await scanRecordLines(target, websiteId, objects, erased, liveShas);
 
@@ -157,9 +159,10 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
   }
 }
 
-async function indexStore(target: PublishTarget, websiteId: string, aliasDomain?: string): Promise<StoreIndex> {
+/** Every key of the site's store, and of the alias's mirror when there is one. */
+async function indexStore(target: PublishTarget, websiteId: string, mirrorPrefix?: string): Promise<StoreIndex> {
   const keys = siteKeys(siteHashOf(websiteId));
-  const listed = new Set([...(await target.list(keys.root)), ...(aliasDomain ? await target.list(aliasKey(aliasDomain, '')) : [])]);
+  const listed = new Set([...(await target.list(keys.root)), ...(mirrorPrefix === undefined ? [] : await target.list(mirrorPrefix))]);
   const manifests = new Map<string, Manifest>();
   const byVersion = new Map<string, string[]>();
   for (const key of listed) {
@@ -183,7 +186,7 @@ function versionObjects(websiteId: string, ulid: string, manifest: Manifest, lis
 }
 
 /** Every object outside the live version that could hold erased content. */
-function candidateObjects(websiteId: string, domain: string, index: StoreIndex, alias: boolean): StoredObject[] {
+function candidateObjects(websiteId: string, index: StoreIndex, serving: readonly string[]): StoredObject[] {
   const keys = siteKeys(siteHashOf(websiteId));
   const live = index.live;
   const named = new Set((live?.files ?? []).map((f) => f.path));
@@ -192,8 +195,9 @@ function candidateObjects(websiteId: string, domain: string, index: StoreIndex, 
   for (const key of index.incomplete) out.push({ key, path: key.slice(key.lastIndexOf('/') + 1) });
   const referenced = new Set([...index.manifests.values()].flatMap((m) => m.files.map((f) => hexOfChecksum(f.checksum))));
   for (const key of [...index.keys].sort()) {
-    const serving = key.startsWith(keys.latestPrefix) ? key.slice(keys.latestPrefix.length) : alias && key.startsWith(aliasKey(domain, '')) ? key.slice(domain.length + 1) : undefined;
-    if (serving !== undefined && serving !== 'manifest.json' && !named.has(serving)) out.push({ key, path: serving });
+    const prefix = serving.find((p) => key.startsWith(p));
+    const servedPath = prefix === undefined ? undefined : key.slice(prefix.length);
+    if (servedPath !== undefined && servedPath !== 'manifest.json' && !named.has(servedPath)) out.push({ key, path: servedPath });
     const sha = casShaOf(key);
     if (sha && !referenced.has(sha)) out.push({ key, path: '', sha });
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { ManifestSchema, type Manifest, type ManifestFile } from '../node-format/index.js';
 import { domainMapKey, hexOfChecksum, MUTABLE_CACHE, siteKeys, versionedCache } from './layout.js';
-import type { PublishTarget } from './targets/types.js';
+import type { FsTarget } from './targets/fs.js';
 
 export type NodeFileLookup =
   | { kind: 'file'; websiteId: string; localPath: string; contentType: string; cacheControl: string; etag: string; bytes: number }
@@ -12,14 +12,14 @@ export type NodeFileLookup =
 interface CachedManifest { mtimeMs: number; size: number; manifest: Manifest; etag: string }
 
 /**
- * Resolves public node paths against a local (fs) store, for the daemon. Every file is read
+ * Resolves public node paths against the local (fs) store, for the daemon; it streams the files
+ * from their paths, so it takes the fs target, not any PublishTarget. Every file is read
  * through the pointer: domains/<domain>.json -> <siteHash>/latest/manifest.json -> the file's
  * entry -> versions/<ulid>/<file>, so a reader never sees a mix of two versions, even while a
  * publish is writing latest/. Parsed manifests are cached by file mtime and size.
  */
-export function createNodeReader(target: PublishTarget) {
-  if (!target.localPath) throw new Error('the node reader needs a local (fs) target');
-  const local = target.localPath.bind(target);
+export function createNodeReader(store: Pick<FsTarget, 'filePath'>) {
+  const local = (key: string) => store.filePath(key);
   const manifests = new Map<string, CachedManifest>();
   const sites = new Map<string, { mtimeMs: number; websiteId: string; siteHash: string }>();
 

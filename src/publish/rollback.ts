@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import type { Db } from '../storage/sqlite.js';
-import { flipLatest, verifyVersion, writeDomainMap, type FlipOptions } from './flip.js';
+import { flipLatest, servingPrefixes, verifyVersion, type FlipOptions } from './flip.js';
 import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';
 import { diffFiles, type FileChange } from './patch.js';
@@ -60,24 +60,26 @@ export async function rollbackNode(options: { target: PublishTarget; controlDb: 
 }
 
 /**
- * Takedown: deletes the pointer first (from then on the public alias answers 410 node.gone),
- * leaves a tombstone marker, then removes the other serving copies (latest/ and the S3 alias).
- * On fs it also writes the domain map, so the daemon answers 410 for the domain even when it was
- * never published (without the map it would not know the domain at all: 404).
+ * Takedown: deletes the pointer first (from then on the daemon answers 410 node.gone for the
+ * domain), leaves a tombstone marker, withdraws the public alias (fs: writes the domain map, so
+ * the daemon answers 410 even for a domain that was never published; S3: deletes the mirror's
+ * manifest.json), then removes the other serving copies (latest/ and the alias's mirror).
  * versions/ and cas/ are kept, so a later publish or rollback can bring the node back. A second
  * takedown finds nothing to delete and answers the same.
  */
 export async function takeDownNode(options: { target: PublishTarget; controlDb: Db; websiteId: string; domain: string; now?: () => number }): Promise<{ tombstoned: true; removed: number }> {
-  const { target } = options;
-  const keys = siteKeys(siteHashOf(options.websiteId));
-  const lock = acquirePublishLock(options.controlDb, options.websiteId, { now: options.now });
+  const { target, websiteId } = options;
+  const siteHash = siteHashOf(websiteId);
+  const keys = siteKeys(siteHash);
+  const lock = acquirePublishLock(options.controlDb, websiteId, { now: options.now });
   try {
     const now = options.now ?? Date.now;
+    const alias = target.publicAlias({ domain: options.domain, websiteId, siteHash });
     await target.delete(keys.pointer);
-    if (target.kind === 's3') await target.delete(`${options.domain}/manifest.json`);
-    await target.put(keys.tombstone, JSON.stringify({ tombstoned_at: new Date(now()).toISOString(), website_id: options.websiteId }) + '\n', { contentType: 'application/json', cacheControl: 'no-store' });
-    if (target.kind !== 's3') await writeDomainMap(target, options.domain, options.websiteId, siteHashOf(options.websiteId));
-    const serving = [...(await target.list(keys.latestPrefix)), ...(target.kind === 's3' ? await target.list(`${options.domain}/`) : [])];
+    await target.put(keys.tombstone, JSON.stringify({ tombstoned_at: new Date(now()).toISOString(), website_id: websiteId }) + '\n', { contentType: 'application/json', cacheControl: 'no-store' });
+    await alias.withdraw();
+    const serving: string[] = [];
+    for (const prefix of servingPrefixes(siteHash, alias)) serving.push(...(await target.list(prefix)));
     for (const key of serving) await target.delete(key);
     return { tombstoned: true, removed: serving.length };
   } finally {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeBaseUrl } from '../config/config.js';
@@ -12,7 +12,7 @@ import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock, type PublishLock } from './lock.js';
 import type { PublishProgress } from './progress.js';
 import { publishNode, type PublishResult } from './publish-node.js';
-import { readLiveManifest } from './store.js';
+import { isRecordFile, readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
 
 /** What to publish: a website's graph, a fixture folder, or an already compiled node. */
@@ -135,21 +135,15 @@ function assertSomethingToPublish(settings: Settings, controlDb: Db, websiteId: 
 }
 
 /**
- * The live version as the compiler's PreviousNode: on fs its versions/<ulid>/ folder is read in
- * place; on S3 its manifest, versions.json and record files are downloaded into `dir` first.
+ * The live version as the compiler's PreviousNode: its manifest, versions.json and record files,
+ * read from a local folder the target gives (fs: versions/<ulid>/ in place; S3: downloaded into
+ * `dir`).
  */
 export async function readLivePrevious(target: PublishTarget, websiteId: string, dir: string): Promise<PreviousNode | undefined> {
   const siteHash = siteHashOf(websiteId);
   const live = await readLiveManifest(target, siteHash);
   if (!live) return undefined;
   const { readPreviousNode } = await import('../compiler/previous.js');
-  const keys = siteKeys(siteHash);
-  if (target.localPath) return readPreviousNode(join(target.localPath(keys.version(live.node_version, 'manifest.json')), '..'));
-  mkdirSync(dir, { recursive: true });
-  const wanted = ['manifest.json', 'versions.json', ...live.files.filter((f) => /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/.test(f.path)).map((f) => f.path)];
-  for (const path of wanted) {
-    const body = await target.get(keys.version(live.node_version, path));
-    if (body) writeFileSync(join(dir, path), body);
-  }
-  return readPreviousNode(dir);
+  const wanted = ['manifest.json', 'versions.json', ...live.files.filter((f) => isRecordFile(f.path)).map((f) => f.path)];
+  return readPreviousNode(await target.localFolder(siteKeys(siteHash).version(live.node_version, ''), wanted, dir));
 }

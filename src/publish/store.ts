@@ -67,10 +67,13 @@ export function nextVersionLabel(stored: ReadonlyArray<Pick<VersionEntry, 'node_
 
 const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
 
+/** A knowledge record file (entities, facts, relationships, chunks, Q&A, sources); feeds such as changes.jsonl are not. */
+export const isRecordFile = (path: string): boolean => RECORD_FILE.test(path);
+
 /**
  * Knowledge records of a manifest, for the drop gate: the records of the entity, fact,
  * relationship, chunk, Q&A and source files (feeds such as changes.jsonl are derived, not counted).
  */
 export function recordCount(manifest: Pick<Manifest, 'files'>): number {
-  return manifest.files.reduce((sum, f) => sum + (RECORD_FILE.test(f.path) ? f.records ?? 0 : 0), 0);
+  return manifest.files.reduce((sum, f) => sum + (isRecordFile(f.path) ? f.records ?? 0 : 0), 0);
 }

@@ -58,7 +58,7 @@ describe.each(['fs', 's3'] as const)('a publish killed at each step leaves the p
       expect(killed.stderr).toContain(`fault injected at ${step}`);
       await expectLiveWhole(target, v1);
       if (kind === 'fs') {
-        const lookup = createNodeReader(target).resolveLatest(SHOP_DOMAIN, 'llms.txt');
+        const lookup = createNodeReader(createFsTarget({ root: join(dataDir, 'nodes') })).resolveLatest(SHOP_DOMAIN, 'llms.txt');
         expect(lookup).toMatchObject({ kind: 'file', localPath: expect.stringContaining(`/versions/${v1}/llms.txt`) });
       }
     }

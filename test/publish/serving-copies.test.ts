@@ -79,7 +79,7 @@ describe.each(['fs', 's3'] as const)('serving copies after many publishes (%s)',
     await rollbackNode({ target, controlDb: db, websiteId: SHOP_WEBSITE, to: first.versionUlid });
     await expectOnlyLiveFiles();
     if (kind === 'fs') {
-      const lookup = createNodeReader(target).resolveLatest(SHOP_DOMAIN, 'facts.de.jsonl');
+      const lookup = createNodeReader(createFsTarget({ root: nodesRoot })).resolveLatest(SHOP_DOMAIN, 'facts.de.jsonl');
       expect(lookup).toMatchObject({ kind: 'file', localPath: expect.stringContaining(`/versions/${first.versionUlid}/`) });
     }
   }, 120_000);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,49 @@ export function runTargetConformance(name: string, create: () => Promise<Publish
       await target.delete('site/versions/01K/a.json');
       expect(await target.head('site/versions/01K/a.json')).toBeUndefined();
       expect(await target.list('site/versions/01K/')).toEqual(['site/versions/01K/b.json']);
+    });
+
+    it('localFolder gives a local folder holding the named objects of a prefix; a name the store lacks is absent', async () => {
+      await target.put('site/versions/01M/manifest.json', '{"v":"01M"}', TEXT);
+      await target.put('site/versions/01M/facts.en.jsonl', 'line\n', JSONL);
+      await target.put('site/versions/01N/facts.en.jsonl', 'other version\n', JSONL);
+      const dir = await target.localFolder('site/versions/01M/', ['manifest.json', 'facts.en.jsonl', 'qa.en.jsonl'], join(scratch, 'folder'));
+      expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe('{"v":"01M"}');
+      expect(readFileSync(join(dir, 'facts.en.jsonl'), 'utf8')).toBe('line\n');
+      expect(existsSync(join(dir, 'qa.en.jsonl'))).toBe(false);
+      await expect(target.localFolder('site/versions/01M/', ['../01N/facts.en.jsonl'], join(scratch, 'escape'))).rejects.toThrow(/invalid object key/);
+    });
+
+    it('publicAlias: a mirror, when there is one, is a folder of its own per domain, outside every site folder', async () => {
+      const a = target.publicAlias({ domain: 'a.example', websiteId: 'web_a', siteHash: '00000000000000aa' });
+      const b = target.publicAlias({ domain: 'b.example', websiteId: 'web_b', siteHash: '00000000000000bb' });
+      for (const alias of [a, b]) {
+        if (alias.mirrorPrefix === undefined) continue;
+        expect(alias.mirrorPrefix).toMatch(/^[^/]+\/$/);
+        expect(alias.mirrorPrefix.startsWith('00000000000000')).toBe(false);
+      }
+      expect(a.mirrorPrefix === undefined || a.mirrorPrefix !== b.mirrorPrefix).toBe(true);
+    });
+
+    it('publicAlias: announce writes outside the site folder (the mirror holds the manifest); withdraw undoes what serves it; both can repeat and leave the site folder alone', async () => {
+      const site = { domain: 'shop.example', websiteId: 'web_shop', siteHash: '0123456789abcdef' };
+      const alias = target.publicAlias(site);
+      await target.put(`${site.siteHash}/latest/manifest.json`, '{"pointer":true}', TEXT);
+      const siteKeysBefore = await target.list(`${site.siteHash}/`);
+      const everything = async () => new Set(await target.list(''));
+      const before = await everything();
+      const body = Buffer.from('{"node_version":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}');
+      await alias.withdraw(); // a domain never announced: harmless
+      await alias.announce(body);
+      await alias.announce(body);
+      const written = [...(await everything())].filter((k) => !before.has(k));
+      expect(written.length).toBeGreaterThan(0);
+      for (const key of written) expect(key.startsWith(`${site.siteHash}/`), key).toBe(false);
+      if (alias.mirrorPrefix !== undefined) expect((await target.get(`${alias.mirrorPrefix}manifest.json`))?.toString()).toBe(body.toString());
+      await alias.withdraw();
+      await alias.withdraw();
+      if (alias.mirrorPrefix !== undefined) expect(await target.head(`${alias.mirrorPrefix}manifest.json`)).toBeUndefined();
+      expect(await target.list(`${site.siteHash}/`)).toEqual(siteKeysBefore);
     });
 
     it('rejects keys that could escape the root', async () => {

@@ -1,10 +1,17 @@
 import { closeSync, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { domainMapAlias } from './public-alias.js';
 import { assertKey, type ObjectInfo, type PublishTarget, type PutOptions } from './types.js';
 
 export interface FsTargetOptions {
   /** Folder that holds the objects: `<data-dir>/nodes` for the embedded default. */
   root: string;
+}
+
+/** The fs target: a PublishTarget that is also a local folder, so the daemon can serve its files. */
+export interface FsTarget extends PublishTarget {
+  /** The file of an object (it may not exist), for readers that stream from the local store. */
+  filePath(key: string): string;
 }
 
 const META_DIR = '.meta';
@@ -16,7 +23,7 @@ let sequence = 0;
  * bytes but not the sidecar). Every write goes to a temp file in the same folder, is fsynced and
  * renamed over the key, so a reader or a crash sees the old object or the new one, never a part.
  */
-export function createFsTarget(options: FsTargetOptions): PublishTarget {
+export function createFsTarget(options: FsTargetOptions): FsTarget {
   const root = resolve(options.root);
   const pathOf = (key: string) => {
     assertKey(key);
@@ -63,7 +70,7 @@ export function createFsTarget(options: FsTargetOptions): PublishTarget {
     removeIfPresent(temp);
   }
 
-  return {
+  const target: FsTarget = {
     kind: 'fs',
     description: root,
     async put(key, body, meta) {
@@ -129,9 +136,16 @@ export function createFsTarget(options: FsTargetOptions): PublishTarget {
       walk(base === '' ? root : join(root, ...base.split('/')), base === '' ? '' : base + '/');
       return keys.sort(compareKeys);
     },
-    localPath: pathOf,
+    async localFolder(prefix, names) {
+      for (const name of names) assertKey(prefix + name);
+      // The objects are files already: the folder is read in place.
+      return pathOf(prefix.replace(/\/+$/, ''));
+    },
+    publicAlias: (site) => domainMapAlias(target, site),
+    filePath: pathOf,
     async close() {},
   };
+  return target;
 }
 
 function removeIfPresent(path: string): void {

@@ -1,5 +1,7 @@
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { mirrorAlias } from './public-alias.js';
 import { assertKey, type PublishTarget, type PutOptions } from './types.js';
 
 export interface S3TargetOptions {
@@ -47,7 +49,7 @@ export async function createS3Target(options: S3TargetOptions): Promise<PublishT
   };
   const meta = (o: PutOptions) => ({ ContentType: o.contentType, CacheControl: o.cacheControl, ...(o.sha256 ? { Metadata: { sha256: o.sha256 } } : {}) });
 
-  return {
+  const target: PublishTarget = {
     kind: 's3',
     description: `s3://${Bucket}${prefix ? '/' + prefix : ''}`,
     async put(key, body, o) {
@@ -93,8 +95,21 @@ export async function createS3Target(options: S3TargetOptions): Promise<PublishT
       } while (ContinuationToken);
       return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     },
+    async localFolder(folder, names, scratchDir) {
+      mkdirSync(scratchDir, { recursive: true });
+      for (const name of names) {
+        const body = await target.get(folder + name);
+        if (body === undefined) continue;
+        const file = join(scratchDir, ...name.split('/'));
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, body);
+      }
+      return scratchDir;
+    },
+    publicAlias: (site) => mirrorAlias(target, site),
     async close() {
       client.destroy();
     },
   };
+  return target;
 }

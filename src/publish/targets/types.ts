@@ -1,8 +1,10 @@
 /**
- * The one interface every publish target implements (STYLE.md "Adapters"): a flat key space of
- * objects with a content type and a cache-control header. Keys are `/`-separated, never start
- * with `/` and never contain `..`. The publisher needs nothing else, so a new backend is one file
- * plus a run of test/publish/target-conformance.ts.
+ * The one interface every publish target implements: a flat key space of
+ * objects with a content type and a cache-control header, plus the two things targets do
+ * differently: how a domain's public address reaches the live version (publicAlias) and how a
+ * stored folder is read as local files (localFolder). Keys are `/`-separated, never start with
+ * `/` and never contain `..`. The publisher needs nothing else and never asks which target it
+ * has, so a new backend is one file plus a run of test/publish/target-conformance.ts.
  */
 export interface PutOptions {
   contentType: string;
@@ -24,7 +26,34 @@ export interface ObjectInfo {
   sha256?: string;
 }
 
+/** A site as its public address `{node_base_url}/{domain}/{file}` names it. */
+export interface SiteAddress {
+  domain: string;
+  websiteId: string;
+  siteHash: string;
+}
+
+/**
+ * How a domain's public address reaches the live version (docs/publishing.md "Targets"). The
+ * publisher calls these at fixed points of a publish and a takedown; what they write is the
+ * target's own business.
+ */
+export interface PublicAlias {
+  /**
+   * Where the target keeps a copy of every live file for the address, ending in `/` (S3:
+   * `<domain>/`, which a CDN serves as it is); undefined when a server resolves the address
+   * through the pointer when it is read (fs: the daemon). The publisher writes, prunes, takes
+   * down and purges these copies as it does latest/.
+   */
+  readonly mirrorPrefix: string | undefined;
+  /** Makes the address name the site's new version; runs after the serving copies are written and before the pointer flip. */
+  announce(manifestBody: Buffer): Promise<void>;
+  /** Runs in a takedown once the pointer is gone: the address stops serving the node (the daemon answers 410). */
+  withdraw(): Promise<void>;
+}
+
 export interface PublishTarget {
+  /** The target's name, for summaries and logs only: the publisher never branches on it (test/publish/target-seams.test.ts). */
   readonly kind: 'fs' | 's3';
   /** Human description for summaries, e.g. `s3://bucket/prefix` or the folder. */
   readonly description: string;
@@ -45,8 +74,15 @@ export interface PublishTarget {
   delete(key: string): Promise<void>;
   /** Every key under `prefix` (which should end in `/`), sorted by code point. */
   list(prefix: string): Promise<string[]>;
-  /** A local path of the object when the target is a local folder (the daemon streams from it). */
-  localPath?(key: string): string;
+  /**
+   * A local folder holding the objects `names` under `prefix` (which ends in `/`) as files of
+   * those names; a name the store lacks is absent. fs answers its own folder, read in place
+   * (nothing is copied; it may hold other files); other targets download the names into
+   * `scratchDir` and answer it. The caller only reads the folder.
+   */
+  localFolder(prefix: string, names: readonly string[], scratchDir: string): Promise<string>;
+  /** How the domain's public address reaches this site's live version. */
+  publicAlias(site: SiteAddress): PublicAlias;
   close(): Promise<void>;
 }
 
