@@ -78,8 +78,9 @@ export interface SeededWebsite {
   domain: string;
   /** An editor API key of the organization. */
   apiKey: string;
-  /** A connector token for page and post items. */
+  /** A connector token for page and post items, and its connector's id. */
   connectorToken: string;
+  connectorId: string;
 }
 
 /** A user, an organization, a verified website, an API key and a connector, written straight to the data directory. */
@@ -92,7 +93,7 @@ export async function seedWebsite(services: AppServices, domain = 'example.com')
   const website = createWebsite(db, { organizationId: organization.id, domain, name: 'Example', verifiedMethod: 'dns_txt' }, now);
   const apiKey = createApiKey(db, { organizationId: organization.id, role: 'editor' }, now).key;
   const connector = createConnector(db, readMasterKey(services.layout), { websiteId: website.id, connectorType: 'test', sourceTypes: ['page', 'post'] }, now);
-  return { organizationId: organization.id, websiteId: website.id, domain, apiKey, connectorToken: connector.token };
+  return { organizationId: organization.id, websiteId: website.id, domain, apiKey, connectorToken: connector.token, connectorId: connector.id };
 }
 
 export interface InjectAnswer {

@@ -1,38 +1,39 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeTempDir } from '../helpers/paths.js';
-import { createTestConnector, pageItem, signedPost, type Connector } from './support.js';
+import { buildTestApp, fakeClock, seedWebsite, type TestApp } from '../helpers/app.js';
+import { runNodectl } from '../helpers/cli.js';
+import { createConnector } from '../../src/connectors/connectors.js';
+import { readMasterKey } from '../../src/storage/data-dir.js';
+import { pageItem, signedInject, type Connector } from './support.js';
 
-let daemon: TestDaemon;
-let temp: { dir: string; cleanup: () => void };
+// In process through inject(), on a fake clock; the connector lifecycle runs the real CLI beside it.
+const clock = fakeClock();
+let t: TestApp;
 let websiteId: string;
 let connector: Connector;
 
 function rawRows(): Array<{ item_id: string; state: string; checksum: string; body: string | null }> {
-  const db = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`), { readonly: true, fileMustExist: true });
-  try { return db.prepare('SELECT item_id, state, checksum, body FROM raw_items ORDER BY item_id').all() as never; } finally { db.close(); }
+  return t.services.graphs.get(websiteId).prepare('SELECT item_id, state, checksum, body FROM raw_items ORDER BY item_id').all() as never;
 }
 function countRaw(prefix: string): number {
-  try { return rawRows().filter((r) => r.item_id.startsWith(prefix)).length; } catch { return 0; }
+  return rawRows().filter((r) => r.item_id.startsWith(prefix)).length;
 }
-const post = (path: string, o: Partial<Parameters<typeof signedPost>[2]> & { body?: unknown }) => signedPost(daemon.url, path, { token: connector.token, websiteId, ...o });
+const sign = (token: string, path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) => signedInject(t.app, path, { token, websiteId, nowMs: clock.now(), ...o });
+const post = (path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) => sign(connector.token, path, o);
+/** A second connector of the website, made by the library (the CLI's create is covered by test/ingest/push.test.ts). */
+const newConnector = (): Connector => createConnector(t.services.controlDb, readMasterKey(t.services.layout), { websiteId, connectorType: 'test', sourceTypes: ['page', 'post'] });
 const batch = (items: unknown[], extra: Record<string, unknown> = {}) => ({ website_id: websiteId, items, ...extra });
 
 beforeAll(async () => {
-  temp = makeTempDir('nodectl-ingest-');
-  ({ websiteId } = await bootstrapWebsite(temp.dir));
-  connector = await createTestConnector(temp.dir, websiteId);
-  daemon = await startTestDaemon({ dataDir: temp.dir });
+  t = await buildTestApp({ clock });
+  const seeded = await seedWebsite(t.services);
+  websiteId = seeded.websiteId;
+  connector = { id: seeded.connectorId, token: seeded.connectorToken };
 }, 60_000);
 afterAll(async () => {
-  await daemon?.stop();
-  temp?.cleanup();
+  await t?.close();
 });
 
-describe('signed ingest against the real daemon', () => {
+describe('signed ingest (in process)', () => {
   it('accepts a batch, stores the rows durably and enqueues one content.ingest job', async () => {
     const items = [pageItem('ok:1'), pageItem('ok:2')];
     const res = await post('/v1/ingest/batch', { body: batch(items), siteDomain: 'example.com' });
@@ -45,9 +46,7 @@ describe('signed ingest against the real daemon', () => {
     expect(data.results[0].job_id).toMatch(/^job_/);
     expect(data.results[1].job_id).toBe(data.results[0].job_id);
     expect(rawRows().filter((r) => r.item_id.startsWith('ok:')).map((r) => r.state)).toEqual(['pending', 'pending']);
-    const jobs = await runNodectl(['--json', 'jobs', 'list'], { dataDir: temp.dir });
-    const job = (jobs.json() as Array<{ id: string; kind: string; payload: any }>).find((j) => j.id === data.results[0].job_id);
-    expect(job?.kind).toBe('content.ingest');
+    expect(t.services.jobs.get(data.results[0].job_id)?.kind).toBe('content.ingest');
   });
 
   it('skips an unchanged re-push and accepts a changed checksum as an update', async () => {
@@ -84,7 +83,7 @@ describe('signed ingest against the real daemon', () => {
 
   it('rejects another website_id with 403 auth.scope_violation', async () => {
     const other = 'web_01JD2Q7Z3K4M5N6P7Q8R9S0T1V';
-    const res = await signedPost(daemon.url, '/v1/ingest/batch', { token: connector.token, websiteId: other, body: { website_id: other, items: [pageItem('scope:1')] } });
+    const res = await post('/v1/ingest/batch', { websiteId: other, body: { website_id: other, items: [pageItem('scope:1')] } });
     expect(res.status).toBe(403);
     expect(res.json.error.code).toBe('auth.scope_violation');
   });
@@ -102,7 +101,6 @@ describe('signed ingest against the real daemon', () => {
     const late = await post('/v1/ingest/batch', { body: batch([pageItem('skew:1')]), timestampOffset: -301 });
     expect(late.status).toBe(401);
     expect(late.json.error.code).toBe('auth.timestamp_skew');
-    // +300 stays within the window however the server's second ticks (the server only moves forward).
     const edge = await post('/v1/ingest/batch', { body: batch([pageItem('skew:2')]), timestampOffset: 300 });
     expect(edge.status).toBe(200);
     expect(countRaw('skew:')).toBe(1);
@@ -222,13 +220,12 @@ describe('signed ingest against the real daemon', () => {
   });
 
   it('heartbeat answers next_action and server time and records the connector state', async () => {
-    const before = Math.floor(Date.now() / 1000);
     const res = await post('/v1/ingest/heartbeat', { body: { website_id: websiteId, cursor: 'c1', connector_state: 'syncing', stats: { items_seen: 3, items_pending: 0, last_error: null } } });
     expect(res.status).toBe(200);
     expect(res.json.data.next_action).toBe('continue');
-    expect(res.json.data.server_time_unix).toBeGreaterThanOrEqual(before);
-    expect(Date.parse(res.json.data.server_time)).toBeGreaterThan(0);
-    const list = await runNodectl(['--json', 'admin', 'connector', 'list', '--website', websiteId], { dataDir: temp.dir });
+    expect(res.json.data.server_time_unix).toBe(Math.floor(clock.now() / 1000));
+    expect(res.json.data.server_time).toBe(new Date(clock.now()).toISOString());
+    const list = await runNodectl(['--json', 'admin', 'connector', 'list', '--website', websiteId], { dataDir: t.dataDir });
     const row = list.json<any[]>().find((c) => c.id === connector.id);
     expect(row.connectorState).toBe('syncing');
     expect(row.lastHeartbeatAt).not.toBeNull();
@@ -236,6 +233,7 @@ describe('signed ingest against the real daemon', () => {
   });
 
   it('schema: stores mappings, rejects llm_inferred (422) and a conflicting mapping (409), then heartbeat says backfill', async () => {
+    clock.advance(1_000); // the mapping is added after the previous heartbeat
     const ok = await post('/v1/ingest/schema', { body: { website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' }] } });
     expect(ok.status).toBe(200);
     expect(ok.json.data).toMatchObject({ website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' }] });
@@ -251,37 +249,37 @@ describe('signed ingest against the real daemon', () => {
   });
 });
 
-describe('connector lifecycle against the real daemon', () => {
+describe('connector lifecycle: the real CLI changes a connector, the app sees it at once', () => {
   it('a rotated token is rejected with auth.token_revoked, the new one works', async () => {
-    const c = await createTestConnector(temp.dir, websiteId);
-    const rotated = await runNodectl(['--json', 'admin', 'connector', 'rotate', c.id], { dataDir: temp.dir });
+    const c = newConnector();
+    const rotated = await runNodectl(['--json', 'admin', 'connector', 'rotate', c.id], { dataDir: t.dataDir });
     expect(rotated.exitCode).toBe(0);
     const fresh = rotated.json<{ token: string; tokenVersion: number }>();
     expect(fresh.tokenVersion).toBe(2);
-    const old = await signedPost(daemon.url, '/v1/ingest/batch', { token: c.token, websiteId, body: batch([pageItem('rot:1')]) });
+    const old = await sign(c.token, '/v1/ingest/batch', { body: batch([pageItem('rot:1')]) });
     expect(old.status).toBe(401);
     expect(old.json.error.code).toBe('auth.token_revoked');
-    const ok = await signedPost(daemon.url, '/v1/ingest/batch', { token: fresh.token, websiteId, body: batch([pageItem('rot:2')]) });
+    const ok = await sign(fresh.token, '/v1/ingest/batch', { body: batch([pageItem('rot:2')]) });
     expect(ok.status).toBe(200);
   });
 
   it('a suspended connector is rejected until resumed; a deleted one for good', async () => {
-    const c = await createTestConnector(temp.dir, websiteId);
-    expect((await runNodectl(['admin', 'connector', 'suspend', c.id], { dataDir: temp.dir })).exitCode).toBe(0);
-    const suspended = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: c.token, websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    const c = newConnector();
+    expect((await runNodectl(['admin', 'connector', 'suspend', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
+    const suspended = await sign(c.token, '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
     expect(suspended.status).toBe(401);
     expect(suspended.json.error.code).toBe('auth.token_revoked');
     expect(suspended.json.error.message).toMatch(/suspended/);
-    expect((await runNodectl(['admin', 'connector', 'resume', c.id], { dataDir: temp.dir })).exitCode).toBe(0);
-    const resumed = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: c.token, websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    expect((await runNodectl(['admin', 'connector', 'resume', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
+    const resumed = await sign(c.token, '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
     expect(resumed.status).toBe(200);
-    expect((await runNodectl(['admin', 'connector', 'delete', c.id], { dataDir: temp.dir })).exitCode).toBe(0);
-    const deleted = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: c.token, websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    expect((await runNodectl(['admin', 'connector', 'delete', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
+    const deleted = await sign(c.token, '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
     expect(deleted.json.error.code).toBe('auth.token_revoked');
   });
 
   it('an unknown connector id gets the same auth.token_revoked', async () => {
-    const res = await signedPost(daemon.url, '/v1/ingest/heartbeat', { token: 'conn_01JD2Q7Z3K4M5N6P7Q8R9S0T1V.AAAAAAAA', websiteId, body: { website_id: websiteId, connector_state: 'idle' } });
+    const res = await sign('conn_01JD2Q7Z3K4M5N6P7Q8R9S0T1V.AAAAAAAA', '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe('auth.token_revoked');
   });
