@@ -6,7 +6,8 @@ export interface ItemResult {
   raw_content_id?: string;
   job_id?: string | null;
   reason?: 'unchanged_checksum' | 'tombstoned' | 'idempotent_replay';
-  error?: { code: string; message: string };
+  /** details: e.g. {limit, used} of entitlement.limit_reached. */
+  error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 
 export interface BatchResult {

@@ -6,7 +6,9 @@ import type { Db } from '../storage/sqlite.js';
 /** What happened to one valid item in the graph database. */
 export type WriteOutcome =
   | { status: 'accepted'; rawContentId: string; update: boolean }
-  | { status: 'skipped'; reason: 'unchanged_checksum' | 'tombstoned' };
+  | { status: 'skipped'; reason: 'unchanged_checksum' | 'tombstoned' }
+  /** New or changed, but `acceptAtMost` items were already accepted: not written. */
+  | { status: 'over_limit' };
 
 interface Statements {
   find: Database.Statement<unknown[]>;
@@ -40,6 +42,8 @@ export interface WriteItemsOptions {
   connectorId: string;
   defaultLanguage: string;
   receivedAt: string;
+  /** Accept at most this many items (a quota's remainder); the rest that would be accepted are over_limit. Default: no limit. */
+  acceptAtMost?: number;
 }
 
 /**
@@ -52,6 +56,7 @@ export function writeRawItems(db: Db, items: readonly IngestItem[], bodyOf: (ind
   const s = prepare(db);
   const run = db.transaction(() => {
     const out: WriteOutcome[] = [];
+    let budget = options.acceptAtMost ?? Infinity;
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       const existing = s.find.get(item.type, item.id) as { raw_content_id: string; checksum: string; state: string } | undefined;
@@ -63,6 +68,11 @@ export function writeRawItems(db: Db, items: readonly IngestItem[], bodyOf: (ind
         out.push({ status: 'skipped', reason: 'unchanged_checksum' });
         continue;
       }
+      if (budget <= 0) {
+        out.push({ status: 'over_limit' });
+        continue;
+      }
+      budget--;
       const rawContentId = `raw_${nextUlid()}`;
       const language = item.language ?? options.defaultLanguage;
       if (existing) {

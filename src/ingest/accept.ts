@@ -3,10 +3,12 @@ import type { AppServices } from '../app/services.js';
 import type { IngestItem } from '../contract/ingest-item.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { commitDurably } from './durable-commit.js';
-import { writeRawItems } from '../graph/raw-items.js';
+import { writeRawItems, type WriteOutcome } from '../graph/raw-items.js';
+import { limitReachedError, readQuota, type Quota } from '../plans/entitlements.js';
+import { addUsage } from '../plans/usage.js';
 import { checkItem } from './validate-item.js';
 import type { IdleCheckpointer } from './wal-checkpoint.js';
-import { countIngestedItems, type IngestWebsite } from './website-context.js';
+import type { IngestWebsite } from './website-context.js';
 import type { BatchResult, ItemResult } from './schemas.js';
 
 export interface AcceptInput {
@@ -26,6 +28,12 @@ export interface AcceptInput {
  * everything accepted, and returns the per-item outcomes in request order. The job is enqueued
  * after the raw rows are durable; if that fails the rows stay pending and the sweep re-enqueues
  * them (sweep.ts), so nothing accepted is lost.
+ *
+ * The plan's monthly item quota is applied per item (docs/contract.md#plans): once it is used
+ * up, an item that would be accepted is an error entitlement.limit_reached instead (a skipped
+ * one stays skipped); with partial false that rejects the whole request. The quota is read, the
+ * rows written and the organization's items_ingested counter (which heartbeat reads) raised in
+ * one synchronous step, so concurrent requests of this process cannot both take the last items.
  */
 export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   const { services, website } = input;
@@ -45,12 +53,22 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   const nowMs = services.now();
   const graphDb = services.graphs.get(website.id);
   if (valid.length > 0) input.checkpointer?.willWrite(graphDb);
-  const write = () =>
-    writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
-      connectorId: input.connectorId,
-      defaultLanguage: website.defaultLanguage,
-      receivedAt: new Date(nowMs).toISOString(),
-    });
+  let quota: Quota = { limit: Infinity, used: 0 };
+  const write = () => {
+    quota = readQuota(services.controlDb, website.organizationId, 'items', nowMs);
+    const written = graphDb.transaction(() => {
+      const out = writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
+        connectorId: input.connectorId,
+        defaultLanguage: website.defaultLanguage,
+        receivedAt: new Date(nowMs).toISOString(),
+        acceptAtMost: Math.max(0, quota.limit - quota.used),
+      });
+      if (!input.partial && out.some((o) => o.status === 'over_limit')) throw overLimitBatch(checks, out, website.plan, quota);
+      return out;
+    }).immediate();
+    countAccepted(services, website.organizationId, written.filter((o) => o.status === 'accepted').length, nowMs);
+    return written;
+  };
   const outcomes = valid.length === 0 ? [] : await commitDurably(graphDb, write, (written) => written.some((o) => o.status === 'accepted'));
   const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
   let jobId: string | null = null;
@@ -60,13 +78,9 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
     } catch (error) {
       services.logger.error({ err: error, websiteId: website.id }, 'content.ingest enqueue failed; the pending rows will be re-enqueued by the sweep');
     }
-    try {
-      countIngestedItems(services.controlDb, website.organizationId, acceptedIds.length, nowMs);
-    } catch (error) {
-      services.logger.warn({ err: error }, 'usage counter update failed');
-    }
   }
   const results: ItemResult[] = [];
+  let refusal: ItemResult['error'];
   let v = 0;
   let accepted = 0;
   let skipped = 0;
@@ -81,6 +95,9 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
     if (o.status === 'accepted') {
       accepted++;
       results.push({ id: c.item.id, status: 'accepted', checksum: c.item.checksum, raw_content_id: o.rawContentId, job_id: jobId });
+    } else if (o.status === 'over_limit') {
+      errored++;
+      results.push({ id: c.item.id, status: 'error', checksum: c.item.checksum, error: (refusal ??= itemError(limitReachedError('items', website.plan, { limit: quota.limit, used: quota.limit }))) });
     } else {
       skipped++;
       results.push({ id: c.item.id, status: 'skipped', checksum: c.item.checksum, reason: o.reason });
@@ -91,4 +108,29 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   if (skipped) m.inc({ endpoint: input.endpoint, outcome: 'skipped' }, skipped);
   if (errored) m.inc({ endpoint: input.endpoint, outcome: 'error' }, errored);
   return { website_id: website.id, received: checks.length, accepted, skipped, errored, results };
+}
+
+/** Raises the organization's items_ingested counter; a failure is logged, never fails the request (the rows are written). */
+function countAccepted(services: AcceptInput['services'], organizationId: string, accepted: number, nowMs: number): void {
+  if (accepted === 0) return;
+  try {
+    addUsage(services.controlDb, organizationId, 'items_ingested', accepted, nowMs);
+  } catch (error) {
+    services.logger.warn({ err: error }, 'usage counter update failed');
+  }
+}
+
+function itemError(error: AppError): NonNullable<ItemResult['error']> {
+  return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+}
+
+/** partial false and the item quota ran out within the request: 422 ingest.batch_rejected naming the items over it; nothing is stored. */
+function overLimitBatch(checks: ReadonlyArray<ReturnType<typeof checkItem>>, outcomes: readonly WriteOutcome[], plan: string, quota: Quota): AppError {
+  const refusal = limitReachedError('items', plan, { limit: quota.limit, used: quota.limit });
+  const items: Array<{ index: number; id: string; code: string; message: string; details?: Record<string, unknown> }> = [];
+  let v = 0;
+  checks.forEach((c, index) => {
+    if (c.ok && outcomes[v++]!.status === 'over_limit') items.push({ index, id: c.item.id, code: refusal.code, message: refusal.message, details: refusal.details });
+  });
+  return new AppError('ingest.batch_rejected', `${items.length} of ${checks.length} items would exceed the plan's monthly item quota (${quota.limit.toLocaleString('en-US')}) and partial is false, so nothing was stored; see details.items.`, { details: { items } });
 }

@@ -1,5 +1,6 @@
 import type { AppServices } from '../app/services.js';
-import { itemQuotaUsedUp, type IngestWebsite } from './website-context.js';
+import { readQuota } from '../plans/entitlements.js';
+import type { IngestWebsite } from './website-context.js';
 
 export interface HeartbeatResult {
   next_action: 'continue' | 'pause' | 'backfill';
@@ -9,7 +10,8 @@ export interface HeartbeatResult {
 
 /**
  * Records a heartbeat and tells the connector what to do next: pause when the plan's item quota
- * is used up, backfill when a field mapping was added since its previous heartbeat, else continue.
+ * is used up (the same items_ingested counter ingest refuses items by, so the two agree),
+ * backfill when a field mapping was added since its previous heartbeat, else continue.
  * (A suspended connector never gets here: it is rejected with auth.token_revoked.)
  */
 export function recordHeartbeat(services: Pick<AppServices, 'controlDb' | 'now'>, website: IngestWebsite, connectorId: string, connectorState: string): HeartbeatResult {
@@ -19,7 +21,8 @@ export function recordHeartbeat(services: Pick<AppServices, 'controlDb' | 'now'>
   const previous = db.prepare('SELECT last_heartbeat_at FROM connectors WHERE id = ?').get(connectorId) as { last_heartbeat_at: string | null } | undefined;
   db.prepare('UPDATE connectors SET connector_state = ?, last_heartbeat_at = ?, stale = 0, updated_at = ? WHERE id = ?').run(connectorState, at, at, connectorId);
   let next: HeartbeatResult['next_action'] = 'continue';
-  if (itemQuotaUsedUp(db, website, nowMs)) next = 'pause';
+  const items = readQuota(db, website.organizationId, 'items', nowMs);
+  if (items.used >= items.limit) next = 'pause';
   else if (previous?.last_heartbeat_at && db.prepare('SELECT 1 FROM field_mappings WHERE website_id = ? AND created_at > ? LIMIT 1').get(website.id, previous.last_heartbeat_at)) next = 'backfill';
   return { next_action: next, server_time: at, server_time_unix: Math.floor(nowMs / 1000) };
 }

@@ -25,25 +25,3 @@ export function readIngestWebsite(db: Db, websiteId: string, siteDomainHeader: s
   }
   return { id: row.id, organizationId: row.organization_id, domain: row.domain, defaultLanguage: row.default_language, plan: row.plan, hosts };
 }
-
-/** Items per calendar month per plan (docs/contract.md#plans). */
-export const PLAN_ITEM_LIMITS: Readonly<Record<string, number>> = { free: 1_000, pro: 50_000, business: 1_000_000 };
-
-function period(nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 7);
-}
-
-/** Adds accepted items to the organization's items_ingested counter of this month. */
-export function countIngestedItems(db: Db, organizationId: string, accepted: number, nowMs: number): void {
-  if (accepted <= 0) return;
-  db.prepare(
-    `INSERT INTO usage_counters (organization_id, metric, period, value) VALUES (?, 'items_ingested', ?, ?)
-     ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = value + excluded.value`,
-  ).run(organizationId, period(nowMs), accepted);
-}
-
-/** True when the organization used up its monthly item quota. */
-export function itemQuotaUsedUp(db: Db, website: IngestWebsite, nowMs: number): boolean {
-  const row = db.prepare(`SELECT value FROM usage_counters WHERE organization_id = ? AND metric = 'items_ingested' AND period = ?`).get(website.organizationId, period(nowMs)) as { value: number } | undefined;
-  return (row?.value ?? 0) >= (PLAN_ITEM_LIMITS[website.plan] ?? Infinity);
-}

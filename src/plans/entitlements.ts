@@ -1,0 +1,97 @@
+import { AppError } from '../errors/app-error.js';
+import type { Db } from '../storage/sqlite.js';
+import type { Capability } from '../website/types.js';
+import { planEntitlements, type Limit, type PlanEntitlements } from './plan-table.js';
+import { DAILY_PUBLISHES, dayOf, monthOf, readCounter } from './usage.js';
+
+/** One quota of an organization now: what its plan allows and what is in use. */
+export interface Quota {
+  readonly limit: number;
+  readonly used: number;
+}
+
+/** An organization's plan, capabilities and every quota (GET /v1/organizations/:id/entitlements). */
+export interface OrganizationEntitlements {
+  organization_id: string;
+  plan: PlanEntitlements['plan'];
+  capabilities: readonly Capability[];
+  limits: Record<Limit, Quota>;
+}
+
+/** The organization's plan, or 404 organization.not_found. */
+function planOf(db: Db, organizationId: string): PlanEntitlements {
+  const row = db.prepare('SELECT plan FROM organizations WHERE id = ?').get(organizationId) as { plan: string } | undefined;
+  if (!row) throw new AppError('organization.not_found', `No organization ${organizationId}.`);
+  return planEntitlements(row.plan);
+}
+
+/**
+ * What counts against a quota: websites and members as they stand, items accepted this UTC month
+ * (the items_ingested counter that ingest adds to and heartbeat reads), versions published this
+ * UTC day.
+ */
+export function readUsed(db: Db, organizationId: string, limit: Limit, nowMs: number): number {
+  switch (limit) {
+    case 'websites':
+      return (db.prepare('SELECT COUNT(*) AS n FROM websites WHERE organization_id = ?').get(organizationId) as { n: number }).n;
+    case 'members':
+      return (db.prepare('SELECT COUNT(*) AS n FROM members WHERE organization_id = ?').get(organizationId) as { n: number }).n;
+    case 'items':
+      return readCounter(db, organizationId, 'items_ingested', monthOf(nowMs));
+    case 'publishes_per_day':
+      return readCounter(db, organizationId, DAILY_PUBLISHES, dayOf(nowMs));
+  }
+}
+
+/** One quota of the organization: its plan's limit and what is used now. */
+export function readQuota(db: Db, organizationId: string, limit: Limit, nowMs: number): Quota {
+  return { limit: planOf(db, organizationId).limits[limit], used: readUsed(db, organizationId, limit, nowMs) };
+}
+
+/** The organization's plan, capabilities and every quota with its use. */
+export function readEntitlements(db: Db, organizationId: string, nowMs: number): OrganizationEntitlements {
+  const plan = planOf(db, organizationId);
+  const limits = {} as Record<Limit, Quota>;
+  for (const limit of Object.keys(plan.limits) as Limit[]) limits[limit] = { limit: plan.limits[limit], used: readUsed(db, organizationId, limit, nowMs) };
+  return { organization_id: organizationId, plan: plan.plan, capabilities: plan.capabilities, limits };
+}
+
+const WHAT: Record<Limit, { noun: string; per: string }> = {
+  websites: { noun: 'websites', per: 'per organization' },
+  members: { noun: 'members', per: 'per organization' },
+  items: { noun: 'accepted items', per: 'per calendar month (UTC)' },
+  publishes_per_day: { noun: 'published versions', per: 'per UTC day' },
+};
+
+/** 403 entitlement.limit_reached with details.limit and details.used (docs/contract.md#plans). */
+export function limitReachedError(limit: Limit, plan: string, quota: Quota): AppError {
+  const { noun, per } = WHAT[limit];
+  return new AppError('entitlement.limit_reached', `The ${plan} plan allows ${quota.limit.toLocaleString('en-US')} ${noun} ${per} and ${quota.used.toLocaleString('en-US')} are used: wait for the next period, remove some, or move the organization to a larger plan.`, {
+    details: { limit: quota.limit, used: quota.used, quota: limit, plan },
+  });
+}
+
+/**
+ * Throws 403 entitlement.limit_reached unless the organization may add `adding` (default 1)
+ * more to `limit` now. Call it in the same transaction as the write it guards, so two requests
+ * cannot both take the last unit.
+ */
+export function assertWithinLimit(db: Db, organizationId: string, limit: Limit, options: { nowMs?: number; adding?: number } = {}): void {
+  const plan = planOf(db, organizationId);
+  const quota = { limit: plan.limits[limit], used: readUsed(db, organizationId, limit, options.nowMs ?? Date.now()) };
+  if (quota.used + (options.adding ?? 1) > quota.limit) throw limitReachedError(limit, plan.plan, quota);
+}
+
+/** Whether the organization's plan carries `capability`. */
+export function hasCapability(db: Db, organizationId: string, capability: Capability): boolean {
+  return planOf(db, organizationId).capabilities.includes(capability);
+}
+
+/** Throws 403 entitlement.capability_missing unless the organization's plan carries `capability`. */
+export function assertCapability(db: Db, organizationId: string, capability: Capability): void {
+  const plan = planOf(db, organizationId);
+  if (plan.capabilities.includes(capability)) return;
+  throw new AppError('entitlement.capability_missing', `The ${plan.plan} plan lacks ${capability}: move the organization to a plan that carries it (docs/contract.md#plans).`, {
+    details: { capability, plan: plan.plan },
+  });
+}
