@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   'publish.drop_gate': { status: 409, retryable: false, description: 'The record count falls more than the allowed share against the live version.' },
   'publish.golden_mismatch': { status: 409, retryable: false, description: 'The compiled node differs from the --golden directory.' },
   'publish.nothing_to_publish': { status: 409, retryable: false, description: 'Nothing has been ingested for the website yet (it has no graph); push content, then publish.' },
+  'publish.version_purged': { status: 409, retryable: false, description: 'The version was purged by a gdpr_erasure (its files holding erased items are deleted) or is marked for that purge; it cannot be served again.' },
   'node.uuid_leak': { status: 500, retryable: false, description: 'A uuid stands where a stable id is required; nothing is published.' },
   'website.not_verified': { status: 409, retryable: false, description: 'Defined for publish by the frozen contract; not enforced.' },
   'privacy.erasure_forbidden': { status: 403, retryable: false, description: 'The caller may not erase this organization.' },

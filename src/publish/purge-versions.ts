@@ -3,6 +3,7 @@ import { ManifestSchema, type Manifest } from '../node-format/index.js';
 import { ErasedRecords, recordFileOrder, type ErasureSpec } from './erased-records.js';
 import { hexOfChecksum, siteHashOf, siteKeys } from './layout.js';
 import { servingPrefixes } from './flip.js';
+import { PURGE_MARKER, readPurgeMarker, writePurgeMarker } from './purge-marker.js';
 import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import { readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
@@ -10,15 +11,6 @@ import { patternsOf, TextMatcher } from './text-matcher.js';
 
 export type { ErasureSpec } from './erased-records.js';
 
-/** The marker a purge leaves in versions/<ulid>/: listStoredVersions and the daemon read it. */
-export const PURGE_MARKER = 'purged.json';
-
-export interface PurgeMarker {
-  reason: 'gdpr_erasure';
-  purged_at: string;
-  /** Paths of the version's files that were deleted (they answer 410 node.gone). */
-  files: string[];
-}
 
 export interface PurgeOptions {
   target: PublishTarget;
@@ -75,8 +67,8 @@ export async function findVersionsToPurge(target: PublishTarget, websiteId: stri
 /** Writes the purge marker of each version that has none yet (an empty file list). */
 export async function markVersionsPurged(target: PublishTarget, websiteId: string, ulids: readonly string[], now: () => number): Promise<void> {
   for (const ulid of ulids) {
-    const marker = await readMarker(target, websiteId, ulid);
-    if (!marker) await writeMarker(target, websiteId, ulid, { reason: 'gdpr_erasure', purged_at: isoOf(now()), files: [] });
+    const marker = await readPurgeMarker(target, websiteId, ulid);
+    if (!marker) await writePurgeMarker(target, websiteId, ulid, { reason: 'gdpr_erasure', purged_at: isoOf(now()), files: [] });
   }
 }
 
@@ -143,13 +135,13 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
       }
     }
     for (const [ulid, files] of purgedFiles) {
-      const marker = await readMarker(target, websiteId, ulid);
-      await writeMarker(target, websiteId, ulid, { reason: 'gdpr_erasure', purged_at: isoOf(options.now()), files: [...new Set([...(marker?.files ?? []), ...files])].sort() });
+      const marker = await readPurgeMarker(target, websiteId, ulid);
+      await writePurgeMarker(target, websiteId, ulid, { reason: 'gdpr_erasure', purged_at: isoOf(options.now()), files: [...new Set([...(marker?.files ?? []), ...files])].sort() });
     }
     // A version marked before the republish that stayed live, or lost nothing, is not purged.
     for (const ulid of index.manifests.keys()) {
       if (purgedFiles.has(ulid) || !index.keys.has(keys.version(ulid, PURGE_MARKER))) continue;
-      const marker = await readMarker(target, websiteId, ulid);
+      const marker = await readPurgeMarker(target, websiteId, ulid);
       if (marker && marker.files.length === 0) await target.delete(keys.version(ulid, PURGE_MARKER));
     }
     return { versions: [...purgedFiles.keys()].sort(), filesDeleted, casDeleted };
@@ -235,13 +227,4 @@ async function readContent(target: PublishTarget, websiteId: string, o: StoredOb
     if (body) return body;
   }
   return target.get(o.key);
-}
-
-async function readMarker(target: PublishTarget, websiteId: string, ulid: string): Promise<PurgeMarker | undefined> {
-  const body = await target.get(siteKeys(siteHashOf(websiteId)).version(ulid, PURGE_MARKER));
-  return body ? (JSON.parse(body.toString('utf8')) as PurgeMarker) : undefined;
-}
-
-async function writeMarker(target: PublishTarget, websiteId: string, ulid: string, marker: PurgeMarker): Promise<void> {
-  await target.put(siteKeys(siteHashOf(websiteId)).version(ulid, PURGE_MARKER), JSON.stringify(marker, null, 2) + '\n', { contentType: 'application/json', cacheControl: 'no-store' });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { ManifestSchema, type Manifest, type ManifestFile } from '../node-format/index.js';
 import { domainMapKey, hexOfChecksum, MUTABLE_CACHE, siteKeys, versionedCache } from './layout.js';
+import { PURGE_MARKER } from './purge-marker.js';
 import type { FsTarget } from './targets/fs.js';
 
 export type NodeFileLookup =
@@ -89,8 +90,8 @@ export function createNodeReader(store: Pick<FsTarget, 'filePath'>) {
       if (path === 'manifest.json') return manifestFile(s.websiteId, key, m, versionedCache(false));
       const entry = m.manifest.files.find((f) => f.path === path);
       if (!entry) return { kind: 'not_found', websiteId: s.websiteId };
-      // A file a gdpr_erasure deleted (src/publish/purge-versions.ts leaves versions/<ulid>/purged.json).
-      if (!statOf(keys.version(ulid, entry.path)) && statOf(keys.version(ulid, 'purged.json'))) return { kind: 'gone', websiteId: s.websiteId, purged: true };
+      // A file a gdpr_erasure deleted (its purge leaves versions/<ulid>/purged.json).
+      if (!statOf(keys.version(ulid, entry.path)) && statOf(keys.version(ulid, PURGE_MARKER))) return { kind: 'gone', websiteId: s.websiteId, purged: true };
       return fileOf(s.websiteId, s.siteHash, ulid, entry, versionedCache(entry.immutable));
     },
   };

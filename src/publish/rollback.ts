@@ -5,6 +5,7 @@ import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';
 import { diffFiles, type FileChange } from './patch.js';
 import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
+import { assertNotPurged } from './purge-marker.js';
 import type { PublishedFile } from './published-file.js';
 import { readLiveManifest, readManifestAt } from './store.js';
 import type { PublishTarget } from './targets/types.js';
@@ -23,7 +24,8 @@ export interface FlipResult {
 /**
  * Points latest/ at a version the store already holds, with the same verify, latest and flip
  * steps as a publish (nothing is uploaded). The version's files are served exactly as they
- * were published, its own versions.json and changes.jsonl included.
+ * were published, its own versions.json and changes.jsonl included. A version a gdpr_erasure
+ * purged (or marked for its purge) is refused first: 409 publish.version_purged.
  */
 export async function flipToStoredVersion(target: PublishTarget, websiteId: string, ulid: string, progress: PublishProgress = SILENT_PROGRESS, options: FlipOptions = { rollback: true }): Promise<FlipResult> {
   const siteHash = siteHashOf(websiteId);
@@ -32,6 +34,7 @@ export async function flipToStoredVersion(target: PublishTarget, websiteId: stri
   if (!body) throw new AppError('version.not_found', `The store holds no complete version ${ulid} of website ${websiteId}; see \`nodectl versions --website ${websiteId}\`.`);
   const manifest = await readManifestAt(target, keys.version(ulid, 'manifest.json'));
   if (!manifest || manifest.website_id !== websiteId) throw new AppError('version.not_found', `Version ${ulid} does not belong to website ${websiteId}.`);
+  await assertNotPurged(target, websiteId, ulid);
   const live = await readLiveManifest(target, siteHash);
   await verifyVersion(target, siteHash, manifest, progress);
   const objectsWritten = await flipLatest(target, siteHash, websiteId, manifest, body, progress, options);

@@ -29,7 +29,7 @@ export async function listStoredVersions(target: PublishTarget, siteHash: string
   const complete = listed
     .map((key) => /^[0-9a-f]{16}\/versions\/([0-9A-HJKMNP-TV-Z]{26})\/manifest\.json$/.exec(key)?.[1])
     .filter((u): u is string => u !== undefined);
-  // A gdpr_erasure leaves versions/<ulid>/purged.json (src/publish/purge-versions.ts).
+  // A gdpr_erasure leaves versions/<ulid>/purged.json (src/publish/purge-marker.ts).
   const purged = new Set(listed.map((key) => /^[0-9a-f]{16}\/versions\/([0-9A-HJKMNP-TV-Z]{26})\/purged\.json$/.exec(key)?.[1]).filter((u) => u !== undefined));
   const live = await readLiveManifest(target, siteHash);
   const known = new Map<string, VersionEntry>();

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/daemon/app.js';
 import { graphDbPath } from '../../src/storage/data-dir.js';
 import { VersionsSchema } from '../../src/node-format/index.js';
 import { createS3Target } from '../../src/publish/targets/s3.js';
+import { rollbackNode } from '../../src/publish/rollback.js';
+import type { AppError } from '../../src/errors/app-error.js';
 import { pageItem } from '../ingest/support.js';
 import { createDeleteHarness, DOMAIN, filesContaining, KEYS, type DeleteHarness } from './deletes-support.js';
 import { startLocalS3, type LocalS3 } from './s3-server.js';
@@ -97,23 +99,33 @@ describe('gdpr_erasure purges the published store (fs target)', () => {
       await app.close();
     }
   });
+
+  it('bug "a rollback to a purged version fails at verify with a misleading publish.atomic_conflict": it is 409 publish.version_purged naming the purged files, and the live version stays', async () => {
+    const live = (await h.liveVersion())!;
+    const marker = JSON.parse((await h.target.get(KEYS.version(versions[0]!, 'purged.json')))!.toString()) as { files: string[] };
+    const refused = await rollbackNode({ target: h.target, controlDb: h.services.controlDb, websiteId: h.website.id, to: versions[0]! }).then(() => undefined, (e: AppError) => e);
+    expect(refused).toMatchObject({ code: 'publish.version_purged', status: 409, retryable: false, details: { version: versions[0], files: marker.files } });
+    expect(refused!.message).toContain(marker.files[0]!);
+    expect(refused!.message).toMatch(/cannot be served again/);
+    expect(await h.liveVersion()).toBe(live);
+  });
 });
 
 describe('gdpr_erasure purges the published store (S3 target, s3rver)', () => {
   let s3: LocalS3;
   let h: DeleteHarness | undefined;
+  let versions: string[] = [];
   beforeAll(async () => {
     s3 = await startLocalS3('erasure');
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await h?.close();
-    h = undefined;
+    await s3?.stop();
   });
-  afterAll(async () => s3?.stop());
 
   it('regression: an erased item stayed in every object of the bucket; afterwards no object holds its text', async () => {
     h = await createDeleteHarness({ ...s3.env, NODECTL_PUBLISH_TARGET: 's3' });
-    const versions = await publishTwoVersionsWithMarker(h);
+    versions = await publishTwoVersionsWithMarker(h);
     const bucket = await createS3Target({ bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
     try {
       const holding = async () => {
@@ -132,4 +144,14 @@ describe('gdpr_erasure purges the published store (S3 target, s3rver)', () => {
       await bucket.close();
     }
   }, 60_000);
+
+  it('bug "a rollback to a purged version fails at verify with a misleading publish.atomic_conflict": on S3 too it is 409 publish.version_purged, and the live version stays', async () => {
+    const live = await h!.liveVersion();
+    expect(versions.length).toBe(2);
+    for (const v of versions) {
+      const refused = await rollbackNode({ target: h!.target, controlDb: h!.services.controlDb, websiteId: h!.website.id, to: v }).then(() => undefined, (e: AppError) => e);
+      expect(refused, v).toMatchObject({ code: 'publish.version_purged', details: { version: v, files: expect.arrayContaining(['sources.jsonl']) } });
+    }
+    expect(await h!.liveVersion()).toBe(live);
+  });
 });

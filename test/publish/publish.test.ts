@@ -12,6 +12,8 @@ import {
   acquirePublishLock, IMMUTABLE_CACHE, listStoredVersions, MUTABLE_CACHE, publishNode, rollbackNode, siteHashOf, siteKeys, takeDownNode, type PublishResult, type PublishTarget,
 } from '../../src/publish/index.js';
 import { verifyVersion } from '../../src/publish/flip.js';
+import { writePurgeMarker } from '../../src/publish/purge-marker.js';
+import { markVersionsPurged } from '../../src/publish/purge-versions.js';
 import { createFsTarget } from '../../src/publish/targets/fs.js';
 import { createS3Target } from '../../src/publish/targets/s3.js';
 import { makeTempDir } from '../helpers/paths.js';
@@ -217,6 +219,21 @@ describe.each(['fs', 's3'] as const)('publishing to %s', (kind) => {
     await expectCode(verifyVersion(target, siteHashOf(SHOP_WEBSITE), manifest, { step() {}, advance() {}, stop() {} }), 'publish.atomic_conflict');
     await expectCode(rollbackNode({ target, controlDb: db, websiteId: SHOP_WEBSITE, to: second.versionUlid }), 'publish.atomic_conflict');
     expect((await readJson(target, keys.pointer)).node_version).toBe(first.versionUlid);
+  });
+
+  it('bug "a rollback to a purged version fails at verify with a misleading publish.atomic_conflict": it is refused up front with 409 publish.version_purged naming the purged files; a version marked for a purge is refused too', async () => {
+    // `second` lost facts.en.jsonl above; a purge would have left this marker.
+    await writePurgeMarker(target, SHOP_WEBSITE, second.versionUlid, { reason: 'gdpr_erasure', purged_at: '2026-03-02T12:30:00Z', files: ['facts.en.jsonl'] });
+    const purged = await expectCode(rollbackNode({ target, controlDb: db, websiteId: SHOP_WEBSITE, to: second.versionUlid }), 'publish.version_purged');
+    expect(purged).toMatchObject({ status: 409, retryable: false, details: { version: second.versionUlid, purgedAt: '2026-03-02T12:30:00Z', files: ['facts.en.jsonl'] } });
+    expect(purged.message).toMatch(/purged by a gdpr_erasure at 2026-03-02T12:30:00Z: 1 of its files \(facts\.en\.jsonl\) held erased items and were deleted for good, so it cannot be served again/);
+    // Marked before the republish of an erasure, purge still to run: its files are whole, but hold erased items.
+    const third = (await listStoredVersions(target, siteHashOf(SHOP_WEBSITE)))[0]!.node_version;
+    await markVersionsPurged(target, SHOP_WEBSITE, [third], () => NOW);
+    const pending = await expectCode(rollbackNode({ target, controlDb: db, websiteId: SHOP_WEBSITE, to: third }), 'publish.version_purged');
+    expect(pending.message).toMatch(/is marked for a gdpr_erasure purge/);
+    expect((await readJson(target, keys.pointer)).node_version).toBe(first.versionUlid);
+    for (const ulid of [second.versionUlid, third]) await target.delete(keys.version(ulid, 'purged.json'));
   });
 
   it('a held lock refuses a second publish with publish.conflict (retryable)', async () => {
