@@ -1,12 +1,13 @@
 import { connect } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { buildTestApp, injectJson, type TestApp } from '../helpers/app.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { runNodectl } from '../helpers/cli.js';
-import { makeTempDir } from '../helpers/paths.js';
+import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 
 async function getJson(url: string, init: Parameters<typeof request>[1] = {}) {
   const res = await request(url, init);
@@ -14,100 +15,105 @@ async function getJson(url: string, init: Parameters<typeof request>[1] = {}) {
   return { status: res.statusCode, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
 }
 
-describe('the daemon core (real binary over loopback)', () => {
-  let daemon: TestDaemon;
+describe('the daemon core (in process through inject())', () => {
+  let t: TestApp & { url?: string };
   beforeAll(async () => {
-    daemon = await startTestDaemon();
+    // Listening too: a second `nodectl serve` must find the port taken.
+    t = await buildTestApp({ listen: true });
   });
   afterAll(async () => {
-    await daemon.stop();
+    await t.close();
   });
+  const call = (request: Parameters<typeof injectJson>[1]) => injectJson(t.app, request);
+  const postWaitlist = (payload: string, headers: Record<string, string> = {}) => call({ method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json', ...headers }, payload });
 
   it('GET / is the banner in the envelope', async () => {
-    const res = await getJson(`${daemon.url}/`);
+    const res = await call({ method: 'GET', url: '/' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ ok: true, data: { name: 'nodectl', contractVersion: '0.4.0', nodeSchemaVersion: '1.0.0', signingScheme: 'svc.connector.hmac.v1' } });
-    expect(res.body.meta.requestId).toBe(res.headers['x-request-id']);
+    expect(res.json).toMatchObject({ ok: true, data: { name: 'nodectl', contractVersion: '0.4.0', nodeSchemaVersion: '1.0.0', signingScheme: 'svc.connector.hmac.v1' } });
+    expect(res.json.meta.requestId).toBe(res.headers['x-request-id']);
   });
 
   it('probes answer: /healthz and /readyz', async () => {
-    expect((await getJson(`${daemon.url}/healthz`)).body).toMatchObject({ ok: true, data: { status: 'ok' } });
-    expect((await getJson(`${daemon.url}/readyz`)).body).toMatchObject({ ok: true, data: { status: 'ready' } });
+    expect((await call({ method: 'GET', url: '/healthz' })).json).toMatchObject({ ok: true, data: { status: 'ok' } });
+    expect((await call({ method: 'GET', url: '/readyz' })).json).toMatchObject({ ok: true, data: { status: 'ready' } });
   });
 
   it('keeps a valid incoming X-Request-Id and replaces an invalid one', async () => {
-    const kept = await getJson(`${daemon.url}/healthz`, { headers: { 'x-request-id': 'trace-abc.123' } });
+    const kept = await call({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc.123' } });
     expect(kept.headers['x-request-id']).toBe('trace-abc.123');
-    expect(kept.body.meta.requestId).toBe('trace-abc.123');
-    const replaced = await getJson(`${daemon.url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(kept.json.meta.requestId).toBe('trace-abc.123');
+    const replaced = await call({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
-  it('unknown routes are 404 route.not_found in the envelope', async () => {
-    const res = await getJson(`${daemon.url}/v1/nothing-here`);
+  it('unknown routes are 404 route.not_found in the envelope, pointing at the route list that exists (regression: it named an API reference in README.md that does not exist)', async () => {
+    const res = await call({ method: 'GET', url: '/v1/nothing-here' });
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ ok: false, error: { code: 'route.not_found', retryable: false } });
-    expect(res.body.meta.requestId).toBeTruthy();
+    expect(res.json).toMatchObject({ ok: false, error: { code: 'route.not_found', retryable: false } });
+    expect(res.json.meta.requestId).toBeTruthy();
+    const pointer = /docs\/contract\.md#([a-z-]+)/.exec(res.json.error.message);
+    expect(pointer, res.json.error.message).not.toBeNull();
+    const anchors = [...readFileSync(join(PROJECT_ROOT, 'docs', 'contract.md'), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-'));
+    expect(anchors).toContain(pointer![1]);
   });
 
   it('malformed JSON is 422 validation.failed with details.fields', async () => {
-    const res = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    const res = await postWaitlist('{"email":');
     expect(res.status).toBe(422);
-    expect(res.body.error.code).toBe('validation.failed');
-    expect(res.body.error.details.fields[0].path).toBe('(body)');
+    expect(res.json.error.code).toBe('validation.failed');
+    expect(res.json.error.details.fields[0].path).toBe('(body)');
   });
 
   it('a body over 1 MiB is 413 request.body_too_large, and the daemon keeps serving', async () => {
-    const res = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@b.co', pad: 'x'.repeat(2 * 1024 * 1024) }) });
+    const res = await postWaitlist(JSON.stringify({ email: 'a@b.co', pad: 'x'.repeat(2 * 1024 * 1024) }));
     expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('request.body_too_large');
-    expect((await getJson(`${daemon.url}/healthz`)).status).toBe(200);
+    expect(res.json.error.code).toBe('request.body_too_large');
+    expect((await call({ method: 'GET', url: '/healthz' })).status).toBe(200);
   });
 
   it('a body that is not JSON is 415', async () => {
-    const res = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await postWaitlist('hello', { 'content-type': 'text/plain' });
     expect(res.status).toBe(415);
-    expect(res.body.error.code).toBe('request.unsupported_media_type');
+    expect(res.json.error.code).toBe('request.unsupported_media_type');
   });
 
   it('the waitlist answers 202 for a valid and a duplicate submit, 422 without consent', async () => {
     const body = JSON.stringify({ email: 'Someone@Example.com', source: 'test', consent: true });
-    const headers = { 'content-type': 'application/json', 'x-forwarded-for': '1' };
-    expect((await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers, body })).status).toBe(202);
-    const dup = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers, body });
+    expect((await postWaitlist(body)).status).toBe(202);
+    const dup = await postWaitlist(body);
     expect(dup.status).toBe(202);
-    expect(dup.body.data).toEqual({ status: 'accepted' });
-    const noConsent = await getJson(`${daemon.url}/v1/waitlist`, { method: 'POST', headers, body: JSON.stringify({ email: 'x@example.com', consent: false }) });
+    expect(dup.json.data).toEqual({ status: 'accepted' });
+    const noConsent = await postWaitlist(JSON.stringify({ email: 'x@example.com', consent: false }));
     expect(noConsent.status).toBe(422);
-    expect(noConsent.body.error.details.fields[0].path).toBe('consent');
+    expect(noConsent.json.error.details.fields[0].path).toBe('consent');
   });
 
   it('/metrics is Prometheus text that promtool accepts, with request, job and process metrics', async () => {
-    await getJson(`${daemon.url}/healthz`);
-    const res = await request(`${daemon.url}/metrics`);
-    const text = await res.body.text();
+    await call({ method: 'GET', url: '/healthz' });
+    const res = await call({ method: 'GET', url: '/metrics' });
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
-    expect(text).toMatch(/nodectl_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
-    expect(text).toMatch(/nodectl_http_request_duration_seconds_bucket\{/);
-    expect(text).toMatch(/nodectl_job_queue_depth\{state="queued"\}/);
-    expect(text).toMatch(/nodectl_process_resident_memory_bytes/);
-    const check = await execa('promtool', ['check', 'metrics'], { input: text, reject: false });
+    expect(res.body).toMatch(/nodectl_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(res.body).toMatch(/nodectl_http_request_duration_seconds_bucket\{/);
+    expect(res.body).toMatch(/nodectl_job_queue_depth\{state="queued"\}/);
+    expect(res.body).toMatch(/nodectl_process_resident_memory_bytes/);
+    const check = await execa('promtool', ['check', 'metrics'], { input: res.body, reject: false });
     expect(check.stderr + check.stdout).toBe('');
     expect(check.exitCode).toBe(0);
   });
 
   it('a second serve on the same port fails with a clear message', async () => {
-    const port = new URL(daemon.url).port;
-    const run = await runNodectl(['serve', '--port', port], { dataDir: daemon.dataDir });
+    const port = new URL(t.url!).port;
+    const run = await runNodectl(['serve', '--port', port], { dataDir: t.dataDir });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/address is already in use/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a CLI command run beside the daemon works on the same data directory', async () => {
-    const run = await runNodectl(['--json', 'admin', 'user', 'create', '--email', 'beside@example.com', '--password', 'long-enough-pw'], { dataDir: daemon.dataDir });
+    const run = await runNodectl(['--json', 'admin', 'user', 'create', '--email', 'beside@example.com', '--password', 'long-enough-pw'], { dataDir: t.dataDir });
     expect(run.exitCode).toBe(0);
-    expect((await getJson(`${daemon.url}/readyz`)).status).toBe(200);
+    expect((await call({ method: 'GET', url: '/readyz' })).status).toBe(200);
   });
 });
 
