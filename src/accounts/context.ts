@@ -41,8 +41,11 @@ export interface CreateAccountsContextOptions {
   db: Db;
   layout: DataDirLayout;
   settings: Settings;
-  /** The port the daemon listens on, for the default issuer (publicBaseUrl) when port 0 was asked. */
-  listenPort?: number;
+  /**
+   * The port the daemon listens on, for the default issuer (publicBaseUrl) when port 0 was asked; a
+   * function is read at each use, since the app is built before it listens.
+   */
+  listenPort?: number | (() => number | undefined);
   /** Default: the transport the settings name (mailTransport). */
   mailTransport?: MailTransport;
   now?: () => number;
@@ -61,12 +64,20 @@ export async function createAccountsContext(options: CreateAccountsContextOption
   await ensureSigningKey(layout, algorithm, now());
   await primeDummyPasswordHash();
   const keys = new SigningKeyRing(layout, { algorithm, tokenLifetimeMs: ACCESS_TOKEN_LIFETIME_SECONDS * 1000, now });
+  const listenPort = options.listenPort;
+  const issuer = () => settings.authIssuer ?? publicBaseUrl(settings, typeof listenPort === 'function' ? listenPort() : listenPort);
   const mail = new MailOutbox(options.mailTransport ?? (await createMailTransport(settings, layout)), { from: settings.mailFrom, logger });
   return {
     db: options.db,
     masterKey: readMasterKey(layout),
     keys,
-    tokens: { issuer: settings.authIssuer ?? publicBaseUrl(settings, options.listenPort), audience: settings.authAudience, algorithm },
+    tokens: {
+      get issuer() {
+        return issuer();
+      },
+      audience: settings.authAudience,
+      algorithm,
+    },
     sessionLifetimeMs: settings.sessionLifetimeDays * DAY_MS,
     google: {
       clientId: settings.googleClientId,

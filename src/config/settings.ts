@@ -71,6 +71,7 @@ export const SETTINGS = {
   googleClientId: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_GOOGLE_CLIENT_ID', description: 'OAuth client id Google ID tokens must name as audience; Google sign-in is off without it.' }),
   googleJwksUrl: setting({ schema: z.url(), default: 'https://www.googleapis.com/oauth2/v3/certs', env: 'NODECTL_GOOGLE_JWKS_URL', description: 'JWKS that signs Google ID tokens.' }),
   googleIssuers: setting({ schema: stringList, default: ['https://accounts.google.com', 'accounts.google.com'], env: 'NODECTL_GOOGLE_ISSUERS', description: 'Accepted iss values of Google ID tokens (comma-separated in the environment).' }),
+  authRateLimitPerMinute: setting({ schema: positiveInt.max(100_000), default: 10, env: 'NODECTL_AUTH_RATE_LIMIT_PER_MINUTE', description: 'Login, register and forgot-password requests per minute from one client address, and for one email (docs/contract.md#rate-limits).' }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

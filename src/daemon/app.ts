@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { accountsContextOf } from '../accounts/http-context.js';
+import { userPrincipalResolver } from '../accounts/user-principal.js';
 import type { AppServices } from '../app/services.js';
 import { apiKeyPrincipalResolver } from '../auth/api-key-principal.js';
 import { managementScope } from '../auth/management-scope.js';
-import { NO_USER_SESSIONS, type PrincipalResolvers } from '../auth/principal.js';
+import type { PrincipalResolvers } from '../auth/principal.js';
 import type { ManagementRoute } from '../auth/route-access.js';
 import { createHttpApp } from '../http/create-app.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';
@@ -40,8 +42,8 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
   app.decorate('managementRoutes', routeTable);
   const resolvers: PrincipalResolvers = {
     resolveApiKeyPrincipal: apiKeyPrincipalResolver(services.controlDb),
-    // The accounts feature's access-token verifier goes here.
-    resolveUserPrincipal: NO_USER_SESSIONS,
+    // A user's access token (a JWT), verified by the accounts feature.
+    resolveUserPrincipal: userPrincipalResolver(() => accountsContextOf(services, app.server)),
     ...options.principalResolvers,
   };
   for (const routes of [...PUBLIC_ROUTES, ...CONNECTOR_ROUTES]) await app.register(routes, { services });

@@ -1,6 +1,8 @@
+import { accountRoutes, jwksRoutes } from '../accounts/routes.js';
 import type { RoutePlugin } from '../app/route-plugin.js';
 import { ingestRoutes } from '../ingest/routes.js';
 import { nodeFileRoutes } from '../node-files/routes.js';
+import { billingRoutes, organizationsRoutes } from '../organizations/routes.js';
 import { probeRoutes } from '../probes/routes.js';
 import { publishRoutes } from '../publish/routes.js';
 import { waitlistRoutes } from '../waitlist/routes.js';
@@ -13,6 +15,6 @@ import { waitlistRoutes } from '../waitlist/routes.js';
  * - management: every other /v1 route; each declares config.access and the management scope
  *   resolves the principal and authorizes it (src/auth/management-scope.ts).
  */
-export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, nodeFileRoutes];
+export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, nodeFileRoutes, jwksRoutes, billingRoutes];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
-export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [publishRoutes];
+export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes];

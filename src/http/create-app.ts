@@ -22,6 +22,14 @@ export const REDACTED_PATHS = [
   '*.secret',
   '*.refreshToken',
   '*.accessToken',
+  // The bodies of the /v1/auth routes (src/accounts/schemas.ts). Not '*.code': that would blank err.code of every logged error.
+  '*.currentPassword',
+  '*.newPassword',
+  '*.idToken',
+  '*.totp',
+  '*.recoveryCode',
+  'body.code',
+  '*.body.code',
 ];
 
 /** Routes whose bodies may take ingestBodyTimeoutMs to arrive (bulk uploads); the rest get bodyTimeoutMs. */

@@ -29,6 +29,22 @@ const API_KEY_ROLES = ['viewer', 'editor', 'organization_admin'] as const;
  * against itself.
  */
 const CONTRACT_ROUTES: Record<string, string> = {
+  'POST /v1/auth/register': 'anonymous mutate',
+  'POST /v1/auth/verify-email': 'anonymous mutate',
+  'POST /v1/auth/login': 'anonymous mutate',
+  'POST /v1/auth/google': 'anonymous mutate',
+  'POST /v1/auth/refresh': 'anonymous mutate',
+  'POST /v1/auth/password/forgot': 'anonymous mutate',
+  'POST /v1/auth/password/reset': 'anonymous mutate',
+  'POST /v1/auth/logout': 'authenticated mutate',
+  'POST /v1/auth/logout-all': 'authenticated mutate',
+  'POST /v1/auth/password/change': 'authenticated mutate',
+  'POST /v1/auth/2fa/setup': 'authenticated mutate',
+  'POST /v1/auth/2fa/activate': 'authenticated mutate',
+  'POST /v1/auth/2fa/disable': 'authenticated mutate',
+  'POST /v1/auth/2fa/recovery-codes': 'authenticated mutate',
+  'GET /v1/auth/me': 'authenticated read',
+  'GET /v1/auth/2fa': 'authenticated read',
   'POST /v1/websites/:id/publish': 'editor mutate',
   'DELETE /v1/websites/:id/node': 'organization_admin mutate',
 };

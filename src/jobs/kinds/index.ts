@@ -1,4 +1,5 @@
 import type { JobDefinition } from '../define.js';
+import { accountsPruneJob } from './accounts-prune.js';
 import { contentIngestJob } from './content-ingest.js';
 import { maintenanceExpireJob } from './maintenance-expire.js';
 import { jobsPruneJob } from './maintenance-jobs-prune.js';
@@ -15,6 +16,7 @@ export const JOBS: readonly JobDefinition[] = [
   maintenanceExpireJob,
   rateLimitsPruneJob,
   jobsPruneJob,
+  accountsPruneJob,
 ];
 
 /**
