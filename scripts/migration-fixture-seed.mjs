@@ -70,6 +70,10 @@ export const CONTROL_SEED = {
   ],
   mail_tokens: [{ token_hash: sha256('fixture verification token'), kind: 'email_verification', user_id: user, email: 'owner@example.com', payload: null, created_at: T0, expires_at: T0 + DAY, used_at: T0 + 20 * MINUTE }],
   user_identities: [{ provider: 'google', subject: '108512345678901234567', user_id: user, email: 'owner@example.com', created_at: T0 + 45 * MINUTE }],
+  // 0005 organizations: an invitation waiting for its address, a cancelled transfer, one audit row.
+  organization_invitations: [{ organization_id: org, email: 'new-hire@example.org', role: 'editor', invited_by: user, token_hash: sha256('fixture invitation token'), created_at: T0 + 60 * MINUTE, expires_at: T0 + 60 * MINUTE + 7 * DAY }],
+  organization_transfers: [{ id: 'xfr_01JHKABGB9E1F5H7K9N1R3T5V7', organization_id: org, from_user_id: user, to_email: 'buyer@example.org', token_hash: sha256('fixture transfer token'), state: 'cancelled', accepted_by: null, job_id: null, created_at: T0 + 61 * MINUTE, expires_at: T0 + 61 * MINUTE + 7 * DAY, updated_at: T0 + 62 * MINUTE }],
+  audit_log: [{ seq: 1, id: 'aud_01JHKABHC0F2G6J8M0P2S4U6W8', organization_id: org, actor_kind: 'user', actor_id: user, action: 'member.invited', target: 'new-hire@example.org', request_id: 'req-fixture-1', details: '{"role":"editor"}', created_at: T0 + 60 * MINUTE }],
 };
 
 const pageBody = {

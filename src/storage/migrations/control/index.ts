@@ -3,6 +3,7 @@ import { migration as initial } from './0001-initial.js';
 import { migration as waitlist } from './0002-waitlist.js';
 import { migration as idempotencyOwner } from './0003-idempotency-owner.js';
 import { migration as accounts } from './0004-accounts.js';
+import { migration as organizations } from './0005-organizations.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -27,4 +28,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   waitlist,
   idempotencyOwner,
   accounts,
+  organizations,
 ];
