@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
@@ -45,7 +47,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       listenPort: options.listenPort,
       ...(lock ? { lockHolder: lock.holder } : {}),
     };
-    const worker = new Worker(new URL('./publish-worker.js', import.meta.url), { workerData: input });
+    const worker = new Worker(publishWorkerUrl(), { workerData: input });
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
@@ -67,4 +69,18 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
     if (renewal) clearInterval(renewal);
     lock?.release();
   }
+}
+
+/**
+ * The worker's module, next to this one: dist/publish/publish-worker.js when the daemon runs from
+ * the build. When this module runs from the sources (vitest transforms the .ts files in process,
+ * but a worker thread is plain Node 20, which cannot load .ts), the build's copy is used, so
+ * in-process tests of the publish route need `npm run build` first, like the tests that spawn
+ * the binary.
+ */
+export function publishWorkerUrl(here: string = import.meta.url): URL {
+  if (!here.endsWith('.ts')) return new URL('./publish-worker.js', here);
+  const built = new URL('../../dist/publish/publish-worker.js', here);
+  if (!existsSync(built)) throw new Error(`the publish worker runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
+  return built;
 }

@@ -14,6 +14,7 @@ import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
 import { validatedLiveNode } from './validated-live.js';
 import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
 import type { PublishedFile } from './published-file.js';
+import type { PublishRejections } from './rejections.js';
 import type { PublishTarget } from './targets/types.js';
 
 export interface PublishNodeOptions {
@@ -66,6 +67,8 @@ export interface PublishResult {
   /** `{node_base_url}/{domain}/manifest.json` */
   publicUrl: string;
   durationMs: number;
+  /** Graph records the compile left out (set by runPublish when it compiled the node; absent for an already compiled node). */
+  rejected?: PublishRejections;
 }
 
 function readCompiledManifest(nodeDir: string): Manifest {

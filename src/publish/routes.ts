@@ -3,6 +3,7 @@ import type { RoutePlugin } from '../app/route-plugin.js';
 import { authorizedWebsite } from '../auth/management-scope.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { sendData } from '../http/envelope.js';
+import { countRejections, NO_REJECTIONS } from './rejections.js';
 import type { PublishTarget } from './targets/types.js';
 
 const PublishBodySchema = z.strictObject({
@@ -45,7 +46,8 @@ export const publishRoutes: RoutePlugin = async (app, { services }) => {
       now: services.now,
       listenPort: request.socket.localPort,
     });
-    services.logger.info({ websiteId: website.id, version: result.versionUlid, uploaded: result.bytesUploaded }, 'node published');
+    countRejections(services.metrics, result.rejected);
+    services.logger.info({ websiteId: website.id, version: result.versionUlid, uploaded: result.bytesUploaded, rejected: result.rejected?.total ?? 0 }, 'node published');
     return sendData(request, reply, {
       versionUlid: result.versionUlid,
       versionLabel: result.versionLabel,
@@ -57,6 +59,7 @@ export const publishRoutes: RoutePlugin = async (app, { services }) => {
       dryRun: result.dryRun,
       bytesUploaded: result.bytesUploaded,
       bytesCarried: result.bytesCarried,
+      rejected: result.rejected ?? NO_REJECTIONS,
     });
   });
 

@@ -12,6 +12,7 @@ import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock, type PublishLock } from './lock.js';
 import type { PublishProgress } from './progress.js';
 import { publishNode, type PublishResult } from './publish-node.js';
+import { rejectionsOf, type PublishRejections } from './rejections.js';
 import { isRecordFile, readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
 
@@ -57,6 +58,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
   try {
     let nodeDir: string;
     let websiteId = options.websiteId;
+    let rejected: PublishRejections | undefined;
     const source = options.source;
     if (source.kind === 'website') {
       websiteId = source.websiteId;
@@ -71,7 +73,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, ...(previous ? { previous } : {}) });
+        rejected = rejectionsOf(await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, ...(previous ? { previous } : {}) }));
       } else {
         let fixture;
         try {
@@ -87,7 +89,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
         const { buildGraphFromItems } = await import('../graph/build-from-items.js');
         const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'), editorial: fixture.editorial });
         try {
-          await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, ...(previous ? { previous } : {}) });
+          rejected = rejectionsOf(await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, ...(previous ? { previous } : {}) }));
         } finally {
           graph.close();
         }
@@ -103,7 +105,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     lockSite(websiteId);
     const lock = options.lock ?? ownLock;
     lock?.renew(); // a long compile used part of the lock's lifetime
-    return await publishNode({
+    const result = await publishNode({
       target: options.target,
       nodeDir,
       websiteId,
@@ -118,6 +120,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       now,
       progress: options.progress,
     });
+    return rejected ? { ...result, rejected } : result;
   } finally {
     ownLock?.release();
     rmSync(work, { recursive: true, force: true });
