@@ -2,11 +2,11 @@ import { errors as joseErrors, jwtVerify, SignJWT, type FlattenedJWSInput, type 
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { newUlid } from '../ids/ulid.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-token-lifetime.js';
 import type { AccountsContext } from './context.js';
 import { isSessionLive, readSession, readTokenVersion } from './session-store.js';
 
-/** Access tokens live 15 minutes (docs/contract.md#sessions); a refresh gives a new one. */
-export const ACCESS_TOKEN_LIFETIME_SECONDS = 15 * 60;
+export { ACCESS_TOKEN_LIFETIME_SECONDS };
 
 /** The JWT `typ` of access tokens (RFC 9068): a JWT of another kind signed by the same key is refused. */
 const ACCESS_TOKEN_TYPE = 'at+jwt';

@@ -3,7 +3,7 @@ import { publicBaseUrl } from '../config/config.js';
 import type { Settings } from '../config/settings.js';
 import { readMasterKey, type DataDirLayout } from '../storage/data-dir.js';
 import type { Db } from '../storage/sqlite.js';
-import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-tokens.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-token-lifetime.js';
 import { primeDummyPasswordHash } from './account-users.js';
 import { MailOutbox, type AccountsLogger } from './mail-outbox.js';
 import { createMailTransport, type MailTransport } from './mail-transport.js';

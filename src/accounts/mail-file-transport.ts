@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { newUlid } from '../ids/ulid.js';
-import type { MailTransport, OutgoingMail } from './mail-transport.js';
+import type { MailTransport, OutgoingMail } from './mail-message.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
 export interface FileMailTransportOptions {

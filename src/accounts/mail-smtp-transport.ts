@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import { z } from 'zod';
-import type { MailTransport, OutgoingMail } from './mail-transport.js';
+import type { MailTransport, OutgoingMail } from './mail-message.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
 
