@@ -1,0 +1,23 @@
+import type { LayerTable } from './import-graph.js';
+
+/**
+ * The layers of src/, lowest first (docs/architecture.md "Layers"). A module may import modules
+ * of its own layer and of the layers below, never above; an entry may be a folder or one file
+ * (the most specific entry wins). A new top-level folder must be placed here.
+ */
+export const LAYERS: LayerTable = [
+  { name: 'contract', modules: ['src/contract', 'src/errors', 'src/ids', 'src/log'] },
+  { name: 'base', modules: ['src/config', 'src/node-format', 'src/client'] },
+  { name: 'storage', modules: ['src/storage', 'src/jobs/queue.ts', 'src/jobs/payload.ts'] },
+  { name: 'records', modules: ['src/website', 'src/plans', 'src/tenancy', 'src/connectors'] },
+  { name: 'extract', modules: ['src/extract'] },
+  { name: 'graph', modules: ['src/graph'] },
+  { name: 'compiler', modules: ['src/compiler'] },
+  { name: 'http-app', modules: ['src/http', 'src/app'] },
+  { name: 'runtime', modules: ['src/auth', 'src/jobs'] },
+  {
+    name: 'features',
+    modules: ['src/publish', 'src/knowledge', 'src/mcp', 'src/ingest', 'src/probes', 'src/waitlist', 'src/node-files', 'src/push', 'src/accounts', 'src/organizations', 'src/jobs/kinds'],
+  },
+  { name: 'entry', modules: ['src/daemon', 'src/cli', 'src/jobs/kinds/index.ts'] },
+];
