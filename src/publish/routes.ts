@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RoutePlugin } from '../app/route-plugin.js';
 import { authorizedWebsite } from '../auth/management-scope.js';
+import { auditRequest } from '../auth/request-audit.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { sendData } from '../http/envelope.js';
 import { countRejections, NO_REJECTIONS } from './rejections.js';
@@ -51,6 +52,7 @@ export const publishRoutes: RoutePlugin = async (app, { services }) => {
     return sendData(request, reply, {
       versionUlid: result.versionUlid,
       versionLabel: result.versionLabel,
+    auditRequest(services, request, { organizationId: website.organizationId, action: 'node.published', target: website.id, details: { version: result.versionUlid, label: result.versionLabel, already_live: result.alreadyLive, dry_run: result.dryRun } });
       files: result.files.map((f) => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, state: f.state })),
       cdnPath: result.cdnPath,
       publicUrl: result.publicUrl,
@@ -70,3 +72,4 @@ export const publishRoutes: RoutePlugin = async (app, { services }) => {
     return sendData(request, reply, { tombstoned: true });
   });
 };
+    auditRequest(services, request, { organizationId: website.organizationId, action: 'node.taken_down', target: website.id });

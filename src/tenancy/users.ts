@@ -36,3 +36,9 @@ export function findUserByEmail(db: Db, email: string): UserRecord | undefined {
 export function listUsers(db: Db): UserRecord[] {
   return db.prepare('SELECT id, email, created_at AS createdAt FROM users ORDER BY created_at, id').all() as UserRecord[];
 }
+
+/** A user by id, with whether the address is verified (invitations join only a proven address). */
+export function getUser(db: Db, id: string): (UserRecord & { emailVerified: boolean }) | undefined {
+  const row = db.prepare('SELECT id, email, created_at AS createdAt, email_verified_at AS verifiedAt FROM users WHERE id = ?').get(id) as (UserRecord & { verifiedAt: string | null }) | undefined;
+  return row && { id: row.id, email: row.email, createdAt: row.createdAt, emailVerified: row.verifiedAt !== null };
+}

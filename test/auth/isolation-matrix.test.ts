@@ -47,6 +47,23 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'GET /v1/auth/2fa': 'authenticated read',
   'POST /v1/websites/:id/publish': 'editor mutate',
   'DELETE /v1/websites/:id/node': 'organization_admin mutate',
+  'GET /v1/organizations': 'authenticated read',
+  'POST /v1/organizations': 'authenticated mutate',
+  'GET /v1/organizations/:id': 'viewer read',
+  'PATCH /v1/organizations/:id': 'organization_admin mutate',
+  'DELETE /v1/organizations/:id': 'organization_owner mutate',
+  'GET /v1/organizations/:id/members': 'viewer read',
+  'POST /v1/organizations/:id/members': 'organization_admin mutate',
+  'PATCH /v1/organizations/:id/members/:userId': 'organization_admin mutate',
+  'DELETE /v1/organizations/:id/members/:userId': 'organization_admin mutate',
+  'POST /v1/organizations/:id/api-keys': 'organization_admin mutate',
+  'GET /v1/organizations/:id/api-keys': 'organization_admin read',
+  'DELETE /v1/organizations/:id/api-keys/:keyId': 'organization_admin mutate',
+  'POST /v1/organizations/:id/transfer': 'organization_owner mutate',
+  'POST /v1/organizations/:id/transfer/cancel': 'organization_owner mutate',
+  'POST /v1/organizations/transfers/:token/accept': 'authenticated mutate',
+  'POST /v1/organizations/:id/erase': 'organization_owner mutate',
+  'GET /v1/organizations/:id/audit': 'organization_admin read',
 };
 
 let t: TestApp;

@@ -65,6 +65,18 @@ export function registerAdminCommands(program: Command): void {
       ctx.out.result(rows, () => formatTable(['ID', 'NAME', 'SLUG', 'PLAN'], rows.map((r) => [r.id, r.name, r.slug, r.plan])));
     });
 
+  org
+    .command('set-plan')
+    .description("set an organization's plan (billing is not offered: the operator sets plans)")
+    .requiredOption('--org <orgId>', 'organization id')
+    .addOption(new Option('--plan <plan>', 'entitlement plan').choices(PLANS).makeOptionMandatory())
+    .action(async (opts: { org: string; plan: (typeof PLANS)[number] }, command: Command) => {
+      const ctx = commandContext(command);
+      const { setPlanAsOperator } = await import('../../organizations/set-plan.js');
+      const changed = await withControlDb(ctx, (db) => setPlanAsOperator(db, opts.org, opts.plan));
+      ctx.out.result(changed.organization, () => `organization ${changed.organization.id} (${changed.organization.name}): plan ${changed.previous} -> ${changed.organization.plan}`);
+    });
+
   const website = admin.command('website').description('manage websites');
   website
     .command('create')

@@ -5,6 +5,8 @@ import { maintenanceExpireJob } from './maintenance-expire.js';
 import { jobsPruneJob } from './maintenance-jobs-prune.js';
 import { rateLimitsPruneJob } from './maintenance-rate-limits-prune.js';
 import { republishJob } from './node-republish.js';
+import { orgEraseJob } from './org-erase.js';
+import { orgTransferExecuteJob } from './org-transfer-execute.js';
 
 /**
  * Every job kind the worker runs, one file each in this folder (docs/contributing.md). A new kind
@@ -17,6 +19,8 @@ export const JOBS: readonly JobDefinition[] = [
   rateLimitsPruneJob,
   jobsPruneJob,
   accountsPruneJob,
+  orgTransferExecuteJob,
+  orgEraseJob,
 ];
 
 /**
