@@ -4,6 +4,7 @@ import { authorizedWebsite } from '../auth/management-scope.js';
 import { auditRequest } from '../auth/request-audit.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { sendData } from '../http/envelope.js';
+import { assertPublishAllowed } from '../plans/publishes.js';
 import { countRejections, NO_REJECTIONS } from './rejections.js';
 import type { PublishTarget } from './targets/types.js';
 
@@ -35,6 +36,8 @@ export const publishRoutes: RoutePlugin = async (app, { services }) => {
   app.post<{ Params: { id: string } }>('/v1/websites/:id/publish', { config: { access: PUBLISH_ACCESS } }, async (request, reply) => {
     const website = authorizedWebsite(request);
     const body = PublishBodySchema.parse(request.body ?? undefined) ?? {};
+    // Refused here, before a worker starts, when the day's publishes are used up (runPublish checks again).
+    if (!body.dryRun) assertPublishAllowed(services.controlDb, website.id, services.now());
     // The compile and the atomic sequence run in a worker thread; the event loop keeps serving.
     const { runPublishInWorker } = await import('./publish-in-worker.js');
     const result = await runPublishInWorker({

@@ -6,6 +6,7 @@ import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import type { PreviousNode } from '../compiler/types.js';
 import type { Db } from '../storage/sqlite.js';
+import { assertPublishAllowed, countPublish } from '../plans/publishes.js';
 import { loadWebsiteInfo } from '../website/load-website.js';
 import { dataDirLayout, graphDbPath } from '../storage/data-dir.js';
 import { siteHashOf, siteKeys } from './layout.js';
@@ -39,6 +40,8 @@ export interface RunPublishOptions {
   listenPort?: number;
   /** The site's publish lock when the caller already holds it (the daemon, around a worker); default: taken here, before the compile. */
   lock?: PublishLock;
+  /** Publish even when the publishes-per-day quota is used up (a republish that removes erased items); it still counts. Default false. */
+  quotaExempt?: boolean;
 }
 
 /**
@@ -54,6 +57,11 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
   const lockSite = (websiteId: string) => {
     if (!options.dryRun && !options.lock && !ownLock) ownLock = acquirePublishLock(options.controlDb, websiteId, { now });
   };
+  // The publishes-per-day quota (docs/contract.md#plans): checked before the compile and again
+  // before the flip (a fixture or node names its website only once read); a dry run publishes nothing.
+  const assertQuota = (websiteId: string) => {
+    if (!options.dryRun && !options.quotaExempt) assertPublishAllowed(options.controlDb, websiteId, now());
+  };
   const work = mkdtempSync(join(tmpdir(), 'nodectl-publish-'));
   try {
     let nodeDir: string;
@@ -63,6 +71,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     if (source.kind === 'website') {
       websiteId = source.websiteId;
       assertSomethingToPublish(options.settings, options.controlDb, websiteId);
+      assertQuota(websiteId);
       lockSite(websiteId);
     }
     if (source.kind === 'node') {
@@ -103,6 +112,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       }
     }
     lockSite(websiteId);
+    assertQuota(websiteId);
     const lock = options.lock ?? ownLock;
     lock?.renew(); // a long compile used part of the lock's lifetime
     const result = await publishNode({
@@ -120,6 +130,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       now,
       progress: options.progress,
     });
+    if (!result.dryRun && !result.alreadyLive) countPublish(options.controlDb, websiteId, now());
     return rejected ? { ...result, rejected } : result;
   } finally {
     ownLock?.release();

@@ -6,7 +6,7 @@ interface PublishFlags { website?: string; node?: string; target?: string; golde
 
 /** Exit code of a publish refused by a gate or by validation (docs/publishing.md). */
 export const EXIT_REFUSED = 3;
-const REFUSED = new Set(['publish.validation_failed', 'publish.drop_gate', 'publish.golden_mismatch', 'node.uuid_leak']);
+const REFUSED = new Set(['publish.validation_failed', 'publish.drop_gate', 'publish.golden_mismatch', 'node.uuid_leak', 'entitlement.limit_reached']);
 
 /** `nodectl publish`: compile (or take a compiled node) and publish it with the atomic sequence. */
 export function registerPublishCommand(program: Command): void {
@@ -21,7 +21,7 @@ export function registerPublishCommand(program: Command): void {
     .option('--dry-run', 'show what would be uploaded and carried forward; write nothing')
     .option('--force', 'publish a new version even when its content equals the live version')
     .option('--build-time <rfc3339>', 'frozen build time of the compile (default: now, or the fixture build_time)')
-    .addHelpText('after', '\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch).')
+    .addHelpText('after', '\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch, entitlement.limit_reached: the plan\'s publishes per day are used up).')
     .action(async (fixtureDir: string | undefined, opts: PublishFlags, command: Command) => {
       if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3') throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
       const sources = [fixtureDir !== undefined, opts.node !== undefined].filter(Boolean).length;

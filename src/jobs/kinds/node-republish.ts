@@ -81,7 +81,8 @@ export async function hasPublishedNode(services: AppServices, websiteId: string,
 /**
  * Runs one node.republish: waits until the deleted items are out of the graph, then (erasure)
  * marks the versions that hold their records, publishes the graph through runPublish when a
- * version is live (an erasure may drop any share of records: the drop gate is off for it), and
+ * version is live (an erasure may drop any share of records: the drop gate is off for it, and
+ * so is the publishes-per-day quota: erased content must leave the live version), and
  * (erasure) purges the marked versions. A website deleted since is a no-op.
  */
 async function republish(payload: RepublishPayload, { services, signal }: JobContext): Promise<void> {
@@ -100,7 +101,7 @@ async function republish(payload: RepublishPayload, { services, signal }: JobCon
     if (spec) await purge.markVersionsPurged(target, site.websiteId, await purge.findVersionsToPurge(target, site.websiteId, spec, inGraph), services.now);
     const live = await readLiveManifest(target, siteHashOf(site.websiteId));
     if (live) {
-      const result = await runPublish({ settings: services.config.settings, controlDb: services.controlDb, target, source: { kind: 'website', websiteId: site.websiteId }, allowDrop: spec !== undefined, now: services.now });
+      const result = await runPublish({ settings: services.config.settings, controlDb: services.controlDb, target, source: { kind: 'website', websiteId: site.websiteId }, allowDrop: spec !== undefined, quotaExempt: spec !== undefined, now: services.now });
       services.logger.info({ websiteId: site.websiteId, version: result.versionUlid, alreadyLive: result.alreadyLive, removed: payload.removed.length }, 'node republished after deletes');
     }
     if (spec) {
