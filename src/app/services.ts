@@ -1,6 +1,9 @@
 import type { ResolvedConfig } from '../config/config.js';
+import { createSqliteRateLimitStore } from '../http/rate-limit-sqlite.js';
+import type { RateLimitStore } from '../http/rate-limit-store.js';
 import { JobQueue } from '../jobs/queue.js';
 import { silentLogger, type Logger } from '../log/logger.js';
+import { createUsageBuffer, type UsageBuffer } from '../plans/usage-buffer.js';
 import { openControlDb } from '../storage/control.js';
 import { dataDirLayout, type DataDirLayout } from '../storage/data-dir.js';
 import { GraphDbPool } from '../storage/graph-db.js';
@@ -21,6 +24,10 @@ export interface AppServices {
   readonly jobs: JobQueue;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /** Rate-limit counters (docs/contract.md#rate-limits); control.sqlite unless replaced. */
+  readonly rateLimits: RateLimitStore;
+  /** Per-request usage counts (api_requests), written once a second. */
+  readonly usage: UsageBuffer;
   /** The clock, ms since epoch; tests may replace it. */
   readonly now: () => number;
   close(): void;
@@ -39,6 +46,8 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
   const jobs = new JobQueue(controlDb, { maxAttempts: config.settings.jobMaxAttempts, leaseMs: config.settings.jobLeaseSeconds * 1000, now });
   const graphs = new GraphDbPool(layout);
   const metrics = createMetrics(() => jobs);
+  const logger = options.logger ?? silentLogger;
+  const usage = createUsageBuffer(controlDb, { now, onError: (error) => logger.warn({ err: error }, 'usage counter flush failed') });
   return {
     config,
     layout,
@@ -46,9 +55,12 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
     graphs,
     jobs,
     metrics,
-    logger: options.logger ?? silentLogger,
+    logger,
+    rateLimits: createSqliteRateLimitStore(controlDb),
+    usage,
     now,
     close() {
+      usage.close();
       graphs.closeAll();
       if (controlDb.open) controlDb.close();
     },

@@ -7,6 +7,7 @@ import type { WebsiteRecord } from '../tenancy/records.js';
 import { getWebsite } from '../tenancy/websites.js';
 import { authorizeOrganization, authorizeWebsite, unauthenticated, type EffectiveRole } from './authorize.js';
 import { ANONYMOUS, type Principal, type PrincipalResolvers } from './principal.js';
+import { countApiRequest, limitPrincipalRequest } from './request-limits.js';
 import type { ManagementRoute, RouteAccess } from './route-access.js';
 
 /** The organization (and website) a route acts on, loaded and authorized before its handler. */
@@ -80,14 +81,18 @@ export const managementScope: FastifyPluginAsync<ManagementScopeOptions> = async
   });
 
   // preValidation: who may call is decided before a route's body schema runs (a stranger learns nothing from a 422).
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', async (request, reply) => {
     const access = request.routeOptions.config.access!;
     if (access.minRole === 'anonymous') {
       request.principal = await resolvePrincipal(request, resolvers).catch(() => ANONYMOUS);
-      return;
+      return limitPrincipalRequest(services, request, reply);
     }
-    const principal = await resolvePrincipal(request, resolvers);
+    const principal = await resolvePrincipal(request, resolvers).catch(async (error: unknown) => {
+      await limitPrincipalRequest(services, request, reply); // a refused credential spends the client address's budget
+      throw error;
+    });
     request.principal = principal;
+    await limitPrincipalRequest(services, request, reply);
     if (principal.kind === 'anonymous') throw unauthenticated();
     if (principal.kind === 'api_key' && access.apiKeys === false) throw new AppError('auth.forbidden', 'API keys cannot call this route: sign in as a user (docs/contract.md#principals).');
     if (access.minRole === 'authenticated') return;
@@ -99,6 +104,8 @@ export const managementScope: FastifyPluginAsync<ManagementScopeOptions> = async
       request.tenant = { organizationId: id, role: authorizeOrganization(principal, id, access.minRole, access.access, lookups) };
     }
   });
+
+  app.addHook('onResponse', async (request) => countApiRequest(services, request));
 
   for (const routes of options.routes) await app.register(routes, { services });
 };

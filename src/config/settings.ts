@@ -72,6 +72,11 @@ export const SETTINGS = {
   googleJwksUrl: setting({ schema: z.url(), default: 'https://www.googleapis.com/oauth2/v3/certs', env: 'NODECTL_GOOGLE_JWKS_URL', description: 'JWKS that signs Google ID tokens.' }),
   googleIssuers: setting({ schema: stringList, default: ['https://accounts.google.com', 'accounts.google.com'], env: 'NODECTL_GOOGLE_ISSUERS', description: 'Accepted iss values of Google ID tokens (comma-separated in the environment).' }),
   authRateLimitPerMinute: setting({ schema: positiveInt.max(100_000), default: 10, env: 'NODECTL_AUTH_RATE_LIMIT_PER_MINUTE', description: 'Login, register and forgot-password requests per minute from one client address, and for one email (docs/contract.md#rate-limits).' }),
+  // Rate limits (docs/contract.md#rate-limits): fixed one-minute windows; 429 quota.rate_limited past them.
+  rateLimitPerMinute: setting({ schema: positiveInt.max(1_000_000), default: 1200, env: 'NODECTL_RATE_LIMIT_PER_MINUTE', description: 'Requests per minute of one principal (API key or user; the client address when anonymous) on every route without a limit of its own.' }),
+  ingestRateLimitPerMinute: setting({ schema: positiveInt.max(1_000_000), default: 600, env: 'NODECTL_INGEST_RATE_LIMIT_PER_MINUTE', description: 'Requests per minute of one connector on /v1/ingest/*.' }),
+  ingestAuthFailuresPerMinute: setting({ schema: positiveInt.max(1_000_000), default: 60, env: 'NODECTL_INGEST_AUTH_FAILURES_PER_MINUTE', description: 'Failed ingest authentications (401) per minute from one client address; past them its ingest requests are refused before any check.' }),
+  waitlistRateLimitPerMinute: setting({ schema: positiveInt.max(1_000_000), default: 5, env: 'NODECTL_WAITLIST_RATE_LIMIT_PER_MINUTE', description: 'POST /v1/waitlist requests per minute from one client address.' }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

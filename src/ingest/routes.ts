@@ -4,6 +4,7 @@ import type { RoutePlugin, RoutePluginOptions } from '../app/route-plugin.js';
 import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
 import { sendData } from '../http/envelope.js';
 import { sendErrorReply, toAppError } from '../http/errors.js';
+import { assertRateLimitBudget, consumeRateLimit, countRateLimitFailure, type RateLimitRule } from '../http/rate-limit.js';
 import { readMasterKey } from '../storage/data-dir.js';
 import { acceptItems } from './accept.js';
 import { deleteItems } from './delete-items.js';
@@ -59,6 +60,9 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
   const idempotency = options.idempotency ?? createSqliteIdempotencyStore(services.controlDb);
   const states = new WeakMap<FastifyRequest, RequestState>();
   const checkpointer = createIdleCheckpointer({ onError: (error) => services.logger.warn({ err: error }, 'idle WAL checkpoint failed') });
+  const { settings } = services.config;
+  const perConnector: RateLimitRule = { name: 'ingest', limit: settings.ingestRateLimitPerMinute, windowMs: 60_000 };
+  const authFailures: RateLimitRule = { name: 'ingest.auth_failures', limit: settings.ingestAuthFailuresPerMinute, windowMs: 60_000 };
 
   // Hash the exact bytes: keep the body as a Buffer and parse it in the verifier.
   app.removeContentTypeParser('application/json');
@@ -73,10 +77,25 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     return sendErrorReply(request, reply, appError);
   });
 
+  // An address whose requests failed authentication too often is refused before its body is read
+  // and before any check: a forged token with a self-consistent signature passes the signature
+  // and timestamp checks and would write a nonce row per request.
+  app.addHook('onRequest', async (request) => {
+    await assertRateLimitBudget(services.rateLimits, authFailures, request.ip, services.now());
+  });
+
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     checkpointer.active();
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const verified = await verifyIngestRequest({ method: request.method, url: request.url, headers: request.headers, rawBody, nowMs: services.now() }, deps);
+    let verified: VerifiedIngest;
+    try {
+      verified = await verifyIngestRequest({ method: request.method, url: request.url, headers: request.headers, rawBody, nowMs: services.now() }, deps);
+    } catch (error) {
+      if (toAppError(error).status === 401) await countRateLimitFailure(services.rateLimits, authFailures, request.ip, services.now());
+      throw error;
+    }
+    // Per connector, counted once it is authenticated: nobody else can spend a connector's budget.
+    await consumeRateLimit(services.rateLimits, perConnector, verified.connector.id, services.now(), reply);
     const key = headerOf(request, 'idempotency-key');
     if (!key) throw new AppError('validation.missing_idempotency_key', 'Send an Idempotency-Key header (e.g. a UUID) and reuse it when you retry the same request.');
     if (key.length > 255) throw new AppError('validation.failed', 'Idempotency-Key must be at most 255 characters.', { details: { fields: [{ path: 'Idempotency-Key', message: 'too long' }] } });
