@@ -7,20 +7,21 @@ import type { ErrorCode } from '../errors/registry.js';
 import type { Db } from '../storage/sqlite.js';
 import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import type { PublishResult } from './publish-node.js';
-import type { PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
+import type { PlainPublishOptions, PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
 import type { PublishSource } from './run-publish.js';
 
-export interface PublishInWorkerOptions {
+export interface PublishInWorkerOptions extends PlainPublishOptions {
   settings: Settings;
   /** The calling thread's control database: the lock is taken and renewed here. */
   controlDb: Db;
   source: PublishSource & { kind: 'website' };
-  allowDrop?: boolean;
-  dryRun?: boolean;
-  force?: boolean;
   /** Clock (ms); default Date.now. */
   now?: () => number;
-  listenPort?: number;
+  /**
+   * Stops the publish: the worker is terminated, the call rejects and the lock is released. Like a
+   * kill at any step, the previous version stays live, whole (a job's stop() uses it).
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -32,21 +33,15 @@ export interface PublishInWorkerOptions {
  * Error (internal.error for the client, its stack in the log).
  */
 export async function runPublishInWorker(options: PublishInWorkerOptions): Promise<PublishResult> {
-  const now = options.now ?? Date.now;
-  const lock = options.dryRun ? undefined : acquirePublishLock(options.controlDb, options.source.websiteId, { now });
+  const { settings, controlDb, source, now: clock, signal, ...plain } = options;
+  const now = clock ?? Date.now;
+  signal?.throwIfAborted();
+  const lock = plain.dryRun ? undefined : acquirePublishLock(controlDb, source.websiteId, { now });
   const renewal = lock ? setInterval(() => lock.renew(), PUBLISH_LOCK_TTL_MS / 4) : undefined;
   renewal?.unref();
+  let stop: (() => void) | undefined;
   try {
-    const input: PublishWorkerInput = {
-      settings: options.settings,
-      source: options.source,
-      allowDrop: options.allowDrop,
-      dryRun: options.dryRun,
-      force: options.force,
-      nowMs: now(),
-      listenPort: options.listenPort,
-      ...(lock ? { lockHolder: lock.holder } : {}),
-    };
+    const input: PublishWorkerInput = { settings, source, options: plain, nowMs: now(), ...(lock ? { lockHolder: lock.holder } : {}) };
     const worker = new Worker(publishWorkerUrl(), { workerData: input });
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
@@ -63,9 +58,17 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
         else settle(() => reject(Object.assign(new Error(`publish worker: ${message.message}`), { stack: message.stack })));
       });
       worker.on('error', (error) => settle(() => reject(error)));
-      worker.on('exit', (code) => settle(() => reject(new Error(`the publish worker exited (code ${code}) before it answered`))));
+      let stopped = false;
+      stop = () => {
+        stopped = true;
+        void worker.terminate();
+      };
+      signal?.addEventListener('abort', stop, { once: true });
+      // 'exit' comes once the thread has ended, so a stopped worker writes nothing after the lock is released.
+      worker.on('exit', (code) => settle(() => reject(stopped ? new Error(`the publish of website ${source.websiteId} was stopped; the previous version stays live`, { cause: signal?.reason }) : new Error(`the publish worker exited (code ${code}) before it answered`))));
     });
   } finally {
+    if (stop) signal?.removeEventListener('abort', stop);
     if (renewal) clearInterval(renewal);
     lock?.release();
   }

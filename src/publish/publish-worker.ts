@@ -4,19 +4,23 @@ import { isAppError } from '../errors/app-error.js';
 import { openControlDb } from '../storage/control.js';
 import { dataDirLayout } from '../storage/data-dir.js';
 import type { PublishResult } from './publish-node.js';
-import { runPublish, type PublishSource } from './run-publish.js';
+import { runPublish, type PublishSource, type RunPublishOptions } from './run-publish.js';
 import { createTargetFromSettings } from './targets/index.js';
+
+/**
+ * The options of runPublish that are plain data, given to the worker as they are (a new plain
+ * option of runPublish reaches the worker without more code); databases, targets, clocks,
+ * progress callbacks and the lock stay with each thread.
+ */
+export type PlainPublishOptions = Omit<RunPublishOptions, 'settings' | 'controlDb' | 'target' | 'source' | 'now' | 'progress' | 'lock'>;
 
 /** What the calling thread sends (structured clone: plain data only). */
 export interface PublishWorkerInput {
   settings: Settings;
   source: PublishSource;
-  allowDrop?: boolean;
-  dryRun?: boolean;
-  force?: boolean;
+  options: PlainPublishOptions;
   /** The caller's clock at the start (ms); the worker's clock runs on from it. */
   nowMs: number;
-  listenPort?: number;
   /** Holder of the site's publish lock, taken by the calling thread; absent on a dry run. */
   lockHolder?: string;
 }
@@ -41,15 +45,12 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
   try {
     const lock = input.lockHolder === undefined ? undefined : { holder: input.lockHolder, renew: () => post({ kind: 'renew' }), release() {} };
     const result = await runPublish({
+      ...input.options,
       settings,
       controlDb,
       target,
       source: input.source,
-      allowDrop: input.allowDrop,
-      dryRun: input.dryRun,
-      force: input.force,
       now: () => input.nowMs + (Date.now() - started),
-      listenPort: input.listenPort,
       ...(lock ? { lock } : {}),
     });
     post({ kind: 'done', result });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { publishWorkerUrl } from '../../src/publish/publish-in-worker.js';
 import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
 import { loadWebsiteInfo } from '../../src/website/load-website.js';
 import { buildTestApp, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
@@ -50,12 +49,4 @@ describe('a publish over HTTP reports the records its compile left out', () => {
     expect(again.json.data).toMatchObject({ alreadyLive: true, rejected: { total: 1 } });
     expect(await rejectedMetric('entities')).toBe(2);
   }, 60_000);
-});
-
-describe('the publish worker module is found next to the running module', () => {
-  it('from the build it is dist/publish/publish-worker.js beside publish-in-worker.js; from the sources, the build\'s copy', () => {
-    expect(publishWorkerUrl('file:///opt/nodectl/dist/publish/publish-in-worker.js').href).toBe('file:///opt/nodectl/dist/publish/publish-worker.js');
-    expect(publishWorkerUrl().pathname).toMatch(/\/dist\/publish\/publish-worker\.js$/);
-    expect(() => publishWorkerUrl('file:///nowhere/src/publish/publish-in-worker.ts')).toThrow(/run npm run build/);
-  });
 });
