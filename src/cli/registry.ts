@@ -12,6 +12,7 @@ import { registerPublishCommand } from './commands/publish.js';
 import { registerRollbackCommand } from './commands/rollback.js';
 import { registerVersionsCommand } from './commands/versions.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerLoginCommands } from './commands/login.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function
@@ -32,4 +33,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerRollbackCommand,
   registerVersionsCommand,
   registerMcpCommand,
+  registerLoginCommands,
 ];
