@@ -1,49 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'undici';
 import { loadFixture } from '../../src/compiler/index.js';
+import { nodeBaseUrl } from '../../src/config/config.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
+import { graphDbPath } from '../../src/storage/data-dir.js';
+import { createApiKey } from '../../src/tenancy/api-keys.js';
 import { loadWebsiteInfo } from '../../src/website/load-website.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeTempDir } from '../helpers/paths.js';
+import { buildTestApp, fakeClock, seedWebsite, type TestApp } from '../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from './support.js';
 
-// Runs the built binary: `npm run build` first.
-const temp = makeTempDir('nodectl-publish-daemon-');
-let daemon: TestDaemon;
+// In process through inject(), on a fake clock; the publish worker thread runs from dist/ (`npm run build` first).
+const clock = fakeClock();
+let t: TestApp;
 let websiteId: string;
 let editorKey: string;
 let adminKey: string;
 
 beforeAll(async () => {
-  const site = await bootstrapWebsite(temp.dir, { domain: SHOP_DOMAIN, plan: 'pro' });
+  t = await buildTestApp({ clock });
+  const site = await seedWebsite(t.services, SHOP_DOMAIN);
   websiteId = site.websiteId;
-  const editor = await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', 'editor'], { dataDir: temp.dir });
-  editorKey = editor.json().key;
-  adminKey = (await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', 'organization_admin'], { dataDir: temp.dir })).json().key;
+  editorKey = createApiKey(t.services.controlDb, { organizationId: site.organizationId, role: 'editor' }).key;
+  adminKey = createApiKey(t.services.controlDb, { organizationId: site.organizationId, role: 'organization_admin' }).key;
   // The website's graph, built from the shop fixture's items.
-  const layout = dataDirLayout(temp.dir);
-  const control = openControlDb(layout);
-  const info = loadWebsiteInfo(control, websiteId)!;
-  control.close();
-  buildGraphFromItems(loadFixture(SHOP).items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(layout, websiteId) }).close();
-  daemon = await startTestDaemon({ dataDir: temp.dir });
+  const info = loadWebsiteInfo(t.services.controlDb, websiteId)!;
+  buildGraphFromItems(loadFixture(SHOP).items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(t.services.layout, websiteId) }).close();
 }, 60_000);
 afterAll(async () => {
-  await daemon?.stop();
-  temp.cleanup();
+  await t?.close();
 });
 
 const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, headers: Record<string, string> = {}, body?: unknown) => {
-  const json = body === undefined ? {} : { body: JSON.stringify(body), contentType: { 'content-type': 'application/json' } };
-  const res = await request(`${daemon.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers, ...json.contentType }, ...(json.body ? { body: json.body } : {}) });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) };
+  const json = body === undefined ? {} : { payload: JSON.stringify(body), contentType: { 'content-type': 'application/json' } };
+  const res = await t.app.inject({ method, url: path, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers, ...json.contentType }, ...(json.payload ? { payload: json.payload } : {}) });
+  return { status: res.statusCode, headers: res.headers, text: res.body, json: () => JSON.parse(res.body) };
 };
 
-describe('publish over HTTP and node files served by the daemon', () => {
+describe('publish over HTTP and node files served by the app', () => {
   let versionUlid: string;
 
   it('unknown domains and files are 404 node.not_found in the envelope', async () => {
@@ -59,7 +51,7 @@ describe('publish over HTTP and node files served by the daemon', () => {
     const data = res.json().data;
     expect(data.versionUlid).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(data.versionLabel).toMatch(/^\d{4}-\d{2}-\d{2}\.1$/);
-    expect(data.cdnPath).toBe(`${daemon.url}/nodes/${SHOP_DOMAIN}`);
+    expect(data.cdnPath).toBe(`${nodeBaseUrl(t.services.config.settings)}/${SHOP_DOMAIN}`);
     expect(data.files.length).toBeGreaterThan(10);
     versionUlid = data.versionUlid;
     const other = await call('POST', `/v1/websites/web_doesnotexist/publish`, editorKey);
@@ -68,14 +60,14 @@ describe('publish over HTTP and node files served by the daemon', () => {
 
   it('a second publish of the unchanged graph keeps the live version; {"force": true} publishes a new one', async () => {
     // Build times have second precision: a later second gives a new node_version for the same content.
-    const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_001 - (Date.now() % 1_000)));
-    await nextSecond();
+    const nextSecond = () => clock.advance(1_000);
+    nextSecond();
     const again = await call('POST', `/v1/websites/${websiteId}/publish`, editorKey);
     expect(again.status, again.text).toBe(200);
     expect(again.json().data).toMatchObject({ alreadyLive: true, versionUlid, bytesUploaded: 0 });
     const bad = await call('POST', `/v1/websites/${websiteId}/publish`, editorKey, {}, { force: 'yes' });
     expect(bad.status).toBe(422);
-    await nextSecond();
+    nextSecond();
     const forced = await call('POST', `/v1/websites/${websiteId}/publish`, editorKey, {}, { force: true });
     expect(forced.status, forced.text).toBe(200);
     const data = forced.json().data;
@@ -106,13 +98,10 @@ describe('publish over HTTP and node files served by the daemon', () => {
   });
 
   it('counts node reads in analytics_events (node.reads per hour) and the metrics', async () => {
-    await new Promise((r) => setTimeout(r, 2500));
-    const layout = dataDirLayout(temp.dir);
-    const db = openControlDb(layout);
-    const rows = db.prepare("SELECT period_start AS periodStart, value FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'").all(websiteId) as Array<{ periodStart: string; value: number }>;
-    db.close();
+    await new Promise((r) => setTimeout(r, 2500)); // the read counter writes every 2 s
+    const rows = t.services.controlDb.prepare("SELECT period_start AS periodStart, value FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'").all(websiteId) as Array<{ periodStart: string; value: number }>;
     expect(rows.reduce((s, r) => s + r.value, 0)).toBe(4); // three 200s and one 304
-    expect(rows[0]!.periodStart).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/);
+    expect(rows.map((r) => r.periodStart)).toEqual(['2026-03-02T10:00:00Z']);
     const metrics = await call('GET', '/metrics');
     expect(metrics.text).toMatch(/nodectl_node_reads_total\{status="200"\} 3/);
   });
