@@ -63,7 +63,7 @@ export function requestErasure(services: Pick<AppServices, 'controlDb' | 'jobs' 
  */
 export function deleteEmptyOrganization(services: Pick<AppServices, 'controlDb' | 'now'>, organizationId: string): void {
   const db = services.controlDb;
-  db.transaction(() => {
+  deleteLeavingNoTrace(db, () => {
     assertNotErasing(db, organizationId);
     assertNoOpenTransfer(db, organizationId, services.now());
     const ids = readOrganizationIds(db, organizationId);
@@ -71,7 +71,30 @@ export function deleteEmptyOrganization(services: Pick<AppServices, 'controlDb' 
       throw new AppError('organization.not_empty', `The organization still has ${ids.websiteIds.length} website(s): delete them first, or erase the organization (POST /v1/organizations/:id/erase).`);
     }
     deleteOrganizationRows(db, ids, null);
-  }).immediate();
+  });
+}
+
+/**
+ * Runs the deleting transaction with secure_delete on, so SQLite overwrites the deleted rows with
+ * zeros instead of leaving them in free space, then checkpoints the WAL into the file and empties
+ * it (the WAL still held the rows). With another connection reading at that moment the checkpoint
+ * is partial and the WAL is emptied by a later one.
+ */
+function deleteLeavingNoTrace(db: Db, work: () => void): void {
+  const restore = secureDeleteOn(db);
+  try {
+    db.transaction(work).immediate();
+  } finally {
+    restore();
+  }
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
+/** Turns the connection's secure_delete on (deleted and moved rows are overwritten with zeros); returns what restores it. */
+function secureDeleteOn(db: Db): () => void {
+  const before = db.pragma('secure_delete', { simple: true }) as number;
+  db.pragma('secure_delete = ON');
+  return () => void db.pragma(`secure_delete = ${before}`);
 }
 
 /** Every target that may hold published files: the local folder always, the S3 bucket when one is configured. */
@@ -97,7 +120,8 @@ function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'>, webs
  * The org.erase job (docs/organizations.md "Erase"). Safe to run again after a failure at any
  * point: (1) the organization's connectors and API keys stop working; (2) each website's published
  * files go from every target and its graph file is deleted; (3) one transaction deletes every row
- * of the organization (erase-rows.ts), the audit log and the erasure itself included. A website
+ * of the organization (erase-rows.ts), the audit log and the erasure itself included, overwriting
+ * the deleted rows (secure_delete) and emptying the WAL. A website
  * created meanwhile is found by (2)'s loop, or makes (3) throw so the job runs again. User
  * accounts stay. An erasure already done is a no-op.
  */
@@ -107,6 +131,17 @@ export async function runOrganizationErasure(services: AppServices, erasureId: s
   if (!erasure) return;
   const { organizationId } = erasure;
   const now = services.now();
+  // On for the whole job: the publish locks it takes and releases leave no copy of a website id either.
+  const restore = secureDeleteOn(db);
+  try {
+    await eraseOrganizationData(services, organizationId, erasureId, job, now);
+  } finally {
+    restore();
+  }
+}
+
+async function eraseOrganizationData(services: AppServices, organizationId: string, erasureId: string, job: Pick<Job, 'id'>, now: number): Promise<void> {
+  const db = services.controlDb;
   db.transaction(() => {
     db.prepare(`UPDATE connectors SET status = 'revoked', updated_at = ? WHERE website_id IN (SELECT id FROM websites WHERE organization_id = ?)`).run(new Date(now).toISOString(), organizationId);
     db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE organization_id = ?').run(new Date(now).toISOString(), organizationId);
@@ -128,12 +163,12 @@ export async function runOrganizationErasure(services: AppServices, erasureId: s
     for (const target of targets) await target.close();
   }
 
-  db.transaction(() => {
+  deleteLeavingNoTrace(db, () => {
     const ids = readOrganizationIds(db, organizationId);
     const late = ids.websiteIds.filter((id) => !erased.has(id));
     if (late.length > 0) throw new Error(`${late.length} website(s) were added to the organization during its erasure; the erase job runs again`);
     deleteOrganizationRows(db, ids, job.id);
-  }).immediate();
+  });
   // A job of a website that was running during the erase may have reopened its graph: delete again.
   for (const websiteId of erased) deleteGraphFiles(services, websiteId);
   services.logger.info({ erasureId, websites: erased.size }, 'organization erased');
