@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RoutePlugin, RoutePluginOptions } from '../app/route-plugin.js';
 import type { AppServices } from '../app/services.js';
 import { consumeRateLimit, type RateLimitRule } from '../http/rate-limit.js';
 import type { Principal } from './principal.js';
@@ -28,9 +29,17 @@ export async function limitPrincipalRequest(services: LimitServices, request: Fa
   await consumeRateLimit(services.rateLimits, generalRule(services), budgetKey(request.principal ?? null, request.ip), services.now(), reply);
 }
 
-/** An onRequest hook for public routes (node files, JWKS): the general limit per client address. */
-export function limitByAddress(services: LimitServices): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return (request, reply) => consumeRateLimit(services.rateLimits, generalRule(services), budgetKey(null, request.ip), services.now(), reply).then(() => undefined);
+/**
+ * A public route group under the general limit per client address (node files, JWKS, billing):
+ * an onRequest hook, so an over-limit request is refused before its body is read.
+ */
+export function limitedByAddress<Options extends RoutePluginOptions>(routes: RoutePlugin<Options>): RoutePlugin<Options> {
+  return async (app, options) => {
+    app.addHook('onRequest', async (request, reply) => {
+      await consumeRateLimit(options.services.rateLimits, generalRule(options.services), budgetKey(null, request.ip), options.services.now(), reply);
+    });
+    await app.register(routes, options);
+  };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../app/route-plugin.js';
-import { limitByAddress } from '../auth/request-limits.js';
 import { nodeBaseUrl } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { createFsTarget } from '../publish/targets/fs.js';
@@ -23,14 +22,12 @@ export function nodeFilesPath(settings: Parameters<typeof nodeBaseUrl>[0]): stri
  * with the file's Content-Type, Cache-Control and a strong ETag (the sha256); If-None-Match
  * answers 304. Errors stay in the envelope: 404 node.not_found, 410 node.gone after a takedown.
  * Every 200 and 304 counts as a node read (analytics node.reads, metric nodectl_node_reads_total).
- * The general rate limit applies per client address (docs/contract.md#rate-limits).
  */
 export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
   const reader = createNodeReader(createFsTarget({ root: services.layout.nodesDir }));
   const counter = createReadCounter(services.controlDb, { now: services.now });
   app.addHook('onClose', async () => counter.close());
   const base = nodeFilesPath(services.config.settings);
-  app.addHook('onRequest', limitByAddress(services));
 
   const serve = (request: FastifyRequest, reply: FastifyReply, lookup: NodeFileLookup) => {
     // Browsers must not guess another type than the declared one (a .txt node file sniffed as HTML).

@@ -26,7 +26,7 @@ function planOf(db: Db, organizationId: string): PlanEntitlements {
 }
 
 /**
- * What counts against a quota: websites and members as they stand, items accepted this UTC month
+ * What counts against a quota: websites as they stand, members and unexpired invitations, items accepted this UTC month
  * (the items_ingested counter that ingest adds to and heartbeat reads), versions published this
  * UTC day.
  */
@@ -34,8 +34,8 @@ export function readUsed(db: Db, organizationId: string, limit: Limit, nowMs: nu
   switch (limit) {
     case 'websites':
       return (db.prepare('SELECT COUNT(*) AS n FROM websites WHERE organization_id = ?').get(organizationId) as { n: number }).n;
-    case 'members':
-      return (db.prepare('SELECT COUNT(*) AS n FROM members WHERE organization_id = ?').get(organizationId) as { n: number }).n;
+    case 'members': // a pending invitation holds its seat until it expires
+      return (db.prepare('SELECT (SELECT COUNT(*) FROM members WHERE organization_id = ?) + (SELECT COUNT(*) FROM organization_invitations WHERE organization_id = ? AND expires_at > ?) AS n').get(organizationId, organizationId, nowMs) as { n: number }).n;
     case 'items':
       return readCounter(db, organizationId, 'items_ingested', monthOf(nowMs));
     case 'publishes_per_day':

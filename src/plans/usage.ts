@@ -21,12 +21,15 @@ export function dayOf(nowMs: number): string {
   return new Date(nowMs).toISOString().slice(0, 10);
 }
 
-const ADD = `INSERT INTO usage_counters (organization_id, metric, period, value) VALUES (?, ?, ?, ?)
+// Only for an organization that still exists: a count arriving after an erasure (a buffered
+// api_requests flush, a request that ran beside the erase job) must not write its id back.
+const ADD = `INSERT INTO usage_counters (organization_id, metric, period, value)
+  SELECT :org, :metric, :period, :amount WHERE EXISTS (SELECT 1 FROM organizations WHERE id = :org)
   ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = value + excluded.value`;
 
-/** Adds `amount` to one counter of one period. */
+/** Adds `amount` to one counter of one period of an existing organization (nothing for one that is gone). */
 export function addToCounter(db: Db, organizationId: string, metric: string, period: string, amount: number): void {
-  if (amount !== 0) db.prepare(ADD).run(organizationId, metric, period, amount);
+  if (amount !== 0) db.prepare(ADD).run({ org: organizationId, metric, period, amount });
 }
 
 /** Adds `amount` to the organization's monthly counter `metric`. */

@@ -1,4 +1,5 @@
 import type { Db } from '../storage/sqlite.js';
+import { assertWithinLimit } from '../plans/entitlements.js';
 import { appendAudit } from './audit.js';
 import { ensureMemberRole } from './members.js';
 import type { Role } from './records.js';
@@ -20,6 +21,10 @@ export interface InvitationRecord {
  */
 export function saveInvitation(db: Db, input: { organizationId: string; email: string; role: Role; invitedBy: string | null; tokenHash: string; expiresAt: number }, now: number): InvitationRecord {
   const email = input.email.toLowerCase();
+  // A new invitation takes a seat of the plan's members (docs/contract.md#plans); renewing one does not.
+  if (!db.prepare('SELECT 1 FROM organization_invitations WHERE organization_id = ? AND email = ? AND expires_at > ?').get(input.organizationId, email, now)) {
+    assertWithinLimit(db, input.organizationId, 'members', { nowMs: now });
+  }
   db.prepare(
     `INSERT INTO organization_invitations (organization_id, email, role, invited_by, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by, token_hash = excluded.token_hash, created_at = excluded.created_at, expires_at = excluded.expires_at`,

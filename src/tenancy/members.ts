@@ -2,6 +2,7 @@ import type { Db } from '../storage/sqlite.js';
 import { AppError } from '../errors/app-error.js';
 import { nowIso } from './ids.js';
 import { roleAtLeast, type Role } from './records.js';
+import { assertWithinLimit } from '../plans/entitlements.js';
 
 /** One member of an organization, as lists and member routes show it. */
 export interface MemberRecord {
@@ -48,12 +49,13 @@ function assertNotLastOwner(db: Db, organizationId: string, current: Role, next:
   }
 }
 
-/** Adds an existing user with a role; 409 organization.member_exists when already a member (change the role with PATCH). */
+/** Adds an existing user with a role; 409 organization.member_exists when already a member (change the role with PATCH); 403 entitlement.limit_reached past the plan's members. */
 export function addMember(db: Db, input: { organizationId: string; userId: string; role: Role }, now: number): MemberRecord {
   return db.transaction(() => {
     if (memberRole(db, input.organizationId, input.userId)) {
       throw new AppError('organization.member_exists', `User ${input.userId} is already a member: change the role with PATCH /v1/organizations/:id/members/:userId.`);
     }
+    assertWithinLimit(db, input.organizationId, 'members', { nowMs: now });
     db.prepare('INSERT INTO members (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)').run(input.organizationId, input.userId, input.role, nowIso(now));
     return getMember(db, input.organizationId, input.userId)!;
   }).immediate();

@@ -5,6 +5,7 @@ import { LanguageTagSchema } from '../contract/ingest-item.js';
 import { newId, nowIso } from './ids.js';
 import { DomainSchema, VerificationMethodSchema, type WebsiteRecord } from './records.js';
 import { getOrganization } from './organizations.js';
+import { assertWithinLimit } from '../plans/entitlements.js';
 
 export const CreateWebsiteSchema = z.strictObject({
   organizationId: z.string().min(1),
@@ -21,6 +22,7 @@ export function createWebsite(db: Db, input: z.input<typeof CreateWebsiteSchema>
   const { organizationId, domain, name, defaultLanguage, verifiedMethod } = parsed.data;
   return db.transaction(() => {
     if (!getOrganization(db, organizationId)) throw new AppError('organization.not_found', `No organization ${organizationId}: see \`nodectl admin org list\`.`);
+    assertWithinLimit(db, organizationId, 'websites', { nowMs: now });
     if (db.prepare('SELECT 1 FROM websites WHERE domain = ?').get(domain)) {
       throw new AppError('validation.failed', `The domain ${domain} already belongs to a website.`, { details: { fields: [{ path: 'domain', message: 'already registered' }] } });
     }

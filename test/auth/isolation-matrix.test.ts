@@ -64,6 +64,8 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'POST /v1/organizations/transfers/:token/accept': 'authenticated mutate',
   'POST /v1/organizations/:id/erase': 'organization_owner mutate',
   'GET /v1/organizations/:id/audit': 'organization_admin read',
+  'GET /v1/organizations/:id/entitlements': 'viewer read',
+  'GET /v1/organizations/:id/usage': 'viewer read',
 };
 
 let t: TestApp;
