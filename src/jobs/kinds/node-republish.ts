@@ -80,7 +80,7 @@ export async function hasPublishedNode(services: AppServices, websiteId: string,
 
 /**
  * Runs one node.republish: waits until the deleted items are out of the graph, then (erasure)
- * marks the versions that hold their records, publishes the graph through runPublish when a
+ * marks the versions that hold their records, publishes the graph (in a worker thread) when a
  * version is live (an erasure may drop any share of records: the drop gate is off for it, and
  * so is the publishes-per-day quota: erased content must leave the live version), and
  * (erasure) purges the marked versions. A website deleted since is a no-op.
@@ -91,8 +91,8 @@ async function republish(payload: RepublishPayload, { services, signal }: JobCon
   if (!site) return;
   const graph = services.graphs.get(site.websiteId);
   await waitForRemovals(graph, payload.removed, signal);
-  const [{ createTargetFromSettings }, { runPublish }, purge, { readLiveManifest }, { siteHashOf }] = await Promise.all([
-    import('../../publish/targets/index.js'), import('../../publish/run-publish.js'), import('../../publish/purge-versions.js'), import('../../publish/store.js'), import('../../publish/layout.js'),
+  const [{ createTargetFromSettings }, { runPublishInWorker }, { countRejections }, purge, { readLiveManifest }, { siteHashOf }] = await Promise.all([
+    import('../../publish/targets/index.js'), import('../../publish/publish-in-worker.js'), import('../../publish/rejections.js'), import('../../publish/purge-versions.js'), import('../../publish/store.js'), import('../../publish/layout.js'),
   ]);
   const target = await createTargetFromSettings(services.config.settings);
   try {
@@ -101,7 +101,9 @@ async function republish(payload: RepublishPayload, { services, signal }: JobCon
     if (spec) await purge.markVersionsPurged(target, site.websiteId, await purge.findVersionsToPurge(target, site.websiteId, spec, inGraph), services.now);
     const live = await readLiveManifest(target, siteHashOf(site.websiteId));
     if (live) {
-      const result = await runPublish({ settings: services.config.settings, controlDb: services.controlDb, target, source: { kind: 'website', websiteId: site.websiteId }, allowDrop: spec !== undefined, quotaExempt: spec !== undefined, now: services.now });
+      // In a worker thread, like the HTTP route: a large compile must not stall the daemon's event loop.
+      const result = await runPublishInWorker({ settings: services.config.settings, controlDb: services.controlDb, source: { kind: 'website', websiteId: site.websiteId }, allowDrop: spec !== undefined, quotaExempt: spec !== undefined, now: services.now, signal });
+      countRejections(services.metrics, result.rejected);
       services.logger.info({ websiteId: site.websiteId, version: result.versionUlid, alreadyLive: result.alreadyLive, removed: payload.removed.length }, 'node republished after deletes');
     }
     if (spec) {
