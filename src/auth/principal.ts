@@ -44,11 +44,8 @@ export interface PrincipalResolvers {
   resolveApiKeyPrincipal(key: string): ApiKeyPrincipal | undefined;
   /**
    * The user slot: verifies a user's access token (a JWT) and returns its session's user. The
-   * accounts feature plugs its verifier in here (src/daemon/app.ts lists the resolvers); until
-   * then no bearer token is a user.
+   * daemon plugs the accounts feature's verifier in (src/daemon/app.ts lists the resolvers;
+   * src/accounts/user-principal.ts); tests may plug fake sessions in through buildApp's options.
    */
   resolveUserPrincipal(token: string): UserPrincipal | undefined | Promise<UserPrincipal | undefined>;
 }
-
-/** The default user slot: no token is a user session. */
-export const NO_USER_SESSIONS: PrincipalResolvers['resolveUserPrincipal'] = () => undefined;
