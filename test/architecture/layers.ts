@@ -7,7 +7,7 @@ import type { LayerTable } from './import-graph.js';
  */
 export const LAYERS: LayerTable = [
   { name: 'contract', modules: ['src/contract', 'src/errors', 'src/ids', 'src/log'] },
-  { name: 'base', modules: ['src/config', 'src/node-format', 'src/client'] },
+  { name: 'base', modules: ['src/config', 'src/node-format', 'src/client', 'src/net'] },
   { name: 'storage', modules: ['src/storage', 'src/jobs/queue.ts', 'src/jobs/payload.ts'] },
   { name: 'records', modules: ['src/website', 'src/plans', 'src/tenancy', 'src/connectors'] },
   { name: 'extract', modules: ['src/extract'] },
