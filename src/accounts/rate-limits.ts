@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { enforceRateLimit } from '../http/rate-limit.js';
-import type { Db } from '../storage/sqlite.js';
+import type { FastifyReply } from 'fastify';
+import { consumeRateLimit, setRateLimitHeaders, type RateLimitStore } from '../http/rate-limit.js';
 
 /** The routes limited per address and per email (docs/contract.md#rate-limits). */
 export type RateLimitedAuthRoute = 'login' | 'register' | 'forgot';
 
 const WINDOW_MS = 60_000;
 
-/** The counter's key for an email: a hash, so the rate_limits table keeps no address in clear. */
+/** The counter's key for an email: a hash, so the counters keep no address in clear. */
 function emailKey(email: string): string {
   return createHash('sha256').update(email.toLowerCase()).digest('base64url').slice(0, 22);
 }
@@ -16,9 +16,12 @@ function emailKey(email: string): string {
  * Counts one attempt of `route` against the client address and against the email, each
  * `perMinute` per fixed minute; the first exceeded throws 429 quota.rate_limited with
  * Retry-After. Per email too, so spreading a password guess over many addresses does not help.
- * Each route counts on its own: a burst of forgot-password mails does not lock the user out of login.
+ * Each route counts on its own: a burst of forgot-password mails does not lock the user out of
+ * login. The RateLimit headers show whichever of the two counters has less left.
  */
-export function enforceAuthRateLimits(db: Db, route: RateLimitedAuthRoute, limit: { address: string; email: string; perMinute: number; now: number }): void {
-  enforceRateLimit(db, `auth.${route}:address:${limit.address}`, limit.perMinute, WINDOW_MS, limit.now);
-  enforceRateLimit(db, `auth.${route}:email:${emailKey(limit.email)}`, limit.perMinute, WINDOW_MS, limit.now);
+export async function enforceAuthRateLimits(store: RateLimitStore, route: RateLimitedAuthRoute, limit: { address: string; email: string; perMinute: number; now: number }, reply: FastifyReply): Promise<void> {
+  const rule = { name: `auth.${route}`, limit: limit.perMinute, windowMs: WINDOW_MS };
+  const byAddress = await consumeRateLimit(store, rule, `address:${limit.address}`, limit.now, reply);
+  const byEmail = await consumeRateLimit(store, rule, `email:${emailKey(limit.email)}`, limit.now, reply);
+  if (byAddress.remaining < byEmail.remaining) setRateLimitHeaders(reply, byAddress);
 }

@@ -66,15 +66,15 @@ export const accountRoutes: RoutePlugin = async (app, { services }) => {
   app.setValidatorCompiler(zodValidatorCompiler);
   const settings = services.config.settings;
 
-  const limit = (route: RateLimitedAuthRoute, request: FastifyRequest, email: string) =>
-    enforceAuthRateLimits(ctx.db, route, { address: request.ip, email, perMinute: settings.authRateLimitPerMinute, now: ctx.now() });
+  const limit = (route: RateLimitedAuthRoute, request: FastifyRequest, reply: FastifyReply, email: string) =>
+    enforceAuthRateLimits(services.rateLimits, route, { address: request.ip, email, perMinute: settings.authRateLimitPerMinute, now: ctx.now() }, reply);
   const signedIn = (request: FastifyRequest, reply: FastifyReply, result: SignInResult) => {
     setRefreshCookie(reply, settings, result.grant.refreshToken, result.sessionExpiresAt, ctx.now());
     return sendData(request, reply, result.grant);
   };
 
   app.post<Body<typeof RegisterSchema>>('/v1/auth/register', { config: { access: ANONYMOUS }, schema: { body: RegisterSchema } }, async (request, reply) => {
-    limit('register', request, request.body.email);
+    await limit('register', request, reply, request.body.email);
     return sendData(request, reply, await register(ctx, request.body), 201);
   });
 
@@ -83,7 +83,7 @@ export const accountRoutes: RoutePlugin = async (app, { services }) => {
   );
 
   app.post<Body<typeof LoginSchema>>('/v1/auth/login', { config: { access: ANONYMOUS }, schema: { body: LoginSchema } }, async (request, reply) => {
-    limit('login', request, request.body.email);
+    await limit('login', request, reply, request.body.email);
     return signedIn(request, reply, await login(ctx, request.body));
   });
 
@@ -125,7 +125,7 @@ export const accountRoutes: RoutePlugin = async (app, { services }) => {
   });
 
   app.post<Body<typeof ForgotPasswordSchema>>('/v1/auth/password/forgot', { config: { access: ANONYMOUS }, schema: { body: ForgotPasswordSchema } }, async (request, reply) => {
-    limit('forgot', request, request.body.email);
+    await limit('forgot', request, reply, request.body.email);
     forgotPassword(ctx, request.body);
     return sendData(request, reply, { status: 'accepted' }, 202);
   });

@@ -140,7 +140,11 @@ describe('rate limits of login, register and forgot-password (docs/contract.md#r
         const res = await a.post(`/v1/auth/${route}`, body(`user${i}@example.com`), {}, '192.0.2.7');
         expect(res.status, `request ${i}`).not.toBe(429);
       }
+      // The RateLimit headers show the auth rule (10), not the general one.
+      const fresh = await a.post(`/v1/auth/${route}`, body('fresh@example.com'), {}, '192.0.2.9');
+      expect([fresh.headers['ratelimit-limit'], fresh.headers['ratelimit-remaining']]).toEqual(['10', '9']);
       const over = await a.post(`/v1/auth/${route}`, body('user11@example.com'), {}, '192.0.2.7');
+      expect([over.headers['ratelimit-limit'], over.headers['ratelimit-remaining']]).toEqual(['10', '0']);
       expect(failure(over)).toBe('429 quota.rate_limited');
       expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(60);
