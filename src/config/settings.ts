@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAddressOrRange } from '../net/address-policy.js';
 
 /**
  * Every setting nodectl reads, declared once: its type, default, environment variable and
@@ -77,6 +78,13 @@ export const SETTINGS = {
   ingestRateLimitPerMinute: setting({ schema: positiveInt.max(1_000_000), default: 600, env: 'NODECTL_INGEST_RATE_LIMIT_PER_MINUTE', description: 'Requests per minute of one connector on /v1/ingest/*.' }),
   ingestAuthFailuresPerMinute: setting({ schema: positiveInt.max(1_000_000), default: 60, env: 'NODECTL_INGEST_AUTH_FAILURES_PER_MINUTE', description: 'Failed ingest authentications (401) per minute from one client address; past them its ingest requests are refused before any check.' }),
   waitlistRateLimitPerMinute: setting({ schema: positiveInt.max(1_000_000), default: 5, env: 'NODECTL_WAITLIST_RATE_LIMIT_PER_MINUTE', description: 'POST /v1/waitlist requests per minute from one client address.' }),
+  // Ownership verification and guarded fetches (docs/websites.md).
+  dnsServers: setting({ schema: stringList.optional(), default: undefined, env: 'NODECTL_DNS_SERVERS', description: 'DNS servers (ip or ip:port, comma-separated in the environment) for dns_txt checks and guarded fetches; default the system resolver.' }),
+  dnsTimeoutMs: setting({ schema: positiveInt.max(30_000), default: 2000, env: 'NODECTL_DNS_TIMEOUT_MS', description: 'How long one DNS query waits before it is sent again (twice), in ms.' }),
+  fetchAllowPrivateAddresses: setting({ schema: bool, default: false, env: 'NODECTL_FETCH_ALLOW_PRIVATE_ADDRESSES', description: 'Let ownership fetches reach loopback, private, link-local, CGNAT and IPv6 unique-local addresses (self-hosted LANs, tests); cloud metadata addresses stay refused.' }),
+  fetchAllowedAddresses: setting({ schema: stringList.pipe(z.array(z.string().refine(isAddressOrRange, 'must be an IP address or a CIDR range such as 10.20.0.0/16'))).optional(), default: undefined, env: 'NODECTL_FETCH_ALLOWED_ADDRESSES', description: 'Addresses or CIDR ranges ownership fetches may reach whatever their kind (comma-separated in the environment); narrower than fetchAllowPrivateAddresses.' }),
+  verificationBaseUrl: setting({ schema: z.string().regex(/^https?:\/\/[^/?#]*\{domain\}[^/?#]*$/, 'must be http(s)://, then a host with {domain} in it, no path, e.g. https://{domain} or http://{domain}:8080'), default: 'https://{domain}', env: 'NODECTL_VERIFICATION_BASE_URL', description: 'Origin the meta_tag and well_known_file checks fetch, {domain} standing for the domain checked.' }),
+  allowUnverifiedConnectors: setting({ schema: bool, default: false, env: 'NODECTL_ALLOW_UNVERIFIED_CONNECTORS', description: 'Let POST /v1/websites/:id/connectors issue a token for a website whose ownership is not verified (refused with 409 website.not_verified otherwise).' }),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
