@@ -74,6 +74,14 @@ export const CONTROL_SEED = {
   organization_invitations: [{ organization_id: org, email: 'new-hire@example.org', role: 'editor', invited_by: user, token_hash: sha256('fixture invitation token'), created_at: T0 + 60 * MINUTE, expires_at: T0 + 60 * MINUTE + 7 * DAY }],
   organization_transfers: [{ id: 'xfr_01JHKABGB9E1F5H7K9N1R3T5V7', organization_id: org, from_user_id: user, to_email: 'buyer@example.org', token_hash: sha256('fixture transfer token'), state: 'cancelled', accepted_by: null, job_id: null, created_at: T0 + 61 * MINUTE, expires_at: T0 + 61 * MINUTE + 7 * DAY, updated_at: T0 + 62 * MINUTE }],
   audit_log: [{ seq: 1, id: 'aud_01JHKABHC0F2G6J8M0P2S4U6W8', organization_id: org, actor_kind: 'user', actor_id: user, action: 'member.invited', target: 'new-hire@example.org', request_id: 'req-fixture-1', details: '{"role":"editor"}', created_at: T0 + 60 * MINUTE }],
+  // 0006 events and webhooks: a published event delivered on the second attempt (a 503, then a 204).
+  events_outbox: [{ id: 'evt_01JHKABJD1G3H7K9N1Q3T5W7X9', type: 'node.published', website_id: web, data: '{"node_version":"01JHKABKE2H4J8M0P2R4V6X8Y0","node_version_label":"2025-01-15.1"}', created_at: T0 + 70 * MINUTE, dispatched_at: T0 + 70 * MINUTE }],
+  webhook_subscriptions: [{ id: 'whk_01JHKABMF3J5K9N1Q3S5W7Y9Z1', website_id: web, url: 'https://hooks.example.org/nodectl', events: '["node.published","node.taken_down"]', description: 'CMS cache purge', enabled: 1, disabled_reason: null, secret_version: 2, secret_hash: sha256('fixture webhook key v2'), previous_secret_until: T0 + 65 * MINUTE + DAY, failing_since: null, created_at: T0 + 64 * MINUTE, updated_at: T0 + 65 * MINUTE }],
+  webhook_deliveries: [{ id: 'dlv_01JHKABNG4K6M0P2R4T6X8Z0A2', subscription_id: 'whk_01JHKABMF3J5K9N1Q3S5W7Y9Z1', event_id: 'evt_01JHKABJD1G3H7K9N1Q3T5W7X9', state: 'succeeded', step: 2, attempts: 2, next_attempt_at: null, last_status: 204, last_error: null, created_at: T0 + 70 * MINUTE, updated_at: T0 + 70 * MINUTE + 5_000 }],
+  webhook_attempts: [
+    { id: 'att_01JHKABPH5M7N1Q3S5V7Y9A1B3', delivery_id: 'dlv_01JHKABNG4K6M0P2R4T6X8Z0A2', trigger: 'schedule', started_at: T0 + 70 * MINUTE, duration_ms: 41, status: 503, error: null, response_excerpt: 'upstream unavailable' },
+    { id: 'att_01JHKABQJ6N8P2R4T6W8Z0B2C4', delivery_id: 'dlv_01JHKABNG4K6M0P2R4T6X8Z0A2', trigger: 'schedule', started_at: T0 + 70 * MINUTE + 5_000, duration_ms: 38, status: 204, error: null, response_excerpt: '' },
+  ],
 };
 
 const pageBody = {

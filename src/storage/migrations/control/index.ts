@@ -4,6 +4,7 @@ import { migration as waitlist } from './0002-waitlist.js';
 import { migration as idempotencyOwner } from './0003-idempotency-owner.js';
 import { migration as accounts } from './0004-accounts.js';
 import { migration as organizations } from './0005-organizations.js';
+import { migration as eventsWebhooks } from './0006-events-webhooks.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -29,4 +30,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   idempotencyOwner,
   accounts,
   organizations,
+  eventsWebhooks,
 ];
