@@ -92,6 +92,17 @@ describe('POST /v1/organizations/:id/members', () => {
     expect(roleOf(again)).toBe('editor');
   });
 
+  it('when the mail cannot be sent the invitation still stands and the answer says mailSent: false', async () => {
+    const { rmSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    rmSync(join(t.dataDir, 'mail'), { recursive: true, force: true });
+    writeFileSync(join(t.dataDir, 'mail'), 'not a folder');
+    const res = await t.call(owner, 'POST', members(), { email: 'offline@corp.test', role: 'viewer' });
+    expect(res.status).toBe(202);
+    expect(res.json.data).toMatchObject({ invitation: { email: 'offline@corp.test' }, mailSent: false });
+    expect(t.services.controlDb.prepare('SELECT COUNT(*) FROM organization_invitations WHERE email = ?').pluck().get('offline@corp.test')).toBe(1);
+  });
+
   it('nobody grants a role above their own: an organization_admin adding an organization_owner is 403 auth.forbidden', async () => {
     const admin = await member('admin@corp.test', 'organization_admin');
     t.user('x@corp.test');

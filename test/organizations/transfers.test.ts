@@ -64,6 +64,20 @@ describe('an organization transfer, start to finish', () => {
   });
 });
 
+describe('org.transfer.execute', () => {
+  it('when the recipient account was deleted before the job ran, the transfer is cancelled, ownership stays, and the audit log says why', async () => {
+    const buyer = t.user('buyer@corp.test');
+    const { job_id: jobId } = (await accept(buyer, await startTransfer('buyer@corp.test'))).json.data;
+    t.services.controlDb.prepare('DELETE FROM users WHERE id = ?').run(buyer);
+    await t.runJobs();
+    expect(t.services.jobs.get(jobId)).toMatchObject({ state: 'succeeded' });
+    expect(roleOf(owner)).toBe('organization_owner');
+    const [failed] = (await t.call(owner, 'GET', org('/audit'))).json.data.items;
+    expect(failed).toMatchObject({ action: 'transfer.failed', actor: { kind: 'system', id: null }, details: { reason: 'the recipient account no longer exists' } });
+    expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'next@corp.test' }))).toBe('201');
+  });
+});
+
 describe('POST /v1/organizations/:id/transfer', () => {
   it('one transfer at a time: a second one is 409 organization.transfer_pending until the first is cancelled or expires', async () => {
     await startTransfer('first@corp.test');
