@@ -1,4 +1,4 @@
-import { trustScore, type WebsiteInfo } from '../website/types.js';
+import { countsAsVerified, trustScore, type WebsiteInfo } from '../website/types.js';
 import {
   NODE_SCHEMA_VERSION, type AiJson, type EmbeddingsManifest, type ManifestFile, type McpManifest, type Trust, type VersionEntry, type Versions,
 } from '../node-format/index.js';
@@ -24,7 +24,7 @@ export function isImmutable(path: string): boolean {
 
 export function trustTierOf(site: WebsiteInfo): Trust['trust_tier'] {
   const { method, state } = site.verification;
-  return method !== null && (state === 'verified' || state === 'grace') ? method : 'unverified';
+  return method !== null && countsAsVerified(state) ? method : 'unverified';
 }
 
 export function buildTrust(site: WebsiteInfo): Trust {

@@ -24,6 +24,14 @@ export function capabilitiesOf(plan: Plan): Capability[] {
 const TIER_WEIGHT: Record<VerificationMethod, number> = { dns_txt: 1.0, plugin_signed: 0.9, well_known: 0.8, meta_tag: 0.7, manual: 0.5 };
 const STATE_FACTOR: Record<VerificationState, number> = { verified: 1.0, grace: 0.5, pending: 0, failed: 0, revoked: 0 };
 
+/**
+ * Whether a website counts as verified: verified, or in grace (a re-check failed; re-verification
+ * is due, not failed). The one check behind MCP's refusal, connector issuance and trust.json's tier.
+ */
+export function countsAsVerified(state: VerificationState): boolean {
+  return state === 'verified' || state === 'grace';
+}
+
 /** trust_score = tier weight times state factor (docs/contract.md#verification). */
 export function trustScore(method: VerificationMethod | null, state: VerificationState): number {
   if (method === null) return 0;

@@ -2,9 +2,6 @@ import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 
-/** Verification states in which a website counts as verified (grace: re-verification is due, not failed). */
-const VERIFIED_STATES = new Set(['verified', 'grace']);
-
 /**
  * `nodectl mcp --website <id>`: serves the website's live node to an agent over MCP on stdio
  * (docs/contract.md#mcp). stdout carries the protocol only; everything human goes to stderr.
@@ -22,11 +19,11 @@ export function registerMcpCommand(program: Command): void {
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
       const { withControlDb } = await import('./admin.js');
       const { loadWebsiteInfo } = await import('../../website/load-website.js');
-      const { capabilitiesOf } = await import('../../website/types.js');
+      const { capabilitiesOf, countsAsVerified } = await import('../../website/types.js');
       const site = await withControlDb(ctx, (db) => loadWebsiteInfo(db, websiteId));
       if (!site) throw new UsageError(`no website ${websiteId} in ${ctx.config.settings.dataDir}; see \`nodectl admin website list\``);
       if (!capabilitiesOf(site.plan).includes('cap.mcp')) throw new UsageError(`website ${websiteId} is on the ${site.plan} plan, which lacks cap.mcp: MCP access needs pro or business (\`nodectl admin org create --plan pro\`)`);
-      if (!VERIFIED_STATES.has(site.verification.state)) throw new UsageError(`website ${websiteId} is not verified (verification ${site.verification.state}): verify ownership of ${site.domain} first`);
+      if (!countsAsVerified(site.verification.state)) throw new UsageError(`website ${websiteId} is not verified (verification ${site.verification.state}): verify ownership of ${site.domain} first`);
 
       const { createTargetFromSettings } = await import('../../publish/targets/index.js');
       const { readLiveNode } = await import('../../knowledge/live-node.js');
