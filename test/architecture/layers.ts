@@ -9,7 +9,7 @@ export const LAYERS: LayerTable = [
   { name: 'contract', modules: ['src/contract', 'src/errors', 'src/ids', 'src/log'] },
   { name: 'base', modules: ['src/config', 'src/node-format', 'src/client', 'src/net'] },
   { name: 'storage', modules: ['src/storage', 'src/jobs/queue.ts', 'src/jobs/payload.ts'] },
-  { name: 'records', modules: ['src/website', 'src/plans', 'src/tenancy', 'src/connectors'] },
+  { name: 'records', modules: ['src/website', 'src/plans', 'src/tenancy', 'src/connectors', 'src/events'] },
   { name: 'extract', modules: ['src/extract'] },
   { name: 'graph', modules: ['src/graph'] },
   { name: 'compiler', modules: ['src/compiler'] },
@@ -17,7 +17,7 @@ export const LAYERS: LayerTable = [
   { name: 'runtime', modules: ['src/auth', 'src/jobs'] },
   {
     name: 'features',
-    modules: ['src/publish', 'src/knowledge', 'src/mcp', 'src/ingest', 'src/probes', 'src/waitlist', 'src/node-files', 'src/push', 'src/accounts', 'src/organizations', 'src/plans/routes.ts', 'src/jobs/kinds'],
+    modules: ['src/publish', 'src/knowledge', 'src/mcp', 'src/ingest', 'src/probes', 'src/waitlist', 'src/node-files', 'src/push', 'src/accounts', 'src/organizations', 'src/plans/routes.ts', 'src/webhooks', 'src/jobs/kinds'],
   },
   { name: 'entry', modules: ['src/daemon', 'src/cli', 'src/jobs/kinds/index.ts'] },
 ];
