@@ -97,7 +97,7 @@ describe('nodectl login and logout', () => {
     expect((await asUser(['logout'])).exitCode).toBe(0);
   });
 
-  it('on a terminal it asks for the password without echoing it (a pseudo-terminal made by script(1))', async () => {
+  it('on a terminal it asks for the password without echoing it, even typed the instant the prompt shows (the prompt came before echo was off) (a pseudo-terminal made by script(1))', async () => {
     const child = execa('script', ['-qec', `node ${NODECTL_BIN} login --url ${daemon.url} --email cli@example.com`, '/dev/null'], {
       env: { HOME: home.dir, XDG_CONFIG_HOME: '', NODECTL_PASSWORD: '', NODECTL_LOG_LEVEL: 'warn' },
       reject: false,

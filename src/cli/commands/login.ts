@@ -7,10 +7,11 @@ interface LoginFlags { url?: string; email: string; passwordStdin?: boolean; tot
 /** Reads a line from the terminal without echoing it (the password prompt). */
 async function promptHidden(question: string): Promise<string> {
   const { stdin, stderr } = process;
-  stderr.write(question);
+  // Echo off before the prompt shows, so nothing typed at the prompt is ever echoed.
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
+  stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = '';
     const finish = (outcome: () => void) => {
