@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../config/config.js';
+import { createBufferedRateLimitStore, type BufferedRateLimitStore } from '../http/rate-limit-buffer.js';
 import { createSqliteRateLimitStore } from '../http/rate-limit-sqlite.js';
-import type { RateLimitStore } from '../http/rate-limit-store.js';
 import { JobQueue } from '../jobs/queue.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { createUsageBuffer, type UsageBuffer } from '../plans/usage-buffer.js';
@@ -24,8 +24,8 @@ export interface AppServices {
   readonly jobs: JobQueue;
   readonly metrics: Metrics;
   readonly logger: Logger;
-  /** Rate-limit counters (docs/contract.md#rate-limits); control.sqlite unless replaced. */
-  readonly rateLimits: RateLimitStore;
+  /** Rate-limit counters (docs/contract.md#rate-limits): counted in memory, written to control.sqlite once a second. */
+  readonly rateLimits: BufferedRateLimitStore;
   /** Per-request usage counts (api_requests), written once a second. */
   readonly usage: UsageBuffer;
   /** The clock, ms since epoch; tests may replace it. */
@@ -48,6 +48,7 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
   const metrics = createMetrics(() => jobs);
   const logger = options.logger ?? silentLogger;
   const usage = createUsageBuffer(controlDb, { now, onError: (error) => logger.warn({ err: error }, 'usage counter flush failed') });
+  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb), { now, onError: (error) => logger.warn({ err: error }, 'rate-limit counter flush failed') });
   return {
     config,
     layout,
@@ -56,11 +57,12 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
     jobs,
     metrics,
     logger,
-    rateLimits: createSqliteRateLimitStore(controlDb),
+    rateLimits,
     usage,
     now,
     close() {
       usage.close();
+      void rateLimits.close(); // the SQLite writes run before close() returns its promise
       graphs.closeAll();
       if (controlDb.open) controlDb.close();
     },
