@@ -81,9 +81,12 @@ function eraseEditorial(db: Db, recordIds: Set<string>): void {
 
 /**
  * Rewrites the database file without free pages and empties the WAL, so text deleted by an
- * erasure does not linger in unused pages. Costs a full copy of the file: for erasures only.
+ * erasure does not linger in unused pages. The search index is merged into one segment first:
+ * FTS5 only marks a deleted document's terms as deleted until its segments are merged. Costs a
+ * full copy of the file: for erasures only.
  */
 export function compactGraph(db: Db): void {
+  db.exec(`INSERT INTO search_fts (search_fts) VALUES ('optimize')`);
   db.exec('VACUUM');
   if (!db.memory) db.pragma('wal_checkpoint(TRUNCATE)');
 }

@@ -2,12 +2,15 @@ import { ManifestSchema, type Manifest } from '../node-format/index.js';
 import { siteHashOf, siteKeys } from '../publish/layout.js';
 import type { PublishTarget } from '../publish/targets/types.js';
 
-/** The exported records of a published node that agents query: entities, facts and chunks. */
+/** The exported records of a published node that agents query: entities, facts and chunks (and the sources chunks cite). */
 export interface EntityRecord {
   id: string;
   type: string;
   name: string;
   language: string;
+  confidence?: number;
+  provenance_method?: string;
+  source_id?: string;
   source_url?: string;
   attributes?: Record<string, unknown>;
 }
@@ -19,17 +22,26 @@ export interface FactRecord {
   value: unknown;
   display?: string;
   language: string;
-  subject_entity_id: string;
+  subject_entity_id?: string;
   importance: number;
+  confidence?: number;
+  provenance_method?: string;
   source_url?: string;
 }
 
 export interface ChunkRecord {
   id: string;
   text: string;
+  tokens_estimate?: number;
   language: string;
   source_id?: string;
   entity_ids?: string[];
+}
+
+export interface SourceRecord {
+  id: string;
+  url: string;
+  canonical_url?: string;
 }
 
 export interface LiveNode {
@@ -37,9 +49,10 @@ export interface LiveNode {
   entities: EntityRecord[];
   facts: FactRecord[];
   chunks: ChunkRecord[];
+  sources: SourceRecord[];
 }
 
-const RECORD_FILE = /^(entities|facts|chunks)\.[A-Za-z0-9-]+\.jsonl$/;
+const RECORD_FILE = /^(entities|facts|chunks)\.[A-Za-z0-9-]+\.jsonl$|^(sources)\.jsonl$/;
 
 /**
  * Reads the live version of a website's node from the publish store. Files are read from the
@@ -51,9 +64,10 @@ export async function readLiveNode(target: PublishTarget, websiteId: string): Pr
   const pointer = await target.get(keys.pointer);
   if (pointer === undefined) return undefined;
   const manifest = ManifestSchema.parse(JSON.parse(pointer.toString('utf8')));
-  const node: LiveNode = { manifest, entities: [], facts: [], chunks: [] };
+  const node: LiveNode = { manifest, entities: [], facts: [], chunks: [], sources: [] };
   for (const file of manifest.files) {
-    const kind = RECORD_FILE.exec(file.path)?.[1] as 'entities' | 'facts' | 'chunks' | undefined;
+    const match = RECORD_FILE.exec(file.path);
+    const kind = (match?.[1] ?? match?.[2]) as 'entities' | 'facts' | 'chunks' | 'sources' | undefined;
     if (kind === undefined) continue;
     const body = await target.get(keys.version(manifest.node_version, file.path));
     if (body === undefined) throw new Error(`the live node ${manifest.node_version} lacks ${file.path} in the store`);

@@ -1,91 +1,26 @@
-import type { ChunkRecord, EntityRecord, FactRecord, LiveNode } from './live-node.js';
-
-export type HitKind = 'entity' | 'fact' | 'chunk';
-
-export interface SearchHit {
-  kind: HitKind;
-  id: string;
-  /** Relevance, rounded to 4 decimals; higher is better. */
-  score: number;
-  language: string;
-  /** Entity name, "subject predicate" of a fact, or the chunk's first words. */
-  title: string;
-  /** Entity description, fact value, or chunk text (at most SNIPPET_CHARS). */
-  text: string;
-  entity_id?: string;
-  source_url?: string;
-}
-
-interface Field {
-  tokens: ReadonlySet<string>;
-  weight: number;
-}
-
-interface Document {
-  hit: Omit<SearchHit, 'score'>;
-  fields: Field[];
-  /** Tie-break after score: facts of high importance first. */
-  importance: number;
-}
-
-const SNIPPET_CHARS = 300;
-const KIND_ORDER: Record<HitKind, number> = { entity: 0, fact: 1, chunk: 2 };
-
-/** Lower-cased words with diacritics folded ("Café" and "cafe" meet); one-letter words dropped. */
-export function tokenize(text: string): string[] {
-  const words = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return words.filter((w) => w.length > 1 || /\d/.test(w));
-}
-
-const snippet = (text: string) => (text.length <= SNIPPET_CHARS ? text : `${text.slice(0, SNIPPET_CHARS - 1)}…`);
-const valueText = (fact: FactRecord) => fact.display ?? (typeof fact.value === 'string' ? fact.value : JSON.stringify(fact.value));
-const field = (text: string, weight: number): Field => ({ tokens: new Set(tokenize(text)), weight });
-
-function entityDocument(e: EntityRecord): Document {
-  const description = typeof e.attributes?.description === 'string' ? e.attributes.description : '';
-  return {
-    hit: { kind: 'entity', id: e.id, language: e.language, title: e.name, text: snippet(description), ...(e.source_url ? { source_url: e.source_url } : {}) },
-    fields: [field(e.name, 3), field(e.type, 1), field(description, 1)],
-    importance: 0,
-  };
-}
-
-function factDocument(f: FactRecord): Document {
-  const value = valueText(f);
-  const predicate = f.predicate.replace(/_/g, ' ');
-  return {
-    hit: { kind: 'fact', id: f.id, language: f.language, title: `${f.subject} ${predicate}`, text: snippet(value), entity_id: f.subject_entity_id, ...(f.source_url ? { source_url: f.source_url } : {}) },
-    fields: [field(f.subject, 1), field(predicate, 1), field(value, 2)],
-    importance: f.importance,
-  };
-}
-
-function chunkDocument(c: ChunkRecord): Document {
-  const firstLine = c.text.split('\n', 1)[0] ?? '';
-  return { hit: { kind: 'chunk', id: c.id, language: c.language, title: snippet(firstLine).slice(0, 80), text: snippet(c.text) }, fields: [field(c.text, 1)], importance: 0 };
-}
+import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
+import { openDatabase, type Db } from '../storage/sqlite.js';
+import type { EntityRecord, FactRecord, LiveNode } from './live-node.js';
+import { searchKnowledge, type SearchHit } from './search.js';
 
 /**
- * An in-memory keyword index over a node's entities, facts and chunks. Scores are TF-free
- * BM25-style sums: for each query word a document contains, idf(word) times the weight of the
- * best field holding it (an entity's name weighs most). Ranking is deterministic: score, then
- * importance, then entities before facts before chunks, then id.
+ * The published node an MCP server answers from, searchable with the management API's ranking:
+ * its entities, facts and chunks are loaded into an in-memory graph database (the graph schema
+ * of every migration, search triggers included), so search_website_knowledge runs the same
+ * FTS5 index and the same query (searchKnowledge) over exactly the published records. Everything
+ * in a published node is exported already, so the export filters pass every row.
  */
 export class KnowledgeIndex {
-  private readonly documents: Document[];
-  private readonly documentFrequency = new Map<string, number>();
+  private readonly db: Db;
   private readonly entities = new Map<string, EntityRecord>();
   private readonly factsByEntity = new Map<string, FactRecord[]>();
 
-  constructor(node: Pick<LiveNode, 'entities' | 'facts' | 'chunks'>) {
-    this.documents = [...node.entities.map(entityDocument), ...node.facts.map(factDocument), ...node.chunks.map(chunkDocument)];
-    for (const doc of this.documents) {
-      const words = new Set<string>();
-      for (const f of doc.fields) for (const t of f.tokens) words.add(t);
-      for (const w of words) this.documentFrequency.set(w, (this.documentFrequency.get(w) ?? 0) + 1);
-    }
+  constructor(node: Pick<LiveNode, 'entities' | 'facts' | 'chunks'> & Partial<Pick<LiveNode, 'sources'>>) {
+    this.db = openDatabase(':memory:', GRAPH_DB_OPTIONS);
+    loadNode(this.db, node);
     for (const e of node.entities) this.entities.set(e.id, e);
     for (const f of node.facts) {
+      if (f.subject_entity_id === undefined) continue;
       const list = this.factsByEntity.get(f.subject_entity_id) ?? [];
       list.push(f);
       this.factsByEntity.set(f.subject_entity_id, list);
@@ -93,23 +28,9 @@ export class KnowledgeIndex {
     for (const list of this.factsByEntity.values()) list.sort((a, b) => b.importance - a.importance || compare(a.predicate, b.predicate) || compare(a.id, b.id));
   }
 
+  /** The best `limit` hits for a query (docs/knowledge.md); none when it holds no searchable word. */
   search(query: string, limit: number): SearchHit[] {
-    const words = [...new Set(tokenize(query))];
-    if (words.length === 0) return [];
-    const n = this.documents.length;
-    const idf = new Map(words.map((w) => [w, Math.log(1 + (n - (this.documentFrequency.get(w) ?? 0) + 0.5) / ((this.documentFrequency.get(w) ?? 0) + 0.5))]));
-    const scored: Array<{ doc: Document; score: number }> = [];
-    for (const doc of this.documents) {
-      let score = 0;
-      for (const w of words) {
-        let weight = 0;
-        for (const f of doc.fields) if (f.weight > weight && f.tokens.has(w)) weight = f.weight;
-        score += weight * idf.get(w)!;
-      }
-      if (score > 0) scored.push({ doc, score: Math.round(score * 10_000) / 10_000 });
-    }
-    scored.sort((a, b) => b.score - a.score || b.doc.importance - a.doc.importance || KIND_ORDER[a.doc.hit.kind] - KIND_ORDER[b.doc.hit.kind] || compare(a.doc.hit.id, b.doc.hit.id));
-    return scored.slice(0, limit).map(({ doc, score }) => ({ ...doc.hit, score }));
+    return searchKnowledge(this.db, { query, limit }).map(({ position: _position, ...hit }) => hit);
   }
 
   entity(id: string): EntityRecord | undefined {
@@ -120,6 +41,32 @@ export class KnowledgeIndex {
   factsOf(entityId: string): FactRecord[] {
     return this.factsByEntity.get(entityId) ?? [];
   }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/**
+ * Writes node records into the graph tables the search reads. Columns a node record does not
+ * carry get neutral values: they are neither searched nor shown.
+ */
+function loadNode(db: Db, node: Pick<LiveNode, 'entities' | 'facts' | 'chunks'> & Partial<Pick<LiveNode, 'sources'>>): void {
+  const source = db.prepare(`INSERT OR IGNORE INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust) VALUES (?, ?, ?, NULL, '', '', '', '', 0)`);
+  const entity = db.prepare(`INSERT OR IGNORE INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 'node')`);
+  const fact = db.prepare(`INSERT OR IGNORE INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
+      unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)
+    VALUES (?, 'node', 0, ?, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, ?, ?, 'stable', NULL, NULL, NULL, ?, '', 'active', 0)`);
+  const chunk = db.prepare(`INSERT OR IGNORE INTO chunks (id, item_key, position, language, text, heading_path, tokens_estimate, mention_ids, source_id) VALUES (?, 'node', 0, ?, ?, '[]', ?, ?, ?)`);
+  db.transaction(() => {
+    for (const s of node.sources ?? []) source.run(s.id, s.url, s.canonical_url ?? null);
+    for (const e of node.entities) entity.run(e.id, e.type, e.id, e.name, e.language, e.confidence ?? 0, e.provenance_method ?? '', e.source_id ?? null, e.source_url ?? null, JSON.stringify(e.attributes ?? {}));
+    for (const f of node.facts) {
+      fact.run(f.id, f.subject, f.subject_entity_id ?? '', f.predicate, JSON.stringify(f.value), f.language, f.confidence ?? 0, f.provenance_method ?? '', f.display ?? null, f.importance, f.source_url ?? null);
+    }
+    for (const c of node.chunks) chunk.run(c.id, c.language, c.text, c.tokens_estimate ?? 0, JSON.stringify(c.entity_ids ?? []), c.source_id ?? null);
+  })();
 }
 
 function compare(a: string, b: string): number {
