@@ -56,19 +56,20 @@ export function readEntitlements(db: Db, organizationId: string, nowMs: number):
   return { organization_id: organizationId, plan: plan.plan, capabilities: plan.capabilities, limits };
 }
 
-const WHAT: Record<Limit, { noun: string; per: string }> = {
-  websites: { noun: 'websites', per: 'per organization' },
-  members: { noun: 'members', per: 'per organization' },
-  items: { noun: 'accepted items', per: 'per calendar month (UTC)' },
-  publishes_per_day: { noun: 'published versions', per: 'per UTC day' },
+const n = (value: number) => value.toLocaleString('en-US');
+const LARGER_PLAN = 'or move the organization to a larger plan (`nodectl admin org set-plan`)';
+
+/** What a used-up quota means and what the caller can do about it. */
+const EXPLAIN: Record<Limit, (plan: string, quota: Quota) => string> = {
+  websites: (plan, q) => `The ${plan} plan allows ${n(q.limit)} website${q.limit === 1 ? '' : 's'} per organization and ${n(q.used)} ${q.used === 1 ? 'exists' : 'exist'}: delete one ${LARGER_PLAN}.`,
+  members: (plan, q) => `The ${plan} plan allows ${n(q.limit)} members per organization (pending invitations included) and ${n(q.used)} seats are taken: remove a member or an invitation ${LARGER_PLAN}.`,
+  items: (plan, q) => `The ${plan} plan allows ${n(q.limit)} accepted items per calendar month (UTC) and ${n(q.used)} were accepted this month: send more next month ${LARGER_PLAN}.`,
+  publishes_per_day: (plan, q) => `The ${plan} plan allows ${n(q.limit)} published versions per UTC day and ${n(q.used)} were published today: publish again after midnight UTC ${LARGER_PLAN}.`,
 };
 
 /** 403 entitlement.limit_reached with details.limit and details.used (docs/contract.md#plans). */
 export function limitReachedError(limit: Limit, plan: string, quota: Quota): AppError {
-  const { noun, per } = WHAT[limit];
-  return new AppError('entitlement.limit_reached', `The ${plan} plan allows ${quota.limit.toLocaleString('en-US')} ${noun} ${per} and ${quota.used.toLocaleString('en-US')} are used: wait for the next period, remove some, or move the organization to a larger plan.`, {
-    details: { limit: quota.limit, used: quota.used, quota: limit, plan },
-  });
+  return new AppError('entitlement.limit_reached', EXPLAIN[limit](plan, quota), { details: { limit: quota.limit, used: quota.used, quota: limit, plan } });
 }
 
 /**
