@@ -82,6 +82,8 @@ export const CONTROL_SEED = {
     { id: 'att_01JHKABPH5M7N1Q3S5V7Y9A1B3', delivery_id: 'dlv_01JHKABNG4K6M0P2R4T6X8Z0A2', trigger: 'schedule', started_at: T0 + 70 * MINUTE, duration_ms: 41, status: 503, error: null, response_excerpt: 'upstream unavailable' },
     { id: 'att_01JHKABQJ6N8P2R4T6W8Z0B2C4', delivery_id: 'dlv_01JHKABNG4K6M0P2R4T6X8Z0A2', trigger: 'schedule', started_at: T0 + 70 * MINUTE + 5_000, duration_ms: 38, status: 204, error: null, response_excerpt: '' },
   ],
+  // 0007 verification: domain_verifications rows come from the verifications and website_aliases rows (triggers); the check that verified example.com.
+  verification_events: [{ id: 'vev_01JHKABRK7P9Q3S5V7X9A1C3D5', website_id: web, domain: 'example.com', event: 'check', method: 'dns_txt', result: 'passed', from_state: 'pending', to_state: 'verified', evidence: 'dns_txt passed: TXT _nodectl-verify.example.com: "nodectl-verify=7f3a9c"', actor: `user:${user}`, created_at: T0 + 2 * MINUTE }],
 };
 
 const pageBody = {

@@ -24,6 +24,8 @@ export const ERASE_STATEMENTS: ReadonlyArray<readonly [table: string, sql: strin
   ['webhook_subscriptions', `DELETE FROM webhook_subscriptions WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['events_outbox', `DELETE FROM events_outbox WHERE website_id IN (SELECT value FROM json_each(:websites)) OR EXISTS (SELECT 1 FROM json_each(:needles) n WHERE instr(events_outbox.data, n.value) > 0)`],
   ['field_mappings', `DELETE FROM field_mappings WHERE website_id IN (SELECT value FROM json_each(:websites))`],
+  ['verification_events', `DELETE FROM verification_events WHERE website_id IN (SELECT value FROM json_each(:websites))`],
+  ['domain_verifications', `DELETE FROM domain_verifications WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['website_aliases', `DELETE FROM website_aliases WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['verifications', `DELETE FROM verifications WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['connectors', `DELETE FROM connectors WHERE website_id IN (SELECT value FROM json_each(:websites))`],

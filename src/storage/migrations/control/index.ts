@@ -5,6 +5,7 @@ import { migration as idempotencyOwner } from './0003-idempotency-owner.js';
 import { migration as accounts } from './0004-accounts.js';
 import { migration as organizations } from './0005-organizations.js';
 import { migration as eventsWebhooks } from './0006-events-webhooks.js';
+import { migration as verification } from './0007-verification.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -31,4 +32,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   accounts,
   organizations,
   eventsWebhooks,
+  verification,
 ];
