@@ -12,6 +12,8 @@ export interface Metrics {
   readonly nodeReads: Counter<'status'>;
   /** Graph records a compile left out of a node (failed their schema or the URL policy), by kind (CompileCounts.rejected). */
   readonly compileRecordsRejected: Counter<'kind'>;
+  /** Webhook delivery jobs, by result (delivered, retrying, failed, kept, skipped: src/webhooks/deliver.ts). */
+  readonly webhookAttempts: Counter<'result'>;
 }
 
 export function createMetrics(queue: () => JobQueue | undefined): Metrics {
@@ -46,5 +48,6 @@ export function createMetrics(queue: () => JobQueue | undefined): Metrics {
     ingestRequests: new Counter({ name: 'nodectl_ingest_requests_total', help: 'Signed ingest requests, by endpoint and outcome (ok or error code).', labelNames: ['endpoint', 'outcome'] as const, registers: [registry] }),
     nodeReads: new Counter({ name: 'nodectl_node_reads_total', help: 'Reads of published node files, by status.', labelNames: ['status'] as const, registers: [registry] }),
     compileRecordsRejected: new Counter({ name: 'nodectl_compile_records_rejected_total', help: 'Graph records left out of a compiled node because they failed their schema or the URL policy, by kind.', labelNames: ['kind'] as const, registers: [registry] }),
+    webhookAttempts: new Counter({ name: 'nodectl_webhook_attempts_total', help: 'Webhook delivery jobs, by result (delivered, retrying, failed, kept by a re-send, skipped).', labelNames: ['result'] as const, registers: [registry] }),
   };
 }

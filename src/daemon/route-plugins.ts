@@ -8,6 +8,7 @@ import { planRoutes } from '../plans/routes.js';
 import { probeRoutes } from '../probes/routes.js';
 import { publishRoutes } from '../publish/routes.js';
 import { waitlistRoutes } from '../waitlist/routes.js';
+import { webhookRoutes } from '../webhooks/routes.js';
 
 /**
  * Every route group of the daemon, by scope; each group lives in its feature's folder. Add one
@@ -20,4 +21,4 @@ import { waitlistRoutes } from '../waitlist/routes.js';
  */
 export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes].map(limitedByAddress)];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
-export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes];
+export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes];

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js';
+import { emitEvent } from '../events/emit.js';
 import type { Db } from '../storage/sqlite.js';
 import { flipLatest, servingPrefixes, verifyVersion, type FlipOptions } from './flip.js';
 import { siteHashOf, siteKeys } from './layout.js';
@@ -56,7 +57,10 @@ export async function flipToStoredVersion(target: PublishTarget, websiteId: stri
 export async function rollbackNode(options: { target: PublishTarget; controlDb: Db; websiteId: string; to: string; now?: () => number; progress?: PublishProgress }): Promise<FlipResult> {
   const lock = acquirePublishLock(options.controlDb, options.websiteId, { now: options.now });
   try {
-    return await flipToStoredVersion(options.target, options.websiteId, options.to, options.progress);
+    const result = await flipToStoredVersion(options.target, options.websiteId, options.to, options.progress);
+    // Written right after the flip, as a publish does (docs/webhooks.md "Events").
+    emitEvent(options.controlDb, { type: 'node.published', website_id: options.websiteId, data: { node_version: result.versionUlid, node_version_label: result.versionLabel || null, previous_version: result.previousVersion, public_url: null, rollback: true } }, (options.now ?? Date.now)());
+    return result;
   } finally {
     lock.release();
   }
@@ -78,12 +82,15 @@ export async function takeDownNode(options: { target: PublishTarget; controlDb: 
   try {
     const now = options.now ?? Date.now;
     const alias = target.publicAlias({ domain: options.domain, websiteId, siteHash });
+    const live = await readLiveManifest(target, siteHash);
     await target.delete(keys.pointer);
     await target.put(keys.tombstone, JSON.stringify({ tombstoned_at: new Date(now()).toISOString(), website_id: websiteId }) + '\n', { contentType: 'application/json', cacheControl: 'no-store' });
     await alias.withdraw();
     const serving: string[] = [];
     for (const prefix of servingPrefixes(siteHash, alias)) serving.push(...(await target.list(prefix)));
     for (const key of serving) await target.delete(key);
+    // Once the node is no longer served; a repeated takedown (nothing was served) emits nothing.
+    if (live || serving.length > 0) emitEvent(options.controlDb, { type: 'node.taken_down', website_id: websiteId, data: { previous_version: live?.node_version ?? null, removed_files: serving.length } }, now());
     return { tombstoned: true, removed: serving.length };
   } finally {
     lock.release();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { nodeBaseUrl } from '../config/config.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
+import { emitEvent } from '../events/emit.js';
 import type { PreviousNode } from '../compiler/types.js';
 import type { Db } from '../storage/sqlite.js';
 import { assertPublishAllowed, countPublish } from '../plans/publishes.js';
@@ -130,7 +131,16 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       now,
       progress: options.progress,
     });
-    if (!result.dryRun && !result.alreadyLive) countPublish(options.controlDb, websiteId, now());
+    if (!result.dryRun && !result.alreadyLive) {
+      // The flip is a write to the target, outside any SQLite transaction: node.published is
+      // written right after it succeeded, with the publish count, in the control database
+      // (docs/webhooks.md "Events"); a crash between the two loses the event, never invents one.
+      const db = options.controlDb;
+      db.transaction(() => {
+        countPublish(db, result.websiteId, now());
+        emitEvent(db, { type: 'node.published', website_id: result.websiteId, data: { node_version: result.versionUlid, node_version_label: result.versionLabel, previous_version: result.previousVersion, public_url: result.publicUrl, rollback: false } }, now());
+      }).immediate();
+    }
     return rejected ? { ...result, rejected } : result;
   } finally {
     ownLock?.release();

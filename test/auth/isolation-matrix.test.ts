@@ -66,6 +66,17 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'GET /v1/organizations/:id/audit': 'organization_admin read',
   'GET /v1/organizations/:id/entitlements': 'viewer read',
   'GET /v1/organizations/:id/usage': 'viewer read',
+  'POST /v1/websites/:id/webhooks': 'organization_admin mutate',
+  'GET /v1/websites/:id/webhooks': 'organization_admin read',
+  'GET /v1/websites/:id/webhooks/:webhookId': 'organization_admin read',
+  'PATCH /v1/websites/:id/webhooks/:webhookId': 'organization_admin mutate',
+  'DELETE /v1/websites/:id/webhooks/:webhookId': 'organization_admin mutate',
+  'POST /v1/websites/:id/webhooks/:webhookId/rotate': 'organization_admin mutate',
+  'POST /v1/websites/:id/webhooks/:webhookId/test': 'organization_admin mutate',
+  'GET /v1/websites/:id/webhooks/:webhookId/deliveries': 'organization_admin read',
+  'GET /v1/websites/:id/webhooks/:webhookId/deliveries/:deliveryId': 'organization_admin read',
+  'GET /v1/websites/:id/webhooks/:webhookId/deliveries/:deliveryId/attempts': 'organization_admin read',
+  'POST /v1/websites/:id/webhooks/:webhookId/deliveries/:deliveryId/resend': 'organization_admin mutate',
 };
 
 let t: TestApp;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emitEvent } from '../../events/emit.js';
 import { defineJob } from '../define.js';
 
 /**
@@ -16,9 +17,14 @@ export const contentIngestJob = defineJob({
     /** The delete reason; gdpr_erasure erases the items' records and compacts the graph file. */
     reason: z.string().optional(),
   }),
-  handler: async (payload, { services }) => {
+  handler: async (payload, { job, services }) => {
     // Loaded on first use: the extractor (htmlparser2, css-select) stays out of daemon start-up.
     const { runContentIngestJob } = await import('../../graph/content-ingest-job.js');
-    runContentIngestJob(payload, services);
+    const outcome = runContentIngestJob(payload, services);
+    if (!outcome) return; // the website was deleted since the job was queued
+    // The run committed to the website's graph file, not to control.sqlite, so ingest.completed
+    // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.
+    const { processed, failed, skipped, removed, warned } = outcome;
+    emitEvent(services.controlDb, { type: 'ingest.completed', website_id: payload.website_id, data: { job_id: job.id, processed, failed, skipped, removed, warned } }, services.now());
   },
 });

@@ -7,6 +7,10 @@ import { rateLimitsPruneJob } from './maintenance-rate-limits-prune.js';
 import { republishJob } from './node-republish.js';
 import { orgEraseJob } from './org-erase.js';
 import { orgTransferExecuteJob } from './org-transfer-execute.js';
+import { connectorHeartbeatCheckJob } from './connector-heartbeat-check.js';
+import { webhookDeliverJob } from './webhook-deliver.js';
+import { webhooksDispatchJob } from './webhooks-dispatch.js';
+import { webhooksPruneJob } from './maintenance-webhooks-prune.js';
 
 /**
  * Every job kind the worker runs, one file each in this folder (docs/contributing.md). A new kind
@@ -21,6 +25,10 @@ export const JOBS: readonly JobDefinition[] = [
   accountsPruneJob,
   orgTransferExecuteJob,
   orgEraseJob,
+  webhooksDispatchJob,
+  webhookDeliverJob,
+  webhooksPruneJob,
+  connectorHeartbeatCheckJob,
 ];
 
 /**
@@ -31,5 +39,4 @@ export const JOBS: readonly JobDefinition[] = [
 export const PLANNED_PERIODIC_JOBS: ReadonlyArray<{ kind: string; intervalSeconds: number }> = [
   { kind: 'analytics.aggregate', intervalSeconds: 3600 },
   { kind: 'verification.check', intervalSeconds: 3600 },
-  { kind: 'connector.heartbeat.check', intervalSeconds: 300 },
 ];
