@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import type { Db } from '../storage/sqlite.js';
@@ -8,7 +9,7 @@ export type { RateLimitStore } from './rate-limit-store.js';
 
 /** At most `limit` requests per fixed window of `windowMs` for one key (docs/contract.md#rate-limits). */
 export interface RateLimitRule {
-  /** Names the counter family, e.g. `ingest` (buckets are `<name>:<key>`). */
+  /** Names the counter family, e.g. `ingest` (buckets are `<name>:<hash of the key>`). */
   readonly name: string;
   readonly limit: number;
   readonly windowMs: number;
@@ -31,6 +32,15 @@ function stateOf(rule: RateLimitRule, count: number, nowMs: number): RateLimitSt
     resetSeconds: Math.max(1, Math.ceil((windowStart + rule.windowMs - nowMs) / 1000)),
     windowSeconds: Math.round(rule.windowMs / 1000),
   };
+}
+
+/**
+ * The stored bucket of a key: the key (an API key or connector id, a client address) only as a
+ * hash, so the counters hold no id or address in clear, and a count written after an
+ * organization's erasure names nothing of it.
+ */
+function bucketOf(rule: RateLimitRule, key: string): string {
+  return `${rule.name}:${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
 }
 
 /** 429 quota.rate_limited with Retry-After (the seconds until the window ends). */
@@ -72,7 +82,7 @@ export async function consumeRateLimit(store: RateLimitStore, rule: RateLimitRul
 export async function assertRateLimitBudget(store: RateLimitStore, rule: RateLimitRule, key: string, nowMs: number): Promise<void> {
   let count: number;
   try {
-    count = await store.read(`${rule.name}:${key}`, nowMs - (nowMs % rule.windowMs));
+    count = await store.read(bucketOf(rule, key), nowMs - (nowMs % rule.windowMs));
   } catch (error) {
     throw storeUnavailable(error);
   }
@@ -91,7 +101,7 @@ function storeUnavailable(cause: unknown): AppError {
 
 async function increment(store: RateLimitStore, rule: RateLimitRule, key: string, nowMs: number): Promise<number> {
   try {
-    return await store.increment(`${rule.name}:${key}`, nowMs - (nowMs % rule.windowMs), rule.windowMs);
+    return await store.increment(bucketOf(rule, key), nowMs - (nowMs % rule.windowMs), rule.windowMs);
   } catch (error) {
     throw storeUnavailable(error);
   }

@@ -106,6 +106,13 @@ describe('ingest: failed authentication per client address (bug "forged connecto
     h.clock.advance(MINUTE);
     for (let i = 0; i < 8; i++) expect((await heartbeat(h, { address: '203.0.113.9' })).status).toBe(200);
   });
+
+  it('the counters hold no connector id and no client address in clear (a count flushed after an erasure names nothing of it)', async () => {
+    await h.t.services.rateLimits.flush();
+    const buckets = (h.t.services.controlDb.prepare('SELECT bucket FROM rate_limits').all() as Array<{ bucket: string }>).map((r) => r.bucket);
+    expect(buckets.length).toBeGreaterThan(0);
+    for (const secret of [h.site.connectorId, '203.0.113.7', '203.0.113.9']) expect(buckets.filter((b) => b.includes(secret))).toEqual([]);
+  });
 });
 
 describe('management routes: per principal; public routes: per client address', () => {
