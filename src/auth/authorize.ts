@@ -22,6 +22,11 @@ export interface WebsiteLookups<W extends TenantWebsite> {
   website(websiteId: string): W | undefined;
 }
 
+export interface ConnectorLookups<W extends TenantWebsite> {
+  /** The website a connector belongs to, undefined for an unknown connector. */
+  connectorWebsite(connectorId: string): W | undefined;
+}
+
 /**
  * Pure: the caller's role in `organizationId`, or undefined when it is not a member. A user's
  * comes from its memberships; an API key has its role in its own organization only; platform
@@ -77,5 +82,13 @@ export function authorizeWebsite<W extends TenantWebsite>(principal: Principal, 
   if (principal.kind === 'anonymous') throw unauthenticated();
   const website = lookups.website(websiteId);
   const role = decide(principal, website?.organizationId, minRole, access, () => new AppError('website.not_found', `No website ${websiteId} in your organization.`), 'website');
+  return { website: website!, role };
+}
+
+/** Pure: authorizes `principal` on a connector through its website's organization; an unknown (or, on a read, foreign) connector is 404 connector.not_found. */
+export function authorizeConnector<W extends TenantWebsite>(principal: Principal, connectorId: string, minRole: Role, access: Access, lookups: ConnectorLookups<W>): { website: W; role: EffectiveRole } {
+  if (principal.kind === 'anonymous') throw unauthenticated();
+  const website = lookups.connectorWebsite(connectorId);
+  const role = decide(principal, website?.organizationId, minRole, access, () => new AppError('connector.not_found', `No connector ${connectorId} in your organization.`), 'connector');
   return { website: website!, role };
 }

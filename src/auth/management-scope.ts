@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import { getOrganization } from '../tenancy/organizations.js';
 import type { WebsiteRecord } from '../tenancy/records.js';
 import { getWebsite } from '../tenancy/websites.js';
-import { authorizeOrganization, authorizeWebsite, unauthenticated, type EffectiveRole } from './authorize.js';
+import { authorizeConnector, authorizeOrganization, authorizeWebsite, unauthenticated, type EffectiveRole } from './authorize.js';
 import { ANONYMOUS, type Principal, type PrincipalResolvers } from './principal.js';
 import { countApiRequest, limitPrincipalRequest } from './request-limits.js';
 import type { ManagementRoute, RouteAccess } from './route-access.js';
@@ -14,7 +14,7 @@ import type { ManagementRoute, RouteAccess } from './route-access.js';
 export interface AuthorizedTenant {
   readonly organizationId: string;
   readonly role: EffectiveRole;
-  /** Set when the route's resource is a website. */
+  /** Set when the route's resource is a website, or a connector (its website). */
   readonly website?: WebsiteRecord;
 }
 
@@ -97,8 +97,8 @@ export const managementScope: FastifyPluginAsync<ManagementScopeOptions> = async
     if (principal.kind === 'api_key' && access.apiKeys === false) throw new AppError('auth.forbidden', 'API keys cannot call this route: sign in as a user (docs/contract.md#principals).');
     if (access.minRole === 'authenticated') return;
     const id = (request.params as Record<string, string | undefined>)[access.resource.param] ?? '';
-    if (access.resource.kind === 'website') {
-      const { website, role } = authorizeWebsite(principal, id, access.minRole, access.access, lookups);
+    if (access.resource.kind === 'website' || access.resource.kind === 'connector') {
+      const { website, role } = access.resource.kind === 'website' ? authorizeWebsite(principal, id, access.minRole, access.access, lookups) : authorizeConnector(principal, id, access.minRole, access.access, lookups);
       request.tenant = { organizationId: website.organizationId, role, website };
     } else {
       request.tenant = { organizationId: id, role: authorizeOrganization(principal, id, access.minRole, access.access, lookups) };
@@ -113,6 +113,10 @@ export const managementScope: FastifyPluginAsync<ManagementScopeOptions> = async
 function lookupsOf(services: Pick<AppServices, 'controlDb'>) {
   return {
     website: (id: string) => getWebsite(services.controlDb, id),
+    connectorWebsite: (id: string) => {
+      const websiteId = services.controlDb.prepare('SELECT website_id FROM connectors WHERE id = ?').pluck().get(id) as string | undefined;
+      return websiteId === undefined ? undefined : getWebsite(services.controlDb, websiteId);
+    },
     organizationExists: (id: string) => getOrganization(services.controlDb, id) !== undefined,
   };
 }

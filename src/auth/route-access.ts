@@ -16,8 +16,8 @@ export type RouteAccess =
   | {
       readonly minRole: Role;
       readonly access: Access;
-      /** The path parameter naming the website or organization acted on; it is loaded and authorized before the handler. */
-      readonly resource: { readonly kind: 'website' | 'organization'; readonly param: string };
+      /** The path parameter naming the website, organization or connector acted on; it is loaded and authorized before the handler (a connector through its website). */
+      readonly resource: { readonly kind: 'website' | 'organization' | 'connector'; readonly param: string };
       /** false: API keys are refused with 403 auth.forbidden (docs/contract.md#principals); default true. */
       readonly apiKeys?: boolean;
     };

@@ -1,5 +1,6 @@
 import { accountRoutes, jwksRoutes } from '../accounts/routes.js';
 import type { RoutePlugin } from '../app/route-plugin.js';
+import { connectorRoutes } from '../connectors/routes.js';
 import { limitedByAddress } from '../auth/request-limits.js';
 import { ingestRoutes } from '../ingest/routes.js';
 import { nodeFileRoutes } from '../node-files/routes.js';
@@ -7,8 +8,10 @@ import { billingRoutes, organizationsRoutes } from '../organizations/routes.js';
 import { planRoutes } from '../plans/routes.js';
 import { probeRoutes } from '../probes/routes.js';
 import { publishRoutes } from '../publish/routes.js';
+import { verificationRoutes } from '../verification/routes.js';
 import { waitlistRoutes } from '../waitlist/routes.js';
 import { webhookRoutes } from '../webhooks/routes.js';
+import { websiteRoutes } from '../websites/routes.js';
 
 /**
  * Every route group of the daemon, by scope; each group lives in its feature's folder. Add one
@@ -21,4 +24,4 @@ import { webhookRoutes } from '../webhooks/routes.js';
  */
 export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes].map(limitedByAddress)];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
-export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes];
+export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes, websiteRoutes, verificationRoutes, connectorRoutes];

@@ -98,14 +98,14 @@ function secureDeleteOn(db: Db): () => void {
 }
 
 /** Every target that may hold published files: the local folder always, the S3 bucket when one is configured. */
-async function openEveryTarget(settings: AppServices['config']['settings']): Promise<PublishTarget[]> {
+export async function openEveryTarget(settings: AppServices['config']['settings']): Promise<PublishTarget[]> {
   const targets = [await createTargetFromSettings(settings, 'fs')];
   if (settings.s3Bucket) targets.push(await createTargetFromSettings(settings, 's3'));
   return targets;
 }
 
 /** Closes the pool's connection and deletes the website's graph file with its WAL and shared-memory files. */
-function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'>, websiteId: string): void {
+export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'>, websiteId: string): void {
   services.graphs.release(websiteId);
   let names: string[];
   try {

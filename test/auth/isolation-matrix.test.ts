@@ -77,6 +77,23 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'GET /v1/websites/:id/webhooks/:webhookId/deliveries/:deliveryId': 'organization_admin read',
   'GET /v1/websites/:id/webhooks/:webhookId/deliveries/:deliveryId/attempts': 'organization_admin read',
   'POST /v1/websites/:id/webhooks/:webhookId/deliveries/:deliveryId/resend': 'organization_admin mutate',
+  'GET /v1/organizations/:id/websites': 'viewer read',
+  'POST /v1/organizations/:id/websites': 'organization_admin mutate',
+  'GET /v1/websites/:id': 'viewer read',
+  'PATCH /v1/websites/:id': 'editor mutate',
+  'DELETE /v1/websites/:id': 'organization_admin mutate',
+  'POST /v1/websites/:id/transfer': 'organization_admin mutate',
+  'POST /v1/websites/:id/aliases': 'organization_admin mutate',
+  'DELETE /v1/websites/:id/aliases/:domain': 'organization_admin mutate',
+  'GET /v1/websites/:id/verification': 'viewer read',
+  'POST /v1/websites/:id/verification/challenge': 'editor mutate',
+  'POST /v1/websites/:id/verification/check': 'editor mutate',
+  'POST /v1/websites/:id/connectors': 'organization_admin mutate',
+  'GET /v1/websites/:id/connectors': 'viewer read',
+  'POST /v1/connectors/:cid/rotate': 'organization_admin mutate',
+  'POST /v1/connectors/:cid/suspend': 'organization_admin mutate',
+  'POST /v1/connectors/:cid/resume': 'organization_admin mutate',
+  'DELETE /v1/connectors/:cid': 'organization_admin mutate',
 };
 
 let t: TestApp;
@@ -119,12 +136,12 @@ function expectedAnswer(route: ManagementRoute, caller: Caller): 'allowed' | str
   return roleAtLeast(role, access.minRole) ? 'allowed' : '403 auth.forbidden';
 }
 
-/** The route's path with its resource parameter set to the own organization's website or organization. */
+/** The route's path with its resource parameter set to the own organization's website, organization or connector. */
 function pathOf(route: ManagementRoute): string {
   const resource = 'resource' in route.access ? route.access.resource : undefined;
   return route.url.replace(/:([A-Za-z_]+)/g, (_m, param: string) => {
     if (param !== resource?.param) return 'x';
-    return resource.kind === 'website' ? sites.own.websiteId : sites.own.organizationId;
+    return { website: sites.own.websiteId, organization: sites.own.organizationId, connector: sites.own.connectorId }[resource.kind];
   });
 }
 
@@ -144,7 +161,7 @@ describe('the isolation matrix: every management route x every role x own and fo
         const res = await injectJson(t.app, { method: route.method as 'POST', url: pathOf(route), ...body, headers: { ...caller.headers, ...body.headers } });
         const got = res.status < 400 ? 'allowed' : `${res.status} ${res.json?.error?.code}`;
         const want = expectedAnswer(route, caller);
-        const ok = want === 'allowed' ? res.status !== 401 && res.status !== 403 && res.status < 500 && !/^404 (website|organization)\.not_found$/.test(got) : got === want;
+        const ok = want === 'allowed' ? res.status !== 401 && res.status !== 403 && res.status < 500 && !/^404 (website|organization|connector)\.not_found$/.test(got) : got === want;
         if (!ok) mismatches.push(`${route.method} ${route.url} as ${caller.name}: got ${got}, want ${want}`);
       }
     }
