@@ -8,7 +8,7 @@ import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './mai
 import { cleanByline, cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate } from './meta.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, unescapeHtml } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
-import { addCategory, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
+import { addCategory, followMainEntity, mapListMembers, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { resolveEntity, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
@@ -26,16 +26,25 @@ export interface StructuredData {
   microdataById: Map<string, SchemaNode>;
   mainJsonLd: SchemaNode | null;
   mainMicrodata: SchemaNode | null;
+  /** The page nodes whose mainEntity became the main node (followMainEntity); not mapped on their own. */
+  mainPages: Set<SchemaNode>;
 }
 
 /** JSON-LD and microdata of the page, and which node of each describes the item itself. */
 export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls: string[], itemType: string, expectedType: string, baseUrl: string): StructuredData {
   const ld = readJsonLd(scan.jsonLd, warnings);
-  const microdata = readMicrodata(scan.microdataRoots);
+  const microdata = readMicrodata(scan.microdataRoots, scan.document);
+  const microdataById = indexNodes(microdata);
+  const mainPages = new Set<SchemaNode>();
+  const follow = (page: SchemaNode | null, byId: Map<string, SchemaNode>): SchemaNode | null => {
+    const main = followMainEntity(page, byId);
+    if (page !== null && main !== page) mainPages.add(page);
+    return main;
+  };
   return {
-    jsonLd: ld.nodes, jsonLdById: ld.byId, microdata, microdataById: indexNodes(microdata),
-    mainJsonLd: pickMainNode(ld.nodes, itemUrls, itemType, expectedType, baseUrl),
-    mainMicrodata: pickMainNode(microdata, itemUrls, itemType, expectedType, baseUrl),
+    jsonLd: ld.nodes, jsonLdById: ld.byId, microdata, microdataById, mainPages,
+    mainJsonLd: follow(pickMainNode(ld.nodes, itemUrls, itemType, expectedType, baseUrl), ld.byId),
+    mainMicrodata: follow(pickMainNode(microdata, itemUrls, itemType, expectedType, baseUrl), microdataById),
   };
 }
 
@@ -182,8 +191,15 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     }
   }
   for (const node of nodes) {
-    if (node === main || seen.has(node)) continue;
+    if (node === main || seen.has(node) || input.data.mainPages.has(node)) continue;
+    // The main node reached through an @id reference is a merged copy of this node.
+    if (main !== null && typeof node['@id'] === 'string' && node['@id'] === main['@id']) continue;
     const types = typesOf(node);
+    if (types.includes('ItemList') && !seen.has(node)) {
+      seen.add(node);
+      mapListMembers(node.itemListElement, primary, input.subjectName(), ctx, 1, seen);
+      continue;
+    }
     if (types.includes('WebSite')) {
       const name = textValue(node.name);
       if (name !== null) siteName(name, confidence - 0.05);

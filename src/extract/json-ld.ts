@@ -1,4 +1,4 @@
-import type { Element, AnyNode } from 'domhandler';
+import type { Element, AnyNode, Document } from 'domhandler';
 import { textOf } from './html-document.js';
 import { lookup } from './record-values.js';
 
@@ -87,20 +87,56 @@ const VALUE_ATTRIBUTE: Record<string, string> = {
 };
 
 /** Microdata items (itemscope, itemtype, itemprop) turned into schema nodes shaped like JSON-LD. */
-export function readMicrodata(roots: Element[]): SchemaNode[] {
-  return roots.map((root) => readItem(root, 0));
+export function readMicrodata(roots: Element[], document?: Document): SchemaNode[] {
+  const ids = { document, byId: null as Map<string, Element> | null };
+  return roots.map((root) => readItem(root, 0, ids));
+}
+
+interface IdIndex { document: Document | undefined; byId: Map<string, Element> | null }
+
+function contains(ancestor: Element, node: Element): boolean {
+  for (let current: AnyNode | null = node; current !== null; current = current.parent) if (current === ancestor) return true;
+  return false;
+}
+
+/** Elements by id, built once per page and only when an item has an itemref. */
+function elementById(ids: IdIndex, id: string): Element | undefined {
+  if (ids.document === undefined) return undefined;
+  if (ids.byId === null) {
+    ids.byId = new Map();
+    const stack: AnyNode[] = [...ids.document.children];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (node.type !== 'tag') continue;
+      const el = node as Element;
+      if (el.attribs.id !== undefined && !ids.byId.has(el.attribs.id)) ids.byId.set(el.attribs.id, el);
+      for (const child of el.children) stack.push(child);
+    }
+  }
+  return ids.byId.get(id);
 }
 
 /** Items nested deeper than this inside one microdata item are not read. */
 const MAX_ITEM_DEPTH = 8;
 
-function readItem(el: Element, depth: number): SchemaNode {
+function readItem(el: Element, depth: number, ids: IdIndex): SchemaNode {
   const node: SchemaNode = {};
   const types = (el.attribs.itemtype ?? '').trim().split(/\s+/).filter((t) => t !== '');
   if (types.length === 1) node['@type'] = types[0];
   else if (types.length > 1) node['@type'] = types;
   if (el.attribs.itemid !== undefined) node['@id'] = el.attribs.itemid;
-  if (depth < MAX_ITEM_DEPTH) collectProps(el, node, depth);
+  if (depth < MAX_ITEM_DEPTH) {
+    collectProps(el, node, depth, ids);
+    // itemref: properties stated elsewhere in the page (by element id) belong to this item too.
+    const refs = (el.attribs.itemref ?? '').trim().split(/\s+/).filter((r) => r !== '');
+    for (const ref of new Set(refs)) {
+      const target = elementById(ids, ref);
+      // A target around the item itself would read the item into itself.
+      if (target === undefined || contains(target, el)) continue;
+      addProps(target, node, depth, ids);
+      if (target.attribs.itemscope === undefined) collectProps(target, node, depth, ids);
+    }
+  }
   return node;
 }
 
@@ -109,7 +145,7 @@ function readItem(el: Element, depth: number): SchemaNode {
  * itemscope is read as its own item and owns what is below it. An explicit stack, not
  * recursion: the markup between an item and its properties may nest to any depth.
  */
-function collectProps(owner: Element, item: SchemaNode, depth: number): void {
+function collectProps(owner: Element, item: SchemaNode, depth: number, ids: IdIndex): void {
   const stack: AnyNode[] = [];
   const pushChildren = (el: Element): void => {
     for (let i = el.children.length - 1; i >= 0; i -= 1) stack.push(el.children[i]!);
@@ -119,19 +155,23 @@ function collectProps(owner: Element, item: SchemaNode, depth: number): void {
     const node = stack.pop()!;
     if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
     const el = node as Element;
-    const props = (el.attribs.itemprop ?? '').trim().split(/\s+/).filter((p) => p !== '');
-    if (props.length > 0) {
-      const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1) : propValue(el, props);
-      for (const prop of props) {
-        // "__proto__" names no property; as a key it would replace the item's prototype.
-        if (prop === '__proto__') continue;
-        const existing = Object.hasOwn(item, prop) ? item[prop] : undefined;
-        if (existing === undefined) item[prop] = value;
-        else if (Array.isArray(existing)) existing.push(value);
-        else item[prop] = [existing, value];
-      }
-    }
+    addProps(el, item, depth, ids);
     if (el.attribs.itemscope === undefined) pushChildren(el);
+  }
+}
+
+/** The properties an element states (itemprop) added to item, several values of one property kept in order. */
+function addProps(el: Element, item: SchemaNode, depth: number, ids: IdIndex): void {
+  const props = (el.attribs.itemprop ?? '').trim().split(/\s+/).filter((p) => p !== '');
+  if (props.length === 0) return;
+  const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1, ids) : propValue(el, props);
+  for (const prop of props) {
+    // "__proto__" names no property; as a key it would replace the item's prototype.
+    if (prop === '__proto__') continue;
+    const existing = Object.hasOwn(item, prop) ? item[prop] : undefined;
+    if (existing === undefined) item[prop] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else item[prop] = [existing, value];
   }
 }
 

@@ -2,10 +2,11 @@ import type { EntityRef } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
-import { formatMoney, normalizeCurrency, normalizeDate, parseAmount, schemaTerm, urlKey } from './normalize.js';
+import { formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, schemaTerm, urlKey } from './normalize.js';
+import { listValue } from './multi-value.js';
 import { lookup } from './record-values.js';
 import {
-  addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, typesOf, urlValue, type EntityContext,
+  addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, textValues, typesOf, urlValue, urlValues, type EntityContext,
 } from './schema-values.js';
 
 /** Maps schema.org nodes (JSON-LD or microdata) to facts, entities and relationships. */
@@ -20,7 +21,8 @@ const TEXT_PROPERTIES: Record<string, string> = {
   duration: 'duration', email: 'email', faxNumber: 'fax_number', genre: 'genre', gtin: 'gtin', gtin12: 'gtin', gtin13: 'gtin',
   gtin14: 'gtin', gtin8: 'gtin', headline: 'headline', inLanguage: 'in_language', isbn: 'isbn', jobTitle: 'job_title',
   material: 'material', model: 'model', mpn: 'mpn', priceRange: 'price_range', servesCuisine: 'cuisine', serviceType: 'service_type',
-  sku: 'sku', telephone: 'telephone', typicalAgeRange: 'typical_age_range',
+  sku: 'sku', telephone: 'telephone', typicalAgeRange: 'typical_age_range', reviewBody: 'review_body', isbn10: 'isbn', isbn13: 'isbn',
+  alternateName: 'alternate_name',
 };
 const TERM_PROPERTIES: Record<string, string> = { eventStatus: 'event_status', eventAttendanceMode: 'attendance_mode', bookFormat: 'book_format' };
 const NUMBER_PROPERTIES: Record<string, string> = { wordCount: 'word_count', numberOfPages: 'number_of_pages' };
@@ -42,13 +44,29 @@ const LINK_PROPERTIES: Record<string, Link> = {
   memberOf: { rel: 'member_of', predicate: 'member_of', type: 'Organization' },
   itemReviewed: { rel: 'reviews', predicate: 'item_reviewed', type: 'Thing' },
   location: { rel: 'located_at', predicate: 'location', type: 'Place' },
+  hasPart: { rel: 'has_part', predicate: 'has_part', type: 'CreativeWork' },
+  subEvent: { rel: 'has_sub_event', predicate: 'sub_event', type: 'Event' },
+  subEvents: { rel: 'has_sub_event', predicate: 'sub_event', type: 'Event' },
+  workPerformed: { rel: 'performs_work', predicate: 'work_performed', type: 'CreativeWork' },
+  track: { rel: 'has_track', predicate: 'track', type: 'MusicRecording' },
+  tracks: { rel: 'has_track', predicate: 'track', type: 'MusicRecording' },
 };
+/** Parts that are read elsewhere (FAQ pairs) and make no entity of their own. */
+const NOT_LINKED = new Set(['Question', 'Answer']);
+/** url-valued properties, each one fact with all its urls. */
+const URL_PROPERTIES: Record<string, string> = { url: 'url', image: 'image', logo: 'logo', sameAs: 'same_as' };
 const CATEGORY_PROPERTIES = ['articleSection', 'category'];
 
 const NO_SKIP: ReadonlySet<string> = new Set();
 
 /** Most nested entities get their own facts, down to this depth below the item's entity. */
 const MAX_DEPTH = 2;
+
+/** One fact of all the values (listValue): a single value stays plain, several become {"values": [...]}. */
+function addListFact(ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, values: Array<string | number>): void {
+  const list = listValue(values);
+  if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: list.display });
+}
 
 export function addFact(
   ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, value: string | number | Record<string, unknown>,
@@ -79,9 +97,9 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     const numberPredicate = lookup(NUMBER_PROPERTIES, key);
     const datePredicate = lookup(DATE_PROPERTIES, key);
     const link = lookup(LINK_PROPERTIES, key);
+    const urlPredicate = lookup(URL_PROPERTIES, key);
     if (textPredicate !== undefined) {
-      const text = textValue(value);
-      if (text !== null) addFact(ctx, subject, subjectName, textPredicate, text);
+      addListFact(ctx, subject, subjectName, textPredicate, textValues(value));
     } else if (termPredicate !== undefined) {
       const text = textValue(value);
       if (text !== null) addFact(ctx, subject, subjectName, termPredicate, schemaTerm(text));
@@ -97,10 +115,23 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
       mapCategories(value, subject, subjectName, ctx);
     } else if (key === 'keywords') {
       const words = asList(value).flatMap((v) => (textValue(v) ?? '').split(',')).map((w) => w.trim()).filter((w) => w !== '');
-      if (words.length > 0) addFact(ctx, subject, subjectName, 'keywords', words.join(', '));
-    } else if (key === 'url' || key === 'image' || key === 'logo') {
-      const url = urlValue(value, ctx.baseUrl);
-      if (url !== null) addFact(ctx, subject, subjectName, key, url);
+      addListFact(ctx, subject, subjectName, 'keywords', words);
+    } else if (urlPredicate !== undefined) {
+      addListFact(ctx, subject, subjectName, urlPredicate, urlValues(value, ctx.baseUrl));
+    } else if (key === 'identifier') {
+      // A PropertyValue identifier ({"propertyID": "isbn", "value": ...}) states its value in "value".
+      addListFact(ctx, subject, subjectName, 'identifier', asList(value).flatMap((v) => textValues(isObject(v) ? v.value ?? v['@id'] : v)));
+    } else if (key === 'interactionStatistic') {
+      mapInteractions(value, subject, subjectName, ctx);
+    } else if (key === 'itemListElement' && !typesOf(node).includes('BreadcrumbList')) {
+      mapListMembers(value, subject, subjectName, ctx, depth, seen);
+    } else if (key === 'mainEntity') {
+      for (const raw of asList(value)) {
+        const list = resolveRef(raw, ctx.byId);
+        if (isObject(list) && typesOf(list).includes('ItemList')) mapListMembers(list.itemListElement, subject, subjectName, ctx, depth, seen);
+      }
+    } else if (key === 'review' || key === 'reviews') {
+      mapReviews(value, subject, subjectName, ctx, depth, seen);
     } else if (key === 'offers') {
       for (const offer of asList(value)) mapOffer(resolveRef(offer, ctx.byId), subject, subjectName, ctx, depth, seen);
     } else if (key === 'aggregateRating' || key === 'reviewRating') {
@@ -125,7 +156,7 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
   const names: string[] = [];
   for (const item of asList(value)) {
     const entity = resolveEntity(item, link.type, ctx);
-    if (entity === null) continue;
+    if (entity === null || NOT_LINKED.has(entity.ref.type)) continue;
     let label = entity.name;
     if (link.predicate === 'location' && entity.node !== null) {
       const address = addressValue(resolveRef(entity.node.address, ctx.byId));
@@ -138,7 +169,69 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
     ctx.builder.addRelationship(subject, link.rel, entity.ref, ctx.provenance, ctx.confidence);
     if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
   }
-  if (names.length > 0) addFact(ctx, subject, subjectName, link.predicate, names.join(', '));
+  addListFact(ctx, subject, subjectName, link.predicate, names);
+}
+
+/**
+ * The members of an ItemList (itemListElement): each ListItem's item, else the ListItem itself
+ * when it names something, becomes an entity the subject `lists`, in position order (source
+ * order when positions are missing); the subject gets one list_item fact naming them all.
+ */
+export function mapListMembers(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+  const members = asList(value).map((raw, index) => {
+    const element = resolveRef(raw, ctx.byId);
+    const position = isObject(element) ? parseAmount(textValue(element.position)) : null;
+    const inner = isObject(element) && typesOf(element).includes('ListItem') && element.item !== undefined ? resolveRef(element.item, ctx.byId) : element;
+    // A ListItem whose item is a bare url takes its name from the ListItem.
+    const target = typeof inner === 'string' && isObject(element) ? { ...element, '@type': 'Thing', url: inner } : inner;
+    return { target, position: position ?? Number.MAX_SAFE_INTEGER, index };
+  }).sort((a, b) => a.position - b.position || a.index - b.index);
+  const names: string[] = [];
+  for (const { target } of members) {
+    const entity = resolveEntity(target, 'Thing', ctx);
+    if (entity === null || entity.ref === ctx.siteRef) continue;
+    ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 2 });
+    ctx.builder.addRelationship(subject, 'lists', entity.ref, ctx.provenance, ctx.confidence);
+    if (!names.includes(entity.name)) names.push(entity.name);
+    if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
+  }
+  addListFact(ctx, subject, subjectName, 'list_item', names);
+}
+
+/** interactionStatistic: one count per interaction type ({"interactionType": "LikeAction", "userInteractionCount": 12} -> like_count). */
+function mapInteractions(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext): void {
+  for (const raw of asList(value)) {
+    const stat = resolveRef(raw, ctx.byId);
+    if (!isObject(stat)) continue;
+    const count = parseAmount(textValue(stat.userInteractionCount));
+    const typeValue = isObject(stat.interactionType) ? typesOf(stat.interactionType)[0] ?? null : textValue(stat.interactionType);
+    if (count === null || typeValue === null) continue;
+    const action = schemaTerm(typeValue).replace(/Action$/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+    if (/^[a-z][a-z0-9_]*$/.test(action)) addFact(ctx, subject, subjectName, `${action}_count`, count);
+  }
+}
+
+/**
+ * Each review of the subject becomes a Review entity that `reviews` the subject, with its own
+ * facts (rating, body, author). A review without a name is named by its author; one without
+ * either is not an entity. Keyed by its url, else by name and the reviewed thing.
+ */
+function mapReviews(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+  const names: string[] = [];
+  for (const raw of asList(value)) {
+    const node = resolveRef(raw, ctx.byId);
+    if (!isObject(node)) continue;
+    const author = resolveEntity(asList(node.author)[0], 'Person', ctx);
+    const name = textValue(node.name) ?? textValue(node.headline) ?? (author === null ? null : `Review by ${author.name}`);
+    if (name === null) continue;
+    const url = urlValue(node.url, ctx.baseUrl);
+    const ref: EntityRef = { type: typesOf(node)[0] ?? 'Review', canonicalKey: (url === null ? null : urlKey(url)) ?? nameKey(`${name} of ${subject.canonicalKey}`) };
+    ctx.builder.addEntity({ ...ref, name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 2 });
+    ctx.builder.addRelationship(ref, 'reviews', subject, ctx.provenance, ctx.confidence);
+    if (!names.includes(name)) names.push(name);
+    if (depth < MAX_DEPTH) mapSchemaNode(node, ref, name, ctx, depth + 1, seen, new Set(['itemReviewed']));
+  }
+  addListFact(ctx, subject, subjectName, 'review', names);
 }
 
 function mapCategories(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext): void {
@@ -171,9 +264,11 @@ function mapOffer(offer: unknown, subject: EntityRef, subjectName: string, ctx: 
   if (availability !== null) addFact(ctx, subject, subjectName, 'availability', schemaTerm(availability), { validFrom, validUntil });
   const condition = textValue(offer.itemCondition);
   if (condition !== null) addFact(ctx, subject, subjectName, 'condition', schemaTerm(condition));
+  const offerUrl = urlValue(offer.url, ctx.baseUrl);
+  if (offerUrl !== null) addFact(ctx, subject, subjectName, 'offer_url', offerUrl);
   const offerCount = parseAmount(textValue(offer.offerCount));
   if (offerCount !== null) addFact(ctx, subject, subjectName, 'offer_count', offerCount);
-  for (const key of ['sku', 'gtin13', 'gtin', 'mpn']) {
+  for (const key of ['sku', 'gtin8', 'gtin12', 'gtin13', 'gtin14', 'gtin', 'mpn']) {
     const text = textValue(offer[key]);
     if (text !== null) addFact(ctx, subject, subjectName, TEXT_PROPERTIES[key]!, text);
   }
@@ -231,6 +326,20 @@ const PROFILE_TYPES = new Set(['Organization', 'Corporation', 'NewsMediaOrganiza
 const MEDIA_TYPES = new Set(['ImageObject', 'VideoObject', 'AudioObject', 'MediaObject']);
 const ARTICLE = /Article$|BlogPosting|Report|SocialMediaPosting|LiveBlogPosting|DiscussionForumPosting|APIReference/;
 const PAGE = /Page$/;
+
+/**
+ * A page node whose mainEntity is one described thing is a page about that thing: the thing
+ * describes the item (docs/extraction.md "mainEntity"). A list of questions (FAQPage) or an
+ * ItemList is not followed: the page stays the item and lists them.
+ */
+export function followMainEntity(main: SchemaNode | null, byId: Map<string, SchemaNode>): SchemaNode | null {
+  if (main === null || !typesOf(main).some((t) => PAGE.test(t)) || Array.isArray(main.mainEntity)) return main;
+  const target = resolveRef(main.mainEntity, byId);
+  if (!isObject(target)) return main;
+  const types = typesOf(target);
+  if (types.length === 0 || types.some((t) => NEVER_MAIN.has(t) || t === 'Question')) return main;
+  return target;
+}
 
 /** Which node describes the item itself: url match, then the expected type, then document order. */
 export function pickMainNode(nodes: SchemaNode[], itemUrls: string[], itemType: string, expectedType: string, baseUrl: string): SchemaNode | null {

@@ -1,7 +1,7 @@
 import type { EntityRef } from './contribution.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
-import { absoluteUrl, cleanText, nameKey, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
+import { absoluteUrl, cleanText, nameKey, normalizeDate, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
 import { lookup, toTypeName } from './record-values.js';
 
 /** Reading helpers for schema.org values, shared by the JSON-LD and microdata mappers. */
@@ -43,6 +43,16 @@ function readText(value: unknown, depth: number): string | null {
 }
 
 /** The schema.org types of a node, as type names (toTypeName); @type values that name none are left out. */
+/** Every clean text of a value (an array's items, {"@value"} wrappers), in source order. */
+export function textValues(value: unknown): string[] {
+  const out: string[] = [];
+  for (const item of asList(value)) {
+    const text = readText(item, 1);
+    if (text !== null) out.push(text);
+  }
+  return out;
+}
+
 export function typesOf(node: SchemaNode): string[] {
   const types: string[] = [];
   for (const raw of asList(node['@type'])) {
@@ -76,6 +86,16 @@ function readUrl(value: unknown, base: string, depth: number): string | null {
     }
   }
   return null;
+}
+
+/** Every url of a url-ish value, in source order. */
+export function urlValues(value: unknown, base: string): string[] {
+  const out: string[] = [];
+  for (const item of asList(value)) {
+    const url = readUrl(item, base, 1);
+    if (url !== null) out.push(url);
+  }
+  return out;
 }
 
 /** Types keyed by their url when they have one (things with a page of their own). */
@@ -135,8 +155,47 @@ export function resolveEntity(value: unknown, defaultType: string, ctx: EntityCo
   if ((type === 'Organization' || defaultType === 'Organization') && name !== null && isSiteOrganization(name, resolved, ctx)) {
     return { ref: ctx.siteRef, name: ctx.site.brand, node: resolved };
   }
-  const key = URL_KEYED.has(type) && url !== null ? urlKey(url) : nameKey(label);
-  return { ref: { type, canonicalKey: key ?? nameKey(label) }, name: label, node: resolved };
+  const family = familyOf(type, resolved);
+  const key = (URL_KEYED.has(type) || family !== null) && url !== null ? urlKey(url) : null;
+  return { ref: { type, canonicalKey: key ?? namedKey(label, family, resolved) }, name: label, node: resolved };
+}
+
+const EVENT_TYPES = /Event$|^(Festival|Hackathon|CourseInstance|EventSeries)$/;
+const PLACE_TYPES = new Set([
+  'Place', 'LocalBusiness', 'Accommodation', 'AdministrativeArea', 'City', 'Country', 'State', 'CivicStructure', 'Landform',
+  'LandmarksOrHistoricalBuildings', 'Residence', 'TouristAttraction', 'TouristDestination', 'Restaurant', 'Hotel', 'Museum',
+  'Park', 'MusicVenue', 'EventVenue', 'StadiumOrArena', 'PerformingArtsTheater', 'MovieTheater', 'Store', 'Cafe', 'Bar',
+  'BarOrPub', 'CafeOrCoffeeShop', 'FoodEstablishment', 'Library', 'Airport', 'TrainStation', 'BusStation', 'Beach', 'Mountain',
+  'LodgingBusiness', 'Campground', 'Zoo', 'Aquarium', 'ArtGallery', 'Church', 'PlaceOfWorship', 'School', 'Hospital',
+]);
+const NOT_PLACE = new Set(['Person', 'Organization', 'Corporation', 'Product', 'Offer', 'PostalAddress', 'Brand']);
+
+/**
+ * Event and Place families (docs/contract.md#entity-identity): any subtype is keyed by its url,
+ * else an Event by name and start date and a Place by name and address. A type not listed
+ * counts as a place when it states an address or geo and is not a person, organization or product.
+ */
+function familyOf(type: string, node: SchemaNode): 'Event' | 'Place' | null {
+  if (EVENT_TYPES.test(type)) return 'Event';
+  if (PLACE_TYPES.has(type) || /(Store|Shop|Restaurant|Hotel|Venue|Park|Station)$/.test(type)) return 'Place';
+  if (!NOT_PLACE.has(type) && !CREATIVE_WORK.test(type) && (node.address !== undefined || node.geo !== undefined)) return 'Place';
+  return null;
+}
+const CREATIVE_WORK = /Article|Posting|Work|Page|Book|Movie|Recording|Album|Recipe|Review|Course|Application|Object$/;
+
+function namedKey(name: string, family: 'Event' | 'Place' | null, node: SchemaNode): string {
+  if (family === 'Event') {
+    const start = normalizeDate(textValue(node.startDate));
+    if (start !== null) return `${nameKey(name)} @ ${start}`;
+  } else if (family === 'Place') {
+    const address = addressValue(resolveRefLoose(node.address));
+    if (address !== null && nameKey(address) !== nameKey(name)) return `${nameKey(name)}, ${nameKey(address)}`;
+  }
+  return nameKey(name);
+}
+
+function resolveRefLoose(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 const DAYS: Record<string, string> = { monday: 'Mo', tuesday: 'Tu', wednesday: 'We', thursday: 'Th', friday: 'Fr', saturday: 'Sa', sunday: 'Su', publicholidays: 'PH' };

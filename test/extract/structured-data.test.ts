@@ -82,8 +82,8 @@ describe('Event', () => {
     expect(factOf(c, 'end_date', 'schema_org')?.value).toBe('2026-07-01T21:30:00Z');
     expect(factOf(c, 'event_status', 'schema_org')?.value).toBe('EventScheduled');
     expect(factOf(c, 'location', 'schema_org')?.value).toBe('Blue Hall, Hauptstr. 1, 10115 Berlin, DE');
-    expect(relsOf(c, 'located_at')).toContainEqual({ from: 'Event:https://shop.example/events/jazz', to: 'Place:blue hall', provenance: 'schema_org' });
-    expect(factOf(c, 'address', 'schema_org', { type: 'Place', canonicalKey: 'blue hall' })?.value).toBe('Hauptstr. 1, 10115 Berlin, DE');
+    expect(relsOf(c, 'located_at')).toContainEqual({ from: 'Event:https://shop.example/events/jazz', to: 'Place:blue hall, hauptstr. 1, 10115 berlin, de', provenance: 'schema_org' });
+    expect(factOf(c, 'address', 'schema_org', { type: 'Place', canonicalKey: 'blue hall, hauptstr. 1, 10115 berlin, de' })?.value).toBe('Hauptstr. 1, 10115 Berlin, DE');
     expect(relsOf(c, 'organized_by')).toContainEqual({ from: 'Event:https://shop.example/events/jazz', to: 'Organization:jazz club berlin', provenance: 'schema_org' });
     expect(factOf(c, 'price', 'schema_org')).toMatchObject({ value: 25, currency: 'EUR', display: '25.00 EUR', validFrom: '2026-05-01' });
     expect(c.language).toBe('de');

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { ItemContribution } from '../../src/extract/contribution.js';
+import { extractPage, factOf, factsOf, relsOf } from './helpers.js';
+
+/** Issue 18: what the structured data of a page states reaches the contribution. */
+
+function entityKeys(c: ItemContribution, type: string): string[] {
+  return c.entities.filter((e) => e.type === type).map((e) => e.canonicalKey);
+}
+
+describe('JSON-LD: several values, followed mainEntity, identifiers, reviews, parts (book-page.html)', () => {
+  const c = extractPage('book-page.html', 'product', 'https://shop.example/books/quiet-orchard');
+  const ref = (type: string, key: string) => ({ type, canonicalKey: key });
+
+  it('follows the WebPage mainEntity: the page is about the book, and the page node makes no entity', () => {
+    expect(c.primaryEntity).toEqual({ type: 'Book', canonicalKey: 'https://shop.example/books/quiet-orchard' });
+    expect(c.entities[0]?.name).toBe('The Quiet Orchard');
+    expect(c.entities.map((e) => e.name)).not.toContain('Book page');
+  });
+
+  it('bug: a property with several values kept only the first; now one fact {"values"} in source order without duplicates, display joined with ", "', () => {
+    expect(factOf(c, 'genre', 'schema_org')).toMatchObject({ value: { values: ['Fiction', 'Nature writing'] }, display: 'Fiction, Nature writing' });
+    expect(factOf(c, 'image', 'schema_org')).toMatchObject({ value: { values: ['https://shop.example/img/orchard-front.jpg', 'https://shop.example/img/orchard-back.jpg'] } });
+    expect(factOf(c, 'author', 'schema_org')).toMatchObject({ value: { values: ['Mara Lind', 'Olaf Berg'] }, display: 'Mara Lind, Olaf Berg' });
+    expect(factsOf(c, 'genre')).toHaveLength(1);
+  });
+
+  it('bug: sameAs was dropped; now same_as on the item and on the author, duplicates dropped', () => {
+    expect(factOf(c, 'same_as', 'schema_org')?.value).toBe('https://books.example/works/quiet-orchard');
+    expect(factOf(c, 'same_as', 'schema_org', ref('Person', 'mara lind'))).toMatchObject({
+      value: { values: ['https://social.example/@mara', 'https://wiki.example/Mara_Lind'] }, display: 'https://social.example/@mara, https://wiki.example/Mara_Lind',
+    });
+  });
+
+  it('bug: identifier, isbn, gtin and mpn were dropped; now each is a fact (a PropertyValue identifier by its value)', () => {
+    expect(factOf(c, 'isbn', 'schema_org')?.value).toBe('978-3-16-148410-0');
+    expect(factOf(c, 'gtin', 'schema_org')?.value).toBe('9783161484100');
+    expect(factOf(c, 'mpn', 'schema_org')?.value).toBe('QO-2026');
+    expect(factOf(c, 'identifier', 'schema_org')?.value).toEqual({ values: ['123456789', 'urn:lib:orchard-1'] });
+  });
+
+  it('bug: interactionStatistic and the offer url were dropped; now <action>_count facts and offer_url', () => {
+    expect(factOf(c, 'like_count', 'schema_org')?.value).toBe(412);
+    expect(factOf(c, 'comment_count', 'schema_org')?.value).toBe(17);
+    expect(factOf(c, 'offer_url', 'schema_org')?.value).toBe('https://shop.example/cart/add/quiet-orchard');
+    expect(factOf(c, 'price', 'schema_org')).toMatchObject({ value: 18, currency: 'EUR' });
+  });
+
+  it('bug: reviews were dropped; now each review is a Review entity that reviews the item, with rating, body and author', () => {
+    const ines = ref('Review', 'review by ines kahl of https://shop.example/books/quiet-orchard');
+    const pat = ref('Review', 'too slow for me of https://shop.example/books/quiet-orchard');
+    expect(entityKeys(c, 'Review').sort()).toEqual([ines.canonicalKey, pat.canonicalKey]);
+    expect(relsOf(c, 'reviews')).toEqual([
+      { from: `Review:${ines.canonicalKey}`, to: 'Book:https://shop.example/books/quiet-orchard', provenance: 'schema_org' },
+      { from: `Review:${pat.canonicalKey}`, to: 'Book:https://shop.example/books/quiet-orchard', provenance: 'schema_org' },
+    ]);
+    expect(factOf(c, 'rating_value', 'schema_org', ines)).toMatchObject({ value: 5, display: '5/5' });
+    expect(factOf(c, 'review_body', 'schema_org', ines)?.value).toBe('Gentle and exact.');
+    expect(factOf(c, 'rating_value', 'schema_org', pat)?.value).toBe(2);
+    expect(relsOf(c, 'authored_by')).toContainEqual({ from: `Review:${pat.canonicalKey}`, to: 'Person:pat roe', provenance: 'schema_org' });
+    expect(factOf(c, 'review', 'schema_org')?.value).toEqual({ values: ['Review by Ines Kahl', 'Too slow for me'] });
+  });
+
+  it('bug: hasPart was dropped; now has_part relationships and one fact naming the parts', () => {
+    expect(relsOf(c, 'has_part').map((r) => r.to)).toEqual(['Chapter:blossom', 'Chapter:windfall']);
+    expect(factOf(c, 'has_part', 'schema_org')?.value).toEqual({ values: ['Blossom', 'Windfall'] });
+  });
+
+  it('emits no warnings', () => {
+    expect(c.warnings).toEqual([]);
+  });
+});
+
+describe('ItemList members, subEvent, workPerformed, track, Event and Place identity (concerts.html)', () => {
+  const c = extractPage('concerts.html', 'page', 'https://shop.example/tour');
+
+  it('bug: ItemList members were dropped; now the page lists each member in position order', () => {
+    expect(relsOf(c, 'lists').map((r) => r.to)).toEqual([
+      'MusicEvent:the larks live @ 2026-05-01T18:00:00Z', 'MusicEvent:the larks live @ 2026-05-02T18:00:00Z', 'TheaterEvent:https://shop.example/events/winter-play',
+    ]);
+    expect(factOf(c, 'list_item', 'schema_org')?.value).toEqual({ values: ['The Larks live', 'Winter Play'] });
+  });
+
+  it('bug: two concerts with one name became one entity with one date; an Event without url is keyed by name and start date', () => {
+    const first = { type: 'MusicEvent', canonicalKey: 'the larks live @ 2026-05-01T18:00:00Z' };
+    const second = { type: 'MusicEvent', canonicalKey: 'the larks live @ 2026-05-02T18:00:00Z' };
+    expect(factOf(c, 'start_date', 'schema_org', first)?.value).toBe('2026-05-01T18:00:00Z');
+    expect(factOf(c, 'start_date', 'schema_org', second)?.value).toBe('2026-05-02T18:00:00Z');
+    expect(entityKeys(c, 'TheaterEvent')).toEqual(['https://shop.example/events/winter-play', 'matinee @ 2026-12-01T15:00:00Z']);
+  });
+
+  it('a Place subtype without url is keyed by name and address: two venues named Old Mill stay two', () => {
+    expect(entityKeys(c, 'MusicVenue')).toEqual(['old mill, mühlgasse 9, wien', 'old mill, mühlweg 3, hamburg']);
+    expect(relsOf(c, 'located_at')).toContainEqual({ from: 'MusicEvent:the larks live @ 2026-05-02T18:00:00Z', to: 'MusicVenue:old mill, mühlweg 3, hamburg', provenance: 'schema_org' });
+  });
+
+  it('bug: subEvent, workPerformed and track were dropped; now relationships and facts', () => {
+    expect(relsOf(c, 'has_sub_event')).toEqual([{ from: 'TheaterEvent:https://shop.example/events/winter-play', to: 'TheaterEvent:matinee @ 2026-12-01T15:00:00Z', provenance: 'schema_org' }]);
+    expect(relsOf(c, 'performs_work')).toEqual([{ from: 'MusicEvent:the larks live @ 2026-05-01T18:00:00Z', to: 'MusicComposition:lark ascending', provenance: 'schema_org' }]);
+    expect(relsOf(c, 'has_track').map((r) => r.to)).toEqual(['MusicRecording:morning', 'MusicRecording:noon']);
+    expect(factOf(c, 'track', 'schema_org', { type: 'MusicAlbum', canonicalKey: 'larks at dawn' })?.value).toEqual({ values: ['Morning', 'Noon'] });
+  });
+});
+
+describe('Microdata itemref (itemref.html)', () => {
+  const c = extractPage('itemref.html', 'product', 'https://shop.example/p/linen-shirt');
+
+  it('bug: properties referenced by itemref were dropped; now they belong to the item', () => {
+    expect(factOf(c, 'sku', 'schema_org')?.value).toBe('LS-7');
+    expect(factOf(c, 'brand', 'schema_org')?.value).toBe('Flax & Co');
+    expect(relsOf(c, 'brand')).toEqual([{ from: 'Product:https://shop.example/p/linen-shirt', to: 'Brand:flax & co', provenance: 'schema_org' }]);
+    expect(factOf(c, 'same_as', 'schema_org')?.value).toBe('https://brands.example/flax/linen-shirt');
+  });
+
+  it('a repeated itemprop is one fact with every value, duplicates dropped', () => {
+    expect(factOf(c, 'color', 'schema_org')).toMatchObject({ value: { values: ['white', 'sand'] }, display: 'white, sand' });
+  });
+});
