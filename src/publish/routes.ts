@@ -52,10 +52,10 @@ export const publishRoutes: RoutePlugin = async (app, { services }) => {
     });
     countRejections(services.metrics, result.rejected);
     services.logger.info({ websiteId: website.id, version: result.versionUlid, uploaded: result.bytesUploaded, rejected: result.rejected?.total ?? 0 }, 'node published');
+    auditRequest(services, request, { organizationId: website.organizationId, action: 'node.published', target: website.id, details: { version: result.versionUlid, label: result.versionLabel, already_live: result.alreadyLive, dry_run: result.dryRun } });
     return sendData(request, reply, {
       versionUlid: result.versionUlid,
       versionLabel: result.versionLabel,
-    auditRequest(services, request, { organizationId: website.organizationId, action: 'node.published', target: website.id, details: { version: result.versionUlid, label: result.versionLabel, already_live: result.alreadyLive, dry_run: result.dryRun } });
       files: result.files.map((f) => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, state: f.state })),
       cdnPath: result.cdnPath,
       publicUrl: result.publicUrl,
@@ -72,7 +72,7 @@ export const publishRoutes: RoutePlugin = async (app, { services }) => {
     const website = authorizedWebsite(request);
     const { takeDownNode } = await import('./rollback.js');
     await takeDownNode({ target: await getTarget(), controlDb: services.controlDb, websiteId: website.id, domain: website.domain, now: services.now });
+    auditRequest(services, request, { organizationId: website.organizationId, action: 'node.taken_down', target: website.id });
     return sendData(request, reply, { tombstoned: true });
   });
 };
-    auditRequest(services, request, { organizationId: website.organizationId, action: 'node.taken_down', target: website.id });
