@@ -2,7 +2,7 @@ import type { GuardedFetchOptions } from '../net/guarded-fetch.js';
 import { newUlid } from '../ids/ulid.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Db } from '../storage/sqlite.js';
-import { deliverWebhookKind, type DeliverWebhookPayload } from './job-kinds.js';
+import { deliverWebhookKind, type DeliverWebhookPayload } from '../events/job-kinds.js';
 import { isDelivered, postWebhook, type AttemptOutcome } from './send.js';
 import { signWebhook } from './signer.js';
 import { findSubscription, signingKeysOf, type SubscriptionRecord } from './subscriptions.js';

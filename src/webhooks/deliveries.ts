@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error.js';
 import type { ListQuery } from '../http/list-query.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Db } from '../storage/sqlite.js';
-import { deliverWebhookKind } from './job-kinds.js';
+import { deliverWebhookKind } from '../events/job-kinds.js';
 import type { SubscriptionRecord } from './subscriptions.js';
 
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/events/emit.js';
+import { webhooksDispatchJob } from '../../src/jobs/kinds/webhooks-dispatch.js';
 import type { JobWorker } from '../../src/jobs/worker.js';
 import { readMasterKey } from '../../src/storage/data-dir.js';
 import { attemptDelivery, RETRY_DELAYS_MS } from '../../src/webhooks/deliver.js';
@@ -67,18 +68,27 @@ describe('webhook delivery', () => {
     for (const s of [a, b, deaf]) await api(t, key, 'DELETE', hooks(s.id));
   });
 
-  it('a subscription gets no event from before it existed, and an event of a website nobody listens to is stored dispatched with no job', async () => {
+  it('emitEvent makes the deliveries in the change\'s transaction (no job when nobody listens); the dispatch sweep fans out an event inserted without them, never to a subscription made after it', async () => {
+    const jobCount = () => db().prepare('SELECT COUNT(*) FROM jobs').pluck().get();
+    const jobsBefore = jobCount();
     const old = emitStale('conn_old');
     expect(db().prepare('SELECT dispatched_at FROM events_outbox WHERE id = ?').pluck().get(old)).toBe(clock.now());
-    expect(db().prepare(`SELECT COUNT(*) FROM jobs WHERE kind = 'webhooks.dispatch' AND state = 'queued'`).pluck().get()).toBe(0);
+    expect(jobCount()).toBe(jobsBefore);
+    // An event another writer inserted without its deliveries, before the subscription existed.
     db().prepare('UPDATE events_outbox SET dispatched_at = NULL WHERE id = ?').run(old);
     clock.advance(1);
     const s = await subscribe(t, key, site.websiteId, { url: receiver.url, events: ['connector.stale'] });
+    const swept = db().prepare(`INSERT INTO events_outbox (id, type, website_id, data, created_at) VALUES ('evt_inserted_directly', 'connector.stale', ?, ?, ?)`)
+      .run(site.websiteId, JSON.stringify({ connector_id: 'conn_swept', name: 'wp', last_heartbeat_at: 'x', stale_after_ms: 1 }), clock.now());
+    expect(swept.changes).toBe(1);
     const before = receiver.received.length;
-    emitStale('conn_new');
-    await runDue();
-    expect(receiver.received.slice(before).map((r) => JSON.parse(r.body).data.connector_id)).toEqual(['conn_new']);
-    expect(db().prepare('SELECT dispatched_at IS NOT NULL FROM events_outbox WHERE id = ?').pluck().get(old)).toBe(1);
+    const fresh = emitStale('conn_new');
+    expect(db().prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE event_id = ?').pluck().get(fresh)).toBe(1);
+    t.services.jobs.enqueue(webhooksDispatchJob, {});
+    await worker.drain();
+    expect(receiver.received.slice(before).map((r) => JSON.parse(r.body).data.connector_id).sort()).toEqual(['conn_new', 'conn_swept']);
+    expect(db().prepare('SELECT COUNT(*) FROM events_outbox WHERE dispatched_at IS NULL').pluck().get()).toBe(0);
+    expect(db().prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE event_id = ?').pluck().get(old)).toBe(0);
     await api(t, key, 'DELETE', hooks(s.id));
   });
 

@@ -1,6 +1,6 @@
 import { readMasterKey } from '../../storage/data-dir.js';
 import { attemptDelivery } from '../../webhooks/deliver.js';
-import { deliverWebhookKind } from '../../webhooks/job-kinds.js';
+import { deliverWebhookKind } from '../../events/job-kinds.js';
 import { deliveryFetchOptions } from '../../webhooks/send.js';
 import { defineJob } from '../define.js';
 

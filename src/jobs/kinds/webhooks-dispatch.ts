@@ -1,14 +1,18 @@
-import { dispatchEventsKind } from '../../events/dispatch-kind.js';
+import { dispatchEventsKind } from '../../events/job-kinds.js';
 import { dispatchPendingEvents } from '../../webhooks/dispatch.js';
 import { defineJob } from '../define.js';
 
 /**
- * Turns outbox events into webhook deliveries (docs/webhooks.md "Delivery"). emitEvent queues it
- * when a subscription listens; the schedule sweeps up any event written while a run was ending.
+ * Every minute, fans out outbox events that no delivery was made for (emitEvent makes them in
+ * the change's own transaction; this sweeps up events other code inserted). Maintenance lane: a
+ * delivery lane full of slow receivers never holds it up.
  */
 export const webhooksDispatchJob = defineJob({
   ...dispatchEventsKind,
-  lane: 'delivery',
+  lane: 'maintenance',
   schedule: { intervalSeconds: 60 },
-  handler: async (_payload, { services }) => void dispatchPendingEvents(services.controlDb, services.jobs, services.now()),
+  handler: async (_payload, { services }) => {
+    const made = dispatchPendingEvents(services.controlDb, services.now());
+    if (made > 0) services.logger.info({ deliveries: made }, 'undispatched webhook events fanned out');
+  },
 });

@@ -5,7 +5,8 @@ import type { JobKind } from '../jobs/payload.js';
  * One delivery attempt. A scheduled attempt carries its step (0 for the first send, then one per
  * retry of the schedule): a job run again after a crash finds the step already taken and does
  * nothing. A re-send by hand is `manual` and always makes one attempt. website_id lets an
- * organization erase find the job. The definition is src/jobs/kinds/webhook-deliver.ts.
+ * organization erase find the job. emitEvent queues the first attempt of each delivery; the
+ * definition (lane, handler) is src/jobs/kinds/webhook-deliver.ts.
  */
 export const deliverWebhookKind = {
   kind: 'webhook.deliver',
@@ -18,3 +19,9 @@ export const deliverWebhookKind = {
 } satisfies JobKind;
 
 export type DeliverWebhookPayload = z.output<typeof deliverWebhookKind.payload>;
+
+/**
+ * The sweep that fans out outbox events no delivery was made for (an event written by other
+ * code than emitEvent); its definition is src/jobs/kinds/webhooks-dispatch.ts.
+ */
+export const dispatchEventsKind = { kind: 'webhooks.dispatch', payload: z.object({}) } satisfies JobKind;
