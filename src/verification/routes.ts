@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppServices } from '../app/services.js';
 import type { RoutePlugin } from '../app/route-plugin.js';
 import { authorizedWebsite } from '../auth/management-scope.js';
 import { actorOf } from '../auth/request-audit.js';
@@ -9,8 +8,7 @@ import { sendData } from '../http/envelope.js';
 import { parseInput } from '../organizations/parse-input.js';
 import { DomainSchema } from '../tenancy/records.js';
 import { checkDomain } from './check-domain.js';
-import type { VerificationDeps } from './deps.js';
-import { refreshGraphTrust } from './graph-trust.js';
+import { verificationDeps } from './graph-trust.js';
 import { issueChallenge } from './issue-challenge.js';
 import { METHOD_NAMES, toChallengeMethod } from './methods.js';
 import { createOwnershipProbes } from './probes.js';
@@ -25,22 +23,6 @@ const CheckBodySchema = z.strictObject({ domain: DomainSchema.optional() }).opti
 
 const READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
 const EDIT: RouteAccess = { minRole: 'editor', access: 'mutate', resource: { kind: 'website', param: 'id' } };
-
-/** The verification operations wired to the daemon: a change of a website's trust refreshes its graph's source trust. */
-export function verificationDeps(services: Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'now' | 'logger'>): VerificationDeps {
-  return {
-    controlDb: services.controlDb,
-    now: services.now,
-    onTrustChanged: (websiteId) => {
-      try {
-        refreshGraphTrust(services, websiteId);
-      } catch (error) {
-        // The next content.ingest run sets the same trust; the verification itself is committed.
-        services.logger.warn({ err: error, websiteId }, 'the graph\'s source trust could not be refreshed after a verification change');
-      }
-    },
-  };
-}
 
 /** `user:<id>` or `api_key:<id>`, as verification_events records who acted. */
 function actorText(request: FastifyRequest): string {

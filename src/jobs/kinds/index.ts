@@ -11,6 +11,7 @@ import { connectorHeartbeatCheckJob } from './connector-heartbeat-check.js';
 import { webhookDeliverJob } from './webhook-deliver.js';
 import { webhooksDispatchJob } from './webhooks-dispatch.js';
 import { webhooksPruneJob } from './maintenance-webhooks-prune.js';
+import { verificationCheckJob } from './verification-check.js';
 
 /**
  * Every job kind the worker runs, one file each in this folder (docs/contributing.md). A new kind
@@ -29,6 +30,7 @@ export const JOBS: readonly JobDefinition[] = [
   webhookDeliverJob,
   webhooksPruneJob,
   connectorHeartbeatCheckJob,
+  verificationCheckJob,
 ];
 
 /**
@@ -38,5 +40,4 @@ export const JOBS: readonly JobDefinition[] = [
  */
 export const PLANNED_PERIODIC_JOBS: ReadonlyArray<{ kind: string; intervalSeconds: number }> = [
   { kind: 'analytics.aggregate', intervalSeconds: 3600 },
-  { kind: 'verification.check', intervalSeconds: 3600 },
 ];
