@@ -20,6 +20,8 @@ export interface HtmlScan {
   baseHref: string | null;
   canonicalHref: string | null;
   metas: MetaTag[];
+  /** RDFa `prefix` declarations of <html>/<head> and <link rel="schema.X" href> ones ("X: uri"), in document order. */
+  prefixes: string[];
   jsonLd: string[];
   microdataRoots: Element[];
   /** Trimmed text of every h1 and h2, for the title heuristics. */
@@ -126,7 +128,7 @@ const IN_ARTICLE = 4;
 export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
-    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], jsonLd: [],
+    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
     explicitMain: [], skipped: new Set(), scores: new Map(), body: null,
   };
@@ -167,8 +169,9 @@ export function scanHtml(html: string): HtmlScan {
     const el = node as Element;
     const name = el.name;
     const a = el.attribs;
-    if (name === 'html') {
-      scan.htmlLang ??= a.lang ?? a['xml:lang'] ?? null;
+    if (name === 'html' || name === 'head') {
+      if (name === 'html') scan.htmlLang ??= a.lang ?? a['xml:lang'] ?? null;
+      if (a.prefix !== undefined) scan.prefixes.push(a.prefix);
     } else if (name === 'title') {
       if (scan.title === null) scan.title = textOf(el);
       continue;
@@ -180,6 +183,11 @@ export function scanHtml(html: string): HtmlScan {
     } else if (name === 'link') {
       const rel = (a.rel ?? '').toLowerCase();
       if (a.href !== undefined && /(^|\s)canonical(\s|$)/.test(rel)) scan.canonicalHref ??= a.href;
+      // Dublin Core in links: <link rel="schema.DCTERMS" href="http://purl.org/dc/terms/"> declares
+      // a prefix, <link rel="DCTERMS.relation" href="..."> states a value, read like a meta name.
+      const linkRel = (a.rel ?? '').trim();
+      if (a.href !== undefined && /^schema\.[\w-]+$/i.test(linkRel)) scan.prefixes.push(`${linkRel.slice(7)}: ${a.href}`);
+      else if (a.href !== undefined && /^[\w-]+\.[\w.-]+$/.test(linkRel) && /^(dc|dcterms)\./i.test(linkRel)) scan.metas.push({ name: linkRel, property: null, content: a.href });
     } else if (name === 'base') {
       if (a.href !== undefined) scan.baseHref ??= a.href;
     } else if (name === 'body') {

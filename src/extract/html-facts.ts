@@ -5,9 +5,10 @@ import type { ContributionBuilder } from './contribution-builder.js';
 import type { HtmlScan } from './html-document.js';
 import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
-import { cleanByline, cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate } from './meta.js';
+import { cleanByline, cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, unescapeHtml } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
+import { addMetaFacts } from './meta-facts.js';
 import { addCategory, followMainEntity, mapListMembers, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { resolveEntity, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
@@ -28,6 +29,8 @@ export interface StructuredData {
   mainMicrodata: SchemaNode | null;
   /** The page nodes whose mainEntity became the main node (followMainEntity); not mapped on their own. */
   mainPages: Set<SchemaNode>;
+  /** Head metadata (readMetaValues), read once. */
+  meta: MetaValues;
 }
 
 /** JSON-LD and microdata of the page, and which node of each describes the item itself. */
@@ -42,7 +45,7 @@ export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls:
     return main;
   };
   return {
-    jsonLd: ld.nodes, jsonLdById: ld.byId, microdata, microdataById, mainPages,
+    jsonLd: ld.nodes, jsonLdById: ld.byId, microdata, microdataById, mainPages, meta: readMetaValues(scan.metas, scan.prefixes),
     mainJsonLd: follow(pickMainNode(ld.nodes, itemUrls, itemType, expectedType, baseUrl), ld.byId),
     mainMicrodata: follow(pickMainNode(microdata, itemUrls, itemType, expectedType, baseUrl), microdataById),
   };
@@ -72,7 +75,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
 
   mapStructured(input, data.jsonLd, data.jsonLdById, data.mainJsonLd, 'jsonLd', cleanTitle);
 
-  const meta = readMetaValues(scan.metas);
+  const meta = data.meta;
   const fact = (subject: EntityRef, predicate: string, value: string | number, confidence: number, provenance: 'seo_meta' | 'text_extraction' = 'seo_meta', extra: { currency?: string; display?: string } = {}): void => {
     builder.addFact({ subject, subjectName: subject === siteRef ? input.site.brand : name(), predicate, value, provenance, confidence, ...extra });
   };
@@ -93,18 +96,11 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
       if (date !== null) fact(primary, predicate, date, c.confidence);
     }
   }
-  for (const c of metaCandidates(meta, 'image')) {
-    const url = absoluteUrl(c.value, input.baseUrl);
-    if (url !== null) fact(primary, 'image', url, c.confidence);
-  }
   if (scan.canonicalHref !== null) {
     const url = absoluteUrl(scan.canonicalHref, input.baseUrl);
     if (url !== null) fact(primary, 'canonical_url', url, C.metaOpenGraph);
   }
-  const section = meta.get('article:section');
-  if (section !== undefined) addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);
-  const tag = meta.get('article:tag');
-  if (tag !== undefined) addCategory(builder, primary, tag, 'seo_meta', C.metaOpenGraph, 'tag');
+  addMetaFacts({ meta, builder, primary, siteRef, siteName: input.site.brand, baseUrl: input.baseUrl, subjectName: name });
   const amount = parseAmount(meta.get('product:price:amount') ?? meta.get('og:price:amount'));
   if (amount !== null) {
     const currency = normalizeCurrency(meta.get('product:price:currency') ?? meta.get('og:price:currency'));

@@ -6,10 +6,12 @@ import { addCmsFacts, resolveMappings } from './cms-fields.js';
 import { ContributionBuilder, quoted } from './contribution-builder.js';
 import { itemEntityType } from './entity-type.js';
 import { addHtmlFacts, readStructuredData, type TitleCandidate } from './html-facts.js';
+import { ogTypeHint } from './meta-facts.js';
 import { scanHtml } from './html-document.js';
 import { readTextBlocks, type Block } from './main-content.js';
 import { absoluteUrl, cleanText, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
-import { PROVENANCE_RANK, SOURCE_CONFIDENCE } from './predicates.js';
+import { SOURCE_CONFIDENCE } from './predicates.js';
+import { PROVENANCE_RANK } from '../contract/provenance.js';
 import { templateQa } from './qa.js';
 import { websiteHosts, toHttpUrl } from './record-values.js';
 import { typesOf } from './schema-values.js';
@@ -73,7 +75,9 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   const data = scan === null ? null : readStructuredData(scan, builder.warnings, itemUrls, item.type, expectedType, baseUrl);
   // A schema.org @type in the item's own JSON-LD (else microdata) wins over the item type's default.
   const mainNode = data?.mainJsonLd ?? data?.mainMicrodata ?? null;
-  const primaryType = (mainNode === null ? undefined : typesOf(mainNode)[0]) ?? expectedType;
+  // Else og:type, when the item type names only a generic page or thing.
+  const ogType = data !== null && (expectedType === 'WebPage' || expectedType === 'Thing') ? ogTypeHint(data.meta) : undefined;
+  const primaryType = (mainNode === null ? undefined : typesOf(mainNode)[0]) ?? ogType ?? expectedType;
   const primary: EntityRef = { type: primaryType, canonicalKey: urlKey(primaryUrl) ?? primaryUrl };
   let name = '';
   const subjectName = (): string => name;

@@ -1,5 +1,6 @@
 import type { MetaTag } from './html-document.js';
 import { cleanText, unescapeHtml } from './normalize.js';
+import { lookup } from './record-values.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 
 /**
@@ -8,8 +9,9 @@ import { SOURCE_CONFIDENCE as C } from './predicates.js';
  * space-separated properties, a name is lowercased with dots read as colons, and a later tag
  * overrides an earlier one with the same key.
  */
-export function readMetaValues(metas: MetaTag[]): Map<string, string> {
-  const values = new Map<string, string>();
+export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = []): MetaValues {
+  const values = new MetaValues();
+  const declared = declaredPrefixes(prefixes);
   for (const meta of metas) {
     const content = cleanText(unescapeHtml(meta.content));
     if (content === '') continue;
@@ -17,16 +19,73 @@ export function readMetaValues(metas: MetaTag[]): Map<string, string> {
     if (meta.property !== null) {
       for (const token of meta.property.toLowerCase().split(/\s+/)) {
         if (token === '' || !token.includes(':')) continue;
-        values.set(token, content);
+        values.add(canonicalKey(token, declared), content);
         matched = true;
       }
     }
     if (!matched && meta.name !== null) {
       const key = meta.name.toLowerCase().replace(/\s/g, '').replace(/\./g, ':');
-      if (key !== '') values.set(key, content);
+      if (key !== '') values.add(canonicalKey(key, declared), content);
     }
   }
   return values;
+}
+
+/**
+ * Every value of each meta key in document order. get() is the last one (a later tag overrides
+ * an earlier one for single-valued keys such as og:title); all() keeps a repeated tag's values
+ * (og:image, article:tag, og:locale:alternate).
+ */
+export class MetaValues {
+  private readonly values = new Map<string, string[]>();
+
+  add(key: string, value: string): void {
+    const list = this.values.get(key);
+    if (list === undefined) this.values.set(key, [value]);
+    else list.push(value);
+  }
+
+  get(key: string): string | undefined {
+    const list = this.values.get(key);
+    return list === undefined ? undefined : list[list.length - 1];
+  }
+
+  all(key: string): string[] {
+    return this.values.get(key) ?? [];
+  }
+
+  keys(): IterableIterator<string> {
+    return this.values.keys();
+  }
+}
+
+/** Namespaces whose prefix a page may rename (`<html prefix="shop: http://ogp.me/ns/product#">`), by their usual prefix. */
+const NAMESPACES: Record<string, string> = {
+  'http://ogp.me/ns#': 'og', 'https://ogp.me/ns#': 'og', 'http://opengraphprotocol.org/schema/': 'og',
+  'http://ogp.me/ns/article#': 'article', 'http://ogp.me/ns/product#': 'product', 'http://ogp.me/ns/profile#': 'profile',
+  'http://ogp.me/ns/music#': 'music', 'http://ogp.me/ns/video#': 'video', 'http://ogp.me/ns/book#': 'book', 'http://ogp.me/ns/website#': 'website',
+  'http://ogp.me/ns/fb#': 'fb', 'http://purl.org/dc/elements/1.1/': 'dc', 'http://purl.org/dc/terms/': 'dcterms',
+};
+
+/** Declared prefix (lowercase) -> the usual prefix of its namespace, for the namespaces above. */
+function declaredPrefixes(prefixes: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const declaration of prefixes) {
+    for (const match of declaration.matchAll(/([\w.-]+)\s*:\s+(\S+)/g)) {
+      const usual = lookup(NAMESPACES, match[2]!.replace(/^https:\/\/ogp/, 'http://ogp'));
+      if (usual !== undefined) out.set(match[1]!.toLowerCase(), usual);
+    }
+  }
+  return out;
+}
+
+/** A key with its declared prefix replaced by the usual one; dc/dcterms spellings (DC.x, DCTERMS.x, dcterm:x) read as dc:x / dcterms:x. */
+function canonicalKey(key: string, declared: Map<string, string>): string {
+  const colon = key.indexOf(':');
+  if (colon <= 0) return key;
+  const prefix = key.slice(0, colon);
+  const usual = declared.get(prefix) ?? (prefix === 'dcterm' ? 'dcterms' : prefix);
+  return usual === prefix ? key : usual + key.slice(colon);
 }
 
 export interface MetaCandidate {
@@ -40,19 +99,19 @@ type SourceTable = ReadonlyArray<readonly [string, number]>;
 
 /** Keys per predicate, in Readability's order of preference; the confidence encodes that order. */
 export const META_SOURCES = {
-  name: [['dc:title', C.metaDublinCore], ['dcterm:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely]],
-  author: [['dc:creator', C.metaDublinCore], ['dcterm:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02]],
-  description: [['dc:description', C.metaDublinCore], ['dcterm:description', C.metaDublinCore], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter]],
+  name: [['dc:title', C.metaDublinCore], ['dcterms:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely]],
+  author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02]],
+  description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
-  date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dc:date', C.metaParsely - 0.02]],
-  date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName]],
+  date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02]],
+  date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName], ['dcterms:modified', C.metaParsely - 0.02]],
   image: [['og:image', C.metaOpenGraph], ['twitter:image', C.metaTwitter]],
   keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely]],
 } as const satisfies Record<string, SourceTable>;
 
 export type MetaPredicate = keyof typeof META_SOURCES;
 
-export function metaCandidates(values: Map<string, string>, predicate: MetaPredicate): MetaCandidate[] {
+export function metaCandidates(values: MetaValues, predicate: MetaPredicate): MetaCandidate[] {
   const out: MetaCandidate[] = [];
   for (const [key, confidence] of META_SOURCES[predicate]) {
     const value = values.get(key);

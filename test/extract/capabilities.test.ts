@@ -116,3 +116,64 @@ describe('Microdata itemref (itemref.html)', () => {
     expect(factOf(c, 'color', 'schema_org')).toMatchObject({ value: { values: ['white', 'sand'] }, display: 'white, sand' });
   });
 });
+
+describe('Head metadata: repeated tags, OpenGraph namespaces, declared prefixes, Dublin Core (head-meta.html)', () => {
+  const c = extractPage('head-meta.html', 'page', 'https://shop.example/guides/mosses');
+  const meta = (predicate: string) => factOf(c, predicate, 'seo_meta')?.value;
+
+  it('og:type types a plain page (article -> Article)', () => {
+    expect(c.primaryEntity).toEqual({ type: 'Article', canonicalKey: 'https://shop.example/guides/mosses' });
+  });
+
+  it('bug: a repeated OpenGraph tag kept only the last; now every og:image and article:tag, duplicates dropped', () => {
+    expect(factOf(c, 'image', 'seo_meta')).toMatchObject({
+      value: { values: ['https://shop.example/img/moss-1.jpg', 'https://shop.example/img/moss-2.jpg'] }, display: 'https://shop.example/img/moss-1.jpg, https://shop.example/img/moss-2.jpg',
+    });
+    expect(relsOf(c, 'tagged').map((r) => r.to)).toEqual(['DefinedTerm:tag/botany', 'DefinedTerm:tag/mosses']);
+  });
+
+  it('bug: og:url, og:locale, twitter:creator and twitter:site were ignored', () => {
+    expect(meta('url')).toBe('https://shop.example/guides/mosses');
+    expect(meta('locale')).toBe('en_GB');
+    expect(meta('locale_alternate')).toEqual({ values: ['de_DE', 'fr_FR'] });
+    expect(meta('twitter_creator')).toBe('@adamoss');
+    expect(factOf(c, 'twitter_site', 'seo_meta', { type: 'Organization', canonicalKey: 'shop.example' })?.value).toBe('@acmeshop');
+  });
+
+  it('bug: prefixes declared in <html prefix> were ignored; shop: (product) and bk: (book) read as their namespaces', () => {
+    expect(meta('sku')).toBe('FG-MOSS');
+    expect(meta('brand')).toBe('Greenleaf Press');
+    expect(meta('availability')).toBe('InStock');
+    expect(factOf(c, 'price', 'seo_meta')).toMatchObject({ value: 24.9, currency: 'EUR', display: '24.90 EUR' });
+    expect(meta('isbn')).toBe('978-0-00-000000-2');
+  });
+
+  it('bug: profile:, music:, video: and book: keys were ignored', () => {
+    expect(meta('first_name')).toBe('Ada');
+    expect(meta('duration')).toBe('245');
+    expect(factsOf(c, 'release_date').map((f) => f.value).sort()).toEqual(['2025-09-15', '2025-10-01']);
+  });
+
+  it('bug: Dublin Core read four elements; now all fifteen, DC.* and DCTERMS.* spellings and <link rel="DCTERMS.*">', () => {
+    expect(factOf(c, 'name', 'seo_meta')?.value).toBe('Field Guide to Mosses');
+    expect(factOf(c, 'author', 'seo_meta')?.value).toBe('Ada Moss');
+    expect(meta('subject')).toEqual({ values: ['Bryophytes', 'Field guides'] });
+    expect(meta('description')).toBe('How to tell forty common mosses apart in the field.');
+    expect(meta('publisher')).toBe('Greenleaf Press');
+    expect(factOf(c, 'contributor', 'seo_meta')).toMatchObject({ value: { values: ['Ben Lichen', 'Cy Fern'] }, display: 'Ben Lichen, Cy Fern' });
+    expect(meta('date_published')).toBe('2025-09-15');
+    expect(meta('dc_type')).toBe('Text');
+    expect(meta('format')).toBe('text/html');
+    expect(meta('identifier')).toBe('urn:isbn:9780000000002');
+    expect(meta('source')).toBe('Greenleaf field notes 2024');
+    expect(meta('in_language')).toBe('en');
+    expect(meta('relation')).toBe('https://shop.example/guides/lichens');
+    expect(meta('coverage')).toBe('Northern Europe');
+    expect(meta('rights')).toBe('CC BY 4.0');
+    expect(meta('date_modified')).toBe('2025-11-02');
+    expect(meta('date_created')).toBe('2025-01-20');
+    expect(meta('is_part_of')).toBe('https://shop.example/guides/');
+    expect(meta('license')).toBe('https://creativecommons.org/licenses/by/4.0/');
+    expect(c.warnings).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+import type { EntityRef } from './contribution.js';
+import type { ContributionBuilder } from './contribution-builder.js';
+import type { MetaValues } from './meta.js';
+import { listValue } from './multi-value.js';
+import { absoluteUrl, normalizeDate, schemaTerm } from './normalize.js';
+import { SOURCE_CONFIDENCE as C } from './predicates.js';
+import { lookup } from './record-values.js';
+import { addCategory } from './schema-org.js';
+
+/**
+ * Head metadata beyond title, author, description, dates and site name (docs/extraction.md
+ * "Head metadata"): every value of a repeated OpenGraph tag, og:url and og:locale, the
+ * product:, profile:, music:, video: and book: namespaces, twitter:creator and twitter:site,
+ * and the fifteen Dublin Core elements in their dc: and dcterms: spellings.
+ */
+export interface MetaFactsInput {
+  meta: MetaValues;
+  builder: ContributionBuilder;
+  primary: EntityRef;
+  siteRef: EntityRef;
+  siteName: string;
+  baseUrl: string;
+  subjectName: () => string;
+}
+
+/** Dublin Core elements not read as a title, author, description or date candidate, by predicate. */
+const DUBLIN_CORE: Record<string, string> = {
+  subject: 'subject', publisher: 'publisher', contributor: 'contributor', type: 'dc_type', format: 'format', identifier: 'identifier',
+  source: 'source', language: 'in_language', relation: 'relation', coverage: 'coverage', rights: 'rights', created: 'date_created',
+  license: 'license', spatial: 'coverage', temporal: 'coverage', ispartof: 'is_part_of', rightsholder: 'rights_holder',
+};
+const DUBLIN_CORE_DATES = new Set(['date_created']);
+/** Open Graph namespaces read key by key; product:price:* is the price and handled on its own. */
+const OPEN_GRAPH_NAMESPACES = ['product', 'profile', 'music', 'video', 'book'];
+/** Keys of those namespaces whose predicate is not their last part. */
+const NAMESPACE_PREDICATES: Record<string, string> = {
+  'product:retailer_item_id': 'sku', 'product:upc': 'gtin', 'product:ean': 'gtin', 'product:isbn': 'isbn', 'product:category': 'category',
+  'product:availability': 'availability', 'product:condition': 'condition', 'book:isbn': 'isbn', 'book:tag': 'tag',
+  'book:author': 'author_url', 'music:musician': 'musician_url', 'music:creator': 'creator_url', 'video:director': 'director_url',
+  'video:writer': 'writer_url', 'video:actor': 'actor_url', 'video:series': 'series_url', 'music:album': 'album_url', 'music:song': 'song_url',
+  'video:tag': 'tag', 'profile:username': 'username',
+};
+const SNAKE = /^[a-z][a-z0-9_]*$/;
+const DATE_KEY = /(date|time)$/;
+
+export function addMetaFacts(input: MetaFactsInput): void {
+  const { meta, builder, primary, siteRef } = input;
+  const add = (subject: EntityRef, predicate: string, values: string[], confidence: number): void => {
+    const list = listValue(values);
+    if (list === null) return;
+    builder.addFact({
+      subject, subjectName: subject === siteRef ? input.siteName : input.subjectName(), predicate, value: list.value, provenance: 'seo_meta', confidence,
+      ...(list.display === undefined ? {} : { display: list.display }),
+    });
+  };
+  const urls = (values: string[]): string[] => values.map((v) => absoluteUrl(v, input.baseUrl)).filter((u): u is string => u !== null);
+
+  add(primary, 'image', urls([...meta.all('og:image'), ...meta.all('og:image:url'), ...meta.all('og:image:secure_url')]), C.metaOpenGraph);
+  add(primary, 'image', urls(meta.all('twitter:image')), C.metaTwitter);
+  add(primary, 'video', urls([...meta.all('og:video'), ...meta.all('og:video:url')]), C.metaOpenGraph);
+  add(primary, 'audio', urls([...meta.all('og:audio'), ...meta.all('og:audio:url')]), C.metaOpenGraph);
+  add(primary, 'url', urls(meta.all('og:url').slice(-1)), C.metaOpenGraph);
+  add(primary, 'locale', meta.all('og:locale').slice(-1), C.metaOpenGraph);
+  add(primary, 'locale_alternate', meta.all('og:locale:alternate'), C.metaOpenGraph);
+  add(primary, 'twitter_creator', meta.all('twitter:creator').slice(-1), C.metaTwitter);
+  add(siteRef, 'twitter_site', meta.all('twitter:site').slice(-1), C.metaTwitter);
+  for (const section of meta.all('article:section')) addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);
+  for (const tag of meta.all('article:tag')) addCategory(builder, primary, tag, 'seo_meta', C.metaOpenGraph, 'tag');
+
+  for (const key of meta.keys()) {
+    const colon = key.indexOf(':');
+    const prefix = key.slice(0, colon);
+    const local = key.slice(colon + 1);
+    if (prefix === 'dc' || prefix === 'dcterms') {
+      const predicate = lookup(DUBLIN_CORE, local);
+      if (predicate === undefined) continue;
+      const values = meta.all(key);
+      add(primary, predicate, DUBLIN_CORE_DATES.has(predicate) ? values.map(normalizeDate).filter((d): d is string => d !== null) : values, C.metaDublinCore);
+    } else if (OPEN_GRAPH_NAMESPACES.includes(prefix) && !key.startsWith('product:price:')) {
+      const predicate = lookup(NAMESPACE_PREDICATES, key) ?? local.replace(/[:.-]/g, '_');
+      if (!SNAKE.test(predicate)) continue;
+      let values = meta.all(key);
+      // "in stock" / "out of stock" read as schema.org's terms (InStock, OutOfStock), as offers give them.
+      if (predicate === 'availability' || predicate === 'condition') values = values.map((v) => schemaTerm(v).split(/[\s_]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(''));
+      if (predicate === 'tag' || predicate === 'category') {
+        for (const value of values) addCategory(builder, primary, value, 'seo_meta', C.metaOpenGraph, predicate);
+        continue;
+      }
+      if (DATE_KEY.test(predicate)) values = values.map(normalizeDate).filter((d): d is string => d !== null);
+      add(primary, predicate, values, C.metaOpenGraph);
+    }
+  }
+}
+
+/** Entity type an og:type names, for a page whose item type and schema.org data say nothing more specific. */
+const OG_TYPES: Record<string, string> = {
+  article: 'Article', product: 'Product', profile: 'Person', book: 'Book', 'music.song': 'MusicRecording', 'music.album': 'MusicAlbum',
+  'music.playlist': 'MusicPlaylist', 'music.radio_station': 'RadioStation', 'video.movie': 'Movie', 'video.episode': 'TVEpisode',
+  'video.tv_show': 'TVSeries', 'video.other': 'VideoObject', place: 'Place', event: 'Event', restaurant: 'Restaurant',
+};
+
+export function ogTypeHint(meta: MetaValues): string | undefined {
+  const type = meta.get('og:type');
+  return type === undefined ? undefined : lookup(OG_TYPES, type.trim().toLowerCase());
+}
