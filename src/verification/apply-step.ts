@@ -58,7 +58,7 @@ export function applyStep(db: Db, websiteId: string, domain: string, step: Verif
     const before = requireDomainVerification(db, websiteId, domain);
     const moved = transition(before, step.machine, now);
     if (!moved) return undefined;
-    const after: DomainVerification = { ...before, ...step.patch, ...moved, updatedAt: now };
+    const after: DomainVerification = { ...before, ...step.patch, state: moved.state, method: moved.method, graceUntil: moved.graceUntil, verifiedAt: moved.verifiedAt, failureCount: moved.failureCount, updatedAt: now };
     writeDomainVerification(db, after);
     recordVerificationEvent(db, { websiteId, domain: before.domain, event: step.event, method: step.method, result: step.result, fromState: before.state, toState: after.state, evidence: step.evidence, actor: step.actor }, now);
     const changed = before.state !== after.state || before.method !== after.method;
