@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getConnector } from '../../src/connectors/connectors.js';
 import { emitEvent } from '../../src/events/emit.js';
 import { connectorHeartbeatCheckJob } from '../../src/jobs/kinds/connector-heartbeat-check.js';
 import type { JobWorker } from '../../src/jobs/worker.js';
@@ -91,7 +90,9 @@ describe('the events of the catalogue, from the changes that cause them', () => 
       clock.advance(5 * MINUTE);
       expect(await deliveredDuring(async () => check())).toEqual([]);
     }
-    expect(getConnector(t.services.controlDb, site.connectorId)).toMatchObject({ stale: true, connectorState: 'idle', lastHeartbeatAt: new Date(clock.now() - 30 * MINUTE).toISOString() });
+    // Connector reads show the flag beside the last heartbeat and the state it reported.
+    const read = await api(t, key, 'GET', `/v1/websites/${site.websiteId}/connectors`);
+    expect(read.json.data.items).toEqual([expect.objectContaining({ id: site.connectorId, stale: true, connectorState: 'idle', lastHeartbeatAt: new Date(clock.now() - 30 * MINUTE).toISOString() })]);
     expect((await heartbeat()).status).toBe(200);
     expect(stale()).toBe(0);
     clock.advance(15 * MINUTE);
