@@ -20,6 +20,14 @@ describe('the nodectl binary', () => {
     }
   });
 
+  it('rollback --help lists a purged version (publish.version_purged) among the causes of exit 1 (it named only an unknown version and a held lock)', () => {
+    const rollback = buildProgram().commands.find((c) => c.name() === 'rollback')!;
+    let help = '';
+    rollback.configureOutput({ writeOut: (text) => void (help += text) });
+    rollback.outputHelp();
+    expect(help).toMatch(/Exit codes: 0 rolled back, 1 failed \(unknown version, a purged version \(publish\.version_purged\), lock held\), 2 bad usage\./);
+  });
+
   it('--version prints the package version', async () => {
     const run = await runNodectl(['--version']);
     expect(run.exitCode).toBe(0);

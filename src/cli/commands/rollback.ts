@@ -10,7 +10,7 @@ export function registerRollbackCommand(program: Command): void {
     .option('--website <id>', 'the website')
     .option('--to <ulid>', 'the version to serve (see `nodectl versions`)')
     .option('--target <fs|s3>', 'publish target (env NODECTL_PUBLISH_TARGET, default fs)')
-    .addHelpText('after', '\nExit codes: 0 rolled back, 1 failed (unknown version, lock held), 2 bad usage.')
+    .addHelpText('after', '\nExit codes: 0 rolled back, 1 failed (unknown version, a purged version (publish.version_purged), lock held), 2 bad usage.')
     .action(async (opts: { website?: string; to?: string; target?: string }, command: Command) => {
       if (!opts.website) throw new UsageError('--website <id> is required');
       if (!opts.to || !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(opts.to)) throw new UsageError('--to <ulid> is required: a node_version from `nodectl versions --website <id>`');
