@@ -127,9 +127,9 @@ export interface VerificationEventRecord extends Omit<VerificationEventInput, 'w
   readonly at: number;
 }
 
-/** The website's latest verification events, newest first. */
+/** The website's latest verification events, newest first (rowid orders the steps of one millisecond: ULIDs made in one ms do not sort by creation). */
 export function listVerificationEvents(db: Db, websiteId: string, limit: number): VerificationEventRecord[] {
-  const rows = db.prepare('SELECT * FROM verification_events WHERE website_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(websiteId, limit) as Array<{
+  const rows = db.prepare('SELECT * FROM verification_events WHERE website_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(websiteId, limit) as Array<{
     id: string; domain: string; event: VerificationEventInput['event']; method: string | null; result: VerificationEventInput['result']; from_state: VerificationState; to_state: VerificationState; evidence: string; actor: string; created_at: number;
   }>;
   return rows.map((r) => ({ id: r.id, at: r.created_at, domain: r.domain, event: r.event, method: r.method, result: r.result, fromState: r.from_state, toState: r.to_state, evidence: r.evidence, actor: r.actor }));
