@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
+import { MAX_BATCH_ITEMS } from '../contract/ingest-limits.js';
 import { IngestError } from './errors.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { deriveSigningKey, parseConnectorToken, signRequest } from './signing.js';
 import type { BatchResult, DeleteReason, DeleteResult, FieldMapping, HeartbeatInput, HeartbeatResult, IngestItemInput, ItemResult, SchemaResult } from './types.js';
 
 export const CLIENT_VERSION = '0.3.0';
-/** Items per batch request (docs/contract.md#limits). */
-export const MAX_BATCH_ITEMS = 500;
 
 export interface IngestClientOptions {
   /** API origin, e.g. http://127.0.0.1:8787. */

@@ -1,7 +1,5 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
-
-/** Identifier of the connector signing scheme (docs/contract.md#connector-signing). */
-export const SIGNING_SCHEME = 'svc.connector.hmac.v1';
+import { SIGNING_SCHEME } from '../contract/versions.js';
 
 /** A connector token split into its parts: `<connectorId>.<secret>`, split on the first dot. */
 export interface ConnectorToken {

@@ -1,6 +1,5 @@
 import type { FactRow } from '../graph/types.js';
-
-const PROVENANCE_RANK: Record<FactRow['provenanceMethod'], number> = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3, llm_inferred: 4 };
+import { PROVENANCE_RANK } from '../contract/provenance.js';
 
 /**
  * Rows of an id-sorted stream grouped by id. Superseded candidates of a fact share its id, so a

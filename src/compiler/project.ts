@@ -1,3 +1,4 @@
+import { sortKeysDeep } from '../contract/canonical-json.js';
 import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../graph/types.js';
 import {
   NODE_SCHEMA_VERSION, type ChunkRecord, type EntityRecord, type FactRecord, type QaRecord, type RelationshipRecord, type SourceRecord,
@@ -20,19 +21,6 @@ export interface ExportedIds {
   source(id: string): boolean;
   /** The source_url a record may carry: its own when allowed, else its exported source's url, else null. */
   sourceUrl(url: string | null, sourceId: string | null): string | null;
-}
-
-export function sortKeysDeep<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(sortKeysDeep) as T;
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeysDeep(v);
-    }
-    return out as T;
-  }
-  return value;
 }
 
 function sourceOf(row: { sourceId: string | null; sourceUrl: string | null }, ids: ExportedIds): { source_id?: string; source_url?: string } {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { PROVENANCE_METHODS } from './provenance.js';
 
 export const SOURCE_TYPES = [
   'page', 'post', 'product', 'category', 'collection', 'faq', 'review', 'event', 'location', 'profile', 'doc', 'media', 'service', 'custom',
@@ -73,7 +74,7 @@ export const FieldMappingSchema = z
     source_path: z.string().min(1).max(512),
     target: z.enum(FIELD_MAPPING_TARGETS),
     attribute_name: z.string().min(1).max(128).optional(),
-    provenance_method: z.enum(['cms_field', 'schema_org', 'seo_meta', 'text_extraction', 'llm_inferred']),
+    provenance_method: z.enum(PROVENANCE_METHODS),
   })
   .refine((m) => m.target !== 'attribute' || m.attribute_name !== undefined, { message: 'attribute_name is required when target is attribute', path: ['attribute_name'] })
   .refine((m) => m.provenance_method !== 'llm_inferred', { message: 'llm_inferred mappings are not accepted: ingestion is deterministic', path: ['provenance_method'] });

@@ -2,7 +2,8 @@ import type {
   CandidateChunk, CandidateEntity, CandidateFact, CandidateQa, CandidateRelationship, EntityRef,
 } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
-import { predicateInfo, PROVENANCE_RANK } from './predicates.js';
+import { predicateInfo } from './predicates.js';
+import { PROVENANCE_RANK } from '../contract/provenance.js';
 import { isDateOrTimestamp, isSnakeCase, isTypeName, toWebsiteUrl } from './record-values.js';
 
 export interface FactInput {

@@ -1,5 +1,7 @@
+import type { ProvenanceMethod } from '../contract/provenance.js';
+
 /** How a value was obtained (docs/contract.md#fact-rules); the graph stores it and node records carry it. */
-export type ProvenanceMethod = 'cms_field' | 'schema_org' | 'seo_meta' | 'text_extraction' | 'llm_inferred';
+export type { ProvenanceMethod };
 /** How often a fact's value changes. */
 export type Freshness = 'stable' | 'seasonal' | 'frequent' | 'real_time';
 

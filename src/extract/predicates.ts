@@ -111,12 +111,3 @@ export const SOURCE_CONFIDENCE = {
   questionHeading: 0.5,
   templatedQa: 0.9,
 } as const;
-
-/** Rank of a provenance in the survivor rule (docs/contract.md#fact-rules; lower wins). */
-export const PROVENANCE_RANK: Readonly<Record<ProvenanceMethod, number>> = {
-  cms_field: 0,
-  schema_org: 1,
-  seo_meta: 2,
-  text_extraction: 3,
-  llm_inferred: 4,
-};

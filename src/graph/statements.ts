@@ -1,14 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../storage/sqlite.js';
-import type { ProvenanceMethod } from './types.js';
+import { PROVENANCE_RANK, type ProvenanceMethod } from '../contract/provenance.js';
 
 type Stmt = Database.Statement<unknown[]>;
 
-/** Survivor and contributor order of provenance methods (docs/contract.md#fact-rules): lower is stronger. */
-export const PROVENANCE_RANK: Readonly<Record<ProvenanceMethod, number>> = {
-  cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3, llm_inferred: 4,
-};
-
+/** Survivor and contributor order of a provenance method (docs/contract.md#fact-rules): lower is stronger; an unknown one last. */
 export function provenanceRank(method: ProvenanceMethod): number {
   return PROVENANCE_RANK[method] ?? 9;
 }

@@ -9,7 +9,7 @@ import { addUsage } from '../plans/usage.js';
 import { checkItem } from './validate-item.js';
 import type { IdleCheckpointer } from './wal-checkpoint.js';
 import type { IngestWebsite } from './website-context.js';
-import type { BatchResult, ItemResult } from './schemas.js';
+import type { BatchResult, ItemResult } from '../contract/ingest-results.js';
 
 export interface AcceptInput {
   services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'metrics' | 'logger' | 'now'>;

@@ -4,14 +4,8 @@ import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { hasPublishedNode, requestRepublish, type RepublishPayload } from '../jobs/kinds/node-republish.js';
 import type { Db } from '../storage/sqlite.js';
 import type { IngestWebsite } from './website-context.js';
-import type { DeleteReason } from './schemas.js';
-
-export interface DeleteResult {
-  tombstoned: string[];
-  not_found: string[];
-  /** The node.republish job when something is published, else the content.ingest job; null when nothing was deleted. */
-  republish_job_id: string | null;
-}
+import type { DeleteReason } from '../contract/ingest-requests.js';
+import type { DeleteResult } from '../contract/ingest-results.js';
 
 interface RawRow { item_type: string; item_id: string; state: string; url: string; canonical_url: string | null }
 

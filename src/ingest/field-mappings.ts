@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
+import type { SchemaResult } from '../contract/ingest-results.js';
 import type { Db } from '../storage/sqlite.js';
-
-export interface SchemaResult {
-  website_id: string;
-  mappings: FieldMapping[];
-  mappings_version: string;
-}
 
 interface MappingRow { source_path: string; target: FieldMapping['target']; attribute_name: string | null; provenance_method: FieldMapping['provenance_method'] }
 

@@ -1,12 +1,7 @@
 import type { AppServices } from '../app/services.js';
 import { readQuota } from '../plans/entitlements.js';
+import type { HeartbeatResult } from '../contract/ingest-results.js';
 import type { IngestWebsite } from './website-context.js';
-
-export interface HeartbeatResult {
-  next_action: 'continue' | 'pause' | 'backfill';
-  server_time: string;
-  server_time_unix: number;
-}
 
 /**
  * Records a heartbeat and tells the connector what to do next: pause when the plan's item quota

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { MAX_URL_LENGTH } from '../contract/ingest-item.js';
+import { NODE_SCHEMA_VERSION } from '../contract/versions.js';
+import { PROVENANCE_METHODS } from '../contract/provenance.js';
 
 /**
  * Building blocks shared by the node file schemas (docs/contract.md#node-files). Every schema of a
  * node file embeds `schema_version`, frozen at 1.0.0; a breaking change to one file bumps only
  * that file's const.
  */
-export const NODE_SCHEMA_VERSION = '1.0.0';
+export { NODE_SCHEMA_VERSION };
 export const SchemaVersionSchema = z.literal(NODE_SCHEMA_VERSION).describe('Schema version of this record kind; consumers branch on it.');
 
 /** `<prefix>_<hex hash>`: stable across versions; a uuid never matches (no dashes). */
@@ -27,7 +29,7 @@ export const LanguageSchema = z
   .regex(/^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$/, 'must be a BCP-47 language tag');
 export const ConfidenceSchema = z.number().min(0).max(1);
 export const ImportanceSchema = z.number().int().min(1).max(5);
-export const ProvenanceSchema = z.enum(['cms_field', 'schema_org', 'seo_meta', 'text_extraction', 'llm_inferred']);
+export const ProvenanceSchema = z.enum(PROVENANCE_METHODS);
 export const FreshnessSchema = z.enum(['stable', 'seasonal', 'frequent', 'real_time']);
 export const TimestampSchema = z.iso.datetime({ offset: false, message: 'must be an RFC 3339 UTC timestamp' });
 /** A date or an RFC 3339 UTC timestamp (valid_from / valid_until may be date-only). */

@@ -1,6 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import type { RoutePlugin } from '../app/route-plugin.js';
-import { CONTRACT_VERSION, NODECTL_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../app/version.js';
+import { NODECTL_VERSION } from '../app/version.js';
+import { CONTRACT_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../contract/versions.js';
 import { sendData } from '../http/envelope.js';
 
 /** System probes (docs/contract.md#probes): no auth. */

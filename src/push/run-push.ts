@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { IngestClient } from '../client/client.js';
+import { MAX_BATCH_ITEMS } from '../contract/ingest-limits.js';
 import { IngestError } from '../client/errors.js';
 import type { BatchResult, IngestItemInput } from '../client/types.js';
 import { mapFolder, readJsonlItems, type MapProblem } from './map-files.js';
@@ -44,12 +45,12 @@ export function addBatch(report: PushReport, result: BatchResult): void {
   for (const r of result.results) if (r.status === 'error') report.itemErrors.push({ id: r.id, code: r.error?.code ?? 'unknown', message: r.error?.message ?? '' });
 }
 
-/** Pushes items in signed batches of 500, reporting progress; request failures are counted, not thrown. */
+/** Pushes items in signed batches of MAX_BATCH_ITEMS, reporting progress; request failures are counted, not thrown. */
 export async function pushItems(client: IngestClient, items: readonly IngestItemInput[], report: PushReport, progress: PushProgress): Promise<void> {
   const total = items.length;
   progress.update(0, total, report.summary);
-  for (let i = 0; i < total; i += 500) {
-    const chunk = items.slice(i, i + 500);
+  for (let i = 0; i < total; i += MAX_BATCH_ITEMS) {
+    const chunk = items.slice(i, i + MAX_BATCH_ITEMS);
     try {
       addBatch(report, await client.sendBatch(chunk));
     } catch (error) {
@@ -57,7 +58,7 @@ export async function pushItems(client: IngestClient, items: readonly IngestItem
       const e = error as IngestError;
       progress.note(`request failed: ${e.code ? `[${e.code}] ` : ''}${e.message}`);
     }
-    progress.update(Math.min(total, i + 500), total, report.summary);
+    progress.update(Math.min(total, i + MAX_BATCH_ITEMS), total, report.summary);
   }
 }
 

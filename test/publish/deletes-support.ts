@@ -4,7 +4,7 @@ import { resolveConfig } from '../../src/config/config.js';
 import { createServices, type AppServices } from '../../src/app/services.js';
 import { acceptItems } from '../../src/ingest/accept.js';
 import { deleteItems, type DeleteResult } from '../../src/ingest/delete-items.js';
-import type { DeleteReason } from '../../src/ingest/schemas.js';
+import type { DeleteReason } from '../../src/contract/ingest-requests.js';
 import type { IngestWebsite } from '../../src/ingest/website-context.js';
 import { JOBS } from '../../src/jobs/kinds/index.js';
 import { JobWorker, laneConcurrency } from '../../src/jobs/worker.js';

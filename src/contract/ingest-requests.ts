@@ -1,16 +1,17 @@
 import { z } from 'zod';
-import { FieldMappingSchema } from '../contract/ingest-item.js';
+import { FieldMappingSchema } from './ingest-item.js';
+import { MAX_BATCH_ITEMS } from './ingest-limits.js';
 
-/** Items per batch (docs/contract.md#limits). */
-export const MAX_BATCH_ITEMS = 500;
-/** Body limit of /v1/ingest/* (docs/contract.md#limits). */
-export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
+/**
+ * Request bodies of /v1/ingest/* (docs/contract.md#ingest-endpoints): the daemon validates with
+ * them and the reference client derives its input types from them.
+ */
 
 /** The batch envelope; items are validated one by one so each gets its own outcome. */
 export const BatchRequestSchema = z.strictObject({
   website_id: z.string().min(1),
   partial: z.boolean().default(true),
-  items: z.array(z.unknown()).min(1, 'must hold 1 to 500 items'),
+  items: z.array(z.unknown()).min(1, `must hold 1 to ${MAX_BATCH_ITEMS} items`),
 });
 
 export const ItemRequestSchema = z.strictObject({
@@ -42,9 +43,10 @@ export const HeartbeatRequestSchema = z.strictObject({
     .optional(),
 });
 
+/** A heartbeat as a connector fills it in (the client adds website_id). */
+export type HeartbeatInput = Omit<z.input<typeof HeartbeatRequestSchema>, 'website_id'>;
+
 export const SchemaRequestSchema = z.strictObject({
   website_id: z.string().min(1),
   mappings: z.array(FieldMappingSchema).max(1000),
 });
-
-export type { BatchResult, ItemResult } from '../contract/ingest-results.js';
