@@ -55,8 +55,8 @@ export interface CallInfo {
 }
 
 /**
- * The reference ingest client: signs every request (svc.connector.hmac.v1), retries 5xx, 429
- * and network errors with the same Idempotency-Key and a fresh nonce and timestamp, and splits
+ * The reference ingest client: signs every request (svc.connector.hmac.v1), retries 5xx, 408,
+ * 429 and network errors with the same Idempotency-Key and a fresh nonce and timestamp, and splits
  * large pushes into batches of 500.
  */
 export class IngestClient {

@@ -10,9 +10,12 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseMs: 500, capMs: 30_000 };
 
-/** 5xx, 429 and network errors (status 0) are retried; everything else is final. */
+/**
+ * 5xx, 408 (request.timeout: the body did not arrive in time), 429 and network errors (status 0)
+ * are retried; everything else is final.
+ */
 export function isRetryableStatus(status: number): boolean {
-  return status === 0 || status === 429 || status >= 500;
+  return status === 0 || status === 408 || status === 429 || status >= 500;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IngestClient, IngestError, retryDelayMs, DEFAULT_RETRY, parseRetryAfter } from '../../src/client/index.js';
+import { IngestClient, IngestError, isRetryableStatus, retryDelayMs, DEFAULT_RETRY, parseRetryAfter } from '../../src/client/index.js';
 import { computeItemChecksum } from '../../src/client/checksum.js';
 
 interface Seen { headers: IncomingMessage['headers']; body: string }
@@ -44,6 +44,18 @@ describe('reference client retries', () => {
     expect(waits[1]).toBeGreaterThanOrEqual(500);
     expect(waits[1]).toBeLessThanOrEqual(1000);
     expect(client.lastCall?.attempts).toBe(3);
+  });
+
+  it('regression: retries the retryable 408 request.timeout like the other retryable answers (it was final)', async () => {
+    const timeout = { status: 408, headers: { connection: 'close' }, body: { ok: false, error: { code: 'request.timeout', message: 'The body did not arrive in time.', details: {}, retryable: true }, meta: { requestId: 'r' } } };
+    const { url, seen } = await scripted([timeout, ok]);
+    const retries: Array<{ status: number; code: string }> = [];
+    const client = new IngestClient({ baseUrl: url, token: 'conn_x.secret', websiteId: 'w', sleep: async () => {}, onRetry: ({ status, code }) => void retries.push({ status, code }) });
+    expect((await client.sendBatch([item()])).accepted).toBe(1);
+    expect(retries).toEqual([{ status: 408, code: 'request.timeout' }]);
+    expect(seen).toHaveLength(2);
+    expect(new Set(seen.map((s) => s.headers['idempotency-key'])).size).toBe(1);
+    expect(isRetryableStatus(408)).toBe(true);
   });
 
   it('gives up after 3 attempts with the last error', async () => {
