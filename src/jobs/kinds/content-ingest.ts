@@ -18,7 +18,7 @@ export const contentIngestJob = defineJob({
     reason: z.string().optional(),
   }),
   handler: async (payload, { job, services }) => {
-    // Loaded on first use: the extractor (htmlparser2, css-select) stays out of daemon start-up.
+    // Loaded on first use: the extractor (htmlparser2) stays out of daemon start-up.
     const { runContentIngestJob } = await import('../../graph/content-ingest-job.js');
     const outcome = runContentIngestJob(payload, services);
     if (!outcome) return; // the website was deleted since the job was queued
