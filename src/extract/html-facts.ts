@@ -9,6 +9,7 @@ import { cleanByline, cleanDocumentTitle, metaCandidates, readMetaValues, textSi
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, unescapeHtml } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
+import { readMicroformats } from './microformats.js';
 import { addCategory, followMainEntity, mapListMembers, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { resolveEntity, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
@@ -27,6 +28,9 @@ export interface StructuredData {
   microdataById: Map<string, SchemaNode>;
   mainJsonLd: SchemaNode | null;
   mainMicrodata: SchemaNode | null;
+  /** microformats2 items as schema nodes (readMicroformats) and the one describing the item. */
+  microformats: SchemaNode[];
+  mainMicroformats: SchemaNode | null;
   /** The page nodes whose mainEntity became the main node (followMainEntity); not mapped on their own. */
   mainPages: Set<SchemaNode>;
   /** Head metadata (readMetaValues), read once. */
@@ -34,10 +38,11 @@ export interface StructuredData {
 }
 
 /** JSON-LD and microdata of the page, and which node of each describes the item itself. */
-export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls: string[], itemType: string, expectedType: string, baseUrl: string): StructuredData {
+export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls: string[], itemType: string, expectedType: string, baseUrl: string, html = ''): StructuredData {
   const ld = readJsonLd(scan.jsonLd, warnings);
   const microdata = readMicrodata(scan.microdataRoots, scan.document);
   const microdataById = indexNodes(microdata);
+  const microformats = readMicroformats(html, baseUrl);
   const mainPages = new Set<SchemaNode>();
   const follow = (page: SchemaNode | null, byId: Map<string, SchemaNode>): SchemaNode | null => {
     const main = followMainEntity(page, byId);
@@ -48,6 +53,7 @@ export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls:
     jsonLd: ld.nodes, jsonLdById: ld.byId, microdata, microdataById, mainPages, meta: readMetaValues(scan.metas, scan.prefixes),
     mainJsonLd: follow(pickMainNode(ld.nodes, itemUrls, itemType, expectedType, baseUrl), ld.byId),
     mainMicrodata: follow(pickMainNode(microdata, itemUrls, itemType, expectedType, baseUrl), microdataById),
+    microformats, mainMicroformats: pickMainNode(microformats, itemUrls, itemType, expectedType, baseUrl),
   };
 }
 
@@ -65,6 +71,8 @@ export interface HtmlFactsInput {
 }
 
 const OTHER_SKIPPED = new Set(['WebSite', 'WebPage', 'BreadcrumbList', 'SiteNavigationElement', 'ListItem', 'ItemList', 'SearchAction', 'ReadAction', 'ImageObject', 'WPHeader', 'WPFooter', 'WPSideBar', 'FAQPage', 'Question', 'Answer']);
+
+const EMPTY_INDEX: Map<string, SchemaNode> = new Map();
 
 /** Everything an HTML page says: schema.org, head metadata, and the main text with its structures. Returns the main text blocks. */
 export function addHtmlFacts(input: HtmlFactsInput): Block[] {
@@ -108,6 +116,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   }
 
   mapStructured(input, data.microdata, data.microdataById, data.mainMicrodata, 'microdata', cleanTitle);
+  mapStructured(input, data.microformats, EMPTY_INDEX, data.mainMicroformats, 'microformats', cleanTitle);
 
   // The byline element counts only when no structured source named an author.
   const byline = scan.byline === null ? null : cleanByline(scan.byline);
@@ -150,7 +159,7 @@ function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: strin
   builder.addRelationship(subject, 'authored_by', ref, provenance, confidence);
 }
 
-function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<string, SchemaNode>, main: SchemaNode | null, source: 'jsonLd' | 'microdata', cleanTitle: string | null): void {
+function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<string, SchemaNode>, main: SchemaNode | null, source: 'jsonLd' | 'microdata' | 'microformats', cleanTitle: string | null): void {
   if (nodes.length === 0) return;
   const { builder, primary, siteRef } = input;
   const confidence = C[source];
@@ -159,7 +168,7 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
   // Microdata reads visible text, which carries UI noise ("By ...", "Follow"): for the item's
   // title, author and description, and for the site's name, it only counts when no declared
   // metadata gives them.
-  const weak = source === 'microdata';
+  const weak = source !== 'jsonLd';
   const siteName = (value: string, siteConfidence: number): void => {
     if (weak && builder.bestFact(siteRef, 'site_name') !== undefined) return;
     builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'site_name', value, provenance: 'schema_org', confidence: siteConfidence });

@@ -96,6 +96,8 @@ export const SOURCE_CONFIDENCE = {
   cmsMapping: 0.95,
   jsonLd: 0.9,
   microdata: 0.85,
+  microformats: 0.84,
+  rdfa: 0.84,
   metaDublinCore: 0.82,
   metaOpenGraph: 0.8,
   metaName: 0.78,

@@ -177,3 +177,42 @@ describe('Head metadata: repeated tags, OpenGraph namespaces, declared prefixes,
     expect(c.warnings).toEqual([]);
   });
 });
+
+describe('microformats2: h-entry, h-card, h-event, h-product, h-review with implied properties (microformats.html)', () => {
+  const c = extractPage('microformats.html', 'post', 'https://shop.example/notes/ridge');
+  const mf = (predicate: string, subject = c.primaryEntity) => factOf(c, predicate, 'schema_org', subject)?.value;
+
+  it('bug: microformats2 was not parsed; the h-entry whose u-url is the item describes it', () => {
+    expect(c.primaryEntity).toEqual({ type: 'BlogPosting', canonicalKey: 'https://shop.example/notes/ridge' });
+    expect(mf('author')).toBe('Kim Vale');
+    expect(relsOf(c, 'authored_by')).toContainEqual({ from: 'BlogPosting:https://shop.example/notes/ridge', to: 'Person:kim vale', provenance: 'schema_org' });
+    expect(mf('url', { type: 'Person', canonicalKey: 'kim vale' })).toBe('https://shop.example/people/kim');
+    expect(mf('date_published')).toBe('2026-03-04T09:30:00Z');
+    expect(mf('description')).toBe('A day on the ridge path from the old quarry to the beacon.');
+    expect(mf('keywords')).toEqual({ values: ['walking', 'hills'] });
+  });
+
+  it('h-event: two events of one name on two dates stay two, the location h-card is a Place', () => {
+    expect(mf('start_date', { type: 'Event', canonicalKey: 'ridge walk @ 2026-04-11T08:00:00Z' })).toBe('2026-04-11T08:00:00Z');
+    expect(mf('start_date', { type: 'Event', canonicalKey: 'ridge walk @ 2026-05-09T08:00:00Z' })).toBe('2026-05-09T08:00:00Z');
+    expect(relsOf(c, 'located_at')).toEqual([{ from: 'Event:ridge walk @ 2026-04-11T08:00:00Z', to: 'Place:quarry car park, hebden', provenance: 'schema_org' }]);
+  });
+
+  it('h-product with implied photo, price and brand, and its nested h-review', () => {
+    const product = { type: 'Product', canonicalKey: 'ridge map' };
+    expect(mf('image', product)).toBe('https://shop.example/img/map.jpg');
+    expect(factOf(c, 'price', 'schema_org', product)?.value).toBe(7.5);
+    expect(mf('brand', product)).toBe('Fell Maps');
+    const review = { type: 'Review', canonicalKey: 'review by lee moor of ridge map' };
+    expect(factOf(c, 'rating_value', 'schema_org', review)).toMatchObject({ value: 4, display: '4/5' });
+    expect(mf('description', review)).toBe('Clear and tough.');
+    expect(relsOf(c, 'reviews')).toEqual([{ from: 'Review:review by lee moor of ridge map', to: 'Product:ridge map', provenance: 'schema_org' }]);
+  });
+
+  it('an h-card whose name is its org is an Organization; mailto: is stripped from its email', () => {
+    const org = { type: 'Organization', canonicalKey: 'fell maps' };
+    expect(mf('email', org)).toBe('hi@fellmaps.example');
+    expect(mf('url', org)).toBe('https://fellmaps.example/');
+    expect(c.warnings).toEqual([]);
+  });
+});
