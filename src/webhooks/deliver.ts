@@ -113,7 +113,7 @@ function recordAttempt(deps: DeliveryDeps, delivery: DeliveryRow, manual: boolea
     }
     // A re-send by hand leaves the delivery's own schedule (or its final state) as it was.
     if (manual) {
-      finish(current.state, current.state === 'pending' ? (db.prepare('SELECT next_attempt_at FROM webhook_deliveries WHERE id = ?').pluck().get(delivery.id) as number | null) : null);
+      db.prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = ? WHERE id = ?').run(outcome.status, outcome.error, now, delivery.id);
       return 'kept';
     }
     const delay = RETRY_DELAYS_MS[current.step];

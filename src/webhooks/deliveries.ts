@@ -50,10 +50,15 @@ export function readDelivery(db: Db, subscriptionId: string, deliveryId: string)
   return presentDelivery(row);
 }
 
-/** One page of a delivery's attempts, oldest first. */
-export function listAttemptsPage(db: Db, deliveryId: string, query: ListQuery): AttemptView[] {
-  const rows = db.prepare(`SELECT * FROM webhook_attempts WHERE delivery_id = ? AND id > ? ORDER BY id LIMIT ?`).all(deliveryId, query.after ?? '', query.limit + 1) as AttemptRow[];
-  return rows.map(presentAttempt);
+/**
+ * One page of a delivery's attempts in the order they were made: by rowid, which only grows
+ * within a delivery (two attempts in one millisecond have ULIDs in random order). The cursor
+ * key is the rowid.
+ */
+export function listAttemptsPage(db: Db, deliveryId: string, query: ListQuery): Array<AttemptView & { seq: number }> {
+  const after = query.after === undefined ? 0 : Number(query.after);
+  const rows = db.prepare(`SELECT rowid AS seq, * FROM webhook_attempts WHERE delivery_id = ? AND rowid > ? ORDER BY rowid LIMIT ?`).all(deliveryId, Number.isSafeInteger(after) ? after : 0, query.limit + 1) as Array<AttemptRow & { seq: number }>;
+  return rows.map((row) => ({ ...presentAttempt(row), seq: row.seq }));
 }
 
 /**

@@ -131,7 +131,7 @@ export const webhookRoutes: RoutePlugin = async (app, { services }) => {
     const query = parseListQuery(request.query);
     const subscription = readSubscription(db, authorizedWebsite(request).id, request.params.webhookId);
     const delivery = readDelivery(db, subscription.id, request.params.deliveryId);
-    return sendData(request, reply, pageOf(listAttemptsPage(db, delivery.id, query), query, (a) => a.id));
+    return sendData(request, reply, pageOf(listAttemptsPage(db, delivery.id, query), query, (a) => String(a.seq), ({ seq: _seq, ...attempt }) => attempt));
   });
 
   app.post<{ Params: DeliveryParams }>(`${BASE}/:webhookId/deliveries/:deliveryId/resend`, { config: { access: MUTATE } }, async (request, reply) => {

@@ -159,6 +159,25 @@ describe('webhook delivery', () => {
     await api(t, key, 'DELETE', hooks(s.id));
   });
 
+  it('a failed re-send leaves the delivery as it was: a pending one keeps its next scheduled attempt', async () => {
+    const s = await subscribe(t, key, site.websiteId, { url: receiver.url, events: ['connector.stale'] });
+    receiver.answer(() => ({ status: 500 }));
+    emitStale();
+    await runDue();
+    const [pending] = await deliveriesOf(s.id);
+    expect(pending).toMatchObject({ state: 'pending', attempts: 1 });
+    expect((await api(t, key, 'POST', `${hooks(s.id)}/deliveries/${pending!.id}/resend`, {})).status).toBe(202);
+    await runDue();
+    const [after] = await deliveriesOf(s.id);
+    expect(after).toMatchObject({ state: 'pending', attempts: 2, nextAttemptAt: pending!.nextAttemptAt, lastStatus: 500 });
+    clock.advance(5_000);
+    await runDue();
+    expect((await deliveriesOf(s.id))[0]).toMatchObject({ state: 'pending', attempts: 3 });
+    const attempts = (await api(t, key, 'GET', `${hooks(s.id)}/deliveries/${pending!.id}/attempts`)).json.data.items;
+    expect(attempts.map((a: { trigger: string }) => a.trigger)).toEqual(['schedule', 'manual', 'schedule']);
+    await api(t, key, 'DELETE', hooks(s.id));
+  });
+
   it('410 Gone disables the subscription at once; its other pending deliveries fail without another request', async () => {
     const s = await subscribe(t, key, site.websiteId, { url: receiver.url, events: ['connector.stale'] });
     receiver.answer(() => ({ status: 500 }));
