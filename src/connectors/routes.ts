@@ -73,13 +73,13 @@ export const connectorRoutes: RoutePlugin = async (app, { services }) => {
     return sendData(request, reply, rotated);
   });
 
-  for (const [verb, change] of [['suspend', suspendConnector], ['resume', resumeConnector]] as const) {
+  for (const [verb, change, action] of [['suspend', suspendConnector, 'connector.suspended'], ['resume', resumeConnector, 'connector.resumed']] as const) {
     app.post<{ Params: { cid: string } }>(`/v1/connectors/:cid/${verb}`, { config: { access: ON_CONNECTOR_ADMIN } }, async (request, reply) => {
       parseInput(NoBodySchema, request.body ?? undefined, `${verb} request`);
       const changed = db.transaction(() => {
         const before = getConnector(db, request.params.cid)!;
         const after = change(db, request.params.cid, services.now());
-        if (after.status !== before.status) audit(request, after, `connector.${verb}d`);
+        if (after.status !== before.status) audit(request, after, action);
         return after;
       }).immediate();
       return sendData(request, reply, changed);
