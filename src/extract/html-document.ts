@@ -22,6 +22,8 @@ export interface HtmlScan {
   metas: MetaTag[];
   /** RDFa `prefix` declarations of <html>/<head> and <link rel="schema.X" href> ones ("X: uri"), in document order. */
   prefixes: string[];
+  /** True when some element has a vocab or typeof attribute (RDFa in the body). */
+  hasRdfa: boolean;
   jsonLd: string[];
   microdataRoots: Element[];
   /** Trimmed text of every h1 and h2, for the title heuristics. */
@@ -128,7 +130,7 @@ const IN_ARTICLE = 4;
 export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
-    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], jsonLd: [],
+    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
     explicitMain: [], skipped: new Set(), scores: new Map(), body: null,
   };
@@ -194,6 +196,7 @@ export function scanHtml(html: string): HtmlScan {
       scan.body ??= el;
     }
     if (a.itemscope !== undefined && a.itemprop === undefined) scan.microdataRoots.push(el);
+    if (a.typeof !== undefined || a.vocab !== undefined) scan.hasRdfa = true;
     if (SKIP_TAGS.has(name)) continue;
     const nowHidden = hidden || isHidden(el);
     const nowInArticle = inArticle || name === 'article' || name === 'main';

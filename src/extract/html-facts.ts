@@ -10,6 +10,7 @@ import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normal
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
 import { readMicroformats } from './microformats.js';
+import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { resolveEntity, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
@@ -31,6 +32,10 @@ export interface StructuredData {
   /** microformats2 items as schema nodes (readMicroformats) and the one describing the item. */
   microformats: SchemaNode[];
   mainMicroformats: SchemaNode | null;
+  /** RDFa (readRdfa) with its @id index, and the node describing the item. */
+  rdfa: SchemaNode[];
+  rdfaById: Map<string, SchemaNode>;
+  mainRdfa: SchemaNode | null;
   /** The page nodes whose mainEntity became the main node (followMainEntity); not mapped on their own. */
   mainPages: Set<SchemaNode>;
   /** Head metadata (readMetaValues), read once. */
@@ -43,6 +48,8 @@ export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls:
   const microdata = readMicrodata(scan.microdataRoots, scan.document);
   const microdataById = indexNodes(microdata);
   const microformats = readMicroformats(html, baseUrl);
+  const rdfa = scan.hasRdfa ? readRdfa(scan.document, baseUrl) : [];
+  const rdfaById = indexNodes(rdfa);
   const mainPages = new Set<SchemaNode>();
   const follow = (page: SchemaNode | null, byId: Map<string, SchemaNode>): SchemaNode | null => {
     const main = followMainEntity(page, byId);
@@ -53,6 +60,7 @@ export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls:
     jsonLd: ld.nodes, jsonLdById: ld.byId, microdata, microdataById, mainPages, meta: readMetaValues(scan.metas, scan.prefixes),
     mainJsonLd: follow(pickMainNode(ld.nodes, itemUrls, itemType, expectedType, baseUrl), ld.byId),
     mainMicrodata: follow(pickMainNode(microdata, itemUrls, itemType, expectedType, baseUrl), microdataById),
+    rdfa, rdfaById, mainRdfa: follow(pickMainNode(rdfa, itemUrls, itemType, expectedType, baseUrl), rdfaById),
     microformats, mainMicroformats: pickMainNode(microformats, itemUrls, itemType, expectedType, baseUrl),
   };
 }
@@ -116,6 +124,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   }
 
   mapStructured(input, data.microdata, data.microdataById, data.mainMicrodata, 'microdata', cleanTitle);
+  mapStructured(input, data.rdfa, data.rdfaById, data.mainRdfa, 'rdfa', cleanTitle);
   mapStructured(input, data.microformats, EMPTY_INDEX, data.mainMicroformats, 'microformats', cleanTitle);
 
   // The byline element counts only when no structured source named an author.
@@ -159,7 +168,7 @@ function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: strin
   builder.addRelationship(subject, 'authored_by', ref, provenance, confidence);
 }
 
-function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<string, SchemaNode>, main: SchemaNode | null, source: 'jsonLd' | 'microdata' | 'microformats', cleanTitle: string | null): void {
+function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<string, SchemaNode>, main: SchemaNode | null, source: 'jsonLd' | 'microdata' | 'rdfa' | 'microformats', cleanTitle: string | null): void {
   if (nodes.length === 0) return;
   const { builder, primary, siteRef } = input;
   const confidence = C[source];

@@ -74,7 +74,7 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   const expectedType = itemEntityType(item.type, item.json, item.attributes);
   const data = scan === null ? null : readStructuredData(scan, builder.warnings, itemUrls, item.type, expectedType, baseUrl, item.html);
   // A schema.org @type in the item's own JSON-LD (else microdata) wins over the item type's default.
-  const mainNode = data?.mainJsonLd ?? data?.mainMicrodata ?? data?.mainMicroformats ?? null;
+  const mainNode = data?.mainJsonLd ?? data?.mainMicrodata ?? data?.mainRdfa ?? data?.mainMicroformats ?? null;
   // Else og:type, when the item type names only a generic page or thing.
   const ogType = data !== null && (expectedType === 'WebPage' || expectedType === 'Thing') ? ogTypeHint(data.meta) : undefined;
   const primaryType = (mainNode === null ? undefined : typesOf(mainNode)[0]) ?? ogType ?? expectedType;

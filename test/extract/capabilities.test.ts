@@ -216,3 +216,29 @@ describe('microformats2: h-entry, h-card, h-event, h-product, h-review with impl
     expect(c.warnings).toEqual([]);
   });
 });
+
+describe('RDFa Lite / RDFa 1.1 in the body: vocab, typeof, property, resource, prefix (rdfa.html)', () => {
+  const c = extractPage('rdfa.html', 'event', 'https://shop.example/events/harbour-lights');
+  const rdfa = (predicate: string, subject = c.primaryEntity) => factOf(c, predicate, 'schema_org', subject)?.value;
+
+  it('bug: RDFa in the body was not parsed; the typeof node whose resource is the item url describes it', () => {
+    expect(c.primaryEntity).toEqual({ type: 'MusicEvent', canonicalKey: 'https://shop.example/events/harbour-lights' });
+    expect(rdfa('start_date')).toBe('2026-08-14T19:30:00Z');
+    expect(rdfa('description')).toBe('An open-air evening of brass and strings at the end of the pier.');
+    expect(rdfa('image')).toEqual({ values: ['https://shop.example/img/pier.jpg', 'https://shop.example/img/brass.jpg'] });
+  });
+
+  it('nested typeof under a property: location, performers and the offer (content and href values)', () => {
+    expect(rdfa('location')).toBe('Pier Hall, 1 Quay Road, Whitby');
+    expect(relsOf(c, 'located_at')).toEqual([{ from: 'MusicEvent:https://shop.example/events/harbour-lights', to: 'MusicVenue:pier hall, 1 quay road, whitby', provenance: 'schema_org' }]);
+    expect(rdfa('performer')).toEqual({ values: ['The Quay Brass', 'Ria Sand'] });
+    expect(rdfa('same_as', { type: 'MusicGroup', canonicalKey: 'the quay brass' })).toBe('https://music.example/quay-brass');
+    expect(factOf(c, 'price', 'schema_org')).toMatchObject({ value: 15, currency: 'GBP', display: '15.00 GBP' });
+    expect(rdfa('availability')).toBe('InStock');
+  });
+
+  it('a prefix declared on an element (s: http://schema.org/) expands its CURIEs', () => {
+    expect(rdfa('url', { type: 'Organization', canonicalKey: 'whitby music society' })).toBe('https://whitbymusic.example/');
+    expect(c.warnings).toEqual([]);
+  });
+});
