@@ -41,6 +41,8 @@ export const HeartbeatRequestSchema = z.strictObject({
       last_error: z.string().max(4096).nullable().optional(),
     })
     .optional(),
+  /** The website's verification token, sent by a plugin connector to prove ownership (method plugin; docs/websites.md). */
+  verification_token: z.string().min(1).max(200).optional(),
 });
 
 /** A heartbeat as a connector fills it in (the client adds website_id). */

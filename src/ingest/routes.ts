@@ -18,6 +18,8 @@ import type { IdempotencyStore, InFlightLease, NonceStore } from './stores/types
 import { sweepPendingRawItems } from './sweep.js';
 import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
 import { createIdleCheckpointer } from './wal-checkpoint.js';
+import { verificationDeps } from '../verification/graph-trust.js';
+import { acceptPluginProof } from '../verification/plugin-proof.js';
 import { readIngestWebsite } from './website-context.js';
 
 /**
@@ -62,6 +64,7 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
   const states = new WeakMap<FastifyRequest, RequestState>();
   const checkpointer = createIdleCheckpointer({ onError: (error) => services.logger.warn({ err: error }, 'idle WAL checkpoint failed') });
   const { settings } = services.config;
+  const verification = verificationDeps(services);
   const perConnector: RateLimitRule = { name: 'ingest', limit: settings.ingestRateLimitPerMinute, windowMs: 60_000 };
   const authFailures: RateLimitRule = { name: 'ingest.auth_failures', limit: settings.ingestAuthFailuresPerMinute, windowMs: 60_000 };
 
@@ -172,6 +175,8 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     const parsed = HeartbeatRequestSchema.safeParse(v.body);
     if (!parsed.success) throw invalid('The heartbeat is not valid; see details.fields.', parsed.error);
     const website = websiteOf(request, v.websiteId);
+    // The signature covers the body: a token in it is signed with the connector's key (method plugin).
+    if (parsed.data.verification_token) acceptPluginProof(verification, { websiteId: website.id, connectorId: v.connector.id, token: parsed.data.verification_token });
     return sendData(request, reply, recordHeartbeat(services, website, v.connector.id, parsed.data.connector_state));
   });
 
