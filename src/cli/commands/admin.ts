@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { PLANS, VERIFICATION_METHODS } from '../../website/types.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
+import { UsageError } from '../errors.js';
 import { registerAdminConnectorCommands } from './admin-connector.js';
 import type { Db } from '../../storage/sqlite.js';
 
@@ -85,7 +86,7 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--domain <domain>', 'host name, e.g. example.com')
     .requiredOption('--name <name>', 'display name')
     .option('--language <tag>', 'default language (BCP-47)', 'en')
-    .addOption(new Option('--verified <method>', 'mark ownership verified by this method').choices(VERIFICATION_METHODS))
+    .addOption(new Option('--verified <method>', 'mark ownership verified by this method at once, without a check (scripted setups; prefer `admin website verify --manual`)').choices(VERIFICATION_METHODS))
     .action(async (opts: { org: string; domain: string; name: string; language: string; verified?: (typeof VERIFICATION_METHODS)[number] }, command: Command) => {
       const ctx = commandContext(command);
       const { createWebsite } = await import('../../tenancy/websites.js');
@@ -103,6 +104,20 @@ export function registerAdminCommands(program: Command): void {
       const { listWebsites } = await import('../../tenancy/websites.js');
       const rows = await withControlDb(ctx, (db) => listWebsites(db, opts.org));
       ctx.out.result(rows, () => formatTable(['ID', 'DOMAIN', 'NAME', 'ORG'], rows.map((r) => [r.id, r.domain, r.name, r.organizationId])));
+    });
+  website
+    .command('verify')
+    .description("grant a website's ownership verification by hand (trust tier manual, weight 0.5); owners prove it themselves over the API")
+    .requiredOption('--website <websiteId>', 'website id')
+    .option('--manual', 'grant the manual tier: the operator vouches for the domain (required)')
+    .option('--domain <domain>', "one of the website's aliases (default: its own domain)")
+    .option('--note <text>', 'why, kept as the evidence of the grant', 'granted by the operator')
+    .action(async (opts: { website: string; manual?: boolean; domain?: string; note: string }, command: Command) => {
+      if (!opts.manual) throw new UsageError('give --manual: the shell grants only manual verification (owners verify with POST /v1/websites/:id/verification/challenge and .../check)');
+      const ctx = commandContext(command);
+      const { grantManualFromShell } = await import('../../verification/admin-grant.js');
+      const record = grantManualFromShell(ctx.config, { websiteId: opts.website, domain: opts.domain?.trim().toLowerCase(), note: opts.note });
+      ctx.out.result(record, () => `${record.domain}: verification ${record.state} (method ${record.method}, trust score ${record.trustScore})`);
     });
 
   const apiKey = admin.command('api-key').description('manage API keys for the management API');
