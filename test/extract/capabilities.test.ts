@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { IngestItem } from '../../src/contract/ingest-item.js';
 import type { ItemContribution } from '../../src/extract/contribution.js';
-import { extractPage, factOf, factsOf, relsOf } from './helpers.js';
+import { extractItem } from '../../src/extract/index.js';
+import { CHECKSUM, extractPage, factOf, factsOf, RECEIVED, relsOf, site } from './helpers.js';
 
 /** Issue 18: what the structured data of a page states reaches the contribution. */
 
@@ -240,5 +242,30 @@ describe('RDFa Lite / RDFa 1.1 in the body: vocab, typeof, property, resource, p
   it('a prefix declared on an element (s: http://schema.org/) expands its CURIEs', () => {
     expect(rdfa('url', { type: 'Organization', canonicalKey: 'whitby music society' })).toBe('https://whitbymusic.example/');
     expect(c.warnings).toEqual([]);
+  });
+});
+
+describe('hostile structured data stays bounded', () => {
+  const extractHtml = (html: string) => extractItem({ type: 'page', id: 'x', url: 'https://shop.example/x', html, checksum: CHECKSUM } as IngestItem, site, { receivedAt: RECEIVED });
+
+  it('an itemref to an element around the item, to itself and to a missing id is ignored; many refs do not multiply work', () => {
+    const refs = Array.from({ length: 40 }, () => 'outer self nope').join(' ');
+    const html = `<div id="outer"><div id="self" itemscope itemtype="https://schema.org/Product" itemref="${refs}"><span itemprop="name">Loop</span><span itemprop="sku">L-1</span></div></div>`;
+    const c = extractHtml(html);
+    expect(factsOf(c, 'sku').map((f) => f.value)).toEqual(['L-1']);
+  });
+
+  it('RDFa nested 10,000 elements deep is read without exhausting the stack', () => {
+    const depth = 10_000;
+    const html = `<body vocab="https://schema.org/"><div typeof="Product" resource="https://shop.example/x"><span property="name">Deep</span>${'<div>'.repeat(depth)}<span property="sku">D-1</span>${'</div>'.repeat(depth)}</div></body>`;
+    const c = extractHtml(html);
+    expect(c.primaryEntity.type).toBe('Product');
+    expect(factOf(c, 'sku', 'schema_org')?.value).toBe('D-1');
+  });
+
+  it('microformats nested deeper than the parser can go are skipped, not thrown', () => {
+    const depth = 5_000;
+    const html = `<div class="h-card"><span class="p-name">${'<b>'.repeat(depth)}Deep${'</b>'.repeat(depth)}</span></div>`;
+    expect(() => extractHtml(html)).not.toThrow();
   });
 });
