@@ -254,6 +254,9 @@ describe('webhook delivery', () => {
     })()).toThrow('the change failed');
     expect([events(), jobs()]).toEqual([e0, j0]);
     expect(() => emitEvent(db(), { type: 'node.taken_down', website_id: site.websiteId, data: { removed_files: 'many' } } as never, clock.now())).toThrow();
+    // A fixture published by the CLI names a website control.sqlite does not hold: no event, no failure after the flip.
+    expect(emitEvent(db(), { type: 'node.taken_down', website_id: 'web_not_here', data: { previous_version: null, removed_files: 1 } }, clock.now())).toBeUndefined();
+    expect([events(), jobs()]).toEqual([e0, j0]);
     await api(t, key, 'DELETE', hooks(s.id));
   });
 });

@@ -41,7 +41,7 @@ describe('webhook deliveries survive kill -9', () => {
     const ids: string[] = [];
     try {
       // The burst: events written beside the running daemon, as another process's changes would be.
-      for (let i = 0; i < EVENTS; i++) ids.push(emitEvent(services.controlDb, { type: 'ingest.completed', website_id: site.websiteId, data: { job_id: `job_burst_${i}`, processed: i, failed: 0, skipped: 0, removed: 0, warned: 0 } }));
+      for (let i = 0; i < EVENTS; i++) ids.push(emitEvent(services.controlDb, { type: 'ingest.completed', website_id: site.websiteId, data: { job_id: `job_burst_${i}`, processed: i, failed: 0, skipped: 0, removed: 0, warned: 0 } })!);
     } finally {
       services.close();
     }
