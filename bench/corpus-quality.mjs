@@ -18,7 +18,8 @@ const norm = (v) => (v === null || v === undefined ? null : String(v).replace(/\
 function survivor(facts, subject, predicate) {
   const candidates = facts.filter((f) => f.predicate === predicate && f.subject.type === subject.type && f.subject.canonicalKey === subject.canonicalKey);
   candidates.sort((a, b) => RANK[a.provenanceMethod] - RANK[b.provenanceMethod] || b.confidence - a.confidence);
-  return candidates[0]?.value ?? null;
+  // A fact of several values ({"values": [...]}) compares by its display, the values joined with ", ".
+  return candidates[0] === undefined ? null : candidates[0].display !== undefined && typeof candidates[0].value === 'object' ? candidates[0].display : candidates[0].value;
 }
 
 function pageUrl(html, name) {

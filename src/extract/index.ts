@@ -101,7 +101,8 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   const description = builder.bestFact(primary, 'description');
   const nameSource = titles[0] ?? { provenance: 'cms_field' as const, confidence: SOURCE_CONFIDENCE.cmsField };
   const attributes: Record<string, unknown> = { url: item.url, itemType: item.type };
-  if (description !== undefined) attributes.description = description.value;
+  // Several descriptions are one {"values"} fact; the attribute is its joined display.
+  if (description !== undefined) attributes.description = typeof description.value === 'object' ? description.display ?? JSON.stringify(description.value) : description.value;
   builder.addEntity({ ...primary, name, provenance: nameSource.provenance, confidence: nameSource.confidence, importance: 5, attributes });
   builder.addEntity({ ...siteRef, name: site.brand, provenance: 'cms_field', confidence: SOURCE_CONFIDENCE.cmsField, importance: 4, attributes: { url: `https://${site.domain}/` } });
   builder.addRelationship(primary, 'part_of', siteRef, 'cms_field', SOURCE_CONFIDENCE.cmsField);
