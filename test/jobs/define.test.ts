@@ -31,6 +31,14 @@ describe('job definitions', () => {
       'maintenance.expire': 'maintenance',
       'maintenance.rate_limits.prune': 'maintenance',
       'maintenance.jobs.prune': 'maintenance',
+      'maintenance.accounts.prune': 'maintenance',
+      'org.transfer.execute': 'maintenance',
+      'org.erase': 'maintenance',
+      'webhooks.dispatch': 'maintenance',
+      'webhook.deliver': 'delivery',
+      'maintenance.webhooks.prune': 'maintenance',
+      'connector.heartbeat.check': 'maintenance',
+      'verification.check': 'maintenance',
     });
     const twice = defineJob({ kind: 'test.twice', lane: 'ingest', payload: z.object({}), handler: noop });
     expect(() => indexJobsByKind([twice, twice])).toThrow('job kind test.twice is defined twice');
@@ -38,7 +46,8 @@ describe('job definitions', () => {
 
   it('the scheduler enqueues what the definitions schedule, and nothing else (no second list)', () => {
     expect(periodicJobs(JOBS).map(({ job, intervalSeconds }) => [job.kind, intervalSeconds])).toEqual([
-      ['maintenance.expire', 300], ['maintenance.rate_limits.prune', 3600], ['maintenance.jobs.prune', 3600],
+      ['maintenance.expire', 300], ['maintenance.rate_limits.prune', 3600], ['maintenance.jobs.prune', 3600], ['maintenance.accounts.prune', 86_400],
+      ['webhooks.dispatch', 60], ['maintenance.webhooks.prune', 86_400], ['connector.heartbeat.check', 300], ['verification.check', 3600],
     ]);
     const temp = makeTempDir();
     const services = createServices(resolveConfig({ env: { NODECTL_DATA_DIR: temp.dir } }), { now: () => 5_000 });
