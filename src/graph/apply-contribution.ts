@@ -4,6 +4,7 @@ import { estimateTokens } from '../extract/chunks.js';
 import type { CandidateFact, EntityRef, ItemContribution } from '../extract/contribution.js';
 import { stableId } from './ids.js';
 import { emptyTouched, recomputeTouched, type TouchedKeys } from './recompute.js';
+import { mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements, provenanceRank } from './statements.js';
 
 /** Stable id of the entity a natural key names, whether or not the entity exists yet. */
@@ -51,6 +52,7 @@ export function deleteItemRows(db: Db, itemKey: string, touched: TouchedKeys): b
   for (const r of s.itemEntityIds.all(itemKey) as Array<{ id: string }>) touched.entities.add(r.id);
   for (const r of s.itemRelIds.all(itemKey) as Array<{ id: string }>) touched.relationships.add(r.id);
   for (const r of s.itemFactIds.all(itemKey) as Array<{ id: string }>) touched.facts.add(r.id);
+  for (const r of s.itemChunkIds.all(itemKey) as Array<{ id: string }>) touched.chunks.add(r.id);
   s.deleteEntityContributors.run(itemKey);
   s.deleteRelContributors.run(itemKey);
   s.deleteFacts.run(itemKey);
@@ -105,7 +107,9 @@ function insertContribution(db: Db, site: WebsiteInfo, c: ItemContribution, touc
 
   for (const ch of c.chunks) {
     const mentions = [...new Set(ch.mentions.map((m) => entityIdOf(ws, m)))].sort();
-    s.insertChunk.run(chunkIdOf(ws, key, ch.position, ch.language), key, ch.position, ch.language, ch.text, JSON.stringify(ch.headingPath),
+    const chunkId = chunkIdOf(ws, key, ch.position, ch.language);
+    touched.chunks.add(chunkId);
+    s.insertChunk.run(chunkId, key, ch.position, ch.language, ch.text, JSON.stringify(ch.headingPath),
       estimateTokens(ch.text), JSON.stringify(mentions), sourceId);
   }
 
@@ -128,14 +132,19 @@ function insertContribution(db: Db, site: WebsiteInfo, c: ItemContribution, touc
  * Replaces what one item (contribution.itemKey) contributed to the website's graph with this
  * contribution, in one transaction (a savepoint when called inside one), and re-derives exactly
  * the records whose natural keys the old or the new contribution named: entities, relationships
- * (re-resolved), fact survivors, Q&A staleness and sources. Editorial state is never touched.
+ * (re-resolved), fact survivors, Q&A staleness, sources and their search documents. Editorial
+ * state is never touched. With `searchBatch`, the records to re-index are added to it instead,
+ * and the caller refreshes them (refreshSearchDocs) before its transaction commits: one refresh
+ * per batch of items.
  */
-export function applyContribution(db: Db, site: WebsiteInfo, contribution: ItemContribution): void {
+export function applyContribution(db: Db, site: WebsiteInfo, contribution: ItemContribution, searchBatch?: SearchTouched): void {
   const run = db.transaction(() => {
     const touched = emptyTouched();
     deleteItemRows(db, contribution.itemKey, touched);
     insertContribution(db, site, contribution, touched);
     recomputeTouched(db, touched, trustScore(site.verification.method, site.verification.state));
+    if (searchBatch) mergeSearchTouched(searchBatch, touched);
+    else refreshSearchDocs(db, touched);
   });
   run();
 }

@@ -3,6 +3,7 @@ import type { WebsiteInfo } from '../website/types.js';
 import { IngestItemSchema, type FieldMapping } from '../contract/ingest-item.js';
 import { extractItem } from '../extract/index.js';
 import { applyContribution, refreshSourceTrust } from './apply-contribution.js';
+import { emptySearchTouched, refreshSearchDocs } from './search-docs.js';
 import { graphStatements } from './statements.js';
 
 export interface ProcessRawItemsOptions {
@@ -52,6 +53,8 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
   for (let start = 0; start < ids.length; start += batchSize) {
     const batch = ids.slice(start, start + batchSize);
     db.transaction(() => {
+      // The batch's records are re-indexed once, before it commits (src/graph/search-docs.ts).
+      const search = emptySearchTouched();
       for (const rawContentId of batch) {
         const row = s.rawByContentId.get(rawContentId) as RawRow | undefined;
         if (!row) {
@@ -65,7 +68,7 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
           if (!parsed.success) throw new Error(`stored body is not a valid IngestItem: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
           const contribution = extractItem(parsed.data, site, { receivedAt: row.received_at, mappings });
           if (contribution.itemKey !== itemKey) throw new Error(`contribution item key ${contribution.itemKey} does not match ${itemKey}`);
-          applyContribution(db, site, contribution);
+          applyContribution(db, site, contribution, search);
           s.markProcessed.run(options.now, rawContentId);
           result.processed++;
           if (contribution.warnings.length > 0) {
@@ -79,6 +82,7 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
           result.failures.push({ rawContentId, itemKey, error: message });
         }
       }
+      refreshSearchDocs(db, search);
     }).immediate();
   }
   return result;

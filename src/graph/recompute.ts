@@ -12,10 +12,12 @@ export interface TouchedKeys {
   sources: Set<string>;
   /** Q&A rows (`${qaId}\u001f${itemKey}`) whose staleness must be re-checked besides those of touched facts. */
   qa: Set<string>;
+  /** Chunks removed or written (their search documents are refreshed, src/graph/search-docs.ts). */
+  chunks: Set<string>;
 }
 
 export function emptyTouched(): TouchedKeys {
-  return { entities: new Set(), relationships: new Set(), facts: new Set(), sources: new Set(), qa: new Set() };
+  return { entities: new Set(), relationships: new Set(), facts: new Set(), sources: new Set(), qa: new Set(), chunks: new Set() };
 }
 
 interface EntityContributorRow {

@@ -2,6 +2,7 @@ import type { Db } from '../storage/sqlite.js';
 import { trustScore, type WebsiteInfo } from '../website/types.js';
 import { deleteItemRows } from './apply-contribution.js';
 import { emptyTouched, recomputeTouched } from './recompute.js';
+import { refreshSearchDocs } from './search-docs.js';
 import { graphStatements } from './statements.js';
 
 export interface RemoveItemOptions {
@@ -49,6 +50,7 @@ export function removeItem(db: Db, site: WebsiteInfo, itemKey: string, options: 
     }
     const had = deleteItemRows(db, itemKey, touched);
     recomputeTouched(db, touched, trustScore(site.verification.method, site.verification.state));
+    refreshSearchDocs(db, touched);
     if (options.erase) {
       eraseEditorial(db, recordIds);
       if (options.keepTombstone) {

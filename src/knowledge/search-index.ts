@@ -1,3 +1,4 @@
+import { rebuildSearchDocs } from '../graph/search-docs.js';
 import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
 import { openDatabase, type Db } from '../storage/sqlite.js';
 import type { EntityRecord, FactRecord, LiveNode } from './live-node.js';
@@ -6,8 +7,9 @@ import { searchKnowledge, type SearchHit } from './search.js';
 /**
  * The published node an MCP server answers from, searchable with the management API's ranking:
  * its entities, facts and chunks are loaded into an in-memory graph database (the graph schema
- * of every migration, search triggers included), so search_website_knowledge runs the same
- * FTS5 index and the same query (searchKnowledge) over exactly the published records. Everything
+ * of every migration) and indexed by the graph's own code (rebuildSearchDocs), so
+ * search_website_knowledge runs the same FTS5 index and the same query (searchKnowledge) over
+ * exactly the published records. Everything
  * in a published node is exported already, so the export filters pass every row.
  */
 export class KnowledgeIndex {
@@ -67,6 +69,7 @@ function loadNode(db: Db, node: Pick<LiveNode, 'entities' | 'facts' | 'chunks'> 
     }
     for (const c of node.chunks) chunk.run(c.id, c.language, c.text, c.tokens_estimate ?? 0, JSON.stringify(c.entity_ids ?? []), c.source_id ?? null);
   })();
+  rebuildSearchDocs(db);
 }
 
 function compare(a: string, b: string): number {

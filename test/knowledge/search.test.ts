@@ -36,7 +36,7 @@ function seedShop(db: Db): void {
   }));
 }
 
-describe('knowledge search over the graph (FTS5 kept by triggers)', () => {
+describe('knowledge search over the graph (FTS5 kept current by the graph writers)', () => {
   it('ranks names over values over chunk text, with snippets marking the matched terms as safe HTML (each hit its own snippet: FTS5 ignored a REAL-bound rowid and gave every hit the first one)', () => {
     seedShop(g.db);
     const hits = searchKnowledge(g.db, { query: 'hand grinder', limit: 10 });
