@@ -133,7 +133,7 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (key === 'review' || key === 'reviews') {
       mapReviews(value, subject, subjectName, ctx, depth, seen);
     } else if (key === 'offers') {
-      for (const offer of asList(value)) mapOffer(resolveRef(offer, ctx.byId), subject, subjectName, ctx, depth, seen);
+      mapOffers(asList(value).map((offer) => resolveRef(offer, ctx.byId)), subject, subjectName, ctx, depth, seen);
     } else if (key === 'aggregateRating' || key === 'reviewRating') {
       mapRating(resolveRef(value, ctx.byId), subject, subjectName, ctx, key === 'aggregateRating');
     } else if (key === 'address') {
@@ -247,30 +247,59 @@ export function addCategory(builder: ContributionBuilder, subject: EntityRef, na
   builder.addRelationship(subject, kind === 'category' ? 'in_category' : 'tagged', ref, provenance, confidence);
 }
 
-function mapOffer(offer: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
-  if (!isObject(offer)) return;
+type FactExtra = { currency?: string; display?: string; validFrom?: string; validUntil?: string };
+type FactSink = (predicate: string, value: string | number, extra?: FactExtra) => void;
+
+/**
+ * Offers state each predicate once; one value (one offer, or several agreeing) is a plain fact
+ * with its currency and validity. Several offers (sizes, sellers, editions) that differ give the values of all offers as one {"values"} fact in offer order, its display
+ * joined with ", ", its currency when every price has the same one (docs/contract.md#fact-rules).
+ */
+function mapOffers(offers: unknown[], subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+  const described = offers.filter(isObject);
+  const collected = new Map<string, Array<{ value: string | number; extra: FactExtra }>>();
+  const sink: FactSink = (predicate, value, extra = {}) => {
+    const list = collected.get(predicate) ?? [];
+    list.push({ value, extra });
+    collected.set(predicate, list);
+  };
+  for (const offer of described) mapOffer(offer, subject, ctx, depth, seen, sink);
+  for (const [predicate, entries] of collected) {
+    const unique = entries.filter((e, i) => entries.findIndex((o) => o.value === e.value && o.extra.currency === e.extra.currency) === i);
+    if (unique.length === 1) {
+      addFact(ctx, subject, subjectName, predicate, unique[0]!.value, unique[0]!.extra);
+      continue;
+    }
+    const currencies = new Set(unique.map((e) => e.extra.currency));
+    const currency = currencies.size === 1 ? unique[0]!.extra.currency : undefined;
+    const display = unique.map((e) => e.extra.display ?? String(e.value)).join(', ');
+    addFact(ctx, subject, subjectName, predicate, { values: unique.map((e) => e.value) }, { currency, display });
+  }
+}
+
+function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>, sink: FactSink): void {
   const spec = isObject(offer.priceSpecification) ? offer.priceSpecification : Array.isArray(offer.priceSpecification) && isObject(offer.priceSpecification[0]) ? offer.priceSpecification[0] : {};
   const currency = normalizeCurrency(textValue(offer.priceCurrency) ?? textValue(spec.priceCurrency));
   const amount = parseAmount(textValue(offer.price) ?? textValue(offer.lowPrice) ?? textValue(spec.price));
   const validFrom = normalizeDate(textValue(offer.validFrom)) ?? undefined;
   const validUntil = normalizeDate(textValue(offer.priceValidUntil) ?? textValue(offer.validThrough)) ?? undefined;
   if (amount !== null) {
-    addFact(ctx, subject, subjectName, 'price', amount, { currency, display: formatMoney(amount, currency), validFrom, validUntil });
+    sink('price', amount, { currency, display: formatMoney(amount, currency), validFrom, validUntil });
   }
   const high = parseAmount(textValue(offer.highPrice));
-  if (high !== null) addFact(ctx, subject, subjectName, 'high_price', high, { currency, display: formatMoney(high, currency), validFrom, validUntil });
-  if (validUntil !== undefined) addFact(ctx, subject, subjectName, 'price_valid_until', validUntil);
+  if (high !== null) sink('high_price', high, { currency, display: formatMoney(high, currency), validFrom, validUntil });
+  if (validUntil !== undefined) sink('price_valid_until', validUntil);
   const availability = textValue(offer.availability);
-  if (availability !== null) addFact(ctx, subject, subjectName, 'availability', schemaTerm(availability), { validFrom, validUntil });
+  if (availability !== null) sink('availability', schemaTerm(availability), { validFrom, validUntil });
   const condition = textValue(offer.itemCondition);
-  if (condition !== null) addFact(ctx, subject, subjectName, 'condition', schemaTerm(condition));
+  if (condition !== null) sink('condition', schemaTerm(condition));
   const offerUrl = urlValue(offer.url, ctx.baseUrl);
-  if (offerUrl !== null) addFact(ctx, subject, subjectName, 'offer_url', offerUrl);
+  if (offerUrl !== null) sink('offer_url', offerUrl);
   const offerCount = parseAmount(textValue(offer.offerCount));
-  if (offerCount !== null) addFact(ctx, subject, subjectName, 'offer_count', offerCount);
+  if (offerCount !== null) sink('offer_count', offerCount);
   for (const key of ['sku', 'gtin8', 'gtin12', 'gtin13', 'gtin14', 'gtin', 'mpn']) {
     const text = textValue(offer[key]);
-    if (text !== null) addFact(ctx, subject, subjectName, TEXT_PROPERTIES[key]!, text);
+    if (text !== null) sink(TEXT_PROPERTIES[key]!, text);
   }
   const sellers: string[] = [];
   for (const raw of asList(offer.seller)) {
@@ -281,7 +310,7 @@ function mapOffer(offer: unknown, subject: EntityRef, subjectName: string, ctx: 
     ctx.builder.addRelationship(subject, 'offered_by', seller.ref, ctx.provenance, ctx.confidence);
     if (seller.node !== null && depth < MAX_DEPTH) mapSchemaNode(seller.node, seller.ref, seller.name, ctx, depth + 1, seen);
   }
-  if (sellers.length > 0) addFact(ctx, subject, subjectName, 'seller', sellers.join(', '));
+  for (const seller of sellers) sink('seller', seller);
 }
 
 function mapRating(rating: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, aggregate: boolean): void {

@@ -269,3 +269,16 @@ describe('hostile structured data stays bounded', () => {
     expect(() => extractHtml(html)).not.toThrow();
   });
 });
+
+describe('several offers (offers.html)', () => {
+  const c = extractPage('offers.html', 'product', 'https://shop.example/p/wool-blanket');
+
+  it('bug: several offers left several competing price facts; now one {"values"} fact per predicate in offer order, duplicates dropped', () => {
+    expect(factsOf(c, 'price')).toHaveLength(1);
+    expect(factOf(c, 'price', 'schema_org')).toMatchObject({ value: { values: [79, 119] }, currency: 'EUR', display: '79.00 EUR, 119.00 EUR' });
+    expect(factOf(c, 'availability', 'schema_org')).toMatchObject({ value: { values: ['InStock', 'OutOfStock'] }, display: 'InStock, OutOfStock' });
+    expect(factOf(c, 'offer_url', 'schema_org')?.value).toEqual({ values: ['https://shop.example/p/wool-blanket?size=single', 'https://shop.example/p/wool-blanket?size=double'] });
+    expect(factOf(c, 'seller', 'schema_org')).toMatchObject({ value: { values: ['Loom House', 'Weave Co'] }, display: 'Loom House, Weave Co' });
+    expect(relsOf(c, 'offered_by').map((r) => r.to)).toEqual(['Organization:loom house', 'Organization:weave co']);
+  });
+});
