@@ -5,20 +5,19 @@ import { eraseWebsiteFromTarget } from '../publish/erase-website.js';
 import type { WebsiteRow } from './website-store.js';
 
 /**
- * DELETE /v1/websites/:id (docs/websites.md "Delete"): the website and everything of it, for
- * good. (1) Its connectors stop at once; (2) its published node goes from every target: the
- * pointer, every version, the content-addressed objects and the public alias (a publish running
- * now makes this 409 publish.conflict, retryable, with nothing deleted); (3) one transaction
- * deletes its rows (aliases, verification, connectors, mappings, webhooks and events go with it)
- * and writes the audit row `audit`; (4) its graph file is deleted. Safe to call again after a
- * failure at (2).
+ * DELETE /v1/websites/:id (docs/websites.md "Routes"): the website and everything of it, for
+ * good. (1) Its published node goes from every target: the pointer, every version, the
+ * content-addressed objects and the public alias (a publish running now makes this 409
+ * publish.conflict, retryable, before anything is deleted); (2) one transaction deletes its rows
+ * (aliases, verification, connectors, mappings, webhooks and events go with it) and writes the
+ * audit row `audit`; (3) its graph file is deleted. Nothing is revoked before (2), so a failure
+ * at (1) leaves the website whole and the call can be made again.
  */
 export async function deleteWebsite(services: Pick<AppServices, 'controlDb' | 'config' | 'graphs' | 'layout' | 'now'>, website: WebsiteRow, audit: () => void): Promise<void> {
   const db = services.controlDb;
   if (db.prepare('SELECT 1 FROM organization_erasures WHERE organization_id = ?').get(website.organizationId)) {
     throw new AppError('privacy.erasure_in_progress', 'An erasure of this organization is running; it deletes this website too.');
   }
-  db.prepare(`UPDATE connectors SET status = 'revoked', updated_at = ? WHERE website_id = ? AND status != 'revoked'`).run(new Date(services.now()).toISOString(), website.id);
   const targets = await openEveryTarget(services.config.settings);
   try {
     for (const target of targets) await eraseWebsiteFromTarget(target, db, { websiteId: website.id, domain: website.domain, now: services.now });
