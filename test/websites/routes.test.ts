@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { siteHashOf, siteKeys } from '../../src/publish/layout.js';
+import { acquirePublishLock } from '../../src/publish/lock.js';
 import { createTargetFromSettings } from '../../src/publish/targets/index.js';
 import { graphDbPath } from '../../src/storage/data-dir.js';
 import { injectSigned } from '../helpers/app.js';
@@ -145,6 +146,21 @@ describe('delete a website (DELETE /v1/websites/:id)', () => {
       await target.close();
     }
   }, 60_000);
+
+  it('a delete refused by a running publish (409 publish.conflict) leaves the website whole: its connectors were revoked for good before the fix', async () => {
+    const site = await h.website(org, owner.token, 'busy.example.com');
+    await h.verifyByDns(site.id, site.domain, owner.token);
+    const { token } = (await h.call('POST', `/v1/websites/${site.id}/connectors`, owner.token, { connectorType: 'test', sourceTypes: ['page'] })).json.data;
+    const lock = acquirePublishLock(h.t.services.controlDb, site.id, { now: h.clock.now });
+    try {
+      const res = await h.call('DELETE', `/v1/websites/${site.id}`, owner.token, { confirm: site.domain });
+      expect({ status: res.status, code: res.json.error.code, retryable: res.json.error.retryable }).toEqual({ status: 409, code: 'publish.conflict', retryable: true });
+    } finally {
+      lock.release();
+    }
+    expect((await h.heartbeat(token, site.id)).status).toBe(200);
+    expect((await h.call('DELETE', `/v1/websites/${site.id}`, owner.token, { confirm: site.domain })).status).toBe(204);
+  });
 
   it('only an organization_admin deletes (an editor is 403 auth.forbidden)', async () => {
     const site = await h.website(org, owner.token, 'kept.example.com');
