@@ -32,7 +32,7 @@ export function templateQa(name: string, subject: EntityRef, best: FactLookup, l
   const price = best('price');
   if (price !== undefined) {
     const availability = best('availability');
-    const tail = availability !== undefined ? ` (${String(availability.value)})` : '';
+    const tail = availability !== undefined ? ` (${shown(availability)})` : '';
     out.push(make(`What does ${name} cost?`, `${name} costs ${shown(price)}${tail}.`, availability !== undefined ? [price, availability] : [price], entities, language));
   }
   const start = best('start_date');

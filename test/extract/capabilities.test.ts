@@ -282,3 +282,10 @@ describe('several offers (offers.html)', () => {
     expect(relsOf(c, 'offered_by').map((r) => r.to)).toEqual(['Organization:loom house', 'Organization:weave co']);
   });
 });
+
+describe('templated Q&A over several values', () => {
+  it('bug: the price answer showed a {"values"} availability as [object Object]; it quotes the joined display', () => {
+    const c = extractPage('offers.html', 'product', 'https://shop.example/p/wool-blanket');
+    expect(c.qa.find((q) => q.question === 'What does Wool Blanket cost?')?.answer).toBe('Wool Blanket costs 79.00 EUR, 119.00 EUR (InStock, OutOfStock).');
+  });
+});
