@@ -24,6 +24,8 @@ export interface HtmlScan {
   prefixes: string[];
   /** True when some element has a vocab or typeof attribute (RDFa in the body). */
   hasRdfa: boolean;
+  /** True when some element has a microformats2 root class (h-card, h-entry, ...). */
+  hasMicroformats: boolean;
   jsonLd: string[];
   microdataRoots: Element[];
   /** Trimmed text of every h1 and h2, for the title heuristics. */
@@ -50,6 +52,7 @@ const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'compl
 const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
 const BYLINE = /byline|author|dateline|writtenby|p-author/i;
+const MICROFORMAT_ROOT = /(?:^|\s)h-(?:card|entry|event|product|review|adr|geo|item|recipe)(?:\s|$)/;
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
 export function parseHtml(html: string): Document {
@@ -130,7 +133,7 @@ const IN_ARTICLE = 4;
 export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
-    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, jsonLd: [],
+    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
     explicitMain: [], skipped: new Set(), scores: new Map(), body: null,
   };
@@ -197,6 +200,7 @@ export function scanHtml(html: string): HtmlScan {
     }
     if (a.itemscope !== undefined && a.itemprop === undefined) scan.microdataRoots.push(el);
     if (a.typeof !== undefined || a.vocab !== undefined) scan.hasRdfa = true;
+    if (!scan.hasMicroformats && a.class !== undefined && a.class.includes('h-') && MICROFORMAT_ROOT.test(a.class)) scan.hasMicroformats = true;
     if (SKIP_TAGS.has(name)) continue;
     const nowHidden = hidden || isHidden(el);
     const nowInArticle = inArticle || name === 'article' || name === 'main';

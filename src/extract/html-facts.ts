@@ -47,7 +47,7 @@ export function readStructuredData(scan: HtmlScan, warnings: string[], itemUrls:
   const ld = readJsonLd(scan.jsonLd, warnings);
   const microdata = readMicrodata(scan.microdataRoots, scan.document);
   const microdataById = indexNodes(microdata);
-  const microformats = readMicroformats(html, baseUrl);
+  const microformats = scan.hasMicroformats ? readMicroformats(html, baseUrl) : [];
   const rdfa = scan.hasRdfa ? readRdfa(scan.document, baseUrl) : [];
   const rdfaById = indexNodes(rdfa);
   const mainPages = new Set<SchemaNode>();

@@ -6,10 +6,9 @@ import { lookup } from './record-values.js';
  * microformats2 (h-card, h-entry, h-event, h-product, h-review, h-adr, h-geo, h-item) read by
  * microformats-parser, implied name, photo and url included, and turned into schema nodes
  * shaped like JSON-LD so the schema.org mapper reads them (docs/extraction.md "Microformats").
- * The parser runs only when the page has an h-* class: it parses the page a second time.
+ * The caller runs it only when the page has an h-* root class (HtmlScan.hasMicroformats): it
+ * parses the page a second time.
  */
-const HAS_MICROFORMAT = /class\s*=\s*["'][^"']*\bh-(?:card|entry|event|product|review|adr|geo|item|recipe)\b/i;
-
 const TYPES: Record<string, string> = {
   'h-card': 'Person', 'h-entry': 'BlogPosting', 'h-event': 'Event', 'h-product': 'Product', 'h-review': 'Review',
   'h-adr': 'PostalAddress', 'h-geo': 'GeoCoordinates', 'h-item': 'Thing', 'h-recipe': 'Recipe', 'h-cite': 'CreativeWork',
@@ -31,7 +30,6 @@ const ADDRESS_PARTS = ['streetAddress', 'addressLocality', 'addressRegion', 'pos
 interface MfItem { type?: string[]; properties?: Record<string, unknown[]>; value?: unknown; children?: MfItem[] }
 
 export function readMicroformats(html: string, baseUrl: string): SchemaNode[] {
-  if (!HAS_MICROFORMAT.test(html)) return [];
   let items: MfItem[];
   try {
     items = mf2(html, { baseUrl }).items as MfItem[];
