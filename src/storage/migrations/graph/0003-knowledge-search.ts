@@ -22,6 +22,8 @@ export const migration: Migration = {
         entity_id TEXT,
         candidate TEXT
       );
+      -- The exported facts of an entity (entity reads) without scanning every fact candidate.
+      CREATE INDEX search_docs_by_entity ON search_docs(entity_id, kind);
       -- Columns, heaviest first when ranked: name (entity name, fact predicate), context (fact
       -- subject, chunk headings), value (entity type, fact value), body (chunk text).
       CREATE VIRTUAL TABLE search_fts USING fts5(name, context, value, body, tokenize = 'unicode61 remove_diacritics 2');
