@@ -69,6 +69,7 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'GET /v1/websites/:id/knowledge/search': 'viewer read',
   'GET /v1/websites/:id/entities/:eid/facts': 'viewer read',
   'GET /v1/websites/:id/entities/:eid/related': 'viewer read',
+  'GET /v1/websites/:id/node/preview': 'viewer read',
   'POST /v1/websites/:id/webhooks': 'organization_admin mutate',
   'GET /v1/websites/:id/webhooks': 'organization_admin read',
   'GET /v1/websites/:id/webhooks/:webhookId': 'organization_admin read',
