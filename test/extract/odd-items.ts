@@ -60,6 +60,7 @@ const PROPERTIES = [
   'startDate', 'endDate', 'location', 'address', 'geo', 'openingHours', 'openingHoursSpecification', 'keywords', 'articleSection', 'category', 'sku',
   'gtin13', 'telephone', 'eventStatus', 'wordCount', 'mainEntity', 'acceptedAnswer', '@id', 'mainEntityOfPage', 'sameAs', 'constructor', 'toString',
   '__proto__', '4.1.6', '価格', 'priceCurrency', 'price', 'ratingValue', 'latitude', 'dayOfWeek', 'opens', 'itemReviewed', 'seller', '@graph',
+  'review', 'reviews', 'hasPart', 'itemListElement', 'identifier', 'interactionStatistic', 'subEvent', 'workPerformed', 'track', 'isbn', 'mpn', 'position', 'item',
 ];
 
 /** Sets a key even when it is "__proto__" (an own property, as JSON.parse makes it). */
@@ -136,7 +137,10 @@ function keyValueRows(r: Rng, rows: number, cell: string): string {
 }
 
 function block(r: Rng, depth: number): string {
-  switch (int(r, 0, 17)) {
+  switch (int(r, 0, 20)) {
+    case 18: return rdfa(r, depth);
+    case 19: return microformat(r, depth);
+    case 20: return `<div itemscope itemtype="${attr(pick(r, TYPES))}" itemref="${pick(r, ['a b', 'a a a', 'missing', '', 'self'])}" id="self"><span itemprop="name">${text(r)}</span></div><p id="a"><span itemprop="${pick(r, PROPERTIES)}">${text(r)}</span></p><div id="b" itemprop="${pick(r, PROPERTIES)}" itemscope>${text(r)}</div>`;
     case 0: return `<p>${text(r)} <a href="${attr(pick(r, URLS))}">${text(r)}</a>${pick(r, ['<br>', '<br><br>', ''])}${text(r)}</p>`;
     case 1: return `<h${int(r, 1, 3)}>${text(r)}${chance(r, 0.3) ? '?' : ''}</h${int(r, 1, 3)}>`;
     case 2: return `<dl>${times(int(r, 1, 6), () => `<dt>${pick(r, LABELS)}</dt><dd>${text(r)}</dd>`).join('')}</dl>`;
@@ -162,6 +166,34 @@ function block(r: Rng, depth: number): string {
   }
 }
 
+/** RDFa Lite with odd vocabularies, prefixes, CURIEs and values. */
+function rdfa(r: Rng, depth: number): string {
+  const vocab = chance(r, 0.8) ? ` vocab="${pick(r, ['https://schema.org/', 'http://schema.org', 'http://xmlns.com/foaf/0.1/', '', 'schema.org'])}"` : '';
+  const prefix = chance(r, 0.3) ? ` prefix="${pick(r, ['s: http://schema.org/', 's:', 'x: y: z', 'og: http://ogp.me/ns#'])}"` : '';
+  const props = times(int(r, 0, 6), () => {
+    const prop = pick(r, [...PROPERTIES.slice(0, 30), 's:name', 'og:title', 'http://schema.org/sku', '__proto__', '@type', '']);
+    if (depth < 3 && chance(r, 0.2)) return `<div property="${prop}" typeof="${attr(pick(r, TYPES))}">${rdfa(r, depth + 1)}</div>`;
+    return pick(r, [
+      `<span property="${prop}">${text(r)}</span>`, `<meta property="${prop}" content="${attr(text(r))}">`, `<a property="${prop}" href="${attr(pick(r, URLS))}">${text(r)}</a>`,
+      `<time property="${prop}" datetime="${attr(pick(r, DATES))}">x</time>`, `<span property="${prop}" resource="${attr(pick(r, URLS))}"></span>`,
+    ]);
+  }).join('');
+  return `<div${vocab}${prefix} typeof="${attr(pick(r, TYPES))}"${chance(r, 0.3) ? ` resource="${attr(pick(r, URLS))}"` : ''}>${props}</div>`;
+}
+
+/** microformats2 roots with odd property classes and values. */
+function microformat(r: Rng, depth: number): string {
+  const root = pick(r, ['h-card', 'h-entry', 'h-event', 'h-product', 'h-review', 'h-adr', 'h-geo', 'h-item', 'h-unknown']);
+  const props = times(int(r, 0, 6), () => {
+    const name = pick(r, ['name', 'url', 'photo', 'author', 'published', 'start', 'location', 'price', 'rating', 'category', 'email', 'org', '__proto__', 'constructor']);
+    const kind = pick(r, ['p', 'u', 'dt', 'e']);
+    if (depth < 3 && chance(r, 0.2)) return `<div class="${kind}-${name} h-card">${microformat(r, depth + 1)}</div>`;
+    return pick(r, [`<span class="${kind}-${name}">${text(r)}</span>`, `<a class="${kind}-${name}" href="${attr(pick(r, URLS))}">${text(r)}</a>`,
+      `<time class="${kind}-${name}" datetime="${attr(pick(r, DATES))}">x</time>`, `<img class="${kind}-${name}" src="${attr(pick(r, URLS))}" alt="${attr(text(r))}">`]);
+  }).join('');
+  return `<div class="${root}">${props}</div>`;
+}
+
 function microdata(r: Rng, depth: number): string {
   const props = times(int(r, 0, 6), () => {
     const prop = pick(r, [...PROPERTIES.slice(0, 30), '__proto__', 'constructor', '4.1.6', '']);
@@ -176,18 +208,20 @@ function microdata(r: Rng, depth: number): string {
 
 function head(r: Rng): string {
   const metas = times(int(r, 0, 10), () => {
-    const key = pick(r, ['og:title', 'description', 'author', 'article:published_time', 'article:modified_time', 'og:image', 'og:site_name', 'keywords', 'dc:creator', 'article:section', 'article:tag', 'product:price:amount', 'product:price:currency', 'twitter:title', 'parsely-pub-date']);
+    const key = pick(r, ['og:title', 'description', 'author', 'article:published_time', 'article:modified_time', 'og:image', 'og:site_name', 'keywords', 'dc:creator', 'article:section', 'article:tag', 'product:price:amount', 'product:price:currency', 'twitter:title', 'parsely-pub-date',
+      'og:url', 'og:locale', 'og:type', 'product:availability', 'profile:first_name', 'music:release_date', 'video:actor', 'book:isbn', 'book:author', 'twitter:creator', 'twitter:site', 'DC.subject', 'DCTERMS.modified', 'dcterms:created', 'shop:brand', 'product:x-odd.key']);
     const value = /time|date/.test(key) ? pick(r, DATES) : /image/.test(key) ? pick(r, URLS) : /amount/.test(key) ? pick(r, ['12,50', '1.299,00', 'abc', '1e309', '', '-0']) : text(r);
     return chance(r, 0.5) ? `<meta property="${key}" content="${attr(value)}">` : `<meta name="${key}" content="${attr(value)}">`;
   }).join('');
-  const links = chance(r, 0.5) ? `<link rel="canonical" href="${attr(pick(r, URLS))}">` : '';
+  const links = (chance(r, 0.5) ? `<link rel="canonical" href="${attr(pick(r, URLS))}">` : '')
+    + (chance(r, 0.2) ? `<link rel="schema.DCTERMS" href="http://purl.org/dc/terms/"><link rel="DCTERMS.${pick(r, ['relation', 'license', 'isPartOf', '__proto__'])}" href="${attr(pick(r, URLS))}">` : '');
   const base = chance(r, 0.2) ? `<base href="${attr(pick(r, URLS))}">` : '';
   const language = chance(r, 0.2) ? `<meta http-equiv="Content-Language" content="${attr(pick(r, HTML_LANGS))}">` : '';
   return `<head><title>${chance(r, 0.8) ? text(r) : ''}${chance(r, 0.3) ? ' | Acme Shop' : ''}</title>${metas}${links}${base}${language}${times(int(r, 0, 3), () => jsonLdBlock(r)).join('')}</head>`;
 }
 
 function html(r: Rng): string {
-  const lang = chance(r, 0.7) ? ` lang="${attr(pick(r, HTML_LANGS))}"` : '';
+  const lang = (chance(r, 0.7) ? ` lang="${attr(pick(r, HTML_LANGS))}"` : '') + (chance(r, 0.2) ? ` prefix="shop: http://ogp.me/ns/product# bad: :"` : '');
   return `<!doctype html><html${lang}>${head(r)}<body>${times(int(r, 1, 10), () => block(r, 0)).join('\n')}</body></html>`;
 }
 
