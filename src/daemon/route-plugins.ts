@@ -1,4 +1,5 @@
 import { accountRoutes, jwksRoutes } from '../accounts/routes.js';
+import { analyticsRoutes } from '../analytics/routes.js';
 import type { RoutePlugin } from '../app/route-plugin.js';
 import { connectorRoutes } from '../connectors/routes.js';
 import { limitedByAddress } from '../auth/request-limits.js';
@@ -26,4 +27,4 @@ import { websiteRoutes } from '../websites/routes.js';
  */
 export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes].map(limitedByAddress)];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
-export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes, websiteRoutes, verificationRoutes, connectorRoutes, knowledgeRoutes, previewRoutes];
+export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes, websiteRoutes, verificationRoutes, connectorRoutes, knowledgeRoutes, previewRoutes, analyticsRoutes];

@@ -6,6 +6,8 @@ import { commitDurably } from './durable-commit.js';
 import { writeRawItems, type WriteOutcome } from '../graph/raw-items.js';
 import { limitReachedError, readQuota, type Quota } from '../plans/entitlements.js';
 import { addUsage } from '../plans/usage.js';
+import { addWebsiteEvent } from '../analytics/events.js';
+import { METRICS } from '../analytics/metrics.js';
 import { checkItem } from './validate-item.js';
 import type { IdleCheckpointer } from './wal-checkpoint.js';
 import type { IngestWebsite } from './website-context.js';
@@ -66,7 +68,7 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
       if (!input.partial && out.some((o) => o.status === 'over_limit')) throw overLimitBatch(checks, out, website.plan, quota);
       return out;
     }).immediate();
-    countAccepted(services, website.organizationId, written.filter((o) => o.status === 'accepted').length, nowMs);
+    countAccepted(services, website, written.filter((o) => o.status === 'accepted').length, nowMs);
     return written;
   };
   const outcomes = valid.length === 0 ? [] : await commitDurably(graphDb, write, (written) => written.some((o) => o.status === 'accepted'));
@@ -110,11 +112,17 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   return { website_id: website.id, received: checks.length, accepted, skipped, errored, results };
 }
 
-/** Raises the organization's items_ingested counter; a failure is logged, never fails the request (the rows are written). */
-function countAccepted(services: AcceptInput['services'], organizationId: string, accepted: number, nowMs: number): void {
+/**
+ * Raises the organization's items_ingested counter and the website's analytics (items.ingested,
+ * src/analytics) in one transaction; a failure is logged, never fails the request (the rows are written).
+ */
+function countAccepted(services: AcceptInput['services'], website: IngestWebsite, accepted: number, nowMs: number): void {
   if (accepted === 0) return;
   try {
-    addUsage(services.controlDb, organizationId, 'items_ingested', accepted, nowMs);
+    services.controlDb.transaction(() => {
+      addUsage(services.controlDb, website.organizationId, 'items_ingested', accepted, nowMs);
+      addWebsiteEvent(services.controlDb, website.id, METRICS.itemsIngested, accepted, nowMs);
+    }).immediate();
   } catch (error) {
     services.logger.warn({ err: error }, 'usage counter update failed');
   }

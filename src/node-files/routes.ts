@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { classifyAgent } from '../analytics/agents.js';
+import { createReadCounter } from '../analytics/read-counter.js';
 import type { RoutePlugin } from '../app/route-plugin.js';
 import { nodeBaseUrl } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { createFsTarget } from '../publish/targets/fs.js';
 import { createNodeReader, type NodeFileLookup } from '../publish/read-node.js';
-import { createReadCounter } from '../publish/read-counter.js';
 
 const DOMAIN = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 const FILE = /^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml)$/;
@@ -21,7 +22,8 @@ export function nodeFilesPath(settings: Parameters<typeof nodeBaseUrl>[0]): stri
  * for the live version and `.../{domain}/versions/{ulid}/{file}` for a pinned one. Raw bodies
  * with the file's Content-Type, Cache-Control and a strong ETag (the sha256); If-None-Match
  * answers 304. Errors stay in the envelope: 404 node.not_found, 410 node.gone after a takedown.
- * Every 200 and 304 counts as a node read (analytics node.reads, metric nodectl_node_reads_total).
+ * Every 200 and 304 counts as a node read (analytics node.reads by User-Agent and file,
+ * src/analytics; metric nodectl_node_reads_total).
  */
 export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
   const reader = createNodeReader(createFsTarget({ root: services.layout.nodesDir }));
@@ -37,7 +39,7 @@ export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
       if (lookup.kind === 'gone') throw new AppError('node.gone', lookup.purged ? 'This file of the version was deleted by an erasure request; the live version does not hold the erased content.' : 'This node was taken down by its owner.');
       throw new AppError('node.not_found', `No node file ${request.url.split('?')[0]}.`);
     }
-    counter.count(lookup.websiteId);
+    counter.count(lookup.websiteId, classifyAgent(request.headers['user-agent']), (request.params as { file: string }).file);
     reply.header('ETag', lookup.etag).header('Cache-Control', lookup.cacheControl).header('Content-Type', lookup.contentType);
     const match = request.headers['if-none-match'];
     if (typeof match === 'string' && (match.trim() === '*' || match.split(',').some((t) => t.trim().replace(/^W\//, '') === lookup.etag))) {

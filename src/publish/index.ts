@@ -9,7 +9,6 @@ export { listStoredVersions, readLiveManifest, nextVersionLabel, recordCount, ty
 export { acquirePublishLock, PUBLISH_LOCK_TTL_MS, type PublishLock } from './lock.js';
 export { siteHashOf, siteKeys, MUTABLE_CACHE, IMMUTABLE_CACHE } from './layout.js';
 export { createNodeReader, type NodeFileLookup } from './read-node.js';
-export { createReadCounter } from './read-counter.js';
 export { createTargetFromSettings } from './targets/index.js';
 export type { PublishTarget, PutOptions, ObjectInfo } from './targets/types.js';
 export { PUBLISH_STEPS, type PublishStep } from './faults.js';

@@ -8,6 +8,8 @@ import { emitEvent } from '../events/emit.js';
 import type { PreviousNode } from '../compiler/types.js';
 import type { Db } from '../storage/sqlite.js';
 import { assertPublishAllowed, countPublish } from '../plans/publishes.js';
+import { addWebsiteEvent } from '../analytics/events.js';
+import { METRICS } from '../analytics/metrics.js';
 import { loadWebsiteInfo } from '../website/load-website.js';
 import { dataDirLayout, graphDbPath } from '../storage/data-dir.js';
 import { siteHashOf, siteKeys } from './layout.js';
@@ -138,6 +140,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       const db = options.controlDb;
       db.transaction(() => {
         countPublish(db, result.websiteId, now());
+        addWebsiteEvent(db, result.websiteId, METRICS.publishedVersions, 1, now());
         emitEvent(db, { type: 'node.published', website_id: result.websiteId, data: { node_version: result.versionUlid, node_version_label: result.versionLabel, previous_version: result.previousVersion, public_url: result.publicUrl, rollback: false } }, now());
       }).immediate();
     }

@@ -70,6 +70,7 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'GET /v1/websites/:id/entities/:eid/facts': 'viewer read',
   'GET /v1/websites/:id/entities/:eid/related': 'viewer read',
   'GET /v1/websites/:id/node/preview': 'viewer read',
+  'GET /v1/websites/:id/analytics': 'viewer read',
   'POST /v1/websites/:id/webhooks': 'organization_admin mutate',
   'GET /v1/websites/:id/webhooks': 'organization_admin read',
   'GET /v1/websites/:id/webhooks/:webhookId': 'organization_admin read',

@@ -1,5 +1,6 @@
 import type { JobDefinition } from '../define.js';
 import { accountsPruneJob } from './accounts-prune.js';
+import { analyticsAggregateJob } from './analytics-aggregate.js';
 import { contentIngestJob } from './content-ingest.js';
 import { maintenanceExpireJob } from './maintenance-expire.js';
 import { jobsPruneJob } from './maintenance-jobs-prune.js';
@@ -31,6 +32,7 @@ export const JOBS: readonly JobDefinition[] = [
   webhooksPruneJob,
   connectorHeartbeatCheckJob,
   verificationCheckJob,
+  analyticsAggregateJob,
 ];
 
 /**
@@ -38,6 +40,4 @@ export const JOBS: readonly JobDefinition[] = [
  * scheduled: a no-op run would show in `nodectl jobs list` as succeeded work that never
  * happened. The issue that gives one a handler adds its file above and drops it here.
  */
-export const PLANNED_PERIODIC_JOBS: ReadonlyArray<{ kind: string; intervalSeconds: number }> = [
-  { kind: 'analytics.aggregate', intervalSeconds: 3600 },
-];
+export const PLANNED_PERIODIC_JOBS: ReadonlyArray<{ kind: string; intervalSeconds: number }> = [];
