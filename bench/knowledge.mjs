@@ -21,6 +21,7 @@ import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
 import { emptySearchTouched, refreshSearchDocs } from '../dist/graph/search-docs.js';
 import { searchKnowledge } from '../dist/knowledge/search.js';
 import { openDatabase } from '../dist/storage/sqlite.js';
+import { createItemGenerator, VOCAB } from './lib/zipf-items.mjs';
 
 const flag = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -33,43 +34,9 @@ const BASELINE = baselineAt > 0 ? resolve(process.argv[baselineAt + 1]) : undefi
 const site = { websiteId: 'web_BENCH', domain: 'shop.example', brand: 'Acme', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: [] };
 const RECEIVED = '2026-02-01T12:00:00.000Z';
 
-// A deterministic vocabulary and a Zipf sampler (rank r drawn with weight 1/r).
-let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'bo', 'da', 'fe', 'gu', 'hi', 'jo', 'pa', 'qui', 'ser', 'tan', 'vel'];
-const VOCAB = Array.from({ length: 4000 }, (_, i) => {
-  let w = '';
-  for (let n = i; ; n = Math.floor(n / SYLLABLES.length) - 1) {
-    w = SYLLABLES[n % SYLLABLES.length] + w;
-    if (n < SYLLABLES.length) break;
-  }
-  return w.length < 4 ? w + 'ra' : w;
-});
-const CUMULATIVE = (() => {
-  let sum = 0;
-  return VOCAB.map((_, r) => (sum += 1 / (r + 1)));
-})();
-function word() {
-  const x = random() * CUMULATIVE[CUMULATIVE.length - 1];
-  let lo = 0, hi = CUMULATIVE.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CUMULATIVE[mid] < x) lo = mid + 1; else hi = mid;
-  }
-  return VOCAB[lo];
-}
-const words = (n) => Array.from({ length: n }, word).join(' ');
-
-function item(i) {
-  const name = `${words(2)} ${i % 3 === 0 ? 'journal' : 'model'} ${i}`;
-  const ld = { '@context': 'https://schema.org', '@type': i % 3 === 0 ? 'BlogPosting' : 'Product', name, headline: name, sku: `SKU-${i}`,
-    author: { '@type': 'Person', name: `${words(1)} ${words(1)}` }, brand: { '@type': 'Brand', name: `Brand ${i % 200}` },
-    offers: { '@type': 'Offer', price: (10 + (i % 90)).toFixed(2), priceCurrency: 'EUR', availability: 'https://schema.org/InStock' } };
-  const paragraphs = Array.from({ length: 6 }, () => `<p>${words(24)}.</p>`).join('');
-  const html = `<html lang="en"><head><title>${name}</title><meta name="description" content="${words(12)}."><meta property="og:title" content="${name}">
-    <script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><main><h1>${name}</h1><h2>${words(2)}</h2>${paragraphs}</main></body></html>`;
-  return { type: i % 3 === 0 ? 'post' : 'product', id: String(i), url: `https://shop.example/p/${i}`, html, checksum: 'sha256:' + i.toString(16).padStart(64, '0') };
-}
+let gen = createItemGenerator(42);
+const item = (i) => gen.item(i);
+const random = () => gen.random();
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const quantile = (xs, q) => {
@@ -87,7 +54,7 @@ async function measureBuildCost(count) {
     processRawItems: (await import(pathToFileURL(join(dist, 'graph/process-raw-items.js')).href)).processRawItems,
   });
   const builds = { without_index: await load(BASELINE), with_index: await load(resolve('dist')) };
-  seed = 42;
+  gen = createItemGenerator(42);
   const items = Array.from({ length: count }, (_, i) => item(i));
   const runs = { without_index: [], with_index: [] };
   for (let run = 0; run < 3; run++) {
@@ -130,10 +97,9 @@ const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-knowledge-'));
 try {
   // 1. Build cost of the index: the content.ingest path, this build against the baseline's.
   const buildCost = BASELINE ? await measureBuildCost(Math.min(N, 5000)) : 'pass --baseline <dist of a build without the index>';
-  seed = 42;
+  gen = createItemGenerator(42);
 
   // 2. One indexed graph of N items, stored in batches so the contributions never sit in memory whole.
-  seed = 42;
   const db = openDatabase(join(dir, 'search.sqlite'), GRAPH_DB_OPTIONS);
   let buildMs = 0;
   for (let start = 0; start < N; start += 1000) {

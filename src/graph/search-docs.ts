@@ -39,15 +39,16 @@ const IDS = `SELECT value FROM json_each(?)`;
 
 /**
  * Columns: name (entity name, fact predicate), context (fact subject, chunk headings), value
- * (entity type, fact value), body (chunk text). Documents added after doc id `?`, in doc id
- * order, so FTS5 receives ascending rowids (an out-of-order rowid flushes its pending terms).
+ * (entity type, fact value), body (chunk text), kind. Documents added after doc id `?`, in doc
+ * id order, so FTS5 receives ascending rowids (an out-of-order rowid flushes its pending terms).
  */
-const INSERT_FTS = `INSERT INTO search_fts (rowid, name, context, value, body)
+const INSERT_FTS = `INSERT INTO search_fts (rowid, name, context, value, body, kind)
   SELECT d.doc_id,
     CASE d.kind WHEN 'entity' THEN e.name WHEN 'fact' THEN replace(f.predicate, '_', ' ') ELSE '' END,
     CASE d.kind WHEN 'fact' THEN f.subject WHEN 'chunk' THEN ${HEADING_TEXT} ELSE '' END,
     CASE d.kind WHEN 'entity' THEN e.type WHEN 'fact' THEN ${FACT_VALUE_TEXT} ELSE '' END,
-    CASE d.kind WHEN 'chunk' THEN c.text ELSE '' END
+    CASE d.kind WHEN 'chunk' THEN c.text ELSE '' END,
+    d.kind
   FROM search_docs d
     LEFT JOIN entities e ON d.kind = 'entity' AND e.id = d.record_id
     LEFT JOIN fact_candidates f ON d.kind = 'fact' AND f.fact_id = d.record_id AND f.item_key || char(31) || f.ordinal = d.candidate

@@ -22,7 +22,7 @@ const SearchQuerySchema = z.object({
 });
 
 /** What a search cursor holds: the last hit's sort key and a digest of the query it belongs to. */
-const CursorSchema = z.object({ d: z.string(), r: z.number(), k: z.number().int(), i: z.string() });
+const CursorSchema = z.object({ d: z.string(), r: z.number(), i: z.number().int() });
 
 const FactsQuerySchema = z.object({ include: z.literal('candidates', { error: 'must be candidates' }).optional() });
 
@@ -48,7 +48,7 @@ function readCursor(after: string | undefined, digest: string): SearchPosition |
     throw badCursor();
   }
   if (!parsed.success || parsed.data.d !== digest) throw badCursor();
-  return { rank: parsed.data.r, kindOrder: parsed.data.k, id: parsed.data.i };
+  return { rank: parsed.data.r, doc: parsed.data.i };
 }
 
 const ENTITY_ID = /^entity_[0-9a-f]{24}$/;
@@ -70,7 +70,7 @@ export const knowledgeRoutes: RoutePlugin = async (app, { services }) => {
     const after = readCursor(list.after, digest);
     const db = existingGraph(services, website.id);
     const hits = db ? searchKnowledge(db, { query: q, limit: list.limit + 1, ...(kind ? { kind } : {}), ...(after ? { after } : {}) }) : [];
-    const keyOf = (hit: RankedHit) => JSON.stringify({ d: digest, r: hit.position.rank, k: hit.position.kindOrder, i: hit.position.id });
+    const keyOf = (hit: RankedHit) => JSON.stringify({ d: digest, r: hit.position.rank, i: hit.position.doc });
     return sendData(request, reply, pageOf(hits, list, keyOf, ({ position: _position, ...hit }) => hit));
   });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { Db } from '../storage/sqlite.js';
 import { buildMatchExpression } from './search-query.js';
 
@@ -14,7 +15,7 @@ export type SearchKind = (typeof SEARCH_KINDS)[number];
 /**
  * BM25 weight of each search_fts column, in column order: name (entity name, fact predicate),
  * context (fact subject, chunk headings), value (fact value, entity type), body (chunk text).
- * Names over values over chunk text.
+ * Names over values over chunk text. The kind column only filters (weight 0).
  */
 export const COLUMN_WEIGHTS = { name: 10, context: 2, value: 5, body: 1 } as const;
 /** Tokens of context around the matched terms in a snippet. */
@@ -38,11 +39,10 @@ export interface SearchHit {
   source_url?: string;
 }
 
-/** Where the next page starts: the last hit's sort key, tied to the query it came from. */
+/** Where the next page starts: the last hit's sort key (bm25, then document id). */
 export interface SearchPosition {
   rank: number;
-  kindOrder: number;
-  id: string;
+  doc: number;
 }
 
 export interface SearchRequest {
@@ -56,27 +56,35 @@ export interface RankedHit extends SearchHit {
   position: SearchPosition;
 }
 
-interface RankedRow { docId: number; kind: SearchKind; recordId: string; rank: number; kindOrder: number }
+interface RankedRow { docId: number; rank: number }
 
-const WEIGHTS = Object.values(COLUMN_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
+const WEIGHTS = [...Object.values(COLUMN_WEIGHTS), 0].map((w) => w.toFixed(1)).join(', ');
+/** User terms match the text columns only; the kind column is for the kind filter. */
+const TEXT_COLUMNS = '{name context value body}';
+
+// Pure FTS5 on the hot path: the ranking reads only the index (no join per match), so its cost
+// is FTS5's own. Documents withheld by editorial state come as a list of doc ids (excluded).
+const RANKED_SQL = `SELECT docId, rank FROM (
+    SELECT rowid AS docId, bm25(search_fts, ${WEIGHTS}) AS rank FROM search_fts
+    WHERE search_fts MATCH @match AND (@excluded IS NULL OR rowid NOT IN (SELECT value FROM json_each(@excluded)))
+  )
+  WHERE @afterRank IS NULL OR rank > @afterRank OR (rank = @afterRank AND docId > @afterDoc)
+  ORDER BY rank, docId
+  LIMIT @limit`;
 
 // Export rules at query time (docs/contract.md#export-rules): the index holds only surviving
-// facts; a hidden entity, a hidden fact and a fact of a hidden entity are left out. Chunks are
-// exported whatever their editorial row says, as the compiler does.
-const RANKED_SQL = `SELECT * FROM (
-    SELECT d.doc_id AS docId, d.kind AS kind, d.record_id AS recordId, bm25(search_fts, ${WEIGHTS}) AS rank,
-      CASE d.kind WHEN 'entity' THEN 0 WHEN 'fact' THEN 1 ELSE 2 END AS kindOrder
-    FROM search_fts JOIN search_docs d ON d.doc_id = search_fts.rowid
-    WHERE search_fts MATCH @match AND (@kind IS NULL OR d.kind = @kind)
-      AND (d.kind = 'chunk' OR NOT EXISTS (SELECT 1 FROM editorial e WHERE e.hidden = 1 AND e.record_id IN (d.record_id, d.entity_id)))
-  )
-  WHERE @afterRank IS NULL OR rank > @afterRank OR (rank = @afterRank AND (kindOrder > @afterKind OR (kindOrder = @afterKind AND recordId > @afterId)))
-  ORDER BY rank, kindOrder, recordId
-  LIMIT @limit`;
+// facts; a hidden entity, a hidden fact and a fact of a hidden entity are withheld. Chunks are
+// exported whatever their editorial row says, as the compiler does. Empty when nothing is hidden.
+const WITHHELD_SQL = `SELECT json_group_array(doc_id) FROM (
+    SELECT d.doc_id FROM editorial e JOIN search_docs d ON d.record_id = e.record_id AND d.kind != 'chunk' WHERE e.hidden = 1
+    UNION SELECT d.doc_id FROM editorial e JOIN search_docs d ON d.entity_id = e.record_id AND d.kind = 'fact' WHERE e.hidden = 1
+  )`;
 
 // The CAST matters: better-sqlite3 binds a JS number as REAL, and FTS5 then drops the rowid
 // constraint, answering the first match's snippet for every hit.
 const SNIPPET_SQL = `SELECT snippet(search_fts, -1, char(2), char(3), '…', ${SNIPPET_TOKENS}) FROM search_fts WHERE search_fts MATCH @match AND rowid = CAST(@docId AS INTEGER)`;
+
+const DOC_SQL = 'SELECT kind, record_id AS recordId FROM search_docs WHERE doc_id = ?';
 
 const DETAIL_SQL: Record<SearchKind, string> = {
   entity: 'SELECT name AS title, language, source_url AS sourceUrl FROM entities WHERE id = ?',
@@ -90,40 +98,45 @@ interface DetailRow { title: string; language: string; sourceUrl: string | null;
 
 /**
  * The next `limit` hits after `after`, best first: BM25 with COLUMN_WEIGHTS (lower bm25 is
- * better), then entities before facts before chunks, then record id, so the order is total and
- * a page boundary never repeats or skips a hit while the index is unchanged.
+ * better), then document id, so the order is total and a page boundary never repeats or skips
+ * a hit while the index is unchanged.
  */
 export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
-  const match = buildMatchExpression(request.query);
-  if (match === undefined) return [];
+  const terms = buildMatchExpression(request.query);
+  if (terms === undefined) return [];
+  const match = `${TEXT_COLUMNS} : (${terms})` + (request.kind ? ` AND kind : "${request.kind}"` : '');
   const statements = statementsOf(db);
+  const withheld = statements.withheld.get() as string;
   const rows = statements.ranked.all({
     match,
-    kind: request.kind ?? null,
+    excluded: withheld === '[]' ? null : withheld,
     afterRank: request.after?.rank ?? null,
-    afterKind: request.after?.kindOrder ?? null,
-    afterId: request.after?.id ?? null,
+    afterDoc: request.after?.doc ?? null,
     limit: request.limit,
   }) as RankedRow[];
-  return rows.map((row) => {
-    const detail = statements.details[row.kind].get(row.recordId) as DetailRow | undefined;
+  const hits: RankedHit[] = [];
+  for (const row of rows) {
+    const doc = statements.doc.get(row.docId) as { kind: SearchKind; recordId: string } | undefined;
+    if (!doc) continue;
+    const detail = statements.details[doc.kind].get(doc.recordId) as DetailRow | undefined;
     const hit: RankedHit = {
-      kind: row.kind,
-      id: row.recordId,
+      kind: doc.kind,
+      id: doc.recordId,
       score: Number((-row.rank).toPrecision(6)),
       language: detail?.language ?? '',
-      title: titleOf(row.kind, detail?.title ?? ''),
+      title: titleOf(doc.kind, detail?.title ?? ''),
       snippet: markSnippet(String(statements.snippet.get({ match, docId: row.docId }) ?? '')),
-      position: { rank: row.rank, kindOrder: row.kindOrder, id: row.recordId },
+      position: { rank: row.rank, doc: row.docId },
     };
     if (detail?.entityId) hit.entity_id = detail.entityId;
     if (detail?.sourceUrl) hit.source_url = detail.sourceUrl;
-    return hit;
-  });
+    hits.push(hit);
+  }
+  return hits;
 }
 
-type Statement = ReturnType<Db['prepare']>;
-interface SearchStatements { ranked: Statement; snippet: Statement; details: Record<SearchKind, Statement> }
+type Statement = Database.Statement<unknown[]>;
+interface SearchStatements { ranked: Statement; withheld: Statement; snippet: Statement; doc: Statement; details: Record<SearchKind, Statement> }
 const prepared = new WeakMap<Db, SearchStatements>();
 
 /** Statements prepared once per connection: preparing costs more than running a small one. */
@@ -132,7 +145,9 @@ function statementsOf(db: Db): SearchStatements {
   if (!s) {
     s = {
       ranked: db.prepare(RANKED_SQL),
+      withheld: db.prepare(WITHHELD_SQL).pluck(),
       snippet: db.prepare(SNIPPET_SQL).pluck(),
+      doc: db.prepare(DOC_SQL),
       details: { entity: db.prepare(DETAIL_SQL.entity), fact: db.prepare(DETAIL_SQL.fact), chunk: db.prepare(DETAIL_SQL.chunk) },
     };
     prepared.set(db, s);

@@ -24,15 +24,16 @@ export const migration: Migration = {
       );
       -- The exported facts of an entity (entity reads) without scanning every fact candidate.
       CREATE INDEX search_docs_by_entity ON search_docs(entity_id, kind);
-      -- Columns, heaviest first when ranked: name (entity name, fact predicate), context (fact
-      -- subject, chunk headings), value (entity type, fact value), body (chunk text).
-      CREATE VIRTUAL TABLE search_fts USING fts5(name, context, value, body, tokenize = 'unicode61 remove_diacritics 2');
+      -- Columns: name (entity name, fact predicate), context (fact subject, chunk headings), value
+      -- (entity type, fact value), body (chunk text), and kind (entity, fact or chunk: a kind
+      -- filter is a term of the match, not a lookup per hit).
+      CREATE VIRTUAL TABLE search_fts USING fts5(name, context, value, body, kind, tokenize = 'unicode61 remove_diacritics 2');
 
       INSERT INTO search_docs (record_id, kind, entity_id) SELECT id, 'entity', id FROM entities ORDER BY id;
       INSERT INTO search_docs (record_id, kind, entity_id, candidate)
         SELECT fact_id, 'fact', subject_entity_id, item_key || char(31) || ordinal FROM fact_candidates WHERE status = 'active' GROUP BY fact_id ORDER BY fact_id;
       INSERT INTO search_docs (record_id, kind) SELECT id, 'chunk' FROM chunks ORDER BY id;
-      INSERT INTO search_fts (rowid, name, context, value, body)
+      INSERT INTO search_fts (rowid, name, context, value, body, kind)
         SELECT d.doc_id,
           CASE d.kind WHEN 'entity' THEN e.name WHEN 'fact' THEN replace(f.predicate, '_', ' ') ELSE '' END,
           CASE d.kind WHEN 'fact' THEN f.subject
@@ -44,7 +45,8 @@ export const migration: Migration = {
               WHEN json_type(f.value) = 'object' THEN COALESCE((SELECT group_concat(j.value, ', ') FROM json_each(f.value, '$.values') j), f.value)
               ELSE f.value END)
             ELSE '' END,
-          CASE d.kind WHEN 'chunk' THEN c.text ELSE '' END
+          CASE d.kind WHEN 'chunk' THEN c.text ELSE '' END,
+          d.kind
         FROM search_docs d
           LEFT JOIN entities e ON d.kind = 'entity' AND e.id = d.record_id
           LEFT JOIN fact_candidates f ON d.kind = 'fact' AND f.fact_id = d.record_id AND f.item_key || char(31) || f.ordinal = d.candidate
