@@ -75,9 +75,11 @@ const RANKED_SQL = `SELECT docId, rank FROM (
 // Export rules at query time (docs/contract.md#export-rules): the index holds only surviving
 // facts; a hidden entity, a hidden fact and a fact of a hidden entity are withheld. Chunks are
 // exported whatever their editorial row says, as the compiler does. Empty when nothing is hidden.
+// CROSS JOIN keeps editorial (small) outside: without statistics SQLite scanned every document
+// and looked each up in editorial (115 ms a search on 1.1 million documents).
 const WITHHELD_SQL = `SELECT json_group_array(doc_id) FROM (
-    SELECT d.doc_id FROM editorial e JOIN search_docs d ON d.record_id = e.record_id AND d.kind != 'chunk' WHERE e.hidden = 1
-    UNION SELECT d.doc_id FROM editorial e JOIN search_docs d ON d.entity_id = e.record_id AND d.kind = 'fact' WHERE e.hidden = 1
+    SELECT d.doc_id FROM editorial e CROSS JOIN search_docs d ON d.record_id = e.record_id AND d.kind != 'chunk' WHERE e.hidden = 1
+    UNION SELECT d.doc_id FROM editorial e CROSS JOIN search_docs d ON d.entity_id = e.record_id AND d.kind = 'fact' WHERE e.hidden = 1
   )`;
 
 // The CAST matters: better-sqlite3 binds a JS number as REAL, and FTS5 then drops the rowid
