@@ -33,7 +33,8 @@ async function load(dist) {
 /** A data directory with the shop fixture published for one website, served by `m`'s app. */
 async function startServing(m) {
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-reads-'));
-  const config = m.resolveConfig({ flags: { dataDir: dir }, env: {} });
+  // The general per-address limit (1,200/min) would answer most of a benchmark's requests 429.
+  const config = m.resolveConfig({ flags: { dataDir: dir, rateLimitPerMinute: 1_000_000 }, env: {} });
   const services = m.createServices(config);
   await m.createUser(services.controlDb, { email: 'owner@bench.example', password: 'correct-horse-battery' });
   const org = m.createOrganization(services.controlDb, { name: 'Bench', ownerEmail: 'owner@bench.example', plan: 'pro' });
