@@ -7,7 +7,7 @@ import { createOwnershipProbes } from './probes.js';
 import { presentDomainVerification, type DomainVerificationView } from './view.js';
 
 /**
- * `nodectl admin website verify --manual` (docs/websites.md "Manual verification"): the operator
+ * `nodectl admin website verify --manual` (docs/verification.md "What to put where"): the operator
  * at the server's shell grants the manual tier to a website's domain or one of its aliases; the
  * graph's source trust follows at once, as after a check over HTTP.
  */

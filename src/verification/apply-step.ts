@@ -32,7 +32,7 @@ export function requireDomainVerification(db: Db, websiteId: string, domain: str
   return found;
 }
 
-/** What verification.changed carries (docs/websites.md "Events"). */
+/** What verification.changed carries (docs/verification.md "Events"). */
 function changedEventData(before: DomainVerification, after: DomainVerification) {
   const tier = tierOf(after.method);
   return {

@@ -33,7 +33,7 @@ function actorText(request: FastifyRequest): string {
 /**
  * GET /v1/websites/:id/verification (viewer), POST .../verification/challenge (editor, 201) and
  * POST .../verification/check (editor): ownership verification of the website's domain and of
- * each alias (docs/websites.md "Verification").
+ * each alias (docs/verification.md).
  */
 export const verificationRoutes: RoutePlugin = async (app, { services }) => {
   const deps = verificationDeps(services);

@@ -7,7 +7,7 @@ import { proofText, tierOf, type ChallengeMethod } from './methods.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Where to put the proof of one method, exactly (docs/websites.md "What to put where"). */
+/** Where to put the proof of one method, exactly (docs/verification.md "What to put where"). */
 export function instructionsFor(method: ChallengeMethod, domain: string, token: string, origin: string): Record<string, string> {
   switch (method) {
     case 'dns_txt':

@@ -8,7 +8,7 @@ import { defineJob } from '../define.js';
 import { requestRepublish } from './node-republish.js';
 
 /**
- * verification.check, hourly (docs/websites.md "Re-checks"): re-reads the proof of every verified
+ * verification.check, hourly (docs/verification.md "Re-checks"): re-reads the proof of every verified
  * or in-grace domain not checked for a day and revokes lapsed grace windows. A website whose own
  * domain's trust changed gets its graph's source trust refreshed and, when it has a graph, a
  * republish (node.republish publishes only over a live version), so the live trust.json and
