@@ -39,6 +39,7 @@ describe('job definitions', () => {
       'maintenance.webhooks.prune': 'maintenance',
       'connector.heartbeat.check': 'maintenance',
       'verification.check': 'maintenance',
+      'analytics.aggregate': 'maintenance',
     });
     const twice = defineJob({ kind: 'test.twice', lane: 'ingest', payload: z.object({}), handler: noop });
     expect(() => indexJobsByKind([twice, twice])).toThrow('job kind test.twice is defined twice');
@@ -48,6 +49,7 @@ describe('job definitions', () => {
     expect(periodicJobs(JOBS).map(({ job, intervalSeconds }) => [job.kind, intervalSeconds])).toEqual([
       ['maintenance.expire', 300], ['maintenance.rate_limits.prune', 3600], ['maintenance.jobs.prune', 3600], ['maintenance.accounts.prune', 86_400],
       ['webhooks.dispatch', 60], ['maintenance.webhooks.prune', 86_400], ['connector.heartbeat.check', 300], ['verification.check', 3600],
+      ['analytics.aggregate', 3600],
     ]);
     const temp = makeTempDir();
     const services = createServices(resolveConfig({ env: { NODECTL_DATA_DIR: temp.dir } }), { now: () => 5_000 });
