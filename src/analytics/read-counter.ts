@@ -1,4 +1,4 @@
-import type { Db } from '../storage/sqlite.js';
+import { writeWithoutWaiting, type Db } from '../storage/sqlite.js';
 import type { Agent } from './agents.js';
 import { agentMetric, fileMetric, hourOf, METRICS } from './metrics.js';
 
@@ -8,7 +8,7 @@ import { agentMetric, fileMetric, hourOf, METRICS } from './metrics.js';
  * buffered in memory and written in one transaction every few seconds and on close: a
  * synchronous=FULL write per file read would cost an fsync per request.
  */
-export function createReadCounter(db: Db, options: { now?: () => number; flushMs?: number } = {}) {
+export function createReadCounter(db: Db, options: { now?: () => number; flushMs?: number; onError?: (error: unknown) => void } = {}) {
   const now = options.now ?? Date.now;
   /** `${websiteId}\0${hour}\0${metric}` -> reads */
   const pending = new Map<string, number>();
@@ -19,13 +19,23 @@ export function createReadCounter(db: Db, options: { now?: () => number; flushMs
     pending.clear();
     const event = db.prepare('INSERT INTO analytics_events (website_id, metric, period_start, value) VALUES (?, ?, ?, ?) ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = value + excluded.value');
     const usage = db.prepare("INSERT INTO usage_counters (organization_id, metric, period, value) SELECT organization_id, 'node_reads', ?, ? FROM websites WHERE id = ? ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = value + excluded.value");
-    db.transaction(() => {
+    const write = db.transaction(() => {
       for (const [key, n] of rows) {
         const [websiteId, hour, metric] = key.split('\u0000') as [string, string, string];
         event.run(websiteId, metric, hour, n);
         if (metric === METRICS.nodeReads) usage.run(hour.slice(0, 7), n, websiteId);
       }
-    }).immediate();
+    });
+    let written = false;
+    try {
+      written = writeWithoutWaiting(db, () => write.immediate());
+    } catch (error) {
+      // Counting must never take the server down (this runs in a timer): the counts are dropped.
+      options.onError?.(error);
+      return;
+    }
+    // Another process holds the write lock: nothing was written, so the reads wait for the next flush.
+    if (!written) for (const [key, n] of rows) pending.set(key, (pending.get(key) ?? 0) + n);
   };
   const timer = setInterval(flush, options.flushMs ?? 2000);
   timer.unref();

@@ -7,7 +7,7 @@ import { createUsageBuffer, type UsageBuffer } from '../plans/usage-buffer.js';
 import { openControlDb } from '../storage/control.js';
 import { dataDirLayout, type DataDirLayout } from '../storage/data-dir.js';
 import { GraphDbPool } from '../storage/graph-db.js';
-import type { Db } from '../storage/sqlite.js';
+import { isBusyError, type Db } from '../storage/sqlite.js';
 import { createMetrics, type Metrics } from './metrics.js';
 
 /**
@@ -48,7 +48,9 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
   const metrics = createMetrics(() => jobs);
   const logger = options.logger ?? silentLogger;
   const usage = createUsageBuffer(controlDb, { now, onError: (error) => logger.warn({ err: error }, 'usage counter flush failed') });
-  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb), { now, onError: (error) => logger.warn({ err: error }, 'rate-limit counter flush failed') });
+  // Background flushes never wait for another process's write lock (that would stall the event
+  // loop for the busy timeout); a busy database keeps the counts for the next flush.
+  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb, { waitForLock: false }), { now, onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')) });
   return {
     config,
     layout,

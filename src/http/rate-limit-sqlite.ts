@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db } from '../storage/sqlite.js';
+import { writeWithoutWaiting, type Db } from '../storage/sqlite.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 
 const statements = new WeakMap<Db, { increment: Database.Statement<unknown[]>; read: Database.Statement<unknown[]> }>();
@@ -36,13 +36,24 @@ export function incrementSqliteCounter(db: Db, bucket: string, windowStart: numb
 }
 
 /** The embedded rate-limit store: table rate_limits of control.sqlite (pruned hourly by maintenance.rate_limits.prune). */
-export function createSqliteRateLimitStore(db: Db): RateLimitStore {
+export function createSqliteRateLimitStore(db: Db, options: { waitForLock?: boolean } = {}): RateLimitStore {
   return {
     async increment(bucket, windowStart, _windowMs, by = 1) {
-      return incrementSqliteCounter(db, bucket, windowStart, by);
+      if (options.waitForLock ?? true) return incrementSqliteCounter(db, bucket, windowStart, by);
+      let count = 0;
+      if (!writeWithoutWaiting(db, () => void (count = incrementSqliteCounter(db, bucket, windowStart, by)))) throw new RateLimitStoreBusyError();
+      return count;
     },
     async read(bucket, windowStart) {
       return (prepare(db).read.get(bucket, windowStart) as { count: number } | undefined)?.count ?? 0;
     },
   };
+}
+
+/** An increment refused because another process holds control.sqlite's write lock; a buffered store keeps the count for its next flush. */
+export class RateLimitStoreBusyError extends Error {
+  readonly code = 'SQLITE_BUSY';
+  constructor() {
+    super('control.sqlite is locked by another process; the rate-limit counts are kept for the next flush');
+  }
 }

@@ -27,7 +27,7 @@ export function nodeFilesPath(settings: Parameters<typeof nodeBaseUrl>[0]): stri
  */
 export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
   const reader = createNodeReader(createFsTarget({ root: services.layout.nodesDir }));
-  const counter = createReadCounter(services.controlDb, { now: services.now });
+  const counter = createReadCounter(services.controlDb, { now: services.now, onError: (error) => services.logger.warn({ err: error }, 'node read counts dropped: the write failed') });
   app.addHook('onClose', async () => counter.close());
   const base = nodeFilesPath(services.config.settings);
 

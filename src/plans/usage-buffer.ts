@@ -1,4 +1,4 @@
-import type { Db } from '../storage/sqlite.js';
+import { writeWithoutWaiting, type Db } from '../storage/sqlite.js';
 import { addUsage, monthOf, type UsageMetric } from './usage.js';
 
 /** Usage counts kept in memory and written to usage_counters in one transaction per flush. */
@@ -28,14 +28,24 @@ export interface UsageBufferOptions {
 export function createUsageBuffer(db: Db, options: UsageBufferOptions = {}): UsageBuffer {
   const now = options.now ?? Date.now;
   const pending = new Map<string, { organizationId: string; metric: UsageMetric; atMs: number; amount: number }>();
+  const keep = (row: { organizationId: string; metric: UsageMetric; atMs: number; amount: number }) => {
+    const key = `${row.organizationId}\u0000${row.metric}\u0000${monthOf(row.atMs)}`;
+    const entry = pending.get(key);
+    if (entry) entry.amount += row.amount;
+    else pending.set(key, { ...row });
+  };
   const flush = () => {
     if (pending.size === 0 || !db.open) return;
     const rows = [...pending.values()];
     pending.clear();
     try {
-      db.transaction(() => {
-        for (const row of rows) addUsage(db, row.organizationId, row.metric, row.amount, row.atMs);
-      }).immediate();
+      const written = writeWithoutWaiting(db, () =>
+        db.transaction(() => {
+          for (const row of rows) addUsage(db, row.organizationId, row.metric, row.amount, row.atMs);
+        }).immediate(),
+      );
+      // Another process holds the write lock: nothing was written, so the counts wait for the next flush.
+      if (!written) for (const row of rows) keep(row);
     } catch (error) {
       options.onError?.(error);
     }
@@ -44,11 +54,7 @@ export function createUsageBuffer(db: Db, options: UsageBufferOptions = {}): Usa
   timer.unref();
   return {
     count(organizationId, metric, amount = 1) {
-      const atMs = now();
-      const key = `${organizationId}\u0000${metric}\u0000${monthOf(atMs)}`;
-      const entry = pending.get(key);
-      if (entry) entry.amount += amount;
-      else pending.set(key, { organizationId, metric, atMs, amount });
+      keep({ organizationId, metric, atMs: now(), amount });
     },
     flush,
     close() {

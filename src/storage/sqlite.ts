@@ -93,3 +93,29 @@ function applyMigrations(db: Db, file: string, migrations: readonly Migration[],
   });
   migrate.immediate();
 }
+
+/** True for SQLite's "another connection holds the lock" errors (SQLITE_BUSY and its extended codes). */
+export function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * Runs `write` (one transaction) only if no other connection holds the write lock, and returns
+ * false, having written nothing, when one does. better-sqlite3 waits for a busy lock
+ * synchronously, so a background flush that waited the busy timeout would stall the whole event
+ * loop; such writers try again on their next tick instead.
+ */
+export function writeWithoutWaiting(db: Db, write: () => void): boolean {
+  const waitMs = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    write();
+    return true;
+  } catch (error) {
+    if (isBusyError(error)) return false;
+    throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${waitMs}`);
+  }
+}

@@ -1,0 +1,107 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createReadCounter } from '../../src/analytics/read-counter.js';
+import { createBufferedRateLimitStore } from '../../src/http/rate-limit-buffer.js';
+import { createSqliteRateLimitStore } from '../../src/http/rate-limit-sqlite.js';
+import { createUsageBuffer } from '../../src/plans/usage-buffer.js';
+import { monthOf, readUsage } from '../../src/plans/usage.js';
+import { openControlDb } from '../../src/storage/control.js';
+import { dataDirLayout } from '../../src/storage/data-dir.js';
+import { writeWithoutWaiting, type Db } from '../../src/storage/sqlite.js';
+import { createOrganization } from '../../src/tenancy/organizations.js';
+import { createUser } from '../../src/tenancy/users.js';
+import { createWebsite } from '../../src/tenancy/websites.js';
+import { makeTempDir } from '../helpers/paths.js';
+
+/**
+ * Bug: while another process held control.sqlite's write lock, each background flush (rate-limit
+ * counters, usage counters, node-read counts) waited the 5 s busy timeout synchronously, one
+ * after another, stalling the daemon's event loop past its headers timeout (requests were reset),
+ * and a read-count flush that gave up threw inside its timer. Flushes now never wait: a busy
+ * database keeps the counts for the next flush.
+ */
+
+const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
+let temp: { dir: string; cleanup: () => void };
+let db: Db;
+let holder: Database.Database;
+let organizationId: string;
+let websiteId: string;
+
+beforeEach(async () => {
+  temp = makeTempDir('nodectl-busy-flush-');
+  db = openControlDb(dataDirLayout(temp.dir));
+  await createUser(db, { email: 'owner@example.com', password: 'correct-horse-battery' }, NOW);
+  organizationId = createOrganization(db, { name: 'Busy Org', ownerEmail: 'owner@example.com', plan: 'pro' }, NOW).id;
+  websiteId = createWebsite(db, { organizationId, domain: 'busy.example', name: 'Busy' }, NOW).id;
+  holder = new Database(dataDirLayout(temp.dir).controlDb);
+});
+afterEach(() => {
+  if (holder.inTransaction) holder.exec('ROLLBACK');
+  holder.close();
+  db.close();
+  temp.cleanup();
+});
+
+/** Runs `fn` and returns how long it blocked, in ms. */
+function blockedMs(fn: () => unknown): number {
+  const started = performance.now();
+  fn();
+  return performance.now() - started;
+}
+
+describe('background flushes never wait for another process write lock (bug: 5 s event-loop stalls per flush)', () => {
+  it('writeWithoutWaiting returns false at once and writes nothing while the lock is held, and restores the busy timeout', () => {
+    holder.exec('BEGIN IMMEDIATE');
+    let written = true;
+    const ms = blockedMs(() => (written = writeWithoutWaiting(db, () => db.prepare("INSERT INTO rate_limits (bucket, window_start, count) VALUES ('b', 0, 1)").run())));
+    expect(written).toBe(false);
+    expect(ms).toBeLessThan(1_000);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5_000);
+    holder.exec('ROLLBACK');
+    expect(writeWithoutWaiting(db, () => db.prepare("INSERT INTO rate_limits (bucket, window_start, count) VALUES ('b', 0, 1)").run())).toBe(true);
+  });
+
+  it('usage counts wait for the next flush instead of being lost or blocking', () => {
+    const usage = createUsageBuffer(db, { now: () => NOW, flushMs: 3_600_000 });
+    usage.count(organizationId, 'api_requests', 3);
+    holder.exec('BEGIN IMMEDIATE');
+    expect(blockedMs(() => usage.flush())).toBeLessThan(1_000);
+    usage.count(organizationId, 'api_requests', 2);
+    holder.exec('ROLLBACK');
+    usage.flush();
+    expect(readUsage(db, organizationId, monthOf(NOW)).api_requests).toBe(5);
+    usage.close();
+  });
+
+  it('node read counts wait for the next flush, and a flush never throws from its timer', () => {
+    const errors: unknown[] = [];
+    const reads = createReadCounter(db, { now: () => NOW, flushMs: 3_600_000, onError: (error) => errors.push(error) });
+    reads.count(websiteId, 'gptbot', 'llms.txt');
+    holder.exec('BEGIN IMMEDIATE');
+    expect(blockedMs(() => reads.flush())).toBeLessThan(1_000);
+    reads.count(websiteId, 'gptbot', 'llms.txt');
+    holder.exec('ROLLBACK');
+    reads.flush();
+    const total = db.prepare("SELECT SUM(value) AS n FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'").get(websiteId) as { n: number };
+    expect(total.n).toBe(2);
+    expect(errors).toEqual([]);
+    reads.close();
+  });
+
+  it('rate-limit counts stay pending while the lock is held and reach control.sqlite after', async () => {
+    const errors: unknown[] = [];
+    const store = createBufferedRateLimitStore(createSqliteRateLimitStore(db, { waitForLock: false }), { now: () => NOW, flushMs: 3_600_000, onError: (error) => errors.push(error) });
+    await store.increment('bucket-a', NOW, 60_000, 4);
+    holder.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    await store.flush();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(errors).toHaveLength(1);
+    holder.exec('ROLLBACK');
+    await store.flush();
+    expect((db.prepare("SELECT count FROM rate_limits WHERE bucket = 'bucket-a'").get() as { count: number }).count).toBe(4);
+    expect(await store.read('bucket-a', NOW)).toBe(4);
+    await store.close();
+  });
+});
