@@ -11,6 +11,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerPublishCommand } from './commands/publish.js';
 import { registerRollbackCommand } from './commands/rollback.js';
 import { registerVersionsCommand } from './commands/versions.js';
+import { registerAnalyticsCommand } from './commands/analytics.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerLoginCommands } from './commands/login.js';
 
@@ -32,6 +33,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerPublishCommand,
   registerRollbackCommand,
   registerVersionsCommand,
+  registerAnalyticsCommand,
   registerMcpCommand,
   registerLoginCommands,
 ];

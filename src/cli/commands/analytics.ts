@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import type { WebsiteAnalytics } from '../../analytics/read-analytics.js';
+import { AppError } from '../../errors/app-error.js';
+import { commandContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { formatTable } from '../output.js';
+import { withControlDb } from './admin.js';
+
+const BAR_WIDTH = 30;
+/** Readers that are AI crawlers (the rest: search engines and other). */
+const AI_AGENTS = ['gptbot', 'claudebot', 'perplexitybot', 'google_extended', 'ccbot'] as const;
+
+/** One line a day: the numbers, then a bar of node reads scaled to the busiest day. */
+export function formatAnalytics(analytics: WebsiteAnalytics): string {
+  const busiest = Math.max(1, ...analytics.days.map((d) => d.node_reads));
+  const rows = analytics.days.map((d) => {
+    const ai = AI_AGENTS.reduce((sum, agent) => sum + d.reads_by_agent[agent], 0);
+    const bar = '█'.repeat(Math.round((d.node_reads / busiest) * BAR_WIDTH)) || (d.node_reads > 0 ? '▏' : '');
+    return [d.date, d.node_reads, ai, d.items_ingested, d.published_versions, bar];
+  });
+  const table = formatTable(['DATE', 'READS', 'AI', 'INGESTED', 'PUBLISHED', 'READS PER DAY'], rows);
+  const files = analytics.top_files.length === 0 ? 'no node file was read in this range' : formatTable(['FILE', 'READS'], analytics.top_files.map((f) => [f.file, f.reads]));
+  return `${analytics.website_id}, ${analytics.from} to ${analytics.to} (UTC days, from the hourly rollups)\n\n${table}\n\n${files}`;
+}
+
+/** `nodectl analytics --website <id> [--from] [--to]`: what GET /v1/websites/:id/analytics answers, as a table with a chart. */
+export function registerAnalyticsCommand(program: Command): void {
+  program
+    .command('analytics')
+    .description('node reads per day (in total and by AI crawlers), items ingested and versions published, with a chart of reads, and the most read files')
+    .option('--website <id>', 'the website')
+    .option('--from <YYYY-MM-DD>', 'first day (default: 30 days before --to)')
+    .option('--to <YYYY-MM-DD>', 'last day (default: today, UTC)')
+    .action(async (opts: { website?: string; from?: string; to?: string }, command: Command) => {
+      if (!opts.website) throw new UsageError('--website <id> is required');
+      const ctx = commandContext(command);
+      const [{ resolveAnalyticsRange }, { readWebsiteAnalytics }, { getWebsite }] = await Promise.all([import('../../analytics/analytics-range.js'), import('../../analytics/read-analytics.js'), import('../../tenancy/websites.js')]);
+      let range: { from: string; to: string };
+      try {
+        range = resolveAnalyticsRange({ from: opts.from, to: opts.to }, Date.now());
+      } catch (error) {
+        const fields = (error as { details?: { fields?: Array<{ path: string; message: string }> } }).details?.fields ?? [];
+        throw new UsageError(fields.length > 0 ? fields.map((f) => `--${f.path}: ${f.message}`).join('; ') : (error as Error).message);
+      }
+      const analytics = await withControlDb(ctx, (db) => {
+        if (!getWebsite(db, opts.website!)) throw new AppError('website.not_found', `No website ${opts.website} in this data directory (nodectl admin website list shows them).`);
+        return readWebsiteAnalytics(db, opts.website!, range.from, range.to);
+      });
+      ctx.out.result(analytics, () => formatAnalytics(analytics));
+    });
+}
