@@ -29,7 +29,6 @@ import {
 } from './schemas.js';
 import { logout, logoutAll, refreshSession, type SignInResult } from './sessions.js';
 import { activateTotp, beginTotpSetup, disableTotp, readTwoFactorStatus, regenerateRecoveryCodes } from './totp.js';
-import { zodValidatorCompiler } from './zod-validator.js';
 
 /** Anyone may call (docs/contract.md#routes): register, login, refresh, the mailed-token routes. */
 const ANONYMOUS: RouteAccess = { minRole: 'anonymous', access: 'mutate' };
@@ -63,7 +62,6 @@ export const accountRoutes: RoutePlugin = async (app, { services }) => {
   const ctx = await accountsContextOf(services, app.server);
   app.addHook('onClose', () => closeAccountsContext(services));
   await app.register(fastifyCookie);
-  app.setValidatorCompiler(zodValidatorCompiler);
   const settings = services.config.settings;
 
   const limit = (route: RateLimitedAuthRoute, request: FastifyRequest, reply: FastifyReply, email: string) =>

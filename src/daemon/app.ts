@@ -6,7 +6,9 @@ import { apiKeyPrincipalResolver } from '../auth/api-key-principal.js';
 import { managementScope } from '../auth/management-scope.js';
 import type { PrincipalResolvers } from '../auth/principal.js';
 import type { ManagementRoute } from '../auth/route-access.js';
+import { NODECTL_VERSION } from '../app/version.js';
 import { createHttpApp } from '../http/create-app.js';
+import { registerOpenApi } from '../openapi/document.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';
 
 
@@ -32,6 +34,7 @@ export interface BuildAppOptions {
 export async function buildApp(services: AppServices, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = createHttpApp({
     settings: services.config.settings,
+    apiVersion: NODECTL_VERSION,
     logger: options.logger,
     onAnswered(labels, seconds) {
       services.metrics.httpRequests.inc(labels);
@@ -46,6 +49,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     resolveUserPrincipal: userPrincipalResolver(() => accountsContextOf(services, app.server)),
     ...options.principalResolvers,
   };
+  await registerOpenApi(app);
   for (const routes of [...PUBLIC_ROUTES, ...CONNECTOR_ROUTES]) await app.register(routes, { services });
   await app.register(managementScope, { services, resolvers, routes: MANAGEMENT_ROUTES, routeTable });
   return app;

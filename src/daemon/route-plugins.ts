@@ -9,6 +9,7 @@ import { knowledgeRoutes } from '../knowledge/routes.js';
 import { nodeFileRoutes } from '../node-files/routes.js';
 import { billingRoutes, organizationsRoutes } from '../organizations/routes.js';
 import { planRoutes } from '../plans/routes.js';
+import { openApiRoutes } from '../openapi/routes.js';
 import { probeRoutes } from '../probes/routes.js';
 import { publishRoutes } from '../publish/routes.js';
 import { verificationRoutes } from '../verification/routes.js';
@@ -25,6 +26,6 @@ import { websiteRoutes } from '../websites/routes.js';
  * - management: every other /v1 route; each declares config.access and the management scope
  *   resolves the principal and authorizes it (src/auth/management-scope.ts).
  */
-export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes].map(limitedByAddress)];
+export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes, openApiRoutes].map(limitedByAddress)];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
 export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes, websiteRoutes, verificationRoutes, connectorRoutes, knowledgeRoutes, previewRoutes, analyticsRoutes];

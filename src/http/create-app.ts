@@ -8,6 +8,7 @@ import { errorEnvelope, sendError } from './envelope.js';
 import { sendErrorReply, toAppError } from './errors.js';
 import { DEFAULT_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.js';
 import { requestIdOf } from './request-id.js';
+import { jsonSerializerCompiler, zodValidatorCompiler } from './zod-compilers.js';
 import { armBodyTimer, connectionTimeouts } from './timeouts.js';
 
 /** Header and body fields that must never reach a log line. */
@@ -44,6 +45,8 @@ export interface AnsweredRequest {
 
 export interface HttpAppOptions {
   settings: Pick<Settings, 'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs' | 'keepAliveTimeoutMs'>;
+  /** Sent as X-Api-Version on every answer: the release whose OpenAPI document describes this API. */
+  apiVersion: string;
   /** Fastify logger options; false (the default) logs nothing. */
   logger?: FastifyServerOptions['logger'];
   /** Called once per answer, including those written straight on the socket (no duration then). */
@@ -92,6 +95,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     onAnswered({ method: answer.method ?? 'UNKNOWN', route: answer.route ?? 'unmatched', status: String(answer.status) }, undefined);
   };
 
+  // Route schemas are zod: they validate requests and document answers (src/openapi).
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(jsonSerializerCompiler);
+
   // JSON only: a text/plain body is 415, not a string handed to a route.
   app.removeContentTypeParser('text/plain');
   // Strict UTF-8: invalid bytes are 422, not silently replaced by U+FFFD. Same proto-poisoning guard as Fastify's parser.
@@ -115,6 +122,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   // Callback-style hooks: these run on every request, and skip a promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    reply.header('X-Api-Version', options.apiVersion);
     const socket = request.raw.socket as Socket | null;
     if (socket) trackActiveRequest(socket, { requestId: request.id, response: reply.raw, method: request.method, route: request.routeOptions.url ?? 'unmatched' });
     if (!request.raw.complete && socket) {
@@ -138,7 +146,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorEnvelope(request, 'route.not_found', `No route for ${request.method} ${request.url.split('?')[0]}. The routes are listed in docs/contract.md#routes.`));
+    reply.code(404).send(errorEnvelope(request, 'route.not_found', `No route for ${request.method} ${request.url.split('?')[0]}. Every route is described in the OpenAPI document at GET /v1/openapi.json and in docs/api.md.`));
   });
 
   app.setErrorHandler(async (error, request, reply) => {

@@ -45,7 +45,7 @@ beforeAll(async () => {
   viewer = await registerAndLogin(a, 'viewer@example.com', { orgName: 'Viewer Org' });
   addMember(siteA.organizationId, editor.userId, 'editor');
   addMember(siteA.organizationId, viewer.userId, 'viewer');
-  probe = createHttpApp({ settings: a.services.config.settings });
+  probe = createHttpApp({ settings: a.services.config.settings, apiVersion: 'test' });
   const resolvers = { resolveApiKeyPrincipal: apiKeyPrincipalResolver(a.services.controlDb), resolveUserPrincipal: userPrincipalResolver(() => accountsContextOf(a.services)) };
   const routeTable: ManagementRoute[] = [];
   await probe.register(managementScope, { services: a.services, resolvers, routes: [probeRoutes], routeTable });

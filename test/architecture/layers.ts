@@ -14,7 +14,7 @@ export const LAYERS: LayerTable = [
   { name: 'graph', modules: ['src/graph'] },
   { name: 'compiler', modules: ['src/compiler'] },
   { name: 'http-app', modules: ['src/http', 'src/app'] },
-  { name: 'runtime', modules: ['src/auth', 'src/jobs'] },
+  { name: 'runtime', modules: ['src/auth', 'src/jobs', 'src/openapi'] },
   {
     name: 'features',
     modules: ['src/publish', 'src/knowledge', 'src/analytics', 'src/mcp', 'src/ingest', 'src/probes', 'src/waitlist', 'src/node-files', 'src/push', 'src/accounts', 'src/organizations', 'src/plans/routes.ts', 'src/connectors/routes.ts', 'src/webhooks', 'src/verification', 'src/websites', 'src/jobs/kinds'],

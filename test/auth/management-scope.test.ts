@@ -17,7 +17,7 @@ afterAll(async () => t?.close());
 
 /** A management scope holding `routes`, over the test app's data directory. */
 async function scopeWith(routes: RoutePlugin, resolvers: Partial<PrincipalResolvers> = {}) {
-  const app = createHttpApp({ settings: t.services.config.settings });
+  const app = createHttpApp({ settings: t.services.config.settings, apiVersion: 'test' });
   const routeTable: ManagementRoute[] = [];
   const all: PrincipalResolvers = { resolveApiKeyPrincipal: () => undefined, resolveUserPrincipal: () => undefined, ...resolvers };
   await app.register(managementScope, { services: t.services, resolvers: all, routes: [routes], routeTable });

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { request } from 'undici';
@@ -47,15 +47,17 @@ describe('the daemon core (in process through inject())', () => {
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
-  it('unknown routes are 404 route.not_found in the envelope, pointing at the route list that exists (regression: it named an API reference in README.md that does not exist)', async () => {
+  it('unknown routes are 404 route.not_found in the envelope, pointing at the API reference and the OpenAPI document, both of which exist (regression: it once named a reference that did not exist)', async () => {
     const res = await call({ method: 'GET', url: '/v1/nothing-here' });
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ ok: false, error: { code: 'route.not_found', retryable: false } });
     expect(res.json.meta.requestId).toBeTruthy();
-    const pointer = /docs\/contract\.md#([a-z-]+)/.exec(res.json.error.message);
-    expect(pointer, res.json.error.message).not.toBeNull();
-    const anchors = [...readFileSync(join(PROJECT_ROOT, 'docs', 'contract.md'), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-'));
-    expect(anchors).toContain(pointer![1]);
+    expect(res.json.error.message).toContain('docs/api.md');
+    expect(existsSync(join(PROJECT_ROOT, 'docs', 'api.md'))).toBe(true);
+    expect(res.json.error.message).toContain('GET /v1/openapi.json');
+    const document = await call({ method: 'GET', url: '/v1/openapi.json' });
+    expect(document.status).toBe(200);
+    expect(document.json.openapi).toBe('3.1.0');
   });
 
   it('malformed JSON is 422 validation.failed with details.fields', async () => {

@@ -1,3 +1,4 @@
+import { checkAnswersAgainstDocument } from './api-contract.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig } from '../../src/config/config.js';
@@ -56,6 +57,7 @@ export async function buildTestApp(options: BuildTestAppOptions = {}): Promise<T
   const config = resolveConfig({ flags: { ...options.settings, dataDir: temp.dir }, env: {} });
   const services = createServices(config, { now: options.clock?.now });
   const app = await buildApp(services, { principalResolvers: options.principalResolvers });
+  checkAnswersAgainstDocument(app);
   let url: string | undefined;
   if (options.listen) url = await app.listen({ host: '127.0.0.1', port: 0 });
   else await app.ready();
