@@ -1,5 +1,5 @@
 import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path parameters', headers: 'headers' };
@@ -11,14 +11,26 @@ const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query',
  * the hand-parsed lists always did); one that passes reaches the handler parsed (defaults, coercions
  * and transforms applied). A missing body is validated as undefined.
  */
-export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
-  ({ schema, method, url, httpPart }) =>
-  (data) => {
+export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, method, url, httpPart }) => {
+  if (z.globalRegistry.get(schema)?.[VALIDATED_IN_HANDLER] === true) return (data) => ({ value: data });
+  return (data) => {
     const parsed = schema.safeParse(data ?? undefined);
     if (parsed.success) return { value: parsed.data };
     const part = PART_NAMES[httpPart ?? 'body'] ?? 'request';
     return { error: new AppError('validation.failed', `The ${part} of ${method} ${url} is not valid; see details.fields.`, { details: { fields: fieldProblemsFromZod(parsed.error.issues) } }) };
   };
+};
+
+const VALIDATED_IN_HANDLER = 'x-validated-in-handler';
+
+/**
+ * Marks a schema the handler validates itself, later than the validator stage would (a signed
+ * ingest body is checked only once its signature is): it is documented like any other, and the
+ * validator compiler lets the data through untouched.
+ */
+export function validatedInHandler<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ [VALIDATED_IN_HANDLER]: true });
+}
 
 /**
  * Response schemas document a route's answers (the OpenAPI document, checked against real answers
