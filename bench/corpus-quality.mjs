@@ -1,12 +1,19 @@
 #!/usr/bin/env node
-// Agreement of the extractor with Mozilla Readability's metadata on a corpus of real pages.
+// Page metadata quality on a corpus of real pages (issue 18), two ways.
 // Usage: npm run build && node bench/corpus-quality.mjs [corpusDir] (default test/data/readability-dev)
 // Each <page>/source.html is extracted as a `page` item; the survivor of each predicate (the
-// graph store's rule: provenance, then confidence) is compared with expected-metadata.json after
-// whitespace normalisation. Expected nulls (and empty strings) are not counted; languages are
-// compared case-insensitively (BCP-47 tags are); dates are compared as instants.
+// graph store's rule: provenance, then confidence) is compared after whitespace normalisation.
+// - readability: agreement with Mozilla Readability's metadata (expected-metadata.json). Expected
+//   nulls (and empty strings) are not counted; languages compare case-insensitively (BCP-47 tags
+//   are); dates compare as instants.
+// - reviewed (byline and siteName): what a reviewer reading the page expects. Readability's value
+//   stands except where REVIEWED below replaces it, each with its reason: the reference is empty
+//   although the page names its author or site, or it is not a name (a dateline, "By " and a
+//   role glued to the name). A page counts when the reviewed value or the extracted one is
+//   non-null, so a value shown where the page names none is a miss too (the readability column
+//   does not see those). Another corpus (not named readability-dev) keeps Readability's values.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { extractItem } from '../dist/extract/index.js';
@@ -41,8 +48,32 @@ function instant(value) {
   return Number.isNaN(ms) ? norm(value) : ms;
 }
 
+/**
+ * Reviewed expectations for the default corpus, by page: only where Readability's value is not
+ * what the page says. null: the page names no author (or site).
+ */
+const REVIEWED = {
+  '001': { siteName: 'Nicolas Perriault', why: 'personal site: title "... | Code | Nicolas Perriault", footer "© 2012 Nicolas Perriault"' },
+  blogger: { byline: 'Andrew Zonenberg', siteName: 'Silicon Exposed', why: '"Posted by Andrew Zonenberg" (microdata author); blog named in the title and header' },
+  'buzzfeed-1': { byline: 'Mark Di Stefano', why: 'byline "Mark Di Stefano, BuzzFeed News Reporter": the role is not the name' },
+  'nytimes-1': { siteName: 'The New York Times', why: 'title "... - The New York Times"' },
+  'nytimes-4': { siteName: 'The New York Times', why: 'title "... - The New York Times" (The New York Times Company is the publisher in the footer)' },
+  'quanta-1': { byline: 'Joshua Sokol', why: 'Readability keeps the "By " label' },
+  'seattletimes-1': { byline: 'Benjamin Romano', why: 'Readability took the dateline; the byline is "By Benjamin Romano, Seattle Times business reporter"' },
+  spiceworks: { byline: null, why: 'Readability took "Last Updated: January 7, 2025"; the author block is empty' },
+  'v8-blog': { siteName: 'V8', why: 'title "... · V8", logo heading V8' },
+  'webmd-1': { byline: 'Brenda Goodman', siteName: 'WebMD', why: '"By Brenda Goodman, MA" then the desk "WebMD Health News"; site named by its logo and footer' },
+  wikipedia: { siteName: 'Wikipedia', why: 'title "Mozilla - Wikipedia"' },
+  'yahoo-2': { siteName: 'Yahoo News', why: 'application-name "Yahoo News - Latest News & Headlines" (name and tagline)' },
+  youth: { siteName: '中国青年网', why: 'title "..._教育频道_中国青年网" (China Youth Net)' },
+};
+const reviewedFor = basename(corpus) === 'readability-dev' ? REVIEWED : {};
+
 const fields = ['title', 'byline', 'excerpt', 'lang', 'siteName', 'publishedTime'];
-const stats = Object.fromEntries(fields.map((f) => [f, { hit: 0, total: 0, misses: [] }]));
+const REVIEWED_FIELDS = ['byline', 'siteName'];
+const tally = () => ({ hit: 0, total: 0, misses: [] });
+const stats = Object.fromEntries(fields.map((f) => [f, tally()]));
+const reviewedStats = Object.fromEntries(REVIEWED_FIELDS.map((f) => [f, tally()]));
 const pages = readdirSync(corpus).filter((d) => existsSync(join(corpus, d, 'source.html'))).sort();
 for (const name of pages) {
   const html = readFileSync(join(corpus, name, 'source.html'), 'utf8');
@@ -66,26 +97,41 @@ for (const name of pages) {
     const want = norm(expected[field]);
     if (want === null || want === '') continue;
     const got = norm(actual[field]);
-    const s = stats[field];
-    s.total += 1;
     const ok = field === 'lang' ? got !== null && got.toLowerCase() === want.toLowerCase()
       : field === 'publishedTime' ? got !== null && instant(got) === instant(want)
       : got === want;
-    if (ok) s.hit += 1;
-    else s.misses.push(`${name}: expected ${JSON.stringify(want).slice(0, 120)} got ${JSON.stringify(got)?.slice(0, 120)}`);
+    count(stats[field], ok, name, want, got);
+  }
+  const review = reviewedFor[name] ?? {};
+  for (const field of REVIEWED_FIELDS) {
+    const want = norm(field in review ? review[field] : expected[field]) || null;
+    const got = norm(actual[field]);
+    if (want === null && got === null) continue;
+    count(reviewedStats[field], got === want, name, want, got);
   }
 }
 
-const targets = { title: 90, byline: 80, excerpt: 80, lang: 95 };
-console.log(`corpus ${corpus}: ${pages.length} pages`);
-for (const field of fields) {
-  const s = stats[field];
-  const rate = s.total === 0 ? 100 : (100 * s.hit) / s.total;
-  const target = targets[field] === undefined ? '' : ` (target >= ${targets[field]} %)`;
-  console.log(`${field.padEnd(14)} ${rate.toFixed(1).padStart(5)} %  ${s.hit}/${s.total}${target}`);
+function count(s, ok, name, want, got) {
+  s.total += 1;
+  if (ok) s.hit += 1;
+  else s.misses.push(`${name}: expected ${JSON.stringify(want)?.slice(0, 120)} got ${JSON.stringify(got)?.slice(0, 120)}`);
 }
+
+const rate = (s) => (s.total === 0 ? 100 : (100 * s.hit) / s.total);
+const show = (s) => `${rate(s).toFixed(1).padStart(5)} %  ${`${s.hit}/${s.total}`.padEnd(6)}`;
+// Issue 18's targets; byline and siteName are read against the reviewed column.
+const targets = { title: 95, byline: 90, excerpt: 90, lang: 98, siteName: 80 };
+console.log(`corpus ${corpus}: ${pages.length} pages`);
+console.log(`${'field'.padEnd(14)} ${'readability'.padEnd(17)} reviewed`);
 for (const field of fields) {
-  if (stats[field].misses.length === 0) continue;
-  console.log(`\nmisses: ${field}`);
-  for (const miss of stats[field].misses) console.log('  ' + miss);
+  const reviewed = reviewedStats[field] === undefined ? ''.padEnd(17) : show(reviewedStats[field]);
+  const target = targets[field] === undefined ? '' : ` (target >= ${targets[field]} %)`;
+  console.log(`${field.padEnd(14)} ${show(stats[field])} ${reviewed}${target}`);
+}
+for (const [label, table] of [['readability', stats], ['reviewed', reviewedStats]]) {
+  for (const [field, s] of Object.entries(table)) {
+    if (s.misses.length === 0) continue;
+    console.log(`\nmisses (${label}): ${field}`);
+    for (const miss of s.misses) console.log('  ' + miss);
+  }
 }

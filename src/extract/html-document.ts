@@ -1,5 +1,6 @@
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, ParentNode, Text } from 'domhandler';
+import { isBylineMarked, readByline } from './byline.js';
 
 /**
  * One parse of a page (htmlparser2) and one walk over its tree that collects everything the
@@ -51,7 +52,6 @@ const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'dialog', 'm
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'menu', 'menubar', 'dialog', 'alertdialog', 'search']);
 const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
-const BYLINE = /byline|author|dateline|writtenby|p-author/i;
 const MICROFORMAT_ROOT = /(?:^|\s)h-(?:card|entry|event|product|review|adr|geo|item|recipe)(?:\s|$)/;
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
@@ -90,17 +90,6 @@ function hasReadableChildren(node: AnyNode, skipped: ReadonlySet<Element> | unde
   const type = node.type;
   if (type !== 'tag' && type !== 'root' && type !== 'cdata') return false;
   return (node as ParentNode).children.length > 0 && (skipped === undefined || !skipped.has(node as Element));
-}
-
-/** The node after `node`'s subtree in document order, staying inside `root`; null at root's end. */
-function nextWithin(node: AnyNode, root: AnyNode): AnyNode | null {
-  let current: AnyNode = node;
-  while (current.next === null) {
-    const parent: AnyNode | null = current.parent;
-    if (parent === null || parent === root) return null;
-    current = parent;
-  }
-  return current.next;
 }
 
 export function isHidden(el: Element): boolean {
@@ -210,11 +199,8 @@ export function scanHtml(html: string): HtmlScan {
       nowSkipped = true;
     }
     if (!nowHidden && scan.byline === null && isBylineMarked(el)) {
-      const text = textOf(el).trim();
-      if (text.length > 0 && text.length < 100) {
-        scan.byline = bylineText(el, text);
-        scan.bylineElement = el;
-      }
+      scan.byline = readByline(el, textOf);
+      if (scan.byline !== null) scan.bylineElement = el;
     }
     switch (name) {
       case 'h1':
@@ -258,30 +244,4 @@ export function scanHtml(html: string): HtmlScan {
   }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   return scan;
-}
-
-/** rel=author, itemprop~=author, or a class or id naming a byline. */
-function isBylineMarked(el: Element): boolean {
-  const a = el.attribs;
-  return a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE.test((a.class ?? '') + ' ' + (a.id ?? ''));
-}
-
-/** A byline element's text; an [itemprop=name] descendant is more precise (Readability does the same). */
-function bylineText(el: Element, text: string): string {
-  let node: AnyNode | null = el.children[0] ?? null;
-  while (node !== null) {
-    if (node.type === 'tag') {
-      const child = node as Element;
-      if ((child.attribs.itemprop ?? '').includes('name')) {
-        const name = textOf(child).trim();
-        if (name !== '') return name;
-      }
-      if (child.children.length > 0) {
-        node = child.children[0]!;
-        continue;
-      }
-    }
-    node = nextWithin(node, el);
-  }
-  return text;
 }

@@ -5,10 +5,11 @@ import type { ContributionBuilder } from './contribution-builder.js';
 import type { HtmlScan } from './html-document.js';
 import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
-import { cleanByline, cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
+import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, unescapeHtml } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
+import { hostOf, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
@@ -106,6 +107,8 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (!hadAuthor && authors[0] !== undefined) addAuthor(builder, primary, authors[0].value, 'seo_meta', authors[0].confidence);
   const simple: Array<[MetaPredicate, EntityRef]> = [['description', primary], ['site_name', siteRef], ['keywords', primary]];
   for (const [predicate, subject] of simple) for (const c of metaCandidates(meta, predicate)) fact(subject, predicate, c.value, c.confidence);
+  const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
+  if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
   for (const predicate of ['date_published', 'date_modified'] as const) {
     for (const c of metaCandidates(meta, predicate)) {
       const date = normalizeDate(c.value);
@@ -128,7 +131,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   mapStructured(input, data.microformats, EMPTY_INDEX, data.mainMicroformats, 'microformats', cleanTitle);
 
   // The byline element counts only when no structured source named an author.
-  const byline = scan.byline === null ? null : cleanByline(scan.byline);
+  const byline = scan.byline;
   if (byline !== null && builder.bestFact(primary, 'author') === undefined) {
     fact(primary, 'author', byline, C.bylineElement, 'text_extraction');
     addAuthor(builder, primary, byline, 'text_extraction', C.bylineElement);

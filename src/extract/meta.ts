@@ -2,6 +2,8 @@ import type { MetaTag } from './html-document.js';
 import { cleanText, unescapeHtml } from './normalize.js';
 import { lookup } from './record-values.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
+import { cleanByline } from './byline.js';
+import { cleanSiteName } from './site-name.js';
 
 /**
  * Head metadata (OpenGraph, Twitter cards, Dublin Core, article:*, Parse.ly, plain meta names)
@@ -111,15 +113,30 @@ export const META_SOURCES = {
 
 export type MetaPredicate = keyof typeof META_SOURCES;
 
+/**
+ * The candidates of one predicate, in Readability's order of preference. Authors are cleaned as
+ * bylines are ("By Jane Doe" -> "Jane Doe"; a url, as article:author often is, names nobody);
+ * article:author, an OpenGraph array, names every author of its repeated tags ("Jane Doe, John
+ * Roe"), other keys keep their last tag; a site name loses its tagline.
+ */
 export function metaCandidates(values: MetaValues, predicate: MetaPredicate): MetaCandidate[] {
   const out: MetaCandidate[] = [];
   for (const [key, confidence] of META_SOURCES[predicate]) {
-    const value = values.get(key);
-    if (value === undefined) continue;
-    if (key === 'article:author' && /^https?:\/\//i.test(value)) continue;
+    const value = predicate === 'author' ? authorValue(key === 'article:author' ? values.all(key) : values.all(key).slice(-1))
+      : predicate === 'site_name' ? siteNameValue(values.get(key)) : values.get(key);
+    if (value === undefined || value === null) continue;
     out.push({ value, key, confidence });
   }
   return out;
+}
+
+function authorValue(all: string[]): string | null {
+  const names = [...new Set(all.map((value) => cleanByline(value, 500)).filter((name): name is string => name !== null))];
+  return names.length === 0 ? null : names.join(', ');
+}
+
+function siteNameValue(value: string | undefined): string | null {
+  return value === undefined ? null : cleanSiteName(value);
 }
 
 const WORD_SPLIT = /\s+/;
@@ -182,17 +199,4 @@ export function textSimilarity(a: string, b: string): number {
   const setA = new Set(tokensA);
   const uniqueB = tokensB.filter((token) => !setA.has(token));
   return 1 - uniqueB.join(' ').length / tokensB.join(' ').length;
-}
-
-const BY_PREFIX = /^(?:by|von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
-const DATE_LIKE = /\b(1[89]|20)\d{2}\b|\b\d{1,2}:\d{2}\b/;
-
-/**
- * A person's name from a byline: "By Jane Doe" -> "Jane Doe". Null when the byline reads as a
- * date or timestamp (some sites mark their dateline with a byline class) or is empty.
- */
-export function cleanByline(byline: string): string | null {
-  const text = cleanText(byline).replace(BY_PREFIX, '');
-  if (text === '' || DATE_LIKE.test(text) || text.length > 80) return null;
-  return text;
 }

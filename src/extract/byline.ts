@@ -1,0 +1,154 @@
+import type { AnyNode, Element } from 'domhandler';
+import { cleanText } from './normalize.js';
+
+/**
+ * The byline: which element names the author, and the person's name read out of its text.
+ * Pages write bylines for readers ("By Jane Doe | Staff Writer | March 3, 2024 at 6:01 am"); the
+ * author fact wants the name alone, so labels, dates, roles and credentials are cut away, and a
+ * byline that is only a date (some sites mark their dateline as a byline) names nobody.
+ */
+
+const BYLINE_NAME = /byline|author|dateline|writtenby|p-author/i;
+/** A class or id token "by" (`<p class="by">`), a common short byline convention. */
+const BY_TOKEN = /(?:^|\s)by(?:\s|$)/i;
+
+/** rel=author, itemprop~=author, or a class or id naming a byline (Readability's test, plus the `by` token). */
+export function isBylineMarked(el: Element): boolean {
+  const a = el.attribs;
+  if (a.rel === 'author' || (a.itemprop ?? '').includes('author')) return true;
+  const names = (a.class ?? '') + ' ' + (a.id ?? '');
+  return BYLINE_NAME.test(names) || BY_TOKEN.test(names);
+}
+
+/** An element inside a byline that holds the author's own name rather than the whole line. */
+function marksAuthorName(el: Element): boolean {
+  const a = el.attribs;
+  if (a.rel === 'author' || (a.itemprop ?? '').includes('author')) return true;
+  return /author|(?:^|[\s_-])(?:name|fn)(?:$|[\s_-])/i.test((a.class ?? '') + ' ' + (a.id ?? ''));
+}
+
+/**
+ * The author's name from a byline element, or null when it names nobody. The element's text must
+ * be under 100 characters (Readability's limit). An [itemprop=name] inside it is the most precise
+ * (Readability reads it too); else the one element inside marked as the author's name (rel=author,
+ * a class such as byline__author or author-name) whose text is a name and not a role; else the
+ * whole line, cleaned.
+ */
+export function readByline(el: Element, textOf: (node: AnyNode) => string): string | null {
+  const text = textOf(el).trim();
+  if (text.length === 0 || text.length >= 100) return null;
+  const itemName = firstDescendant(el, (child) => (child.attribs.itemprop ?? '').includes('name') && textOf(child).trim() !== '');
+  if (itemName !== null) {
+    const name = cleanByline(textOf(itemName));
+    if (name !== null) return name;
+  }
+  const names = new Set<string>();
+  forEachDescendant(el, (child) => {
+    if (!marksAuthorName(child)) return false;
+    const name = cleanByline(textOf(child));
+    if (name === null) return false;
+    names.add(name);
+    return true;
+  });
+  if (names.size === 1) return [...names][0]!;
+  return cleanByline(text);
+}
+
+/** The first element below `root` (document order) that `test` accepts. */
+function firstDescendant(root: Element, test: (el: Element) => boolean): Element | null {
+  let found: Element | null = null;
+  forEachDescendant(root, (el) => {
+    if (found === null && test(el)) found = el;
+    return found !== null;
+  });
+  return found;
+}
+
+/**
+ * Visits the elements below `root` in document order with an explicit stack (no recursion, so no
+ * nesting depth exhausts the call stack); `visit` returning true skips that element's subtree.
+ */
+function forEachDescendant(root: Element, visit: (el: Element) => boolean): void {
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type !== 'tag') continue;
+    const el = node as Element;
+    if (visit(el)) continue;
+    for (let i = el.children.length - 1; i >= 0; i -= 1) stack.push(el.children[i]!);
+  }
+}
+
+const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+const DAY = '\\d{1,2}(?:st|nd|rd|th)?\\.?';
+/** Dates, times and relative times as bylines write them. A month name counts only next to a number ("April Smith" is a name). */
+const DATE_PARTS = new RegExp([
+  `\\b${MONTH}\\s+${DAY}(?:,?\\s+\\d{4})?(?!\\d)`,
+  `\\b${DAY}\\s+${MONTH}(?:,?\\s+\\d{4})?(?!\\w)`,
+  `\\b${MONTH},?\\s+\\d{4}\\b`,
+  '\\b\\d{4}-\\d{1,2}-\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\.\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?)?',
+  '\\b\\d{1,2}[./]\\d{1,2}[./]\\d{2,4}\\b',
+  '\\b\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\s*[ap]\\.?m\\.?)?(?:\\s+(?:UTC|GMT|[ECMP][SD]T|BST|CES?T|IST|JST|AE[SD]T)\\b)?',
+  '\\b(?:1[89]|20)\\d{2}\\b',
+  '\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b',
+  '\\b\\d+\\s+(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\\s+ago\\b',
+  '\\b\\d+\\s*(?:minutes?|mins?)\\s+read\\b',
+  '\\b(?:yesterday|today|just now)\\b',
+].join('|'), 'gi');
+
+/** Words that label a date or a byline, left over around the parts cut out. */
+const LABEL = /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|written|filed|date|on|at|in|and)\b\s*:?\s*)+|(?:\s*\b(?:(?:last\s+)?(?:updated|modified|published|posted|created|filed|date|on|at|and|follow|following))\s*:?)+$/i;
+/** "By" and its neighbours in other languages. English "By" in any case; the others (also names: "Von Miller", "Di Stefano") only lower case or when a full name follows. */
+const BY_PREFIX = /^(?:(?:written|posted|published|words|story|text|reported|reporting)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor)\s*:\s*/i;
+const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
+/** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
+const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
+/** A role or job title standing for itself ("Staff Writer", "Seattle Times business reporter", "Editor at Large"). */
+const ROLE = /(?:^|\s)(?:reporters?|correspondents?|editors?|writers?|columnists?|contributors?|photographers?|producers?|journalists?|critics?|interns?|bloggers?|analysts?|anchors?|staff writer|editor-in-chief)(?:\s+(?:at|for|of|with|in)\b.*)?$/i;
+/** Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name. */
+const CREDENTIAL = /^(?:M\.?A\.?|M\.?S\.?|MSc|M\.?D\.?|Ph\.?\s?D\.?|DPhil|R\.?N\.?|MPH|D\.?O\.?|DDS|DVM|DMD|BSN|MSN|MBA|J\.?D\.?|Esq\.?|CPA|CFA|CFP|RD|RDN|LCSW|PharmD|FACP|FRCP|FACS|B\.?A\.?|BSc|MFA|MSW|MEd|EdD)$/;
+/** Separators inside a byline, kept for rejoining what stays. */
+const SEPARATORS = /(\s*[|•·;]\s*|\s+[–—-]\s+|,\s*)/;
+
+/**
+ * A person's name from a byline: "By Jane Doe | Staff Writer | March 3, 2024" -> "Jane Doe",
+ * "Brenda Goodman, MA" -> "Brenda Goodman", "Jong, Michiel de" stays. Null when nothing
+ * name-like is left (a dateline, "Last Updated: January 7, 2025"), for a url, or when longer than
+ * `maxLength` (a byline element's line; declared author lists may be longer).
+ */
+export function cleanByline(byline: string, maxLength = 80): string | null {
+  let text = cleanText(byline);
+  if (text.length > maxLength + 100) return null;
+  text = text.replace(OTHER_CREDITS, '');
+  if (text === '' || /^https?:\/\//i.test(text)) return null;
+  const parts = text.split(SEPARATORS);
+  const kept: string[] = [];
+  for (let i = 0; i < parts.length; i += 2) {
+    const part = cleanPart(parts[i]!);
+    if (part === null) continue;
+    if (kept.length > 0) kept.push(parts[i - 1]!.trim() === ',' || parts[i - 1]!.includes(',') ? ', ' : parts[i - 1]!);
+    kept.push(part);
+  }
+  text = cleanText(kept.join(''));
+  if (text === '' || !/\p{L}/u.test(text) || text.length > maxLength) return null;
+  return text;
+}
+
+/** One separated part of a byline without its dates, labels and "By", or null when it is not (part of) a name. */
+function cleanPart(raw: string): string | null {
+  let part = raw.replace(DATE_PARTS, ' ');
+  for (let previous = ''; previous !== part;) {
+    previous = part;
+    part = cleanText(part).replace(LABEL, '').replace(BY_PREFIX, '');
+    const foreign = FOREIGN_BY.exec(part);
+    if (foreign !== null) {
+      const rest = part.slice(foreign[0].length);
+      if (foreign[1] === foreign[1]!.toLowerCase() || rest.split(' ').length >= 2) part = rest;
+    }
+    part = part.replace(/^[\s:,.;|()-]+|[\s:,;|(-]+$/g, '');
+  }
+  // A sentence's full stop goes; an initial's or an abbreviation's stays ("John Q.", "Jr.").
+  if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part)) part = part.slice(0, -1).trimEnd();
+  if (part === '' || !/\p{L}/u.test(part) || CREDENTIAL.test(part) || ROLE.test(part)) return null;
+  return part;
+}

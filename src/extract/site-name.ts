@@ -1,0 +1,137 @@
+import { cleanText } from './normalize.js';
+
+/**
+ * The website's name where a page states it outside structured data: a declared name
+ * (og:site_name, application-name) without its tagline, or the part of the <title> that is not
+ * the page's own title ("Owls at night | Bird Notes").
+ */
+
+/** Separators between a name and a tagline, or between the parts of a <title>. */
+const PART_SEPARATOR = /\s+[|\-\u2013\u2014\u00b7\u2022»/]\s+|\s+::\s+|\s*\uff5c\s*|(?<=[^\x00-\x7f])_(?=[^\x00-\x7f])/g;
+/** Hierarchical separators: a breadcrumb title ("Bird Notes » Owls") starts with the site. */
+const HIERARCHICAL = /^\s+[»/]\s+$/;
+/** A title part that names a page, never a site. */
+const GENERIC = /^(?:home(?:\s?page)?|index|welcome|untitled|start|(?:page|part|chapter|step)\s+\d+)$/i;
+const MAX_WORDS = 6;
+const MAX_LENGTH = 50;
+
+/**
+ * A declared site name without a tagline after a separator ("Yahoo News - Latest News &
+ * Headlines" -> "Yahoo News"): the first part stays when the rest is two words or more. Null when
+ * nothing name-like is left.
+ */
+export function cleanSiteName(value: string): string | null {
+  const text = cleanText(value);
+  const parts = splitParts(text);
+  if (parts.length > 1 && parts.slice(1).map((part) => part.text).join(' ').split(' ').length >= 2 && plausibleName(parts[0]!.text)) return parts[0]!.text;
+  return /\p{L}|\p{N}/u.test(text) ? text : null;
+}
+
+interface TitlePart {
+  text: string;
+  /** The separator before this part ('' for the first). */
+  separator: string;
+}
+
+function splitParts(title: string): TitlePart[] {
+  const parts: TitlePart[] = [];
+  let start = 0;
+  let separator = '';
+  for (const match of title.matchAll(PART_SEPARATOR)) {
+    parts.push({ text: title.slice(start, match.index).trim(), separator });
+    separator = match[0];
+    start = match.index + match[0].length;
+  }
+  parts.push({ text: title.slice(start).trim(), separator });
+  return parts.filter((part) => part.text !== '');
+}
+
+/**
+ * The site's name from the page's <title>, or null. When the title is the page's own title
+ * (og:title, dc:title, an <h1>: `pageTitles`) plus something before or after a separator (" | ",
+ * " - ", " — ", " · ", ": "), that something is the site (its outer part when it has several:
+ * "Owls | Nature | Bird Notes"). Otherwise the last part after a separator, or the first when the
+ * separators are hierarchical (" » ", " / ") or the first part and not the last matches the
+ * host name ("eHow | How to ..." on www.ehow.com). A part is a site name only when it is short
+ * (at most 6 words, 50 characters), not a generic page word (Home, Page 2) and not glued into a
+ * word of the rest ("draft-x-remotestorage-04 - remoteStorage"). A logo <h1> naming the site
+ * ("V8") does not stop it.
+ */
+export function siteNameFromTitle(rawTitle: string | null, pageTitles: readonly string[], host: string | null): string | null {
+  if (rawTitle === null) return null;
+  const title = cleanText(rawTitle);
+  const own = pageTitles.map((t) => cleanText(t).toLowerCase()).filter((t) => t !== '' && t !== title.toLowerCase());
+  const confirmed = confirmedByPageTitle(title, own);
+  if (confirmed !== undefined) return acceptable(confirmed.name, confirmed.rest) ? confirmed.name : null;
+  const parts = splitParts(title);
+  if (parts.length < 2) return null;
+  const first = parts[0]!.text;
+  const last = parts[parts.length - 1]!.text;
+  const hierarchical = HIERARCHICAL.test(parts[1]!.separator);
+  const useFirst = hierarchical || (matchesHost(first, host) && !matchesHost(last, host));
+  const pick = useFirst ? first : last;
+  const rest = (useFirst ? parts.slice(1) : parts.slice(0, -1)).map((part) => part.text).join(' ');
+  return acceptable(pick, rest) ? pick : null;
+}
+
+/**
+ * The site part when the title starts or ends with one of the page's own titles and a separator
+ * (a colon counts here too: "Bird Notes: Owls at night" with og:title "Owls at night"); undefined
+ * when no own title frames the <title>.
+ */
+function confirmedByPageTitle(title: string, own: string[]): { name: string; rest: string } | undefined {
+  const lower = title.toLowerCase();
+  // Longest first, and the framing title must be at least as long as the site part: a logo <h1>
+  // ("Bird Notes") also frames "Owls at night | Bird Notes", from the other side.
+  for (const page of [...own].sort((a, b) => b.length - a.length)) {
+    let name: string | null = null;
+    if (lower.startsWith(page)) {
+      const rest = /^\s*(?:[|\-\u2013\u2014\u00b7\u2022»/:]|::|\uff5c|_)\s*(.+)$/.exec(title.slice(page.length));
+      if (rest !== null) name = outerPart(rest[1]!, 'last');
+    } else if (lower.endsWith(page)) {
+      const rest = /^(.+?)\s*(?:[|\-\u2013\u2014\u00b7\u2022«/:]|::|\uff5c|_)\s*$/.exec(title.slice(0, title.length - page.length));
+      if (rest !== null) name = outerPart(rest[1]!, 'first');
+    }
+    if (name !== null && name.length <= page.length) return { name, rest: page };
+  }
+  return undefined;
+}
+
+function outerPart(text: string, which: 'first' | 'last'): string | null {
+  const parts = splitParts(text);
+  const part = which === 'first' ? parts[0] : parts[parts.length - 1];
+  return part === undefined ? null : part.text;
+}
+
+function acceptable(name: string, rest: string): boolean {
+  if (!plausibleName(name) || GENERIC.test(name)) return false;
+  // A name glued into an identifier of the rest ("draft-x-remotestorage-04 - remoteStorage") is the page's subject, not a site.
+  const glued = new RegExp(`[\\p{L}\\p{N}_-]${escapeRegExp(name)}|${escapeRegExp(name)}[\\p{L}\\p{N}_-]`, 'iu');
+  return !glued.test(rest);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function plausibleName(name: string): boolean {
+  return name.length > 0 && name.length <= MAX_LENGTH && name.split(/\s+/).length <= MAX_WORDS && /\p{L}/u.test(name) && !/^\d[\d\s.,:/-]*$/.test(name);
+}
+
+/** True when the name, letters and digits only, is one of the host's labels or contains or is contained in one (4+ characters). */
+function matchesHost(name: string, host: string | null): boolean {
+  if (host === null) return false;
+  const compact = name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (compact.length < 2) return false;
+  return host.toLowerCase().replace(/^www\d*\./, '').split('.').some((label) => label === compact
+    || (label.length >= 4 && compact.includes(label)) || (compact.length >= 4 && label.includes(compact)));
+}
+
+/** The host name of a url, or null when it does not parse. */
+export function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}

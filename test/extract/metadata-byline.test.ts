@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import type { ItemContribution } from '../../src/extract/contribution.js';
+import { extractItem } from '../../src/extract/index.js';
+import { cleanByline } from '../../src/extract/byline.js';
+import { CHECKSUM, RECEIVED, factsOf, site } from './helpers.js';
+
+/** The page's author as the graph store would keep it: the survivor of the author candidates (provenance, then confidence). */
+const RANK: Record<string, number> = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3 };
+function authorOf(c: ItemContribution): unknown {
+  const best = [...factsOf(c, 'author')].sort((a, b) => RANK[a.provenanceMethod]! - RANK[b.provenanceMethod]! || b.confidence - a.confidence)[0];
+  return best === undefined ? null : best.display ?? best.value;
+}
+const author = (head: string, body: string): unknown =>
+  authorOf(extractItem({ type: 'page', id: 'p', url: 'https://shop.example/owls', html: `<!DOCTYPE html><html><head><title>Owls at night in the forest</title>${head}</head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED }));
+const text = '<p>Owls hunt mostly at night, and their soft feathers let them fly almost without a sound.</p>';
+
+describe('byline elements', () => {
+  it('reads a rel=author link, a .byline, an .author and a .by element', () => {
+    expect(author('', `<article><h1>Owls</h1><p>Words: <a rel="author" href="/people/jane">Jane Roe</a></p>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><div class="post-author">Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><span class="by">by Jane Roe</span>${text}</article>`)).toBe('Jane Roe');
+  });
+
+  it('does not read a class that merely contains the letters "by" as a byline', () => {
+    expect(author('', `<article><h1>Owls</h1><p class="baby-owls">Jane Roe</p>${text}</article>`)).toBeNull();
+  });
+
+  it('takes the [itemprop=name] inside a byline, as Readability does', () => {
+    expect(author('', `<article><h1>Owls</h1><div class="byline">Posted by <span itemprop="name">Jane Roe</span> in Birds</div>${text}</article>`)).toBe('Jane Roe');
+  });
+
+  it('takes the one element marked as the author inside a byline and leaves the role beside it', () => {
+    const body = `<article><h1>Owls</h1><div class="byline"><img class="byline__avatar" alt=""><a class="byline__author" href="/jane">Jane Roe</a><div class="byline__title">Bird Notes Staff Reporter</div></div>${text}</article>`;
+    expect(author('', body)).toBe('Jane Roe');
+  });
+
+  it('skips a byline that is only a dateline and reads the next one', () => {
+    const body = `<article><h1>Owls</h1><div class="article-dateline"><time>April 28, 2019 at 6:01 am</time> Updated <time>April 29, 2019 at 3:33 pm</time></div><div class="article-byline">By <a rel="author" href="/jane">Jane Roe</a></div>${text}</article>`;
+    expect(author('', body)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><div class="byline"><em>Last Updated:</em> January 7, 2025</div>${text}</article>`)).toBeNull();
+  });
+
+  it('ignores a hidden byline and one of 100 characters or more', () => {
+    expect(author('', `<article><h1>Owls</h1><p class="byline" hidden>By Jane Roe</p>${text}</article>`)).toBeNull();
+    expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe, who has watched owls in the beech woods behind her house every night for twenty years</p>${text}</article>`)).toBeNull();
+  });
+
+  it('counts only when no structured source names an author', () => {
+    expect(author('<meta name="author" content="John Doe">', `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`)).toBe('John Doe');
+  });
+});
+
+describe('cleaning a byline', () => {
+  it('drops "By" and its labels, in any case and in other languages', () => {
+    expect(cleanByline('BY JANE ROE')).toBe('JANE ROE');
+    expect(cleanByline('By: Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Written by Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Author: Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Von Max Mustermann')).toBe('Max Mustermann');
+    expect(cleanByline('par Marie Curie')).toBe('Marie Curie');
+  });
+
+  it('keeps names that begin like a label: Byron, Von Miller, Di Stefano, April, June', () => {
+    expect(cleanByline('Byron Katie')).toBe('Byron Katie');
+    expect(cleanByline('Von Miller')).toBe('Von Miller');
+    expect(cleanByline('Di Stefano')).toBe('Di Stefano');
+    expect(cleanByline('By April Smith on April 3, 2024')).toBe('April Smith');
+    expect(cleanByline('June Carter')).toBe('June Carter');
+  });
+
+  it('cuts dates, times and relative times out of the line', () => {
+    expect(cleanByline('By Jane Roe | March 3, 2024 at 6:01 am')).toBe('Jane Roe');
+    expect(cleanByline('Jane Roe • 3 hours ago • 5 min read')).toBe('Jane Roe');
+    expect(cleanByline('Posted on 2024-03-03 by Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Jane Roe, 03/03/2024 18:30 CET')).toBe('Jane Roe');
+    expect(cleanByline('Published Monday, 3 March 2024')).toBeNull();
+  });
+
+  it('cuts roles, credentials and other credits, and keeps Jr. and a "Last, First" name', () => {
+    expect(cleanByline('By Jane Roe | Staff Writer')).toBe('Jane Roe');
+    expect(cleanByline('Jane Roe, Senior Correspondent')).toBe('Jane Roe');
+    expect(cleanByline('Jane Roe - Editor at Large')).toBe('Jane Roe');
+    expect(cleanByline('Brenda Roe, MA')).toBe('Brenda Roe');
+    expect(cleanByline('Jane Roe, MD, PhD')).toBe('Jane Roe');
+    expect(cleanByline('Written by Jane Roe Edited by John Doe')).toBe('Jane Roe');
+    expect(cleanByline('By Jane Roe. Photos by John Doe')).toBe('Jane Roe');
+    expect(cleanByline('Martin Luther King, Jr.')).toBe('Martin Luther King, Jr.');
+    expect(cleanByline('By John Q. Public.')).toBe('John Q. Public');
+    expect(cleanByline('By John Q.')).toBe('John Q.');
+    expect(cleanByline('Roe, Jane')).toBe('Roe, Jane');
+    expect(cleanByline('Jane Roe and John Doe')).toBe('Jane Roe and John Doe');
+  });
+
+  it('names nobody for a url, a role alone or an empty line', () => {
+    expect(cleanByline('https://shop.example/people/jane')).toBeNull();
+    expect(cleanByline('Seattle Times business reporter')).toBeNull();
+    expect(cleanByline(' By ')).toBeNull();
+  });
+});
+
+describe('authors in head metadata', () => {
+  it('cleans <meta name=author> like a byline', () => {
+    expect(author('<meta name="author" content="By Jane Roe | Staff Writer">', text)).toBe('Jane Roe');
+  });
+
+  it('keeps a declared list of authors longer than a byline line', () => {
+    const names = 'Jane Roe, John Doe, Richard Miles, Anna Berg, Peter Lund, Maria Costa, Tomas Novak, Ines Ferreira';
+    expect(author(`<meta name="author" content="${names}">`, text)).toBe(names);
+  });
+
+  it('reads article:author when it is a name, never when it is a url', () => {
+    expect(author('<meta property="article:author" content="Jane Roe">', text)).toBe('Jane Roe');
+    expect(author('<meta property="article:author" content="https://facebook.example/jane.roe">', text)).toBeNull();
+  });
+
+  it('names every author of a repeated article:author tag, skipping urls', () => {
+    expect(author('<meta property="article:author" content="Jane Roe"><meta property="article:author" content="https://shop.example/john"><meta property="article:author" content="John Doe">', text)).toBe('Jane Roe, John Doe');
+  });
+
+  it('prefers dc:creator, then author, then parsely-author, then article:author (Readability\'s order)', () => {
+    expect(author('<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely"><meta name="author" content="Amy Author"><meta name="dc.creator" content="Dee Creator">', text)).toBe('Dee Creator');
+    expect(author('<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely"><meta name="author" content="Amy Author">', text)).toBe('Amy Author');
+    expect(author('<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely">', text)).toBe('Pat Parsely');
+  });
+});
+
+describe('authors in structured data', () => {
+  const ld = (value: unknown): string => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;
+
+  it('joins the names of a JSON-LD author array with ", " (as Readability does)', () => {
+    expect(author(ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Owls', author: [{ '@type': 'Person', name: 'Jane Roe' }, { '@type': 'Person', name: 'John Doe' }] }), text)).toBe('Jane Roe, John Doe');
+  });
+
+  it('resolves authors given as @id references in a @graph', () => {
+    const graph = { '@context': 'https://schema.org', '@graph': [
+      { '@type': 'Article', '@id': 'https://shop.example/owls#article', headline: 'Owls', author: [{ '@id': 'https://shop.example/#jane' }, { '@id': 'https://shop.example/#john' }] },
+      { '@type': 'Person', '@id': 'https://shop.example/#jane', name: 'Jane Roe' },
+      { '@type': 'Person', '@id': 'https://shop.example/#john', name: 'John Doe' },
+    ] };
+    expect(author(ld(graph), text)).toBe('Jane Roe, John Doe');
+  });
+
+  it('prefers the JSON-LD author to the head metadata and to the byline', () => {
+    expect(author(`${ld({ '@context': 'https://schema.org', '@type': 'BlogPosting', headline: 'Owls', author: { '@type': 'Person', name: 'Jane Roe' } })}<meta name="author" content="Bird Notes">`, `<p class="byline">By John Doe</p>${text}`)).toBe('Jane Roe');
+  });
+
+  it('reads a microdata author by its nested itemprop=name', () => {
+    const body = `<article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">Owls</h1><p>By <span itemprop="author" itemscope itemtype="https://schema.org/Person"><a href="/jane" itemprop="url"><span itemprop="name">Jane Roe</span></a></span></p>${text}</article>`;
+    expect(author('', body)).toBe('Jane Roe');
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { ItemContribution } from '../../src/extract/contribution.js';
+import type { WebsiteInfo } from '../../src/website/types.js';
+import { extractItem } from '../../src/extract/index.js';
+import { cleanSiteName, siteNameFromTitle } from '../../src/extract/site-name.js';
+import { CHECKSUM, RECEIVED, factsOf } from './helpers.js';
+
+/** A website whose brand differs from every name on the pages, so a site name can only come from the page. */
+const site: WebsiteInfo = {
+  websiteId: 'site-1', domain: 'birdnotes.example', brand: 'Configured Brand', defaultLanguage: 'en', plan: 'free',
+  verification: { method: null, state: 'pending' }, aliases: [],
+};
+const siteRef = { type: 'Organization', canonicalKey: 'birdnotes.example' };
+const RANK: Record<string, number> = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3 };
+
+/** The site name as the graph store would keep it: the survivor of the website's site_name candidates. */
+function siteNameOf(c: ItemContribution): unknown {
+  const best = [...factsOf(c, 'site_name', siteRef)].sort((a, b) => RANK[a.provenanceMethod]! - RANK[b.provenanceMethod]! || b.confidence - a.confidence)[0];
+  return best === undefined ? null : best.value;
+}
+const text = '<p>Owls hunt mostly at night, and their soft feathers let them fly almost without a sound.</p>';
+const siteName = (head: string, body = `<article>${text}</article>`): unknown =>
+  siteNameOf(extractItem({ type: 'page', id: 'p', url: 'https://birdnotes.example/owls', html: `<!DOCTYPE html><html><head>${head}</head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED }));
+const ld = (value: unknown): string => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;
+
+describe('declared site names', () => {
+  it('reads og:site_name, else application-name', () => {
+    expect(siteName('<title>Owls at night</title><meta property="og:site_name" content="Bird Notes">')).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title><meta name="application-name" content="Bird Notes">')).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title><meta name="application-name" content="Owl App"><meta property="og:site_name" content="Bird Notes">')).toBe('Bird Notes');
+  });
+
+  it('drops a tagline after the name', () => {
+    expect(siteName('<title>Owls at night</title><meta name="application-name" content="Bird Notes - Daily news about birds">')).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title><meta property="og:site_name" content="Bird Notes | Watching birds since 1990">')).toBe('Bird Notes');
+  });
+
+  it('keeps a name whose separator is part of it', () => {
+    expect(cleanSiteName('Birds - Notes')).toBe('Birds - Notes');
+    expect(cleanSiteName('AT&T')).toBe('AT&T');
+  });
+
+  it('prefers the JSON-LD publisher\'s name to og:site_name (Readability\'s order)', () => {
+    const article = ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Owls at night', publisher: { '@type': 'Organization', name: 'Bird Notes Weekly' } });
+    expect(siteName(`<title>Owls at night</title>${article}<meta property="og:site_name" content="Bird Notes">`)).toBe('Bird Notes Weekly');
+    expect(siteName(`<title>Owls at night | Bird Notes</title>${article}`)).toBe('Bird Notes Weekly');
+  });
+});
+
+describe('site name from the <title>', () => {
+  it('takes the part after " | ", " - ", " – ", " — " and " · "', () => {
+    for (const separator of ['|', '-', '\u2013', '\u2014', '\u00b7']) {
+      expect(siteName(`<title>Ten things owls do at night ${separator} Bird Notes</title>`)).toBe('Bird Notes');
+    }
+  });
+
+  it('takes the outer part when the title has several ("Title | Section | Site")', () => {
+    expect(siteName('<title>Ten things owls do at night | Nature | Bird Notes</title>')).toBe('Bird Notes');
+  });
+
+  it('yields to a declared site name', () => {
+    expect(siteName('<title>Ten things owls do at night - Bird Notes Daily</title><meta property="og:site_name" content="Bird Notes">')).toBe('Bird Notes');
+  });
+
+  it('wins over a microdata publisher, which is often the company behind the site', () => {
+    const body = `<article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">Ten things owls do at night</h1><div itemprop="publisher" itemscope itemtype="https://schema.org/Organization"><span itemprop="name">Bird Notes Media Group Ltd</span></div>${text}</article>`;
+    expect(siteName('<title>Ten things owls do at night - Bird Notes</title>', body)).toBe('Bird Notes');
+  });
+
+  it('takes the part before the page\'s own title (og:title or the <h1>), a colon included', () => {
+    expect(siteName('<title>Bird Notes | Ten things owls do at night</title><meta property="og:title" content="Ten things owls do at night">')).toBe('Bird Notes');
+    expect(siteName('<title>Bird Notes: Ten things owls do at night</title>', `<article><h1>Ten things owls do at night</h1>${text}</article>`)).toBe('Bird Notes');
+  });
+
+  it('is not fooled by a logo <h1> that repeats the site name', () => {
+    expect(siteName('<title>Ten things owls do at night · Bird Notes</title>', `<h1>Bird Notes</h1><article><h1>Ten things owls do at night</h1>${text}</article>`)).toBe('Bird Notes');
+  });
+
+  it('takes the first part when it names the host and the last does not', () => {
+    expect(siteName('<title>BirdNotes | Ten things owls do at night</title>')).toBe('BirdNotes');
+  });
+
+  it('takes the first part of a hierarchical title ("Site » Section » Page")', () => {
+    expect(siteName('<title>Bird Notes » Nature » Ten things owls do at night</title>')).toBe('Bird Notes');
+  });
+
+  it('reads the separators of CJK titles: an underscore between CJK characters, a full-width bar', () => {
+    expect(siteName('<title>猫头鹰在夜里做的十件事_自然频道_鸟类笔记网</title>')).toBe('鸟类笔记网');
+    expect(siteName('<title>フクロウが夜にする10のこと｜鳥ノート</title>')).toBe('鳥ノート');
+    expect(siteNameFromTitle('snake_case_names explained', [], null)).toBeNull();
+  });
+
+  it('finds none without a separator, nor in a part that is a page word, a number or too long', () => {
+    expect(siteName('<title>Ten things owls do at night</title>')).toBeNull();
+    expect(siteName('<title>Ten things owls do at night: a field guide</title>')).toBeNull();
+    expect(siteName('<title>Ten things owls do at night | Home</title>')).toBeNull();
+    expect(siteName('<title>Ten things owls do at night - Page 2</title>')).toBeNull();
+    expect(siteName('<title>Ten things owls do at night - 2024</title>')).toBeNull();
+    expect(siteName('<title>Owls - what the birds of the night do while we sleep and why</title>')).toBeNull();
+  });
+
+  it('finds none when the part is glued into an identifier of the rest (the page\'s subject, not its site)', () => {
+    expect(siteName('<title>draft-roe-owlwatch-04 - OwlWatch</title>')).toBeNull();
+    expect(siteName('<title>Why Bird Notes readers love owls - Bird Notes</title>')).toBe('Bird Notes');
+  });
+});
