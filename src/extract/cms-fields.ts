@@ -3,7 +3,7 @@ import type { ProvenanceMethod } from './contribution.js';
 import type { FieldMapping, IngestItem } from '../contract/ingest-item.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject } from './json-ld.js';
-import { absoluteUrl, formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeLanguage, parseAmount } from './normalize.js';
+import { absoluteUrl, formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, normalizeLanguage, parseAmount, urlKey } from './normalize.js';
 import { BASE_CONFIDENCE, PREDICATES, SOURCE_CONFIDENCE } from './predicates.js';
 import { lookup, toPredicate } from './record-values.js';
 import { addCategory } from './schema-org.js';
@@ -98,7 +98,10 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     builder.addFact({ subject, subjectName: ctx.subjectName(), predicate, value, provenance, confidence, ...clean });
   };
   if (item.canonical_url !== undefined) fact('canonical_url', item.canonical_url);
-  if (item.updated_at !== undefined) fact('date_modified', normalizeDate(item.updated_at) ?? item.updated_at);
+  if (item.updated_at !== undefined) {
+    const modified = normalizeDateTime(item.updated_at);
+    fact('date_modified', modified?.value ?? item.updated_at, { display: modified?.display });
+  }
   for (const attribute of mapped.attributes) fact(attribute.predicate, attribute.value, {}, attribute.provenance, BASE_CONFIDENCE[attribute.provenance]);
 
   const bags: Array<Record<string, unknown>> = [];
@@ -110,8 +113,8 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
       if (predicate === null || lookup(PREDICATES, predicate) === undefined || ['price', 'author', 'brand', 'image', 'category'].includes(predicate)) continue;
       const value = scalar(bag[key]);
       if (value === null) continue;
-      const date = predicate.startsWith('date_') || predicate.endsWith('_date') ? normalizeDate(String(value)) : null;
-      fact(predicate, date ?? value, {}, 'cms_field', C - 0.01);
+      const date = predicate.startsWith('date_') || predicate.endsWith('_date') ? normalizeDateTime(String(value)) : null;
+      fact(predicate, date?.value ?? value, { display: date?.display }, 'cms_field', C - 0.01);
     }
   }
 
@@ -135,7 +138,10 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     const name = isObject(raw) ? textValue(raw.name) : textValue(raw);
     if (name === null) continue;
     authorNames.push(name);
-    const ref = builder.addEntity({ type: 'Person', canonicalKey: nameKey(name), name, provenance: 'cms_field', confidence: C, importance: 3 });
+    // An author with a url (their profile page) is keyed by it, as a schema.org author is (docs/contract.md#entity-identity).
+    const url = isObject(raw) && typeof raw.url === 'string' ? absoluteUrl(raw.url, item.url) : null;
+    const canonicalKey = (url === null ? null : urlKey(url)) ?? nameKey(name);
+    const ref = builder.addEntity({ type: 'Person', canonicalKey, name, provenance: 'cms_field', confidence: C, importance: 3 });
     builder.addRelationship(subject, 'authored_by', ref, 'cms_field', C);
     authors.push(ref);
   }

@@ -2,6 +2,7 @@ import type {
   CandidateChunk, CandidateEntity, CandidateFact, CandidateQa, CandidateRelationship, EntityRef,
 } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
+import { identityType, mostSpecificType } from './identity.js';
 import { predicateInfo } from './predicates.js';
 import { PROVENANCE_RANK } from '../contract/provenance.js';
 import { isDateOrTimestamp, isSnakeCase, isTypeName, toWebsiteUrl } from './record-values.js';
@@ -28,8 +29,9 @@ export interface EntityInput extends EntityRef {
   attributes?: Record<string, unknown>;
 }
 
+/** One entity per key: a MusicEvent and an Event with one url are one (identityType, docs/contract.md#entity-identity). */
 export function refKey(ref: EntityRef): string {
-  return ref.type + '\u001f' + ref.canonicalKey;
+  return identityType(ref.type) + '\u001f' + ref.canonicalKey;
 }
 
 function compareText(a: string, b: string): number {
@@ -88,11 +90,12 @@ export class ContributionBuilder {
     if (better) {
       Object.assign(attributes, input.attributes ?? {});
       this.entities.set(key, {
-        type: ref.type, canonicalKey: ref.canonicalKey, name: input.name, language: this.language,
+        type: mostSpecificType(existing === undefined ? [ref.type] : [ref.type, existing.type]), canonicalKey: ref.canonicalKey, name: input.name, language: this.language,
         confidence: input.confidence, provenanceMethod: input.provenance,
         importance: Math.max(input.importance, existing?.importance ?? 1), attributes,
       });
     } else {
+      existing.type = mostSpecificType([existing.type, ref.type]);
       existing.attributes = attributes;
       existing.importance = Math.max(existing.importance, input.importance);
     }
@@ -188,7 +191,13 @@ export class ContributionBuilder {
   }
 
   allFacts(): CandidateFact[] {
-    return [...this.facts.values()].filter((f) => this.isKept(f.subject)).sort(compareFacts);
+    return [...this.facts.values()].filter((f) => this.isKept(f.subject)).map((f) => ({ ...f, subject: this.typedRef(f.subject) })).sort(compareFacts);
+  }
+
+  /** The ref with the type its entity kept (the most specific one stated for it). */
+  typedRef(ref: EntityRef): EntityRef {
+    const type = this.entities.get(refKey(ref))?.type ?? ref.type;
+    return { type, canonicalKey: ref.canonicalKey };
   }
 
   /** False for an entity the checks dropped (and no valid candidate of it was added). */
@@ -215,7 +224,8 @@ export class ContributionBuilder {
   }
 
   buildRelationships(): CandidateRelationship[] {
-    return [...this.relationships.values()].filter((r) => this.isKept(r.from) && this.isKept(r.to)).sort((a, b) =>
+    return [...this.relationships.values()].filter((r) => this.isKept(r.from) && this.isKept(r.to))
+      .map((r) => ({ ...r, from: this.typedRef(r.from), to: this.typedRef(r.to) })).sort((a, b) =>
       compareText(refKey(a.from), refKey(b.from)) || compareText(a.type, b.type) || compareText(refKey(a.to), refKey(b.to))
       || PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod]);
   }

@@ -6,14 +6,14 @@ import type { HtmlScan } from './html-document.js';
 import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
-import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, unescapeHtml } from './normalize.js';
+import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, parseAmount, unescapeHtml } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
 import { hostOf, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
-import { resolveEntity, textValue, typesOf } from './schema-values.js';
+import { resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
 /** One candidate for the item's title and where it came from; the most trusted one wins. */
@@ -111,8 +111,8 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
   for (const predicate of ['date_published', 'date_modified'] as const) {
     for (const c of metaCandidates(meta, predicate)) {
-      const date = normalizeDate(c.value);
-      if (date !== null) fact(primary, predicate, date, c.confidence);
+      const date = normalizeDateTime(c.value);
+      if (date !== null) fact(primary, predicate, date.value, c.confidence, 'seo_meta', { display: date.display });
     }
   }
   if (scan.canonicalHref !== null) {
@@ -176,6 +176,7 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
   const { builder, primary, siteRef } = input;
   const confidence = C[source];
   const ctx: SchemaContext = { builder, provenance: 'schema_org', confidence, site: input.site, siteRef, baseUrl: input.baseUrl, byId };
+  ctx.sharedUrls = sharedIdentityUrls(nodes, ctx);
   const seen = new Set<SchemaNode>();
   // Microdata reads visible text, which carries UI noise ("By ...", "Follow"): for the item's
   // title, author and description, and for the site's name, it only counts when no declared

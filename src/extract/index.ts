@@ -8,7 +8,7 @@ import { itemEntityType } from './entity-type.js';
 import { addHtmlFacts, readStructuredData, type TitleCandidate } from './html-facts.js';
 import { ogTypeHint } from './meta-facts.js';
 import { scanHtml } from './html-document.js';
-import { readTextBlocks, type Block } from './main-content.js';
+import { readTextBlocks, readTextLead, type Block } from './main-content.js';
 import { absoluteUrl, cleanText, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE } from './predicates.js';
 import { PROVENANCE_RANK } from '../contract/provenance.js';
@@ -89,6 +89,15 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   }
   const cms = addCmsFacts({ builder, item, subject: primary, subjectName }, mapped);
   for (const author of cms.authors) extraQaEntities.push(author);
+  // Plain text without html: its first line is a title and its first paragraph a description, as a page's <h1> and first <p>.
+  const plainText = item.html === undefined ? item.text ?? mapped.texts[0] : undefined;
+  if (plainText !== undefined) {
+    const lead = readTextLead(plainText);
+    if (lead.title !== null) titles.push({ value: lead.title, provenance: 'text_extraction', confidence: SOURCE_CONFIDENCE.bylineElement });
+    if (lead.description !== null && builder.bestFact(primary, 'description') === undefined) {
+      builder.addFact({ subject: primary, subjectName: subjectName(), predicate: 'description', value: lead.description, provenance: 'text_extraction', confidence: SOURCE_CONFIDENCE.firstParagraph });
+    }
+  }
   if (item.text !== undefined) blocks = [...blocks, ...readTextBlocks(item.text)];
   for (const text of mapped.texts) blocks = [...blocks, ...readTextBlocks(text)];
 
@@ -113,7 +122,7 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   const updatedAt = normalizeDate(item.updated_at) ?? mapped.updatedAt;
   return {
     itemKey: `${item.type}:${item.id}`,
-    primaryEntity: primary,
+    primaryEntity: builder.typedRef(primary),
     language,
     source: {
       url: sourceUrl,

@@ -148,6 +148,24 @@ export function readTextBlocks(text: string): Block[] {
   return blocks;
 }
 
+/** Longest first line of a plain text taken as its title: a longer one is a sentence of prose. */
+const MAX_TEXT_TITLE_CHARS = 150;
+
+/**
+ * The title and description of a plain text, as an HTML page has them (docs/extraction.md
+ * "Plain text"): its first line ("#" marks dropped) is the title, unless longer than
+ * MAX_TEXT_TITLE_CHARS; the first paragraph after that line is the description.
+ */
+export function readTextLead(text: string): { title: string | null; description: string | null } {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const first = lines.findIndex((line) => line.trim() !== '');
+  if (first === -1) return { title: null, description: null };
+  const line = cleanText(lines[first]!.replace(/^\s*#{1,6}\s+/, ''));
+  const title = line !== '' && line.length <= MAX_TEXT_TITLE_CHARS ? line : null;
+  const paragraph = readTextBlocks(lines.slice(title === null ? first : first + 1).join('\n')).find((b) => b.kind === 'text');
+  return { title, description: paragraph?.text ?? null };
+}
+
 /**
  * Loose text in a <div> is a paragraph in all but name (Readability wraps it in <p>), but short
  * runs there are mostly labels ("From Wikipedia, the free encyclopedia"): they count only when

@@ -1,8 +1,8 @@
 import type { EntityRef } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import type { MetaValues } from './meta.js';
-import { listValue } from './multi-value.js';
-import { absoluteUrl, normalizeDate, schemaTerm } from './normalize.js';
+import { dateList, listValue } from './multi-value.js';
+import { absoluteUrl, schemaTerm } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { lookup } from './record-values.js';
 import { addCategory } from './schema-org.js';
@@ -45,8 +45,8 @@ const DATE_KEY = /(date|time)$/;
 
 export function addMetaFacts(input: MetaFactsInput): void {
   const { meta, builder, primary, siteRef } = input;
-  const add = (subject: EntityRef, predicate: string, values: string[], confidence: number): void => {
-    const list = listValue(values);
+  const add = (subject: EntityRef, predicate: string, values: string[], confidence: number, displays: Array<string | undefined> = []): void => {
+    const list = listValue(values, displays);
     if (list === null) return;
     builder.addFact({
       subject, subjectName: subject === siteRef ? input.siteName : input.subjectName(), predicate, value: list.value, provenance: 'seo_meta', confidence,
@@ -75,7 +75,12 @@ export function addMetaFacts(input: MetaFactsInput): void {
       const predicate = lookup(DUBLIN_CORE, local);
       if (predicate === undefined) continue;
       const values = meta.all(key);
-      add(primary, predicate, DUBLIN_CORE_DATES.has(predicate) ? values.map(normalizeDate).filter((d): d is string => d !== null) : values, C.metaDublinCore);
+      if (DUBLIN_CORE_DATES.has(predicate)) {
+        const dates = dateList(values);
+        add(primary, predicate, dates.values, C.metaDublinCore, dates.displays);
+      } else {
+        add(primary, predicate, values, C.metaDublinCore);
+      }
     } else if (OPEN_GRAPH_NAMESPACES.includes(prefix) && !key.startsWith('product:price:')) {
       const predicate = lookup(NAMESPACE_PREDICATES, key) ?? local.replace(/[:.-]/g, '_');
       if (!SNAKE.test(predicate)) continue;
@@ -86,7 +91,11 @@ export function addMetaFacts(input: MetaFactsInput): void {
         for (const value of values) addCategory(builder, primary, value, 'seo_meta', C.metaOpenGraph, predicate);
         continue;
       }
-      if (DATE_KEY.test(predicate)) values = values.map(normalizeDate).filter((d): d is string => d !== null);
+      if (DATE_KEY.test(predicate)) {
+        const dates = dateList(values);
+        add(primary, predicate, dates.values, C.metaOpenGraph, dates.displays);
+        continue;
+      }
       add(primary, predicate, values, C.metaOpenGraph);
     }
   }

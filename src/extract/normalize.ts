@@ -86,13 +86,34 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]
  * ("2024-02-30", "25:00", an offset of +24:00) or when the UTC year is not 0000 to 9999.
  */
 export function normalizeDate(value: unknown): string | null {
+  return normalizeDateTime(value)?.value ?? null;
+}
+
+/** A date's node value (normalizeDate) and, for a time stated with an offset other than UTC, its display. */
+export interface DateValue {
+  value: string;
+  /** The source's wall time with its offset, RFC 3339 ("2017-04-26T20:00:00-07:00"); the value is the same instant in UTC. */
+  display?: string;
+}
+
+/** The numeric offset after the time of a date Date.parse reads ("Wed, 26 Apr 2017 20:00:00 -0700", "... GMT+0200 (CEST)"). */
+const TRAILING_OFFSET = /\d:\d\d.*?(?:\s|GMT|UTC|\d)([+-])(\d{2}):?(\d{2})(?:\s*\([^)]*\))?$/i;
+
+/**
+ * normalizeDate, keeping the local time: a time with an offset other than UTC gets a display of
+ * its wall time and offset (docs/contract.md#fact-rules), so "20:00 -07:00" reads 20:00 where
+ * the value, in UTC, is 03:00 the next day.
+ */
+export function normalizeDateTime(value: unknown): DateValue | null {
   if (typeof value !== 'string') return null;
   const text = value.trim();
   if (text === '') return null;
   const dateOnly = DATE_ONLY.exec(text);
-  if (dateOnly !== null) return utcMillis(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) === null ? null : text;
+  if (dateOnly !== null) return utcMillis(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) === null ? null : { value: text };
   const match = DATE_TIME.exec(text);
   let ms: number | null;
+  /** The offset east of UTC in minutes; 0 when none is stated (a time without one is read as UTC). */
+  let offset = 0;
   if (match !== null) {
     const [, y, mo, d, h, mi, s, frac, zone] = match;
     const millis = frac === undefined ? 0 : Number((frac + '00').slice(0, 3));
@@ -101,17 +122,35 @@ export function normalizeDate(value: unknown): string | null {
       const digits = zone.slice(1).replace(':', '');
       const hours = Number(digits.slice(0, 2));
       const minutes = Number(digits.slice(2, 4));
-      ms = hours > 23 || minutes > 59 ? null : ms - (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
+      offset = (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
+      ms = hours > 23 || minutes > 59 ? null : ms - offset * 60_000;
     }
   } else {
     if (!/[a-z]{3}/i.test(text) || !/\d{4}/.test(text)) return null;
     ms = Date.parse(text);
+    const zone = TRAILING_OFFSET.exec(text);
+    if (zone !== null && Number(zone[2]) <= 23 && Number(zone[3]) <= 59) offset = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3]));
   }
   if (ms === null || !Number.isFinite(ms)) return null;
+  const utc = rfc3339(ms);
+  if (utc === null) return null;
+  if (offset === 0) return { value: utc };
+  const wall = rfc3339(ms + offset * 60_000);
+  return wall === null ? { value: utc } : { value: utc, display: wall.slice(0, -1) + offsetText(offset) };
+}
+
+/** RFC 3339 UTC of an instant, milliseconds only when not zero; null outside the years 0000 to 9999. */
+function rfc3339(ms: number): string | null {
   const iso = new Date(ms).toISOString();
   // Years outside 0000..9999 serialise as "+010000-..." or "-000001-...", which RFC 3339 has no form for.
   if (iso.length !== 24) return null;
   return iso.endsWith('.000Z') ? iso.slice(0, -5) + 'Z' : iso;
+}
+
+/** "+02:00", "-07:00", "+05:45" for an offset in minutes. */
+function offsetText(minutes: number): string {
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 function isLeapYear(year: number): boolean {

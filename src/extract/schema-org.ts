@@ -2,7 +2,7 @@ import type { EntityRef } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
-import { formatMoney, nameKey, normalizeCurrency, normalizeDate, parseAmount, schemaTerm, urlKey } from './normalize.js';
+import { formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, parseAmount, schemaTerm, urlKey } from './normalize.js';
 import { listValue } from './multi-value.js';
 import { lookup } from './record-values.js';
 import {
@@ -107,8 +107,8 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
       const amount = parseAmount(textValue(value));
       if (amount !== null) addFact(ctx, subject, subjectName, numberPredicate, amount);
     } else if (datePredicate !== undefined) {
-      const date = normalizeDate(textValue(value));
-      if (date !== null) addFact(ctx, subject, subjectName, datePredicate, date);
+      const date = normalizeDateTime(textValue(value));
+      if (date !== null) addFact(ctx, subject, subjectName, datePredicate, date.value, { display: date.display });
     } else if (link !== undefined) {
       mapLink(link, value, subject, subjectName, ctx, depth, seen);
     } else if (CATEGORY_PROPERTIES.includes(key)) {
@@ -282,13 +282,14 @@ function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, dep
   const currency = normalizeCurrency(textValue(offer.priceCurrency) ?? textValue(spec.priceCurrency));
   const amount = parseAmount(textValue(offer.price) ?? textValue(offer.lowPrice) ?? textValue(spec.price));
   const validFrom = normalizeDate(textValue(offer.validFrom)) ?? undefined;
-  const validUntil = normalizeDate(textValue(offer.priceValidUntil) ?? textValue(offer.validThrough)) ?? undefined;
+  const until = normalizeDateTime(textValue(offer.priceValidUntil) ?? textValue(offer.validThrough));
+  const validUntil = until?.value;
   if (amount !== null) {
     sink('price', amount, { currency, display: formatMoney(amount, currency), validFrom, validUntil });
   }
   const high = parseAmount(textValue(offer.highPrice));
   if (high !== null) sink('high_price', high, { currency, display: formatMoney(high, currency), validFrom, validUntil });
-  if (validUntil !== undefined) sink('price_valid_until', validUntil);
+  if (until !== null) sink('price_valid_until', until.value, { display: until.display });
   const availability = textValue(offer.availability);
   if (availability !== null) sink('availability', schemaTerm(availability), { validFrom, validUntil });
   const condition = textValue(offer.itemCondition);

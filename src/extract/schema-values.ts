@@ -1,7 +1,8 @@
 import type { EntityRef } from './contribution.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
-import { absoluteUrl, cleanText, nameKey, normalizeDate, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
+import { identityType, typeFamily } from './identity.js';
+import { absoluteUrl, cleanText, nameKey, normalizeDate, parseAmount, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
 import { lookup, toTypeName } from './record-values.js';
 
 /** Reading helpers for schema.org values, shared by the JSON-LD and microdata mappers. */
@@ -98,9 +99,6 @@ export function urlValues(value: unknown, base: string): string[] {
   return out;
 }
 
-/** Types keyed by their url when they have one (things with a page of their own). */
-const URL_KEYED = new Set(['Product', 'Event', 'Article', 'NewsArticle', 'BlogPosting', 'Book', 'Movie', 'Recipe', 'Course', 'SoftwareApplication', 'Service', 'CreativeWork', 'WebPage']);
-
 export interface ResolvedEntity {
   ref: EntityRef;
   name: string;
@@ -112,6 +110,8 @@ export interface EntityContext {
   siteRef: EntityRef;
   baseUrl: string;
   byId: Map<string, SchemaNode>;
+  /** Identity urls that several different things on the page claim (sharedIdentityUrls): they identify none of them. */
+  sharedUrls?: ReadonlySet<string>;
 }
 
 /** True when an organization value names the website itself (by brand or by url host). */
@@ -123,11 +123,6 @@ export function isSiteOrganization(name: string, node: SchemaNode | null, ctx: E
   return host === ctx.site.domain.replace(/^www\./, '') && new URL(url).pathname.length <= 1;
 }
 
-/**
- * The entity a property value names: a string is a name of the default type; an object is
- * resolved through @id and typed by its own @type. Names are keyed by nameKey, page-like things
- * with a url by urlKey. The website's own organization maps to the site entity.
- */
 /** Longest plain-text value taken as a name: longer text is a container's (a whole author card). */
 const MAX_NAME_CHARS = 100;
 
@@ -136,7 +131,18 @@ function looksLikeName(text: string): boolean {
   return text.length <= MAX_NAME_CHARS;
 }
 
+/**
+ * The entity a property value names (docs/contract.md#entity-identity): a string is a name of
+ * the default type; an object is resolved through @id and typed by its own @type, and keyed by
+ * its identity url (identityUrl) unless other things on the page claim that url too, else by its
+ * natural key (naturalKey). The website's own organization maps to the site entity.
+ */
 export function resolveEntity(value: unknown, defaultType: string, ctx: EntityContext): ResolvedEntity | null {
+  return resolveEntityAt(value, defaultType, ctx, true);
+}
+
+/** withLocation: an event's key names its place (not for the place of an event's place). */
+function resolveEntityAt(value: unknown, defaultType: string, ctx: EntityContext, withLocation: boolean): ResolvedEntity | null {
   const resolved = resolveRef(value, ctx.byId);
   if (typeof resolved === 'string' || typeof resolved === 'number') {
     const name = textValue(resolved);
@@ -147,55 +153,142 @@ export function resolveEntity(value: unknown, defaultType: string, ctx: EntityCo
   if (!isObject(resolved)) return null;
   const type = typesOf(resolved)[0] ?? defaultType;
   const rawName = nodeName(resolved);
-  const name = rawName !== null && /^https?:\/\//i.test(rawName) ? null : rawName;
-  const url = urlValue(resolved.url ?? (typeof resolved['@id'] === 'string' && /^https?:/.test(resolved['@id']) ? resolved['@id'] : undefined), ctx.baseUrl);
   // A thing without a name (or named by a bare url) is not worth an entity of its own.
-  if (name === null) return null;
-  const label = name;
-  if ((type === 'Organization' || defaultType === 'Organization') && name !== null && isSiteOrganization(name, resolved, ctx)) {
+  if (rawName === null || /^https?:\/\//i.test(rawName)) return null;
+  const name = rawName;
+  if ((type === 'Organization' || defaultType === 'Organization') && isSiteOrganization(name, resolved, ctx)) {
     return { ref: ctx.siteRef, name: ctx.site.brand, node: resolved };
   }
-  const family = familyOf(type, resolved);
-  const key = (URL_KEYED.has(type) || family !== null) && url !== null ? urlKey(url) : null;
-  return { ref: { type, canonicalKey: key ?? namedKey(label, family, resolved) }, name: label, node: resolved };
+  const url = identityUrl(resolved, ctx.baseUrl);
+  const key = url !== null && ctx.sharedUrls?.has(identityGroup(type, url)) !== true ? url : naturalKey(name, type, resolved, ctx, withLocation);
+  return { ref: { type, canonicalKey: key }, name, node: resolved };
 }
-
-const EVENT_TYPES = /Event$|^(Festival|Hackathon|CourseInstance|EventSeries)$/;
-const PLACE_TYPES = new Set([
-  'Place', 'LocalBusiness', 'Accommodation', 'AdministrativeArea', 'City', 'Country', 'State', 'CivicStructure', 'Landform',
-  'LandmarksOrHistoricalBuildings', 'Residence', 'TouristAttraction', 'TouristDestination', 'Restaurant', 'Hotel', 'Museum',
-  'Park', 'MusicVenue', 'EventVenue', 'StadiumOrArena', 'PerformingArtsTheater', 'MovieTheater', 'Store', 'Cafe', 'Bar',
-  'BarOrPub', 'CafeOrCoffeeShop', 'FoodEstablishment', 'Library', 'Airport', 'TrainStation', 'BusStation', 'Beach', 'Mountain',
-  'LodgingBusiness', 'Campground', 'Zoo', 'Aquarium', 'ArtGallery', 'Church', 'PlaceOfWorship', 'School', 'Hospital',
-]);
-const NOT_PLACE = new Set(['Person', 'Organization', 'Corporation', 'Product', 'Offer', 'PostalAddress', 'Brand']);
 
 /**
- * Event and Place families (docs/contract.md#entity-identity): any subtype is keyed by its url,
- * else an Event by name and start date and a Place by name and address. A type not listed
- * counts as a place when it states an address or geo and is not a person, organization or product.
+ * The url that identifies a described thing, as a urlKey: its schema.org url, else an @id that
+ * is an http(s) url, else its first sameAs. An @id's fragment is dropped when it is a word
+ * ("…/tom-baker#person" is the thing of the page …/tom-baker) and kept when it is a path
+ * (Yoast's "https://site/#/schema/person/<hash>" names one of many things at the site's root).
  */
-function familyOf(type: string, node: SchemaNode): 'Event' | 'Place' | null {
-  if (EVENT_TYPES.test(type)) return 'Event';
-  if (PLACE_TYPES.has(type) || /(Store|Shop|Restaurant|Hotel|Venue|Park|Station)$/.test(type)) return 'Place';
-  if (!NOT_PLACE.has(type) && !CREATIVE_WORK.test(type) && (node.address !== undefined || node.geo !== undefined)) return 'Place';
-  return null;
+export function identityUrl(node: SchemaNode, baseUrl: string): string | null {
+  const url = urlValue(node.url, baseUrl);
+  if (url !== null) return urlKey(url);
+  const id = node['@id'];
+  if (typeof id === 'string' && /^https?:\/\//i.test(id.trim())) {
+    const key = urlKey(id);
+    const fragment = id.includes('#') ? id.slice(id.indexOf('#')) : '';
+    if (key !== null) return fragment.includes('/') ? key + fragment : key;
+  }
+  const same = urlValues(node.sameAs, baseUrl)[0];
+  return same === undefined ? null : urlKey(same);
 }
+
+function identityGroup(type: string, url: string): string {
+  return identityType(type) + '\u001f' + url;
+}
+
+/** Deepest nesting the shared-url scan walks, as the @id index (json-ld.ts). */
+const MAX_SCAN_DEPTH = 12;
+
+/**
+ * Identity urls (per type family) that two or more different things on the page claim: a tour
+ * page whose thirteen concerts all link one ticket page, a chain's stores linking the brand's
+ * home page, product variants on one page. Such a url identifies none of them; they are keyed
+ * by their natural keys instead. Things differ when they state different start dates or places
+ * (events), addresses or coordinates (places), or, for anything else, names; one festival
+ * described twice, once with its dates and once without, is one thing.
+ */
+export function sharedIdentityUrls(nodes: readonly SchemaNode[], ctx: EntityContext): Set<string> {
+  const claims = new Map<string, Array<Record<string, string>>>();
+  const shared = new Set<string>();
+  const stack: Array<{ value: unknown; depth: number }> = nodes.map((value) => ({ value, depth: 0 }));
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (Array.isArray(value)) {
+      if (depth < MAX_SCAN_DEPTH) for (const item of value) stack.push({ value: item, depth: depth + 1 });
+      continue;
+    }
+    if (!isObject(value)) continue;
+    const type = typesOf(value)[0];
+    const name = type === undefined ? null : nodeName(value);
+    const url = name === null ? null : identityUrl(value, ctx.baseUrl);
+    if (type !== undefined && name !== null && url !== null) {
+      const group = identityGroup(type, url);
+      const { family, parts } = keyParts(type, value, ctx, true);
+      const signature = family === null ? { name: nameKey(name) } : parts;
+      const earlier = claims.get(group) ?? [];
+      if (earlier.some((other) => differ(other, signature))) shared.add(group);
+      earlier.push(signature);
+      claims.set(group, earlier);
+    }
+    if (depth < MAX_SCAN_DEPTH) for (const key of Object.keys(value)) if (key !== '@context') stack.push({ value: value[key], depth: depth + 1 });
+  }
+  return shared;
+}
+
+/** Two signatures differ when a part both state has different values. */
+function differ(a: Record<string, string>, b: Record<string, string>): boolean {
+  return Object.keys(a).some((key) => b[key] !== undefined && b[key] !== a[key]);
+}
+
+const NOT_PLACE = new Set(['PostalAddress', 'Brand', 'Offer', 'GeoCoordinates']);
 const CREATIVE_WORK = /Article|Posting|Work|Page|Book|Movie|Recording|Album|Recipe|Review|Course|Application|Object$/;
 
-function namedKey(name: string, family: 'Event' | 'Place' | null, node: SchemaNode): string {
+/**
+ * What keys a thing without an identity url besides its name: an Event its start date and
+ * place, a Place (any subtype, or a thing of no family that states an address or geo) its
+ * address, else its coordinates.
+ */
+function keyParts(type: string, node: SchemaNode, ctx: EntityContext, withLocation: boolean): { family: 'Event' | 'Place' | null; parts: Record<string, string> } {
+  const parts: Record<string, string> = {};
+  const family = typeFamily(type);
   if (family === 'Event') {
     const start = normalizeDate(textValue(node.startDate));
-    if (start !== null) return `${nameKey(name)} @ ${start}`;
-  } else if (family === 'Place') {
-    const address = addressValue(resolveRefLoose(node.address));
-    if (address !== null && nameKey(address) !== nameKey(name)) return `${nameKey(name)}, ${nameKey(address)}`;
+    const location = withLocation ? locationKey(asList(node.location)[0], ctx) : null;
+    if (start !== null) parts.start = start;
+    if (location !== null) parts.location = location;
+    return { family: 'Event', parts };
+  }
+  if (family === 'Place' || (family === null && !NOT_PLACE.has(type) && !CREATIVE_WORK.test(type) && (node.address !== undefined || node.geo !== undefined))) {
+    const address = addressValue(resolveRef(asList(node.address)[0], ctx.byId));
+    if (address !== null) parts.address = nameKey(address);
+    const geo = resolveRef(asList(node.geo)[0], ctx.byId);
+    if (isObject(geo)) {
+      const latitude = parseAmount(textValue(geo.latitude));
+      const longitude = parseAmount(textValue(geo.longitude));
+      if (latitude !== null && longitude !== null) parts.geo = `geo:${latitude},${longitude}`;
+    }
+    return { family: 'Place', parts };
+  }
+  return { family: null, parts };
+}
+
+/**
+ * How a thing without an identity url is keyed (docs/extraction.md "Entities and canonical
+ * keys"): an Event by name, start date and place ("<name> @ <start> @ <place key>"), a Place by
+ * name and address ("<name>, <address>"), else name and coordinates ("<name>, geo:<lat>,<lon>"),
+ * anything else by name.
+ */
+function naturalKey(name: string, type: string, node: SchemaNode, ctx: EntityContext, withLocation: boolean): string {
+  const { family, parts } = keyParts(type, node, ctx, withLocation);
+  if (family === 'Event') return [nameKey(name), parts.start, parts.location].filter((p) => p !== undefined).join(' @ ');
+  if (family === 'Place') {
+    if (parts.address !== undefined && parts.address !== nameKey(name)) return `${nameKey(name)}, ${parts.address}`;
+    if (parts.geo !== undefined) return `${nameKey(name)}, ${parts.geo}`;
   }
   return nameKey(name);
 }
 
-function resolveRefLoose(value: unknown): unknown {
-  return Array.isArray(value) ? value[0] : value;
+/** The key of an event's location: the place's own key, else its address, else its url (a VirtualLocation). */
+function locationKey(value: unknown, ctx: EntityContext): string | null {
+  if (value === undefined) return null;
+  const place = resolveEntityAt(value, 'Place', ctx, false);
+  if (place !== null) return place.ref.canonicalKey;
+  const resolved = resolveRef(value, ctx.byId);
+  const address = addressValue(resolved);
+  if (address !== null) return nameKey(address);
+  const url = isObject(resolved) ? urlValue(resolved.url, ctx.baseUrl) : null;
+  return url === null ? null : urlKey(url);
 }
 
 const DAYS: Record<string, string> = { monday: 'Mo', tuesday: 'Tu', wednesday: 'We', thursday: 'Th', friday: 'Fr', saturday: 'Sa', sunday: 'Su', publicholidays: 'PH' };

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { ItemContribution } from '../../src/extract/contribution.js';
+import { identityType, mostSpecificType, typeFamily } from '../../src/extract/identity.js';
+import { extractPage, factOf, relsOf } from './helpers.js';
+
+/** Issue 18, entity identity (docs/contract.md#entity-identity): url and sameAs first, then the type's natural key. */
+
+function keysOf(c: ItemContribution, type: string): string[] {
+  return c.entities.filter((e) => e.type === type).map((e) => e.canonicalKey).sort();
+}
+
+describe('events on a programme page (season-programme.html)', () => {
+  const c = extractPage('season-programme.html', 'page', 'https://halls.example/programme');
+  const venue = 'kettle yard hall, 3 mill lane, cambridge';
+
+  it('bug: one quartet on three dates was one entity with one date; now three, each keyed by name, start (UTC) and place, each with its own date', () => {
+    const keys = ['2026-10-02T18:30:00Z', '2026-10-09T18:30:00Z', '2026-10-16T18:30:00Z'].map((start) => `quartet evening @ ${start} @ ${venue}`);
+    expect(keysOf(c, 'MusicEvent')).toEqual(keys);
+    expect(keys.map((key) => factOf(c, 'start_date', 'schema_org', { type: 'MusicEvent', canonicalKey: key })?.value))
+      .toEqual(['2026-10-02T18:30:00Z', '2026-10-09T18:30:00Z', '2026-10-16T18:30:00Z']);
+    expect(relsOf(c, 'located_at').filter((r) => r.from.startsWith('MusicEvent:')).map((r) => r.to)).toEqual([`MusicVenue:${venue}`, `MusicVenue:${venue}`, `MusicVenue:${venue}`]);
+  });
+
+  it('two dances of one name at one time in two rooms stay two: the place is part of the key', () => {
+    expect(keysOf(c, 'DanceEvent')).toEqual([
+      'ceilidh @ 2026-10-31T20:00:00Z @ great room, 3 mill lane, cambridge', 'ceilidh @ 2026-10-31T20:00:00Z @ small room, 3 mill lane, cambridge',
+    ]);
+  });
+
+  it('a Festival and an Event with one url (one with a trailing slash) are one entity that keeps the more specific type and both statements', () => {
+    const festival = { type: 'Festival', canonicalKey: 'https://halls.example/festival' };
+    expect(c.entities.filter((e) => e.canonicalKey === festival.canonicalKey).map((e) => e.type)).toEqual(['Festival']);
+    expect(factOf(c, 'start_date', 'schema_org', festival)?.value).toBe('2026-11-06');
+    expect(factOf(c, 'event_status', 'schema_org', festival)?.value).toBe('EventScheduled');
+    expect(relsOf(c, 'lists').map((r) => r.to)).toContain('Festival:https://halls.example/festival');
+  });
+
+  it('bug guard: two comedy nights linking one ticket page are not merged by that url; each is keyed by name and start', () => {
+    expect(keysOf(c, 'ComedyEvent')).toEqual(['open mic @ 2026-10-05T19:00:00Z', 'open mic @ 2026-10-19T19:00:00Z']);
+  });
+
+  it('an event with no url but a sameAs is keyed by its first sameAs', () => {
+    expect(keysOf(c, 'LiteraryEvent')).toEqual(['https://events.example/e/4471']);
+  });
+});
+
+describe('places and people (places-and-people.html)', () => {
+  const c = extractPage('places-and-people.html', 'page', 'https://halls.example/about');
+
+  it('places without a url: two museums of one name by name and address, a windpump with only coordinates by name and geo', () => {
+    expect(keysOf(c, 'Museum')).toEqual(['fen museum, 1 market square, wisbech', 'fen museum, 12 quay street, ely']);
+    expect(keysOf(c, 'TouristAttraction')).toEqual(['wicken windpump, geo:52.3109,0.2917']);
+  });
+
+  it('a Restaurant and a Place with one url are one place of type Restaurant', () => {
+    expect(c.entities.filter((e) => e.canonicalKey === 'https://millkitchen.example/').map((e) => [e.type, e.name])).toEqual([['Restaurant', 'The Mill Kitchen']]);
+  });
+
+  it('people: by url, by an @id with a path fragment (two people at one site root stay two), by sameAs, else by name', () => {
+    expect(keysOf(c, 'Person')).toEqual([
+      'eli park', 'https://halls.example/#/schema/person/7f3a', 'https://halls.example/#/schema/person/91bc', 'https://halls.example/people/cleo',
+      'https://social.example/@dev',
+    ]);
+  });
+});
+
+describe('type families', () => {
+  it('every Event subtype is the Event family, LocalBusiness subtypes the Place family; creative works have none', () => {
+    for (const type of ['MusicEvent', 'TheaterEvent', 'Festival', 'CourseInstance', 'EventSeries', 'ScreeningEvent', 'Hackathon']) expect(typeFamily(type)).toBe('Event');
+    for (const type of ['Restaurant', 'Bakery', 'MusicVenue', 'TouristAttraction', 'LocalBusiness', 'City']) expect(typeFamily(type)).toBe('Place');
+    expect(identityType('Corporation')).toBe('Organization');
+    expect(identityType('BlogPosting')).toBe('BlogPosting');
+    expect(mostSpecificType(['Event', 'MusicEvent'])).toBe('MusicEvent');
+    expect(mostSpecificType(['Festival', 'Event'])).toBe('Festival');
+    expect(mostSpecificType(['Event'])).toBe('Event');
+  });
+});
