@@ -31,8 +31,9 @@ function ajvFor(documentText: string, document: OpenApiDocument): NonNullable<ty
 }
 
 /** True when a route declares no response schema: @fastify/swagger then documents a bare 200 "Default Response". */
-export function isUndescribed(operation: { responses?: Record<string, { description?: string }> }): boolean {
-  return operation.responses?.['200']?.description === 'Default Response';
+export function isUndescribed(operation: { responses?: Record<string, { description?: string; content?: unknown }> }): boolean {
+  const placeholder = operation.responses?.['200'];
+  return placeholder?.description === 'Default Response' && placeholder.content === undefined;
 }
 
 const pointerPart = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
