@@ -62,7 +62,7 @@ export interface RawErrorAnswer {
  * connection. When the connection's current response has already begun, it is only closed.
  * Returns what was answered, or undefined when nothing could be written.
  */
-export function answerOnSocket(socket: Socket, error: AppError): RawErrorAnswer | undefined {
+export function answerOnSocket(socket: Socket, error: AppError, apiVersion: string): RawErrorAnswer | undefined {
   if (answered.has(socket) || socket.destroyed) return undefined;
   answered.add(socket);
   const active = activeRequests.get(socket);
@@ -78,6 +78,7 @@ export function answerOnSocket(socket: Socket, error: AppError): RawErrorAnswer 
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
+    `X-Api-Version: ${apiVersion}`,
     'Connection: close',
   ];
   // The socket is closed once the answer is flushed; a peer that never reads it is cut off after 1 s.

@@ -89,7 +89,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     },
   });
   answerRaw = (socket, appError, cause) => {
-    const answer = answerOnSocket(socket, appError);
+    const answer = answerOnSocket(socket, appError, options.apiVersion);
     if (!answer) return;
     app.log.info({ reqId: answer.requestId, code: appError.code, cause }, 'answered on the socket and closed the connection');
     onAnswered({ method: answer.method ?? 'UNKNOWN', route: answer.route ?? 'unmatched', status: String(answer.status) }, undefined);
