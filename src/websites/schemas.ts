@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { LanguageTagSchema } from '../contract/ingest-item.js';
 import { DomainSchema } from '../tenancy/records.js';
-import { VERIFICATION_METHODS, VERIFICATION_STATES } from '../website/types.js';
-import { CHALLENGE_METHODS } from '../verification/methods.js';
+import { TrustTierSchema, VerificationMethodNameSchema, VerificationStateSchema } from '../verification/schemas.js';
 
 /**
  * The website routes' request and answer schemas (docs/websites.md "Routes"): the route layer
@@ -46,11 +45,6 @@ export const TransferWebsiteBodySchema = z.strictObject({
 
 /** POST /v1/websites/:id/aliases. */
 export const AddAliasBodySchema = z.strictObject({ domain: DomainSchema.describe('The alias host name, e.g. www.example.com; not any website\'s domain or alias yet') });
-
-export const VerificationStateSchema = z.enum(VERIFICATION_STATES).describe('pending, verified, failed, grace (a re-check failed; half trust for 7 days) or revoked');
-/** What proved a domain: a challenge method, or manual (granted by a platform operator). */
-export const VerificationMethodNameSchema = z.enum([...CHALLENGE_METHODS, 'manual']);
-export const TrustTierSchema = z.enum([...VERIFICATION_METHODS, 'unverified']).describe('The trust tier the proving method gives while verified or in grace; unverified otherwise');
 
 /** A website as every website route answers it (src/websites/view.ts). */
 export const WebsiteSchema = z.object({
