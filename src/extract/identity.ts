@@ -80,9 +80,18 @@ export function typeFamily(type: string): TypeFamily | null {
   return null;
 }
 
+/** identityType by type name: it is asked for every fact, relationship and sort comparison. */
+const IDENTITY_TYPES = new Map<string, string>();
+
 /** The type part of an entity's stable id: its family when it has one, else the type itself. */
 export function identityType(type: string): string {
-  return typeFamily(type) ?? type;
+  let identity = IDENTITY_TYPES.get(type);
+  if (identity === undefined) {
+    identity = typeFamily(type) ?? type;
+    // Type names are schema.org terms, a few hundred at most; the bound keeps odd input from growing it.
+    if (IDENTITY_TYPES.size < 10_000) IDENTITY_TYPES.set(type, identity);
+  }
+  return identity;
 }
 
 function isFamilyRoot(type: string): boolean {
