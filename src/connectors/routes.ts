@@ -1,25 +1,25 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../app/route-plugin.js';
 import { authorizedWebsite } from '../auth/management-scope.js';
 import { auditRequest } from '../auth/request-audit.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { AppError } from '../errors/app-error.js';
 import { sendData } from '../http/envelope.js';
-import { pageOf, parseListQuery } from '../http/list-query.js';
-import { parseInput } from '../organizations/parse-input.js';
+import { ListQuerySchema, pageOf, parseListQuery } from '../http/list-query.js';
+import { dataEnvelope, listEnvelope, NoContent } from '../http/route-docs.js';
 import { readMasterKey } from '../storage/data-dir.js';
 import { loadWebsiteInfo } from '../website/load-website.js';
 import { countsAsVerified } from '../website/types.js';
-import { createConnector, CreateConnectorSchema, deleteConnector, getConnector, listConnectors, resumeConnector, rotateConnector, suspendConnector, type ConnectorRecord } from './connectors.js';
-
-const CreateBodySchema = CreateConnectorSchema.omit({ websiteId: true });
-/** The lifecycle routes take no body; one sent by mistake is refused, not ignored. */
-const NoBodySchema = z.strictObject({}).optional();
+import { WebsiteIdParamsSchema } from '../websites/schemas.js';
+import { createConnector, deleteConnector, getConnector, listConnectors, resumeConnector, rotateConnector, suspendConnector, type ConnectorRecord } from './connectors.js';
+import { ConnectorIdParamsSchema, ConnectorSchema, ConnectorWithTokenSchema, CreateConnectorBodySchema, NoBodySchema } from './schemas.js';
 
 const ON_WEBSITE_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
 const ON_WEBSITE_ADMIN: RouteAccess = { minRole: 'organization_admin', access: 'mutate', resource: { kind: 'website', param: 'id' } };
 const ON_CONNECTOR_ADMIN: RouteAccess = { minRole: 'organization_admin', access: 'mutate', resource: { kind: 'connector', param: 'cid' } };
+const TAGS = ['connectors'];
+const ConnectorAnswer = dataEnvelope(ConnectorSchema).describe('The connector');
 
 /**
  * 409 website.not_verified unless the website counts as verified (verified or in grace: the
@@ -36,16 +36,26 @@ function assertMayIssueToken(verified: boolean, allowUnverified: boolean, websit
  * Connectors over HTTP (docs/websites.md "Connectors"), the same functions as `nodectl admin
  * connector`: create (token shown once; the website must be verified), list (no secrets),
  * rotate (a new token shown once), suspend, resume and delete. Every route is organization_admin
- * but the list (viewer).
+ * but the list (viewer). Requests are validated by the schemas of ./schemas.ts.
  */
-export const connectorRoutes: RoutePlugin = async (app, { services }) => {
+export const connectorRoutes: RoutePlugin = async (plainApp, { services }) => {
+  const app = plainApp.withTypeProvider<ZodTypeProvider>();
   const db = services.controlDb;
   const masterKey = readMasterKey(services.layout);
   const audit = (request: FastifyRequest, connector: ConnectorRecord, action: string) =>
     auditRequest(services, request, { organizationId: request.tenant!.organizationId, action, target: connector.id, details: { website_id: connector.scope.websiteId, token_version: connector.tokenVersion } });
 
-  app.post<{ Params: { id: string } }>('/v1/websites/:id/connectors', { config: { access: ON_WEBSITE_ADMIN } }, async (request, reply) => {
-    const body = parseInput(CreateBodySchema, request.body, 'connector');
+  app.post('/v1/websites/:id/connectors', {
+    config: { access: ON_WEBSITE_ADMIN, errors: ['website.not_verified'] },
+    schema: {
+      summary: 'Create a connector for a verified website; its token is shown this once',
+      tags: TAGS,
+      params: WebsiteIdParamsSchema,
+      body: CreateConnectorBodySchema,
+      response: { 201: dataEnvelope(ConnectorWithTokenSchema).describe('The connector and its token, shown this once') },
+    },
+  }, async (request, reply) => {
+    const body = request.body;
     const website = authorizedWebsite(request);
     const verified = countsAsVerified(loadWebsiteInfo(db, website.id)?.verification.state ?? 'pending');
     assertMayIssueToken(verified, services.config.settings.allowUnverifiedConnectors, website.id);
@@ -57,14 +67,31 @@ export const connectorRoutes: RoutePlugin = async (app, { services }) => {
     return sendData(request, reply, created, 201);
   });
 
-  app.get<{ Params: { id: string } }>('/v1/websites/:id/connectors', { config: { access: ON_WEBSITE_READ } }, async (request, reply) => {
+  app.get('/v1/websites/:id/connectors', {
+    config: { access: ON_WEBSITE_READ },
+    schema: {
+      summary: 'List the website\'s connectors, revoked ones included, without any secret',
+      tags: TAGS,
+      params: WebsiteIdParamsSchema,
+      querystring: ListQuerySchema,
+      response: { 200: listEnvelope(ConnectorSchema).describe('One page of connectors, by id') },
+    },
+  }, async (request, reply) => {
     const query = parseListQuery(request.query);
     const rows = listConnectors(db, authorizedWebsite(request).id).filter((c) => query.after === undefined || c.id > query.after).sort((a, b) => (a.id < b.id ? -1 : 1));
     return sendData(request, reply, pageOf(rows.slice(0, query.limit + 1), query, (c) => c.id));
   });
 
-  app.post<{ Params: { cid: string } }>('/v1/connectors/:cid/rotate', { config: { access: ON_CONNECTOR_ADMIN } }, async (request, reply) => {
-    parseInput(NoBodySchema, request.body ?? undefined, 'rotate request');
+  app.post('/v1/connectors/:cid/rotate', {
+    config: { access: ON_CONNECTOR_ADMIN },
+    schema: {
+      summary: 'Issue a new token; the previous one stops at once',
+      tags: TAGS,
+      params: ConnectorIdParamsSchema,
+      body: NoBodySchema,
+      response: { 200: dataEnvelope(ConnectorWithTokenSchema).describe('The connector and its new token, shown this once') },
+    },
+  }, async (request, reply) => {
     const rotated = db.transaction(() => {
       const connector = rotateConnector(db, masterKey, request.params.cid, services.now());
       audit(request, connector, 'connector.rotated');
@@ -73,9 +100,15 @@ export const connectorRoutes: RoutePlugin = async (app, { services }) => {
     return sendData(request, reply, rotated);
   });
 
-  for (const [verb, change, action] of [['suspend', suspendConnector, 'connector.suspended'], ['resume', resumeConnector, 'connector.resumed']] as const) {
-    app.post<{ Params: { cid: string } }>(`/v1/connectors/:cid/${verb}`, { config: { access: ON_CONNECTOR_ADMIN } }, async (request, reply) => {
-      parseInput(NoBodySchema, request.body ?? undefined, `${verb} request`);
+  const statusChanges = [
+    ['suspend', suspendConnector, 'connector.suspended', 'Suspend a connector: its requests are refused until it is resumed'],
+    ['resume', resumeConnector, 'connector.resumed', 'Resume a suspended connector'],
+  ] as const;
+  for (const [verb, change, action, summary] of statusChanges) {
+    app.post(`/v1/connectors/:cid/${verb}`, {
+      config: { access: ON_CONNECTOR_ADMIN },
+      schema: { summary, tags: TAGS, params: ConnectorIdParamsSchema, body: NoBodySchema, response: { 200: ConnectorAnswer } },
+    }, async (request, reply) => {
       const changed = db.transaction(() => {
         const before = getConnector(db, request.params.cid)!;
         const after = change(db, request.params.cid, services.now());
@@ -86,8 +119,10 @@ export const connectorRoutes: RoutePlugin = async (app, { services }) => {
     });
   }
 
-  app.delete<{ Params: { cid: string } }>('/v1/connectors/:cid', { config: { access: ON_CONNECTOR_ADMIN } }, async (request, reply) => {
-    parseInput(NoBodySchema, request.body ?? undefined, 'delete request');
+  app.delete('/v1/connectors/:cid', {
+    config: { access: ON_CONNECTOR_ADMIN },
+    schema: { summary: 'Delete (revoke) a connector for good; its token never works again', tags: TAGS, params: ConnectorIdParamsSchema, body: NoBodySchema, response: { 204: NoContent } },
+  }, async (request, reply) => {
     db.transaction(() => {
       const before = getConnector(db, request.params.cid)!;
       const after = deleteConnector(db, request.params.cid, services.now());
