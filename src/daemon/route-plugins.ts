@@ -4,6 +4,7 @@ import type { RoutePlugin } from '../app/route-plugin.js';
 import { connectorRoutes } from '../connectors/routes.js';
 import { limitedByAddress } from '../auth/request-limits.js';
 import { ingestRoutes } from '../ingest/routes.js';
+import { jobRoutes } from '../jobs/routes.js';
 import { previewRoutes } from '../knowledge/preview-routes.js';
 import { knowledgeRoutes } from '../knowledge/routes.js';
 import { nodeFileRoutes } from '../node-files/routes.js';
@@ -28,4 +29,4 @@ import { websiteRoutes } from '../websites/routes.js';
  */
 export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes, openApiRoutes].map(limitedByAddress)];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
-export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes, websiteRoutes, verificationRoutes, connectorRoutes, knowledgeRoutes, previewRoutes, analyticsRoutes];
+export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes, websiteRoutes, verificationRoutes, connectorRoutes, knowledgeRoutes, previewRoutes, analyticsRoutes, jobRoutes];

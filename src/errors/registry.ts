@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   'user.not_found': { status: 404, retryable: false, description: 'Unknown user.' },
   'entity.not_found': { status: 404, retryable: false, description: 'Unknown entity in this website graph.' },
   'version.not_found': { status: 404, retryable: false, description: 'Unknown published node version.' },
+  'job.not_found': { status: 404, retryable: false, description: 'Unknown job, or one that does not act on this website.' },
   'node.not_found': { status: 404, retryable: false, description: 'Unknown node file.' },
   'node.gone': { status: 410, retryable: false, description: 'The node was taken down, or the file of an earlier version was deleted by a gdpr_erasure.' },
   'publish.conflict': { status: 409, retryable: true, description: 'Another publish of the same site holds the lock, or a version built later is already live.' },

@@ -20,6 +20,19 @@ export interface Job {
   updatedAt: number;
 }
 
+export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'dead'];
+
+export interface JobListFilter {
+  state?: JobState;
+  kind?: string;
+  /** Only jobs whose payload names this website (website_id). */
+  websiteId?: string;
+  /** Only jobs listed after this one in the newest-first order. */
+  before?: { createdAt: number; id: string };
+  /** Default 100. */
+  limit?: number;
+}
+
 export interface EnqueueOptions<P = unknown> {
   /** Earliest run time, ms since epoch. Default: now. */
   runAt?: number;
@@ -183,11 +196,15 @@ export class JobQueue {
     return this.db.prepare(`DELETE FROM jobs WHERE state IN ('succeeded','dead') AND updated_at < ?`).run(before).changes;
   }
 
-  list(filter: { state?: JobState; kind?: string; limit?: number } = {}): Job[] {
+  /** Jobs newest first (created_at, then id), filtered; `before` continues a listing after its last job. */
+  list(filter: JobListFilter = {}): Job[] {
     const where: string[] = [];
     const args: unknown[] = [];
     if (filter.state) (where.push('state = ?'), args.push(filter.state));
     if (filter.kind) (where.push('kind = ?'), args.push(filter.kind));
+    // The kinds that act on one website name it in their payload (content.ingest, node.republish, webhook.deliver).
+    if (filter.websiteId) (where.push(`json_extract(payload, '$.website_id') = ?`), args.push(filter.websiteId));
+    if (filter.before) (where.push('(created_at, id) < (?, ?)'), args.push(filter.before.createdAt, filter.before.id));
     const sql = `SELECT * FROM jobs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
     return (this.db.prepare(sql).all(...args, filter.limit ?? 100) as JobRow[]).map(toJob);
   }

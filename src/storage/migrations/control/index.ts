@@ -6,6 +6,7 @@ import { migration as accounts } from './0004-accounts.js';
 import { migration as organizations } from './0005-organizations.js';
 import { migration as eventsWebhooks } from './0006-events-webhooks.js';
 import { migration as verification } from './0007-verification.js';
+import { migration as jobsByWebsite } from './0008-jobs-by-website.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -33,4 +34,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   organizations,
   eventsWebhooks,
   verification,
+  jobsByWebsite,
 ];
