@@ -17,7 +17,7 @@ export const LAYERS: LayerTable = [
   { name: 'runtime', modules: ['src/auth', 'src/jobs', 'src/openapi'] },
   {
     name: 'features',
-    modules: ['src/publish', 'src/knowledge', 'src/analytics', 'src/mcp', 'src/ingest', 'src/probes', 'src/waitlist', 'src/node-files', 'src/push', 'src/accounts', 'src/organizations', 'src/plans/routes.ts', 'src/connectors/routes.ts', 'src/webhooks', 'src/verification', 'src/websites', 'src/jobs/kinds'],
+    modules: ['src/publish', 'src/knowledge', 'src/analytics', 'src/mcp', 'src/ingest', 'src/probes', 'src/waitlist', 'src/node-files', 'src/push', 'src/accounts', 'src/organizations', 'src/plans/routes.ts', 'src/connectors/routes.ts', 'src/webhooks', 'src/verification', 'src/websites', 'src/jobs/kinds', 'src/jobs/routes.ts'],
   },
-  { name: 'entry', modules: ['src/daemon', 'src/cli', 'src/jobs/kinds/index.ts'] },
+  { name: 'entry', modules: ['src/daemon', 'src/cli', 'src/api', 'src/jobs/kinds/index.ts'] },
 ];
