@@ -32,6 +32,8 @@ describe('POST /v1/organizations/:id/api-keys', () => {
 
   it('defaults to an editor key named "api key"; an owner role, an unknown field or a long name is 422 validation.failed', async () => {
     expect((await t.call(owner, 'POST', keys())).json.data).toMatchObject({ name: 'api key', role: 'editor' });
+    expect((await t.call(owner, 'POST', keys(), {})).json.data).toMatchObject({ name: 'api key', role: 'editor' });
+    expect((await t.call(owner, 'POST', keys(), { name: ' CI ' })).json.data).toMatchObject({ name: 'CI', role: 'editor' });
     for (const body of [{ role: 'organization_owner' }, { role: 'editor', secret: 'x' }, { name: 'n'.repeat(201) }]) {
       expect(outcome(await t.call(owner, 'POST', keys(), body))).toBe('422 validation.failed');
     }

@@ -35,6 +35,15 @@ describe('GET /v1/organizations/:id/members', () => {
     const key = createApiKey(t.services.controlDb, { organizationId: orgId, role: 'viewer' }).key;
     expect((await t.call(key, 'GET', members())).json.data.items).toHaveLength(3);
   });
+
+  it('a stranger is 404 organization.not_found; a bad limit or a cursor this list did not give out is 422 validation.failed naming the parameter', async () => {
+    expect(outcome(await t.call(t.user('stranger@corp.test'), 'GET', members()))).toBe('404 organization.not_found');
+    for (const [query, field] of [['limit=0', 'limit'], ['limit=many', 'limit'], ['cursor=c1.%2F%2F', 'cursor']] as const) {
+      const res = await t.call(owner, 'GET', `${members()}?${query}`);
+      expect(outcome(res), query).toBe('422 validation.failed');
+      expect(res.json.error.details.fields, query).toEqual([expect.objectContaining({ path: field })]);
+    }
+  });
 });
 
 describe('POST /v1/organizations/:id/members', () => {

@@ -103,7 +103,9 @@ describe('POST /v1/organizations/:id/transfer/cancel', () => {
   it('the owner cancels a pending transfer: its token no longer works (400 auth.mail_token_invalid) and a new transfer may start', async () => {
     const buyer = t.user('buyer@corp.test');
     const token = await startTransfer('buyer@corp.test');
-    const res = await t.call(owner, 'POST', org('/transfer/cancel'));
+    // The route takes no body: an unknown field is refused and the transfer stays pending; {} is no body.
+    expect(outcome(await t.call(owner, 'POST', org('/transfer/cancel'), { reason: 'changed my mind' }))).toBe('422 validation.failed');
+    const res = await t.call(owner, 'POST', org('/transfer/cancel'), {});
     expect(res.json.data.transfer).toMatchObject({ email: 'buyer@corp.test', state: 'cancelled' });
     const refused = await accept(buyer, token);
     expect(outcome(refused)).toBe('400 auth.mail_token_invalid');
