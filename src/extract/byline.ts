@@ -12,12 +12,26 @@ const BYLINE_NAME = /byline|author|dateline|writtenby|p-author/i;
 /** A class or id token "by" (`<p class="by">`), a common short byline convention. */
 const BY_TOKEN = /(?:^|\s)by(?:\s|$)/i;
 
-/** rel=author, itemprop~=author, or a class or id naming a byline (Readability's test, plus the `by` token). */
+/** Containers of other people's names: comments, related stories, sidebars (Readability drops them before it looks for a byline). */
+const OTHER_PEOPLE = /comment|disqus|replies|related|sidebar|recommend/i;
+/** ...unless the name also says content ("content has-sidebar"), as Readability's unlikely-candidate test. */
+const LIKELY_CONTENT = /and|article|body|column|content|main|shadow/i;
+
+/**
+ * rel=author, itemprop~=author, or a class or id naming a byline (Readability's test, plus the
+ * `by` token), outside comments, related stories and sidebars.
+ */
 export function isBylineMarked(el: Element): boolean {
   const a = el.attribs;
-  if (a.rel === 'author' || (a.itemprop ?? '').includes('author')) return true;
   const names = (a.class ?? '') + ' ' + (a.id ?? '');
-  return BYLINE_NAME.test(names) || BY_TOKEN.test(names);
+  if (!(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(names) || BY_TOKEN.test(names))) return false;
+  for (let parent = el.parent; parent !== null && parent.type === 'tag'; parent = parent.parent) {
+    const container = parent as Element;
+    if (container.name === 'body' || container.name === 'html' || container.name === 'article' || container.name === 'main') continue;
+    const p = (container.attribs.class ?? '') + ' ' + (container.attribs.id ?? '');
+    if (OTHER_PEOPLE.test(p) && !LIKELY_CONTENT.test(p)) return false;
+  }
+  return true;
 }
 
 /** An element inside a byline that holds the author's own name rather than the whole line. */

@@ -41,6 +41,16 @@ describe('byline elements', () => {
     expect(author('', `<article><h1>Owls</h1><div class="byline"><em>Last Updated:</em> January 7, 2025</div>${text}</article>`)).toBeNull();
   });
 
+  it('keeps every author of a byline that links several, as written', () => {
+    expect(author('', `<article><h1>Owls</h1><p class="byline">By <a rel="author" href="/jane">Jane Roe</a> and <a rel="author" href="/john">John Doe</a></p>${text}</article>`)).toBe('Jane Roe and John Doe');
+  });
+
+  it('never takes a commenter or a related story\'s author, but reads a byline in a "content has-sidebar" wrapper', () => {
+    const comments = `<article><h1>Owls</h1><div class="byline">March 3, 2024</div>${text}</article><section id="comments"><div class="comment"><span class="comment-author">Rick Reader</span> said: lovely</div></section><ul class="related-posts"><li><span class="author">Other Writer</span></li></ul>`;
+    expect(author('', comments)).toBeNull();
+    expect(author('', `<div class="content has-sidebar"><article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article></div>`)).toBe('Jane Roe');
+  });
+
   it('ignores a hidden byline and one of 100 characters or more', () => {
     expect(author('', `<article><h1>Owls</h1><p class="byline" hidden>By Jane Roe</p>${text}</article>`)).toBeNull();
     expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe, who has watched owls in the beech woods behind her house every night for twenty years</p>${text}</article>`)).toBeNull();
