@@ -80,7 +80,9 @@ describe('the OpenAPI document against the routes', () => {
       if (isUndescribed(operation)) problems.push(`${route}: no response schema (schema.response)`);
       if (typeof operation.summary !== 'string' || operation.summary === '') problems.push(`${route}: no summary`);
       if (!Array.isArray(operation.tags) || operation.tags.length !== 1) problems.push(`${route}: needs exactly one tag`);
-      if (!Object.keys(operation.responses ?? {}).some((status) => status.startsWith('2'))) problems.push(`${route}: no 2xx answer`);
+      // A route of a feature this build leaves unconfigured (billing) answers only its *.unconfigured error.
+      const unconfigured = JSON.stringify(operation.responses?.['503'] ?? {}).includes('.unconfigured"');
+      if (!unconfigured && !Object.keys(operation.responses ?? {}).some((status) => status.startsWith('2'))) problems.push(`${route}: no 2xx answer`);
       const documented = new Set((operation.parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => p.name));
       for (const [, name] of path.matchAll(/\{([A-Za-z_]+)\}/g)) if (!documented.has(name)) problems.push(`${route}: path parameter ${name} is not documented`);
     }
