@@ -6,13 +6,12 @@ import { actorOf } from '../auth/request-audit.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { sendData } from '../http/envelope.js';
 import { dataEnvelope } from '../http/route-docs.js';
-import { WebsiteIdParamsSchema } from '../websites/schemas.js';
 import { checkDomain } from './check-domain.js';
 import { verificationDeps } from './graph-trust.js';
 import { issueChallenge } from './issue-challenge.js';
 import { toChallengeMethod } from './methods.js';
 import { createOwnershipProbes } from './probes.js';
-import { ChallengeBodySchema, CheckBodySchema, DomainVerificationSchema, VerificationCheckSchema, WebsiteVerificationSchema } from './schemas.js';
+import { ChallengeBodySchema, CheckBodySchema, DomainVerificationSchema, VerificationCheckSchema, VerificationParamsSchema, WebsiteVerificationSchema } from './schemas.js';
 import { presentDomainVerification, presentWebsiteVerification } from './view.js';
 
 const READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
@@ -41,7 +40,7 @@ export const verificationRoutes: RoutePlugin = async (plainApp, { services }) =>
     schema: {
       summary: 'Read the verification of the website\'s domain and of each alias, with the latest 20 steps',
       tags: TAGS,
-      params: WebsiteIdParamsSchema,
+      params: VerificationParamsSchema,
       response: { 200: dataEnvelope(WebsiteVerificationSchema).describe('The own domain\'s verification, its aliases\' and the latest steps') },
     },
   }, async (request, reply) => sendData(request, reply, presentWebsiteVerification(db, authorizedWebsite(request).id, probes.originOf)));
@@ -51,7 +50,7 @@ export const verificationRoutes: RoutePlugin = async (plainApp, { services }) =>
     schema: {
       summary: 'Open a challenge: what to put where to prove ownership of the domain or an alias',
       tags: TAGS,
-      params: WebsiteIdParamsSchema,
+      params: VerificationParamsSchema,
       body: ChallengeBodySchema,
       response: { 201: dataEnvelope(DomainVerificationSchema).describe('The domain\'s verification with the challenge and its instructions') },
     },
@@ -66,7 +65,7 @@ export const verificationRoutes: RoutePlugin = async (plainApp, { services }) =>
     schema: {
       summary: 'Read the proof now and move the domain\'s verification with what was found',
       tags: TAGS,
-      params: WebsiteIdParamsSchema,
+      params: VerificationParamsSchema,
       body: CheckBodySchema,
       response: { 200: dataEnvelope(VerificationCheckSchema).describe('The domain\'s verification after the check, and what the check found') },
     },

@@ -159,6 +159,31 @@ describe('webhook delivery', () => {
     await api(t, key, 'DELETE', hooks(s.id));
   });
 
+  it('a delivery is read alone and the list filters by ?state; an unknown delivery is 404, a bad state 422; the no-body routes take no body at all', async () => {
+    const s = await subscribe(t, key, site.websiteId, { url: receiver.url, events: ['connector.stale'] });
+    const eventId = emitStale();
+    await runDue();
+    const [listed] = await deliveriesOf(s.id);
+    const one = await api(t, key, 'GET', `${hooks(s.id)}/deliveries/${listed!.id}`);
+    expect([one.status, one.json.data]).toEqual([200, listed]);
+    expect(one.json.data).toMatchObject({ subscriptionId: s.id, eventId, eventType: 'connector.stale', state: 'succeeded', attempts: 1, lastStatus: 204, lastError: null });
+    const ids = async (state: string) => (await api(t, key, 'GET', `${hooks(s.id)}/deliveries?state=${state}`)).json.data.items.map((d: { id: string }) => d.id);
+    expect({ succeeded: await ids('succeeded'), pending: await ids('pending') }).toEqual({ succeeded: [listed!.id], pending: [] });
+    const badState = await api(t, key, 'GET', `${hooks(s.id)}/deliveries?state=lost`);
+    expect([badState.status, badState.json.error.details.fields.map((f: { path: string }) => f.path)]).toEqual([422, ['state']]);
+    const unknown = await api(t, key, 'GET', `${hooks(s.id)}/deliveries/dlv_missing`);
+    expect([unknown.status, unknown.json.error.code]).toEqual([404, 'webhook.delivery_not_found']);
+    const unknownAttempts = await api(t, key, 'GET', `${hooks(s.id)}/deliveries/dlv_missing/attempts`);
+    expect([unknownAttempts.status, unknownAttempts.json.error.code]).toEqual([404, 'webhook.delivery_not_found']);
+    // rotate, test and resend: no body at all is as good as {}; a field is refused.
+    expect((await api(t, key, 'POST', `${hooks(s.id)}/deliveries/${listed!.id}/resend`)).status).toBe(202);
+    expect((await api(t, key, 'POST', `${hooks(s.id)}/test`)).json.data).toMatchObject({ delivered: true, status: 204 });
+    expect((await api(t, key, 'POST', `${hooks(s.id)}/rotate`)).json.data.secretVersion).toBe(2);
+    expect((await api(t, key, 'POST', `${hooks(s.id)}/rotate`, { now: true })).status).toBe(422);
+    await runDue();
+    await api(t, key, 'DELETE', hooks(s.id));
+  });
+
   it('a failed re-send leaves the delivery as it was: a pending one keeps its next scheduled attempt', async () => {
     const s = await subscribe(t, key, site.websiteId, { url: receiver.url, events: ['connector.stale'] });
     receiver.answer(() => ({ status: 500 }));
