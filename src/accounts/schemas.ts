@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
 import { MIN_PASSWORD_LENGTH } from '../tenancy/passwords.js';
-import { EmailSchema } from '../tenancy/records.js';
+import { EmailSchema, ROLES } from '../tenancy/records.js';
 
 /**
  * The input of every account function, one schema each: the route layer validates request bodies
@@ -51,6 +51,74 @@ export const SecondFactorSchema = z
   .strictObject(secondFactorFields)
   .refine(notBoth, NOT_BOTH)
   .refine((v) => v.totp !== undefined || v.recoveryCode !== undefined, { message: 'give the current totp code or a recoveryCode', path: ['totp'] });
+
+/** POST /v1/auth/refresh: the svc_refresh cookie or `{refreshToken}`; a cookie-only call sends no body (or `{}`). */
+export const RefreshRequestSchema = RefreshSchema.partial().optional().describe('Optional: leave the body out (or send {}) when the svc_refresh cookie carries the refresh token');
+
+/*
+ * Answers of the /v1/auth routes (the `data` of the envelope), as the account functions build
+ * them: they document the routes in the OpenAPI document and give the typed client its types.
+ */
+
+/** The user of a session answer and of GET /v1/auth/me (account-users.ts toAccountUser). */
+export const AccountUserSchema = z.object({
+  id: z.string().describe('The user id (usr_...)'),
+  email: z.string().describe('The sign-in email address, lowercased'),
+  emailVerified: z.boolean().describe('Whether the address was proven (the mailed token, a password reset or a Google-verified email)'),
+  mfaEnabled: z.boolean().describe('Whether sign-in needs a TOTP or recovery code'),
+  createdAt: z.string().describe('When the account was made (ISO-8601)'),
+});
+
+/** A login, Google sign-in or refresh answer (sessions.ts SessionGrant); the route also sets the svc_refresh cookie. */
+export const SessionGrantSchema = z.object({
+  accessToken: z.string().describe('The JWT to send as Authorization: Bearer; verify it with /.well-known/jwks.json'),
+  tokenType: z.literal('Bearer'),
+  expiresIn: z.number().int().describe('Seconds until the access token expires'),
+  refreshToken: z.string().describe('Single use: POST /v1/auth/refresh with it for a new grant (also set as the svc_refresh cookie)'),
+  user: AccountUserSchema,
+});
+
+/** POST /v1/auth/register. */
+export const RegisteredSchema = z.object({
+  userId: z.string().describe('The new user id (usr_...)'),
+  emailVerificationSent: z.boolean().describe('Whether the verification mail went out (false: ask for a password reset mail, which also verifies)'),
+});
+
+/** POST /v1/auth/verify-email. */
+export const EmailVerifiedSchema = z.object({
+  userId: z.string(),
+  email: z.string(),
+  emailVerified: z.literal(true),
+});
+
+/** GET /v1/auth/me (profile.ts AccountProfile). */
+export const AccountProfileSchema = z.object({
+  user: AccountUserSchema,
+  organizations: z
+    .array(z.object({ id: z.string().describe('The organization id (org_...)'), name: z.string(), slug: z.string(), role: z.enum(ROLES).describe("The user's role in it") }))
+    .describe('Every organization the user is a member of, by name'),
+});
+
+/** GET /v1/auth/2fa (totp.ts TwoFactorStatus). */
+export const TwoFactorStatusSchema = z.object({
+  enabled: z.boolean().describe('Two-factor sign-in is on'),
+  pending: z.boolean().describe('Setup was started and waits for its first code (POST /v1/auth/2fa/activate)'),
+  recoveryCodesRemaining: z.number().int().describe('Unused recovery codes (0 while 2FA is off)'),
+});
+
+/** POST /v1/auth/2fa/setup. */
+export const TotpSetupSchema = z.object({
+  secret: z.string().describe('The TOTP secret, base32, for typing into an authenticator app'),
+  otpauthUri: z.string().describe('The otpauth:// URI of the secret, for a QR code'),
+});
+
+/** POST /v1/auth/2fa/activate and /recovery-codes: shown once. */
+export const RecoveryCodesSchema = z.object({
+  recoveryCodes: z.array(z.string()).describe('10 single-use recovery codes, each replacing a TOTP code once; every earlier code stops working'),
+});
+
+/** POST /v1/auth/password/forgot: the same answer whether or not the address has an account. */
+export const AcceptedSchema = z.object({ status: z.literal('accepted') });
 
 export type RegisterInput = z.input<typeof RegisterSchema>;
 export type LoginInput = z.input<typeof LoginSchema>;

@@ -14,7 +14,10 @@ function isCalendarDate(text: string): boolean {
 }
 
 const DateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').refine(isCalendarDate, 'must be a real calendar date');
-export const AnalyticsRangeSchema = z.object({ from: DateSchema.optional(), to: DateSchema.optional() });
+export const AnalyticsRangeSchema = z.object({
+  from: DateSchema.optional().describe('The first UTC day, YYYY-MM-DD; default 29 days before to'),
+  to: DateSchema.optional().describe('The last UTC day, YYYY-MM-DD; default today, or 29 days after from (not past today)'),
+});
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 

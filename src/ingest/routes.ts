@@ -1,9 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodError } from 'zod';
+import type { z, ZodError } from 'zod';
 import type { RoutePlugin, RoutePluginOptions } from '../app/route-plugin.js';
 import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
 import { sendData } from '../http/envelope.js';
 import { sendErrorReply, toAppError } from '../http/errors.js';
+import { dataEnvelope } from '../http/route-docs.js';
+import { validatedInHandler } from '../http/zod-compilers.js';
+import type { ErrorCode } from '../errors/registry.js';
 import { assertRateLimitBudget, consumeRateLimit, countRateLimitFailure, type RateLimitRule } from '../http/rate-limit.js';
 import { readMasterKey } from '../storage/data-dir.js';
 import { acceptItems } from './accept.js';
@@ -15,6 +18,7 @@ import { BatchRequestSchema, DeleteRequestSchema, HeartbeatRequestSchema, ItemRe
 import { createSqliteIdempotencyStore, createSqliteNonceStore } from './stores/sqlite.js';
 import { isOwnerGone, PROCESS_OWNER } from './stores/in-flight-owner.js';
 import type { IdempotencyStore, InFlightLease, NonceStore } from './stores/types.js';
+import { BatchBodySchema, BatchResultSchema, DeleteResultSchema, HeartbeatResultSchema, IngestHeadersSchema, ItemBodySchema, ItemResultSchema, SchemaResultSchema } from './schemas.js';
 import { sweepPendingRawItems } from './sweep.js';
 import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
 import { createIdleCheckpointer } from './wal-checkpoint.js';
@@ -138,55 +142,95 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     services.metrics.ingestRequests.inc({ endpoint: endpointOf(request), outcome: reply.statusCode < 400 ? 'ok' : code ?? String(reply.statusCode) });
   });
 
-  const route = { bodyLimit: INGEST_BODY_LIMIT };
   const verifiedOf = (request: FastifyRequest) => states.get(request)!.verified;
   const websiteOf = (request: FastifyRequest, websiteId: string) => readIngestWebsite(services.controlDb, websiteId, headerOf(request, 'x-site-domain'));
 
-  app.post('/v1/ingest/batch', route, async (request, reply) => {
-    const v = verifiedOf(request);
-    if (Array.isArray(v.body.items) && v.body.items.length > MAX_BATCH_ITEMS) {
-      throw new AppError('ingest.batch_too_large', `The batch has ${v.body.items.length} items; send at most ${MAX_BATCH_ITEMS} per request.`, { details: { max: MAX_BATCH_ITEMS, received: v.body.items.length } });
-    }
-    const parsed = BatchRequestSchema.safeParse(v.body);
-    if (!parsed.success) throw invalid('The batch is not valid; see details.fields.', parsed.error);
-    const website = websiteOf(request, v.websiteId);
-    return sendData(request, reply, await acceptItems({ services, website, connectorId: v.connector.id, rawItems: parsed.data.items, partial: parsed.data.partial, endpoint: 'batch', checkpointer }));
+  /**
+   * A route's options: its body and headers documented but validated here, after the signature
+   * (validatedInHandler); what every ingest route can answer beyond the signing codes (src/openapi
+   * adds those): a revoked or out-of-scope connector, a reused Idempotency-Key, a deleted website.
+   */
+  const signed = (doc: { summary: string; body: z.ZodType; response: z.ZodType; errors?: readonly ErrorCode[] }) => ({
+    bodyLimit: INGEST_BODY_LIMIT,
+    config: { errors: ['auth.token_revoked', 'auth.scope_violation', 'ingest.duplicate', 'website.not_found', ...(doc.errors ?? [])] satisfies ErrorCode[] },
+    schema: { summary: doc.summary, tags: ['ingest'], headers: validatedInHandler(IngestHeadersSchema), body: validatedInHandler(doc.body), response: { 200: doc.response } },
   });
 
-  app.post('/v1/ingest/item', route, async (request, reply) => {
-    const v = verifiedOf(request);
-    const parsed = ItemRequestSchema.safeParse(v.body);
-    if (!parsed.success) throw invalid('The request is not valid; see details.fields.', parsed.error);
-    const website = websiteOf(request, v.websiteId);
-    const result = await acceptItems({ services, website, connectorId: v.connector.id, rawItems: [parsed.data.item], partial: true, endpoint: 'item', checkpointer });
-    return sendData(request, reply, result.results[0]);
-  });
+  app.post(
+    '/v1/ingest/batch',
+    signed({
+      summary: 'Send up to 500 items; each is stored or refused on its own (partial false: all or none)',
+      body: BatchBodySchema,
+      response: dataEnvelope(BatchResultSchema).describe('The outcome of each item, in request order'),
+      errors: ['ingest.batch_too_large', 'ingest.batch_rejected'],
+    }),
+    async (request, reply) => {
+      const v = verifiedOf(request);
+      if (Array.isArray(v.body.items) && v.body.items.length > MAX_BATCH_ITEMS) {
+        throw new AppError('ingest.batch_too_large', `The batch has ${v.body.items.length} items; send at most ${MAX_BATCH_ITEMS} per request.`, { details: { max: MAX_BATCH_ITEMS, received: v.body.items.length } });
+      }
+      const parsed = BatchRequestSchema.safeParse(v.body);
+      if (!parsed.success) throw invalid('The batch is not valid; see details.fields.', parsed.error);
+      const website = websiteOf(request, v.websiteId);
+      return sendData(request, reply, await acceptItems({ services, website, connectorId: v.connector.id, rawItems: parsed.data.items, partial: parsed.data.partial, endpoint: 'batch', checkpointer }));
+    },
+  );
 
-  app.post('/v1/ingest/delete', route, async (request, reply) => {
-    const v = verifiedOf(request);
-    const parsed = DeleteRequestSchema.safeParse(v.body);
-    if (!parsed.success) throw invalid('The delete request is not valid; see details.fields.', parsed.error);
-    const website = websiteOf(request, v.websiteId);
-    return sendData(request, reply, await deleteItems(services, website, parsed.data.ids, parsed.data.reason));
-  });
+  app.post(
+    '/v1/ingest/item',
+    signed({ summary: 'Send one item; an invalid item is an error result, not a refused request', body: ItemBodySchema, response: dataEnvelope(ItemResultSchema).describe("The item's outcome") }),
+    async (request, reply) => {
+      const v = verifiedOf(request);
+      const parsed = ItemRequestSchema.safeParse(v.body);
+      if (!parsed.success) throw invalid('The request is not valid; see details.fields.', parsed.error);
+      const website = websiteOf(request, v.websiteId);
+      const result = await acceptItems({ services, website, connectorId: v.connector.id, rawItems: [parsed.data.item], partial: true, endpoint: 'item', checkpointer });
+      return sendData(request, reply, result.results[0]);
+    },
+  );
 
-  app.post('/v1/ingest/heartbeat', route, async (request, reply) => {
-    const v = verifiedOf(request);
-    const parsed = HeartbeatRequestSchema.safeParse(v.body);
-    if (!parsed.success) throw invalid('The heartbeat is not valid; see details.fields.', parsed.error);
-    const website = websiteOf(request, v.websiteId);
-    // The signature covers the body: a token in it is signed with the connector's key (method plugin).
-    if (parsed.data.verification_token) acceptPluginProof(verification, { websiteId: website.id, connectorId: v.connector.id, token: parsed.data.verification_token });
-    return sendData(request, reply, recordHeartbeat(services, website, v.connector.id, parsed.data.connector_state));
-  });
+  app.post(
+    '/v1/ingest/delete',
+    signed({ summary: 'Tombstone items by id; what was derived from them leaves the graph and the live node', body: DeleteRequestSchema, response: dataEnvelope(DeleteResultSchema).describe('The ids tombstoned and not found, and the job that applies it') }),
+    async (request, reply) => {
+      const v = verifiedOf(request);
+      const parsed = DeleteRequestSchema.safeParse(v.body);
+      if (!parsed.success) throw invalid('The delete request is not valid; see details.fields.', parsed.error);
+      const website = websiteOf(request, v.websiteId);
+      return sendData(request, reply, await deleteItems(services, website, parsed.data.ids, parsed.data.reason));
+    },
+  );
 
-  app.post('/v1/ingest/schema', route, async (request, reply) => {
-    const v = verifiedOf(request);
-    const parsed = SchemaRequestSchema.safeParse(v.body);
-    if (!parsed.success) throw invalid('The mappings are not valid; see details.fields.', parsed.error);
-    websiteOf(request, v.websiteId);
-    return sendData(request, reply, upsertFieldMappings(services.controlDb, v.websiteId, parsed.data.mappings, services.now()));
-  });
+  app.post(
+    '/v1/ingest/heartbeat',
+    signed({ summary: "Report the connector's state; answers what to do next and the server clock", body: HeartbeatRequestSchema, response: dataEnvelope(HeartbeatResultSchema).describe('The next action and the server time') }),
+    async (request, reply) => {
+      const v = verifiedOf(request);
+      const parsed = HeartbeatRequestSchema.safeParse(v.body);
+      if (!parsed.success) throw invalid('The heartbeat is not valid; see details.fields.', parsed.error);
+      const website = websiteOf(request, v.websiteId);
+      // The signature covers the body: a token in it is signed with the connector's key (method plugin).
+      if (parsed.data.verification_token) acceptPluginProof(verification, { websiteId: website.id, connectorId: v.connector.id, token: parsed.data.verification_token });
+      return sendData(request, reply, recordHeartbeat(services, website, v.connector.id, parsed.data.connector_state));
+    },
+  );
+
+  app.post(
+    '/v1/ingest/schema',
+    signed({
+      summary: 'Add field mappings from source fields to item fields; a conflict with an existing one stores nothing',
+      body: SchemaRequestSchema,
+      response: dataEnvelope(SchemaResultSchema).describe('Every mapping of the website and their version'),
+      errors: ['ingest.schema_conflict'],
+    }),
+    async (request, reply) => {
+      const v = verifiedOf(request);
+      const parsed = SchemaRequestSchema.safeParse(v.body);
+      if (!parsed.success) throw invalid('The mappings are not valid; see details.fields.', parsed.error);
+      websiteOf(request, v.websiteId);
+      return sendData(request, reply, upsertFieldMappings(services.controlDb, v.websiteId, parsed.data.mappings, services.now()));
+    },
+  );
 
   // Safety net for accepted rows whose job enqueue failed: once at start, then periodically.
   // At start, also forget in-flight idempotency records of dead processes (a daemon killed mid-request).

@@ -1,8 +1,11 @@
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../app/route-plugin.js';
 import { authorizedWebsite } from '../auth/management-scope.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { sendData } from '../http/envelope.js';
+import { dataEnvelope } from '../http/route-docs.js';
 import type { PublishTarget } from '../publish/targets/types.js';
+import { NodePreviewSchema, WebsitePathSchema } from './api-schemas.js';
 import { createPreviewService } from './preview-service.js';
 
 const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
@@ -23,10 +26,24 @@ export const previewRoutes: RoutePlugin = async (app, { services }) => {
     if (target) await (await target).close();
   });
 
-  app.get<{ Params: { id: string } }>('/v1/websites/:id/node/preview', { config: { access: VIEWER_READ } }, async (request, reply) => {
-    const website = authorizedWebsite(request);
-    const { preview, cached } = await previews.preview(website.id);
-    reply.header('X-Nodectl-Preview', cached ? 'cached' : 'computed');
-    return sendData(request, reply, preview);
-  });
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/v1/websites/:id/node/preview',
+    {
+      // The compile refuses what a publish would (node.uuid_leak, publish.validation_failed).
+      config: { access: VIEWER_READ, errors: ['publish.nothing_to_publish', 'publish.validation_failed', 'node.uuid_leak'] },
+      schema: {
+        summary: 'What a publish would produce now, each file against the live version; nothing is written',
+        description: 'The compile is reused while the graph and the website are unchanged: header X-Nodectl-Preview says cached or computed.',
+        tags: ['knowledge'],
+        params: WebsitePathSchema,
+        response: { 200: dataEnvelope(NodePreviewSchema).describe('The preview') },
+      },
+    },
+    async (request, reply) => {
+      const website = authorizedWebsite(request);
+      const { preview, cached } = await previews.preview(website.id);
+      reply.header('X-Nodectl-Preview', cached ? 'cached' : 'computed');
+      return sendData(request, reply, preview);
+    },
+  );
 };
