@@ -176,6 +176,27 @@ describe('signed ingest (in process)', () => {
     expect(countRaw('pf:')).toBe(0);
   });
 
+  it('the documented body and headers are checked only after the signature (validatedInHandler): unsigned is 401 whatever the body, signed is 422 naming the field', async () => {
+    const broken = { website_id: websiteId, items: 'not a list', colour: 'red' };
+    const unsigned = await post('/v1/ingest/batch', { body: broken, tamper: (h) => void delete h['x-signature'] });
+    expect(`${unsigned.status} ${unsigned.json.error.code}`).toBe('401 auth.invalid_signature');
+    const badTimestamp = await post('/v1/ingest/batch', { body: batch([pageItem('order:1')]), tamper: (h) => void (h['x-timestamp'] = 'soon') });
+    expect(`${badTimestamp.status} ${badTimestamp.json.error.code}`).toBe('401 auth.invalid_signature');
+    const signed = await post('/v1/ingest/batch', { body: broken });
+    expect(`${signed.status} ${signed.json.error.code}`).toBe('422 validation.failed');
+    expect(signed.json.error.message).toBe('The batch is not valid; see details.fields.');
+    expect(signed.json.error.details.fields.map((f: { path: string }) => f.path).sort()).toEqual(['(root)', 'items']);
+    expect(countRaw('order:')).toBe(0);
+  });
+
+  it('the OpenAPI document lists the signing headers of every ingest route, the five signing ones required', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, { post: { parameters: Array<{ in: string; name: string; required: boolean }> } }> };
+    for (const path of ['/v1/ingest/batch', '/v1/ingest/item', '/v1/ingest/delete', '/v1/ingest/heartbeat', '/v1/ingest/schema']) {
+      const headers = document.paths[path]!.post.parameters.filter((p) => p.in === 'header').map((p) => `${p.name}${p.required ? '' : '?'}`);
+      expect(headers, path).toEqual(['X-Signature', 'X-Timestamp', 'X-Nonce', 'X-Body-Sha256', 'Idempotency-Key', 'X-Site-Domain?', 'X-Connector-Type?', 'X-Connector-Version?']);
+    }
+  });
+
   it('400 validation.missing_idempotency_key without Idempotency-Key', async () => {
     const res = await post('/v1/ingest/batch', { body: batch([pageItem('idem:0')]), idempotencyKey: null });
     expect(res.status).toBe(400);
