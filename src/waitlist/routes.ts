@@ -14,7 +14,6 @@ export const waitlistRoutes: RoutePlugin = async (app, { services }) => {
     {
       // Counted before the body is validated, so invalid submits spend the budget too.
       preValidation: async (request, reply) => void (await consumeRateLimit(services.rateLimits, rule, request.ip, services.now(), reply)),
-      config: { errors: ['quota.rate_limited'] },
       schema: {
         summary: 'Join the waitlist (needs consent); the same answer for a new and a known address',
         tags: ['waitlist'],
