@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { z } from 'zod';
 import { NODECTL_VERSION } from '../app/version.js';
 import type { RouteAccess } from '../auth/route-access.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/registry.js';
@@ -51,6 +52,8 @@ interface RouteExtras {
   readonly security: OpenAPIV3_1.SecurityRequirementObject[] | undefined;
   /** The least role that may call (x-required-role); absent on public and signed routes. */
   readonly requiredRole: string | undefined;
+  /** True when the body schema accepts no body at all (@fastify/swagger marks every body required). */
+  readonly bodyOptional: boolean;
   readonly errors: ErrorCode[];
 }
 
@@ -59,6 +62,10 @@ function securityOf(url: string, access: RouteAccess | undefined): OpenAPIV3_1.S
   if (!access || access.minRole === 'anonymous') return undefined;
   if ('apiKeys' in access && access.apiKeys === false) return [{ bearerAuth: [] }];
   return [{ bearerAuth: [] }, { apiKey: [] }];
+}
+
+function acceptsNoBody(body: unknown): boolean {
+  return body instanceof z.ZodType && body.safeParse(undefined).success;
 }
 
 /** `/v1/websites/:id` -> `/v1/websites/{id}`, as the document spells paths. */
@@ -113,7 +120,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const transformed = jsonSchemaTransform({ ...input, schema: input.schema ?? {} });
       const access = (route.config as { access?: RouteAccess } | undefined)?.access;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      for (const method of methods) extras.set(`${method.toLowerCase()} ${openapiPath(input.url)}`, { security: securityOf(input.url, access), requiredRole: access && access.minRole !== 'anonymous' ? access.minRole : undefined, errors: routeErrorCodes(route) });
+      for (const method of methods) extras.set(`${method.toLowerCase()} ${openapiPath(input.url)}`, { security: securityOf(input.url, access), requiredRole: access && access.minRole !== 'anonymous' ? access.minRole : undefined, bodyOptional: acceptsNoBody(route.schema?.body), errors: routeErrorCodes(route) });
       const schema = transformed.schema as FastifySchema & { operationId?: string };
       return { url: transformed.url, schema: { ...schema, operationId: schema.operationId ?? operationIdOf(methods[0]!, input.url), tags: schema.tags ?? [input.url.split('/')[2]!] } };
     },
@@ -133,6 +140,7 @@ function withExtras(document: OpenAPIV3_1.Document, extras: ReadonlyMap<string, 
       const extra = extras.get(`${method} ${path}`);
       if (!operation || !extra) continue;
       if (extra.security) operation.security = extra.security;
+      if (extra.bodyOptional && operation.requestBody && !('$ref' in operation.requestBody)) operation.requestBody.required = false;
       if (extra.requiredRole) (operation as Record<string, unknown>)['x-required-role'] = extra.requiredRole;
       const responses: Record<string, unknown> = { ...operation.responses };
       for (const [status, codes] of codesByStatus(extra.errors)) responses[String(status)] = errorResponse(codes);
