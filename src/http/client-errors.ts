@@ -64,6 +64,8 @@ export interface RawErrorAnswer {
  */
 export function answerOnSocket(socket: Socket, error: AppError, apiVersion: string): RawErrorAnswer | undefined {
   if (answered.has(socket) || socket.destroyed) return undefined;
+  // inject() (light-my-request) hands routes a stand-in socket with no stream methods: nothing to write on or close.
+  if (typeof socket.destroy !== 'function' || typeof socket.end !== 'function') return undefined;
   answered.add(socket);
   const active = activeRequests.get(socket);
   if (!socket.writable || active?.response.headersSent) {
