@@ -14,6 +14,10 @@ import { registerVersionsCommand } from './commands/versions.js';
 import { registerAnalyticsCommand } from './commands/analytics.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerLoginCommands } from './commands/login.js';
+import { registerWebsitesCommands } from './commands/websites.js';
+import { registerConnectorsCommands } from './commands/connectors.js';
+import { registerWebhooksCommands } from './commands/webhooks.js';
+import { registerSearchCommand } from './commands/search.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function
@@ -36,4 +40,8 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerAnalyticsCommand,
   registerMcpCommand,
   registerLoginCommands,
+  registerWebsitesCommands,
+  registerConnectorsCommands,
+  registerWebhooksCommands,
+  registerSearchCommand,
 ];

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { WebsiteAnalytics } from '../../analytics/read-analytics.js';
 import { AppError } from '../../errors/app-error.js';
+import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { formatTable } from '../output.js';
@@ -25,16 +26,19 @@ export function formatAnalytics(analytics: WebsiteAnalytics): string {
 
 /** `nodectl analytics --website <id> [--from] [--to]`: what GET /v1/websites/:id/analytics answers, as a table with a chart. */
 export function registerAnalyticsCommand(program: Command): void {
-  program
-    .command('analytics')
-    .description('node reads per day (in total and by AI crawlers), items ingested and versions published, with a chart of reads, and the most read files')
+  addApiOptions(
+    program
+      .command('analytics')
+      .description('node reads per day (in total and by AI crawlers), items ingested and versions published, with a chart of reads, and the most read files; here or on a daemon (--url)'),
+  )
     .option('--website <id>', 'the website')
     .option('--from <YYYY-MM-DD>', 'first day (default: 30 days before --to)')
     .option('--to <YYYY-MM-DD>', 'last day (default: today, UTC)')
-    .action(async (opts: { website?: string; from?: string; to?: string }, command: Command) => {
+    .action(async (opts: ApiFlags & { website?: string; from?: string; to?: string }, command: Command) => {
       if (!opts.website) throw new UsageError('--website <id> is required');
+      const websiteId = opts.website;
       const ctx = commandContext(command);
-      const [{ resolveAnalyticsRange }, { readWebsiteAnalytics }, { getWebsite }] = await Promise.all([import('../../analytics/analytics-range.js'), import('../../analytics/read-analytics.js'), import('../../tenancy/websites.js')]);
+      const { resolveAnalyticsRange } = await import('../../analytics/analytics-range.js');
       let range: { from: string; to: string };
       try {
         range = resolveAnalyticsRange({ from: opts.from, to: opts.to }, Date.now());
@@ -42,9 +46,17 @@ export function registerAnalyticsCommand(program: Command): void {
         const fields = (error as { details?: { fields?: Array<{ path: string; message: string }> } }).details?.fields ?? [];
         throw new UsageError(fields.length > 0 ? fields.map((f) => `--${f.path}: ${f.message}`).join('; ') : (error as Error).message);
       }
+      if (apiRequested(opts)) {
+        const { connectApi, reportApiFailure } = await import('../api-connection.js');
+        const api = await connectApi(opts);
+        // The range as given: the daemon applies the same defaults on its own clock.
+        const analytics = await api.client.analytics.read(websiteId, { from: opts.from, to: opts.to }).catch(reportApiFailure);
+        return ctx.out.result(analytics, () => formatAnalytics(analytics));
+      }
+      const [{ readWebsiteAnalytics }, { getWebsite }] = await Promise.all([import('../../analytics/read-analytics.js'), import('../../tenancy/websites.js')]);
       const analytics = await withControlDb(ctx, (db) => {
-        if (!getWebsite(db, opts.website!)) throw new AppError('website.not_found', `No website ${opts.website} in this data directory (nodectl admin website list shows them).`);
-        return readWebsiteAnalytics(db, opts.website!, range.from, range.to);
+        if (!getWebsite(db, websiteId)) throw new AppError('website.not_found', `No website ${websiteId} in this data directory (nodectl admin website list shows them).`);
+        return readWebsiteAnalytics(db, websiteId, range.from, range.to);
       });
       ctx.out.result(analytics, () => formatAnalytics(analytics));
     });

@@ -1,0 +1,143 @@
+import type { z } from 'zod';
+import type { AnalyticsRangeSchema } from '../analytics/analytics-range.js';
+import type { WebsiteAnalyticsSchema } from '../analytics/schemas.js';
+import type { ConnectorSchema, ConnectorWithTokenSchema, CreateConnectorBodySchema } from '../connectors/schemas.js';
+import type { ListQuerySchema } from '../http/list-query.js';
+import type { JobSchema, JobsQuerySchema } from '../jobs/schemas.js';
+import type { OrganizationSchema } from '../organizations/schemas.js';
+import type { SearchHitSchema, SearchQuerySchema } from '../knowledge/api-schemas.js';
+import type { PublishedVersionSchema, PublishRequestSchema, PublishResultSchema, RollbackRequestSchema, RollbackResultSchema, TakedownResultSchema } from '../publish/schemas.js';
+import type { CreateSubscriptionSchema, PingResultSchema, SubscriptionSchema, SubscriptionWithSecretSchema } from '../webhooks/schemas.js';
+import type { CreateWebsiteBodySchema, WebsiteSchema } from '../websites/schemas.js';
+import { createTransport, pathOf, type Call, type Query, type TransportOptions } from './transport.js';
+
+/**
+ * The typed client of the management API (`nodectl/api`). Its request and answer types are the
+ * zod schemas the routes validate with and the OpenAPI document is generated from: a request
+ * body is z.input of the route's body schema, an answer z.output of its data schema, so a route
+ * that changes its schema changes the client's types with it (tsc fails on a caller that no
+ * longer fits). A query is each parameter as the route reads it, all optional.
+ */
+
+/** z.input of a request body schema. */
+type Body<S extends z.ZodType> = z.input<S>;
+/** z.output of an answer's data schema. */
+type Data<S extends z.ZodType> = z.output<S>;
+/** A query as the route reads it (coerced values, e.g. limit a number), every parameter optional. */
+type QueryOf<S extends z.ZodType> = Partial<z.output<S>>;
+
+/** One page of a list: its items and the cursor of the next page (null on the last). */
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export type ListQuery = QueryOf<typeof ListQuerySchema>;
+
+export interface ApiClientOptions extends TransportOptions {}
+
+export type Website = Data<typeof WebsiteSchema>;
+export type CreateWebsiteBody = Body<typeof CreateWebsiteBodySchema>;
+export type Organization = Data<typeof OrganizationSchema>;
+export type PublishBody = Body<typeof PublishRequestSchema>;
+export type PublishResult = Data<typeof PublishResultSchema>;
+export type PublishedVersion = Data<typeof PublishedVersionSchema>;
+export type RollbackBody = Body<typeof RollbackRequestSchema>;
+export type RollbackResult = Data<typeof RollbackResultSchema>;
+export type TakedownResult = Data<typeof TakedownResultSchema>;
+export type Job = Data<typeof JobSchema>;
+export type JobsQuery = QueryOf<typeof JobsQuerySchema>;
+export type Connector = Data<typeof ConnectorSchema>;
+export type ConnectorWithToken = Data<typeof ConnectorWithTokenSchema>;
+export type CreateConnectorBody = Body<typeof CreateConnectorBodySchema>;
+export type WebhookSubscription = Data<typeof SubscriptionSchema>;
+export type WebhookSubscriptionWithSecret = Data<typeof SubscriptionWithSecretSchema>;
+export type CreateWebhookBody = Body<typeof CreateSubscriptionSchema>;
+export type WebhookPingResult = Data<typeof PingResultSchema>;
+export type SearchHit = Data<typeof SearchHitSchema>;
+/** q is required; kind, limit and cursor are not. */
+export type SearchQuery = QueryOf<typeof SearchQuerySchema> & { q: string };
+export type WebsiteAnalytics = Data<typeof WebsiteAnalyticsSchema>;
+export type AnalyticsQuery = QueryOf<typeof AnalyticsRangeSchema>;
+
+/**
+ * Every page of a list, in order: calls `page` with each next_cursor until the last page.
+ * `collectPages((cursor) => api.jobs.list(websiteId, { cursor }))`.
+ */
+export async function collectPages<T>(page: (cursor: string | undefined) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const next = await page(cursor);
+    items.push(...next.items);
+    cursor = next.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return items;
+}
+
+const queryOf = (query: object | undefined): Query | undefined => query as Query | undefined;
+
+/** A client of one daemon with one credential; each method is one route, resolving to the answer's data or rejecting with an ApiError. */
+export function createApiClient(options: ApiClientOptions) {
+  const call: Call = createTransport(options);
+  return {
+    organizations: {
+      /** GET /v1/organizations: the caller's organizations (an API key: its own). */
+      list: (query?: ListQuery) => call<Page<Organization>>('GET', '/v1/organizations', { query: queryOf(query) }),
+    },
+    websites: {
+      /** GET /v1/organizations/:id/websites */
+      list: (organizationId: string, query?: ListQuery) => call<Page<Website>>('GET', pathOf`/v1/organizations/${organizationId}/websites`, { query: queryOf(query) }),
+      /** GET /v1/websites/:id */
+      get: (websiteId: string) => call<Website>('GET', pathOf`/v1/websites/${websiteId}`),
+      /** POST /v1/organizations/:id/websites (organization_admin) */
+      create: (organizationId: string, body: CreateWebsiteBody) => call<Website>('POST', pathOf`/v1/organizations/${organizationId}/websites`, { body }),
+    },
+    publish: {
+      /** POST /v1/websites/:id/publish (editor): compiles and publishes; answers once the new version is live. */
+      publish: (websiteId: string, body: PublishBody = {}) => call<PublishResult>('POST', pathOf`/v1/websites/${websiteId}/publish`, { body }),
+      /** GET /v1/websites/:id/versions: the stored versions, newest first. */
+      versions: (websiteId: string, query?: ListQuery) => call<Page<PublishedVersion>>('GET', pathOf`/v1/websites/${websiteId}/versions`, { query: queryOf(query) }),
+      /** POST /v1/websites/:id/rollback (editor): serves a stored version again. */
+      rollback: (websiteId: string, body: RollbackBody) => call<RollbackResult>('POST', pathOf`/v1/websites/${websiteId}/rollback`, { body }),
+      /** DELETE /v1/websites/:id/node (organization_admin): takes the node down. */
+      takeDown: (websiteId: string) => call<TakedownResult>('DELETE', pathOf`/v1/websites/${websiteId}/node`),
+    },
+    jobs: {
+      /** GET /v1/websites/:id/jobs: the website's jobs, newest first. */
+      list: (websiteId: string, query?: JobsQuery) => call<Page<Job>>('GET', pathOf`/v1/websites/${websiteId}/jobs`, { query: queryOf(query) }),
+      /** GET /v1/websites/:id/jobs/:jobId */
+      get: (websiteId: string, jobId: string) => call<Job>('GET', pathOf`/v1/websites/${websiteId}/jobs/${jobId}`),
+    },
+    connectors: {
+      /** GET /v1/websites/:id/connectors (no secrets) */
+      list: (websiteId: string, query?: ListQuery) => call<Page<Connector>>('GET', pathOf`/v1/websites/${websiteId}/connectors`, { query: queryOf(query) }),
+      /** POST /v1/websites/:id/connectors (organization_admin): the token is in this answer only. */
+      create: (websiteId: string, body: CreateConnectorBody) => call<ConnectorWithToken>('POST', pathOf`/v1/websites/${websiteId}/connectors`, { body }),
+      /** POST /v1/connectors/:cid/rotate (organization_admin): a new token, in this answer only; the old one stops working. */
+      rotate: (connectorId: string) => call<ConnectorWithToken>('POST', pathOf`/v1/connectors/${connectorId}/rotate`),
+      /** DELETE /v1/connectors/:cid (organization_admin): revoked for good. */
+      delete: (connectorId: string) => call<undefined>('DELETE', pathOf`/v1/connectors/${connectorId}`),
+    },
+    webhooks: {
+      /** GET /v1/websites/:id/webhooks (organization_admin) */
+      list: (websiteId: string, query?: ListQuery) => call<Page<WebhookSubscription>>('GET', pathOf`/v1/websites/${websiteId}/webhooks`, { query: queryOf(query) }),
+      /** POST /v1/websites/:id/webhooks (organization_admin): the signing secret is in this answer only. */
+      create: (websiteId: string, body: CreateWebhookBody) => call<WebhookSubscriptionWithSecret>('POST', pathOf`/v1/websites/${websiteId}/webhooks`, { body }),
+      /** DELETE /v1/websites/:id/webhooks/:webhookId (organization_admin) */
+      delete: (websiteId: string, webhookId: string) => call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
+      /** POST /v1/websites/:id/webhooks/:webhookId/test (organization_admin): one signed webhook.test request, and what the receiver answered. */
+      test: (websiteId: string, webhookId: string) => call<WebhookPingResult>('POST', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/test`),
+    },
+    knowledge: {
+      /** GET /v1/websites/:id/knowledge/search: ranked hits over what the next publish would export. */
+      search: (websiteId: string, query: SearchQuery) => call<Page<SearchHit>>('GET', pathOf`/v1/websites/${websiteId}/knowledge/search`, { query: queryOf(query) }),
+    },
+    analytics: {
+      /** GET /v1/websites/:id/analytics: per UTC day, default the last 30 days. */
+      read: (websiteId: string, query?: AnalyticsQuery) => call<WebsiteAnalytics>('GET', pathOf`/v1/websites/${websiteId}/analytics`, { query: queryOf(query) }),
+    },
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;

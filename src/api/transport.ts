@@ -1,0 +1,90 @@
+import { request, type Dispatcher } from 'undici';
+import { NODECTL_VERSION } from '../app/version.js';
+import type { ErrorCode } from '../errors/registry.js';
+import { ApiError } from './errors.js';
+
+/** How the client proves who it is: an organization API key, or a user's access token. */
+export type ApiCredential = { readonly apiKey: string } | { readonly accessToken: string };
+
+export interface TransportOptions {
+  /** The daemon's origin, e.g. http://127.0.0.1:8787 (a path after it is ignored). */
+  readonly url: string;
+  readonly credential?: ApiCredential;
+  /** How long one call may wait for the answer's headers, then for its body, in ms; default 300000 (a publish compiles before it answers). */
+  readonly timeoutMs?: number;
+  /** undici dispatcher (connection pool, proxy); default the global one. */
+  readonly dispatcher?: Dispatcher;
+}
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** One call: method, path (/v1/...), optional query and JSON body. Resolves to the envelope's data (undefined for 204). */
+export type Call = <T>(method: Method, path: string, options?: { query?: Query; body?: unknown }) => Promise<T>;
+
+interface Envelope {
+  ok?: unknown;
+  data?: unknown;
+  error?: { code?: unknown; message?: unknown; details?: unknown; retryable?: unknown };
+  meta?: { requestId?: unknown };
+}
+
+/** `/v1/websites/${id}` with each path parameter encoded. */
+export function pathOf(strings: TemplateStringsArray, ...params: string[]): string {
+  return strings.reduce((path, part, i) => path + part + (i < params.length ? encodeURIComponent(params[i]!) : ''), '');
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The HTTP side of the typed client: undici requests with the credential, JSON bodies, and the
+ * contract envelope unwrapped: its data, or an ApiError carrying its code, message, details,
+ * status and request id. Nothing is retried: ApiError.retryable and retryAfterSeconds let the
+ * caller decide.
+ */
+export function createTransport(options: TransportOptions): Call {
+  const origin = new URL(options.url).origin;
+  const timeout = options.timeoutMs ?? 300_000;
+  const auth: Record<string, string> = !options.credential ? {} : 'apiKey' in options.credential ? { 'x-api-key': options.credential.apiKey } : { authorization: `Bearer ${options.credential.accessToken}` };
+  return async <T>(method: Method, path: string, call: { query?: Query; body?: unknown } = {}): Promise<T> => {
+    const url = new URL(path, origin);
+    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `nodectl-api/${NODECTL_VERSION}`, ...auth };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    let answer: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      answer = await request(url, { method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), headersTimeout: timeout, bodyTimeout: timeout, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
+      text = await answer.body.text();
+    } catch (error) {
+      const reason = (error as Error & { code?: string }).code ?? (error as Error).message;
+      throw new ApiError({ code: 'network.error', status: 0, message: `cannot reach ${origin}: ${reason}`, retryable: true, cause: error });
+    }
+    const requestId = headerText(answer.headers['x-request-id']);
+    // A 204 has no envelope to tell a daemon by; every answer of one carries X-Api-Version.
+    if (answer.statusCode === 204 && answer.headers['x-api-version'] !== undefined) return undefined as T;
+    let envelope: Envelope | undefined;
+    try {
+      envelope = JSON.parse(text) as Envelope;
+    } catch {
+      envelope = undefined;
+    }
+    if (envelope?.ok === true) return envelope.data as T;
+    const error = envelope?.ok === false ? envelope.error : undefined;
+    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') {
+      throw new ApiError({ code: 'response.invalid', status: answer.statusCode, requestId, message: `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope; is it a nodectl daemon?` });
+    }
+    const retryAfter = Number(headerText(answer.headers['retry-after']));
+    throw new ApiError({
+      code: error.code as ErrorCode,
+      message: error.message,
+      status: answer.statusCode,
+      details: typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {},
+      retryable: error.retryable === true,
+      requestId: typeof envelope?.meta?.requestId === 'string' ? envelope.meta.requestId : requestId,
+      ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
+    });
+  };
+}

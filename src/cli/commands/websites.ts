@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import type { Website } from '../../api/client.js';
+import { addApiOptions, type ApiFlags } from '../api-connection.js';
+import { commandContext } from '../context.js';
+import { formatTable } from '../output.js';
+
+const websiteRows = (rows: readonly Website[]) => rows.map((r) => [r.id, r.domain, r.name, r.organizationId]);
+
+/**
+ * `nodectl websites list|get|create`: the website routes over HTTP (--url, --api-key, the
+ * environment or the nodectl login session), with the output of `nodectl admin website`.
+ */
+export function registerWebsitesCommands(program: Command): void {
+  const websites = program.command('websites').description('list, read and create websites over the management API (--url and --api-key, NODECTL_URL and NODECTL_API_KEY, or nodectl login)');
+
+  addApiOptions(websites.command('list').description("list the websites of an organization (default: every organization of the caller; an API key's is its own)"), true)
+    .option('--org <orgId>', 'only this organization')
+    .action(async (opts: ApiFlags & { org?: string }, command: Command) => {
+      const ctx = commandContext(command);
+      const { connectApi, reportApiFailure } = await import('../api-connection.js');
+      const { collectPages } = await import('../../api/client.js');
+      const { client } = await connectApi(opts);
+      const rows = await (async () => {
+        const orgs = opts.org !== undefined ? [opts.org] : (await collectPages((cursor) => client.organizations.list({ limit: 100, cursor }))).map((o) => o.id);
+        const all: Website[] = [];
+        for (const org of orgs) all.push(...(await collectPages((cursor) => client.websites.list(org, { limit: 100, cursor }))));
+        return all;
+      })().catch(reportApiFailure);
+      ctx.out.result(rows, () => formatTable(['ID', 'DOMAIN', 'NAME', 'ORG'], websiteRows(rows)));
+    });
+
+  addApiOptions(websites.command('get').description('show one website with its verification and aliases').argument('<websiteId>', 'the website id (web_...)'), true)
+    .action(async (websiteId: string, opts: ApiFlags, command: Command) => {
+      const ctx = commandContext(command);
+      const { connectApi, reportApiFailure } = await import('../api-connection.js');
+      const website = await (await connectApi(opts)).client.websites.get(websiteId).catch(reportApiFailure);
+      ctx.out.result(website, () =>
+        [
+          formatTable(['ID', 'DOMAIN', 'NAME', 'ORG', 'VERIFICATION'], [[...websiteRows([website])[0]!, `${website.verification.state} (${website.verification.trustTier})`]]),
+          ...(website.aliases.length > 0 ? [`aliases: ${website.aliases.map((a) => `${a.domain} (${a.state})`).join(', ')}`] : []),
+        ].join('\n'),
+      );
+    });
+
+  addApiOptions(websites.command('create').description('create a website in an organization (organization_admin)'), true)
+    .requiredOption('--org <orgId>', 'organization id')
+    .requiredOption('--domain <domain>', 'host name, e.g. example.com')
+    .requiredOption('--name <name>', 'display name')
+    .option('--language <tag>', 'default language (BCP-47)', 'en')
+    .option('--brand <name>', 'the name AI consumers see (default: --name)')
+    .action(async (opts: ApiFlags & { org: string; domain: string; name: string; language: string; brand?: string }, command: Command) => {
+      const ctx = commandContext(command);
+      const { connectApi, reportApiFailure } = await import('../api-connection.js');
+      const { client } = await connectApi(opts);
+      const record = await client.websites.create(opts.org, { domain: opts.domain, name: opts.name, defaultLanguage: opts.language, ...(opts.brand !== undefined ? { brand: opts.brand } : {}) }).catch(reportApiFailure);
+      ctx.out.result(record, () => `created website ${record.id} (${record.domain}, verification ${record.verification.state})`);
+    });
+}
