@@ -8,9 +8,8 @@ import { cleanText } from './normalize.js';
  * byline that is only a date (some sites mark their dateline as a byline) names nobody.
  */
 
-const BYLINE_NAME = /byline|author|dateline|writtenby|p-author/i;
-/** A class or id token "by" (`<p class="by">`), a common short byline convention. */
-const BY_TOKEN = /(?:^|\s)by(?:\s|$)/i;
+/** Readability's byline class/id names, plus the token "by" (`<p class="by">`), a common short byline convention. */
+const BYLINE_NAME = /byline|author|dateline|writtenby|p-author|(?:^|\s)by(?:\s|$)/i;
 
 /** Containers of other people's names: comments, related stories, sidebars (Readability drops them before it looks for a byline). */
 const OTHER_PEOPLE = /comment|disqus|replies|related|sidebar|recommend/i;
@@ -23,8 +22,7 @@ const LIKELY_CONTENT = /and|article|body|column|content|main|shadow/i;
  */
 export function isBylineMarked(el: Element): boolean {
   const a = el.attribs;
-  const names = (a.class ?? '') + ' ' + (a.id ?? '');
-  if (!(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(names) || BY_TOKEN.test(names))) return false;
+  if (!(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test((a.class ?? '') + ' ' + (a.id ?? '')))) return false;
   for (let parent = el.parent; parent !== null && parent.type === 'tag'; parent = parent.parent) {
     const container = parent as Element;
     if (container.name === 'body' || container.name === 'html' || container.name === 'article' || container.name === 'main') continue;
@@ -51,6 +49,7 @@ function marksAuthorName(el: Element): boolean {
 export function readByline(el: Element, textOf: (node: AnyNode) => string): string | null {
   const text = textOf(el).trim();
   if (text.length === 0 || text.length >= 100) return null;
+  if (!el.children.some((child) => child.type === 'tag')) return cleanByline(text);
   const itemName = firstDescendant(el, (child) => (child.attribs.itemprop ?? '').includes('name') && textOf(child).trim() !== '');
   if (itemName !== null) {
     const name = cleanByline(textOf(itemName));

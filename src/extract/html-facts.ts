@@ -107,8 +107,11 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (!hadAuthor && authors[0] !== undefined) addAuthor(builder, primary, authors[0].value, 'seo_meta', authors[0].confidence);
   const simple: Array<[MetaPredicate, EntityRef]> = [['description', primary], ['site_name', siteRef], ['keywords', primary]];
   for (const [predicate, subject] of simple) for (const c of metaCandidates(meta, predicate)) fact(subject, predicate, c.value, c.confidence);
-  const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
-  if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
+  // The <title>'s site part only when nothing declares a site name (it would never survive one).
+  if (builder.bestFact(siteRef, 'site_name') === undefined) {
+    const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
+    if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
+  }
   for (const predicate of ['date_published', 'date_modified'] as const) {
     for (const c of metaCandidates(meta, predicate)) {
       const date = normalizeDateTime(c.value);

@@ -8,6 +8,8 @@ import { cleanText } from './normalize.js';
 
 /** Separators between a name and a tagline, or between the parts of a <title>. */
 const PART_SEPARATOR = /\s+[|\-\u2013\u2014\u00b7\u2022»/]\s+|\s+::\s+|\s*\uff5c\s*|(?<=[^\x00-\x7f])_(?=[^\x00-\x7f])/g;
+/** A cheap first test: a title without any of these characters has no site part. */
+const ANY_SEPARATOR = /[|\-\u2013\u2014\u00b7\u2022»/:_\uff5c]/;
 /** Hierarchical separators: a breadcrumb title ("Bird Notes » Owls") starts with the site. */
 const HIERARCHICAL = /^\s+[»/]\s+$/;
 /** A title part that names a page, never a site. */
@@ -58,7 +60,7 @@ function splitParts(title: string): TitlePart[] {
  * ("V8") does not stop it.
  */
 export function siteNameFromTitle(rawTitle: string | null, pageTitles: readonly string[], host: string | null): string | null {
-  if (rawTitle === null) return null;
+  if (rawTitle === null || !ANY_SEPARATOR.test(rawTitle)) return null;
   const title = cleanText(rawTitle);
   const own = pageTitles.map((t) => cleanText(t).toLowerCase()).filter((t) => t !== '' && t !== title.toLowerCase());
   const confirmed = confirmedByPageTitle(title, own);
@@ -106,12 +108,16 @@ function outerPart(text: string, which: 'first' | 'last'): string | null {
 function acceptable(name: string, rest: string): boolean {
   if (!plausibleName(name) || GENERIC.test(name)) return false;
   // A name glued into an identifier of the rest ("draft-x-remotestorage-04 - remoteStorage") is the page's subject, not a site.
-  const glued = new RegExp(`[\\p{L}\\p{N}_-]${escapeRegExp(name)}|${escapeRegExp(name)}[\\p{L}\\p{N}_-]`, 'iu');
-  return !glued.test(rest);
+  const haystack = rest.toLowerCase();
+  const needle = name.toLowerCase();
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
+    if (isWordChar(haystack[at - 1]) || isWordChar(haystack[at + needle.length])) return false;
+  }
+  return true;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function isWordChar(char: string | undefined): boolean {
+  return char !== undefined && (char === '_' || char === '-' || /[\p{L}\p{N}]/u.test(char));
 }
 
 function plausibleName(name: string): boolean {
