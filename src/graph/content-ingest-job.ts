@@ -2,7 +2,8 @@ import type { Logger } from '../log/logger.js';
 import type { GraphDbPool } from '../storage/graph-db.js';
 import type { Db } from '../storage/sqlite.js';
 import { loadFieldMappings, loadWebsiteInfo } from '../website/load-website.js';
-import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
+import { sharedExtractionPool, type ExtractionPool } from './extraction-pool.js';
+import { processRawItems, processRawItemsConcurrently, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
 
 /** What one content.ingest run works on: the job's payload, parsed by the worker (src/jobs/kinds/content-ingest.ts). */
@@ -20,6 +21,8 @@ export interface ContentIngestDeps {
   graphs: Pick<GraphDbPool, 'get'>;
   now: () => number;
   logger: Logger;
+  /** Worker threads for extraction; default the process's shared pool (none when running from the sources: extraction in this thread). */
+  extraction?: ExtractionPool | null;
 }
 
 export interface ContentIngestOutcome extends ProcessRawItemsResult {
@@ -28,10 +31,11 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
 
 /**
  * Runs one content.ingest job: removes tombstoned items (gdpr_erasure erases them and compacts
- * the file), then extracts and merges the pending raw items. A website deleted since the job was
- * queued is a no-op.
+ * the file), then extracts and merges the pending raw items, extracting in worker threads while
+ * this thread writes (processRawItemsConcurrently). A website deleted since the job was queued is
+ * a no-op.
  */
-export function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): ContentIngestOutcome | null {
+export async function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): Promise<ContentIngestOutcome | null> {
   const site = loadWebsiteInfo(services.controlDb, job.website_id);
   if (!site) return null;
   const db = services.graphs.get(job.website_id);
@@ -43,7 +47,9 @@ export function runContentIngestJob(job: ContentIngestInput, services: ContentIn
   }
   if (erase && (job.removed?.length ?? 0) > 0) compactGraph(db);
   const now = new Date(services.now()).toISOString();
-  const result = processRawItems(db, site, job.raw_content_ids, { mappings: loadFieldMappings(services.controlDb, job.website_id), now });
+  const options = { mappings: loadFieldMappings(services.controlDb, job.website_id), now };
+  const pool = services.extraction === undefined ? sharedExtractionPool() : services.extraction;
+  const result = pool ? await processRawItemsConcurrently(db, site, job.raw_content_ids, { ...options, pool }) : processRawItems(db, site, job.raw_content_ids, options);
   if (result.failed > 0) services.logger.warn({ websiteId: site.websiteId, failed: result.failed, failures: result.failures.slice(0, 5) }, 'content.ingest: some items failed');
   if (result.warned > 0) services.logger.info({ websiteId: site.websiteId, warned: result.warned, warnings: result.warnings.slice(0, 5) }, 'content.ingest: some items were extracted with warnings (kept in item_contributions.warnings)');
   return { ...result, removed };

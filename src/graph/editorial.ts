@@ -2,7 +2,6 @@ import type { Db } from '../storage/sqlite.js';
 import type { EditorialState, EditorialStatus } from './types.js';
 import { recomputeFactSurvivor, refreshQaStaleness } from './recompute.js';
 import { refreshSearchDocs } from './search-docs.js';
-import { graphStatements } from './statements.js';
 
 /** A change to a record's editorial state; absent fields keep their value. */
 export interface EditorialPatch {
@@ -73,8 +72,7 @@ export function setEditorial(db: Db, recordId: string, patch: EditorialPatch): E
       recomputeFactSurvivor(db, recordId);
       // A pin can change the survivor, whose value the fact's search document holds.
       refreshSearchDocs(db, { entities: new Set(), facts: new Set([recordId]), chunks: new Set() });
-      const s = graphStatements(db);
-      for (const r of s.qaByFact.all(recordId) as Array<{ qa_id: string; item_key: string }>) refreshQaStaleness(db, r.qa_id, r.item_key);
+      refreshQaStaleness(db, [recordId]);
     }
     return toState(next);
   });

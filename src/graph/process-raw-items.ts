@@ -1,9 +1,11 @@
 import type { Db } from '../storage/sqlite.js';
 import type { WebsiteInfo } from '../website/types.js';
-import { IngestItemSchema, type FieldMapping } from '../contract/ingest-item.js';
-import { extractItem } from '../extract/index.js';
-import { applyContribution, refreshSourceTrust } from './apply-contribution.js';
-import { emptySearchTouched, refreshSearchDocs } from './search-docs.js';
+import type { FieldMapping } from '../contract/ingest-item.js';
+import type { ItemContribution } from '../extract/contribution.js';
+import { applyContribution, applyContributions, refreshSourceTrust } from './apply-contribution.js';
+import { describeError, extractRows, type ExtractOutcome, type RawRow } from './extract-row.js';
+import type { ExtractionPool } from './extraction-pool.js';
+import { emptySearchTouched, mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements } from './statements.js';
 
 export interface ProcessRawItemsOptions {
@@ -29,61 +31,139 @@ export interface ProcessRawItemsResult {
 
 const WARNED_LISTED = 20;
 
-interface RawRow { raw_content_id: string; item_type: string; item_id: string; body: string | null; received_at: string }
-
-function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.length > 1000 ? text.slice(0, 1000) + '...' : text;
-}
+const emptyResult = (): ProcessRawItemsResult => ({ processed: 0, failed: 0, skipped: 0, failures: [], warned: 0, warnings: [] });
 
 /**
  * The content.ingest work: for each pending raw item, parse the accepted IngestItem, extract its
  * contribution and merge it into the graph, then mark the row processed. A bad item (unreadable
  * body, extractor or store error) is marked failed with last_error and its previous contribution
- * is kept; it never stops the batch. Items are written in batches, one transaction each, and
- * every item in a savepoint so a failure rolls back only its own rows.
+ * is kept; it never stops the batch. Items are written in batches, one transaction each, all the
+ * batch's contributions merged at once (applyContributions); when that fails, the batch is merged
+ * again item by item, each in a savepoint, so a failure rolls back only its own rows.
  */
 export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): ProcessRawItemsResult {
-  const s = graphStatements(db);
-  const result: ProcessRawItemsResult = { processed: 0, failed: 0, skipped: 0, failures: [], warned: 0, warnings: [] };
-  const batchSize = Math.max(1, options.batchSize ?? 250);
-  const mappings = options.mappings ?? [];
-  const ids = [...new Set(rawContentIds)];
-  if (ids.length > 0) db.transaction(() => refreshSourceTrust(db, site)).immediate();
-  for (let start = 0; start < ids.length; start += batchSize) {
-    const batch = ids.slice(start, start + batchSize);
-    db.transaction(() => {
-      // The batch's records are re-indexed once, before it commits (src/graph/search-docs.ts).
-      const search = emptySearchTouched();
-      for (const rawContentId of batch) {
-        const row = s.rawByContentId.get(rawContentId) as RawRow | undefined;
-        if (!row) {
-          result.skipped++;
-          continue;
-        }
-        const itemKey = `${row.item_type}:${row.item_id}`;
-        try {
-          if (row.body === null) throw new Error('raw item has no body');
-          const parsed = IngestItemSchema.safeParse(JSON.parse(row.body));
-          if (!parsed.success) throw new Error(`stored body is not a valid IngestItem: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-          const contribution = extractItem(parsed.data, site, { receivedAt: row.received_at, mappings });
-          if (contribution.itemKey !== itemKey) throw new Error(`contribution item key ${contribution.itemKey} does not match ${itemKey}`);
-          applyContribution(db, site, contribution, search);
-          s.markProcessed.run(options.now, rawContentId);
-          result.processed++;
-          if (contribution.warnings.length > 0) {
-            result.warned++;
-            if (result.warnings.length < WARNED_LISTED) result.warnings.push({ itemKey, warnings: contribution.warnings });
-          }
-        } catch (error) {
-          const message = describe(error);
-          s.markFailed.run(options.now, message, rawContentId);
-          result.failed++;
-          result.failures.push({ rawContentId, itemKey, error: message });
-        }
-      }
-      refreshSearchDocs(db, search);
-    }).immediate();
+  const result = emptyResult();
+  const batches = batchesOf(db, site, rawContentIds, options);
+  for (const batch of batches) {
+    writeBatch(db, () => {
+      const rows = readPending(db, batch);
+      commitBatch(db, site, batch, rows, extractRows(rows, site, options.mappings ?? []), options, result);
+    });
   }
   return result;
+}
+
+/**
+ * processRawItems with extraction in worker threads: while this thread writes batch n, the pool
+ * extracts the next ones. The rows are read before extraction and checked again when their batch
+ * is written: a row updated or tombstoned meanwhile (its raw_content_id changes or it is no longer
+ * pending) is skipped, as if it had not been pending. Same graph as processRawItems.
+ */
+export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions & { pool: ExtractionPool }): Promise<ProcessRawItemsResult> {
+  const result = emptyResult();
+  const batches = batchesOf(db, site, rawContentIds, options);
+  const mappings = options.mappings ?? [];
+  const start = (batch: string[]) => {
+    const rows = readPending(db, batch);
+    // A worker that fails leaves its batch to this thread (caught at once: a rejection not yet awaited would end the process).
+    return { batch, rows, outcomes: options.pool.extract(site, mappings, rows).catch(() => null) };
+  };
+  const inFlight = batches.slice(0, options.pool.size + 1).map(start);
+  for (let next = inFlight.length; inFlight.length > 0; next++) {
+    const { batch, rows, outcomes } = inFlight.shift()!;
+    const extracted = (await outcomes) ?? extractRows(rows, site, mappings);
+    if (next < batches.length) inFlight.push(start(batches[next]!));
+    writeBatch(db, () => {
+      const stillPending = new Set(readPending(db, batch).map((r) => r.raw_content_id));
+      const current = rows.flatMap((row, i) => (stillPending.has(row.raw_content_id) ? [[row, extracted[i]!] as const] : []));
+      commitBatch(db, site, batch, current.map(([row]) => row), current.map(([, outcome]) => outcome), options, result);
+    });
+  }
+  return result;
+}
+
+/** Refreshes source trust (it changes with verification) and splits the ids into write batches. */
+function batchesOf(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): string[][] {
+  const ids = [...new Set(rawContentIds)];
+  if (ids.length > 0) db.transaction(() => refreshSourceTrust(db, site)).immediate();
+  const size = Math.max(1, options.batchSize ?? 250);
+  const batches: string[][] = [];
+  for (let start = 0; start < ids.length; start += size) batches.push(ids.slice(start, start + size));
+  return batches;
+}
+
+/**
+ * One batch's write transaction, committed without an fsync (synchronous=NORMAL): everything it
+ * writes is derived from raw_items rows it marks processed in the same transaction, so a commit
+ * lost to a power cut leaves them pending and the daemon's start-up sweep processes them again.
+ */
+function writeBatch(db: Db, write: () => void): void {
+  const synchronous = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = NORMAL');
+  try {
+    db.transaction(write).immediate();
+  } finally {
+    db.pragma(`synchronous = ${synchronous}`);
+  }
+}
+
+function readPending(db: Db, batch: readonly string[]): RawRow[] {
+  const byId = new Map((graphStatements(db).pendingRaw.all(JSON.stringify(batch)) as RawRow[]).map((row) => [row.raw_content_id, row]));
+  return batch.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** Merges a batch's extracted rows, marks them processed or failed, and refreshes their search documents. */
+function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: readonly RawRow[], outcomes: readonly ExtractOutcome[], options: ProcessRawItemsOptions, result: ProcessRawItemsResult): void {
+  const s = graphStatements(db);
+  result.skipped += batch.length - rows.length;
+  const extracted: Array<{ rawContentId: string; contribution: ItemContribution }> = [];
+  const failures = new Map<string, { itemKey: string; error: string }>();
+  rows.forEach((row, i) => {
+    const outcome = outcomes[i]!;
+    if ('contribution' in outcome) extracted.push({ rawContentId: row.raw_content_id, contribution: outcome.contribution });
+    else failures.set(row.raw_content_id, { itemKey: `${row.item_type}:${row.item_id}`, error: outcome.error });
+  });
+  // The batch's records are re-indexed once, before it commits (src/graph/search-docs.ts).
+  const search = emptySearchTouched();
+  const merged = mergeBatch(db, site, extracted, search, failures);
+  s.markProcessed.run(options.now, JSON.stringify(merged.map((e) => e.rawContentId)));
+  for (const { contribution } of merged) {
+    result.processed++;
+    if (contribution.warnings.length === 0) continue;
+    result.warned++;
+    if (result.warnings.length < WARNED_LISTED) result.warnings.push({ itemKey: contribution.itemKey, warnings: contribution.warnings });
+  }
+  for (const row of rows) {
+    const failure = failures.get(row.raw_content_id);
+    if (!failure) continue;
+    s.markFailed.run(options.now, failure.error, row.raw_content_id);
+    result.failed++;
+    result.failures.push({ rawContentId: row.raw_content_id, ...failure });
+  }
+  refreshSearchDocs(db, search);
+}
+
+/**
+ * Merges the batch's contributions in one go; if that throws, item by item, each in its own
+ * savepoint, recording the ones that fail. Returns the ones merged.
+ */
+function mergeBatch<T extends { rawContentId: string; contribution: ItemContribution }>(db: Db, site: WebsiteInfo, extracted: T[], search: SearchTouched,
+  failures: Map<string, { itemKey: string; error: string }>): T[] {
+  const batchSearch = emptySearchTouched();
+  try {
+    applyContributions(db, site, extracted.map((e) => e.contribution), batchSearch);
+    mergeSearchTouched(search, batchSearch);
+    return extracted;
+  } catch {
+    const merged: T[] = [];
+    for (const e of extracted) {
+      try {
+        applyContribution(db, site, e.contribution, search);
+        merged.push(e);
+      } catch (error) {
+        failures.set(e.rawContentId, { itemKey: e.contribution.itemKey, error: describeError(error) });
+      }
+    }
+    return merged;
+  }
 }

@@ -1,144 +1,130 @@
 import type { Db } from '../storage/sqlite.js';
+import { FactCandidate } from './contribution-rows.js';
 import { graphStatements } from './statements.js';
 
 /**
- * Natural keys one change touched. After an item's rows are replaced or removed, only these are
- * re-derived from the contributor tables, so a change costs in proportion to the item, not the site.
+ * Natural keys one change touched. After items' rows are replaced or removed, only these are
+ * re-derived from the contributor tables, so a change costs in proportion to the items, not the site.
  */
 export interface TouchedKeys {
   entities: Set<string>;
   relationships: Set<string>;
   facts: Set<string>;
   sources: Set<string>;
-  /** Q&A rows (`${qaId}\u001f${itemKey}`) whose staleness must be re-checked besides those of touched facts. */
-  qa: Set<string>;
+  /** Items whose new Q&A rows must be checked for staleness besides those citing touched facts. */
+  qaItems: Set<string>;
   /** Chunks removed or written (their search documents are refreshed, src/graph/search-docs.ts). */
   chunks: Set<string>;
 }
 
 export function emptyTouched(): TouchedKeys {
-  return { entities: new Set(), relationships: new Set(), facts: new Set(), sources: new Set(), qa: new Set(), chunks: new Set() };
+  return { entities: new Set(), relationships: new Set(), facts: new Set(), sources: new Set(), qaItems: new Set(), chunks: new Set() };
 }
 
-interface EntityContributorRow {
-  entity_id: string; item_key: string; type: string; canonical_key: string; name: string; language: string; confidence: number;
-  provenance_method: string; importance: number; attributes: string; source_id: string | null; source_url: string | null;
-}
-
-interface RelContributorRow {
-  rel_id: string; type: string; from_entity_id: string; to_ref: string; to_type: string; to_canonical_key: string; language: string;
-  confidence: number; provenance_method: string; source_id: string | null; source_url: string | null;
-}
-
-interface ItemSourceRow {
-  source_id: string; url: string; canonical_url: string | null; title: string | null; content_type: string; last_seen_at: string; checksum: string; language: string;
-}
-
-interface CandidateRankRow {
-  item_key: string; ordinal: number; provenance_rank: number; confidence: number; last_seen_at: string; status: string; rank: number;
-  pinned: number | null; pinned_item_key: string | null;
-}
+const json = (ids: Iterable<string>): string => JSON.stringify([...ids]);
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Re-derives entity rows from their contributors; returns the ids that appeared or disappeared. */
-function recomputeEntities(db: Db, ids: Iterable<string>): string[] {
-  const s = graphStatements(db);
-  const flipped: string[] = [];
-  for (const id of [...ids].sort()) {
-    const existed = s.entityExists.get(id) !== undefined;
-    const best = s.bestEntity.get(id) as EntityContributorRow | undefined;
-    if (!best) {
-      if (existed) (s.deleteEntity.run(id), flipped.push(id));
-      continue;
-    }
-    const importance = (s.maxImportance.get(id) as { importance: number }).importance;
-    s.upsertEntity.run(id, best.type, best.canonical_key, best.name, best.language, best.confidence, best.provenance_method, best.source_id, best.source_url, importance, best.attributes, best.item_key);
-    if (!existed) flipped.push(id);
-  }
-  return flipped;
-}
-
-function recomputeRelationships(db: Db, ids: Iterable<string>): void {
-  const s = graphStatements(db);
-  for (const id of [...ids].sort()) {
-    const best = s.bestRel.get(id) as RelContributorRow | undefined;
-    if (!best) {
-      s.deleteRel.run(id);
-      continue;
-    }
-    const resolved = s.entityExists.get(best.to_ref) !== undefined && s.entityExists.get(best.from_entity_id) !== undefined;
-    s.upsertRel.run(id, best.type, best.from_entity_id, best.to_ref, best.to_type, best.to_canonical_key, resolved ? best.to_ref : null, resolved ? 'resolved' : 'dangling',
-      best.language, best.confidence, best.provenance_method, best.source_id, best.source_url);
-  }
+interface CandidateRankRow {
+  fact_id: string; item_key: string; ordinal: number; provenance_rank: number; confidence: number; last_seen_at: string; status: string; rank: number;
 }
 
 /**
- * Chooses the survivor of one fact id (docs/contract.md#fact-rules): pinned first, then provenance, then
- * confidence, then newest source (last_seen_at), then item key and position as a stable tiebreak.
- * Every other candidate stays in the graph as 'superseded'.
+ * The survivor order of a fact id's candidates (docs/contract.md#fact-rules): pinned first, then
+ * provenance, then confidence, then newest source (last_seen_at), then item key and position as a
+ * stable tiebreak.
  */
-export function recomputeFactSurvivor(db: Db, factId: string): void {
-  const s = graphStatements(db);
-  const rows = s.factCandidates.all(factId) as CandidateRankRow[];
-  if (rows.length === 0) return;
-  const pinned = (r: CandidateRankRow): number => (r.pinned === 1 && (r.pinned_item_key === null || r.pinned_item_key === r.item_key) ? 0 : 1);
-  rows.sort((a, b) => pinned(a) - pinned(b) || a.provenance_rank - b.provenance_rank || b.confidence - a.confidence
-    || compareText(b.last_seen_at, a.last_seen_at) || compareText(a.item_key, b.item_key) || a.ordinal - b.ordinal);
-  rows.forEach((row, rank) => {
-    const status = rank === 0 ? 'active' : 'superseded';
-    if (row.status !== status || row.rank !== rank) s.setFactRank.run(status, rank, factId, row.item_key, row.ordinal);
-  });
+function bySurvivorOrder(a: FactCandidate, b: FactCandidate): number {
+  return a.pinned - b.pinned || a.provenanceRank - b.provenanceRank || b.confidence - a.confidence
+    || compareText(b.lastSeenAt, a.lastSeenAt) || compareText(a.itemKey, b.itemKey) || a.ordinal - b.ordinal;
 }
 
-function recomputeSources(db: Db, ids: Iterable<string>, trust: number): void {
+/**
+ * Chooses the survivor of each fact id: exactly one candidate is 'active', the others stay in the
+ * graph as 'superseded', each with its rank in the survivor order. `incoming` are candidates about
+ * to be inserted: they are ranked with the stored ones and their rows get [status, rank]
+ * appended, so they are inserted ranked rather than updated afterwards. Stored candidates whose
+ * place changed are updated.
+ */
+export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: readonly FactCandidate[] = []): void {
   const s = graphStatements(db);
-  for (const id of [...ids].sort()) {
-    const best = s.bestSource.get(id) as ItemSourceRow | undefined;
-    if (!best) s.deleteSource.run(id);
-    else s.upsertSource.run(id, best.url, best.canonical_url, best.title, best.content_type, best.last_seen_at, best.checksum, best.language, trust);
+  const ids = JSON.stringify([...factIds]);
+  if (ids === '[]') return;
+  const pins = new Map((s.factPins.all(ids) as Array<{ record_id: string; pinned_item_key: string | null }>).map((r) => [r.record_id, r.pinned_item_key]));
+  const groups = new Map<string, FactCandidate[]>();
+  const add = (candidate: FactCandidate) => {
+    const pin = pins.get(candidate.factId);
+    if (pin !== undefined && (pin === null || pin === candidate.itemKey)) candidate.pinned = 0;
+    const group = groups.get(candidate.factId);
+    if (group) group.push(candidate);
+    else groups.set(candidate.factId, [candidate]);
+  };
+  for (const row of s.factCandidates.all(ids) as CandidateRankRow[]) {
+    add(new FactCandidate(row.fact_id, row.item_key, row.ordinal, row.provenance_rank, row.confidence, row.last_seen_at, undefined, { status: row.status, rank: row.rank }));
   }
+  for (const candidate of incoming) add(candidate);
+  for (const group of groups.values()) {
+    if (group.length > 1) group.sort(bySurvivorOrder);
+    for (let rank = 0; rank < group.length; rank++) {
+      const c = group[rank]!;
+      const status = rank === 0 ? 'active' : 'superseded';
+      if (c.row) c.row.push(status, rank);
+      else if (c.stored!.status !== status || c.stored!.rank !== rank) s.setFactRank.run(status, rank, c.factId, c.itemKey, c.ordinal);
+    }
+  }
+}
+
+/** Re-chooses the survivor of one fact id (an editorial pin changed). */
+export function recomputeFactSurvivor(db: Db, factId: string): void {
+  rankFactCandidates(db, [factId]);
 }
 
 /**
  * A Q&A is stale when a fact behind it no longer has the value the answer was made from (its
  * survivor changed or it disappeared) or is hidden: a stale answer would contradict or leak
- * what the node publishes. Re-extracting the item regenerates it.
+ * what the node publishes. Re-extracting the item regenerates it. Checks the Q&A citing `factIds`
+ * and those made by `itemKeys`.
  */
-export function refreshQaStaleness(db: Db, qaId: string, itemKey: string): void {
-  const s = graphStatements(db);
-  const row = s.qaValues.get(qaId, itemKey) as { fact_values: string; stale: number } | undefined;
-  if (!row) return;
-  const made = JSON.parse(row.fact_values) as Record<string, string | null>;
-  let stale = 0;
-  for (const factId of Object.keys(made)) {
-    const survivor = s.survivor.get(factId) as { value: string } | undefined;
-    const editorial = s.editorialOf.get(factId) as { hidden: number } | undefined;
-    if (survivor === undefined || survivor.value !== made[factId] || editorial?.hidden === 1) {
-      stale = 1;
-      break;
-    }
-  }
-  if (stale !== row.stale) s.setQaStale.run(stale, qaId, itemKey);
+export function refreshQaStaleness(db: Db, factIds: Iterable<string>, itemKeys: Iterable<string> = []): void {
+  const facts = json(factIds);
+  const items = json(itemKeys);
+  if (facts === '[]' && items === '[]') return;
+  graphStatements(db).refreshQaStale.run(facts, items);
 }
 
-/** Re-derives every record the touched natural keys name, in dependency order. */
+/** Re-derives entities from their contributors; returns the ids that appeared or disappeared. */
+function recomputeEntities(db: Db, ids: string): string[] {
+  const s = graphStatements(db);
+  const before = new Set(s.existingEntities.all(ids) as string[]);
+  const flipped = (s.deleteEntities.all(ids) as string[]);
+  for (const id of s.upsertEntities.all(ids) as string[]) if (!before.has(id)) flipped.push(id);
+  return flipped;
+}
+
+/**
+ * Re-derives every record the touched natural keys name, in dependency order, one statement per
+ * kind of record for the whole set: sources, entities, relationships (re-resolved where an
+ * entity appeared or disappeared), Q&A staleness. Fact survivors are chosen by the caller
+ * (rankFactCandidates), before this runs.
+ */
 export function recomputeTouched(db: Db, touched: TouchedKeys, trust: number): void {
   const s = graphStatements(db);
-  recomputeSources(db, touched.sources, trust);
-  const flipped = recomputeEntities(db, touched.entities);
-  recomputeRelationships(db, touched.relationships);
-  for (const id of flipped) s.reresolveRels.run({ id });
-  const qa = new Set(touched.qa);
-  const facts = [...touched.facts].sort();
-  for (const factId of facts) recomputeFactSurvivor(db, factId);
-  if (facts.length > 0) {
-    for (const r of s.qaByFacts.all(JSON.stringify(facts)) as Array<{ qa_id: string; item_key: string }>) qa.add(r.qa_id + '\u001f' + r.item_key);
+  if (touched.sources.size > 0) {
+    const ids = json(touched.sources);
+    s.deleteSources.run(ids);
+    s.upsertSources.run(trust, ids);
   }
-  for (const key of [...qa].sort()) {
-    const cut = key.indexOf('\u001f');
-    refreshQaStaleness(db, key.slice(0, cut), key.slice(cut + 1));
+  const flipped = touched.entities.size > 0 ? recomputeEntities(db, json(touched.entities)) : [];
+  if (touched.relationships.size > 0) {
+    const ids = json(touched.relationships);
+    s.deleteRels.run(ids);
+    s.upsertRels.run(ids);
   }
+  if (flipped.length > 0) {
+    const ids = json(flipped);
+    s.reresolveRels.run(ids, ids);
+  }
+  refreshQaStaleness(db, touched.facts, touched.qaItems);
 }

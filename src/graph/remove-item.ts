@@ -1,7 +1,7 @@
 import type { Db } from '../storage/sqlite.js';
 import { trustScore, type WebsiteInfo } from '../website/types.js';
-import { deleteItemRows } from './apply-contribution.js';
-import { emptyTouched, recomputeTouched } from './recompute.js';
+import { deleteItemsRows } from './apply-contribution.js';
+import { emptyTouched, rankFactCandidates, recomputeTouched } from './recompute.js';
 import { refreshSearchDocs } from './search-docs.js';
 import { graphStatements } from './statements.js';
 
@@ -48,7 +48,8 @@ export function removeItem(db: Db, site: WebsiteInfo, itemKey: string, options: 
         for (const r of stmt.all(itemKey) as Array<{ id: string }>) recordIds.add(r.id);
       }
     }
-    const had = deleteItemRows(db, itemKey, touched);
+    const had = deleteItemsRows(db, [itemKey], touched).size > 0;
+    rankFactCandidates(db, touched.facts);
     recomputeTouched(db, touched, trustScore(site.verification.method, site.verification.state));
     refreshSearchDocs(db, touched);
     if (options.erase) {

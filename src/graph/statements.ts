@@ -9,24 +9,34 @@ export function provenanceRank(method: ProvenanceMethod): number {
   return PROVENANCE_RANK[method] ?? 9;
 }
 
+/** `IN (...)` over a JSON array bound as one parameter: one statement for a whole batch of ids. */
+const IDS = 'SELECT value FROM json_each(?)';
+
 /**
- * Every statement the graph store runs, prepared once per connection. better-sqlite3 spends
- * more time preparing a statement than running a small one, and a batch of 500 items runs each
- * of these thousands of times.
+ * Every statement the graph store runs, prepared once per connection. The writers work on a
+ * batch of items at a time: most statements take a JSON array of ids (IDS) and do for all of
+ * them what a statement per id did before (docs/graph.md "Throughput").
  */
 export interface GraphStatements {
+  /* One item (ingest's erasure summary, removeItem's erase). */
   itemEntityIds: Stmt; itemRelIds: Stmt; itemFactIds: Stmt; itemChunkIds: Stmt; itemQaIds: Stmt; itemRow: Stmt;
-  deleteEntityContributors: Stmt; deleteRelContributors: Stmt; deleteFacts: Stmt; deleteChunks: Stmt; deleteQa: Stmt; deleteQaFacts: Stmt; deleteItem: Stmt;
-  insertItem: Stmt; insertEntityContributor: Stmt; insertRelContributor: Stmt; insertFact: Stmt; insertChunk: Stmt; insertQa: Stmt; insertQaFact: Stmt;
-  bestEntity: Stmt; maxImportance: Stmt; entityExists: Stmt; upsertEntity: Stmt; deleteEntity: Stmt;
-  bestRel: Stmt; upsertRel: Stmt; deleteRel: Stmt; reresolveRels: Stmt;
-  factCandidates: Stmt; setFactRank: Stmt; survivor: Stmt; editorialOf: Stmt;
-  bestSource: Stmt; upsertSource: Stmt; deleteSource: Stmt;
-  qaByFact: Stmt; qaByFacts: Stmt; qaValues: Stmt; setQaStale: Stmt;
-  rawByContentId: Stmt; markProcessed: Stmt; markFailed: Stmt;
+  /* A batch of items, by item key. */
+  existingItems: Stmt; itemsSourceIds: Stmt; itemsEntityIds: Stmt; itemsRelIds: Stmt; itemsFactIds: Stmt; itemsChunkIds: Stmt;
+  deleteEntityContributors: Stmt; deleteRelContributors: Stmt; deleteFacts: Stmt; deleteChunks: Stmt; deleteQa: Stmt; deleteQaFacts: Stmt; deleteItems: Stmt;
+  /* Re-deriving records, by record id. */
+  upsertSources: Stmt; deleteSources: Stmt;
+  existingEntities: Stmt; upsertEntities: Stmt; deleteEntities: Stmt;
+  upsertRels: Stmt; deleteRels: Stmt; reresolveRels: Stmt;
+  factCandidates: Stmt; factPins: Stmt; setFactRank: Stmt;
+  refreshQaStale: Stmt;
+  /* raw_items, by raw content id. */
+  pendingRaw: Stmt; markProcessed: Stmt; markFailed: Stmt;
 }
 
 const cache = new WeakMap<Db, GraphStatements>();
+
+/** Resolved means both ends exist. */
+const RESOLVED = (rel: string) => `EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.from_entity_id)`;
 
 export function graphStatements(db: Db): GraphStatements {
   let s = cache.get(db);
@@ -43,73 +53,115 @@ export function graphStatements(db: Db): GraphStatements {
     itemQaIds: p('SELECT id FROM qa WHERE item_key = ?'),
     itemRow: p('SELECT source_id, primary_entity_id FROM item_contributions WHERE item_key = ?'),
 
-    deleteEntityContributors: p('DELETE FROM entity_contributors WHERE item_key = ?'),
-    deleteRelContributors: p('DELETE FROM relationship_contributors WHERE item_key = ?'),
-    deleteFacts: p('DELETE FROM fact_candidates WHERE item_key = ?'),
-    deleteChunks: p('DELETE FROM chunks WHERE item_key = ?'),
-    deleteQa: p('DELETE FROM qa WHERE item_key = ?'),
-    deleteQaFacts: p('DELETE FROM qa_facts WHERE item_key = ?'),
-    deleteItem: p('DELETE FROM item_contributions WHERE item_key = ?'),
+    existingItems: p(`SELECT item_key FROM item_contributions WHERE item_key IN (${IDS})`).pluck(),
+    itemsSourceIds: p(`SELECT DISTINCT source_id FROM item_contributions WHERE item_key IN (${IDS})`).pluck(),
+    itemsEntityIds: p(`SELECT DISTINCT entity_id FROM entity_contributors WHERE item_key IN (${IDS})`).pluck(),
+    itemsRelIds: p(`SELECT DISTINCT rel_id FROM relationship_contributors WHERE item_key IN (${IDS})`).pluck(),
+    itemsFactIds: p(`SELECT DISTINCT fact_id FROM fact_candidates WHERE item_key IN (${IDS})`).pluck(),
+    itemsChunkIds: p(`SELECT id FROM chunks WHERE item_key IN (${IDS})`).pluck(),
+    deleteEntityContributors: p(`DELETE FROM entity_contributors WHERE item_key IN (${IDS})`),
+    deleteRelContributors: p(`DELETE FROM relationship_contributors WHERE item_key IN (${IDS})`),
+    deleteFacts: p(`DELETE FROM fact_candidates WHERE item_key IN (${IDS})`),
+    deleteChunks: p(`DELETE FROM chunks WHERE item_key IN (${IDS})`),
+    deleteQa: p(`DELETE FROM qa WHERE item_key IN (${IDS})`),
+    deleteQaFacts: p(`DELETE FROM qa_facts WHERE item_key IN (${IDS})`),
+    deleteItems: p(`DELETE FROM item_contributions WHERE item_key IN (${IDS})`),
 
-    insertItem: p(`INSERT INTO item_contributions (item_key, primary_entity_id, language, source_id, url, canonical_url, title, content_type, last_seen_at, checksum, warnings)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    insertEntityContributor: p(`INSERT INTO entity_contributors (entity_id, item_key, type, canonical_key, name, language, language_rank, confidence, provenance_method, provenance_rank, importance, attributes, source_id, source_url)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    insertRelContributor: p(`INSERT INTO relationship_contributors (rel_id, item_key, type, from_entity_id, to_ref, to_type, to_canonical_key, language, language_rank, confidence, provenance_method, provenance_rank, source_id, source_url)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    insertFact: p(`INSERT INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
-        unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'superseded', -1)`),
-    insertChunk: p(`INSERT INTO chunks (id, item_key, position, language, text, heading_path, tokens_estimate, mention_ids, source_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT(id) DO UPDATE SET item_key = excluded.item_key, text = excluded.text, heading_path = excluded.heading_path, tokens_estimate = excluded.tokens_estimate,
-        mention_ids = excluded.mention_ids, source_id = excluded.source_id`),
-    insertQa: p(`INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-      ON CONFLICT(id, item_key) DO UPDATE SET answer = excluded.answer, fact_ids = excluded.fact_ids, entity_ids = excluded.entity_ids, fact_values = excluded.fact_values,
-        confidence = excluded.confidence, provenance_method = excluded.provenance_method`),
-    insertQaFact: p('INSERT OR IGNORE INTO qa_facts (fact_id, qa_id, item_key) VALUES (?, ?, ?)'),
-
-    bestEntity: p(`SELECT * FROM entity_contributors WHERE entity_id = ? ORDER BY language_rank, provenance_rank, confidence DESC, item_key LIMIT 1`),
-    maxImportance: p('SELECT importance FROM entity_contributors WHERE entity_id = ? ORDER BY importance DESC LIMIT 1'),
-    entityExists: p('SELECT 1 FROM entities WHERE id = ?'),
-    upsertEntity: p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT(id) DO UPDATE SET name = excluded.name, language = excluded.language, confidence = excluded.confidence, provenance_method = excluded.provenance_method,
-        source_id = excluded.source_id, source_url = excluded.source_url, importance = excluded.importance, attributes = excluded.attributes, item_key = excluded.item_key`),
-    deleteEntity: p('DELETE FROM entities WHERE id = ?'),
-
-    bestRel: p(`SELECT * FROM relationship_contributors WHERE rel_id = ? ORDER BY language_rank, provenance_rank, confidence DESC, item_key LIMIT 1`),
-    upsertRel: p(`INSERT INTO relationships (id, type, from_entity_id, to_ref, to_type, to_canonical_key, to_entity_id, resolution_status, language, confidence, provenance_method, source_id, source_url)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT(id) DO UPDATE SET to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
-        confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url`),
-    deleteRel: p('DELETE FROM relationships WHERE id = ?'),
-    // Resolved means both ends exist; run for every entity that appeared or disappeared.
-    reresolveRels: p(`UPDATE relationships SET
-        to_entity_id = CASE WHEN EXISTS (SELECT 1 FROM entities e WHERE e.id = relationships.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = relationships.from_entity_id) THEN to_ref ELSE NULL END,
-        resolution_status = CASE WHEN EXISTS (SELECT 1 FROM entities e WHERE e.id = relationships.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = relationships.from_entity_id) THEN 'resolved' ELSE 'dangling' END
-      WHERE to_ref = @id OR from_entity_id = @id`),
-
-    factCandidates: p(`SELECT f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank, ed.pinned AS pinned, ed.pinned_item_key AS pinned_item_key
-      FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id WHERE f.fact_id = ?`),
-    setFactRank: p('UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?'),
-    survivor: p(`SELECT value FROM fact_candidates WHERE fact_id = ? AND status = 'active' LIMIT 1`),
-    editorialOf: p('SELECT hidden, pinned, pinned_item_key FROM editorial WHERE record_id = ?'),
-
-    bestSource: p('SELECT * FROM item_contributions WHERE source_id = ? ORDER BY last_seen_at DESC, item_key LIMIT 1'),
-    upsertSource: p(`INSERT INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    // A source is taken from its newest contributor (last_seen_at, then item key).
+    upsertSources: p(`INSERT INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust)
+      SELECT t.value, i.url, i.canonical_url, i.title, i.content_type, i.last_seen_at, i.checksum, i.language, ?
+      FROM json_each(?) t JOIN item_contributions i ON i.rowid = (SELECT b.rowid FROM item_contributions b WHERE b.source_id = t.value ORDER BY b.last_seen_at DESC, b.item_key LIMIT 1)
+      WHERE true
       ON CONFLICT(id) DO UPDATE SET url = excluded.url, canonical_url = excluded.canonical_url, title = excluded.title, content_type = excluded.content_type,
         last_seen_at = excluded.last_seen_at, checksum = excluded.checksum, language = excluded.language, trust = excluded.trust`),
-    deleteSource: p('DELETE FROM sources WHERE id = ?'),
+    deleteSources: p(`DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`),
 
-    qaByFact: p('SELECT qa_id, item_key FROM qa_facts WHERE fact_id = ?'),
-    qaByFacts: p('SELECT DISTINCT qa_id, item_key FROM qa_facts WHERE fact_id IN (SELECT value FROM json_each(?))'),
-    qaValues: p('SELECT fact_values, stale FROM qa WHERE id = ? AND item_key = ?'),
-    setQaStale: p('UPDATE qa SET stale = ? WHERE id = ? AND item_key = ?'),
+    existingEntities: p(`SELECT id FROM entities WHERE id IN (${IDS})`).pluck(),
+    // An entity is taken from its best contributor (docs/graph.md "Merge rules"); importance is the maximum over all.
+    upsertEntities: p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
+      SELECT c.entity_id, c.type, c.canonical_key, c.name, c.language, c.confidence, c.provenance_method, c.source_id, c.source_url,
+        (SELECT MAX(m.importance) FROM entity_contributors m WHERE m.entity_id = c.entity_id), c.attributes, c.item_key
+      FROM json_each(?) t JOIN entity_contributors c ON c.rowid = (SELECT b.rowid FROM entity_contributors b WHERE b.entity_id = t.value
+        ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.item_key LIMIT 1)
+      WHERE true
+      ON CONFLICT(id) DO UPDATE SET name = excluded.name, language = excluded.language, confidence = excluded.confidence, provenance_method = excluded.provenance_method,
+        source_id = excluded.source_id, source_url = excluded.source_url, importance = excluded.importance, attributes = excluded.attributes, item_key = excluded.item_key
+      RETURNING id`).pluck(),
+    deleteEntities: p(`DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE c.entity_id = entities.id) RETURNING id`).pluck(),
 
-    rawByContentId: p(`SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id = ? AND state = 'pending'`),
-    markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id = ? AND state = 'pending'`),
+    upsertRels: p(`INSERT INTO relationships (id, type, from_entity_id, to_ref, to_type, to_canonical_key, to_entity_id, resolution_status, language, confidence, provenance_method, source_id, source_url)
+      SELECT c.rel_id, c.type, c.from_entity_id, c.to_ref, c.to_type, c.to_canonical_key,
+        CASE WHEN ${RESOLVED('c')} THEN c.to_ref ELSE NULL END, CASE WHEN ${RESOLVED('c')} THEN 'resolved' ELSE 'dangling' END,
+        c.language, c.confidence, c.provenance_method, c.source_id, c.source_url
+      FROM json_each(?) t JOIN relationship_contributors c ON c.rowid = (SELECT b.rowid FROM relationship_contributors b WHERE b.rel_id = t.value
+        ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.item_key LIMIT 1)
+      WHERE true
+      ON CONFLICT(id) DO UPDATE SET to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
+        confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url`),
+    deleteRels: p(`DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`),
+    // Run for the entities that appeared or disappeared.
+    reresolveRels: p(`UPDATE relationships SET
+        to_entity_id = CASE WHEN ${RESOLVED('relationships')} THEN to_ref ELSE NULL END,
+        resolution_status = CASE WHEN ${RESOLVED('relationships')} THEN 'resolved' ELSE 'dangling' END
+      WHERE to_ref IN (${IDS}) OR from_entity_id IN (${IDS})`),
+
+    factCandidates: p(`SELECT fact_id, item_key, ordinal, provenance_rank, confidence, last_seen_at, status, rank FROM fact_candidates WHERE fact_id IN (${IDS})`),
+    factPins: p(`SELECT record_id, pinned_item_key FROM editorial WHERE record_id IN (${IDS}) AND pinned = 1`),
+    setFactRank: p('UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?'),
+
+    // Q&A citing the facts (first parameter) or made by the items (second): stale when a cited fact has no survivor, a
+    // survivor whose value differs from the one the answer was made from, or is hidden.
+    refreshQaStale: p(`UPDATE qa SET stale = k.stale FROM (
+        SELECT q.id, q.item_key, EXISTS (SELECT 1 FROM json_each(q.fact_values) v
+          WHERE NOT EXISTS (SELECT 1 FROM fact_candidates f WHERE f.fact_id = v.key AND f.status = 'active' AND f.value = v.value)
+            OR EXISTS (SELECT 1 FROM editorial ed WHERE ed.record_id = v.key AND ed.hidden = 1)) AS stale
+        FROM (SELECT qa_id AS id, item_key FROM qa_facts WHERE fact_id IN (${IDS})
+              UNION SELECT id, item_key FROM qa WHERE item_key IN (${IDS})) keys
+          JOIN qa q ON q.id = keys.id AND q.item_key = keys.item_key) k
+      WHERE qa.id = k.id AND qa.item_key = k.item_key AND qa.stale != k.stale`),
+
+    pendingRaw: p(`SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
+    markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
     markFailed: p(`UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`),
   };
   cache.set(db, s);
   return s;
+}
+
+/** A table's INSERT: its columns, and the row tuple (placeholders, constants). */
+interface TableInsert { head: string; tuple: string }
+
+const insert = (head: string, placeholders: number, constants = ''): TableInsert => ({ head, tuple: `(${Array.from({ length: placeholders }, () => '?').join(', ')}${constants})` });
+
+/** Column order of the rows built by contribution-rows.ts. */
+export const INSERTS = {
+  items: insert('INSERT INTO item_contributions (item_key, primary_entity_id, language, source_id, url, canonical_url, title, content_type, last_seen_at, checksum, warnings)', 11),
+  entityContributors: insert(`INSERT INTO entity_contributors (entity_id, item_key, type, canonical_key, name, language, language_rank, confidence, provenance_method, provenance_rank,
+    importance, attributes, source_id, source_url)`, 14),
+  relContributors: insert(`INSERT INTO relationship_contributors (rel_id, item_key, type, from_entity_id, to_ref, to_type, to_canonical_key, language, language_rank, confidence,
+    provenance_method, provenance_rank, source_id, source_url)`, 14),
+  facts: insert(`INSERT INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
+    unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)`, 23),
+  chunks: insert('INSERT INTO chunks (id, item_key, position, language, text, heading_path, tokens_estimate, mention_ids, source_id)', 9),
+  qa: insert('INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale)', 10, ', 0'),
+  qaFacts: insert('INSERT OR IGNORE INTO qa_facts (fact_id, qa_id, item_key)', 3),
+} as const;
+
+/** Rows per INSERT statement: one multi-row statement costs about as much as two single-row ones. */
+const ROWS_PER_INSERT = 32;
+const multiRow = new WeakMap<Db, Map<string, Stmt>>();
+
+/** Inserts rows into a table with multi-row VALUES statements (prepared once per connection and row count). */
+export function insertRows(db: Db, table: TableInsert, rows: readonly unknown[][]): void {
+  let prepared = multiRow.get(db);
+  if (!prepared) multiRow.set(db, (prepared = new Map()));
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const count = Math.min(ROWS_PER_INSERT, rows.length - start);
+    const key = `${count}\u001f${table.head}`;
+    let stmt = prepared.get(key);
+    if (!stmt) prepared.set(key, (stmt = db.prepare(`${table.head} VALUES ${Array.from({ length: count }, () => table.tuple).join(', ')}`)));
+    const values: unknown[] = [];
+    for (let i = start; i < start + count; i++) for (const v of rows[i]!) values.push(v);
+    stmt.run(values);
+  }
 }

@@ -62,7 +62,7 @@ describe('content.ingest job', () => {
 
     // What DELETE /v1/ingest/items does for gdpr_erasure, then the job it enqueues.
     graph.prepare(`UPDATE raw_items SET state = 'tombstoned', tombstone_reason = 'gdpr_erasure', body = NULL, url = '' WHERE item_id = '1'`).run();
-    const result = runContentIngestJob({ website_id: 'web_1', raw_content_ids: [], removed: [{ type: 'post', id: '1' }], reason: 'gdpr_erasure' }, s);
+    const result = await runContentIngestJob({ website_id: 'web_1', raw_content_ids: [], removed: [{ type: 'post', id: '1' }], reason: 'gdpr_erasure' }, s);
     expect(result).toMatchObject({ removed: 1 });
     expect(graph.prepare(`SELECT COUNT(*) FROM item_contributions WHERE item_key = 'post:1'`).pluck().get()).toBe(0);
     expect(graph.prepare(`SELECT COUNT(*) FROM chunks WHERE text LIKE '%kettles%'`).pluck().get()).toBe(0);
@@ -71,9 +71,9 @@ describe('content.ingest job', () => {
     ]);
   });
 
-  it('is a no-op for a website deleted since the job was queued, and rejects a malformed payload', () => {
+  it('is a no-op for a website deleted since the job was queued, and rejects a malformed payload', async () => {
     const s = setup();
-    expect(runContentIngestJob({ website_id: 'web_gone', raw_content_ids: ['raw_1'] }, s)).toBeNull();
+    expect(await runContentIngestJob({ website_id: 'web_gone', raw_content_ids: ['raw_1'] }, s)).toBeNull();
     expect(() => s.jobs.enqueue(contentIngestJob, { raw_content_ids: 'x' } as never)).toThrow(/content\.ingest payload is invalid: website_id: .*; raw_content_ids: /);
   });
 });

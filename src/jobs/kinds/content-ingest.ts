@@ -20,7 +20,7 @@ export const contentIngestJob = defineJob({
   handler: async (payload, { job, services }) => {
     // Loaded on first use: the extractor (htmlparser2) stays out of daemon start-up.
     const { runContentIngestJob } = await import('../../graph/content-ingest-job.js');
-    const outcome = runContentIngestJob(payload, services);
+    const outcome = await runContentIngestJob(payload, services);
     if (!outcome) return; // the website was deleted since the job was queued
     // The run committed to the website's graph file, not to control.sqlite, so ingest.completed
     // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.

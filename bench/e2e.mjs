@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// End to end, from first push to live node: 10,000 generated product and post pages (the pages
+// of bench/graph.mjs) pushed over signed HTTP (the reference client's signer, 500 items a batch,
+// 2 requests in flight) to the real `nodectl serve` on loopback, turned into the graph by its
+// content.ingest jobs, then compiled and published to the fs target (POST /v1/websites/:id/publish)
+// and read back live from the daemon (GET {node_base_url}/{domain}/manifest.json). Reports the
+// wall time of each stage from the first push and items/s from first push to live node.
+// Then the same 10,000 items are pushed again unchanged (every one skipped, unchanged_checksum),
+// against a raw baseline fed the same signed bodies in the same run: a plain node:http server
+// that hashes (sha256) and parses each body and answers. Usage:
+//   npm run build && node bench/e2e.mjs [--items N]
+// BENCH_DAEMON_NODE_ARGS adds node flags to the daemon (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(ROOT, 'bin', 'nodectl');
+const arg = process.argv.indexOf('--items');
+const N = arg > 0 ? Number(process.argv[arg + 1]) : 10_000;
+const BATCH = 500;
+const CONCURRENCY = 2;
+const DOMAIN = 'e2e.example';
+const AUTHORS = ['Jane Doe', 'John Roe', 'Ann Poe', 'Max Moe'];
+
+if (process.argv[2] === '--baseline-server') baselineServer();
+else await main();
+
+/** The raw baseline of a re-push: receive the body, hash it, parse it, answer. Nothing else. */
+function baselineServer() {
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      createHash('sha256').update(raw).digest('hex');
+      const body = JSON.parse(raw.toString('utf8'));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data: { skipped: body.items.length } }));
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+}
+
+function nodectl(dataDir, args) {
+  return JSON.parse(execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], { encoding: 'utf8', env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' } }));
+}
+
+/** A product or post page with JSON-LD (author, brand, offer), a title, meta tags and 12 paragraphs (bench/graph.mjs). */
+function page(i, computeItemChecksum) {
+  const name = `Steel kettle model ${i}`;
+  const ld = { '@context': 'https://schema.org', '@type': i % 3 === 0 ? 'BlogPosting' : 'Product', name, headline: name, sku: `SKU-${i}`,
+    author: { '@type': 'Person', name: AUTHORS[i % AUTHORS.length] }, brand: { '@type': 'Brand', name: 'Acme' },
+    offers: { '@type': 'Offer', price: (10 + (i % 90)).toFixed(2), priceCurrency: 'EUR', availability: 'https://schema.org/InStock' } };
+  const paragraphs = Array.from({ length: 12 }, (_, p) => `<p>Paragraph ${p} of ${name}: the kettle boils water quickly and keeps it warm for a long evening in the kitchen, made of brushed steel.</p>`).join('');
+  const html = `<html lang="en"><head><title>${name}</title><meta name="description" content="${name}."><meta property="og:title" content="${name}">
+    <script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><main><h1>${name}</h1><h2>Details</h2>${paragraphs}</main></body></html>`;
+  const base = { type: i % 3 === 0 ? 'post' : 'product', id: String(i), url: `https://${DOMAIN}/p/${i}`, html };
+  return { ...base, checksum: computeItemChecksum(base) };
+}
+
+async function startDaemon(dataDir) {
+  const nodeArgs = process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : [];
+  const child = spawn('node', [...nodeArgs, BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let out = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the daemon did not start:\n' + out)), 30_000);
+    child.stderr.on('data', (c) => {
+      out += c;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) (clearTimeout(timer), resolve(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+  for (;;) {
+    const res = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (res?.status === 200) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { child, url };
+}
+
+/** Sends every body with CONCURRENCY requests in flight; returns the sum of each answer's counts. */
+async function sendAll(bodies, send) {
+  let next = 0;
+  const totals = { accepted: 0, skipped: 0, errored: 0 };
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < bodies.length) {
+      const data = await send(bodies[next++]);
+      for (const k of Object.keys(totals)) totals[k] += data[k] ?? 0;
+    }
+  }));
+  return totals;
+}
+
+async function main() {
+  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'client', 'index.js'));
+  const { default: Database } = await import('better-sqlite3');
+  const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'storage', 'data-dir.js'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-e2e-'));
+  const children = [];
+  const agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });
+  try {
+    const user = nodectl(dataDir, ['admin', 'user', 'create', '--email', 'e2e@example.com', '--password', 'bench-password-1']);
+    const org = nodectl(dataDir, ['admin', 'org', 'create', '--name', 'E2E', '--owner', user.email, '--plan', 'business']);
+    const site = nodectl(dataDir, ['admin', 'website', 'create', '--org', org.id, '--domain', DOMAIN, '--name', 'E2E', '--verified', 'dns_txt']);
+    const conn = nodectl(dataDir, ['admin', 'connector', 'create', '--website', site.id, '--type', 'bench', '--source-types', 'post,product']);
+    const apiKey = nodectl(dataDir, ['admin', 'api-key', 'create', '--org', org.id, '--role', 'editor']).key;
+    const daemon = await startDaemon(dataDir);
+    children.push(daemon.child);
+
+    const items = Array.from({ length: N }, (_, i) => page(i, computeItemChecksum));
+    const bodies = [];
+    for (let b = 0; b < N; b += BATCH) bodies.push(Buffer.from(JSON.stringify({ website_id: site.id, partial: true, items: items.slice(b, b + BATCH) })));
+    const signingKey = deriveSigningKey(parseConnectorToken(conn.token).secret, site.id);
+    const sendSigned = async (body) => {
+      const headers = signRequest({ token: conn.token, websiteId: site.id, path: '/v1/ingest/batch', body, signingKey });
+      const res = await request(`${daemon.url}/v1/ingest/batch`, { method: 'POST', dispatcher: agent, body, headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() } });
+      const envelope = await res.body.json();
+      if (!envelope.ok) throw new Error(`push answered ${res.statusCode}: ${JSON.stringify(envelope.error)}`);
+      return envelope.data;
+    };
+
+    // 1. Push, 2. content.ingest (the daemon's jobs run while the pushes go on), 3. publish, 4. live.
+    const t0 = performance.now();
+    const pushed = await sendAll(bodies, sendSigned);
+    const pushMs = performance.now() - t0;
+    // The graph file exists once the first batch is accepted: read its raw_items states from here.
+    const graph = new Database(graphDbPath(dataDirLayout(dataDir), site.id), { readonly: true, fileMustExist: true });
+    const counts = graph.prepare(`SELECT SUM(state = 'pending') AS pending, SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`);
+    let state;
+    for (;;) {
+      state = counts.get();
+      if ((state.processed ?? 0) + (state.failed ?? 0) >= pushed.accepted && (state.pending ?? 0) === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const ingestedMs = performance.now() - t0;
+    const published = await request(`${daemon.url}/v1/websites/${site.id}/publish`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${apiKey}` } });
+    const publishEnvelope = await published.body.json();
+    if (published.statusCode !== 200) throw new Error(`publish answered ${published.statusCode}: ${JSON.stringify(publishEnvelope)}`);
+    const publishedMs = performance.now() - t0;
+    const manifestRes = await request(`${daemon.url}/nodes/${DOMAIN}/manifest.json`, { dispatcher: agent });
+    const manifest = await manifestRes.body.json();
+    if (manifestRes.statusCode !== 200) throw new Error(`the live manifest answered ${manifestRes.statusCode}`);
+    const liveMs = performance.now() - t0;
+
+    // The same items again, unchanged, then the raw baseline on the same bodies.
+    const r0 = performance.now();
+    const repushed = await sendAll(bodies, sendSigned);
+    const repushMs = performance.now() - r0;
+    const baseline = fork(fileURLToPath(import.meta.url), ['--baseline-server'], { stdio: 'inherit' });
+    children.push(baseline);
+    const { port } = await new Promise((resolve) => baseline.once('message', resolve));
+    const sendRaw = async (body) => {
+      const headers = signRequest({ token: conn.token, websiteId: site.id, path: '/v1/ingest/batch', body, signingKey });
+      const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', dispatcher: agent, body, headers: { ...headers, 'content-type': 'application/json' } });
+      return (await res.body.json()).data;
+    };
+    await sendAll(bodies.slice(0, 2), sendRaw);
+    const b0 = performance.now();
+    await sendAll(bodies, sendRaw);
+    const baselineMs = performance.now() - b0;
+    graph.close();
+
+    const rate = (ms) => Math.round((N / ms) * 1000);
+    const report = {
+      machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      node: process.version,
+      items: N, batch: BATCH, concurrency: CONCURRENCY, payload_mb: +(bodies.reduce((n, b) => n + b.length, 0) / 1048576).toFixed(1),
+      stages_ms_from_first_push: { pushed: Math.round(pushMs), ingested: Math.round(ingestedMs), published: Math.round(publishedMs), live: Math.round(liveMs) },
+      stage_ms: { push: Math.round(pushMs), ingest_after_push: Math.round(ingestedMs - pushMs), publish: Math.round(publishedMs - ingestedMs), live_read: Math.round(liveMs - publishedMs) },
+      accepted: pushed.accepted, processed: state.processed, failed: state.failed ?? 0,
+      published_files: publishEnvelope.data.files?.length, live_version: manifest.version ?? manifest.version_ulid ?? null,
+      push_items_per_s: rate(pushMs),
+      end_to_end_items_per_s: rate(liveMs),
+      unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs) },
+      raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs) },
+      ratio_repush_vs_baseline: +(baselineMs / repushMs).toFixed(2),
+      targets: { end_to_end_ge_1500: rate(liveMs) >= 1500, unchanged_repush_ge_30000: rate(repushMs) >= 30_000 },
+    };
+    console.log(JSON.stringify(report, null, 2));
+  } finally {
+    await agent.close();
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,124 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { FieldMapping } from '../contract/ingest-item.js';
+import type { WebsiteInfo } from '../website/types.js';
+import type { ExtractOutcome, RawRow } from './extract-row.js';
+import type { ExtractRequest, ExtractResponse } from './extract-worker.js';
+
+/**
+ * Worker threads that extract raw rows (src/extract is pure CPU work on plain data), so that
+ * content.ingest extracts one batch while its own thread writes the previous one to SQLite
+ * (processRawItemsConcurrently), and the daemon's event loop is not blocked by extraction.
+ */
+export interface ExtractionPool {
+  /** Worker threads at most; the caller keeps this many batches plus one in flight. */
+  readonly size: number;
+  /** Extracts each row in a worker; a bad item's error comes back in its slot. Rejects only when a worker fails. */
+  extract(site: WebsiteInfo, mappings: FieldMapping[], rows: RawRow[]): Promise<ExtractOutcome[]>;
+  /** Ends the workers (those in use once their batch is done). */
+  close(): Promise<void>;
+}
+
+export interface ExtractionPoolOptions {
+  size: number;
+  /** The worker module (default: extract-worker.js next to this file, from the build). */
+  workerUrl?: URL;
+  /** Workers idle this long are ended; the next batch starts them again. Default 30 s. */
+  idleMs?: number;
+}
+
+interface Slot { worker: Worker; busy?: { id: number; resolve: (o: ExtractOutcome[]) => void; reject: (e: Error) => void }; idleTimer?: NodeJS.Timeout }
+interface Waiting { request: ExtractRequest; resolve: (o: ExtractOutcome[]) => void; reject: (e: Error) => void }
+
+export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
+  const url = options.workerUrl ?? extractWorkerUrl();
+  const idleMs = options.idleMs ?? 30_000;
+  const slots = new Set<Slot>();
+  const queue: Waiting[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const retire = (slot: Slot) => {
+    clearTimeout(slot.idleTimer);
+    slots.delete(slot);
+    void slot.worker.terminate();
+  };
+  const dispatch = () => {
+    while (queue.length > 0) {
+      let slot = [...slots].find((s) => !s.busy);
+      if (!slot && slots.size < options.size) slot = start();
+      if (!slot) return;
+      const { request, resolve, reject } = queue.shift()!;
+      clearTimeout(slot.idleTimer);
+      slot.busy = { id: request.id, resolve, reject };
+      // Referenced while it works, so a process waiting only for this batch does not exit.
+      slot.worker.ref();
+      slot.worker.postMessage(request);
+    }
+  };
+  const start = (): Slot => {
+    const slot: Slot = { worker: new Worker(url) };
+    slot.worker.unref();
+    slot.worker.on('message', (response: ExtractResponse) => {
+      const busy = slot.busy;
+      slot.busy = undefined;
+      slot.worker.unref();
+      slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
+      if (busy?.id === response.id) busy.resolve(response.outcomes);
+      dispatch();
+    });
+    const fail = (error: Error) => {
+      retire(slot);
+      slot.busy?.reject(error);
+      slot.busy = undefined;
+      dispatch();
+    };
+    slot.worker.on('error', fail);
+    slot.worker.on('exit', (code) => fail(new Error(`the extraction worker exited (code ${code})`)));
+    slots.add(slot);
+    return slot;
+  };
+
+  return {
+    size: options.size,
+    extract(site, mappings, rows) {
+      if (closed) return Promise.reject(new Error('the extraction pool is closed'));
+      return new Promise((resolve, reject) => {
+        queue.push({ request: { id: nextId++, site, mappings, rows }, resolve, reject });
+        dispatch();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const waiting of queue.splice(0)) waiting.reject(new Error('the extraction pool is closed'));
+      await Promise.all([...slots].map((slot) => (clearTimeout(slot.idleTimer), slot.worker.terminate())));
+      slots.clear();
+    },
+  };
+}
+
+/**
+ * The worker's module, next to this one in the build. Running from the sources (vitest), a worker
+ * thread cannot load .ts: the build's copy is used, which must then be current (npm run build).
+ */
+export function extractWorkerUrl(here: string = import.meta.url): URL {
+  if (!here.endsWith('.ts')) return new URL('./extract-worker.js', here);
+  const built = new URL('../../dist/graph/extract-worker.js', here);
+  if (!existsSync(built)) throw new Error(`the extraction worker runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
+  return built;
+}
+
+let shared: ExtractionPool | undefined;
+
+/**
+ * The process's pool for content.ingest: one worker per core but one (the calling thread writes),
+ * at least one, at most four. Undefined when running from the sources (vitest): there the job
+ * extracts in its own thread, so a test never runs an extractor older than the sources.
+ */
+export function sharedExtractionPool(): ExtractionPool | undefined {
+  if (import.meta.url.endsWith('.ts')) return undefined;
+  shared ??= createExtractionPool({ size: Math.max(1, Math.min(4, availableParallelism() - 1)) });
+  return shared;
+}
