@@ -11,22 +11,23 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Nested object fields are listed to this depth (data.items[].name is depth 3). */
 const MAX_FIELD_DEPTH = 4;
 
+/** A table cell: pipes escaped, angle brackets as entities (a description's <mark> is text, not HTML), one line. */
 function escapeCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
 }
 
 function typeOf(schema: Schema | undefined): string {
   if (!schema) return 'any';
   if (schema.$ref) return schema.$ref.split('/').pop()!;
   if (schema.const !== undefined) return JSON.stringify(schema.const);
-  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' \\| ');
+  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
   const union = schema.anyOf ?? schema.oneOf;
-  if (union) return union.map(typeOf).join(' \\| ');
+  if (union) return union.map(typeOf).join(' | ');
   if (schema.allOf) return schema.allOf.map(typeOf).join(' & ');
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.includes('array')) return `${typeOf(schema.items)}[]`;
   const format = typeof schema.format === 'string' ? ` (${schema.format})` : '';
-  return types.length > 0 ? types.join(' \\| ') + format : 'any';
+  return types.length > 0 ? types.join(' | ') + format : 'any';
 }
 
 /** The object branch of a nullable or single-member union, to list its fields. */
