@@ -1,12 +1,16 @@
 import type { WebsiteInfo } from '../website/types.js';
 import { estimateTokens } from '../extract/chunks.js';
 import type { CandidateRelationship, EntityRef, ItemContribution } from '../extract/contribution.js';
+import { identityType } from '../extract/identity.js';
 import { stableId } from './ids.js';
 import { provenanceRank } from './statements.js';
 
-/** Stable id of the entity a natural key names, whether or not the entity exists yet. */
+/**
+ * Stable id of the entity a natural key names, whether or not the entity exists yet. The type
+ * part is the type's family (identityType): a MusicEvent and an Event with one url are one entity.
+ */
 export function entityIdOf(websiteId: string, ref: EntityRef): string {
-  return stableId('entity', websiteId, ref.type, ref.canonicalKey);
+  return stableId('entity', websiteId, identityType(ref.type), ref.canonicalKey);
 }
 
 export function factIdOf(websiteId: string, subjectEntityId: string, predicate: string, language: string): string {

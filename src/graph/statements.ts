@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../storage/sqlite.js';
 import { PROVENANCE_RANK, type ProvenanceMethod } from '../contract/provenance.js';
+import { FAMILY_ROOTS } from '../extract/identity.js';
 
 type Stmt = Database.Statement<unknown[]>;
 
@@ -77,14 +78,19 @@ export function graphStatements(db: Db): GraphStatements {
     deleteSources: p(`DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`),
 
     existingEntities: p(`SELECT id FROM entities WHERE id IN (${IDS})`).pluck(),
-    // An entity is taken from its best contributor (docs/graph.md "Merge rules"); importance is the maximum over all.
+    // An entity is taken from its best contributor (docs/graph.md "Merge rules"); importance is the maximum over all. Among
+    // equal statements the entity's own page (importance 5) describes it, not a page naming it (a post naming its author).
+    // The type is the most specific one stated (MusicEvent over Event: one id per type family, src/extract/identity.ts).
     upsertEntities: p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
-      SELECT c.entity_id, c.type, c.canonical_key, c.name, c.language, c.confidence, c.provenance_method, c.source_id, c.source_url,
+      SELECT c.entity_id,
+        COALESCE((SELECT s.type FROM entity_contributors s WHERE s.entity_id = c.entity_id AND s.type NOT IN (${FAMILY_ROOTS.map((r) => `'${r}'`).join(', ')})
+          ORDER BY s.language_rank, s.provenance_rank, s.confidence DESC, s.importance DESC, s.item_key LIMIT 1), c.type),
+        c.canonical_key, c.name, c.language, c.confidence, c.provenance_method, c.source_id, c.source_url,
         (SELECT MAX(m.importance) FROM entity_contributors m WHERE m.entity_id = c.entity_id), c.attributes, c.item_key
       FROM json_each(?) t JOIN entity_contributors c ON c.rowid = (SELECT b.rowid FROM entity_contributors b WHERE b.entity_id = t.value
-        ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.item_key LIMIT 1)
+        ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.importance DESC, b.item_key LIMIT 1)
       WHERE true
-      ON CONFLICT(id) DO UPDATE SET name = excluded.name, language = excluded.language, confidence = excluded.confidence, provenance_method = excluded.provenance_method,
+      ON CONFLICT(id) DO UPDATE SET type = excluded.type, name = excluded.name, language = excluded.language, confidence = excluded.confidence, provenance_method = excluded.provenance_method,
         source_id = excluded.source_id, source_url = excluded.source_url, importance = excluded.importance, attributes = excluded.attributes, item_key = excluded.item_key
       RETURNING id`).pluck(),
     deleteEntities: p(`DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE c.entity_id = entities.id) RETURNING id`).pluck(),
