@@ -1,7 +1,7 @@
 import type { Db } from '../storage/sqlite.js';
 import { trustScore, type WebsiteInfo } from '../website/types.js';
 import type { ItemContribution } from '../extract/contribution.js';
-import { BatchIds, contributionRows, type ContributionRows } from './contribution-rows.js';
+import { BatchIds, contributionRows, FactCandidate, type ContributionRows } from './contribution-rows.js';
 import { emptyTouched, rankFactCandidates, recomputeTouched, type TouchedKeys } from './recompute.js';
 import { mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements, insertRows, INSERTS } from './statements.js';
@@ -37,18 +37,16 @@ function insertContributionRows(db: Db, items: readonly ContributionRows[], touc
     for (const id of r.chunkIds) touched.chunks.add(id);
     if (r.qa.length > 0) touched.qaItems.add(r.itemKey);
   }
-  const incoming = items.flatMap((r) => r.facts);
-  rankFactCandidates(db, touched.facts, incoming);
-  const facts = incoming.map((f) => f.row!);
-  // Each table's rows in key order: neighbouring inserts then land on the same B-tree pages.
-  const byKey = (rows: unknown[][]) => rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
-  insertRows(db, INSERTS.items, byKey(items.map((r) => r.item)));
-  insertRows(db, INSERTS.entityContributors, byKey(items.flatMap((r) => r.entityContributors)));
-  insertRows(db, INSERTS.relContributors, byKey(items.flatMap((r) => r.relContributors)));
-  insertRows(db, INSERTS.facts, byKey(facts));
-  insertRows(db, INSERTS.chunks, byKey(items.flatMap((r) => r.chunks)));
-  insertRows(db, INSERTS.qa, byKey(items.flatMap((r) => r.qa)));
-  insertRows(db, INSERTS.qaFacts, byKey(items.flatMap((r) => r.qaFacts)));
+  const candidates = items.flatMap((r) => r.facts.map((row) => FactCandidate.ofRow(row)));
+  rankFactCandidates(db, touched.facts, candidates);
+  const facts = candidates.map((c) => [...c.row!, ...c.placed!]);
+  insertRows(db, INSERTS.items, items.map((r) => r.item));
+  insertRows(db, INSERTS.entityContributors, items.flatMap((r) => r.entityContributors));
+  insertRows(db, INSERTS.relContributors, items.flatMap((r) => r.relContributors));
+  insertRows(db, INSERTS.facts, facts);
+  insertRows(db, INSERTS.chunks, items.flatMap((r) => r.chunks));
+  insertRows(db, INSERTS.qa, items.flatMap((r) => r.qa));
+  insertRows(db, INSERTS.qaFacts, items.flatMap((r) => r.qaFacts));
 }
 
 /**
@@ -63,9 +61,13 @@ function insertContributionRows(db: Db, items: readonly ContributionRows[], touc
  * transaction commits.
  */
 export function applyContributions(db: Db, site: WebsiteInfo, contributions: readonly ItemContribution[], searchBatch?: SearchTouched): void {
-  if (contributions.length === 0) return;
   const ids = new BatchIds(site.websiteId);
-  const rows = contributions.map((c) => contributionRows(site, c, ids));
+  applyContributionRows(db, site, contributions.map((c) => contributionRows(site, c, ids)), searchBatch);
+}
+
+/** applyContributions on contributions already turned into rows (contributionRows, in the thread that extracted them). */
+export function applyContributionRows(db: Db, site: WebsiteInfo, rows: readonly ContributionRows[], searchBatch?: SearchTouched): void {
+  if (rows.length === 0) return;
   db.transaction(() => {
     // An item given twice: its later contribution replaces the earlier one, as if applied one after the other.
     for (const run of runsOfDistinctItems(rows)) {

@@ -27,31 +27,44 @@ export function sourceIdOf(websiteId: string, url: string, canonicalUrl: string 
   return stableId('src', websiteId, canonicalUrl ?? url);
 }
 
+/** Where the survivor choice's fields sit in a fact row (INSERTS.facts column order). */
+const FACT = { factId: 0, itemKey: 1, ordinal: 2, confidence: 8, provenanceRank: 10, lastSeenAt: 20 } as const;
+
 /**
- * One fact candidate as the survivor choice sees it (recompute.ts rankFactCandidates), with its
- * row when it is about to be inserted: the choice appends its status and rank to it.
+ * One fact candidate as the survivor choice sees it (recompute.ts rankFactCandidates): a stored
+ * one with its status and rank now, or an incoming one with its row, to be inserted with the
+ * status and rank the choice gives it.
  */
 export class FactCandidate {
   /** 0 when an editorial pin puts it first. */
   pinned = 1;
+  /** An incoming candidate's place, set by the survivor choice. */
+  placed?: [status: string, rank: number];
   constructor(
     readonly factId: string, readonly itemKey: string, readonly ordinal: number, readonly provenanceRank: number, readonly confidence: number,
     readonly lastSeenAt: string, readonly row?: unknown[], readonly stored?: { status: string; rank: number },
   ) {}
+
+  static ofRow(row: unknown[]): FactCandidate {
+    return new FactCandidate(row[FACT.factId] as string, row[FACT.itemKey] as string, row[FACT.ordinal] as number, row[FACT.provenanceRank] as number,
+      row[FACT.confidence] as number, row[FACT.lastSeenAt] as string, row);
+  }
 }
 
 /**
  * The rows one item contributes, in the column order of its tables (statements.ts INSERTS), and
- * the record ids they name. Duplicates the tables would merge (ON CONFLICT) are merged here already.
+ * the record ids they name. Duplicates the tables would merge (ON CONFLICT) are merged here
+ * already. Plain data: built where the item is extracted (a worker thread) and sent as JSON.
  */
 export interface ContributionRows {
   itemKey: string;
   sourceId: string;
+  warnings: string[];
   item: unknown[];
   entityContributors: unknown[][];
   relContributors: unknown[][];
   /** Fact rows end before status and rank, which the survivor choice appends. */
-  facts: FactCandidate[];
+  facts: unknown[][];
   chunks: unknown[][];
   qa: unknown[][];
   qaFacts: unknown[][];
@@ -98,7 +111,7 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
   const sourceId = sourceIdOf(ws, src.url, src.canonicalUrl);
   const sourceUrl = src.canonicalUrl ?? src.url;
   const out: ContributionRows = {
-    itemKey: key, sourceId,
+    itemKey: key, sourceId, warnings: c.warnings,
     item: [key, ids.entity(c.primaryEntity), c.language, sourceId, src.url, src.canonicalUrl, src.title, src.contentType, src.lastSeenAt, src.checksum, JSON.stringify(c.warnings)],
     entityContributors: [], relContributors: [], facts: [], chunks: [], qa: [], qaFacts: [],
     entityIds: [], relIds: [], factIds: [], chunkIds: [],
@@ -139,8 +152,7 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     const value = JSON.stringify(f.value);
     const row = [id, key, ordinal, f.subjectName, subjectId, f.predicate, value, f.language, f.confidence, f.provenanceMethod, rank,
       f.unit ?? null, f.currency ?? null, f.display ?? null, f.importance, f.freshness, f.validFrom ?? null, f.validUntil ?? null, sourceId, sourceUrl, src.lastSeenAt];
-    const candidate = new FactCandidate(id, key, ordinal, rank, f.confidence, src.lastSeenAt, row);
-    out.facts.push(candidate);
+    out.facts.push(row);
     factIds.add(id);
     const prior = ownBest.get(id);
     if (prior === undefined || rank < prior.rank || (rank === prior.rank && f.confidence > prior.confidence)) ownBest.set(id, { rank, confidence: f.confidence, value });

@@ -2,6 +2,7 @@ import type { WebsiteInfo } from '../website/types.js';
 import { IngestItemSchema, type FieldMapping } from '../contract/ingest-item.js';
 import { extractItem } from '../extract/index.js';
 import type { ItemContribution } from '../extract/contribution.js';
+import { BatchIds, contributionRows, type ContributionRows } from './contribution-rows.js';
 
 /** A pending raw_items row as content.ingest reads it. */
 export interface RawRow { raw_content_id: string; item_type: string; item_id: string; body: string | null; received_at: string }
@@ -23,13 +24,15 @@ export function extractRow(row: RawRow, site: WebsiteInfo, mappings: FieldMappin
   return contribution;
 }
 
-/** One row's extraction: its contribution, or why the item fails. */
-export type ExtractOutcome = { contribution: ItemContribution } | { error: string };
+/** One raw row's extraction: the rows its contribution writes, or why the item fails. */
+export type ExtractOutcome = { rows: ContributionRows } | { error: string };
 
+/** Extracts raw rows and turns each contribution into its rows (what a batch's write needs, plain data). */
 export function extractRows(rows: readonly RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): ExtractOutcome[] {
+  const ids = new BatchIds(site.websiteId);
   return rows.map((row) => {
     try {
-      return { contribution: extractRow(row, site, mappings) };
+      return { rows: contributionRows(site, extractRow(row, site, mappings), ids) };
     } catch (error) {
       return { error: describeError(error) };
     }

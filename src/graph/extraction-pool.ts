@@ -66,7 +66,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       slot.busy = undefined;
       slot.worker.unref();
       slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
-      if (busy?.id === response.id) busy.resolve(response.outcomes);
+      if (busy?.id === response.id) busy.resolve(JSON.parse(response.outcomes) as ExtractOutcome[]);
       dispatch();
     });
     const fail = (error: Error) => {

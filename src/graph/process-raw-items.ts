@@ -1,8 +1,8 @@
 import type { Db } from '../storage/sqlite.js';
 import type { WebsiteInfo } from '../website/types.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
-import type { ItemContribution } from '../extract/contribution.js';
-import { applyContribution, applyContributions, refreshSourceTrust } from './apply-contribution.js';
+import { applyContributionRows, refreshSourceTrust } from './apply-contribution.js';
+import type { ContributionRows } from './contribution-rows.js';
 import { describeError, extractRows, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { ExtractionPool } from './extraction-pool.js';
 import { emptySearchTouched, mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
@@ -116,22 +116,22 @@ function readPending(db: Db, batch: readonly string[]): RawRow[] {
 function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: readonly RawRow[], outcomes: readonly ExtractOutcome[], options: ProcessRawItemsOptions, result: ProcessRawItemsResult): void {
   const s = graphStatements(db);
   result.skipped += batch.length - rows.length;
-  const extracted: Array<{ rawContentId: string; contribution: ItemContribution }> = [];
+  const extracted: Array<{ rawContentId: string; rows: ContributionRows }> = [];
   const failures = new Map<string, { itemKey: string; error: string }>();
   rows.forEach((row, i) => {
     const outcome = outcomes[i]!;
-    if ('contribution' in outcome) extracted.push({ rawContentId: row.raw_content_id, contribution: outcome.contribution });
+    if ('rows' in outcome) extracted.push({ rawContentId: row.raw_content_id, rows: outcome.rows });
     else failures.set(row.raw_content_id, { itemKey: `${row.item_type}:${row.item_id}`, error: outcome.error });
   });
   // The batch's records are re-indexed once, before it commits (src/graph/search-docs.ts).
   const search = emptySearchTouched();
   const merged = mergeBatch(db, site, extracted, search, failures);
   s.markProcessed.run(options.now, JSON.stringify(merged.map((e) => e.rawContentId)));
-  for (const { contribution } of merged) {
+  for (const { rows: item } of merged) {
     result.processed++;
-    if (contribution.warnings.length === 0) continue;
+    if (item.warnings.length === 0) continue;
     result.warned++;
-    if (result.warnings.length < WARNED_LISTED) result.warnings.push({ itemKey: contribution.itemKey, warnings: contribution.warnings });
+    if (result.warnings.length < WARNED_LISTED) result.warnings.push({ itemKey: item.itemKey, warnings: item.warnings });
   }
   for (const row of rows) {
     const failure = failures.get(row.raw_content_id);
@@ -147,21 +147,21 @@ function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: 
  * Merges the batch's contributions in one go; if that throws, item by item, each in its own
  * savepoint, recording the ones that fail. Returns the ones merged.
  */
-function mergeBatch<T extends { rawContentId: string; contribution: ItemContribution }>(db: Db, site: WebsiteInfo, extracted: T[], search: SearchTouched,
+function mergeBatch<T extends { rawContentId: string; rows: ContributionRows }>(db: Db, site: WebsiteInfo, extracted: T[], search: SearchTouched,
   failures: Map<string, { itemKey: string; error: string }>): T[] {
   const batchSearch = emptySearchTouched();
   try {
-    applyContributions(db, site, extracted.map((e) => e.contribution), batchSearch);
+    applyContributionRows(db, site, extracted.map((e) => e.rows), batchSearch);
     mergeSearchTouched(search, batchSearch);
     return extracted;
   } catch {
     const merged: T[] = [];
     for (const e of extracted) {
       try {
-        applyContribution(db, site, e.contribution, search);
+        applyContributionRows(db, site, [e.rows], search);
         merged.push(e);
       } catch (error) {
-        failures.set(e.rawContentId, { itemKey: e.contribution.itemKey, error: describeError(error) });
+        failures.set(e.rawContentId, { itemKey: e.rows.itemKey, error: describeError(error) });
       }
     }
     return merged;

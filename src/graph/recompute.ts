@@ -44,8 +44,8 @@ function bySurvivorOrder(a: FactCandidate, b: FactCandidate): number {
 /**
  * Chooses the survivor of each fact id: exactly one candidate is 'active', the others stay in the
  * graph as 'superseded', each with its rank in the survivor order. `incoming` are candidates about
- * to be inserted: they are ranked with the stored ones and their rows get [status, rank]
- * appended, so they are inserted ranked rather than updated afterwards. Stored candidates whose
+ * to be inserted: they are ranked with the stored ones and get their place (`placed`), so they
+ * are inserted ranked rather than updated afterwards. Stored candidates whose
  * place changed are updated.
  */
 export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: readonly FactCandidate[] = []): void {
@@ -70,7 +70,7 @@ export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: 
     for (let rank = 0; rank < group.length; rank++) {
       const c = group[rank]!;
       const status = rank === 0 ? 'active' : 'superseded';
-      if (c.row) c.row.push(status, rank);
+      if (c.row) c.placed = [status, rank];
       else if (c.stored!.status !== status || c.stored!.rank !== rank) s.setFactRank.run(status, rank, c.factId, c.itemKey, c.ordinal);
     }
   }

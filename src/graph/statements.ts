@@ -95,14 +95,17 @@ export function graphStatements(db: Db): GraphStatements {
       RETURNING id`).pluck(),
     deleteEntities: p(`DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE c.entity_id = entities.id) RETURNING id`).pluck(),
 
-    upsertRels: p(`INSERT INTO relationships (id, type, from_entity_id, to_ref, to_type, to_canonical_key, to_entity_id, resolution_status, language, confidence, provenance_method, source_id, source_url)
-      SELECT c.rel_id, c.type, c.from_entity_id, c.to_ref, c.to_type, c.to_canonical_key,
-        CASE WHEN ${RESOLVED('c')} THEN c.to_ref ELSE NULL END, CASE WHEN ${RESOLVED('c')} THEN 'resolved' ELSE 'dangling' END,
-        c.language, c.confidence, c.provenance_method, c.source_id, c.source_url
-      FROM json_each(?) t JOIN relationship_contributors c ON c.rowid = (SELECT b.rowid FROM relationship_contributors b WHERE b.rel_id = t.value
-        ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.item_key LIMIT 1)
-      WHERE true
-      ON CONFLICT(id) DO UPDATE SET to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
+    // Resolution is computed once per edge (a materialised CTE), then written to both columns. The
+    // target's type is the best contributor's too: one target id covers a type family (src/extract/identity.ts).
+    upsertRels: p(`WITH best AS MATERIALIZED (
+        SELECT c.*, ${RESOLVED('c')} AS resolved
+        FROM json_each(?) t JOIN relationship_contributors c ON c.rowid = (SELECT b.rowid FROM relationship_contributors b WHERE b.rel_id = t.value
+          ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.item_key LIMIT 1))
+      INSERT INTO relationships (id, type, from_entity_id, to_ref, to_type, to_canonical_key, to_entity_id, resolution_status, language, confidence, provenance_method, source_id, source_url)
+      SELECT rel_id, type, from_entity_id, to_ref, to_type, to_canonical_key, CASE WHEN resolved THEN to_ref ELSE NULL END, CASE WHEN resolved THEN 'resolved' ELSE 'dangling' END,
+        language, confidence, provenance_method, source_id, source_url
+      FROM best WHERE true
+      ON CONFLICT(id) DO UPDATE SET to_type = excluded.to_type, to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
         confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url`),
     deleteRels: p(`DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`),
     // Run for the entities that appeared or disappeared.
@@ -153,21 +156,17 @@ export const INSERTS = {
   qaFacts: insert('INSERT OR IGNORE INTO qa_facts (fact_id, qa_id, item_key)', 3),
 } as const;
 
-/** Rows per INSERT statement: one multi-row statement costs about as much as two single-row ones. */
-const ROWS_PER_INSERT = 32;
-const multiRow = new WeakMap<Db, Map<string, Stmt>>();
+const prepared = new WeakMap<Db, Map<TableInsert, Stmt>>();
 
-/** Inserts rows into a table with multi-row VALUES statements (prepared once per connection and row count). */
+/**
+ * Inserts rows into a table, one prepared statement run per row: measured against multi-row
+ * VALUES statements (32 rows each), this costs less, as SQLite runs a multi-row VALUES through a
+ * co-routine and the values must be copied into one array first.
+ */
 export function insertRows(db: Db, table: TableInsert, rows: readonly unknown[][]): void {
-  let prepared = multiRow.get(db);
-  if (!prepared) multiRow.set(db, (prepared = new Map()));
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    const count = Math.min(ROWS_PER_INSERT, rows.length - start);
-    const key = `${count}\u001f${table.head}`;
-    let stmt = prepared.get(key);
-    if (!stmt) prepared.set(key, (stmt = db.prepare(`${table.head} VALUES ${Array.from({ length: count }, () => table.tuple).join(', ')}`)));
-    const values: unknown[] = [];
-    for (let i = start; i < start + count; i++) for (const v of rows[i]!) values.push(v);
-    stmt.run(values);
-  }
+  let statements = prepared.get(db);
+  if (!statements) prepared.set(db, (statements = new Map()));
+  let stmt = statements.get(table);
+  if (!stmt) statements.set(table, (stmt = db.prepare(`${table.head} VALUES ${table.tuple}`)));
+  for (const row of rows) stmt.run(row);
 }
