@@ -11,7 +11,7 @@ const EVERY_ROUTE: readonly ErrorCode[] = ['request.malformed', 'request.timeout
 /** Codes of a route that reads a JSON body (src/http/create-app.ts): any method but GET, since a client may send a body the route does not want. */
 const WITH_BODY: readonly ErrorCode[] = ['request.body_too_large', 'request.unsupported_media_type', 'validation.failed'];
 
-/** Codes of a signed connector route before its handler runs (docs/contract.md#signing). */
+/** Codes of a signed connector route before its handler runs (docs/contract.md#connector-signing). */
 const SIGNED_INGEST: readonly ErrorCode[] = ['auth.unauthenticated', 'auth.invalid_signature', 'auth.timestamp_skew', 'auth.nonce_replay', 'validation.missing_idempotency_key'];
 
 const NOT_FOUND_OF_RESOURCE = { website: 'website.not_found', organization: 'organization.not_found', connector: 'connector.not_found' } as const satisfies Record<string, ErrorCode>;

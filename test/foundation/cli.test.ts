@@ -25,7 +25,7 @@ describe('the nodectl binary', () => {
     let help = '';
     rollback.configureOutput({ writeOut: (text) => void (help += text) });
     rollback.outputHelp();
-    expect(help).toMatch(/Exit codes: 0 rolled back, 1 failed \(unknown version, a purged version \(publish\.version_purged\), lock held\), 2 bad usage\./);
+    expect(help).toMatch(/Exit codes: 0 rolled back, 1 failed \(unknown version, a purged version \(publish\.version_purged\), lock held\), 2 bad usage[.;]/);
   });
 
   it('--version prints the package version', async () => {

@@ -18,9 +18,10 @@ const SHARED = { name: 'generated-shared-bytes', dir: join(temp.dir, 'fx-shared'
 let s3: LocalS3;
 
 /**
- * Six languages of one plain page each: every language has empty facts, qa and relationships
- * files, so many files share bytes (the empty body among them), and the empty changes.jsonl of a
- * first version is a patched body with the same bytes as compiled files.
+ * Six languages of one plain page each: every language has an empty qa file, so several files
+ * share bytes (the empty body), and the empty changes.jsonl of a first version is a patched body
+ * with the same bytes as compiled files. (Facts are no longer empty: a plain text item's first
+ * line is its title.)
  */
 function writeSharedBytesFixture(dir: string): void {
   mkdirSync(dir, { recursive: true });
@@ -89,7 +90,7 @@ describe.each(['fs', 's3'] as const)('bug "first publish with an empty file fail
         casBefore = cas;
       }
       const checksums = (await pointerOf(target, siteHash)).files.map((f) => f.checksum);
-      if (name === SHARED.name) expect(checksums.length - new Set(checksums).size).toBeGreaterThan(10);
+      if (name === SHARED.name) expect(checksums.length - new Set(checksums).size).toBeGreaterThanOrEqual(5);
     } finally {
       await target.close();
       controlDb.close();
