@@ -129,15 +129,12 @@ async function main() {
     const t0 = performance.now();
     const pushed = await sendAll(bodies, sendSigned);
     const pushMs = performance.now() - t0;
-    // The graph file exists once the first batch is accepted: read its raw_items states from here.
+    // The graph file exists once the first batch is accepted. Done when no raw item is pending
+    // (raw_items_pending, a partial index: the poll must not read the bodies).
     const graph = new Database(graphDbPath(dataDirLayout(dataDir), site.id), { readonly: true, fileMustExist: true });
-    const counts = graph.prepare(`SELECT SUM(state = 'pending') AS pending, SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`);
-    let state;
-    for (;;) {
-      state = counts.get();
-      if ((state.processed ?? 0) + (state.failed ?? 0) >= pushed.accepted && (state.pending ?? 0) === 0) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const pendingCount = graph.prepare(`SELECT COUNT(*) FROM raw_items WHERE state = 'pending'`).pluck();
+    while (pendingCount.get() > 0) await new Promise((r) => setTimeout(r, 50));
+    const state = graph.prepare(`SELECT SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`).get();
     const ingestedMs = performance.now() - t0;
     const published = await request(`${daemon.url}/v1/websites/${site.id}/publish`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${apiKey}` } });
     const publishEnvelope = await published.body.json();

@@ -13,7 +13,7 @@ export interface ProcessRawItemsOptions {
   mappings?: FieldMapping[];
   /** RFC 3339 UTC time written to processed_at. */
   now: string;
-  /** Items per write transaction. Default 250. */
+  /** Items per write transaction. Default 500 (a content.ingest job holds at most 500). */
   batchSize?: number;
 }
 
@@ -86,7 +86,7 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
 function batchesOf(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): string[][] {
   const ids = [...new Set(rawContentIds)];
   if (ids.length > 0) db.transaction(() => refreshSourceTrust(db, site)).immediate();
-  const size = Math.max(1, options.batchSize ?? 250);
+  const size = Math.max(1, options.batchSize ?? 500);
   const batches: string[][] = [];
   for (let start = 0; start < ids.length; start += size) batches.push(ids.slice(start, start + size));
   return batches;

@@ -11,7 +11,8 @@ export type WriteOutcome =
   | { status: 'over_limit' };
 
 interface Statements {
-  find: Database.Statement<unknown[]>;
+  /** The stored rows of a batch's (type, id) pairs, given as a JSON array of [type, id]: one statement for the batch. */
+  findAll: Database.Statement<unknown[]>;
   insert: Database.Statement<unknown[]>;
   update: Database.Statement<unknown[]>;
 }
@@ -23,7 +24,8 @@ function prepare(db: Db): Statements {
   let s = statements.get(db);
   if (!s) {
     s = {
-      find: db.prepare('SELECT raw_content_id, checksum, state FROM raw_items WHERE item_type = ? AND item_id = ?'),
+      findAll: db.prepare(`SELECT r.item_type, r.item_id, r.raw_content_id, r.checksum, r.state FROM json_each(?) t
+        JOIN raw_items r ON r.item_type = t.value ->> 0 AND r.item_id = t.value ->> 1`),
       insert: db.prepare(
         `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, canonical_url, language, body, state, connector_id, received_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
@@ -38,6 +40,8 @@ function prepare(db: Db): Statements {
   return s;
 }
 
+interface StoredRow { raw_content_id: string; checksum: string; state: string }
+
 export interface WriteItemsOptions {
   connectorId: string;
   defaultLanguage: string;
@@ -47,7 +51,8 @@ export interface WriteItemsOptions {
 }
 
 /**
- * Writes valid items into raw_items in ONE transaction (run it through commitDurably):
+ * Writes valid items into raw_items in ONE transaction (run it through commitDurably), after one
+ * lookup of every item's stored row (an unchanged item costs a map lookup, no statement):
  * new (type, id) accepted; same checksum skipped unchanged_checksum; tombstoned ids skipped;
  * a changed checksum accepted as an update with a new raw_content_id. `bodyOf(i)` serialises item i
  * only when it is written, so skipped items cost no JSON work.
@@ -57,9 +62,14 @@ export function writeRawItems(db: Db, items: readonly IngestItem[], bodyOf: (ind
   const run = db.transaction(() => {
     const out: WriteOutcome[] = [];
     let budget = options.acceptAtMost ?? Infinity;
+    const stored = new Map<string, StoredRow>();
+    for (const row of s.findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as Array<StoredRow & { item_type: string; item_id: string }>) {
+      stored.set(row.item_type + '\u001f' + row.item_id, row);
+    }
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      const existing = s.find.get(item.type, item.id) as { raw_content_id: string; checksum: string; state: string } | undefined;
+      const key = item.type + '\u001f' + item.id;
+      const existing = stored.get(key);
       if (existing?.state === 'tombstoned') {
         out.push({ status: 'skipped', reason: 'tombstoned' });
         continue;
@@ -81,6 +91,8 @@ export function writeRawItems(db: Db, items: readonly IngestItem[], bodyOf: (ind
         s.insert.run(rawContentId, item.type, item.id, item.checksum, item.url, item.canonical_url ?? null, language, bodyOf(i), options.connectorId, options.receivedAt);
       }
       out.push({ status: 'accepted', rawContentId, update: existing !== undefined });
+      // The same (type, id) again later in the batch is compared with this version.
+      stored.set(key, { raw_content_id: rawContentId, checksum: item.checksum, state: 'pending' });
     }
     return out;
   });

@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ItemContribution } from '../../src/extract/contribution.js';
+import type { IngestItem } from '../../src/contract/ingest-item.js';
+import { applyContribution, applyContributions } from '../../src/graph/apply-contribution.js';
+import { setEditorial } from '../../src/graph/editorial.js';
+import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
+import { processRawItems, processRawItemsConcurrently } from '../../src/graph/process-raw-items.js';
+import { writeRawItems } from '../../src/graph/raw-items.js';
+import { removeItem } from '../../src/graph/remove-item.js';
+import { emptySearchTouched, refreshSearchDocs } from '../../src/graph/search-docs.js';
+import type { Db } from '../../src/storage/sqlite.js';
+import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
+
+const graphs: TempGraph[] = [];
+afterEach(() => {
+  for (const g of graphs.splice(0)) g.cleanup();
+});
+const graph = (): TempGraph => {
+  const g = tempGraph();
+  graphs.push(g);
+  return g;
+};
+
+/** Every row of every table the writers fill, sorted, and the search index: two graphs are the same when these are. */
+function tables(db: Db): Record<string, string[]> {
+  const names = ['item_contributions', 'sources', 'entity_contributors', 'entities', 'fact_candidates', 'relationship_contributors', 'relationships',
+    'chunks', 'qa', 'qa_facts', 'editorial', 'search_docs'];
+  const out: Record<string, string[]> = {};
+  for (const name of names) out[name] = db.prepare(`SELECT * FROM ${name}`).raw().all().map((r) => JSON.stringify(r)).sort();
+  out.search_fts = db.prepare('SELECT rowid, * FROM search_fts').raw().all().map((r) => JSON.stringify(r)).sort();
+  return out;
+}
+
+/** A deterministic generator: items that share entities, compete for facts, link to each other, and repeat questions and chunk positions. */
+function randomContributions(seed: number) {
+  let s = seed;
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
+  const provenance = ['cms_field', 'schema_org', 'seo_meta', 'text_extraction', 'llm_inferred'] as const;
+  const shared = Array.from({ length: 10 }, (_, i) => ref(pick(['Person', 'Brand', 'Event', 'MusicEvent']), `k${i % 7}`));
+  const page = (i: number) => `https://shop.example/${i}`;
+  const make = (i: number): ItemContribution => {
+    const primary = ref('Product', page(i));
+    const refs = [primary, ...shared];
+    const facts = Array.from({ length: 5 }, () => fact(pick(refs), pick(['price', 'name', 'color']), pick(['a', 'b', 1, 2]), {
+      language: pick(['en', 'de']), confidence: pick([0.5, 0.9]), provenanceMethod: pick(provenance) }));
+    return contribution(`product:${i}`, page(i), {
+      entities: [entity(primary, `P${i}`), ...Array.from({ length: 2 }, () => { const r = pick(shared); return entity(r, `${r.canonicalKey}${pick(['x', 'y'])}`, { confidence: pick([0.5, 0.9]), provenanceMethod: pick(provenance), importance: 1 + Math.floor(rnd() * 5) }); })],
+      facts,
+      relationships: Array.from({ length: 2 }, () => ({ from: primary, type: pick(['brand', 'related']), to: rnd() < 0.4 ? ref('Product', page(Math.floor(rnd() * 8))) : pick(shared),
+        language: 'en', confidence: pick([0.5, 0.9]), provenanceMethod: pick(provenance) })),
+      chunks: Array.from({ length: 2 }, () => ({ text: `text ${pick(['one', 'two'])} ${i}`, headingPath: ['H'], position: Math.floor(rnd() * 2), language: pick(['en', 'de']), mentions: [pick(refs)] })),
+      qa: Array.from({ length: 2 }, () => { const f = pick(facts); return { question: pick(['What?', 'Who?']), answer: `A${Math.floor(rnd() * 3)}`, language: f.language,
+        facts: [{ subject: f.subject, predicate: f.predicate }], entities: [primary], confidence: 0.8, provenanceMethod: 'schema_org' as const }; }),
+    }, pick(['2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z']));
+  };
+  return { rnd, make };
+}
+
+describe('applyContributions', () => {
+  it('leaves the same graph as applying the batch item by item, through re-ingestion, removals, pins and hides (repeated items in a batch included)', () => {
+    for (const seed of [1, 2, 3]) {
+      const [one, batched] = [graph(), graph()];
+      const gen = randomContributions(seed);
+      for (let step = 0; step < 40; step++) {
+        const op = gen.rnd();
+        if (op < 0.7) {
+          const batch = Array.from({ length: 1 + Math.floor(gen.rnd() * 6) }, () => gen.make(Math.floor(gen.rnd() * 8)));
+          one.db.transaction(() => {
+            const search = emptySearchTouched();
+            for (const c of batch) applyContribution(one.db, site, c, search);
+            refreshSearchDocs(one.db, search);
+          })();
+          batched.db.transaction(() => {
+            const search = emptySearchTouched();
+            applyContributions(batched.db, site, batch, search);
+            refreshSearchDocs(batched.db, search);
+          })();
+        } else if (op < 0.85) {
+          const key = `product:${Math.floor(gen.rnd() * 8)}`;
+          for (const g of [one, batched]) removeItem(g.db, site, key);
+        } else {
+          const facts = one.db.prepare('SELECT DISTINCT fact_id FROM fact_candidates ORDER BY fact_id').pluck().all() as string[];
+          if (facts.length === 0) continue;
+          const id = facts[Math.floor(gen.rnd() * facts.length)]!;
+          const patch = gen.rnd() < 0.5 ? { hidden: gen.rnd() < 0.5 } : { pinned: true, pinnedItemKey: `product:${Math.floor(gen.rnd() * 8)}` };
+          for (const g of [one, batched]) setEditorial(g.db, id, patch);
+        }
+        expect(tables(batched.db), `seed ${seed}, step ${step}`).toEqual(tables(one.db));
+      }
+      expect(one.db.prepare(`SELECT COUNT(*) FROM fact_candidates WHERE status = 'superseded'`).pluck().get()).toBeGreaterThan(0);
+      expect(one.db.prepare('SELECT COUNT(*) FROM qa WHERE stale = 1').pluck().get()).toBeGreaterThan(0);
+    }
+  });
+});
+
+const RECEIVED = '2026-02-01T12:00:00.000Z';
+
+function page(i: number, version: number): IngestItem {
+  const ld = { '@context': 'https://schema.org', '@type': 'Product', name: `Kettle ${i}`, sku: `SKU-${i}`, brand: { '@type': 'Brand', name: 'Acme' },
+    offers: { '@type': 'Offer', price: `${10 + i}.${version}0`, priceCurrency: 'EUR' } };
+  return {
+    type: 'product', id: String(i), url: `https://shop.example/p/${i}`, checksum: 'sha256:' + (i * 10 + version).toString(16).padStart(64, '0'),
+    html: `<html lang="en"><head><title>Kettle ${i}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><main><h1>Kettle ${i}</h1><p>Kettle ${i} boils water.</p></main></body></html>`,
+  };
+}
+
+function pending(db: Db, items: IngestItem[]): string[] {
+  return writeRawItems(db, items, (i) => JSON.stringify(items[i]), { connectorId: 'conn_1', defaultLanguage: 'en', receivedAt: RECEIVED })
+    .flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
+}
+
+describe('processRawItemsConcurrently (extraction in worker threads; runs the build: npm run build)', () => {
+  it('makes the same graph and result as processRawItems, and skips a row updated while its batch was being extracted', async () => {
+    const [inThread, inWorkers] = [graph(), graph()];
+    const items = Array.from({ length: 30 }, (_, i) => page(i, 0));
+    const broken = (db: Db) => db.prepare(`UPDATE raw_items SET body = '{"type":' WHERE item_id = '7'`).run();
+    const a = pending(inThread.db, items);
+    broken(inThread.db);
+    const b = pending(inWorkers.db, items);
+    broken(inWorkers.db);
+    const expected = processRawItems(inThread.db, site, a, { now: RECEIVED, batchSize: 8 });
+    const pool = createExtractionPool({ size: 2, workerUrl: extractWorkerUrl() });
+    try {
+      const result = await processRawItemsConcurrently(inWorkers.db, site, b, { now: RECEIVED, batchSize: 8, pool });
+      const withoutIds = (r: typeof result) => ({ ...r, failures: r.failures.map(({ rawContentId: _, ...f }) => f) });
+      expect(withoutIds(result)).toEqual(withoutIds(expected));
+      expect(result).toMatchObject({ processed: 29, failed: 1, failures: [{ itemKey: 'product:7' }] });
+      expect(tables(inWorkers.db)).toEqual(tables(inThread.db));
+
+      // Item 3 changes while the first batch (which holds it) is with the workers: that batch skips it, and the new version waits for its own job.
+      const ids = pending(inWorkers.db, [page(3, 1), page(4, 1)]);
+      const running = processRawItemsConcurrently(inWorkers.db, site, ids, { now: RECEIVED, pool });
+      const [newer] = pending(inWorkers.db, [page(3, 2)]);
+      expect(await running).toMatchObject({ processed: 1, skipped: 1 });
+      expect(inWorkers.db.prepare(`SELECT state FROM raw_items WHERE item_id = '3'`).pluck().get()).toBe('pending');
+      expect(await processRawItemsConcurrently(inWorkers.db, site, [newer!], { now: RECEIVED, pool })).toMatchObject({ processed: 1 });
+      expect(inWorkers.db.prepare(`SELECT value FROM fact_candidates WHERE item_key = 'product:3' AND predicate = 'price'`).pluck().get()).toBe('13.2');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('extracts in its own thread when a worker fails', async () => {
+    const [inThread, fallback] = [graph(), graph()];
+    const items = Array.from({ length: 6 }, (_, i) => page(i, 0));
+    processRawItems(inThread.db, site, pending(inThread.db, items), { now: RECEIVED, batchSize: 4 });
+    const pool = createExtractionPool({ size: 1, workerUrl: new URL('./no-such-worker.js', extractWorkerUrl()) });
+    try {
+      expect(await processRawItemsConcurrently(fallback.db, site, pending(fallback.db, items), { now: RECEIVED, batchSize: 4, pool })).toMatchObject({ processed: 6, failed: 0 });
+      expect(tables(fallback.db)).toEqual(tables(inThread.db));
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('writeRawItems', () => {
+  it('compares an item given twice in one batch with its first version, and skips an unchanged one with one lookup for the batch', () => {
+    const g = graph();
+    const out = writeRawItems(g.db, [page(1, 0), page(1, 0), page(1, 1), page(2, 0)], (i) => String(i), { connectorId: 'c', defaultLanguage: 'en', receivedAt: RECEIVED });
+    expect(out.map((o) => o.status + (o.status === 'accepted' ? (o.update ? ':update' : ':new') : o.status === 'skipped' ? `:${o.reason}` : ''))).toEqual([
+      'accepted:new', 'skipped:unchanged_checksum', 'accepted:update', 'accepted:new',
+    ]);
+    expect(g.db.prepare(`SELECT item_id, checksum, body FROM raw_items ORDER BY item_id`).raw().all()).toEqual([['1', page(1, 1).checksum, '2'], ['2', page(2, 0).checksum, '3']]);
+    g.db.prepare(`UPDATE raw_items SET state = 'tombstoned' WHERE item_id = '2'`).run();
+    const again = writeRawItems(g.db, [page(1, 1), page(2, 5)], (i) => String(i), { connectorId: 'c', defaultLanguage: 'en', receivedAt: RECEIVED });
+    expect(again).toEqual([{ status: 'skipped', reason: 'unchanged_checksum' }, { status: 'skipped', reason: 'tombstoned' }]);
+  });
+});
