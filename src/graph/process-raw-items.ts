@@ -74,7 +74,7 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
     const extracted = (await outcomes) ?? extractRows(rows, site, mappings);
     if (next < batches.length) inFlight.push(start(batches[next]!));
     writeBatch(db, () => {
-      const stillPending = new Set(readPending(db, batch).map((r) => r.raw_content_id));
+      const stillPending = new Set(graphStatements(db).pendingIds.all(JSON.stringify(batch)) as string[]);
       const current = rows.flatMap((row, i) => (stillPending.has(row.raw_content_id) ? [[row, extracted[i]!] as const] : []));
       commitBatch(db, site, batch, current.map(([row]) => row), current.map(([, outcome]) => outcome), options, result);
     });

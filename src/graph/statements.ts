@@ -31,7 +31,7 @@ export interface GraphStatements {
   factCandidates: Stmt; factPins: Stmt; setFactRank: Stmt;
   refreshQaStale: Stmt;
   /* raw_items, by raw content id. */
-  pendingRaw: Stmt; markProcessed: Stmt; markFailed: Stmt;
+  pendingRaw: Stmt; pendingIds: Stmt; markProcessed: Stmt; markFailed: Stmt;
 }
 
 const cache = new WeakMap<Db, GraphStatements>();
@@ -114,22 +114,27 @@ export function graphStatements(db: Db): GraphStatements {
         resolution_status = CASE WHEN ${RESOLVED('relationships')} THEN 'resolved' ELSE 'dangling' END
       WHERE to_ref IN (${IDS}) OR from_entity_id IN (${IDS})`),
 
-    factCandidates: p(`SELECT fact_id, item_key, ordinal, provenance_rank, confidence, last_seen_at, status, rank FROM fact_candidates WHERE fact_id IN (${IDS})`),
+    // A join, not IN: IN first copies the thousands of ids of a batch into a temporary index.
+    factCandidates: p(`SELECT f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
+      FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`),
     factPins: p(`SELECT record_id, pinned_item_key FROM editorial WHERE record_id IN (${IDS}) AND pinned = 1`),
     setFactRank: p('UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?'),
 
     // Q&A citing the facts (first parameter) or made by the items (second): stale when a cited fact has no survivor, a
     // survivor whose value differs from the one the answer was made from, or is hidden.
-    refreshQaStale: p(`UPDATE qa SET stale = k.stale FROM (
-        SELECT q.id, q.item_key, EXISTS (SELECT 1 FROM json_each(q.fact_values) v
+    refreshQaStale: p(`WITH keys AS (
+        SELECT q.qa_id AS id, q.item_key FROM json_each(?) t JOIN qa_facts q ON q.fact_id = t.value
+        UNION SELECT id, item_key FROM qa WHERE item_key IN (${IDS})),
+      checked AS MATERIALIZED (
+        SELECT q.id, q.item_key, q.stale AS was, EXISTS (SELECT 1 FROM json_each(q.fact_values) v
           WHERE NOT EXISTS (SELECT 1 FROM fact_candidates f WHERE f.fact_id = v.key AND f.status = 'active' AND f.value = v.value)
             OR EXISTS (SELECT 1 FROM editorial ed WHERE ed.record_id = v.key AND ed.hidden = 1)) AS stale
-        FROM (SELECT qa_id AS id, item_key FROM qa_facts WHERE fact_id IN (${IDS})
-              UNION SELECT id, item_key FROM qa WHERE item_key IN (${IDS})) keys
-          JOIN qa q ON q.id = keys.id AND q.item_key = keys.item_key) k
-      WHERE qa.id = k.id AND qa.item_key = k.item_key AND qa.stale != k.stale`),
+        FROM keys JOIN qa q ON q.id = keys.id AND q.item_key = keys.item_key)
+      UPDATE qa SET stale = checked.stale FROM checked
+      WHERE qa.id = checked.id AND qa.item_key = checked.item_key AND checked.stale != checked.was`),
 
     pendingRaw: p(`SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
+    pendingIds: p(`SELECT raw_content_id FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`).pluck(),
     markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
     markFailed: p(`UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`),
   };
