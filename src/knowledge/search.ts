@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Db } from '../storage/sqlite.js';
-import { buildMatchExpression } from './search-query.js';
+import { docIdOfRowid, ftsRowidSql, readSearchDocuments, ROWID_RANGE } from '../graph/search-docs.js';
+import { queryTerms, type QueryTerm } from './search-query.js';
 
 /**
- * Knowledge search over a graph database's FTS5 index (migration 0003, docs/knowledge.md): the
+ * Knowledge search over a graph database's FTS5 index (graph migrations 0003 and 0004, docs/knowledge.md): the
  * one ranking the management API runs over the website's graph and the MCP server runs over the
  * published node loaded into an in-memory graph (search-index.ts).
  */
@@ -15,7 +16,7 @@ export type SearchKind = (typeof SEARCH_KINDS)[number];
 /**
  * BM25 weight of each search_fts column, in column order: name (entity name, fact predicate),
  * context (fact subject, chunk headings), value (fact value, entity type), body (chunk text).
- * Names over values over chunk text. The kind column only filters (weight 0).
+ * Names over values over chunk text.
  */
 export const COLUMN_WEIGHTS = { name: 10, context: 2, value: 5, body: 1 } as const;
 /** Tokens of context around the matched terms in a snippet. */
@@ -39,7 +40,7 @@ export interface SearchHit {
   source_url?: string;
 }
 
-/** Where the next page starts: the last hit's sort key (bm25, then document id). */
+/** Where the next page starts: the last hit's sort key (bm25, 0 when unranked, then document id). */
 export interface SearchPosition {
   rank: number;
   doc: number;
@@ -50,41 +51,69 @@ export interface SearchRequest {
   kind?: SearchKind;
   limit: number;
   after?: SearchPosition;
+  /** Documents above which a word is common (COMMON_DOCUMENTS); tests lower it. */
+  commonDocuments?: number;
 }
 
 export interface RankedHit extends SearchHit {
   position: SearchPosition;
 }
 
-interface RankedRow { docId: number; rank: number }
+/**
+ * A word (or phrase, or the typed prefix) found in more documents than this is common: it only
+ * filters and does not rank. FTS5's BM25 reads every document of every ranked word (for its idf,
+ * then each match's lengths and positions), so a common word costs time in proportion to the
+ * website's size, while its idf, and so its share of the score, is small. 10,000 documents bound
+ * a ranked search to about 5 ms (docs/knowledge.md "Figures").
+ */
+export const COMMON_DOCUMENTS = 10_000;
 
-const WEIGHTS = [...Object.values(COLUMN_WEIGHTS), 0].map((w) => w.toFixed(1)).join(', ');
-/** User terms match the text columns only; the kind column is for the kind filter. */
-const TEXT_COLUMNS = '{name context value body}';
+const WEIGHTS = Object.values(COLUMN_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
+const ALL_DOCS = { first: ROWID_RANGE.chunk.first, last: ROWID_RANGE.entity.last };
 
-// Pure FTS5 on the hot path: the ranking reads only the index (no join per match), so its cost
-// is FTS5's own. Documents withheld by editorial state come as a list of doc ids (excluded).
-const RANKED_SQL = `SELECT docId, rank FROM (
-    SELECT rowid AS docId, bm25(search_fts, ${WEIGHTS}) AS rank FROM search_fts
-    WHERE search_fts MATCH @match AND (@excluded IS NULL OR rowid NOT IN (SELECT value FROM json_each(@excluded)))
+// Rowid bounds are CAST: better-sqlite3 binds a JS number as REAL, and FTS5 then drops a rowid
+// constraint (a rowid = REAL gave every hit the first match's snippet).
+const WITHIN = 'rowid BETWEEN CAST(@first AS INTEGER) AND CAST(@last AS INTEGER)';
+const NOT_WITHHELD = '(@excluded IS NULL OR rowid NOT IN (SELECT value FROM json_each(@excluded)))';
+
+// Ranked: BM25 over the uncommon words; every match of them is scored, at most COMMON_DOCUMENTS.
+// Common words filter through a second FTS5 cursor (the unary + keeps SQLite from handing the
+// IN list to FTS5 as one lookup per rowid).
+const rankedSql = (filtered: boolean) => `SELECT rowid, rank FROM (
+    SELECT rowid, bm25(search_fts, ${WEIGHTS}) AS rank FROM search_fts
+    WHERE search_fts MATCH @rank AND ${WITHIN} AND ${NOT_WITHHELD}
+      ${filtered ? 'AND +rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @match)' : ''}
   )
-  WHERE @afterRank IS NULL OR rank > @afterRank OR (rank = @afterRank AND docId > @afterDoc)
-  ORDER BY rank, docId
+  WHERE @afterRank IS NULL OR rank > @afterRank OR (rank = @afterRank AND rowid < @afterRowid)
+  ORDER BY rank, rowid DESC
   LIMIT @limit`;
+
+// Every word common: the matches in descending rowid order (entities, facts, chunks, each newest
+// first; src/graph/search-docs.ts ROWID_RANGE), which FTS5 reads from the index and stops after
+// `limit`.
+const UNRANKED_SQL = `SELECT rowid, 0 AS rank FROM search_fts
+  WHERE search_fts MATCH @match AND ${WITHIN} AND ${NOT_WITHHELD}
+  ORDER BY rowid DESC
+  LIMIT @limit`;
+
+// search_fts is contentless, so snippets come from a small FTS5 table of the connection's temp
+// schema (same tokenizer): the hits' text goes in, snippet() runs over those rows only, and the
+// rows leave again. The snippet is FTS5's own; a prefix is assembled from a few rows' words.
+const SNIPPET_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_snippets USING fts5(name, context, value, body, tokenize = 'unicode61 remove_diacritics 2')`;
+const SNIPPETS_SQL = `SELECT rowid, snippet(search_snippets, -1, char(2), char(3), '…', ${SNIPPET_TOKENS}) AS snippet FROM temp.search_snippets WHERE search_snippets MATCH @match`;
+
+/** True when the FTS5 expression matches more than `common` documents (it reads at most that many). */
+const PROBE_SQL = 'SELECT 1 FROM search_fts WHERE search_fts MATCH @match LIMIT 1 OFFSET @common';
 
 // Export rules at query time (docs/contract.md#export-rules): the index holds only surviving
 // facts; a hidden entity, a hidden fact and a fact of a hidden entity are withheld. Chunks are
 // exported whatever their editorial row says, as the compiler does. Empty when nothing is hidden.
 // CROSS JOIN keeps editorial (small) outside: without statistics SQLite scanned every document
 // and looked each up in editorial (115 ms a search on 1.1 million documents).
-const WITHHELD_SQL = `SELECT json_group_array(doc_id) FROM (
-    SELECT d.doc_id FROM editorial e CROSS JOIN search_docs d ON d.record_id = e.record_id AND d.kind != 'chunk' WHERE e.hidden = 1
-    UNION SELECT d.doc_id FROM editorial e CROSS JOIN search_docs d ON d.entity_id = e.record_id AND d.kind = 'fact' WHERE e.hidden = 1
+const WITHHELD_SQL = `SELECT json_group_array(rowid) FROM (
+    SELECT ${ftsRowidSql('d')} AS rowid FROM editorial e CROSS JOIN search_docs d ON d.record_id = e.record_id AND d.kind != 'chunk' WHERE e.hidden = 1
+    UNION SELECT ${ftsRowidSql('d')} FROM editorial e CROSS JOIN search_docs d ON d.entity_id = e.record_id AND d.kind = 'fact' WHERE e.hidden = 1
   )`;
-
-// The CAST matters: better-sqlite3 binds a JS number as REAL, and FTS5 then drops the rowid
-// constraint, answering the first match's snippet for every hit.
-const SNIPPET_SQL = `SELECT snippet(search_fts, -1, char(2), char(3), '…', ${SNIPPET_TOKENS}) FROM search_fts WHERE search_fts MATCH @match AND rowid = CAST(@docId AS INTEGER)`;
 
 const DOC_SQL = 'SELECT kind, record_id AS recordId FROM search_docs WHERE doc_id = ?';
 
@@ -97,38 +126,60 @@ const DETAIL_SQL: Record<SearchKind, string> = {
 };
 
 interface DetailRow { title: string; language: string; sourceUrl: string | null; entityId?: string | null }
+interface MatchedRow { rowid: number; rank: number }
+
+/** How a query runs: the FTS5 expression of every term, and that of the uncommon ones (none: unranked). */
+interface SearchPlan { match: string; rank?: string }
 
 /**
- * The next `limit` hits after `after`, best first: BM25 with COLUMN_WEIGHTS (lower bm25 is
- * better), then document id, so the order is total and a page boundary never repeats or skips
- * a hit while the index is unchanged.
+ * Decides per term whether it ranks (docs/knowledge.md "Ranking"). The typed last word matches
+ * whole when that form alone is common: its longer forms would add little, and FTS5 assembles a
+ * prefix not in its prefix lists from every word it starts.
+ */
+function planSearch(terms: QueryTerm[], isCommon: (match: string) => boolean): SearchPlan {
+  const forms = terms.map((term) => {
+    if (isCommon(term.exact)) return { match: term.exact, common: true };
+    if (term.prefix === undefined) return { match: term.exact, common: false };
+    return { match: term.prefix, common: isCommon(term.prefix) };
+  });
+  const rare = forms.filter((form) => !form.common);
+  return { match: forms.map((form) => form.match).join(' '), ...(rare.length > 0 ? { rank: rare.map((form) => form.match).join(' ') } : {}) };
+}
+
+/**
+ * The next `limit` hits after `after`, best first, under a total order, so a page boundary never
+ * repeats or skips a hit while the index is unchanged. Ranked (some word is not common): BM25 with
+ * COLUMN_WEIGHTS over the uncommon words (lower bm25 is better), then rowid descending.
+ * Unranked (every word common): rowid descending, score 0.
  */
 export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
-  const terms = buildMatchExpression(request.query);
-  if (terms === undefined) return [];
-  const match = `${TEXT_COLUMNS} : (${terms})` + (request.kind ? ` AND kind : "${request.kind}"` : '');
+  const terms = queryTerms(request.query);
+  if (terms.length === 0) return [];
   const statements = statementsOf(db);
+  const common = request.commonDocuments ?? COMMON_DOCUMENTS;
+  const plan = planSearch(terms, (match) => statements.probe.get({ match, common }) !== undefined);
   const withheld = statements.withheld.get() as string;
-  const rows = statements.ranked.all({
-    match,
-    excluded: withheld === '[]' ? null : withheld,
-    afterRank: request.after?.rank ?? null,
-    afterDoc: request.after?.doc ?? null,
-    limit: request.limit,
-  }) as RankedRow[];
+  const range = request.kind ? ROWID_RANGE[request.kind] : ALL_DOCS;
+  const base = { match: plan.match, excluded: withheld === '[]' ? null : withheld, limit: request.limit };
+  const rows = (plan.rank === undefined
+    ? statements.unranked.all({ ...base, first: range.first, last: request.after ? Math.min(range.last, request.after.doc - 1) : range.last })
+    : (plan.rank === plan.match ? statements.ranked : statements.rankedFiltered).all({
+      ...base, rank: plan.rank, first: range.first, last: range.last, afterRank: request.after?.rank ?? null, afterRowid: request.after?.doc ?? null,
+    })) as MatchedRow[];
+  const snippets = snippetsOf(db, statements, plan.match, rows.map((row) => row.rowid));
   const hits: RankedHit[] = [];
   for (const row of rows) {
-    const doc = statements.doc.get(row.docId) as { kind: SearchKind; recordId: string } | undefined;
+    const doc = statements.doc.get(docIdOfRowid(row.rowid)) as { kind: SearchKind; recordId: string } | undefined;
     if (!doc) continue;
     const detail = statements.details[doc.kind].get(doc.recordId) as DetailRow | undefined;
     const hit: RankedHit = {
       kind: doc.kind,
       id: doc.recordId,
-      score: Number((-row.rank).toPrecision(6)),
+      score: row.rank === 0 ? 0 : Number((-row.rank).toPrecision(6)),
       language: detail?.language ?? '',
       title: titleOf(doc.kind, detail?.title ?? ''),
-      snippet: markSnippet(String(statements.snippet.get({ match, docId: row.docId }) ?? '')),
-      position: { rank: row.rank, doc: row.docId },
+      snippet: markSnippet(snippets.get(row.rowid) ?? ''),
+      position: { rank: row.rank, doc: row.rowid },
     };
     if (detail?.entityId) hit.entity_id = detail.entityId;
     if (detail?.sourceUrl) hit.source_url = detail.sourceUrl;
@@ -137,18 +188,40 @@ export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
   return hits;
 }
 
+/** FTS5's snippet of each hit, by rowid, from the hits' text in the temp snippet table. */
+function snippetsOf(db: Db, statements: SearchStatements, match: string, rowids: number[]): Map<number, string> {
+  if (rowids.length === 0) return new Map();
+  const documents = readSearchDocuments(db, rowids);
+  return db.transaction(() => {
+    for (const document of documents) statements.snippetInsert.run(document);
+    const rows = statements.snippets.all({ match }) as Array<{ rowid: number; snippet: string | null }>;
+    statements.snippetClear.run();
+    return new Map(rows.map((row) => [row.rowid, row.snippet ?? '']));
+  })();
+}
+
 type Statement = Database.Statement<unknown[]>;
-interface SearchStatements { ranked: Statement; withheld: Statement; snippet: Statement; doc: Statement; details: Record<SearchKind, Statement> }
+interface SearchStatements {
+  probe: Statement; ranked: Statement; rankedFiltered: Statement; unranked: Statement;
+  snippetInsert: Statement; snippets: Statement; snippetClear: Statement;
+  withheld: Statement; doc: Statement; details: Record<SearchKind, Statement>;
+}
 const prepared = new WeakMap<Db, SearchStatements>();
 
 /** Statements prepared once per connection: preparing costs more than running a small one. */
 function statementsOf(db: Db): SearchStatements {
   let s = prepared.get(db);
   if (!s) {
+    db.exec(SNIPPET_TABLE);
     s = {
-      ranked: db.prepare(RANKED_SQL),
+      probe: db.prepare(PROBE_SQL),
+      ranked: db.prepare(rankedSql(false)),
+      rankedFiltered: db.prepare(rankedSql(true)),
+      unranked: db.prepare(UNRANKED_SQL),
+      snippetInsert: db.prepare('INSERT INTO temp.search_snippets (rowid, name, context, value, body) VALUES (CAST(@rowid AS INTEGER), @name, @context, @value, @body)'),
+      snippets: db.prepare(SNIPPETS_SQL),
+      snippetClear: db.prepare('DELETE FROM temp.search_snippets'),
       withheld: db.prepare(WITHHELD_SQL).pluck(),
-      snippet: db.prepare(SNIPPET_SQL).pluck(),
       doc: db.prepare(DOC_SQL),
       details: { entity: db.prepare(DETAIL_SQL.entity), fact: db.prepare(DETAIL_SQL.fact), chunk: db.prepare(DETAIL_SQL.chunk) },
     };

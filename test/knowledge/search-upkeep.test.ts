@@ -4,7 +4,7 @@ import { setEditorial } from '../../src/graph/editorial.js';
 import { processRawItems } from '../../src/graph/process-raw-items.js';
 import { writeRawItems } from '../../src/graph/raw-items.js';
 import { removeItem } from '../../src/graph/remove-item.js';
-import { rebuildSearchDocs } from '../../src/graph/search-docs.js';
+import { ftsRowidSql, rebuildSearchDocs } from '../../src/graph/search-docs.js';
 import { searchKnowledge } from '../../src/knowledge/search.js';
 import type { Db } from '../../src/storage/sqlite.js';
 import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from '../graph/helpers.js';
@@ -13,9 +13,14 @@ let g: TempGraph;
 beforeEach(() => (g = tempGraph()));
 afterEach(() => g.cleanup());
 
-/** Every search document with its text, by record id. */
+/**
+ * Every search document and what the index holds for it (search_fts is contentless: its terms,
+ * read through fts5vocab as term, column and offset), by record id.
+ */
 function readIndex(db: Db): unknown[] {
-  return db.prepare(`SELECT d.record_id, d.kind, d.entity_id, f.name, f.context, f.value, f.body FROM search_docs d JOIN search_fts f ON f.rowid = d.doc_id ORDER BY d.record_id`).all();
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms USING fts5vocab(main, search_fts, instance)`);
+  return db.prepare(`SELECT d.record_id, d.kind, d.entity_id, (SELECT json_group_array(json_array(t.col, t.offset, t.term)) FROM (SELECT * FROM temp.search_terms t WHERE t.doc = ${ftsRowidSql('d')} ORDER BY t.col, t.offset, t.term) t) AS terms
+    FROM search_docs d ORDER BY d.record_id`).all();
 }
 
 /** The index as the writers left it must equal one rebuilt from the record tables (rebuilt inside a savepoint that is rolled back). */

@@ -6,6 +6,7 @@ import { applyContribution } from '../../src/graph/apply-contribution.js';
 import { setEditorial } from '../../src/graph/editorial.js';
 import { removeItem } from '../../src/graph/remove-item.js';
 import { GRAPH_DB_OPTIONS } from '../../src/graph/schema.js';
+import { ftsRowidSql, ROWID_RANGE } from '../../src/graph/search-docs.js';
 import { buildMatchExpression, splitQuery } from '../../src/knowledge/search-query.js';
 import { searchKnowledge, type SearchKind } from '../../src/knowledge/search.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
@@ -66,7 +67,8 @@ describe('knowledge search over the graph (FTS5 kept current by the graph writer
 
   it('never hands user text to FTS5 as syntax: operators, column filters, stars and stray quotes are words or separators (a query like a" OR b* used to be a syntax error)', () => {
     seedShop(g.db);
-    expect(buildMatchExpression('a" OR b*')).toBe('"a" "OR" "b*"*');
+    expect(buildMatchExpression('a" OR bcd*')).toBe('"a" "OR" "bcd*"*');
+    expect(buildMatchExpression('a" OR bc*')).toBe('"a" "OR" "bc*"'); // a last word under 3 characters matches whole
     expect(splitQuery('say "hello  world" now "open')).toEqual([
       { text: 'say', phrase: false }, { text: 'hello world', phrase: true }, { text: 'now', phrase: false }, { text: 'open', phrase: false },
     ]);
@@ -155,6 +157,79 @@ describe('knowledge search over the graph (FTS5 kept current by the graph writer
   });
 });
 
+describe('common words (in more documents than commonDocuments): bounded work whatever the website size', () => {
+  /** Twelve kettles (entity, a colour fact, a chunk each), then a zinc kettle and a kettlebell. */
+  function seedKettles(db: Db): void {
+    for (let i = 0; i < 12; i++) {
+      const r = ref('Product', `https://shop.example/k/${i}`);
+      applyContribution(db, site, contribution(`product:${i}`, `https://shop.example/k/${i}`, {
+        primaryEntity: r,
+        entities: [entity(r, `Kettle ${i}`)],
+        facts: [fact(r, 'color', i % 2 === 0 ? 'kettle black' : 'red', { subjectName: `Kettle ${i}` })],
+        chunks: [{ position: 0, language: 'en', text: `Kettle number ${i} ${'kettle '.repeat(i % 4)}`, headingPath: [], mentions: [] }],
+      }));
+    }
+    const zinc = ref('Product', 'https://shop.example/zinc');
+    applyContribution(db, site, contribution('product:zinc', 'https://shop.example/zinc', {
+      primaryEntity: zinc,
+      entities: [entity(zinc, 'Zinc Kettle')],
+      chunks: [{ position: 0, language: 'en', text: 'A kettle of zinc, and the zinc lid of that kettle', headingPath: [], mentions: [] }],
+    }));
+    const bell = ref('Product', 'https://shop.example/bell');
+    applyContribution(db, site, contribution('product:bell', 'https://shop.example/bell', { primaryEntity: bell, entities: [entity(bell, 'Kettlebell')] }));
+  }
+  const COMMON = 5;
+
+  it('every word common: hits come unranked (score 0), entities, then facts, then chunks, each newest first, and page without repeats or gaps', () => {
+    seedKettles(g.db);
+    const all = searchKnowledge(g.db, { query: 'kettle ', limit: 100, commonDocuments: COMMON });
+    expect(all.every((h) => h.score === 0)).toBe(true);
+    const kinds = all.map((h) => h.kind);
+    expect(kinds).toEqual([...kinds].sort((a, b) => ['entity', 'fact', 'chunk'].indexOf(a) - ['entity', 'fact', 'chunk'].indexOf(b)));
+    expect(all.filter((h) => h.kind === 'entity').map((h) => h.title)).toEqual(['Zinc Kettle', ...Array.from({ length: 12 }, (_, i) => `Kettle ${11 - i}`)]);
+    // The same documents as the ranked search finds, in another order.
+    const ranked = searchKnowledge(g.db, { query: 'kettle ', limit: 100 });
+    expect(ranked.every((h) => h.score > 0)).toBe(true);
+    expect(new Set(all.map((h) => h.id))).toEqual(new Set(ranked.map((h) => h.id)));
+    expect(all.find((h) => h.title === 'Kettle 4')!.snippet).toBe('<mark>Kettle</mark> 4');
+    const paged: string[] = [];
+    let after;
+    for (;;) {
+      const page = searchKnowledge(g.db, { query: 'kettle ', limit: 7, commonDocuments: COMMON, ...(after ? { after } : {}) });
+      paged.push(...page.map((h) => h.id));
+      if (page.length < 7) break;
+      after = page[page.length - 1]!.position;
+    }
+    expect(paged).toEqual(all.map((h) => h.id));
+    expect(searchKnowledge(g.db, { query: 'kettle ', limit: 100, commonDocuments: COMMON, kind: 'chunk' }).map((h) => h.id)).toEqual(all.filter((h) => h.kind === 'chunk').map((h) => h.id));
+    // Export rules hold unranked too.
+    const hidden = all.find((h) => h.kind === 'fact')!;
+    setEditorial(g.db, hidden.id, { hidden: true });
+    expect(searchKnowledge(g.db, { query: 'kettle ', limit: 100, commonDocuments: COMMON }).map((h) => h.id)).toEqual(all.filter((h) => h !== hidden).map((h) => h.id));
+  });
+
+  it('a common word filters and the uncommon ones rank: the same hits as ranking both, by the uncommon word\'s BM25', () => {
+    seedKettles(g.db);
+    const hits = searchKnowledge(g.db, { query: 'kettle zinc', limit: 10, commonDocuments: COMMON });
+    expect(hits.map((h) => h.kind)).toEqual(['entity', 'chunk']);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+    expect(hits[1]!.snippet).toBe('A <mark>kettle</mark> of <mark>zinc</mark>, and the <mark>zinc</mark> lid of that <mark>kettle</mark>');
+    expect(new Set(hits.map((h) => h.id))).toEqual(new Set(ids(g.db, 'kettle zinc')));
+  });
+
+  it('a typed last word that is common as a whole word matches whole; a last word under 3 characters always does', () => {
+    seedKettles(g.db);
+    expect(ids(g.db, 'kettle')).toContain(ids(g.db, 'kettlebell')[0]);
+    const whole = searchKnowledge(g.db, { query: 'kettle', limit: 100, commonDocuments: COMMON }).map((h) => h.id);
+    expect(whole).not.toContain(ids(g.db, 'kettlebell')[0]);
+    expect(whole).toEqual(searchKnowledge(g.db, { query: 'kettle ', limit: 100, commonDocuments: COMMON }).map((h) => h.id));
+    // An uncommon typed prefix still matches longer words.
+    expect(ids(g.db, 'kettleb')).toEqual(ids(g.db, 'kettlebell'));
+    expect(ids(g.db, 'zi')).toEqual([]);
+    expect(ids(g.db, 'zin')).toHaveLength(2);
+  });
+});
+
 describe('graph migration 0003', () => {
   it('indexes what a graph made before it holds (test/data/graph-v2.sqlite)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'nodectl-knowledge-'));
@@ -166,6 +241,30 @@ describe('graph migration 0003', () => {
         expect(searchKnowledge(db, { query: 'example ltd', limit: 5, kind: 'entity' }).map((h) => h.title)).toEqual(['Example Ltd']);
         expect(searchKnowledge(db, { query: 'founded 2009', limit: 5 }).map((h) => h.title)).toEqual(['Example Ltd: founded']);
         expect(searchKnowledge(db, { query: 'bicycles utrecht', limit: 5 })).toMatchObject([{ kind: 'chunk', snippet: expect.stringContaining('<mark>bicycles</mark> in <mark>Utrecht</mark>') }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('graph migration 0004', () => {
+  it('indexes a version 3 graph again with the kind rowid ranges and the prefix lists (test/data/graph-v3.sqlite)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nodectl-knowledge-'));
+    try {
+      const file = join(dir, 'graph.sqlite');
+      copyFileSync(join(PROJECT_ROOT, 'test', 'data', 'graph-v3.sqlite'), file);
+      const db = openDatabase(file, GRAPH_DB_OPTIONS);
+      try {
+        expect(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'search_fts'`).pluck().get()).toMatch(/prefix = '3 4', content = '', contentless_delete = 1/);
+        expect(searchKnowledge(db, { query: 'founded 2009', limit: 5 }).map((h) => h.title)).toEqual(['Example Ltd: founded']);
+        expect(searchKnowledge(db, { query: 'bicy', limit: 5, kind: 'chunk' })).toMatchObject([{ kind: 'chunk', snippet: expect.stringContaining('<mark>bicycles</mark>') }]);
+        const docs = db.prepare(`SELECT kind, ${ftsRowidSql('d')} AS rowid FROM search_docs d`).all() as Array<{ kind: SearchKind; rowid: number }>;
+        expect(docs.map((d) => d.kind).sort()).toEqual(['chunk', 'entity', 'fact']);
+        for (const d of docs) expect(d.rowid, d.kind).toBeGreaterThanOrEqual(ROWID_RANGE[d.kind].first);
+        expect(db.prepare('SELECT COUNT(*) FROM search_fts').pluck().get()).toBe(docs.length);
       } finally {
         db.close();
       }

@@ -2,6 +2,7 @@ import type { Migration } from '../../sqlite.js';
 import { migration as rawItems } from './0001-raw-items.js';
 import { migration as knowledgeRecords } from './0002-knowledge-records.js';
 import { migration as knowledgeSearch } from './0003-knowledge-search.js';
+import { migration as searchDocRanges } from './0004-search-doc-ranges.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -18,4 +19,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   rawItems,
   knowledgeRecords,
   knowledgeSearch,
+  searchDocRanges,
 ];
