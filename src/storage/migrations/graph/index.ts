@@ -3,6 +3,7 @@ import { migration as rawItems } from './0001-raw-items.js';
 import { migration as knowledgeRecords } from './0002-knowledge-records.js';
 import { migration as knowledgeSearch } from './0003-knowledge-search.js';
 import { migration as searchDocRanges } from './0004-search-doc-ranges.js';
+import { migration as entityContributorOrder } from './0005-entity-contributor-order.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -20,4 +21,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   knowledgeRecords,
   knowledgeSearch,
   searchDocRanges,
+  entityContributorOrder,
 ];
