@@ -20,7 +20,7 @@ import { createExtractionPool } from '../dist/graph/extraction-pool.js';
 import { processRawItems, processRawItemsConcurrently } from '../dist/graph/process-raw-items.js';
 import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
 import { writeRawItems } from '../dist/graph/raw-items.js';
-import { emptySearchTouched, refreshSearchDocs } from '../dist/graph/search-docs.js';
+import { emptySearchTouched, ftsRowidSql, readSearchDocuments, refreshSearchDocs } from '../dist/graph/search-docs.js';
 import { openDatabase } from '../dist/storage/sqlite.js';
 
 const flag = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
@@ -71,8 +71,10 @@ function pendingGraph(items) {
 /** The rows a pipeline run wrote, and the baseline that inserts them into a fresh file by plain statements. */
 function baselineOf(db) {
   const rows = TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t}`).raw().all()]);
-  const ftsColumns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('search_fts');
-  rows.push(['search_fts', db.prepare(`SELECT rowid, ${ftsColumns.join(', ')} FROM search_fts`).raw().all(), `(rowid, ${ftsColumns.join(', ')})`]);
+  // The search index is contentless: its text comes from the records, as the writers index it.
+  const documents = readSearchDocuments(db, db.prepare(`SELECT ${ftsRowidSql()} FROM search_docs`).pluck().all());
+  const ftsColumns = Object.keys(documents[0]);
+  rows.push(['search_fts', documents.map((d) => ftsColumns.map((c) => d[c])), `(${ftsColumns.join(', ')})`]);
   return {
     rowsPerItem: +(rows.reduce((n, [, list]) => n + list.length, 0) / N).toFixed(1),
     counts: Object.fromEntries(rows.map(([t, list]) => [t, list.length])),
