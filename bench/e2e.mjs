@@ -6,8 +6,9 @@
 // and read back live from the daemon (GET {node_base_url}/{domain}/manifest.json). Reports the
 // wall time of each stage from the first push and items/s from first push to live node.
 // Then the same 10,000 items are pushed again unchanged (every one skipped, unchanged_checksum),
-// against a raw baseline fed the same signed bodies in the same run: a plain node:http server
-// that hashes (sha256) and parses each body and answers. Usage:
+// three times, alternating with a raw baseline fed the same signed bodies: a plain node:http
+// server that hashes (sha256) and parses each body and answers; the fastest of each is reported
+// (a shared machine's bursts of load). Usage:
 //   npm run build && node bench/e2e.mjs [--items N]
 // BENCH_DAEMON_NODE_ARGS adds node flags to the daemon (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { execFileSync, fork, spawn } from 'node:child_process';
@@ -25,6 +26,7 @@ const arg = process.argv.indexOf('--items');
 const N = arg > 0 ? Number(process.argv[arg + 1]) : 10_000;
 const BATCH = 500;
 const CONCURRENCY = 2;
+const REPUSH_REPS = 3;
 const DOMAIN = 'e2e.example';
 const AUTHORS = ['Jane Doe', 'John Roe', 'Ann Poe', 'Max Moe'];
 
@@ -145,10 +147,7 @@ async function main() {
     if (manifestRes.statusCode !== 200) throw new Error(`the live manifest answered ${manifestRes.statusCode}`);
     const liveMs = performance.now() - t0;
 
-    // The same items again, unchanged, then the raw baseline on the same bodies.
-    const r0 = performance.now();
-    const repushed = await sendAll(bodies, sendSigned);
-    const repushMs = performance.now() - r0;
+    // The same items again, unchanged, alternating with the raw baseline on the same bodies, REPUSH_REPS times: the fastest of each.
     const baseline = fork(fileURLToPath(import.meta.url), ['--baseline-server'], { stdio: 'inherit' });
     children.push(baseline);
     const { port } = await new Promise((resolve) => baseline.once('message', resolve));
@@ -158,9 +157,18 @@ async function main() {
       return (await res.body.json()).data;
     };
     await sendAll(bodies.slice(0, 2), sendRaw);
-    const b0 = performance.now();
-    await sendAll(bodies, sendRaw);
-    const baselineMs = performance.now() - b0;
+    const repushes = [], baselines = [];
+    let repushed;
+    for (let rep = 0; rep < REPUSH_REPS; rep++) {
+      const r0 = performance.now();
+      repushed = await sendAll(bodies, sendSigned);
+      repushes.push(performance.now() - r0);
+      const b0 = performance.now();
+      await sendAll(bodies, sendRaw);
+      baselines.push(performance.now() - b0);
+    }
+    const repushMs = Math.min(...repushes);
+    const baselineMs = Math.min(...baselines);
     graph.close();
 
     const rate = (ms) => Math.round((N / ms) * 1000);
@@ -174,8 +182,8 @@ async function main() {
       published_files: publishEnvelope.data.files?.length, live_version: manifest.version ?? manifest.version_ulid ?? null,
       push_items_per_s: rate(pushMs),
       end_to_end_items_per_s: rate(liveMs),
-      unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs) },
-      raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs) },
+      unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs), all_wall_ms: repushes.map(Math.round) },
+      raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs), all_wall_ms: baselines.map(Math.round) },
       ratio_repush_vs_baseline: +(baselineMs / repushMs).toFixed(2),
       targets: { end_to_end_ge_1500: rate(liveMs) >= 1500, unchanged_repush_ge_30000: rate(repushMs) >= 30_000 },
     };
