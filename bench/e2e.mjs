@@ -144,7 +144,9 @@ async function main() {
     const publishedMs = performance.now() - t0;
     const manifestRes = await request(`${daemon.url}/nodes/${DOMAIN}/manifest.json`, { dispatcher: agent });
     const manifest = await manifestRes.body.json();
-    if (manifestRes.statusCode !== 200) throw new Error(`the live manifest answered ${manifestRes.statusCode}`);
+    if (manifestRes.statusCode !== 200 || manifest.node_version !== publishEnvelope.data.versionUlid) {
+      throw new Error(`the live manifest (${manifestRes.statusCode}, ${manifest.node_version}) is not the published version ${publishEnvelope.data.versionUlid}`);
+    }
     const liveMs = performance.now() - t0;
 
     // The same items again, unchanged, alternating with the raw baseline on the same bodies, REPUSH_REPS times: the fastest of each.
@@ -179,7 +181,7 @@ async function main() {
       stages_ms_from_first_push: { pushed: Math.round(pushMs), ingested: Math.round(ingestedMs), published: Math.round(publishedMs), live: Math.round(liveMs) },
       stage_ms: { push: Math.round(pushMs), ingest_after_push: Math.round(ingestedMs - pushMs), publish: Math.round(publishedMs - ingestedMs), live_read: Math.round(liveMs - publishedMs) },
       accepted: pushed.accepted, processed: state.processed, failed: state.failed ?? 0,
-      published_files: publishEnvelope.data.files?.length, live_version: manifest.version ?? manifest.version_ulid ?? null,
+      published_files: publishEnvelope.data.files.length, published_records: publishEnvelope.data.recordCount, live_version: manifest.node_version,
       push_items_per_s: rate(pushMs),
       end_to_end_items_per_s: rate(liveMs),
       unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs), all_wall_ms: repushes.map(Math.round) },
