@@ -23,7 +23,7 @@ export const SearchQuerySchema = ListQuerySchema.extend({
     .trim()
     .min(1, 'must not be empty')
     .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
-    .describe('The words to find (all must match; "quoted phrases" match as a phrase; the last word also matches as a prefix); no query operators'),
+    .describe('The words to find (all must match; "quoted phrases" match as a phrase; the last word of 3 or more characters also matches as a prefix, unless it is common as a whole word); no query operators'),
   kind: z.enum(SEARCH_KINDS, { error: `must be one of ${SEARCH_KINDS.join(', ')}` }).optional().describe('Only hits of this kind'),
 });
 
@@ -46,7 +46,7 @@ export const RelatedQuerySchema = z.object({
 export const SearchHitSchema = z.object({
   kind: z.enum(SEARCH_KINDS),
   id: z.string().describe("The record's stable id (entity_*, fact_*, chunk_*)"),
-  score: z.number().describe('Relevance (BM25, higher is better), 6 significant digits'),
+  score: z.number().describe('Relevance: BM25 over the uncommon words (in at most 10,000 documents), higher is better, 6 significant digits; 0 when every word is common and hits come unranked, newest first'),
   language: z.string(),
   title: z.string().describe('The entity name, "subject: predicate" of a fact, or the first words of a chunk'),
   snippet: z.string().describe('The best-matching text around the matched terms, HTML-escaped, each matched term in <mark>...</mark>'),
