@@ -11,7 +11,7 @@
 // (a shared machine's bursts of load). Usage:
 //   npm run build && node bench/e2e.mjs [--items N]
 // BENCH_DAEMON_NODE_ARGS adds node flags to the daemon (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-import { execFileSync, fork, spawn } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { startBenchDaemon } from './lib/daemon.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'nodectl');
@@ -65,25 +66,8 @@ function page(i, computeItemChecksum) {
   return { ...base, checksum: computeItemChecksum(base) };
 }
 
-async function startDaemon(dataDir) {
-  const nodeArgs = process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : [];
-  const child = spawn('node', [...nodeArgs, BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let out = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the daemon did not start:\n' + out)), 30_000);
-    child.stderr.on('data', (c) => {
-      out += c;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) (clearTimeout(timer), resolve(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-  for (;;) {
-    const res = await fetch(`${url}/readyz`).catch(() => undefined);
-    if (res?.status === 200) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { child, url };
+function startDaemon(dataDir) {
+  return startBenchDaemon(dataDir, { nodeArgs: process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : [] });
 }
 
 /** Sends every body with CONCURRENCY requests in flight; returns the sum of each answer's counts. */

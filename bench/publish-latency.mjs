@@ -5,7 +5,7 @@
 // else running, then while POST /v1/websites/:id/publish compiles and publishes a 30,000-page
 // graph, against the real `nodectl serve` (built binary) on loopback, in this one run.
 // Prints p50/p99/max of both phases and the ratio of the p99s. Run: npm run bench:publish-latency
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { buildGraphFromItems } from '../dist/graph/build-from-items.js';
 import { loadWebsiteInfo } from '../dist/website/load-website.js';
 import { openControlDb } from '../dist/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../dist/storage/data-dir.js';
+import { startBenchDaemon } from './lib/daemon.mjs';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 30_000);
 const INTERVAL = Number(process.env.BENCH_INTERVAL_MS ?? 20);
@@ -32,23 +33,8 @@ function item(i) {
   return base;
 }
 
-async function startDaemon() {
-  const child = spawn('node', [BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let out = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (c) => {
-      out += c;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-  for (;;) {
-    const res = await fetch(`${url}/readyz`).catch(() => undefined);
-    if (res?.status === 200) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { child, url };
+function startDaemon() {
+  return startBenchDaemon(dataDir);
 }
 
 /** Sends GET /healthz every INTERVAL ms until `until` settles (or `ms` pass); resolves with the latencies (ms). */
