@@ -21,8 +21,10 @@ export class ApiError extends Error {
   readonly requestId: string | undefined;
   /** Retry-After of the answer, in seconds, when it sent one (429, retryable 409 and 503). */
   readonly retryAfterSeconds: number | undefined;
+  /** Attempts the client made, retries included; this error is the last one's. */
+  readonly attempts: number;
 
-  constructor(init: { code: ErrorCode | ClientErrorCode; message: string; status: number; details?: Record<string, unknown>; retryable?: boolean; requestId?: string; retryAfterSeconds?: number; cause?: unknown }) {
+  constructor(init: { code: ErrorCode | ClientErrorCode; message: string; status: number; details?: Record<string, unknown>; retryable?: boolean; requestId?: string; retryAfterSeconds?: number; attempts?: number; cause?: unknown }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'ApiError';
     this.code = init.code;
@@ -31,6 +33,7 @@ export class ApiError extends Error {
     this.retryable = init.retryable ?? false;
     this.requestId = init.requestId;
     this.retryAfterSeconds = init.retryAfterSeconds;
+    this.attempts = init.attempts ?? 1;
   }
 }
 
