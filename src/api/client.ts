@@ -7,8 +7,8 @@ import type { JobSchema, JobsQuerySchema } from '../jobs/schemas.js';
 import type { OrganizationSchema } from '../organizations/schemas.js';
 import type { SearchHitSchema, SearchQuerySchema } from '../knowledge/api-schemas.js';
 import type { PublishedVersionSchema, PublishRequestSchema, PublishResultSchema, RollbackRequestSchema, RollbackResultSchema, TakedownResultSchema } from '../publish/schemas.js';
-import type { CreateSubscriptionSchema, PingResultSchema, SubscriptionSchema, SubscriptionWithSecretSchema } from '../webhooks/schemas.js';
-import type { CreateWebsiteBodySchema, WebsiteSchema } from '../websites/schemas.js';
+import type { CreateSubscriptionSchema, DeliveryListQuerySchema, DeliverySchema, PingResultSchema, SubscriptionSchema, SubscriptionWithSecretSchema, UpdateSubscriptionSchema } from '../webhooks/schemas.js';
+import type { CreateWebsiteBodySchema, DeleteWebsiteBodySchema, UpdateWebsiteBodySchema, WebsiteSchema } from '../websites/schemas.js';
 import { createTransport, pathOf, type Call, type Query, type TransportOptions } from './transport.js';
 
 /**
@@ -17,6 +17,18 @@ import { createTransport, pathOf, type Call, type Query, type TransportOptions }
  * body is z.input of the route's body schema, an answer z.output of its data schema, so a route
  * that changes its schema changes the client's types with it (tsc fails on a caller that no
  * longer fits). A query is each parameter as the route reads it, all optional.
+ *
+ * Retries (on by default, `retries: 2`; `retries: 0` turns them off): a call is repeated only
+ * when repeating it cannot do the work twice. Any method is retried after a 429 (the daemon
+ * refused it before doing anything) and when the request never reached the daemon (connection
+ * refused, host not found or unreachable, connect timeout); a GET also after any other network
+ * failure and after an answer whose envelope says `retryable: true` (503 service.unavailable).
+ * A code marked not retryable (e.g. 503 billing.unconfigured), a POST, PATCH or DELETE that
+ * may have reached a handler, an answer that is not the envelope and a call that ran out of
+ * timeoutMs are never repeated. The wait is the answer's Retry-After, else a random wait
+ * between half and all of retryBaseMs * 2^(n-1) (500 ms, 1 s, ...), at most maxRetryDelayMs
+ * (30 s); a Retry-After longer than that fails the call at once (ApiError.retryAfterSeconds
+ * says when to come back). The ApiError thrown is the last attempt's; `attempts` counts them.
  */
 
 /** z.input of a request body schema. */
@@ -38,6 +50,8 @@ export interface ApiClientOptions extends TransportOptions {}
 
 export type Website = Data<typeof WebsiteSchema>;
 export type CreateWebsiteBody = Body<typeof CreateWebsiteBodySchema>;
+export type UpdateWebsiteBody = Body<typeof UpdateWebsiteBodySchema>;
+export type DeleteWebsiteBody = Body<typeof DeleteWebsiteBodySchema>;
 export type Organization = Data<typeof OrganizationSchema>;
 export type PublishBody = Body<typeof PublishRequestSchema>;
 export type PublishResult = Data<typeof PublishResultSchema>;
@@ -53,7 +67,10 @@ export type CreateConnectorBody = Body<typeof CreateConnectorBodySchema>;
 export type WebhookSubscription = Data<typeof SubscriptionSchema>;
 export type WebhookSubscriptionWithSecret = Data<typeof SubscriptionWithSecretSchema>;
 export type CreateWebhookBody = Body<typeof CreateSubscriptionSchema>;
+export type UpdateWebhookBody = Body<typeof UpdateSubscriptionSchema>;
 export type WebhookPingResult = Data<typeof PingResultSchema>;
+export type WebhookDelivery = Data<typeof DeliverySchema>;
+export type WebhookDeliveriesQuery = QueryOf<typeof DeliveryListQuerySchema>;
 export type SearchHit = Data<typeof SearchHitSchema>;
 /** q is required; kind, limit and cursor are not. */
 export type SearchQuery = QueryOf<typeof SearchQuerySchema> & { q: string };
@@ -92,6 +109,10 @@ export function createApiClient(options: ApiClientOptions) {
       get: (websiteId: string) => call<Website>('GET', pathOf`/v1/websites/${websiteId}`),
       /** POST /v1/organizations/:id/websites (organization_admin) */
       create: (organizationId: string, body: CreateWebsiteBody) => call<Website>('POST', pathOf`/v1/organizations/${organizationId}/websites`, { body }),
+      /** PATCH /v1/websites/:id (editor): name, brand (null: the name) or default language; never the domain. */
+      update: (websiteId: string, body: UpdateWebsiteBody) => call<Website>('PATCH', pathOf`/v1/websites/${websiteId}`, { body }),
+      /** DELETE /v1/websites/:id (organization_admin): for good, with its graph and every published version; `confirm` is its domain. */
+      delete: (websiteId: string, body: DeleteWebsiteBody) => call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}`, { body }),
     },
     publish: {
       /** POST /v1/websites/:id/publish (editor): compiles and publishes; answers once the new version is live. */
@@ -116,6 +137,10 @@ export function createApiClient(options: ApiClientOptions) {
       create: (websiteId: string, body: CreateConnectorBody) => call<ConnectorWithToken>('POST', pathOf`/v1/websites/${websiteId}/connectors`, { body }),
       /** POST /v1/connectors/:cid/rotate (organization_admin): a new token, in this answer only; the old one stops working. */
       rotate: (connectorId: string) => call<ConnectorWithToken>('POST', pathOf`/v1/connectors/${connectorId}/rotate`),
+      /** POST /v1/connectors/:cid/suspend (organization_admin): its requests are refused until it is resumed. */
+      suspend: (connectorId: string) => call<Connector>('POST', pathOf`/v1/connectors/${connectorId}/suspend`),
+      /** POST /v1/connectors/:cid/resume (organization_admin): a suspended connector's requests are accepted again. */
+      resume: (connectorId: string) => call<Connector>('POST', pathOf`/v1/connectors/${connectorId}/resume`),
       /** DELETE /v1/connectors/:cid (organization_admin): revoked for good. */
       delete: (connectorId: string) => call<undefined>('DELETE', pathOf`/v1/connectors/${connectorId}`),
     },
@@ -124,6 +149,12 @@ export function createApiClient(options: ApiClientOptions) {
       list: (websiteId: string, query?: ListQuery) => call<Page<WebhookSubscription>>('GET', pathOf`/v1/websites/${websiteId}/webhooks`, { query: queryOf(query) }),
       /** POST /v1/websites/:id/webhooks (organization_admin): the signing secret is in this answer only. */
       create: (websiteId: string, body: CreateWebhookBody) => call<WebhookSubscriptionWithSecret>('POST', pathOf`/v1/websites/${websiteId}/webhooks`, { body }),
+      /** GET /v1/websites/:id/webhooks/:webhookId (organization_admin) */
+      get: (websiteId: string, webhookId: string) => call<WebhookSubscription>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
+      /** PATCH /v1/websites/:id/webhooks/:webhookId (organization_admin): url, events, description, or enabled (false disables by hand). */
+      update: (websiteId: string, webhookId: string, body: UpdateWebhookBody) => call<WebhookSubscription>('PATCH', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`, { body }),
+      /** GET /v1/websites/:id/webhooks/:webhookId/deliveries (organization_admin): newest first, optionally of one state. */
+      deliveries: (websiteId: string, webhookId: string, query?: WebhookDeliveriesQuery) => call<Page<WebhookDelivery>>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/deliveries`, { query: queryOf(query) }),
       /** DELETE /v1/websites/:id/webhooks/:webhookId (organization_admin) */
       delete: (websiteId: string, webhookId: string) => call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
       /** POST /v1/websites/:id/webhooks/:webhookId/test (organization_admin): one signed webhook.test request, and what the receiver answered. */

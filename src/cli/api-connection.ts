@@ -88,6 +88,20 @@ export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}):
 }
 
 /**
+ * A request body built from flags, checked with the route's own body schema before anything is
+ * sent, so a bad value is bad usage (exit 2) naming the flag it came from (`flags`: body field to
+ * flag) in the words the route would answer with. Resolves to the body as given.
+ */
+export function validatedBody<T>(schema: z.ZodType, body: T, flags: Record<string, string>): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return body;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path[0];
+  const flag = typeof field === 'string' ? flags[field] : undefined;
+  throw new UsageError(flag !== undefined ? `${flag} ${issue.message}` : issue.message);
+}
+
+/**
  * An API failure as the CLI reports it: `nodectl: [code] message (request <id>)`, exit 1, or the
  * exit code `exitFor` gives the code (publish's gates exit 3). Anything else is rethrown as is.
  */

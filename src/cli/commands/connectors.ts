@@ -15,8 +15,8 @@ function parseSourceTypes(value: string): string[] {
 const withToken = (first: string, record: ConnectorWithToken) => [first, `token (shown once, keep it secret): ${record.token}`].join('\n');
 
 /**
- * `nodectl connectors list|create|rotate|delete`: the connector routes over HTTP, with the
- * output of `nodectl admin connector`.
+ * `nodectl connectors list|create|rotate|suspend|resume|delete`: the connector routes over HTTP,
+ * with the output of `nodectl admin connector`.
  */
 export function registerConnectorsCommands(program: Command): void {
   const connectors = program.command('connectors').description('manage the ingest connectors of a website over the management API (--url and --api-key, NODECTL_URL and NODECTL_API_KEY, or nodectl login)');
@@ -56,6 +56,19 @@ export function registerConnectorsCommands(program: Command): void {
       const record = await (await connectApi(opts)).client.connectors.rotate(id).catch(reportApiFailure);
       ctx.out.result(record, () => withToken(`rotated connector ${record.id} (token version ${record.tokenVersion})`, record));
     });
+
+  for (const [verb, description] of [
+    ['suspend', "refuse the connector's requests until it is resumed (organization_admin)"],
+    ['resume', "accept a suspended connector's requests again (organization_admin)"],
+  ] as const) {
+    addApiOptions(connectors.command(verb).description(description).argument('<id>', 'the connector id'), true)
+      .action(async (id: string, opts: ApiFlags, command: Command) => {
+        const ctx = commandContext(command);
+        const { connectApi, reportApiFailure } = await import('../api-connection.js');
+        const record = await (await connectApi(opts)).client.connectors[verb](id).catch(reportApiFailure);
+        ctx.out.result(record, () => `connector ${record.id} is now ${record.status}`);
+      });
+  }
 
   addApiOptions(connectors.command('delete').description('revoke the connector for good (organization_admin)').argument('<id>', 'the connector id'), true)
     .action(async (id: string, opts: ApiFlags, command: Command) => {
