@@ -26,12 +26,17 @@ export async function rightCalls(): Promise<string> {
   const hits = await api.knowledge.search('web_1', { q: 'coffee', kind: 'entity' });
   const days: number = (await api.analytics.read('web_1', { from: '2026-03-01' })).days.length;
   const created = await api.websites.create('org_1', { domain: 'example.com', name: 'Example' });
+  const renamed: string | null = (await api.websites.update('web_1', { brand: null, defaultLanguage: 'fr' })).brand;
+  await api.websites.delete('web_1', { confirm: 'example.com' });
+  const status: 'active' | 'suspended' | 'revoked' = (await api.connectors.suspend('conn_1')).status;
+  const disabled: boolean = (await api.webhooks.update('web_1', 'whk_1', { enabled: false })).enabled;
+  const failed = (await api.webhooks.deliveries('web_1', 'whk_1', { state: 'failed', limit: 10 })).items.map((d) => d.lastStatus);
   try {
     await api.publish.rollback('web_1', { version: published.versionUlid });
   } catch (error) {
     if (error instanceof ApiError) return \`\${error.code} \${error.status} \${error.requestId} \${JSON.stringify(error.details)}\`;
   }
-  return [label, previous, live, dead.length, hits.next_cursor, days, created.verification.state].join(' ');
+  return [label, previous, live, dead.length, hits.next_cursor, days, created.verification.state, renamed, status, disabled, failed.length].join(' ');
 }
 
 export async function wrongCalls(): Promise<void> {
@@ -47,6 +52,16 @@ export async function wrongCalls(): Promise<void> {
   await api.knowledge.search('web_1', { kind: 'entity' });
   // @ts-expect-error a website needs a name (CreateWebsiteBodySchema)
   await api.websites.create('org_1', { domain: 'example.com' });
+  // @ts-expect-error the domain never changes (UpdateWebsiteBodySchema)
+  await api.websites.update('web_1', { domain: 'example.org' });
+  // @ts-expect-error a delete names the domain again (DeleteWebsiteBodySchema)
+  await api.websites.delete('web_1', {});
+  // @ts-expect-error enabled is a boolean (UpdateSubscriptionSchema)
+  await api.webhooks.update('web_1', 'whk_1', { enabled: 'no' });
+  // @ts-expect-error a delivery is pending, succeeded or failed (DeliveryListQuerySchema)
+  await api.webhooks.deliveries('web_1', 'whk_1', { state: 'dead' });
+  // @ts-expect-error retries is a count
+  createApiClient({ url: 'http://127.0.0.1:8787', retries: 'twice' });
 }
 `;
 

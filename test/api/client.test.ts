@@ -103,7 +103,8 @@ describe('the typed client of the management API', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const refused = await failureOf(createApiClient({ url: `http://127.0.0.1:${port}` }).websites.get(site.websiteId));
-    expect(refused).toMatchObject({ code: 'network.error', status: 0, retryable: true, requestId: undefined });
+    // Nothing was sent, so the default policy tried three times (test/api/client-retry.test.ts has the rules).
+    expect(refused).toMatchObject({ code: 'network.error', status: 0, retryable: true, requestId: undefined, attempts: 3 });
     expect(refused.message).toBe(`cannot reach http://127.0.0.1:${port}: ECONNREFUSED`);
 
     // Another service: a page for reads, an empty 204 for deletes (a daemon's 204 carries X-Api-Version).
