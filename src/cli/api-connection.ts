@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
+import type { ApiRetry } from '../api/transport.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import type { StoredSession } from './stored-session.js';
 
@@ -79,12 +80,15 @@ export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}):
   const daemon = url ?? (session ? new URL(session.url).origin : undefined);
   if (daemon === undefined) throw new UsageError('no daemon to call: give --url <http(s)://host:port> (or NODECTL_URL), or sign in once with nodectl login --url <daemon> --email <you>');
   const { createApiClient } = await import('../api/client.js');
-  if (apiKey !== undefined) return { client: createApiClient({ url: daemon, credential: { apiKey } }), url: daemon, urlSource: urlSource ?? 'the nodectl login session', credentialSource: keySource! };
+  const { DEFAULT_API_RETRY } = await import('../api/retry.js');
+  // The client retries what is safe to repeat (docs/api-client.md); say so, or a wait looks like a hang.
+  const onRetry = ({ retry, delayMs, error }: ApiRetry) => process.stderr.write(`nodectl: [${error.code}] ${error.message}; retry ${retry} of ${DEFAULT_API_RETRY.retries} in ${(delayMs / 1000).toFixed(1)} s\n`);
+  if (apiKey !== undefined) return { client: createApiClient({ url: daemon, credential: { apiKey }, onRetry }), url: daemon, urlSource: urlSource ?? 'the nodectl login session', credentialSource: keySource! };
   if (!session) throw new UsageError(`no credential for ${daemon}: give --api-key <key> (or NODECTL_API_KEY), or sign in with nodectl login --url ${daemon} --email <you>`);
   if (new URL(session.url).origin !== daemon) throw new UsageError(`the nodectl login session is for ${session.url}, not ${daemon}: give --api-key <key> (or NODECTL_API_KEY) for ${daemon}, or sign in there with nodectl login --url ${daemon}`);
   const { refreshStoredSession } = await import('./auth-api.js');
   const { accessToken } = await refreshStoredSession(session, sessionPath);
-  return { client: createApiClient({ url: daemon, credential: { accessToken } }), url: daemon, urlSource: urlSource ?? 'the nodectl login session', credentialSource: 'the nodectl login session' };
+  return { client: createApiClient({ url: daemon, credential: { accessToken }, onRetry }), url: daemon, urlSource: urlSource ?? 'the nodectl login session', credentialSource: 'the nodectl login session' };
 }
 
 /**

@@ -140,6 +140,22 @@ describe('webhooks update and deliveries', () => {
   });
 });
 
+describe('retries over HTTP', () => {
+  it('a refused connection is retried twice, each retry said on stderr, then exit 1 with network.error', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const run = await cli(['--json', 'connectors', 'suspend', 'conn_x', '--url', url, '--api-key', adminKey]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^nodectl: \\[network\\.error\\] cannot reach ${url}: ECONNREFUSED; retry 1 of 2 in 0\\.[2-5] s$`));
+    expect(lines[1]).toMatch(/; retry 2 of 2 in (0\.[5-9]|1\.0) s$/);
+    expect(lines[2]).toBe(`nodectl: [network.error] cannot reach ${url}: ECONNREFUSED; check --url (or NODECTL_URL) and that nodectl serve runs there`);
+  });
+});
+
 describe('websites update and delete', () => {
   it('update changes the name, brand and language; --no-brand gives the name back', async () => {
     const updated = ok(await remote(['websites', 'update', site.websiteId, '--name', 'Field Manual', '--brand', 'FM', '--language', 'fr']));
