@@ -8,12 +8,6 @@ interface EntitySql {
   id: string; type: string; canonical_key: string; name: string; language: string; confidence: number; provenance_method: ProvenanceMethod;
   source_id: string | null; source_url: string | null; importance: number; attributes: string; hidden: number | null;
 }
-interface FactSql {
-  fact_id: string; item_key: string; subject: string; subject_entity_id: string; subject_exists: number; predicate: string; value: string; language: string;
-  confidence: number; provenance_method: ProvenanceMethod; unit: string | null; currency: string | null; display: string | null; importance: number;
-  freshness: Freshness; valid_from: string | null; valid_until: string | null; source_id: string | null; source_url: string | null; status: FactRow['status'];
-  ed_hidden: number | null; ed_pinned: number | null; ed_pinned_item: string | null; ed_status: EditorialState['editorialStatus']; ed_reviewed_by: string | null; ed_original: string | null;
-}
 interface RelSql {
   id: string; type: string; from_entity_id: string; to_entity_id: string | null; to_ref: string; resolution_status: 'resolved' | 'dangling'; language: string;
   confidence: number; provenance_method: ProvenanceMethod; source_id: string | null; source_url: string | null;
@@ -35,19 +29,41 @@ function toEntity(r: EntitySql): EntityRow {
   };
 }
 
-function toFact(r: FactSql): FactRow {
+/**
+ * The columns facts() reads, in the order toFact takes them: rows come back as arrays (raw mode),
+ * about twice as fast as one object per row with every column of fact_candidates, and the
+ * facts are most of a node's rows.
+ */
+const FACT_SQL = `SELECT f.fact_id, f.item_key, f.subject, f.subject_entity_id,
+    EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) AS subject_exists,
+    f.predicate, f.value, f.language, f.confidence, f.provenance_method, f.unit, f.currency, f.display, f.importance, f.freshness,
+    f.valid_from, f.valid_until, f.source_id, f.source_url, f.status,
+    ed.hidden, ed.pinned, ed.pinned_item_key, ed.editorial_status, ed.reviewed_by, ed.original_value
+  FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id
+  WHERE f.language = ? ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`;
+
+type FactSqlRow = [
+  fact_id: string, item_key: string, subject: string, subject_entity_id: string, subject_exists: number, predicate: string, value: string, language: string,
+  confidence: number, provenance_method: ProvenanceMethod, unit: string | null, currency: string | null, display: string | null, importance: number,
+  freshness: Freshness, valid_from: string | null, valid_until: string | null, source_id: string | null, source_url: string | null, status: FactRow['status'],
+  ed_hidden: number | null, ed_pinned: number | null, ed_pinned_item: string | null, ed_status: EditorialState['editorialStatus'], ed_reviewed_by: string | null, ed_original: string | null,
+];
+
+function toFact(r: FactSqlRow): FactRow {
+  const [factId, itemKey, subject, subjectEntityId, subjectExists, predicate, value, language, confidence, provenanceMethod, unit, currency, display, importance,
+    freshness, validFrom, validUntil, sourceId, sourceUrl, status, edHidden, edPinned, edPinnedItem, edStatus, edReviewedBy, edOriginal] = r;
   return {
-    id: r.fact_id, subject: r.subject, subjectEntityId: r.subject_exists === 1 ? r.subject_entity_id : null, predicate: r.predicate,
-    value: JSON.parse(r.value) as FactRow['value'], language: r.language, confidence: r.confidence, provenanceMethod: r.provenance_method,
-    unit: r.unit, currency: r.currency, display: r.display, importance: r.importance, freshness: r.freshness, validFrom: r.valid_from, validUntil: r.valid_until,
-    sourceId: r.source_id, sourceUrl: r.source_url, status: r.status,
+    id: factId, subject, subjectEntityId: subjectExists === 1 ? subjectEntityId : null, predicate,
+    value: JSON.parse(value) as FactRow['value'], language, confidence, provenanceMethod,
+    unit, currency, display, importance, freshness, validFrom, validUntil,
+    sourceId, sourceUrl, status,
     editorial: {
-      hidden: r.ed_hidden === 1,
+      hidden: edHidden === 1,
       // A pin names one item's candidate (or all of them when no item is named).
-      pinned: r.ed_pinned === 1 && (r.ed_pinned_item === null || r.ed_pinned_item === r.item_key),
-      editorialStatus: r.ed_status ?? null,
-      reviewedBy: r.ed_reviewed_by,
-      originalValue: r.ed_original === null ? null : JSON.parse(r.ed_original),
+      pinned: edPinned === 1 && (edPinnedItem === null || edPinnedItem === itemKey),
+      editorialStatus: edStatus ?? null,
+      reviewedBy: edReviewedBy,
+      originalValue: edOriginal === null ? null : JSON.parse(edOriginal),
     },
   };
 }
@@ -76,12 +92,7 @@ export class SqliteGraphReader implements GraphReader {
   }
 
   facts(language: string): Iterable<FactRow> {
-    const sql = `SELECT f.*, EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) AS subject_exists,
-        ed.hidden AS ed_hidden, ed.pinned AS ed_pinned, ed.pinned_item_key AS ed_pinned_item, ed.editorial_status AS ed_status,
-        ed.reviewed_by AS ed_reviewed_by, ed.original_value AS ed_original
-      FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id
-      WHERE f.language = ? ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`;
-    return mapRows(this.db.prepare(sql).iterate(language), toFact);
+    return mapRows(this.db.prepare(FACT_SQL).raw(true).iterate(language), toFact);
   }
 
   relationships(language: string): Iterable<RelationshipRow> {

@@ -42,6 +42,13 @@ export interface PublishNodeOptions {
   /** Clock (ms); default Date.now. The label's day comes from it. */
   now?: () => number;
   progress?: PublishProgress;
+  /**
+   * nodeDir is this publish's own compile (runPublish's temp folder, removed afterwards), never a
+   * folder someone else gave: its records passed their line schemas as the compiler wrote them
+   * (validation does not run them again), and its files are handed over to the target (fs links
+   * them into cas/ instead of copying). Default false.
+   */
+  ownCompile?: boolean;
 }
 
 export type { PublishedFile };
@@ -103,7 +110,7 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
   const siteHash = siteHashOf(options.websiteId);
   const keys = siteKeys(siteHash);
   const liveAtCheck = await readLiveManifest(target, siteHash);
-  await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, liveAtCheck, compiled));
+  await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, liveAtCheck, compiled), { ownCompile: options.ownCompile });
 
   const ownLock = options.dryRun || options.lock ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
   const lock = options.lock ?? ownLock;
@@ -162,7 +169,7 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
       progress.step(step, total);
       await mapLimit(sends, CONCURRENCY, async (s, i) => {
         await faultPoint(step, i, total);
-        await sendToCas(target, keys.cas(s.sha), nodeDir, s);
+        await sendToCas(target, keys.cas(s.sha), nodeDir, s, options.ownCompile === true);
         objectsWritten++;
         progress.advance(s.file.path, 'uploaded');
       });
@@ -190,13 +197,16 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
   }
 }
 
-/** Sends one planned body into cas/: a patched body as it is, a compiled file streamed from the node directory. */
-async function sendToCas(target: PublishTarget, casKey: string, nodeDir: string, send: PlannedSend): Promise<void> {
+/**
+ * Sends one planned body into cas/: a patched body as it is, a compiled file streamed from the
+ * node directory (handed over when the folder is this publish's own compile: fs links it).
+ */
+async function sendToCas(target: PublishTarget, casKey: string, nodeDir: string, send: PlannedSend, handOver: boolean): Promise<void> {
   const meta = { contentType: send.file.content_type, cacheControl: versionedCache(true), sha256: send.sha };
   if (send.body !== undefined) return target.put(casKey, send.body, meta);
   const local = join(nodeDir, send.file.path);
   if (statSync(local).size !== send.file.bytes) throw new AppError('publish.validation_failed', `${send.file.path} changed while publishing.`);
-  await target.putFile(casKey, local, meta);
+  await target.putFile(casKey, local, { ...meta, handOver });
 }
 
 /** sha256 of a patched body, for tests and the dry run. */

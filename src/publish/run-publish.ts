@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeBaseUrl } from '../config/config.js';
 import type { Settings } from '../config/settings.js';
@@ -65,7 +64,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
   const assertQuota = (websiteId: string) => {
     if (!options.dryRun && !options.quotaExempt) assertPublishAllowed(options.controlDb, websiteId, now());
   };
-  const work = mkdtempSync(join(tmpdir(), 'nodectl-publish-'));
+  const work = publishWorkDir(options.settings.dataDir, now());
   try {
     let nodeDir: string;
     let websiteId = options.websiteId;
@@ -132,6 +131,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       force: options.force,
       now,
       progress: options.progress,
+      ownCompile: source.kind !== 'node',
     });
     if (!result.dryRun && !result.alreadyLive) {
       // The flip is a write to the target, outside any SQLite transaction: node.published is
@@ -149,6 +149,31 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     ownLock?.release();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Work folders of publishes killed before they removed their own are removed after this long. */
+const STALE_WORK_MS = 24 * 3600_000;
+
+/**
+ * A new work folder for one publish (the compiled node, a downloaded previous version) in
+ * `<data-dir>/tmp/`: on the data directory's file system, so the fs target, under
+ * `<data-dir>/nodes/`, links the compiled files into its store instead of copying them (a folder
+ * in the OS temp directory is often another file system). Folders left by killed publishes are
+ * removed once a day old (a running publish never takes that long).
+ */
+function publishWorkDir(dataDir: string, nowMs: number): string {
+  const parent = join(dataDir, 'tmp');
+  mkdirSync(parent, { recursive: true });
+  for (const name of readdirSync(parent)) {
+    if (!name.startsWith('publish-')) continue;
+    const path = join(parent, name);
+    try {
+      if (nowMs - statSync(path).mtimeMs > STALE_WORK_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // removed by another publish meanwhile
+    }
+  }
+  return mkdtempSync(join(parent, 'publish-'));
 }
 
 /**

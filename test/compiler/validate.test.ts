@@ -128,6 +128,23 @@ describe('validateNode', () => {
     expect(report.location).toBe(url);
   });
 
+  describe('a node its publisher just compiled (recordsPassedSchemas)', () => {
+    it('does not run the line schemas again, and still runs every other check', async () => {
+      const dir = copyOf('shop');
+      // an extra field fails the strict line schema, and only the schema
+      rewrite(dir, 'chunks.en.jsonl', (t) => t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","extra":1'));
+      expect(await codes(dir)).toEqual(['schema.invalid']);
+      expect((await validateNode(dir, { recordsPassedSchemas: true })).errors).toEqual([]);
+      rewrite(dir, 'facts.en.jsonl', (t) => t.replace(/"id":"fact_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'));
+      rewrite(dir, 'qa.de.jsonl', (t) => t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","stale":true'));
+      rewrite(dir, 'relationships.en.jsonl', (t) => t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'));
+      edit(dir, 'sources.jsonl', (t) => t.replace('https://', 'http://'));
+      const found = (await validateNode(dir, { recordsPassedSchemas: true })).errors.map((e) => e.code);
+      expect(found).toEqual(expect.arrayContaining(['node.uuid_leak', 'export.internal_field', 'ref.dangling', 'file.checksum_mismatch']));
+      expect(found).not.toContain('schema.invalid');
+    });
+  });
+
   describe('against a validated node (a publisher\'s live version)', () => {
     it('does not read the files the validated node holds unchanged', async () => {
       const dir = copyOf('shop');

@@ -58,6 +58,15 @@ export function runTargetConformance(name: string, create: () => Promise<Publish
       expect((await target.get('site/cas/ab/big'))!.subarray(0, line.length).toString()).toBe(line);
     });
 
+    it('putFile of a handed-over file keeps the object whole after the file is removed', async () => {
+      const file = join(scratch, 'handed.jsonl');
+      writeFileSync(file, 'handed over\n');
+      await target.putFile('site/cas/ef/handed', file, { ...JSONL, handOver: true });
+      rmSync(file);
+      expect((await target.get('site/cas/ef/handed'))!.toString()).toBe('handed over\n');
+      expect(await target.head('site/cas/ef/handed')).toMatchObject({ bytes: 12, contentType: JSONL.contentType, cacheControl: JSONL.cacheControl });
+    });
+
     it('copy carries bytes to a new key with new metadata; the source stays', async () => {
       await target.put('site/cas/cd/src', 'same bytes', JSONL);
       await target.copy('site/cas/cd/src', 'site/versions/01J/entities.en.jsonl', TEXT);

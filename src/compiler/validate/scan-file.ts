@@ -31,6 +31,8 @@ interface FileRules {
   isFacts: boolean;
   references: Array<[field: string, kind: RefKind]>;
   trusted: boolean;
+  /** The records passed their line schema when they were written (validateNode's recordsPassedSchemas): the schema is not run again; the other record checks are. */
+  schemaPassed: boolean;
 }
 
 /**
@@ -46,11 +48,11 @@ function compiledLineSchema(name: string, schema: z.ZodType): z.ZodType {
   return compiled;
 }
 
-function rulesOf(path: string, trusted: boolean): FileRules {
+function rulesOf(path: string, trusted: boolean, schemaPassed: boolean): FileRules {
   const kind = fileKind(path);
   const entry = schemaForPath(path);
   return {
-    path, kind, trusted,
+    path, kind, trusted, schemaPassed,
     lineSchema: entry !== undefined && entry.shape === 'line' ? { name: entry.name, schema: compiledLineSchema(entry.name, entry.schema) } : undefined,
     definesIds: RECORD_ORDER.includes(kind),
     isFacts: kind === 'facts',
@@ -69,13 +71,13 @@ export interface ScannedFile {
  * for .jsonl every line (one object each, record checks, ids, references against the ids of the
  * files read before it). Returns null when the file is missing.
  */
-export async function scanFile(source: NodeSource, entry: ManifestFile, found: NodeIds, issues: IssueList, trusted = false): Promise<ScannedFile | null> {
+export async function scanFile(source: NodeSource, entry: ManifestFile, found: NodeIds, issues: IssueList, trusted = false, schemaPassed = false): Promise<ScannedFile | null> {
   const stream = await source.open(entry.path);
   if (stream === null) {
     issues.add({ code: 'file.missing', severity: 'error', file: entry.path, message: 'listed in manifest.json but not found' });
     return null;
   }
-  const rules = rulesOf(entry.path, trusted);
+  const rules = rulesOf(entry.path, trusted, schemaPassed);
   const hash = createHash('sha256');
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let bytes = 0;
@@ -135,7 +137,7 @@ function checkRecord(rules: FileRules, record: Record<string, unknown>, line: nu
   const { path } = rules;
   if (!rules.trusted) {
     for (const issue of recordIssues(record, path, line)) issues.add(issue);
-    if (rules.lineSchema !== undefined) {
+    if (rules.lineSchema !== undefined && !rules.schemaPassed) {
       const parsed = rules.lineSchema.schema.safeParse(record);
       if (!parsed.success) {
         const detail = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ');

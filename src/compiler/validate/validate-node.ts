@@ -33,6 +33,14 @@ export interface ValidateOptions {
    * Only for a caller that publishes the store's copy of those files, never the local one.
    */
   validatedNode?: Manifest;
+  /**
+   * The node was just written by compileNode in this process (a publish's own compile, never a
+   * folder given by someone else): each line of its .jsonl files passed the same line schema
+   * (JsonlWriter) right before it was serialized, so the scan does not run that schema again.
+   * Every other check still runs, and the checksums tie the bytes read to the bytes the
+   * compiler wrote and hashed. Default false.
+   */
+  recordsPassedSchemas?: boolean;
 }
 
 const REQUIRED_FILES = ['ai.json', 'llms.txt', 'llms-full.txt', 'sources.jsonl', 'schema.jsonld', 'sitemap-ai.xml', 'priority-feed.jsonl', 'citations.jsonl', 'changes.jsonl', 'versions.json', 'mcp.json'];
@@ -82,7 +90,7 @@ export async function validateNode(dirOrUrl: string, options: ValidateOptions = 
       records += entry.records ?? 0;
       continue;
     }
-    const scanned = await scanFile(source, entry, found, issues, carried.trusted.has(entry.path));
+    const scanned = await scanFile(source, entry, found, issues, carried.trusted.has(entry.path), options.recordsPassedSchemas === true);
     if (scanned === null) continue;
     records += scanned.records;
     if (scanned.text !== null) texts.set(entry.path, scanned.text);

@@ -17,6 +17,15 @@ export interface PutOptions {
   sha256?: string;
 }
 
+export interface PutFileOptions extends PutOptions {
+  /**
+   * The caller gives the file up: it is never written again (a publish's own compiled file, in
+   * a folder removed afterwards), so a target may take it over (fs: a hard link into the store
+   * instead of a copy of its bytes). Default false: the file is copied.
+   */
+  handOver?: boolean;
+}
+
 export interface ObjectInfo {
   key: string;
   bytes: number;
@@ -57,10 +66,15 @@ export interface PublishTarget {
   readonly kind: 'fs' | 's3';
   /** Human description for summaries, e.g. `s3://bucket/prefix` or the folder. */
   readonly description: string;
-  /** Writes an object; readers see either the old or the new object whole, never a part. */
+  /**
+   * Writes an object; readers see either the old or the new object whole, never a part. Once it
+   * resolves, the object and every object written before it are durable (fs: fsynced with their
+   * folders), so a version's manifest and the pointer, both put last, survive a power loss with
+   * everything they name.
+   */
   put(key: string, body: Buffer | string, options: PutOptions): Promise<void>;
-  /** Writes an object from a local file, streaming it. */
-  putFile(key: string, localPath: string, options: PutOptions): Promise<void>;
+  /** Writes an object from a local file, streaming it (or taking the file over, see handOver). */
+  putFile(key: string, localPath: string, options: PutFileOptions): Promise<void>;
   /**
    * Copies an existing object to another key without sending its bytes again (fs: a hard link,
    * S3: server-side CopyObject), replacing the metadata with `options`.
