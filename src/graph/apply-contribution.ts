@@ -18,9 +18,15 @@ export function deleteItemsRows(db: Db, itemKeys: readonly string[], touched: To
   const existing = new Set(s.existingItems.all(JSON.stringify(itemKeys)) as string[]);
   if (existing.size === 0) return existing;
   const keys = JSON.stringify([...existing].sort());
-  for (const id of s.itemsSourceIds.all(keys) as string[]) touched.sources.add(id);
-  for (const id of s.itemsEntityIds.all(keys) as string[]) touched.entities.add(id);
-  for (const id of s.itemsRelIds.all(keys) as string[]) touched.relationships.add(id);
+  const vacate = (ids: string[], all: Set<string>, vacated: Set<string>) => {
+    for (const id of ids) {
+      all.add(id);
+      vacated.add(id);
+    }
+  };
+  vacate(s.itemsSourceIds.all(keys) as string[], touched.sources, touched.vacated.sources);
+  vacate(s.itemsEntityIds.all(keys) as string[], touched.entities, touched.vacated.entities);
+  vacate(s.itemsRelIds.all(keys) as string[], touched.relationships, touched.vacated.relationships);
   for (const id of s.itemsFactIds.all(keys) as string[]) touched.facts.add(id);
   for (const id of s.itemsChunkIds.all(keys) as string[]) touched.chunks.add(id);
   for (const stmt of [s.deleteEntityContributors, s.deleteRelContributors, s.deleteFacts, s.deleteChunks, s.deleteQa, s.deleteQaFacts, s.deleteItems]) stmt.run(keys);
@@ -37,13 +43,12 @@ function insertContributionRows(db: Db, items: readonly ContributionRows[], touc
     for (const id of r.chunkIds) touched.chunks.add(id);
     if (r.qa.length > 0) touched.qaItems.add(r.itemKey);
   }
-  const candidates = items.flatMap((r) => r.facts.map((row) => FactCandidate.ofRow(row)));
-  rankFactCandidates(db, touched.facts, candidates);
-  const facts = candidates.map((c) => [...c.row!, ...c.placed!]);
+  // Ranking sets each incoming fact row's status and rank.
+  rankFactCandidates(db, touched.facts, items.flatMap((r) => r.facts.map((row) => FactCandidate.ofRow(row))));
   insertRows(db, INSERTS.items, items.map((r) => r.item));
   insertRows(db, INSERTS.entityContributors, items.flatMap((r) => r.entityContributors));
   insertRows(db, INSERTS.relContributors, items.flatMap((r) => r.relContributors));
-  insertRows(db, INSERTS.facts, facts);
+  insertRows(db, INSERTS.facts, items.flatMap((r) => r.facts));
   insertRows(db, INSERTS.chunks, items.flatMap((r) => r.chunks));
   insertRows(db, INSERTS.qa, items.flatMap((r) => r.qa));
   insertRows(db, INSERTS.qaFacts, items.flatMap((r) => r.qaFacts));

@@ -28,7 +28,7 @@ export function sourceIdOf(websiteId: string, url: string, canonicalUrl: string 
 }
 
 /** Where the survivor choice's fields sit in a fact row (INSERTS.facts column order). */
-const FACT = { factId: 0, itemKey: 1, ordinal: 2, confidence: 8, provenanceRank: 10, lastSeenAt: 20 } as const;
+const FACT = { factId: 0, itemKey: 1, ordinal: 2, confidence: 8, provenanceRank: 10, lastSeenAt: 20, status: 21, rank: 22 } as const;
 
 /**
  * One fact candidate as the survivor choice sees it (recompute.ts rankFactCandidates): a stored
@@ -38,12 +38,19 @@ const FACT = { factId: 0, itemKey: 1, ordinal: 2, confidence: 8, provenanceRank:
 export class FactCandidate {
   /** 0 when an editorial pin puts it first. */
   pinned = 1;
-  /** An incoming candidate's place, set by the survivor choice. */
-  placed?: [status: string, rank: number];
   constructor(
     readonly factId: string, readonly itemKey: string, readonly ordinal: number, readonly provenanceRank: number, readonly confidence: number,
     readonly lastSeenAt: string, readonly row?: unknown[], readonly stored?: { status: string; rank: number },
   ) {}
+
+  /**
+   * An incoming candidate's place in the survivor order: written into its row's last two columns
+   * (no copy of the row). Idempotent: a batch merged again item by item is ranked again.
+   */
+  place(status: string, rank: number): void {
+    this.row![FACT.status] = status;
+    this.row![FACT.rank] = rank;
+  }
 
   static ofRow(row: unknown[]): FactCandidate {
     return new FactCandidate(row[FACT.factId] as string, row[FACT.itemKey] as string, row[FACT.ordinal] as number, row[FACT.provenanceRank] as number,
@@ -63,7 +70,7 @@ export interface ContributionRows {
   item: unknown[];
   entityContributors: unknown[][];
   relContributors: unknown[][];
-  /** Fact rows end before status and rank, which the survivor choice appends. */
+  /** Fact rows end before status and rank, which the survivor choice sets (FactCandidate.place). */
   facts: unknown[][];
   chunks: unknown[][];
   qa: unknown[][];

@@ -1,3 +1,4 @@
+import { raiseWalAutocheckpoint } from '../storage/graph-db.js';
 import type { Db } from '../storage/sqlite.js';
 import type { WebsiteInfo } from '../website/types.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
@@ -96,8 +97,11 @@ function batchesOf(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], 
  * One batch's write transaction, committed without an fsync (synchronous=NORMAL): everything it
  * writes is derived from raw_items rows it marks processed in the same transaction, so a commit
  * lost to a power cut leaves them pending and the daemon's start-up sweep processes them again.
+ * The connection keeps up to GRAPH_WAL_AUTOCHECKPOINT_BYTES of WAL before a commit checkpoints
+ * (copies the WAL into the file and fsyncs it): at SQLite's default most batches did.
  */
 function writeBatch(db: Db, write: () => void): void {
+  raiseWalAutocheckpoint(db);
   const synchronous = db.pragma('synchronous', { simple: true }) as number;
   db.pragma('synchronous = NORMAL');
   try {

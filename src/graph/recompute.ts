@@ -15,10 +15,19 @@ export interface TouchedKeys {
   qaItems: Set<string>;
   /** Chunks removed or written (their search documents are refreshed, src/graph/search-docs.ts). */
   chunks: Set<string>;
+  /**
+   * The sources, entities and relationships among these that lost a contributor row: only they
+   * can have none left and disappear. Empty when the items had not contributed before (a first
+   * ingestion), which then skips the deletes.
+   */
+  vacated: { sources: Set<string>; entities: Set<string>; relationships: Set<string> };
 }
 
 export function emptyTouched(): TouchedKeys {
-  return { entities: new Set(), relationships: new Set(), facts: new Set(), sources: new Set(), qaItems: new Set(), chunks: new Set() };
+  return {
+    entities: new Set(), relationships: new Set(), facts: new Set(), sources: new Set(), qaItems: new Set(), chunks: new Set(),
+    vacated: { sources: new Set(), entities: new Set(), relationships: new Set() },
+  };
 }
 
 const json = (ids: Iterable<string>): string => JSON.stringify([...ids]);
@@ -44,7 +53,7 @@ function bySurvivorOrder(a: FactCandidate, b: FactCandidate): number {
 /**
  * Chooses the survivor of each fact id: exactly one candidate is 'active', the others stay in the
  * graph as 'superseded', each with its rank in the survivor order. `incoming` are candidates about
- * to be inserted: they are ranked with the stored ones and get their place (`placed`), so they
+ * to be inserted: they are ranked with the stored ones and get their place (FactCandidate.place), so they
  * are inserted ranked rather than updated afterwards. Stored candidates whose
  * place changed are updated.
  */
@@ -70,7 +79,7 @@ export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: 
     for (let rank = 0; rank < group.length; rank++) {
       const c = group[rank]!;
       const status = rank === 0 ? 'active' : 'superseded';
-      if (c.row) c.placed = [status, rank];
+      if (c.row) c.place(status, rank);
       else if (c.stored!.status !== status || c.stored!.rank !== rank) s.setFactRank.run(status, rank, c.factId, c.itemKey, c.ordinal);
     }
   }
@@ -95,10 +104,10 @@ export function refreshQaStaleness(db: Db, factIds: Iterable<string>, itemKeys: 
 }
 
 /** Re-derives entities from their contributors; returns the ids that appeared or disappeared. */
-function recomputeEntities(db: Db, ids: string): string[] {
+function recomputeEntities(db: Db, ids: string, vacated: Set<string>): string[] {
   const s = graphStatements(db);
   const before = new Set(s.existingEntities.all(ids) as string[]);
-  const flipped = (s.deleteEntities.all(ids) as string[]);
+  const flipped = vacated.size > 0 ? (s.deleteEntities.all(json(vacated)) as string[]) : [];
   for (const id of s.upsertEntities.all(ids) as string[]) if (!before.has(id)) flipped.push(id);
   return flipped;
 }
@@ -111,17 +120,12 @@ function recomputeEntities(db: Db, ids: string): string[] {
  */
 export function recomputeTouched(db: Db, touched: TouchedKeys, trust: number): void {
   const s = graphStatements(db);
-  if (touched.sources.size > 0) {
-    const ids = json(touched.sources);
-    s.deleteSources.run(ids);
-    s.upsertSources.run(trust, ids);
-  }
-  const flipped = touched.entities.size > 0 ? recomputeEntities(db, json(touched.entities)) : [];
-  if (touched.relationships.size > 0) {
-    const ids = json(touched.relationships);
-    s.deleteRels.run(ids);
-    s.upsertRels.run(ids);
-  }
+  const { vacated } = touched;
+  if (vacated.sources.size > 0) s.deleteSources.run(json(vacated.sources));
+  if (touched.sources.size > 0) s.upsertSources.run(trust, json(touched.sources));
+  const flipped = touched.entities.size > 0 ? recomputeEntities(db, json(touched.entities), vacated.entities) : [];
+  if (vacated.relationships.size > 0) s.deleteRels.run(json(vacated.relationships));
+  if (touched.relationships.size > 0) s.upsertRels.run(json(touched.relationships));
   if (flipped.length > 0) {
     const ids = json(flipped);
     s.reresolveRels.run(ids, ids);

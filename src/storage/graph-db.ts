@@ -10,6 +10,23 @@ import { openDatabase, type Db } from './sqlite.js';
 export const GRAPH_DB_OPTIONS = { migrations: GRAPH_MIGRATIONS, pageSize: 16_384 } as const;
 
 /**
+ * WAL a graph connection that writes the graph store (content.ingest) may accumulate before
+ * SQLite checkpoints inside a commit. SQLite's default of 1,000 pages (16 MiB at 16 KiB pages)
+ * made nearly every 500-item batch copy the WAL into the database file and fsync it; a batch
+ * writes 10 to 40 MB of WAL (docs/graph.md "Throughput"). Same bound as the ingest requests'
+ * (src/ingest/wal-checkpoint.ts), which also checkpoint once ingestion is idle.
+ */
+export const GRAPH_WAL_AUTOCHECKPOINT_BYTES = 64 * 1024 * 1024;
+
+/** Raises `db`'s autocheckpoint limit to GRAPH_WAL_AUTOCHECKPOINT_BYTES (never lowers it). */
+export function raiseWalAutocheckpoint(db: Db): void {
+  const pages = Math.ceil(GRAPH_WAL_AUTOCHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number));
+  const current = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  // 0 (or less) means never: nothing to raise.
+  if (current > 0 && current < pages) db.pragma(`wal_autocheckpoint = ${pages}`);
+}
+
+/**
  * Keeps one open connection per website graph database. better-sqlite3 is synchronous, so one
  * connection per process and file is both the fastest and the safest arrangement.
  */
