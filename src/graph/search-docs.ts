@@ -2,42 +2,46 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../storage/sqlite.js';
 
 /**
- * Keeps the knowledge search index (search_docs + search_fts, graph migrations 0003 and 0004,
+ * Keeps the knowledge search index (search_fts, graph migrations 0003, 0004 and 0006,
  * docs/knowledge.md) current: one document per entity, per fact (its surviving candidate) and
- * per chunk. The graph writers collect the records a change touched and refresh their documents
- * inside the same transaction, set-based: per-row triggers cost 85 % on top of the store, as FTS5
- * flushes its pending terms at every savepoint (one per item), where one refresh per batch of
- * items costs a few percent (docs/knowledge.md "Index upkeep").
+ * per chunk. A document's FTS5 rowid is its record's own rowid plus a base per kind (the
+ * surviving candidate's rowid for a fact), so no table maps records to documents: the record
+ * tables answer both ways. The graph writers refresh the documents of what they changed inside
+ * the same transaction, set-based, once per batch of items (docs/knowledge.md "Index upkeep").
  */
 
 export type SearchDocKind = 'entity' | 'fact' | 'chunk';
 
-/** Doc ids stay below this; a document's FTS5 rowid is its doc id plus its kind's base. */
-const DOC_ID_SPAN = 2 ** 40;
-const KIND_BASE: Readonly<Record<SearchDocKind, number>> = { chunk: DOC_ID_SPAN, fact: 2 * DOC_ID_SPAN, entity: 3 * DOC_ID_SPAN };
+/** Record rowids stay below this; a document's FTS5 rowid is its record's rowid plus its kind's base. */
+const ROWID_SPAN = 2 ** 40;
+const KIND_BASE: Readonly<Record<SearchDocKind, number>> = { chunk: ROWID_SPAN, fact: 2 * ROWID_SPAN, entity: 3 * ROWID_SPAN };
 
 /**
  * The FTS5 rowids of each kind's documents: chunks, facts and entities in ranges of their own. A
  * kind filter is then a rowid range, and descending rowids give entities, then facts, then
- * chunks, each newest first: the order of a search whose every word is common
+ * chunks, each newest record first: the order of a search whose every word is common
  * (docs/knowledge.md "Ranking"), which FTS5 reads from the index and can stop early.
  */
 export const ROWID_RANGE: Readonly<Record<SearchDocKind, { first: number; last: number }>> = {
   chunk: { first: KIND_BASE.chunk + 1, last: KIND_BASE.fact - 1 },
   fact: { first: KIND_BASE.fact + 1, last: KIND_BASE.entity - 1 },
-  entity: { first: KIND_BASE.entity + 1, last: KIND_BASE.entity + DOC_ID_SPAN - 1 },
+  entity: { first: KIND_BASE.entity + 1, last: KIND_BASE.entity + ROWID_SPAN - 1 },
 };
+const KINDS_BY_ROWID: readonly SearchDocKind[] = ['chunk', 'fact', 'entity'];
 
-/** The search_docs doc id of an FTS5 rowid. */
-export const docIdOfRowid = (rowid: number): number => rowid % DOC_ID_SPAN;
-
-/** SQL for the FTS5 rowid of a search_docs row (named `alias`, or unqualified). */
-export function ftsRowidSql(alias?: string): string {
-  const column = (name: string) => (alias ? `${alias}.${name}` : name);
-  return `${column('doc_id')} + CASE ${column('kind')} WHEN 'chunk' THEN ${KIND_BASE.chunk} WHEN 'fact' THEN ${KIND_BASE.fact} ELSE ${KIND_BASE.entity} END`;
+/** The kind of the document with this FTS5 rowid. */
+export function kindOfRowid(rowid: number): SearchDocKind | undefined {
+  return KINDS_BY_ROWID.find((kind) => rowid >= ROWID_RANGE[kind].first && rowid <= ROWID_RANGE[kind].last);
 }
 
-/** Stable ids whose search documents must be re-derived from the record tables. */
+/**
+ * The record tables each kind is made from, and the SQL of a document's FTS5 rowid from a row
+ * named `alias` of that table: a fact's document is its surviving candidate's (status 'active').
+ */
+const TABLE: Readonly<Record<SearchDocKind, string>> = { chunk: 'chunks', fact: 'fact_candidates', entity: 'entities' };
+export const ftsRowidSql = (kind: SearchDocKind, alias: string): string => `${alias}.rowid + ${KIND_BASE[kind]}`;
+
+/** Stable ids whose search documents may have changed (the writers collect them per batch). */
 export interface SearchTouched {
   entities: Set<string>;
   facts: Set<string>;
@@ -62,33 +66,26 @@ const FACT_VALUE_TEXT = `COALESCE(f.display, CASE WHEN NOT json_valid(f.value) T
     ELSE f.value END)`;
 const HEADING_TEXT = `COALESCE((SELECT group_concat(j.value, ' / ') FROM json_each(CASE WHEN json_valid(c.heading_path) THEN c.heading_path ELSE '[]' END) j), '')`;
 
-const IDS = `SELECT value FROM json_each(?)`;
-
 /**
- * The text of a kind's documents from the record tables (search_docs `d` joined to its record),
- * as the columns name (entity name, fact predicate), context (fact subject, chunk headings), value
- * (entity type, fact value) and body (chunk text). search_fts is contentless: this is also where
- * a snippet's text comes from (readSearchDocuments).
+ * The documents whose FTS5 rowids `source` (a query with a `rowid` column, ascending) lists,
+ * those that exist: columns name (entity name, fact predicate), context (fact subject, chunk
+ * headings), value (entity type, fact value) and body (chunk text). search_fts is contentless:
+ * this is also where a snippet's text comes from (readSearchDocuments). Kinds in rowid order
+ * (chunk, fact, entity), each ascending: FTS5 receives ascending rowids (an out-of-order rowid
+ * flushes its pending terms).
  */
-const DOC_TEXT: Readonly<Record<SearchDocKind, string>> = {
-  chunk: `SELECT d.doc_id + ${KIND_BASE.chunk} AS rowid, '' AS name, ${HEADING_TEXT} AS context, '' AS value, c.text AS body
-    FROM search_docs d JOIN chunks c ON c.id = d.record_id WHERE d.kind = 'chunk'`,
-  fact: `SELECT d.doc_id + ${KIND_BASE.fact} AS rowid, replace(f.predicate, '_', ' ') AS name, f.subject AS context, ${FACT_VALUE_TEXT} AS value, '' AS body
-    FROM search_docs d JOIN fact_candidates f ON f.fact_id = d.record_id AND f.item_key || char(31) || f.ordinal = d.candidate WHERE d.kind = 'fact'`,
-  entity: `SELECT d.doc_id + ${KIND_BASE.entity} AS rowid, e.name AS name, '' AS context, e.type AS value, '' AS body
-    FROM search_docs d JOIN entities e ON e.id = d.record_id WHERE d.kind = 'entity'`,
-};
-const KINDS_BY_ROWID: readonly SearchDocKind[] = ['chunk', 'fact', 'entity'];
-
-/**
- * The documents added after doc id `@last`, in one statement: FTS5 flushes its pending terms into
- * a new segment at the start of every write statement of the transaction (a statement
- * savepoint), so one statement per kind cost a flush and a merge each. The kinds come in rowid
- * order (chunk, fact, entity), each in doc id order: FTS5 receives ascending rowids (an
- * out-of-order rowid flushes too).
- */
-const INSERT_FTS = `INSERT INTO search_fts (rowid, name, context, value, body)
-  ${KINDS_BY_ROWID.map((kind) => `SELECT * FROM (${DOC_TEXT[kind]} AND d.doc_id > @last ORDER BY d.doc_id)`).join('\n  UNION ALL ')}`;
+function documentsSql(source: string): string {
+  const within = (kind: SearchDocKind) => `s.rowid BETWEEN ${ROWID_RANGE[kind].first} AND ${ROWID_RANGE[kind].last}`;
+  const text: Record<SearchDocKind, string> = {
+    chunk: `SELECT s.rowid, '' AS name, ${HEADING_TEXT} AS context, '' AS value, c.text AS body
+      FROM ${source} s JOIN chunks c ON c.rowid = s.rowid - ${KIND_BASE.chunk} WHERE ${within('chunk')}`,
+    fact: `SELECT s.rowid, replace(f.predicate, '_', ' ') AS name, f.subject AS context, ${FACT_VALUE_TEXT} AS value, '' AS body
+      FROM ${source} s JOIN fact_candidates f ON f.rowid = s.rowid - ${KIND_BASE.fact} WHERE ${within('fact')} AND f.status = 'active'`,
+    entity: `SELECT s.rowid, e.name AS name, '' AS context, e.type AS value, '' AS body
+      FROM ${source} s JOIN entities e ON e.rowid = s.rowid - ${KIND_BASE.entity} WHERE ${within('entity')}`,
+  };
+  return KINDS_BY_ROWID.map((kind) => `SELECT * FROM (${text[kind]} ORDER BY s.rowid)`).join('\n  UNION ALL ');
+}
 
 /** One document's text, as indexed. */
 export interface SearchDocument {
@@ -101,71 +98,78 @@ export interface SearchDocument {
 
 type Stmt = Database.Statement<unknown[]>;
 interface SearchStatements {
-  deleteDocs: Stmt; deleteFts: Stmt; lastDoc: Stmt; insertEntities: Stmt; insertFacts: Stmt; insertChunks: Stmt;
-  insertFts: Stmt; readDocs: Record<SearchDocKind, Stmt>;
+  staleFacts: Stmt; staleChunks: Stmt; deleteStale: Stmt; insertStale: Stmt; clearStale: Stmt;
+  readDocs: Stmt; recordIds: Record<SearchDocKind, Stmt>;
 }
 
 const prepared = new WeakMap<Db, SearchStatements>();
-const byKind = <T>(make: (kind: SearchDocKind) => T) => ({ chunk: make('chunk'), fact: make('fact'), entity: make('entity') });
 
 function statementsOf(db: Db): SearchStatements {
   let s = prepared.get(db);
   if (s) return s;
   s = {
-    // One lookup per touched record: the documents it had, if any (none for a new record).
-    deleteDocs: db.prepare(`DELETE FROM search_docs WHERE record_id IN (${IDS}) RETURNING ${ftsRowidSql()}`).pluck(),
-    deleteFts: db.prepare(`DELETE FROM search_fts WHERE rowid IN (${IDS})`),
-    lastDoc: db.prepare('SELECT COALESCE(MAX(doc_id), 0) FROM search_docs').pluck(),
-    insertEntities: db.prepare(`INSERT INTO search_docs (record_id, kind, entity_id) SELECT id, 'entity', id FROM entities WHERE id IN (${IDS}) ORDER BY id`),
-    // One document per fact: its surviving candidate (export rule 2).
-    insertFacts: db.prepare(`INSERT INTO search_docs (record_id, kind, entity_id, candidate)
-      SELECT fact_id, 'fact', subject_entity_id, item_key || char(31) || ordinal FROM fact_candidates
-      WHERE fact_id IN (${IDS}) AND status = 'active' GROUP BY fact_id ORDER BY fact_id`),
-    insertChunks: db.prepare(`INSERT INTO search_docs (record_id, kind) SELECT id, 'chunk' FROM chunks WHERE id IN (${IDS}) ORDER BY id`),
-    insertFts: db.prepare(INSERT_FTS),
-    readDocs: byKind((kind) => db.prepare(`${DOC_TEXT[kind]} AND d.doc_id IN (${IDS})`)),
+    // Every candidate of a touched fact: the survivor gets its document, one that lost the
+    // survival (or was re-ranked) loses its own.
+    staleFacts: db.prepare(`INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('fact', 'f')} FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`),
+    staleChunks: db.prepare(`INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('chunk', 'c')} FROM json_each(?) t JOIN chunks c ON c.id = t.value`),
+    // Only documents the index holds (FTS5's own docsize table, one row per document).
+    deleteStale: db.prepare('DELETE FROM search_fts WHERE rowid IN (SELECT s.rowid FROM search_stale s JOIN search_fts_docsize d ON d.id = s.rowid)'),
+    insertStale: db.prepare(`INSERT INTO search_fts (rowid, name, context, value, body)\n  ${documentsSql('search_stale')}`),
+    clearStale: db.prepare('DELETE FROM search_stale'),
+    readDocs: db.prepare(documentsSql('(SELECT value AS rowid FROM json_each(@rowids))')),
+    recordIds: {
+      chunk: db.prepare(`SELECT id FROM chunks WHERE rowid = ? - ${KIND_BASE.chunk}`).pluck(),
+      fact: db.prepare(`SELECT fact_id FROM fact_candidates WHERE rowid = ? - ${KIND_BASE.fact}`).pluck(),
+      entity: db.prepare(`SELECT id FROM entities WHERE rowid = ? - ${KIND_BASE.entity}`).pluck(),
+    },
   };
   prepared.set(db, s);
   return s;
 }
 
 /**
- * Re-derives the search documents of the touched records from the record tables: a record that
- * is gone loses its document, one that exists gets its current text. Runs in the caller's
- * transaction; refreshing a record that did not change is harmless.
+ * Re-derives the search documents of what changed from the record tables: a record that is gone
+ * loses its document, one that exists gets its current text. Which documents may have changed
+ * comes from two places (docs/knowledge.md "Index upkeep"): triggers of graph migration 0006
+ * queue in search_stale the rowids of deleted chunks, entities and fact candidates and of
+ * entities inserted or renamed (statements that write many rows at once), and `touched` names
+ * the facts and chunks the writers inserted or re-ranked (a trigger per inserted row would
+ * give each of those single-row INSERTs a statement journal: +50 % on the store). Runs in the
+ * caller's transaction; refreshing a record that did not change is harmless.
  */
 export function refreshSearchDocs(db: Db, touched: SearchTouched): void {
-  if (touched.entities.size + touched.facts.size + touched.chunks.size === 0) return;
   const s = statementsOf(db);
-  // search_docs first, then search_fts in two statements (see INSERT_FTS).
-  const removed = s.deleteDocs.all(JSON.stringify([...touched.entities, ...touched.facts, ...touched.chunks])) as number[];
-  const last = s.lastDoc.get() as number;
-  if (touched.entities.size > 0) s.insertEntities.run(JSON.stringify([...touched.entities]));
-  if (touched.facts.size > 0) s.insertFacts.run(JSON.stringify([...touched.facts]));
-  if (touched.chunks.size > 0) s.insertChunks.run(JSON.stringify([...touched.chunks]));
-  if (removed.length > 0) s.deleteFts.run(JSON.stringify(removed.sort((a, b) => a - b)));
-  s.insertFts.run({ last });
+  if (touched.facts.size > 0) s.staleFacts.run(JSON.stringify([...touched.facts]));
+  if (touched.chunks.size > 0) s.staleChunks.run(JSON.stringify([...touched.chunks]));
+  // Two statements on search_fts: FTS5 flushes its pending terms into a new segment at the
+  // start of every write statement (a statement savepoint).
+  s.deleteStale.run();
+  s.insertStale.run();
+  s.clearStale.run();
 }
 
 /** The indexed text of the documents with these FTS5 rowids (those still in the index), for snippets. */
 export function readSearchDocuments(db: Db, rowids: readonly number[]): SearchDocument[] {
-  const s = statementsOf(db);
-  return KINDS_BY_ROWID.flatMap((kind) => {
-    const ids = rowids.filter((rowid) => rowid >= ROWID_RANGE[kind].first && rowid <= ROWID_RANGE[kind].last).map(docIdOfRowid);
-    return ids.length === 0 ? [] : (s.readDocs[kind].all(JSON.stringify(ids)) as SearchDocument[]);
-  });
+  if (rowids.length === 0) return [];
+  return statementsOf(db).readDocs.all({ rowids: JSON.stringify(rowids) }) as SearchDocument[];
+}
+
+/** The record a document was made from: its kind and stable id; undefined when it is gone. */
+export function searchRecordOf(db: Db, rowid: number): { kind: SearchDocKind; recordId: string } | undefined {
+  const kind = kindOfRowid(rowid);
+  if (!kind) return undefined;
+  const recordId = statementsOf(db).recordIds[kind].get(rowid) as string | undefined;
+  return recordId === undefined ? undefined : { kind, recordId };
 }
 
 /** Indexes every record of the graph again (a graph loaded without the writers, such as the MCP server's). */
 export function rebuildSearchDocs(db: Db): void {
   db.transaction(() => {
     // delete-all: the contentless table forgets every document at once, no tombstone per row.
-    db.exec(`DELETE FROM search_docs; INSERT INTO search_fts (search_fts) VALUES ('delete-all');`);
-    const ids = (sql: string) => new Set(db.prepare(sql).pluck().all() as string[]);
-    refreshSearchDocs(db, {
-      entities: ids('SELECT id FROM entities'),
-      facts: ids(`SELECT DISTINCT fact_id FROM fact_candidates WHERE status = 'active'`),
-      chunks: ids('SELECT id FROM chunks'),
-    });
+    db.exec(`INSERT INTO search_fts (search_fts) VALUES ('delete-all'); DELETE FROM search_stale;
+      INSERT INTO search_stale (rowid) ${KINDS_BY_ROWID.map((kind) => `SELECT ${ftsRowidSql(kind, 'r')} FROM ${TABLE[kind]} r`).join(' UNION ALL ')};`);
+    const s = statementsOf(db);
+    s.insertStale.run();
+    s.clearStale.run();
   })();
 }

@@ -83,9 +83,9 @@ export function readExportedEntity(db: Db, entityId: string): EntityView | undef
  * candidates with their provenance (an editor's view of why the survivor won).
  */
 export function readEntityFacts(db: Db, entityId: string, options: { candidates: boolean }): FactView[] {
-  // The search index holds one document per surviving fact, by subject (search_docs_by_entity).
-  const rows = db.prepare(`SELECT f.* FROM search_docs d JOIN fact_candidates f ON f.fact_id = d.record_id
-    WHERE d.entity_id = ? AND d.kind = 'fact' AND ${NOT_HIDDEN('d.record_id')} ${options.candidates ? '' : "AND f.status = 'active'"}
+  // The surviving candidates by subject (search_facts_by_subject, graph migration 0006), then each fact's candidates.
+  const rows = db.prepare(`SELECT f.* FROM fact_candidates s JOIN fact_candidates f ON f.fact_id = s.fact_id
+    WHERE s.subject_entity_id = ? AND s.status = 'active' AND ${NOT_HIDDEN('s.fact_id')} ${options.candidates ? '' : "AND f.status = 'active'"}
     ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`).all(entityId) as FactSql[];
   const facts: FactView[] = [];
   for (const row of rows) {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Db } from '../storage/sqlite.js';
-import { docIdOfRowid, ftsRowidSql, readSearchDocuments, ROWID_RANGE } from '../graph/search-docs.js';
+import { ftsRowidSql, readSearchDocuments, ROWID_RANGE, searchRecordOf } from '../graph/search-docs.js';
 import { queryTerms, type QueryTerm } from './search-query.js';
 
 /**
- * Knowledge search over a graph database's FTS5 index (graph migrations 0003 and 0004, docs/knowledge.md): the
+ * Knowledge search over a graph database's FTS5 index (graph migrations 0003, 0004 and 0006, docs/knowledge.md): the
  * one ranking the management API runs over the website's graph and the MCP server runs over the
  * published node loaded into an in-memory graph (search-index.ts).
  */
@@ -106,16 +106,16 @@ const SNIPPETS_SQL = `SELECT rowid, snippet(search_snippets, -1, char(2), char(3
 const PROBE_SQL = 'SELECT 1 FROM search_fts WHERE search_fts MATCH @match LIMIT 1 OFFSET @common';
 
 // Export rules at query time (docs/contract.md#export-rules): the index holds only surviving
-// facts; a hidden entity, a hidden fact and a fact of a hidden entity are withheld. Chunks are
-// exported whatever their editorial row says, as the compiler does. Empty when nothing is hidden.
-// CROSS JOIN keeps editorial (small) outside: without statistics SQLite scanned every document
-// and looked each up in editorial (115 ms a search on 1.1 million documents).
+// facts; a hidden entity, a hidden fact and a fact of a hidden entity (search_facts_by_subject)
+// are withheld. Chunks are exported whatever their editorial row says, as the compiler does.
+// Empty when nothing is hidden. CROSS JOIN keeps editorial (small) outside: without statistics
+// SQLite scanned every document and looked each up in editorial (115 ms a search on 1.1 million
+// documents).
 const WITHHELD_SQL = `SELECT json_group_array(rowid) FROM (
-    SELECT ${ftsRowidSql('d')} AS rowid FROM editorial e CROSS JOIN search_docs d ON d.record_id = e.record_id AND d.kind != 'chunk' WHERE e.hidden = 1
-    UNION SELECT ${ftsRowidSql('d')} FROM editorial e CROSS JOIN search_docs d ON d.entity_id = e.record_id AND d.kind = 'fact' WHERE e.hidden = 1
+    SELECT ${ftsRowidSql('entity', 'r')} AS rowid FROM editorial e CROSS JOIN entities r ON r.id = e.record_id WHERE e.hidden = 1
+    UNION SELECT ${ftsRowidSql('fact', 'f')} FROM editorial e CROSS JOIN fact_candidates f ON f.fact_id = e.record_id WHERE e.hidden = 1 AND f.status = 'active'
+    UNION SELECT ${ftsRowidSql('fact', 'f')} FROM editorial e CROSS JOIN fact_candidates f ON f.subject_entity_id = e.record_id WHERE e.hidden = 1 AND f.status = 'active'
   )`;
-
-const DOC_SQL = 'SELECT kind, record_id AS recordId FROM search_docs WHERE doc_id = ?';
 
 const DETAIL_SQL: Record<SearchKind, string> = {
   entity: 'SELECT name AS title, language, source_url AS sourceUrl FROM entities WHERE id = ?',
@@ -169,7 +169,7 @@ export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
   const snippets = snippetsOf(db, statements, plan.match, rows.map((row) => row.rowid));
   const hits: RankedHit[] = [];
   for (const row of rows) {
-    const doc = statements.doc.get(docIdOfRowid(row.rowid)) as { kind: SearchKind; recordId: string } | undefined;
+    const doc = searchRecordOf(db, row.rowid);
     if (!doc) continue;
     const detail = statements.details[doc.kind].get(doc.recordId) as DetailRow | undefined;
     const hit: RankedHit = {
@@ -204,7 +204,7 @@ type Statement = Database.Statement<unknown[]>;
 interface SearchStatements {
   probe: Statement; ranked: Statement; rankedFiltered: Statement; unranked: Statement;
   snippetInsert: Statement; snippets: Statement; snippetClear: Statement;
-  withheld: Statement; doc: Statement; details: Record<SearchKind, Statement>;
+  withheld: Statement; details: Record<SearchKind, Statement>;
 }
 const prepared = new WeakMap<Db, SearchStatements>();
 
@@ -222,7 +222,6 @@ function statementsOf(db: Db): SearchStatements {
       snippets: db.prepare(SNIPPETS_SQL),
       snippetClear: db.prepare('DELETE FROM temp.search_snippets'),
       withheld: db.prepare(WITHHELD_SQL).pluck(),
-      doc: db.prepare(DOC_SQL),
       details: { entity: db.prepare(DETAIL_SQL.entity), fact: db.prepare(DETAIL_SQL.fact), chunk: db.prepare(DETAIL_SQL.chunk) },
     };
     prepared.set(db, s);

@@ -10,6 +10,7 @@ import { removeItem } from '../../src/graph/remove-item.js';
 import { emptySearchTouched, refreshSearchDocs } from '../../src/graph/search-docs.js';
 import type { Db } from '../../src/storage/sqlite.js';
 import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
+import { readIndexedDocuments } from '../knowledge/search-helpers.js';
 
 const graphs: TempGraph[] = [];
 afterEach(() => {
@@ -24,10 +25,11 @@ const graph = (): TempGraph => {
 /** Every row of every table the writers fill, sorted, and the search index: two graphs are the same when these are. */
 function tables(db: Db): Record<string, string[]> {
   const names = ['item_contributions', 'sources', 'entity_contributors', 'entities', 'fact_candidates', 'relationship_contributors', 'relationships',
-    'chunks', 'qa', 'qa_facts', 'editorial', 'search_docs'];
+    'chunks', 'qa', 'qa_facts', 'editorial'];
   const out: Record<string, string[]> = {};
   for (const name of names) out[name] = db.prepare(`SELECT * FROM ${name}`).raw().all().map((r) => JSON.stringify(r)).sort();
-  out.search_fts = db.prepare('SELECT rowid, * FROM search_fts').raw().all().map((r) => JSON.stringify(r)).sort();
+  // By record: a document's rowid is its record's, which the order of the writes decides.
+  out.search_fts = readIndexedDocuments(db).map((d) => JSON.stringify([d.kind, d.recordId, d.terms])).sort();
   return out;
 }
 

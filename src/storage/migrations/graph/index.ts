@@ -4,6 +4,7 @@ import { migration as knowledgeRecords } from './0002-knowledge-records.js';
 import { migration as knowledgeSearch } from './0003-knowledge-search.js';
 import { migration as searchDocRanges } from './0004-search-doc-ranges.js';
 import { migration as entityContributorOrder } from './0005-entity-contributor-order.js';
+import { migration as searchRecordRowids } from './0006-search-record-rowids.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -22,4 +23,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   knowledgeSearch,
   searchDocRanges,
   entityContributorOrder,
+  searchRecordRowids,
 ];
