@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error.js';
 import type { AppServices } from '../app/services.js';
 import type { IngestItem } from '../contract/ingest-item.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
-import { commitDurably } from './durable-commit.js';
+import { commitWithoutSync, syncCommits } from './durable-commit.js';
 import { writeRawItems, type WriteOutcome } from '../graph/raw-items.js';
 import { limitReachedError, readQuota, type Quota } from '../plans/entitlements.js';
 import { addUsage } from '../plans/usage.js';
@@ -27,9 +27,12 @@ export interface AcceptInput {
 
 /**
  * Validates items, writes the valid ones in one transaction, enqueues ONE content.ingest job for
- * everything accepted, and returns the per-item outcomes in request order. The job is enqueued
- * after the raw rows are durable; if that fails the rows stay pending and the sweep re-enqueues
- * them (sweep.ts), so nothing accepted is lost.
+ * everything accepted, and returns the per-item outcomes in request order once the raw rows, the
+ * usage counter and the job are on disk. Each is committed without an fsync and the two files are
+ * then synced at once (durable-commit.ts): the event loop is never blocked on the disk. If the
+ * enqueue fails the rows stay pending and the sweep re-enqueues them (sweep.ts); if power is lost
+ * before the syncs end, nothing was acknowledged, and a job whose rows were lost finds nothing
+ * pending, so nothing accepted is lost.
  *
  * The plan's monthly item quota is applied per item (docs/contract.md#plans): once it is used
  * up, an item that would be accepted is an error entitlement.limit_reached instead (a skipped
@@ -71,16 +74,18 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
     countAccepted(services, website, written.filter((o) => o.status === 'accepted').length, nowMs);
     return written;
   };
-  const outcomes = valid.length === 0 ? [] : await commitDurably(graphDb, write, (written) => written.some((o) => o.status === 'accepted'));
+  const outcomes = valid.length === 0 ? [] : commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted'));
   const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
   let jobId: string | null = null;
   if (acceptedIds.length > 0) {
     try {
-      jobId = services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: acceptedIds }).id;
+      jobId = commitWithoutSync(services.controlDb, () => services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: acceptedIds }).id);
     } catch (error) {
       services.logger.error({ err: error, websiteId: website.id }, 'content.ingest enqueue failed; the pending rows will be re-enqueued by the sweep');
     }
   }
+  // Unchanged items too wait for rows not yet on disk: an answer never rests on rows a power cut could take.
+  await Promise.all([syncCommits(graphDb), acceptedIds.length > 0 ? syncCommits(services.controlDb) : undefined]);
   const results: ItemResult[] = [];
   let refusal: ItemResult['error'];
   let v = 0;
@@ -119,10 +124,10 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
 function countAccepted(services: AcceptInput['services'], website: IngestWebsite, accepted: number, nowMs: number): void {
   if (accepted === 0) return;
   try {
-    services.controlDb.transaction(() => {
+    commitWithoutSync(services.controlDb, () => services.controlDb.transaction(() => {
       addUsage(services.controlDb, website.organizationId, 'items_ingested', accepted, nowMs);
       addWebsiteEvent(services.controlDb, website.id, METRICS.itemsIngested, accepted, nowMs);
-    }).immediate();
+    }).immediate());
   } catch (error) {
     services.logger.warn({ err: error }, 'usage counter update failed');
   }

@@ -124,14 +124,22 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
 
   app.addHook('onSend', async (request, reply, payload) => {
     const state = states.get(request);
-    if (!state || state.finished) return payload;
-    state.finished = true;
-    const scope = state.verified.connector.id;
+    if (state && !state.finished) {
+      state.finished = true;
+      const scope = state.verified.connector.id;
+      try {
+        if (reply.statusCode >= 500) await idempotency.release(scope, state.idempotencyKey);
+        else await idempotency.complete(scope, state.idempotencyKey, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''), services.now(), IDEMPOTENCY_TTL_MS);
+      } catch (error) {
+        request.log.error({ err: error }, 'could not store the idempotency record');
+      }
+    }
+    // The stores write without an fsync; one grouped WAL sync makes the nonce and the idempotency
+    // record durable before any answer leaves (docs/contract.md#durability).
     try {
-      if (reply.statusCode >= 500) await idempotency.release(scope, state.idempotencyKey);
-      else await idempotency.complete(scope, state.idempotencyKey, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''), services.now(), IDEMPOTENCY_TTL_MS);
+      await Promise.all([deps.nonces.flush?.(), idempotency.flush?.()]);
     } catch (error) {
-      request.log.error({ err: error }, 'could not store the idempotency record');
+      request.log.error({ err: error }, 'could not sync the nonce and idempotency records');
     }
     return payload;
   });

@@ -84,6 +84,7 @@ export class JobQueue {
   private readonly backoffBaseMs: number;
   private readonly backoffCapMs: number;
   private readonly now: () => number;
+  private readonly enqueueListeners = new Set<(job: Job) => void>();
 
   constructor(private readonly db: Db, options: JobQueueOptions = {}) {
     this.maxAttempts = options.maxAttempts ?? 5;
@@ -121,7 +122,15 @@ export class JobQueue {
         .run(id, job.kind, JSON.stringify(parsed ?? null), options.maxAttempts ?? this.maxAttempts, options.runAt ?? now, options.dedupeKey ?? null, now, now);
       return this.get(id)!;
     });
-    return insert.immediate();
+    const enqueued = insert.immediate();
+    for (const listener of this.enqueueListeners) listener(enqueued);
+    return enqueued;
+  }
+
+  /** Calls `listener` with each job enqueued through this queue (new, or a queued one merged into), after its commit; returns the unsubscribe. */
+  onEnqueue(listener: (job: Job) => void): () => void {
+    this.enqueueListeners.add(listener);
+    return () => void this.enqueueListeners.delete(listener);
   }
 
   get(id: string): Job | undefined {
@@ -131,7 +140,9 @@ export class JobQueue {
 
   /**
    * Claims the next due job (optionally of given kinds): a queued job whose run time has come,
-   * or a running job whose lease lapsed. Returns undefined when nothing is due.
+   * or a running job whose lease lapsed. Returns undefined when nothing is due. The claim commits
+   * without an fsync: a claim a power cut takes leaves the job queued (or its lease lapses), and
+   * the job runs again, as after any crash mid-run; its completion or failure is synced.
    */
   claim(owner: string, kinds?: readonly string[]): Job | undefined {
     const now = this.now();
@@ -149,7 +160,7 @@ export class JobQueue {
         .run(owner, now + this.leaseMs, now, row.id);
       return this.get(row.id);
     });
-    return claim.immediate();
+    return withoutFsync(this.db, () => claim.immediate());
   }
 
   /** Extends a running job's lease (for long jobs). Returns false if the lease was lost. */
@@ -217,5 +228,17 @@ export class JobQueue {
       : this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs WHERE kind = ? GROUP BY state').all(kind);
     for (const row of rows as Array<{ state: JobState; n: number }>) counts[row.state] = row.n;
     return counts;
+  }
+}
+
+/** Runs `write` with synchronous=NORMAL (no fsync at commit), unless a transaction is already open (SQLite cannot change the level inside one). */
+function withoutFsync<T>(db: Db, write: () => T): T {
+  if (db.inTransaction) return write();
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = NORMAL');
+  try {
+    return write();
+  } finally {
+    db.pragma(`synchronous = ${level}`);
   }
 }

@@ -41,6 +41,7 @@ export class JobWorker {
   private readonly byKind: ReadonlyMap<string, JobDefinition>;
   private readonly lanes: ReadonlyMap<JobLane, Lane>;
   private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
   private stopping = false;
   private readonly abort = new AbortController();
 
@@ -59,6 +60,10 @@ export class JobWorker {
   }
 
   start(): void {
+    // A job enqueued now is claimed on the next turn of the event loop, not after up to pollMs.
+    this.unsubscribe = this.queue.onEnqueue((job) => {
+      if (this.byKind.has(job.kind) && job.runAt <= Date.now()) this.schedule(0);
+    });
     this.schedule(0);
   }
 
@@ -75,6 +80,7 @@ export class JobWorker {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.unsubscribe?.();
     this.abort.abort();
     clearTimeout(this.timer);
     await Promise.allSettled([...this.lanes.values()].flatMap((lane) => [...lane.inFlight]));
@@ -87,7 +93,13 @@ export class JobWorker {
     this.timer.unref();
   }
 
-  /** Claims due jobs for the lanes with a free slot until none is due; a finished job ticks again at once. */
+  /**
+   * Claims due jobs for the lanes with a free slot until none is due. A finished job ticks again
+   * at once, in the same turn of the event loop (not on a timer): the next job starts before the
+   * loop handles anything else, so a content.ingest job hands its batch to the extraction worker
+   * before the job already extracted starts writing, and the two overlap (docs/graph.md
+   * "Throughput"). On a timer, the extracted job wrote first and the worker idled meanwhile.
+   */
   private tick(): void {
     if (this.stopping) return;
     try {
@@ -99,7 +111,7 @@ export class JobWorker {
         const lane = this.lanes.get(this.byKind.get(job.kind)!.lane)!;
         const running = this.run(job).finally(() => {
           lane.inFlight.delete(running);
-          this.schedule(0);
+          this.tick();
         });
         lane.inFlight.add(running);
       }

@@ -81,3 +81,24 @@ storeSuite('sqlite', () => {
   const db = openControlDb(dataDirLayout(temp.dir));
   return { nonces: createSqliteNonceStore(db), idempotency: createSqliteIdempotencyStore(db), close: () => (db.close(), temp.cleanup()) };
 });
+
+describe('sqlite stores durability', () => {
+  it('write without an fsync, leave control.sqlite at synchronous=FULL, and flush() syncs what they wrote before the answer', async () => {
+    const temp = makeTempDir('nodectl-stores-');
+    const db = openControlDb(dataDirLayout(temp.dir));
+    try {
+      const nonces = createSqliteNonceStore(db);
+      const idempotency = createSqliteIdempotencyStore(db);
+      expect(await nonces.claim('c', 'n1', 0, 600_000)).toBe(true);
+      expect(await idempotency.begin('c', 'k', 'sha', 0, lease(1000))).toEqual({ outcome: 'started' });
+      await idempotency.complete('c', 'k', 200, '{}', 0, 86_400_000);
+      expect(db.pragma('synchronous', { simple: true })).toBe(2);
+      await expect(Promise.all([nonces.flush?.(), idempotency.flush?.()])).resolves.toBeDefined();
+      expect(nonces.flush).toBeTypeOf('function');
+      expect(db.prepare('SELECT state FROM idempotency').pluck().get()).toBe('completed');
+    } finally {
+      db.close();
+      temp.cleanup();
+    }
+  });
+});

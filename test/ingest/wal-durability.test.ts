@@ -1,12 +1,13 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitDurably } from '../../src/ingest/durable-commit.js';
+import { commitDurably, commitWithoutSync, syncCommits } from '../../src/ingest/durable-commit.js';
 import { createIdleCheckpointer, INGEST_WAL_AUTOCHECKPOINT_BYTES } from '../../src/ingest/wal-checkpoint.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 const FULL = 2;
+const NORMAL = 1;
 let temp: { dir: string; cleanup: () => void };
 let db: Db;
 
@@ -103,5 +104,47 @@ describe('commitDurably ordering', () => {
     const reading = commitDurably(db, () => db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }, () => false).then((row) => order.push(`read ${row.n}`));
     await Promise.all([writing, reading]);
     expect(order).toEqual(['write synced', 'read 2']);
+  });
+});
+
+describe('commitWithoutSync and syncCommits (the grouped WAL sync of the ingest path)', () => {
+  const level = () => db.pragma('synchronous', { simple: true });
+
+  it('the first write on a connection keeps FULL, the next ones run at NORMAL, and the connection is left at its own level', () => {
+    const seen: unknown[] = [];
+    const write = (v: string) => () => (seen.push(level()), insert(v)());
+    commitWithoutSync(db, write('first'));
+    commitWithoutSync(db, write('second'));
+    expect(seen).toEqual([FULL, NORMAL]);
+    expect(level()).toBe(FULL);
+    expect(rowsSeenByAnotherConnection()).toEqual(['first', 'second']);
+  });
+
+  it('inside a transaction already open it keeps the level (SQLite refuses to change it there) instead of throwing', () => {
+    commitWithoutSync(db, insert('first'));
+    const seen = db.transaction(() => commitWithoutSync(db, () => (insert('inner')(), level())))();
+    expect(seen).toBe(FULL);
+    expect(rowsSeenByAnotherConnection()).toEqual(['first', 'inner']);
+  });
+
+  it('callers share syncs: one arriving while a sync runs waits for the next, which every later caller shares; nothing to sync resolves at once', async () => {
+    commitWithoutSync(db, insert('first')); // FULL: nothing left to sync
+    let settled = false;
+    void syncCommits(db).then(() => void (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(true);
+
+    commitWithoutSync(db, insert('second'));
+    const first = syncCommits(db);
+    expect(syncCommits(db)).toBe(first); // no commit since: the running sync covers it
+    commitWithoutSync(db, insert('third'));
+    const next = syncCommits(db);
+    expect(next).not.toBe(first); // the running sync started before 'third'
+    commitWithoutSync(db, insert('fourth'));
+    expect(syncCommits(db)).toBe(next); // it has not started yet: it covers 'fourth' too
+    const order: string[] = [];
+    await Promise.all([first.then(() => order.push('first')), next.then(() => order.push('next'))]);
+    expect(order).toEqual(['first', 'next']);
+    expect(rowsSeenByAnotherConnection()).toEqual(['first', 'second', 'third', 'fourth']);
   });
 });

@@ -101,6 +101,36 @@ describe('job lanes', () => {
     expect(delivery.mostAtOnce()).toBe(2);
   });
 
+  it('a job enqueued while the worker is idle is claimed at once, not at the next poll (bug: up to pollMs before a pushed batch started)', async () => {
+    const ingest = defineJob({ kind: 'test.ingest', lane: 'ingest', payload: z.object({}), handler: async () => {} });
+    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000 });
+    worker.start();
+    stops.push(() => worker.stop());
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the first poll found nothing; the next is a minute away
+    const job = services.jobs.enqueue(ingest, {});
+    await waitFor(() => services.jobs.get(job.id)?.state === 'succeeded', 2_000);
+  });
+
+  it('a finished job starts the next due one before the event loop runs anything else (bug: on a timer, an extracted content.ingest batch wrote first and the extraction worker idled meanwhile)', async () => {
+    const started: string[] = [];
+    let startedWhenTimerFired: string[] | undefined;
+    const ingest = defineJob({
+      kind: 'test.ingest', lane: 'ingest', payload: z.object({ name: z.string() }),
+      handler: async ({ name }) => {
+        started.push(name);
+        // A timer set as the first job ends stands for whatever the loop had waiting (a worker thread's message).
+        if (name === 'first') setTimeout(() => void (startedWhenTimerFired = [...started]), 0);
+      },
+    });
+    services.jobs.enqueue(ingest, { name: 'first' }, { runAt: Date.now() - 1_000 });
+    services.jobs.enqueue(ingest, { name: 'second' });
+    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000 });
+    worker.start();
+    stops.push(() => worker.stop());
+    await waitFor(() => startedWhenTimerFired !== undefined);
+    expect(startedWhenTimerFired).toEqual(['first', 'second']);
+  });
+
   it('stop() waits for the jobs in flight of every lane', async () => {
     const delivery = createHangingJob('test.deliver', 'delivery');
     const publish = createHangingJob('test.publish', 'publish');

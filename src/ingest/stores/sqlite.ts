@@ -1,7 +1,11 @@
 import type { Db } from '../../storage/sqlite.js';
+import { commitWithoutSync, syncCommits } from '../durable-commit.js';
 import type { IdempotencyBegin, IdempotencyStore, InFlightLease, NonceStore } from './types.js';
 
-/** Nonces in control.sqlite (table nonces). One statement: insert, or revive an expired row. */
+/**
+ * Nonces in control.sqlite (table nonces). One statement: insert, or revive an expired row.
+ * Written without an fsync (commitWithoutSync): flush() syncs them, before the answer is sent.
+ */
 export function createSqliteNonceStore(db: Db): NonceStore {
   const claim = db.prepare(
     `INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?)
@@ -9,8 +13,9 @@ export function createSqliteNonceStore(db: Db): NonceStore {
   );
   return {
     async claim(scope, nonce, nowMs, ttlMs) {
-      return claim.run(scope, nonce, nowMs + ttlMs, nowMs).changes === 1;
+      return commitWithoutSync(db, () => claim.run(scope, nonce, nowMs + ttlMs, nowMs).changes === 1, (claimed) => claimed);
     },
+    flush: () => syncCommits(db),
   };
 }
 
@@ -23,7 +28,11 @@ interface IdempotencyRow {
   owner: string | null;
 }
 
-/** Idempotency records in control.sqlite (table idempotency), decided inside one IMMEDIATE transaction. */
+/**
+ * Idempotency records in control.sqlite (table idempotency), decided inside one IMMEDIATE
+ * transaction. Written without an fsync (commitWithoutSync): flush() syncs them, before the
+ * answer is sent.
+ */
 export function createSqliteIdempotencyStore(db: Db): IdempotencyStore {
   const select = db.prepare('SELECT body_sha256, state, status_code, response, expires_at, owner FROM idempotency WHERE connector_id = ? AND idempotency_key = ?');
   const upsert = db.prepare(
@@ -55,14 +64,15 @@ export function createSqliteIdempotencyStore(db: Db): IdempotencyStore {
   });
   return {
     async begin(scope, key, bodySha256, nowMs, lease) {
-      return begin.immediate(scope, key, bodySha256, nowMs, lease);
+      return commitWithoutSync(db, () => begin.immediate(scope, key, bodySha256, nowMs, lease), (begun) => begun.outcome === 'started');
     },
     async complete(scope, key, statusCode, response, nowMs, ttlMs) {
-      finish.run(statusCode, response, nowMs + ttlMs, scope, key);
+      commitWithoutSync(db, () => finish.run(statusCode, response, nowMs + ttlMs, scope, key));
     },
     async release(scope, key) {
-      remove.run(scope, key);
+      commitWithoutSync(db, () => remove.run(scope, key));
     },
+    flush: () => syncCommits(db),
     async releaseAbandoned(isOwnerGone) {
       return releaseAbandoned.immediate(isOwnerGone);
     },

@@ -11,6 +11,11 @@ export interface NonceStore {
    * and not expired. Throws when the store is unreachable (the caller fails closed with 503).
    */
   claim(scope: string, nonce: string, nowMs: number, ttlMs: number): Promise<boolean>;
+  /**
+   * Resolves once every claim made so far survives power loss; the route awaits it before it
+   * answers. A store whose writes are durable when they resolve leaves it out.
+   */
+  flush?(): Promise<void>;
 }
 
 /** What a request with an Idempotency-Key finds when it starts. */
@@ -45,4 +50,6 @@ export interface IdempotencyStore {
   release(scope: string, key: string): Promise<void>;
   /** Forgets every in-flight record whose owner is gone (run at daemon start); returns how many. */
   releaseAbandoned(isOwnerGone: (owner: string) => boolean): Promise<number>;
+  /** Resolves once every record written so far survives power loss (as NonceStore.flush). */
+  flush?(): Promise<void>;
 }

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { emitEvent } from '../../events/emit.js';
+import { commitWithoutSync } from '../../ingest/durable-commit.js';
 import { defineJob } from '../define.js';
+
+let runner: Promise<typeof import('../../graph/content-ingest-job.js')> | undefined;
+/**
+ * Loaded on first use: the extractor (htmlparser2) stays out of daemon start-up. Kept as one
+ * promise: awaiting it again takes a microtask, so a job reaches its extraction within the turn
+ * of the event loop that claimed it (src/jobs/worker.ts).
+ */
+const loadRunner = () => (runner ??= import('../../graph/content-ingest-job.js'));
 
 /**
  * Turns accepted raw items into graph records and removes deleted ones (src/ingest/accept.ts,
@@ -18,13 +27,13 @@ export const contentIngestJob = defineJob({
     reason: z.string().optional(),
   }),
   handler: async (payload, { job, services }) => {
-    // Loaded on first use: the extractor (htmlparser2) stays out of daemon start-up.
-    const { runContentIngestJob } = await import('../../graph/content-ingest-job.js');
+    const { runContentIngestJob } = await loadRunner();
     const outcome = await runContentIngestJob(payload, services);
     if (!outcome) return; // the website was deleted since the job was queued
     // The run committed to the website's graph file, not to control.sqlite, so ingest.completed
     // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.
     const { processed, failed, skipped, removed, warned } = outcome;
-    emitEvent(services.controlDb, { type: 'ingest.completed', website_id: payload.website_id, data: { job_id: job.id, processed, failed, skipped, removed, warned } }, services.now());
+    // Without an fsync: the worker's completion of the job, right after, syncs it too (one fsync per job, not two).
+    commitWithoutSync(services.controlDb, () => emitEvent(services.controlDb, { type: 'ingest.completed', website_id: payload.website_id, data: { job_id: job.id, processed, failed, skipped, removed, warned } }, services.now()));
   },
 });
