@@ -4,7 +4,8 @@
 // 2 requests in flight) to the real `nodectl serve` on loopback, turned into the graph by its
 // content.ingest jobs, then compiled and published to the fs target (POST /v1/websites/:id/publish)
 // and read back live from the daemon (GET {node_base_url}/{domain}/manifest.json). Reports the
-// wall time of each stage from the first push and items/s from first push to live node.
+// wall time of each stage from the first push, items/s from first push to graph complete (compare
+// with bench/graph.mjs's pipeline) and from first push to live node.
 // Then the same 10,000 items are pushed again unchanged (every one skipped, unchanged_checksum),
 // three times, alternating with a raw baseline fed the same signed bodies: a plain node:http
 // server that hashes (sha256) and parses each body and answers; the fastest of each is reported
@@ -167,6 +168,7 @@ async function main() {
       accepted: pushed.accepted, processed: state.processed, failed: state.failed ?? 0,
       published_files: publishEnvelope.data.files.length, published_records: publishEnvelope.data.recordCount, live_version: manifest.node_version,
       push_items_per_s: rate(pushMs),
+      graph_items_per_s: rate(ingestedMs),
       end_to_end_items_per_s: rate(liveMs),
       unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs), all_wall_ms: repushes.map(Math.round) },
       raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs), all_wall_ms: baselines.map(Math.round) },
