@@ -4,6 +4,9 @@ import type { AppServices } from '../app/services.js';
 import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define.js';
 import type { Job, JobQueue } from './queue.js';
 
+/** Jobs the worker starts in one turn of the event loop, one after another, before it lets the loop run. */
+const JOBS_PER_TURN = 8;
+
 /** Jobs each lane runs at once. */
 export type LaneConcurrency = Readonly<Record<JobLane, number>>;
 
@@ -42,6 +45,8 @@ export class JobWorker {
   private readonly lanes: ReadonlyMap<JobLane, Lane>;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** Jobs started since the event loop last ran its I/O (reset by setImmediate). */
+  private startedThisTurn = 0;
   private stopping = false;
   private readonly abort = new AbortController();
 
@@ -99,6 +104,8 @@ export class JobWorker {
    * loop handles anything else, so a content.ingest job hands its batch to the extraction worker
    * before the job already extracted starts writing, and the two overlap (docs/graph.md
    * "Throughput"). On a timer, the extracted job wrote first and the worker idled meanwhile.
+   * After JOBS_PER_TURN jobs in one turn it waits for the next one: jobs that finish without
+   * waiting for anything would otherwise hold the event loop (requests) until the queue is empty.
    */
   private tick(): void {
     if (this.stopping) return;
@@ -109,9 +116,11 @@ export class JobWorker {
         const job = this.queue.claim(this.id, kinds);
         if (!job) break;
         const lane = this.lanes.get(this.byKind.get(job.kind)!.lane)!;
+        this.countStartedThisTurn();
         const running = this.run(job).finally(() => {
           lane.inFlight.delete(running);
-          this.tick();
+          if (this.startedThisTurn < JOBS_PER_TURN) this.tick();
+          else this.schedule(0);
         });
         lane.inFlight.add(running);
       }
@@ -119,6 +128,10 @@ export class JobWorker {
       this.services.logger.error({ err: error }, 'job claim failed');
     }
     this.schedule(this.options.pollMs);
+  }
+
+  private countStartedThisTurn(): void {
+    if (this.startedThisTurn++ === 0) setImmediate(() => void (this.startedThisTurn = 0));
   }
 
   private async run(job: Job): Promise<void> {

@@ -131,6 +131,24 @@ describe('job lanes', () => {
     expect(startedWhenTimerFired).toEqual(['first', 'second']);
   });
 
+  it('jobs that finish without waiting do not hold the event loop until the queue is empty: a timer set by the first one fires while most still wait', async () => {
+    let doneWhenTimerFired: number | undefined;
+    let first = true;
+    const quick = defineJob({
+      kind: 'test.quick', lane: 'maintenance', payload: z.object({}),
+      handler: async () => {
+        if (first) setTimeout(() => void (doneWhenTimerFired = ids.filter((id) => services.jobs.get(id)?.state === 'succeeded').length), 0);
+        first = false;
+      },
+    });
+    const ids = Array.from({ length: 60 }, () => services.jobs.enqueue(quick, {}).id);
+    const worker = new JobWorker(services.jobs, [quick], services, { lanes: ONE_EACH, pollMs: 60_000 });
+    worker.start();
+    stops.push(() => worker.stop());
+    await waitFor(() => ids.every((id) => services.jobs.get(id)?.state === 'succeeded'));
+    expect(doneWhenTimerFired).toBeLessThan(20);
+  });
+
   it('stop() waits for the jobs in flight of every lane', async () => {
     const delivery = createHangingJob('test.deliver', 'delivery');
     const publish = createHangingJob('test.publish', 'publish');
