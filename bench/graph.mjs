@@ -30,7 +30,7 @@ const site = { websiteId: 'web_BENCH', domain: 'shop.example', brand: 'Acme', de
 const RECEIVED = '2026-02-01T12:00:00.000Z';
 const AUTHORS = ['Jane Doe', 'John Roe', 'Ann Poe', 'Max Moe'];
 /** Every table the graph writers fill (raw_items and editorial aside). */
-const TABLES = ['item_contributions', 'sources', 'entity_contributors', 'entities', 'fact_candidates', 'relationship_contributors', 'relationships', 'chunks', 'qa', 'qa_facts', 'search_docs'];
+const TABLES = ['item_contributions', 'sources', 'entity_contributors', 'entities', 'fact_candidates', 'relationship_contributors', 'relationships', 'chunks', 'qa', 'qa_facts'];
 
 function item(i, version) {
   const name = `Steel kettle model ${i}`;
@@ -71,8 +71,11 @@ function pendingGraph(items) {
 /** The rows a pipeline run wrote, and the baseline that inserts them into a fresh file by plain statements. */
 function baselineOf(db) {
   const rows = TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t}`).raw().all()]);
-  // The search index is contentless: its text comes from the records, as the writers index it.
-  const documents = readSearchDocuments(db, db.prepare(`SELECT ${ftsRowidSql()} FROM search_docs`).pluck().all());
+  // The search index is contentless: its text comes from the records, as the writers index it
+  // (a document per chunk, entity and surviving fact candidate, its rowid the record's plus a base).
+  const rowids = db.prepare(`SELECT ${ftsRowidSql('chunk', 'c')} FROM chunks c UNION ALL SELECT ${ftsRowidSql('fact', 'f')} FROM fact_candidates f WHERE f.status = 'active'
+    UNION ALL SELECT ${ftsRowidSql('entity', 'e')} FROM entities e`).pluck().all();
+  const documents = readSearchDocuments(db, rowids);
   const ftsColumns = Object.keys(documents[0]);
   rows.push(['search_fts', documents.map((d) => ftsColumns.map((c) => d[c])), `(${ftsColumns.join(', ')})`]);
   return {

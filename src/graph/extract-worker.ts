@@ -2,23 +2,57 @@ import { parentPort } from 'node:worker_threads';
 import { extractRows, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
+import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
+import { openDatabase } from '../storage/sqlite.js';
+import { PENDING_RAW_SQL } from './statements.js';
 
-/** What the pool sends: one batch of raw rows to extract. */
-export interface ExtractRequest { id: number; site: WebsiteInfo; mappings: FieldMapping[]; rows: RawRow[] }
 /**
- * What the worker answers: the outcome of each row, in order, as JSON text. The calling thread
- * parses it in about half the time a structured clone of the same objects takes to arrive, and
- * contributions are plain JSON data (the store writes them as JSON or as SQLite values).
+ * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
+ * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending).
+ */
+export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] });
+/**
+ * What the worker answers: the outcome of each row, in order, as JSON text (for a file request,
+ * a PendingExtraction). The calling thread parses it in about half the time a structured clone
+ * of the same objects takes to arrive, and contributions are plain JSON data (the store writes
+ * them as JSON or as SQLite values).
  */
 export interface ExtractResponse { id: number; outcomes: string }
+
+/** The pending rows the worker read (bodies left out) and the outcome of each, in order. */
+export interface PendingExtraction { rows: RawRow[]; outcomes: ExtractOutcome[] }
 
 export type { ExtractOutcome };
 
 /**
+ * The pending raw_items rows among `ids`, in the order of `ids`, read through a read-only
+ * connection of the worker's own (WAL: it reads the last commit, whatever the writer is doing),
+ * opened for the batch only: a website's file may be deleted and made again between batches.
+ */
+function readPendingRows(file: string, ids: string[]): RawRow[] {
+  const db = openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true });
+  try {
+    const byId = new Map((db.prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [row.raw_content_id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * The worker side of the extraction pool (extraction-pool.ts): extraction is pure CPU work on
- * plain data (no database), so it runs here while the calling thread writes the previous batch.
+ * plain data, so it runs here while the calling thread writes the previous batch. Reading the
+ * raw bodies here too spares the writing thread reading them and copying them over.
  */
 parentPort?.on('message', (request: ExtractRequest) => {
-  const response: ExtractResponse = { id: request.id, outcomes: JSON.stringify(extractRows(request.rows, request.site, request.mappings)) };
-  parentPort!.postMessage(response);
+  let outcomes: string;
+  if ('rows' in request) {
+    outcomes = JSON.stringify(extractRows(request.rows, request.site, request.mappings));
+  } else {
+    const rows = readPendingRows(request.file, request.ids);
+    const extracted = extractRows(rows, request.site, request.mappings);
+    for (const row of rows) row.body = null;
+    outcomes = JSON.stringify({ rows, outcomes: extracted } satisfies PendingExtraction);
+  }
+  parentPort!.postMessage({ id: request.id, outcomes } satisfies ExtractResponse);
 });

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import type { ExtractOutcome, RawRow } from './extract-row.js';
-import type { ExtractRequest, ExtractResponse } from './extract-worker.js';
+import type { ExtractRequest, ExtractResponse, PendingExtraction } from './extract-worker.js';
 
 /**
  * Worker threads that extract raw rows (src/extract is pure CPU work on plain data), so that
@@ -17,6 +17,11 @@ export interface ExtractionPool {
   readonly size: number;
   /** Extracts each row in a worker; a bad item's error comes back in its slot. Rejects only when a worker fails. */
   extract(site: WebsiteInfo, mappings: FieldMapping[], rows: RawRow[]): Promise<ExtractOutcome[]>;
+  /**
+   * extract() on the rows of `ids` still pending in the graph file `file`, which the worker reads
+   * (bodies are not sent back). Rejects when a worker fails or cannot read the file.
+   */
+  extractPending(site: WebsiteInfo, mappings: FieldMapping[], file: string, ids: string[]): Promise<PendingExtraction>;
   /** Ends the workers (those in use once their batch is done). */
   close(): Promise<void>;
 }
@@ -29,8 +34,10 @@ export interface ExtractionPoolOptions {
   idleMs?: number;
 }
 
-interface Slot { worker: Worker; busy?: { id: number; resolve: (o: ExtractOutcome[]) => void; reject: (e: Error) => void }; idleTimer?: NodeJS.Timeout }
-interface Waiting { request: ExtractRequest; resolve: (o: ExtractOutcome[]) => void; reject: (e: Error) => void }
+/** A parsed response: ExtractOutcome[] for a rows request, PendingExtraction for a file request. */
+type Parsed = unknown;
+interface Slot { worker: Worker; busy?: { id: number; resolve: (o: Parsed) => void; reject: (e: Error) => void }; idleTimer?: NodeJS.Timeout }
+interface Waiting { request: ExtractRequest; resolve: (o: Parsed) => void; reject: (e: Error) => void }
 
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   const url = options.workerUrl ?? extractWorkerUrl();
@@ -66,7 +73,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       slot.busy = undefined;
       slot.worker.unref();
       slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
-      if (busy?.id === response.id) busy.resolve(JSON.parse(response.outcomes) as ExtractOutcome[]);
+      if (busy?.id === response.id) busy.resolve(JSON.parse(response.outcomes));
       dispatch();
     });
     const fail = (error: Error) => {
@@ -81,15 +88,18 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     return slot;
   };
 
+  const send = <T>(request: ExtractRequest): Promise<T> => {
+    if (closed) return Promise.reject(new Error('the extraction pool is closed'));
+    return new Promise((resolve, reject) => {
+      queue.push({ request, resolve: resolve as (o: Parsed) => void, reject });
+      dispatch();
+    });
+  };
+
   return {
     size: options.size,
-    extract(site, mappings, rows) {
-      if (closed) return Promise.reject(new Error('the extraction pool is closed'));
-      return new Promise((resolve, reject) => {
-        queue.push({ request: { id: nextId++, site, mappings, rows }, resolve, reject });
-        dispatch();
-      });
-    },
+    extract: (site, mappings, rows) => send<ExtractOutcome[]>({ id: nextId++, site, mappings, rows }),
+    extractPending: (site, mappings, file, ids) => send<PendingExtraction>({ id: nextId++, site, mappings, file, ids }),
     async close() {
       closed = true;
       for (const waiting of queue.splice(0)) waiting.reject(new Error('the extraction pool is closed'));

@@ -56,23 +56,33 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
 
 /**
  * processRawItems with extraction in worker threads: while this thread writes batch n, the pool
- * extracts the next ones. The rows are read before extraction and checked again when their batch
- * is written: a row updated or tombstoned meanwhile (its raw_content_id changes or it is no longer
- * pending) is skipped, as if it had not been pending. Same graph as processRawItems.
+ * extracts the next ones. The workers read the pending rows themselves from the graph file (this
+ * thread then never reads the bodies nor copies them over); a database without a file sends them.
+ * The rows are checked again when their batch is written: a row updated or tombstoned meanwhile
+ * (its raw_content_id changes or it is no longer pending) is skipped, as if it had not been
+ * pending. Same graph as processRawItems.
  */
 export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions & { pool: ExtractionPool }): Promise<ProcessRawItemsResult> {
   const result = emptyResult();
   const batches = batchesOf(db, site, rawContentIds, options);
   const mappings = options.mappings ?? [];
+  const file = db.memory || db.name === '' ? undefined : db.name;
   const start = (batch: string[]) => {
-    const rows = readPending(db, batch);
+    let extraction: Promise<{ rows: RawRow[]; outcomes: ExtractOutcome[] }>;
+    if (file !== undefined) extraction = options.pool.extractPending(site, mappings, file, batch);
+    else {
+      const rows = readPending(db, batch);
+      extraction = options.pool.extract(site, mappings, rows).then((outcomes) => ({ rows, outcomes }));
+    }
     // A worker that fails leaves its batch to this thread (caught at once: a rejection not yet awaited would end the process).
-    return { batch, rows, outcomes: options.pool.extract(site, mappings, rows).catch(() => null) };
+    return { batch, extraction: extraction.catch(() => null) };
   };
   const inFlight = batches.slice(0, options.pool.size + 1).map(start);
   for (let next = inFlight.length; inFlight.length > 0; next++) {
-    const { batch, rows, outcomes } = inFlight.shift()!;
-    const extracted = (await outcomes) ?? extractRows(rows, site, mappings);
+    const { batch, extraction } = inFlight.shift()!;
+    const done = await extraction;
+    const rows = done?.rows ?? readPending(db, batch);
+    const extracted = done?.outcomes ?? extractRows(rows, site, mappings);
     if (next < batches.length) inFlight.push(start(batches[next]!));
     writeBatch(db, () => {
       const stillPending = new Set(graphStatements(db).pendingIds.all(JSON.stringify(batch)) as string[]);

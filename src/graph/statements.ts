@@ -36,6 +36,9 @@ export interface GraphStatements {
 
 const cache = new WeakMap<Db, GraphStatements>();
 
+/** The pending raw_items rows among a JSON array of raw content ids (also read by the extraction worker, extract-worker.ts). */
+export const PENDING_RAW_SQL = `SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`;
+
 /** Resolved means both ends exist. */
 const RESOLVED = (rel: string) => `EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.from_entity_id)`;
 
@@ -133,7 +136,7 @@ export function graphStatements(db: Db): GraphStatements {
       UPDATE qa SET stale = checked.stale FROM checked
       WHERE qa.id = checked.id AND qa.item_key = checked.item_key AND checked.stale != checked.was`),
 
-    pendingRaw: p(`SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
+    pendingRaw: p(PENDING_RAW_SQL),
     pendingIds: p(`SELECT raw_content_id FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`).pluck(),
     markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
     markFailed: p(`UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`),

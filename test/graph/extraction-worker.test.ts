@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { IngestItem } from '../../src/contract/ingest-item.js';
+import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
+import { processRawItems, processRawItemsConcurrently } from '../../src/graph/process-raw-items.js';
+import { writeRawItems } from '../../src/graph/raw-items.js';
+import { GRAPH_DB_OPTIONS } from '../../src/storage/graph-db.js';
+import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import { site, tempGraph, type TempGraph } from './helpers.js';
+
+const RECEIVED = '2026-02-01T12:00:00.000Z';
+const graphs: TempGraph[] = [];
+afterEach(() => {
+  for (const g of graphs.splice(0)) g.cleanup();
+});
+
+function page(i: number): IngestItem {
+  const ld = { '@context': 'https://schema.org', '@type': 'Product', name: `Kettle ${i}`, sku: `SKU-${i}`, offers: { '@type': 'Offer', price: `${10 + i}.00`, priceCurrency: 'EUR' } };
+  return {
+    type: 'product', id: String(i), url: `https://shop.example/p/${i}`, checksum: 'sha256:' + i.toString(16).padStart(64, '0'),
+    html: `<html lang="en"><head><title>Kettle ${i}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><main><h1>Kettle ${i}</h1><p>Kettle ${i} boils water.</p></main></body></html>`,
+  };
+}
+
+function pending(db: Db, items: IngestItem[]): string[] {
+  return writeRawItems(db, items, (i) => JSON.stringify(items[i]), { connectorId: 'conn_1', defaultLanguage: 'en', receivedAt: RECEIVED })
+    .flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
+}
+
+/** The records, and the raw items' states (raw content ids are made at random). */
+const dump = (db: Db) => ({
+  ...Object.fromEntries(['item_contributions', 'entities', 'fact_candidates', 'chunks', 'qa'].map((t) => [t, db.prepare(`SELECT * FROM ${t}`).raw().all().map((r) => JSON.stringify(r)).sort()])),
+  raw_items: db.prepare('SELECT item_id, state, processed_at FROM raw_items ORDER BY item_id').raw().all(),
+});
+
+describe('extraction workers (runs the build: npm run build)', () => {
+  it('read the pending rows of a graph file themselves, in the order asked, and send no bodies back', async () => {
+    const g = tempGraph();
+    graphs.push(g);
+    const [first, second, third] = pending(g.db, [page(1), page(2), page(3)]);
+    g.db.prepare(`UPDATE raw_items SET state = 'processed' WHERE raw_content_id = ?`).run(second);
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    try {
+      const { rows, outcomes } = await pool.extractPending(site, [], g.file, [third!, second!, 'raw_missing', first!]);
+      expect(rows.map((r) => [r.raw_content_id, r.item_id, r.body])).toEqual([[third, '3', null], [first, '1', null]]);
+      expect(outcomes.map((o) => ('rows' in o ? o.rows.itemKey : o.error))).toEqual(['product:3', 'product:1']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('with a database without a file (rows sent to the workers), write the same graph as one thread', async () => {
+    const [inThread, inMemory] = [openDatabase(':memory:', GRAPH_DB_OPTIONS), openDatabase(':memory:', GRAPH_DB_OPTIONS)];
+    const items = Array.from({ length: 7 }, (_, i) => page(i));
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    try {
+      const expected = processRawItems(inThread, site, pending(inThread, items), { now: RECEIVED, batchSize: 3 });
+      expect(await processRawItemsConcurrently(inMemory, site, pending(inMemory, items), { now: RECEIVED, batchSize: 3, pool })).toEqual(expected);
+      expect(dump(inMemory)).toEqual(dump(inThread));
+    } finally {
+      await pool.close();
+      inThread.close();
+      inMemory.close();
+    }
+  });
+});
