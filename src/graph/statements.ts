@@ -111,11 +111,15 @@ export function graphStatements(db: Db): GraphStatements {
       ON CONFLICT(id) DO UPDATE SET to_type = excluded.to_type, to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
         confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url`),
     deleteRels: p(`DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`),
-    // Run for the entities that appeared or disappeared.
-    reresolveRels: p(`UPDATE relationships SET
-        to_entity_id = CASE WHEN ${RESOLVED('relationships')} THEN to_ref ELSE NULL END,
-        resolution_status = CASE WHEN ${RESOLVED('relationships')} THEN 'resolved' ELSE 'dangling' END
-      WHERE to_ref IN (${IDS}) OR from_entity_id IN (${IDS})`),
+    // Run for the entities that appeared or disappeared. Only edges whose resolution changes are written: most were just
+    // upserted by this batch, resolved against its entities already (to_entity_id always goes with resolution_status).
+    reresolveRels: p(`WITH checked AS MATERIALIZED (
+        SELECT r.rowid AS rid, ${RESOLVED('r')} AS resolved, r.resolution_status = 'resolved' AS was
+        FROM relationships r WHERE r.to_ref IN (${IDS}) OR r.from_entity_id IN (${IDS}))
+      UPDATE relationships SET
+        to_entity_id = CASE WHEN checked.resolved THEN relationships.to_ref ELSE NULL END,
+        resolution_status = CASE WHEN checked.resolved THEN 'resolved' ELSE 'dangling' END
+      FROM checked WHERE relationships.rowid = checked.rid AND checked.resolved != checked.was`),
 
     // A join, not IN: IN first copies the thousands of ids of a batch into a temporary index.
     factCandidates: p(`SELECT f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
