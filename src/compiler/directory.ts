@@ -29,6 +29,8 @@ export function createDirectorySink(dir: string): NodeSink {
 export interface CompileToDirectoryOptions extends CompileOptions {
   /** A directory holding the previous version of this node (for changes.jsonl, versions.json and the label); ignored when `previous` is given. Default: none. */
   previousDir?: string;
+  /** The sink the compiler writes through, around the directory's (a publish's check of the bytes as written, written-node.ts). Default: the directory's. */
+  wrapSink?: (sink: NodeSink) => NodeSink;
 }
 
 let sequence = 0;
@@ -40,14 +42,15 @@ let sequence = 0;
  */
 export async function compileToDirectory(reader: GraphReader, site: WebsiteInfo, outDir: string, options: CompileToDirectoryOptions): Promise<CompileResult> {
   const target = resolve(outDir);
-  const { previousDir, ...compileOptions } = options;
+  const { previousDir, wrapSink, ...compileOptions } = options;
   if (compileOptions.previous === undefined && previousDir !== undefined) compileOptions.previous = await readPreviousNode(previousDir);
   mkdirSync(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${++sequence}`);
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp);
   try {
-    const result = compileNode(reader, site, compileOptions, createDirectorySink(temp));
+    const sink = createDirectorySink(temp);
+    const result = compileNode(reader, site, compileOptions, wrapSink === undefined ? sink : wrapSink(sink));
     replaceDirectory(temp, target);
     return result;
   } catch (error) {

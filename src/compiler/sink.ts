@@ -13,7 +13,8 @@ export interface NodeSink {
 export interface SinkFile {
   /** UTF-8 bytes: encoded once by TrackedFile, which hashes the same bytes. */
   write(chunk: Uint8Array): void;
-  close(): void;
+  /** `written`: the checksum, size and line count TrackedFile measured over exactly the chunks this file was given. */
+  close(written: WrittenFile): void;
 }
 
 /** What the core knows about a file once it is closed: the manifest entry's measured parts. */
@@ -62,10 +63,11 @@ export class TrackedFile {
   close(): WrittenFile {
     if (this.closed) return this.closed;
     this.flush();
-    this.target.close();
-    this.closed = { path: this.path, checksum: 'sha256:' + this.hash.digest('hex'), bytes: this.bytes };
-    if (this.path.endsWith('.jsonl')) this.closed.records = this.lines;
-    return this.closed;
+    const closed: WrittenFile = { path: this.path, checksum: 'sha256:' + this.hash.digest('hex'), bytes: this.bytes };
+    if (this.path.endsWith('.jsonl')) closed.records = this.lines;
+    this.target.close(closed);
+    this.closed = closed;
+    return closed;
   }
 
   private flush(): void {

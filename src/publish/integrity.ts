@@ -1,19 +1,26 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../errors/app-error.js';
+import type { ValidationReport } from '../compiler/validate/validate-node.js';
 import type { Manifest } from '../node-format/index.js';
 
 /**
- * Runs the compiler's validateNode on a node directory and refuses a node that fails:
- * node.uuid_leak when any issue is a uuid leak, else publish.validation_failed. With
- * `validatedNode` (validated-live.ts), files it holds unchanged are not checked record by record.
- * With `ownCompile` (the node was compiled by this publish) each record's line schema, which the
- * compiler ran as it wrote the record, is not run again; every other check is.
- * Loaded lazily so the publish module does not pull the validator into commands that do not publish.
+ * Runs the compiler's validateNode on a node directory and refuses a node that fails
+ * (refuseInvalidNode). With `validatedNode` (validated-live.ts), files it holds unchanged are not
+ * checked record by record. Loaded lazily so the publish module does not pull the validator into
+ * commands that do not publish.
  */
-export async function assertNodeValid(nodeDir: string, validatedNode?: Manifest, options: { ownCompile?: boolean } = {}): Promise<{ warnings: number }> {
+export async function assertNodeValid(nodeDir: string, validatedNode?: Manifest): Promise<{ warnings: number }> {
   const { validateNode } = await import('../compiler/validate/validate-node.js');
-  const report = await validateNode(nodeDir, { ...(validatedNode === undefined ? {} : { validatedNode }), recordsPassedSchemas: options.ownCompile === true });
+  return refuseInvalidNode(await validateNode(nodeDir, validatedNode === undefined ? {} : { validatedNode }), nodeDir);
+}
+
+/**
+ * Refuses a node whose validation report is not ok: node.uuid_leak when any issue is a uuid
+ * leak, else publish.validation_failed. The report is validateNode's on the folder, or the
+ * check of a publish's own compile as it was written (WrittenNodeCheck): the same report.
+ */
+export function refuseInvalidNode(report: ValidationReport, nodeDir: string): { warnings: number } {
   if (report.ok) return { warnings: report.warnings.length };
   const issues = report.errors.slice(0, 20).map((i) => ({ code: i.code, file: i.file, ...(i.line !== undefined ? { line: i.line } : {}), message: i.message }));
   if (report.errors.some((i) => i.code === 'node.uuid_leak')) {

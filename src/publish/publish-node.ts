@@ -1,11 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ValidationReport } from '../compiler/validate/validate-node.js';
 import { AppError } from '../errors/app-error.js';
 import { ManifestSchema, type Manifest } from '../node-format/index.js';
 import type { Db } from '../storage/sqlite.js';
 import { faultPoint, mapLimit } from './faults.js';
 import { assertNotBehindLive, CONCURRENCY, flipLatest, verifyVersion } from './flip.js';
-import { assertMatchesGolden, assertNodeValid } from './integrity.js';
+import { assertMatchesGolden, assertNodeValid, refuseInvalidNode } from './integrity.js';
 import { hexOfChecksum, sha256Hex, siteHashOf, siteKeys, versionedCache } from './layout.js';
 import { acquirePublishLock, type PublishLock } from './lock.js';
 import { planPublish, type PlannedSend } from './plan.js';
@@ -44,11 +45,16 @@ export interface PublishNodeOptions {
   progress?: PublishProgress;
   /**
    * nodeDir is this publish's own compile (runPublish's temp folder, removed afterwards), never a
-   * folder someone else gave: its records passed their line schemas as the compiler wrote them
-   * (validation does not run them again), and its files are handed over to the target (fs links
-   * them into cas/ instead of copying). Default false.
+   * folder someone else gave: its files are handed over to the target (fs links them into cas/
+   * instead of copying). Default false.
    */
   ownCompile?: boolean;
+  /**
+   * The validation report of this publish's own compile, checked as the compiler wrote nodeDir's
+   * files (WrittenNodeCheck, docs/publishing.md "Gates"): nodeDir is then not read again for
+   * validation. Default: validateNode reads nodeDir.
+   */
+  writtenReport?: ValidationReport;
 }
 
 export type { PublishedFile };
@@ -109,8 +115,8 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
   if (options.golden) assertMatchesGolden(nodeDir, options.golden);
   const siteHash = siteHashOf(options.websiteId);
   const keys = siteKeys(siteHash);
-  const liveAtCheck = await readLiveManifest(target, siteHash);
-  await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, liveAtCheck, compiled), { ownCompile: options.ownCompile });
+  if (options.writtenReport !== undefined) refuseInvalidNode(options.writtenReport, nodeDir);
+  else await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, await readLiveManifest(target, siteHash), compiled));
 
   const ownLock = options.dryRun || options.lock ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
   const lock = options.lock ?? ownLock;

@@ -4,7 +4,9 @@ import { nodeBaseUrl } from '../config/config.js';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
 import { emitEvent } from '../events/emit.js';
+import type { NodeSink } from '../compiler/sink.js';
 import type { PreviousNode } from '../compiler/types.js';
+import type { ValidationReport } from '../compiler/validate/validate-node.js';
 import type { Db } from '../storage/sqlite.js';
 import { assertPublishAllowed, countPublish } from '../plans/publishes.js';
 import { addWebsiteEvent } from '../analytics/events.js';
@@ -44,6 +46,12 @@ export interface RunPublishOptions {
   lock?: PublishLock;
   /** Publish even when the publishes-per-day quota is used up (a republish that removes erased items); it still counts. Default false. */
   quotaExempt?: boolean;
+  /**
+   * Test seam, in process only (a function does not reach the worker): wraps the sink the
+   * compiler writes through, ahead of the check of the bytes as written, so a test can put a
+   * defect into the compiled files and see the publish refuse them. Default none.
+   */
+  alterCompiledFiles?: (sink: NodeSink) => NodeSink;
 }
 
 /**
@@ -69,6 +77,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     let nodeDir: string;
     let websiteId = options.websiteId;
     let rejected: PublishRejections | undefined;
+    let writtenReport: ValidationReport | undefined;
     const source = options.source;
     if (source.kind === 'website') {
       websiteId = source.websiteId;
@@ -81,10 +90,17 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     } else {
       const compiler = await import('../compiler/cli-support.js');
       nodeDir = join(work, 'node');
+      // The compiled files are checked as they are written (validateNode's checks on the same
+      // bytes), not read back: the files the target is given are the ones those bytes went to.
+      // Each record passed its line schema in the compiler just before it was serialized.
+      const { WrittenNodeCheck } = await import('../compiler/validate/written-node.js');
+      const written = new WrittenNodeCheck(nodeDir, { recordsPassedSchemas: true });
+      const alter = options.alterCompiledFiles;
+      const wrapSink = (sink: NodeSink) => (alter === undefined ? written.sink(sink) : alter(written.sink(sink)));
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        rejected = rejectionsOf(await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, ...(previous ? { previous } : {}) }));
+        rejected = rejectionsOf(await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, wrapSink, ...(previous ? { previous } : {}) }));
       } else {
         let fixture;
         try {
@@ -100,11 +116,12 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
         const { buildGraphFromItems } = await import('../graph/build-from-items.js');
         const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'), editorial: fixture.editorial });
         try {
-          rejected = rejectionsOf(await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, ...(previous ? { previous } : {}) }));
+          rejected = rejectionsOf(await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, wrapSink, ...(previous ? { previous } : {}) }));
         } finally {
           graph.close();
         }
       }
+      writtenReport = await written.report();
     }
     if (websiteId === undefined) {
       try {
@@ -132,6 +149,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       now,
       progress: options.progress,
       ownCompile: source.kind !== 'node',
+      ...(writtenReport === undefined ? {} : { writtenReport }),
     });
     if (!result.dryRun && !result.alreadyLive) {
       // The flip is a write to the target, outside any SQLite transaction: node.published is

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { NodeSink } from '../../src/compiler/sink.js';
 import { stableId } from '../../src/graph/ids.js';
 import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../../src/graph/types.js';
 import type { WebsiteInfo } from '../../src/website/types.js';
@@ -57,4 +59,30 @@ export function qa(question: string, answer: string, facts: FactRow[], overrides
 export function jsonl(text: string | undefined): Array<Record<string, any>> {
   if (text === undefined) throw new Error('file missing');
   return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+}
+
+/**
+ * A sink that rewrites the text of the files `change` names as the compiler writes them (a
+ * defect put into the output after the compiler's own checks), passing the changed bytes and
+ * their own checksum and size on to `inner`, as a compiler that wrote them would.
+ */
+export function alteredSink(inner: NodeSink, change: Record<string, (text: string) => string | Buffer>): NodeSink {
+  return {
+    open(path) {
+      const rewrite = change[path];
+      const target = inner.open(path);
+      if (rewrite === undefined) return target;
+      const parts: Uint8Array[] = [];
+      return {
+        write: (chunk) => void parts.push(Buffer.from(chunk)),
+        close: (written) => {
+          const changed = rewrite(Buffer.concat(parts).toString('utf8'));
+          const body = typeof changed === 'string' ? Buffer.from(changed, 'utf8') : changed;
+          target.write(body);
+          const lines = body.toString('utf8').split('\n').length - 1;
+          target.close({ ...written, checksum: 'sha256:' + createHash('sha256').update(body).digest('hex'), bytes: body.length, ...(written.records === undefined ? {} : { records: lines }) });
+        },
+      };
+    },
+  };
 }

@@ -50,6 +50,9 @@ export function idKind(id: string): RefKind | null {
   return null;
 }
 
+/** Issues kept per code; the others are only counted. */
+export const ISSUES_KEPT_PER_CODE = 50;
+
 /** Tracks issues with a cap so a broken million-line file cannot exhaust memory. */
 export class IssueList {
   readonly errors: ValidationIssue[] = [];
@@ -57,7 +60,7 @@ export class IssueList {
   truncated = false;
   private readonly perCode = new Map<string, number>();
 
-  constructor(private readonly capPerCode = 50) {}
+  constructor(private readonly capPerCode = ISSUES_KEPT_PER_CODE) {}
 
   add(issue: ValidationIssue): void {
     const n = (this.perCode.get(issue.code) ?? 0) + 1;
@@ -67,6 +70,13 @@ export class IssueList {
       return;
     }
     (issue.severity === 'error' ? this.errors : this.warnings).push(issue);
+  }
+
+  /** Counts `n` more issues of `code` that were found after ISSUES_KEPT_PER_CODE of them (not kept anywhere). */
+  countDropped(code: string, n: number): void {
+    const total = (this.perCode.get(code) ?? 0) + n;
+    this.perCode.set(code, total);
+    if (total > this.capPerCode) this.truncated = true;
   }
 
   /** How many issues of each code were found, including those over the cap. */

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { z } from 'zod';
 import type { ManifestFile } from '../../node-format/index.js';
 import { schemaForPath } from '../../node-format/index.js';
-import { fileKind, idKind, IssueList, recordIssues, REFERENCE_FIELDS, type RefKind } from './checks.js';
+import { fileKind, idKind, IssueList, recordIssues, REFERENCE_FIELDS, type RefKind, type ValidationIssue } from './checks.js';
 import type { NodeSource } from './node-source.js';
 
 /** Files whose records define the ids other files refer to, in the order they are read. */
@@ -23,7 +23,7 @@ export function emptyNodeIds(): NodeIds {
  * known to have passed the record checks before (a store's validated copy), so each record is
  * only parsed for its ids and references; encoding, checksum and cross-file checks still run.
  */
-interface FileRules {
+export interface FileRules {
   path: string;
   kind: string;
   lineSchema: { name: string; schema: z.ZodType } | undefined;
@@ -48,7 +48,7 @@ function compiledLineSchema(name: string, schema: z.ZodType): z.ZodType {
   return compiled;
 }
 
-function rulesOf(path: string, trusted: boolean, schemaPassed: boolean): FileRules {
+export function rulesOf(path: string, trusted: boolean, schemaPassed: boolean): FileRules {
   const kind = fileKind(path);
   const entry = schemaForPath(path);
   return {
@@ -67,9 +67,106 @@ export interface ScannedFile {
 }
 
 /**
- * Reads one manifest file once: checksum and size against the manifest, UTF-8, LF endings, and
- * for .jsonl every line (one object each, record checks, ids, references against the ids of the
- * files read before it). Returns null when the file is missing.
+ * Where a FileScan sends what it finds, line by line: an issue of the file itself, or a record
+ * whose ids and references are still to be checked against the node (checkAgainstNode).
+ */
+export interface ScanEvents {
+  issue(issue: ValidationIssue): void;
+  record(record: Record<string, unknown>, line: number): void;
+}
+
+/** What a FileScan measured over a file's bytes: compared with its manifest entry by checkMeasured. */
+export interface MeasuredFile extends ScannedFile {
+  jsonl: boolean;
+  encodingOk: boolean;
+  bytes: number;
+  /** sha256 of the bytes, when the scan hashed them. */
+  checksum: string | null;
+}
+
+/**
+ * The checks of one file's bytes, fed chunk by chunk (from a file read back, or as the compiler
+ * writes them): UTF-8, LF endings, and for .jsonl every line (one object each, the record checks).
+ * Chunk boundaries do not matter: the same bytes give the same findings in the same order.
+ */
+export class FileScan {
+  private readonly hash: Hash | null;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly text: string[] | null;
+  private bytes = 0;
+  private carry = '';
+  private line = 0;
+  private encodingOk = true;
+  private sawCr = false;
+
+  constructor(readonly rules: FileRules, private readonly events: ScanEvents, hashBytes: boolean) {
+    this.hash = hashBytes ? createHash('sha256') : null;
+    this.text = rules.path.endsWith('.jsonl') ? null : [];
+  }
+
+  push(chunk: Uint8Array): void {
+    this.hash?.update(chunk);
+    this.bytes += chunk.length;
+    if (!this.encodingOk) return;
+    let decoded: string;
+    try {
+      decoded = this.decoder.decode(chunk, { stream: true });
+    } catch {
+      this.encodingOk = false;
+      this.events.issue({ code: 'file.encoding', severity: 'error', file: this.rules.path, message: 'not valid UTF-8' });
+      return;
+    }
+    if (!this.sawCr && decoded.includes('\r')) this.sawCr = true;
+    if (this.text !== null) {
+      this.text.push(decoded);
+      return;
+    }
+    const parts = (this.carry + decoded).split('\n');
+    this.carry = parts.pop()!;
+    for (const part of parts) this.onLine(part);
+  }
+
+  /** The file is complete: its last findings (line endings, a last line without a line feed), and what was measured. */
+  end(): MeasuredFile {
+    const path = this.rules.path;
+    if (this.sawCr) this.events.issue({ code: 'file.crlf', severity: 'error', file: path, message: 'contains carriage returns; node files use LF line endings' });
+    if (this.text === null && this.encodingOk && this.carry !== '') {
+      this.onLine(this.carry);
+      this.events.issue({ code: 'jsonl.final_newline', severity: 'error', file: path, line: this.line, message: 'the last line does not end with a line feed' });
+    }
+    return {
+      records: this.line, text: this.text !== null && this.encodingOk ? this.text.join('') : null, jsonl: this.text === null, encodingOk: this.encodingOk,
+      bytes: this.bytes, checksum: this.hash === null ? null : 'sha256:' + this.hash.digest('hex'),
+    };
+  }
+
+  private onLine(raw: string): void {
+    const { path } = this.rules;
+    const line = ++this.line;
+    if (raw === '') return this.events.issue({ code: 'jsonl.blank_line', severity: 'error', file: path, line, message: 'blank line; JSONL files hold exactly one object per line' });
+    let record: unknown;
+    try {
+      record = JSON.parse(raw);
+    } catch (error) {
+      return this.events.issue({ code: 'json.invalid', severity: 'error', file: path, line, message: `not JSON: ${(error as Error).message}` });
+    }
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) return this.events.issue({ code: 'jsonl.not_object', severity: 'error', file: path, line, message: 'each line must be one JSON object' });
+    checkRecordItself(this.rules, record as Record<string, unknown>, line, this.events);
+    this.events.record(record as Record<string, unknown>, line);
+  }
+}
+
+/** A file's measured size, checksum and line count against its manifest entry. */
+export function checkMeasured(entry: ManifestFile, measured: MeasuredFile, issues: IssueList): void {
+  if (measured.jsonl && measured.encodingOk && entry.records !== undefined && entry.records !== measured.records) issues.add({ code: 'manifest.records_mismatch', severity: 'error', file: entry.path, message: `manifest says ${entry.records} records, the file has ${measured.records}` });
+  if (measured.checksum !== entry.checksum) issues.add({ code: 'file.checksum_mismatch', severity: 'error', file: entry.path, message: `checksum is ${measured.checksum}, manifest says ${entry.checksum}` });
+  if (measured.bytes !== entry.bytes) issues.add({ code: 'file.bytes_mismatch', severity: 'error', file: entry.path, message: `${measured.bytes} bytes, manifest says ${entry.bytes}` });
+}
+
+/**
+ * Reads one manifest file from `source` once: every check of FileScan, each record against the
+ * ids of the files read before it, and checksum, size and records against the manifest entry.
+ * Returns null when the file is missing.
  */
 export async function scanFile(source: NodeSource, entry: ManifestFile, found: NodeIds, issues: IssueList, trusted = false, schemaPassed = false): Promise<ScannedFile | null> {
   const stream = await source.open(entry.path);
@@ -78,73 +175,41 @@ export async function scanFile(source: NodeSource, entry: ManifestFile, found: N
     return null;
   }
   const rules = rulesOf(entry.path, trusted, schemaPassed);
-  const hash = createHash('sha256');
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let bytes = 0;
-  let carry = '';
-  let line = 0;
-  const text: string[] | null = entry.path.endsWith('.jsonl') ? null : [];
-  let encodingOk = true;
-  let sawCr = false;
-  const onLine = (raw: string) => {
-    line++;
-    if (raw === '') return issues.add({ code: 'jsonl.blank_line', severity: 'error', file: entry.path, line, message: 'blank line; JSONL files hold exactly one object per line' });
-    let record: unknown;
-    try {
-      record = JSON.parse(raw);
-    } catch (error) {
-      return issues.add({ code: 'json.invalid', severity: 'error', file: entry.path, line, message: `not JSON: ${(error as Error).message}` });
-    }
-    if (record === null || typeof record !== 'object' || Array.isArray(record)) return issues.add({ code: 'jsonl.not_object', severity: 'error', file: entry.path, line, message: 'each line must be one JSON object' });
-    checkRecord(rules, record as Record<string, unknown>, line, found, issues);
-  };
-  for await (const chunk of stream) {
-    hash.update(chunk);
-    bytes += chunk.length;
-    if (!encodingOk) continue;
-    let decoded: string;
-    try {
-      decoded = decoder.decode(chunk, { stream: true });
-    } catch {
-      encodingOk = false;
-      issues.add({ code: 'file.encoding', severity: 'error', file: entry.path, message: 'not valid UTF-8' });
-      continue;
-    }
-    if (!sawCr && decoded.includes('\r')) sawCr = true;
-    if (text !== null) {
-      text.push(decoded);
-      continue;
-    }
-    const parts = (carry + decoded).split('\n');
-    carry = parts.pop()!;
-    for (const part of parts) onLine(part);
-  }
-  if (sawCr) issues.add({ code: 'file.crlf', severity: 'error', file: entry.path, message: 'contains carriage returns; node files use LF line endings' });
-  if (text === null && encodingOk) {
-    if (carry !== '') {
-      onLine(carry);
-      issues.add({ code: 'jsonl.final_newline', severity: 'error', file: entry.path, line, message: 'the last line does not end with a line feed' });
-    }
-    if (entry.records !== undefined && entry.records !== line) issues.add({ code: 'manifest.records_mismatch', severity: 'error', file: entry.path, message: `manifest says ${entry.records} records, the file has ${line}` });
-  }
-  const checksum = 'sha256:' + hash.digest('hex');
-  if (checksum !== entry.checksum) issues.add({ code: 'file.checksum_mismatch', severity: 'error', file: entry.path, message: `checksum is ${checksum}, manifest says ${entry.checksum}` });
-  if (bytes !== entry.bytes) issues.add({ code: 'file.bytes_mismatch', severity: 'error', file: entry.path, message: `${bytes} bytes, manifest says ${entry.bytes}` });
-  return { records: line, text: text !== null && encodingOk ? text.join('') : null };
+  const scan = new FileScan(rules, { issue: (issue) => issues.add(issue), record: (record, line) => checkAgainstNode(rules, record, line, found, issues) }, true);
+  for await (const chunk of stream) scan.push(chunk);
+  const measured = scan.end();
+  checkMeasured(entry, measured, issues);
+  return { records: measured.records, text: measured.text };
 }
 
-function checkRecord(rules: FileRules, record: Record<string, unknown>, line: number, found: NodeIds, issues: IssueList): void {
+/** The checks of a record on its own: uuid leaks, internal fields, its line schema. */
+function checkRecordItself(rules: FileRules, record: Record<string, unknown>, line: number, events: ScanEvents): void {
+  if (rules.trusted) return;
   const { path } = rules;
-  if (!rules.trusted) {
-    for (const issue of recordIssues(record, path, line)) issues.add(issue);
-    if (rules.lineSchema !== undefined && !rules.schemaPassed) {
-      const parsed = rules.lineSchema.schema.safeParse(record);
-      if (!parsed.success) {
-        const detail = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ');
-        issues.add({ code: 'schema.invalid', severity: 'error', file: path, line, message: `fails schemas/${rules.lineSchema.name}.schema.json: ${detail}` });
-      }
+  for (const issue of recordIssues(record, path, line)) events.issue(issue);
+  if (rules.lineSchema !== undefined && !rules.schemaPassed) {
+    const parsed = rules.lineSchema.schema.safeParse(record);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ');
+      events.issue({ code: 'schema.invalid', severity: 'error', file: path, line, message: `fails schemas/${rules.lineSchema.name}.schema.json: ${detail}` });
     }
   }
+}
+
+/** The fields of a record checkAgainstNode reads: a record reduced to them is checked the same. */
+export function nodeFieldsOf(rules: FileRules): readonly string[] {
+  return [...(rules.definesIds ? ['id'] : []), ...(rules.isFacts ? FACT_KEY_FIELDS : []), ...rules.references.map(([field]) => field)];
+}
+
+const FACT_KEY_FIELDS = ['subject_entity_id', 'subject', 'predicate', 'language'];
+
+/**
+ * The checks of a record against the node: its id is new (and joins the node's ids), a fact is
+ * the only one of its (subject, predicate, language), and its references resolve to the ids
+ * of the files read before it.
+ */
+export function checkAgainstNode(rules: FileRules, record: Record<string, unknown>, line: number, found: NodeIds, issues: IssueList): void {
+  const { path } = rules;
   const { ids } = found;
   if (rules.definesIds && typeof record.id === 'string') {
     const id = record.id;

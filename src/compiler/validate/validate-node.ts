@@ -1,10 +1,10 @@
 import { capabilitiesOf, PLANS } from '../../website/types.js';
-import { ManifestSchema, schemaForPath, type Manifest } from '../../node-format/index.js';
+import { ManifestSchema, schemaForPath, type Manifest, type ManifestFile } from '../../node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
 import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';
 import { fileKind, IssueList, type ValidationIssue } from './checks.js';
 import { openNodeSource, type NodeSource } from './node-source.js';
-import { emptyNodeIds, RECORD_ORDER, scanFile } from './scan-file.js';
+import { emptyNodeIds, RECORD_ORDER, scanFile, type NodeIds, type ScannedFile } from './scan-file.js';
 import { checkTextFile } from './text-files.js';
 
 export type { ValidationIssue } from './checks.js';
@@ -34,11 +34,11 @@ export interface ValidateOptions {
    */
   validatedNode?: Manifest;
   /**
-   * The node was just written by compileNode in this process (a publish's own compile, never a
-   * folder given by someone else): each line of its .jsonl files passed the same line schema
-   * (JsonlWriter) right before it was serialized, so the scan does not run that schema again.
-   * Every other check still runs, and the checksums tie the bytes read to the bytes the
-   * compiler wrote and hashed. Default false.
+   * The node was just written by compileNode in this process (never a folder given by someone
+   * else): each line of its .jsonl files passed the same line schema (JsonlWriter) right before
+   * it was serialized, so the scan does not run that schema again. Every other check still runs.
+   * A publish's own compile is checked as it is written (written-node.ts, with the same rule),
+   * not read back. Default false.
    */
   recordsPassedSchemas?: boolean;
 }
@@ -55,15 +55,38 @@ const REQUIRED_FILES = ['ai.json', 'llms.txt', 'llms-full.txt', 'sources.jsonl',
  */
 export async function validateNode(dirOrUrl: string, options: ValidateOptions = {}): Promise<ValidationReport> {
   const source = openNodeSource(dirOrUrl);
+  const files: NodeFiles = {
+    manifestText: () => readText(source, 'manifest.json'),
+    list: () => source.list(),
+    scan: (entry, found, issues, trusted) => scanFile(source, entry, found, issues, trusted, options.recordsPassedSchemas === true),
+  };
+  return checkNode(source.location, files, options);
+}
+
+/**
+ * A node's files as the checks of checkNode read them: from a directory or URL (validateNode),
+ * or as the compiler wrote them (written-node.ts).
+ */
+export interface NodeFiles {
+  /** manifest.json as text, or null when there is none. */
+  manifestText(): Promise<string | null>;
+  /** Every file name present, when known; null otherwise. */
+  list(): string[] | null;
+  /** Every check of scanFile on one manifest file, its records against `found` (the ids of the files before it); null when it is missing. */
+  scan(entry: ManifestFile, found: NodeIds, issues: IssueList, trusted: boolean): Promise<ScannedFile | null>;
+}
+
+/** The checks of validateNode over any NodeFiles: the manifest, then each file in RECORD_ORDER, then the whole-file documents. */
+export async function checkNode(location: string, source: NodeFiles, options: Pick<ValidateOptions, 'validatedNode'> = {}): Promise<ValidationReport> {
   const issues = new IssueList();
   const report = (manifest: Manifest | null, records: number): ValidationReport => ({
-    ok: issues.errors.length === 0, location: source.location, nodeVersion: manifest?.node_version ?? null, nodeVersionLabel: manifest?.node_version_label ?? null,
+    ok: issues.errors.length === 0, location, nodeVersion: manifest?.node_version ?? null, nodeVersionLabel: manifest?.node_version_label ?? null,
     domain: manifest?.domain ?? null, files: manifest === null ? 0 : manifest.files.length + 1, records, errors: issues.errors, warnings: issues.warnings, counts: issues.counts(), truncated: issues.truncated,
   });
 
-  const manifestText = await readText(source, 'manifest.json');
+  const manifestText = await source.manifestText();
   if (manifestText === null) {
-    issues.add({ code: 'manifest.missing', severity: 'error', file: 'manifest.json', message: `no manifest.json at ${source.location}: a node's entry point is always manifest.json` });
+    issues.add({ code: 'manifest.missing', severity: 'error', file: 'manifest.json', message: `no manifest.json at ${location}: a node's entry point is always manifest.json` });
     return report(null, 0);
   }
   let manifest: Manifest;
@@ -79,7 +102,7 @@ export async function validateNode(dirOrUrl: string, options: ValidateOptions = 
     return report(null, 0);
   }
 
-  checkManifestShape(manifest, source, issues);
+  checkManifestShape(manifest, source.list(), issues);
   const carried = options.validatedNode === undefined ? NOTHING_CARRIED : planCarriedFiles(manifest, options.validatedNode);
   const found = emptyNodeIds();
   const ordered = [...manifest.files].sort((a, b) => rank(a.path) - rank(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -90,7 +113,7 @@ export async function validateNode(dirOrUrl: string, options: ValidateOptions = 
       records += entry.records ?? 0;
       continue;
     }
-    const scanned = await scanFile(source, entry, found, issues, carried.trusted.has(entry.path), options.recordsPassedSchemas === true);
+    const scanned = await source.scan(entry, found, issues, carried.trusted.has(entry.path));
     if (scanned === null) continue;
     records += scanned.records;
     if (scanned.text !== null) texts.set(entry.path, scanned.text);
@@ -113,7 +136,7 @@ async function readText(source: NodeSource, path: string): Promise<string | null
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function checkManifestShape(manifest: Manifest, source: NodeSource, issues: IssueList): void {
+function checkManifestShape(manifest: Manifest, present: string[] | null, issues: IssueList): void {
   const paths = new Set(manifest.files.map((f) => f.path));
   if (paths.size !== manifest.files.length) issues.add({ code: 'manifest.duplicate_path', severity: 'error', file: 'manifest.json', message: 'a path is listed twice in files[]' });
   if (paths.has('manifest.json')) issues.add({ code: 'manifest.self_listed', severity: 'error', file: 'manifest.json', message: 'files[] must not list manifest.json itself' });
@@ -135,7 +158,6 @@ function checkManifestShape(manifest: Manifest, source: NodeSource, issues: Issu
     if (f.path.endsWith('.jsonl') && f.records === undefined) issues.add({ code: 'manifest.records_missing', severity: 'warning', file: f.path, message: 'a .jsonl entry should carry records' });
     if (schemaForPath(f.path) === undefined && !['llms.txt', 'llms-full.txt', 'sitemap-ai.xml'].includes(f.path)) issues.add({ code: 'file.unknown', severity: 'warning', file: f.path, message: 'not a node file this validator knows' });
   }
-  const present = source.list();
   if (present !== null) {
     for (const name of present) if (name !== 'manifest.json' && !paths.has(name)) issues.add({ code: 'file.unlisted', severity: 'warning', file: name, message: 'present in the directory but not in manifest.json' });
   }
