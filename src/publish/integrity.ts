@@ -7,12 +7,14 @@ import type { Manifest } from '../node-format/index.js';
 /**
  * Runs the compiler's validateNode on a node directory and refuses a node that fails
  * (refuseInvalidNode). With `validatedNode` (validated-live.ts), files it holds unchanged are not
- * checked record by record. Loaded lazily so the publish module does not pull the validator into
- * commands that do not publish.
+ * checked record by record. With `ownCompile` (the node was compiled by this publish) each
+ * record's line schema, which the compiler ran as it wrote the record, is not run again; every
+ * other check is. Loaded lazily so the publish module does not pull the validator into commands
+ * that do not publish.
  */
-export async function assertNodeValid(nodeDir: string, validatedNode?: Manifest): Promise<{ warnings: number }> {
+export async function assertNodeValid(nodeDir: string, validatedNode?: Manifest, options: { ownCompile?: boolean } = {}): Promise<{ warnings: number }> {
   const { validateNode } = await import('../compiler/validate/validate-node.js');
-  return refuseInvalidNode(await validateNode(nodeDir, validatedNode === undefined ? {} : { validatedNode }), nodeDir);
+  return refuseInvalidNode(await validateNode(nodeDir, { ...(validatedNode === undefined ? {} : { validatedNode }), recordsPassedSchemas: options.ownCompile === true }), nodeDir);
 }
 
 /**

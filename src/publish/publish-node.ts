@@ -45,14 +45,15 @@ export interface PublishNodeOptions {
   progress?: PublishProgress;
   /**
    * nodeDir is this publish's own compile (runPublish's temp folder, removed afterwards), never a
-   * folder someone else gave: its files are handed over to the target (fs links them into cas/
-   * instead of copying). Default false.
+   * folder someone else gave: its records passed their line schemas as the compiler wrote them
+   * (validation does not run them again), and its files are handed over to the target (fs links
+   * them into cas/ instead of copying). Default false.
    */
   ownCompile?: boolean;
   /**
    * The validation report of this publish's own compile, checked as the compiler wrote nodeDir's
-   * files (WrittenNodeCheck, docs/publishing.md "Gates"): nodeDir is then not read again for
-   * validation. Default: validateNode reads nodeDir.
+   * files (WrittenNodeCheck, docs/publishing.md "Gates"; runPublish does so for a first
+   * version): nodeDir is then not read again for validation. Default: validateNode reads nodeDir.
    */
   writtenReport?: ValidationReport;
 }
@@ -116,7 +117,7 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
   const siteHash = siteHashOf(options.websiteId);
   const keys = siteKeys(siteHash);
   if (options.writtenReport !== undefined) refuseInvalidNode(options.writtenReport, nodeDir);
-  else await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, await readLiveManifest(target, siteHash), compiled));
+  else await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, await readLiveManifest(target, siteHash), compiled), { ownCompile: options.ownCompile });
 
   const ownLock = options.dryRun || options.lock ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
   const lock = options.lock ?? ownLock;

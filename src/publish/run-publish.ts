@@ -48,8 +48,8 @@ export interface RunPublishOptions {
   quotaExempt?: boolean;
   /**
    * Test seam, in process only (a function does not reach the worker): wraps the sink the
-   * compiler writes through, ahead of the check of the bytes as written, so a test can put a
-   * defect into the compiled files and see the publish refuse them. Default none.
+   * compiler writes through (ahead of the check of the bytes as written, when there is one), so
+   * a test can put a defect into the compiled files and see the publish refuse them. Default none.
    */
   alterCompiledFiles?: (sink: NodeSink) => NodeSink;
 }
@@ -90,17 +90,24 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     } else {
       const compiler = await import('../compiler/cli-support.js');
       nodeDir = join(work, 'node');
-      // The compiled files are checked as they are written (validateNode's checks on the same
-      // bytes), not read back: the files the target is given are the ones those bytes went to.
-      // Each record passed its line schema in the compiler just before it was serialized.
+      // A first version is checked as it is written (validateNode's checks on the same bytes,
+      // not read back: the files the target is given are the ones those bytes went to; each
+      // record passed its line schema in the compiler just before it was serialized). A compile
+      // against a live version is checked from its folder afterwards, against the live version:
+      // it is often unchanged, which that check settles from the checksums without reading the
+      // shared files, where the check as written parses every line before anyone knows.
       const { WrittenNodeCheck } = await import('../compiler/validate/written-node.js');
-      const written = new WrittenNodeCheck(nodeDir, { recordsPassedSchemas: true });
-      const alter = options.alterCompiledFiles;
-      const wrapSink = (sink: NodeSink) => (alter === undefined ? written.sink(sink) : alter(written.sink(sink)));
+      let written: InstanceType<typeof WrittenNodeCheck> | undefined;
+      const alter = options.alterCompiledFiles ?? ((sink: NodeSink) => sink);
+      const compileAgainst = (previous: PreviousNode | undefined) => {
+        if (previous !== undefined) return { previous, wrapSink: alter };
+        const check = (written = new WrittenNodeCheck(nodeDir, { recordsPassedSchemas: true }));
+        return { wrapSink: (sink: NodeSink) => alter(check.sink(sink)) };
+      };
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        rejected = rejectionsOf(await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, wrapSink, ...(previous ? { previous } : {}) }));
+        rejected = rejectionsOf(await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, ...compileAgainst(previous) }));
       } else {
         let fixture;
         try {
@@ -116,12 +123,12 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
         const { buildGraphFromItems } = await import('../graph/build-from-items.js');
         const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'), editorial: fixture.editorial });
         try {
-          rejected = rejectionsOf(await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, wrapSink, ...(previous ? { previous } : {}) }));
+          rejected = rejectionsOf(await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, ...compileAgainst(previous) }));
         } finally {
           graph.close();
         }
       }
-      writtenReport = await written.report();
+      writtenReport = await written?.report();
     }
     if (websiteId === undefined) {
       try {

@@ -25,14 +25,19 @@ let runs = 0;
 
 type Change = Record<string, (text: string) => string>;
 
-/** A publish of the shop fixture whose compiled files get `change` as they are written (runPublish's test seam). */
-async function publishAltered(change: Change) {
+/**
+ * A publish of the shop fixture whose compiled files get `change` as they are written (runPublish's
+ * test seam). `afterLive`: a clean version is published first, so the altered one compiles against it.
+ */
+async function publishAltered(change: Change, afterLive = false) {
   const dataDir = join(temp.dir, `data-${++runs}`);
   const settings = resolveConfig({ env: { NODECTL_DATA_DIR: dataDir } }).settings;
   const db = openControlDb(dataDirLayout(dataDir));
   const target = createFsTarget({ root: join(dataDir, 'nodes') });
   try {
-    const error = await runPublish({ settings, controlDb: db, target, source: { kind: 'fixture', dir: SHOP }, alterCompiledFiles: (sink: NodeSink) => alteredSink(sink, change) }).then(() => null, (e: unknown) => e);
+    const first = afterLive ? await runPublish({ settings, controlDb: db, target, source: { kind: 'fixture', dir: SHOP } }) : undefined;
+    const error = await runPublish({ settings, controlDb: db, target, source: { kind: 'fixture', dir: SHOP }, ...(afterLive ? { force: true, buildTime: '2026-06-01T00:00:00Z' } : {}), alterCompiledFiles: (sink: NodeSink) => alteredSink(sink, change) }).then(() => null, (e: unknown) => e);
+    if (first !== undefined) expect((await readLiveManifest(target, siteHashOf(SHOP_WEBSITE)))?.node_version).toBe(first.versionUlid);
     return { error, live: await readLiveManifest(target, siteHashOf(SHOP_WEBSITE)), workLeft: readdirSync(join(dataDir, 'tmp')) };
   } finally {
     await target.close();
@@ -80,6 +85,13 @@ describe('a publish\'s own compile is checked as it is written (docs/publishing.
     expect(withoutFolder(refused.message)).toBe(withoutFolder(before.message));
     expect(live).toBeUndefined();
     expect(workLeft).toEqual([]);
+  }, 60_000);
+
+  it('refuses a checksum mismatch in a compile against the live version (checked from its folder), and keeps the live version', async () => {
+    const [, change] = defects.find(([name]) => name === 'a checksum mismatch')!;
+    const { error } = await publishAltered(change, true);
+    expect((error as AppError).code).toBe('publish.validation_failed');
+    expect(((error as AppError).details as { issues: Array<{ code: string; file: string }> }).issues).toEqual([expect.objectContaining({ code: 'file.checksum_mismatch', file: 'sources.jsonl' })]);
   }, 60_000);
 
   it('publishes the unchanged compile (the seam changes nothing by itself)', async () => {

@@ -37,8 +37,8 @@ export interface ValidateOptions {
    * The node was just written by compileNode in this process (never a folder given by someone
    * else): each line of its .jsonl files passed the same line schema (JsonlWriter) right before
    * it was serialized, so the scan does not run that schema again. Every other check still runs.
-   * A publish's own compile is checked as it is written (written-node.ts, with the same rule),
-   * not read back. Default false.
+   * A publish checks its own first version as it is written (written-node.ts, with the same
+   * rule) and a compile against a live version from its folder with this option. Default false.
    */
   recordsPassedSchemas?: boolean;
 }
