@@ -231,8 +231,13 @@ export class JobQueue {
   }
 }
 
-/** Runs `write` with synchronous=NORMAL (no fsync at commit), unless a transaction is already open (SQLite cannot change the level inside one). */
-function withoutFsync<T>(db: Db, write: () => T): T {
+/**
+ * Runs `write` with synchronous=NORMAL (no fsync at commit), unless a transaction is already open
+ * (SQLite cannot change the level inside one): for job bookkeeping a power cut may take, because
+ * the job then runs again (a claim) or a later synced commit covers it (a job's event, synced by
+ * its completion).
+ */
+export function withoutFsync<T>(db: Db, write: () => T): T {
   if (db.inTransaction) return write();
   const level = db.pragma('synchronous', { simple: true }) as number;
   db.pragma('synchronous = NORMAL');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { emitEvent } from '../../events/emit.js';
-import { commitWithoutSync } from '../../ingest/durable-commit.js';
 import { defineJob } from '../define.js';
+import { withoutFsync } from '../queue.js';
 
 let runner: Promise<typeof import('../../graph/content-ingest-job.js')> | undefined;
 /**
@@ -34,6 +34,6 @@ export const contentIngestJob = defineJob({
     // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.
     const { processed, failed, skipped, removed, warned } = outcome;
     // Without an fsync: the worker's completion of the job, right after, syncs it too (one fsync per job, not two).
-    commitWithoutSync(services.controlDb, () => emitEvent(services.controlDb, { type: 'ingest.completed', website_id: payload.website_id, data: { job_id: job.id, processed, failed, skipped, removed, warned } }, services.now()));
+    withoutFsync(services.controlDb, () => emitEvent(services.controlDb, { type: 'ingest.completed', website_id: payload.website_id, data: { job_id: job.id, processed, failed, skipped, removed, warned } }, services.now()));
   },
 });
