@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../storage/sqlite.js';
 import { trustScore, type WebsiteInfo } from '../website/types.js';
 import { deleteItemsRows } from './apply-contribution.js';
 import { emptyTouched, rankFactCandidates, recomputeTouched } from './recompute.js';
-import { refreshSearchDocs } from './search-docs.js';
+import { rebuildSearchDocs, refreshSearchDocs } from './search-docs.js';
 import { graphStatements } from './statements.js';
 
 export interface RemoveItemOptions {
@@ -87,9 +88,33 @@ function eraseEditorial(db: Db, recordIds: Set<string>): void {
  * erasure does not linger in unused pages. The search index is merged into one segment first:
  * FTS5 only marks a deleted document's terms as deleted until its segments are merged. Costs a
  * full copy of the file: for erasures only.
+ *
+ * Search documents are keyed by their records' rowids (graph migration 0006), and SQLite only
+ * promises that VACUUM keeps the rowids of INTEGER PRIMARY KEY tables. Today it keeps those of
+ * the record tables too; should a version renumber them, the index is rebuilt from the records
+ * rather than left pointing at the wrong rows. `vacuum` stands in for VACUUM in tests (one that renumbers).
  */
-export function compactGraph(db: Db): void {
+export function compactGraph(db: Db, options: { vacuum?: (db: Db) => void } = {}): void {
   db.exec(`INSERT INTO search_fts (search_fts) VALUES ('optimize')`);
-  db.exec('VACUUM');
+  const before = recordRowidsDigest(db);
+  (options.vacuum ?? ((d: Db) => d.exec('VACUUM')))(db);
+  if (recordRowidsDigest(db) !== before) rebuildSearchDocs(db);
   if (!db.memory) db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
+/** The tables whose rowids name search documents, each with the key of a row. */
+const SEARCHED_RECORDS = [
+  ['chunks', 'id'],
+  ['entities', 'id'],
+  ['fact_candidates', `fact_id || char(31) || item_key || char(31) || ordinal`],
+] as const;
+
+/** A sha256 over every (rowid, key) pair of the searched record tables, in rowid order. */
+function recordRowidsDigest(db: Db): string {
+  const hash = createHash('sha256');
+  for (const [table, key] of SEARCHED_RECORDS) {
+    hash.update(`${table}\n`);
+    for (const [rowid, id] of db.prepare(`SELECT rowid, ${key} FROM ${table} ORDER BY rowid`).raw().iterate() as Iterable<[number, string]>) hash.update(`${rowid} ${id}\n`);
+  }
+  return hash.digest('hex');
 }

@@ -3,7 +3,7 @@ import { applyContribution, applyContributions } from '../../src/graph/apply-con
 import { setEditorial } from '../../src/graph/editorial.js';
 import { processRawItems } from '../../src/graph/process-raw-items.js';
 import { writeRawItems } from '../../src/graph/raw-items.js';
-import { removeItem } from '../../src/graph/remove-item.js';
+import { compactGraph, removeItem } from '../../src/graph/remove-item.js';
 import { emptySearchTouched, rebuildSearchDocs, refreshSearchDocs } from '../../src/graph/search-docs.js';
 import { searchKnowledge } from '../../src/knowledge/search.js';
 import type { Db } from '../../src/storage/sqlite.js';
@@ -73,12 +73,27 @@ describe('search index upkeep by the graph writers', () => {
       expectIndexCurrent(g.db, `step ${step} (op ${op} on ${key})`);
     }
     // An erasure merges the index and VACUUMs the file: the documents still name their records
-    // (VACUUM keeps the rowids of a table with an index), the deletes having left gaps.
+    // (SQLite's VACUUM keeps these rowids today; compactGraph rebuilds if it did not), the deletes having left gaps.
     for (let i = 0; i < 12; i += 2) removeItem(g.db, site, `product:${i}`, { erase: true });
     const chairs = g.db.prepare(`SELECT id, name FROM entities WHERE name LIKE '%chair%' ORDER BY id`).all() as Array<{ id: string; name: string }>;
     expect(chairs.length).toBeGreaterThan(0);
     expectIndexCurrent(g.db, 'after erasures and VACUUM');
     expect(searchKnowledge(g.db, { query: 'chair', limit: 50, kind: 'entity' }).map((h) => ({ id: h.id, name: h.title })).sort((a, b) => a.id.localeCompare(b.id))).toEqual(chairs);
+  });
+
+  it('a VACUUM that renumbers the record tables (SQLite only promises rowids of INTEGER PRIMARY KEY tables) is followed by a rebuild of the index', () => {
+    const { make } = randomItems(5);
+    for (let i = 0; i < 8; i++) applyContribution(g.db, site, make(i));
+    removeItem(g.db, site, 'product:3');
+    const renumbering = (db: Db) => {
+      db.exec('VACUUM');
+      for (const table of ['chunks', 'entities', 'fact_candidates']) db.exec(`UPDATE ${table} SET rowid = rowid + 1000`);
+    };
+    compactGraph(g.db, { vacuum: renumbering });
+    expectIndexCurrent(g.db, 'after a renumbering VACUUM');
+    const chairs = g.db.prepare(`SELECT id FROM entities WHERE name LIKE '%chair%' ORDER BY id`).pluck().all() as string[];
+    expect(chairs.length).toBeGreaterThan(0);
+    expect(searchKnowledge(g.db, { query: 'chair', limit: 50, kind: 'entity' }).map((h) => h.id).sort()).toEqual(chairs);
   });
 
   it('batches refreshed once each (an item twice in a batch, a survivor beaten and then removed in the same batch) leave the index a rebuild would make', () => {

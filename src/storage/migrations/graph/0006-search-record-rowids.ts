@@ -5,8 +5,8 @@ import type { Migration } from '../../sqlite.js';
  * document's FTS5 rowid is its record's own rowid plus the base of its kind (chunks 2^40, facts
  * 2·2^40, entities 3·2^40; a fact's document is its surviving candidate's). search_docs, its two
  * indexes and the lookups that kept it cost as much as FTS5 itself at ingest; the record tables
- * now answer both ways. VACUUM keeps these rowids: it copies a table that has an index (each of
- * the three has its primary key's) with its rowids.
+ * now answer both ways. An erasure's VACUUM may renumber them (SQLite only promises to keep the
+ * rowids of INTEGER PRIMARY KEY tables): compactGraph checks and rebuilds the index if it did.
  *
  * search_stale queues the FTS5 rowids whose documents may have changed until the writer's
  * refresh (src/graph/search-docs.ts) re-derives them. Triggers fill it from statements that write
