@@ -1,16 +1,6 @@
+import { raiseWalAutocheckpoint } from '../storage/graph-db.js';
 import type { Db } from '../storage/sqlite.js';
 
-/**
- * WAL size a graph connection may accumulate before SQLite checkpoints inside a commit.
- * SQLite's default of 1,000 pages makes every 500-item batch (~6 MB) copy its pages into the
- * database file and fsync it again before the answer can be sent.
- */
-export const INGEST_WAL_AUTOCHECKPOINT_BYTES = 64 * 1024 * 1024;
-
-/** INGEST_WAL_AUTOCHECKPOINT_BYTES in pages of `db` (graph databases use 16 KiB pages, older files 4 KiB). */
-export function autocheckpointPages(db: Db): number {
-  return Math.ceil(INGEST_WAL_AUTOCHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number));
-}
 /** Quiet time after the last ingest write before the WAL is folded back into the database. */
 export const IDLE_CHECKPOINT_DELAY_MS = 1_000;
 
@@ -34,7 +24,7 @@ export interface IdleCheckpointerOptions {
  * Moves WAL checkpoints of graph databases off the ingest request path: commits only append to
  * the WAL (still fsynced before the answer, so durability is unchanged) and a PASSIVE checkpoint
  * runs once ingestion has been quiet for a moment. Under sustained load SQLite's own
- * autocheckpoint, at INGEST_WAL_AUTOCHECKPOINT_BYTES, still bounds the WAL.
+ * autocheckpoint, at GRAPH_WAL_AUTOCHECKPOINT_BYTES (src/storage/graph-db.ts), still bounds the WAL.
  */
 export function createIdleCheckpointer(options: IdleCheckpointerOptions = {}): IdleCheckpointer {
   const delayMs = options.delayMs ?? IDLE_CHECKPOINT_DELAY_MS;
@@ -78,7 +68,7 @@ export function createIdleCheckpointer(options: IdleCheckpointerOptions = {}): I
     },
     willWrite(db) {
       if (!configured.has(db)) {
-        db.pragma(`wal_autocheckpoint = ${autocheckpointPages(db)}`);
+        raiseWalAutocheckpoint(db);
         configured.add(db);
       }
       dirty.add(db);

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitDurably, commitWithoutSync, syncCommits } from '../../src/ingest/durable-commit.js';
-import { createIdleCheckpointer, INGEST_WAL_AUTOCHECKPOINT_BYTES } from '../../src/ingest/wal-checkpoint.js';
+import { createIdleCheckpointer } from '../../src/ingest/wal-checkpoint.js';
+import { GRAPH_WAL_AUTOCHECKPOINT_BYTES } from '../../src/storage/graph-db.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
 import { makeTempDir } from '../helpers/paths.js';
 
@@ -60,7 +61,7 @@ describe('idle WAL checkpointer', () => {
     const checkpointer = createIdleCheckpointer({ delayMs: 30 });
     try {
       checkpointer.willWrite(db);
-      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(INGEST_WAL_AUTOCHECKPOINT_BYTES / 16_384); // 64 MiB of 16 KiB pages
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(GRAPH_WAL_AUTOCHECKPOINT_BYTES / 16_384); // 64 MiB of 16 KiB pages
       insert('x'.repeat(100_000))();
       const before = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
       expect(before[0]!.log).toBeGreaterThan(0);
