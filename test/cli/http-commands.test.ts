@@ -1,13 +1,13 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countPublish } from '../../src/plans/publishes.js';
 import { openControlDb } from '../../src/storage/control.js';
 import { dataDirLayout } from '../../src/storage/data-dir.js';
-import { bootstrapWebsite, runNodectl, type CliRun } from '../helpers/cli.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+import { bootstrapWebsite } from '../helpers/cli.js';
+import { ok, startCliHttpFixture, type CliHttpFixture } from '../helpers/cli-http.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 
 /**
  * Every command over HTTP against a real spawned daemon (`npm run build` first): push the blog
@@ -17,46 +17,24 @@ import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
  */
 const DOMAIN = 'blog.fieldnotes.example';
 const NODE_BASE_URL = 'https://nodes.cli-http.example';
-let daemon: TestDaemon;
-let home: { dir: string; cleanup: () => void };
-let receiver: Server;
-let receiverUrl: string;
-let site: { orgId: string; websiteId: string };
+let fx: CliHttpFixture;
+let daemon: CliHttpFixture['daemon'];
+let site: CliHttpFixture['site'];
 let adminKey: string;
 let viewerKey: string;
+let receiverUrl: string;
 let connectorToken: string;
 const versions: string[] = [];
-
-/** The CLI with no URL, key or session of the environment running the tests. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runNodectl(args, { env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '', NODECTL_NODE_BASE_URL: NODE_BASE_URL, ...env } });
-}
-/** The same command as the daemon's API sees it (--url, --api-key). */
-const remote = (args: string[], key = adminKey) => cli([...args, '--url', daemon.url, '--api-key', key]);
-/** The same command on the daemon's data directory. */
-const local = (args: string[]) => cli(['--data-dir', daemon.dataDir, ...args]);
-const ok = (run: CliRun) => {
-  expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
-  return run;
-};
+const cli = (args: string[], env?: Record<string, string>) => fx.cli(args, env);
+const remote = (args: string[], key?: string) => fx.remote(args, key);
+const local = (args: string[]) => fx.local(args);
 
 beforeAll(async () => {
-  home = makeTempDir('nodectl-cli-http-');
-  receiver = createServer((_req, res) => res.writeHead(204).end());
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  daemon = await startTestDaemon({ env: { NODECTL_NODE_BASE_URL: NODE_BASE_URL, NODECTL_FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' } });
-  site = await bootstrapWebsite(daemon.dataDir, { domain: DOMAIN, plan: 'pro' });
-  const key = async (role: string) => ok(await local(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', role])).json().key as string;
-  adminKey = await key('organization_admin');
-  viewerKey = await key('viewer');
+  fx = await startCliHttpFixture({ domain: DOMAIN, tempPrefix: 'nodectl-cli-http-', env: { NODECTL_NODE_BASE_URL: NODE_BASE_URL } });
+  ({ daemon, site, adminKey, viewerKey, receiverUrl } = fx);
   connectorToken = ok(await local(['--json', 'admin', 'connector', 'create', '--website', site.websiteId, '--type', 'files', '--source-types', 'page,post,profile,collection'])).json().token;
 }, 120_000);
-afterAll(async () => {
-  await daemon?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
-  home?.cleanup();
-});
+afterAll(() => fx?.stop());
 
 describe('push, wait, publish, versions, rollback over HTTP', () => {
   it('jobs wait --url waits for the ingest of a push; jobs list and get print what the local forms print', async () => {

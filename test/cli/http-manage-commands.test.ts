@@ -1,12 +1,11 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/events/emit.js';
 import { openControlDb } from '../../src/storage/control.js';
 import { dataDirLayout } from '../../src/storage/data-dir.js';
-import { bootstrapWebsite, runNodectl, type CliRun } from '../helpers/cli.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeTempDir } from '../helpers/paths.js';
+import type { CliRun } from '../helpers/cli.js';
+import { ok, startCliHttpFixture, type CliHttpFixture } from '../helpers/cli-http.js';
 
 /**
  * The management commands over HTTP against a real spawned daemon (`npm run build` first):
@@ -14,23 +13,15 @@ import { makeTempDir } from '../helpers/paths.js';
  * Each: its success (text and --json), a bad flag (exit 2, nothing sent) and an API error (exit 1).
  */
 const DOMAIN = 'manage.cli-http.example';
-let daemon: TestDaemon;
-let home: { dir: string; cleanup: () => void };
-let receiver: Server;
-let receiverUrl: string;
-let site: { orgId: string; websiteId: string };
+let fx: CliHttpFixture;
+let daemon: CliHttpFixture['daemon'];
+let site: CliHttpFixture['site'];
 let adminKey: string;
 let viewerKey: string;
-
-function cli(args: string[]): Promise<CliRun> {
-  return runNodectl(args, { env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '' } });
-}
-const remote = (args: string[], key = adminKey) => cli([...args, '--url', daemon.url, '--api-key', key]);
-const local = (args: string[]) => cli(['--data-dir', daemon.dataDir, ...args]);
-const ok = (run: CliRun) => {
-  expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
-  return run;
-};
+let receiverUrl: string;
+const cli = (args: string[]) => fx.cli(args);
+const remote = (args: string[], key?: string) => fx.remote(args, key);
+const local = (args: string[]) => fx.local(args);
 /** Bad usage: exit 2 with the message, nothing on stdout. */
 const usage = (run: CliRun, message: string) => expect(run).toMatchObject({ exitCode: 2, stdout: '', stderr: expect.stringContaining(message) });
 /** An API error: exit 1, `nodectl: [code] ... (request <id>)`. */
@@ -40,21 +31,10 @@ const apiError = (run: CliRun, code: string) => {
 };
 
 beforeAll(async () => {
-  home = makeTempDir('nodectl-cli-manage-');
-  receiver = createServer((_req, res) => res.writeHead(204).end());
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  daemon = await startTestDaemon({ env: { NODECTL_FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' } });
-  site = await bootstrapWebsite(daemon.dataDir, { domain: DOMAIN, plan: 'pro' });
-  const key = async (role: string) => ok(await local(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', role])).json().key as string;
-  adminKey = await key('organization_admin');
-  viewerKey = await key('viewer');
+  fx = await startCliHttpFixture({ domain: DOMAIN, tempPrefix: 'nodectl-cli-manage-' });
+  ({ daemon, site, adminKey, viewerKey, receiverUrl } = fx);
 }, 120_000);
-afterAll(async () => {
-  await daemon?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
-  home?.cleanup();
-});
+afterAll(() => fx?.stop());
 
 describe('connectors suspend and resume', () => {
   it('suspend and resume print what nodectl admin connector prints; the local list sees the change', async () => {
