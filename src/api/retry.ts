@@ -8,9 +8,11 @@ import type { ApiError } from './errors.js';
  *   did not resolve or could not be reached, or connecting timed out (nothing was sent);
  * - GET on any other network failure (reset, closed) and on an answer whose envelope says
  *   `retryable: true` (503 service.unavailable).
- * A code the registry marks not retryable (billing.unconfigured, internal.error, ...) is never
- * repeated, nor an answer that is not the envelope (response.invalid), nor a call that used up
- * its own timeoutMs: that timeout is the caller's budget for one attempt.
+ * An answer that is not the envelope (response.invalid) counts as retryable only when a proxy in
+ * front of the daemon sent it with 429, 502, 503 or 504, under the same method rules. A code the
+ * registry marks not retryable (billing.unconfigured, internal.error, ...) is never repeated, nor
+ * any other response.invalid, nor a call that used up its own timeoutMs: that timeout is the
+ * caller's budget for one attempt.
  */
 export interface RetryPolicy {
   /** Retries after the first attempt; 0 turns retrying off. */

@@ -28,6 +28,9 @@ export interface TransportOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** Statuses a proxy or gateway answers with its own page while the daemon is unreachable, busy, or rate limited at the proxy. */
+const GATEWAY_STATUSES = new Set([429, 502, 503, 504]);
+
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -93,10 +96,19 @@ export function createTransport(options: TransportOptions): Call {
     }
     if (envelope?.ok === true) return envelope.data as T;
     const error = envelope?.ok === false ? envelope.error : undefined;
-    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') {
-      throw new ApiError({ code: 'response.invalid', status: answer.statusCode, requestId, attempts, message: `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope; is it a nodectl daemon?` });
-    }
     const retryAfter = parseRetryAfter(answer.headers['retry-after']);
+    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') {
+      // A proxy in front of the daemon answers with its own page: 502, 503 and 504 say the
+      // daemon is unreachable or busy, 429 that the proxy refused the request; worth another try.
+      const fromGateway = GATEWAY_STATUSES.has(answer.statusCode);
+      throw new ApiError({
+        code: 'response.invalid', status: answer.statusCode, requestId, attempts, retryable: fromGateway,
+        message: fromGateway
+          ? `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope: a proxy in front of the daemon could not reach it or refused the request`
+          : `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope; is it a nodectl daemon?`,
+        ...(fromGateway && retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+      });
+    }
     throw new ApiError({
       code: error.code as ErrorCode,
       message: error.message,

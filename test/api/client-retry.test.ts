@@ -9,7 +9,7 @@ import { errorInfo, type ErrorCode } from '../../src/errors/registry.js';
  * each request takes the next answer of its method and path. The waits are recorded by an
  * injected sleep that returns at once, so the test does not wait for the backoff.
  */
-type Answer = { error: ErrorCode; retryAfter?: string } | { data: unknown } | 'hang up';
+type Answer = { error: ErrorCode; retryAfter?: string } | { data: unknown } | { plain: number; retryAfter?: string } | 'hang up';
 let server: Server;
 let url: string;
 const script = new Map<string, Answer[]>();
@@ -27,6 +27,8 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   const next = script.get(key)?.shift() ?? { data: { answered: key } };
   if (next === 'hang up') return void req.socket.destroy();
   if ('error' in next) return envelopeError(res, next.error, next.retryAfter);
+  // A proxy's own page: HTML, no envelope.
+  if ('plain' in next) return void res.writeHead(next.plain, { 'content-type': 'text/html', ...(next.retryAfter !== undefined ? { 'retry-after': next.retryAfter } : {}) }).end(`<html><body>${next.plain}</body></html>`);
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data: next.data, meta: { requestId: 'ok' } }));
 }
 
@@ -66,6 +68,29 @@ describe('typed client retries', () => {
     expect(seen).toEqual([`POST ${PUBLISH}`, `POST ${PUBLISH}`, `POST ${PUBLISH}`]);
     expect(waits).toEqual([0, 1000]);
     expect(retries.map((r) => [r.retry, r.delayMs, r.error.code, r.error.status])).toEqual([[1, 0, 'quota.rate_limited', 429], [2, 1000, 'quota.rate_limited', 429]]);
+  });
+
+  it("a proxy's own 502, 503 or 504 page is retried on a GET (after its Retry-After when it sends one), not on a POST", async () => {
+    script.set(`GET ${WEBSITE}`, [{ plain: 502 }, { plain: 504, retryAfter: '2' }, { data: { id: 'web_1' } }]);
+    const reader = clientOf();
+    expect(await reader.api.websites.get('web_1')).toEqual({ id: 'web_1' });
+    expect(reader.retries.map((r) => [r.error.code, r.error.status, r.error.retryable])).toEqual([['response.invalid', 502, true], ['response.invalid', 504, true]]);
+    expect(reader.waits[1]).toBe(2000);
+    script.set(`POST ${PUBLISH}`, [{ plain: 503 }]);
+    const writer = clientOf();
+    const error = await failureOf(writer.api.publish.publish('web_1'));
+    expect(error).toMatchObject({ code: 'response.invalid', status: 503, retryable: true, attempts: 1 });
+    expect(error.message).toContain('a proxy in front of the daemon');
+    expect(writer.retries).toEqual([]);
+  });
+
+  it("a proxy's own 429 page is retried on a POST too; any other page that is not the envelope is not retried", async () => {
+    script.set(`POST ${PUBLISH}`, [{ plain: 429, retryAfter: '0' }, { data: { versionUlid: 'v2' } }]);
+    expect(await clientOf().api.publish.publish('web_1')).toEqual({ versionUlid: 'v2' });
+    script.set(`GET ${WEBSITE}`, [{ plain: 500 }, { data: { id: 'web_1' } }]);
+    const { api, retries } = clientOf();
+    expect(await failureOf(api.websites.get('web_1'))).toMatchObject({ code: 'response.invalid', status: 500, retryable: false, attempts: 1 });
+    expect(retries).toEqual([]);
   });
 
   it('the default sleep waits for real (Retry-After 0)', async () => {
