@@ -71,8 +71,8 @@ function sendNoContent(reply: FastifyReply): FastifyReply {
  * The 16 /v1/auth routes of docs/contract.md#routes over the account functions (docs/auth.md).
  * Each declares its body, its answers and its error codes with the schemas of ./schemas.ts, which
  * validate the request and make its OpenAPI description. Sign-ins set the svc_refresh cookie;
- * login, register and forgot-password are rate limited per client address and per email
- * (docs/contract.md#rate-limits).
+ * login, register and forgot-password are rate limited per client address and per email, Google
+ * sign-in per address (docs/contract.md#rate-limits).
  */
 export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
   const ctx = await accountsContextOf(services, plainApp.server);
@@ -81,8 +81,8 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
   const app = plainApp.withTypeProvider<ZodTypeProvider>();
   const settings = services.config.settings;
 
-  const limit = (route: RateLimitedAuthRoute, request: FastifyRequest, reply: FastifyReply, email: string) =>
-    enforceAuthRateLimits(services.rateLimits, route, { address: request.ip, email, perMinute: settings.authRateLimitPerMinute, now: ctx.now() }, reply);
+  const limit = (route: RateLimitedAuthRoute, request: FastifyRequest, reply: FastifyReply, email?: string) =>
+    enforceAuthRateLimits(services.rateLimits, route, { address: request.ip, ...(email === undefined ? {} : { email }), perMinute: settings.authRateLimitPerMinute, now: ctx.now() }, reply);
   const signedIn = (request: FastifyRequest, reply: FastifyReply, result: SignInResult) => {
     setRefreshCookie(reply, settings, result.grant.refreshToken, result.sessionExpiresAt, ctx.now());
     return sendData(request, reply, result.grant);
@@ -148,7 +148,10 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
         response: { 200: SESSION_ANSWER },
       },
     },
-    async (request, reply) => signedIn(request, reply, await googleSignIn(ctx, request.body)),
+    async (request, reply) => {
+      await limit('google', request, reply);
+      return signedIn(request, reply, await googleSignIn(ctx, request.body));
+    },
   );
 
   app.post(

@@ -126,7 +126,7 @@ describe('the /v1/auth/2fa routes', () => {
   });
 });
 
-describe('rate limits of login, register and forgot-password (docs/contract.md#rate-limits)', () => {
+describe('rate limits of login, register, forgot-password and Google sign-in (docs/contract.md#rate-limits)', () => {
   const limited = [
     { route: 'login', body: (email: string) => ({ email, password: 'wrong-password!' }) },
     { route: 'register', body: (email: string) => ({ email, password: PASSWORD, orgName: 'Org' }) },
@@ -164,6 +164,16 @@ describe('rate limits of login, register and forgot-password (docs/contract.md#r
       expect((await a.post(`/v1/auth/${route}`, body('other@example.com'), {}, '198.51.100.12')).status).not.toBe(429);
     });
   }
+
+  it('google: the 10th sign-in attempt from one address passes to the token check, the 11th is 429 quota.rate_limited; another address is not limited', async () => {
+    const a = await open();
+    const attempt = (address: string) => a.post('/v1/auth/google', { idToken: 'not.a.token' }, {}, address);
+    for (let i = 1; i <= 10; i++) expect((await attempt('203.0.113.5')).status, `request ${i}`).not.toBe(429);
+    const over = await attempt('203.0.113.5');
+    expect(failure(over)).toBe('429 quota.rate_limited');
+    expect(over.headers['ratelimit-limit']).toBe('10');
+    expect((await attempt('203.0.113.6')).status).not.toBe(429);
+  });
 
   it('the limit is a setting (authRateLimitPerMinute); a body that fails its schema is not counted', async () => {
     const a = await open({ authRateLimitPerMinute: 2 });
