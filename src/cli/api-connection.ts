@@ -115,3 +115,15 @@ export async function reportApiFailure(error: unknown, exitFor: (code: string) =
   if (error.code === 'network.error') throw new CliError(`${error.message}; check --url (or NODECTL_URL) and that nodectl serve runs there`, EXIT.failure, error.code);
   throw new CliError(`${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`, exitFor(error.code), error.code);
 }
+
+/** One call over the management API with the flags' connection; an API failure is reported as reportApiFailure does. */
+export async function callApi<T>(flags: ApiFlags, call: (client: ApiClient) => Promise<T>): Promise<T> {
+  const { client } = await connectApi(flags);
+  return call(client).catch(reportApiFailure);
+}
+
+/** Every item of a paginated list over the management API, 100 a request; failures as callApi. */
+export async function listAllOverApi<T>(flags: ApiFlags, page: (client: ApiClient, query: { limit: number; cursor: string | undefined }) => Promise<{ items: T[]; next_cursor: string | null }>): Promise<T[]> {
+  const { collectPages } = await import('../api/client.js');
+  return callApi(flags, (client) => collectPages((cursor) => page(client, { limit: 100, cursor })));
+}

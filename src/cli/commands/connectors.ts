@@ -25,10 +25,8 @@ export function registerConnectorsCommands(program: Command): void {
     .requiredOption('--website <websiteId>', 'the website')
     .action(async (opts: ApiFlags & { website: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const { collectPages } = await import('../../api/client.js');
-      const { client } = await connectApi(opts);
-      const rows = await collectPages((cursor) => client.connectors.list(opts.website, { limit: 100, cursor })).catch(reportApiFailure);
+      const { listAllOverApi } = await import('../api-connection.js');
+      const rows = await listAllOverApi(opts, (client, page) => client.connectors.list(opts.website, page));
       ctx.out.result(rows, () =>
         formatTable(['ID', 'WEBSITE', 'TYPE', 'SOURCE TYPES', 'STATUS', 'VERSION', 'LAST HEARTBEAT'], rows.map((r) => [r.id, r.scope.websiteId, r.connectorType, r.scope.sourceTypes.join(','), r.status, r.tokenVersion, r.lastHeartbeatAt])),
       );
@@ -42,18 +40,17 @@ export function registerConnectorsCommands(program: Command): void {
     .action(async (opts: ApiFlags & { website: string; type: string; sourceTypes: string; name?: string }, command: Command) => {
       const ctx = commandContext(command);
       const sourceTypes = parseSourceTypes(opts.sourceTypes);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const { client } = await connectApi(opts);
+      const { callApi } = await import('../api-connection.js');
       const body = { connectorType: opts.type, sourceTypes: sourceTypes as CreateConnectorBody['sourceTypes'], ...(opts.name !== undefined ? { name: opts.name } : {}) };
-      const record = await client.connectors.create(opts.website, body).catch(reportApiFailure);
+      const record = await callApi(opts, (client) => client.connectors.create(opts.website, body));
       ctx.out.result(record, () => withToken(`created connector ${record.id} for website ${record.scope.websiteId} (types ${record.scope.sourceTypes.join(',')})`, record));
     });
 
   addApiOptions(connectors.command('rotate').description('issue a new token; the old one stops working at once (organization_admin)').argument('<id>', 'the connector id'), true)
     .action(async (id: string, opts: ApiFlags, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const record = await (await connectApi(opts)).client.connectors.rotate(id).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      const record = await callApi(opts, (client) => client.connectors.rotate(id));
       ctx.out.result(record, () => withToken(`rotated connector ${record.id} (token version ${record.tokenVersion})`, record));
     });
 
@@ -64,8 +61,8 @@ export function registerConnectorsCommands(program: Command): void {
     addApiOptions(connectors.command(verb).description(description).argument('<id>', 'the connector id'), true)
       .action(async (id: string, opts: ApiFlags, command: Command) => {
         const ctx = commandContext(command);
-        const { connectApi, reportApiFailure } = await import('../api-connection.js');
-        const record = await (await connectApi(opts)).client.connectors[verb](id).catch(reportApiFailure);
+        const { callApi } = await import('../api-connection.js');
+        const record = await callApi(opts, (client) => client.connectors[verb](id));
         ctx.out.result(record, () => `connector ${record.id} is now ${record.status}`);
       });
   }
@@ -73,8 +70,8 @@ export function registerConnectorsCommands(program: Command): void {
   addApiOptions(connectors.command('delete').description('revoke the connector for good (organization_admin)').argument('<id>', 'the connector id'), true)
     .action(async (id: string, opts: ApiFlags, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      await (await connectApi(opts)).client.connectors.delete(id).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      await callApi(opts, (client) => client.connectors.delete(id));
       ctx.out.result({ id, status: 'revoked' }, () => `connector ${id} is now revoked`);
     });
 }

@@ -32,10 +32,8 @@ export function registerWebhooksCommands(program: Command): void {
     .requiredOption('--website <websiteId>', 'the website')
     .action(async (opts: ApiFlags & { website: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const { collectPages } = await import('../../api/client.js');
-      const { client } = await connectApi(opts);
-      const rows = await collectPages((cursor) => client.webhooks.list(opts.website, { limit: 100, cursor })).catch(reportApiFailure);
+      const { listAllOverApi } = await import('../api-connection.js');
+      const rows = await listAllOverApi(opts, (client, page) => client.webhooks.list(opts.website, page));
       ctx.out.result(rows, () =>
         formatTable(['ID', 'URL', 'EVENTS', 'ENABLED', 'FAILING SINCE'], rows.map((r) => [r.id, r.url, r.events.join(','), enabledText(r), r.failingSince])),
       );
@@ -48,9 +46,8 @@ export function registerWebhooksCommands(program: Command): void {
     .action(async (endpoint: string, opts: ApiFlags & { website: string; events: string; description?: string }, command: Command) => {
       const ctx = commandContext(command);
       const events = parseEvents(opts.events) as CreateWebhookBody['events'];
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const { client } = await connectApi(opts);
-      const record = await client.webhooks.create(opts.website, { url: endpoint, events, ...(opts.description !== undefined ? { description: opts.description } : {}) }).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      const record = await callApi(opts, (client) => client.webhooks.create(opts.website, { url: endpoint, events, ...(opts.description !== undefined ? { description: opts.description } : {}) }));
       ctx.out.result(record, () => [`created webhook ${record.id} for ${record.url} (events ${record.events.join(',')})`, `secret (shown once, keep it secret): ${record.secret}`].join('\n'));
     });
 
@@ -72,10 +69,10 @@ export function registerWebhooksCommands(program: Command): void {
         ...(opts.enable || opts.disable ? { enabled: opts.enable === true } : {}),
       };
       if (Object.keys(changes).length === 0) throw new UsageError('give at least one of --endpoint, --events, --description, --enable, --disable');
-      const { connectApi, reportApiFailure, validatedBody } = await import('../api-connection.js');
+      const { callApi, validatedBody } = await import('../api-connection.js');
       const { UpdateSubscriptionSchema } = await import('../../webhooks/schemas.js');
       const body = validatedBody(UpdateSubscriptionSchema, changes, { url: '--endpoint', events: '--events', description: '--description' });
-      const record = await (await connectApi(opts)).client.webhooks.update(opts.website, webhookId, body).catch(reportApiFailure);
+      const record = await callApi(opts, (client) => client.webhooks.update(opts.website, webhookId, body));
       ctx.out.result(record, () => `updated webhook ${record.id}: ${record.url} (events ${record.events.join(',')}, enabled ${enabledText(record)})`);
     });
 
@@ -106,8 +103,8 @@ export function registerWebhooksCommands(program: Command): void {
     .requiredOption('--website <websiteId>', 'the website')
     .action(async (webhookId: string, opts: ApiFlags & { website: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      await (await connectApi(opts)).client.webhooks.delete(opts.website, webhookId).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      await callApi(opts, (client) => client.webhooks.delete(opts.website, webhookId));
       ctx.out.result({ id: webhookId, deleted: true }, () => `deleted webhook ${webhookId}`);
     });
 
@@ -115,8 +112,8 @@ export function registerWebhooksCommands(program: Command): void {
     .requiredOption('--website <websiteId>', 'the website')
     .action(async (webhookId: string, opts: ApiFlags & { website: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const result = await (await connectApi(opts)).client.webhooks.test(opts.website, webhookId).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      const result = await callApi(opts, (client) => client.webhooks.test(opts.website, webhookId));
       ctx.out.result(result, () => `${result.eventId}: ${result.delivered ? 'delivered' : `not delivered (${result.error})`}${result.status === null ? '' : `, http ${result.status}`}, ${result.durationMs} ms`);
       if (!result.delivered) process.exitCode = EXIT.failure;
     });

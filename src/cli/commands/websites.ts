@@ -34,8 +34,8 @@ export function registerWebsitesCommands(program: Command): void {
   addApiOptions(websites.command('get').description('show one website with its verification and aliases').argument('<websiteId>', 'the website id (web_...)'), true)
     .action(async (websiteId: string, opts: ApiFlags, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const website = await (await connectApi(opts)).client.websites.get(websiteId).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      const website = await callApi(opts, (client) => client.websites.get(websiteId));
       ctx.out.result(website, () =>
         [
           formatTable(['ID', 'DOMAIN', 'NAME', 'ORG', 'VERIFICATION'], [[...websiteRows([website])[0]!, `${website.verification.state} (${website.verification.trustTier})`]]),
@@ -52,9 +52,8 @@ export function registerWebsitesCommands(program: Command): void {
     .option('--brand <name>', 'the name AI consumers see (default: --name)')
     .action(async (opts: ApiFlags & { org: string; domain: string; name: string; language: string; brand?: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const { client } = await connectApi(opts);
-      const record = await client.websites.create(opts.org, { domain: opts.domain, name: opts.name, defaultLanguage: opts.language, ...(opts.brand !== undefined ? { brand: opts.brand } : {}) }).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      const record = await callApi(opts, (client) => client.websites.create(opts.org, { domain: opts.domain, name: opts.name, defaultLanguage: opts.language, ...(opts.brand !== undefined ? { brand: opts.brand } : {}) }));
       ctx.out.result(record, () => `created website ${record.id} (${record.domain}, verification ${record.verification.state})`);
     });
 
@@ -71,10 +70,10 @@ export function registerWebsitesCommands(program: Command): void {
         ...(opts.language !== undefined ? { defaultLanguage: opts.language } : {}),
       };
       if (Object.keys(changes).length === 0) throw new UsageError('give at least one of --name, --brand, --no-brand, --language');
-      const { connectApi, reportApiFailure, validatedBody } = await import('../api-connection.js');
+      const { callApi, validatedBody } = await import('../api-connection.js');
       const { UpdateWebsiteBodySchema } = await import('../../websites/schemas.js');
       const body = validatedBody(UpdateWebsiteBodySchema, changes, { name: '--name', brand: '--brand', defaultLanguage: '--language' });
-      const record = await (await connectApi(opts)).client.websites.update(websiteId, body).catch(reportApiFailure);
+      const record = await callApi(opts, (client) => client.websites.update(websiteId, body));
       ctx.out.result(record, () => `updated website ${record.id} (${record.domain}): name ${record.name}, brand ${record.brand ?? '(the name)'}, language ${record.defaultLanguage}`);
     });
 
@@ -83,8 +82,8 @@ export function registerWebsitesCommands(program: Command): void {
     .action(async (websiteId: string, opts: ApiFlags & { confirm: string }, command: Command) => {
       const ctx = commandContext(command);
       if (opts.confirm.trim() === '') throw new UsageError("--confirm needs the website's domain, e.g. --confirm example.com");
-      const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      await (await connectApi(opts)).client.websites.delete(websiteId, { confirm: opts.confirm }).catch(reportApiFailure);
+      const { callApi } = await import('../api-connection.js');
+      await callApi(opts, (client) => client.websites.delete(websiteId, { confirm: opts.confirm }));
       ctx.out.result({ id: websiteId, deleted: true }, () => `deleted website ${websiteId} (${opts.confirm.trim().toLowerCase()}) with its graph and every published version`);
     });
 }
