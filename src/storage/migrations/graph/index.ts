@@ -5,6 +5,7 @@ import { migration as knowledgeSearch } from './0003-knowledge-search.js';
 import { migration as searchDocRanges } from './0004-search-doc-ranges.js';
 import { migration as entityContributorOrder } from './0005-entity-contributor-order.js';
 import { migration as searchRecordRowids } from './0006-search-record-rowids.js';
+import { migration as searchHashSize } from './0007-search-hash-size.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -24,4 +25,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   searchDocRanges,
   entityContributorOrder,
   searchRecordRowids,
+  searchHashSize,
 ];
