@@ -34,7 +34,7 @@ function toEntity(r: EntitySql): EntityRow {
  * about twice as fast as one object per row with every column of fact_candidates, and the
  * facts are most of a node's rows.
  */
-const FACT_SQL = `SELECT f.fact_id, f.item_key, f.subject, f.subject_entity_id,
+export const FACT_SQL = `SELECT f.fact_id, f.item_key, f.subject, f.subject_entity_id,
     EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) AS subject_exists,
     f.predicate, f.value, f.language, f.confidence, f.provenance_method, f.unit, f.currency, f.display, f.importance, f.freshness,
     f.valid_from, f.valid_until, f.source_id, f.source_url, f.status,

@@ -6,6 +6,7 @@ import { migration as searchDocRanges } from './0004-search-doc-ranges.js';
 import { migration as entityContributorOrder } from './0005-entity-contributor-order.js';
 import { migration as searchRecordRowids } from './0006-search-record-rowids.js';
 import { migration as searchHashSize } from './0007-search-hash-size.js';
+import { migration as factsInReadOrder } from './0008-facts-in-read-order.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -26,4 +27,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   entityContributorOrder,
   searchRecordRowids,
   searchHashSize,
+  factsInReadOrder,
 ];
