@@ -251,15 +251,15 @@ describe('graph migration 0003', () => {
   });
 });
 
-describe('graph migration 0004', () => {
-  it('indexes a version 3 graph again with the kind rowid ranges and the prefix lists (test/data/graph-v3.sqlite)', () => {
+describe('graph migrations 0004 and 0009', () => {
+  it('index a version 3 graph again with the kind rowid ranges and the prefix list of 3 characters; a typed 4-letter prefix still matches (test/data/graph-v3.sqlite)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'nodectl-knowledge-'));
     try {
       const file = join(dir, 'graph.sqlite');
       copyFileSync(join(PROJECT_ROOT, 'test', 'data', 'graph-v3.sqlite'), file);
       const db = openDatabase(file, GRAPH_DB_OPTIONS);
       try {
-        expect(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'search_fts'`).pluck().get()).toMatch(/prefix = '3 4', content = '', contentless_delete = 1/);
+        expect(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'search_fts'`).pluck().get()).toMatch(/prefix = '3', content = '', contentless_delete = 1/);
         expect(searchKnowledge(db, { query: 'founded 2009', limit: 5 }).map((h) => h.title)).toEqual(['Example Ltd: founded']);
         expect(searchKnowledge(db, { query: 'bicy', limit: 5, kind: 'chunk' })).toMatchObject([{ kind: 'chunk', snippet: expect.stringContaining('<mark>bicycles</mark>') }]);
         const docs = readIndexedDocuments(db);

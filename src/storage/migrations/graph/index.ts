@@ -7,6 +7,7 @@ import { migration as entityContributorOrder } from './0005-entity-contributor-o
 import { migration as searchRecordRowids } from './0006-search-record-rowids.js';
 import { migration as searchHashSize } from './0007-search-hash-size.js';
 import { migration as factsInReadOrder } from './0008-facts-in-read-order.js';
+import { migration as searchPrefixThree } from './0009-search-prefix-three.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -28,4 +29,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   searchRecordRowids,
   searchHashSize,
   factsInReadOrder,
+  searchPrefixThree,
 ];
