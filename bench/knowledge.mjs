@@ -9,7 +9,7 @@
 //     the baseline's graph the index's triggers and indexes (every trigger and index named
 //     search_*, graph migration 0006) are dropped, so their work in the store's statements
 //     counts as the index's. Also reported: the share from the fastest round of each (load on a
-//     shared machine only adds time). Make the baseline with
+//     shared machine only adds time), and the median of each round's own ratio. Make the baseline with
 //       cp -r dist /tmp/base && sed -i 's/^export function refreshSearchDocs(db, touched) {$/&\n    return;/' /tmp/base/graph/search-docs.js
 //     and run it from a directory whose node_modules and package.json resolve like the project's
 //     (a copy inside the project, or symlinks).
@@ -97,6 +97,7 @@ async function measureBuildCost(count) {
     }
   }
   const summary = (name, key, of = median) => round(of(runs[name].map((r) => r[key])), 0);
+  const paired = (key) => round(median(runs.with_index.map((r, i) => r[key] / runs.without_index[i][key])) - 1, 3);
   const share = (key, of) => round(summary('with_index', key, of) / summary('without_index', key, of) - 1, 3);
   return {
     items: count,
@@ -109,6 +110,10 @@ async function measureBuildCost(count) {
     // estimate least disturbed by it.
     added_share_wall_fastest: share('wall', fastest),
     added_share_cpu_fastest: share('cpu', fastest),
+    // Each round's two builds ran back to back on the same machine state: the median of the
+    // rounds' own ratios drifts least with the machine's speed.
+    added_share_wall_paired: paired('wall'),
+    added_share_cpu_paired: paired('cpu'),
   };
 }
 
