@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
+import { kettlePage } from './lib/kettle-pages.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'nodectl');
@@ -30,7 +31,6 @@ const BATCH = 500;
 const CONCURRENCY = 2;
 const REPUSH_REPS = 3;
 const DOMAIN = 'e2e.example';
-const AUTHORS = ['Jane Doe', 'John Roe', 'Ann Poe', 'Max Moe'];
 
 if (process.argv[2] === '--baseline-server') baselineServer();
 else await main();
@@ -54,16 +54,9 @@ function nodectl(dataDir, args) {
   return JSON.parse(execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], { encoding: 'utf8', env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' } }));
 }
 
-/** A product or post page with JSON-LD (author, brand, offer), a title, meta tags and 12 paragraphs (bench/graph.mjs). */
+/** A generated page (bench/lib/kettle-pages.mjs) with its checksum as the reference client computes it. */
 function page(i, computeItemChecksum) {
-  const name = `Steel kettle model ${i}`;
-  const ld = { '@context': 'https://schema.org', '@type': i % 3 === 0 ? 'BlogPosting' : 'Product', name, headline: name, sku: `SKU-${i}`,
-    author: { '@type': 'Person', name: AUTHORS[i % AUTHORS.length] }, brand: { '@type': 'Brand', name: 'Acme' },
-    offers: { '@type': 'Offer', price: (10 + (i % 90)).toFixed(2), priceCurrency: 'EUR', availability: 'https://schema.org/InStock' } };
-  const paragraphs = Array.from({ length: 12 }, (_, p) => `<p>Paragraph ${p} of ${name}: the kettle boils water quickly and keeps it warm for a long evening in the kitchen, made of brushed steel.</p>`).join('');
-  const html = `<html lang="en"><head><title>${name}</title><meta name="description" content="${name}."><meta property="og:title" content="${name}">
-    <script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><main><h1>${name}</h1><h2>Details</h2>${paragraphs}</main></body></html>`;
-  const base = { type: i % 3 === 0 ? 'post' : 'product', id: String(i), url: `https://${DOMAIN}/p/${i}`, html };
+  const base = kettlePage(i, DOMAIN);
   return { ...base, checksum: computeItemChecksum(base) };
 }
 

@@ -7,6 +7,7 @@ import { emitEvent } from '../events/emit.js';
 import type { NodeSink } from '../compiler/sink.js';
 import type { PreviousNode } from '../compiler/types.js';
 import type { ValidationReport } from '../compiler/validate/validate-node.js';
+import type { ParallelWrittenNodeCheck } from '../compiler/validate/written-node-thread.js';
 import type { Db } from '../storage/sqlite.js';
 import { assertPublishAllowed, countPublish } from '../plans/publishes.js';
 import { addWebsiteEvent } from '../analytics/events.js';
@@ -73,6 +74,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     if (!options.dryRun && !options.quotaExempt) assertPublishAllowed(options.controlDb, websiteId, now());
   };
   const work = publishWorkDir(options.settings.dataDir, now());
+  let written: ParallelWrittenNodeCheck | undefined;
   try {
     let nodeDir: string;
     let websiteId = options.websiteId;
@@ -92,16 +94,16 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       nodeDir = join(work, 'node');
       // A first version is checked as it is written (validateNode's checks on the same bytes,
       // not read back: the files the target is given are the ones those bytes went to; each
-      // record passed its line schema in the compiler just before it was serialized). A compile
+      // record passed its line schema in the compiler just before it was serialized), in a worker
+      // thread alongside the compile once the node is large enough to pay for one. A compile
       // against a live version is checked from its folder afterwards, against the live version:
       // it is often unchanged, which that check settles from the checksums without reading the
       // shared files, where the check as written parses every line before anyone knows.
-      const { WrittenNodeCheck } = await import('../compiler/validate/written-node.js');
-      let written: InstanceType<typeof WrittenNodeCheck> | undefined;
+      const { ParallelWrittenNodeCheck } = await import('../compiler/validate/written-node-thread.js');
       const alter = options.alterCompiledFiles ?? ((sink: NodeSink) => sink);
       const compileAgainst = (previous: PreviousNode | undefined) => {
         if (previous !== undefined) return { previous, wrapSink: alter };
-        const check = (written = new WrittenNodeCheck(nodeDir, { recordsPassedSchemas: true }));
+        const check = (written = new ParallelWrittenNodeCheck(nodeDir, { recordsPassedSchemas: true }));
         return { wrapSink: (sink: NodeSink) => alter(check.sink(sink)) };
       };
       if (source.kind === 'website') {
@@ -171,6 +173,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     }
     return rejected ? { ...result, rejected } : result;
   } finally {
+    written?.close();
     ownLock?.release();
     rmSync(work, { recursive: true, force: true });
   }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink } from '../../src/compiler/index.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { WrittenNodeCheck } from '../../src/compiler/validate/written-node.js';
+import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 import { alteredSink } from './helpers.js';
@@ -11,17 +12,33 @@ import { alteredSink } from './helpers.js';
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
 
+interface Check { sink(inner: NodeSink): NodeSink; report(): ReturnType<WrittenNodeCheck['report']> }
+
 /**
- * Compiles a fixture into a new folder through a WrittenNodeCheck (with `change` applied to the
- * output ahead of it), and returns the check's report with the folder it wrote.
+ * The two ways a publish can check its own compile: in the compiling thread, and in a worker
+ * thread from the first byte (the build's worker: npm run build) with a queue of two chunks, so
+ * the compile waits for the worker again and again.
  */
-async function compileChecked(name: string, change: Record<string, (text: string) => string | Buffer> = {}) {
+const CHECKS: Array<[string, (out: string) => Check]> = [
+  ['WrittenNodeCheck', (out) => new WrittenNodeCheck(out, { recordsPassedSchemas: true })],
+  ['ParallelWrittenNodeCheck in a worker', (out) => {
+    const check = new ParallelWrittenNodeCheck(out, { recordsPassedSchemas: true, handoverBytes: 0, maxQueuedChunks: 2, workerUrl: writtenCheckWorkerUrl() });
+    cleanups.push(() => check.close());
+    return check;
+  }],
+];
+
+/**
+ * Compiles a fixture into a new folder through a check (with `change` applied to the output
+ * ahead of it), and returns the check's report with the folder it wrote.
+ */
+async function compileChecked(makeCheck: (out: string) => Check, name: string, change: Record<string, (text: string) => string | Buffer> = {}) {
   const { dir, cleanup } = makeTempDir('nodectl-written-');
   cleanups.push(cleanup);
   const out = join(dir, 'node');
   const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', name));
   const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: fixture.buildTime, editorial: fixture.editorial });
-  const written = new WrittenNodeCheck(out, { recordsPassedSchemas: true });
+  const written = makeCheck(out);
   try {
     await compileToDirectory(graph.reader, fixture.site, out, { ...fixture.presentation, buildTime: fixture.buildTime, wrapSink: (sink: NodeSink) => alteredSink(written.sink(sink), change) });
   } finally {
@@ -31,8 +48,8 @@ async function compileChecked(name: string, change: Record<string, (text: string
 }
 
 /** The report of the check as written, and validateNode's on the folder it was written to, with the same rule for line schemas. */
-async function bothReports(name: string, change: Record<string, (text: string) => string | Buffer> = {}) {
-  const { out, report } = await compileChecked(name, change);
+async function bothReports(makeCheck: (out: string) => Check, name: string, change: Record<string, (text: string) => string | Buffer> = {}) {
+  const { out, report } = await compileChecked(makeCheck, name, change);
   return { written: report, folder: await validateNode(out, { recordsPassedSchemas: true }) };
 }
 
@@ -41,9 +58,9 @@ const replaceFirstLine = (change: (line: string) => string) => (text: string) =>
   return [change(first!), ...rest].join('\n');
 };
 
-describe('WrittenNodeCheck: validateNode\'s checks on the bytes the compiler writes', () => {
+describe.each(CHECKS)('%s: validateNode\'s checks on the bytes the compiler writes', (_, makeCheck) => {
   it.each(['blog', 'docs', 'local-business', 'minimal', 'shop'])('passes the %s fixture with the report validateNode gives its folder, and writes the golden bytes', async (name) => {
-    const { out, report } = await compileChecked(name);
+    const { out, report } = await compileChecked(makeCheck, name);
     expect(report.errors).toEqual([]);
     expect(report).toEqual(await validateNode(out, { recordsPassedSchemas: true }));
     const golden = join(PROJECT_ROOT, 'golden', name);
@@ -72,14 +89,14 @@ describe('WrittenNodeCheck: validateNode\'s checks on the bytes the compiler wri
   ];
 
   it.each(defects)('finds %s as validateNode finds it in the folder (same issues, same order)', async (_, change, codes) => {
-    const { written, folder } = await bothReports('shop', change);
+    const { written, folder } = await bothReports(makeCheck, 'shop', change);
     expect(written.ok).toBe(false);
     expect(written).toEqual(folder);
     expect(written.errors.map((e) => e.code)).toEqual(expect.arrayContaining(codes));
   });
 
   it('keeps 50 issues of a code and counts the others, as validateNode does', async () => {
-    const { written, folder } = await bothReports('shop', {
+    const { written, folder } = await bothReports(makeCheck, 'shop', {
       'facts.en.jsonl': (t) => t + '\n'.repeat(40),
       'facts.de.jsonl': (t) => t + '\n'.repeat(30),
       'entities.en.jsonl': (t) => t + '\n'.repeat(70),
@@ -88,5 +105,38 @@ describe('WrittenNodeCheck: validateNode\'s checks on the bytes the compiler wri
     expect(written.counts['jsonl.blank_line']).toBe(140);
     expect(written.errors.filter((e) => e.code === 'jsonl.blank_line').map((e) => e.file)).toEqual([...Array(50).fill('entities.en.jsonl')]);
     expect(written.truncated).toBe(true);
+  });
+});
+
+describe('ParallelWrittenNodeCheck: where the check runs', () => {
+  const parallel = (options: ConstructorParameters<typeof ParallelWrittenNodeCheck>[1]) => (out: string) => {
+    const check = new ParallelWrittenNodeCheck(out, { recordsPassedSchemas: true, workerUrl: writtenCheckWorkerUrl(), ...options });
+    cleanups.push(() => check.close());
+    return check;
+  };
+
+  it('checks a node smaller than handoverBytes in the calling thread, and hands a larger one over mid-compile, with validateNode\'s report both ways', async () => {
+    let small: ParallelWrittenNodeCheck | undefined;
+    const stayed = await bothReports((out) => (small = parallel({ handoverBytes: 64 * 1024 * 1024 })(out) as ParallelWrittenNodeCheck), 'shop');
+    expect(small!.inWorker).toBe(false);
+    expect(stayed.written).toEqual(stayed.folder);
+
+    let large: ParallelWrittenNodeCheck | undefined;
+    const change = { 'facts.en.jsonl': replaceFirstLine((line) => line.slice(0, -5)) };
+    const handed = await bothReports((out) => (large = parallel({ handoverBytes: 4096, maxQueuedChunks: 1 })(out) as ParallelWrittenNodeCheck), 'shop', change);
+    expect(large!.inWorker).toBe(true);
+    expect(handed.written.errors.map((e) => e.code)).toContain('json.invalid');
+    expect(handed.written).toEqual(handed.folder);
+  });
+
+  it('rejects the report, naming why, when the worker cannot check what it was sent, and never leaves the compile waiting', async () => {
+    const check = parallel({ handoverBytes: 0, maxQueuedChunks: 1 })('/nowhere');
+    const sink = check.sink({ open: () => ({ write() {}, close() {} }) });
+    const file = sink.open('facts.en.jsonl');
+    // The sink saw 3 bytes; a close that claims 5 is a broken compile, which the worker refuses.
+    file.write(Buffer.from('{}\n'));
+    file.close({ path: 'facts.en.jsonl', checksum: 'sha256:' + '0'.repeat(64), bytes: 5 });
+    for (let i = 0; i < 50; i++) sink.open(`more-${i}.jsonl`).write(Buffer.from('{}\n'));
+    await expect(check.report()).rejects.toThrow(/the check of the written node failed: facts.en.jsonl: the sink saw 3 bytes, TrackedFile 5/);
   });
 });
