@@ -11,7 +11,8 @@ import type { CompileResult } from './types.js';
 
 /**
  * Compiles a served website's node from the data directory: WebsiteInfo from control.sqlite, the
- * graph from graphs/<websiteId>.sqlite, written atomically into `outDir`.
+ * graph from graphs/<websiteId>.sqlite as of the compile's first read, written atomically into
+ * `outDir`.
  */
 export async function compileWebsite(dataDir: string, websiteId: string, outDir: string, options: CompileToDirectoryOptions): Promise<CompileResult> {
   const layout = dataDirLayout(dataDir);
@@ -28,7 +29,13 @@ export async function compileWebsite(dataDir: string, websiteId: string, outDir:
   if (!existsSync(graphFile)) throw new AppError('website.not_found', `website ${websiteId} has no graph yet (${graphFile}); ingest content first`);
   const db = openDatabase(graphFile, GRAPH_DB_OPTIONS);
   try {
-    return await compileToDirectory(new SqliteGraphReader(db), site, outDir, options);
+    // One read transaction: ingestion keeps committing while a large website compiles, and each
+    // query would otherwise read the graph as of its own start. The node is one state of the
+    // graph. (An error leaves the transaction to close().)
+    db.exec('BEGIN');
+    const result = await compileToDirectory(new SqliteGraphReader(db), site, outDir, options);
+    db.exec('COMMIT');
+    return result;
   } finally {
     db.close();
   }
