@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z, ZodObject } from 'zod';
+import { compiledSchema } from '../contract/compiled-schema.js';
 import { AppError } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graph/ids.js';
 import type { NodeSink, WrittenFile } from './sink.js';
@@ -28,15 +29,6 @@ function isIdKey(key: string): boolean {
 /** Every uuid has a dash: most ids are ruled out without the pattern. */
 function isUuidLike(value: unknown): boolean {
   return typeof value === 'string' && value.includes('-') && UUID_PATTERN.test(value);
-}
-
-const compiledSchemas = new WeakMap<z.ZodType, z.ZodType>();
-
-/** The schema compiled ahead of time by zod (z.compile): same verdicts, about 5x faster on valid records. */
-function compiledSchema(schema: z.ZodType): z.ZodType {
-  let compiled = compiledSchemas.get(schema);
-  if (compiled === undefined) compiledSchemas.set(schema, (compiled = z.compile(schema)));
-  return compiled;
 }
 
 const idKeysCache = new WeakMap<z.ZodType, readonly string[] | null>();
