@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -138,5 +139,33 @@ describe('ParallelWrittenNodeCheck: where the check runs', () => {
     file.close({ path: 'facts.en.jsonl', checksum: 'sha256:' + '0'.repeat(64), bytes: 5 });
     for (let i = 0; i < 50; i++) sink.open(`more-${i}.jsonl`).write(Buffer.from('{}\n'));
     await expect(check.report()).rejects.toThrow(/the check of the written node failed: facts.en.jsonl: the sink saw 3 bytes, TrackedFile 5/);
+  });
+});
+
+describe('WrittenNodeCheck: the checks made ahead, while the compile writes', () => {
+  it('checks most record files against the node during the compile, and the report takes them', async () => {
+    let check: WrittenNodeCheck | undefined;
+    const { written, folder } = await bothReports((out) => (check = new WrittenNodeCheck(out, { recordsPassedSchemas: true })), 'shop');
+    expect(written).toEqual(folder);
+    // sources, then entities, facts, relationships, chunks and qa of both languages: all but citations and the priority feed.
+    expect(check!.takenAhead).toBe(11);
+  });
+
+  it('checks every file again in the report when a file opened later sorts before one already checked, with validateNode\'s report', async () => {
+    const dir = join(PROJECT_ROOT, 'golden', 'shop');
+    // English first: entities.en and facts.en are checked once relationships.en opens; then entities.de sorts before them.
+    const order = ['sources.jsonl', 'facts.en.jsonl', 'entities.en.jsonl', 'relationships.en.jsonl', 'facts.de.jsonl', 'entities.de.jsonl'];
+    const rest = readdirSync(dir).filter((f) => !order.includes(f) && f !== 'manifest.json').sort();
+    const check = new WrittenNodeCheck(dir, { recordsPassedSchemas: true });
+    const sink = check.sink({ open: () => ({ write() {}, close() {} }) });
+    for (const name of [...order, ...rest, 'manifest.json']) {
+      const bytes = readFileSync(join(dir, name));
+      const file = sink.open(name);
+      file.write(bytes);
+      file.close({ path: name, checksum: 'sha256:' + createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, ...(name.endsWith('.jsonl') ? { records: bytes.toString('utf8').split('\n').length - 1 } : {}) });
+    }
+    const report = await check.report();
+    expect(check.takenAhead).toBe(0);
+    expect(report).toEqual(await validateNode(dir, { recordsPassedSchemas: true }));
   });
 });

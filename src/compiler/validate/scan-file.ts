@@ -8,6 +8,17 @@ import type { NodeSource } from './node-source.js';
 /** Files whose records define the ids other files refer to, in the order they are read. */
 export const RECORD_ORDER = ['sources', 'entities', 'facts', 'relationships', 'chunks', 'qa'];
 
+/** A file's place in the read order: its kind's in RECORD_ORDER, after them every other file. */
+export function fileRank(path: string): number {
+  const i = RECORD_ORDER.indexOf(fileKind(path));
+  return i < 0 ? RECORD_ORDER.length : i;
+}
+
+/** The order validateNode reads a node's files in: by fileRank, then by path. */
+export function compareInReadOrder(a: string, b: string): number {
+  return fileRank(a) - fileRank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 /** What the files read so far define: record ids by kind, and (subject, predicate, language) of facts. */
 export interface NodeIds {
   ids: Record<RefKind, Set<string>>;

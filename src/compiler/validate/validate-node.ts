@@ -2,9 +2,9 @@ import { capabilitiesOf, PLANS } from '../../website/types.js';
 import { ManifestSchema, schemaForPath, type Manifest, type ManifestFile } from '../../node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
 import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';
-import { fileKind, IssueList, type ValidationIssue } from './checks.js';
+import { IssueList, type ValidationIssue } from './checks.js';
 import { openNodeSource, type NodeSource } from './node-source.js';
-import { emptyNodeIds, RECORD_ORDER, scanFile, type NodeIds, type ScannedFile } from './scan-file.js';
+import { compareInReadOrder, emptyNodeIds, scanFile, type NodeIds, type ScannedFile } from './scan-file.js';
 import { checkTextFile } from './text-files.js';
 
 export type { ValidationIssue } from './checks.js';
@@ -74,6 +74,13 @@ export interface NodeFiles {
   list(): string[] | null;
   /** Every check of scanFile on one manifest file, its records against `found` (the ids of the files before it); null when it is missing. */
   scan(entry: ManifestFile, found: NodeIds, issues: IssueList, trusted: boolean): Promise<ScannedFile | null>;
+  /**
+   * The ids of the files the source has already checked against the node, when those files are
+   * the first of `paths` (the manifest's files in read order), in that order: their scan() then
+   * only reports what that check found. Null when they are not, and every file is checked from
+   * the start.
+   */
+  checkedAhead?(paths: readonly string[]): NodeIds | null;
 }
 
 /** The checks of validateNode over any NodeFiles: the manifest, then each file in RECORD_ORDER, then the whole-file documents. */
@@ -104,8 +111,8 @@ export async function checkNode(location: string, source: NodeFiles, options: Pi
 
   checkManifestShape(manifest, source.list(), issues);
   const carried = options.validatedNode === undefined ? NOTHING_CARRIED : planCarriedFiles(manifest, options.validatedNode);
-  const found = emptyNodeIds();
-  const ordered = [...manifest.files].sort((a, b) => rank(a.path) - rank(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const ordered = [...manifest.files].sort((a, b) => compareInReadOrder(a.path, b.path));
+  const found = (carried === NOTHING_CARRIED ? source.checkedAhead?.(ordered.map((entry) => entry.path)) : null) ?? emptyNodeIds();
   let records = 0;
   const texts = new Map<string, string>();
   for (const entry of ordered) {
@@ -121,11 +128,6 @@ export async function checkNode(location: string, source: NodeFiles, options: Pi
 
   for (const [path, text] of [...texts.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) checkTextFile(path, text, manifest, found.ids, issues);
   return report(manifest, records);
-}
-
-function rank(path: string): number {
-  const i = RECORD_ORDER.indexOf(fileKind(path));
-  return i < 0 ? RECORD_ORDER.length : i;
 }
 
 async function readText(source: NodeSource, path: string): Promise<string | null> {

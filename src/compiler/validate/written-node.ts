@@ -1,6 +1,8 @@
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
-import { ISSUES_KEPT_PER_CODE, type IssueList, type ValidationIssue } from './checks.js';
-import { checkAgainstNode, checkMeasured, FileScan, nodeFieldsOf, rulesOf, type FileRules, type MeasuredFile, type NodeIds, type ScanEvents } from './scan-file.js';
+import { ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
+import {
+  checkAgainstNode, checkMeasured, compareInReadOrder, emptyNodeIds, FileScan, fileRank, nodeFieldsOf, rulesOf, type FileRules, type MeasuredFile, type NodeIds, type ScanEvents,
+} from './scan-file.js';
 import { checkNode, type NodeFiles, type ValidationReport } from './validate-node.js';
 
 /**
@@ -15,10 +17,21 @@ import { checkNode, type NodeFiles, type ValidationReport } from './validate-nod
  * predicate, references) is kept per record and checked in checkNode's order, interleaved with
  * the file's own findings as a read of the file would have met them: the report equals
  * validateNode's on the written folder.
+ *
+ * Most of that is done ahead, while the compile still writes: files are checked against the node
+ * in checkNode's order, each once it is complete and the compiler has since opened a file of a
+ * later rank (it writes a rank's files together, facts before entities aside, which this waits
+ * out). The order is a guess until the manifest is read: report() keeps what was checked ahead
+ * only when those files are the first of the manifest's in read order, and checks every file
+ * again otherwise (checkedAhead), so the report never depends on the guess.
  */
 export class WrittenNodeCheck {
   private readonly files = new Map<string, WrittenNodeFile>();
   private manifest: Uint8Array[] | null = null;
+  /** Files checked against the node ahead of the report, in read order: the ids they define and what each check found. */
+  private readonly ahead = { found: emptyNodeIds(), paths: [] as string[], issues: new Map<string, IssueList>(), off: false };
+  /** How many files the last report() took as checked ahead (0: every file was checked in the report). */
+  takenAhead = 0;
 
   /**
    * `location`: the folder the files end up in (for the report). `recordsPassedSchemas`: as
@@ -48,6 +61,8 @@ export class WrittenNodeCheck {
 
   /** validateNode's report on the files written so far (call once the compile wrote manifest.json). */
   report(): Promise<ValidationReport> {
+    this.takenAhead = 0;
+    let scans = 0;
     const files: NodeFiles = {
       manifestText: async () => (this.manifest === null ? null : Buffer.concat(this.manifest).toString('utf8')),
       list: () => [...this.files.keys(), ...(this.manifest === null ? [] : ['manifest.json'])].sort(),
@@ -58,15 +73,24 @@ export class WrittenNodeCheck {
           return null;
         }
         if (trusted) throw new Error('a written node has no trusted files');
-        file.replay(found, issues);
+        // checkNode scans the manifest's files in read order: the first takenAhead are the ones checked ahead.
+        if (scans++ < this.takenAhead) transferIssues(this.ahead.issues.get(entry.path)!, issues);
+        else file.replay(found, issues);
         checkMeasured(entry, file.measured, issues);
         return { records: file.measured.records, text: file.measured.text };
+      },
+      checkedAhead: (paths) => {
+        const ahead = this.ahead;
+        if (ahead.off || ahead.paths.some((path, i) => paths[i] !== path)) return null;
+        this.takenAhead = ahead.paths.length;
+        return ahead.found;
       },
     };
     return checkNode(this.location, files);
   }
 
   private open(path: string): SinkFile {
+    this.checkAhead(path);
     if (path === 'manifest.json') {
       const chunks: Uint8Array[] = (this.manifest = []);
       return { write: (chunk) => void chunks.push(Buffer.from(chunk)), close: () => {} };
@@ -75,6 +99,41 @@ export class WrittenNodeCheck {
     this.files.set(path, file);
     return file;
   }
+
+  /**
+   * The compiler opens `opened`: every complete file of an earlier rank is ready, and the ready
+   * files are checked against the node in read order, up to the first that is not. A file that
+   * sorts before one already checked ends the checks ahead (report() then checks every file).
+   */
+  private checkAhead(opened: string): void {
+    const ahead = this.ahead;
+    if (ahead.off) return;
+    const rank = fileRank(opened);
+    for (const file of this.files.values()) if (file.measured !== undefined && fileRank(file.rules.path) < rank) file.ready = true;
+    const known = [...this.files.keys(), ...(opened === 'manifest.json' ? [] : [opened])].sort(compareInReadOrder);
+    if (ahead.paths.some((path, i) => known[i] !== path)) {
+      ahead.off = true;
+      return;
+    }
+    for (const path of known.slice(ahead.paths.length)) {
+      const file = this.files.get(path);
+      if (file?.ready !== true) return;
+      const issues = new IssueList();
+      file.replay(ahead.found, issues);
+      ahead.issues.set(path, issues);
+      ahead.paths.push(path);
+    }
+  }
+}
+
+/** Adds what an IssueList found to `to`, as if each issue had been added to `to` itself (the kept ones, then the count of the others). */
+function transferIssues(from: IssueList, to: IssueList): void {
+  const kept = new Map<string, number>();
+  for (const issue of [...from.errors, ...from.warnings]) {
+    to.add(issue);
+    kept.set(issue.code, (kept.get(issue.code) ?? 0) + 1);
+  }
+  for (const [code, n] of Object.entries(from.counts())) if (n > (kept.get(code) ?? 0)) to.countDropped(code, n - (kept.get(code) ?? 0));
 }
 
 /** A record's findings that wait for the node: the record reduced to the fields checkAgainstNode reads. */
@@ -90,8 +149,10 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
   private readonly findings: Array<ValidationIssue | PendingRecord> = [];
   private readonly perCode = new Map<string, number>();
   measured: MeasuredFile | undefined;
+  /** Complete, and a file of a later rank was opened since: it can be checked against the node ahead of the report. */
+  ready = false;
 
-  constructor(private readonly rules: FileRules) {
+  constructor(readonly rules: FileRules) {
     this.scan = new FileScan(rules, this, false);
     this.fields = nodeFieldsOf(rules);
   }
