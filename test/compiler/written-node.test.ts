@@ -149,6 +149,9 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
     expect(written).toEqual(folder);
     // sources, then entities, facts, relationships, chunks and qa of both languages: all but citations and the priority feed.
     expect(check!.takenAhead).toBe(11);
+    // A second report checks every file again (the first one's read added the other files' ids).
+    expect(await check!.report()).toEqual(folder);
+    expect(check!.takenAhead).toBe(0);
   });
 
   it('checks every file again in the report when a file opened later sorts before one already checked, with validateNode\'s report', async () => {

@@ -83,6 +83,7 @@ export class WrittenNodeCheck {
         const ahead = this.ahead;
         if (ahead.off || ahead.paths.some((path, i) => paths[i] !== path)) return null;
         this.takenAhead = ahead.paths.length;
+        ahead.off = true; // checkNode adds the other files' ids to these: a second report checks every file
         return ahead.found;
       },
     };
