@@ -8,8 +8,9 @@
 //   parallel   ParallelWrittenNodeCheck (what runPublish uses): chunks scanned in a worker thread
 //              while the compile goes on, then the report.
 // Reports each variant's fastest and median wall time and median CPU time (every thread of the
-// process), and the check's added wall time over the compile for both (fastest rounds, and the
-// median of each round's own difference). --only <variant> runs one variant (for its peak memory:
+// process), the check's added wall time over the compile for both (fastest rounds, and the
+// median of each round's own difference), and the median time of the report alone (what is left
+// of the check once the compile has written the manifest). --only <variant> runs one variant (for its peak memory:
 // /usr/bin/time -v node bench/written-check.mjs --only parallel --rounds 1).
 // Usage: npm run build && node bench/written-check.mjs [--items N] [--rounds R] [--only VARIANT]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -56,6 +57,7 @@ try {
   }
 
   let folders = 0;
+  const reportMs = { in_thread: [], parallel: [] };
   const variants = {
     compile: async () => {
       await compileWebsite(config.settings.dataDir, websiteId, join(dir, `node-${folders++}`), { buildTime: BUILD_TIME });
@@ -64,13 +66,17 @@ try {
       const out = join(dir, `node-${folders++}`);
       const check = new WrittenNodeCheck(out, { recordsPassedSchemas: true });
       await compileWebsite(config.settings.dataDir, websiteId, out, { buildTime: BUILD_TIME, wrapSink: (sink) => check.sink(sink) });
+      const t = performance.now();
       if (!(await check.report()).ok) throw new Error('the node failed its check');
+      reportMs.in_thread.push(performance.now() - t);
     },
     parallel: async () => {
       const out = join(dir, `node-${folders++}`);
       const check = new ParallelWrittenNodeCheck(out, { recordsPassedSchemas: true });
       await compileWebsite(config.settings.dataDir, websiteId, out, { buildTime: BUILD_TIME, wrapSink: (sink) => check.sink(sink) });
+      const t = performance.now();
       const report = await check.report();
+      reportMs.parallel.push(performance.now() - t);
       if (!report.ok || !check.inWorker) throw new Error('the node failed its check, or was checked in this thread');
     },
   };
@@ -92,12 +98,12 @@ try {
   services.close();
   if (ONLY !== undefined) {
     console.log(JSON.stringify({ items: N, variant: ONLY, wall_ms: runs[ONLY].map(ms), cpu_ms: cpu[ONLY].map(ms), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }, null, 2));
-  } else report(runs, cpu);
+  } else report(runs, cpu, reportMs);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
-function report(runs, cpu) {
+function report(runs, cpu, reportMs) {
   const fastest = (k) => Math.min(...runs[k]);
   const paired = (k) => median(runs[k].map((x, i) => x - runs.compile[i]));
   console.log(JSON.stringify({
@@ -111,6 +117,7 @@ function report(runs, cpu) {
     check_added_ms_fastest: { in_thread: ms(fastest('in_thread') - fastest('compile')), parallel: ms(fastest('parallel') - fastest('compile')) },
     check_added_ms_paired: { in_thread: ms(paired('in_thread')), parallel: ms(paired('parallel')) },
     parallel_vs_in_thread: +(fastest('parallel') / fastest('in_thread')).toFixed(3),
+    report_ms_median: { in_thread: ms(median(reportMs.in_thread)), parallel: ms(median(reportMs.parallel)) },
     runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map(ms)])),
   }, null, 2));
 }
