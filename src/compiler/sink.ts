@@ -80,6 +80,9 @@ export class TrackedFile {
   }
 }
 
+/** A sink that drops every byte: for a check fed the same bytes elsewhere (the written-node check's own scan). */
+export const DISCARDING_SINK: NodeSink = { open: () => ({ write() {}, close() {} }) };
+
 /** A sink that keeps every file as a string: for tests and golden comparisons of small nodes. */
 export interface MemorySink extends NodeSink {
   readonly files: Map<string, string>;

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink } from '../../src/compiler/index.js';
+import { DISCARDING_SINK } from '../../src/compiler/sink.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { WrittenNodeCheck } from '../../src/compiler/validate/written-node.js';
 import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
@@ -132,7 +133,7 @@ describe('ParallelWrittenNodeCheck: where the check runs', () => {
 
   it('rejects the report, naming why, when the worker cannot check what it was sent, and never leaves the compile waiting', async () => {
     const check = parallel({ handoverBytes: 0, maxQueuedChunks: 1 })('/nowhere');
-    const sink = check.sink({ open: () => ({ write() {}, close() {} }) });
+    const sink = check.sink(DISCARDING_SINK);
     const file = sink.open('facts.en.jsonl');
     // The sink saw 3 bytes; a close that claims 5 is a broken compile, which the worker refuses.
     file.write(Buffer.from('{}\n'));
@@ -160,7 +161,7 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
     const order = ['sources.jsonl', 'facts.en.jsonl', 'entities.en.jsonl', 'relationships.en.jsonl', 'facts.de.jsonl', 'entities.de.jsonl'];
     const rest = readdirSync(dir).filter((f) => !order.includes(f) && f !== 'manifest.json').sort();
     const check = new WrittenNodeCheck(dir, { recordsPassedSchemas: true });
-    const sink = check.sink({ open: () => ({ write() {}, close() {} }) });
+    const sink = check.sink(DISCARDING_SINK);
     for (const name of [...order, ...rest, 'manifest.json']) {
       const bytes = readFileSync(join(dir, name));
       const file = sink.open(name);

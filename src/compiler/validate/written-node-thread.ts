@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { NodeSink } from '../sink.js';
+import { DISCARDING_SINK, type NodeSink } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';
 import type { WrittenCheckAnswer, WrittenCheckEvent, WrittenCheckWorkerData } from './written-node-worker.js';
@@ -82,7 +82,7 @@ export class ParallelWrittenNodeCheck {
   async report(): Promise<ValidationReport> {
     if (this.worker === undefined) {
       const check = new WrittenNodeCheck(this.location, { recordsPassedSchemas: this.options.recordsPassedSchemas });
-      replay(this.pending.splice(0), check.sink({ open: () => ({ write() {}, close() {} }) }));
+      replay(this.pending.splice(0), check.sink(DISCARDING_SINK));
       return check.report();
     }
     const worker = this.worker;

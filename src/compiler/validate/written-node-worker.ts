@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { WrittenFile } from '../sink.js';
+import { DISCARDING_SINK, type WrittenFile } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';
 
@@ -31,7 +31,7 @@ export interface WrittenCheckWorkerData {
 function main(data: WrittenCheckWorkerData, post: (answer: WrittenCheckAnswer) => void): void {
   const check = new WrittenNodeCheck(data.location, { recordsPassedSchemas: data.recordsPassedSchemas });
   const flow = new Int32Array(data.flow);
-  const sink = check.sink({ open: () => ({ write() {}, close() {} }) });
+  const sink = check.sink(DISCARDING_SINK);
   const open = new Map<string, ReturnType<typeof sink.open>>();
   let failed = false;
   const fail = (error: unknown) => {
