@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractItem, estimateTokens, MAX_CHUNK_TOKENS, PREDICATES } from '../../src/extract/index.js';
-import { formatMoney, normalizeDate, normalizeLanguage, parseAmount, urlKey } from '../../src/extract/normalize.js';
+import { cleanText, formatMoney, normalizeDate, normalizeLanguage, parseAmount, urlKey } from '../../src/extract/normalize.js';
 import { readFileSync } from 'node:fs';
 import { CHECKSUM, RECEIVED, factOf, readPage, relsOf, site } from './helpers.js';
 
@@ -87,6 +87,16 @@ describe('chunk size', () => {
 });
 
 describe('normalisation', () => {
+  it('collapses every run of whitespace to one space and trims, whatever the run holds', () => {
+    expect(cleanText('one two three')).toBe('one two three');
+    expect(cleanText('  one two  ')).toBe('one two');
+    expect(cleanText('one  two')).toBe('one two');
+    expect(cleanText('one\ttwo\nthree\r\nfour')).toBe('one two three four');
+    expect(cleanText('one\u00a0two \u2003 three\u3000four')).toBe('one two three four');
+    expect(cleanText(' \n ')).toBe('');
+    // The fast path (no run to collapse) and the full replace agree on every single-character gap.
+    for (const gap of [' ', '\t', '\n', '\u00a0', '\u2028', '\ufeff']) expect(cleanText(`a${gap}b`)).toBe('a b');
+  });
   it('normalises dates', () => {
     expect(normalizeDate('2024-06-25')).toBe('2024-06-25');
     expect(normalizeDate('2021-11-01T10:52:50+0100')).toBe('2021-11-01T09:52:50Z');
