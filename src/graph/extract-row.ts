@@ -30,11 +30,23 @@ export type ExtractOutcome = { rows: ContributionRows } | { error: string };
 /** Extracts raw rows and turns each contribution into its rows (what a batch's write needs, plain data). */
 export function extractRows(rows: readonly RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): ExtractOutcome[] {
   const ids = new BatchIds(site.websiteId);
-  return rows.map((row) => {
-    try {
-      return { rows: contributionRows(site, extractRow(row, site, mappings), ids) };
-    } catch (error) {
-      return { error: describeError(error) };
-    }
-  });
+  return rows.map((row) => extractOutcome(row, site, mappings, ids));
+}
+
+/**
+ * JSON.stringify(extractRows(rows, ...)), each outcome serialised as soon as it is made: its
+ * objects then die young instead of surviving every garbage collection of the batch, whose
+ * copying was about a fifth of the extraction worker's time (docs/graph.md "Throughput").
+ */
+export function extractRowsJson(rows: readonly RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): string {
+  const ids = new BatchIds(site.websiteId);
+  return '[' + rows.map((row) => JSON.stringify(extractOutcome(row, site, mappings, ids))).join(',') + ']';
+}
+
+function extractOutcome(row: RawRow, site: WebsiteInfo, mappings: FieldMapping[], ids: BatchIds): ExtractOutcome {
+  try {
+    return { rows: contributionRows(site, extractRow(row, site, mappings), ids) };
+  } catch (error) {
+    return { error: describeError(error) };
+  }
 }

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { extractRows, type ExtractOutcome, type RawRow } from './extract-row.js';
+import { extractRowsJson, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
@@ -47,12 +47,13 @@ function readPendingRows(file: string, ids: string[]): RawRow[] {
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('rows' in request) {
-    outcomes = JSON.stringify(extractRows(request.rows, request.site, request.mappings));
+    outcomes = extractRowsJson(request.rows, request.site, request.mappings);
   } else {
     const rows = readPendingRows(request.file, request.ids);
-    const extracted = extractRows(rows, request.site, request.mappings);
+    const extracted = extractRowsJson(rows, request.site, request.mappings);
     for (const row of rows) row.body = null;
-    outcomes = JSON.stringify({ rows, outcomes: extracted } satisfies PendingExtraction);
+    // The JSON of a PendingExtraction, its outcomes already serialised.
+    outcomes = `{"rows":${JSON.stringify(rows)},"outcomes":${extracted}}`;
   }
   parentPort!.postMessage({ id: request.id, outcomes } satisfies ExtractResponse);
 });
