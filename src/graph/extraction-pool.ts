@@ -36,8 +36,17 @@ export interface ExtractionPoolOptions {
 
 /** A parsed response: ExtractOutcome[] for a rows request, PendingExtraction for a file request. */
 type Parsed = unknown;
-interface Slot { worker: Worker; busy?: { id: number; resolve: (o: Parsed) => void; reject: (e: Error) => void }; idleTimer?: NodeJS.Timeout }
-interface Waiting { request: ExtractRequest; resolve: (o: Parsed) => void; reject: (e: Error) => void }
+interface Pending { resolve: (o: Parsed) => void; reject: (e: Error) => void }
+/** A worker and the requests posted to it, by id, in the order it answers them. */
+interface Slot { worker: Worker; posted: Map<number, Pending>; idleTimer?: NodeJS.Timeout }
+interface Waiting extends Pending { request: ExtractRequest }
+
+/**
+ * Requests posted to one worker at a time. A worker takes the next one from its own message queue
+ * as soon as it answers one; with one request at a time, it waited for the calling thread to read
+ * the answer and post the next, which it cannot do while it writes a batch (processRawItemsConcurrently).
+ */
+const POSTED_PER_WORKER = 8;
 
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   const url = options.workerUrl ?? extractWorkerUrl();
@@ -52,34 +61,42 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     slots.delete(slot);
     void slot.worker.terminate();
   };
+  /** The worker with the fewest requests posted, a new one while the pool has room and none is free. */
+  const pick = (): Slot | undefined => {
+    let best: Slot | undefined;
+    for (const slot of slots) if (!best || slot.posted.size < best.posted.size) best = slot;
+    if ((!best || best.posted.size > 0) && slots.size < options.size) return start();
+    return best && best.posted.size < POSTED_PER_WORKER ? best : undefined;
+  };
   const dispatch = () => {
     while (queue.length > 0) {
-      let slot = [...slots].find((s) => !s.busy);
-      if (!slot && slots.size < options.size) slot = start();
+      const slot = pick();
       if (!slot) return;
       const { request, resolve, reject } = queue.shift()!;
       clearTimeout(slot.idleTimer);
-      slot.busy = { id: request.id, resolve, reject };
-      // Referenced while it works, so a process waiting only for this batch does not exit.
+      slot.posted.set(request.id, { resolve, reject });
+      // Referenced while it works, so a process waiting only for its batches does not exit.
       slot.worker.ref();
       slot.worker.postMessage(request);
     }
   };
   const start = (): Slot => {
-    const slot: Slot = { worker: new Worker(url) };
+    const slot: Slot = { worker: new Worker(url), posted: new Map() };
     slot.worker.unref();
     slot.worker.on('message', (response: ExtractResponse) => {
-      const busy = slot.busy;
-      slot.busy = undefined;
-      slot.worker.unref();
-      slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
-      if (busy?.id === response.id) busy.resolve(JSON.parse(response.outcomes));
+      const pending = slot.posted.get(response.id);
+      slot.posted.delete(response.id);
+      if (slot.posted.size === 0) {
+        slot.worker.unref();
+        slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
+      }
+      pending?.resolve(JSON.parse(response.outcomes));
       dispatch();
     });
     const fail = (error: Error) => {
       retire(slot);
-      slot.busy?.reject(error);
-      slot.busy = undefined;
+      for (const pending of slot.posted.values()) pending.reject(error);
+      slot.posted.clear();
       dispatch();
     };
     slot.worker.on('error', fail);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
 import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
+import { extractRows, extractRowsJson } from '../../src/graph/extract-row.js';
 import { processRawItems, processRawItemsConcurrently } from '../../src/graph/process-raw-items.js';
 import { writeRawItems } from '../../src/graph/raw-items.js';
 import { GRAPH_DB_OPTIONS } from '../../src/storage/graph-db.js';
@@ -32,6 +33,17 @@ const dump = (db: Db) => ({
   raw_items: db.prepare('SELECT item_id, state, processed_at FROM raw_items ORDER BY item_id').raw().all(),
 });
 
+describe('extractRowsJson', () => {
+  it('is the JSON of extractRows, outcome by outcome, failures included', () => {
+    const rows = [1, 2, 3].map((i) => ({ raw_content_id: `raw_${i}`, item_type: 'product', item_id: String(i), body: JSON.stringify(page(i)), received_at: RECEIVED }));
+    rows[1]!.body = '{"not": "an item"}';
+    const text = extractRowsJson(rows, site, []);
+    expect(text).toBe(JSON.stringify(extractRows(rows, site, [])));
+    expect((JSON.parse(text) as Array<{ error?: string }>).map((o) => o.error !== undefined)).toEqual([false, true, false]);
+    expect(extractRowsJson([], site, [])).toBe('[]');
+  });
+});
+
 describe('extraction workers (runs the build: npm run build)', () => {
   it('read the pending rows of a graph file themselves, in the order asked, and send no bodies back', async () => {
     const g = tempGraph();
@@ -60,6 +72,36 @@ describe('extraction workers (runs the build: npm run build)', () => {
       await pool.close();
       inThread.close();
       inMemory.close();
+    }
+  });
+
+  it('go on to the next request posted while the calling thread is busy, and answer each in order', async () => {
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const rows = (i: number) => [{ raw_content_id: `raw_${i}`, item_type: 'product', item_id: String(i), body: JSON.stringify(page(i)), received_at: RECEIVED }];
+    try {
+      await pool.extract(site, [], rows(0)); // the worker is up
+      const settled: string[] = [];
+      const requests = [1, 2, 3].map((i) => pool.extract(site, [], rows(i)).then((outcomes) => {
+        settled.push('rows' in outcomes[0]! ? outcomes[0].rows.itemKey : outcomes[0]!.error);
+      }));
+      // This thread writes a batch (blocks) long enough for the worker to extract all three: it
+      // must already hold them, not wait for this thread to read one answer and post the next.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toEqual(['product:1', 'product:2', 'product:3']);
+      await Promise.all(requests);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('reject every request posted to a worker that fails', async () => {
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    try {
+      const requests = [1, 2, 3].map(() => pool.extractPending(site, [], '/nonexistent/dir/graph.sqlite', ['raw_1']));
+      for (const request of requests) await expect(request).rejects.toThrow();
+    } finally {
+      await pool.close();
     }
   });
 });
