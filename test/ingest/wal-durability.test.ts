@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitDurably, commitWithoutSync, syncCommits } from '../../src/ingest/durable-commit.js';
 import { createIdleCheckpointer } from '../../src/ingest/wal-checkpoint.js';
-import { GRAPH_WAL_AUTOCHECKPOINT_BYTES } from '../../src/storage/graph-db.js';
+import { GRAPH_WAL_AUTOCHECKPOINT_BYTES, GRAPH_WAL_KEPT_BYTES } from '../../src/storage/graph-db.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite.js';
 import { makeTempDir } from '../helpers/paths.js';
 
@@ -61,7 +61,9 @@ describe('idle WAL checkpointer', () => {
     const checkpointer = createIdleCheckpointer({ delayMs: 30 });
     try {
       checkpointer.willWrite(db);
-      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(GRAPH_WAL_AUTOCHECKPOINT_BYTES / 16_384); // 64 MiB of 16 KiB pages
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(GRAPH_WAL_AUTOCHECKPOINT_BYTES / 16_384); // 256 MiB of 16 KiB pages
+      // A WAL file grown to the bound is cut back once a checkpoint has folded it in.
+      expect(db.pragma('journal_size_limit', { simple: true })).toBe(GRAPH_WAL_KEPT_BYTES);
       insert('x'.repeat(100_000))();
       const before = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
       expect(before[0]!.log).toBeGreaterThan(0);
