@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitDurably, commitWithoutSync, syncCommits } from '../../src/ingest/durable-commit.js';
@@ -73,6 +74,22 @@ describe('idle WAL checkpointer', () => {
       expect(checkpointer.checkpointNow()).toBe(0); // the timer already checkpointed it
       const after = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
       expect(after[0]!.checkpointed).toBe(after[0]!.log);
+    } finally {
+      checkpointer.stop();
+    }
+  });
+
+  it('cuts a WAL file grown past GRAPH_WAL_KEPT_BYTES back to it once a checkpoint has folded it in', () => {
+    const checkpointer = createIdleCheckpointer({ delayMs: 60_000 });
+    try {
+      checkpointer.willWrite(db);
+      const row = 'w'.repeat(1024 * 1024);
+      db.transaction(() => { for (let i = 0; i < GRAPH_WAL_KEPT_BYTES / row.length + 8; i++) db.prepare('INSERT INTO t VALUES (?)').run(row); })();
+      expect(statSync(`${db.name}-wal`).size).toBeGreaterThan(GRAPH_WAL_KEPT_BYTES);
+      expect(checkpointer.checkpointNow()).toBe(1);
+      insert('after')(); // the next writer restarts the folded WAL, cut to the limit
+      expect(statSync(`${db.name}-wal`).size).toBeLessThanOrEqual(GRAPH_WAL_KEPT_BYTES);
+      expect(rowsSeenByAnotherConnection().at(-1)).toBe('after');
     } finally {
       checkpointer.stop();
     }
