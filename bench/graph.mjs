@@ -93,11 +93,15 @@ function baselineOf(db) {
 try {
   const items = Array.from({ length: N }, (_, i) => item(i, 0));
   const pool = createExtractionPool({ size: Math.max(1, Math.min(4, availableParallelism() - 1)) });
-  // Warm-up on other ids, so the timed runs measure compiled code, not the JIT.
-  const warm = pendingGraph(Array.from({ length: 300 }, (_, i) => item(N + i, 0)));
+  // Warm-up on other ids, so the timed runs measure compiled code, not the JIT: this thread's
+  // and the extraction worker's.
+  const warmItems = Array.from({ length: 500 }, (_, i) => item(N + i, 0));
+  const warm = pendingGraph(warmItems);
   processRawItems(warm.db, site, warm.ids, { now: RECEIVED });
   warm.db.close();
-  await pool.extract(site, [], []);
+  const warmWorker = pendingGraph(warmItems);
+  await processRawItemsConcurrently(warmWorker.db, site, warmWorker.ids, { now: RECEIVED, pool });
+  warmWorker.db.close();
 
   const concurrent = [], single = [], baseline = [];
   let result, base;
