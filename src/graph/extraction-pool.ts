@@ -42,7 +42,7 @@ interface Slot { worker: Worker; posted: Map<number, Pending>; idleTimer?: NodeJ
 interface Waiting extends Pending { request: ExtractRequest }
 
 /**
- * Requests posted to one worker at a time. A worker takes the next one from its own message queue
+ * At most this many requests posted to one worker at once. A worker takes the next one from its own message queue
  * as soon as it answers one; with one request at a time, it waited for the calling thread to read
  * the answer and post the next, which it cannot do while it writes a batch (processRawItemsConcurrently).
  */
