@@ -82,6 +82,49 @@ export interface ContributionRows {
 }
 
 /**
+ * The columns each of an item's rows repeats from the item, by table: its item key, source id,
+ * source url (canonical url, else url) and last-seen time. contributionRows writes the same
+ * values into every row of an item, so the extraction worker sends them once, in the item's own
+ * row (withoutItemColumns), and the writing thread puts them back (withItemColumns): a fifth
+ * fewer bytes of JSON for the thread that bounds ingestion to parse, and four fewer strings
+ * for each fact row to allocate (docs/graph.md "Throughput").
+ */
+const ITEM_COLUMNS = {
+  entityContributors: { itemKey: 1, sourceId: 12, sourceUrl: 13 },
+  relContributors: { itemKey: 1, sourceId: 12, sourceUrl: 13 },
+  facts: { itemKey: 1, sourceId: 18, sourceUrl: 19, lastSeenAt: 20 },
+  chunks: { itemKey: 1, sourceId: 8 },
+  qa: { itemKey: 1 },
+  qaFacts: { itemKey: 2 },
+} as const;
+type ItemColumn = 'itemKey' | 'sourceId' | 'sourceUrl' | 'lastSeenAt';
+/** Where the item row (INSERTS.items) holds each of them; the source url is the canonical url, else the url. */
+const ITEM_ROW = { itemKey: 0, sourceId: 3, url: 4, canonicalUrl: 5, lastSeenAt: 8 } as const;
+
+function setItemColumns(rows: ContributionRows, valueOf: (column: ItemColumn) => unknown): ContributionRows {
+  for (const table of Object.keys(ITEM_COLUMNS) as Array<keyof typeof ITEM_COLUMNS>) {
+    const columns = Object.entries(ITEM_COLUMNS[table]) as Array<[ItemColumn, number]>;
+    const values = columns.map(([column, index]) => [index, valueOf(column)] as const);
+    for (const row of rows[table]) for (const [index, value] of values) row[index] = value;
+  }
+  return rows;
+}
+
+/** The rows with each column repeated from the item set to 0, in place (withItemColumns puts them back). */
+export function withoutItemColumns(rows: ContributionRows): ContributionRows {
+  return setItemColumns(rows, () => 0);
+}
+
+/** The rows withoutItemColumns left out, taken again from the item's row, in place. */
+export function withItemColumns(rows: ContributionRows): ContributionRows {
+  const item = rows.item;
+  const values: Record<ItemColumn, unknown> = {
+    itemKey: item[ITEM_ROW.itemKey], sourceId: item[ITEM_ROW.sourceId], sourceUrl: item[ITEM_ROW.canonicalUrl] ?? item[ITEM_ROW.url], lastSeenAt: item[ITEM_ROW.lastSeenAt],
+  };
+  return setItemColumns(rows, (column) => values[column]);
+}
+
+/**
  * Ids of one batch: an item's facts, Q&A and relationships name the same few entities and facts
  * many times over, and each id is a sha256.
  */

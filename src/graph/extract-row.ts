@@ -2,7 +2,7 @@ import type { WebsiteInfo } from '../website/types.js';
 import { IngestItemSchema, type FieldMapping } from '../contract/ingest-item.js';
 import { extractItem } from '../extract/index.js';
 import type { ItemContribution } from '../extract/contribution.js';
-import { BatchIds, contributionRows, type ContributionRows } from './contribution-rows.js';
+import { BatchIds, contributionRows, withItemColumns, withoutItemColumns, type ContributionRows } from './contribution-rows.js';
 
 /** A pending raw_items row as content.ingest reads it. */
 export interface RawRow { raw_content_id: string; item_type: string; item_id: string; body: string | null; received_at: string }
@@ -34,14 +34,25 @@ export function extractRows(rows: readonly RawRow[], site: WebsiteInfo, mappings
 }
 
 /**
- * JSON.stringify(extractRows(rows, ...)), each outcome serialised as soon as it is made: its
- * objects then die young instead of being copied by every scavenge until the batch ends (garbage
- * collection was about a fifth of the extraction worker's time; this took a quarter off its
- * scavenges, docs/graph.md "Throughput").
+ * extractRows(rows, ...) as JSON for another thread, each item's rows without the columns they
+ * repeat from the item (withoutItemColumns; readExtractedRows puts them back). Each outcome is
+ * serialised as soon as it is made: its objects then die young instead of being copied by every
+ * scavenge until the batch ends (garbage collection was about a fifth of the extraction worker's
+ * time; this took a quarter off its scavenges, docs/graph.md "Throughput").
  */
 export function extractRowsJson(rows: readonly RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): string {
   const ids = new BatchIds(site.websiteId);
-  return '[' + rows.map((row) => JSON.stringify(extractOutcome(row, site, mappings, ids))).join(',') + ']';
+  return '[' + rows.map((row) => {
+    const outcome = extractOutcome(row, site, mappings, ids);
+    if ('rows' in outcome) withoutItemColumns(outcome.rows);
+    return JSON.stringify(outcome);
+  }).join(',') + ']';
+}
+
+/** The outcomes of extractRowsJson's text, parsed, made what extractRows returns, in place. */
+export function readExtractedRows(outcomes: ExtractOutcome[]): ExtractOutcome[] {
+  for (const outcome of outcomes) if ('rows' in outcome) withItemColumns(outcome.rows);
+  return outcomes;
 }
 
 function extractOutcome(row: RawRow, site: WebsiteInfo, mappings: FieldMapping[], ids: BatchIds): ExtractOutcome {

@@ -12,10 +12,11 @@ import { PENDING_RAW_SQL } from './statements.js';
  */
 export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] });
 /**
- * What the worker answers: the outcome of each row, in order, as JSON text (for a file request,
- * a PendingExtraction). The calling thread parses it in about half the time a structured clone
- * of the same objects takes to arrive, and contributions are plain JSON data (the store writes
- * them as JSON or as SQLite values).
+ * What the worker answers: the outcome of each row, in order, as JSON text (extractRowsJson: each
+ * item's rows without the columns they repeat from the item; for a file request, a
+ * PendingExtraction); the pool reads it back with readExtractedRows. The calling thread parses
+ * it in about half the time a structured clone of the same objects takes to arrive, and
+ * contributions are plain JSON data (the store writes them as JSON or as SQLite values).
  */
 export interface ExtractResponse { id: number; outcomes: string }
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
-import type { ExtractOutcome, RawRow } from './extract-row.js';
+import { readExtractedRows, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { ExtractRequest, ExtractResponse, PendingExtraction } from './extract-worker.js';
 
 /**
@@ -36,7 +36,8 @@ export interface ExtractionPoolOptions {
 
 /** A parsed response: ExtractOutcome[] for a rows request, PendingExtraction for a file request. */
 type Parsed = unknown;
-interface Pending { resolve: (o: Parsed) => void; reject: (e: Error) => void }
+/** A request posted or waiting: how its answer's text is read, and the caller's promise. */
+interface Pending { decode: (text: string) => Parsed; resolve: (o: Parsed) => void; reject: (e: Error) => void }
 /** A worker and the requests posted to it, by id, in the order it answers them. */
 interface Slot { worker: Worker; posted: Map<number, Pending>; idleTimer?: NodeJS.Timeout }
 interface Waiting extends Pending { request: ExtractRequest }
@@ -72,9 +73,9 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     while (queue.length > 0) {
       const slot = pick();
       if (!slot) return;
-      const { request, resolve, reject } = queue.shift()!;
+      const { request, ...pending } = queue.shift()!;
       clearTimeout(slot.idleTimer);
-      slot.posted.set(request.id, { resolve, reject });
+      slot.posted.set(request.id, pending);
       // Referenced while it works, so a process waiting only for its batches does not exit.
       slot.worker.ref();
       slot.worker.postMessage(request);
@@ -90,7 +91,13 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
         slot.worker.unref();
         slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
       }
-      pending?.resolve(JSON.parse(response.outcomes));
+      if (pending) {
+        try {
+          pending.resolve(pending.decode(response.outcomes));
+        } catch (error) {
+          pending.reject(error as Error);
+        }
+      }
       dispatch();
     });
     const fail = (error: Error) => {
@@ -105,18 +112,22 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     return slot;
   };
 
-  const send = <T>(request: ExtractRequest): Promise<T> => {
+  const send = <T>(request: ExtractRequest, decode: (text: string) => T): Promise<T> => {
     if (closed) return Promise.reject(new Error('the extraction pool is closed'));
     return new Promise((resolve, reject) => {
-      queue.push({ request, resolve: resolve as (o: Parsed) => void, reject });
+      queue.push({ request, decode, resolve: resolve as (o: Parsed) => void, reject });
       dispatch();
     });
   };
 
   return {
     size: options.size,
-    extract: (site, mappings, rows) => send<ExtractOutcome[]>({ id: nextId++, site, mappings, rows }),
-    extractPending: (site, mappings, file, ids) => send<PendingExtraction>({ id: nextId++, site, mappings, file, ids }),
+    extract: (site, mappings, rows) => send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[])),
+    extractPending: (site, mappings, file, ids) => send({ id: nextId++, site, mappings, file, ids }, (text) => {
+      const pending = JSON.parse(text) as PendingExtraction;
+      readExtractedRows(pending.outcomes);
+      return pending;
+    }),
     async close() {
       closed = true;
       for (const waiting of queue.splice(0)) waiting.reject(new Error('the extraction pool is closed'));

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
 import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
-import { extractRows, extractRowsJson } from '../../src/graph/extract-row.js';
+import type { ContributionRows } from '../../src/graph/contribution-rows.js';
+import { extractRows, extractRowsJson, readExtractedRows, type ExtractOutcome } from '../../src/graph/extract-row.js';
 import { processRawItems, processRawItemsConcurrently } from '../../src/graph/process-raw-items.js';
 import { writeRawItems } from '../../src/graph/raw-items.js';
 import { GRAPH_DB_OPTIONS } from '../../src/storage/graph-db.js';
@@ -34,13 +35,31 @@ const dump = (db: Db) => ({
 });
 
 describe('extractRowsJson', () => {
-  it('is the JSON of extractRows, outcome by outcome, failures included', () => {
-    const rows = [1, 2, 3].map((i) => ({ raw_content_id: `raw_${i}`, item_type: 'product', item_id: String(i), body: JSON.stringify(page(i)), received_at: RECEIVED }));
+  const rawRows = () => [1, 2, 3].map((i) => ({ raw_content_id: `raw_${i}`, item_type: 'product', item_id: String(i), body: JSON.stringify(page(i)), received_at: RECEIVED }));
+
+  it('read back by readExtractedRows is extractRows, outcome by outcome, failures included', () => {
+    const rows = rawRows();
     rows[1]!.body = '{"not": "an item"}';
+    // The third page names a canonical url: its rows' source url is that one, not the item's url.
+    rows[2]!.body = JSON.stringify({ ...page(3), canonical_url: 'https://shop.example/kettles/3' });
     const text = extractRowsJson(rows, site, []);
-    expect(text).toBe(JSON.stringify(extractRows(rows, site, [])));
+    const expected = extractRows(rows, site, []);
+    expect(readExtractedRows(JSON.parse(text) as ExtractOutcome[])).toEqual(expected);
     expect((JSON.parse(text) as Array<{ error?: string }>).map((o) => o.error !== undefined)).toEqual([false, true, false]);
+    const third = expected[2]!;
+    if (!('rows' in third)) throw new Error('the third page failed');
+    expect(third.rows.facts[0]![19]).toBe('https://shop.example/kettles/3');
     expect(extractRowsJson([], site, [])).toBe('[]');
+  });
+
+  it("leaves out the columns each row repeats from its item (item key, source id and url, last seen), for every table", () => {
+    const [outcome] = JSON.parse(extractRowsJson(rawRows().slice(0, 1), site, [])) as Array<{ rows: ContributionRows }>;
+    const tables = ['entityContributors', 'relContributors', 'facts', 'chunks', 'qa', 'qaFacts'] as const;
+    for (const table of tables) expect(outcome!.rows[table].length, table).toBeGreaterThan(0);
+    expect(outcome!.rows.facts.map((row) => [row[1], row[18], row[19], row[20]])).toEqual(outcome!.rows.facts.map(() => [0, 0, 0, 0]));
+    expect(outcome!.rows.qaFacts.map((row) => row[2])).toEqual(outcome!.rows.qaFacts.map(() => 0));
+    const text = JSON.stringify(outcome);
+    expect(text.split('"product:1"').length - 1).toBe(2); // the item's key and its row's first column
   });
 });
 
