@@ -37,10 +37,11 @@ export function deleteItemsRows(db: Db, itemKeys: readonly string[], touched: To
 function insertContributionRows(db: Db, items: readonly ContributionRows[], touched: TouchedKeys): void {
   for (const r of items) {
     touched.sources.add(r.sourceId);
-    for (const id of r.entityIds) touched.entities.add(id);
-    for (const id of r.relIds) touched.relationships.add(id);
-    for (const id of r.factIds) touched.facts.add(id);
-    for (const id of r.chunkIds) touched.chunks.add(id);
+    // A row's record id is its first column.
+    for (const row of r.entityContributors) touched.entities.add(row[0] as string);
+    for (const row of r.relContributors) touched.relationships.add(row[0] as string);
+    for (const row of r.facts) touched.facts.add(row[0] as string);
+    for (const row of r.chunks) touched.chunks.add(row[0] as string);
     if (r.qa.length > 0) touched.qaItems.add(r.itemKey);
   }
   // Ranking sets each incoming fact row's status and rank.

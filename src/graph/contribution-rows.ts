@@ -59,9 +59,10 @@ export class FactCandidate {
 }
 
 /**
- * The rows one item contributes, in the column order of its tables (statements.ts INSERTS), and
- * the record ids they name. Duplicates the tables would merge (ON CONFLICT) are merged here
- * already. Plain data: built where the item is extracted (a worker thread) and sent as JSON.
+ * The rows one item contributes, in the column order of its tables (statements.ts INSERTS); the
+ * record ids they name are each row's first column. Duplicates the tables would merge (ON
+ * CONFLICT) are merged here already. Plain data: built where the item is extracted (a worker
+ * thread) and sent as JSON.
  */
 export interface ContributionRows {
   itemKey: string;
@@ -75,10 +76,6 @@ export interface ContributionRows {
   chunks: unknown[][];
   qa: unknown[][];
   qaFacts: unknown[][];
-  entityIds: string[];
-  relIds: string[];
-  factIds: string[];
-  chunkIds: string[];
 }
 
 /**
@@ -164,7 +161,6 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     itemKey: key, sourceId, warnings: c.warnings,
     item: [key, ids.entity(c.primaryEntity), c.language, sourceId, src.url, src.canonicalUrl, src.title, src.contentType, src.lastSeenAt, src.checksum, JSON.stringify(c.warnings)],
     entityContributors: [], relContributors: [], facts: [], chunks: [], qa: [], qaFacts: [],
-    entityIds: [], relIds: [], factIds: [], chunkIds: [],
   };
 
   // One contributor row per entity: the extractor dedupes, but a hand-made contribution may not.
@@ -176,7 +172,6 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     const rank = provenanceRank(e.provenanceMethod);
     out.entityContributors.push([id, key, e.type, e.canonicalKey, e.name, e.language, languageRank(site, e.language), e.confidence, e.provenanceMethod,
       rank, e.importance, JSON.stringify(e.attributes ?? {}), sourceId, sourceUrl]);
-    out.entityIds.push(id);
   }
 
   const bestRel = new Map<string, CandidateRelationship>();
@@ -189,10 +184,8 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
   for (const [id, r] of bestRel) {
     out.relContributors.push([id, key, r.type, ids.entity(r.from), ids.entity(r.to), r.to.type, r.to.canonicalKey, r.language, languageRank(site, r.language),
       r.confidence, r.provenanceMethod, provenanceRank(r.provenanceMethod), sourceId, sourceUrl]);
-    out.relIds.push(id);
   }
 
-  const factIds = new Set<string>();
   // The value of the item's own best candidate of each fact id (survivor order without pins): what its Q&A are made from.
   const ownBest = new Map<string, { rank: number; confidence: number; value: string }>();
   c.facts.forEach((f, ordinal) => {
@@ -203,11 +196,9 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     const row = [id, key, ordinal, f.subjectName, subjectId, f.predicate, value, f.language, f.confidence, f.provenanceMethod, rank,
       f.unit ?? null, f.currency ?? null, f.display ?? null, f.importance, f.freshness, f.validFrom ?? null, f.validUntil ?? null, sourceId, sourceUrl, src.lastSeenAt];
     out.facts.push(row);
-    factIds.add(id);
     const prior = ownBest.get(id);
     if (prior === undefined || rank < prior.rank || (rank === prior.rank && f.confidence > prior.confidence)) ownBest.set(id, { rank, confidence: f.confidence, value });
   });
-  out.factIds = [...factIds];
 
   // A chunk id repeated within the item keeps the last row's content (the table's ON CONFLICT rule).
   const chunks = new Map<string, unknown[]>();
@@ -217,7 +208,6 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     chunks.set(chunkId, [chunkId, key, ch.position, ch.language, ch.text, JSON.stringify(ch.headingPath), estimateTokens(ch.text), JSON.stringify(mentions), sourceId]);
   }
   out.chunks = [...chunks.values()];
-  out.chunkIds = [...chunks.keys()];
 
   if (c.qa.length > 0) {
     const qa = new Map<string, unknown[]>();
