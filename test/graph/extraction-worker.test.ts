@@ -114,6 +114,17 @@ describe('extraction workers (runs the build: npm run build)', () => {
     }
   });
 
+  it("reject a request whose answer cannot be read, and answer the next one", async () => {
+    const pool = createExtractionPool({ size: 1, workerUrl: new URL('./garbled-extract-worker.mjs', import.meta.url) });
+    const row = (body: string) => [{ raw_content_id: 'raw_1', item_type: 'product', item_id: '1', body, received_at: RECEIVED }];
+    try {
+      await expect(pool.extract(site, [], row('garbled'))).rejects.toThrow(SyntaxError);
+      await expect(pool.extract(site, [], row('{}'))).resolves.toEqual([]);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('reject every request posted to a worker that fails', async () => {
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
     try {
