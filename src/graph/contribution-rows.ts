@@ -98,9 +98,12 @@ type ItemColumn = 'itemKey' | 'sourceId' | 'sourceUrl' | 'lastSeenAt';
 /** Where the item row (INSERTS.items) holds each of them; the source url is the canonical url, else the url. */
 const ITEM_ROW = { itemKey: 0, sourceId: 3, url: 4, canonicalUrl: 5, lastSeenAt: 8 } as const;
 
+/** ITEM_COLUMNS as lists, made once: setItemColumns runs for every item on the writing thread. */
+const ITEM_COLUMN_LISTS = (Object.keys(ITEM_COLUMNS) as Array<keyof typeof ITEM_COLUMNS>)
+  .map((table) => [table, Object.entries(ITEM_COLUMNS[table]) as Array<[ItemColumn, number]>] as const);
+
 function setItemColumns(rows: ContributionRows, valueOf: (column: ItemColumn) => unknown): ContributionRows {
-  for (const table of Object.keys(ITEM_COLUMNS) as Array<keyof typeof ITEM_COLUMNS>) {
-    const columns = Object.entries(ITEM_COLUMNS[table]) as Array<[ItemColumn, number]>;
+  for (const [table, columns] of ITEM_COLUMN_LISTS) {
     const values = columns.map(([column, index]) => [index, valueOf(column)] as const);
     for (const row of rows[table]) for (const [index, value] of values) row[index] = value;
   }
