@@ -5,6 +5,7 @@ import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject } from './json-ld.js';
 import { absoluteUrl, formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, normalizeLanguage, parseAmount, urlKey } from './normalize.js';
 import { BASE_CONFIDENCE, PREDICATES, SOURCE_CONFIDENCE } from './predicates.js';
+import { commaItems, listValue } from './multi-value.js';
 import { lookup, toPredicate } from './record-values.js';
 import { addCategory } from './schema-org.js';
 import { asList, textValue } from './schema-values.js';
@@ -97,6 +98,11 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     for (const [k, v] of Object.entries(extra)) if (v !== undefined) clean[k] = v;
     builder.addFact({ subject, subjectName: ctx.subjectName(), predicate, value, provenance, confidence, ...clean });
   };
+  /** A field of several values is one fact of {"values": [...]} (listValue), as in structured data. */
+  const listFact = (predicate: string, values: readonly string[]): void => {
+    const list = listValue(values);
+    if (list !== null) fact(predicate, list.value, { display: list.display });
+  };
   if (item.canonical_url !== undefined) fact('canonical_url', item.canonical_url);
   if (item.updated_at !== undefined) {
     const modified = normalizeDateTime(item.updated_at);
@@ -125,8 +131,7 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
   if (seoDescription !== null) fact('description', seoDescription);
   const description = textValue(json.description) ?? textValue(json.summary) ?? textValue(json.excerpt);
   if (description !== null) fact('description', description, {}, 'cms_field', C - 0.02);
-  const keywords = asList(seo.keywords).map(textValue).filter((k): k is string => k !== null);
-  if (keywords.length > 0) fact('keywords', keywords.join(', '));
+  listFact('keywords', commaItems(asList(seo.keywords).map(textValue).filter((k): k is string => k !== null)));
 
   for (const image of asList(json.images).slice(0, 1)) {
     const src = isObject(image) ? image.url ?? image.src : image;
@@ -145,7 +150,7 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     builder.addRelationship(subject, 'authored_by', ref, 'cms_field', C);
     authors.push(ref);
   }
-  if (authorNames.length > 0) fact('author', authorNames.join(', '));
+  listFact('author', authorNames);
   const brand = isObject(json.brand) ? textValue(json.brand.name) : textValue(json.brand);
   if (brand !== null) {
     const ref = builder.addEntity({ type: 'Brand', canonicalKey: nameKey(brand), name: brand, provenance: 'cms_field', confidence: C, importance: 3 });
@@ -155,7 +160,7 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
   for (const [field, kind] of [['categories', 'category'], ['tags', 'tag']] as const) {
     const names = asList(json[field]).map((v) => (isObject(v) ? textValue(v.name) : textValue(v))).filter((v): v is string => v !== null);
     for (const name of names) addCategory(builder, subject, name, 'cms_field', C, kind);
-    if (names.length > 0) fact(kind, names.join(', '));
+    listFact(kind, names);
   }
   if (isObject(json.price)) {
     const p = json.price;

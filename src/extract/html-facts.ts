@@ -6,6 +6,8 @@ import type { HtmlScan } from './html-document.js';
 import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
+import { commaItems, listValue, type ListValue } from './multi-value.js';
+import { personNames } from './person-names.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, parseAmount, unescapeHtml } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
@@ -93,7 +95,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   mapStructured(input, data.jsonLd, data.jsonLdById, data.mainJsonLd, 'jsonLd', cleanTitle);
 
   const meta = data.meta;
-  const fact = (subject: EntityRef, predicate: string, value: string | number, confidence: number, provenance: 'seo_meta' | 'text_extraction' = 'seo_meta', extra: { currency?: string; display?: string } = {}): void => {
+  const fact = (subject: EntityRef, predicate: string, value: ListValue['value'], confidence: number, provenance: 'seo_meta' | 'text_extraction' = 'seo_meta', extra: { currency?: string; display?: string } = {}): void => {
     builder.addFact({ subject, subjectName: subject === siteRef ? input.site.brand : name(), predicate, value, provenance, confidence, ...extra });
   };
   for (const c of metaCandidates(meta, 'name')) titles.push({ value: c.value, provenance: 'seo_meta', confidence: c.confidence });
@@ -101,11 +103,20 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (rawTitle !== null && rawTitle !== '') fact(primary, 'html_title', rawTitle, C.htmlTitle);
   if (scan.h1Texts.length === 1 && cleanText(scan.h1Texts[0]!) !== '') titles.push({ value: cleanText(scan.h1Texts[0]!), provenance: 'text_extraction', confidence: C.bylineElement });
 
+  /** Several values are one fact of {"values": [...]} (listValue); `display`, when given, replaces their joined display. */
+  const listFact = (predicate: string, values: readonly string[], confidence: number, provenance: 'seo_meta' | 'text_extraction', display?: string): void => {
+    const list = listValue(values);
+    if (list !== null) fact(primary, predicate, list.value, confidence, provenance, typeof list.value === 'object' ? { display: display ?? list.display! } : {});
+  };
+
   const hadAuthor = builder.bestFact(primary, 'author') !== undefined;
+  // Each person an author line names is one value of the author fact and one Person (as in a
+  // JSON-LD author array); the fact's display is the line as the page writes it.
   const authors = metaCandidates(meta, 'author');
-  for (const c of authors) fact(primary, 'author', c.value, c.confidence);
-  if (!hadAuthor && authors[0] !== undefined) addAuthor(builder, primary, authors[0].value, 'seo_meta', authors[0].confidence);
-  const simple: Array<[MetaPredicate, EntityRef]> = [['description', primary], ['site_name', siteRef], ['keywords', primary]];
+  for (const c of authors) listFact('author', c.names!, c.confidence, 'seo_meta', c.value);
+  if (!hadAuthor && authors[0] !== undefined) for (const person of authors[0].names!) addAuthor(builder, primary, person, 'seo_meta', authors[0].confidence);
+  for (const c of metaCandidates(meta, 'keywords')) listFact('keywords', commaItems([c.value]), c.confidence, 'seo_meta');
+  const simple: Array<[MetaPredicate, EntityRef]> = [['description', primary], ['site_name', siteRef]];
   for (const [predicate, subject] of simple) for (const c of metaCandidates(meta, predicate)) fact(subject, predicate, c.value, c.confidence);
   // The <title>'s site part only when nothing declares a site name (it would never survive one).
   if (builder.bestFact(siteRef, 'site_name') === undefined) {
@@ -136,8 +147,9 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   // The byline element counts only when no structured source named an author.
   const byline = scan.byline;
   if (byline !== null && builder.bestFact(primary, 'author') === undefined) {
-    fact(primary, 'author', byline, C.bylineElement, 'text_extraction');
-    addAuthor(builder, primary, byline, 'text_extraction', C.bylineElement);
+    const names = personNames(byline);
+    listFact('author', names, C.bylineElement, 'text_extraction', byline);
+    for (const person of names) addAuthor(builder, primary, person, 'text_extraction', C.bylineElement);
   }
 
   const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, scan.bylineElement);

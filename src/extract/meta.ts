@@ -3,6 +3,7 @@ import { cleanText, unescapeHtml } from './normalize.js';
 import { lookup } from './record-values.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { cleanByline } from './byline.js';
+import { personNames } from './person-names.js';
 import { cleanSiteName } from './site-name.js';
 
 /**
@@ -92,6 +93,8 @@ function canonicalKey(key: string, declared: Map<string, string>): string {
 
 export interface MetaCandidate {
   value: string;
+  /** An author candidate's people (personNames of each line `value` joins with ", "). */
+  names?: string[];
   /** The meta key the value came from, e.g. og:title. */
   key: string;
   confidence: number;
@@ -115,24 +118,28 @@ export type MetaPredicate = keyof typeof META_SOURCES;
 
 /**
  * The candidates of one predicate, in Readability's order of preference. Authors are cleaned as
- * bylines are ("By Jane Doe" -> "Jane Doe"; a url, as article:author often is, names nobody);
- * article:author, an OpenGraph array, names every author of its repeated tags ("Jane Doe, John
- * Roe"), other keys keep their last tag; a site name loses its tagline.
+ * bylines are ("By Jane Doe" -> "Jane Doe"; a url, as article:author often is, names nobody) and
+ * split into their people ("Jane Doe and John Roe": personNames); article:author, an OpenGraph
+ * array, names every author of its repeated tags, other keys keep their last tag; a site name
+ * loses its tagline.
  */
 export function metaCandidates(values: MetaValues, predicate: MetaPredicate): MetaCandidate[] {
   const out: MetaCandidate[] = [];
   for (const [key, confidence] of META_SOURCES[predicate]) {
-    const value = predicate === 'author' ? authorValue(key === 'article:author' ? values.all(key) : values.all(key).slice(-1))
-      : predicate === 'site_name' ? siteNameValue(values.get(key)) : values.get(key);
+    if (predicate === 'author') {
+      const lines = authorLines(key === 'article:author' ? values.all(key) : values.all(key).slice(-1));
+      if (lines.length > 0) out.push({ value: lines.join(', '), names: [...new Set(lines.flatMap(personNames))], key, confidence });
+      continue;
+    }
+    const value = predicate === 'site_name' ? siteNameValue(values.get(key)) : values.get(key);
     if (value === undefined || value === null) continue;
     out.push({ value, key, confidence });
   }
   return out;
 }
 
-function authorValue(all: string[]): string | null {
-  const names = [...new Set(all.map((value) => cleanByline(value, 500)).filter((name): name is string => name !== null))];
-  return names.length === 0 ? null : names.join(', ');
+function authorLines(all: string[]): string[] {
+  return [...new Set(all.map((value) => cleanByline(value, 500)).filter((line): line is string => line !== null))];
 }
 
 function siteNameValue(value: string | undefined): string | null {

@@ -29,3 +29,8 @@ export function dateList(values: ReadonlyArray<unknown>): { values: string[]; di
   const dates = values.map(normalizeDateTime).filter((d): d is DateValue => d !== null);
   return { values: dates.map((d) => d.value), displays: dates.map((d) => d.display) };
 }
+
+/** The items of comma-separated texts, as keywords are written ("owls, night" -> ["owls", "night"]); empty items are left out. */
+export function commaItems(texts: ReadonlyArray<string>): string[] {
+  return texts.flatMap((text) => text.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+}

@@ -3,7 +3,7 @@ import type { ProvenanceMethod } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, parseAmount, schemaTerm, urlKey } from './normalize.js';
-import { listValue } from './multi-value.js';
+import { commaItems, listValue } from './multi-value.js';
 import { lookup } from './record-values.js';
 import {
   addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, textValues, typesOf, urlValue, urlValues, type EntityContext,
@@ -114,8 +114,7 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (CATEGORY_PROPERTIES.includes(key)) {
       mapCategories(value, subject, subjectName, ctx);
     } else if (key === 'keywords') {
-      const words = asList(value).flatMap((v) => (textValue(v) ?? '').split(',')).map((w) => w.trim()).filter((w) => w !== '');
-      addListFact(ctx, subject, subjectName, 'keywords', words);
+      addListFact(ctx, subject, subjectName, 'keywords', commaItems(asList(value).map((v) => textValue(v) ?? '')));
     } else if (urlPredicate !== undefined) {
       addListFact(ctx, subject, subjectName, urlPredicate, urlValues(value, ctx.baseUrl));
     } else if (key === 'identifier') {

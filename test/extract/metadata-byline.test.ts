@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ItemContribution } from '../../src/extract/contribution.js';
 import { extractItem } from '../../src/extract/index.js';
 import { cleanByline } from '../../src/extract/byline.js';
-import { CHECKSUM, RECEIVED, factsOf, site } from './helpers.js';
+import { CHECKSUM, RECEIVED, factsOf, relsOf, site } from './helpers.js';
 
 /** The page's author as the graph store would keep it: the survivor of the author candidates (provenance, then confidence). */
 const RANK: Record<string, number> = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3 };
@@ -10,8 +10,9 @@ function authorOf(c: ItemContribution): unknown {
   const best = [...factsOf(c, 'author')].sort((a, b) => RANK[a.provenanceMethod]! - RANK[b.provenanceMethod]! || b.confidence - a.confidence)[0];
   return best === undefined ? null : best.display ?? best.value;
 }
-const author = (head: string, body: string): unknown =>
-  authorOf(extractItem({ type: 'page', id: 'p', url: 'https://shop.example/owls', html: `<!DOCTYPE html><html><head><title>Owls at night in the forest</title>${head}</head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED }));
+const page = (head: string, body: string): ItemContribution =>
+  extractItem({ type: 'page', id: 'p', url: 'https://shop.example/owls', html: `<!DOCTYPE html><html><head><title>Owls at night in the forest</title>${head}</head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+const author = (head: string, body: string): unknown => authorOf(page(head, body));
 const text = '<p>Owls hunt mostly at night, and their soft feathers let them fly almost without a sound.</p>';
 
 describe('byline elements', () => {
@@ -41,8 +42,13 @@ describe('byline elements', () => {
     expect(author('', `<article><h1>Owls</h1><div class="byline"><em>Last Updated:</em> January 7, 2025</div>${text}</article>`)).toBeNull();
   });
 
-  it('keeps every author of a byline that links several, as written', () => {
-    expect(author('', `<article><h1>Owls</h1><p class="byline">By <a rel="author" href="/jane">Jane Roe</a> and <a rel="author" href="/john">John Doe</a></p>${text}</article>`)).toBe('Jane Roe and John Doe');
+  it('keeps every author of a byline that links several, as written, each one value and one Person', () => {
+    const body = `<article><h1>Owls</h1><p class="byline">By <a rel="author" href="/jane">Jane Roe</a> and <a rel="author" href="/john">John Doe</a></p>${text}</article>`;
+    expect(author('', body)).toBe('Jane Roe and John Doe');
+    const c = page('', body);
+    expect(factsOf(c, 'author').map((f) => f.value)).toEqual([{ values: ['Jane Roe', 'John Doe'] }]);
+    expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Jane Roe', 'John Doe']);
+    expect(relsOf(c, 'authored_by').map((r) => r.to).sort()).toEqual(['Person:jane roe', 'Person:john doe']);
   });
 
   it('never takes a commenter or a related story\'s author, but reads a byline in a "content has-sidebar" wrapper', () => {
@@ -125,7 +131,21 @@ describe('authors in head metadata', () => {
   });
 
   it('names every author of a repeated article:author tag, skipping urls', () => {
-    expect(author('<meta property="article:author" content="Jane Roe"><meta property="article:author" content="https://shop.example/john"><meta property="article:author" content="John Doe">', text)).toBe('Jane Roe, John Doe');
+    const head = '<meta property="article:author" content="Jane Roe"><meta property="article:author" content="https://shop.example/john"><meta property="article:author" content="John Doe">';
+    expect(author(head, text)).toBe('Jane Roe, John Doe');
+    expect(factsOf(page(head, text), 'author').map((f) => f.value)).toEqual([{ values: ['Jane Roe', 'John Doe'] }]);
+  });
+
+  it('keeps the keywords of a meta tag as one fact of {"values": [...]}, as JSON-LD keywords', () => {
+    expect(factsOf(page('<meta name="keywords" content="owls, night ,birds">', text), 'keywords').map((f) => [f.value, f.display]))
+      .toEqual([[{ values: ['owls', 'night', 'birds'] }, 'owls, night, birds']]);
+  });
+
+  it('makes one Person of each author a meta tag lists, and one of a name written surname first', () => {
+    const persons = (head: string) => page(head, text).entities.filter((e) => e.type === 'Person').map((e) => e.name).sort();
+    expect(persons('<meta name="author" content="Jane Roe and John Doe">')).toEqual(['Jane Roe', 'John Doe']);
+    expect(persons('<meta name="author" content="Jane Roe, John Doe">')).toEqual(['Jane Roe', 'John Doe']);
+    expect(persons('<meta name="author" content="Roe, Jane">')).toEqual(['Roe, Jane']);
   });
 
   it('prefers dc:creator, then author, then parsely-author, then article:author (Readability\'s order)', () => {

@@ -55,6 +55,14 @@ describe('cms fields, json sub-schemas and field mappings', () => {
     expect(factOf(c, 'color', 'cms_field')?.value).toBe('blue');
     expect(factOf(c, 'date_modified', 'cms_field')?.value).toBe('2026-01-10T08:00:00Z');
   });
+  it('keeps a field of several values as one fact of {"values": [...]}, one value as a plain value', () => {
+    expect(factOf(c, 'tag', 'cms_field')).toMatchObject({ value: { values: ['News', 'Lamps'] }, display: 'News, Lamps' });
+    expect(factOf(c, 'category', 'cms_field')?.value).toBe('Blog');
+    expect(factOf(c, 'author', 'cms_field')?.value).toBe('Jane Doe');
+    const several = extractItem({ ...item, json: { author: [{ name: 'Jane Doe' }, { name: 'John Roe' }], seo: { keywords: 'lamps, brass' } } }, site, { receivedAt: RECEIVED });
+    expect(factOf(several, 'author', 'cms_field')).toMatchObject({ value: { values: ['Jane Doe', 'John Roe'] }, display: 'Jane Doe, John Roe' });
+    expect(factOf(several, 'keywords', 'cms_field')?.value).toEqual({ values: ['lamps', 'brass'] });
+  });
   it('chunks plain text and mapped text with heading paths and mentions', () => {
     expect(c.chunks.map((ch) => [ch.headingPath, ch.text])).toEqual([
       [['Intro'], 'First paragraph mentions Jane Doe.'],
