@@ -5,7 +5,9 @@
 // content.ingest jobs, then compiled and published to the fs target (POST /v1/websites/:id/publish)
 // and read back live from the daemon (GET {node_base_url}/{domain}/manifest.json). Reports the
 // wall time of each stage from the first push, items/s from first push to graph complete (compare
-// with bench/graph.mjs's pipeline) and from first push to live node.
+// with bench/graph.mjs's pipeline) and from first push to live node, and the CPU each stage used
+// (the machine's and the daemon's, cores busy on average), with the items/s the daemon's CPU
+// work would allow if every core were busy the whole time: what more threads alone could reach.
 // Then the same 10,000 items are pushed again unchanged (every one skipped, unchanged_checksum),
 // three times, alternating with a raw baseline fed the same signed bodies: a plain node:http
 // server that hashes (sha256) and parses each body and answers; the fastest of each is reported
@@ -15,7 +17,7 @@
 import { execFileSync, fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +50,57 @@ function baselineServer() {
     });
   });
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+}
+
+/** The unit of /proc/<pid>/stat's times (function declarations are hoisted: main() runs above). */
+function clockTicksPerSecond() {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/**
+ * CPU time used so far, in ms: by the whole machine (every core, os.cpus()), by the daemon (all
+ * its threads: /proc/<pid>/stat, Linux only, else null) and by this process (pushing, polling).
+ */
+function cpuSnapshot(daemonPid, ticksPerSecond) {
+  const machine = cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
+  let daemon = null;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${daemonPid}/stat`, 'utf8').split(') ')[1].split(' ');
+    daemon = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch { /* not Linux */ }
+  const own = process.cpuUsage();
+  return { machine, daemon, bench: (own.user + own.system) / 1000 };
+}
+
+/**
+ * CPU per stage and from first push to live node: how many cores were busy on average, and the
+ * wall time the same CPU work would take with every core busy the whole time (CPU / cores), the
+ * bound that spreading this work over more threads cannot pass.
+ */
+function cpuReport(snapshots, stages, rate) {
+  const cores = cpus().length;
+  const used = (from, to, key) => (snapshots[to][key] === null ? null : Math.round(snapshots[to][key] - snapshots[from][key]));
+  const perStage = Object.fromEntries(stages.map(([name, wallMs], i) => {
+    const machine = used(i, i + 1, 'machine');
+    return [name, { wall_ms: Math.round(wallMs), machine_cpu_ms: machine, daemon_cpu_ms: used(i, i + 1, 'daemon'), cores_busy: +(machine / wallMs).toFixed(2) }];
+  }));
+  const last = snapshots.length - 1;
+  const wallMs = stages.reduce((sum, [, ms]) => sum + ms, 0);
+  const machine = used(0, last, 'machine');
+  const daemon = used(0, last, 'daemon');
+  const allCoresMs = Math.round((daemon ?? machine) / cores);
+  return {
+    cores, stages: perStage,
+    first_push_to_live: {
+      machine_cpu_ms: machine, daemon_cpu_ms: daemon, bench_cpu_ms: used(0, last, 'bench'), cores_busy: +(machine / wallMs).toFixed(2),
+      daemon_cpu_on_every_core_ms: allCoresMs, items_per_s_if_every_core_were_busy: rate(allCoresMs),
+    },
+  };
 }
 
 function nodectl(dataDir, args) {
@@ -106,9 +159,12 @@ async function main() {
     };
 
     // 1. Push, 2. content.ingest (the daemon's jobs run while the pushes go on), 3. publish, 4. live.
+    const ticks = clockTicksPerSecond();
+    const cpuAt = [cpuSnapshot(daemon.child.pid, ticks)];
     const t0 = performance.now();
     const pushed = await sendAll(bodies, sendSigned);
     const pushMs = performance.now() - t0;
+    cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
     // The graph file exists once the first batch is accepted. Done when no raw item is pending
     // (raw_items_pending, a partial index: the poll must not read the bodies).
     const graph = new Database(graphDbPath(dataDirLayout(dataDir), site.id), { readonly: true, fileMustExist: true });
@@ -116,6 +172,7 @@ async function main() {
     while (pendingCount.get() > 0) await new Promise((r) => setTimeout(r, 50));
     const state = graph.prepare(`SELECT SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`).get();
     const ingestedMs = performance.now() - t0;
+    cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
     const published = await request(`${daemon.url}/v1/websites/${site.id}/publish`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${apiKey}` } });
     const publishEnvelope = await published.body.json();
     if (published.statusCode !== 200) throw new Error(`publish answered ${published.statusCode}: ${JSON.stringify(publishEnvelope)}`);
@@ -126,6 +183,7 @@ async function main() {
       throw new Error(`the live manifest (${manifestRes.statusCode}, ${manifest.node_version}) is not the published version ${publishEnvelope.data.versionUlid}`);
     }
     const liveMs = performance.now() - t0;
+    cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
 
     // The same items again, unchanged, alternating with the raw baseline on the same bodies, REPUSH_REPS times: the fastest of each.
     const baseline = fork(fileURLToPath(import.meta.url), ['--baseline-server'], { stdio: 'inherit' });
@@ -163,6 +221,7 @@ async function main() {
       push_items_per_s: rate(pushMs),
       graph_items_per_s: rate(ingestedMs),
       end_to_end_items_per_s: rate(liveMs),
+      cpu: cpuReport(cpuAt, [['push', pushMs], ['ingest_after_push', ingestedMs - pushMs], ['publish_and_live_read', liveMs - ingestedMs]], rate),
       unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs), all_wall_ms: repushes.map(Math.round) },
       raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs), all_wall_ms: baselines.map(Math.round) },
       ratio_repush_vs_baseline: +(baselineMs / repushMs).toFixed(2),
