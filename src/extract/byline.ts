@@ -67,6 +67,31 @@ export function readByline(el: Element, textOf: (node: AnyNode) => string): stri
   return cleanByline(text);
 }
 
+/**
+ * The people a byline links, by name (as cleanByline reads the link's text): "By <a
+ * href="/people/jane">Jane Roe</a>" links Jane Roe to /people/jane. A link whose text is no name
+ * ("Follow", a date) and a href two names share link nobody.
+ */
+export function bylineLinks(el: Element, textOf: (node: AnyNode) => string): Map<string, string> {
+  const links = new Map<string, string>();
+  const hrefs = new Map<string, number>();
+  const visit = (a: Element): void => {
+    const href = a.name === 'a' ? a.attribs.href?.trim() : undefined;
+    if (href === undefined || href === '') return;
+    const name = cleanByline(textOf(a));
+    if (name === null || links.has(name)) return;
+    links.set(name, href);
+    hrefs.set(href, (hrefs.get(href) ?? 0) + 1);
+  };
+  visit(el);
+  forEachDescendant(el, (child) => {
+    visit(child);
+    return false;
+  });
+  for (const [name, href] of links) if (hrefs.get(href)! > 1) links.delete(name);
+  return links;
+}
+
 /** The first element below `root` (document order) that `test` accepts. */
 function firstDescendant(root: Element, test: (el: Element) => boolean): Element | null {
   let found: Element | null = null;

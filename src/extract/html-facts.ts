@@ -2,13 +2,14 @@ import type { EntityRef, ProvenanceMethod } from './contribution.js';
 import type { IngestItem } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
-import type { HtmlScan } from './html-document.js';
+import { textOf, type HtmlScan } from './html-document.js';
+import { bylineLinks } from './byline.js';
 import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
 import { commaItems, listValue, type ListValue } from './multi-value.js';
 import { personNames } from './person-names.js';
-import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, parseAmount, unescapeHtml } from './normalize.js';
+import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, parseAmount, unescapeHtml, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
 import { hostOf, siteNameFromTitle } from './site-name.js';
@@ -149,7 +150,8 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (byline !== null && builder.bestFact(primary, 'author') === undefined) {
     const names = personNames(byline);
     listFact('author', names, C.bylineElement, 'text_extraction', byline);
-    for (const person of names) addAuthor(builder, primary, person, 'text_extraction', C.bylineElement);
+    const links = bylineLinks(scan.bylineElement!, textOf);
+    for (const person of names) addAuthor(builder, primary, person, 'text_extraction', C.bylineElement, authorPageKey(links.get(person), input.baseUrl, primary));
   }
 
   const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, scan.bylineElement);
@@ -181,8 +183,20 @@ function unnamedLabelsWarning(labels: string[]): string {
   return `predicate.dropped: ${labels.length} key/value row(s) skipped, their label has no snake_case predicate form (${shown}${labels.length > 3 ? ', ...' : ''})`;
 }
 
-function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: 'seo_meta' | 'text_extraction', confidence: number): void {
-  const ref = builder.addEntity({ type: 'Person', canonicalKey: nameKey(name), name, provenance, confidence, importance: 3 });
+/**
+ * The urlKey of the page a byline links for its author, which identifies the person as a
+ * schema.org url does (docs/extraction.md "Identity"); null for no link, the page itself or a
+ * website's root (a link home names no one person: two authors linking it would become one).
+ */
+function authorPageKey(href: string | undefined, baseUrl: string, item: EntityRef): string | null {
+  const url = href === undefined ? null : absoluteUrl(href, baseUrl);
+  const key = url === null ? null : urlKey(url);
+  if (key === null || key === item.canonicalKey || key === urlKey(baseUrl) || new URL(key).pathname === '/') return null;
+  return key;
+}
+
+function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: 'seo_meta' | 'text_extraction', confidence: number, url: string | null = null): void {
+  const ref = builder.addEntity({ type: 'Person', canonicalKey: url ?? nameKey(name), name, provenance, confidence, importance: 3 });
   builder.addRelationship(subject, 'authored_by', ref, provenance, confidence);
 }
 

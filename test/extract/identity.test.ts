@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ItemContribution } from '../../src/extract/contribution.js';
 import { identityType, mostSpecificType, typeFamily } from '../../src/extract/identity.js';
-import { extractPage, factOf, relsOf } from './helpers.js';
+import { extractItem } from '../../src/extract/index.js';
+import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
+import { CHECKSUM, RECEIVED, extractPage, factOf, relsOf, site } from './helpers.js';
 
 /** Issue 18, entity identity (docs/contract.md#entity-identity): url and sameAs first, then the type's natural key. */
 
@@ -73,5 +75,39 @@ describe('type families', () => {
     expect(mostSpecificType(['Event', 'MusicEvent'])).toBe('MusicEvent');
     expect(mostSpecificType(['Festival', 'Event'])).toBe('Festival');
     expect(mostSpecificType(['Event'])).toBe('Event');
+  });
+});
+
+describe('a byline that links its author', () => {
+  const text = '<p>Owls hunt mostly at night, and their soft feathers let them fly almost without a sound.</p>';
+  const post = (byline: string, url = 'https://shop.example/notes/owls') =>
+    ({ type: 'page' as const, id: url, url, html: `<html><head><title>Owls at night</title></head><body><article><h1>Owls at night</h1>${byline}${text}</article></body></html>`, checksum: CHECKSUM });
+  const people = (byline: string) => extractItem(post(byline), site, { receivedAt: RECEIVED }).entities.filter((e) => e.type === 'Person').map((e) => [e.name, e.canonicalKey]);
+
+  it('keys the person by the linked page, so the author of a post and their profile page are one Person', () => {
+    const profile = {
+      type: 'page' as const, id: 'jane', url: 'https://shop.example/people/jane', checksum: CHECKSUM,
+      html: `<html><head><title>Jane Roe</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Person', name: 'Jane Roe', url: 'https://shop.example/people/jane', jobTitle: 'Bird warden' })}</script></head><body><h1>Jane Roe</h1>${text}</body></html>`,
+    };
+    const byline = '<p class="byline">By <a rel="author" href="/people/jane">Jane Roe</a></p>';
+    expect(people(byline)).toEqual([['Jane Roe', 'https://shop.example/people/jane']]);
+    const graph = buildGraphFromItems([post(byline), profile], site, { receivedAt: RECEIVED });
+    try {
+      expect(graph.db.prepare(`SELECT name, canonical_key FROM entities WHERE type = 'Person'`).all()).toEqual([{ name: 'Jane Roe', canonical_key: 'https://shop.example/people/jane' }]);
+    } finally {
+      graph.close();
+    }
+  });
+
+  it('links each of several authors to their own page, and an author link in a class-marked byline too', () => {
+    expect(people('<p class="byline">By <a href="/people/jane">Jane Roe</a> and <a href="/people/john">John Doe</a></p>'))
+      .toEqual([['Jane Roe', 'https://shop.example/people/jane'], ['John Doe', 'https://shop.example/people/john']]);
+    expect(people('<span class="author"><a href="/author/jane-roe/">Jane Roe</a></span>')).toEqual([['Jane Roe', 'https://shop.example/author/jane-roe']]);
+  });
+
+  it('keys by name when the link is the website\'s root, the post itself, or a page two authors share', () => {
+    expect(people('<p class="byline">By <a href="/">Jane Roe</a></p>')).toEqual([['Jane Roe', 'jane roe']]);
+    expect(people('<p class="byline">By <a href="https://shop.example/notes/owls">Jane Roe</a></p>')).toEqual([['Jane Roe', 'jane roe']]);
+    expect(people('<p class="byline">By <a href="/staff">Jane Roe</a> and <a href="/staff">John Doe</a></p>')).toEqual([['Jane Roe', 'jane roe'], ['John Doe', 'john doe']]);
   });
 });

@@ -48,7 +48,7 @@ describe('byline elements', () => {
     const c = page('', body);
     expect(factsOf(c, 'author').map((f) => f.value)).toEqual([{ values: ['Jane Roe', 'John Doe'] }]);
     expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Jane Roe', 'John Doe']);
-    expect(relsOf(c, 'authored_by').map((r) => r.to).sort()).toEqual(['Person:jane roe', 'Person:john doe']);
+    expect(relsOf(c, 'authored_by').map((r) => r.to).sort()).toEqual(['Person:https://shop.example/jane', 'Person:https://shop.example/john']);
   });
 
   it('never takes a commenter or a related story\'s author, but reads a byline in a "content has-sidebar" wrapper', () => {
