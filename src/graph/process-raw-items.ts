@@ -8,6 +8,7 @@ import { describeError, extractRows, type ExtractOutcome, type RawRow } from './
 import type { ExtractionPool } from './extraction-pool.js';
 import { emptySearchTouched, mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements } from './statements.js';
+import { WriteQueue } from './write-queue.js';
 
 export interface ProcessRawItemsOptions {
   /** The website's field mappings, passed to the extractor. Default none. */
@@ -56,7 +57,8 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
 
 /**
  * processRawItems with extraction in worker threads: while this thread writes batch n, the pool
- * extracts the next ones. The workers read the pending rows themselves from the graph file (this
+ * extracts the next ones. Batches are written through the database's write queue, which merges
+ * those that wait at once (this run's and other runs' on the same graph) into one transaction. The workers read the pending rows themselves from the graph file (this
  * thread then never reads the bodies nor copies them over); a database without a file sends them.
  * The rows are checked again when their batch is written: a row updated or tombstoned meanwhile
  * (its raw_content_id changes or it is no longer pending) is skipped, as if it had not been
@@ -78,19 +80,57 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
     return { batch, extraction: extraction.catch(() => null) };
   };
   const inFlight = batches.slice(0, options.pool.size + 1).map(start);
-  for (let next = inFlight.length; inFlight.length > 0; next++) {
+  const queue = writeQueueOf(db);
+  const writes: Array<Promise<void>> = [];
+  let failure: { error: unknown } | undefined;
+  for (let next = inFlight.length; inFlight.length > 0 && failure === undefined; next++) {
     const { batch, extraction } = inFlight.shift()!;
     const done = await extraction;
     const rows = done?.rows ?? readPending(db, batch);
     const extracted = done?.outcomes ?? extractRows(rows, site, mappings);
     if (next < batches.length) inFlight.push(start(batches[next]!));
-    writeBatch(db, () => {
+    const written = queue.write(batch.length, () => {
+      const part = emptyResult();
       const stillPending = new Set(graphStatements(db).pendingIds.all(JSON.stringify(batch)) as string[]);
       const current = rows.flatMap((row, i) => (stillPending.has(row.raw_content_id) ? [[row, extracted[i]!] as const] : []));
-      commitBatch(db, site, batch, current.map(([row]) => row), current.map(([, outcome]) => outcome), options, result);
+      commitBatch(db, site, batch, current.map(([row]) => row), current.map(([, outcome]) => outcome), options, part);
+      return part;
     });
+    // Results are added in batch order (the queue writes in submission order); the first error ends the run once its writes settle.
+    writes.push(written.then((part) => addResult(result, part), (error: unknown) => void (failure ??= { error })));
+    if (writes.length > WRITES_AHEAD) await writes[writes.length - 1 - WRITES_AHEAD];
   }
+  await Promise.all(writes);
+  if (failure !== undefined) throw failure.error;
   return result;
+}
+
+/**
+ * Batches of one run that may wait for the writer at once: enough for the write queue to merge
+ * them into one transaction, few enough that extraction running ahead of a slow writer holds a
+ * bounded number of extracted batches.
+ */
+const WRITES_AHEAD = 3;
+
+const writeQueues = new WeakMap<Db, WriteQueue>();
+
+/** The database's write queue: every content.ingest run of a website shares one, so their batches merge. */
+export function writeQueueOf(db: Db): WriteQueue {
+  let queue = writeQueues.get(db);
+  if (queue === undefined) {
+    queue = new WriteQueue((writes) => writeBatch(db, writes));
+    writeQueues.set(db, queue);
+  }
+  return queue;
+}
+
+function addResult(total: ProcessRawItemsResult, part: ProcessRawItemsResult): void {
+  total.processed += part.processed;
+  total.failed += part.failed;
+  total.skipped += part.skipped;
+  total.failures.push(...part.failures);
+  total.warned += part.warned;
+  total.warnings.push(...part.warnings.slice(0, WARNED_LISTED - total.warnings.length));
 }
 
 /** Refreshes source trust (it changes with verification) and splits the ids into write batches. */

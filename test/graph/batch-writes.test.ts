@@ -4,7 +4,7 @@ import type { IngestItem } from '../../src/contract/ingest-item.js';
 import { applyContribution, applyContributions } from '../../src/graph/apply-contribution.js';
 import { setEditorial } from '../../src/graph/editorial.js';
 import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
-import { processRawItems, processRawItemsConcurrently } from '../../src/graph/process-raw-items.js';
+import { processRawItems, processRawItemsConcurrently, writeQueueOf } from '../../src/graph/process-raw-items.js';
 import { writeRawItems } from '../../src/graph/raw-items.js';
 import { removeItem } from '../../src/graph/remove-item.js';
 import { emptySearchTouched, refreshSearchDocs } from '../../src/graph/search-docs.js';
@@ -138,6 +138,33 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
       expect(inWorkers.db.prepare(`SELECT state FROM raw_items WHERE item_id = '3'`).pluck().get()).toBe('pending');
       expect(await processRawItemsConcurrently(inWorkers.db, site, [newer!], { now: RECEIVED, pool })).toMatchObject({ processed: 1 });
       expect(inWorkers.db.prepare(`SELECT value FROM fact_candidates WHERE item_key = 'product:3' AND predicate = 'price'`).pluck().get()).toBe('13.2');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('two runs on one graph at once (two content.ingest jobs of a website) share its write queue and make the same graph and results as one after the other', async () => {
+    const [sequential, together] = [graph(), graph()];
+    const items = Array.from({ length: 24 }, (_, i) => page(i, 0));
+    const [first, second] = [items.slice(0, 12), items.slice(12)];
+    const expected = [processRawItems(sequential.db, site, pending(sequential.db, first), { now: RECEIVED, batchSize: 4 }),
+      processRawItems(sequential.db, site, pending(sequential.db, second), { now: RECEIVED, batchSize: 4 })];
+    const [a, b] = [pending(together.db, first), pending(together.db, second)];
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    try {
+      await pool.extract(site, [], []); // the worker started
+      // A long write first, as a large batch of another job would be: the runs' first batches are extracted meanwhile and wait for the writer together.
+      const queue = writeQueueOf(together.db);
+      void queue.write(1, () => {
+        for (const end = Date.now() + 300; Date.now() < end;);
+      });
+      const results = await Promise.all([processRawItemsConcurrently(together.db, site, a, { now: RECEIVED, batchSize: 4, pool }),
+        processRawItemsConcurrently(together.db, site, b, { now: RECEIVED, batchSize: 4, pool })]);
+      expect(results).toEqual(expected);
+      expect(tables(together.db)).toEqual(tables(sequential.db));
+      // The long write and six batches in fewer transactions: batches that waited at once were written together.
+      expect(queue.stats.writes).toBe(7);
+      expect(queue.stats.transactions).toBeLessThan(6);
     } finally {
       await pool.close();
     }

@@ -169,7 +169,7 @@ describe('job lanes', () => {
 
 describe('lane settings', () => {
   it('default to ingest 2, publish 1, delivery 4, maintenance 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
-    expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({ ingest: 2, publish: 1, delivery: 4, maintenance: 1 });
+    expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({ ingest: 4, publish: 1, delivery: 4, maintenance: 1 });
     const env = { NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3', NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2', NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8', NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2' };
     expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({ ingest: 3, publish: 2, delivery: 8, maintenance: 2 });
     expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(/jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/);
