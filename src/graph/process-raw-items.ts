@@ -58,8 +58,9 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
 /**
  * processRawItems with extraction in worker threads: while this thread writes batch n, the pool
  * extracts the next ones. Batches are written through the database's write queue, which merges
- * those that wait at once (this run's and other runs' on the same graph) into one transaction. The workers read the pending rows themselves from the graph file (this
- * thread then never reads the bodies nor copies them over); a database without a file sends them.
+ * those that wait at once (this run's and other runs' on the same graph) into one transaction.
+ * The workers read the pending rows themselves from the graph file (this thread then never reads
+ * the bodies nor copies them over); a database without a file sends them.
  * The rows are checked again when their batch is written: a row updated or tombstoned meanwhile
  * (its raw_content_id changes or it is no longer pending) is skipped, as if it had not been
  * pending. Same graph as processRawItems.
