@@ -20,7 +20,7 @@ const TEXT_PROPERTIES: Record<string, string> = {
   alternativeHeadline: 'alternative_headline', areaServed: 'area_served', award: 'award', color: 'color', description: 'description',
   duration: 'duration', email: 'email', faxNumber: 'fax_number', genre: 'genre', gtin: 'gtin', gtin12: 'gtin', gtin13: 'gtin',
   gtin14: 'gtin', gtin8: 'gtin', headline: 'headline', inLanguage: 'in_language', isbn: 'isbn', jobTitle: 'job_title',
-  material: 'material', model: 'model', mpn: 'mpn', priceRange: 'price_range', servesCuisine: 'cuisine', serviceType: 'service_type',
+  material: 'material', model: 'model', mpn: 'mpn', pattern: 'pattern', priceRange: 'price_range', productGroupID: 'product_group_id', size: 'size', servesCuisine: 'cuisine', serviceType: 'service_type',
   sku: 'sku', telephone: 'telephone', typicalAgeRange: 'typical_age_range', reviewBody: 'review_body', isbn10: 'isbn', isbn13: 'isbn',
   alternateName: 'alternate_name',
 };
@@ -48,6 +48,8 @@ const LINK_PROPERTIES: Record<string, Link> = {
   subEvent: { rel: 'has_sub_event', predicate: 'sub_event', type: 'Event' },
   subEvents: { rel: 'has_sub_event', predicate: 'sub_event', type: 'Event' },
   workPerformed: { rel: 'performs_work', predicate: 'work_performed', type: 'CreativeWork' },
+  hasVariant: { rel: 'has_variant', predicate: 'variant', type: 'Product' },
+  isVariantOf: { rel: 'variant_of', predicate: 'variant_of', type: 'ProductGroup' },
   track: { rel: 'has_track', predicate: 'track', type: 'MusicRecording' },
   tracks: { rel: 'has_track', predicate: 'track', type: 'MusicRecording' },
 };
@@ -161,6 +163,7 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
       const address = addressValue(resolveRef(entity.node.address, ctx.byId));
       if (address !== null && address !== label) label = `${label}, ${address}`;
     }
+    if (link.predicate === 'variant' && entity.node !== null) label = variantLabel(entity.name, entity.node);
     if (!names.includes(label)) names.push(label);
     if (entity.ref !== ctx.siteRef) {
       ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
@@ -169,6 +172,16 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
     if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
   }
   addListFact(ctx, subject, subjectName, link.predicate, names);
+}
+
+/** Variants often share their group's name: "Tee (M, blue)" names one by what sets it apart (else its sku). */
+function variantLabel(name: string, node: SchemaNode): string {
+  const traits = ['size', 'color', 'pattern', 'material'].map((key) => textValue(asList(node[key])[0])).filter((t): t is string => t !== null);
+  if (traits.length === 0) {
+    const sku = textValue(asList(node.sku)[0]);
+    if (sku !== null) traits.push(sku);
+  }
+  return traits.length === 0 ? name : `${name} (${traits.join(', ')})`;
 }
 
 /**

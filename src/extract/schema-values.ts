@@ -239,9 +239,21 @@ const CREATIVE_WORK = /Article|Posting|Work|Page|Book|Movie|Recording|Album|Reci
  * place, a Place (any subtype, or a thing of no family that states an address or geo) its
  * address, else its coordinates.
  */
-function keyParts(type: string, node: SchemaNode, ctx: EntityContext, withLocation: boolean): { family: 'Event' | 'Place' | null; parts: Record<string, string> } {
+/** A product's own identifiers, most global first: what tells apart variants of one name (sizes, colours). */
+const PRODUCT_IDS = ['gtin14', 'gtin13', 'gtin12', 'gtin8', 'gtin', 'isbn', 'sku', 'mpn'] as const;
+
+function keyParts(type: string, node: SchemaNode, ctx: EntityContext, withLocation: boolean): { family: 'Event' | 'Place' | 'Product' | null; parts: Record<string, string> } {
   const parts: Record<string, string> = {};
   const family = typeFamily(type);
+  if (family === 'Product') {
+    for (const property of PRODUCT_IDS) {
+      const id = textValue(asList(node[property])[0]);
+      if (id === null) continue;
+      parts.id = `${property.startsWith('gtin') ? 'gtin' : property}:${id.toLowerCase()}`;
+      break;
+    }
+    return { family: 'Product', parts };
+  }
   if (family === 'Event') {
     const start = normalizeDate(textValue(node.startDate));
     const location = withLocation ? locationKey(asList(node.location)[0], ctx) : null;
@@ -267,11 +279,13 @@ function keyParts(type: string, node: SchemaNode, ctx: EntityContext, withLocati
  * How a thing without an identity url is keyed (docs/extraction.md "Entities and canonical
  * keys"): an Event by name, start date and place ("<name> @ <start> @ <place key>"), a Place by
  * name and address ("<name>, <address>"), else name and coordinates ("<name>, geo:<lat>,<lon>"),
+ * a Product by name and its first identifier ("<name> # gtin:<gtin>", else its isbn, sku or mpn),
  * anything else by name.
  */
 function naturalKey(name: string, type: string, node: SchemaNode, ctx: EntityContext, withLocation: boolean): string {
   const { family, parts } = keyParts(type, node, ctx, withLocation);
   if (family === 'Event') return [nameKey(name), parts.start, parts.location].filter((p) => p !== undefined).join(' @ ');
+  if (family === 'Product' && parts.id !== undefined) return `${nameKey(name)} # ${parts.id}`;
   if (family === 'Place') {
     if (parts.address !== undefined && parts.address !== nameKey(name)) return `${nameKey(name)}, ${parts.address}`;
     if (parts.geo !== undefined) return `${nameKey(name)}, ${parts.geo}`;

@@ -284,6 +284,32 @@ describe('several offers (offers.html)', () => {
   });
 });
 
+describe('product variants (product-variants.html)', () => {
+  const c = extractPage('product-variants.html', 'product', 'https://shop.example/p/harbour-tee');
+  const group = { type: 'ProductGroup', canonicalKey: 'https://shop.example/p/harbour-tee' };
+  const small = { type: 'Product', canonicalKey: 'harbour tee # sku:ht-01-s-navy' };
+  const medium = { type: 'Product', canonicalKey: 'harbour tee # sku:ht-01-m-navy' };
+  const xl = { type: 'Product', canonicalKey: 'https://shop.example/p/harbour-tee?size=xl' };
+
+  it('bug: hasVariant was dropped with every size, colour and price; now each variant is a Product the group has_variant, with its own facts', () => {
+    expect(c.primaryEntity).toEqual(group);
+    expect(c.entities.filter((e) => e.type === 'Product').map((e) => e.canonicalKey).sort()).toEqual([small.canonicalKey, medium.canonicalKey, xl.canonicalKey].sort());
+    expect(relsOf(c, 'has_variant').map((r) => r.to).sort()).toEqual([`Product:${small.canonicalKey}`, `Product:${medium.canonicalKey}`, `Product:${xl.canonicalKey}`].sort());
+    expect([small, medium, xl].map((v) => [factOf(c, 'size', 'schema_org', v)?.value, factOf(c, 'color', 'schema_org', v)?.value, factOf(c, 'price', 'schema_org', v)?.value, factOf(c, 'availability', 'schema_org', v)?.value]))
+      .toEqual([['S', 'navy', 24, 'InStock'], ['M', 'navy', 24, 'OutOfStock'], ['XL', 'sand', 27.5, 'InStock']]);
+    expect(factOf(c, 'variant', 'schema_org')).toMatchObject({ value: { values: ['Harbour Tee (S, navy)', 'Harbour Tee (M, navy)', 'Harbour Tee (XL, sand)'] } });
+    expect(factOf(c, 'product_group_id', 'schema_org')?.value).toBe('HT-01');
+  });
+
+  it('variants of one name without a url are told apart by their first identifier (gtin, isbn, sku, mpn), not merged by name', () => {
+    expect(factOf(c, 'sku', 'schema_org', small)?.value).toBe('HT-01-S-NAVY');
+    expect(factOf(c, 'gtin', 'schema_org', xl)?.value).toBe('4006381333931');
+    const withoutIds = extractItem({ type: 'page', id: 'x', url: 'https://shop.example/gift', checksum: CHECKSUM, html: `<html><head><title>Gift</title><script type="application/ld+json">${JSON.stringify({
+      '@context': 'https://schema.org', '@type': 'ItemList', name: 'Gift ideas', itemListElement: [{ '@type': 'Product', name: 'Harbour Tee' }, { '@type': 'Product', name: 'Harbour Tee', gtin13: '4006381333931' }] })}</script></head><body><p>Gifts.</p></body></html>` }, site, { receivedAt: RECEIVED });
+    expect(withoutIds.entities.filter((e) => e.type === 'Product').map((e) => e.canonicalKey).sort()).toEqual(['harbour tee', 'harbour tee # gtin:4006381333931']);
+  });
+});
+
 describe('templated Q&A over several values', () => {
   it('bug: the price answer showed a {"values"} availability as [object Object]; it quotes the joined display', () => {
     const c = extractPage('offers.html', 'product', 'https://shop.example/p/wool-blanket');
