@@ -4,7 +4,7 @@ import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, parseAmount, schemaTerm, urlKey } from './normalize.js';
 import { commaItems, listValue } from './multi-value.js';
-import { lookup } from './record-values.js';
+import { lookup, toPredicate } from './record-values.js';
 import {
   addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, textValues, typesOf, urlValue, urlValues, type EntityContext,
 } from './schema-values.js';
@@ -90,6 +90,7 @@ function strip<T extends Record<string, unknown>>(extra: T): Partial<T> {
 export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>, skip: ReadonlySet<string> = NO_SKIP): void {
   if (seen.has(node)) return;
   seen.add(node);
+  let others = 0;
   for (const key of Object.keys(node).sort()) {
     if (skip.has(key)) continue;
     const value = node[key];
@@ -109,8 +110,11 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
       const amount = parseAmount(textValue(value));
       if (amount !== null) addFact(ctx, subject, subjectName, numberPredicate, amount);
     } else if (datePredicate !== undefined) {
-      const date = normalizeDateTime(textValue(value));
+      const text = textValue(value);
+      const date = normalizeDateTime(text);
       if (date !== null) addFact(ctx, subject, subjectName, datePredicate, date.value, { display: date.display });
+      // A date of reduced precision (a founding year "1998", "1998-05") is kept as written; other text that is no date is dropped.
+      else if (text !== null && REDUCED_DATE.test(text)) addFact(ctx, subject, subjectName, datePredicate, text);
     } else if (link !== undefined) {
       mapLink(link, value, subject, subjectName, ctx, depth, seen);
     } else if (CATEGORY_PROPERTIES.includes(key)) {
@@ -147,6 +151,8 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
         const longitude = parseAmount(textValue(geo.longitude));
         if (latitude !== null && longitude !== null) addFact(ctx, subject, subjectName, 'geo', { latitude, longitude }, { display: `${latitude}, ${longitude}` });
       }
+    } else if (OTHER_PROPERTY.test(key) && !NOT_STATED.has(key) && others++ < OTHER_PROPERTIES_MAX) {
+      mapOtherProperty(key, value, subject, subjectName, ctx, depth, seen);
     }
   }
   const hours = openingHoursValue(node);
@@ -172,6 +178,115 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
     if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
   }
   addListFact(ctx, subject, subjectName, link.predicate, names);
+}
+
+/** An ISO 8601 date of reduced precision: a year, or a year and month. */
+const REDUCED_DATE = /^\d{4}(?:-(?:0[1-9]|1[0-2]))?$/;
+/** A schema.org property name (lowerCamelCase); prefixed or IRI keys (other vocabularies) are not read. */
+const OTHER_PROPERTY = /^[a-z][A-Za-z0-9]{0,63}$/;
+/**
+ * Properties no fact is made of: the page's machinery (actions, breadcrumbs, its place in the
+ * site), media plumbing, and the body text, which the chunks hold.
+ */
+const NOT_STATED = new Set([
+  'name', 'text', 'articleBody', 'potentialAction', 'mainEntityOfPage', 'isPartOf', 'breadcrumb', 'speakable', 'primaryImageOfPage',
+  'significantLink', 'significantLinks', 'relatedLink', 'encoding', 'encodingFormat', 'associatedMedia', 'thumbnail', 'hasMap', 'sdPublisher',
+  'sdDatePublished', 'sdLicense', 'width', 'height', 'position', 'contentUrl', 'embedUrl', 'thumbnailUrl', 'caption', 'exifData', 'representativeOfPage',
+  'acceptedAnswer', 'suggestedAnswer', 'itemListOrder', 'numberOfItems', 'mainContentOfPage', 'accessMode', 'accessibilityFeature', 'cssSelector', 'xpath',
+  // Read by the rules after the properties' loop (openingHoursValue) or by the page (a BreadcrumbList's items).
+  'openingHours', 'openingHoursSpecification', 'itemListElement',
+]);
+/** Properties of one node read by mapOtherProperty at most (in name order): a hostile node of ten thousand keys stays bounded. */
+const OTHER_PROPERTIES_MAX = 100;
+/** Values of one property read at most: a hostile page's list of ten thousand stays bounded. */
+const OTHER_VALUES_MAX = 50;
+/** Longer texts are body text (chunks hold it), not a fact's value. */
+const OTHER_TEXT_MAX = 500;
+/** A property whose name says it holds a date or a time (datePosted, validThrough, birthDate, ...). */
+const DATE_LIKE = /date|time$|^valid|through$|^expires|posted|founded|birth|death|published|modified|created/i;
+
+/**
+ * A property no rule above names: what the page states is kept. Texts and numbers become one fact
+ * named after the property (snake_case; several values: {"values": [...]}), a date-like property's
+ * dates are normalised, a schema.org term keeps its name; a named thing becomes an entity linked by
+ * a relationship of that name (mapLink); a quantity or amount is its value and unit; steps and
+ * lists are their texts; a structured value without a name (NutritionInformation, ContactPoint,
+ * ...) gives one fact per property, prefixed with the property's name ("contact_point_telephone").
+ */
+function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+  const predicate = toPredicate(key);
+  if (predicate === null) return;
+  const texts: string[] = [];
+  const linked: unknown[] = [];
+  for (const raw of asList(value).slice(0, OTHER_VALUES_MAX)) {
+    const item = resolveRef(raw, ctx.byId);
+    if (!isObject(item) || item['@value'] !== undefined) {
+      const text = scalarText(key, item);
+      if (text !== null) texts.push(text);
+      continue;
+    }
+    if (nodeName(item) !== null) {
+      linked.push(item);
+      continue;
+    }
+    const flat = structuredText(item, ctx);
+    if (flat !== null) texts.push(flat);
+    else if (depth < MAX_DEPTH) {
+      for (const [inner, innerValue] of Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        if (!OTHER_PROPERTY.test(inner) || NOT_STATED.has(inner)) continue;
+        const values = asList(innerValue).slice(0, OTHER_VALUES_MAX).map((v) => scalarText(inner, resolveRef(v, ctx.byId))).filter((t): t is string => t !== null);
+        const innerPredicate = toPredicate(`${key}_${inner}`);
+        if (innerPredicate !== null) addListFact(ctx, subject, subjectName, innerPredicate, values);
+      }
+    }
+  }
+  if (linked.length > 0) mapLink({ rel: predicate, predicate, type: 'Thing' }, linked, subject, subjectName, ctx, depth, seen);
+  if (texts.length === 0) return;
+  if (!DATE_LIKE.test(key)) return addListFact(ctx, subject, subjectName, predicate, texts);
+  // A date-like property's dates are normalised; a malformed or out-of-range ISO date is dropped, as a known date property's is.
+  const values = texts.flatMap((text) => {
+    const date = normalizeDateTime(text);
+    if (date !== null) return [{ value: date.value, display: date.display }];
+    return REDUCED_DATE.test(text) || !/^\d{4}-/.test(text) ? [{ value: text, display: undefined }] : [];
+  });
+  const list = listValue(values.map((v) => v.value), values.map((v) => v.display));
+  if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: list.display });
+}
+
+/** A plain value's text: a schema.org term by its name ("InStock"), a boolean as true or false, none for long body text. */
+function scalarText(key: string, value: unknown): string | null {
+  if (typeof value === 'boolean') return String(value);
+  const text = textValue(value);
+  if (text === null || text.length > OTHER_TEXT_MAX) return null;
+  return /^https?:\/\/schema\.org\/[A-Za-z]+$/.test(text) && key !== 'url' ? schemaTerm(text) : text;
+}
+
+/**
+ * The text of a structured value that is one value: a quantity or amount ("42", "5 KGM", "30000-34000
+ * EUR per YEAR"),
+ * a step or list item by its text, a thing without a name by its address or url. Null for one that
+ * holds several properties (NutritionInformation, ContactPoint).
+ */
+function structuredText(node: SchemaNode, ctx: SchemaContext): string | null {
+  // A MonetaryAmount states its currency and holds its amount, and the amount's unit, in a QuantitativeValue.
+  const inner = resolveRef(node.value, ctx.byId);
+  const quantityNode = isObject(inner) && inner['@value'] === undefined ? inner : node;
+  const amount = quantityNode === node ? textValue(inner) : textValue(quantityNode.value);
+  const range = [textValue(quantityNode.minValue), textValue(quantityNode.maxValue)];
+  const quantity = amount ?? (range[0] !== null || range[1] !== null ? range.filter((r) => r !== null).join('-') : null);
+  if (quantity !== null) {
+    const currency = textValue(node.currency) ?? textValue(quantityNode.currency);
+    const unit = textValue(quantityNode.unitText) ?? textValue(quantityNode.unitCode);
+    if (currency !== null) return unit === null ? `${quantity} ${currency}` : `${quantity} ${currency} per ${unit}`;
+    return unit === null ? quantity : `${quantity} ${unit}`;
+  }
+  const step = textValue(node.text);
+  if (step !== null && step.length <= OTHER_TEXT_MAX) return step;
+  if (node.itemListElement !== undefined) {
+    const items = asList(node.itemListElement).map((i) => resolveRef(i, ctx.byId)).map((i) => (isObject(i) ? textValue(i.text) ?? nodeName(i) : textValue(i))).filter((t): t is string => t !== null);
+    return items.length > 0 ? items.join(' / ') : null;
+  }
+  return addressValue(node.address) ?? (typeof node.url === 'string' ? urlValue(node.url, ctx.baseUrl) : null);
 }
 
 /** Variants often share their group's name: "Tee (M, blue)" names one by what sets it apart (else its sku). */

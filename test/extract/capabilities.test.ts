@@ -310,6 +310,53 @@ describe('product variants (product-variants.html)', () => {
   });
 });
 
+describe('properties no rule names: what the page states is kept (recipe.html, job-posting.html, organization.html)', () => {
+  it('bug: a Recipe kept only its name, description and author; now its times, yield, ingredients, steps and nutrition too', () => {
+    const c = extractPage('recipe.html', 'page', 'https://shop.example/recipes/soda-bread');
+    const value = (predicate: string) => factOf(c, predicate, 'schema_org')?.value;
+    expect(c.primaryEntity.type).toBe('Recipe');
+    expect([value('prep_time'), value('cook_time'), value('total_time'), value('recipe_yield'), value('recipe_cuisine')]).toEqual(['PT15M', 'PT40M', 'PT55M', '1 loaf', 'Irish']);
+    expect(value('recipe_ingredient')).toEqual({ values: ['250 g wholemeal flour', '100 g rolled oats', '1 tsp bicarbonate of soda', '400 ml buttermilk'] });
+    expect(value('recipe_instructions')).toEqual({ values: ['Heat the oven to 200 °C.', 'Mix the dry ingredients, pour in the buttermilk and stir to a soft dough.', 'Shape a round, cut a deep cross and bake for 40 minutes.'] });
+    expect([value('nutrition_calories'), value('nutrition_fiber_content'), value('nutrition_serving_size')]).toEqual(['190 calories', '5 g', '1 slice']);
+    expect(value('suitable_for_diet')).toBe('VegetarianDiet');
+    expect(value('is_accessible_for_free')).toBe('true');
+    // The page's machinery is not a fact.
+    expect(c.facts.map((f) => f.predicate)).not.toContain('potential_action');
+  });
+
+  it('bug: a JobPosting kept only its name and description; now its dates, employment types, hiring organization, place and salary', () => {
+    const c = extractPage('job-posting.html', 'page', 'https://shop.example/jobs/night-baker');
+    const value = (predicate: string) => factOf(c, predicate, 'schema_org');
+    expect(value('date_posted')?.value).toBe('2026-03-02');
+    expect(value('valid_through')).toMatchObject({ value: '2026-04-01T22:59:00Z', display: '2026-04-01T23:59:00+01:00' });
+    expect(value('employment_type')?.value).toEqual({ values: ['FULL_TIME', 'CONTRACTOR'] });
+    expect(value('job_location')?.value).toBe('1 Mill Road, Cork, IE');
+    expect(value('base_salary')?.value).toBe('30000-34000 EUR per YEAR');
+    expect(value('experience_requirements_months_of_experience')?.value).toBe('12');
+    expect(relsOf(c, 'hiring_organization')).toEqual([{ from: 'JobPosting:https://shop.example/jobs/night-baker', to: 'Organization:https://oatco.example/', provenance: 'schema_org' }]);
+  });
+
+  it('an organization keeps its legal name, founding year, founders (each a Person), staff count and contact point', () => {
+    const c = extractPage('organization.html', 'page', 'https://shop.example/about');
+    const corporation = { type: 'Corporation', canonicalKey: 'https://shop.example/about' };
+    const value = (predicate: string) => factOf(c, predicate, 'schema_org', corporation)?.value;
+    expect([value('legal_name'), value('founding_date'), value('number_of_employees'), value('slogan'), value('vat_id')])
+      .toEqual(['Oat Co Milling Ltd.', '1998', '42', 'Milled slowly since 1998', 'IE1234567X']);
+    expect([value('contact_point_telephone'), value('contact_point_contact_type'), value('contact_point_available_language')])
+      .toEqual(['+353 21 555 0100', 'customer service', { values: ['English', 'Irish'] }]);
+    expect(value('founder')).toEqual({ values: ['Aoife Walsh', 'Liam Daly'] });
+    expect(relsOf(c, 'founder').map((r) => r.to)).toEqual(['Person:aoife walsh', 'Person:liam daly']);
+  });
+
+  it('a node of ten thousand properties no rule names gives a bounded number of facts', () => {
+    const node: Record<string, unknown> = { '@context': 'https://schema.org', '@type': 'Product', name: 'Many' };
+    for (let i = 0; i < 10_000; i++) node[`prop${i}`] = `v${i}`;
+    const c = extractItem({ type: 'page', id: 'x', url: 'https://shop.example/x', checksum: CHECKSUM, html: `<html><head><title>Many</title><script type="application/ld+json">${JSON.stringify(node)}</script></head><body><p>Many.</p></body></html>` } as IngestItem, site, { receivedAt: RECEIVED });
+    expect(c.facts.filter((f) => /^prop\d+$/.test(f.predicate)).length).toBe(100);
+  });
+});
+
 describe('templated Q&A over several values', () => {
   it('bug: the price answer showed a {"values"} availability as [object Object]; it quotes the joined display', () => {
     const c = extractPage('offers.html', 'product', 'https://shop.example/p/wool-blanket');
