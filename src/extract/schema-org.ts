@@ -5,6 +5,7 @@ import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, parseAmount, schemaTerm, urlKey } from './normalize.js';
 import { commaItems, listValue } from './multi-value.js';
 import { lookup, toPredicate } from './record-values.js';
+import { PREDICATES } from './predicates.js';
 import {
   addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, textValues, typesOf, urlValue, urlValues, type EntityContext,
 } from './schema-values.js';
@@ -215,7 +216,8 @@ const DATE_LIKE = /date|time$|^valid|through$|^expires|posted|founded|birth|deat
  */
 function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const predicate = toPredicate(key);
-  if (predicate === null) return;
+  // A predicate a rule makes (price, availability, author, ...) keeps that rule's form: a stray "price" beside the offers is not a second price.
+  if (predicate === null || lookup(PREDICATES, predicate) !== undefined) return;
   const texts: string[] = [];
   const linked: unknown[] = [];
   for (const raw of asList(value).slice(0, OTHER_VALUES_MAX)) {

@@ -349,6 +349,14 @@ describe('properties no rule names: what the page states is kept (recipe.html, j
     expect(relsOf(c, 'founder').map((r) => r.to)).toEqual(['Person:aoife walsh', 'Person:liam daly']);
   });
 
+  it('a property whose predicate a rule makes keeps that rule\'s form: a stray "price" beside the offers is no second price', () => {
+    const node = { '@context': 'https://schema.org', '@type': 'Product', name: 'Lamp', price: 'ten euros', availability: 'soon', offers: { '@type': 'Offer', price: '10.00', priceCurrency: 'EUR' }, countryOfOrigin: 'PT' };
+    const c = extractItem({ type: 'product', id: 'x', url: 'https://shop.example/x', checksum: CHECKSUM, html: `<html><head><title>Lamp</title><script type="application/ld+json">${JSON.stringify(node)}</script></head><body><p>Lamp.</p></body></html>` } as IngestItem, site, { receivedAt: RECEIVED });
+    expect(factsOf(c, 'price').map((f) => f.value)).toEqual([10]);
+    expect(factsOf(c, 'availability')).toEqual([]);
+    expect(factOf(c, 'country_of_origin', 'schema_org')?.value).toBe('PT');
+  });
+
   it('a node of ten thousand properties no rule names gives a bounded number of facts', () => {
     const node: Record<string, unknown> = { '@context': 'https://schema.org', '@type': 'Product', name: 'Many' };
     for (let i = 0; i < 10_000; i++) node[`prop${i}`] = `v${i}`;
