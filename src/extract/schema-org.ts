@@ -220,6 +220,8 @@ function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subje
   if (predicate === null || lookup(PREDICATES, predicate) !== undefined) return;
   const texts: string[] = [];
   const linked: unknown[] = [];
+  /** The values of structured values' properties (several ContactPoints: one fact per property with the values of all). */
+  const parts = new Map<string, string[]>();
   for (const raw of asList(value).slice(0, OTHER_VALUES_MAX)) {
     const item = resolveRef(raw, ctx.byId);
     if (!isObject(item) || item['@value'] !== undefined) {
@@ -234,14 +236,15 @@ function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subje
     const flat = structuredText(item, ctx);
     if (flat !== null) texts.push(flat);
     else if (depth < MAX_DEPTH) {
-      for (const [inner, innerValue] of Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-        if (!OTHER_PROPERTY.test(inner) || NOT_STATED.has(inner)) continue;
-        const values = asList(innerValue).slice(0, OTHER_VALUES_MAX).map((v) => scalarText(inner, resolveRef(v, ctx.byId))).filter((t): t is string => t !== null);
+      for (const inner of Object.keys(item).filter((k) => OTHER_PROPERTY.test(k) && !NOT_STATED.has(k)).sort()) {
         const innerPredicate = toPredicate(`${key}_${inner}`);
-        if (innerPredicate !== null) addListFact(ctx, subject, subjectName, innerPredicate, values);
+        if (innerPredicate === null || (!parts.has(innerPredicate) && parts.size >= OTHER_PROPERTIES_MAX)) continue;
+        const values = asList(item[inner]).slice(0, OTHER_VALUES_MAX).map((v) => scalarText(inner, resolveRef(v, ctx.byId))).filter((t): t is string => t !== null);
+        parts.set(innerPredicate, [...(parts.get(innerPredicate) ?? []), ...values]);
       }
     }
   }
+  for (const [innerPredicate, values] of parts) addListFact(ctx, subject, subjectName, innerPredicate, values);
   if (linked.length > 0) mapLink({ rel: predicate, predicate, type: 'Thing' }, linked, subject, subjectName, ctx, depth, seen);
   if (texts.length === 0) return;
   if (!DATE_LIKE.test(key)) return addListFact(ctx, subject, subjectName, predicate, texts);

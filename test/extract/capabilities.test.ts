@@ -362,6 +362,20 @@ describe('properties no rule names: what the page states is kept (recipe.html, j
     for (let i = 0; i < 10_000; i++) node[`prop${i}`] = `v${i}`;
     const c = extractItem({ type: 'page', id: 'x', url: 'https://shop.example/x', checksum: CHECKSUM, html: `<html><head><title>Many</title><script type="application/ld+json">${JSON.stringify(node)}</script></head><body><p>Many.</p></body></html>` } as IngestItem, site, { receivedAt: RECEIVED });
     expect(c.facts.filter((f) => /^prop\d+$/.test(f.predicate)).length).toBe(100);
+    // ...and inside one structured value of as many.
+    const inner: Record<string, string> = {};
+    for (let i = 0; i < 10_000; i++) inner[`prop${i}`] = `v${i}`;
+    const nested = extractItem({ type: 'page', id: 'y', url: 'https://shop.example/y', checksum: CHECKSUM, html: `<html><head><title>Nested</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name: 'Nested', additionalSpec: { '@type': 'StructuredValue', ...inner } })}</script></head><body><p>Nested.</p></body></html>` } as IngestItem, site, { receivedAt: RECEIVED });
+    expect(nested.facts.filter((f) => f.predicate.startsWith('additional_spec_')).length).toBe(100);
+  });
+
+  it('several structured values of one property give one fact per property with the values of all (two ContactPoints)', () => {
+    const node = { '@context': 'https://schema.org', '@type': 'Organization', name: 'Oat Co', url: 'https://shop.example/o', contactPoint: [
+      { '@type': 'ContactPoint', telephone: '+353 1', contactType: 'sales' }, { '@type': 'ContactPoint', telephone: '+353 2', contactType: 'support' }] };
+    const c = extractItem({ type: 'page', id: 'o', url: 'https://shop.example/o', checksum: CHECKSUM, html: `<html><head><title>Oat Co</title><script type="application/ld+json">${JSON.stringify(node)}</script></head><body><p>Oat Co.</p></body></html>` } as IngestItem, site, { receivedAt: RECEIVED });
+    const org = { type: 'Organization', canonicalKey: 'https://shop.example/o' };
+    expect(factOf(c, 'contact_point_telephone', 'schema_org', org)?.value).toEqual({ values: ['+353 1', '+353 2'] });
+    expect(factOf(c, 'contact_point_contact_type', 'schema_org', org)?.value).toEqual({ values: ['sales', 'support'] });
   });
 });
 
