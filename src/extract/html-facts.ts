@@ -15,8 +15,8 @@ import { addMetaFacts } from './meta-facts.js';
 import { hostOf, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
-import { addCategory, followMainEntity, mapListMembers, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
-import { resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
+import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
+import { nodeName, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
 /** One candidate for the item's title and where it came from; the most trusted one wins. */
@@ -253,6 +253,13 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
       continue;
     }
     if (types.length === 0 || types.some((t) => OTHER_SKIPPED.has(t))) continue;
+    // A review beside the page's main node, often without a name: a Review of what it reviews (else of the item), named as reviews are.
+    if (types.includes('Review') && nodeName(node) === null) {
+      const reviewed = resolveEntity(node.itemReviewed, 'Thing', ctx);
+      if (reviewed !== null && reviewed.ref !== siteRef) builder.addEntity({ ...reviewed.ref, name: reviewed.name, provenance: 'schema_org', confidence, importance: 3 });
+      mapReviews(node, reviewed?.ref ?? primary, reviewed?.name ?? input.subjectName(), ctx, 1, seen);
+      continue;
+    }
     const entity = resolveEntity(node, types[0]!, ctx);
     if (entity === null) continue;
     if (entity.ref !== siteRef) builder.addEntity({ ...entity.ref, name: entity.name, provenance: 'schema_org', confidence, importance: 2 });

@@ -141,7 +141,7 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (key === 'offers') {
       mapOffers(asList(value).map((offer) => resolveRef(offer, ctx.byId)), subject, subjectName, ctx, depth, seen);
     } else if (key === 'aggregateRating' || key === 'reviewRating') {
-      mapRating(resolveRef(value, ctx.byId), subject, subjectName, ctx, key === 'aggregateRating');
+      mapRating(resolveRef(asList(value)[0], ctx.byId), subject, subjectName, ctx, key === 'aggregateRating');
     } else if (key === 'address') {
       const address = addressValue(resolveRef(value, ctx.byId));
       if (address !== null) addFact(ctx, subject, subjectName, 'address', address);
@@ -348,7 +348,7 @@ function mapInteractions(value: unknown, subject: EntityRef, subjectName: string
  * facts (rating, body, author). A review without a name is named by its author; one without
  * either is not an entity. Keyed by its url, else by name and the reviewed thing.
  */
-function mapReviews(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+export function mapReviews(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const names: string[] = [];
   for (const raw of asList(value)) {
     const node = resolveRef(raw, ctx.byId);
@@ -369,7 +369,7 @@ function mapReviews(value: unknown, subject: EntityRef, subjectName: string, ctx
 function mapCategories(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext): void {
   const names = asList(value).map((v) => textValue(isObject(v) ? v.name : v)).filter((v): v is string => v !== null);
   for (const name of names) addCategory(ctx.builder, subject, name, ctx.provenance, ctx.confidence);
-  if (names.length > 0) addFact(ctx, subject, subjectName, 'category', names.join(', '));
+  addListFact(ctx, subject, subjectName, 'category', names);
 }
 
 /** Categories and tags are DefinedTerm entities keyed "category/<name>" and "tag/<name>". */

@@ -379,6 +379,23 @@ describe('properties no rule names: what the page states is kept (recipe.html, j
   });
 });
 
+describe('a review beside the main node, and several sections (review-beside.html)', () => {
+  const c = extractPage('review-beside.html', 'post', 'https://shop.example/reviews/kettle-pro-2');
+  const review = { type: 'Review', canonicalKey: 'review by ida kerr of kettle pro 2' };
+
+  it('bug: a Review node without a name beside the article was dropped with its rating; now a Review of what it reviews, named as reviews are', () => {
+    expect(c.entities.find((e) => e.canonicalKey === review.canonicalKey)).toMatchObject({ type: 'Review', name: 'Review by Ida Kerr' });
+    expect(relsOf(c, 'reviews')).toEqual([{ from: `Review:${review.canonicalKey}`, to: 'Thing:kettle pro 2', provenance: 'schema_org' }]);
+    // A rating given as a one-element array, as some sites write it.
+    expect(factOf(c, 'rating_value', 'schema_org', review)).toMatchObject({ value: 8, display: '8/10' });
+    expect(factOf(c, 'review_body', 'schema_org', review)?.value).toBe('Boils a litre in two minutes and barely makes a sound.');
+  });
+
+  it('bug: several sections were one text joined with ", "; now one {"values"} fact', () => {
+    expect(factOf(c, 'category', 'schema_org')?.value).toEqual({ values: ['Reviews', 'Kitchen'] });
+  });
+});
+
 describe('templated Q&A over several values', () => {
   it('bug: the price answer showed a {"values"} availability as [object Object]; it quotes the joined display', () => {
     const c = extractPage('offers.html', 'product', 'https://shop.example/p/wool-blanket');
