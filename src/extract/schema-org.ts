@@ -65,9 +65,12 @@ const NO_SKIP: ReadonlySet<string> = new Set();
 /** Most nested entities get their own facts, down to this depth below the item's entity. */
 const MAX_DEPTH = 2;
 
-/** One fact of all the values (listValue): a single value stays plain, several become {"values": [...]}. */
+/**
+ * One fact of all the values (listValue): a single value stays plain, several become {"values": [...]}.
+ * An ISO 8601 duration keeps its value and reads as a duration in display ("PT1H5M": "1 h 5 min").
+ */
 function addListFact(ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, values: Array<string | number>): void {
-  const list = listValue(values);
+  const list = listValue(values, values.map((v) => (typeof v === 'string' ? durationDisplay(v) : undefined)));
   if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: list.display });
 }
 
@@ -181,6 +184,17 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
   addListFact(ctx, subject, subjectName, link.predicate, names);
 }
 
+const ISO_DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+const DURATION_UNITS = ['y', 'mo', 'wk', 'd', 'h', 'min', 's'];
+
+/** "PT1H5M" as "1 h 5 min"; undefined for text that is no ISO 8601 duration (or one of no length, "P", "PT"). */
+function durationDisplay(text: string): string | undefined {
+  const match = ISO_DURATION.exec(text);
+  if (match === null) return undefined;
+  const parts = DURATION_UNITS.flatMap((unit, i) => (match[i + 1] === undefined ? [] : [`${Number(match[i + 1])} ${unit}`]));
+  return parts.length === 0 ? undefined : parts.join(' ');
+}
+
 /** An ISO 8601 date of reduced precision: a year, or a year and month. */
 const REDUCED_DATE = /^\d{4}(?:-(?:0[1-9]|1[0-2]))?$/;
 /** A schema.org property name (lowerCamelCase); prefixed or IRI keys (other vocabularies) are not read. */
@@ -252,7 +266,7 @@ function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subje
   const values = texts.flatMap((text) => {
     const date = normalizeDateTime(text);
     if (date !== null) return [{ value: date.value, display: date.display }];
-    return REDUCED_DATE.test(text) || !/^\d{4}-/.test(text) ? [{ value: text, display: undefined }] : [];
+    return REDUCED_DATE.test(text) || !/^\d{4}-/.test(text) ? [{ value: text, display: durationDisplay(text) }] : [];
   });
   const list = listValue(values.map((v) => v.value), values.map((v) => v.display));
   if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: list.display });

@@ -316,6 +316,8 @@ describe('properties no rule names: what the page states is kept (recipe.html, j
     const value = (predicate: string) => factOf(c, predicate, 'schema_org')?.value;
     expect(c.primaryEntity.type).toBe('Recipe');
     expect([value('prep_time'), value('cook_time'), value('total_time'), value('recipe_yield'), value('recipe_cuisine')]).toEqual(['PT15M', 'PT40M', 'PT55M', '1 loaf', 'Irish']);
+    // An ISO 8601 duration keeps its value and reads as a duration.
+    expect(factOf(c, 'total_time', 'schema_org')?.display).toBe('55 min');
     expect(value('recipe_ingredient')).toEqual({ values: ['250 g wholemeal flour', '100 g rolled oats', '1 tsp bicarbonate of soda', '400 ml buttermilk'] });
     expect(value('recipe_instructions')).toEqual({ values: ['Heat the oven to 200 °C.', 'Mix the dry ingredients, pour in the buttermilk and stir to a soft dough.', 'Shape a round, cut a deep cross and bake for 40 minutes.'] });
     expect([value('nutrition_calories'), value('nutrition_fiber_content'), value('nutrition_serving_size')]).toEqual(['190 calories', '5 g', '1 slice']);
@@ -347,6 +349,14 @@ describe('properties no rule names: what the page states is kept (recipe.html, j
       .toEqual(['+353 21 555 0100', 'customer service', { values: ['English', 'Irish'] }]);
     expect(value('founder')).toEqual({ values: ['Aoife Walsh', 'Liam Daly'] });
     expect(relsOf(c, 'founder').map((r) => r.to)).toEqual(['Person:aoife walsh', 'Person:liam daly']);
+  });
+
+  it('durations read as durations in display, and a text that only looks like one does not', () => {
+    const node = { '@context': 'https://schema.org', '@type': 'VideoObject', name: 'Milling oats', duration: 'PT1H4M2S', timeRequired: 'P1DT2H', description: 'PT' };
+    const c = extractItem({ type: 'media', id: 'v', url: 'https://shop.example/v', checksum: CHECKSUM, html: `<html><head><title>Milling oats</title><script type="application/ld+json">${JSON.stringify(node)}</script></head><body><p>Milling.</p></body></html>` } as IngestItem, site, { receivedAt: RECEIVED });
+    expect(factOf(c, 'duration', 'schema_org')).toMatchObject({ value: 'PT1H4M2S', display: '1 h 4 min 2 s' });
+    expect(factOf(c, 'time_required', 'schema_org')).toMatchObject({ value: 'P1DT2H', display: '1 d 2 h' });
+    expect(factOf(c, 'description', 'schema_org')).not.toHaveProperty('display');
   });
 
   it('a property whose predicate a rule makes keeps that rule\'s form: a stray "price" beside the offers is no second price', () => {
