@@ -117,6 +117,8 @@ function addScore(scores: Map<Element, number>, el: Element | null, value: numbe
 const HIDDEN = 1;
 const SKIPPED = 2;
 const IN_ARTICLE = 4;
+/** Below an element with itemscope: a nested item belongs to that item. */
+const IN_ITEM = 8;
 
 /** Walks the tree once. Never throws: htmlparser2 recovers from any markup. */
 export function scanHtml(html: string): HtmlScan {
@@ -187,7 +189,9 @@ export function scanHtml(html: string): HtmlScan {
     } else if (name === 'body') {
       scan.body ??= el;
     }
-    if (a.itemscope !== undefined && a.itemprop === undefined) scan.microdataRoots.push(el);
+    // A top-level item has no itemprop; an item whose itemprop belongs to no item (Blogger's
+    // itemprop="blogPost" without its Blog) is read as one too, as microdata parsers do.
+    if (a.itemscope !== undefined && (a.itemprop === undefined || (state & IN_ITEM) === 0)) scan.microdataRoots.push(el);
     if (a.typeof !== undefined || a.vocab !== undefined) scan.hasRdfa = true;
     if (!scan.hasMicroformats && a.class !== undefined && a.class.includes('h-') && MICROFORMAT_ROOT.test(a.class)) scan.hasMicroformats = true;
     if (SKIP_TAGS.has(name)) continue;
@@ -240,7 +244,7 @@ export function scanHtml(html: string): HtmlScan {
     }
     if (a.role === 'main' && name !== 'main' && !nowSkipped) mains.push(el);
     if ((a.itemprop ?? '').split(/\s+/).includes('articleBody') && !nowSkipped) articleBodies.push(el);
-    pushChildren(el, (nowHidden ? HIDDEN : 0) | (nowSkipped ? SKIPPED : 0) | (nowInArticle ? IN_ARTICLE : 0));
+    pushChildren(el, (nowHidden ? HIDDEN : 0) | (nowSkipped ? SKIPPED : 0) | (nowInArticle ? IN_ARTICLE : 0) | (a.itemscope !== undefined || (state & IN_ITEM) !== 0 ? IN_ITEM : 0));
   }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   return scan;

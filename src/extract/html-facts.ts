@@ -3,8 +3,9 @@ import type { IngestItem } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { textOf, type HtmlScan } from './html-document.js';
+import { breadcrumbTrail } from './breadcrumbs.js';
 import { bylineLinks } from './byline.js';
-import { indexNodes, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
+import { indexNodes, isObject, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
 import { commaItems, listValue, type ListValue } from './multi-value.js';
@@ -16,7 +17,7 @@ import { hostOf, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
-import { nodeName, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
+import { asList, identityUrl, nodeName, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
 /** One candidate for the item's title and where it came from; the most trusted one wins. */
@@ -115,7 +116,14 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   // JSON-LD author array); the fact's display is the line as the page writes it.
   const authors = metaCandidates(meta, 'author');
   for (const c of authors) listFact('author', c.names!, c.confidence, 'seo_meta', c.value);
-  if (!hadAuthor && authors[0] !== undefined) for (const person of authors[0].names!) addAuthor(builder, primary, person, 'seo_meta', authors[0].confidence);
+  const authorUrls = meta.all('article:author').map((v) => absoluteUrl(v, input.baseUrl)).filter((u): u is string => u !== null && /^https?:/i.test(u));
+  if (!hadAuthor && authors[0] !== undefined) {
+    const pages = authorPages(authors[0].names!, data, authorUrls, input.baseUrl, primary);
+    for (const person of authors[0].names!) addAuthor(builder, primary, person, 'seo_meta', authors[0].confidence, pages.get(person));
+  }
+  // article:author names the authors' profile pages; those no Person is keyed by are kept as they are.
+  const unpairedUrls = authorUrls.filter((url) => !builder.hasEntity({ type: 'Person', canonicalKey: urlKey(url) ?? url }));
+  if (unpairedUrls.length > 0) listFact('author_url', unpairedUrls, C.metaOpenGraph, 'seo_meta');
   for (const c of metaCandidates(meta, 'keywords')) listFact('keywords', commaItems([c.value]), c.confidence, 'seo_meta');
   const simple: Array<[MetaPredicate, EntityRef]> = [['description', primary], ['site_name', siteRef]];
   for (const [predicate, subject] of simple) for (const c of metaCandidates(meta, predicate)) fact(subject, predicate, c.value, c.confidence);
@@ -151,7 +159,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     const names = personNames(byline);
     listFact('author', names, C.bylineElement, 'text_extraction', byline);
     const links = bylineLinks(scan.bylineElement!, textOf);
-    for (const person of names) addAuthor(builder, primary, person, 'text_extraction', C.bylineElement, authorPageKey(links.get(person), input.baseUrl, primary));
+    for (const person of names) addAuthor(builder, primary, person, 'text_extraction', C.bylineElement, authorPage(links.get(person), input.baseUrl, primary));
   }
 
   const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, scan.bylineElement);
@@ -183,20 +191,50 @@ function unnamedLabelsWarning(labels: string[]): string {
   return `predicate.dropped: ${labels.length} key/value row(s) skipped, their label has no snake_case predicate form (${shown}${labels.length > 3 ? ', ...' : ''})`;
 }
 
+/** A person's own page: its url as stated, and its urlKey, which identifies the person (docs/extraction.md "Identity"). */
+interface AuthorPage { url: string; key: string }
+
 /**
- * The urlKey of the page a byline links for its author, which identifies the person as a
- * schema.org url does (docs/extraction.md "Identity"); null for no link, the page itself or a
+ * The page a byline, a microdata or RDFa author, or article:author links for an author, which
+ * identifies the person as a schema.org url does; undefined for no link, the item itself or a
  * website's root (a link home names no one person: two authors linking it would become one).
  */
-function authorPageKey(href: string | undefined, baseUrl: string, item: EntityRef): string | null {
+function authorPage(href: string | undefined, baseUrl: string, item: EntityRef): AuthorPage | undefined {
   const url = href === undefined ? null : absoluteUrl(href, baseUrl);
   const key = url === null ? null : urlKey(url);
-  if (key === null || key === item.canonicalKey || key === urlKey(baseUrl) || new URL(key).pathname === '/') return null;
-  return key;
+  if (url === null || key === null || key === item.canonicalKey || key === urlKey(baseUrl) || new URL(key).pathname === '/') return undefined;
+  return { url, key };
 }
 
-function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: 'seo_meta' | 'text_extraction', confidence: number, url: string | null = null): void {
-  const ref = builder.addEntity({ type: 'Person', canonicalKey: url ?? nameKey(name), name, provenance, confidence, importance: 3 });
+/**
+ * The pages of the people a meta author line names, by name: what microdata, RDFa or
+ * microformats say of an author of the same name (its url, itemid or sameAs; their author is
+ * not read when the head names one, as visible text carries noise), else the one article:author
+ * url when the line names one person.
+ */
+function authorPages(names: readonly string[], data: StructuredData, articleAuthorUrls: readonly string[], baseUrl: string, item: EntityRef): Map<string, AuthorPage> {
+  const stated = new Map<string, string>();
+  for (const main of [data.mainMicrodata, data.mainRdfa, data.mainMicroformats]) {
+    if (main === null) continue;
+    for (const author of [...asList(main.author), ...asList(main.creator)]) {
+      if (!isObject(author)) continue;
+      const name = nodeName(author);
+      const url = identityUrl(author, baseUrl);
+      if (name !== null && url !== null && !stated.has(nameKey(name))) stated.set(nameKey(name), url);
+    }
+  }
+  const pages = new Map<string, AuthorPage>();
+  for (const name of names) {
+    const href = stated.get(nameKey(name)) ?? (names.length === 1 && articleAuthorUrls.length === 1 ? articleAuthorUrls[0] : undefined);
+    const page = authorPage(href, baseUrl, item);
+    if (page !== undefined) pages.set(name, page);
+  }
+  return pages;
+}
+
+function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: 'seo_meta' | 'text_extraction', confidence: number, page?: AuthorPage): void {
+  const ref = builder.addEntity({ type: 'Person', canonicalKey: page?.key ?? nameKey(name), name, provenance, confidence, importance: 3 });
+  if (page !== undefined) builder.addFact({ subject: ref, subjectName: name, predicate: 'url', value: page.url, provenance, confidence });
   builder.addRelationship(subject, 'authored_by', ref, provenance, confidence);
 }
 
@@ -250,6 +288,8 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     if (types.includes('WebSite')) {
       const name = textValue(node.name);
       if (name !== null) siteName(name, confidence - 0.05);
+      const description = textValue(node.description);
+      if (description !== null) builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'description', value: description, provenance: 'schema_org', confidence: confidence - 0.05 });
       continue;
     }
     if (types.length === 0 || types.some((t) => OTHER_SKIPPED.has(t))) continue;
@@ -264,6 +304,14 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     if (entity === null) continue;
     if (entity.ref !== siteRef) builder.addEntity({ ...entity.ref, name: entity.name, provenance: 'schema_org', confidence, importance: 2 });
     mapSchemaNode(node, entity.ref, entity.name, ctx, 1, seen);
+  }
+  // The page's place in the website: the main node's breadcrumb, its page's, else a trail on its own.
+  const pages = [...input.data.mainPages].filter((page) => nodes.includes(page));
+  const trail = breadcrumbTrail([...asList(main?.breadcrumb), ...pages.flatMap((page) => asList(page.breadcrumb)), ...nodes], byId);
+  const crumbs = listValue(trail);
+  if (crumbs !== null) {
+    const display = typeof crumbs.value === 'object' ? { display: crumbs.value.values.join(' › ') } : {};
+    builder.addFact({ subject: primary, subjectName: input.subjectName(), predicate: 'breadcrumb', value: crumbs.value, provenance: 'schema_org', confidence, ...display });
   }
   for (const qa of readSchemaFaq(nodes, byId)) {
     builder.qa.push({ ...qa, language: builder.language, facts: [], entities: [{ ...primary }], confidence, provenanceMethod: 'schema_org' });

@@ -178,9 +178,19 @@ function addProps(el: Element, item: SchemaNode, depth: number, ids: IdIndex): v
 /** Properties whose value is a url; on <a>/<link>/<area> other properties read the element's text. */
 const URL_PROPERTY = /url|image|logo|sameas|thumbnail|item$|mainentityofpage|@id|href|photo/i;
 
-function propValue(el: Element, props: string[]): string {
+/**
+ * Properties that name a person or an organization: on a link, its text is the thing's name and
+ * its href the thing's own page (<a itemprop="author" href="/staff/jane">Jane Roe</a>).
+ */
+const THING_PROPERTY = /^(?:author|creator|contributor|editor|publisher|brand|manufacturer|performer|organizer|founder|funder|sponsor|actor|director|composer|producer|translator|illustrator|provider|seller|memberOf|worksFor|affiliation|alumniOf)$/;
+
+function propValue(el: Element, props: string[]): string | SchemaNode {
   const attribute = lookup(VALUE_ATTRIBUTE, el.name);
   const linkText = attribute === 'href' && el.name !== 'link' && !props.some((p) => URL_PROPERTY.test(p));
+  if (linkText && el.attribs.href !== undefined && props.every((p) => THING_PROPERTY.test(p))) {
+    const name = textOf(el).replace(/\s+/g, ' ').trim();
+    if (name !== '') return { name, url: el.attribs.href };
+  }
   if (attribute !== undefined && !linkText && el.attribs[attribute] !== undefined) return el.attribs[attribute]!;
   if (el.attribs.content !== undefined) return el.attribs.content;
   return textOf(el).replace(/\s+/g, ' ').trim();

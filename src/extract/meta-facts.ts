@@ -64,6 +64,8 @@ export function addMetaFacts(input: MetaFactsInput): void {
   add(primary, 'locale_alternate', meta.all('og:locale:alternate'), C.metaOpenGraph);
   add(primary, 'twitter_creator', meta.all('twitter:creator').slice(-1), C.metaTwitter);
   add(siteRef, 'twitter_site', meta.all('twitter:site').slice(-1), C.metaTwitter);
+  // article:publisher names the publisher's own page elsewhere (its Facebook page): the site's sameAs.
+  add(siteRef, 'same_as', meta.all('article:publisher').filter((v) => /^https?:\/\//i.test(v.trim())).map((v) => v.trim()), C.metaOpenGraph);
   for (const section of meta.all('article:section')) addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);
   for (const tag of meta.all('article:tag')) addCategory(builder, primary, tag, 'seo_meta', C.metaOpenGraph, 'tag');
 

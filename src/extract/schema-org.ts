@@ -4,10 +4,12 @@ import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, parseAmount, schemaTerm, urlKey } from './normalize.js';
 import { commaItems, listValue } from './multi-value.js';
+import { cleanByline } from './byline.js';
+import { personNames } from './person-names.js';
 import { lookup, toPredicate } from './record-values.js';
 import { PREDICATES } from './predicates.js';
 import {
-  addressValue, asList, nodeName, openingHoursValue, resolveEntity, textValue, textValues, typesOf, urlValue, urlValues, type EntityContext,
+  addressValue, asList, looksLikeName, nodeName, openingHours, resolveEntity, textValue, textValues, typesOf, urlValue, urlValues, type EntityContext,
 } from './schema-values.js';
 
 /** Maps schema.org nodes (JSON-LD or microdata) to facts, entities and relationships. */
@@ -69,9 +71,10 @@ const MAX_DEPTH = 2;
  * One fact of all the values (listValue): a single value stays plain, several become {"values": [...]}.
  * An ISO 8601 duration keeps its value and reads as a duration in display ("PT1H5M": "1 h 5 min").
  */
-function addListFact(ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, values: Array<string | number>): void {
+/** Several values are one {"values"} fact; `display`, when given, replaces their joined display (an author line as written). */
+function addListFact(ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, values: Array<string | number>, display?: string): void {
   const list = listValue(values, values.map((v) => (typeof v === 'string' ? durationDisplay(v) : undefined)));
-  if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: list.display });
+  if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: typeof list.value === 'object' ? display ?? list.display : list.display });
 }
 
 export function addFact(
@@ -159,29 +162,59 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
       mapOtherProperty(key, value, subject, subjectName, ctx, depth, seen);
     }
   }
-  const hours = openingHoursValue(node);
-  if (hours !== null) addFact(ctx, subject, subjectName, 'opening_hours', hours);
+  const hours = openingHours(node);
+  if (hours !== null) addFact(ctx, subject, subjectName, 'opening_hours', hours.value, hours.value === hours.display ? {} : { display: hours.display });
 }
 
 function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const names: string[] = [];
-  for (const item of asList(value)) {
-    const entity = resolveEntity(item, link.type, ctx);
-    if (entity === null || NOT_LINKED.has(entity.ref.type)) continue;
-    let label = entity.name;
-    if (link.predicate === 'location' && entity.node !== null) {
-      const address = addressValue(resolveRef(entity.node.address, ctx.byId));
-      if (address !== null && address !== label) label = `${label}, ${address}`;
+  // What the display shows of each given value: a line naming several people ("Jane Roe and John Doe") as the page writes it.
+  const shown: string[] = [];
+  let split = false;
+  for (const given of asList(value)) {
+    const people = link.type === 'Person' ? peopleOf(given) : [given];
+    const before = names.length;
+    for (const item of people) {
+      const label = mapLinked(link, item, subject, ctx, depth, seen);
+      if (label !== null && !names.includes(label)) names.push(label);
     }
-    if (link.predicate === 'variant' && entity.node !== null) label = variantLabel(entity.name, entity.node);
-    if (!names.includes(label)) names.push(label);
-    if (entity.ref !== ctx.siteRef) {
-      ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
+    if (people.length > 1 && names.length > before) {
+      split = true;
+      shown.push(cleanByline(given as string, 500)!);
+    } else {
+      shown.push(...names.slice(before));
     }
-    ctx.builder.addRelationship(subject, link.rel, entity.ref, ctx.provenance, ctx.confidence);
-    if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
   }
-  addListFact(ctx, subject, subjectName, link.predicate, names);
+  addListFact(ctx, subject, subjectName, link.predicate, names, split ? shown.join(', ') : undefined);
+}
+
+/** One linked thing: its entity, the relationship to it and what the node says of it; its label in the link's fact, or null when it names nothing. */
+function mapLinked(link: Link, item: unknown, subject: EntityRef, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): string | null {
+  const entity = resolveEntity(item, link.type, ctx);
+  if (entity === null || NOT_LINKED.has(entity.ref.type)) return null;
+  let label = entity.name;
+  if (link.predicate === 'location' && entity.node !== null) {
+    const address = addressValue(resolveRef(entity.node.address, ctx.byId));
+    if (address !== null && address !== label) label = `${label}, ${address}`;
+  }
+  if (link.predicate === 'variant' && entity.node !== null) label = variantLabel(entity.name, entity.node);
+  if (entity.ref !== ctx.siteRef) {
+    ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
+  }
+  ctx.builder.addRelationship(subject, link.rel, entity.ref, ctx.provenance, ctx.confidence);
+  if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
+  return label;
+}
+
+/**
+ * A person given as text is read as a byline is ("By Jane Roe" is Jane Roe), one value per person
+ * it names ("Jane Roe and John Doe"); text that names nobody (a date, a url) is no one.
+ */
+function peopleOf(value: unknown): unknown[] {
+  // Text too long for a name (a whole author card) is left to resolveEntity, which names no one by it.
+  if (typeof value !== 'string' || !looksLikeName(value.trim())) return [value];
+  const line = cleanByline(value, 500);
+  return line === null ? [] : personNames(line);
 }
 
 const ISO_DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;

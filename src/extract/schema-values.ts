@@ -127,7 +127,7 @@ export function isSiteOrganization(name: string, node: SchemaNode | null, ctx: E
 const MAX_NAME_CHARS = 100;
 
 /** A plain-text reference names a thing only when it is short; microdata on a block element is not. */
-function looksLikeName(text: string): boolean {
+export function looksLikeName(text: string): boolean {
   return text.length <= MAX_NAME_CHARS;
 }
 
@@ -315,7 +315,21 @@ function hhmm(value: unknown): string | null {
 }
 
 /** Opening hours in the schema.org openingHours text form ("Mo,Tu 09:00-17:00"), joined by "; ". */
-export function openingHoursValue(node: SchemaNode): string | null {
+const DAY_NAMES: Record<string, string> = { Mo: 'Monday', Tu: 'Tuesday', We: 'Wednesday', Th: 'Thursday', Fr: 'Friday', Sa: 'Saturday', Su: 'Sunday', PH: 'public holidays' };
+const DAY_ABBREVIATION = /\b(Mo|Tu|We|Th|Fr|Sa|Su|PH)\b/g;
+
+/**
+ * A place's opening hours in schema.org's openingHours form ("Mo,Tu 08:00-18:00; Sa 09:00-13:00"),
+ * from its openingHours texts and its OpeningHoursSpecifications, with a display that names the
+ * days in full ("Monday, Tuesday 08:00-18:00; Saturday 09:00-13:00").
+ */
+export function openingHours(node: SchemaNode): { value: string; display: string } | null {
+  const value = openingHoursValue(node);
+  if (value === null) return null;
+  return { value, display: value.replace(DAY_ABBREVIATION, (day) => DAY_NAMES[day]!).replace(/,(?=\S)/g, ', ') };
+}
+
+function openingHoursValue(node: SchemaNode): string | null {
   const parts: string[] = [];
   for (const item of asList(node.openingHours)) {
     const text = textValue(item);

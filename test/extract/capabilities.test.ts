@@ -406,6 +406,68 @@ describe('a review beside the main node, and several sections (review-beside.htm
   });
 });
 
+describe('who wrote it and where it sits: author pages, the publisher\'s page, breadcrumbs (news-authors.html)', () => {
+  const c = extractPage('news-authors.html', 'post', 'https://gazette.example/local/harbour/dredging');
+  const ana = { type: 'Person', canonicalKey: 'https://gazette.example/staff/ana-lind' };
+  const per = { type: 'Person', canonicalKey: 'https://gazette.example/staff/per-holm' };
+
+  it('bug: an author the head names was keyed by name although the page links their own page; now by that page (microdata itemid, a link, article:author)', () => {
+    expect(entityKeys(c, 'Person').sort()).toEqual([ana.canonicalKey, per.canonicalKey]);
+    // The head's spelling names the person (the microdata's is in capitals); the page is its url fact.
+    expect(c.entities.find((e) => e.canonicalKey === ana.canonicalKey)?.name).toBe('Ana Lind');
+    expect(factOf(c, 'url', 'seo_meta', ana)?.value).toBe('https://gazette.example/staff/ana-lind');
+    expect(factOf(c, 'url', 'seo_meta', per)?.value).toBe('https://gazette.example/staff/per-holm');
+    expect(relsOf(c, 'authored_by').map((r) => r.to).sort()).toEqual([`Person:${ana.canonicalKey}`, `Person:${per.canonicalKey}`]);
+    expect(factOf(c, 'author', 'seo_meta')).toMatchObject({ value: { values: ['Ana Lind', 'Per Holm'] }, display: 'Ana Lind and Per Holm' });
+    // Every article:author url keys a Person: none is left over as an author_url fact.
+    expect(factsOf(c, 'author_url')).toEqual([]);
+  });
+
+  it('bug: an item whose itemprop belongs to no item (a blog template\'s blogPost) was not read; now it is the page\'s item', () => {
+    expect(c.primaryEntity.type).toBe('NewsArticle');
+    expect(factOf(c, 'headline', 'schema_org')?.value).toBe('Harbour dredging to start in May');
+  });
+
+  it('article:publisher is the site\'s same_as; a WebSite\'s description is the site\'s', () => {
+    const siteRef = { type: 'Organization', canonicalKey: site.domain };
+    expect(factOf(c, 'same_as', 'seo_meta', siteRef)?.value).toBe('https://social.example/coastgazette');
+    expect(factOf(c, 'description', 'schema_org', siteRef)?.value).toBe('News from the harbour towns, every morning since 1921');
+  });
+
+  it('a BreadcrumbList is the page\'s breadcrumb fact, its items in position order', () => {
+    expect(factOf(c, 'breadcrumb', 'schema_org')).toMatchObject({ value: { values: ['News', 'Local', 'Harbour'] }, display: 'News › Local › Harbour' });
+  });
+
+  it('an article:author url that keys no Person is kept as author_url', () => {
+    const head = '<meta name="author" content="Jane Roe and John Doe"><meta property="article:author" content="https://n.example/jane"><meta property="article:author" content="https://n.example/john">';
+    const other = extractItem({ type: 'post', id: 'p', url: 'https://n.example/p', html: `<html><head><title>A post title</title>${head}</head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(entityKeys(other, 'Person').sort()).toEqual(['jane roe', 'john doe']);
+    expect(factOf(other, 'author_url', 'seo_meta')?.value).toEqual({ values: ['https://n.example/jane', 'https://n.example/john'] });
+  });
+});
+
+describe('author text and breadcrumbs in other forms', () => {
+  const page = (body: string) => extractItem({ type: 'post', id: 'p', url: 'https://n.example/p', html: `<html><head><title>A post title</title></head><body>${body}<p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+
+  it('bug: a schema.org author given as one line of several people was one Person; now one each, the line as written in display', () => {
+    const c = page('<script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"H","author":"By Jane Roe and John Doe"}</script>');
+    expect(entityKeys(c, 'Person').sort()).toEqual(['jane roe', 'john doe']);
+    expect(factOf(c, 'author', 'schema_org')).toMatchObject({ value: { values: ['Jane Roe', 'John Doe'] }, display: 'Jane Roe and John Doe' });
+  });
+
+  it('a data-vocabulary.org Breadcrumb chain, its crumbs nested or side by side', () => {
+    const crumb = (title: string, inner = '') => `<span itemprop="child" itemscope itemtype="http://data-vocabulary.org/Breadcrumb"><a itemprop="url" href="/${title}"><span itemprop="title">${title}</span></a>${inner}</span>`;
+    const c = page(`<div itemscope itemtype="http://data-vocabulary.org/Breadcrumb"><span itemprop="title">Home</span>${crumb('Crafts', crumb('Paper'))}${crumb('Projects')}</div>`);
+    expect(factOf(c, 'breadcrumb', 'schema_org')?.value).toEqual({ values: ['Home', 'Crafts', 'Paper', 'Projects'] });
+  });
+
+  it('a hostile trail of ten thousand crumbs is read to its first 20', () => {
+    const items = Array.from({ length: 10_000 }, (_, i) => ({ '@type': 'ListItem', position: i + 1, name: `Crumb ${i + 1}` }));
+    const c = page(`<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'BreadcrumbList', itemListElement: items })}</script>`);
+    expect((factOf(c, 'breadcrumb', 'schema_org')?.value as { values: string[] }).values).toHaveLength(20);
+  });
+});
+
 describe('templated Q&A over several values', () => {
   it('bug: the price answer showed a {"values"} availability as [object Object]; it quotes the joined display', () => {
     const c = extractPage('offers.html', 'product', 'https://shop.example/p/wool-blanket');

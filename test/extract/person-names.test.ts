@@ -16,6 +16,15 @@ describe('personNames', () => {
     expect(personNames('Ludwig van Beethoven and María de la Cruz')).toEqual(['Ludwig van Beethoven', 'María de la Cruz']);
   });
 
+  it('splits on "with", and on co-authors in closing parentheses ("avec ... et ...")', () => {
+    expect(personNames('Jane Roe with John Doe')).toEqual(['Jane Roe', 'John Doe']);
+    expect(personNames('Martin Untersinger (avec Damien Leloup et Morgane Tual)')).toEqual(['Martin Untersinger', 'Damien Leloup', 'Morgane Tual']);
+    expect(personNames('Jana Schmidt (mit Max Meier)')).toEqual(['Jana Schmidt', 'Max Meier']);
+    // Parentheses that are not a list of co-authors stay part of the one name.
+    expect(personNames('Jane Roe (Reuters)')).toEqual(['Jane Roe (Reuters)']);
+    expect(personNames('Jane Roe (with reporting)')).toEqual(['Jane Roe (with reporting)']);
+  });
+
   it('keeps one name when a part is not a full name', () => {
     expect(personNames('Jane Roe')).toEqual(['Jane Roe']);
     expect(personNames('Roe, Jane')).toEqual(['Roe, Jane']);

@@ -96,14 +96,16 @@ describe('Event', () => {
 
 describe('LocalBusiness', () => {
   const c = extractPage('local-business.html', 'location', 'https://shop.example/cafe');
-  it('reads opening hours, address, geo and telephone', () => {
+  it('reads opening hours (displayed with the days in full), address, geo and telephone', () => {
     expect(c.primaryEntity.type).toBe('CafeOrCoffeeShop');
-    expect(factOf(c, 'opening_hours', 'schema_org')).toMatchObject({ value: 'Mo,Tu,We,Th,Fr 08:00-18:00; Sa 09:00-14:00', importance: 5, freshness: 'seasonal' });
+    expect(factOf(c, 'opening_hours', 'schema_org')).toMatchObject({
+      value: 'Mo,Tu,We,Th,Fr 08:00-18:00; Sa 09:00-14:00', display: 'Monday, Tuesday, Wednesday, Thursday, Friday 08:00-18:00; Saturday 09:00-14:00', importance: 5, freshness: 'seasonal',
+    });
     expect(factOf(c, 'address', 'schema_org')?.value).toBe('Lindenstr. 5, 04109 Leipzig, DE');
     expect(factOf(c, 'geo', 'schema_org')).toMatchObject({ value: { latitude: 51.34, longitude: 12.37 }, display: '51.34, 12.37' });
     expect(factOf(c, 'telephone', 'schema_org')?.value).toBe('+49 341 000000');
     expect(factOf(c, 'price_range', 'schema_org')?.value).toBe('€€');
-    expect(c.qa.find((q) => q.question === 'When is Café Linde open?')?.answer).toBe('Café Linde is open Mo,Tu,We,Th,Fr 08:00-18:00; Sa 09:00-14:00.');
+    expect(c.qa.find((q) => q.question === 'When is Café Linde open?')?.answer).toBe('Café Linde is open Monday, Tuesday, Wednesday, Thursday, Friday 08:00-18:00; Saturday 09:00-14:00.');
     expect(c.language).toBe('en');
   });
 });
