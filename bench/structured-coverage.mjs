@@ -206,7 +206,7 @@ for (const { name, html } of pages()) {
     const values = stated[syntax];
     let pageHit = 0;
     for (const [property, value] of values) {
-      const ok = forms(value).some((form) => known.has(form)) || inPhrase(value) || (fold(value).length >= 40 && text.includes(fold(value)));
+      const ok = forms(value).some((form) => known.has(form) || inPhrase(form)) || (fold(value).length >= 40 && text.includes(fold(value)));
       if (ok) pageHit++;
       else {
         misses.push(`${syntax} ${property}=${JSON.stringify(value.slice(0, 60))}`);
