@@ -17,7 +17,7 @@ import { hostOf, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
-import { asList, identityUrl, nodeName, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
+import { asList, identityUrl, nodeName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
 /** One candidate for the item's title and where it came from; the most trusted one wins. */
@@ -196,13 +196,14 @@ interface AuthorPage { url: string; key: string }
 
 /**
  * The page a byline, a microdata or RDFa author, or article:author links for an author, which
- * identifies the person as a schema.org url does; undefined for no link, the item itself or a
- * website's root (a link home names no one person: two authors linking it would become one).
+ * identifies the person as a schema.org url does; undefined for no link, the item itself, a
+ * website's root (a link home names no one person: two authors linking it would become one) or
+ * a page about many people ("/team", personPage).
  */
 function authorPage(href: string | undefined, baseUrl: string, item: EntityRef): AuthorPage | undefined {
   const url = href === undefined ? null : absoluteUrl(href, baseUrl);
   const key = url === null ? null : urlKey(url);
-  if (url === null || key === null || key === item.canonicalKey || key === urlKey(baseUrl) || new URL(key).pathname === '/') return undefined;
+  if (url === null || key === null || key === item.canonicalKey || key === urlKey(baseUrl) || new URL(key).pathname === '/' || !personPage(key, baseUrl)) return undefined;
   return { url, key };
 }
 
@@ -219,7 +220,7 @@ function authorPages(names: readonly string[], data: StructuredData, articleAuth
     for (const author of [...asList(main.author), ...asList(main.creator)]) {
       if (!isObject(author)) continue;
       const name = nodeName(author);
-      const url = identityUrl(author, baseUrl);
+      const url = identityUrl(author, baseUrl, true);
       if (name !== null && url !== null && !stated.has(nameKey(name))) stated.set(nameKey(name), url);
     }
   }

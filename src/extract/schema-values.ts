@@ -159,7 +159,7 @@ function resolveEntityAt(value: unknown, defaultType: string, ctx: EntityContext
   if ((type === 'Organization' || defaultType === 'Organization') && isSiteOrganization(name, resolved, ctx)) {
     return { ref: ctx.siteRef, name: ctx.site.brand, node: resolved };
   }
-  const url = identityUrl(resolved, ctx.baseUrl);
+  const url = identityUrl(resolved, ctx.baseUrl, identityType(type) === 'Person');
   const key = url !== null && ctx.sharedUrls?.has(identityGroup(type, url)) !== true ? url : naturalKey(name, type, resolved, ctx, withLocation);
   return { ref: { type, canonicalKey: key }, name, node: resolved };
 }
@@ -169,18 +169,48 @@ function resolveEntityAt(value: unknown, defaultType: string, ctx: EntityContext
  * is an http(s) url, else its first sameAs. An @id's fragment is dropped when it is a word
  * ("…/tom-baker#person" is the thing of the page …/tom-baker) and kept when it is a path
  * (Yoast's "https://site/#/schema/person/<hash>" names one of many things at the site's root).
+ * For a person (`person`), a page that lists many people or is the website's home (personPage)
+ * identifies no one: the next candidate does.
  */
-export function identityUrl(node: SchemaNode, baseUrl: string): string | null {
+export function identityUrl(node: SchemaNode, baseUrl: string, person = false): string | null {
   const url = urlValue(node.url, baseUrl);
-  if (url !== null) return urlKey(url);
-  const id = node['@id'];
-  if (typeof id === 'string' && /^https?:\/\//i.test(id.trim())) {
-    const key = urlKey(id);
-    const fragment = id.includes('#') ? id.slice(id.indexOf('#')) : '';
-    if (key !== null) return fragment.includes('/') ? key + fragment : key;
+  const candidates: Array<string | null> = [url === null ? null : urlKey(url), idUrl(node['@id'])];
+  for (const same of urlValues(node.sameAs, baseUrl)) candidates.push(urlKey(same));
+  for (const key of candidates) if (key !== null && (!person || personPage(key, baseUrl))) return key;
+  return null;
+}
+
+function idUrl(id: unknown): string | null {
+  if (typeof id !== 'string' || !/^https?:\/\//i.test(id.trim())) return null;
+  const key = urlKey(id);
+  const fragment = id.includes('#') ? id.slice(id.indexOf('#')) : '';
+  return key === null ? null : fragment.includes('/') ? key + fragment : key;
+}
+
+/** Last path segments of pages about many people ("/company/team/", "/authors", "/about-us"). */
+const LISTING_PAGE = /^(?:team|teams|our-team|the-team|meet-the-team|people|staff|authors?|contributors?|writers?|editors?|editorial|journalists?|about|about-us|aboutus|contact|contact-us|company|leadership|newsroom|news|blog|masthead|us)$/i;
+
+/**
+ * Whether a url (a urlKey) can be one person's own page: not a page about many people, and not
+ * the home page of the website the item is on (a post's author given as the site's url would
+ * make every author of the site one person). A person's own site elsewhere is their page.
+ */
+export function personPage(key: string, baseUrl: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(key);
+  } catch {
+    return false;
   }
-  const same = urlValues(node.sameAs, baseUrl)[0];
-  return same === undefined ? null : urlKey(same);
+  const segments = url.pathname.split('/').filter((segment) => segment !== '');
+  const last = segments[segments.length - 1];
+  if (last !== undefined) return !LISTING_PAGE.test(last);
+  if (url.hash !== '') return true;
+  try {
+    return url.host !== new URL(baseUrl).host;
+  } catch {
+    return true;
+  }
 }
 
 function identityGroup(type: string, url: string): string {
@@ -211,7 +241,7 @@ export function sharedIdentityUrls(nodes: readonly SchemaNode[], ctx: EntityCont
     if (!isObject(value)) continue;
     const type = typesOf(value)[0];
     const name = type === undefined ? null : nodeName(value);
-    const url = name === null ? null : identityUrl(value, ctx.baseUrl);
+    const url = name === null || type === undefined ? null : identityUrl(value, ctx.baseUrl, identityType(type) === 'Person');
     if (type !== undefined && name !== null && url !== null) {
       const group = identityGroup(type, url);
       const { family, parts } = keyParts(type, value, ctx, true);

@@ -111,3 +111,29 @@ describe('a byline that links its author', () => {
     expect(people('<p class="byline">By <a href="/staff">Jane Roe</a> and <a href="/staff">John Doe</a></p>')).toEqual([['Jane Roe', 'jane roe'], ['John Doe', 'john doe']]);
   });
 });
+
+describe("a person's url that is no one's own page", () => {
+  const post = (author: object) => extractItem({
+    type: 'post', id: 'p', url: 'https://blog.example/posts/p', checksum: CHECKSUM,
+    html: `<html><head><title>A post about harbours</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'BlogPosting', headline: 'A post about harbours', author })}</script></head><body><p>Text.</p></body></html>`,
+  }, site, { receivedAt: RECEIVED });
+
+  it('bug: every author whose url is the team page became one Person; now each is keyed by name, the url kept as a fact', () => {
+    const ana = post({ '@type': 'Person', name: 'Ana Lind', url: 'https://blog.example/company/team/' });
+    const per = post({ '@type': 'Person', name: 'Per Holm', url: 'https://blog.example/company/team/' });
+    expect([...keysOf(ana, 'Person'), ...keysOf(per, 'Person')]).toEqual(['ana lind', 'per holm']);
+    expect(factOf(ana, 'url', 'schema_org', { type: 'Person', canonicalKey: 'ana lind' })?.value).toBe('https://blog.example/company/team/');
+  });
+
+  it("the website's home page identifies no author; a person's own site elsewhere does; so does a sameAs after a team page", () => {
+    expect(keysOf(post({ '@type': 'Person', name: 'Ana Lind', url: 'https://blog.example/' }), 'Person')).toEqual(['ana lind']);
+    expect(keysOf(post({ '@type': 'Person', name: 'Ana Lind', url: 'https://analind.example/' }), 'Person')).toEqual(['https://analind.example/']);
+    expect(keysOf(post({ '@type': 'Person', name: 'Ana Lind', url: 'https://blog.example/authors', sameAs: ['https://social.example/analind'] }), 'Person'))
+      .toEqual(['https://social.example/analind']);
+  });
+
+  it('an organization keeps its home page as its identity', () => {
+    const c = post({ '@type': 'Organization', name: 'Harbour Trust', url: 'https://harbourtrust.example/' });
+    expect(keysOf(c, 'Organization')).toContain('https://harbourtrust.example/');
+  });
+});
