@@ -3,6 +3,7 @@ import type {
 } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
 import { identityType, mostSpecificType } from './identity.js';
+import { nameKey } from './normalize.js';
 import { predicateInfo } from './predicates.js';
 import { PROVENANCE_RANK } from '../contract/provenance.js';
 import { isDateOrTimestamp, isSnakeCase, isTypeName, toWebsiteUrl } from './record-values.js';
@@ -100,6 +101,49 @@ export class ContributionBuilder {
       existing.importance = Math.max(existing.importance, input.importance);
     }
     return ref;
+  }
+
+  /**
+   * One entity per thing on the page: a thing named by text only ("GitLab", keyed by its name)
+   * where the page also describes one thing of that type family and name with an identity url is
+   * that thing, so its facts, relationships and Q&A move to the url's entity. Not when two
+   * things of that name have urls (which one is meant is not known), and never for `keep` (the
+   * item and the website). Run once, after every candidate is added.
+   */
+  mergeNamedAliases(keep: readonly EntityRef[]): void {
+    const kept = new Set(keep.map(refKey));
+    const withUrl = new Map<string, CandidateEntity[]>();
+    for (const entity of this.entities.values()) {
+      if (!/^https?:\/\//.test(entity.canonicalKey)) continue;
+      const group = identityType(entity.type) + '\u001f' + nameKey(entity.name);
+      withUrl.set(group, [...(withUrl.get(group) ?? []), entity]);
+    }
+    const alias = new Map<string, CandidateEntity>();
+    for (const [key, entity] of this.entities) {
+      if (kept.has(key) || entity.canonicalKey !== nameKey(entity.name)) continue;
+      const targets = withUrl.get(identityType(entity.type) + '\u001f' + entity.canonicalKey);
+      if (targets?.length === 1 && !kept.has(refKey(targets[0]!))) alias.set(key, targets[0]!);
+    }
+    if (alias.size === 0) return;
+    const moved = (ref: EntityRef): EntityRef => {
+      const target = alias.get(refKey(ref));
+      return target === undefined ? ref : { type: target.type, canonicalKey: target.canonicalKey };
+    };
+    for (const [key, entity] of alias) {
+      const from = this.entities.get(key)!;
+      this.entities.delete(key);
+      this.addEntity({ ...from, type: from.type, canonicalKey: entity.canonicalKey, provenance: from.provenanceMethod });
+    }
+    const facts = [...this.facts.values()];
+    this.facts.clear();
+    for (const fact of facts) this.addFact({ ...fact, subject: moved(fact.subject), provenance: fact.provenanceMethod });
+    const relationships = [...this.relationships.values()];
+    this.relationships.clear();
+    for (const r of relationships) this.addRelationship(moved(r.from), r.type, moved(r.to), r.provenanceMethod, r.confidence);
+    for (const qa of this.qa) {
+      qa.entities = qa.entities.map(moved);
+      qa.facts = qa.facts.map((f) => ({ ...f, subject: moved(f.subject) }));
+    }
   }
 
   /** Sets subjectName on every fact about subject (the item's name is known only at the end). */

@@ -137,3 +137,25 @@ describe("a person's url that is no one's own page", () => {
     expect(keysOf(c, 'Organization')).toContain('https://harbourtrust.example/');
   });
 });
+
+describe('a thing named by text where the page describes it with a url', () => {
+  const page = (graph: object[]) => extractItem({
+    type: 'post', id: 'p', url: 'https://blog.example/posts/p', checksum: CHECKSUM,
+    html: `<html><head><title>A post about harbours</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@graph': graph })}</script></head><body><p>Text.</p></body></html>`,
+  }, site, { receivedAt: RECEIVED });
+  const post = { '@type': 'BlogPosting', headline: 'A post about harbours', url: 'https://blog.example/posts/p', publisher: 'Harbour Trust', author: 'Ana Lind' };
+
+  it('bug: the publisher by name and the Organization node with its url were two entities; now one, keyed by the url', () => {
+    const c = page([post, { '@type': 'Organization', name: 'Harbour Trust', url: 'https://harbourtrust.example/about/us-and-them' }, { '@type': 'Person', name: 'ana lind', url: 'https://analind.example/' }]);
+    expect(keysOf(c, 'Organization').filter((k) => k !== site.domain)).toEqual(['https://harbourtrust.example/about/us-and-them']);
+    expect(relsOf(c, 'published_by').map((r) => r.to)).toEqual(['Organization:https://harbourtrust.example/about/us-and-them']);
+    // Names compare as keys do (case folded): the author is the described person.
+    expect(keysOf(c, 'Person')).toEqual(['https://analind.example/']);
+    expect(relsOf(c, 'authored_by').map((r) => r.to)).toEqual(['Person:https://analind.example/']);
+  });
+
+  it('two described things of that name: which one is meant is not known, so the name stays its own entity', () => {
+    const c = page([post, { '@type': 'Organization', name: 'Harbour Trust', url: 'https://a.example/trust' }, { '@type': 'Organization', name: 'Harbour Trust', url: 'https://b.example/trust' }]);
+    expect(keysOf(c, 'Organization').filter((k) => k !== site.domain)).toEqual(['harbour trust', 'https://a.example/trust', 'https://b.example/trust']);
+  });
+});
