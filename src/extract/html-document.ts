@@ -45,6 +45,8 @@ export interface HtmlScan {
   /** Paragraph scores summed per container (Readability's scoring, simplified). */
   scores: Map<Element, number>;
   body: Element | null;
+  /** The first image with alt text inside a link to the website's home page (its logo, as sites mark up their name), and that link's href. */
+  homeLogo: { alt: string; href: string } | null;
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
@@ -120,13 +122,32 @@ const IN_ARTICLE = 4;
 /** Below an element with itemscope: a nested item belongs to that item. */
 const IN_ITEM = 8;
 
+/** A link to a website's home page: "/", "./", an absolute url with no path, or a path to an index page ("/www/default.htm"). */
+const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
+/** Elements searched below a home link for its logo: a logo is near the top of the link, not deep inside a menu. */
+const LOGO_SEARCH_MAX = 20;
+
+/** The first image with alt text below a home link (a few elements at most), as its logo. */
+function logoIn(link: Element, href: string): { alt: string; href: string } | null {
+  const stack: AnyNode[] = [...link.children].reverse();
+  for (let seen = 0; stack.length > 0 && seen < LOGO_SEARCH_MAX; seen++) {
+    const node = stack.pop()!;
+    if (node.type !== 'tag') continue;
+    const el = node as Element;
+    const alt = el.name === 'img' ? (el.attribs.alt ?? '').replace(/\s+/g, ' ').trim() : '';
+    if (alt !== '') return { alt, href };
+    for (let i = el.children.length - 1; i >= 0; i -= 1) stack.push(el.children[i]!);
+  }
+  return null;
+}
+
 /** Walks the tree once. Never throws: htmlparser2 recovers from any markup. */
 export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null,
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null,
   };
   const articleBodies: Element[] = [];
   const articles: Element[] = [];
@@ -191,6 +212,7 @@ export function scanHtml(html: string): HtmlScan {
     }
     // A top-level item has no itemprop; an item whose itemprop belongs to no item (Blogger's
     // itemprop="blogPost" without its Blog) is read as one too, as microdata parsers do.
+    if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) scan.homeLogo = logoIn(el, a.href.trim());
     if (a.itemscope !== undefined && (a.itemprop === undefined || (state & IN_ITEM) === 0)) scan.microdataRoots.push(el);
     if (a.typeof !== undefined || a.vocab !== undefined) scan.hasRdfa = true;
     if (!scan.hasMicroformats && a.class !== undefined && a.class.includes('h-') && MICROFORMAT_ROOT.test(a.class)) scan.hasMicroformats = true;

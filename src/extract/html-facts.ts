@@ -13,7 +13,7 @@ import { personNames } from './person-names.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, parseAmount, unescapeHtml, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
-import { hostOf, siteNameFromTitle } from './site-name.js';
+import { hostOf, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
@@ -131,6 +131,9 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (builder.bestFact(siteRef, 'site_name') === undefined) {
     const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
     if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
+    // Else the alt text of the logo that links home.
+    const logoSite = titleSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) : null;
+    if (logoSite !== null) fact(siteRef, 'site_name', logoSite, C.logoAlt);
   }
   for (const predicate of ['date_published', 'date_modified'] as const) {
     for (const c of metaCandidates(meta, predicate)) {

@@ -107,6 +107,7 @@ export const SOURCE_CONFIDENCE = {
   metaParsely: 0.74,
   htmlTitle: 0.8,
   titleHeuristic: 0.7,
+  logoAlt: 0.65,
   bylineElement: 0.55,
   firstParagraph: 0.5,
   definitionList: 0.55,

@@ -133,6 +133,27 @@ function matchesHost(name: string, host: string | null): boolean {
     || (label.length >= 4 && compact.includes(label)) || (compact.length >= 4 && label.includes(compact)));
 }
 
+/**
+ * The website's name as its logo states it: the alt text of the image in a link to the home page
+ * of the page's own host ("WebMD: Better information. Better health." -> "WebMD", "eHow Logo" ->
+ * "eHow"), without the word logo and the tagline after a separator or a colon. Null when the link
+ * goes elsewhere or no name-like text is left (an image file name, a page word).
+ */
+export function siteNameFromLogo(logo: { alt: string; href: string } | null, baseUrl: string): string | null {
+  if (logo === null) return null;
+  let home: URL;
+  try {
+    home = new URL(logo.href, baseUrl);
+  } catch {
+    return null;
+  }
+  if (home.hostname !== hostOf(baseUrl)) return null;
+  const alt = cleanText(logo.alt.replace(/\blogo\b/gi, ' '));
+  if (/\.(?:png|jpe?g|gif|svg|webp)$/i.test(alt)) return null;
+  const name = cleanText((outerPart(alt, 'first') ?? alt).split(/:\s/)[0]!);
+  return plausibleName(name) && !GENERIC.test(name) ? name : null;
+}
+
 /** The host name of a url, or null when it does not parse. */
 export function hostOf(url: string): string | null {
   try {

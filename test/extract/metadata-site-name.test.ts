@@ -104,3 +104,24 @@ describe('site name from the <title>', () => {
     expect(siteName('<title>Why Bird Notes readers love owls - Bird Notes</title>')).toBe('Bird Notes');
   });
 });
+
+describe('site name from the logo that links home', () => {
+  const logo = (href: string, alt: string) => `<header><a href="${href}"><span><img src="/img/masthead.png" alt="${alt}"></span></a></header><article>${text}</article>`;
+
+  it('a page that declares no name and whose title has no site part: the logo\'s alt text without "logo" and its tagline', () => {
+    expect(siteName('<title>Owls at night</title>', logo('/', 'Bird Notes logo'))).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title>', logo('https://birdnotes.example/www/default.htm', 'Bird Notes: Better birding. Better days.'))).toBe('Bird Notes');
+  });
+
+  it('never over a declared name or the title\'s site part', () => {
+    expect(siteName('<title>Owls at night</title><meta property="og:site_name" content="Declared Notes">', logo('/', 'Bird Notes'))).toBe('Declared Notes');
+    expect(siteName('<title>Owls at night | Title Notes</title>', logo('/', 'Bird Notes'))).toBe('Title Notes');
+  });
+
+  it('no name: a link home to another website, an image file name, a page word, a link that is not home', () => {
+    expect(siteName('<title>Owls at night</title>', logo('https://foundation.example/', 'Bird Foundation'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', logo('/', 'masthead-logo.png'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', logo('/', 'Home'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', logo('/owls/barn-owl', 'Barn Owl'))).toBe(null);
+  });
+});
