@@ -17,7 +17,7 @@ import { hostOf, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
-import { asList, identityUrl, nodeName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
+import { asList, identityUrl, nodeName, personName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
 /** One candidate for the item's title and where it came from; the most trusted one wins. */
@@ -224,7 +224,8 @@ function authorPages(names: readonly string[], data: StructuredData, articleAuth
       if (!isObject(author)) continue;
       const name = nodeName(author);
       const url = identityUrl(author, baseUrl, true);
-      if (name !== null && url !== null && !stated.has(nameKey(name))) stated.set(nameKey(name), url);
+      const key = name === null ? null : nameKey(personName(name));
+      if (key !== null && url !== null && !stated.has(key)) stated.set(key, url);
     }
   }
   const pages = new Map<string, AuthorPage>();

@@ -1,6 +1,7 @@
 import type { EntityRef } from './contribution.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
+import { cleanByline } from './byline.js';
 import { identityType, typeFamily } from './identity.js';
 import { absoluteUrl, cleanText, nameKey, normalizeDate, parseAmount, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
 import { lookup, toTypeName } from './record-values.js';
@@ -126,6 +127,11 @@ export function isSiteOrganization(name: string, node: SchemaNode | null, ctx: E
 /** Longest plain-text value taken as a name: longer text is a container's (a whole author card). */
 const MAX_NAME_CHARS = 100;
 
+/** A person's name as microdata reads it from a byline ("By Lucy Akins") cleaned as a byline is; as given when nothing name-like would be left. */
+export function personName(raw: string): string {
+  return cleanByline(raw, MAX_NAME_CHARS) ?? raw;
+}
+
 /** A plain-text reference names a thing only when it is short; microdata on a block element is not. */
 export function looksLikeName(text: string): boolean {
   return text.length <= MAX_NAME_CHARS;
@@ -155,7 +161,7 @@ function resolveEntityAt(value: unknown, defaultType: string, ctx: EntityContext
   const rawName = nodeName(resolved);
   // A thing without a name (or named by a bare url) is not worth an entity of its own.
   if (rawName === null || /^https?:\/\//i.test(rawName)) return null;
-  const name = rawName;
+  const name = identityType(type) === 'Person' ? personName(rawName) : rawName;
   if ((type === 'Organization' || defaultType === 'Organization') && isSiteOrganization(name, resolved, ctx)) {
     return { ref: ctx.siteRef, name: ctx.site.brand, node: resolved };
   }

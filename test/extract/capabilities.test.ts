@@ -455,6 +455,16 @@ describe('author text and breadcrumbs in other forms', () => {
     expect(factOf(c, 'author', 'schema_org')).toMatchObject({ value: { values: ['Jane Roe', 'John Doe'] }, display: 'Jane Roe and John Doe' });
   });
 
+  it('bug: a microdata Person named from a byline was "By Lucy Akins"; now Lucy Akins, and the head\'s author of that name is keyed by its page', () => {
+    const person = '<div itemprop="author" itemscope itemtype="https://schema.org/Person"><a itemprop="url" href="/contributor/lucy-akins/"><span itemprop="name">By Lucy Akins</span></a></div>';
+    const article = (head: string) => extractItem({
+      type: 'post', id: 'p', url: 'https://n.example/p', checksum: CHECKSUM,
+      html: `<html><head><title>How to build a terrarium</title>${head}</head><body><article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">How to build a terrarium</h1>${person}<p>Text.</p></article></body></html>`,
+    }, site, { receivedAt: RECEIVED });
+    expect(article('').entities.filter((e) => e.type === 'Person').map((e) => [e.name, e.canonicalKey])).toEqual([['Lucy Akins', 'https://n.example/contributor/lucy-akins']]);
+    expect(entityKeys(article('<meta name="author" content="Lucy Akins">'), 'Person')).toEqual(['https://n.example/contributor/lucy-akins']);
+  });
+
   it('a data-vocabulary.org Breadcrumb chain, its crumbs nested or side by side', () => {
     const crumb = (title: string, inner = '') => `<span itemprop="child" itemscope itemtype="http://data-vocabulary.org/Breadcrumb"><a itemprop="url" href="/${title}"><span itemprop="title">${title}</span></a>${inner}</span>`;
     const c = page(`<div itemscope itemtype="http://data-vocabulary.org/Breadcrumb"><span itemprop="title">Home</span>${crumb('Crafts', crumb('Paper'))}${crumb('Projects')}</div>`);
