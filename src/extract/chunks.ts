@@ -51,22 +51,11 @@ export function buildChunks(blocks: Block[], language: string, entities: Array<{
   const trail: Array<{ level: number; text: string }> = [];
   let parts: string[] = [];
   let size = 0;
-  const matchers = entities
-    .filter((e) => e.name.length >= 3)
-    .map((e) => ({ ref: e.ref, needle: e.name.toLowerCase() }))
-    .sort((a, b) => (refKey(a.ref) < refKey(b.ref) ? -1 : refKey(a.ref) > refKey(b.ref) ? 1 : 0));
+  const mentionsOf = mentionFinder(entities);
   const flush = (): void => {
     if (parts.length === 0) return;
     const text = parts.join('\n\n');
-    const lower = text.toLowerCase();
-    const mentions: EntityRef[] = [];
-    const seen = new Set<string>();
-    for (const m of matchers) {
-      if (seen.has(refKey(m.ref)) || !containsWord(lower, m.needle)) continue;
-      seen.add(refKey(m.ref));
-      mentions.push({ type: m.ref.type, canonicalKey: m.ref.canonicalKey });
-    }
-    chunks.push({ text, headingPath: trail.map((t) => t.text), position: chunks.length, language, mentions });
+    chunks.push({ text, headingPath: trail.map((t) => t.text), position: chunks.length, language, mentions: mentionsOf(text) });
     parts = [];
     size = 0;
   };
@@ -88,6 +77,51 @@ export function buildChunks(blocks: Block[], language: string, entities: Array<{
 }
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
+const WORDS = /[\p{L}\p{N}]+/gu;
+/** Up to this many names, each is searched for in every chunk: tokenizing every chunk instead cost a quarter of bench/extract.mjs's time (pages of a few entities). */
+const DIRECT_SEARCH_MAX = 64;
+
+/**
+ * The entities a chunk mentions: those whose name (3+ characters) occurs in it as whole words,
+ * case-insensitive, in (type, canonicalKey) order, once each. Past DIRECT_SEARCH_MAX names, a
+ * name is looked for only in the chunks that hold its longest word as a word of their own (every
+ * word of a name found as whole words is a word of the text), so a page of thousands of entities
+ * costs a lookup per word, not a search of every chunk for every name.
+ */
+function mentionFinder(entities: ReadonlyArray<{ ref: EntityRef; name: string }>): (text: string) => EntityRef[] {
+  const matchers = entities
+    .filter((e) => e.name.length >= 3)
+    .map((e) => ({ ref: e.ref, key: refKey(e.ref), needle: e.name.toLowerCase() }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const byWord = new Map<string, number[]>();
+  const anywhere: number[] = [];
+  matchers.forEach((m, index) => {
+    const longest = (m.needle.match(WORDS) ?? []).reduce<string | null>((best, word) => (best === null || word.length > best.length ? word : best), null);
+    if (longest === null) anywhere.push(index);
+    else if (byWord.has(longest)) byWord.get(longest)!.push(index);
+    else byWord.set(longest, [index]);
+  });
+  const all = matchers.map((_, index) => index);
+  return (text) => {
+    const lower = text.toLowerCase();
+    let candidates: number[] = all;
+    // A few names are searched for directly: tokenizing the chunk costs more than their search.
+    if (matchers.length > DIRECT_SEARCH_MAX) {
+      const found = new Set(anywhere);
+      for (const word of new Set(lower.match(WORDS) ?? [])) for (const index of byWord.get(word) ?? []) found.add(index);
+      candidates = [...found].sort((a, b) => a - b);
+    }
+    const mentions: EntityRef[] = [];
+    const seen = new Set<string>();
+    for (const index of candidates) {
+      const m = matchers[index]!;
+      if (seen.has(m.key) || !containsWord(lower, m.needle)) continue;
+      seen.add(m.key);
+      mentions.push({ type: m.ref.type, canonicalKey: m.ref.canonicalKey });
+    }
+    return mentions;
+  };
+}
 
 /** needle occurs in text not glued to other letters or digits on either side. */
 function containsWord(text: string, needle: string): boolean {
