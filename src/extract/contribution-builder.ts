@@ -116,7 +116,8 @@ export class ContributionBuilder {
     for (const entity of this.entities.values()) {
       if (!/^https?:\/\//.test(entity.canonicalKey)) continue;
       const group = identityType(entity.type) + '\u001f' + nameKey(entity.name);
-      withUrl.set(group, [...(withUrl.get(group) ?? []), entity]);
+      if (withUrl.has(group)) withUrl.get(group)!.push(entity);
+      else withUrl.set(group, [entity]);
     }
     const alias = new Map<string, CandidateEntity>();
     for (const [key, entity] of this.entities) {

@@ -13,9 +13,11 @@ export interface ListValue {
 /** `displays`: a value's own display (a date's local time), by position in `values`; the joined display uses it. */
 export function listValue(values: ReadonlyArray<string | number>, displays: ReadonlyArray<string | undefined> = []): ListValue | null {
   const unique: Array<string | number> = [];
+  const seen = new Set<string | number>();
   const shown: string[] = [];
   values.forEach((value, index) => {
-    if (unique.includes(value)) return;
+    if (seen.has(value)) return;
+    seen.add(value);
     unique.push(value);
     shown.push(displays[index] ?? String(value));
   });

@@ -168,6 +168,7 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
 
 function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const names: string[] = [];
+  const named = new Set<string>();
   // What the display shows of each given value: a line naming several people ("Jane Roe and John Doe") as the page writes it.
   const shown: string[] = [];
   let split = false;
@@ -176,7 +177,10 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
     const before = names.length;
     for (const item of people) {
       const label = mapLinked(link, item, subject, ctx, depth, seen);
-      if (label !== null && !names.includes(label)) names.push(label);
+      if (label !== null && !named.has(label)) {
+        named.add(label);
+        names.push(label);
+      }
     }
     if (people.length > 1 && names.length > before) {
       split = true;
@@ -365,16 +369,16 @@ export function mapListMembers(value: unknown, subject: EntityRef, subjectName: 
     const target = typeof inner === 'string' && isObject(element) ? { ...element, '@type': 'Thing', url: inner } : inner;
     return { target, position: position ?? Number.MAX_SAFE_INTEGER, index };
   }).sort((a, b) => a.position - b.position || a.index - b.index);
-  const names: string[] = [];
+  const names = new Set<string>();
   for (const { target } of members) {
     const entity = resolveEntity(target, 'Thing', ctx);
     if (entity === null || entity.ref === ctx.siteRef) continue;
     ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 2 });
     ctx.builder.addRelationship(subject, 'lists', entity.ref, ctx.provenance, ctx.confidence);
-    if (!names.includes(entity.name)) names.push(entity.name);
+    names.add(entity.name);
     if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
   }
-  addListFact(ctx, subject, subjectName, 'list_item', names);
+  addListFact(ctx, subject, subjectName, 'list_item', [...names]);
 }
 
 /** interactionStatistic: one count per interaction type ({"interactionType": "LikeAction", "userInteractionCount": 12} -> like_count). */
@@ -396,7 +400,7 @@ function mapInteractions(value: unknown, subject: EntityRef, subjectName: string
  * either is not an entity. Keyed by its url, else by name and the reviewed thing.
  */
 export function mapReviews(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
-  const names: string[] = [];
+  const names = new Set<string>();
   for (const raw of asList(value)) {
     const node = resolveRef(raw, ctx.byId);
     if (!isObject(node)) continue;
@@ -407,10 +411,10 @@ export function mapReviews(value: unknown, subject: EntityRef, subjectName: stri
     const ref: EntityRef = { type: typesOf(node)[0] ?? 'Review', canonicalKey: (url === null ? null : urlKey(url)) ?? nameKey(`${name} of ${subject.canonicalKey}`) };
     ctx.builder.addEntity({ ...ref, name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 2 });
     ctx.builder.addRelationship(ref, 'reviews', subject, ctx.provenance, ctx.confidence);
-    if (!names.includes(name)) names.push(name);
+    names.add(name);
     if (depth < MAX_DEPTH) mapSchemaNode(node, ref, name, ctx, depth + 1, seen, new Set(['itemReviewed']));
   }
-  addListFact(ctx, subject, subjectName, 'review', names);
+  addListFact(ctx, subject, subjectName, 'review', [...names]);
 }
 
 function mapCategories(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext): void {
