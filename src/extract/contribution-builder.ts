@@ -133,7 +133,7 @@ export class ContributionBuilder {
     for (const [key, entity] of alias) {
       const from = this.entities.get(key)!;
       this.entities.delete(key);
-      this.addEntity({ ...from, type: from.type, canonicalKey: entity.canonicalKey, provenance: from.provenanceMethod });
+      this.addEntity({ ...from, canonicalKey: entity.canonicalKey, provenance: from.provenanceMethod });
     }
     const facts = [...this.facts.values()];
     this.facts.clear();

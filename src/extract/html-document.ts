@@ -210,9 +210,9 @@ export function scanHtml(html: string): HtmlScan {
     } else if (name === 'body') {
       scan.body ??= el;
     }
+    if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) scan.homeLogo = logoIn(el, a.href.trim());
     // A top-level item has no itemprop; an item whose itemprop belongs to no item (Blogger's
     // itemprop="blogPost" without its Blog) is read as one too, as microdata parsers do.
-    if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) scan.homeLogo = logoIn(el, a.href.trim());
     if (a.itemscope !== undefined && (a.itemprop === undefined || (state & IN_ITEM) === 0)) scan.microdataRoots.push(el);
     if (a.typeof !== undefined || a.vocab !== undefined) scan.hasRdfa = true;
     if (!scan.hasMicroformats && a.class !== undefined && a.class.includes('h-') && MICROFORMAT_ROOT.test(a.class)) scan.hasMicroformats = true;

@@ -70,8 +70,8 @@ const MAX_DEPTH = 2;
 /**
  * One fact of all the values (listValue): a single value stays plain, several become {"values": [...]}.
  * An ISO 8601 duration keeps its value and reads as a duration in display ("PT1H5M": "1 h 5 min").
+ * `display`, when given, replaces the joined display of several values (an author line as written).
  */
-/** Several values are one {"values"} fact; `display`, when given, replaces their joined display (an author line as written). */
 function addListFact(ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, values: Array<string | number>, display?: string): void {
   const list = listValue(values, values.map((v) => (typeof v === 'string' ? durationDisplay(v) : undefined)));
   if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: typeof list.value === 'object' ? display ?? list.display : list.display });
