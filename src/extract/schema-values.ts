@@ -202,22 +202,17 @@ const LISTING_PAGE = /^(?:team|teams|our-team|the-team|meet-the-team|people|staf
  * make every author of the site one person). A person's own site elsewhere is their page.
  */
 export function personPage(key: string, baseUrl: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(key);
-  } catch {
-    return false;
-  }
-  const segments = url.pathname.split('/').filter((segment) => segment !== '');
-  const last = segments[segments.length - 1];
+  const url = URL_PARTS.exec(key);
+  if (url === null) return false;
+  const [, host, path = '', hash = ''] = url;
+  const last = path.split('/').filter((segment) => segment !== '').pop();
   if (last !== undefined) return !LISTING_PAGE.test(last);
-  if (url.hash !== '') return true;
-  try {
-    return url.host !== new URL(baseUrl).host;
-  } catch {
-    return true;
-  }
+  if (hash !== '') return true;
+  return host!.toLowerCase() !== (URL_PARTS.exec(baseUrl)?.[1] ?? '').toLowerCase();
 }
+
+/** An http(s) url's host, path and fragment (a urlKey, without parsing it again). */
+const URL_PARTS = /^https?:\/\/([^/?#]+)([^?#]*)(?:\?[^#]*)?(#.*)?$/i;
 
 function identityGroup(type: string, url: string): string {
   return identityType(type) + '\u001f' + url;
