@@ -108,9 +108,10 @@ export class ContributionBuilder {
    * where the page also describes one thing of that type family and name with an identity url is
    * that thing, so its facts, relationships and Q&A move to the url's entity. Not when two
    * things of that name have urls (which one is meant is not known), and never for `keep` (the
-   * item and the website). Run once, after every candidate is added.
+   * item and the website). Run once, after every candidate is added. Returns where a ref now
+   * points, for refs held outside the builder.
    */
-  mergeNamedAliases(keep: readonly EntityRef[]): void {
+  mergeNamedAliases(keep: readonly EntityRef[]): (ref: EntityRef) => EntityRef {
     const kept = new Set(keep.map(refKey));
     const withUrl = new Map<string, CandidateEntity[]>();
     for (const entity of this.entities.values()) {
@@ -125,7 +126,7 @@ export class ContributionBuilder {
       const targets = withUrl.get(identityType(entity.type) + '\u001f' + entity.canonicalKey);
       if (targets?.length === 1 && !kept.has(refKey(targets[0]!))) alias.set(key, targets[0]!);
     }
-    if (alias.size === 0) return;
+    if (alias.size === 0) return (ref) => ref;
     const moved = (ref: EntityRef): EntityRef => {
       const target = alias.get(refKey(ref));
       return target === undefined ? ref : { type: target.type, canonicalKey: target.canonicalKey };
@@ -145,6 +146,7 @@ export class ContributionBuilder {
       qa.entities = qa.entities.map(moved);
       qa.facts = qa.facts.map((f) => ({ ...f, subject: moved(f.subject) }));
     }
+    return moved;
   }
 
   /** Sets subjectName on every fact about subject (the item's name is known only at the end). */

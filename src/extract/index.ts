@@ -116,9 +116,9 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   builder.addEntity({ ...siteRef, name: site.brand, provenance: 'cms_field', confidence: SOURCE_CONFIDENCE.cmsField, importance: 4, attributes: { url: `https://${site.domain}/` } });
   builder.addRelationship(primary, 'part_of', siteRef, 'cms_field', SOURCE_CONFIDENCE.cmsField);
 
-  builder.mergeNamedAliases([primary, siteRef]);
+  const moved = builder.mergeNamedAliases([primary, siteRef]);
   const chunks = buildChunks(blocks, language, builder.entityNames());
-  for (const qa of templateQa(name, primary, (predicate) => builder.bestFact(primary, predicate), language, extraQaEntities)) builder.qa.push(qa);
+  for (const qa of templateQa(name, primary, (predicate) => builder.bestFact(primary, predicate), language, extraQaEntities.map(moved))) builder.qa.push(qa);
 
   const updatedAt = normalizeDate(item.updated_at) ?? mapped.updatedAt;
   return {

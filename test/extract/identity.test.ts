@@ -154,6 +154,16 @@ describe('a thing named by text where the page describes it with a url', () => {
     expect(relsOf(c, 'authored_by').map((r) => r.to)).toEqual(['Person:https://analind.example/']);
   });
 
+  it("a cms author named by text is the described person too, in the Q&A that cites the author", () => {
+    const c = extractItem({
+      type: 'post', id: 'p', url: 'https://blog.example/posts/p', checksum: CHECKSUM, json: { author: { name: 'Ana Lind' } },
+      html: `<html><head><title>A post about harbours</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'BlogPosting', headline: 'A post about harbours', author: { '@type': 'Person', name: 'Ana Lind', url: 'https://analind.example/' } })}</script></head><body><p>Text.</p></body></html>`,
+    }, site, { receivedAt: RECEIVED });
+    expect(keysOf(c, 'Person')).toEqual(['https://analind.example/']);
+    const who = c.qa.find((q) => q.question.startsWith('Who wrote'));
+    expect(who?.entities.filter((e) => e.type === 'Person')).toEqual([{ type: 'Person', canonicalKey: 'https://analind.example/' }]);
+  });
+
   it('two described things of that name: which one is meant is not known, so the name stays its own entity', () => {
     const c = page([post, { '@type': 'Organization', name: 'Harbour Trust', url: 'https://a.example/trust' }, { '@type': 'Organization', name: 'Harbour Trust', url: 'https://b.example/trust' }]);
     expect(keysOf(c, 'Organization').filter((k) => k !== site.domain)).toEqual(['harbour trust', 'https://a.example/trust', 'https://b.example/trust']);
