@@ -184,13 +184,18 @@ const URL_PROPERTY = /url|image|logo|sameas|thumbnail|item$|mainentityofpage|@id
  */
 const THING_PROPERTY = /^(?:author|creator|contributor|editor|publisher|brand|manufacturer|performer|organizer|founder|funder|sponsor|actor|director|composer|producer|translator|illustrator|provider|seller|memberOf|worksFor|affiliation|alumniOf)$/;
 
+/** A link (<a>, <area>) whose every property names a person or organization: that thing, named by the link's text, with the link's page; else null. */
+export function linkedThing(el: Element, props: readonly string[]): SchemaNode | null {
+  if ((el.name !== 'a' && el.name !== 'area') || el.attribs.href === undefined || props.length === 0 || !props.every((p) => THING_PROPERTY.test(p))) return null;
+  const name = textOf(el).replace(/\s+/g, ' ').trim();
+  return name === '' ? null : { name, url: el.attribs.href };
+}
+
 function propValue(el: Element, props: string[]): string | SchemaNode {
   const attribute = lookup(VALUE_ATTRIBUTE, el.name);
   const linkText = attribute === 'href' && el.name !== 'link' && !props.some((p) => URL_PROPERTY.test(p));
-  if (linkText && el.attribs.href !== undefined && props.every((p) => THING_PROPERTY.test(p))) {
-    const name = textOf(el).replace(/\s+/g, ' ').trim();
-    if (name !== '') return { name, url: el.attribs.href };
-  }
+  const thing = linkedThing(el, props);
+  if (thing !== null) return thing;
   if (attribute !== undefined && !linkText && el.attribs[attribute] !== undefined) return el.attribs[attribute]!;
   if (el.attribs.content !== undefined) return el.attribs.content;
   return textOf(el).replace(/\s+/g, ' ').trim();

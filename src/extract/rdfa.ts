@@ -1,7 +1,8 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { textOf } from './html-document.js';
-import type { SchemaNode } from './json-ld.js';
+import { linkedThing, type SchemaNode } from './json-ld.js';
 import { absoluteUrl } from './normalize.js';
+import { lookup } from './record-values.js';
 
 /**
  * RDFa Lite / RDFa 1.1 in the page body (vocab, typeof, property, resource, prefix) read over
@@ -43,7 +44,9 @@ export function readRdfa(document: Document, baseUrl: string): SchemaNode[] {
       const item: SchemaNode = {};
       const types = terms(a.typeof, ctx);
       if (types.length > 0) item['@type'] = types.length === 1 ? types[0] : types;
-      const id = a.resource ?? a.about;
+      // The typed thing's IRI (RDFa 1.1): about, resource, else the element's own link (href, src).
+      const iriAttribute = lookup(IRI_ATTRIBUTE, el.name);
+      const id = a.about ?? a.resource ?? (iriAttribute === undefined ? undefined : a[iriAttribute]);
       if (id !== undefined) {
         const url = absoluteUrl(id, baseUrl);
         if (url !== null) item['@id'] = url;
@@ -54,7 +57,9 @@ export function readRdfa(document: Document, baseUrl: string): SchemaNode[] {
       continue;
     }
     if (props.length > 0 && ctx.subject !== null) {
-      const value = propertyValue(el, baseUrl);
+      // <a property="author" href="/people/jane">Jane Roe</a>: Jane Roe, whose page that is (the
+      // RDFa object is the page alone, which names nobody).
+      const value = (a.content === undefined && a.resource === undefined ? linkedThing(el, props) : null) ?? propertyValue(el, baseUrl);
       if (value !== null) for (const prop of props) addValue(ctx.subject, prop, value);
       // A property with a content, resource or href value may still have described children.
     }

@@ -206,7 +206,14 @@ function mapLinked(link: Link, item: unknown, subject: EntityRef, ctx: SchemaCon
     ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
   }
   ctx.builder.addRelationship(subject, link.rel, entity.ref, ctx.provenance, ctx.confidence);
-  if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
+  if (entity.node !== null) {
+    // A thing identified by its page (an itemid, an RDFa link) without a url property: that page is its url.
+    const id = entity.node['@id'];
+    if (entity.node.url === undefined && typeof id === 'string' && !id.includes('#') && entity.ref !== ctx.siteRef && urlKey(id) === entity.ref.canonicalKey) {
+      addFact(ctx, entity.ref, entity.name, 'url', id.trim());
+    }
+    if (depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
+  }
   return label;
 }
 

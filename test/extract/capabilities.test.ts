@@ -246,6 +246,22 @@ describe('RDFa Lite / RDFa 1.1 in the body: vocab, typeof, property, resource, p
   });
 });
 
+describe('RDFa links that name a person or an organization (rdfa-links.html)', () => {
+  const c = extractPage('rdfa-links.html', 'post', 'https://gazette.example/news/quay-repairs');
+
+  it('bug: <a property="author" href> named nobody (its object is the page alone); now the person of the link text, keyed by the page', () => {
+    expect(c.entities.find((e) => e.canonicalKey === 'https://gazette.example/staff/ana-lind')).toMatchObject({ type: 'Person', name: 'Ana Lind' });
+  });
+
+  it('bug: a typed link (typeof with href) was a thing without its page; the href is its IRI, as RDFa 1.1 reads it', () => {
+    expect(entityKeys(c, 'Person').sort()).toEqual(['https://gazette.example/staff/ana-lind', 'https://gazette.example/staff/per-holm']);
+    expect(entityKeys(c, 'Organization')).toContain('https://harbourtrust.example/');
+    expect(factOf(c, 'author', 'schema_org')?.value).toEqual({ values: ['Ana Lind', 'Per Holm'] });
+    // A thing identified by its page and stating no url: the page is its url fact, so the node says it.
+    expect(factOf(c, 'url', 'schema_org', { type: 'Person', canonicalKey: 'https://gazette.example/staff/per-holm' })?.value).toBe('https://gazette.example/staff/per-holm');
+  });
+});
+
 describe('hostile structured data stays bounded', () => {
   const extractHtml = (html: string) => extractItem({ type: 'page', id: 'x', url: 'https://shop.example/x', html, checksum: CHECKSUM } as IngestItem, site, { receivedAt: RECEIVED });
 
