@@ -114,6 +114,9 @@ function forms(value) {
   const time = /^(\d{2}:\d{2})(:00)?$/.exec(text);
   if (time !== null) out.push(time[1]);
   if (/^[a-z]+( [a-z]+){1,3}$/.test(text)) out.push(text.replace(/ /g, ''));
+  // A mailto: or tel: link's address.
+  const address = /^(?:mailto|tel):([^?#]+)/.exec(text);
+  if (address !== null) out.push(address[1]);
   // A byline's label ("By Jane Roe") is not part of the name.
   if (/^by\s/.test(text)) out.push(text.slice(3).trim());
   const term = /^https?:\/\/schema\.org\/([A-Za-z]+)$/.exec(String(value).trim());

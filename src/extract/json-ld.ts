@@ -191,7 +191,21 @@ export function linkedThing(el: Element, props: readonly string[]): SchemaNode |
   return name === '' ? null : { name, url: el.attribs.href };
 }
 
+/** The address a mailto: or tel: link holds ("mailto:ola@harbour.example" -> "ola@harbour.example"), else null. */
+export function linkAddress(href: string | undefined): string | null {
+  const match = href === undefined ? null : /^\s*(?:mailto|tel):([^?#]+)/i.exec(href);
+  if (match === null) return null;
+  let address = match[1]!;
+  try {
+    address = decodeURIComponent(address);
+  } catch { /* a malformed escape stays as written */ }
+  address = address.trim();
+  return address === '' ? null : address;
+}
+
 function propValue(el: Element, props: string[]): string | SchemaNode {
+  const address = el.name === 'a' || el.name === 'area' || el.name === 'link' ? linkAddress(el.attribs.href) : null;
+  if (address !== null) return address;
   const attribute = lookup(VALUE_ATTRIBUTE, el.name);
   const linkText = attribute === 'href' && el.name !== 'link' && !props.some((p) => URL_PROPERTY.test(p));
   const thing = linkedThing(el, props);

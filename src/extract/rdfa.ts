@@ -1,6 +1,6 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { textOf } from './html-document.js';
-import { linkedThing, type SchemaNode } from './json-ld.js';
+import { linkAddress, linkedThing, type SchemaNode } from './json-ld.js';
 import { absoluteUrl } from './normalize.js';
 import { lookup } from './record-values.js';
 
@@ -81,7 +81,7 @@ function propertyValue(el: Element, baseUrl: string): string | null {
   if (a.content !== undefined) return a.content;
   if (el.name === 'time' && a.datetime !== undefined) return a.datetime;
   const iri = a.resource ?? a.href ?? (IRI_ATTRIBUTE[el.name] === 'src' ? a.src : IRI_ATTRIBUTE[el.name] === 'data' ? a.data : undefined);
-  if (iri !== undefined) return absoluteUrl(iri, baseUrl);
+  if (iri !== undefined) return linkAddress(iri) ?? absoluteUrl(iri, baseUrl);
   const text = textOf(el).replace(/\s+/g, ' ').trim();
   return text === '' ? null : text;
 }

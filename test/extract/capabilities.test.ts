@@ -262,6 +262,18 @@ describe('RDFa links that name a person or an organization (rdfa-links.html)', (
   });
 });
 
+describe('mailto: and tel: links', () => {
+  it('bug: a microdata email on a mailto: link was the link text ("mail"); now the address, in microdata and RDFa', () => {
+    const body = '<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ola Berg</span><a itemprop="email" href="mailto:ola%40harbour.example?subject=hi">mail</a> <a itemprop="telephone" href="tel:+44-1947-000000">call</a></div>'
+      + '<div vocab="https://schema.org/" typeof="Organization"><span property="name">Harbour Trust</span><a property="email" href="mailto:info@harbour.example">write to us</a></div>';
+    const c = extractItem({ type: 'page', id: 'p', url: 'https://n.example/p', html: `<html><head><title>Contact the harbour</title></head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    const ola = { type: 'Person', canonicalKey: 'ola berg' };
+    expect(factOf(c, 'email', 'schema_org', ola)?.value).toBe('ola@harbour.example');
+    expect(factOf(c, 'telephone', 'schema_org', ola)?.value).toBe('+44-1947-000000');
+    expect(factOf(c, 'email', 'schema_org', { type: 'Organization', canonicalKey: 'harbour trust' })?.value).toBe('info@harbour.example');
+  });
+});
+
 describe('hostile structured data stays bounded', () => {
   const extractHtml = (html: string) => extractItem({ type: 'page', id: 'x', url: 'https://shop.example/x', html, checksum: CHECKSUM } as IngestItem, site, { receivedAt: RECEIVED });
 
