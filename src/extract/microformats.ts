@@ -23,7 +23,7 @@ const PROPERTIES: Record<string, string> = {
   'street-address': 'streetAddress', locality: 'addressLocality', region: 'addressRegion', 'postal-code': 'postalCode',
   'country-name': 'addressCountry', latitude: 'latitude', longitude: 'longitude', adr: 'address', geo: 'geo', 'given-name': 'givenName',
   'family-name': 'familyName', nickname: 'alternateName', duration: 'duration', yield: 'recipeYield', ingredient: 'recipeIngredient',
-  'same-as': 'sameAs',
+  'same-as': 'sameAs', syndication: 'sameAs', featured: 'image', bday: 'birthDate', instructions: 'recipeInstructions', content: 'text',
 };
 const ADDRESS_PARTS = ['streetAddress', 'addressLocality', 'addressRegion', 'postalCode', 'addressCountry'];
 
@@ -76,6 +76,11 @@ function toNode(item: MfItem, depth: number): SchemaNode | null {
     const address: SchemaNode = { '@type': 'PostalAddress' };
     for (const part of ADDRESS_PARTS) if (node[part] !== undefined) address[part] = node[part];
     node.address = address;
+  }
+  // A review's content is its body (an entry's is the page's text, which the chunks hold).
+  if (type === 'Review' && node.text !== undefined) {
+    node.reviewBody = node.text;
+    delete node.text;
   }
   if (type === 'Review' && node.ratingValue !== undefined) {
     node.reviewRating = { '@type': 'Rating', ratingValue: node.ratingValue, bestRating: node.bestRating, worstRating: node.worstRating };

@@ -262,6 +262,21 @@ describe('RDFa links that name a person or an organization (rdfa-links.html)', (
   });
 });
 
+describe('microformats2 properties added', () => {
+  const page = (body: string) => extractItem({ type: 'page', id: 'p', url: 'https://n.example/p', html: `<html><head><title>A note on owls</title></head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+
+  it("an entry's u-syndication (the same post elsewhere) is its same_as; its u-featured an image", () => {
+    const c = page('<article class="h-entry"><h1 class="p-name">Snowy owls</h1><img class="u-featured" src="/img/owls.jpg" alt=""><a class="u-syndication" href="https://social.example/ana/1">also on social</a><div class="e-content"><p>Three snowy owls stayed all week.</p></div></article>');
+    expect(factOf(c, 'same_as', 'schema_org')?.value).toBe('https://social.example/ana/1');
+    expect(factOf(c, 'image', 'schema_org')?.value).toBe('https://n.example/img/owls.jpg');
+  });
+
+  it("bug: an h-review's e-content was dropped; it is the review's body", () => {
+    const c = page('<div class="h-review"><span class="p-name">Quay Lamp review</span><span class="p-item h-product"><span class="p-name">Quay Lamp</span></span><data class="p-rating" value="4">4 of 5</data><div class="e-content">Bright, warm, solid.</div></div>');
+    expect(factOf(c, 'review_body', 'schema_org')?.value).toBe('Bright, warm, solid.');
+  });
+});
+
 describe('mailto: and tel: links', () => {
   it('bug: a microdata email on a mailto: link was the link text ("mail"); now the address, in microdata and RDFa', () => {
     const body = '<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ola Berg</span><a itemprop="email" href="mailto:ola%40harbour.example?subject=hi">mail</a> <a itemprop="telephone" href="tel:+44-1947-000000">call</a></div>'
