@@ -81,6 +81,8 @@ export interface HtmlFactsInput {
   baseUrl: string;
   subjectName: () => string;
   titles: TitleCandidate[];
+  /** Names microdata, RDFa or microformats give the item where the head already names it: alternate names unless a title candidate says the same. */
+  alternateNames: TitleCandidate[];
 }
 
 const OTHER_SKIPPED = new Set(['WebSite', 'WebPage', 'BreadcrumbList', 'SiteNavigationElement', 'ListItem', 'ItemList', 'SearchAction', 'ReadAction', 'ImageObject', 'WPHeader', 'WPFooter', 'WPSideBar', 'FAQPage', 'Question', 'Answer']);
@@ -272,7 +274,7 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
         if (builder.bestFact(primary, predicate) !== undefined) skip.add(property);
       }
     }
-    if (title !== null && (!weak || input.titles.length === 0)) input.titles.push({ value: title, provenance: 'schema_org', confidence });
+    if (title !== null) (!weak || input.titles.length === 0 ? input.titles : input.alternateNames).push({ value: title, provenance: 'schema_org', confidence });
     mapSchemaNode(main, primary, input.subjectName(), { ...ctx }, 0, seen, skip);
     const publisher = resolveEntity(main.publisher, 'Organization', ctx);
     if (publisher !== null) {

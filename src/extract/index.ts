@@ -9,7 +9,7 @@ import { addHtmlFacts, readStructuredData, type TitleCandidate } from './html-fa
 import { ogTypeHint } from './meta-facts.js';
 import { scanHtml } from './html-document.js';
 import { readTextBlocks, readTextLead, type Block } from './main-content.js';
-import { absoluteUrl, cleanText, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
+import { absoluteUrl, cleanText, nameKey, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE } from './predicates.js';
 import { PROVENANCE_RANK } from '../contract/provenance.js';
 import { templateQa } from './qa.js';
@@ -63,6 +63,7 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   }
 
   const titles: TitleCandidate[] = [];
+  const alternateNames: TitleCandidate[] = [];
   if (item.title !== undefined && cleanText(item.title) !== '') titles.push({ value: cleanText(item.title), provenance: 'cms_field', confidence: SOURCE_CONFIDENCE.cmsField });
   for (const t of mapped.titles) titles.push({ value: t.value, provenance: t.provenance, confidence: SOURCE_CONFIDENCE.cmsMapping - 0.01 });
   const seo = item.json?.seo;
@@ -85,7 +86,7 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   let blocks: Block[] = [];
   const extraQaEntities: EntityRef[] = [];
   if (scan !== null && data !== null) {
-    blocks = addHtmlFacts({ scan, data, builder, item, site, siteRef, primary, baseUrl, subjectName, titles });
+    blocks = addHtmlFacts({ scan, data, builder, item, site, siteRef, primary, baseUrl, subjectName, titles, alternateNames });
   }
   const cms = addCmsFacts({ builder, item, subject: primary, subjectName }, mapped);
   for (const author of cms.authors) extraQaEntities.push(author);
@@ -105,6 +106,9 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   titles.sort((a, b) => PROVENANCE_RANK[a.provenance] - PROVENANCE_RANK[b.provenance] || b.confidence - a.confidence);
   name = titles[0]?.value ?? primaryUrl;
   for (const t of titles) builder.addFact({ subject: primary, subjectName: name, predicate: 'name', value: t.value, provenance: t.provenance, confidence: t.confidence });
+  // What structured markup calls the item, where the head named it otherwise: kept as an alternate name.
+  const named = new Set(titles.map((t) => nameKey(t.value)));
+  for (const t of alternateNames) if (!named.has(nameKey(t.value))) builder.addFact({ subject: primary, subjectName: name, predicate: 'alternate_name', value: t.value, provenance: t.provenance, confidence: t.confidence });
   builder.renameSubject(primary, name);
 
   const description = builder.bestFact(primary, 'description');

@@ -277,6 +277,17 @@ describe('microformats2 properties added', () => {
   });
 });
 
+describe("the name structured markup gives an item the head names otherwise", () => {
+  it('bug: a microdata or RDFa name that lost to the <title> was dropped; it is an alternate_name unless a title candidate says the same', () => {
+    const body = '<div itemscope itemtype="https://schema.org/Event"><span itemprop="name">Quay Night Market</span><time itemprop="startDate" datetime="2026-07-04T18:00:00+01:00">4 July</time></div>';
+    const page = (title: string) => extractItem({ type: 'page', id: 'p', url: 'https://n.example/p', html: `<html><head><title>${title}</title></head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    const other = page('Whitby this summer: markets, music and boats');
+    expect(factOf(other, 'name', 'seo_meta')?.value).toBe('Whitby this summer: markets, music and boats');
+    expect(factOf(other, 'alternate_name', 'schema_org')?.value).toBe('Quay Night Market');
+    expect(factOf(page('Quay night market'), 'alternate_name', 'schema_org')).toBeUndefined();
+  });
+});
+
 describe('mailto: and tel: links', () => {
   it('bug: a microdata email on a mailto: link was the link text ("mail"); now the address, in microdata and RDFa', () => {
     const body = '<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ola Berg</span><a itemprop="email" href="mailto:ola%40harbour.example?subject=hi">mail</a> <a itemprop="telephone" href="tel:+44-1947-000000">call</a></div>'
