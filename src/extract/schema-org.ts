@@ -98,8 +98,11 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
   if (seen.has(node)) return;
   seen.add(node);
   let others = 0;
+  // A name of several values (one per language, say): the first names the entity, the others are alternate names.
+  const moreNames = textValues(node.name).slice(1);
+  if (moreNames.length > 0 && !skip.has('name')) addListFact(ctx, subject, subjectName, 'alternate_name', [...textValues(node.alternateName), ...moreNames]);
   for (const key of Object.keys(node).sort()) {
-    if (skip.has(key)) continue;
+    if (skip.has(key) || (key === 'alternateName' && moreNames.length > 0)) continue;
     const value = node[key];
     // lookup(), not TABLE[key]: a JSON key such as "constructor" must not find Object's.
     const textPredicate = lookup(TEXT_PROPERTIES, key);

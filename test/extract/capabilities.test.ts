@@ -288,6 +288,15 @@ describe("the name structured markup gives an item the head names otherwise", ()
   });
 });
 
+describe('a name of several values', () => {
+  it('bug: a JSON-LD name given in two languages kept the first only; the others are alternate names, with any alternateName', () => {
+    const ld = { '@context': 'https://schema.org', '@type': 'Product', name: [{ '@value': 'Quay Lamp', '@language': 'en' }, { '@value': 'Kailampe', '@language': 'de' }], alternateName: 'QL lamp', sku: 'QL-1' };
+    const c = extractItem({ type: 'product', id: 'p', url: 'https://n.example/p', html: `<html><head><title>Quay Lamp</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(factOf(c, 'name', 'schema_org')?.value).toBe('Quay Lamp');
+    expect(factOf(c, 'alternate_name', 'schema_org')?.value).toEqual({ values: ['QL lamp', 'Kailampe'] });
+  });
+});
+
 describe('mailto: and tel: links', () => {
   it('bug: a microdata email on a mailto: link was the link text ("mail"); now the address, in microdata and RDFa', () => {
     const body = '<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ola Berg</span><a itemprop="email" href="mailto:ola%40harbour.example?subject=hi">mail</a> <a itemprop="telephone" href="tel:+44-1947-000000">call</a></div>'
