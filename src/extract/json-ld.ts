@@ -32,6 +32,8 @@ export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
       warnings.push(`json_ld.invalid: block ${index + 1} skipped: ${(error as Error).message}`);
       return;
     }
+    // Keys written as IRIs ("http://schema.org/name") or CURIEs ("s:name"): read as their terms.
+    if (IRI_KEY.test(text)) parsed = withTermKeys(parsed, schemaPrefixes(parsed), 0);
     const roots = Array.isArray(parsed) ? parsed : [parsed];
     for (const root of roots) {
       if (!isObject(root)) continue;
@@ -46,6 +48,51 @@ export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
   });
   out.byId = indexNodes(out.nodes);
   return out;
+}
+
+/** A key that is an IRI or a CURIE ("...": ), the cheap test before walking a block for them. */
+const IRI_KEY = /"(?:https?:\/\/schema\.org\/|[A-Za-z][\w.-]*:)[A-Za-z]\w*"\s*:/;
+const SCHEMA_IRI = /^https?:\/\/schema\.org\/?$/;
+const SCHEMA_TERM_IRI = /^https?:\/\/schema\.org\/([A-Za-z][A-Za-z0-9]*)$/;
+/** Nesting read when renaming keys, as deep as the mapper reads. */
+const MAX_KEY_DEPTH = 32;
+
+/** The prefixes the blocks' top-level @context maps to schema.org ({"@context": {"s": "http://schema.org/"}}). */
+function schemaPrefixes(parsed: unknown): Set<string> {
+  const prefixes = new Set<string>();
+  for (const root of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (!isObject(root)) continue;
+    for (const context of Array.isArray(root['@context']) ? root['@context'] : [root['@context']]) {
+      if (!isObject(context)) continue;
+      for (const [prefix, iri] of Object.entries(context)) if (typeof iri === 'string' && SCHEMA_IRI.test(iri) && !prefix.startsWith('@')) prefixes.add(prefix);
+    }
+  }
+  return prefixes;
+}
+
+/** The value with schema.org IRI and CURIE keys renamed to their terms (a key already given as a term wins); objects without such keys are kept as they are. */
+function withTermKeys(value: unknown, prefixes: ReadonlySet<string>, depth: number): unknown {
+  if (depth > MAX_KEY_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => withTermKeys(item, prefixes, depth + 1));
+  if (!isObject(value)) return value;
+  const out: SchemaNode = {};
+  for (const [key, inner] of Object.entries(value)) {
+    // "__proto__" names no property; assigned, it would replace the copy's prototype.
+    if (key === '__proto__') continue;
+    const term = termOf(key, prefixes);
+    const read = key === '@context' ? inner : withTermKeys(inner, prefixes, depth + 1);
+    if (term === key) out[key] = read;
+    // A term the node also states as a term keeps that value; of two IRIs of one term, the first stays.
+    else if (!Object.hasOwn(value, term) && !Object.hasOwn(out, term)) out[term] = read;
+  }
+  return out;
+}
+
+function termOf(key: string, prefixes: ReadonlySet<string>): string {
+  const iri = SCHEMA_TERM_IRI.exec(key);
+  if (iri !== null) return iri[1]!;
+  const colon = key.indexOf(':');
+  return colon > 0 && prefixes.has(key.slice(0, colon)) && /^[A-Za-z][A-Za-z0-9]*$/.test(key.slice(colon + 1)) ? key.slice(colon + 1) : key;
 }
 
 /** Index of the nodes (nested ones included) that carry an @id and a description. */

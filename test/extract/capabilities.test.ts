@@ -288,6 +288,25 @@ describe("the name structured markup gives an item the head names otherwise", ()
   });
 });
 
+describe('JSON-LD keys written as IRIs or with a declared prefix', () => {
+  const product = (ld: object) => extractItem({ type: 'product', id: 'p', url: 'https://n.example/p', html: `<html><head><title>Lamps</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+
+  it('bug: expanded keys ("http://schema.org/sku") and CURIEs ("s:sku") were not read; they are their terms', () => {
+    const expanded = product({ '@type': 'http://schema.org/Product', 'http://schema.org/name': 'Quay Lamp', 'https://schema.org/sku': [{ '@value': 'QL-2' }] });
+    expect(factOf(expanded, 'sku', 'schema_org')?.value).toBe('QL-2');
+    const curie = product({ '@context': { s: 'http://schema.org/' }, '@type': 's:Product', 's:name': 'Quay Lamp', 's:brand': { '@type': 's:Brand', 's:name': 'Quay Goods' } });
+    expect(factOf(curie, 'brand', 'schema_org')?.value).toBe('Quay Goods');
+    // A prefix the context does not map to schema.org stays a key of another vocabulary.
+    const other = product({ '@context': ['https://schema.org', { ex: 'https://example.org/terms#' }], '@type': 'Product', name: 'Quay Lamp', 'ex:sku': 'X-1' });
+    expect(factOf(other, 'sku', 'schema_org')).toBeUndefined();
+  });
+
+  it('a key stated as a term wins over its IRI; "__proto__" is not read', () => {
+    const c = product(JSON.parse('{"@type": "Product", "name": "Quay Lamp", "sku": "TERM", "http://schema.org/sku": "IRI", "__proto__": {"sku": "PROTO"}}'));
+    expect(factOf(c, 'sku', 'schema_org')?.value).toBe('TERM');
+  });
+});
+
 describe('a name of several values', () => {
   it('bug: a JSON-LD name given in two languages kept the first only; the others are alternate names, with any alternateName', () => {
     const ld = { '@context': 'https://schema.org', '@type': 'Product', name: [{ '@value': 'Quay Lamp', '@language': 'en' }, { '@value': 'Kailampe', '@language': 'de' }], alternateName: 'QL lamp', sku: 'QL-1' };
