@@ -40,6 +40,17 @@ const NAMESPACE_PREDICATES: Record<string, string> = {
   'video:writer': 'writer_url', 'video:actor': 'actor_url', 'video:series': 'series_url', 'music:album': 'album_url', 'music:song': 'song_url',
   'video:tag': 'tag', 'profile:username': 'username',
 };
+/**
+ * Scholarly citation tags (Highwire Press, as Google Scholar reads them) not read as a title,
+ * author, description or date candidate, by predicate; any other citation_<x> is the fact <x>.
+ */
+const CITATION: Record<string, string> = {
+  citation_journal_title: 'journal', citation_journal_abbrev: 'journal_abbreviation', citation_conference_title: 'conference', citation_firstpage: 'first_page',
+  citation_lastpage: 'last_page', citation_pdf_url: 'pdf_url', citation_fulltext_html_url: 'fulltext_url', citation_abstract_html_url: 'abstract_url',
+  citation_language: 'in_language', citation_dissertation_institution: 'institution', citation_technical_report_institution: 'institution',
+  citation_technical_report_number: 'report_number',
+};
+const CITATION_READ_ELSEWHERE = new Set(['citation_title', 'citation_author', 'citation_abstract', 'citation_publication_date', 'citation_online_date', 'citation_date']);
 const SNAKE = /^[a-z][a-z0-9_]*$/;
 const DATE_KEY = /(date|time)$/;
 
@@ -83,6 +94,13 @@ export function addMetaFacts(input: MetaFactsInput): void {
       } else {
         add(primary, predicate, values, C.metaDublinCore);
       }
+    } else if (colon < 0 && key.startsWith('citation_') && !CITATION_READ_ELSEWHERE.has(key)) {
+      const predicate = lookup(CITATION, key) ?? key.slice('citation_'.length);
+      if (!SNAKE.test(predicate)) continue;
+      let values = meta.all(key);
+      if (predicate.endsWith('_url')) values = urls(values);
+      else if (predicate === 'keywords') values = values.flatMap((v) => v.split(/\s*;\s*/)).filter((v) => v !== '');
+      add(primary, predicate, values, C.metaParsely - 0.03);
     } else if (OPEN_GRAPH_NAMESPACES.includes(prefix) && !key.startsWith('product:price:')) {
       const predicate = lookup(NAMESPACE_PREDICATES, key) ?? local.replace(/[:.-]/g, '_');
       if (!SNAKE.test(predicate)) continue;
@@ -112,5 +130,7 @@ const OG_TYPES: Record<string, string> = {
 
 export function ogTypeHint(meta: MetaValues): string | undefined {
   const type = meta.get('og:type');
-  return type === undefined ? undefined : lookup(OG_TYPES, type.trim().toLowerCase());
+  const hinted = type === undefined ? undefined : lookup(OG_TYPES, type.trim().toLowerCase());
+  // Scholarly citation tags describe a paper.
+  return hinted ?? (meta.get('citation_title') !== undefined ? 'ScholarlyArticle' : undefined);
 }

@@ -104,11 +104,12 @@ type SourceTable = ReadonlyArray<readonly [string, number]>;
 
 /** Keys per predicate, in Readability's order of preference; the confidence encodes that order. */
 export const META_SOURCES = {
-  name: [['dc:title', C.metaDublinCore], ['dcterms:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely]],
-  author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02]],
-  description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter]],
+  name: [['dc:title', C.metaDublinCore], ['dcterms:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely], ['citation_title', C.metaParsely - 0.01]],
+  author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02], ['citation_author', C.metaParsely - 0.03]],
+  description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
-  date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02]],
+  date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02],
+    ['citation_publication_date', C.metaParsely - 0.03], ['citation_online_date', C.metaParsely - 0.04], ['citation_date', C.metaParsely - 0.04]],
   date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName], ['dcterms:modified', C.metaParsely - 0.02]],
   image: [['og:image', C.metaOpenGraph], ['twitter:image', C.metaTwitter]],
   keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely]],
@@ -127,8 +128,11 @@ export function metaCandidates(values: MetaValues, predicate: MetaPredicate): Me
   const out: MetaCandidate[] = [];
   for (const [key, confidence] of META_SOURCES[predicate]) {
     if (predicate === 'author') {
-      const lines = authorLines(key === 'article:author' ? values.all(key) : values.all(key).slice(-1));
-      if (lines.length > 0) out.push({ value: lines.join(', '), names: [...new Set(lines.flatMap(personNames))], key, confidence });
+      // article:author and citation_author are repeated, one author a tag; other keys keep their last tag.
+      const lines = authorLines(key === 'article:author' || key === 'citation_author' ? values.all(key) : values.all(key).slice(-1))
+        .map((line) => (key === 'citation_author' ? givenNameFirst(line) : line));
+      // Lines that hold a comma themselves ("Roe, Jane", as citation tags write names) join with "; ".
+      if (lines.length > 0) out.push({ value: lines.join(lines.length > 1 && lines.some((line) => line.includes(',')) ? '; ' : ', '), names: [...new Set(lines.flatMap(personNames))], key, confidence });
       continue;
     }
     const value = predicate === 'site_name' ? siteNameValue(values.get(key)) : values.get(key);
@@ -136,6 +140,12 @@ export function metaCandidates(values: MetaValues, predicate: MetaPredicate): Me
     out.push({ value, key, confidence });
   }
   return out;
+}
+
+/** A citation tag's "Last, First" as the person is called ("Lind, Ana" -> "Ana Lind", "Jong, Michiel de" -> "Michiel de Jong"); other lines as they are. */
+function givenNameFirst(line: string): string {
+  const match = /^([^,\d]+),\s*([^,\d]+)$/.exec(line);
+  return match === null ? line : `${match[2]!.trim()} ${match[1]!.trim()}`;
 }
 
 function authorLines(all: string[]): string[] {

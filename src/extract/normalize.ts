@@ -81,6 +81,7 @@ export function normalizeLanguage(value: string | null | undefined): string | nu
 }
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const SLASHED_DATE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
@@ -111,7 +112,8 @@ const TRAILING_OFFSET = /\d:\d\d.*?(?:\s|GMT|UTC|\d)([+-])(\d{2}):?(\d{2})(?:\s*
  */
 export function normalizeDateTime(value: unknown): DateValue | null {
   if (typeof value !== 'string') return null;
-  const text = value.trim();
+  // A year-first date with slashes ("2019/05/12", as scholarly citation tags write it) is that ISO date.
+  const text = value.trim().replace(SLASHED_DATE, (_, y: string, m: string, d: string) => `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`);
   if (text === '') return null;
   const dateOnly = DATE_ONLY.exec(text);
   if (dateOnly !== null) return utcMillis(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) === null ? null : { value: text };

@@ -288,6 +288,26 @@ describe("the name structured markup gives an item the head names otherwise", ()
   });
 });
 
+describe('scholarly citation tags (scholarly-article.html)', () => {
+  const c = extractPage('scholarly-article.html', 'page', 'https://jhe.example/articles/tidal-scour');
+
+  it('bug: Highwire Press citation_* tags were dropped; a page of them is a ScholarlyArticle with its authors, date and the paper\'s details', () => {
+    expect(c.primaryEntity.type).toBe('ScholarlyArticle');
+    // One Person per citation_author tag, "Last, First" as the person is called.
+    expect(entityKeys(c, 'Person').sort()).toEqual(['ana lind', 'per holm']);
+    expect(factOf(c, 'author', 'seo_meta')?.value).toEqual({ values: ['Ana Lind', 'Per Holm'] });
+    // A year-first date with slashes is that date.
+    expect(factOf(c, 'date_published', 'seo_meta')?.value).toBe('2025-03-14');
+    expect(factOf(c, 'description', 'seo_meta')?.value).toBe('Measurements at three timber quays show scour depths twice those the usual formulas predict.');
+    const facts = Object.fromEntries(['journal', 'volume', 'issue', 'first_page', 'last_page', 'doi', 'issn', 'publisher', 'pdf_url', 'keywords', 'author_institution'].map((p) => [p, factOf(c, p, 'seo_meta')?.value]));
+    expect(facts).toEqual({
+      journal: 'Journal of Harbour Engineering', volume: '12', issue: '2', first_page: '101', last_page: '118', doi: '10.5555/jhe.2025.012', issn: '1234-5679',
+      publisher: 'Coast Academic Press', pdf_url: 'https://jhe.example/articles/tidal-scour.pdf', keywords: { values: ['scour', 'tides', 'timber quays'] },
+      author_institution: { values: ['Whitby Institute of Coastal Studies', 'North Sea Harbour Trust'] },
+    });
+  });
+});
+
 describe('JSON-LD keys written as IRIs or with a declared prefix', () => {
   const product = (ld: object) => extractItem({ type: 'product', id: 'p', url: 'https://n.example/p', html: `<html><head><title>Lamps</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
 
