@@ -1,10 +1,10 @@
 import type { EntityRef } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
-import type { MetaValues } from './meta.js';
+import { twitterLabels, type MetaValues } from './meta.js';
 import { dateList, listValue } from './multi-value.js';
 import { absoluteUrl, schemaTerm } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
-import { lookup } from './record-values.js';
+import { lookup, toPredicate } from './record-values.js';
 import { addCategory } from './schema-org.js';
 
 /**
@@ -75,6 +75,11 @@ export function addMetaFacts(input: MetaFactsInput): void {
   add(primary, 'locale_alternate', meta.all('og:locale:alternate'), C.metaOpenGraph);
   add(primary, 'twitter_creator', meta.all('twitter:creator').slice(-1), C.metaTwitter);
   add(siteRef, 'twitter_site', meta.all('twitter:site').slice(-1), C.metaTwitter);
+  // A Twitter card's other label pairs ("Est. reading time": "5 minutes") are facts named by their label.
+  for (const { label, data } of twitterLabels(meta)) {
+    const predicate = /^written by$/i.test(label) ? null : toPredicate(label.replace(/^est(?:imated|\.)?\s+/i, ''));
+    if (predicate !== null && SNAKE.test(predicate)) add(primary, predicate, [data], C.metaTwitter - 0.03);
+  }
   // article:publisher names the publisher's own page elsewhere (its Facebook page): the site's sameAs.
   add(siteRef, 'same_as', meta.all('article:publisher').filter((v) => /^https?:\/\//i.test(v.trim())).map((v) => v.trim()), C.metaOpenGraph);
   for (const section of meta.all('article:section')) addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);

@@ -12,6 +12,12 @@ import { cleanSiteName } from './site-name.js';
  * space-separated properties, a name is lowercased with dots read as colons, and a later tag
  * overrides an earlier one with the same key.
  */
+/**
+ * The key a Twitter card's "Written by" label pair is read under (twitter:label1 "Written by",
+ * twitter:data1 "Jane Roe", as Yoast writes it): an author candidate like the others.
+ */
+export const WRITTEN_BY_KEY = 'twitter:written_by';
+
 export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = []): MetaValues {
   const values = new MetaValues();
   const declared = declaredPrefixes(prefixes);
@@ -31,7 +37,19 @@ export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = [
       if (key !== '') values.add(canonicalKey(key, declared), content);
     }
   }
+  for (const { label, data } of twitterLabels(values)) if (/^written by$/i.test(label)) values.add(WRITTEN_BY_KEY, data);
   return values;
+}
+
+/** A Twitter card's label and data pairs (twitter:label1 with twitter:data1, ... up to 9), in order. */
+export function twitterLabels(values: MetaValues): Array<{ label: string; data: string }> {
+  const pairs: Array<{ label: string; data: string }> = [];
+  for (let i = 1; i <= 9; i++) {
+    const label = values.get(`twitter:label${i}`);
+    const data = values.get(`twitter:data${i}`);
+    if (label !== undefined && data !== undefined) pairs.push({ label, data });
+  }
+  return pairs;
 }
 
 /**
@@ -105,14 +123,15 @@ type SourceTable = ReadonlyArray<readonly [string, number]>;
 /** Keys per predicate, in Readability's order of preference; the confidence encodes that order. */
 export const META_SOURCES = {
   name: [['dc:title', C.metaDublinCore], ['dcterms:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely], ['citation_title', C.metaParsely - 0.01]],
-  author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02], ['citation_author', C.metaParsely - 0.03]],
+  author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02], ['sailthru:author', C.metaParsely - 0.02],
+    ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03]],
   description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
   date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02],
-    ['citation_publication_date', C.metaParsely - 0.03], ['citation_online_date', C.metaParsely - 0.04], ['citation_date', C.metaParsely - 0.04]],
+    ['sailthru:date', C.metaParsely - 0.03], ['citation_publication_date', C.metaParsely - 0.03], ['citation_online_date', C.metaParsely - 0.04], ['citation_date', C.metaParsely - 0.04]],
   date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName], ['dcterms:modified', C.metaParsely - 0.02]],
   image: [['og:image', C.metaOpenGraph], ['twitter:image', C.metaTwitter]],
-  keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely]],
+  keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely], ['sailthru:tags', C.metaParsely - 0.01]],
 } as const satisfies Record<string, SourceTable>;
 
 export type MetaPredicate = keyof typeof META_SOURCES;

@@ -288,6 +288,18 @@ describe("the name structured markup gives an item the head names otherwise", ()
   });
 });
 
+describe("a Twitter card's labels and sailthru tags (head-extras.html)", () => {
+  const c = extractPage('head-extras.html', 'page', 'https://whitbynotes.example/lantern-walk');
+
+  it('bug: twitter:label/data pairs and sailthru tags were dropped; "Written by" is an author, other labels facts, sailthru a date and keywords', () => {
+    expect(entityKeys(c, 'Person')).toEqual(['ola berg']);
+    expect(factOf(c, 'author', 'seo_meta')?.value).toBe('Ola Berg');
+    expect(factOf(c, 'reading_time', 'seo_meta')?.value).toBe('4 minutes');
+    expect(factOf(c, 'date_published', 'seo_meta')?.value).toBe('2025-12-12T17:30:00Z');
+    expect(factOf(c, 'keywords', 'seo_meta')?.value).toEqual({ values: ['lantern walk', 'whitby', 'winter'] });
+  });
+});
+
 describe('scholarly citation tags (scholarly-article.html)', () => {
   const c = extractPage('scholarly-article.html', 'page', 'https://jhe.example/articles/tidal-scour');
 
