@@ -47,6 +47,8 @@ export interface HtmlScan {
   body: Element | null;
   /** The first image with alt text inside a link to the website's home page (its logo, as sites mark up their name), and that link's href. */
   homeLogo: { alt: string; href: string } | null;
+  /** Links marked rel="author" (<link> in the head, <a> in the page), with the link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX. */
+  relAuthors: Array<{ href: string; text: string }>;
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
@@ -141,13 +143,17 @@ function logoIn(link: Element, href: string): { alt: string; href: string } | nu
   return null;
 }
 
+const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
+/** rel="author" links kept: a page's authors, not a list of every author of the site. */
+const REL_AUTHORS_MAX = 20;
+
 /** Walks the tree once. Never throws: htmlparser2 recovers from any markup. */
 export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null,
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, relAuthors: [],
   };
   const articleBodies: Element[] = [];
   const articles: Element[] = [];
@@ -211,6 +217,9 @@ export function scanHtml(html: string): HtmlScan {
       scan.body ??= el;
     }
     if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) scan.homeLogo = logoIn(el, a.href.trim());
+    if ((name === 'a' || name === 'link') && a.href !== undefined && a.rel !== undefined && REL_AUTHOR.test(a.rel) && scan.relAuthors.length < REL_AUTHORS_MAX) {
+      scan.relAuthors.push({ href: a.href.trim(), text: name === 'a' ? textOf(el).replace(/\s+/g, ' ').trim() : '' });
+    }
     // A top-level item has no itemprop; an item whose itemprop belongs to no item (Blogger's
     // itemprop="blogPost" without its Blog) is read as one too, as microdata parsers do.
     if (a.itemscope !== undefined && (a.itemprop === undefined || (state & IN_ITEM) === 0)) scan.microdataRoots.push(el);

@@ -120,7 +120,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   for (const c of authors) listFact('author', c.names!, c.confidence, 'seo_meta', c.value);
   const authorUrls = meta.all('article:author').map((v) => absoluteUrl(v, input.baseUrl)).filter((u): u is string => u !== null && /^https?:/i.test(u));
   if (!hadAuthor && authors[0] !== undefined) {
-    const pages = authorPages(authors[0].names!, data, authorUrls, input.baseUrl, primary);
+    const pages = authorPages(authors[0].names!, data, authorUrls, scan.relAuthors, input.baseUrl, primary);
     for (const person of authors[0].names!) addAuthor(builder, primary, person, 'seo_meta', authors[0].confidence, pages.get(person));
   }
   // article:author names the authors' profile pages; those no Person is keyed by are kept as they are.
@@ -215,10 +215,11 @@ function authorPage(href: string | undefined, baseUrl: string, item: EntityRef):
 /**
  * The pages of the people a meta author line names, by name: what microdata, RDFa or
  * microformats say of an author of the same name (its url, itemid or sameAs; their author is
- * not read when the head names one, as visible text carries noise), else the one article:author
- * url when the line names one person.
+ * not read when the head names one, as visible text carries noise), a rel="author" link whose
+ * text is that name, else, when the line names one person, the one article:author url or the one
+ * page rel="author" links.
  */
-function authorPages(names: readonly string[], data: StructuredData, articleAuthorUrls: readonly string[], baseUrl: string, item: EntityRef): Map<string, AuthorPage> {
+function authorPages(names: readonly string[], data: StructuredData, articleAuthorUrls: readonly string[], relAuthors: HtmlScan['relAuthors'], baseUrl: string, item: EntityRef): Map<string, AuthorPage> {
   const stated = new Map<string, string>();
   for (const main of [data.mainMicrodata, data.mainRdfa, data.mainMicroformats]) {
     if (main === null) continue;
@@ -230,9 +231,15 @@ function authorPages(names: readonly string[], data: StructuredData, articleAuth
       if (key !== null && url !== null && !stated.has(key)) stated.set(key, url);
     }
   }
+  for (const link of relAuthors) {
+    const key = link.text === '' ? null : nameKey(personName(link.text));
+    if (key !== null && !stated.has(key)) stated.set(key, link.href);
+  }
+  const relPages = [...new Set(relAuthors.map((link) => link.href))];
   const pages = new Map<string, AuthorPage>();
   for (const name of names) {
-    const href = stated.get(nameKey(name)) ?? (names.length === 1 && articleAuthorUrls.length === 1 ? articleAuthorUrls[0] : undefined);
+    const only = names.length === 1 ? (articleAuthorUrls.length === 1 ? articleAuthorUrls[0] : relPages.length === 1 ? relPages[0] : undefined) : undefined;
+    const href = stated.get(nameKey(name)) ?? only;
     const page = authorPage(href, baseUrl, item);
     if (page !== undefined) pages.set(name, page);
   }

@@ -579,6 +579,14 @@ describe('author text and breadcrumbs in other forms', () => {
     expect(entityKeys(article('<meta name="author" content="Lucy Akins">'), 'Person')).toEqual(['https://n.example/contributor/lucy-akins']);
   });
 
+  it('rel="author" links identify the head\'s authors: by their text, or the one link for a one-person line; a team page does not', () => {
+    const withHead = (head: string, body = '') => extractItem({ type: 'post', id: 'p', url: 'https://n.example/p', html: `<html><head><title>A post title here</title>${head}</head><body>${body}<p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(entityKeys(withHead('<meta name="author" content="Ola Berg"><link rel="author" href="/people/ola-berg">'), 'Person')).toEqual(['https://n.example/people/ola-berg']);
+    const two = withHead('<meta name="author" content="Ola Berg and Ana Lind">', '<p>By <a rel="author" href="/people/ana">Ana Lind</a> and <a rel="author" href="/people/ola">Ola Berg</a></p>');
+    expect(entityKeys(two, 'Person').sort()).toEqual(['https://n.example/people/ana', 'https://n.example/people/ola']);
+    expect(entityKeys(withHead('<meta name="author" content="Ola Berg"><link rel="author" href="/team/">'), 'Person')).toEqual(['ola berg']);
+  });
+
   it('a data-vocabulary.org Breadcrumb chain, its crumbs nested or side by side', () => {
     const crumb = (title: string, inner = '') => `<span itemprop="child" itemscope itemtype="http://data-vocabulary.org/Breadcrumb"><a itemprop="url" href="/${title}"><span itemprop="title">${title}</span></a>${inner}</span>`;
     const c = page(`<div itemscope itemtype="http://data-vocabulary.org/Breadcrumb"><span itemprop="title">Home</span>${crumb('Crafts', crumb('Paper'))}${crumb('Projects')}</div>`);
