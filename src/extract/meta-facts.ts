@@ -75,6 +75,14 @@ export function addMetaFacts(input: MetaFactsInput): void {
   add(primary, 'locale_alternate', meta.all('og:locale:alternate'), C.metaOpenGraph);
   add(primary, 'twitter_creator', meta.all('twitter:creator').slice(-1), C.metaTwitter);
   add(siteRef, 'twitter_site', meta.all('twitter:site').slice(-1), C.metaTwitter);
+  // The geo meta tags of local pages: geo.position (or ICBM) "lat;lon", geo.placename, geo.region.
+  const position = /^\s*(-?\d+(?:\.\d+)?)\s*[;,]\s*(-?\d+(?:\.\d+)?)\s*$/.exec(meta.get('geo:position') ?? meta.get('icbm') ?? '');
+  if (position !== null && Math.abs(Number(position[1])) <= 90 && Math.abs(Number(position[2])) <= 180) {
+    const [latitude, longitude] = [Number(position[1]), Number(position[2])];
+    builder.addFact({ subject: primary, subjectName: input.subjectName(), predicate: 'geo', value: { latitude, longitude }, display: `${latitude}, ${longitude}`, provenance: 'seo_meta', confidence: C.metaName });
+  }
+  add(primary, 'place_name', meta.all('geo:placename').slice(-1), C.metaName);
+  add(primary, 'region', meta.all('geo:region').slice(-1), C.metaName);
   // A Twitter card's other label pairs ("Est. reading time": "5 minutes") are facts named by their label.
   for (const { label, data } of twitterLabels(meta)) {
     const predicate = /^written by$/i.test(label) ? null : toPredicate(label.replace(/^est(?:imated|\.)?\s+/i, ''));

@@ -300,6 +300,19 @@ describe("a Twitter card's labels and sailthru tags (head-extras.html)", () => {
   });
 });
 
+describe('geo meta tags', () => {
+  it('bug: geo.position (or ICBM), geo.placename and geo.region were dropped; they are the page\'s geo, place name and region', () => {
+    const head = '<meta name="geo.position" content="54.4858;-0.6206"><meta name="geo.placename" content="Whitby, North Yorkshire"><meta name="geo.region" content="GB-NYK">';
+    const c = extractItem({ type: 'page', id: 'p', url: 'https://quaycafe.example/', html: `<html><head><title>Quay Café, Whitby</title>${head}</head><body><p>Coffee on the quay.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(factOf(c, 'geo', 'seo_meta')).toMatchObject({ value: { latitude: 54.4858, longitude: -0.6206 }, display: '54.4858, -0.6206' });
+    expect(factOf(c, 'place_name', 'seo_meta')?.value).toBe('Whitby, North Yorkshire');
+    expect(factOf(c, 'region', 'seo_meta')?.value).toBe('GB-NYK');
+    const icbm = extractItem({ type: 'page', id: 'p', url: 'https://quaycafe.example/', html: '<html><head><title>Quay Café, Whitby</title><meta name="ICBM" content="54.4858, -0.6206"><meta name="geo.position" content="95;200"></head><body></body></html>', checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    // An out-of-range position is no position; ICBM is read only when geo.position is absent.
+    expect(factOf(icbm, 'geo', 'seo_meta')).toBeUndefined();
+  });
+});
+
 describe('scholarly citation tags (scholarly-article.html)', () => {
   const c = extractPage('scholarly-article.html', 'page', 'https://jhe.example/articles/tidal-scour');
 
