@@ -49,6 +49,8 @@ export interface HtmlScan {
   homeLogo: { alt: string; href: string } | null;
   /** Links marked rel="author" (<link> in the head, <a> in the page), with the link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX. */
   relAuthors: Array<{ href: string; text: string }>;
+  /** <link rel="alternate" hreflang href>: the page in other languages, at most REL_AUTHORS_MAX. */
+  translations: Array<{ language: string; href: string }>;
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
@@ -144,7 +146,7 @@ function logoIn(link: Element, href: string): { alt: string; href: string } | nu
 }
 
 const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
-/** rel="author" links kept: a page's authors, not a list of every author of the site. */
+/** rel="author" and hreflang links kept: a page's authors and languages, not a list of every page of the site. */
 const REL_AUTHORS_MAX = 20;
 
 /** Walks the tree once. Never throws: htmlparser2 recovers from any markup. */
@@ -153,7 +155,7 @@ export function scanHtml(html: string): HtmlScan {
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, relAuthors: [],
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, relAuthors: [], translations: [],
   };
   const articleBodies: Element[] = [];
   const articles: Element[] = [];
@@ -206,6 +208,9 @@ export function scanHtml(html: string): HtmlScan {
     } else if (name === 'link') {
       const rel = (a.rel ?? '').toLowerCase();
       if (a.href !== undefined && /(^|\s)canonical(\s|$)/.test(rel)) scan.canonicalHref ??= a.href;
+      if (a.href !== undefined && a.hreflang !== undefined && /(^|\s)alternate(\s|$)/.test(rel) && scan.translations.length < REL_AUTHORS_MAX) {
+        scan.translations.push({ language: a.hreflang.trim(), href: a.href.trim() });
+      }
       // Dublin Core in links: <link rel="schema.DCTERMS" href="http://purl.org/dc/terms/"> declares
       // a prefix, <link rel="DCTERMS.relation" href="..."> states a value, read like a meta name.
       const linkRel = (a.rel ?? '').trim();

@@ -10,7 +10,7 @@ import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './mai
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
 import { commaItems, listValue, type ListValue } from './multi-value.js';
 import { personNames } from './person-names.js';
-import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, parseAmount, unescapeHtml, urlKey } from './normalize.js';
+import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, normalizeLanguage, parseAmount, unescapeHtml, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
 import { hostOf, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
@@ -143,6 +143,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
       if (date !== null) fact(primary, predicate, date.value, c.confidence, 'seo_meta', { display: date.display });
     }
   }
+  addTranslations(builder, primary, name(), scan.translations, input.baseUrl);
   if (scan.canonicalHref !== null) {
     const url = absoluteUrl(scan.canonicalHref, input.baseUrl);
     if (url !== null) fact(primary, 'canonical_url', url, C.metaOpenGraph);
@@ -194,6 +195,28 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
 function unnamedLabelsWarning(labels: string[]): string {
   const shown = labels.slice(0, 3).map((label) => JSON.stringify(label.slice(0, 40))).join(', ');
   return `predicate.dropped: ${labels.length} key/value row(s) skipped, their label has no snake_case predicate form (${shown}${labels.length > 3 ? ', ...' : ''})`;
+}
+
+/**
+ * The page in other languages (<link rel="alternate" hreflang="de" href>): one `translation` fact
+ * of their urls, displayed with their languages ("de: https://..."), and a `has_translation`
+ * relationship to each, the page of that url being the same kind of thing (it resolves once that
+ * page is ingested). The page itself and x-default (the fallback, not a language) are left out.
+ */
+function addTranslations(builder: ContributionBuilder, primary: EntityRef, subjectName: string, links: HtmlScan['translations'], baseUrl: string): void {
+  const urls: string[] = [];
+  const displays: string[] = [];
+  for (const { language, href } of links) {
+    const url = absoluteUrl(href, baseUrl);
+    const key = url === null ? null : urlKey(url);
+    const tag = normalizeLanguage(language);
+    if (url === null || key === null || key === primary.canonicalKey || tag === null || urls.includes(url)) continue;
+    urls.push(url);
+    displays.push(`${tag}: ${url}`);
+    builder.addRelationship(primary, 'has_translation', { type: primary.type, canonicalKey: key }, 'seo_meta', C.metaName);
+  }
+  const list = listValue(urls, displays);
+  if (list !== null) builder.addFact({ subject: primary, subjectName, predicate: 'translation', value: list.value, provenance: 'seo_meta', confidence: C.metaName, ...(list.display === undefined ? {} : { display: list.display }) });
 }
 
 /** A person's own page: its url as stated, and its urlKey, which identifies the person (docs/extraction.md "Identity"). */

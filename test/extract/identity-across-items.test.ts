@@ -62,3 +62,23 @@ describe('identity across items (extractor, graph store)', () => {
     expect(problemsOf(await runPipeline([POST, PROFILE, PROGRAMME, FESTIVAL], { site: HALLS }))).toEqual(CLEAN);
   });
 });
+
+describe('a page and its translation, each linking the other (hreflang)', () => {
+  it('the has_translation relationships resolve once both pages are in the graph', () => {
+    const links = '<link rel="alternate" hreflang="en" href="https://halls.example/en/concerts"><link rel="alternate" hreflang="de" href="https://halls.example/de/konzerte"><link rel="alternate" hreflang="x-default" href="https://halls.example/concerts">';
+    const item = (id: string, url: string, lang: string, title: string): IngestItem => ({ type: 'page', id, url, html: `<html lang="${lang}"><head><title>${title}</title>${links}</head><body><p>${title}.</p></body></html>`, checksum: CHECKSUM }) as IngestItem;
+    const dir = mkdtempSync(join(tmpdir(), 'nodectl-translation-'));
+    try {
+      const graph = buildGraphFromItems([item('en', 'https://halls.example/en/concerts', 'en', 'Concerts this season'), item('de', 'https://halls.example/de/konzerte', 'de', 'Konzerte dieser Saison')], HALLS, { receivedAt: '2026-09-02T08:00:00Z', file: join(dir, 'graph.sqlite') });
+      const rows = graph.db.prepare(`SELECT f.name AS from_name, t.name AS to_name, r.resolution_status FROM relationships r JOIN entities f ON f.id = r.from_entity_id LEFT JOIN entities t ON t.id = r.to_entity_id
+        WHERE r.type = 'has_translation' ORDER BY f.name`).all();
+      graph.close();
+      expect(rows).toEqual([
+        { from_name: 'Concerts this season', to_name: 'Konzerte dieser Saison', resolution_status: 'resolved' },
+        { from_name: 'Konzerte dieser Saison', to_name: 'Concerts this season', resolution_status: 'resolved' },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
