@@ -51,6 +51,8 @@ export interface HtmlScan {
   relAuthors: Array<{ href: string; text: string }>;
   /** <link rel="alternate" hreflang href>: the page in other languages, at most REL_AUTHORS_MAX. */
   translations: Array<{ language: string; href: string }>;
+  /** The datetime of the first <time> marked as the publication (a pubdate attribute, a class such as "entry-date published"), and of the first marked as the update. */
+  timeMarks: { published: string | null; modified: string | null };
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
@@ -146,6 +148,16 @@ function logoIn(link: Element, href: string): { alt: string; href: string } | nu
 }
 
 const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
+/** Classes blog themes give the <time> of a post's publication (WordPress's "entry-date published") and of its update. */
+const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date)(?:$|[\s_-])/i;
+const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-date)(?:$|[\s_-])/i;
+
+/** Keeps the first <time datetime> marked as the publication, and the first marked as the update. */
+function markTime(marks: HtmlScan['timeMarks'], a: Record<string, string>): void {
+  const cls = a.class ?? '';
+  if (MODIFIED_CLASS.test(cls)) marks.modified ??= a.datetime!;
+  else if (a.pubdate !== undefined || PUBLISHED_CLASS.test(cls)) marks.published ??= a.datetime!;
+}
 /** rel="author" and hreflang links kept: a page's authors and languages, not a list of every page of the site. */
 const REL_AUTHORS_MAX = 20;
 
@@ -155,7 +167,7 @@ export function scanHtml(html: string): HtmlScan {
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, relAuthors: [], translations: [],
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, relAuthors: [], translations: [], timeMarks: { published: null, modified: null },
   };
   const articleBodies: Element[] = [];
   const articles: Element[] = [];
@@ -222,6 +234,7 @@ export function scanHtml(html: string): HtmlScan {
       scan.body ??= el;
     }
     if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) scan.homeLogo = logoIn(el, a.href.trim());
+    if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, a);
     if ((name === 'a' || name === 'link') && a.href !== undefined && a.rel !== undefined && REL_AUTHOR.test(a.rel) && scan.relAuthors.length < REL_AUTHORS_MAX) {
       scan.relAuthors.push({ href: a.href.trim(), text: name === 'a' ? textOf(el).replace(/\s+/g, ' ').trim() : '' });
     }

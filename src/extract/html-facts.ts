@@ -143,6 +143,11 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
       if (date !== null) fact(primary, predicate, date.value, c.confidence, 'seo_meta', { display: date.display });
     }
   }
+  // Else the <time> a blog theme marks as the publication or the update.
+  for (const [predicate, marked] of [['date_published', scan.timeMarks.published], ['date_modified', scan.timeMarks.modified]] as const) {
+    const date = marked === null || builder.bestFact(primary, predicate) !== undefined ? null : normalizeDateTime(marked);
+    if (date !== null) fact(primary, predicate, date.value, C.bylineElement, 'text_extraction', date.display === undefined ? {} : { display: date.display });
+  }
   addTranslations(builder, primary, name(), scan.translations, input.baseUrl);
   if (scan.canonicalHref !== null) {
     const url = absoluteUrl(scan.canonicalHref, input.baseUrl);

@@ -300,6 +300,22 @@ describe("a Twitter card's labels and sailthru tags (head-extras.html)", () => {
   });
 });
 
+describe('the <time> a blog theme marks', () => {
+  const post = (head: string, body: string) => extractItem({ type: 'post', id: 'p', url: 'https://n.example/p', html: `<html><head><title>Ten years of the lantern walk</title>${head}</head><body><article>${body}<p>The walk began in 2015 and grew every year since.</p><p>Next: <time datetime="2026-12-11">11 December</time>.</p></article></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+  const times = '<time class="entry-date published" datetime="2025-12-12T17:30:00+00:00">December 12, 2025</time><time class="updated" datetime="2025-12-14T09:00:00+01:00">December 14</time>';
+
+  it('bug: a post whose only dates are its theme\'s <time class="published"> and <time class="updated"> had none; they are its dates', () => {
+    const c = post('', times);
+    expect(factOf(c, 'date_published', 'text_extraction')?.value).toBe('2025-12-12T17:30:00Z');
+    expect(factOf(c, 'date_modified', 'text_extraction')).toMatchObject({ value: '2025-12-14T08:00:00Z', display: '2025-12-14T09:00:00+01:00' });
+  });
+
+  it('only when nothing declares the date, and never an unmarked <time> in the text', () => {
+    expect(factOf(post('<meta property="article:published_time" content="2025-12-01T10:00:00Z">', times), 'date_published', 'text_extraction')).toBeUndefined();
+    expect(factOf(post('', ''), 'date_published', 'text_extraction')).toBeUndefined();
+  });
+});
+
 describe('geo meta tags', () => {
   it('bug: geo.position (or ICBM), geo.placename and geo.region were dropped; they are the page\'s geo, place name and region', () => {
     const head = '<meta name="geo.position" content="54.4858;-0.6206"><meta name="geo.placename" content="Whitby, North Yorkshire"><meta name="geo.region" content="GB-NYK">';
