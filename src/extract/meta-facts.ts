@@ -1,7 +1,7 @@
 import type { EntityRef } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { twitterLabels, type MetaValues } from './meta.js';
-import { dateList, listValue } from './multi-value.js';
+import { commaItems, dateList, listValue } from './multi-value.js';
 import { absoluteUrl, schemaTerm } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { lookup, toPredicate } from './record-values.js';
@@ -90,6 +90,11 @@ export function addMetaFacts(input: MetaFactsInput): void {
   }
   // article:publisher names the publisher's own page elsewhere (its Facebook page): the site's sameAs.
   add(siteRef, 'same_as', meta.all('article:publisher').filter((v) => /^https?:\/\//i.test(v.trim())).map((v) => v.trim()), C.metaOpenGraph);
+  // Parse.ly's own tags (parsely-title, -author and -pub-date are title, author and date candidates).
+  add(primary, 'url', urls(meta.all('parsely-link').slice(-1)), C.metaParsely);
+  add(primary, 'image', urls(meta.all('parsely-image-url').slice(-1)), C.metaParsely);
+  for (const section of meta.all('parsely-section').slice(-1)) addCategory(builder, primary, section, 'seo_meta', C.metaParsely);
+  for (const tag of commaItems(meta.all('parsely-tags').slice(-1))) addCategory(builder, primary, tag, 'seo_meta', C.metaParsely, 'tag');
   for (const section of meta.all('article:section')) addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);
   for (const tag of meta.all('article:tag')) addCategory(builder, primary, tag, 'seo_meta', C.metaOpenGraph, 'tag');
 

@@ -38,7 +38,36 @@ export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = [
     }
   }
   for (const { label, data } of twitterLabels(values)) if (/^written by$/i.test(label)) values.add(WRITTEN_BY_KEY, data);
+  addParselyPage(values);
   return values;
+}
+
+/** Fields of Parse.ly's older JSON meta (parsely-page), read as the parsely-* tags that replaced it. */
+const PARSELY_PAGE_FIELDS: Record<string, string> = {
+  title: 'parsely-title', author: 'parsely-author', pub_date: 'parsely-pub-date', link: 'parsely-link', image_url: 'parsely-image-url', section: 'parsely-section',
+};
+
+/** <meta name="parsely-page" content='{"title": ..., "author": ..., "tags": [...]}'>: its fields as parsely-* values, where the page does not state those tags. */
+function addParselyPage(values: MetaValues): void {
+  const json = values.get('parsely-page');
+  if (json === undefined) return;
+  let page: unknown;
+  try {
+    page = JSON.parse(json);
+  } catch {
+    return;
+  }
+  if (typeof page !== 'object' || page === null || Array.isArray(page)) return;
+  const fields = page as Record<string, unknown>;
+  for (const [field, key] of Object.entries(PARSELY_PAGE_FIELDS)) {
+    const value = fields[field];
+    if (typeof value === 'string' && cleanText(value) !== '' && values.get(key) === undefined) values.add(key, cleanText(value));
+  }
+  const tags = fields.tags;
+  if (Array.isArray(tags) && values.get('parsely-tags') === undefined) {
+    const text = tags.filter((t): t is string => typeof t === 'string').map(cleanText).filter((t) => t !== '' && !t.includes(',')).join(',');
+    if (text !== '') values.add('parsely-tags', text);
+  }
 }
 
 /** A Twitter card's label and data pairs (twitter:label1 with twitter:data1, ... up to 9), in order. */

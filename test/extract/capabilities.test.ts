@@ -300,6 +300,28 @@ describe("a Twitter card's labels and sailthru tags (head-extras.html)", () => {
   });
 });
 
+describe("Parse.ly's tags", () => {
+  const page = (head: string) => extractItem({ type: 'post', id: 'p', url: 'https://gazette.example/quay', html: `<html><head><title>Quay repairs finished early</title>${head}</head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+  const tags = (c: ItemContribution) => c.entities.filter((e) => e.type === 'DefinedTerm').map((e) => e.canonicalKey).sort();
+
+  it('bug: parsely-link, -image-url, -section and -tags were dropped; they are the url, image, category and tags', () => {
+    const c = page('<meta name="parsely-link" content="https://gazette.example/quay"><meta name="parsely-image-url" content="/img/quay.jpg"><meta name="parsely-section" content="Local"><meta name="parsely-tags" content="harbour,repairs">');
+    expect(factOf(c, 'url', 'seo_meta')?.value).toBe('https://gazette.example/quay');
+    expect(factOf(c, 'image', 'seo_meta')?.value).toBe('https://gazette.example/img/quay.jpg');
+    expect(tags(c)).toEqual(['category/local', 'tag/harbour', 'tag/repairs']);
+  });
+
+  it("the older JSON parsely-page is read as those tags: author, date, section and tags", () => {
+    const json = JSON.stringify({ title: 'Quay repairs finished early', author: 'Ana Lind', pub_date: '2025-11-02T08:00:00Z', section: 'Local', tags: ['harbour', 'repairs'] }).replace(/"/g, '&quot;');
+    const c = page(`<meta name="parsely-page" content="${json}">`);
+    expect(factOf(c, 'author', 'seo_meta')?.value).toBe('Ana Lind');
+    expect(factOf(c, 'date_published', 'seo_meta')?.value).toBe('2025-11-02T08:00:00Z');
+    expect(tags(c)).toEqual(['category/local', 'tag/harbour', 'tag/repairs']);
+    // Not JSON: nothing is read from it, and nothing breaks.
+    expect(factOf(page('<meta name="parsely-page" content="{not json">'), 'author', 'seo_meta')).toBeUndefined();
+  });
+});
+
 describe('the <time> a blog theme marks', () => {
   const post = (head: string, body: string) => extractItem({ type: 'post', id: 'p', url: 'https://n.example/p', html: `<html><head><title>Ten years of the lantern walk</title>${head}</head><body><article>${body}<p>The walk began in 2015 and grew every year since.</p><p>Next: <time datetime="2026-12-11">11 December</time>.</p></article></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
   const times = '<time class="entry-date published" datetime="2025-12-12T17:30:00+00:00">December 12, 2025</time><time class="updated" datetime="2025-12-14T09:00:00+01:00">December 14</time>';
