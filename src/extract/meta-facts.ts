@@ -31,7 +31,9 @@ const DUBLIN_CORE: Record<string, string> = {
 };
 const DUBLIN_CORE_DATES = new Set(['date_created']);
 /** Open Graph namespaces read key by key; product:price:* is the price and handled on its own. */
-const OPEN_GRAPH_NAMESPACES = ['product', 'profile', 'music', 'video', 'book'];
+const OPEN_GRAPH_NAMESPACES = ['product', 'profile', 'music', 'video', 'book', 'article'];
+/** article:* keys read as candidates or categories elsewhere (dates, author, publisher, section, tags). */
+const READ_ELSEWHERE = new Set(['article:published_time', 'article:modified_time', 'article:author', 'article:publisher', 'article:section', 'article:tag']);
 /** Keys of those namespaces whose predicate is not their last part. */
 const NAMESPACE_PREDICATES: Record<string, string> = {
   'product:retailer_item_id': 'sku', 'product:upc': 'gtin', 'product:ean': 'gtin', 'product:isbn': 'isbn', 'product:category': 'category',
@@ -68,6 +70,7 @@ export function addMetaFacts(input: MetaFactsInput): void {
 
   add(primary, 'image', urls([...meta.all('og:image'), ...meta.all('og:image:url'), ...meta.all('og:image:secure_url')]), C.metaOpenGraph);
   add(primary, 'image', urls(meta.all('twitter:image')), C.metaTwitter);
+  add(primary, 'image_alt', [...meta.all('og:image:alt'), ...meta.all('twitter:image:alt')], C.metaOpenGraph);
   add(primary, 'video', urls([...meta.all('og:video'), ...meta.all('og:video:url')]), C.metaOpenGraph);
   add(primary, 'audio', urls([...meta.all('og:audio'), ...meta.all('og:audio:url')]), C.metaOpenGraph);
   add(primary, 'url', urls(meta.all('og:url').slice(-1)), C.metaOpenGraph);
@@ -119,7 +122,7 @@ export function addMetaFacts(input: MetaFactsInput): void {
       if (predicate.endsWith('_url')) values = urls(values);
       else if (predicate === 'keywords') values = values.flatMap((v) => v.split(/\s*;\s*/)).filter((v) => v !== '');
       add(primary, predicate, values, C.metaParsely - 0.03);
-    } else if (OPEN_GRAPH_NAMESPACES.includes(prefix) && !key.startsWith('product:price:')) {
+    } else if (OPEN_GRAPH_NAMESPACES.includes(prefix) && !key.startsWith('product:price:') && !READ_ELSEWHERE.has(key)) {
       const predicate = lookup(NAMESPACE_PREDICATES, key) ?? local.replace(/[:.-]/g, '_');
       if (!SNAKE.test(predicate)) continue;
       let values = meta.all(key);

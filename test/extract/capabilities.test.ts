@@ -300,6 +300,20 @@ describe("a Twitter card's labels and sailthru tags (head-extras.html)", () => {
   });
 });
 
+describe('more OpenGraph: article:* and image alt text', () => {
+  it('bug: article:expiration_time, other article:* keys and og:image:alt were dropped; they are facts', () => {
+    const head = '<meta property="article:published_time" content="2025-11-02T08:00:00Z"><meta property="article:expiration_time" content="2026-11-02T08:00:00Z"><meta property="article:opinion" content="false">'
+      + '<meta property="og:image" content="https://gazette.example/img/quay.jpg"><meta property="og:image:alt" content="The north quay at low tide">';
+    const c = extractItem({ type: 'post', id: 'p', url: 'https://gazette.example/quay', html: `<html><head><title>Quay repairs finished early</title>${head}</head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(factOf(c, 'expiration_time', 'seo_meta')?.value).toBe('2026-11-02T08:00:00Z');
+    expect(factOf(c, 'opinion', 'seo_meta')?.value).toBe('false');
+    expect(factOf(c, 'image_alt', 'seo_meta')?.value).toBe('The north quay at low tide');
+    // article:published_time stays the date published, not a fact of its own name.
+    expect(factOf(c, 'date_published', 'seo_meta')?.value).toBe('2025-11-02T08:00:00Z');
+    expect(factOf(c, 'published_time', 'seo_meta')).toBeUndefined();
+  });
+});
+
 describe("Parse.ly's tags", () => {
   const page = (head: string) => extractItem({ type: 'post', id: 'p', url: 'https://gazette.example/quay', html: `<html><head><title>Quay repairs finished early</title>${head}</head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
   const tags = (c: ItemContribution) => c.entities.filter((e) => e.type === 'DefinedTerm').map((e) => e.canonicalKey).sort();
