@@ -184,7 +184,36 @@ function readItem(el: Element, depth: number, ids: IdIndex): SchemaNode {
       if (target.attribs.itemscope === undefined) collectProps(target, node, depth, ids);
     }
   }
-  return node;
+  // A Breadcrumb keeps its own names (title, child): breadcrumbs.ts reads them.
+  return types.some((t) => DATA_VOCABULARY.test(t) && !/\/Breadcrumb$/i.test(t)) ? withSchemaOrgNames(node, types) : node;
+}
+
+/** Google's retired vocabulary (data-vocabulary.org: Review, Person, Organization, Event, Product, Offer, Address, Breadcrumb), still in older pages. */
+const DATA_VOCABULARY = /^https?:\/\/(?:www\.)?data-vocabulary\.org\//i;
+/** Its property names that schema.org names otherwise; the rest are the same words. */
+const DATA_VOCABULARY_NAMES: Record<string, string> = {
+  itemreviewed: 'itemReviewed', reviewer: 'author', dtreviewed: 'datePublished', rating: 'ratingValue', summary: 'description', average: 'ratingValue',
+  count: 'reviewCount', votes: 'ratingCount', best: 'bestRating', worst: 'worstRating', pricerange: 'priceRange', currency: 'priceCurrency', photo: 'image',
+  tel: 'telephone', title: 'jobTitle', affiliation: 'worksFor', nickname: 'alternateName', locality: 'addressLocality', region: 'addressRegion',
+  'postal-code': 'postalCode', 'country-name': 'addressCountry', 'street-address': 'streetAddress', startdate: 'startDate', enddate: 'endDate',
+  eventtype: 'eventType', geo: 'geo', latitude: 'latitude', longitude: 'longitude',
+};
+
+/** A data-vocabulary.org item's properties under their schema.org names. */
+function withSchemaOrgNames(node: SchemaNode, types: readonly string[]): SchemaNode {
+  const out: SchemaNode = {};
+  for (const [key, value] of Object.entries(node)) {
+    const name = lookup(DATA_VOCABULARY_NAMES, key.toLowerCase()) ?? key;
+    if (!Object.hasOwn(out, name)) out[name] = value;
+  }
+  // A review states its rating on itself; schema.org puts it in a Rating.
+  if (types.some((t) => /\/Review$/i.test(t)) && out.ratingValue !== undefined && out.reviewRating === undefined) {
+    out.reviewRating = { '@type': 'Rating', ratingValue: out.ratingValue, bestRating: out.bestRating, worstRating: out.worstRating };
+    delete out.ratingValue;
+    delete out.bestRating;
+    delete out.worstRating;
+  }
+  return out;
 }
 
 /**

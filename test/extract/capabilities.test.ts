@@ -413,6 +413,19 @@ describe('a name of several values', () => {
   });
 });
 
+describe("Google's retired data-vocabulary.org microdata", () => {
+  it('bug: a data-vocabulary Review kept its own property names (reviewer, dtreviewed, rating) as odd facts; they read as schema.org\'s', () => {
+    const body = '<div itemscope itemtype="http://data-vocabulary.org/Review"><span itemprop="itemreviewed">Quay Lamp</span> reviewed by <span itemprop="reviewer">Ida Kerr</span> on <time itemprop="dtreviewed" datetime="2012-03-04">March 4</time>. Rating: <span itemprop="rating">4.5</span>. <span itemprop="summary">Bright and warm.</span></div>';
+    const c = extractItem({ type: 'review', id: 'r', url: 'https://n.example/r', html: `<html><head><title>Quay Lamp review</title></head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(relsOf(c, 'authored_by').map((r) => r.to)).toEqual(['Person:ida kerr']);
+    expect(relsOf(c, 'reviews').map((r) => r.to)).toEqual(['Thing:quay lamp']);
+    expect(factOf(c, 'date_published', 'schema_org')?.value).toBe('2012-03-04');
+    expect(factOf(c, 'rating_value', 'schema_org')?.value).toBe(4.5);
+    expect(factOf(c, 'description', 'schema_org')?.value).toBe('Bright and warm.');
+    expect(factsOf(c, 'reviewer')).toEqual([]);
+  });
+});
+
 describe('mailto: and tel: links', () => {
   it('bug: a microdata email on a mailto: link was the link text ("mail"); now the address, in microdata and RDFa', () => {
     const body = '<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ola Berg</span><a itemprop="email" href="mailto:ola%40harbour.example?subject=hi">mail</a> <a itemprop="telephone" href="tel:+44-1947-000000">call</a></div>'
