@@ -60,7 +60,8 @@ const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'dialog', 'm
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'menu', 'menubar', 'dialog', 'alertdialog', 'search']);
 const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
-const MICROFORMAT_ROOT = /(?:^|\s)h-(?:card|entry|event|product|review|adr|geo|item|recipe)(?:\s|$)/;
+/** microformats2 roots, and the classic (microformats 1) ones blog themes still print (WordPress's hentry, vcard), which microformats-parser reads as their mf2 forms. */
+const MICROFORMAT_ROOT = /(?:^|\s)(?:h-(?:card|entry|event|product|review|adr|geo|item|recipe)|hentry|vcard|vevent|hreview|hproduct|hrecipe)(?:\s|$)/;
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
 export function parseHtml(html: string): Document {
@@ -152,11 +153,13 @@ const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
 const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date)(?:$|[\s_-])/i;
 const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-date)(?:$|[\s_-])/i;
 
-/** Keeps the first <time datetime> marked as the publication, and the first marked as the update. */
-function markTime(marks: HtmlScan['timeMarks'], a: Record<string, string>): void {
+/** Keeps the first time (a <time>'s datetime, an <abbr>'s title) marked as the publication, and the first marked as the update. */
+function markTime(marks: HtmlScan['timeMarks'], a: Record<string, string>, datetime: string): void {
+  // A title that holds no year ("Published") is no time.
+  if (!/\d{4}/.test(datetime)) return;
   const cls = a.class ?? '';
-  if (MODIFIED_CLASS.test(cls)) marks.modified ??= a.datetime!;
-  else if (a.pubdate !== undefined || PUBLISHED_CLASS.test(cls)) marks.published ??= a.datetime!;
+  if (MODIFIED_CLASS.test(cls)) marks.modified ??= datetime;
+  else if (a.pubdate !== undefined || PUBLISHED_CLASS.test(cls)) marks.published ??= datetime;
 }
 /** rel="author" and hreflang links kept: a page's authors and languages, not a list of every page of the site. */
 const REL_AUTHORS_MAX = 20;
@@ -234,7 +237,9 @@ export function scanHtml(html: string): HtmlScan {
       scan.body ??= el;
     }
     if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) scan.homeLogo = logoIn(el, a.href.trim());
-    if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, a);
+    if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, a, a.datetime);
+    // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
+    else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, a, a.title);
     if ((name === 'a' || name === 'link') && a.href !== undefined && a.rel !== undefined && REL_AUTHOR.test(a.rel) && scan.relAuthors.length < REL_AUTHORS_MAX) {
       scan.relAuthors.push({ href: a.href.trim(), text: name === 'a' ? textOf(el).replace(/\s+/g, ' ').trim() : '' });
     }
@@ -242,7 +247,7 @@ export function scanHtml(html: string): HtmlScan {
     // itemprop="blogPost" without its Blog) is read as one too, as microdata parsers do.
     if (a.itemscope !== undefined && (a.itemprop === undefined || (state & IN_ITEM) === 0)) scan.microdataRoots.push(el);
     if (a.typeof !== undefined || a.vocab !== undefined) scan.hasRdfa = true;
-    if (!scan.hasMicroformats && a.class !== undefined && a.class.includes('h-') && MICROFORMAT_ROOT.test(a.class)) scan.hasMicroformats = true;
+    if (!scan.hasMicroformats && a.class !== undefined && MICROFORMAT_ROOT.test(a.class)) scan.hasMicroformats = true;
     if (SKIP_TAGS.has(name)) continue;
     const nowHidden = hidden || isHidden(el);
     const nowInArticle = inArticle || name === 'article' || name === 'main';

@@ -346,6 +346,15 @@ describe('the <time> a blog theme marks', () => {
     expect(factOf(c, 'date_modified', 'text_extraction')).toMatchObject({ value: '2025-12-14T08:00:00Z', display: '2025-12-14T09:00:00+01:00' });
   });
 
+  it("a classic hAtom post (hentry, vcard, <abbr class=\"published\" title>) is read: a BlogPosting by its author, on its date", () => {
+    const body = '<div class="post hentry"><h2 class="entry-title">Ten years of the lantern walk</h2><span class="author vcard"><a class="url fn" href="/author/ola/">Ola Berg</a></span>'
+      + '<abbr class="published" title="Published">on</abbr> <abbr class="published" title="2025-12-12T17:30:00+00:00">December 12</abbr><div class="entry-content"><p>The walk began in 2015.</p></div></div>';
+    const c = post('', body);
+    expect(c.primaryEntity.type).toBe('BlogPosting');
+    expect(entityKeys(c, 'Person')).toEqual(['https://n.example/author/ola']);
+    expect(factOf(c, 'date_published', 'text_extraction')?.value).toBe('2025-12-12T17:30:00Z');
+  });
+
   it('only when nothing declares the date, and never an unmarked <time> in the text', () => {
     expect(factOf(post('<meta property="article:published_time" content="2025-12-01T10:00:00Z">', times), 'date_published', 'text_extraction')).toBeUndefined();
     expect(factOf(post('', ''), 'date_published', 'text_extraction')).toBeUndefined();
