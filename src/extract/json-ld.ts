@@ -196,7 +196,7 @@ const DATA_VOCABULARY_NAMES: Record<string, string> = {
   count: 'reviewCount', votes: 'ratingCount', best: 'bestRating', worst: 'worstRating', pricerange: 'priceRange', currency: 'priceCurrency', photo: 'image',
   tel: 'telephone', title: 'jobTitle', affiliation: 'worksFor', nickname: 'alternateName', locality: 'addressLocality', region: 'addressRegion',
   'postal-code': 'postalCode', 'country-name': 'addressCountry', 'street-address': 'streetAddress', startdate: 'startDate', enddate: 'endDate',
-  eventtype: 'eventType', geo: 'geo', latitude: 'latitude', longitude: 'longitude',
+  eventtype: 'eventType',
 };
 
 /** A data-vocabulary.org item's properties under their schema.org names. */

@@ -1,6 +1,6 @@
 import type { EntityRef } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
-import { twitterLabels, type MetaValues } from './meta.js';
+import { twitterLabels, WRITTEN_BY_LABEL, type MetaValues } from './meta.js';
 import { commaItems, dateList, listValue } from './multi-value.js';
 import { absoluteUrl, schemaTerm } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
@@ -88,7 +88,7 @@ export function addMetaFacts(input: MetaFactsInput): void {
   add(primary, 'region', meta.all('geo:region').slice(-1), C.metaName);
   // A Twitter card's other label pairs ("Est. reading time": "5 minutes") are facts named by their label.
   for (const { label, data } of twitterLabels(meta)) {
-    const predicate = /^written by$/i.test(label) ? null : toPredicate(label.replace(/^est(?:imated|\.)?\s+/i, ''));
+    const predicate = WRITTEN_BY_LABEL.test(label) ? null : toPredicate(label.replace(/^est(?:imated|\.)?\s+/i, ''));
     if (predicate !== null && SNAKE.test(predicate)) add(primary, predicate, [data], C.metaTwitter - 0.03);
   }
   // article:publisher names the publisher's own page elsewhere (its Facebook page): the site's sameAs.

@@ -17,6 +17,7 @@ import { cleanSiteName } from './site-name.js';
  * twitter:data1 "Jane Roe", as Yoast writes it): an author candidate like the others.
  */
 export const WRITTEN_BY_KEY = 'twitter:written_by';
+export const WRITTEN_BY_LABEL = /^written by$/i;
 
 export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = []): MetaValues {
   const values = new MetaValues();
@@ -37,7 +38,7 @@ export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = [
       if (key !== '') values.add(canonicalKey(key, declared), content);
     }
   }
-  for (const { label, data } of twitterLabels(values)) if (/^written by$/i.test(label)) values.add(WRITTEN_BY_KEY, data);
+  for (const { label, data } of twitterLabels(values)) if (WRITTEN_BY_LABEL.test(label)) values.add(WRITTEN_BY_KEY, data);
   addParselyPage(values);
   return values;
 }
