@@ -98,6 +98,8 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
   if (seen.has(node)) return;
   seen.add(node);
   let others = 0;
+  // The images among a node's associatedMedia are its images too (one image fact with the image property's).
+  const mediaImages = asList(node.associatedMedia).filter((m) => isObject(m) && typesOf(m).includes('ImageObject'));
   // A name of several values (one per language, say): the first names the entity, the others are alternate names.
   const moreNames = textValues(node.name).slice(1);
   if (moreNames.length > 0 && !skip.has('name')) addListFact(ctx, subject, subjectName, 'alternate_name', [...textValues(node.alternateName), ...moreNames]);
@@ -132,7 +134,9 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (key === 'keywords') {
       addListFact(ctx, subject, subjectName, 'keywords', commaItems(asList(value).map((v) => textValue(v) ?? '')));
     } else if (urlPredicate !== undefined) {
-      addListFact(ctx, subject, subjectName, urlPredicate, urlValues(value, ctx.baseUrl));
+      addListFact(ctx, subject, subjectName, urlPredicate, urlValues(key === 'image' ? [...asList(value), ...mediaImages] : value, ctx.baseUrl));
+    } else if (key === 'associatedMedia') {
+      if (node.image === undefined) addListFact(ctx, subject, subjectName, 'image', urlValues(mediaImages, ctx.baseUrl));
     } else if (key === 'identifier') {
       // A PropertyValue identifier ({"propertyID": "isbn", "value": ...}) states its value in "value".
       addListFact(ctx, subject, subjectName, 'identifier', asList(value).flatMap((v) => textValues(isObject(v) ? v.value ?? v['@id'] : v)));
@@ -252,7 +256,7 @@ const OTHER_PROPERTY = /^[a-z][A-Za-z0-9]{0,63}$/;
  */
 const NOT_STATED = new Set([
   'name', 'text', 'articleBody', 'potentialAction', 'mainEntityOfPage', 'isPartOf', 'breadcrumb', 'speakable', 'primaryImageOfPage',
-  'significantLink', 'significantLinks', 'relatedLink', 'encoding', 'encodingFormat', 'associatedMedia', 'thumbnail', 'hasMap', 'sdPublisher',
+  'significantLink', 'significantLinks', 'relatedLink', 'encoding', 'encodingFormat', 'thumbnail', 'hasMap', 'sdPublisher',
   'sdDatePublished', 'sdLicense', 'width', 'height', 'position', 'contentUrl', 'embedUrl', 'thumbnailUrl', 'caption', 'exifData', 'representativeOfPage',
   'acceptedAnswer', 'suggestedAnswer', 'itemListOrder', 'numberOfItems', 'mainContentOfPage', 'accessMode', 'accessibilityFeature', 'cssSelector', 'xpath',
   // Read by the rules after the properties' loop (openingHoursValue) or by the page (a BreadcrumbList's items).

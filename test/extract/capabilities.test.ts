@@ -413,6 +413,17 @@ describe('JSON-LD keys written as IRIs or with a declared prefix', () => {
   });
 });
 
+describe('associated media', () => {
+  const article = (props: object) => extractItem({ type: 'post', id: 'p', url: 'https://n.example/p', html: `<html><head><title>Quay repairs finished early</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Quay repairs finished early', ...props })}</script></head><body></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+
+  it("bug: an article's associatedMedia images were dropped; they are its images, in one fact with its image", () => {
+    const media = { '@type': 'ImageObject', url: 'https://n.example/img/quay.jpg', caption: 'The quay' };
+    expect(factOf(article({ associatedMedia: media }), 'image', 'schema_org')?.value).toBe('https://n.example/img/quay.jpg');
+    expect(factOf(article({ image: 'https://n.example/img/lead.jpg', associatedMedia: [media, { '@type': 'VideoObject', contentUrl: 'https://n.example/v.mp4' }] }), 'image', 'schema_org')?.value)
+      .toEqual({ values: ['https://n.example/img/lead.jpg', 'https://n.example/img/quay.jpg'] });
+  });
+});
+
 describe('a name of several values', () => {
   it('bug: a JSON-LD name given in two languages kept the first only; the others are alternate names, with any alternateName', () => {
     const ld = { '@context': 'https://schema.org', '@type': 'Product', name: [{ '@value': 'Quay Lamp', '@language': 'en' }, { '@value': 'Kailampe', '@language': 'de' }], alternateName: 'QL lamp', sku: 'QL-1' };
