@@ -1,4 +1,4 @@
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, Element, Text } from 'domhandler';
 import { cleanText } from './normalize.js';
 
 /**
@@ -10,6 +10,17 @@ import { cleanText } from './normalize.js';
 
 /** Readability's byline class/id names, plus the token "by" (`<p class="by">`), a common short byline convention. */
 const BYLINE_NAME = /byline|author|dateline|writtenby|p-author|(?:^|\s)by(?:\s|$)/i;
+/** Drupal's "Submitted by <name> on <date>" line (class submitted, node__submitted): a byline when it says "by". */
+const SUBMITTED = /(?:^|[\s_-])submitted(?:$|[\s_-])/i;
+
+function markedOnlyAsSubmitted(el: Element): boolean {
+  const a = el.attribs;
+  return SUBMITTED.test(classAndId(el)) && !(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(classAndId(el)));
+}
+
+function classAndId(el: Element): string {
+  return (el.attribs.class ?? '') + ' ' + (el.attribs.id ?? '');
+}
 
 /** Containers of other people's names: comments, related stories, sidebars (Readability drops them before it looks for a byline). */
 const OTHER_PEOPLE = /comment|disqus|replies|related|sidebar|recommend/i;
@@ -22,7 +33,7 @@ const LIKELY_CONTENT = /and|article|body|column|content|main|shadow/i;
  */
 export function isBylineMarked(el: Element): boolean {
   const a = el.attribs;
-  if (!(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test((a.class ?? '') + ' ' + (a.id ?? '')))) return false;
+  if (!(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(classAndId(el)) || SUBMITTED.test(classAndId(el)))) return false;
   for (let parent = el.parent; parent !== null && parent.type === 'tag'; parent = parent.parent) {
     const container = parent as Element;
     if (container.name === 'body' || container.name === 'html' || container.name === 'article' || container.name === 'main') continue;
@@ -49,22 +60,114 @@ function marksAuthorName(el: Element): boolean {
 export function readByline(el: Element, textOf: (node: AnyNode) => string): string | null {
   const text = textOf(el).trim();
   if (text.length === 0 || text.length >= 100) return null;
+  if (markedOnlyAsSubmitted(el) && !/\bby\b/i.test(text)) return null;
   if (!el.children.some((child) => child.type === 'tag')) return cleanByline(text);
   const itemName = firstDescendant(el, (child) => (child.attribs.itemprop ?? '').includes('name') && textOf(child).trim() !== '');
   if (itemName !== null) {
-    const name = cleanByline(textOf(itemName));
+    const name = cleanByline(lineText(itemName));
     if (name !== null) return name;
   }
   const names = new Set<string>();
   forEachDescendant(el, (child) => {
     if (!marksAuthorName(child)) return false;
-    const name = cleanByline(textOf(child));
+    const name = cleanByline(lineText(child));
     if (name === null) return false;
     names.add(name);
     return true;
   });
   if (names.size === 1) return [...names][0]!;
-  return cleanByline(text);
+  // Co-authors each marked ("By <a class="author">Sam Keller</a> and <a class="author">Rita Moss</a>"): the names, not the line around them.
+  if (names.size > 1 && [...names].every((name) => name.split(' ').length <= MAX_NAME_WORDS)) return joinNames([...names]);
+  return cleanByline(lineText(el));
+}
+
+/** "A", "A and B", "A, B and C": a list of names as a byline writes it (personNames splits it again). */
+function joinNames(names: string[]): string {
+  return names.length <= 2 ? names.join(' and ') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** Words a person's name has at most; a longer "name" is a sentence (a bio, a label). */
+const MAX_NAME_WORDS = 5;
+
+/** A line under the page's title that is a byline although nothing marks it: "By Jane Doe · March 3, 2024". */
+const BY_LINE = /^(?:(?:written|posted|published|words|story|text|reported)\s+)?by\s*:?\s+\p{Lu}/iu;
+
+/**
+ * The byline right under the page's title when no element is marked as one: the first or second
+ * element after the <h1> (or after the header that holds it) whose text starts "By" and a
+ * capitalised word ("By Joan Whitaker · December 2, 2023"), read as a marked byline is. Elements
+ * `shown` refuses (hidden, boilerplate) are passed over. Null when body text comes first, or the
+ * line names nobody ("By clicking ..." starts lower case). The line itself is read when under
+ * 100 characters, as a marked byline is.
+ */
+export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string, shown: (el: Element) => boolean): { name: string; element: Element } | null {
+  let anchor: Element | null = h1;
+  for (let level = 0; level < 3 && anchor !== null; level += 1) {
+    let sibling = nextElement(anchor);
+    for (let checked = 0; checked < 2 && sibling !== null; checked += 1, sibling = nextElement(sibling)) {
+      if (!shown(sibling)) continue;
+      const text = textOf(sibling).trim();
+      if (!BY_LINE.test(text)) {
+        if (text.length >= BODY_TEXT) return null;
+        continue;
+      }
+      const name = readByline(sibling, textOf);
+      if (name === null || personCount(name) === 0) return null;
+      return { name, element: sibling };
+    }
+    const parent: AnyNode | null = anchor.parent;
+    anchor = parent !== null && parent.type === 'tag' && !CONTENT_ROOTS.has((parent as Element).name) ? (parent as Element) : null;
+  }
+  return null;
+}
+
+const CONTENT_ROOTS = new Set(['body', 'html', 'main', 'article']);
+/** Characters from which a line under the title is body text rather than a kicker, a dek or a date: no byline follows it. */
+const BODY_TEXT = 80;
+
+/** How many names a byline line holds, each at most MAX_NAME_WORDS words (0: it is a sentence, not names). */
+function personCount(line: string): number {
+  const names = line.split(/\s*,\s*|\s+(?:and|&)\s+/);
+  return names.every((name) => name.split(' ').length <= MAX_NAME_WORDS) ? names.length : 0;
+}
+
+function nextElement(el: Element): Element | null {
+  for (let node = el.next; node !== null; node = node.next) if (node.type === 'tag') return node as Element;
+  return null;
+}
+
+/** Elements whose text a byline's reader keeps apart: a date in <time>, a line break, a block. */
+const SEPARATING = new Set(['time', 'br', 'div', 'p', 'li', 'ul', 'ol', 'address', 'section', 'header', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'dd', 'dt', 'td', 'th']);
+
+/**
+ * The text of a byline with " · " where a <time>, <br> or block element begins or ends, so a date
+ * written right after the name ("Rita Moss<time>April 4, 2024</time>") is a part of its own that
+ * cleanByline drops, not glued to the name ("Rita MossApril 4"). Script and style are left out.
+ */
+function lineText(root: Element): string {
+  const SEPARATOR = null;
+  let out = '';
+  const stack: Array<AnyNode | null> = [...root.children].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node === SEPARATOR) {
+      out += ' · ';
+      continue;
+    }
+    if (node.type === 'text') {
+      out += (node as Text).data;
+      continue;
+    }
+    if (node.type !== 'tag') continue;
+    const el = node as Element;
+    if (el.name === 'script' || el.name === 'style') continue;
+    if (SEPARATING.has(el.name)) {
+      out += ' · ';
+      stack.push(SEPARATOR);
+    }
+    for (let i = el.children.length - 1; i >= 0; i -= 1) stack.push(el.children[i]!);
+  }
+  return out;
 }
 
 /**
@@ -134,10 +237,13 @@ const DATE_PARTS = new RegExp([
   '\\b(?:yesterday|today|just now)\\b',
 ].join('|'), 'gi');
 
+/** An abbreviated weekday and its comma before a date's digits (a name such as "Sun Li" has no comma and digits after it). */
+const WEEKDAY_BEFORE_DATE = /\b(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?,\s*(?=\d)/gi;
+
 /** Words that label a date or a byline, left over around the parts cut out. */
 const LABEL = /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|written|filed|date|on|at|in|and)\b\s*:?\s*)+|(?:\s*\b(?:(?:last\s+)?(?:updated|modified|published|posted|created|filed|date|on|at|and|follow|following))\s*:?)+$/i;
 /** "By" and its neighbours in other languages. English "By" in any case; the others (also names: "Von Miller", "Di Stefano") only lower case or when a full name follows. */
-const BY_PREFIX = /^(?:(?:written|posted|published|words|story|text|reported|reporting)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor)\s*:\s*/i;
+const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor)\s*:\s*/i;
 const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
 /** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
 const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
@@ -157,6 +263,8 @@ const SEPARATORS = /(\s*[|•·;]\s*|\s+[–—-]\s+|,\s*)/;
 export function cleanByline(byline: string, maxLength = 80): string | null {
   let text = cleanText(byline);
   if (text.length > maxLength + 100) return null;
+  // A weekday's abbreviation before a date ("on Tue, 03/05/2024") goes with the date.
+  text = text.replace(WEEKDAY_BEFORE_DATE, ' ');
   text = text.replace(OTHER_CREDITS, '');
   if (text === '' || /^https?:\/\//i.test(text)) return null;
   const parts = text.split(SEPARATORS);

@@ -32,6 +32,8 @@ export interface HtmlScan {
   /** Trimmed text of every h1 and h2, for the title heuristics. */
   headingTexts: string[];
   h1Texts: string[];
+  /** The first visible <h1> outside boilerplate: an unmarked byline may follow it (bylineAfterTitle). */
+  firstH1: Element | null;
   byline: string | null;
   /** The element the byline was read from. */
   bylineElement: Element | null;
@@ -47,6 +49,8 @@ export interface HtmlScan {
   body: Element | null;
   /** The first image with alt text inside a link to the website's home page (its logo, as sites mark up their name), and that link's href. */
   homeLogo: { alt: string; href: string } | null;
+  /** The text of the first links to the site's root ("/", "https://host/") that hold no image, at most HOME_LINK_TEXTS: a text logo ("Northfield Nature Club"). */
+  homeLinkTexts: Array<{ text: string; href: string }>;
   /** Links marked rel="author" (<link> in the head, <a> in the page), with the link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX. */
   relAuthors: Array<{ href: string; text: string }>;
   /** <link rel="alternate" hreflang href>: the page in other languages, at most REL_AUTHORS_MAX. */
@@ -131,6 +135,24 @@ const IN_ITEM = 8;
 
 /** A link to a website's home page: "/", "./", an absolute url with no path, or a path to an index page ("/www/default.htm"). */
 const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
+/** The site's root itself (not an index page under a folder, "/blog/index.html"): a link's text there can name the site. */
+const ROOT_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?)$/i;
+/** Root links whose text is kept: the text logo comes first; later ones are menus ("Home"). */
+const HOME_LINK_TEXTS = 3;
+
+/** Whether a link holds an image (a logo without alt text names nothing by the link's text). */
+function hasImage(link: Element): boolean {
+  const stack: AnyNode[] = [...link.children];
+  for (let seen = 0; stack.length > 0 && seen < LOGO_SEARCH_MAX; seen++) {
+    const node = stack.pop()!;
+    if (node.type !== 'tag') continue;
+    const el = node as Element;
+    if (el.name === 'img' || el.name === 'svg' || el.name === 'picture') return true;
+    stack.push(...el.children);
+  }
+  return false;
+}
+
 /** Elements searched below a home link for its logo: a logo is near the top of the link, not deep inside a menu. */
 const LOGO_SEARCH_MAX = 20;
 
@@ -169,8 +191,8 @@ export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
-    microdataRoots: [], headingTexts: [], h1Texts: [], byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, relAuthors: [], translations: [], timeMarks: { published: null, modified: null },
+    microdataRoots: [], headingTexts: [], h1Texts: [], firstH1: null, byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], relAuthors: [], translations: [], timeMarks: { published: null, modified: null },
   };
   const articleBodies: Element[] = [];
   const articles: Element[] = [];
@@ -236,7 +258,14 @@ export function scanHtml(html: string): HtmlScan {
     } else if (name === 'body') {
       scan.body ??= el;
     }
-    if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) scan.homeLogo = logoIn(el, a.href.trim());
+    if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) {
+      const href = a.href.trim();
+      scan.homeLogo = logoIn(el, href);
+      if (scan.homeLogo === null && scan.homeLinkTexts.length < HOME_LINK_TEXTS && ROOT_HREF.test(href) && !hasImage(el)) {
+        const text = textOf(el).replace(/\s+/g, ' ').trim();
+        if (text !== '' && text.length <= 60) scan.homeLinkTexts.push({ text, href });
+      }
+    }
     if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, a, a.datetime);
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
     else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, a, a.title);
@@ -265,7 +294,10 @@ export function scanHtml(html: string): HtmlScan {
       case 'h2': {
         const text = textOf(el).trim();
         scan.headingTexts.push(text);
-        if (name === 'h1') scan.h1Texts.push(text);
+        if (name === 'h1') {
+          scan.h1Texts.push(text);
+          if (scan.firstH1 === null && !nowHidden && !nowSkipped) scan.firstH1 = el;
+        }
         break;
       }
       case 'p':

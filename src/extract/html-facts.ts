@@ -2,9 +2,9 @@ import type { EntityRef, ProvenanceMethod } from './contribution.js';
 import type { IngestItem } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
-import { textOf, type HtmlScan } from './html-document.js';
+import { isHidden, textOf, type HtmlScan } from './html-document.js';
 import { breadcrumbTrail } from './breadcrumbs.js';
-import { bylineLinks } from './byline.js';
+import { bylineAfterTitle, bylineLinks } from './byline.js';
 import { indexNodes, isObject, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
@@ -13,7 +13,7 @@ import { personNames } from './person-names.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, normalizeLanguage, parseAmount, unescapeHtml, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
-import { hostOf, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
+import { hostOf, siteNameFromHomeLink, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
@@ -134,7 +134,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
     if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
     // Else the alt text of the logo that links home.
-    const logoSite = titleSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) : null;
+    const logoSite = titleSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) ?? siteNameFromHomeLink(scan.homeLinkTexts, input.baseUrl) : null;
     if (logoSite !== null) fact(siteRef, 'site_name', logoSite, C.logoAlt);
   }
   for (const predicate of ['date_published', 'date_modified'] as const) {
@@ -164,16 +164,20 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   mapStructured(input, data.rdfa, data.rdfaById, data.mainRdfa, 'rdfa', cleanTitle);
   mapStructured(input, data.microformats, EMPTY_INDEX, data.mainMicroformats, 'microformats', cleanTitle);
 
-  // The byline element counts only when no structured source named an author.
-  const byline = scan.byline;
+  // The byline element counts only when no structured source named an author; a line under the
+  // title that nothing marks ("By Joan Whitaker · December 2, 2023") only when no element is marked.
+  const unmarked = scan.byline === null && scan.firstH1 !== null ? bylineAfterTitle(scan.firstH1, textOf, (el) => !isHidden(el) && !scan.skipped.has(el)) : null;
+  const byline = unmarked?.name ?? scan.byline;
+  const bylineElement = unmarked?.element ?? scan.bylineElement;
   if (byline !== null && builder.bestFact(primary, 'author') === undefined) {
+    const confidence = unmarked === null ? C.bylineElement : C.bylineAfterTitle;
     const names = personNames(byline);
-    listFact('author', names, C.bylineElement, 'text_extraction', byline);
-    const links = bylineLinks(scan.bylineElement!, textOf);
-    for (const person of names) addAuthor(builder, primary, person, 'text_extraction', C.bylineElement, authorPage(links.get(person), input.baseUrl, primary));
+    listFact('author', names, confidence, 'text_extraction', byline);
+    const links = bylineLinks(bylineElement!, textOf);
+    for (const person of names) addAuthor(builder, primary, person, 'text_extraction', confidence, authorPage(links.get(person), input.baseUrl, primary));
   }
 
-  const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, scan.bylineElement);
+  const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, bylineElement);
   if (builder.bestFact(primary, 'description') === undefined) {
     const paragraph = firstParagraph(blocks, scan.skipped);
     if (paragraph !== null) fact(primary, 'description', paragraph, C.firstParagraph, 'text_extraction');

@@ -162,3 +162,27 @@ export function hostOf(url: string): string | null {
     return null;
   }
 }
+
+/**
+ * The website's name as a text logo states it: the text of the first link to the root of the
+ * page's own host that is a name and not a page word ("Northfield Nature Club", not "Home"), as
+ * blog and small-site themes print their name in the header. Null when none is.
+ */
+export function siteNameFromHomeLink(links: ReadonlyArray<{ text: string; href: string }>, baseUrl: string): string | null {
+  const host = hostOf(baseUrl);
+  for (const link of links) {
+    let home: URL;
+    try {
+      home = new URL(link.href, baseUrl);
+    } catch {
+      continue;
+    }
+    if (home.hostname !== host) continue;
+    const name = cleanText(outerPart(link.text, 'first') ?? link.text);
+    if (plausibleName(name) && !GENERIC.test(name) && !HOME_WORDS.test(name)) return name;
+  }
+  return null;
+}
+
+/** Link texts that lead home without naming the site. */
+const HOME_WORDS = /^(?:home|homepage|front page|back(?: to (?:home|start|top))?|start(?:seite)?|accueil|inicio|startsida|forside|главная|首页|ホーム|skip to (?:main )?content|menu|main menu)$/i;

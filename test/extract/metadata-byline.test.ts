@@ -62,6 +62,34 @@ describe('byline elements', () => {
     expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe, who has watched owls in the beech woods behind her house every night for twenty years</p>${text}</article>`)).toBeNull();
   });
 
+  it('reads co-authors each marked in a byline, and keeps a date written right after a name out of it', () => {
+    const body = `<article><h1>Owls</h1><div class="byline"><span>By <a class="byline__author" href="/sam">Sam Keller</a> and <a class="byline__author" href="/rita">Rita Moss</a></span><time datetime="2024-04-04">April 4, 2024</time></div>${text}</article>`;
+    expect(author('', body)).toBe('Sam Keller and Rita Moss');
+    expect(page('', body).entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Rita Moss', 'Sam Keller']);
+    expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe<time>April 4, 2024</time></p>${text}</article>`)).toBe('Jane Roe');
+  });
+
+  it('reads Drupal\'s "Submitted by ... on ..." line, and never a "submitted" element that names no one by', () => {
+    const drupal = `<article><h1>Owls</h1><div class="node__submitted">Submitted by <span class="field--name-uid"><span>Ellen Brooks</span></span> on <span>Tue, 03/05/2024 - 10:00</span></div>${text}</article>`;
+    expect(author('', drupal)).toBe('Ellen Brooks');
+    expect(author('', `<article><h1>Owls</h1><p class="form-submitted">Thank you, your message was sent</p>${text}</article>`)).toBeNull();
+  });
+
+  it('reads an unmarked "By ..." line right under the title, at a lower confidence than a marked byline', () => {
+    const plain = `<main><h1>Owls</h1><p class="meta">By Joan Whitaker · December 2, 2023</p>${text}</main>`;
+    expect(author('', plain)).toBe('Joan Whitaker');
+    expect(factsOf(page('', plain), 'author')[0]!.confidence).toBe(0.5);
+    expect(author('', `<main><header class="post-head"><h1>Owls</h1><p class="kicker">Birds</p></header><div>by Joan Whitaker</div>${text}</main>`)).toBe('Joan Whitaker');
+    expect(author('', `<main><h1>Owls</h1><p class="meta">By Joan Whitaker</p>${text}</main><p class="byline">By Jane Roe</p>`)).toBe('Jane Roe');
+  });
+
+  it('never takes a line under the title that names no one: lower case after "By", a sentence, a line after the body text', () => {
+    expect(author('', `<main><h1>Owls</h1><p>By clicking subscribe you agree to our terms</p>${text}</main>`)).toBeNull();
+    expect(author('', `<main><h1>Owls</h1><p>By Sunday The Whole Town Will Know About The Owls</p>${text}</main>`)).toBeNull();
+    expect(author('', `<main><h1>Owls</h1>${text}<p>By Joan Whitaker</p></main>`)).toBeNull();
+    expect(author('', `<main><h1>Owls</h1><p hidden>By Joan Whitaker</p>${text}</main>`)).toBeNull();
+  });
+
   it('counts only when no structured source names an author', () => {
     expect(author('<meta name="author" content="John Doe">', `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`)).toBe('John Doe');
   });
@@ -91,6 +119,8 @@ describe('cleaning a byline', () => {
     expect(cleanByline('Posted on 2024-03-03 by Jane Roe')).toBe('Jane Roe');
     expect(cleanByline('Jane Roe, 03/03/2024 18:30 CET')).toBe('Jane Roe');
     expect(cleanByline('Published Monday, 3 March 2024')).toBeNull();
+    expect(cleanByline('Submitted by Ellen Brooks on Tue, 03/05/2024 - 10:00')).toBe('Ellen Brooks');
+    expect(cleanByline('Sun Li')).toBe('Sun Li');
   });
 
   it('cuts roles, credentials and other credits, and keeps Jr. and a "Last, First" name', () => {

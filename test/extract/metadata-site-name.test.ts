@@ -125,3 +125,25 @@ describe('site name from the logo that links home', () => {
     expect(siteName('<title>Owls at night</title>', logo('/owls/barn-owl', 'Barn Owl'))).toBe(null);
   });
 });
+
+describe('site name from a text logo that links home', () => {
+  const header = (links: string) => `<header>${links}</header><article><h1>Owls at night</h1>${text}</article>`;
+
+  it('the text of the first link to the site\'s root, past "Home" and menu links', () => {
+    expect(siteName('<title>Owls at night</title>', header('<a href="/">Bird Notes</a>'))).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title>', header('<a href="https://birdnotes.example/">Home</a> <a class="site-title" href="https://birdnotes.example/"><span>Bird Notes</span></a>'))).toBe('Bird Notes');
+  });
+
+  it('never over a declared name, the title\'s site part or a logo\'s alt text', () => {
+    expect(siteName('<title>Owls at night</title><meta property="og:site_name" content="Declared Notes">', header('<a href="/">Bird Notes</a>'))).toBe('Declared Notes');
+    expect(siteName('<title>Owls at night | Title Notes</title>', header('<a href="/">Bird Notes</a>'))).toBe('Title Notes');
+    expect(siteName('<title>Owls at night</title>', header('<a href="/"><img src="/l.png" alt="Masthead Notes"></a><a href="/">Bird Notes</a>'))).toBe('Masthead Notes');
+  });
+
+  it('no name: another website\'s root, an index page under a folder, a link holding an image, a sentence', () => {
+    expect(siteName('<title>Owls at night</title>', header('<a href="https://foundation.example/">Bird Foundation</a>'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', header('<a href="/blog/index.html">Blog</a>'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', header('<a href="/"><img src="/l.png"> Bird Notes</a>'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', header('<a href="/">Back to the front page of this little website</a>'))).toBe(null);
+  });
+});
