@@ -249,6 +249,8 @@ const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
 const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
 /** A role or job title standing for itself ("Staff Writer", "Seattle Times business reporter", "Editor at Large"). */
 const ROLE = /(?:^|\s)(?:reporters?|correspondents?|editors?|writers?|columnists?|contributors?|photographers?|producers?|journalists?|critics?|interns?|bloggers?|analysts?|anchors?|staff writer|editor-in-chief)(?:\s+(?:at|for|of|with|in)\b.*)?$/i;
+/** News agencies credited beside a reporter ("Jane Roe, Associated Press"): an organization, not a second author. */
+const WIRE_AGENCY = /^(?:the\s+)?(?:associated\s+press|ap|reuters|agence\s+france[- ]presse|afp|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa|ansa|efe|kyodo(?:\s+news)?|xinhua|upi|united\s+press\s+international|cnn\s+wire|canadian\s+press|aap|australian\s+associated\s+press)$/i;
 /** Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name. */
 const CREDENTIAL = /^(?:M\.?A\.?|M\.?S\.?|MSc|M\.?D\.?|Ph\.?\s?D\.?|DPhil|R\.?N\.?|MPH|D\.?O\.?|DDS|DVM|DMD|BSN|MSN|MBA|J\.?D\.?|Esq\.?|CPA|CFA|CFP|RD|RDN|LCSW|PharmD|FACP|FRCP|FACS|B\.?A\.?|BSc|MFA|MSW|MEd|EdD)$/;
 /** Separators inside a byline, kept for rejoining what stays. */
@@ -295,6 +297,6 @@ function cleanPart(raw: string): string | null {
   }
   // A sentence's full stop goes; an initial's or an abbreviation's stays ("John Q.", "Jr.").
   if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part)) part = part.slice(0, -1).trimEnd();
-  if (part === '' || !/\p{L}/u.test(part) || CREDENTIAL.test(part) || ROLE.test(part)) return null;
+  if (part === '' || !/\p{L}/u.test(part) || CREDENTIAL.test(part) || ROLE.test(part) || WIRE_AGENCY.test(part)) return null;
   return part;
 }

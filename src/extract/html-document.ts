@@ -172,16 +172,37 @@ function logoIn(link: Element, href: string): { alt: string; href: string } | nu
 
 const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
 /** Classes blog themes give the <time> of a post's publication (WordPress's "entry-date published") and of its update. */
-const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date)(?:$|[\s_-])/i;
+const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date|posted-on)(?:$|[\s_-])/i;
 const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-date)(?:$|[\s_-])/i;
 
-/** Keeps the first time (a <time>'s datetime, an <abbr>'s title) marked as the publication, and the first marked as the update. */
-function markTime(marks: HtmlScan['timeMarks'], a: Record<string, string>, datetime: string): void {
+/**
+ * Keeps the first time (a <time>'s datetime, an <abbr>'s title) marked as the publication, and
+ * the first marked as the update: by its own class, else by its parent's or grandparent's when
+ * it has none of its own (WordPress's `<div class="wp-block-post-date"><time>`, `<span
+ * class="posted-on"><a><time>`).
+ */
+function markTime(marks: HtmlScan['timeMarks'], el: Element, datetime: string): void {
   // A title that holds no year ("Published") is no time.
   if (!/\d{4}/.test(datetime)) return;
-  const cls = a.class ?? '';
-  if (MODIFIED_CLASS.test(cls)) marks.modified ??= datetime;
-  else if (a.pubdate !== undefined || PUBLISHED_CLASS.test(cls)) marks.published ??= datetime;
+  if (el.attribs.pubdate !== undefined) {
+    marks.published ??= datetime;
+    return;
+  }
+  let marker: Element | null = el;
+  for (let level = 0; level < 3 && marker !== null; level += 1) {
+    const cls = marker.attribs.class ?? '';
+    if (MODIFIED_CLASS.test(cls)) {
+      marks.modified ??= datetime;
+      return;
+    }
+    if (PUBLISHED_CLASS.test(cls)) {
+      marks.published ??= datetime;
+      return;
+    }
+    // hAtom's <abbr> is read by its own class only: its parent's names the entry, not the date.
+    if (el.name === 'abbr') return;
+    marker = marker.parent !== null && marker.parent.type === 'tag' ? (marker.parent as Element) : null;
+  }
 }
 /** rel="author" and hreflang links kept: a page's authors and languages, not a list of every page of the site. */
 const REL_AUTHORS_MAX = 20;
@@ -266,9 +287,9 @@ export function scanHtml(html: string): HtmlScan {
         if (text !== '' && text.length <= 60) scan.homeLinkTexts.push({ text, href });
       }
     }
-    if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, a, a.datetime);
+    if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, el, a.datetime);
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
-    else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, a, a.title);
+    else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, el, a.title);
     if ((name === 'a' || name === 'link') && a.href !== undefined && a.rel !== undefined && REL_AUTHOR.test(a.rel) && scan.relAuthors.length < REL_AUTHORS_MAX) {
       scan.relAuthors.push({ href: a.href.trim(), text: name === 'a' ? textOf(el).replace(/\s+/g, ' ').trim() : '' });
     }

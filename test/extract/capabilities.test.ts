@@ -355,6 +355,13 @@ describe('the <time> a blog theme marks', () => {
     expect(factOf(c, 'date_published', 'text_extraction')?.value).toBe('2025-12-12T17:30:00Z');
   });
 
+  it('a <time> marked by its parent: WordPress blocks\' <div class="wp-block-post-date">, a theme\'s <span class="posted-on"><a><time>', () => {
+    expect(factOf(post('', '<div class="wp-block-post-date"><time datetime="2025-12-12T17:30:00+00:00">December 12, 2025</time></div>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12T17:30:00Z');
+    expect(factOf(post('', '<span class="posted-on">Posted on <a href="/p"><time datetime="2025-12-12">December 12, 2025</time></a></span>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
+    // An hAtom <abbr> is marked by its own class only.
+    expect(factOf(post('', '<span class="published"><abbr class="when" title="2025-12-12T17:30:00+00:00">Dec 12</abbr></span>'), 'date_published', 'text_extraction')).toBeUndefined();
+  });
+
   it('only when nothing declares the date, and never an unmarked <time> in the text', () => {
     expect(factOf(post('<meta property="article:published_time" content="2025-12-01T10:00:00Z">', times), 'date_published', 'text_extraction')).toBeUndefined();
     expect(factOf(post('', ''), 'date_published', 'text_extraction')).toBeUndefined();

@@ -123,11 +123,13 @@ describe('cleaning a byline', () => {
     expect(cleanByline('Sun Li')).toBe('Sun Li');
   });
 
-  it('cuts roles, credentials and other credits, and keeps Jr. and a "Last, First" name', () => {
+  it('cuts roles, credentials, news agencies and other credits, and keeps Jr. and a "Last, First" name', () => {
     expect(cleanByline('By Jane Roe | Staff Writer')).toBe('Jane Roe');
     expect(cleanByline('Jane Roe, Senior Correspondent')).toBe('Jane Roe');
     expect(cleanByline('Jane Roe - Editor at Large')).toBe('Jane Roe');
     expect(cleanByline('Brenda Roe, MA')).toBe('Brenda Roe');
+    expect(cleanByline('By JANE ROE, Associated Press')).toBe('JANE ROE');
+    expect(cleanByline('Jane Roe | Reuters')).toBe('Jane Roe');
     expect(cleanByline('Jane Roe, MD, PhD')).toBe('Jane Roe');
     expect(cleanByline('Written by Jane Roe Edited by John Doe')).toBe('Jane Roe');
     expect(cleanByline('By Jane Roe. Photos by John Doe')).toBe('Jane Roe');
