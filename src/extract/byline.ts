@@ -1,5 +1,6 @@
 import type { AnyNode, Element, Text } from 'domhandler';
 import { cleanText } from './normalize.js';
+import { isFullName, personNames } from './person-names.js';
 
 /**
  * The byline: which element names the author, and the person's name read out of its text.
@@ -8,8 +9,12 @@ import { cleanText } from './normalize.js';
  * byline that is only a date (some sites mark their dateline as a byline) names nobody.
  */
 
-/** Readability's byline class/id names, plus the token "by" (`<p class="by">`), a common short byline convention. */
-const BYLINE_NAME = /byline|author|dateline|writtenby|p-author|(?:^|\s)by(?:\s|$)/i;
+/**
+ * Readability's byline class/id names, plus the token "by" (`<p class="by">`), a common short
+ * byline convention, and "author" in German, Spanish, Portuguese, Polish, Italian (autor, autore)
+ * and French (auteur), as themes in those languages name their classes.
+ */
+const BYLINE_NAME = /byline|author|dateline|writtenby|p-author|autor|auteur|verfasser|(?:^|\s)by(?:\s|$)/i;
 /** Drupal's "Submitted by <name> on <date>" line (class submitted, node__submitted): a byline when it says "by". */
 const SUBMITTED = /(?:^|[\s_-])submitted(?:$|[\s_-])/i;
 
@@ -47,7 +52,7 @@ export function isBylineMarked(el: Element): boolean {
 function marksAuthorName(el: Element): boolean {
   const a = el.attribs;
   if (a.rel === 'author' || (a.itemprop ?? '').includes('author')) return true;
-  return /author|(?:^|[\s_-])(?:name|fn)(?:$|[\s_-])/i.test((a.class ?? '') + ' ' + (a.id ?? ''));
+  return /author|autor|auteur|(?:^|[\s_-])(?:name|fn)(?:$|[\s_-])/i.test((a.class ?? '') + ' ' + (a.id ?? ''));
 }
 
 /**
@@ -89,16 +94,20 @@ function joinNames(names: string[]): string {
 /** Words a person's name has at most; a longer "name" is a sentence (a bio, a label). */
 const MAX_NAME_WORDS = 5;
 
-/** A line under the page's title that is a byline although nothing marks it: "By Jane Doe · March 3, 2024". */
-const BY_LINE = /^(?:(?:written|posted|published|words|story|text|reported)\s+)?by\s*:?\s+\p{Lu}/iu;
+/**
+ * A line under the page's title that is a byline although nothing marks it: "By Jane Doe ·
+ * March 3, 2024", "Von Klaus Meier". The group is the first character of the name, which must be
+ * a capital ("By clicking ..." names no one).
+ */
+const BY_LINE = /^(?:(?:written|posted|published|words|story|text|reported)\s+)?(?:by|von|par|por|di|door|av|przez)\s*:?\s+(\S)/i;
 
 /**
  * The byline right under the page's title when no element is marked as one: the first or second
  * element after the <h1> (or after the header that holds it) whose text starts "By" and a
  * capitalised word ("By Joan Whitaker · December 2, 2023"), read as a marked byline is. Elements
  * `shown` refuses (hidden, boilerplate) are passed over. Null when body text comes first, or the
- * line names nobody ("By clicking ..." starts lower case). The line itself is read when under
- * 100 characters, as a marked byline is.
+ * line names nobody ("By clicking ..." starts lower case) or is not a list of full names. The
+ * line itself is read when under 100 characters, as a marked byline is.
  */
 export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string, shown: (el: Element) => boolean): { name: string; element: Element } | null {
   let anchor: Element | null = h1;
@@ -107,12 +116,14 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
     for (let checked = 0; checked < 2 && sibling !== null; checked += 1, sibling = nextElement(sibling)) {
       if (!shown(sibling)) continue;
       const text = textOf(sibling).trim();
-      if (!BY_LINE.test(text)) {
+      const by = BY_LINE.exec(text);
+      if (by === null || !/\p{Lu}/u.test(by[1]!)) {
         if (text.length >= BODY_TEXT) return null;
         continue;
       }
       const name = readByline(sibling, textOf);
-      if (name === null || personCount(name) === 0) return null;
+      // Full names only: "By Train to Paris" or "Von Berlin nach Hamburg" (a dek) names no one.
+      if (name === null || !personNames(name).every(isFullName)) return null;
       return { name, element: sibling };
     }
     const parent: AnyNode | null = anchor.parent;
@@ -124,12 +135,6 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
 const CONTENT_ROOTS = new Set(['body', 'html', 'main', 'article']);
 /** Characters from which a line under the title is body text rather than a kicker, a dek or a date: no byline follows it. */
 const BODY_TEXT = 80;
-
-/** How many names a byline line holds, each at most MAX_NAME_WORDS words (0: it is a sentence, not names). */
-function personCount(line: string): number {
-  const names = line.split(/\s*,\s*|\s+(?:and|&)\s+/);
-  return names.every((name) => name.split(' ').length <= MAX_NAME_WORDS) ? names.length : 0;
-}
 
 function nextElement(el: Element): Element | null {
   for (let node = el.next; node !== null; node = node.next) if (node.type === 'tag') return node as Element;

@@ -17,7 +17,8 @@ const WITH_PARENTHESES = new RegExp(`\\s*\\(${WITH_WORDS}\\s+([^()]+)\\)$`);
 const PARTICLES = new Set(['van', 'von', 'der', 'den', 'de', 'del', 'della', 'di', 'da', 'das', 'dos', 'du', 'la', 'le', 'ten', 'ter', 'bin', 'bint', 'ibn', 'al', 'el', 'zu', 'af', 'st.']);
 const CAPITALISED = /^[\p{Lu}\p{Lt}][\p{L}\p{M}'’.-]*$/u;
 
-function isFullName(part: string): boolean {
+/** Two to five capitalised words, name particles (van, de, al) between them: "Jane Roe", "Ludwig van Beethoven". */
+export function isFullName(part: string): boolean {
   const words = part.split(' ');
   if (words.length < 2 || words.length > 5) return false;
   if (!CAPITALISED.test(words[0]!) || !CAPITALISED.test(words[words.length - 1]!)) return false;

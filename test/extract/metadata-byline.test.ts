@@ -83,7 +83,17 @@ describe('byline elements', () => {
     expect(author('', `<main><h1>Owls</h1><p class="meta">By Joan Whitaker</p>${text}</main><p class="byline">By Jane Roe</p>`)).toBe('Jane Roe');
   });
 
+  it('reads byline classes and unmarked lines in other languages: autor, auteur, autore; "Von ...", "Por ..."', () => {
+    expect(author('', `<article><h1>Owls</h1><p class="autor">Von Klaus Meier</p>${text}</article>`)).toBe('Klaus Meier');
+    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Publié le 15 septembre 2023 par <span class="auteur"><a href="/auteur/claire/">Claire Dubois</a></span></div>${text}</article>`)).toBe('Claire Dubois');
+    expect(author('', `<article><h1>Owls</h1><span class="nome-autore">Marco Rossi</span>${text}</article>`)).toBe('Marco Rossi');
+    expect(author('', `<main><h1>Owls</h1><p>Von Klaus Meier</p>${text}</main>`)).toBe('Klaus Meier');
+    expect(author('', `<main><h1>Owls</h1><p>Por María López</p>${text}</main>`)).toBe('María López');
+  });
+
   it('never takes a line under the title that names no one: lower case after "By", a sentence, a line after the body text', () => {
+    expect(author('', `<main><h1>Owls</h1><p>By Train to Paris and Back</p>${text}</main>`)).toBeNull();
+    expect(author('', `<main><h1>Owls</h1><p>Von Berlin nach Hamburg</p>${text}</main>`)).toBeNull();
     expect(author('', `<main><h1>Owls</h1><p>By clicking subscribe you agree to our terms</p>${text}</main>`)).toBeNull();
     expect(author('', `<main><h1>Owls</h1><p>By Sunday The Whole Town Will Know About The Owls</p>${text}</main>`)).toBeNull();
     expect(author('', `<main><h1>Owls</h1>${text}<p>By Joan Whitaker</p></main>`)).toBeNull();
