@@ -30,15 +30,17 @@ function toEntity(r: EntitySql): EntityRow {
 }
 
 /**
- * The columns facts() reads, in the order toFact takes them: rows come back as arrays (raw mode),
- * about twice as fast as one object per row with every column of fact_candidates, and the
- * facts are most of a node's rows.
+ * The columns facts() reads, in the order toFact takes them, as one JSON array per row that
+ * JSON.parse makes the row: the facts are most of a node's rows, and of their 26 columns many
+ * are NULL. Raw mode (an array of values per row) was twice as fast as an object per row; one
+ * string per row, built by SQLite, takes another 30 % off the read (2026-11-27: 110,000 rows in
+ * 300 ms against 430 ms). SQLite writes a REAL with the digits that read back as the same double.
  */
-export const FACT_SQL = `SELECT f.fact_id, f.item_key, f.subject, f.subject_entity_id,
-    EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) AS subject_exists,
+export const FACT_SQL = `SELECT json_array(f.fact_id, f.item_key, f.subject, f.subject_entity_id,
+    EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id),
     f.predicate, f.value, f.language, f.confidence, f.provenance_method, f.unit, f.currency, f.display, f.importance, f.freshness,
     f.valid_from, f.valid_until, f.source_id, f.source_url, f.status,
-    ed.hidden, ed.pinned, ed.pinned_item_key, ed.editorial_status, ed.reviewed_by, ed.original_value
+    ed.hidden, ed.pinned, ed.pinned_item_key, ed.editorial_status, ed.reviewed_by, ed.original_value)
   FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id
   WHERE f.language = ? ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`;
 
@@ -92,7 +94,7 @@ export class SqliteGraphReader implements GraphReader {
   }
 
   facts(language: string): Iterable<FactRow> {
-    return mapRows(this.db.prepare(FACT_SQL).raw(true).iterate(language), toFact);
+    return mapRows(this.db.prepare(FACT_SQL).pluck().iterate(language), (json: string) => toFact(JSON.parse(json) as FactSqlRow));
   }
 
   relationships(language: string): Iterable<RelationshipRow> {

@@ -215,6 +215,22 @@ describe('editorial state', () => {
   });
 });
 
+describe('reading facts back', () => {
+  it('returns every field as written: doubles to the last digit, nested values, quotes, control characters, emoji, nulls', () => {
+    g = tempGraph();
+    const subject = ref('WebPage', pageA);
+    const value = { name: 'Lamp "Nord"\u0001\n', sizes: [0.1 + 0.2, 1 / 3, -0, 1e21], tags: ['é', '🦉', '\u2028'], none: null };
+    const written = fact(subject, 'spec', value, { confidence: 0.85, unit: 'cm', currency: null, display: 'Lamp\t"Nord"', validFrom: '2026-01-01', validUntil: null, importance: 4 });
+    applyContribution(g.db, site, contribution('post:1', pageA, { facts: [written] }));
+    const id = factIdOf(ws, entityIdOf(ws, subject), 'spec', 'en');
+    setEditorial(g.db, id, { reviewedBy: 'usr_1', originalValue: { before: 0.30000000000000004 } });
+    const [row] = [...new SqliteGraphReader(g.db).facts('en')];
+    expect(row).toMatchObject({ id, subject: subject.canonicalKey, predicate: 'spec', value: { ...value, sizes: [0.1 + 0.2, 1 / 3, 0, 1e21] }, confidence: 0.85, unit: 'cm', currency: null,
+      display: 'Lamp\t"Nord"', importance: 4, validFrom: '2026-01-01', validUntil: null, status: 'active' });
+    expect(row!.editorial).toEqual({ hidden: false, pinned: false, editorialStatus: null, reviewedBy: 'usr_1', originalValue: { before: 0.30000000000000004 } });
+  });
+});
+
 describe('languages', () => {
   it('keeps records per language', () => {
     g = tempGraph();
