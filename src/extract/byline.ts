@@ -253,7 +253,9 @@ const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
 /** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
 const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
 /** A role or job title standing for itself ("Staff Writer", "Seattle Times business reporter", "Editor at Large"). */
-const ROLE = /(?:^|\s)(?:reporters?|correspondents?|editors?|writers?|columnists?|contributors?|photographers?|producers?|journalists?|critics?|interns?|bloggers?|analysts?|anchors?|staff writer|editor-in-chief)(?:\s+(?:at|for|of|with|in)\b.*)?$/i;
+const ROLE = /(?:^|\s)(?:reporters?|correspondents?|editors?|writers?|columnists?|contributors?|photographers?|producers?|journalists?|critics?|interns?|bloggers?|analysts?|anchors?|staff(?:\s+writer)?|editor-in-chief)(?:\s+(?:at|for|of|with|in)\b.*)?$/i;
+/** An outlet's initials after a reporter's name ("Jane Roe, CNN"): a later part in capitals alone, two to six letters. */
+const OUTLET_INITIALS = /^\p{Lu}{2,6}$/u;
 /** News agencies credited beside a reporter ("Jane Roe, Associated Press"): an organization, not a second author. */
 const WIRE_AGENCY = /^(?:the\s+)?(?:associated\s+press|ap|reuters|agence\s+france[- ]presse|afp|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa|ansa|efe|kyodo(?:\s+news)?|xinhua|upi|united\s+press\s+international|cnn\s+wire|canadian\s+press|aap|australian\s+associated\s+press)$/i;
 /** Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name. */
@@ -278,7 +280,7 @@ export function cleanByline(byline: string, maxLength = 80): string | null {
   const kept: string[] = [];
   for (let i = 0; i < parts.length; i += 2) {
     const part = cleanPart(parts[i]!);
-    if (part === null) continue;
+    if (part === null || (kept.length > 0 && OUTLET_INITIALS.test(part))) continue;
     if (kept.length > 0) kept.push(parts[i - 1]!.trim() === ',' || parts[i - 1]!.includes(',') ? ', ' : parts[i - 1]!);
     kept.push(part);
   }

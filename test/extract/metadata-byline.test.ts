@@ -140,6 +140,9 @@ describe('cleaning a byline', () => {
     expect(cleanByline('Brenda Roe, MA')).toBe('Brenda Roe');
     expect(cleanByline('By JANE ROE, Associated Press')).toBe('JANE ROE');
     expect(cleanByline('Jane Roe | Reuters')).toBe('Jane Roe');
+    expect(cleanByline('By Jane Roe, CNN')).toBe('Jane Roe');
+    expect(cleanByline('By Herald Staff')).toBeNull();
+    expect(cleanByline('JANE ROE, AP')).toBe('JANE ROE');
     expect(cleanByline('Jane Roe, MD, PhD')).toBe('Jane Roe');
     expect(cleanByline('Written by Jane Roe Edited by John Doe')).toBe('Jane Roe');
     expect(cleanByline('By Jane Roe. Photos by John Doe')).toBe('Jane Roe');
