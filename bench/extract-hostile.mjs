@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Extraction time of pages that state one kind of thing 20,000 times (issue 18's "no website
 // blocked by its own content"): the structured-data shapes whose handling was once quadratic in
-// the count (de-duplicated names, chunk mentions, name aliases). Reports ms per page shape, the
+// the count (de-duplicated names, chunk mentions, name aliases), and the links and bylines the
+// page-metadata rules walk (links home, a byline's marked authors). Reports ms per page shape, the
 // entities and facts made, and the page's size; one run each, after a warm-up page.
 // Usage: npm run build && node bench/extract-hostile.mjs [--count N]
 import { extractItem } from '../dist/extract/index.js';
@@ -21,6 +22,9 @@ const SHAPES = {
   'microdata people': times((i) => `<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Person Number${i}</span></div>`).join(''),
   'ItemList members': ld({ '@type': 'ItemList', itemListElement: times((i) => ({ '@type': 'ListItem', position: i, item: { '@type': 'Product', name: `Product ${i}` } })) }),
   'reviews of one product': ld({ '@type': 'Product', name: 'P', review: times((i) => ({ '@type': 'Review', name: `Review ${i}`, reviewBody: 'ok' })) }),
+  'links home holding images (text logos)': times((i) => `<a href="/"><img src="/i${i}.png"> Home ${i}</a>`).join(''),
+  'a link home of many children': `<a href="/">${times((i) => `<span>part ${i}</span>`).join('')}</a>`,
+  'a byline of many marked authors': `<h1>Title</h1><div class="byline">${times((i) => `<a class="author" href="/a/${i}">P${i}</a>`).join('')}</div>`,
 };
 
 const page = (body) => `<html><head><title>A page of many things</title></head><body>${body}<p>Text.</p></body></html>`;

@@ -142,13 +142,14 @@ const HOME_LINK_TEXTS = 3;
 
 /** Whether a link holds an image (a logo without alt text names nothing by the link's text). */
 function hasImage(link: Element): boolean {
-  const stack: AnyNode[] = [...link.children];
+  // At most LOGO_SEARCH_MAX elements are looked at, however many children a link has.
+  const stack: AnyNode[] = link.children.slice(0, LOGO_SEARCH_MAX);
   for (let seen = 0; stack.length > 0 && seen < LOGO_SEARCH_MAX; seen++) {
     const node = stack.pop()!;
     if (node.type !== 'tag') continue;
     const el = node as Element;
     if (el.name === 'img' || el.name === 'svg' || el.name === 'picture') return true;
-    stack.push(...el.children);
+    for (const child of el.children.slice(0, LOGO_SEARCH_MAX)) stack.push(child);
   }
   return false;
 }
