@@ -226,6 +226,20 @@ export class ContributionBuilder {
     });
   }
 
+  /** Whether `from` has a relationship of `type` to an entity of type `toType` (a post's author who is a person). */
+  hasRelationshipTo(from: EntityRef, type: string, toType: string): boolean {
+    const fromKey = refKey(from);
+    for (const r of this.relationships.values()) if (r.type === type && r.to.type === toType && refKey(r.from) === fromKey) return true;
+    return false;
+  }
+
+  /** Whether an entity that is not a Person has this name, case aside (the publication a byline may name). */
+  namesNonPerson(name: string): boolean {
+    const wanted = name.toLowerCase();
+    for (const entity of this.entities.values()) if (entity.type !== 'Person' && entity.name.toLowerCase() === wanted) return true;
+    return false;
+  }
+
   /** The best fact of (subject, predicate) by the graph store's survivor rule, for the item's own use. */
   bestFact(subject: EntityRef, predicate: string): CandidateFact | undefined {
     let best: CandidateFact | undefined;

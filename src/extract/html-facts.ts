@@ -164,15 +164,20 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   mapStructured(input, data.rdfa, data.rdfaById, data.mainRdfa, 'rdfa', cleanTitle);
   mapStructured(input, data.microformats, EMPTY_INDEX, data.mainMicroformats, 'microformats', cleanTitle);
 
-  // The byline element counts only when no structured source named an author; a line under the
-  // title that nothing marks ("By Joan Whitaker · December 2, 2023") only when no element is marked.
+  // The byline element counts when no structured source named a person as the author (a declared
+  // author that is the publication itself leaves the byline to name who wrote it: Persons and
+  // author candidates below the declared one); a line under the title that nothing marks ("By
+  // Joan Whitaker · December 2, 2023") only when no element is marked.
   const unmarked = scan.byline === null && scan.firstH1 !== null ? bylineAfterTitle(scan.firstH1, textOf, (el) => !isHidden(el) && !scan.skipped.has(el)) : null;
   const byline = unmarked?.name ?? scan.byline;
   const bylineElement = unmarked?.element ?? scan.bylineElement;
-  if (byline !== null && builder.bestFact(primary, 'author') === undefined) {
+  const declaredAuthor = builder.bestFact(primary, 'author') !== undefined;
+  if (byline !== null && (!declaredAuthor || !builder.hasRelationshipTo(primary, 'authored_by', 'Person'))) {
     const confidence = unmarked === null ? C.bylineElement : C.bylineAfterTitle;
-    const names = personNames(byline);
-    listFact('author', names, confidence, 'text_extraction', byline);
+    const named = personNames(byline);
+    // Not the publication again ("By The Ledger" under an article The Ledger declares it wrote).
+    const names = declaredAuthor ? named.filter((person) => !builder.namesNonPerson(person)) : named;
+    listFact('author', names, confidence, 'text_extraction', names.length === named.length ? byline : undefined);
     const links = bylineLinks(bylineElement!, textOf);
     for (const person of names) addAuthor(builder, primary, person, 'text_extraction', confidence, authorPage(links.get(person), input.baseUrl, primary));
   }

@@ -103,6 +103,18 @@ describe('byline elements', () => {
   it('counts only when no structured source names an author', () => {
     expect(author('<meta name="author" content="John Doe">', `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`)).toBe('John Doe');
   });
+
+  it('under a declared author that is the publication, still names the byline\'s people, below the declared author', () => {
+    const ld = '<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"Owls","author":{"@type":"Organization","name":"The Ledger"}}</script>';
+    const c = page(ld, `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`);
+    expect(authorOf(c)).toBe('The Ledger');
+    expect(factsOf(c, 'author').map((f) => [f.value, f.provenanceMethod])).toEqual([['The Ledger', 'schema_org'], ['Jane Roe', 'text_extraction']]);
+    expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name)).toEqual(['Jane Roe']);
+    expect(relsOf(c, 'authored_by').map((r) => r.to).sort()).toEqual(['Organization:the ledger', 'Person:jane roe']);
+    // A byline naming the publication again names no person.
+    const again = page(ld, `<article><h1>Owls</h1><p class="byline">By The Ledger</p>${text}</article>`);
+    expect(again.entities.filter((e) => e.type === 'Person')).toEqual([]);
+  });
 });
 
 describe('cleaning a byline', () => {
