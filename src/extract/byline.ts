@@ -133,6 +133,21 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
 }
 
 const CONTENT_ROOTS = new Set(['body', 'html', 'main', 'article']);
+
+/**
+ * The byline of a page that marks none, from the first link to an author's page met before the
+ * body text (`<a href="/author/jane-roe">Jane Roe</a>`, as themes with utility classes print it):
+ * its text, when it is a full name. Null when no such link names a person.
+ */
+export function bylineFromAuthorLinks(links: readonly Element[], textOf: (node: AnyNode) => string): { name: string; element: Element } | null {
+  for (const link of links) {
+    const text = textOf(link).trim();
+    if (text.length === 0 || text.length >= 100) continue;
+    const name = cleanByline(lineText(link));
+    if (name !== null && isFullName(name)) return { name, element: link };
+  }
+  return null;
+}
 /** Characters from which a line under the title is body text rather than a kicker, a dek or a date: no byline follows it. */
 const BODY_TEXT = 80;
 

@@ -49,6 +49,11 @@ export interface HtmlScan {
   body: Element | null;
   /** The first image with alt text inside a link to the website's home page (its logo, as sites mark up their name), and that link's href. */
   homeLogo: { alt: string; href: string } | null;
+  /**
+   * Visible links to an author's page (`/author/jane-roe`, `/authors/...`, `/autor/...`) met
+   * before the first paragraph of body text, at most AUTHOR_LINKS: a byline that no class marks.
+   */
+  authorLinks: Element[];
   /** The text of the first links to the site's root ("/", "https://host/") that hold no image, at most HOME_LINK_TEXTS: a text logo ("Northfield Nature Club"). */
   homeLinkTexts: Array<{ text: string; href: string }>;
   /** Links marked rel="author" (<link> in the head, <a> in the page), with the link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX. */
@@ -135,6 +140,12 @@ const IN_ITEM = 8;
 
 /** A link to a website's home page: "/", "./", an absolute url with no path, or a path to an index page ("/www/default.htm"). */
 const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
+/** A link to a person's page on the site: a path segment naming authors, then the person's slug. */
+const AUTHOR_HREF = /^(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:authors?|autor(?:es|en|i)?|auteurs?|autore|writers?|contributors?|people|profiles?|staff|by)\/[\w%.-]+\/?(?:[?#].*)?$/i;
+const AUTHOR_LINKS = 5;
+/** Characters from which a paragraph is body text (bylines come before it). */
+const BODY_TEXT_LENGTH = 80;
+
 /** The site's root itself (not an index page under a folder, "/blog/index.html"): a link's text there can name the site. */
 const ROOT_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?)$/i;
 /** Root links whose text is kept: the text logo comes first; later ones are menus ("Home"). */
@@ -214,8 +225,10 @@ export function scanHtml(html: string): HtmlScan {
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], firstH1: null, byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], relAuthors: [], translations: [], timeMarks: { published: null, modified: null },
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], authorLinks: [], relAuthors: [], translations: [], timeMarks: { published: null, modified: null },
   };
+  /** Whether a paragraph of body text was met: a byline comes before it. */
+  let bodyTextSeen = false;
   const articleBodies: Element[] = [];
   const articles: Element[] = [];
   const mains: Element[] = [];
@@ -307,6 +320,7 @@ export function scanHtml(html: string): HtmlScan {
       scan.skipped.add(el);
       nowSkipped = true;
     }
+    if (name === 'a' && !nowSkipped && !bodyTextSeen && scan.authorLinks.length < AUTHOR_LINKS && a.href !== undefined && AUTHOR_HREF.test(a.href)) scan.authorLinks.push(el);
     if (!nowHidden && scan.byline === null && isBylineMarked(el)) {
       scan.byline = readByline(el, textOf);
       if (scan.byline !== null) scan.bylineElement = el;
@@ -327,6 +341,7 @@ export function scanHtml(html: string): HtmlScan {
         if (!nowSkipped) {
           const text = textOf(el);
           const length = text.trim().length;
+          if (length >= BODY_TEXT_LENGTH) bodyTextSeen = true;
           if (length >= 25) {
             const score = 1 + (text.split(',').length - 1) + Math.min(Math.floor(length / 100), 3);
             addScore(scan.scores, el.parent as Element | null, score);

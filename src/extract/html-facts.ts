@@ -4,7 +4,7 @@ import type { WebsiteInfo } from '../website/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isHidden, textOf, type HtmlScan } from './html-document.js';
 import { breadcrumbTrail } from './breadcrumbs.js';
-import { bylineAfterTitle, bylineLinks } from './byline.js';
+import { bylineAfterTitle, bylineFromAuthorLinks, bylineLinks } from './byline.js';
 import { indexNodes, isObject, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
@@ -167,8 +167,10 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   // The byline element counts when no structured source named a person as the author (a declared
   // author that is the publication itself leaves the byline to name who wrote it: Persons and
   // author candidates below the declared one); a line under the title that nothing marks ("By
-  // Joan Whitaker · December 2, 2023") only when no element is marked.
-  const unmarked = scan.byline === null && scan.firstH1 !== null ? bylineAfterTitle(scan.firstH1, textOf, (el) => !isHidden(el) && !scan.skipped.has(el)) : null;
+  // Joan Whitaker · December 2, 2023"), else the first link to an author's page before the body
+  // text, only when no element is marked.
+  const unmarked = scan.byline !== null ? null
+    : (scan.firstH1 === null ? null : bylineAfterTitle(scan.firstH1, textOf, (el) => !isHidden(el) && !scan.skipped.has(el))) ?? bylineFromAuthorLinks(scan.authorLinks, textOf);
   const byline = unmarked?.name ?? scan.byline;
   const bylineElement = unmarked?.element ?? scan.bylineElement;
   const declaredAuthor = builder.bestFact(primary, 'author') !== undefined;

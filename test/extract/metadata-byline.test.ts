@@ -91,6 +91,19 @@ describe('byline elements', () => {
     expect(author('', `<main><h1>Owls</h1><p>Por María López</p>${text}</main>`)).toBe('María López');
   });
 
+  it('reads a link to an author\'s page before the body text when nothing marks a byline, keyed by that page', () => {
+    const body = `<article><h1>Owls</h1><div class="flex gap-2 text-sm"><a class="font-medium" href="/authors/jane-roe">Jane Roe</a><span>·</span><time datetime="2024-04-04">April 4</time></div>${text}</article>`;
+    expect(author('', body)).toBe('Jane Roe');
+    expect(relsOf(page('', body), 'authored_by').map((r) => r.to)).toEqual(['Person:https://shop.example/authors/jane-roe']);
+    expect(author('', `<article><h1>Owls</h1><p>Posted by <a href="https://shop.example/by/sam-keller?ref=top">Sam Keller</a></p>${text}</article>`)).toBe('Sam Keller');
+  });
+
+  it('never takes an author link after the body text, in the navigation, or one whose text is no full name', () => {
+    expect(author('', `<article><h1>Owls</h1>${text}<ul class="more"><li><a href="/author/jane-roe">Jane Roe</a></li></ul></article>`)).toBeNull();
+    expect(author('', `<nav><a href="/people/jane-roe">Jane Roe</a></nav><article><h1>Owls</h1>${text}</article>`)).toBeNull();
+    expect(author('', `<article><h1>Owls</h1><a href="/author/jane-roe">Read more stories</a>${text}</article>`)).toBeNull();
+  });
+
   it('never takes a line under the title that names no one: lower case after "By", a sentence, a line after the body text', () => {
     expect(author('', `<main><h1>Owls</h1><p>By Train to Paris and Back</p>${text}</main>`)).toBeNull();
     expect(author('', `<main><h1>Owls</h1><p>Von Berlin nach Hamburg</p>${text}</main>`)).toBeNull();
