@@ -158,7 +158,10 @@ export const META_SOURCES = {
   description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
   date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02],
-    ['sailthru:date', C.metaParsely - 0.03], ['citation_publication_date', C.metaParsely - 0.03], ['citation_online_date', C.metaParsely - 0.04], ['citation_date', C.metaParsely - 0.04]],
+    ['sailthru:date', C.metaParsely - 0.03], ['citation_publication_date', C.metaParsely - 0.03], ['citation_online_date', C.metaParsely - 0.04], ['citation_date', C.metaParsely - 0.04],
+    // Names without a standard, as news and government sites print them.
+    ['dc:date:issued', C.metaParsely - 0.05], ['pubdate', C.metaParsely - 0.05], ['publish-date', C.metaParsely - 0.05], ['publish_date', C.metaParsely - 0.05],
+    ['publication_date', C.metaParsely - 0.05], ['date', C.metaParsely - 0.06]],
   date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName], ['dcterms:modified', C.metaParsely - 0.02]],
   image: [['og:image', C.metaOpenGraph], ['twitter:image', C.metaTwitter]],
   keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely], ['sailthru:tags', C.metaParsely - 0.01]],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeDate, normalizeDateTime } from '../../src/extract/normalize.js';
+import { extractItem } from '../../src/extract/index.js';
 import { listValue, dateList } from '../../src/extract/multi-value.js';
-import { CHECKSUM, extractPage, factOf, readPage } from './helpers.js';
+import { CHECKSUM, RECEIVED, extractPage, factOf, factsOf, readPage, site } from './helpers.js';
 import { CLEAN, problemsOf, runPipeline } from './pipeline.js';
 
 /** Issue 18, times (docs/contract.md#fact-rules): the value is the instant in UTC, the display the source's wall time and offset. */
@@ -63,5 +64,24 @@ describe('normalizeDateTime', () => {
     expect(listValue(dates.values, dates.displays)).toEqual({
       value: { values: ['2026-05-01T18:00:00Z', '2026-05-02T18:00:00Z'] }, display: '2026-05-01T20:00:00+02:00, 2026-05-02T18:00:00Z',
     });
+  });
+});
+
+describe('publication dates under meta names without a standard', () => {
+  const dated = (meta: string) => extractItem({ type: 'page', id: 'p', url: 'https://shop.example/p', html: `<html><head><title>Harbour report</title>${meta}</head><body><p>The harbour reopened.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+
+  it('reads date, pubdate, publish-date, publication_date and DC.date.issued, below the standard names', () => {
+    for (const name of ['date', 'pubdate', 'publish-date', 'publish_date', 'publication_date', 'DC.date.issued']) {
+      expect(factOf(dated(`<meta name="${name}" content="2024-03-05">`), 'date_published', 'seo_meta')?.value).toBe('2024-03-05');
+    }
+    expect(factOf(dated('<meta name="date" content="Tue, 05 Mar 2024 10:00:00 GMT">'), 'date_published', 'seo_meta')?.value).toBe('2024-03-05T10:00:00Z');
+    const both = dated('<meta name="date" content="2024-01-01"><meta property="article:published_time" content="2024-03-05T10:00:00Z">');
+    const [survivor] = factsOf(both, 'date_published').sort((a, b) => b.confidence - a.confidence);
+    expect(survivor?.value).toBe('2024-03-05T10:00:00Z');
+  });
+
+  it('never reads a date that is ambiguous or no date', () => {
+    expect(factOf(dated('<meta name="date" content="03/05/2024">'), 'date_published', 'seo_meta')).toBeUndefined();
+    expect(factOf(dated('<meta name="date" content="today">'), 'date_published', 'seo_meta')).toBeUndefined();
   });
 });
