@@ -179,10 +179,12 @@ export function siteNameFromHomeLink(links: ReadonlyArray<{ text: string; href: 
     }
     if (home.hostname !== host) continue;
     const name = cleanText(outerPart(link.text, 'first') ?? link.text);
-    if (plausibleName(name) && !GENERIC.test(name) && !HOME_WORDS.test(name)) return name;
+    if (plausibleName(name) && !GENERIC.test(name) && !HOME_WORDS.test(name) && !LANGUAGE_CODE.test(name)) return name;
   }
   return null;
 }
 
 /** Link texts that lead home without naming the site. */
-const HOME_WORDS = /^(?:home|homepage|front page|back(?: to (?:home|start|top))?|start(?:seite)?|accueil|inicio|startsida|forside|главная|首页|ホーム|skip to (?:main )?content|menu|main menu)$/i;
+const HOME_WORDS = /^(?:home|homepage|front page|back(?: to (?:home|start|top))?|start(?:seite)?|accueil|inicio|startsida|forside|главная|首页|ホーム|skip to (?:main )?content|menu|main menu|logo|site logo)$/i;
+/** A language switcher's link to the root ("EN", "de", "pt-BR"). */
+const LANGUAGE_CODE = /^[a-z]{2}(?:[-_][a-z]{2})?$/i;

@@ -145,5 +145,7 @@ describe('site name from a text logo that links home', () => {
     expect(siteName('<title>Owls at night</title>', header('<a href="/blog/index.html">Blog</a>'))).toBe(null);
     expect(siteName('<title>Owls at night</title>', header('<a href="/"><img src="/l.png"> Bird Notes</a>'))).toBe(null);
     expect(siteName('<title>Owls at night</title>', header('<a href="/">Back to the front page of this little website</a>'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', header('<a href="/">EN</a> <a href="/">Logo</a>'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', header('<a href="/">V8</a>'))).toBe('V8');
   });
 });
