@@ -118,7 +118,7 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
       const text = textOf(sibling).trim();
       const by = BY_LINE.exec(text);
       if (by === null || !/\p{Lu}/u.test(by[1]!)) {
-        if (text.length >= BODY_TEXT) return null;
+        if (text.length >= BODY_TEXT_LENGTH) return null;
         continue;
       }
       const name = readByline(sibling, textOf);
@@ -133,6 +133,8 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
 }
 
 const CONTENT_ROOTS = new Set(['body', 'html', 'main', 'article']);
+/** Characters from which a paragraph (or a line under the title) is body text rather than a kicker, a dek or a date: bylines come before it. */
+export const BODY_TEXT_LENGTH = 80;
 
 /**
  * The byline of a page that marks none, from the first link to an author's page met before the
@@ -148,8 +150,6 @@ export function bylineFromAuthorLinks(links: readonly Element[], textOf: (node: 
   }
   return null;
 }
-/** Characters from which a line under the title is body text rather than a kicker, a dek or a date: no byline follows it. */
-const BODY_TEXT = 80;
 
 function nextElement(el: Element): Element | null {
   for (let node = el.next; node !== null; node = node.next) if (node.type === 'tag') return node as Element;

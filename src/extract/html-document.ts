@@ -1,6 +1,6 @@
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, ParentNode, Text } from 'domhandler';
-import { isBylineMarked, readByline } from './byline.js';
+import { BODY_TEXT_LENGTH, isBylineMarked, readByline } from './byline.js';
 
 /**
  * One parse of a page (htmlparser2) and one walk over its tree that collects everything the
@@ -143,8 +143,6 @@ const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/
 /** A link to a person's page on the site: a path segment naming authors, then the person's slug. */
 const AUTHOR_HREF = /^(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:authors?|autor(?:es|en|i)?|auteurs?|autore|writers?|contributors?|people|profiles?|staff|by)\/[\w%.-]+\/?(?:[?#].*)?$/i;
 const AUTHOR_LINKS = 5;
-/** Characters from which a paragraph is body text (bylines come before it). */
-const BODY_TEXT_LENGTH = 80;
 
 /** The site's root itself (not an index page under a folder, "/blog/index.html"): a link's text there can name the site. */
 const ROOT_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?)$/i;
