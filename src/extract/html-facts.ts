@@ -133,7 +133,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (builder.bestFact(siteRef, 'site_name') === undefined) {
     const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
     if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
-    // Else the alt text of the logo that links home.
+    // Else the alt text of the logo that links home, else a text logo (a link home's own text).
     const logoSite = titleSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) ?? siteNameFromHomeLink(scan.homeLinkTexts, input.baseUrl) : null;
     if (logoSite !== null) fact(siteRef, 'site_name', logoSite, C.logoAlt);
   }
@@ -175,7 +175,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   const bylineElement = unmarked?.element ?? scan.bylineElement;
   const declaredAuthor = builder.bestFact(primary, 'author') !== undefined;
   if (byline !== null && (!declaredAuthor || !builder.hasRelationshipTo(primary, 'authored_by', 'Person'))) {
-    const confidence = unmarked === null ? C.bylineElement : C.bylineAfterTitle;
+    const confidence = unmarked === null ? C.bylineElement : C.unmarkedByline;
     const named = personNames(byline);
     // Not the publication again ("By The Ledger" under an article The Ledger declares it wrote).
     const names = declaredAuthor ? named.filter((person) => !builder.namesNonPerson(person)) : named;

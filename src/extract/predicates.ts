@@ -109,7 +109,7 @@ export const SOURCE_CONFIDENCE = {
   titleHeuristic: 0.7,
   logoAlt: 0.65,
   bylineElement: 0.55,
-  bylineAfterTitle: 0.5,
+  unmarkedByline: 0.5,
   firstParagraph: 0.5,
   definitionList: 0.55,
   keyValueTable: 0.5,

@@ -140,18 +140,20 @@ function matchesHost(name: string, host: string | null): boolean {
  * goes elsewhere or no name-like text is left (an image file name, a page word).
  */
 export function siteNameFromLogo(logo: { alt: string; href: string } | null, baseUrl: string): string | null {
-  if (logo === null) return null;
-  let home: URL;
-  try {
-    home = new URL(logo.href, baseUrl);
-  } catch {
-    return null;
-  }
-  if (home.hostname !== hostOf(baseUrl)) return null;
+  if (logo === null || !onOwnHost(logo.href, baseUrl)) return null;
   const alt = cleanText(logo.alt.replace(/\blogo\b/gi, ' '));
   if (/\.(?:png|jpe?g|gif|svg|webp)$/i.test(alt)) return null;
   const name = cleanText((outerPart(alt, 'first') ?? alt).split(/:\s/)[0]!);
   return plausibleName(name) && !GENERIC.test(name) ? name : null;
+}
+
+/** Whether `href`, resolved against the page's url, stays on the page's host. */
+function onOwnHost(href: string, baseUrl: string): boolean {
+  try {
+    return new URL(href, baseUrl).hostname === hostOf(baseUrl);
+  } catch {
+    return false;
+  }
 }
 
 /** The host name of a url, or null when it does not parse. */
@@ -169,15 +171,8 @@ export function hostOf(url: string): string | null {
  * blog and small-site themes print their name in the header. Null when none is.
  */
 export function siteNameFromHomeLink(links: ReadonlyArray<{ text: string; href: string }>, baseUrl: string): string | null {
-  const host = hostOf(baseUrl);
   for (const link of links) {
-    let home: URL;
-    try {
-      home = new URL(link.href, baseUrl);
-    } catch {
-      continue;
-    }
-    if (home.hostname !== host) continue;
+    if (!onOwnHost(link.href, baseUrl)) continue;
     const name = cleanText(outerPart(link.text, 'first') ?? link.text);
     if (plausibleName(name) && !GENERIC.test(name) && !HOME_WORDS.test(name) && !LANGUAGE_CODE.test(name)) return name;
   }
