@@ -152,7 +152,7 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (key === 'review' || key === 'reviews') {
       mapReviews(value, subject, subjectName, ctx, depth, seen);
     } else if (key === 'offers') {
-      mapOffers(asList(value).map((offer) => resolveRef(offer, ctx.byId)), subject, subjectName, ctx, depth, seen);
+      mapOffers(asList(value).map((offer) => resolveRef(offer, ctx.byId)), node, subject, subjectName, ctx, depth, seen);
     } else if (key === 'aggregateRating' || key === 'reviewRating') {
       mapRating(resolveRef(asList(value)[0], ctx.byId), subject, subjectName, ctx, key === 'aggregateRating');
     } else if (key === 'address') {
@@ -452,7 +452,7 @@ type FactSink = (predicate: string, value: string | number, extra?: FactExtra) =
  * with its currency and validity. Several offers (sizes, sellers, editions) that differ give the values of all offers as one {"values"} fact in offer order, its display
  * joined with ", ", its currency when every price has the same one (docs/contract.md#fact-rules).
  */
-function mapOffers(offers: unknown[], subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+function mapOffers(offers: unknown[], item: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const described = offers.filter(isObject);
   const collected = new Map<string, Array<{ value: string | number; extra: FactExtra }>>();
   const sink: FactSink = (predicate, value, extra = {}) => {
@@ -460,7 +460,7 @@ function mapOffers(offers: unknown[], subject: EntityRef, subjectName: string, c
     list.push({ value, extra });
     collected.set(predicate, list);
   };
-  for (const offer of described) mapOffer(offer, subject, ctx, depth, seen, sink);
+  for (const offer of described) mapOffer(offer, subject, ctx, depth, seen, sink, item);
   for (const [predicate, entries] of collected) {
     const unique = entries.filter((e, i) => entries.findIndex((o) => o.value === e.value && o.extra.currency === e.extra.currency) === i);
     if (unique.length === 1) {
@@ -474,7 +474,14 @@ function mapOffers(offers: unknown[], subject: EntityRef, subjectName: string, c
   }
 }
 
-function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>, sink: FactSink): void {
+const OFFER_IDENTIFIERS = ['sku', 'gtin8', 'gtin12', 'gtin13', 'gtin14', 'gtin', 'mpn'];
+
+/**
+ * One offer's facts, through `sink`. An identifier the item states itself (its own sku, gtin,
+ * mpn) keeps that name; an offer's other value of it is a variant's (Shopify's offer per size and
+ * colour), `offer_sku`, so the item's own is not one candidate among its variants'.
+ */
+function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>, sink: FactSink, item: SchemaNode): void {
   const spec = isObject(offer.priceSpecification) ? offer.priceSpecification : Array.isArray(offer.priceSpecification) && isObject(offer.priceSpecification[0]) ? offer.priceSpecification[0] : {};
   const currency = normalizeCurrency(textValue(offer.priceCurrency) ?? textValue(spec.priceCurrency));
   const amount = parseAmount(textValue(offer.price) ?? textValue(offer.lowPrice) ?? textValue(spec.price));
@@ -495,9 +502,14 @@ function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, dep
   if (offerUrl !== null) sink('offer_url', offerUrl);
   const offerCount = parseAmount(textValue(offer.offerCount));
   if (offerCount !== null) sink('offer_count', offerCount);
-  for (const key of ['sku', 'gtin8', 'gtin12', 'gtin13', 'gtin14', 'gtin', 'mpn']) {
+  for (const key of OFFER_IDENTIFIERS) {
     const text = textValue(offer[key]);
-    if (text !== null) sink(TEXT_PROPERTIES[key]!, text);
+    if (text === null) continue;
+    const predicate = TEXT_PROPERTIES[key]!;
+    // The item's own values of the predicate (gtin8 to gtin14 are all `gtin`).
+    const own = OFFER_IDENTIFIERS.filter((k) => TEXT_PROPERTIES[k] === predicate).flatMap((k) => textValue(item[k]) ?? []);
+    if (own.length === 0) sink(predicate, text);
+    else if (!own.includes(text)) sink(`offer_${predicate}`, text);
   }
   const sellers: string[] = [];
   for (const raw of asList(offer.seller)) {

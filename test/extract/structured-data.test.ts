@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractPage, factOf, factsOf, relsOf } from './helpers.js';
+import { extractItem } from '../../src/extract/index.js';
+import { CHECKSUM, RECEIVED, extractPage, factOf, factsOf, relsOf, site } from './helpers.js';
 
 describe('JSON-LD (@graph, nested offers, @id references, arrays)', () => {
   const c = extractPage('product.html', 'product', 'https://shop.example/p/oak-lamp');
@@ -145,5 +146,30 @@ describe('FAQPage, OpenGraph and broken JSON-LD', () => {
     expect(factOf(c, 'author', 'seo_meta')?.value).toBe('Jane Doe');
     expect(relsOf(c, 'authored_by')).toEqual([{ from: 'FAQPage:https://shop.example/faq', to: 'Person:jane doe', provenance: 'seo_meta' }]);
     expect(c.qa.find((q) => q.question === 'Who wrote Shipping questions?')?.answer).toBe('Shipping questions was written by Jane Doe.');
+  });
+});
+
+describe('offers of product variants', () => {
+  const product = (own: Record<string, string>) => {
+    const ld = { '@context': 'https://schema.org', '@type': 'Product', name: 'Ceramic Mug', ...own, offers: [
+      { '@type': 'Offer', sku: 'MUG-01-BLUE', gtin13: '4006381333931', price: '28.00', priceCurrency: 'USD' },
+      { '@type': 'Offer', sku: 'MUG-01-GREEN', gtin14: '04006381333948', price: '28.00', priceCurrency: 'USD' },
+    ] };
+    return extractItem({ type: 'product', id: 'mug', url: 'https://shop.example/p/mug', html: `<html><head><title>Ceramic Mug</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><h1>Ceramic Mug</h1></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+  };
+
+  it('bug: the variants\' skus were one candidate beside the product\'s own sku, which could lose; they are offer_sku now', () => {
+    const c = product({ sku: 'MUG-01', gtin13: '4006381333931' });
+    expect(factsOf(c, 'sku').map((f) => f.value)).toEqual(['MUG-01']);
+    expect(factOf(c, 'offer_sku', 'schema_org')?.value).toEqual({ values: ['MUG-01-BLUE', 'MUG-01-GREEN'] });
+    // The variant whose gtin is the product's own adds nothing; the other's is an offer_gtin.
+    expect(factsOf(c, 'gtin').map((f) => f.value)).toEqual(['4006381333931']);
+    expect(factOf(c, 'offer_gtin', 'schema_org')?.value).toBe('04006381333948');
+  });
+
+  it('a product that states no identifier of its own takes its offers\'', () => {
+    const c = product({});
+    expect(factOf(c, 'sku', 'schema_org')?.value).toEqual({ values: ['MUG-01-BLUE', 'MUG-01-GREEN'] });
+    expect(factOf(c, 'offer_sku', 'schema_org')).toBeUndefined();
   });
 });
