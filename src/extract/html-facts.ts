@@ -17,7 +17,7 @@ import { hostOf, siteNameFromHomeLink, siteNameFromLogo, siteNameFromTitle } fro
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
-import { asList, identityUrl, nodeName, personName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf } from './schema-values.js';
+import { asList, identityUrl, nodeName, personName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf, urlValue } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
 /** One candidate for the item's title and where it came from; the most trusted one wins. */
@@ -291,6 +291,18 @@ function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: strin
   builder.addRelationship(subject, 'authored_by', ref, provenance, confidence);
 }
 
+/** Whether a node's mainEntityOfPage names the item: the main node's @id, or the item's own page. */
+function describesItem(mainEntityOfPage: unknown, main: SchemaNode | null, primary: EntityRef, baseUrl: string): boolean {
+  for (const raw of asList(mainEntityOfPage)) {
+    const id = isObject(raw) ? raw['@id'] ?? raw.url : raw;
+    if (typeof id !== 'string' || id.trim() === '') continue;
+    if (main !== null && id === main['@id']) return true;
+    const url = urlValue(id, baseUrl);
+    if (url !== null && urlKey(url) === primary.canonicalKey) return true;
+  }
+  return false;
+}
+
 function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<string, SchemaNode>, main: SchemaNode | null, source: 'jsonLd' | 'microdata' | 'rdfa' | 'microformats', cleanTitle: string | null): void {
   if (nodes.length === 0) return;
   const { builder, primary, siteRef } = input;
@@ -357,6 +369,9 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     if (entity === null) continue;
     if (entity.ref !== siteRef) builder.addEntity({ ...entity.ref, name: entity.name, provenance: 'schema_org', confidence, importance: 2 });
     mapSchemaNode(node, entity.ref, entity.name, ctx, 1, seen);
+    // A thing whose main page is this item (a recipe plugin's Recipe beside the page's Article,
+    // mainEntityOfPage naming the Article or the page) is what the item describes.
+    if (entity.ref !== siteRef && describesItem(node.mainEntityOfPage, main, primary, input.baseUrl)) builder.addRelationship(primary, 'main_entity', entity.ref, 'schema_org', confidence);
   }
   // The page's place in the website: the main node's breadcrumb, its page's, else a trail on its own.
   const pages = [...input.data.mainPages].filter((page) => nodes.includes(page));

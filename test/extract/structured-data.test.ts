@@ -173,3 +173,26 @@ describe('offers of product variants', () => {
     expect(factOf(c, 'offer_sku', 'schema_org')).toBeUndefined();
   });
 });
+
+describe('a thing whose main page is the item', () => {
+  const page = (recipeMainPage: unknown) => {
+    const graph = { '@context': 'https://schema.org', '@graph': [
+      { '@type': 'Article', '@id': 'https://shop.example/lemon-cake/#article', headline: 'Lemon cake', author: { '@id': 'https://shop.example/#/schema/person/1' } },
+      { '@type': 'Person', '@id': 'https://shop.example/#/schema/person/1', name: 'Rosa Field' },
+      { '@type': 'Recipe', name: 'Lemon drizzle cake', recipeIngredient: ['4 eggs', '1 lemon'], mainEntityOfPage: recipeMainPage },
+    ] };
+    return extractItem({ type: 'post', id: 'lemon', url: 'https://shop.example/lemon-cake/', html: `<html><head><title>Lemon cake</title><script type="application/ld+json">${JSON.stringify(graph)}</script></head><body><h1>Lemon cake</h1></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+  };
+
+  it('bug: a recipe plugin\'s Recipe beside the page\'s Article was an entity linked to nothing; it is the item\'s main_entity', () => {
+    const byId = page('https://shop.example/lemon-cake/#article');
+    expect(byId.primaryEntity.type).toBe('Article');
+    expect(relsOf(byId, 'main_entity')).toEqual([{ from: 'Article:https://shop.example/lemon-cake', to: 'Recipe:lemon drizzle cake', provenance: 'schema_org' }]);
+    expect(relsOf(page({ '@id': 'https://shop.example/lemon-cake/' }), 'main_entity').map((r) => r.to)).toEqual(['Recipe:lemon drizzle cake']);
+  });
+
+  it('not when its main page is another page, or it names none', () => {
+    expect(relsOf(page('https://shop.example/other-cake/'), 'main_entity')).toEqual([]);
+    expect(relsOf(page(undefined), 'main_entity')).toEqual([]);
+  });
+});
