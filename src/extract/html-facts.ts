@@ -320,7 +320,8 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
   };
   if (main !== null) {
     const headline = textValue(main.headline);
-    const mainName = textValue(main.name);
+    // A JobPosting names itself in `title`.
+    const mainName = textValue(main.name) ?? (typesOf(main).includes('JobPosting') ? textValue(main.title) : null);
     let title = mainName ?? headline;
     // Some sites put their own name in "name" and the article's in "headline": take the one that matches the page title.
     if (mainName !== null && headline !== null && mainName !== headline && cleanTitle !== null) {
@@ -372,6 +373,10 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     // A thing whose main page is this item (a recipe plugin's Recipe beside the page's Article,
     // mainEntityOfPage naming the Article or the page) is what the item describes.
     if (entity.ref !== siteRef && describesItem(node.mainEntityOfPage, main, primary, input.baseUrl)) builder.addRelationship(primary, 'main_entity', entity.ref, 'schema_org', confidence);
+    // A video or a recording beside the item's own node (or alone on a page) is the item's, as
+    // schema.org's video and audio properties say; it is never the item itself (pickMainNode).
+    else if (types.includes('VideoObject')) builder.addRelationship(primary, 'video', entity.ref, 'schema_org', confidence);
+    else if (types.includes('AudioObject')) builder.addRelationship(primary, 'audio', entity.ref, 'schema_org', confidence);
   }
   // The page's place in the website: the main node's breadcrumb, its page's, else a trail on its own.
   const pages = [...input.data.mainPages].filter((page) => nodes.includes(page));

@@ -196,3 +196,19 @@ describe('a thing whose main page is the item', () => {
     expect(relsOf(page(undefined), 'main_entity')).toEqual([]);
   });
 });
+
+describe('a video beside the page, and a job posting\'s title', () => {
+  const item = (type: string, ld: object, title: string) => extractItem({ type, id: 'x', url: 'https://shop.example/x', html: `<html><head><title>${title}</title><script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', ...ld })}</script></head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+
+  it('bug: a page whose only node is a VideoObject had the video as an entity linked to nothing; the page has it as its video', () => {
+    const c = item('page', { '@type': 'VideoObject', name: 'How to sharpen a chisel', duration: 'PT5M12S', uploadDate: '2024-01-10' }, 'How to sharpen a chisel - Workshop TV');
+    expect(c.primaryEntity.type).toBe('WebPage');
+    expect(relsOf(c, 'video')).toEqual([{ from: 'WebPage:https://shop.example/x', to: 'VideoObject:how to sharpen a chisel', provenance: 'schema_org' }]);
+    expect(relsOf(item('page', { '@type': 'AudioObject', name: 'Episode 12' }, 'Episode 12'), 'audio').map((r) => r.to)).toEqual(['AudioObject:episode 12']);
+  });
+
+  it('bug: a JobPosting, which names itself in "title", took the <title> with the site\'s part as its name', () => {
+    const c = item('page', { '@type': 'JobPosting', title: 'Backend Engineer', datePosted: '2024-05-01' }, 'Backend Engineer - Careers at Loop');
+    expect(c.entities[0]).toMatchObject({ type: 'JobPosting', name: 'Backend Engineer' });
+  });
+});
