@@ -106,7 +106,7 @@ function outerPart(text: string, which: 'first' | 'last'): string | null {
 }
 
 function acceptable(name: string, rest: string): boolean {
-  if (!plausibleName(name) || GENERIC.test(name)) return false;
+  if (!plausibleName(name) || GENERIC.test(name) || isTagline(name)) return false;
   // A name glued into an identifier of the rest ("draft-x-remotestorage-04 - remoteStorage") is the page's subject, not a site.
   const haystack = rest.toLowerCase();
   const needle = name.toLowerCase();
@@ -114,6 +114,19 @@ function acceptable(name: string, rest: string): boolean {
     if (isWordChar(haystack[at - 1]) || isWordChar(haystack[at + needle.length])) return false;
   }
   return true;
+}
+
+/** Short words a name keeps in lower case ("Careers at Loop", "Cuisine de Mamie", "Diario del Sur"). */
+const NAME_FUNCTION_WORDS = new Set(['a', 'an', 'and', 'at', 'by', 'for', 'in', 'of', 'on', 'the', 'to', 'de', 'del', 'della', 'des', 'di', 'da', 'do', 'dos', 'das', 'du', 'la', 'le', 'les', 'von', 'van', 'der', 'den', 'y', 'e', 'et', 'und', 'och', 'og']);
+
+/**
+ * A tagline or a sentence rather than a name: three words or more, one of them after the first a
+ * lower-case word that is no function word ("Fast widgets for Node", "The best kettles in
+ * town"). A home page's title is often its name and such a line ("Widgetry - Fast widgets for Node").
+ */
+function isTagline(name: string): boolean {
+  const words = name.split(/\s+/);
+  return words.length >= 3 && words.slice(1).some((word) => /^\p{Ll}/u.test(word) && !NAME_FUNCTION_WORDS.has(word.toLowerCase()));
 }
 
 function isWordChar(char: string | undefined): boolean {

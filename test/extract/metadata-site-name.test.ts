@@ -99,6 +99,14 @@ describe('site name from the <title>', () => {
     expect(siteName('<title>Owls - what the birds of the night do while we sleep and why</title>')).toBeNull();
   });
 
+  it('finds none in a tagline after a home page\'s name, and keeps names with short lower-case words', () => {
+    expect(siteName('<title>Widgetry - Fast widgets for Node</title>', '<h1>Widgetry</h1>')).toBeNull();
+    expect(siteName('<title>Acme | The best kettles in town</title>')).toBeNull();
+    expect(siteName('<title>Recette de la tarte - Cuisine de Mamie</title>')).toBe('Cuisine de Mamie');
+    expect(siteName('<title>Backend Engineer - Careers at Loop</title>')).toBe('Careers at Loop');
+    expect(siteName('<title>Owls at night | The Bird Notes Weekly</title>')).toBe('The Bird Notes Weekly');
+  });
+
   it('finds none when the part is glued into an identifier of the rest (the page\'s subject, not its site)', () => {
     expect(siteName('<title>draft-roe-owlwatch-04 - OwlWatch</title>')).toBeNull();
     expect(siteName('<title>Why Bird Notes readers love owls - Bird Notes</title>')).toBe('Bird Notes');
