@@ -263,14 +263,20 @@ const WEEKDAY_BEFORE_DATE = /\b(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?,\s*(
 /** Words that label a date or a byline, left over around the parts cut out. */
 const LABEL = /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|written|filed|date|on|at|in|and)\b\s*:?\s*)+|(?:\s*\b(?:(?:last\s+)?(?:updated|modified|published|posted|created|filed|date|on|at|and|follow|following))\s*:?)+$/i;
 /** "By" and its neighbours in other languages. English "By" in any case; the others (also names: "Von Miller", "Di Stefano") only lower case or when a full name follows. */
-const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor)\s*:\s*/i;
+const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting|opinion|analysis|commentary|review|interview|essay|column|perspective|feature)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor|words|text|story)\s*:\s*/i;
 const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
 /** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
 const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
 /** A role or job title standing for itself ("Staff Writer", "Seattle Times business reporter", "Editor at Large"). */
 const ROLE = /(?:^|\s)(?:reporters?|correspondents?|editors?|writers?|columnists?|contributors?|photographers?|producers?|journalists?|critics?|interns?|bloggers?|analysts?|anchors?|staff(?:\s+writer)?|editor-in-chief)(?:\s+(?:at|for|of|with|in)\b.*)?$/i;
-/** An outlet's initials after a reporter's name ("Jane Roe, CNN"): a later part in capitals alone, two to six letters. */
-const OUTLET_INITIALS = /^\p{Lu}{2,6}$/u;
+/**
+ * An outlet after a reporter's name, as a later part: its initials in capitals ("Jane Roe, CNN"),
+ * a name that starts "The" ("Jane Roe, The Washington Post"; a person's name does not), or a
+ * "Special to ..." credit.
+ */
+const OUTLET_PART = /^(?:\p{Lu}{2,6}|The\s+\p{Lu}.*|Special\s+to\s+.+)$/u;
+/** A reporter writing for an outlet, in one part: "Jane Roe for The Guardian" is Jane Roe. */
+const FOR_OUTLET = /^(.+?)\s+for\s+(?:the\s+)?\p{Lu}[\p{L}\p{N}\s.&'’-]*$/u;
 /** News agencies credited beside a reporter ("Jane Roe, Associated Press"): an organization, not a second author. */
 const WIRE_AGENCY = /^(?:the\s+)?(?:associated\s+press|ap|reuters|agence\s+france[- ]presse|afp|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa|ansa|efe|kyodo(?:\s+news)?|xinhua|upi|united\s+press\s+international|cnn\s+wire|canadian\s+press|aap|australian\s+associated\s+press)$/i;
 /** Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name. */
@@ -295,7 +301,7 @@ export function cleanByline(byline: string, maxLength = 80): string | null {
   const kept: string[] = [];
   for (let i = 0; i < parts.length; i += 2) {
     const part = cleanPart(parts[i]!);
-    if (part === null || (kept.length > 0 && OUTLET_INITIALS.test(part))) continue;
+    if (part === null || (kept.length > 0 && OUTLET_PART.test(part))) continue;
     if (kept.length > 0) kept.push(parts[i - 1]!.trim() === ',' || parts[i - 1]!.includes(',') ? ', ' : parts[i - 1]!);
     kept.push(part);
   }
@@ -320,5 +326,6 @@ function cleanPart(raw: string): string | null {
   // A sentence's full stop goes; an initial's or an abbreviation's stays ("John Q.", "Jr.").
   if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part)) part = part.slice(0, -1).trimEnd();
   if (part === '' || !/\p{L}/u.test(part) || CREDENTIAL.test(part) || ROLE.test(part) || WIRE_AGENCY.test(part)) return null;
-  return part;
+  const writer = FOR_OUTLET.exec(part);
+  return writer !== null && personNames(writer[1]!).every(isFullName) ? writer[1]! : part;
 }

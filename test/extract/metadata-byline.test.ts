@@ -136,6 +136,9 @@ describe('cleaning a byline', () => {
     expect(cleanByline('By: Jane Roe')).toBe('Jane Roe');
     expect(cleanByline('Written by Jane Roe')).toBe('Jane Roe');
     expect(cleanByline('Author: Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Opinion by Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Analysis by Jane Roe and John Doe')).toBe('Jane Roe and John Doe');
+    expect(cleanByline('Words: Jane Roe')).toBe('Jane Roe');
     expect(cleanByline('Von Max Mustermann')).toBe('Max Mustermann');
     expect(cleanByline('par Marie Curie')).toBe('Marie Curie');
   });
@@ -166,6 +169,11 @@ describe('cleaning a byline', () => {
     expect(cleanByline('By JANE ROE, Associated Press')).toBe('JANE ROE');
     expect(cleanByline('Jane Roe | Reuters')).toBe('Jane Roe');
     expect(cleanByline('By Jane Roe, CNN')).toBe('Jane Roe');
+    expect(cleanByline('By Jane Roe, The Washington Post')).toBe('Jane Roe');
+    expect(cleanByline('Jane Roe, Special to The Times')).toBe('Jane Roe');
+    expect(cleanByline('By Jane Roe for The Guardian')).toBe('Jane Roe');
+    expect(cleanByline('Jane Roe and John Doe for Reuters')).toBe('Jane Roe and John Doe');
+    expect(cleanByline('Paws for Thought')).toBe('Paws for Thought');
     expect(cleanByline('By Herald Staff')).toBeNull();
     expect(cleanByline('JANE ROE, AP')).toBe('JANE ROE');
     expect(cleanByline('Jane Roe, MD, PhD')).toBe('Jane Roe');
