@@ -67,7 +67,7 @@ export interface HtmlScan {
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
 const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'dialog', 'menu']);
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'menu', 'menubar', 'dialog', 'alertdialog', 'search']);
-const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share/i;
+const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share|advert|(?:^|[\s_-])ads?(?:$|[\s_-])/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
 /** microformats2 roots, and the classic (microformats 1) ones blog themes still print (WordPress's hentry, vcard), which microformats-parser reads as their mf2 forms. */
 const MICROFORMAT_ROOT = /(?:^|\s)(?:h-(?:card|entry|event|product|review|adr|geo|item|recipe)|hentry|vcard|vevent|hreview|hproduct|hrecipe)(?:\s|$)/;

@@ -173,14 +173,17 @@ export function readTextLead(text: string): { title: string | null; description:
  */
 const MIN_DIV_PARAGRAPH_CHARS = 80;
 
+/** The label an ad slot prints where no class says so: never a page's description. */
+const AD_LABEL = /^\s*(?:advertisement|advertising|sponsored(?: content)?|anzeige|werbung|publicité|publicidad|pubblicità|reklame|annons)\s*$/i;
+
 /**
  * The first paragraph of the main content, for a description when the page declares none; never
- * the byline (Readability removes it). `skipped`: the elements readBlocks left out.
+ * the byline (Readability removes it) nor an ad slot's label. `skipped`: the elements readBlocks left out.
  */
 export function firstParagraph(blocks: Block[], skipped: ReadonlySet<Element>): string | null {
   let shortDiv: string | null = null;
   for (const block of blocks) {
-    if (block.kind !== 'text' || block.inByline === true) continue;
+    if (block.kind !== 'text' || block.inByline === true || AD_LABEL.test(block.text)) continue;
     if (block.tag === 'p') return block.paragraph === undefined ? block.text : cleanText(textOf(block.paragraph, skipped));
     if (block.tag !== 'div') continue;
     if (block.text.length >= MIN_DIV_PARAGRAPH_CHARS) return block.text;

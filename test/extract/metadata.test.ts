@@ -42,6 +42,16 @@ describe('description from the first paragraph', () => {
     expect(c.chunks.map((chunk) => chunk.text).join(' ')).toContain('Edited by');
   });
 
+  it('skips an ad slot: by its class (advert, ad, ads) or by its label alone ("Advertisement", "Anzeige")', () => {
+    for (const slot of ['<p class="advertisement">Sponsored by Acme</p>', '<div class="ad"><p>Buy Acme kettles today at half price, while stocks last!</p></div>', '<p>Advertisement</p>', '<p>Anzeige</p>']) {
+      const c = extractHtml(page('<title>Owls at night in the forest</title>', `<article><h1>Owls at night</h1>${slot}<p>${filler}</p></article>`));
+      expect(factOf(c, 'description', 'text_extraction')?.value).toBe(filler);
+    }
+    // A class that merely contains the letters ("shadow", "header-add") is no ad.
+    const c = extractHtml(page('<title>Owls at night in the forest</title>', `<article><div class="loaded"><p>${filler}</p></div></article>`));
+    expect(factOf(c, 'description', 'text_extraction')?.value).toBe(filler);
+  });
+
   it('reads a blank line in the markup as whitespace: only <br><br> ends a paragraph', () => {
     const c = extractHtml(page('<title>Owls at night in the forest</title>', '<article><p>Owls hunt mostly at night,<br>\n\n      and their soft feathers let them fly almost without a sound.</p></article>'));
     expect(factOf(c, 'description', 'text_extraction')?.value).toBe(filler);
