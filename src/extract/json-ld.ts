@@ -1,4 +1,5 @@
 import type { Element, AnyNode, Document } from 'domhandler';
+import { jsonrepair } from 'jsonrepair';
 import { textOf } from './html-document.js';
 import { lookup } from './record-values.js';
 
@@ -17,8 +18,11 @@ export function isObject(value: unknown): value is SchemaNode {
 }
 
 /**
- * Parses JSON-LD blocks. An invalid block is skipped with a warning naming its position; the
- * other blocks are still read. CDATA wrappers and HTML comments around the JSON are tolerated.
+ * Parses JSON-LD blocks. CDATA wrappers and HTML comments around the JSON are tolerated. A block
+ * that is not JSON is repaired when it can be (jsonrepair: raw line breaks and tabs in strings,
+ * trailing commas, comments, unescaped quotes, as CMS templates print them; browsers' structured
+ * data readers are that lenient too) with the warning `json_ld.repaired`, else skipped with the
+ * warning `json_ld.invalid` naming its position; the other blocks are still read.
  */
 export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
   const out: SchemaNodes = { nodes: [], byId: new Map() };
@@ -29,8 +33,15 @@ export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      warnings.push(`json_ld.invalid: block ${index + 1} skipped: ${(error as Error).message}`);
-      return;
+      const problem = (error as Error).message;
+      try {
+        parsed = JSON.parse(jsonrepair(text));
+        warnings.push(`json_ld.repaired: block ${index + 1} is not JSON (${problem}); read as repaired`);
+      } catch {
+        // Not repairable (or nested too deep for the repair): the block is skipped.
+        warnings.push(`json_ld.invalid: block ${index + 1} skipped: ${problem}`);
+        return;
+      }
     }
     // Keys written as IRIs ("http://schema.org/name") or CURIEs ("s:name"): read as their terms.
     if (IRI_KEY.test(text)) parsed = withTermKeys(parsed, schemaPrefixes(parsed), 0);

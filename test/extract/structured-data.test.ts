@@ -129,14 +129,26 @@ describe('microdata', () => {
 
 describe('FAQPage, OpenGraph and broken JSON-LD', () => {
   const c = extractPage('faq.html', 'faq', 'https://shop.example/faq');
-  it('skips the invalid block with a warning and still extracts the rest', () => {
+  it('repairs a block that is not JSON (here cut short) with a warning, and still extracts the rest', () => {
     expect(c.warnings).toHaveLength(1);
-    expect(c.warnings[0]).toMatch(/^json_ld\.invalid: block 2 skipped/);
+    expect(c.warnings[0]).toMatch(/^json_ld\.repaired: block 2 is not JSON \(.+\); read as repaired$/);
+    expect(c.entities.map((e) => e.name)).toContain('Broken');
     expect(c.primaryEntity.type).toBe('FAQPage');
     expect(c.qa).toContainEqual(expect.objectContaining({ question: 'How long does shipping take?', answer: 'Two to three working days.', provenanceMethod: 'schema_org', confidence: 0.9 }));
     expect(c.qa).toContainEqual(expect.objectContaining({ question: 'Do you ship abroad?', answer: 'Yes, within the EU.' }));
     expect(c.qa).toContainEqual(expect.objectContaining({ question: 'What does shipping cost?', answer: 'Shipping is free above 50 EUR.', provenanceMethod: 'text_extraction' }));
   });
+  it('repairs what CMS templates break (line breaks in strings, trailing commas, comments, stray quotes), skips what cannot be repaired', () => {
+    const page = (block: string) => extractItem({ type: 'post', id: 'p', url: 'https://shop.example/p', html: `<html><head><title>Lantern walk</title><script type="application/ld+json">${block}</script></head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    const repaired = page('{"@context": "https://schema.org", "@type": "Article", // the post\n "headline": "Ten years of the\nlantern walk", "author": {"@type": "Person", "name": "Ola "the walker" Berg",},}');
+    expect(repaired.warnings).toEqual([expect.stringMatching(/^json_ld\.repaired: block 1 /)]);
+    expect(repaired.primaryEntity.type).toBe('Article');
+    expect(factOf(repaired, 'headline', 'schema_org')?.value).toBe('Ten years of the lantern walk');
+    const skipped = page('{"@type": "Article", "headline": "A"} {"@type": "Article", "headline": "B"}');
+    expect(skipped.warnings).toEqual([expect.stringMatching(/^json_ld\.invalid: block 1 skipped: /)]);
+    expect(factOf(skipped, 'headline', 'schema_org')).toBeUndefined();
+  });
+
   it('reads OpenGraph, article and author meta as seo_meta facts', () => {
     expect(c.entities[0]!.name).toBe('Shipping questions');
     expect(factOf(c, 'name', 'seo_meta')?.value).toBe('Shipping questions');
