@@ -2,7 +2,8 @@
 // Extraction time of pages that state one kind of thing 20,000 times (issue 18's "no website
 // blocked by its own content"): the structured-data shapes whose handling was once quadratic in
 // the count (de-duplicated names, chunk mentions, name aliases), and the links and bylines the
-// page-metadata rules walk (links home, a byline's marked authors). Reports ms per page shape, the
+// page-metadata rules walk (links home, a byline's marked authors), and JSON-LD that is not JSON
+// (the repair). Reports ms per page shape, the
 // entities and facts made, and the page's size; one run each, after a warm-up page.
 // Usage: npm run build && node bench/extract-hostile.mjs [--count N]
 import { extractItem } from '../dist/extract/index.js';
@@ -24,6 +25,8 @@ const SHAPES = {
   'reviews of one product': ld({ '@type': 'Product', name: 'P', review: times((i) => ({ '@type': 'Review', name: `Review ${i}`, reviewBody: 'ok' })) }),
   'links home holding images (text logos)': times((i) => `<a href="/"><img src="/i${i}.png"> Home ${i}</a>`).join(''),
   'a link home of many children': `<a href="/">${times((i) => `<span>part ${i}</span>`).join('')}</a>`,
+  'a JSON-LD block nested deep and never closed (repair refused)': `<script type="application/ld+json">${times(() => '{"a":').join('')}</script>`,
+  'JSON-LD objects side by side (repaired)': `<script type="application/ld+json">${times((i) => `{"@type":"Person","name":"Person Number${i}"}`).join(' ')}</script>`,
   'a byline of many marked authors': `<h1>Title</h1><div class="byline">${times((i) => `<a class="author" href="/a/${i}">P${i}</a>`).join('')}</div>`,
 };
 

@@ -34,14 +34,13 @@ export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
       parsed = JSON.parse(text);
     } catch (error) {
       const problem = (error as Error).message;
-      try {
-        parsed = JSON.parse(jsonrepair(text));
-        warnings.push(`json_ld.repaired: block ${index + 1} is not JSON (${problem}); read as repaired`);
-      } catch {
-        // Not repairable (or nested too deep for the repair): the block is skipped.
+      const repaired = repairJson(text);
+      if (repaired === undefined) {
         warnings.push(`json_ld.invalid: block ${index + 1} skipped: ${problem}`);
         return;
       }
+      parsed = repaired;
+      warnings.push(`json_ld.repaired: block ${index + 1} is not JSON (${problem}); read as repaired`);
     }
     // Keys written as IRIs ("http://schema.org/name") or CURIEs ("s:name"): read as their terms.
     if (IRI_KEY.test(text)) parsed = withTermKeys(parsed, schemaPrefixes(parsed), 0);
@@ -59,6 +58,22 @@ export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
   });
   out.byId = indexNodes(out.nodes);
   return out;
+}
+
+/**
+ * The value of a block that is not JSON, repaired by jsonrepair; objects written side by side
+ * ("{...} {...}", two blocks pasted into one script) are read as an array of them. Undefined when
+ * neither repairs it (or it is nested too deep for the repair's recursion).
+ */
+function repairJson(text: string): unknown {
+  for (const candidate of [text, `[${text.replace(/\}\s*(?=\{)/g, '},')}]`]) {
+    try {
+      return JSON.parse(jsonrepair(candidate));
+    } catch {
+      // Try the next reading.
+    }
+  }
+  return undefined;
 }
 
 /** A key that is an IRI or a CURIE ("...": ), the cheap test before walking a block for them. */

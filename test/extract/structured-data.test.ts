@@ -144,7 +144,12 @@ describe('FAQPage, OpenGraph and broken JSON-LD', () => {
     expect(repaired.warnings).toEqual([expect.stringMatching(/^json_ld\.repaired: block 1 /)]);
     expect(repaired.primaryEntity.type).toBe('Article');
     expect(factOf(repaired, 'headline', 'schema_org')?.value).toBe('Ten years of the lantern walk');
-    const skipped = page('{"@type": "Article", "headline": "A"} {"@type": "Article", "headline": "B"}');
+    // Two objects side by side are read as both.
+    const pasted = page('{"@type": "Article", "headline": "Ten years of the lantern walk"} {"@type": "Organization", "name": "Lantern Club"}');
+    expect(pasted.warnings).toEqual([expect.stringMatching(/^json_ld\.repaired: block 1 /)]);
+    expect(factOf(pasted, 'headline', 'schema_org')?.value).toBe('Ten years of the lantern walk');
+    expect(pasted.entities.map((e) => e.name)).toContain('Lantern Club');
+    const skipped = page('{"@type": "Article", "headline": "A"} <<< {{{ :::');
     expect(skipped.warnings).toEqual([expect.stringMatching(/^json_ld\.invalid: block 1 skipped: /)]);
     expect(factOf(skipped, 'headline', 'schema_org')).toBeUndefined();
   });
