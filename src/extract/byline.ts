@@ -23,8 +23,14 @@ function markedOnlyAsSubmitted(el: Element): boolean {
   return SUBMITTED.test(classAndId(el)) && !(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(classAndId(el)));
 }
 
+/**
+ * The names an element goes by: its class and id, and the test and component names that
+ * component-built pages give instead of meaningful classes (`data-testid="byline"`,
+ * `data-component="byline-block"`, `data-qa="author-name"`).
+ */
 function classAndId(el: Element): string {
-  return (el.attribs.class ?? '') + ' ' + (el.attribs.id ?? '');
+  const a = el.attribs;
+  return `${a.class ?? ''} ${a.id ?? ''} ${a['data-testid'] ?? ''} ${a['data-component'] ?? ''} ${a['data-qa'] ?? ''}`;
 }
 
 /** Containers of other people's names: comments, related stories, sidebars (Readability drops them before it looks for a byline). */
@@ -52,7 +58,7 @@ export function isBylineMarked(el: Element): boolean {
 function marksAuthorName(el: Element): boolean {
   const a = el.attribs;
   if (a.rel === 'author' || (a.itemprop ?? '').includes('author')) return true;
-  return /author|autor|auteur|(?:^|[\s_-])(?:name|fn)(?:$|[\s_-])/i.test((a.class ?? '') + ' ' + (a.id ?? ''));
+  return /author|autor|auteur|(?:^|[\s_-])(?:name|fn)(?:$|[\s_-])/i.test(classAndId(el));
 }
 
 /**

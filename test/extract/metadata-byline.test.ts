@@ -23,6 +23,12 @@ describe('byline elements', () => {
     expect(author('', `<article><h1>Owls</h1><span class="by">by Jane Roe</span>${text}</article>`)).toBe('Jane Roe');
   });
 
+  it('reads the test and component names of component-built pages (data-testid, data-component, data-qa)', () => {
+    expect(author('', `<article><h1>Owls</h1><div class="x1f9" data-testid="byline"><span>By Jane Roe</span></div>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><div class="c7" data-component="byline-block"><div><span>Jane Roe</span></div><div>Technology reporter</div></div>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><div data-qa="story-meta">By <a data-qa="author-name" href="/p/jane">Jane Roe</a>, <span>Staff</span></div>${text}</article>`)).toBe('Jane Roe');
+  });
+
   it('does not read a class that merely contains the letters "by" as a byline', () => {
     expect(author('', `<article><h1>Owls</h1><p class="baby-owls">Jane Roe</p>${text}</article>`)).toBeNull();
   });
