@@ -291,6 +291,24 @@ function addAuthor(builder: ContributionBuilder, subject: EntityRef, name: strin
   builder.addRelationship(subject, 'authored_by', ref, provenance, confidence);
 }
 
+const PAGE_DATES = ['datePublished', 'dateModified'] as const;
+
+/**
+ * The page nodes of the main node: the page whose mainEntity it is, the page its isPartOf or
+ * mainEntityOfPage names, or a page node with the item's own url.
+ */
+function pagesOf(main: SchemaNode, primary: EntityRef, mainPages: ReadonlySet<SchemaNode>, nodes: SchemaNode[], ctx: SchemaContext): SchemaNode[] {
+  const named = new Set([...asList(main.isPartOf), ...asList(main.mainEntityOfPage)].map((ref) => (isObject(ref) ? ref['@id'] : ref)).filter((id): id is string => typeof id === 'string'));
+  return nodes.filter((node) => {
+    if (node === main || !typesOf(node).some((type) => /Page$/.test(type))) return false;
+    if (mainPages.has(node)) return true;
+    const id = node['@id'];
+    if (typeof id === 'string' && named.has(id)) return true;
+    const url = urlValue(node.url ?? id, ctx.baseUrl);
+    return url !== null && urlKey(url) === primary.canonicalKey;
+  });
+}
+
 /** Whether a node's mainEntityOfPage names the item: the main node's @id, or the item's own page. */
 function describesItem(mainEntityOfPage: unknown, main: SchemaNode | null, primary: EntityRef, baseUrl: string): boolean {
   for (const raw of asList(mainEntityOfPage)) {
@@ -335,6 +353,14 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     }
     if (title !== null) (!weak || input.titles.length === 0 ? input.titles : input.alternateNames).push({ value: title, provenance: 'schema_org', confidence });
     mapSchemaNode(main, primary, input.subjectName(), { ...ctx }, 0, seen, skip);
+    // The dates Yoast states on the WebPage and not on its Article: the item's page says them.
+    const undated = PAGE_DATES.filter((key) => main[key] === undefined);
+    if (undated.length > 0) {
+      for (const page of pagesOf(main, primary, input.data.mainPages, nodes, ctx)) {
+        const dates = Object.fromEntries(undated.filter((key) => page[key] !== undefined).map((key) => [key, page[key]]));
+        if (Object.keys(dates).length > 0) mapSchemaNode(dates, primary, input.subjectName(), { ...ctx, confidence: confidence - 0.05 }, 1, new Set());
+      }
+    }
     const publisher = resolveEntity(main.publisher, 'Organization', ctx);
     if (publisher !== null) {
       const publisherName = textValue((publisher.node ?? {}).name) ?? publisher.name;

@@ -229,3 +229,26 @@ describe('a video beside the page, and a job posting\'s title', () => {
     expect(c.entities[0]).toMatchObject({ type: 'JobPosting', name: 'Backend Engineer' });
   });
 });
+
+describe('dates the item\'s page states', () => {
+  const page = (article: object, webPage: object) => {
+    const graph = { '@context': 'https://schema.org', '@graph': [
+      { '@type': 'Article', '@id': 'https://shop.example/p/#article', isPartOf: { '@id': 'https://shop.example/p/' }, headline: 'Ten years of the lantern walk', ...article },
+      { '@type': 'WebPage', '@id': 'https://shop.example/p/', url: 'https://shop.example/p/', name: 'Lantern walk', ...webPage },
+    ] };
+    return extractItem({ type: 'post', id: 'p', url: 'https://shop.example/p/', html: `<html><head><title>Lantern walk</title><script type="application/ld+json">${JSON.stringify(graph)}</script></head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+  };
+
+  it('bug: Yoast states the dates on the WebPage and not on its Article, and they were dropped; the item has them, a little below its own', () => {
+    const c = page({}, { datePublished: '2024-03-05T10:00:00+00:00', dateModified: '2024-03-06T11:00:00+01:00' });
+    expect(factOf(c, 'date_published', 'schema_org')).toMatchObject({ value: '2024-03-05T10:00:00Z', confidence: 0.85 });
+    expect(factOf(c, 'date_modified', 'schema_org')).toMatchObject({ value: '2024-03-06T10:00:00Z', display: '2024-03-06T11:00:00+01:00' });
+  });
+
+  it('the Article\'s own date stays the only one; another page\'s dates are not the item\'s', () => {
+    expect(factsOf(page({ datePublished: '2024-01-01' }, { datePublished: '2024-03-05' }), 'date_published').map((f) => f.value)).toEqual(['2024-01-01']);
+    const other = { '@context': 'https://schema.org', '@graph': [{ '@type': 'Article', headline: 'Lantern walk' }, { '@type': 'WebPage', url: 'https://shop.example/other/', datePublished: '2024-03-05' }] };
+    const c = extractItem({ type: 'post', id: 'p', url: 'https://shop.example/p/', html: `<html><head><title>Lantern walk</title><script type="application/ld+json">${JSON.stringify(other)}</script></head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(factsOf(c, 'date_published')).toEqual([]);
+  });
+});
