@@ -99,7 +99,7 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
   seen.add(node);
   let others = 0;
   // The images among a node's associatedMedia are its images too (one image fact with the image property's).
-  const mediaImages = asList(node.associatedMedia).filter((m) => isObject(m) && typesOf(m).includes('ImageObject'));
+  const mediaImages = asList(node.associatedMedia).map((m) => resolveRef(m, ctx.byId)).filter((m) => isObject(m) && typesOf(m).includes('ImageObject'));
   // A name of several values (one per language, say): the first names the entity, the others are alternate names.
   const moreNames = textValues(node.name).slice(1);
   if (moreNames.length > 0 && !skip.has('name')) addListFact(ctx, subject, subjectName, 'alternate_name', [...textValues(node.alternateName), ...moreNames]);
@@ -134,7 +134,9 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (key === 'keywords') {
       addListFact(ctx, subject, subjectName, 'keywords', commaItems(asList(value).map((v) => textValue(v) ?? '')));
     } else if (urlPredicate !== undefined) {
-      addListFact(ctx, subject, subjectName, urlPredicate, urlValues(key === 'image' ? [...asList(value), ...mediaImages] : value, ctx.baseUrl));
+      // An image or a logo given by reference ({"@id": ".../#primaryimage"}, as Yoast writes them) is the ImageObject's url, not the reference.
+      const urls = key === 'image' || key === 'logo' ? asList(value).map((v) => resolveRef(v, ctx.byId)) : value;
+      addListFact(ctx, subject, subjectName, urlPredicate, urlValues(key === 'image' ? [...asList(urls), ...mediaImages] : urls, ctx.baseUrl));
     } else if (key === 'associatedMedia') {
       if (node.image === undefined) addListFact(ctx, subject, subjectName, 'image', urlValues(mediaImages, ctx.baseUrl));
     } else if (key === 'identifier') {

@@ -252,3 +252,17 @@ describe('dates the item\'s page states', () => {
     expect(factsOf(c, 'date_published')).toEqual([]);
   });
 });
+
+describe('an image or a logo given by reference', () => {
+  it('bug: Yoast\'s {"@id": ".../#primaryimage"} became the image fact\'s value; it is the ImageObject\'s url', () => {
+    const graph = { '@context': 'https://schema.org', '@graph': [
+      { '@type': 'Article', '@id': 'https://shop.example/p/#article', headline: 'Owls at night', image: { '@id': 'https://shop.example/p/#primaryimage' }, publisher: { '@id': 'https://shop.example/#organization' } },
+      { '@type': 'ImageObject', '@id': 'https://shop.example/p/#primaryimage', url: 'https://shop.example/img/owl.jpg', width: 1200, caption: 'An owl' },
+      { '@type': 'Organization', '@id': 'https://shop.example/#organization', name: 'Acme Shop', logo: { '@id': 'https://shop.example/#logo' } },
+      { '@type': 'ImageObject', '@id': 'https://shop.example/#logo', contentUrl: 'https://shop.example/img/logo.png' },
+    ] };
+    const c = extractItem({ type: 'post', id: 'p', url: 'https://shop.example/p/', html: `<html><head><title>Owls at night</title><script type="application/ld+json">${JSON.stringify(graph)}</script></head><body><p>Text.</p></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(factsOf(c, 'image').map((f) => f.value)).toEqual(['https://shop.example/img/owl.jpg']);
+    expect(factsOf(c, 'logo', { type: 'Organization', canonicalKey: 'shop.example' }).map((f) => f.value)).toEqual(['https://shop.example/img/logo.png']);
+  });
+});
