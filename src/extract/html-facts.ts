@@ -379,7 +379,9 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     }
     if (types.includes('WebSite')) {
       const name = textValue(node.name);
-      if (name !== null) siteName(name, confidence - 0.05);
+      // og:site_name and application-name come first, as Readability reads a site's name (it
+      // reads no WebSite node): the WebSite's name counts where the head declares none.
+      if (name !== null && metaCandidates(input.data.meta, 'site_name').length === 0) siteName(name, confidence - 0.05);
       const description = textValue(node.description);
       if (description !== null) builder.addFact({ subject: siteRef, subjectName: input.site.brand, predicate: 'description', value: description, provenance: 'schema_org', confidence: confidence - 0.05 });
       continue;

@@ -40,6 +40,12 @@ describe('declared site names', () => {
     expect(cleanSiteName('AT&T')).toBe('AT&T');
   });
 
+  it('prefers og:site_name to a JSON-LD WebSite name, which counts where the head declares none (Readability reads no WebSite node)', () => {
+    const website = ld({ '@context': 'https://schema.org', '@type': 'WebSite', name: 'Bird Notes Daily' });
+    expect(siteName(`<title>Owls</title><meta property="og:site_name" content="Bird Notes">${website}`)).toBe('Bird Notes');
+    expect(siteName(`<title>Owls</title>${website}`)).toBe('Bird Notes Daily');
+  });
+
   it('prefers the JSON-LD publisher\'s name to og:site_name (Readability\'s order)', () => {
     const article = ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Owls at night', publisher: { '@type': 'Organization', name: 'Bird Notes Weekly' } });
     expect(siteName(`<title>Owls at night</title>${article}<meta property="og:site_name" content="Bird Notes">`)).toBe('Bird Notes Weekly');
