@@ -13,7 +13,7 @@ import { personNames } from './person-names.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, normalizeLanguage, parseAmount, unescapeHtml, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
-import { hostOf, siteNameFromHomeLink, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
+import { hostOf, siteNameFromHomeLink, siteNameFromHomePage, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
@@ -132,9 +132,11 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   // The <title>'s site part only when nothing declares a site name (it would never survive one).
   if (builder.bestFact(siteRef, 'site_name') === undefined) {
     const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
-    if (titleSite !== null) fact(siteRef, 'site_name', titleSite, C.titleHeuristic);
-    // Else the alt text of the logo that links home, else a text logo (a link home's own text).
-    const logoSite = titleSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) ?? siteNameFromHomeLink(scan.homeLinkTexts, input.baseUrl) : null;
+    // Else, on the home page itself, its title (the first part); else the alt text of the logo
+    // that links home, else a text logo (a link home's own text).
+    const homeSite = titleSite ?? siteNameFromHomePage(rawTitle, input.item.url);
+    if (homeSite !== null) fact(siteRef, 'site_name', homeSite, C.titleHeuristic);
+    const logoSite = homeSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) ?? siteNameFromHomeLink(scan.homeLinkTexts, input.baseUrl) : null;
     if (logoSite !== null) fact(siteRef, 'site_name', logoSite, C.logoAlt);
   }
   for (const predicate of ['date_published', 'date_modified'] as const) {

@@ -196,3 +196,29 @@ export function siteNameFromHomeLink(links: ReadonlyArray<{ text: string; href: 
 const HOME_WORDS = /^(?:home|homepage|front page|back(?: to (?:home|start|top))?|start(?:seite)?|accueil|inicio|startsida|forside|главная|首页|ホーム|skip to (?:main )?content|menu|main menu|logo|site logo)$/i;
 /** A language switcher's link to the root ("EN", "de", "pt-BR"). */
 const LANGUAGE_CODE = /^[a-z]{2}(?:[-_][a-z]{2})?$/i;
+
+/** A home page's path: the root, or an index page right under it. */
+const HOME_PATH = /^\/(?:(?:index|default|home)(?:\.[a-z]{2,5})?)?$/i;
+/** A greeting before the name in a home page's title. */
+const WELCOME = /^(?:welcome to|willkommen bei|bienvenue (?:sur|chez|à)|bienvenido a|benvenuti (?:su|da|a))\s+/i;
+
+/**
+ * The website's name as its home page's <title> gives it, when the page is the home page (the
+ * root of its host, or an index page right under it): the title, or its first part before a
+ * separator ("Bird Notes | Daily birding since 2009" -> "Bird Notes"), without a greeting
+ * ("Welcome to Bird Notes"). Null on any other page, or when that part is no name (a page word,
+ * a tagline).
+ */
+export function siteNameFromHomePage(rawTitle: string | null, pageUrl: string): string | null {
+  if (rawTitle === null) return null;
+  let path: string;
+  try {
+    path = new URL(pageUrl).pathname;
+  } catch {
+    return null;
+  }
+  if (!HOME_PATH.test(path)) return null;
+  const title = cleanText(rawTitle).replace(WELCOME, '');
+  const name = outerPart(title, 'first') ?? title;
+  return plausibleName(name) && !GENERIC.test(name) && !HOME_WORDS.test(name) && !isTagline(name) ? name : null;
+}

@@ -163,3 +163,20 @@ describe('site name from a text logo that links home', () => {
     expect(siteName('<title>Owls at night</title>', header('<a href="/">V8</a>'))).toBe('V8');
   });
 });
+
+describe('site name from the home page\'s own title', () => {
+  const at = (url: string, head: string) => siteNameOf(extractItem({ type: 'page', id: 'p', url, html: `<!DOCTYPE html><html><head>${head}</head><body><article>${text}</article></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED }));
+
+  it('on the home page, the title or its first part names the site, without a greeting', () => {
+    expect(at('https://birdnotes.example/', '<title>Bird Notes</title>')).toBe('Bird Notes');
+    expect(at('https://birdnotes.example/', '<title>Bird Notes | Daily birding since 2009</title>')).toBe('Bird Notes');
+    expect(at('https://birdnotes.example/index.html', '<title>Welcome to Bird Notes</title>')).toBe('Bird Notes');
+  });
+
+  it('never on another page, nor a page word or a tagline, nor over a declared name', () => {
+    expect(at('https://birdnotes.example/owls', '<title>Owls at night</title>')).toBe(null);
+    expect(at('https://birdnotes.example/', '<title>Home</title>')).toBe(null);
+    expect(at('https://birdnotes.example/', '<title>The best birding tips in town</title>')).toBe(null);
+    expect(at('https://birdnotes.example/', '<title>Bird Notes</title><meta property="og:site_name" content="Declared Notes">')).toBe('Declared Notes');
+  });
+});
