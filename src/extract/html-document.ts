@@ -52,6 +52,7 @@ export interface HtmlScan {
   /**
    * Visible links to an author's page (`/author/jane-roe`, `/authors/...`, `/autor/...`) met
    * before the first paragraph of body text, at most AUTHOR_LINKS: a byline that no class marks.
+   * None on a page of several `<article>`s (a list of posts, each by someone).
    */
   authorLinks: Element[];
   /** The text of the first links to the site's root ("/", "https://host/") that hold no image, at most HOME_LINK_TEXTS: a text logo ("Northfield Nature Club"). */
@@ -368,5 +369,7 @@ export function scanHtml(html: string): HtmlScan {
     pushChildren(el, (nowHidden ? HIDDEN : 0) | (nowSkipped ? SKIPPED : 0) | (nowInArticle ? IN_ARTICLE : 0) | (a.itemscope !== undefined || (state & IN_ITEM) !== 0 ? IN_ITEM : 0));
   }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
+  // A page of several articles (a blog's list of posts, each "by <a href=/author/...>") has no one author by its links.
+  if (articles.length > 1) scan.authorLinks = [];
   return scan;
 }

@@ -108,6 +108,9 @@ describe('byline elements', () => {
     expect(author('', `<article><h1>Owls</h1>${text}<ul class="more"><li><a href="/author/jane-roe">Jane Roe</a></li></ul></article>`)).toBeNull();
     expect(author('', `<nav><a href="/people/jane-roe">Jane Roe</a></nav><article><h1>Owls</h1>${text}</article>`)).toBeNull();
     expect(author('', `<article><h1>Owls</h1><a href="/author/jane-roe">Read more stories</a>${text}</article>`)).toBeNull();
+    // A list of posts, each by someone: the page has no one author.
+    const post = (title: string, who: string, slug: string) => `<article><h2>${title}</h2><span>by <a href="/author/${slug}">${who}</a></span>${text}</article>`;
+    expect(author('', `<main><h1>Bird Notes</h1>${post('Owls', 'Jane Roe', 'jane-roe')}${post('Larks', 'John Doe', 'john-doe')}</main>`)).toBeNull();
   });
 
   it('never takes a line under the title that names no one: lower case after "By", a sentence, a line after the body text', () => {
