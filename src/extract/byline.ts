@@ -268,8 +268,12 @@ const WEEKDAY_BEFORE_DATE = /\b(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?,\s*(
 
 /** Words that label a date or a byline, left over around the parts cut out. */
 const LABEL = /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|written|filed|date|on|at|in|and)\b\s*:?\s*)+|(?:\s*\b(?:(?:last\s+)?(?:updated|modified|published|posted|created|filed|date|on|at|and|follow|following))\s*:?)+$/i;
-/** "By" and its neighbours in other languages. English "By" in any case; the others (also names: "Von Miller", "Di Stefano") only lower case or when a full name follows. */
-const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting|opinion|analysis|commentary|review|interview|essay|column|perspective|feature)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor|words|text|story)\s*:\s*/i;
+/**
+ * "By" and its neighbours in other languages. English "By" in any case; the others (also names:
+ * "Von Miller", "Di Stefano") only lower case or when a full name follows. An "Author:" label in
+ * other languages and scripts too ("Автор:", "作者：", "文・", "بقلم:").
+ */
+const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting|opinion|analysis|commentary|review|interview|essay|column|perspective|feature)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor|words|text|story|автор|作者|记者|記者|著者|筆者|文|بقلم|كتب|yazar|författare|forfatter|kirjoittaja|szerző|autorka)\s*[:：・]\s*/i;
 const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
 /** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
 const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;

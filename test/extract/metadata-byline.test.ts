@@ -148,6 +148,11 @@ describe('cleaning a byline', () => {
     expect(cleanByline('Opinion by Jane Roe')).toBe('Jane Roe');
     expect(cleanByline('Analysis by Jane Roe and John Doe')).toBe('Jane Roe and John Doe');
     expect(cleanByline('Words: Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Автор: Иван Петров')).toBe('Иван Петров');
+    expect(cleanByline('作者：李明')).toBe('李明');
+    expect(cleanByline('文・山田太郎')).toBe('山田太郎');
+    expect(cleanByline('بقلم: أحمد علي')).toBe('أحمد علي');
+    expect(cleanByline('ジョン・スミス')).toBe('ジョン・スミス');
     expect(cleanByline('Von Max Mustermann')).toBe('Max Mustermann');
     expect(cleanByline('par Marie Curie')).toBe('Marie Curie');
   });
