@@ -16,7 +16,7 @@ import { addMetaFacts } from './meta-facts.js';
 import { hostOf, siteNameFromHomeLink, siteNameFromHomePage, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
-import { addCategory, followMainEntity, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
+import { addCategory, followMainEntity, isPageNode, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { asList, identityUrl, nodeName, personName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf, urlValue } from './schema-values.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
@@ -302,7 +302,7 @@ const PAGE_DATES = ['datePublished', 'dateModified'] as const;
 function pagesOf(main: SchemaNode, primary: EntityRef, mainPages: ReadonlySet<SchemaNode>, nodes: SchemaNode[], ctx: SchemaContext): SchemaNode[] {
   const named = new Set([...asList(main.isPartOf), ...asList(main.mainEntityOfPage)].map((ref) => (isObject(ref) ? ref['@id'] : ref)).filter((id): id is string => typeof id === 'string'));
   return nodes.filter((node) => {
-    if (node === main || !typesOf(node).some((type) => /Page$/.test(type))) return false;
+    if (node === main || !isPageNode(node)) return false;
     if (mainPages.has(node)) return true;
     const id = node['@id'];
     if (typeof id === 'string' && named.has(id)) return true;

@@ -568,13 +568,18 @@ const MEDIA_TYPES = new Set(['ImageObject', 'VideoObject', 'AudioObject', 'Media
 const ARTICLE = /Article$|BlogPosting|Report|SocialMediaPosting|LiveBlogPosting|DiscussionForumPosting|APIReference/;
 const PAGE = /Page$/;
 
+/** Whether a node is a page (WebPage, ProfilePage, FAQPage, ...) rather than the thing a page describes. */
+export function isPageNode(node: SchemaNode): boolean {
+  return typesOf(node).some((type) => PAGE.test(type));
+}
+
 /**
  * A page node whose mainEntity is one described thing is a page about that thing: the thing
  * describes the item (docs/extraction.md "mainEntity"). A list of questions (FAQPage) or an
  * ItemList is not followed: the page stays the item and lists them.
  */
 export function followMainEntity(main: SchemaNode | null, byId: Map<string, SchemaNode>): SchemaNode | null {
-  if (main === null || !typesOf(main).some((t) => PAGE.test(t)) || Array.isArray(main.mainEntity)) return main;
+  if (main === null || !isPageNode(main) || Array.isArray(main.mainEntity)) return main;
   const target = resolveRef(main.mainEntity, byId);
   if (!isObject(target)) return main;
   const types = typesOf(target);
