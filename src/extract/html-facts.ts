@@ -300,27 +300,30 @@ const PAGE_DATES = ['datePublished', 'dateModified'] as const;
  * mainEntityOfPage names, or a page node with the item's own url.
  */
 function pagesOf(main: SchemaNode, primary: EntityRef, mainPages: ReadonlySet<SchemaNode>, nodes: SchemaNode[], ctx: SchemaContext): SchemaNode[] {
-  const named = new Set([...asList(main.isPartOf), ...asList(main.mainEntityOfPage)].map((ref) => (isObject(ref) ? ref['@id'] : ref)).filter((id): id is string => typeof id === 'string'));
+  const named = new Set(referencedIds([...asList(main.isPartOf), ...asList(main.mainEntityOfPage)]));
   return nodes.filter((node) => {
     if (node === main || !isPageNode(node)) return false;
     if (mainPages.has(node)) return true;
     const id = node['@id'];
     if (typeof id === 'string' && named.has(id)) return true;
-    const url = urlValue(node.url ?? id, ctx.baseUrl);
-    return url !== null && urlKey(url) === primary.canonicalKey;
+    return isItemPage(node.url ?? id, primary, ctx.baseUrl);
   });
 }
 
 /** Whether a node's mainEntityOfPage names the item: the main node's @id, or the item's own page. */
 function describesItem(mainEntityOfPage: unknown, main: SchemaNode | null, primary: EntityRef, baseUrl: string): boolean {
-  for (const raw of asList(mainEntityOfPage)) {
-    const id = isObject(raw) ? raw['@id'] ?? raw.url : raw;
-    if (typeof id !== 'string' || id.trim() === '') continue;
-    if (main !== null && id === main['@id']) return true;
-    const url = urlValue(id, baseUrl);
-    if (url !== null && urlKey(url) === primary.canonicalKey) return true;
-  }
-  return false;
+  return referencedIds(mainEntityOfPage).some((id) => (main !== null && id === main['@id']) || isItemPage(id, primary, baseUrl));
+}
+
+/** The ids references name: a string itself, an object's @id (else its url); empty ones left out. */
+function referencedIds(value: unknown): string[] {
+  return asList(value).map((ref) => (isObject(ref) ? ref['@id'] ?? ref.url : ref)).filter((id): id is string => typeof id === 'string' && id.trim() !== '');
+}
+
+/** Whether a url-ish value is the item's own page. */
+function isItemPage(value: unknown, primary: EntityRef, baseUrl: string): boolean {
+  const url = urlValue(value, baseUrl);
+  return url !== null && urlKey(url) === primary.canonicalKey;
 }
 
 function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<string, SchemaNode>, main: SchemaNode | null, source: 'jsonLd' | 'microdata' | 'rdfa' | 'microformats', cleanTitle: string | null): void {
