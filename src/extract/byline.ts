@@ -122,8 +122,8 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
     for (let checked = 0; checked < 2 && sibling !== null; checked += 1, sibling = nextElement(sibling)) {
       if (!shown(sibling)) continue;
       const text = textOf(sibling).trim();
-      const by = BY_LINE.exec(text);
-      if (by === null || !/\p{Lu}/u.test(by[1]!)) {
+      const nameStart = BY_LINE.exec(text)?.[1] ?? datedByLineNameStart(text);
+      if (nameStart === null || !/\p{Lu}/u.test(nameStart)) {
         if (text.length >= BODY_TEXT_LENGTH) return null;
         continue;
       }
@@ -136,6 +136,16 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
     anchor = parent !== null && parent.type === 'tag' && !CONTENT_ROOTS.has((parent as Element).name) ? (parent as Element) : null;
   }
   return null;
+}
+
+/** "Posted on March 3, 2024 by Jane Roe", as classic blog themes print the line under a post's title. */
+const DATED_BY_LINE = /^(?:(?:posted|published|written|updated|last\s+updated)\s+)?(?:on\s+)?(.{4,40}?)\s+by\s+(\S)/i;
+
+/** The first character of the name in a line that is a date and then "by" a name, or null when the line is not one. */
+function datedByLineNameStart(text: string): string | null {
+  const match = DATED_BY_LINE.exec(text);
+  if (match === null || match[1]!.replace(DATE_PARTS, '').replace(/[\s,.|·–—-]+/g, '') !== '') return null;
+  return match[2]!;
 }
 
 const CONTENT_ROOTS = new Set(['body', 'html', 'main', 'article']);
@@ -291,6 +301,16 @@ const FOR_OUTLET = /^(.+?)\s+for\s+(?:the\s+)?\p{Lu}[\p{L}\p{N}\s.&'’-]*$/u;
 const WIRE_AGENCY = /^(?:the\s+)?(?:associated\s+press|ap|reuters|agence\s+france[- ]presse|afp|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa|ansa|efe|kyodo(?:\s+news)?|xinhua|upi|united\s+press\s+international|cnn\s+wire|canadian\s+press|aap|australian\s+associated\s+press)$/i;
 /** Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name. */
 const CREDENTIAL = /^(?:M\.?A\.?|M\.?S\.?|MSc|M\.?D\.?|Ph\.?\s?D\.?|DPhil|R\.?N\.?|MPH|D\.?O\.?|DDS|DVM|DMD|BSN|MSN|MBA|J\.?D\.?|Esq\.?|CPA|CFA|CFP|RD|RDN|LCSW|PharmD|FACP|FRCP|FACS|B\.?A\.?|BSc|MFA|MSW|MEd|EdD)$/;
+/** An e-mail address, which a byline may print beside the name ("Jane Roe (jane@example.com)"); RSS writes "jane@example.com (Jane Roe)". */
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+/** A social handle after a name ("Jane Roe @janeroe"); a byline that is only a handle keeps it. */
+const HANDLE = /(?:^|\s)@[\w.]{2,30}(?=\s|$)/g;
+/**
+ * A reporter's role written after the name in Korean and Japanese ("홍길동 기자", "山田太郎 記者")
+ * or before it in Chinese ("本报记者 张三"): the role goes, the name stays.
+ */
+const CJK_ROLE_AFTER = /\s*(?:선임기자|수석기자|객원기자|기자|특파원|논설위원|편집위원|記者|特派員|編集委員|论说员|特约记者)$/u;
+const CJK_ROLE_BEFORE = /^(?:本报|本報|新华社|新華社)?(?:特约)?(?:记者|記者|通讯员|通訊員)\s+/u;
 /** Separators inside a byline, kept for rejoining what stays. */
 const SEPARATORS = /(\s*[|•·;]\s*|\s+[–—-]\s+|,\s*)/;
 
@@ -307,6 +327,7 @@ export function cleanByline(byline: string, maxLength = 80): string | null {
   text = text.replace(WEEKDAY_BEFORE_DATE, ' ');
   text = text.replace(OTHER_CREDITS, '');
   if (text === '' || /^https?:\/\//i.test(text)) return null;
+  text = withoutContacts(text);
   const parts = text.split(SEPARATORS);
   const kept: string[] = [];
   for (let i = 0; i < parts.length; i += 2) {
@@ -320,6 +341,20 @@ export function cleanByline(byline: string, maxLength = 80): string | null {
   return text;
 }
 
+/**
+ * A byline without the e-mail addresses and handles printed beside the name, and without the
+ * brackets that held them; a line that is nothing else keeps them (a handle may be all a page
+ * says of its author).
+ */
+function withoutContacts(text: string): string {
+  if (!text.includes('@')) return text;
+  const rest = cleanText(text.replace(EMAIL, ' ').replace(HANDLE, ' ').replace(/\(\s*\)|\[\s*\]|<\s*>/g, ' '));
+  if (!/\p{L}/u.test(rest)) return text;
+  // "(Jane Roe)" left of RSS's "jane@example.com (Jane Roe)".
+  const bracketed = /^\((.+)\)$/.exec(rest);
+  return bracketed === null ? rest : bracketed[1]!.trim();
+}
+
 /** One separated part of a byline without its dates, labels and "By", or null when it is not (part of) a name. */
 function cleanPart(raw: string): string | null {
   let part = raw.replace(DATE_PARTS, ' ');
@@ -331,7 +366,7 @@ function cleanPart(raw: string): string | null {
       const rest = part.slice(foreign[0].length);
       if (foreign[1] === foreign[1]!.toLowerCase() || rest.split(' ').length >= 2) part = rest;
     }
-    part = part.replace(/^[\s:,.;|()-]+|[\s:,;|(-]+$/g, '');
+    part = part.replace(/^[\s:,.;|()-]+|[\s:,;|(-]+$/g, '').replace(CJK_ROLE_AFTER, '').replace(CJK_ROLE_BEFORE, '');
   }
   // A sentence's full stop goes; an initial's or an abbreviation's stays ("John Q.", "Jr.").
   if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part)) part = part.slice(0, -1).trimEnd();

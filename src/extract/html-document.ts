@@ -59,6 +59,8 @@ export interface HtmlScan {
   homeLinkTexts: Array<{ text: string; href: string }>;
   /** Links marked rel="author" (<link> in the head, <a> in the page), with the link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX. */
   relAuthors: Array<{ href: string; text: string }>;
+  /** The page's last footers (<footer>, role=contentinfo, a footer or copyright class) outside any other, at most FOOTERS: their copyright line may name the site. */
+  footers: Element[];
   /** <link rel="alternate" hreflang href>: the page in other languages, at most REL_AUTHORS_MAX. */
   translations: Array<{ language: string; href: string }>;
   /** The datetime of the first <time> marked as the publication (a pubdate attribute, a class such as "entry-date published"), and of the first marked as the update. */
@@ -138,6 +140,8 @@ const SKIPPED = 2;
 const IN_ARTICLE = 4;
 /** Below an element with itemscope: a nested item belongs to that item. */
 const IN_ITEM = 8;
+/** Inside a footer already recorded (scan.footers). */
+const IN_FOOTER = 16;
 
 /** A link to a website's home page: "/", "./", an absolute url with no path, or a path to an index page ("/www/default.htm"). */
 const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
@@ -149,6 +153,10 @@ const AUTHOR_LINKS = 5;
 const ROOT_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?)$/i;
 /** Root links whose text is kept: the text logo comes first; later ones are menus ("Home"). */
 const HOME_LINK_TEXTS = 3;
+/** Footers kept: the last ones, as the site's own comes at the end of the page. */
+const FOOTERS = 3;
+/** A footer or copyright block marked by its class or id rather than its tag. */
+const FOOTER_NAME = /footer|copyright/i;
 
 /** Whether a link holds an image (a logo without alt text names nothing by the link's text). */
 function hasImage(link: Element): boolean {
@@ -224,7 +232,7 @@ export function scanHtml(html: string): HtmlScan {
   const scan: HtmlScan = {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], firstH1: null, byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], authorLinks: [], relAuthors: [], translations: [], timeMarks: { published: null, modified: null },
+    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], authorLinks: [], relAuthors: [], footers: [], translations: [], timeMarks: { published: null, modified: null },
   };
   /** Whether a paragraph of body text was met: a byline comes before it. */
   let bodyTextSeen = false;
@@ -300,6 +308,8 @@ export function scanHtml(html: string): HtmlScan {
         if (text !== '' && text.length <= 60) scan.homeLinkTexts.push({ text, href });
       }
     }
+    const footer = (state & IN_FOOTER) === 0 && (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) && !hidden && !isHidden(el);
+    if (footer && scan.footers.push(el) > FOOTERS) scan.footers.shift();
     if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, el, a.datetime);
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
     else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, el, a.title);
@@ -366,7 +376,8 @@ export function scanHtml(html: string): HtmlScan {
     }
     if (a.role === 'main' && name !== 'main' && !nowSkipped) mains.push(el);
     if ((a.itemprop ?? '').split(/\s+/).includes('articleBody') && !nowSkipped) articleBodies.push(el);
-    pushChildren(el, (nowHidden ? HIDDEN : 0) | (nowSkipped ? SKIPPED : 0) | (nowInArticle ? IN_ARTICLE : 0) | (a.itemscope !== undefined || (state & IN_ITEM) !== 0 ? IN_ITEM : 0));
+    pushChildren(el, (nowHidden ? HIDDEN : 0) | (nowSkipped ? SKIPPED : 0) | (nowInArticle ? IN_ARTICLE : 0) | (a.itemscope !== undefined || (state & IN_ITEM) !== 0 ? IN_ITEM : 0)
+      | (footer || (state & IN_FOOTER) !== 0 ? IN_FOOTER : 0));
   }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   // A page of several articles (a blog's list of posts, each "by <a href=/author/...>") has no one author by its links.

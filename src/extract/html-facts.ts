@@ -13,7 +13,7 @@ import { personNames } from './person-names.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, normalizeLanguage, parseAmount, unescapeHtml, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
-import { hostOf, siteNameFromHomeLink, siteNameFromHomePage, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
+import { hostOf, siteNameFromCopyright, siteNameFromHomeLink, siteNameFromHomePage, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, isPageNode, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
@@ -138,6 +138,9 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     if (homeSite !== null) fact(siteRef, 'site_name', homeSite, C.titleHeuristic);
     const logoSite = homeSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) ?? siteNameFromHomeLink(scan.homeLinkTexts, input.baseUrl) : null;
     if (logoSite !== null) fact(siteRef, 'site_name', logoSite, C.logoAlt);
+    // Else the holder its footer's copyright line names.
+    const footerSite = homeSite === null && logoSite === null ? siteNameFromCopyright(scan.footers, textOf) : null;
+    if (footerSite !== null) fact(siteRef, 'site_name', footerSite, C.copyrightHolder, 'text_extraction');
   }
   for (const predicate of ['date_published', 'date_modified'] as const) {
     for (const c of metaCandidates(meta, predicate)) {

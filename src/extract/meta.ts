@@ -154,6 +154,8 @@ type SourceTable = ReadonlyArray<readonly [string, number]>;
 export const META_SOURCES = {
   name: [['dc:title', C.metaDublinCore], ['dcterms:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely], ['citation_title', C.metaParsely - 0.01]],
   author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02], ['sailthru:author', C.metaParsely - 0.02],
+    // The New York Times' byline tag ("By Jane Roe and Sam Lee").
+    ['byl', C.metaParsely - 0.02],
     ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03]],
   description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],

@@ -108,6 +108,7 @@ export const SOURCE_CONFIDENCE = {
   htmlTitle: 0.8,
   titleHeuristic: 0.7,
   logoAlt: 0.65,
+  copyrightHolder: 0.6,
   bylineElement: 0.55,
   unmarkedByline: 0.5,
   firstParagraph: 0.5,

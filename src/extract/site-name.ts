@@ -1,3 +1,4 @@
+import type { AnyNode, Element, Text } from 'domhandler';
 import { cleanText } from './normalize.js';
 
 /**
@@ -221,4 +222,61 @@ export function siteNameFromHomePage(rawTitle: string | null, pageUrl: string): 
   const title = cleanText(rawTitle).replace(WELCOME, '');
   const name = outerPart(title, 'first') ?? title;
   return plausibleName(name) && !GENERIC.test(name) && !HOME_WORDS.test(name) && !isTagline(name) ? name : null;
+}
+
+/** The copyright sign or word that opens a footer's copyright line. */
+const COPYRIGHT = /©|\(c\)|\bcopyright\b/i;
+/** Years after the sign: "2024", "2009-2024", "2009 – present". */
+const COPYRIGHT_YEARS = /^(?:(?:©|\(c\)|copyright)\s*)*(?:(?:(?:19|20)\d{2}|[MDCLXVI]{4,}(?=\s))(?:\s*[-–—/]\s*(?:(?:19|20)\d{2}|present|heute|aujourd'hui))?\s*[,:]?\s*)*(?:[-–—]\s+)?(?:by\s+)?/i;
+/** Where the holder's name ends: a full stop, a separator, the rights clause. */
+const HOLDER_END = /(?<!(?:^|\s)\p{Lu})\.(?:\s|$)|\s*[|·•]|\s[-–—]\s|,?\s*\b(?:all rights|some rights|tous droits|alle rechte|todos los derechos|tutti i diritti|alle rettigheter|alla rättigheter)\b|,\s*(?=(?:19|20)\d{2}\b)/iu;
+/** A company's legal form after its name ("Acme, Inc.", "Acme GmbH"): the site goes by the name. */
+const LEGAL_FORM = /(?:,?\s+co\.?)?,?\s+(?:inc|llc|ltd|limited|gmbh|s\.a|s\.l|s\.r\.l|b\.v|plc|corp|corporation)\.?$/i;
+/** A theme's or a builder's credit in the same line ("WordPress Theme by ThemeForest", "Powered by Ghost"): not the site's name. */
+const CREDIT = /\b(?:theme|template|powered|designed|built|hosted)\b/i;
+
+/**
+ * The website's name as the copyright line of its footer gives it ("© 2024 Spoke & Chain Cycles.
+ * All rights reserved." -> "Spoke & Chain Cycles"), without the years, the rights clause and a
+ * company's legal form. The last footer is read first (a page's own footer may come before the
+ * site's). Null when no footer has such a line or it names nothing name-like.
+ */
+export function siteNameFromCopyright(footers: readonly Element[], textOf: (node: AnyNode) => string): string | null {
+  for (const footer of [...footers].reverse()) {
+    const line = copyrightLine(footer, textOf);
+    if (line === null) continue;
+    const name = copyrightHolder(line);
+    if (name !== null) return name;
+  }
+  return null;
+}
+
+/** The holder a copyright line names, or null. */
+export function copyrightHolder(line: string): string | null {
+  const text = cleanText(line);
+  const sign = COPYRIGHT.exec(text);
+  if (sign === null) return null;
+  let rest = text.slice(sign.index).replace(COPYRIGHT_YEARS, '');
+  const end = HOLDER_END.exec(rest);
+  if (end !== null) rest = rest.slice(0, end.index);
+  rest = rest.replace(/[\s,;:|·•\-–—]+$/, '').replace(/\s*(?:19|20)\d{2}(?:\s*[-–—]\s*(?:19|20)\d{2})?$/, '');
+  const name = cleanText(rest.replace(LEGAL_FORM, '').replace(/[\s,;:]+$/, ''));
+  return plausibleName(name) && /^[\p{Lu}\p{Lo}\p{N}]/u.test(name) && !GENERIC.test(name) && !isTagline(name) && !CREDIT.test(name) ? name : null;
+}
+
+/** The text of the element holding a footer's copyright sign (the innermost one), or null when it has none. */
+function copyrightLine(footer: Element, textOf: (node: AnyNode) => string): string | null {
+  const stack: AnyNode[] = [footer];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'text') {
+      if (COPYRIGHT.test((node as Text).data) && node.parent !== null) return textOf(node.parent);
+      continue;
+    }
+    if (node.type !== 'tag') continue;
+    const el = node as Element;
+    if (el.name === 'script' || el.name === 'style') continue;
+    for (let i = el.children.length - 1; i >= 0; i -= 1) stack.push(el.children[i]!);
+  }
+  return null;
 }

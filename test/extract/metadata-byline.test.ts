@@ -89,6 +89,13 @@ describe('byline elements', () => {
     expect(author('', `<main><h1>Owls</h1><p class="meta">By Joan Whitaker</p>${text}</main><p class="byline">By Jane Roe</p>`)).toBe('Jane Roe');
   });
 
+  it('reads an unmarked "Posted on <date> by ..." line under the title, and never one whose start is no date', () => {
+    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Posted on March 3, 2024 by Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Published 2024-03-03 by Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Posted on Tuesday by the river</div>${text}</article>`)).toBeNull();
+    expect(author('', `<article><h1>Owls</h1><div class="dek">Owls are followed by Crows</div>${text}</article>`)).toBeNull();
+  });
+
   it('reads byline classes and unmarked lines in other languages: autor, auteur, autore; "Von ...", "Por ..."', () => {
     expect(author('', `<article><h1>Owls</h1><p class="autor">Von Klaus Meier</p>${text}</article>`)).toBe('Klaus Meier');
     expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Publié le 15 septembre 2023 par <span class="auteur"><a href="/auteur/claire/">Claire Dubois</a></span></div>${text}</article>`)).toBe('Claire Dubois');
@@ -157,6 +164,20 @@ describe('cleaning a byline', () => {
     expect(cleanByline('par Marie Curie')).toBe('Marie Curie');
   });
 
+  it('drops e-mail addresses and handles beside the name, and keeps a handle that is all there is', () => {
+    expect(cleanByline('By Jane Roe (jane.roe@example.com) @janeroe')).toBe('Jane Roe');
+    expect(cleanByline('jane@example.com (Jane Roe)')).toBe('Jane Roe');
+    expect(cleanByline('Jane Roe, jane@example.com')).toBe('Jane Roe');
+    expect(cleanByline('@janeroe')).toBe('@janeroe');
+  });
+
+  it('drops a reporter\'s role written after the name in Korean and Japanese, or before it in Chinese', () => {
+    expect(cleanByline('홍길동 기자 hong@example.com')).toBe('홍길동');
+    expect(cleanByline('김철수 특파원')).toBe('김철수');
+    expect(cleanByline('山田太郎 記者')).toBe('山田太郎');
+    expect(cleanByline('本报记者 张三')).toBe('张三');
+  });
+
   it('keeps names that begin like a label: Byron, Von Miller, Di Stefano, April, June', () => {
     expect(cleanByline('Byron Katie')).toBe('Byron Katie');
     expect(cleanByline('Von Miller')).toBe('Von Miller');
@@ -210,6 +231,12 @@ describe('cleaning a byline', () => {
 describe('authors in head metadata', () => {
   it('cleans <meta name=author> like a byline', () => {
     expect(author('<meta name="author" content="By Jane Roe | Staff Writer">', text)).toBe('Jane Roe');
+  });
+
+  it('reads the New York Times\' byl tag, one Person per name', () => {
+    const c = page('<meta name="byl" content="By Jane Roe and Sam Lee">', text);
+    expect(authorOf(c)).toBe('Jane Roe and Sam Lee');
+    expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Jane Roe', 'Sam Lee']);
   });
 
   it('keeps a declared list of authors longer than a byline line', () => {

@@ -180,3 +180,24 @@ describe('site name from the home page\'s own title', () => {
     expect(at('https://birdnotes.example/', '<title>Bird Notes</title><meta property="og:site_name" content="Declared Notes">')).toBe('Declared Notes');
   });
 });
+
+describe('site name from the copyright line of the footer', () => {
+  const footer = (line: string, tag = 'footer') => `<article><h1>Owls at night</h1>${text}</article><${tag === 'footer' ? 'footer' : `div class="${tag}"`}><p>${line}</p><a href="/privacy">Privacy</a></${tag === 'footer' ? 'footer' : 'div'}>`;
+
+  it('the holder, without the years, the rights clause and a legal form', () => {
+    expect(siteName('<title>Owls at night</title>', footer('© 2024 Bird Notes. All rights reserved.'))).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title>', footer('Copyright © 2009-2024 Bird Notes, Inc. All Rights Reserved'))).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title>', footer('© 2024 - Bird Notes | Imprint'))).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title>', footer('© Jane Q. Roe 2016-2024'))).toBe('Jane Q. Roe');
+    expect(siteName('<title>Owls at night</title>', footer('&copy;2005-2015 Bird Notes, LLC. All rights reserved.', 'site-copyright'))).toBe('Bird Notes');
+  });
+
+  it('never over any other name, nor a line that names no one, a theme\'s credit or a hidden footer', () => {
+    expect(siteName('<title>Owls at night | Title Notes</title>', footer('© 2024 Bird Notes'))).toBe('Title Notes');
+    expect(siteName('<title>Owls at night</title>', `<header><a href="/">Text Logo Notes</a></header>${footer('© 2024 Bird Notes')}`)).toBe('Text Logo Notes');
+    expect(siteName('<title>Owls at night</title>', footer('© 2024. All rights reserved.'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', footer('All content © 2024 the authors'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', footer('Copyright © 2024 WordPress Theme by ThemeForest'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', `<article><h1>Owls at night</h1>${text}</article><footer hidden><p>© 2024 Bird Notes</p></footer>`)).toBe(null);
+  });
+});
