@@ -59,7 +59,11 @@ export interface HtmlScan {
   homeLinkTexts: Array<{ text: string; href: string }>;
   /** Links marked rel="author" (<link> in the head, <a> in the page), with the link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX. */
   relAuthors: Array<{ href: string; text: string }>;
-  /** The page's last footers (<footer>, role=contentinfo, a footer or copyright class) outside any other, at most FOOTERS: their copyright line may name the site. */
+  /**
+   * The page's last footers (<footer>, role=contentinfo, a footer or copyright class) outside
+   * any other and outside the content (an article's footer credits its photos), at most FOOTERS:
+   * their copyright line may name the site.
+   */
   footers: Element[];
   /** <link rel="alternate" hreflang href>: the page in other languages, at most REL_AUTHORS_MAX. */
   translations: Array<{ language: string; href: string }>;
@@ -308,7 +312,7 @@ export function scanHtml(html: string): HtmlScan {
         if (text !== '' && text.length <= 60) scan.homeLinkTexts.push({ text, href });
       }
     }
-    const footer = (state & IN_FOOTER) === 0 && (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) && !hidden && !isHidden(el);
+    const footer = (state & (IN_FOOTER | IN_ARTICLE)) === 0 && (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) && !hidden && !isHidden(el);
     if (footer && scan.footers.push(el) > FOOTERS) scan.footers.shift();
     if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, el, a.datetime);
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
