@@ -69,6 +69,13 @@ export interface HtmlScan {
   translations: Array<{ language: string; href: string }>;
   /** The datetime of the first <time> marked as the publication (a pubdate attribute, a class such as "entry-date published"), and of the first marked as the update. */
   timeMarks: { published: string | null; modified: string | null };
+  /**
+   * The first `<time datetime>` that nothing marks, met after the first `<h1>` and before the
+   * body text (before a second paragraph, or in none) outside boilerplate, as the publication,
+   * and the first labelled as an update ("updated <time>"): a theme's plain date under the
+   * title. None on a page of several `<article>`s.
+   */
+  plainTimes: { published: string | null; modified: string | null };
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
@@ -204,28 +211,57 @@ const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-dat
  * it has none of its own (WordPress's `<div class="wp-block-post-date"><time>`, `<span
  * class="posted-on"><a><time>`).
  */
-function markTime(marks: HtmlScan['timeMarks'], el: Element, datetime: string): void {
+/** Marks a time by its pubdate attribute or its (or a near parent's) class; false when nothing marks it (or it holds no year). */
+function markTime(marks: HtmlScan['timeMarks'], el: Element, datetime: string): boolean {
   // A title that holds no year ("Published") is no time.
-  if (!/\d{4}/.test(datetime)) return;
+  if (!/\d{4}/.test(datetime)) return false;
   if (el.attribs.pubdate !== undefined) {
     marks.published ??= datetime;
-    return;
+    return true;
   }
   let marker: Element | null = el;
   for (let level = 0; level < 3 && marker !== null; level += 1) {
     const cls = marker.attribs.class ?? '';
     if (MODIFIED_CLASS.test(cls)) {
       marks.modified ??= datetime;
-      return;
+      return true;
     }
     if (PUBLISHED_CLASS.test(cls)) {
       marks.published ??= datetime;
-      return;
+      return true;
     }
     // hAtom's <abbr> is read by its own class only: its parent's names the entry, not the date.
-    if (el.name === 'abbr') return;
+    if (el.name === 'abbr') return false;
     marker = marker.parent !== null && marker.parent.type === 'tag' ? (marker.parent as Element) : null;
   }
+  return false;
+}
+
+/** Words before a date that make it the update rather than the publication. */
+const UPDATE_LABEL = /(?:updated|modified|edited|revised|aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado)\W*$/i;
+
+/** Keeps a time nothing marks: the first as the publication, the first after an update label as the update. */
+function notePlainTime(times: HtmlScan['plainTimes'], el: Element, datetime: string): void {
+  if (!/\d{4}/.test(datetime)) return;
+  if (UPDATE_LABEL.test(textBefore(el))) times.modified ??= datetime;
+  else times.published ??= datetime;
+}
+
+/** Whether an element is inside a <p> (a few levels up). */
+function inParagraph(el: Element): boolean {
+  let parent = el.parent;
+  for (let level = 0; level < 3 && parent !== null && parent.type === 'tag'; level += 1, parent = parent.parent) if ((parent as Element).name === 'p') return true;
+  return false;
+}
+
+/** The text just before an element inside its parent (up to 40 characters): the label a date is written after. */
+function textBefore(el: Element): string {
+  let text = '';
+  for (let node = el.prev; node !== null && text.length < 40; node = node.prev) {
+    if (node.type === 'text') text = (node as Text).data + text;
+    else if (node.type === 'tag') text = textOf(node) + text;
+  }
+  return text.slice(-40);
 }
 /** rel="author" and hreflang links kept: a page's authors and languages, not a list of every page of the site. */
 const REL_AUTHORS_MAX = 20;
@@ -237,9 +273,12 @@ export function scanHtml(html: string): HtmlScan {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], firstH1: null, byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
     explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], authorLinks: [], relAuthors: [], footers: [], translations: [], timeMarks: { published: null, modified: null },
+    plainTimes: { published: null, modified: null },
   };
   /** Whether a paragraph of body text was met: a byline comes before it. */
   let bodyTextSeen = false;
+  /** Paragraphs met after the first <h1>: a plain date is in the first (the line under the title) or before it. */
+  let paragraphsAfterTitle = 0;
   const articleBodies: Element[] = [];
   const articles: Element[] = [];
   const mains: Element[] = [];
@@ -286,6 +325,9 @@ export function scanHtml(html: string): HtmlScan {
     } else if (name === 'meta') {
       if (a.content !== undefined) {
         if (a.name !== undefined || a.property !== undefined) scan.metas.push({ name: a.name ?? null, property: a.property ?? null, content: a.content });
+        // <meta itemprop="datePublished" content> in no item (in the head, as some themes print
+        // it): no microdata parser reads it, so it is read as head metadata, itemprop:<name>.
+        else if (a.itemprop !== undefined && (state & IN_ITEM) === 0 && a.itemprop.trim() !== '') scan.metas.push({ name: `itemprop:${a.itemprop.trim().split(/\s+/)[0]}`, property: null, content: a.content });
         if ((a['http-equiv'] ?? '').toLowerCase() === 'content-language') scan.contentLanguage ??= a.content;
       }
     } else if (name === 'link') {
@@ -314,7 +356,11 @@ export function scanHtml(html: string): HtmlScan {
     }
     const footer = (state & (IN_FOOTER | IN_ARTICLE)) === 0 && (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) && !hidden && !isHidden(el);
     if (footer && scan.footers.push(el) > FOOTERS) scan.footers.shift();
-    if (name === 'time' && a.datetime !== undefined) markTime(scan.timeMarks, el, a.datetime);
+    if (name === 'time' && a.datetime !== undefined) {
+      // An unmarked one counts between the title and the body text (a masthead's date of the day comes before the title).
+      const underTitle = scan.firstH1 !== null && !bodyTextSeen && (paragraphsAfterTitle === 0 || (paragraphsAfterTitle === 1 && inParagraph(el)));
+      if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden) notePlainTime(scan.plainTimes, el, a.datetime);
+    }
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
     else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, el, a.title);
     if ((name === 'a' || name === 'link') && a.href !== undefined && a.rel !== undefined && REL_AUTHOR.test(a.rel) && scan.relAuthors.length < REL_AUTHORS_MAX) {
@@ -355,6 +401,7 @@ export function scanHtml(html: string): HtmlScan {
           const text = textOf(el);
           const length = text.trim().length;
           if (length >= BODY_TEXT_LENGTH) bodyTextSeen = true;
+          if (scan.firstH1 !== null && name === 'p') paragraphsAfterTitle += 1;
           if (length >= 25) {
             const score = 1 + (text.split(',').length - 1) + Math.min(Math.floor(length / 100), 3);
             addScore(scan.scores, el.parent as Element | null, score);
@@ -385,6 +432,9 @@ export function scanHtml(html: string): HtmlScan {
   }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   // A page of several articles (a blog's list of posts, each "by <a href=/author/...>") has no one author by its links.
-  if (articles.length > 1) scan.authorLinks = [];
+  if (articles.length > 1) {
+    scan.authorLinks = [];
+    scan.plainTimes = { published: null, modified: null };
+  }
   return scan;
 }

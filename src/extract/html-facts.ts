@@ -18,6 +18,7 @@ import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, isPageNode, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { asList, identityUrl, nodeName, personName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf, urlValue } from './schema-values.js';
+import { typeFamily } from './identity.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';
 
 /** One candidate for the item's title and where it came from; the most trusted one wins. */
@@ -148,11 +149,17 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
       if (date !== null) fact(primary, predicate, date.value, c.confidence, 'seo_meta', { display: date.display });
     }
   }
-  // Else the <time> a blog theme marks as the publication or the update.
-  for (const [predicate, marked] of [['date_published', scan.timeMarks.published], ['date_modified', scan.timeMarks.modified]] as const) {
-    const date = marked === null || builder.bestFact(primary, predicate) !== undefined ? null : normalizeDateTime(marked);
-    if (date !== null) fact(primary, predicate, date.value, C.bylineElement, 'text_extraction', date.display === undefined ? {} : { display: date.display });
-  }
+  // Else the <time> a blog theme marks as the publication or the update, else a plain <time>
+  // under the title, before the body text.
+  const timeFacts = (times: { published: string | null; modified: string | null }, confidence: number): void => {
+    for (const [predicate, datetime] of [['date_published', times.published], ['date_modified', times.modified]] as const) {
+      const date = datetime === null || builder.bestFact(primary, predicate) !== undefined ? null : normalizeDateTime(datetime);
+      if (date !== null) fact(primary, predicate, date.value, confidence, 'text_extraction', date.display === undefined ? {} : { display: date.display });
+    }
+  };
+  timeFacts(scan.timeMarks, C.bylineElement);
+  // A plain <time> on the page of an event, a place or a product is its date or hours, not the page's.
+  if (typeFamily(primary.type) === null) timeFacts(scan.plainTimes, C.unmarkedByline);
   addTranslations(builder, primary, name(), scan.translations, input.baseUrl);
   if (scan.canonicalHref !== null) {
     const url = absoluteUrl(scan.canonicalHref, input.baseUrl);

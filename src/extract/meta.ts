@@ -18,6 +18,8 @@ import { cleanSiteName } from './site-name.js';
  */
 export const WRITTEN_BY_KEY = 'twitter:written_by';
 export const WRITTEN_BY_LABEL = /^written by$/i;
+/** The key of a `<meta itemprop>` that belongs to no microdata item (html-document.ts reads it as a meta name). */
+const ITEMPROP_KEY = (property: string): string => `itemprop:${property.toLowerCase()}`;
 
 export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = []): MetaValues {
   const values = new MetaValues();
@@ -156,15 +158,15 @@ export const META_SOURCES = {
   author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02], ['sailthru:author', C.metaParsely - 0.02],
     // The New York Times' byline tag ("By Jane Roe and Sam Lee").
     ['byl', C.metaParsely - 0.02],
-    ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03]],
+    ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03], [ITEMPROP_KEY('author'), C.metaParsely - 0.04]],
   description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
   date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02],
     ['sailthru:date', C.metaParsely - 0.03], ['citation_publication_date', C.metaParsely - 0.03], ['citation_online_date', C.metaParsely - 0.04], ['citation_date', C.metaParsely - 0.04],
     // Names without a standard, as news and government sites print them.
     ['dc:date:issued', C.metaParsely - 0.05], ['pubdate', C.metaParsely - 0.05], ['publish-date', C.metaParsely - 0.05], ['publish_date', C.metaParsely - 0.05],
-    ['publication_date', C.metaParsely - 0.05], ['date', C.metaParsely - 0.06]],
-  date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName], ['dcterms:modified', C.metaParsely - 0.02]],
+    ['publication_date', C.metaParsely - 0.05], [ITEMPROP_KEY('datePublished'), C.metaParsely - 0.05], ['date', C.metaParsely - 0.06]],
+  date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName], ['dcterms:modified', C.metaParsely - 0.02], [ITEMPROP_KEY('dateModified'), C.metaParsely - 0.05]],
   image: [['og:image', C.metaOpenGraph], ['twitter:image', C.metaTwitter]],
   keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely], ['sailthru:tags', C.metaParsely - 0.01]],
 } as const satisfies Record<string, SourceTable>;

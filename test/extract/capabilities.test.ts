@@ -362,6 +362,33 @@ describe('the <time> a blog theme marks', () => {
     expect(factOf(post('', '<span class="published"><abbr class="when" title="2025-12-12T17:30:00+00:00">Dec 12</abbr></span>'), 'date_published', 'text_extraction')).toBeUndefined();
   });
 
+  it('a plain <time> between the title and the body text dates the post (0.50), one after "updated" its update', () => {
+    const c = post('', '<h1>Ten years of the lantern walk</h1><p class="meta">Published <time datetime="2025-12-12">December 12</time>, updated <time datetime="2025-12-14">December 14</time></p>');
+    expect(factOf(c, 'date_published', 'text_extraction')).toMatchObject({ value: '2025-12-12', confidence: 0.5 });
+    expect(factOf(c, 'date_modified', 'text_extraction')?.value).toBe('2025-12-14');
+    expect(factOf(post('', '<header><h1>Ten years of the lantern walk</h1><time datetime="2025-12-12">December 12, 2025</time></header>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
+  });
+
+  it('never a plain <time> before the title (a masthead\'s date), after the body text, in boilerplate, on an event\'s page or on a list of posts', () => {
+    const body = 'The walk began in 2015 and grew every year since, with more lanterns, more walkers and a longer route.';
+    expect(factOf(post('', `<time datetime="2025-12-01">Monday</time><h1>Ten years of the lantern walk</h1>`), 'date_published', 'text_extraction')).toBeUndefined();
+    expect(factOf(post('', `<h1>Ten years of the lantern walk</h1><p>${body}</p><p><time datetime="2025-12-12">December 12</time></p>`), 'date_published', 'text_extraction')).toBeUndefined();
+    expect(factOf(post('', `<h1>Ten years of the lantern walk</h1><aside><time datetime="2025-12-12">December 12</time></aside>`), 'date_published', 'text_extraction')).toBeUndefined();
+    // An event's page: the <time> under its title is when the event is.
+    const event = { '@context': 'https://schema.org', '@type': 'Event', name: 'Lantern walk', startDate: '2026-12-11T18:00:00+01:00' };
+    const eventPage = post(`<script type="application/ld+json">${JSON.stringify(event)}</script>`, '<h1>Lantern walk</h1><p><time datetime="2026-12-11T18:00:00+01:00">11 December, 6 pm</time></p>');
+    expect(factOf(eventPage, 'date_published', 'text_extraction')).toBeUndefined();
+    const list = extractItem({ type: 'page', id: 'l', url: 'https://n.example/blog', html: `<html><head><title>Blog</title></head><body><h1>Blog</h1><article><h2>One</h2><time datetime="2025-12-12">Dec 12</time></article><article><h2>Two</h2><time datetime="2025-12-10">Dec 10</time></article></body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    expect(factOf(list, 'date_published', 'text_extraction')).toBeUndefined();
+  });
+
+  it('reads <meta itemprop> that belongs to no item (in the head) as head metadata: datePublished, dateModified, author', () => {
+    const c = post('<meta itemprop="datePublished" content="2025-12-12T17:30:00+01:00"><meta itemprop="dateModified" content="2025-12-14"><meta itemprop="author" content="Ola Berg">', '');
+    expect(factOf(c, 'date_published', 'seo_meta')).toMatchObject({ value: '2025-12-12T16:30:00Z', display: '2025-12-12T17:30:00+01:00' });
+    expect(factOf(c, 'date_modified', 'seo_meta')?.value).toBe('2025-12-14');
+    expect(factOf(c, 'author', 'seo_meta')?.value).toBe('Ola Berg');
+  });
+
   it('only when nothing declares the date, and never an unmarked <time> in the text', () => {
     expect(factOf(post('<meta property="article:published_time" content="2025-12-01T10:00:00Z">', times), 'date_published', 'text_extraction')).toBeUndefined();
     expect(factOf(post('', ''), 'date_published', 'text_extraction')).toBeUndefined();
