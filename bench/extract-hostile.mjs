@@ -3,7 +3,7 @@
 // blocked by its own content"): the structured-data shapes whose handling was once quadratic in
 // the count (de-duplicated names, chunk mentions, name aliases), and the links and bylines the
 // page-metadata rules walk (links home, a byline's marked authors), and JSON-LD that is not JSON
-// (the repair). Reports ms per page shape, the
+// (the repair), footers' copyright lines and plain times under the title. Reports ms per page shape, the
 // entities and facts made, and the page's size; one run each, after a warm-up page.
 // Usage: npm run build && node bench/extract-hostile.mjs [--count N]
 import { extractItem } from '../dist/extract/index.js';
@@ -28,6 +28,9 @@ const SHAPES = {
   'a JSON-LD block nested deep and never closed (repair refused)': `<script type="application/ld+json">${times(() => '{"a":').join('')}</script>`,
   'JSON-LD objects side by side (repaired)': `<script type="application/ld+json">${times((i) => `{"@type":"Person","name":"Person Number${i}"}`).join(' ')}</script>`,
   'a byline of many marked authors': `<h1>Title</h1><div class="byline">${times((i) => `<a class="author" href="/a/${i}">P${i}</a>`).join('')}</div>`,
+  'footers of copyright lines': times((i) => `<footer><p>© 2024 ${'-,'.repeat(5)}${i}</p></footer>`).join(''),
+  'one copyright line of separators': `<footer><p>© 2024 ${times(() => '-,').join('')}x</p></footer>`,
+  'plain times under the title': `<h1>Title</h1>${times((i) => `<span>updated <time datetime="2024-01-${String(1 + (i % 28)).padStart(2, '0')}">d</time></span>`).join('')}`,
 };
 
 const page = (body) => `<html><head><title>A page of many things</title></head><body>${body}<p>Text.</p></body></html>`;

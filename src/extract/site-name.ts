@@ -256,7 +256,8 @@ export function copyrightHolder(line: string): string | null {
   const text = cleanText(line);
   const sign = COPYRIGHT.exec(text);
   if (sign === null) return null;
-  let rest = text.slice(sign.index).replace(COPYRIGHT_YEARS, '');
+  // A holder's name is short: what follows the sign is read up to 200 characters (a footer may be one long line).
+  let rest = text.slice(sign.index, sign.index + 200).replace(COPYRIGHT_YEARS, '');
   const end = HOLDER_END.exec(rest);
   if (end !== null) rest = rest.slice(0, end.index);
   rest = rest.replace(/[\s,;:|·•\-–—]+$/, '').replace(/\s*(?:19|20)\d{2}(?:\s*[-–—]\s*(?:19|20)\d{2})?$/, '');

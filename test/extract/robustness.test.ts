@@ -150,3 +150,14 @@ describe('entity types, urls and dates take the form node records accept', () =>
     expect(factOf(c, 'price', 'schema_org')).not.toHaveProperty('validUntil');
   });
 });
+
+describe('long lines in the places the site-name and byline rules read', () => {
+  it('a footer whose copyright line runs 100,000 characters and a byline of 20,000 addresses extract (no backtracking blow-up; bench/extract-hostile.mjs times them)', () => {
+    const footer = `<footer><p>© 2024 ${'-,'.repeat(50_000)}x</p></footer>`;
+    const byline = `<p class="byline">By Jane Roe ${'a@b '.repeat(20_000)}</p>`;
+    const c = extract({ html: `<html><head><title>Owls</title></head><body><article><h1>Owls</h1>${byline}<p>Owls hunt mostly at night.</p></article>${footer}</body></html>` });
+    expect(c.entities[0]!.name).toBe('Owls');
+    expect(factOf(c, 'author', 'text_extraction')).toBeUndefined();
+    expect(c.facts.filter((f) => f.predicate === 'site_name')).toEqual([]);
+  });
+});
