@@ -126,6 +126,8 @@ export function addMetaFacts(input: MetaFactsInput): void {
       const predicate = lookup(NAMESPACE_PREDICATES, key) ?? local.replace(/[:.-]/g, '_');
       if (!SNAKE.test(predicate)) continue;
       let values = meta.all(key);
+      // Profile references (book:author, music:musician, ...): the urls; a name there is an author candidate (meta.ts).
+      if (predicate.endsWith('_url')) values = urls(values);
       // "in stock" / "out of stock" read as schema.org's terms (InStock, OutOfStock), as offers give them.
       if (predicate === 'availability' || predicate === 'condition') values = values.map((v) => schemaTerm(v).split(/[\s_]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(''));
       if (predicate === 'tag' || predicate === 'category') {

@@ -152,12 +152,16 @@ export interface MetaCandidate {
 
 type SourceTable = ReadonlyArray<readonly [string, number]>;
 
+/** Author keys a page repeats, one author a tag; other keys keep their last tag. */
+const REPEATED_AUTHOR_KEYS = new Set(['article:author', 'citation_author', 'book:author', 'books:author']);
+
 /** Keys per predicate, in Readability's order of preference; the confidence encodes that order. */
 export const META_SOURCES = {
   name: [['dc:title', C.metaDublinCore], ['dcterms:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely], ['citation_title', C.metaParsely - 0.01]],
   author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02], ['sailthru:author', C.metaParsely - 0.02],
-    // The New York Times' byline tag ("By Jane Roe and Sam Lee").
-    ['byl', C.metaParsely - 0.02],
+    // The New York Times' byline tag ("By Jane Roe and Sam Lee"); OpenGraph's book:author (and the
+    // older books:author) when a page writes the author's name there rather than a profile url.
+    ['byl', C.metaParsely - 0.02], ['book:author', C.metaParsely - 0.02], ['books:author', C.metaParsely - 0.02],
     ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03], [ITEMPROP_KEY('author'), C.metaParsely - 0.04]],
   description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
@@ -184,8 +188,7 @@ export function metaCandidates(values: MetaValues, predicate: MetaPredicate): Me
   const out: MetaCandidate[] = [];
   for (const [key, confidence] of META_SOURCES[predicate]) {
     if (predicate === 'author') {
-      // article:author and citation_author are repeated, one author a tag; other keys keep their last tag.
-      const lines = authorLines(key === 'article:author' || key === 'citation_author' ? values.all(key) : values.all(key).slice(-1))
+      const lines = authorLines(REPEATED_AUTHOR_KEYS.has(key) ? values.all(key) : values.all(key).slice(-1))
         .map((line) => (key === 'citation_author' ? givenNameFirst(line) : line));
       // Lines that hold a comma themselves ("Roe, Jane", as citation tags write names) join with "; ".
       if (lines.length > 0) out.push({ value: lines.join(lines.length > 1 && lines.some((line) => line.includes(',')) ? '; ' : ', '), names: [...new Set(lines.flatMap(personNames))], key, confidence });

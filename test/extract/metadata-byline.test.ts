@@ -239,6 +239,14 @@ describe('authors in head metadata', () => {
     expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Jane Roe', 'Sam Lee']);
   });
 
+  it('reads a name in book:author (and the older books:author) as an author; a url there is the author\'s page, never a name', () => {
+    expect(author('<meta property="books:author" content="QuillWriter">', text)).toBe('QuillWriter');
+    expect(author('<meta property="book:author" content="Jane Roe"><meta property="book:author" content="Sam Lee">', text)).toBe('Jane Roe, Sam Lee');
+    const c = page('<meta property="book:author" content="https://shop.example/authors/jane-roe">', text);
+    expect(authorOf(c)).toBeNull();
+    expect(factsOf(c, 'author_url').map((f) => f.value)).toEqual(['https://shop.example/authors/jane-roe']);
+  });
+
   it('keeps a declared list of authors longer than a byline line', () => {
     const names = 'Jane Roe, John Doe, Richard Miles, Anna Berg, Peter Lund, Maria Costa, Tomas Novak, Ines Ferreira';
     expect(author(`<meta name="author" content="${names}">`, text)).toBe(names);
