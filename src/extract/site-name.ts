@@ -127,8 +127,11 @@ const NAME_FUNCTION_WORDS = new Set(['a', 'an', 'and', 'at', 'by', 'for', 'in', 
  */
 function isTagline(name: string): boolean {
   const words = name.split(/\s+/);
-  return words.length >= 3 && words.slice(1).some((word) => /^\p{Ll}/u.test(word) && !NAME_FUNCTION_WORDS.has(word.toLowerCase()));
+  return words.length >= 3 && words.slice(1).some((word) => /^\p{Ll}/u.test(word) && !NAME_FUNCTION_WORDS.has(word.toLowerCase()) && !SITE_KIND_WORDS.has(word));
 }
+
+/** Lower-case words that say what kind of site a name is ("Requestor 2.31.0 documentation", "Acme help center"), not a tagline's. */
+const SITE_KIND_WORDS = new Set(['documentation', 'docs', 'wiki', 'blog', 'forum', 'forums', 'community', 'help', 'center', 'centre', 'support', 'store', 'shop', 'news']);
 
 function isWordChar(char: string | undefined): boolean {
   return char !== undefined && (char === '_' || char === '-' || /[\p{L}\p{N}]/u.test(char));

@@ -111,6 +111,9 @@ describe('site name from the <title>', () => {
     expect(siteName('<title>Recette de la tarte - Cuisine de Mamie</title>')).toBe('Cuisine de Mamie');
     expect(siteName('<title>Backend Engineer - Careers at Loop</title>')).toBe('Careers at Loop');
     expect(siteName('<title>Owls at night | The Bird Notes Weekly</title>')).toBe('The Bird Notes Weekly');
+    // A word for the kind of site is no tagline (Sphinx titles its pages "Page — Project 2.3 documentation").
+    expect(siteName('<title>Installation — Owlwatch 2.31.0 documentation</title>')).toBe('Owlwatch 2.31.0 documentation');
+    expect(siteName('<title>Owls at night | Owlwatch help center</title>')).toBe('Owlwatch help center');
   });
 
   it('finds none when the part is glued into an identifier of the rest (the page\'s subject, not its site)', () => {
