@@ -209,9 +209,8 @@ const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-dat
  * Keeps the first time (a <time>'s datetime, an <abbr>'s title) marked as the publication, and
  * the first marked as the update: by its own class, else by its parent's or grandparent's when
  * it has none of its own (WordPress's `<div class="wp-block-post-date"><time>`, `<span
- * class="posted-on"><a><time>`).
+ * class="posted-on"><a><time>`). False when nothing marks it (or it holds no year).
  */
-/** Marks a time by its pubdate attribute or its (or a near parent's) class; false when nothing marks it (or it holds no year). */
 function markTime(marks: HtmlScan['timeMarks'], el: Element, datetime: string): boolean {
   // A title that holds no year ("Published") is no time.
   if (!/\d{4}/.test(datetime)) return false;
@@ -359,7 +358,7 @@ export function scanHtml(html: string): HtmlScan {
     if (name === 'time' && a.datetime !== undefined) {
       // An unmarked one counts between the title and the body text (a masthead's date of the day comes before the title).
       const underTitle = scan.firstH1 !== null && !bodyTextSeen && (paragraphsAfterTitle === 0 || (paragraphsAfterTitle === 1 && inParagraph(el)));
-      if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden) notePlainTime(scan.plainTimes, el, a.datetime);
+      if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden && !isHidden(el)) notePlainTime(scan.plainTimes, el, a.datetime);
     }
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
     else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, el, a.title);

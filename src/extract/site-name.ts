@@ -229,8 +229,8 @@ export function siteNameFromHomePage(rawTitle: string | null, pageUrl: string): 
 
 /** The copyright sign or word that opens a footer's copyright line. */
 const COPYRIGHT = /©|\(c\)|\bcopyright\b/i;
-/** Years after the sign: "2024", "2009-2024", "2009 – present". */
-const COPYRIGHT_YEARS = /^(?:(?:©|\(c\)|copyright)\s*)*(?:(?:(?:19|20)\d{2}|[MDCLXVI]{4,}(?=\s))(?:\s*[-–—/]\s*(?:(?:19|20)\d{2}|present|heute|aujourd'hui))?\s*[,:]?\s*)*(?:[-–—]\s+)?(?:by\s+)?/i;
+/** Years after the sign: "2024", "2009-2024", "2009 – present", "MMXXIII" (capitals only: "Civil" is a name). */
+const COPYRIGHT_YEARS = /^(?:(?:©|\([cC]\)|[Cc]opyright|COPYRIGHT)\s*)*(?:(?:(?:19|20)\d{2}|[MDCLXVI]{4,}(?=\s))(?:\s*[-–—/]\s*(?:(?:19|20)\d{2}|[Pp]resent|heute|aujourd'hui))?\s*[,:]?\s*)*(?:[-–—]\s+)?(?:[Bb]y\s+)?/;
 /** Where the holder's name ends: a full stop, a separator, the rights clause. */
 const HOLDER_END = /(?<!(?:^|\s)\p{Lu})\.(?:\s|$)|\s*[|·•]|\s[-–—]\s|,?\s*\b(?:all rights|some rights|tous droits|alle rechte|todos los derechos|tutti i diritti|alle rettigheter|alla rättigheter)\b|,\s*(?=(?:19|20)\d{2}\b)/iu;
 /** A company's legal form after its name ("Acme, Inc.", "Acme GmbH"): the site goes by the name. */
@@ -246,10 +246,10 @@ const CREDIT = /\b(?:theme|template|powered|designed|built|hosted)\b/i;
  */
 export function siteNameFromCopyright(footers: readonly Element[], textOf: (node: AnyNode) => string): string | null {
   for (const footer of [...footers].reverse()) {
-    const line = copyrightLine(footer, textOf);
-    if (line === null) continue;
-    const name = copyrightHolder(line);
-    if (name !== null) return name;
+    for (const line of copyrightLines(footer, textOf)) {
+      const name = copyrightHolder(line);
+      if (name !== null) return name;
+    }
   }
   return null;
 }
@@ -268,13 +268,16 @@ export function copyrightHolder(line: string): string | null {
   return plausibleName(name) && /^[\p{Lu}\p{Lo}\p{N}]/u.test(name) && !GENERIC.test(name) && !isTagline(name) && !CREDIT.test(name) ? name : null;
 }
 
-/** The text of the element holding a footer's copyright sign (the innermost one), or null when it has none. */
-function copyrightLine(footer: Element, textOf: (node: AnyNode) => string): string | null {
+/**
+ * The texts of the elements holding a copyright sign or word in a footer, in document order: a
+ * "Copyright policy" link may come before the line that names the holder.
+ */
+function* copyrightLines(footer: Element, textOf: (node: AnyNode) => string): Generator<string> {
   const stack: AnyNode[] = [footer];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.type === 'text') {
-      if (COPYRIGHT.test((node as Text).data) && node.parent !== null) return textOf(node.parent);
+      if (COPYRIGHT.test((node as Text).data) && node.parent !== null) yield textOf(node.parent);
       continue;
     }
     if (node.type !== 'tag') continue;
@@ -282,5 +285,4 @@ function copyrightLine(footer: Element, textOf: (node: AnyNode) => string): stri
     if (el.name === 'script' || el.name === 'style') continue;
     for (let i = el.children.length - 1; i >= 0; i -= 1) stack.push(el.children[i]!);
   }
-  return null;
 }

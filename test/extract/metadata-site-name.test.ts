@@ -193,6 +193,8 @@ describe('site name from the copyright line of the footer', () => {
     expect(siteName('<title>Owls at night</title>', footer('© 2024 - Bird Notes | Imprint'))).toBe('Bird Notes');
     expect(siteName('<title>Owls at night</title>', footer('© Jane Q. Roe 2016-2024'))).toBe('Jane Q. Roe');
     expect(siteName('<title>Owls at night</title>', footer('&copy;2005-2015 Bird Notes, LLC. All rights reserved.', 'site-copyright'))).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title>', footer('<a href="/copyright">Copyright policy</a></p><p>© 2024 Bird Notes'))).toBe('Bird Notes');
+    expect(siteName('<title>Owls at night</title>', footer('© Civil Birders Society'))).toBe('Civil Birders Society');
   });
 
   it('never over any other name, nor a line that names no one, a theme\'s credit or a hidden footer', () => {
