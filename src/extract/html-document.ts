@@ -70,10 +70,10 @@ export interface HtmlScan {
   /** The datetime of the first <time> marked as the publication (a pubdate attribute, a class such as "entry-date published"), and of the first marked as the update. */
   timeMarks: { published: string | null; modified: string | null };
   /**
-   * The first `<time datetime>` that nothing marks, met after the first `<h1>` and before the
-   * body text (before a second paragraph, or in none) outside boilerplate, as the publication,
-   * and the first labelled as an update ("updated <time>"): a theme's plain date under the
-   * title. None on a page of several `<article>`s.
+   * The `<time datetime>` that nothing marks, met after the first `<h1>` and before the body
+   * text (before a second paragraph, or in none) outside boilerplate, lists and tables, as the
+   * publication when it is the only one there, and the first labelled as an update ("updated
+   * <time>"): a theme's plain date under the title. None on a page of several `<article>`s.
    */
   plainTimes: { published: string | null; modified: string | null };
 }
@@ -239,11 +239,31 @@ function markTime(marks: HtmlScan['timeMarks'], el: Element, datetime: string): 
 /** Words before a date that make it the update rather than the publication. */
 const UPDATE_LABEL = /(?:updated|modified|edited|revised|aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado)\W*$/i;
 
-/** Keeps a time nothing marks: the first as the publication, the first after an update label as the update. */
-function notePlainTime(times: HtmlScan['plainTimes'], el: Element, datetime: string): void {
-  if (!/\d{4}/.test(datetime)) return;
-  if (UPDATE_LABEL.test(textBefore(el))) times.modified ??= datetime;
-  else times.published ??= datetime;
+/** Plain times under the title so far; a second one with no update label makes the first no publication date. */
+interface PlainTimes { published: string | null; modified: string | null; unlabelled: number }
+
+/**
+ * Keeps a time nothing marks: the first as the publication, the first after an update label as
+ * the update. A time in a list or a table is one of many (a list of events), never the page's.
+ */
+function notePlainTime(times: PlainTimes, el: Element, datetime: string): void {
+  if (!/\d{4}/.test(datetime) || inListOrTable(el)) return;
+  if (UPDATE_LABEL.test(textBefore(el))) {
+    times.modified ??= datetime;
+    return;
+  }
+  times.unlabelled += 1;
+  times.published = times.unlabelled === 1 ? datetime : null;
+}
+
+/** Whether an element is inside a list item or a table cell. */
+function inListOrTable(el: Element): boolean {
+  for (let parent = el.parent; parent !== null && parent.type === 'tag'; parent = parent.parent) {
+    const name = (parent as Element).name;
+    if (name === 'li' || name === 'td' || name === 'th' || name === 'dd') return true;
+    if (name === 'article' || name === 'main' || name === 'body') return false;
+  }
+  return false;
 }
 
 /** Whether an element is inside a <p> (a few levels up). */
@@ -276,6 +296,7 @@ export function scanHtml(html: string): HtmlScan {
   };
   /** Whether a paragraph of body text was met: a byline comes before it. */
   let bodyTextSeen = false;
+  const plainTimes: PlainTimes = { published: null, modified: null, unlabelled: 0 };
   /** Paragraphs met after the first <h1>: a plain date is in the first (the line under the title) or before it. */
   let paragraphsAfterTitle = 0;
   const articleBodies: Element[] = [];
@@ -358,7 +379,7 @@ export function scanHtml(html: string): HtmlScan {
     if (name === 'time' && a.datetime !== undefined) {
       // An unmarked one counts between the title and the body text (a masthead's date of the day comes before the title).
       const underTitle = scan.firstH1 !== null && !bodyTextSeen && (paragraphsAfterTitle === 0 || (paragraphsAfterTitle === 1 && inParagraph(el)));
-      if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden && !isHidden(el)) notePlainTime(scan.plainTimes, el, a.datetime);
+      if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden && !isHidden(el)) notePlainTime(plainTimes, el, a.datetime);
     }
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
     else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, el, a.title);
@@ -431,9 +452,7 @@ export function scanHtml(html: string): HtmlScan {
   }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   // A page of several articles (a blog's list of posts, each "by <a href=/author/...>") has no one author by its links.
-  if (articles.length > 1) {
-    scan.authorLinks = [];
-    scan.plainTimes = { published: null, modified: null };
-  }
+  if (articles.length > 1) scan.authorLinks = [];
+  else scan.plainTimes = { published: plainTimes.published, modified: plainTimes.modified };
   return scan;
 }

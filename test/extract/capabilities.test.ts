@@ -369,11 +369,14 @@ describe('the <time> a blog theme marks', () => {
     expect(factOf(post('', '<header><h1>Ten years of the lantern walk</h1><time datetime="2025-12-12">December 12, 2025</time></header>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
   });
 
-  it('never a plain <time> before the title (a masthead\'s date), after the body text, in boilerplate, on an event\'s page or on a list of posts', () => {
+  it('never a plain <time> before the title (a masthead\'s date), after the body text, in boilerplate, lists or tables, beside another, on an event\'s page or on a list of posts', () => {
     const body = 'The walk began in 2015 and grew every year since, with more lanterns, more walkers and a longer route.';
     expect(factOf(post('', `<time datetime="2025-12-01">Monday</time><h1>Ten years of the lantern walk</h1>`), 'date_published', 'text_extraction')).toBeUndefined();
     expect(factOf(post('', `<h1>Ten years of the lantern walk</h1><p>${body}</p><p><time datetime="2025-12-12">December 12</time></p>`), 'date_published', 'text_extraction')).toBeUndefined();
     expect(factOf(post('', `<h1>Ten years of the lantern walk</h1><aside><time datetime="2025-12-12">December 12</time></aside>`), 'date_published', 'text_extraction')).toBeUndefined();
+    // Times in a list or a table, or two unlabelled times, are many things' dates, not the page's.
+    expect(factOf(post('', `<h1>Ten years of the lantern walk</h1><ul><li><time datetime="2025-12-01">Dec 1</time> Lanterns</li><li><time datetime="2025-12-08">Dec 8</time> Walk</li></ul>`), 'date_published', 'text_extraction')).toBeUndefined();
+    expect(factOf(post('', `<h1>Ten years of the lantern walk</h1><div><time datetime="2025-12-01">Dec 1</time> to <time datetime="2025-12-08">Dec 8</time></div>`), 'date_published', 'text_extraction')).toBeUndefined();
     // An event's page: the <time> under its title is when the event is.
     const event = { '@context': 'https://schema.org', '@type': 'Event', name: 'Lantern walk', startDate: '2026-12-11T18:00:00+01:00' };
     const eventPage = post(`<script type="application/ld+json">${JSON.stringify(event)}</script>`, '<h1>Lantern walk</h1><p><time datetime="2026-12-11T18:00:00+01:00">11 December, 6 pm</time></p>');
