@@ -232,14 +232,15 @@ const COPYRIGHT = /©|\(c\)|\bcopyright\b/i;
 /** Years after the sign: "2024", "2009-2024", "2009 – present", "MMXXIII" (capitals only: "Civil" is a name). */
 const COPYRIGHT_YEARS = /^(?:(?:©|\([cC]\)|[Cc]opyright|COPYRIGHT)\s*)*(?:(?:(?:19|20)\d{2}|[MDCLXVI]{4,}(?=\s))(?:\s*[-–—/]\s*(?:(?:19|20)\d{2}|[Pp]resent|heute|aujourd'hui))?\s*[,:]?\s*)*(?:[-–—]\s+)?(?:[Bb]y\s+)?/;
 /** Where the holder's name ends: a full stop, a separator, the rights clause. */
-const HOLDER_END = /(?<!(?:^|\s)\p{Lu})\.(?:\s|$)|\s*[|·•]|\s[-–—]\s|,?\s*\b(?:all rights|some rights|tous droits|alle rechte|todos los derechos|tutti i diritti|alle rettigheter|alla rättigheter)\b|,\s*(?=(?:19|20)\d{2}\b)/iu;
+const HOLDER_END = /(?<!(?:^|\s)\p{Lu})\.(?:\s|$)|\s*[|·•;]|\s[-–—]\s|,?\s*\b(?:all rights|some rights|tous droits|alle rechte|todos los derechos|tutti i diritti|alle rettigheter|alla rättigheter)\b|,\s*(?=(?:19|20)\d{2}\b)/iu;
 /** A company's legal form after its name ("Acme, Inc.", "Acme GmbH"): the site goes by the name. */
 const LEGAL_FORM = /(?:,?\s+co\.?)?,?\s+(?:inc|llc|ltd|limited|gmbh|s\.a|s\.l|s\.r\.l|b\.v|plc|corp|corporation)\.?$/i;
 /**
  * A theme's or a builder's credit in the same line ("WordPress Theme by ThemeForest", "Powered by
- * Ghost"), or holders that are no one site ("OpenStreetMap contributors", "their respective owners").
+ * Ghost"), or holders that are no one site ("OpenStreetMap contributors", "their respective owners",
+ * the UK's "Crown copyright").
  */
-const CREDIT = /\b(?:theme|template|powered|designed|built|hosted|contributors|authors|licensors|affiliates|owners)\b/i;
+const CREDIT = /\b(?:theme|template|powered|designed|built|hosted|contributors|authors|licensors|affiliates|owners|copyright|rights|reserved)\b/i;
 
 /**
  * The website's name as the copyright line of its footer gives it ("© 2024 Spoke & Chain Cycles.

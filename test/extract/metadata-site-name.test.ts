@@ -204,6 +204,7 @@ describe('site name from the copyright line of the footer', () => {
     expect(siteName('<title>Owls at night</title>', footer('All content © 2024 the authors'))).toBe(null);
     expect(siteName('<title>Owls at night</title>', footer('Copyright © 2024 WordPress Theme by ThemeForest'))).toBe(null);
     expect(siteName('<title>Owls at night</title>', footer('Map data © OpenStreetMap contributors'))).toBe(null);
+    expect(siteName('<title>Owls at night</title>', footer('© Crown copyright'))).toBe(null);
     expect(siteName('<title>Owls at night</title>', `<article><h1>Owls at night</h1>${text}</article><footer hidden><p>© 2024 Bird Notes</p></footer>`)).toBe(null);
     expect(siteName('<title>Owls at night</title>', `<article><h1>Owls at night</h1>${text}<footer><p>Photo © Wire Images</p></footer></article>`)).toBe(null);
   });
