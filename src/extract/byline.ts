@@ -122,7 +122,7 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
     for (let checked = 0; checked < 2 && sibling !== null; checked += 1, sibling = nextElement(sibling)) {
       if (!shown(sibling)) continue;
       const text = textOf(sibling).trim();
-      const nameStart = BY_LINE.exec(text)?.[1] ?? datedByLineNameStart(text);
+      const nameStart = BY_LINE.exec(text)?.[1] ?? AUTHOR_LABEL_LINE.exec(text)?.[1] ?? datedByLineNameStart(text);
       if (nameStart === null || !/\p{Lu}/u.test(nameStart)) {
         if (text.length >= BODY_TEXT_LENGTH) return null;
         continue;
@@ -137,6 +137,11 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
   }
   return null;
 }
+
+/** "Author Jane Roe", "Autor: Klaus Meier": a label and a name, as a theme prints them side by side under the title. */
+const AUTHOR_LABEL_LINE = /^(?:authors?|autor(?:in)?|autore|auteur)\s*:?\s+(\S)/i;
+/** The English label without its colon ("Author Jane Roe"); with a colon, any language's is BY_PREFIX's. */
+const AUTHOR_LABEL = /^(?:Authors?|AUTHORS?)\s+(?=\p{Lu})/u;
 
 /** "Posted on March 3, 2024 by Jane Roe", as classic blog themes print the line under a post's title. */
 const DATED_BY_LINE = /^(?:(?:posted|published|written|updated|last\s+updated)\s+)?(?:on\s+)?(.{4,40}?)\s+by\s+(\S)/i;
@@ -366,7 +371,7 @@ function cleanPart(raw: string): string | null {
       const rest = part.slice(foreign[0].length);
       if (foreign[1] === foreign[1]!.toLowerCase() || rest.split(' ').length >= 2) part = rest;
     }
-    part = part.replace(/^[\s:,.;|()-]+|[\s:,;|(-]+$/g, '').replace(CJK_ROLE_AFTER, '').replace(CJK_ROLE_BEFORE, '');
+    part = part.replace(/^[\s:,.;|()-]+|[\s:,;|(-]+$/g, '').replace(CJK_ROLE_AFTER, '').replace(CJK_ROLE_BEFORE, '').replace(AUTHOR_LABEL, '');
   }
   // A sentence's full stop goes; an initial's or an abbreviation's stays ("John Q.", "Jr.").
   if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part)) part = part.slice(0, -1).trimEnd();

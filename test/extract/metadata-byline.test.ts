@@ -89,6 +89,12 @@ describe('byline elements', () => {
     expect(author('', `<main><h1>Owls</h1><p class="meta">By Joan Whitaker</p>${text}</main><p class="byline">By Jane Roe</p>`)).toBe('Jane Roe');
   });
 
+  it('reads an unmarked "Author Jane Roe" line under the title (a label beside the name), in other languages with a colon', () => {
+    expect(author('', `<article><h1>Owls</h1><div class="meta"><span class="label">Author</span> <span class="value">Jane Roe</span></div>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><p>Autor: Klaus Meier</p>${text}</article>`)).toBe('Klaus Meier');
+    expect(author('', `<article><h1>Owls</h1><p>Authorized dealers only</p>${text}</article>`)).toBeNull();
+  });
+
   it('reads an unmarked "Posted on <date> by ..." line under the title, and never one whose start is no date', () => {
     expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Posted on March 3, 2024 by Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
     expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Published 2024-03-03 by Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
@@ -162,6 +168,12 @@ describe('cleaning a byline', () => {
     expect(cleanByline('ジョン・スミス')).toBe('ジョン・スミス');
     expect(cleanByline('Von Max Mustermann')).toBe('Max Mustermann');
     expect(cleanByline('par Marie Curie')).toBe('Marie Curie');
+  });
+
+  it('drops an English "Author" label written without its colon before a capitalised name', () => {
+    expect(cleanByline('Author Jane Roe')).toBe('Jane Roe');
+    expect(cleanByline('Authors Jane Roe and Sam Lee')).toBe('Jane Roe and Sam Lee');
+    expect(cleanByline('Authorized Dealer')).toBe('Authorized Dealer');
   });
 
   it('drops e-mail addresses and handles beside the name, and keeps a handle that is all there is', () => {
