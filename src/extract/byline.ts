@@ -278,6 +278,41 @@ const DATE_PARTS = new RegExp([
   '\\b(?:yesterday|today|just now)\\b',
 ].join('|'), 'gi');
 
+const MONTHS: Readonly<Record<string, number>> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
+/** A whole date as bylines write it out: "March 3, 2024", "3 March 2024", "Mar. 3rd, 2024", "2024-03-03" (numeric d/m orders are ambiguous: never). */
+const WRITTEN_DATE = new RegExp([
+  `\\b(?<m1>${MONTH})\\s+(?<d1>\\d{1,2})(?:st|nd|rd|th)?,?\\s+(?<y1>\\d{4})\\b`,
+  `\\b(?<d2>\\d{1,2})(?:st|nd|rd|th)?\\.?\\s+(?<m2>${MONTH}),?\\s+(?<y2>\\d{4})\\b`,
+  '\\b(?<y3>\\d{4})-(?<m3>\\d{2})-(?<d3>\\d{2})\\b',
+].join('|'), 'gi');
+/** Words before a date that make it the update rather than the publication. */
+const UPDATED_BEFORE = /(?:updated|modified|edited|revised)\W*(?:on\W*)?$/i;
+
+/**
+ * The dates a byline line writes out, as YYYY-MM-DD: the first as the publication, the first
+ * after "Updated" as the update ("By Jane Roe | March 3, 2024 | Updated March 5, 2024").
+ */
+export function bylineDates(line: string): { published: string | null; modified: string | null } {
+  const out: { published: string | null; modified: string | null } = { published: null, modified: null };
+  for (const match of line.slice(0, 300).matchAll(WRITTEN_DATE)) {
+    const g = match.groups!;
+    const month = g.m3 !== undefined ? Number(g.m3) : MONTHS[(g.m1 ?? g.m2)!.slice(0, 3).toLowerCase()]!;
+    const date = calendarDate(Number(g.y1 ?? g.y2 ?? g.y3), month, Number(g.d1 ?? g.d2 ?? g.d3));
+    if (date === null) continue;
+    if (UPDATED_BEFORE.test(line.slice(Math.max(0, match.index! - 30), match.index))) out.modified ??= date;
+    else out.published ??= date;
+  }
+  return out;
+}
+
+/** YYYY-MM-DD when the day exists (no February 30th), else null. */
+function calendarDate(year: number, month: number, day: number): string | null {
+  const time = Date.UTC(year, month - 1, day);
+  const d = new Date(time);
+  if (year < 1900 || d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return null;
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
 /** An abbreviated weekday and its comma before a date's digits (a name such as "Sun Li" has no comma and digits after it). */
 const WEEKDAY_BEFORE_DATE = /\b(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?,\s*(?=\d)/gi;
 

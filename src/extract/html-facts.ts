@@ -4,7 +4,7 @@ import type { WebsiteInfo } from '../website/types.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isHidden, textOf, type HtmlScan } from './html-document.js';
 import { breadcrumbTrail } from './breadcrumbs.js';
-import { bylineAfterTitle, bylineFromAuthorLinks, bylineLinks } from './byline.js';
+import { bylineAfterTitle, bylineDates, bylineFromAuthorLinks, bylineLinks } from './byline.js';
 import { indexNodes, isObject, readJsonLd, readMicrodata, type SchemaNode } from './json-ld.js';
 import { chooseContentRoot, firstParagraph, readBlocks, type Block } from './main-content.js';
 import { cleanDocumentTitle, metaCandidates, readMetaValues, textSimilarity, type MetaPredicate, type MetaValues } from './meta.js';
@@ -194,6 +194,13 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     listFact('author', names, confidence, 'text_extraction', names.length === named.length ? byline : undefined);
     const links = bylineLinks(bylineElement!, textOf);
     for (const person of names) addAuthor(builder, primary, person, 'text_extraction', confidence, authorPage(links.get(person), input.baseUrl, primary));
+  }
+  // Last, the dates the byline line writes out ("By Jane Roe | March 3, 2024"), as days.
+  if (bylineElement !== null && typeFamily(primary.type) === null) {
+    const written = bylineDates(textOf(bylineElement));
+    for (const [predicate, day] of [['date_published', written.published], ['date_modified', written.modified]] as const) {
+      if (day !== null && builder.bestFact(primary, predicate) === undefined) fact(primary, predicate, day, C.bylineDate, 'text_extraction');
+    }
   }
 
   const blocks = readBlocks(chooseContentRoot(scan), scan.skipped, bylineElement);

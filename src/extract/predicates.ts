@@ -111,6 +111,7 @@ export const SOURCE_CONFIDENCE = {
   copyrightHolder: 0.6,
   bylineElement: 0.55,
   unmarkedByline: 0.5,
+  bylineDate: 0.45,
   firstParagraph: 0.5,
   definitionList: 0.55,
   keyValueTable: 0.5,

@@ -385,6 +385,17 @@ describe('the <time> a blog theme marks', () => {
     expect(factOf(list, 'date_published', 'text_extraction')).toBeUndefined();
   });
 
+  it('last, the dates a byline line writes out, as days (0.45): "By Ola Berg | December 12, 2025 | Updated 14 December 2025"', () => {
+    const c = post('', '<h1>Ten years of the lantern walk</h1><p class="byline">By Ola Berg | December 12, 2025 | Updated 14 December 2025</p>');
+    expect(factOf(c, 'date_published', 'text_extraction')).toMatchObject({ value: '2025-12-12', confidence: 0.45 });
+    expect(factOf(c, 'date_modified', 'text_extraction')?.value).toBe('2025-12-14');
+    expect(factOf(post('', '<h1>Ten years of the lantern walk</h1><div class="entry-meta">Posted on Dec. 12th, 2025 by Ola Berg</div>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
+    // Never a day that does not exist, a month without its day, or under a marked <time>.
+    expect(factOf(post('', '<p class="byline">By Ola Berg, February 30, 2025</p>'), 'date_published', 'text_extraction')).toBeUndefined();
+    expect(factOf(post('', '<p class="byline">By Ola Berg, December 2025</p>'), 'date_published', 'text_extraction')).toBeUndefined();
+    expect(factOf(post('', `<p class="byline">By Ola Berg, December 1, 2025</p>${times}`), 'date_published', 'text_extraction')?.value).toBe('2025-12-12T17:30:00Z');
+  });
+
   it('reads <meta itemprop> that belongs to no item (in the head) as head metadata: datePublished, dateModified, author', () => {
     const c = post('<meta itemprop="datePublished" content="2025-12-12T17:30:00+01:00"><meta itemprop="dateModified" content="2025-12-14"><meta itemprop="author" content="Ola Berg">', '');
     expect(factOf(c, 'date_published', 'seo_meta')).toMatchObject({ value: '2025-12-12T16:30:00Z', display: '2025-12-12T17:30:00+01:00' });
