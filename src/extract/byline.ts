@@ -12,9 +12,10 @@ import { isFullName, personNames } from './person-names.js';
 /**
  * Readability's byline class/id names, plus the token "by" (`<p class="by">`), a common short
  * byline convention, and "author" in German, Spanish, Portuguese, Polish, Italian (autor, autore)
- * and French (auteur), as themes in those languages name their classes.
+ * and French (auteur), as themes in those languages name their classes; not "authoring",
+ * "authority", "authorization" (an RFC's reference `id="ref-AUTHORING"` names no one).
  */
-const BYLINE_NAME = /byline|author|dateline|writtenby|p-author|autor|auteur|verfasser|(?:^|\s)by(?:\s|$)/i;
+const BYLINE_NAME = /byline|author(?!i[nsztv])|dateline|writtenby|p-author|autor|auteur|verfasser|(?:^|\s)by(?:\s|$)/i;
 /** Drupal's "Submitted by <name> on <date>" line (class submitted, node__submitted): a byline when it says "by". */
 const SUBMITTED = /(?:^|[\s_-])submitted(?:$|[\s_-])/i;
 
@@ -406,7 +407,7 @@ function cleanPart(raw: string): string | null {
       const rest = part.slice(foreign[0].length);
       if (foreign[1] === foreign[1]!.toLowerCase() || rest.split(' ').length >= 2) part = rest;
     }
-    part = part.replace(/^[\s:,.;|()-]+|[\s:,;|(-]+$/g, '').replace(CJK_ROLE_AFTER, '').replace(CJK_ROLE_BEFORE, '').replace(AUTHOR_LABEL, '');
+    part = part.replace(/^[\s:,.;|()–—-]+|[\s:,;|(–—-]+$/g, '').replace(CJK_ROLE_AFTER, '').replace(CJK_ROLE_BEFORE, '').replace(AUTHOR_LABEL, '');
   }
   // A sentence's full stop goes; an initial's or an abbreviation's stays ("John Q.", "Jr.").
   if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part)) part = part.slice(0, -1).trimEnd();

@@ -140,7 +140,7 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
     const logoSite = homeSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) ?? siteNameFromHomeLink(scan.homeLinkTexts, input.baseUrl) : null;
     if (logoSite !== null) fact(siteRef, 'site_name', logoSite, C.logoAlt);
     // Else the holder its footer's copyright line names.
-    const footerSite = homeSite === null && logoSite === null ? siteNameFromCopyright(scan.footers, textOf) : null;
+    const footerSite = homeSite === null && logoSite === null ? siteNameFromCopyright(scan.footers, textOf, hostOf(input.baseUrl)) : null;
     if (footerSite !== null) fact(siteRef, 'site_name', footerSite, C.copyrightHolder, 'text_extraction');
   }
   for (const predicate of ['date_published', 'date_modified'] as const) {

@@ -245,17 +245,36 @@ const CREDIT = /\b(?:theme|template|powered|designed|built|hosted|contributors|a
 /**
  * The website's name as the copyright line of its footer gives it ("© 2024 Spoke & Chain Cycles.
  * All rights reserved." -> "Spoke & Chain Cycles"), without the years, the rights clause and a
- * company's legal form. The last footer is read first (a page's own footer may come before the
- * site's). Null when no footer has such a line or it names nothing name-like.
+ * company's legal form, when the name shares a word with the host. The last footer is read first
+ * (a page's own footer may come before the site's). Null when no footer has such a line or it
+ * names nothing name-like.
  */
-export function siteNameFromCopyright(footers: readonly Element[], textOf: (node: AnyNode) => string): string | null {
+export function siteNameFromCopyright(footers: readonly Element[], textOf: (node: AnyNode) => string, host: string | null): string | null {
   for (const footer of [...footers].reverse()) {
     for (const line of copyrightLines(footer, textOf)) {
       const name = copyrightHolder(line);
-      if (name !== null) return name;
+      if (name !== null && sharesWordWithHost(name, host)) return name;
     }
   }
   return null;
+}
+
+/**
+ * Whether a word of the name (four letters or more, accents folded) is in the host's name, or the
+ * whole name is: "Spoke & Chain Cycles" on spokeandchain.example, "Bäckerei Sonnenkorn" on
+ * baeckerei-sonnenkorn.de. A holder that shares nothing with the host is a parent company or a
+ * publisher ("CBS Interactive" on cnet.com), not the site's name.
+ */
+function sharesWordWithHost(name: string, host: string | null): boolean {
+  if (host === null) return false;
+  const labels = host.toLowerCase().replace(/^www\d*\./, '').replace(/-/g, '');
+  const fold = (text: string) => text.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
+  const whole = fold(name);
+  if (whole.length >= 3 && labels.includes(whole)) return true;
+  return name.split(/[\s&+.,-]+/).some((word) => {
+    const folded = fold(word);
+    return folded.length >= 4 && labels.includes(folded);
+  });
 }
 
 /** The holder a copyright line names, or null. */

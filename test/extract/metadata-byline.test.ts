@@ -31,6 +31,9 @@ describe('byline elements', () => {
 
   it('does not read a class that merely contains the letters "by" as a byline', () => {
     expect(author('', `<article><h1>Owls</h1><p class="baby-owls">Jane Roe</p>${text}</article>`)).toBeNull();
+    // Nor "authoring", "authority", "authorization": an RFC's reference anchor names no one.
+    expect(author('', `<article><h1>Owls</h1>${text}<p>As per [<a id="ref-AUTHORING" href="#ref-AUTHORING">AUTHORING</a>].</p></article>`)).toBeNull();
+    expect(author('', `<article><h1>Owls</h1><div class="authority-badge">Trusted Source</div>${text}</article>`)).toBeNull();
   });
 
   it('takes the [itemprop=name] inside a byline, as Readability does', () => {
@@ -168,6 +171,11 @@ describe('cleaning a byline', () => {
     expect(cleanByline('ジョン・スミス')).toBe('ジョン・スミス');
     expect(cleanByline('Von Max Mustermann')).toBe('Max Mustermann');
     expect(cleanByline('par Marie Curie')).toBe('Marie Curie');
+  });
+
+  it('drops a dash left at either end of a part ("Nicolas Perriault —")', () => {
+    expect(cleanByline('Nicolas Perriault —')).toBe('Nicolas Perriault');
+    expect(cleanByline('– Jane Roe')).toBe('Jane Roe');
   });
 
   it('drops an English "Author" label written without its colon before a capitalised name', () => {

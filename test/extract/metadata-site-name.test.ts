@@ -191,13 +191,14 @@ describe('site name from the copyright line of the footer', () => {
     expect(siteName('<title>Owls at night</title>', footer('© 2024 Bird Notes. All rights reserved.'))).toBe('Bird Notes');
     expect(siteName('<title>Owls at night</title>', footer('Copyright © 2009-2024 Bird Notes, Inc. All Rights Reserved'))).toBe('Bird Notes');
     expect(siteName('<title>Owls at night</title>', footer('© 2024 - Bird Notes | Imprint'))).toBe('Bird Notes');
-    expect(siteName('<title>Owls at night</title>', footer('© Jane Q. Roe 2016-2024'))).toBe('Jane Q. Roe');
+    expect(siteName('<title>Owls at night</title>', footer('© Ana Q. Birdnotes 2016-2024'))).toBe('Ana Q. Birdnotes');
     expect(siteName('<title>Owls at night</title>', footer('&copy;2005-2015 Bird Notes, LLC. All rights reserved.', 'site-copyright'))).toBe('Bird Notes');
     expect(siteName('<title>Owls at night</title>', footer('<a href="/copyright">Copyright policy</a></p><p>© 2024 Bird Notes'))).toBe('Bird Notes');
-    expect(siteName('<title>Owls at night</title>', footer('© Civil Birders Society'))).toBe('Civil Birders Society');
+    expect(siteName('<title>Owls at night</title>', footer('© Civil Birdnotes Society'))).toBe('Civil Birdnotes Society');
   });
 
-  it('never over any other name, nor a line that names no one, a theme\'s credit or a hidden footer', () => {
+  it('never over any other name, nor a holder that shares no word with the host (a parent company), a line that names no one, a theme\'s credit or a hidden footer', () => {
+    expect(siteName('<title>Owls at night</title>', footer('© 2024 Feathered Media Group, Inc. All rights reserved.'))).toBe(null);
     expect(siteName('<title>Owls at night | Title Notes</title>', footer('© 2024 Bird Notes'))).toBe('Title Notes');
     expect(siteName('<title>Owls at night</title>', `<header><a href="/">Text Logo Notes</a></header>${footer('© 2024 Bird Notes')}`)).toBe('Text Logo Notes');
     expect(siteName('<title>Owls at night</title>', footer('© 2024. All rights reserved.'))).toBe(null);
