@@ -113,6 +113,7 @@ export const SOURCE_CONFIDENCE = {
   unmarkedByline: 0.5,
   bylineDate: 0.45,
   firstParagraph: 0.5,
+  firstHeading: 0.5,
   definitionList: 0.55,
   keyValueTable: 0.5,
   detailsFaq: 0.6,

@@ -17,6 +17,13 @@ describe('title from <title>', () => {
     expect(extractHtml(page('<title>\n  Ten things owls do at night\n\t\t| Bird Notes\n</title>', `<p>${filler}</p>`)).entities[0]!.name).toBe('Ten things owls do at night');
   });
 
+  it('bug: a page with an empty <title> and several <h1>s was named by its url; the first <h1> shown outside boilerplate names it', () => {
+    const body = `<article><h1>Ten things owls do at night</h1><p>${filler}</p></article><footer><h1>See fewer ads</h1></footer>`;
+    expect(extractHtml(page('<title></title>', body)).entities[0]!.name).toBe('Ten things owls do at night');
+    // Below the <title>: it names the page when it has a name.
+    expect(extractHtml(page('<title>Owls and their nights</title>', body)).entities[0]!.name).toBe('Owls and their nights');
+  });
+
   it('keeps a dash inside a word or without spaces around it', () => {
     expect(extractHtml(page('<title>Long-eared owls and short-eared owls compared</title>', `<p>${filler}</p>`)).entities[0]!.name).toBe('Long-eared owls and short-eared owls compared');
   });
