@@ -157,7 +157,7 @@ const IN_FOOTER = 16;
 /** A link to a website's home page: "/", "./", an absolute url with no path, or a path to an index page ("/www/default.htm"). */
 const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
 /** A link to a person's page on the site: a path segment naming authors, then the person's slug. */
-const AUTHOR_HREF = /^(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:authors?|autor(?:es|en|i)?|auteurs?|autore|writers?|contributors?|people|profiles?|staff|by)\/[\w%.-]+\/?(?:[?#].*)?$/i;
+const AUTHOR_HREF = /^(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:authors?|autor(?:es|en|i)?|auteurs?|autore|writers?|contributors?|editors?|columnists?|reporters?|journalists?|correspondents?|bloggers?|people|profiles?|staff|by)\/[\w%.-]+\/?(?:[?#].*)?$/i;
 const AUTHOR_LINKS = 5;
 
 /** The site's root itself (not an index page under a folder, "/blog/index.html"): a link's text there can name the site. */

@@ -13,7 +13,7 @@ import { personNames } from './person-names.js';
 import { absoluteUrl, cleanText, formatMoney, nameKey, normalizeCurrency, normalizeDateTime, normalizeLanguage, parseAmount, unescapeHtml, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE as C } from './predicates.js';
 import { addMetaFacts } from './meta-facts.js';
-import { hostOf, siteNameFromCopyright, siteNameFromHomeLink, siteNameFromHomePage, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
+import { hostOf, siteNameFromCopyright, siteNameFromHomeLink, siteNameFromHomePage, siteNameFromHostTitle, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
 import { addCategory, followMainEntity, isPageNode, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
@@ -136,9 +136,9 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   // The <title>'s site part only when nothing declares a site name (it would never survive one).
   if (builder.bestFact(siteRef, 'site_name') === undefined) {
     const titleSite = siteNameFromTitle(rawTitle, [...metaCandidates(meta, 'name').map((c) => c.value), ...scan.h1Texts], hostOf(input.baseUrl));
-    // Else, on the home page itself, its title (the first part); else the alt text of the logo
-    // that links home, else a text logo (a link home's own text).
-    const homeSite = titleSite ?? siteNameFromHomePage(rawTitle, input.item.url);
+    // Else, on the home page itself, its title (the first part), or a title that is the host's
+    // name; else the alt text of the logo that links home, else a text logo (a link home's own text).
+    const homeSite = titleSite ?? siteNameFromHomePage(rawTitle, input.item.url) ?? siteNameFromHostTitle(rawTitle, hostOf(input.baseUrl));
     if (homeSite !== null) fact(siteRef, 'site_name', homeSite, C.titleHeuristic);
     const logoSite = homeSite === null ? siteNameFromLogo(scan.homeLogo, input.baseUrl) ?? siteNameFromHomeLink(scan.homeLinkTexts, input.baseUrl) : null;
     if (logoSite !== null) fact(siteRef, 'site_name', logoSite, C.logoAlt);

@@ -227,6 +227,19 @@ export function siteNameFromHomePage(rawTitle: string | null, pageUrl: string): 
   return plausibleName(name) && !GENERIC.test(name) && !HOME_WORDS.test(name) && !isTagline(name) ? name : null;
 }
 
+/**
+ * The website's name when the page's whole <title> is its host's name ("Quanta Magazine" on
+ * quantamagazine.org: a page built by scripts keeps the site's title): the title, letters and
+ * digits only, is one of the host's labels. Null otherwise.
+ */
+export function siteNameFromHostTitle(rawTitle: string | null, host: string | null): string | null {
+  if (rawTitle === null || host === null) return null;
+  const title = cleanText(rawTitle);
+  const compact = title.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (compact.length < 3 || !plausibleName(title) || GENERIC.test(title)) return null;
+  return host.toLowerCase().split('.').includes(compact) ? title : null;
+}
+
 /** The copyright sign or word that opens a footer's copyright line. */
 const COPYRIGHT = /©|\(c\)|\bcopyright\b/i;
 /** Years after the sign: "2024", "2009-2024", "2009 – present", "MMXXIII" (capitals only: "Civil" is a name). */

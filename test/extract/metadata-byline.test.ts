@@ -118,6 +118,8 @@ describe('byline elements', () => {
     expect(author('', body)).toBe('Jane Roe');
     expect(relsOf(page('', body), 'authored_by').map((r) => r.to)).toEqual(['Person:https://shop.example/authors/jane-roe']);
     expect(author('', `<article><h1>Owls</h1><p>Posted by <a href="https://shop.example/by/sam-keller?ref=top">Sam Keller</a></p>${text}</article>`)).toBe('Sam Keller');
+    // A news site's editors' pages, after an avatar link that holds no text.
+    expect(author('', `<article><h1>Owls</h1><a href="/about/editors/jane-roe/"><img src="/j.jpg"></a><a class="th-meta" href="/about/editors/jane-roe/">Jane Roe</a>${text}</article>`)).toBe('Jane Roe');
   });
 
   it('never takes an author link after the body text, in the navigation, or one whose text is no full name', () => {

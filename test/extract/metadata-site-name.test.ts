@@ -176,6 +176,11 @@ describe('site name from the home page\'s own title', () => {
     expect(at('https://birdnotes.example/index.html', '<title>Welcome to Bird Notes</title>')).toBe('Bird Notes');
   });
 
+  it('on any page, a <title> that is the host\'s name (a page built by scripts keeps the site\'s title)', () => {
+    expect(at('https://birdnotes.example/owls', '<title>Bird Notes</title>')).toBe('Bird Notes');
+    expect(at('https://birdnotes.example/owls', '<title>Bird Notes Weekly</title>')).toBe(null);
+  });
+
   it('never on another page, nor a page word or a tagline, nor over a declared name', () => {
     expect(at('https://birdnotes.example/owls', '<title>Owls at night</title>')).toBe(null);
     expect(at('https://birdnotes.example/', '<title>Home</title>')).toBe(null);
