@@ -176,15 +176,54 @@ const MIN_DIV_PARAGRAPH_CHARS = 80;
 /** The label an ad slot prints where no class says so: never a page's description. */
 const AD_LABEL = /^\s*(?:advertisement|advertising|sponsored(?: content)?|anzeige|werbung|publicité|publicidad|pubblicità|reklame|annons)\s*$/i;
 
+/** A photo's caption or credit by its first words ("Photo: ...", "(All photos: Atlas staff)", "图为 ..."). */
+const CAPTION_START = /^\(?(?:all\s+)?(?:photos?|pictures?|pictured|images?|illustrations?|credits?|video)\s*:|^(?:图为|圖為|图：|圖：|写真[:：])/i;
+/** A caption's or a credit's class ("wp-caption-text", "article_caption_w_attr", "photo-credit"). */
+const CAPTION_CLASS = /caption|credit|attribution/i;
+/** A paragraph shorter than this that is a date line or one link is page furniture, not a summary. */
+const FURNITURE_MAX_CHARS = 80;
+
+/**
+ * A paragraph that is page furniture rather than the start of the text: a figure's caption or a
+ * photo credit (by its place, its class or its first words), a short line holding a <time> ("Published 21 November 2019 · Tagged with ..."),
+ * or a short one that is a single link ("View this image ›").
+ */
+function isFurniture(paragraph: Element | undefined, text: string): boolean {
+  if (CAPTION_START.test(text)) return true;
+  if (paragraph === undefined) return false;
+  if (CAPTION_CLASS.test(paragraph.attribs.class ?? '')) return true;
+  for (let el: ParentNode | null = paragraph.parent, level = 0; el !== null && el.type === 'tag' && level < 4; el = el.parent, level += 1) {
+    if ((el as Element).name === 'figcaption' || (el as Element).name === 'figure') return true;
+  }
+  if (text.length >= FURNITURE_MAX_CHARS) return false;
+  const tags = paragraph.children.filter((child) => child.type === 'tag') as Element[];
+  const textOutsideTags = paragraph.children.some((child) => child.type === 'text' && child.data.trim() !== '');
+  if (tags.length === 1 && tags[0]!.name === 'a' && !textOutsideTags) return true;
+  let hasTime = false;
+  const stack: AnyNode[] = [...paragraph.children];
+  while (stack.length > 0 && !hasTime) {
+    const node = stack.pop()!;
+    if (node.type !== 'tag') continue;
+    hasTime = (node as Element).name === 'time';
+    stack.push(...(node as Element).children);
+  }
+  return hasTime;
+}
+
 /**
  * The first paragraph of the main content, for a description when the page declares none; never
- * the byline (Readability removes it) nor an ad slot's label. `skipped`: the elements readBlocks left out.
+ * the byline (Readability removes it), an ad slot's label, or page furniture (isFurniture).
+ * `skipped`: the elements readBlocks left out.
  */
 export function firstParagraph(blocks: Block[], skipped: ReadonlySet<Element>): string | null {
   let shortDiv: string | null = null;
   for (const block of blocks) {
     if (block.kind !== 'text' || block.inByline === true || AD_LABEL.test(block.text)) continue;
-    if (block.tag === 'p') return block.paragraph === undefined ? block.text : cleanText(textOf(block.paragraph, skipped));
+    if (block.tag === 'p') {
+      const text = block.paragraph === undefined ? block.text : cleanText(textOf(block.paragraph, skipped));
+      if (isFurniture(block.paragraph, text)) continue;
+      return text;
+    }
     if (block.tag !== 'div') continue;
     if (block.text.length >= MIN_DIV_PARAGRAPH_CHARS) return block.text;
     shortDiv ??= block.text;

@@ -68,6 +68,18 @@ describe('description from the first paragraph', () => {
 });
 
 describe('description from a short loose-text <div>', () => {
+  it('skips page furniture: a figure\'s caption, a credit, a short date line, a lone link', () => {
+    const describe = (lead: string) => extractHtml(page('<title>Owls at night in the forest</title>', `<article><h1>Owls</h1>${lead}<p>${filler}</p></article>`)).entities[0]!.attributes.description;
+    expect(describe('<figure><img src="/o.jpg"><figcaption><p>A barn owl at dusk.</p></figcaption></figure>')).toBe(filler);
+    expect(describe('<p class="wp-caption-text">A barn owl at dusk.</p>')).toBe(filler);
+    expect(describe('<p>(All photos: Bird Notes staff)</p>')).toBe(filler);
+    expect(describe('<p>图为一只猫头鹰。</p>')).toBe(filler);
+    expect(describe('<p class="meta">Published <time datetime="2019-11-21">21 November 2019</time> · Tagged with owls</p>')).toBe(filler);
+    expect(describe('<p><a href="/o.jpg"><b>View this image ›</b></a></p>')).toBe(filler);
+    // A short first paragraph of text is the text.
+    expect(describe('<p>Owls are <a href="/birds">birds</a> of the night.</p>')).toBe('Owls are birds of the night.');
+  });
+
   it('takes a short <div> text when the content has no other paragraph', () => {
     const c = extractHtml(page('<title>Owls at night in the forest</title>', '<main><section><div><div>Owls hunt mostly at night.</div></div></section></main>'));
     expect(factOf(c, 'description', 'text_extraction')?.value).toBe('Owls hunt mostly at night.');
