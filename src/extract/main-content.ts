@@ -14,7 +14,7 @@ export interface Block {
    * as an excerpt. firstParagraph reads it; only the first paragraph is ever asked for it.
    */
   paragraph?: Element;
-  /** Text of the page's byline element: kept for the chunks, never taken as the description. */
+  /** Text of the page's byline element (or of the short line holding it): kept for the chunks, never taken as the description. */
   inByline?: boolean;
 }
 
@@ -76,7 +76,8 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
       if (text === '') continue;
       const block: Block = { kind: 'text', level: 0, tag, text };
       if (tag === 'p' && el !== null && parts.length === 1) block.paragraph = el;
-      if (byline !== null && isWithin(el, byline)) block.inByline = true;
+      // The byline, or the short line holding it ("Le Monde | 04.05.2015 | Par Martin Untersinger").
+      if (byline !== null && (isWithin(el, byline) || (el !== null && text.length < BYLINE_LINE_MAX_CHARS && isWithin(byline, el)))) block.inByline = true;
       blocks.push(block);
     }
   };
@@ -117,6 +118,9 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
   flush('body', null);
   return blocks;
 }
+
+/** A block holding the byline element and shorter than this is the byline's line (dates, publication, author). */
+const BYLINE_LINE_MAX_CHARS = 200;
 
 function isWithin(el: Element | null, ancestor: Element): boolean {
   for (let node: Element | null = el; node !== null; node = node.parent as Element | null) if (node === ancestor) return true;

@@ -47,6 +47,10 @@ describe('description from the first paragraph', () => {
     expect(factOf(c, 'description', 'text_extraction')?.value).toBe(filler);
     expect(factOf(c, 'author', 'text_extraction')?.value).toBe('Jane Roe');
     expect(c.chunks.map((chunk) => chunk.text).join(' ')).toContain('Edited by');
+    // Nor the short line that holds the byline ("The Ledger | 04.05.2015 | By Jane Roe").
+    const line = '<p class="signature">The Ledger | <time datetime="2015-05-04">04.05.2015 at 13:36</time> • Updated <time datetime="2015-05-05">05.05.2015 at 20:13</time> | By <span class="author">Jane Roe</span> (with John Doe and Ann Poe)</p>';
+    const held = extractHtml(page('<title>Owls at night in the forest</title>', `<article><h1>Owls at night</h1>${line}<p>${filler}</p></article>`));
+    expect(factOf(held, 'description', 'text_extraction')?.value).toBe(filler);
   });
 
   it('skips an ad slot: by its class (advert, ad, ads) or by its label alone ("Advertisement", "Anzeige")', () => {
