@@ -107,9 +107,9 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   if (cleanTitle !== null) titles.push({ value: cleanTitle, provenance: 'seo_meta', confidence: C.titleHeuristic });
   if (rawTitle !== null && rawTitle !== '') fact(primary, 'html_title', rawTitle, C.htmlTitle);
   if (scan.h1Texts.length === 1 && cleanText(scan.h1Texts[0]!) !== '') titles.push({ value: cleanText(scan.h1Texts[0]!), provenance: 'text_extraction', confidence: C.bylineElement });
-  // Of several <h1>s, the first one shown outside boilerplate, below everything else (a page with
-  // an empty <title> was named by its url).
-  else if (scan.firstH1 !== null && cleanText(textOf(scan.firstH1)) !== '') titles.push({ value: cleanText(textOf(scan.firstH1)), provenance: 'text_extraction', confidence: C.firstHeading });
+  // Else, when nothing names the page, the first of several <h1>s shown outside boilerplate (a
+  // page with an empty <title> was named by its url).
+  else if (titles.length === 0 && scan.firstH1 !== null && cleanText(textOf(scan.firstH1)) !== '') titles.push({ value: cleanText(textOf(scan.firstH1)), provenance: 'text_extraction', confidence: C.firstHeading });
 
   /** Several values are one fact of {"values": [...]} (listValue); `display`, when given, replaces their joined display. */
   const listFact = (predicate: string, values: readonly string[], confidence: number, provenance: 'seo_meta' | 'text_extraction', display?: string): void => {

@@ -162,7 +162,7 @@ export const META_SOURCES = {
     // The New York Times' byline tag ("By Jane Roe and Sam Lee"); OpenGraph's book:author (and the
     // older books:author) when a page writes the author's name there rather than a profile url.
     ['byl', C.metaParsely - 0.02], ['book:author', C.metaParsely - 0.02], ['books:author', C.metaParsely - 0.02],
-    ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03], [ITEMPROP_KEY('author'), C.metaParsely - 0.04]],
+    ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03]],
   description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
   site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
   date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02],
