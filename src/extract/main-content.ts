@@ -77,7 +77,7 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
       const block: Block = { kind: 'text', level: 0, tag, text };
       if (tag === 'p' && el !== null && parts.length === 1) block.paragraph = el;
       // The byline, or the short line holding it ("Le Monde | 04.05.2015 | Par Martin Untersinger").
-      if (byline !== null && (isWithin(el, byline) || (el !== null && text.length < BYLINE_LINE_MAX_CHARS && isWithin(byline, el)))) block.inByline = true;
+      if (byline !== null && (isWithin(el, byline) || (el !== null && text.length < BYLINE_LINE_MAX_CHARS && isWithin(byline, el, BYLINE_LINE_DEPTH)))) block.inByline = true;
       blocks.push(block);
     }
   };
@@ -119,11 +119,17 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
   return blocks;
 }
 
-/** A block holding the byline element and shorter than this is the byline's line (dates, publication, author). */
+/**
+ * A block shorter than this holding the byline element at most BYLINE_LINE_DEPTH levels down is
+ * the byline's line (dates, publication, author), not a container of the whole text.
+ */
 const BYLINE_LINE_MAX_CHARS = 200;
+const BYLINE_LINE_DEPTH = 3;
 
-function isWithin(el: Element | null, ancestor: Element): boolean {
-  for (let node: Element | null = el; node !== null; node = node.parent as Element | null) if (node === ancestor) return true;
+/** Whether `el` is `ancestor` or below it (at most `levels` levels below). */
+function isWithin(el: Element | null, ancestor: Element, levels = Infinity): boolean {
+  let depth = 0;
+  for (let node: Element | null = el; node !== null && depth <= levels; node = node.parent as Element | null, depth += 1) if (node === ancestor) return true;
   return false;
 }
 
@@ -189,8 +195,9 @@ const FURNITURE_MAX_CHARS = 80;
 
 /**
  * A paragraph that is page furniture rather than the start of the text: a figure's caption or a
- * photo credit (by its place, its class or its first words), a short line holding a <time> ("Published 21 November 2019 · Tagged with ..."),
- * or a short one that is a single link ("View this image ›").
+ * photo credit (by its place, its class or its first words), a short line holding a <time>
+ * ("Published 21 November 2019 · Tagged with ..."), or a short one that is a single link ("View
+ * this image ›").
  */
 function isFurniture(paragraph: Element | undefined, text: string): boolean {
   if (CAPTION_START.test(text)) return true;
