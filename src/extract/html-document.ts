@@ -201,8 +201,8 @@ function logoIn(link: Element, href: string): { alt: string; href: string } | nu
 }
 
 const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
-/** Classes blog themes give the <time> of a post's publication (WordPress's "entry-date published") and of its update. */
-const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date|posted-on)(?:$|[\s_-])/i;
+/** Classes blog themes and news sites give the <time> of a post's publication (WordPress's "entry-date published", a dateline) and of its update. */
+const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date|posted-on|dateline)(?:$|[\s_-])/i;
 const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-date)(?:$|[\s_-])/i;
 
 /**

@@ -358,6 +358,8 @@ describe('the <time> a blog theme marks', () => {
   it('a <time> marked by its parent: WordPress blocks\' <div class="wp-block-post-date">, a theme\'s <span class="posted-on"><a><time>', () => {
     expect(factOf(post('', '<div class="wp-block-post-date"><time datetime="2025-12-12T17:30:00+00:00">December 12, 2025</time></div>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12T17:30:00Z');
     expect(factOf(post('', '<span class="posted-on">Posted on <a href="/p"><time datetime="2025-12-12">December 12, 2025</time></a></span>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
+    // A news site's dateline.
+    expect(factOf(post('', '<div class="meta"><time class="content__dateline-wpd" datetime="2025-12-12T07:00:02-0500">12 Dec 2025</time></div>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12T12:00:02Z');
     // An hAtom <abbr> is marked by its own class only.
     expect(factOf(post('', '<span class="published"><abbr class="when" title="2025-12-12T17:30:00+00:00">Dec 12</abbr></span>'), 'date_published', 'text_extraction')).toBeUndefined();
   });
