@@ -306,6 +306,19 @@ export function bylineDates(line: string): { published: string | null; modified:
   return out;
 }
 
+/** A label and a written date, and nothing else: "Published on: June 25, 2024", "Updated 5 March 2024". */
+const LABELLED_DATE_LINE = /^\s*(?:published|posted|updated|last\s+updated|modified|date)(?:\s+on)?\s*:?\s*/i;
+
+/** The day a line that is only a label and a written date states ("Published on: June 25, 2024"), or null for any other line. */
+export function labelledDate(line: string): { published: string | null; modified: string | null } | null {
+  const label = LABELLED_DATE_LINE.exec(line);
+  if (label === null || line.length > 80) return null;
+  const rest = line.slice(label[0].length);
+  if (rest.replace(WRITTEN_DATE, '').replace(/[\s,.|·•–—-]+/g, '') !== '') return null;
+  const dates = bylineDates(line);
+  return dates.published === null && dates.modified === null ? null : dates;
+}
+
 /** YYYY-MM-DD when the day exists (no February 30th), else null. */
 function calendarDate(year: number, month: number, day: number): string | null {
   const time = Date.UTC(year, month - 1, day);

@@ -1,6 +1,6 @@
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, ParentNode, Text } from 'domhandler';
-import { BODY_TEXT_LENGTH, isBylineMarked, readByline } from './byline.js';
+import { BODY_TEXT_LENGTH, isBylineMarked, labelledDate, readByline } from './byline.js';
 
 /**
  * One parse of a page (htmlparser2) and one walk over its tree that collects everything the
@@ -76,6 +76,11 @@ export interface HtmlScan {
    * <time>"): a theme's plain date under the title. None on a page of several `<article>`s.
    */
   plainTimes: { published: string | null; modified: string | null };
+  /**
+   * The days the first lines that are a label and a written date state ("Published on: June 25,
+   * 2024"), met before the body text outside boilerplate. None on a page of several `<article>`s.
+   */
+  labelledDates: { published: string | null; modified: string | null };
 }
 
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
@@ -256,6 +261,17 @@ function notePlainTime(times: PlainTimes, el: Element, datetime: string): void {
   times.published = times.unlabelled === 1 ? datetime : null;
 }
 
+/** Keeps the days an element's own text states when it is only a label and a written date ("Published on: June 25, 2024"). */
+function noteLabelledDate(dates: HtmlScan['labelledDates'], el: Element): void {
+  let own = '';
+  for (const child of el.children) if (child.type === 'text') own += (child as Text).data;
+  if (own.length < 10 || own.length > 120) return;
+  const stated = labelledDate(own.trim());
+  if (stated === null) return;
+  dates.published ??= stated.published;
+  dates.modified ??= stated.modified;
+}
+
 /** Whether an element is inside a list item or a table cell. */
 function inListOrTable(el: Element): boolean {
   for (let parent = el.parent; parent !== null && parent.type === 'tag'; parent = parent.parent) {
@@ -292,7 +308,7 @@ export function scanHtml(html: string): HtmlScan {
     document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
     microdataRoots: [], headingTexts: [], h1Texts: [], firstH1: null, byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
     explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], authorLinks: [], relAuthors: [], footers: [], translations: [], timeMarks: { published: null, modified: null },
-    plainTimes: { published: null, modified: null },
+    plainTimes: { published: null, modified: null }, labelledDates: { published: null, modified: null },
   };
   /** Whether a paragraph of body text was met: a byline comes before it. */
   let bodyTextSeen = false;
@@ -374,6 +390,8 @@ export function scanHtml(html: string): HtmlScan {
         if (text !== '' && text.length <= 60) scan.homeLinkTexts.push({ text, href });
       }
     }
+    // A labelled date says what it is wherever it stands before the body text, above the title too.
+    if (!bodyTextSeen && !skipped && !hidden && name !== 'time') noteLabelledDate(scan.labelledDates, el);
     const footer = (state & (IN_FOOTER | IN_ARTICLE)) === 0 && (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) && !hidden && !isHidden(el);
     if (footer && scan.footers.push(el) > FOOTERS) scan.footers.shift();
     if (name === 'time' && a.datetime !== undefined) {
@@ -452,7 +470,9 @@ export function scanHtml(html: string): HtmlScan {
   }
   scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
   // A page of several articles (a blog's list of posts, each "by <a href=/author/...>") has no one author by its links.
-  if (articles.length > 1) scan.authorLinks = [];
-  else scan.plainTimes = { published: plainTimes.published, modified: plainTimes.modified };
+  if (articles.length > 1) {
+    scan.authorLinks = [];
+    scan.labelledDates = { published: null, modified: null };
+  } else scan.plainTimes = { published: plainTimes.published, modified: plainTimes.modified };
   return scan;
 }

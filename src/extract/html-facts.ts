@@ -162,7 +162,11 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   };
   timeFacts(scan.timeMarks, C.bylineElement);
   // A plain <time> on the page of an event, a place or a product is its date or hours, not the page's.
-  if (typeFamily(primary.type) === null) timeFacts(scan.plainTimes, C.unmarkedByline);
+  if (typeFamily(primary.type) === null) {
+    timeFacts(scan.plainTimes, C.unmarkedByline);
+    // Else a line under the title that is a label and a written date ("Published on: June 25, 2024").
+    timeFacts(scan.labelledDates, C.unmarkedByline);
+  }
   addTranslations(builder, primary, name(), scan.translations, input.baseUrl);
   if (scan.canonicalHref !== null) {
     const url = absoluteUrl(scan.canonicalHref, input.baseUrl);

@@ -398,6 +398,13 @@ describe('the <time> a blog theme marks', () => {
     expect(factOf(post('', `<p class="byline">By Ola Berg, December 1, 2025</p>${times}`), 'date_published', 'text_extraction')?.value).toBe('2025-12-12T17:30:00Z');
   });
 
+  it('a line that is only a label and a written date dates the page, above the title too ("Published on: December 12, 2025")', () => {
+    expect(factOf(post('', '<span class="t2">Published on: December 12, 2025 </span><h1>Ten years of the lantern walk</h1>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
+    expect(factOf(post('', '<h1>Ten years of the lantern walk</h1><div>Last updated 14 December 2025</div>'), 'date_modified', 'text_extraction')?.value).toBe('2025-12-14');
+    // A sentence that holds a date is no date line.
+    expect(factOf(post('', '<h1>Ten years of the lantern walk</h1><div>Published on December 12, 2025 by the town council</div>'), 'date_published', 'text_extraction')).toBeUndefined();
+  });
+
   it('reads <meta itemprop> that belongs to no item (in the head) as head metadata: datePublished, dateModified; never its author (Squarespace writes the site\'s name there)', () => {
     const c = post('<meta itemprop="datePublished" content="2025-12-12T17:30:00+01:00"><meta itemprop="dateModified" content="2025-12-14"><meta itemprop="author" content="Lantern Club">', '');
     expect(factOf(c, 'date_published', 'seo_meta')).toMatchObject({ value: '2025-12-12T16:30:00Z', display: '2025-12-12T17:30:00+01:00' });
