@@ -30,6 +30,7 @@ const SHAPES = {
   'a byline of many marked authors': `<h1>Title</h1><div class="byline">${times((i) => `<a class="author" href="/a/${i}">P${i}</a>`).join('')}</div>`,
   'footers of copyright lines': times((i) => `<footer><p>© 2024 ${'-,'.repeat(5)}${i}</p></footer>`).join(''),
   'one copyright line of separators': `<footer><p>© 2024 ${times(() => '-,').join('')}x</p></footer>`,
+  'labelled date lines before the body text': times((i) => `<span>Published on: June ${1 + (i % 28)}, 2024 </span>`).join(''),
   'plain times under the title': `<h1>Title</h1>${times((i) => `<span>updated <time datetime="2024-01-${String(1 + (i % 28)).padStart(2, '0')}">d</time></span>`).join('')}`,
 };
 
