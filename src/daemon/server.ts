@@ -48,6 +48,8 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   });
   worker.start();
   const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
+  const spares = await import('../publish/publish-in-worker.js');
+  spares.keepSparePublishWorker();
   const url = publicBaseUrl(config.settings, port);
   app.log.info({ url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir }, 'nodectl serve listening');
 
@@ -68,6 +70,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         }, config.settings.shutdownTimeoutMs);
         deadline.unref();
         await Promise.all([runningApp.close(), worker.stop()]);
+        await spares.closeSparePublishWorker();
         clearTimeout(deadline);
         runningServices.close();
       })();

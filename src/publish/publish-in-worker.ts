@@ -42,7 +42,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
   let stop: (() => void) | undefined;
   try {
     const input: PublishWorkerInput = { settings, source, options: plain, nowMs: now(), ...(lock ? { lockHolder: lock.holder } : {}) };
-    const worker = new Worker(publishWorkerUrl(), { workerData: input });
+    const worker = startWorker(input);
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
@@ -71,7 +71,60 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
     if (stop) signal?.removeEventListener('abort', stop);
     if (renewal) clearInterval(renewal);
     lock?.release();
+    // The next publish's thread is started once this one is done, not while it competes for the cores.
+    if (keepSpare) prepareSpare();
   }
+}
+
+/** A worker started ahead of the next publish, its modules loaded (publish-worker.ts): its first message is its input. */
+let spare: Worker | undefined;
+let keepSpare = false;
+
+/** The spare worker with `input` sent to it, else a new worker given `input` as its workerData. */
+function startWorker(input: PublishWorkerInput): Worker {
+  const worker = spare;
+  spare = undefined;
+  if (worker === undefined) return new Worker(publishWorkerUrl(), { workerData: input });
+  worker.ref();
+  worker.postMessage(input);
+  return worker;
+}
+
+function prepareSpare(): void {
+  if (spare !== undefined) return;
+  const worker = new Worker(publishWorkerUrl());
+  // An idle spare never keeps the process alive.
+  worker.unref();
+  const forget = () => {
+    if (spare === worker) spare = undefined;
+  };
+  worker.once('error', forget);
+  worker.once('exit', forget);
+  spare = worker;
+}
+
+/**
+ * Keeps one publish worker started ahead, its modules loaded, from now on (the daemon calls it
+ * when it starts): a publish then begins compiling at once instead of after a new thread has
+ * loaded the compiler (about 0.2 s of each publish on a 2-core machine, docs/publishing.md).
+ * Each worker still runs one publish and exits.
+ */
+export function keepSparePublishWorker(): void {
+  keepSpare = true;
+  prepareSpare();
+}
+
+/** The spare waiting for the next publish, if any (for tests and diagnostics). */
+export function sparePublishWorker(): Worker | undefined {
+  return spare;
+}
+
+/** Stops keeping a spare and ends the one waiting (the daemon's shutdown). */
+export async function closeSparePublishWorker(): Promise<void> {
+  keepSpare = false;
+  const worker = spare;
+  spare = undefined;
+  await worker?.terminate();
 }
 
 /**

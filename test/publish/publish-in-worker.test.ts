@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
 import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
 import { acquirePublishLock, siteHashOf, siteKeys } from '../../src/publish/index.js';
-import { publishWorkerUrl, runPublishInWorker } from '../../src/publish/publish-in-worker.js';
+import { once } from 'node:events';
+import { closeSparePublishWorker, keepSparePublishWorker, publishWorkerUrl, runPublishInWorker, sparePublishWorker } from '../../src/publish/publish-in-worker.js';
 import { createFsTarget } from '../../src/publish/targets/fs.js';
 import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
 import { loadWebsiteInfo } from '../../src/website/load-website.js';
@@ -30,6 +31,28 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
     expect(result).toMatchObject({ websiteId: site.websiteId, alreadyLive: false, rejected: { total: 0 } });
     const target = createFsTarget({ root: t.services.layout.nodesDir });
     expect(JSON.parse((await target.get(siteKeys(siteHashOf(site.websiteId)).pointer))!.toString())).toMatchObject({ node_version: result.versionUlid, generated_at: '2026-03-02T10:00:00Z' });
+  }, 60_000);
+
+  it('keeps one spare worker once asked (the daemon does): a publish runs in it, the next spare starts after, closing ends it', async () => {
+    keepSparePublishWorker();
+    try {
+      const first = sparePublishWorker()!;
+      expect(first).toBeDefined();
+      const firstExited = once(first, 'exit');
+      const result = await publish({ force: true, buildTime: '2026-03-02T11:00:00Z' });
+      expect(result).toMatchObject({ websiteId: site.websiteId, alreadyLive: false });
+      await firstExited; // one publish per worker
+      const second = sparePublishWorker()!;
+      expect(second).toBeDefined();
+      expect(second).not.toBe(first);
+      // The spare is given its input by message: the publish it runs is the caller's.
+      const again = await publish({ force: true, buildTime: '2026-03-02T12:00:00Z' });
+      const target = createFsTarget({ root: t.services.layout.nodesDir });
+      expect(JSON.parse((await target.get(siteKeys(siteHashOf(site.websiteId)).pointer))!.toString())).toMatchObject({ node_version: again.versionUlid, generated_at: '2026-03-02T12:00:00Z' });
+    } finally {
+      await closeSparePublishWorker();
+    }
+    expect(sparePublishWorker()).toBeUndefined();
   }, 60_000);
 
   it('an aborted signal stops the worker mid-publish: the call rejects, the lock is free and the previous version stays live, whole', async () => {
