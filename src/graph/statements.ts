@@ -124,7 +124,8 @@ export function graphStatements(db: Db): GraphStatements {
     // A join, not IN: IN first copies the thousands of ids of a batch into a temporary index.
     factCandidates: p(`SELECT f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
       FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`),
-    factPins: p(`SELECT record_id, pinned_item_key FROM editorial WHERE record_id IN (${IDS}) AND pinned = 1`),
+    // A join, not IN, here too: each id is one lookup in editorial's key, where IN first built a temporary index of them all.
+    factPins: p(`SELECT e.record_id, e.pinned_item_key FROM json_each(?) t JOIN editorial e ON e.record_id = t.value WHERE e.pinned = 1`),
     setFactRank: p('UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?'),
 
     // Q&A citing the facts (first parameter) or made by the items (second): stale when a cited fact has no survivor, a
