@@ -80,7 +80,7 @@ export function graphStatements(db: Db): GraphStatements {
         last_seen_at = excluded.last_seen_at, checksum = excluded.checksum, language = excluded.language, trust = excluded.trust`),
     deleteSources: p(`DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`),
 
-    existingEntities: p(`SELECT id FROM entities WHERE id IN (${IDS})`).pluck(),
+    existingEntities: p(`SELECT e.id FROM json_each(?) t JOIN entities e ON e.id = t.value`).pluck(),
     // An entity is taken from its best contributor (docs/graph.md "Merge rules"); importance is the maximum over all. Among
     // equal statements the entity's own page (importance 5) describes it, not a page naming it (a post naming its author).
     // The type is the most specific one stated (MusicEvent over Event: one id per type family, src/extract/identity.ts).
@@ -142,7 +142,9 @@ export function graphStatements(db: Db): GraphStatements {
       WHERE qa.id = checked.id AND qa.item_key = checked.item_key AND checked.stale != checked.was`),
 
     pendingRaw: p(PENDING_RAW_SQL),
-    pendingIds: p(`SELECT raw_content_id FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`).pluck(),
+    // Joins, not IN (see factCandidates): the ids of a batch are distinct. CROSS JOIN keeps the ids as the outer loop (the
+    // planner otherwise scans the pending rows by raw_items' state index and probes the ids for each: 40 times slower).
+    pendingIds: p(`SELECT r.raw_content_id FROM json_each(?) t CROSS JOIN raw_items r ON r.raw_content_id = t.value WHERE r.state = 'pending'`).pluck(),
     markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
     markFailed: p(`UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`),
   };
