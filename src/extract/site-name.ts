@@ -141,10 +141,15 @@ function plausibleName(name: string): boolean {
   return name.length > 0 && name.length <= MAX_LENGTH && name.split(/\s+/).length <= MAX_WORDS && /\p{L}/u.test(name) && !/^\d[\d\s.,:/-]*$/.test(name);
 }
 
+/** Text as a host name could spell it: accents folded, lower case, letters and digits only ("Bäckerei Sonnenkorn" -> "backereisonnenkorn"). */
+function folded(text: string): string {
+  return text.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
 /** True when the name, letters and digits only, is one of the host's labels or contains or is contained in one (4+ characters). */
 function matchesHost(name: string, host: string | null): boolean {
   if (host === null) return false;
-  const compact = name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
+  const compact = folded(name);
   if (compact.length < 2) return false;
   return host.toLowerCase().replace(/^www\d*\./, '').split('.').some((label) => label === compact
     || (label.length >= 4 && compact.includes(label)) || (compact.length >= 4 && label.includes(compact)));
@@ -235,7 +240,7 @@ export function siteNameFromHomePage(rawTitle: string | null, pageUrl: string): 
 export function siteNameFromHostTitle(rawTitle: string | null, host: string | null): string | null {
   if (rawTitle === null || host === null) return null;
   const title = cleanText(rawTitle);
-  const compact = title.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
+  const compact = folded(title);
   if (compact.length < 3 || !plausibleName(title) || GENERIC.test(title)) return null;
   return host.toLowerCase().split('.').includes(compact) ? title : null;
 }
@@ -281,12 +286,11 @@ export function siteNameFromCopyright(footers: readonly Element[], textOf: (node
 function sharesWordWithHost(name: string, host: string | null): boolean {
   if (host === null) return false;
   const labels = host.toLowerCase().replace(/^www\d*\./, '').replace(/-/g, '');
-  const fold = (text: string) => text.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
-  const whole = fold(name);
+  const whole = folded(name);
   if (whole.length >= 3 && labels.includes(whole)) return true;
   return name.split(/[\s&+.,-]+/).some((word) => {
-    const folded = fold(word);
-    return folded.length >= 4 && labels.includes(folded);
+    const part = folded(word);
+    return part.length >= 4 && labels.includes(part);
   });
 }
 
