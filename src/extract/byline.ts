@@ -286,8 +286,8 @@ const WRITTEN_DATE = new RegExp([
   `\\b(?<d2>\\d{1,2})(?:st|nd|rd|th)?\\.?\\s+(?<m2>${MONTH}),?\\s+(?<y2>\\d{4})\\b`,
   '\\b(?<y3>\\d{4})-(?<m3>\\d{2})-(?<d3>\\d{2})\\b',
 ].join('|'), 'gi');
-/** Words before a date that make it the update rather than the publication. */
-const UPDATED_BEFORE = /(?:updated|modified|edited|revised)\W*(?:on\W*)?$/i;
+/** Words just before a date that make it the update rather than the publication ("Updated on", "aktualisiert:"). */
+export const UPDATE_LABEL = /(?:updated|modified|edited|revised|aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado)\W*(?:on\W*)?$/i;
 
 /**
  * The dates a byline line writes out, as YYYY-MM-DD: the first as the publication, the first
@@ -300,7 +300,7 @@ export function bylineDates(line: string): { published: string | null; modified:
     const month = g.m3 !== undefined ? Number(g.m3) : MONTHS[(g.m1 ?? g.m2)!.slice(0, 3).toLowerCase()]!;
     const date = calendarDate(Number(g.y1 ?? g.y2 ?? g.y3), month, Number(g.d1 ?? g.d2 ?? g.d3));
     if (date === null) continue;
-    if (UPDATED_BEFORE.test(line.slice(Math.max(0, match.index! - 30), match.index))) out.modified ??= date;
+    if (UPDATE_LABEL.test(line.slice(Math.max(0, match.index! - 30), match.index))) out.modified ??= date;
     else out.published ??= date;
   }
   return out;

@@ -1,6 +1,6 @@
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, ParentNode, Text } from 'domhandler';
-import { BODY_TEXT_LENGTH, isBylineMarked, labelledDate, readByline } from './byline.js';
+import { BODY_TEXT_LENGTH, isBylineMarked, labelledDate, readByline, UPDATE_LABEL } from './byline.js';
 
 /**
  * One parse of a page (htmlparser2) and one walk over its tree that collects everything the
@@ -241,8 +241,6 @@ function markTime(marks: HtmlScan['timeMarks'], el: Element, datetime: string): 
   return false;
 }
 
-/** Words before a date that make it the update rather than the publication. */
-const UPDATE_LABEL = /(?:updated|modified|edited|revised|aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado)\W*$/i;
 
 /** Plain times under the title so far; a second one with no update label makes the first no publication date. */
 interface PlainTimes { published: string | null; modified: string | null; unlabelled: number }
