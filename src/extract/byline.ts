@@ -144,8 +144,12 @@ const AUTHOR_LABEL_LINE = /^(?:authors?|autor(?:in)?|autore|auteur)\s*:?\s+(\S)/
 /** The English label without its colon ("Author Jane Roe"); with a colon, any language's is BY_PREFIX's. */
 const AUTHOR_LABEL = /^(?:Authors?|AUTHORS?)\s+(?=\p{Lu})/u;
 
-/** "Posted on March 3, 2024 by Jane Roe", as classic blog themes print the line under a post's title. */
-const DATED_BY_LINE = /^(?:(?:posted|published|written|updated|last\s+updated)\s+)?(?:on\s+)?(.{4,40}?)\s+by\s+(\S)/i;
+/**
+ * "Posted on March 3, 2024 by Jane Roe", as classic blog themes print the line under a post's
+ * title, also in German, French, Spanish, Italian, Portuguese and Dutch ("Veröffentlicht am 3.
+ * März 2024 von Klaus Meier", "Publié le 3 mars 2024 par Claire Dubois").
+ */
+const DATED_BY_LINE = /^(?:(?:posted|published|written|updated|last\s+updated|veröffentlicht|publié|publicado|pubblicato|gepubliceerd|geplaatst)\s+)?(?:(?:on|am|le|el|il|op|em)\s+)?(.{4,40}?)\s+(?:by|von|par|por|di|door|av|przez)\s+(\S)/i;
 
 /** The first character of the name in a line that is a date and then "by" a name, or null when the line is not one. */
 function datedByLineNameStart(text: string): string | null {
@@ -262,12 +266,26 @@ function forEachDescendant(root: Element, visit: (el: Element) => boolean): void
   }
 }
 
-const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
-const DAY = '\\d{1,2}(?:st|nd|rd|th)?\\.?';
+/** Month names in German, French, Spanish, Italian, Portuguese and Dutch, by number (English ones are read by their first three letters). */
+const FOREIGN_MONTHS: Readonly<Record<string, number>> = {
+  januar: 1, jänner: 1, februar: 2, märz: 3, mai: 5, juni: 6, juli: 7, oktober: 10, dezember: 12,
+  janvier: 1, février: 2, mars: 3, avril: 4, juin: 6, juillet: 7, août: 8, septembre: 9, octobre: 10, novembre: 11, décembre: 12,
+  enero: 1, febrero: 2, marzo: 3, abril: 4, mayo: 5, junio: 6, julio: 7, agosto: 8, septiembre: 9, setiembre: 9, octubre: 10, noviembre: 11, diciembre: 12,
+  gennaio: 1, febbraio: 2, aprile: 4, maggio: 5, giugno: 6, luglio: 7, settembre: 9, ottobre: 10, dicembre: 12,
+  janeiro: 1, fevereiro: 2, março: 3, maio: 5, junho: 6, julho: 7, setembro: 9, outubro: 10, dezembro: 12,
+  januari: 1, februari: 2, maart: 3, mei: 5, augustus: 8,
+};
+/** A month's name: the other languages' first (longest), so "marzo" is not read as "mar". */
+const MONTH = `(?:${Object.keys(FOREIGN_MONTHS).sort((a, b) => b.length - a.length).join('|')}|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?`;
+/** A day of the month: "3", "3rd", "3." (German), "1er" (French), "1º". */
+const DAY = '\\d{1,2}(?:st|nd|rd|th|er|º|ª)?\\.?';
+/** Between the day and the month ("3 de marzo"), and between the month and the year ("marzo de 2024", "March 3, 2024"). */
+const DAY_TO_MONTH = '\\s+(?:de\\s+)?';
+const MONTH_TO_YEAR = '(?:,?\\s+|\\s+de\\s+)';
 /** Dates, times and relative times as bylines write them. A month name counts only next to a number ("April Smith" is a name). */
 const DATE_PARTS = new RegExp([
   `\\b${MONTH}\\s+${DAY}(?:,?\\s+\\d{4})?(?!\\d)`,
-  `\\b${DAY}\\s+${MONTH}(?:,?\\s+\\d{4})?(?!\\w)`,
+  `\\b${DAY}${DAY_TO_MONTH}${MONTH}(?:${MONTH_TO_YEAR}\\d{4})?(?![\\wäéèûçô])`,
   `\\b${MONTH},?\\s+\\d{4}\\b`,
   '\\b\\d{4}-\\d{1,2}-\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\.\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?)?',
   '\\b\\d{1,2}[./]\\d{1,2}[./]\\d{2,4}\\b',
@@ -280,14 +298,22 @@ const DATE_PARTS = new RegExp([
 ].join('|'), 'gi');
 
 const MONTHS: Readonly<Record<string, number>> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
+
+/** A month's number from its name in any of the languages MONTH reads. */
+function monthNumber(name: string): number {
+  const lower = name.toLowerCase().replace(/\.$/, '');
+  return FOREIGN_MONTHS[lower] ?? MONTHS[lower.slice(0, 3)]!;
+}
 /** A whole date as bylines write it out: "March 3, 2024", "3 March 2024", "Mar. 3rd, 2024", "2024-03-03" (numeric d/m orders are ambiguous: never). */
 const WRITTEN_DATE = new RegExp([
   `\\b(?<m1>${MONTH})\\s+(?<d1>\\d{1,2})(?:st|nd|rd|th)?,?\\s+(?<y1>\\d{4})\\b`,
-  `\\b(?<d2>\\d{1,2})(?:st|nd|rd|th)?\\.?\\s+(?<m2>${MONTH}),?\\s+(?<y2>\\d{4})\\b`,
+  `\\b(?<d2>\\d{1,2})(?:st|nd|rd|th|er|º|ª)?\\.?${DAY_TO_MONTH}(?<m2>${MONTH})${MONTH_TO_YEAR}(?<y2>\\d{4})\\b`,
   '\\b(?<y3>\\d{4})-(?<m3>\\d{2})-(?<d3>\\d{2})\\b',
 ].join('|'), 'gi');
 /** Words just before a date that make it the update rather than the publication ("Updated on", "aktualisiert:"). */
-export const UPDATE_LABEL = /(?:updated|modified|edited|revised|aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado)\W*(?:on\W*)?$/i;
+export const UPDATE_LABEL = /(?:updated|modified|edited|revised|aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado|bijgewerkt)\W*(?:(?:on|am|le|el|il|op|em)\W*)?$/i;
+/** "Published" and "updated" in other languages, with the word before a date, left before a name once the date is cut ("Veröffentlicht am ... von Klaus Meier"). */
+const FOREIGN_DATE_LABEL = /^(?:veröffentlicht|aktualisiert|publié|mis à jour|publicado|actualizado|pubblicato|aggiornato|gepubliceerd|geplaatst|bijgewerkt)(?:\s+(?:am|le|el|il|op|em))?(?:\s*:)?(?=\s|$)\s*/i;
 
 /**
  * The dates a byline line writes out, as YYYY-MM-DD: the first as the publication, the first
@@ -297,7 +323,7 @@ export function bylineDates(line: string): { published: string | null; modified:
   const out: { published: string | null; modified: string | null } = { published: null, modified: null };
   for (const match of line.slice(0, 300).matchAll(WRITTEN_DATE)) {
     const g = match.groups!;
-    const month = g.m3 !== undefined ? Number(g.m3) : MONTHS[(g.m1 ?? g.m2)!.slice(0, 3).toLowerCase()]!;
+    const month = g.m3 !== undefined ? Number(g.m3) : monthNumber((g.m1 ?? g.m2)!);
     const date = calendarDate(Number(g.y1 ?? g.y2 ?? g.y3), month, Number(g.d1 ?? g.d2 ?? g.d3));
     if (date === null) continue;
     if (UPDATE_LABEL.test(line.slice(Math.max(0, match.index! - 30), match.index))) out.modified ??= date;
@@ -306,8 +332,8 @@ export function bylineDates(line: string): { published: string | null; modified:
   return out;
 }
 
-/** A label and a written date, and nothing else: "Published on: June 25, 2024", "Updated 5 March 2024". */
-const LABELLED_DATE_LINE = /^\s*(?:published|posted|updated|last\s+updated|modified|date)(?:\s+on)?\s*:?\s*/i;
+/** A label and a written date, and nothing else: "Published on: June 25, 2024", "Updated 5 March 2024", "Veröffentlicht am 3. März 2024". */
+const LABELLED_DATE_LINE = /^\s*(?:published|posted|updated|last\s+updated|modified|date|veröffentlicht|aktualisiert|publié|mis à jour|publicado|actualizado|pubblicato|aggiornato|gepubliceerd|bijgewerkt)(?:\s+(?:on|am|le|el|il|op|em))?\s*:?\s*/i;
 
 /** The day a line that is only a label and a written date states ("Published on: June 25, 2024"), or null for any other line. */
 export function labelledDate(line: string): { published: string | null; modified: string | null } | null {
@@ -409,12 +435,19 @@ function withoutContacts(text: string): string {
   return bracketed === null ? rest : bracketed[1]!.trim();
 }
 
+/**
+ * The lower-case word some languages write before a date ("le 3 mars", "am 3. März", "el 3 de
+ * marzo"), left at the end of a part once the date is cut. Lower case only: "Le Pen" is a name.
+ */
+const DATE_ARTICLE = /(?:^|\s)(?:le|am|el|il|op|em|du|den|dia)$/;
+
 /** One separated part of a byline without its dates, labels and "By", or null when it is not (part of) a name. */
 function cleanPart(raw: string): string | null {
-  let part = raw.replace(DATE_PARTS, ' ');
+  const withoutDates = raw.replace(DATE_PARTS, ' ');
+  let part = withoutDates === raw ? raw : cleanText(withoutDates).replace(DATE_ARTICLE, '');
   for (let previous = ''; previous !== part;) {
     previous = part;
-    part = cleanText(part).replace(LABEL, '').replace(BY_PREFIX, '');
+    part = cleanText(part).replace(LABEL, '').replace(FOREIGN_DATE_LABEL, '').replace(BY_PREFIX, '');
     const foreign = FOREIGN_BY.exec(part);
     if (foreign !== null) {
       const rest = part.slice(foreign[0].length);

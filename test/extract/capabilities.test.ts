@@ -401,6 +401,8 @@ describe('the <time> a blog theme marks', () => {
   it('a line that is only a label and a written date dates the page, above the title too ("Published on: December 12, 2025")', () => {
     expect(factOf(post('', '<span class="t2">Published on: December 12, 2025 </span><h1>Ten years of the lantern walk</h1>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
     expect(factOf(post('', '<h1>Ten years of the lantern walk</h1><div>Last updated 14 December 2025</div>'), 'date_modified', 'text_extraction')?.value).toBe('2025-12-14');
+    expect(factOf(post('', '<h1>Ten years of the lantern walk</h1><div>Veröffentlicht am 12. Dezember 2025</div>'), 'date_published', 'text_extraction')?.value).toBe('2025-12-12');
+    expect(factOf(post('', '<h1>Ten years of the lantern walk</h1><div>Actualizado el 14 de diciembre de 2025</div>'), 'date_modified', 'text_extraction')?.value).toBe('2025-12-14');
     // A sentence that holds a date is no date line.
     expect(factOf(post('', '<h1>Ten years of the lantern walk</h1><div>Published on December 12, 2025 by the town council</div>'), 'date_published', 'text_extraction')).toBeUndefined();
   });

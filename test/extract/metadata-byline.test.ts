@@ -105,6 +105,11 @@ describe('byline elements', () => {
     expect(author('', `<article><h1>Owls</h1><div class="dek">Owls are followed by Crows</div>${text}</article>`)).toBeNull();
   });
 
+  it('reads an unmarked dated line in other languages: "Veröffentlicht am 3. März 2024 von ...", "Publié le 3 mars 2024 par ..."', () => {
+    expect(author('', `<article><h1>Owls</h1><div class="meta">Veröffentlicht am 3. März 2024 von Klaus Meier</div>${text}</article>`)).toBe('Klaus Meier');
+    expect(author('', `<article><h1>Owls</h1><div class="meta">Publié le 3 mars 2024 par Claire Dubois</div>${text}</article>`)).toBe('Claire Dubois');
+  });
+
   it('reads byline classes and unmarked lines in other languages: autor, auteur, autore; "Von ...", "Por ..."', () => {
     expect(author('', `<article><h1>Owls</h1><p class="autor">Von Klaus Meier</p>${text}</article>`)).toBe('Klaus Meier');
     expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Publié le 15 septembre 2023 par <span class="auteur"><a href="/auteur/claire/">Claire Dubois</a></span></div>${text}</article>`)).toBe('Claire Dubois');
@@ -198,6 +203,20 @@ describe('cleaning a byline', () => {
     expect(cleanByline('김철수 특파원')).toBe('김철수');
     expect(cleanByline('山田太郎 記者')).toBe('山田太郎');
     expect(cleanByline('本报记者 张三')).toBe('张三');
+  });
+
+  it('cuts dates written in German, French, Spanish, Italian, Portuguese and Dutch, and the word before them', () => {
+    expect(cleanByline('Von Klaus Meier, 3. März 2024')).toBe('Klaus Meier');
+    expect(cleanByline('Von Klaus Meier am 3. März 2024')).toBe('Klaus Meier');
+    expect(cleanByline('Par Marie Curie, le 1er mars 2024')).toBe('Marie Curie');
+    expect(cleanByline('Por Juan Pérez el 3 de marzo de 2024')).toBe('Juan Pérez');
+    expect(cleanByline('Di Marco Rossi, 3 marzo 2024')).toBe('Marco Rossi');
+    expect(cleanByline('Por Ana Silva, 3 de março de 2024')).toBe('Ana Silva');
+    expect(cleanByline('Door Jan de Vries, 3 maart 2024')).toBe('Jan de Vries');
+    expect(cleanByline('Veröffentlicht am 3. März 2024 von Klaus Meier')).toBe('Klaus Meier');
+    // A month's name is a date only beside a number; a capitalised article is a name's.
+    expect(cleanByline('Mars Johnson')).toBe('Mars Johnson');
+    expect(cleanByline('Jean-Marie Le Pen')).toBe('Jean-Marie Le Pen');
   });
 
   it('keeps names that begin like a label: Byron, Von Miller, Di Stefano, April, June', () => {
