@@ -144,12 +144,19 @@ const AUTHOR_LABEL_LINE = /^(?:authors?|autor(?:in)?|autore|auteur)\s*:?\s+(\S)/
 /** The English label without its colon ("Author Jane Roe"); with a colon, any language's is BY_PREFIX's. */
 const AUTHOR_LABEL = /^(?:Authors?|AUTHORS?)\s+(?=\p{Lu})/u;
 
+/** "Published" in German, French, Spanish, Italian, Portuguese and Dutch, as a date's label (regex alternatives). */
+const PUBLISHED_WORDS = 'veröffentlicht|publié|publicado|pubblicato|gepubliceerd|geplaatst';
+/** "Updated" in those languages. */
+const UPDATED_WORDS = 'aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado|bijgewerkt';
+/** The word before a date: "on", and "am", "le", "el", "il", "op", "em" in those languages. */
+const DATE_PREPOSITIONS = 'on|am|le|el|il|op|em';
+
 /**
  * "Posted on March 3, 2024 by Jane Roe", as classic blog themes print the line under a post's
  * title, also in German, French, Spanish, Italian, Portuguese and Dutch ("Veröffentlicht am 3.
  * März 2024 von Klaus Meier", "Publié le 3 mars 2024 par Claire Dubois").
  */
-const DATED_BY_LINE = /^(?:(?:posted|published|written|updated|last\s+updated|veröffentlicht|publié|publicado|pubblicato|gepubliceerd|geplaatst)\s+)?(?:(?:on|am|le|el|il|op|em)\s+)?(.{4,40}?)\s+(?:by|von|par|por|di|door|av|przez)\s+(\S)/i;
+const DATED_BY_LINE = new RegExp(`^(?:(?:posted|published|written|updated|last\\s+updated|${PUBLISHED_WORDS})\\s+)?(?:(?:${DATE_PREPOSITIONS})\\s+)?(.{4,40}?)\\s+(?:by|von|par|por|di|door|av|przez)\\s+(\\S)`, 'i');
 
 /** The first character of the name in a line that is a date and then "by" a name, or null when the line is not one. */
 function datedByLineNameStart(text: string): string | null {
@@ -311,9 +318,9 @@ const WRITTEN_DATE = new RegExp([
   '\\b(?<y3>\\d{4})-(?<m3>\\d{2})-(?<d3>\\d{2})\\b',
 ].join('|'), 'gi');
 /** Words just before a date that make it the update rather than the publication ("Updated on", "aktualisiert:"). */
-export const UPDATE_LABEL = /(?:updated|modified|edited|revised|aktualisiert|geändert|mis à jour|modifié|actualizado|aggiornato|atualizado|bijgewerkt)\W*(?:(?:on|am|le|el|il|op|em)\W*)?$/i;
+export const UPDATE_LABEL = new RegExp(`(?:updated|modified|edited|revised|${UPDATED_WORDS})\\W*(?:(?:${DATE_PREPOSITIONS})\\W*)?$`, 'i');
 /** "Published" and "updated" in other languages, with the word before a date, left before a name once the date is cut ("Veröffentlicht am ... von Klaus Meier"). */
-const FOREIGN_DATE_LABEL = /^(?:veröffentlicht|aktualisiert|publié|mis à jour|publicado|actualizado|pubblicato|aggiornato|gepubliceerd|geplaatst|bijgewerkt)(?:\s+(?:am|le|el|il|op|em))?(?:\s*:)?(?=\s|$)\s*/i;
+const FOREIGN_DATE_LABEL = new RegExp(`^(?:${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?(?:\\s*:)?(?=\\s|$)\\s*`, 'i');
 
 /**
  * The dates a byline line writes out, as YYYY-MM-DD: the first as the publication, the first
@@ -333,7 +340,7 @@ export function bylineDates(line: string): { published: string | null; modified:
 }
 
 /** A label and a written date, and nothing else: "Published on: June 25, 2024", "Updated 5 March 2024", "Veröffentlicht am 3. März 2024". */
-const LABELLED_DATE_LINE = /^\s*(?:published|posted|updated|last\s+updated|modified|date|veröffentlicht|aktualisiert|publié|mis à jour|publicado|actualizado|pubblicato|aggiornato|gepubliceerd|bijgewerkt)(?:\s+(?:on|am|le|el|il|op|em))?\s*:?\s*/i;
+const LABELLED_DATE_LINE = new RegExp(`^\\s*(?:published|posted|updated|last\\s+updated|modified|date|${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?\\s*:?\\s*`, 'i');
 
 /** The day a line that is only a label and a written date states ("Published on: June 25, 2024"), or null for any other line. */
 export function labelledDate(line: string): { published: string | null; modified: string | null } | null {
