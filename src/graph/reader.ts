@@ -8,10 +8,13 @@ interface EntitySql {
   id: string; type: string; canonical_key: string; name: string; language: string; confidence: number; provenance_method: ProvenanceMethod;
   source_id: string | null; source_url: string | null; importance: number; attributes: string; hidden: number | null;
 }
-interface RelSql {
-  id: string; type: string; from_entity_id: string; to_entity_id: string | null; to_ref: string; resolution_status: 'resolved' | 'dangling'; language: string;
-  confidence: number; provenance_method: ProvenanceMethod; source_id: string | null; source_url: string | null;
-}
+/** The columns relationships() reads, in the order it takes them, as one JSON array per row. */
+const REL_SQL = `SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url)
+  FROM relationships WHERE language = ? ORDER BY id`;
+type RelSqlRow = [
+  id: string, type: string, from_entity_id: string, to_entity_id: string | null, to_ref: string, resolution_status: 'resolved' | 'dangling', language: string,
+  confidence: number, provenance_method: ProvenanceMethod, source_id: string | null, source_url: string | null,
+];
 interface ChunkSql { id: string; text: string; tokens_estimate: number; language: string; entity_ids: string; source_id: string | null; heading_path: string; position: number }
 interface QaSql {
   id: string; question: string; answer: string; language: string; fact_ids: string; entity_ids: string; confidence: number; provenance_method: ProvenanceMethod; stale: number;
@@ -98,10 +101,11 @@ export class SqliteGraphReader implements GraphReader {
   }
 
   relationships(language: string): Iterable<RelationshipRow> {
-    return mapRows(this.db.prepare('SELECT * FROM relationships WHERE language = ? ORDER BY id').iterate(language), (r: RelSql): RelationshipRow => ({
-      id: r.id, type: r.type, fromEntityId: r.from_entity_id, toEntityId: r.to_entity_id, toRef: r.to_ref, resolutionStatus: r.resolution_status,
-      language: r.language, confidence: r.confidence, provenanceMethod: r.provenance_method, sourceId: r.source_id, sourceUrl: r.source_url,
-    }));
+    // One JSON array per row, as facts() reads (FACT_SQL): 30,000 edges in 48 to 51 ms against 83 as objects.
+    return mapRows(this.db.prepare(REL_SQL).pluck().iterate(language), (json: string): RelationshipRow => {
+      const [id, type, fromEntityId, toEntityId, toRef, resolutionStatus, rowLanguage, confidence, provenanceMethod, sourceId, sourceUrl] = JSON.parse(json) as RelSqlRow;
+      return { id, type, fromEntityId, toEntityId, toRef, resolutionStatus, language: rowLanguage, confidence, provenanceMethod, sourceId, sourceUrl };
+    });
   }
 
   chunks(language: string): Iterable<ChunkRow> {
