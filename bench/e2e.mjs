@@ -11,8 +11,9 @@
 // Then the same 10,000 items are pushed again unchanged (every one skipped, unchanged_checksum),
 // three times, alternating with a raw baseline fed the same signed bodies: a plain node:http
 // server that hashes (sha256) and parses each body and answers; the fastest of each is reported
-// (a shared machine's bursts of load). Usage:
-//   npm run build && node bench/e2e.mjs [--items N]
+// (a shared machine's bursts of load). The timed part starts once the started daemon is idle (its
+// warm start done, as for a daemon connectors push to); --no-settle pushes at once. Usage:
+//   npm run build && node bench/e2e.mjs [--items N] [--no-settle]
 // BENCH_DAEMON_NODE_ARGS adds node flags to the daemon (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { execFileSync, fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -29,6 +30,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'nodectl');
 const arg = process.argv.indexOf('--items');
 const N = arg > 0 ? Number(process.argv[arg + 1]) : 10_000;
+const SETTLE = !process.argv.includes('--no-settle');
 const BATCH = 500;
 const CONCURRENCY = 2;
 const REPUSH_REPS = 3;
@@ -65,6 +67,23 @@ function clockTicksPerSecond() {
  * CPU time used so far, in ms: by the whole machine (every core, os.cpus()), by the daemon (all
  * its threads: /proc/<pid>/stat, Linux only, else null) and by this process (pushing, polling).
  */
+/**
+ * Waits until the started daemon is idle: it used under a tenth of a core over the last 300 ms
+ * (its warm start done, docs/graph.md "A warm start"), at most 20 s. Resolves how long it
+ * waited, or null where /proc does not tell (not Linux). --no-settle skips it.
+ */
+async function settle(daemonPid, ticksPerSecond) {
+  const start = performance.now();
+  let last = cpuSnapshot(daemonPid, ticksPerSecond).daemon;
+  if (last === null) return null;
+  while (performance.now() - start < 20_000) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = cpuSnapshot(daemonPid, ticksPerSecond).daemon;
+    if (now - last < 30) break;
+    last = now;
+  }
+  return Math.round(performance.now() - start);
+}
 function cpuSnapshot(daemonPid, ticksPerSecond) {
   const machine = cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
   let daemon = null;
@@ -160,6 +179,7 @@ async function main() {
 
     // 1. Push, 2. content.ingest (the daemon's jobs run while the pushes go on), 3. publish, 4. live.
     const ticks = clockTicksPerSecond();
+    const settleMs = SETTLE ? await settle(daemon.child.pid, ticks) : null;
     const cpuAt = [cpuSnapshot(daemon.child.pid, ticks)];
     const t0 = performance.now();
     const pushed = await sendAll(bodies, sendSigned);
@@ -213,7 +233,7 @@ async function main() {
     const report = {
       machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
       node: process.version,
-      items: N, batch: BATCH, concurrency: CONCURRENCY, payload_mb: +(bodies.reduce((n, b) => n + b.length, 0) / 1048576).toFixed(1),
+      items: N, batch: BATCH, concurrency: CONCURRENCY, daemon_settle_ms: settleMs, payload_mb: +(bodies.reduce((n, b) => n + b.length, 0) / 1048576).toFixed(1),
       stages_ms_from_first_push: { pushed: Math.round(pushMs), ingested: Math.round(ingestedMs), published: Math.round(publishedMs), live: Math.round(liveMs) },
       stage_ms: { push: Math.round(pushMs), ingest_after_push: Math.round(ingestedMs - pushMs), publish: Math.round(publishedMs - ingestedMs), live_read: Math.round(liveMs - publishedMs) },
       accepted: pushed.accepted, processed: state.processed, failed: state.failed ?? 0,

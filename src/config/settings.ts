@@ -47,6 +47,7 @@ export const SETTINGS = {
   jobLaneDeliveryConcurrency: setting({ schema: positiveInt.max(64), default: 4, env: 'NODECTL_JOB_LANE_DELIVERY_CONCURRENCY', description: 'Delivery-lane jobs (outgoing webhooks and mail) the daemon runs at once.' }),
   jobLaneMaintenanceConcurrency: setting({ schema: positiveInt.max(64), default: 1, env: 'NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY', description: 'Maintenance-lane jobs (maintenance.*) the daemon runs at once.' }),
   workerConcurrency: setting({ schema: positiveInt.max(64).optional(), default: undefined, env: 'NODECTL_WORKER_CONCURRENCY', description: 'Deprecated (before job lanes): the ingest lane\'s concurrency when jobLaneIngestConcurrency is not set.' }),
+  extractionWarmUpPages: setting({ schema: z.coerce.number().int().min(0).max(100_000), default: 3000, env: 'NODECTL_EXTRACTION_WARM_UP_PAGES', description: 'Made-up pages the extraction workers run through when the daemon starts, so that its first ingest runs at full speed (about 1.5 s of one core; 0: none).' }),
   jobPollMs: setting({ schema: positiveInt, default: 250, env: 'NODECTL_JOB_POLL_MS', description: 'How often an idle worker looks for due jobs, in ms.' }),
   jobLeaseSeconds: setting({ schema: positiveInt, default: 60, env: 'NODECTL_JOB_LEASE_SECONDS', description: 'How long a claimed job is leased before another worker may take it.' }),
   jobMaxAttempts: setting({ schema: positiveInt.max(100), default: 5, env: 'NODECTL_JOB_MAX_ATTEMPTS', description: 'Attempts before a job is dead-lettered.' }),

@@ -7,6 +7,8 @@ import { JOBS } from '../jobs/kinds/index.js';
 import { REDACTED_PATHS } from '../http/create-app.js';
 import { buildApp } from './app.js';
 import { createServices, type AppServices } from '../app/services.js';
+import { sharedExtractionPool } from '../graph/extraction-pool.js';
+
 
 export interface RunningDaemon {
   app: FastifyInstance;
@@ -17,6 +19,14 @@ export interface RunningDaemon {
 }
 
 export class ListenError extends Error {}
+
+/** The extraction workers' warm start (docs/graph.md "A warm start"), in the background: real batches go first. */
+function warmUpExtraction(app: FastifyInstance, pages: number): void {
+  const pool = pages > 0 ? sharedExtractionPool() : undefined;
+  if (pool === undefined) return;
+  const started = performance.now();
+  void pool.warmUp(pages).then(() => app.log.info({ pages, ms: Math.round(performance.now() - started), workers: pool.running }, 'extraction workers warmed up'));
+}
 
 /** Starts `nodectl serve`: HTTP API, job worker and scheduler over one data directory. */
 export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon> {
@@ -50,6 +60,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
   const spares = await import('../publish/publish-in-worker.js');
   spares.keepSparePublishWorker();
+  warmUpExtraction(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);
   app.log.info({ url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir }, 'nodectl serve listening');
 

@@ -5,12 +5,15 @@ import type { WebsiteInfo } from '../website/types.js';
 import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
 import { openDatabase } from '../storage/sqlite.js';
 import { PENDING_RAW_SQL } from './statements.js';
+import { WARM_UP_SITE, warmUpRows } from './warm-up-pages.js';
 
 /**
  * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
  * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending).
  */
-export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] });
+export type ExtractRequest = { id: number } & (({ site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] })) | WarmUpRequest);
+/** Extract warm-up pages first to first + count - 1 (warm-up-pages.ts) and answer an empty string: the JIT's warm-up, nothing is kept. */
+export interface WarmUpRequest { warmUp: { first: number; count: number } }
 /**
  * What the worker answers: the outcome of each row, in order, as JSON text (extractRowsJson: each
  * item's rows without the columns they repeat from the item; for a file request, a
@@ -47,7 +50,11 @@ function readPendingRows(file: string, ids: string[]): RawRow[] {
  */
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
-  if ('rows' in request) {
+  if ('warmUp' in request) {
+    // Serialised as a real answer is, so that code warms up too; the text is not sent.
+    extractRowsJson(warmUpRows(request.warmUp.first, request.warmUp.count), WARM_UP_SITE, []);
+    outcomes = '';
+  } else if ('rows' in request) {
     outcomes = extractRowsJson(request.rows, request.site, request.mappings);
   } else {
     const rows = readPendingRows(request.file, request.ids);

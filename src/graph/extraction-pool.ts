@@ -22,6 +22,15 @@ export interface ExtractionPool {
    * (bodies are not sent back). Rejects when a worker fails or cannot read the file.
    */
   extractPending(site: WebsiteInfo, mappings: FieldMapping[], file: string, ids: string[]): Promise<PendingExtraction>;
+  /**
+   * Extracts `pages` made-up pages in every worker (warm-up-pages.ts), so that V8 has optimised
+   * the extractor before the first real batch (docs/graph.md "A warm start"). Stops early once a
+   * real batch is asked for. Workers are kept from then on, idle or not: a new one would start
+   * cold. Resolves when done, stopped, or a worker failed.
+   */
+  warmUp(pages: number): Promise<void>;
+  /** Worker threads running now (started, not yet ended). */
+  readonly running: number;
   /** Ends the workers (those in use once their batch is done). */
   close(): Promise<void>;
 }
@@ -30,9 +39,12 @@ export interface ExtractionPoolOptions {
   size: number;
   /** The worker module (default: extract-worker.js next to this file, from the build). */
   workerUrl?: URL;
-  /** Workers idle this long are ended; the next batch starts them again. Default 30 s. */
+  /** Workers idle this long are ended; the next batch starts them again. Default 30 s; never once warmed up. */
   idleMs?: number;
 }
+
+/** Warm-up pages per request: a real batch that arrives meanwhile waits for at most this many. */
+const WARM_UP_BATCH = 25;
 
 /** A parsed response: ExtractOutcome[] for a rows request, PendingExtraction for a file request. */
 type Parsed = unknown;
@@ -41,6 +53,8 @@ interface Pending { decode: (text: string) => Parsed; resolve: (o: Parsed) => vo
 /** A worker and the requests posted to it, by id, in the order it answers them. */
 interface Slot { worker: Worker; posted: Map<number, Pending>; idleTimer?: NodeJS.Timeout }
 interface Waiting extends Pending { request: ExtractRequest }
+
+const isWarmUp = (request: ExtractRequest): boolean => 'warmUp' in request;
 
 /**
  * At most this many requests posted to one worker at once. A worker takes the next one from its own message queue
@@ -56,6 +70,9 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   const queue: Waiting[] = [];
   let nextId = 1;
   let closed = false;
+  /** Real batches asked for so far: a warm-up stops at the first one. */
+  let batchesAsked = 0;
+  let keepIdleWorkers = false;
 
   const retire = (slot: Slot) => {
     clearTimeout(slot.idleTimer);
@@ -76,8 +93,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       const { request, ...pending } = queue.shift()!;
       clearTimeout(slot.idleTimer);
       slot.posted.set(request.id, pending);
-      // Referenced while it works, so a process waiting only for its batches does not exit.
-      slot.worker.ref();
+      // Referenced while it works, so a process waiting only for its batches does not exit; a warm-up never holds a process up.
+      if (!isWarmUp(request)) slot.worker.ref();
       slot.worker.postMessage(request);
     }
   };
@@ -89,7 +106,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       slot.posted.delete(response.id);
       if (slot.posted.size === 0) {
         slot.worker.unref();
-        slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
+        if (!keepIdleWorkers) slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
       }
       if (pending) {
         try {
@@ -122,12 +139,27 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
 
   return {
     size: options.size,
-    extract: (site, mappings, rows) => send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[])),
-    extractPending: (site, mappings, file, ids) => send({ id: nextId++, site, mappings, file, ids }, (text) => {
+    get running() {
+      return slots.size;
+    },
+    extract: (site, mappings, rows) => (batchesAsked++, send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[]))),
+    extractPending: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, (text) => {
       const pending = JSON.parse(text) as PendingExtraction;
       readExtractedRows(pending.outcomes);
       return pending;
-    }),
+    })),
+    async warmUp(pages) {
+      keepIdleWorkers = true;
+      for (const slot of slots) clearTimeout(slot.idleTimer);
+      const before = batchesAsked;
+      // One request at a time per loop, and one loop per worker: pick() gives each its own.
+      const warmOne = async () => {
+        for (let first = 0; first < pages && !closed && batchesAsked === before; first += WARM_UP_BATCH) {
+          await send({ id: nextId++, warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) } }, () => undefined);
+        }
+      };
+      await Promise.all(Array.from({ length: options.size }, warmOne)).catch(() => undefined);
+    },
     async close() {
       closed = true;
       for (const waiting of queue.splice(0)) waiting.reject(new Error('the extraction pool is closed'));

@@ -162,6 +162,20 @@ describe('daemon lifecycle', () => {
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expect(lines.some((line) => JSON.parse(line).reqId !== undefined)).toBe(true);
     expect(daemon.output()).not.toMatch(/SECRET/);
+    expect(daemon.output()).not.toContain('extraction workers warmed up'); // NODECTL_EXTRACTION_WARM_UP_PAGES=0
+  });
+
+  it('warms its extraction workers up in the background once it listens, then says so', async () => {
+    const daemon = await startTestDaemon({ env: { NODECTL_LOG_LEVEL: 'info', NODECTL_EXTRACTION_WARM_UP_PAGES: '200' } });
+    try {
+      expect((await getJson(`${daemon.url}/readyz`)).status).toBe(200);
+      const warmed = () => daemon.output().split('\n').filter((line) => line.includes('extraction workers warmed up')).map((line) => JSON.parse(line));
+      for (let i = 0; i < 200 && warmed().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warmed()).toEqual([expect.objectContaining({ pages: 200, workers: expect.any(Number) })]);
+      expect(warmed()[0].workers).toBeGreaterThan(0);
+    } finally {
+      await daemon.stop();
+    }
   });
 
   it('a bad setting in the config file stops serve with exit 2 and the reason', async () => {

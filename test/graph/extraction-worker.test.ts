@@ -125,6 +125,41 @@ describe('extraction workers (runs the build: npm run build)', () => {
     }
   });
 
+  it('end a worker left idle, unless the pool was warmed up: a new worker would start cold', async () => {
+    const rows = [{ raw_content_id: 'raw_1', item_type: 'product', item_id: '1', body: JSON.stringify(page(1)), received_at: RECEIVED }];
+    const cold = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl(), idleMs: 20 });
+    const warmed = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl(), idleMs: 20 });
+    try {
+      await cold.extract(site, [], rows);
+      await warmed.warmUp(30);
+      expect(warmed.running).toBe(1);
+      await warmed.extract(site, [], rows);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(cold.running).toBe(0);
+      expect(warmed.running).toBe(1);
+    } finally {
+      await cold.close();
+      await warmed.close();
+    }
+  });
+
+  it('stop warming up at the first real batch, which is answered right away', async () => {
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const rows = [{ raw_content_id: 'raw_1', item_type: 'product', item_id: '1', body: JSON.stringify(page(1)), received_at: RECEIVED }];
+    try {
+      // 100,000 pages would take a minute or more; the real batch waits for one warm-up request at most.
+      const warming = pool.warmUp(100_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      const [outcome] = await pool.extract(site, [], rows);
+      expect('rows' in outcome! && outcome.rows.itemKey).toBe('product:1');
+      await warming;
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('reject every request posted to a worker that fails', async () => {
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
     try {
