@@ -54,8 +54,6 @@ interface Pending { decode: (text: string) => Parsed; resolve: (o: Parsed) => vo
 interface Slot { worker: Worker; posted: Map<number, Pending>; idleTimer?: NodeJS.Timeout }
 interface Waiting extends Pending { request: ExtractRequest }
 
-const isWarmUp = (request: ExtractRequest): boolean => 'warmUp' in request;
-
 /**
  * At most this many requests posted to one worker at once. A worker takes the next one from its own message queue
  * as soon as it answers one; with one request at a time, it waited for the calling thread to read
@@ -93,8 +91,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       const { request, ...pending } = queue.shift()!;
       clearTimeout(slot.idleTimer);
       slot.posted.set(request.id, pending);
-      // Referenced while it works, so a process waiting only for its batches does not exit; a warm-up never holds a process up.
-      if (!isWarmUp(request)) slot.worker.ref();
+      // Referenced while it works, so a process waiting only for its batches does not exit.
+      slot.worker.ref();
       slot.worker.postMessage(request);
     }
   };
