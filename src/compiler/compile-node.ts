@@ -59,6 +59,8 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
     entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0,
     withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 }, rejected: rejections.counts,
   };
+  // The reads below, in their order: a reader may start each ahead of the compile (src/graph/reader-thread.ts).
+  reader.plan?.([{ kind: 'sources' }, ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) => languages.map((language) => ({ kind, language })))]);
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
 

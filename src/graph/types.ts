@@ -123,4 +123,12 @@ export interface GraphReader {
   qa(language: string): Iterable<QaRow>;
   sources(): Iterable<SourceRow>;
   entityById(id: string): EntityRow | undefined;
+  /**
+   * Announces the reads that follow, in their order, each then read to its end: a reader may
+   * start them ahead (ThreadedGraphReader). Until they are done, only they may be read.
+   */
+  plan?(reads: readonly PlannedRead[]): void;
 }
+
+/** One read of a plan: a record kind of one language, or the sources. */
+export type PlannedRead = { kind: 'entities' | 'facts' | 'relationships' | 'chunks' | 'qa'; language: string } | { kind: 'sources' };

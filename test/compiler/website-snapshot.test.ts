@@ -59,4 +59,17 @@ describe('compileWebsite reads one state of the graph', () => {
     expect(readFileSync(join(after, 'sources.jsonl'), 'utf8')).toContain('Retitled while compiling');
     expect(readFileSync(join(after, 'qa.en.jsonl'), 'utf8')).toBe('');
   });
+
+  it('reading in a thread of its own (as a large graph is read), it compiles the same bytes and sees no later commit either', async () => {
+    const inThread = join(out.dir, 'in-thread');
+    await compileWebsite(h.dataDir, WEBSITE_ID, inThread, { ...BUILD, readingThread: false });
+    const graph = h.services.graphs.get(WEBSITE_ID);
+    const threaded = join(out.dir, 'threaded');
+    await compileWebsite(h.dataDir, WEBSITE_ID, threaded, {
+      ...BUILD,
+      readingThread: true,
+      wrapSink: writingOnFirstOpen(() => graph.prepare(`UPDATE sources SET title = 'Retitled again'`).run()),
+    });
+    expect(filesOf(threaded)).toEqual(filesOf(inThread));
+  });
 });
