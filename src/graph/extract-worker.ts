@@ -3,7 +3,8 @@ import { extractRowsJson, type ExtractOutcome, type RawRow } from './extract-row
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
-import { openDatabase } from '../storage/sqlite.js';
+import { openDatabase, type Db } from '../storage/sqlite.js';
+import { statSync } from 'node:fs';
 import { PENDING_RAW_SQL } from './statements.js';
 import { WARM_UP_SITE, warmUpRows } from './warm-up-pages.js';
 
@@ -28,19 +29,38 @@ export interface PendingExtraction { rows: RawRow[]; outcomes: ExtractOutcome[] 
 
 export type { ExtractOutcome };
 
+/** The read-only connection of the graph file read last, and which file it is (device and inode). */
+let kept: { file: string; dev: number; ino: number; db: Db; idle?: NodeJS.Timeout } | undefined;
+/** A kept connection unused this long is closed: it would keep a deleted website's file on disk. */
+const KEPT_IDLE_MS = 1000;
+
+function closeKept(): void {
+  clearTimeout(kept?.idle);
+  kept?.db.close();
+  kept = undefined;
+}
+
 /**
- * The pending raw_items rows among `ids`, in the order of `ids`, read through a read-only
- * connection of the worker's own (WAL: it reads the last commit, whatever the writer is doing),
- * opened for the batch only: a website's file may be deleted and made again between batches.
+ * A read-only connection to `file` (WAL: each read sees the last commit, whatever the writer is
+ * doing). The last one is kept for the next batch while the path names the same file: a website's
+ * file may be deleted and made again between batches, and a file this connection holds open
+ * keeps its inode, so a new file at the path has another one.
  */
-function readPendingRows(file: string, ids: string[]): RawRow[] {
-  const db = openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true });
-  try {
-    const byId = new Map((db.prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [row.raw_content_id, row]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
-  } finally {
-    db.close();
+function connectionTo(file: string): Db {
+  const { dev, ino } = statSync(file);
+  if (kept === undefined || kept.file !== file || kept.dev !== dev || kept.ino !== ino) {
+    closeKept();
+    kept = { file, dev, ino, db: openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true }) };
   }
+  clearTimeout(kept.idle);
+  kept.idle = setTimeout(closeKept, KEPT_IDLE_MS).unref();
+  return kept.db;
+}
+
+/** The pending raw_items rows among `ids`, in the order of `ids`. */
+function readPendingRows(file: string, ids: string[]): RawRow[] {
+  const byId = new Map((connectionTo(file).prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [row.raw_content_id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**

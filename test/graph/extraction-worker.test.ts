@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
 import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
@@ -74,6 +75,24 @@ describe('extraction workers (runs the build: npm run build)', () => {
       const { rows, outcomes } = await pool.extractPending(site, [], g.file, [third!, second!, 'raw_missing', first!]);
       expect(rows.map((r) => [r.raw_content_id, r.item_id, r.body])).toEqual([[third, '3', null], [first, '1', null]]);
       expect(outcomes.map((o) => ('rows' in o ? o.rows.itemKey : o.error))).toEqual(['product:3', 'product:1']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("read a website's graph file made again at the same path anew, not through the connection they kept", async () => {
+    const g = tempGraph();
+    graphs.push(g);
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    try {
+      const [first] = pending(g.db, [page(1)]);
+      expect((await pool.extractPending(site, [], g.file, [first!])).rows.map((r) => r.item_id)).toEqual(['1']);
+      // The website is deleted and created again: a new file at the same path, other items.
+      g.db.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(g.file + suffix, { force: true });
+      g.db = openDatabase(g.file, GRAPH_DB_OPTIONS);
+      const [second] = pending(g.db, [page(2)]);
+      expect((await pool.extractPending(site, [], g.file, [second!, first!])).rows.map((r) => r.item_id)).toEqual(['2']);
     } finally {
       await pool.close();
     }
