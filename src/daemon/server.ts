@@ -9,7 +9,6 @@ import { buildApp } from './app.js';
 import { createServices, type AppServices } from '../app/services.js';
 import { sharedExtractionPool } from '../graph/extraction-pool.js';
 
-
 export interface RunningDaemon {
   app: FastifyInstance;
   services: AppServices;

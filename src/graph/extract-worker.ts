@@ -1,10 +1,10 @@
+import { statSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { extractRowsJson, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
 import { openDatabase, type Db } from '../storage/sqlite.js';
-import { statSync } from 'node:fs';
 import { PENDING_RAW_SQL } from './statements.js';
 import { WARM_UP_SITE, warmUpRows } from './warm-up-pages.js';
 

@@ -14,7 +14,10 @@ export type ReaderAsk = ReaderRequest | { plan: ReaderRequest[] };
 export interface ReaderMessage { rows?: string; done?: boolean; value?: unknown; error?: string }
 export interface ReaderWorkerData { file: string; port: MessagePort; signal: SharedArrayBuffer; chunkRows: number; chunksAhead: number }
 
-/** Slots of the shared Int32Array: messages posted and taken so far, and a query's cancellation. */
+/**
+ * Slots of the shared Int32Array: messages posted and taken so far, and the number of the query
+ * to stop (queries are numbered from 1 in the order both threads take them; 0: none).
+ */
 export const SIGNAL = { posted: 0, taken: 1, cancel: 2 } as const;
 
 export interface ThreadedReaderOptions {
@@ -41,6 +44,8 @@ const STALLED_MS = 120_000;
  */
 export class ThreadedGraphReader implements GraphReader {
   private reading = false;
+  /** Queries begun so far: the number of the one being read. */
+  private begun = 0;
   /** Reads of the plan the thread runs ahead, not begun by the compile yet. */
   private planned: ReaderRequest[] = [];
 
@@ -126,6 +131,7 @@ export class ThreadedGraphReader implements GraphReader {
   private *rows<Q extends Exclude<GraphQueryName, 'entityById'>>(query: Q, ...params: string[]): Generator<ReturnType<(typeof GRAPH_QUERIES)[Q]['row']>> {
     const { row } = GRAPH_QUERIES[query];
     this.begin({ query, params });
+    const number = this.begun;
     let ended = false;
     try {
       while (!ended) {
@@ -137,10 +143,9 @@ export class ThreadedGraphReader implements GraphReader {
     } finally {
       // Left before the end (a break, an error of the caller): the thread stops the query, the rest of its messages are dropped.
       if (!ended) {
-        Atomics.store(this.signal, SIGNAL.cancel, 1);
+        Atomics.store(this.signal, SIGNAL.cancel, number);
         Atomics.notify(this.signal, SIGNAL.taken);
         for (let message = this.take(); message.done !== true && message.error === undefined; message = this.take());
-        Atomics.store(this.signal, SIGNAL.cancel, 0);
       }
       this.reading = false;
     }
@@ -154,6 +159,7 @@ export class ThreadedGraphReader implements GraphReader {
       throw new Error(`the compile read ${request.query}(${request.params.join(', ')}) where its plan said ${next.query}(${next.params.join(', ')})`);
     }
     this.reading = true;
+    this.begun++;
   }
 
   /** The next message, waited for: the compile thread has nothing else to do until it comes. */

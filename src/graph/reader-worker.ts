@@ -23,10 +23,13 @@ function post(message: ReaderMessage): void {
   Atomics.notify(flags, SIGNAL.posted);
 }
 
-/** Waits until the compile has room for another message; false when it cancelled the query. */
+/** Queries answered so far: the number of the one being answered (ThreadedGraphReader numbers them alike). */
+let answering = 0;
+
+/** Waits until the compile has room for another message; false when it stopped this query. */
 function room(): boolean {
   for (;;) {
-    if (Atomics.load(flags, SIGNAL.cancel) === 1) return false;
+    if (Atomics.load(flags, SIGNAL.cancel) === answering) return false;
     const taken = Atomics.load(flags, SIGNAL.taken);
     if (Atomics.load(flags, SIGNAL.posted) - taken < chunksAhead) return true;
     Atomics.wait(flags, SIGNAL.taken, taken, 1000);
@@ -34,6 +37,7 @@ function room(): boolean {
 }
 
 function answer(request: ReaderRequest): void {
+  answering++;
   if (request.query === 'languages') return post({ value: db.prepare(LANGUAGES_SQL).pluck().all() });
   const sql = GRAPH_QUERIES[request.query].sql;
   if (request.query === 'entityById') return post({ value: db.prepare(sql).pluck().get(...request.params) ?? null });

@@ -88,6 +88,18 @@ describe('ThreadedGraphReader (runs the build: npm run build)', () => {
     expect([...reader.facts('en')]).toEqual(all);
   });
 
+  it('stops a planned query left early, and only that one', async () => {
+    const { file } = fixtureGraph('shop');
+    const reader = await threaded(file);
+    const facts = [...reader.facts('en')];
+    const sources = [...reader.sources()];
+    expect(sources.length).toBeGreaterThan(3); // more than one message: each asks for room, where a query is stopped
+    reader.plan([{ kind: 'facts', language: 'en' }, { kind: 'sources' }, { kind: 'facts', language: 'en' }]);
+    for (const fact of reader.facts('en')) if (fact.id === facts[2]!.id) break;
+    expect([...reader.sources()]).toEqual(sources);
+    expect([...reader.facts('en')]).toEqual(facts);
+  });
+
   it('reads a plan ahead, and refuses a read the plan did not announce', async () => {
     const { file } = fixtureGraph('shop');
     const reader = await threaded(file);
