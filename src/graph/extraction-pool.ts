@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { readExtractedRows, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { ExtractRequest, ExtractResponse, PendingExtraction } from './extract-worker.js';
+import { workerModuleUrl } from '../threads/worker-url.js';
 
 /**
  * Worker threads that extract raw rows (src/extract is pure CPU work on plain data), so that
@@ -172,10 +171,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
  * thread cannot load .ts: the build's copy is used, which must then be current (npm run build).
  */
 export function extractWorkerUrl(here: string = import.meta.url): URL {
-  if (!here.endsWith('.ts')) return new URL('./extract-worker.js', here);
-  const built = new URL('../../dist/graph/extract-worker.js', here);
-  if (!existsSync(built)) throw new Error(`the extraction worker runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
-  return built;
+  return workerModuleUrl(here, 'extract-worker.js', 'the extraction worker');
 }
 
 let shared: ExtractionPool | undefined;

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { GRAPH_QUERIES, uniqueQa, type GraphQueryName } from './reader.js';
 import type { ChunkRow, EntityRow, FactRow, GraphReader, PlannedRead, QaRow, RelationshipRow, SourceRow } from './types.js';
+import { workerModuleUrl } from '../threads/worker-url.js';
 
 /** What the reading thread is asked: a query of GRAPH_QUERIES (or the languages) and its parameters, or a plan of them to run in turn. */
 export interface ReaderRequest { query: GraphQueryName | 'languages'; params: string[] }
@@ -184,8 +183,5 @@ export class ThreadedGraphReader implements GraphReader {
  * thread cannot load .ts: the build's copy is used, which must then be current (npm run build).
  */
 export function readerWorkerUrl(here: string = import.meta.url): URL {
-  if (!here.endsWith('.ts')) return new URL('./reader-worker.js', here);
-  const built = new URL('../../dist/graph/reader-worker.js', here);
-  if (!existsSync(built)) throw new Error(`the graph reading thread runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
-  return built;
+  return workerModuleUrl(here, 'reader-worker.js', 'the graph reading thread');
 }

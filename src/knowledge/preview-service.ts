@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AppServices } from '../app/services.js';
 import { AppError } from '../errors/app-error.js';
@@ -14,6 +12,7 @@ import type { WebsiteInfo } from '../website/types.js';
 import { compareWithLive, type CompiledPreview, type NodePreview } from './preview.js';
 import type { PreviewWorkerInput, PreviewWorkerMessage } from './preview-worker.js';
 import { existingGraph } from './website-graph.js';
+import { workerModuleUrl } from '../threads/worker-url.js';
 
 /** Websites whose last preview is kept. */
 const CACHED_WEBSITES = 32;
@@ -104,8 +103,5 @@ export function createPreviewService(services: Pick<AppServices, 'controlDb' | '
  * .ts worker; in-process tests need `npm run build` first, as for the publish worker).
  */
 export function previewWorkerUrl(here: string = import.meta.url): URL {
-  if (!here.endsWith('.ts')) return new URL('./preview-worker.js', here);
-  const built = new URL('../../dist/knowledge/preview-worker.js', here);
-  if (!existsSync(built)) throw new Error(`the preview worker runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
-  return built;
+  return workerModuleUrl(here, 'preview-worker.js', 'the preview worker');
 }

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Settings } from '../config/settings.js';
 import { AppError } from '../errors/app-error.js';
@@ -9,6 +7,7 @@ import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import type { PublishResult } from './publish-node.js';
 import type { PlainPublishOptions, PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
 import type { PublishSource } from './run-publish.js';
+import { workerModuleUrl } from '../threads/worker-url.js';
 
 export interface PublishInWorkerOptions extends PlainPublishOptions {
   settings: Settings;
@@ -135,8 +134,5 @@ export async function closeSparePublishWorker(): Promise<void> {
  * the binary.
  */
 export function publishWorkerUrl(here: string = import.meta.url): URL {
-  if (!here.endsWith('.ts')) return new URL('./publish-worker.js', here);
-  const built = new URL('../../dist/publish/publish-worker.js', here);
-  if (!existsSync(built)) throw new Error(`the publish worker runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
-  return built;
+  return workerModuleUrl(here, 'publish-worker.js', 'the publish worker');
 }

@@ -6,7 +6,7 @@ import type { LayerTable } from './import-graph.js';
  * (the most specific entry wins). A new top-level folder must be placed here.
  */
 export const LAYERS: LayerTable = [
-  { name: 'contract', modules: ['src/contract', 'src/errors', 'src/ids', 'src/log'] },
+  { name: 'contract', modules: ['src/contract', 'src/errors', 'src/ids', 'src/log', 'src/threads'] },
   { name: 'base', modules: ['src/config', 'src/node-format', 'src/client', 'src/net'] },
   { name: 'storage', modules: ['src/storage', 'src/jobs/queue.ts', 'src/jobs/payload.ts'] },
   { name: 'records', modules: ['src/website', 'src/plans', 'src/tenancy', 'src/connectors', 'src/events'] },

@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DISCARDING_SINK, type NodeSink } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';
 import type { WrittenCheckAnswer, WrittenCheckEvent, WrittenCheckWorkerData } from './written-node-worker.js';
+import { workerModuleUrl } from '../../threads/worker-url.js';
 
 export interface ParallelWrittenNodeCheckOptions {
   /** As WrittenNodeCheck's option. */
@@ -162,8 +161,5 @@ function replay(events: WrittenCheckEvent[], sink: NodeSink): void {
  * thread cannot load .ts: the build's copy is used, which must then be current (npm run build).
  */
 export function writtenCheckWorkerUrl(here: string = import.meta.url): URL {
-  if (!here.endsWith('.ts')) return new URL('./written-node-worker.js', here);
-  const built = new URL('../../../dist/compiler/validate/written-node-worker.js', here);
-  if (!existsSync(built)) throw new Error(`the written-node check's worker runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
-  return built;
+  return workerModuleUrl(here, 'written-node-worker.js', "the written-node check's worker");
 }
