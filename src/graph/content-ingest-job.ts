@@ -3,6 +3,8 @@ import type { GraphDbPool } from '../storage/graph-db.js';
 import type { Db } from '../storage/sqlite.js';
 import { loadFieldMappings, loadWebsiteInfo } from '../website/load-website.js';
 import { sharedExtractionPool, type ExtractionPool } from './extraction-pool.js';
+import { sharedGraphWriter, type GraphWriter } from './graph-writer.js';
+import { withWriteTurn } from './write-turn.js';
 import { processRawItems, processRawItemsConcurrently, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
 
@@ -23,6 +25,8 @@ export interface ContentIngestDeps {
   logger: Logger;
   /** Worker threads for extraction; default the process's shared pool (none when running from the sources: extraction in this thread). */
   extraction?: ExtractionPool | null;
+  /** The thread that writes the graph files with extraction in workers; default the process's (none from the sources: this thread writes). */
+  writer?: GraphWriter | null;
 }
 
 export interface ContentIngestOutcome extends ProcessRawItemsResult {
@@ -31,8 +35,8 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
 
 /**
  * Runs one content.ingest job: removes tombstoned items (gdpr_erasure erases them and compacts
- * the file), then extracts and merges the pending raw items, extracting in worker threads while
- * this thread writes (processRawItemsConcurrently). A website deleted since the job was queued is
+ * the file), then extracts and merges the pending raw items, extracting in worker threads and
+ * writing in the graph writer thread (processRawItemsConcurrently). A website deleted since the job was queued is
  * a no-op.
  */
 export async function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): Promise<ContentIngestOutcome | null> {
@@ -41,15 +45,23 @@ export async function runContentIngestJob(job: ContentIngestInput, services: Con
   const db = services.graphs.get(job.website_id);
   const erase = job.reason === 'gdpr_erasure';
   let removed = 0;
-  for (const item of job.removed ?? []) {
-    // keepTombstone: ingestion keeps the bare (type, id) row so the item is not re-created.
-    if (removeItem(db, site, `${item.type}:${item.id}`, { erase, keepTombstone: true, compact: false })) removed++;
+  if ((job.removed?.length ?? 0) > 0) {
+    // Between the writer thread's transactions, as the ingest requests' writes (write-turn.ts).
+    removed = await withWriteTurn(db, () => {
+      let count = 0;
+      for (const item of job.removed ?? []) {
+        // keepTombstone: ingestion keeps the bare (type, id) row so the item is not re-created.
+        if (removeItem(db, site, `${item.type}:${item.id}`, { erase, keepTombstone: true, compact: false })) count++;
+      }
+      if (erase) compactGraph(db);
+      return count;
+    });
   }
-  if (erase && (job.removed?.length ?? 0) > 0) compactGraph(db);
   const now = new Date(services.now()).toISOString();
   const options = { mappings: loadFieldMappings(services.controlDb, job.website_id), now };
   const pool = services.extraction === undefined ? sharedExtractionPool() : services.extraction;
-  const result = pool ? await processRawItemsConcurrently(db, site, job.raw_content_ids, { ...options, pool }) : processRawItems(db, site, job.raw_content_ids, options);
+  const writer = (services.writer === undefined ? sharedGraphWriter() : services.writer) ?? undefined;
+  const result = pool ? await processRawItemsConcurrently(db, site, job.raw_content_ids, { ...options, pool, writer }) : processRawItems(db, site, job.raw_content_ids, options);
   if (result.failed > 0) services.logger.warn({ websiteId: site.websiteId, failed: result.failed, failures: result.failures.slice(0, 5) }, 'content.ingest: some items failed');
   if (result.warned > 0) services.logger.info({ websiteId: site.websiteId, warned: result.warned, warnings: result.warnings.slice(0, 5) }, 'content.ingest: some items were extracted with warnings (kept in item_contributions.warnings)');
   return { ...result, removed };

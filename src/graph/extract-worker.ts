@@ -1,10 +1,10 @@
-import { statSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { extractRowsJson, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { FieldMapping } from '../contract/ingest-item.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
-import { openDatabase, type Db } from '../storage/sqlite.js';
+import { KeptConnections } from '../storage/kept-connections.js';
+import { openDatabase } from '../storage/sqlite.js';
 import { PENDING_RAW_SQL } from './statements.js';
 import { WARM_UP_SITE, warmUpRows } from './warm-up-pages.js';
 
@@ -29,37 +29,12 @@ export interface PendingExtraction { rows: RawRow[]; outcomes: ExtractOutcome[] 
 
 export type { ExtractOutcome };
 
-/** The read-only connection of the graph file read last, and which file it is (device and inode). */
-let kept: { file: string; dev: number; ino: number; db: Db; idle?: NodeJS.Timeout } | undefined;
-/** A kept connection unused this long is closed: it would keep a deleted website's file on disk. */
-const KEPT_IDLE_MS = 1000;
-
-function closeKept(): void {
-  clearTimeout(kept?.idle);
-  kept?.db.close();
-  kept = undefined;
-}
-
-/**
- * A read-only connection to `file` (WAL: each read sees the last commit, whatever the writer is
- * doing). The last one is kept for the next batch while the path names the same file: a website's
- * file may be deleted and made again between batches, and a file this connection holds open
- * keeps its inode, so a new file at the path has another one.
- */
-function connectionTo(file: string): Db {
-  const { dev, ino } = statSync(file);
-  if (kept === undefined || kept.file !== file || kept.dev !== dev || kept.ino !== ino) {
-    closeKept();
-    kept = { file, dev, ino, db: openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true }) };
-  }
-  clearTimeout(kept.idle);
-  kept.idle = setTimeout(closeKept, KEPT_IDLE_MS).unref();
-  return kept.db;
-}
+/** Read-only connections (WAL: each read sees the last commit, whatever the writer is doing), kept for the next batch. */
+const connections = new KeptConnections((file) => openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true }), 1000);
 
 /** The pending raw_items rows among `ids`, in the order of `ids`. */
 function readPendingRows(file: string, ids: string[]): RawRow[] {
-  const byId = new Map((connectionTo(file).prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [row.raw_content_id, row]));
+  const byId = new Map((connections.get(file).prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [row.raw_content_id, row]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 

@@ -21,6 +21,8 @@ export interface ExtractionPool {
    * (bodies are not sent back). Rejects when a worker fails or cannot read the file.
    */
   extractPending(site: WebsiteInfo, mappings: FieldMapping[], file: string, ids: string[]): Promise<PendingExtraction>;
+  /** extractPending() as the worker's JSON text, unread: for the graph writer thread, which reads it instead (graph-writer.ts). */
+  extractPendingText(site: WebsiteInfo, mappings: FieldMapping[], file: string, ids: string[]): Promise<string>;
   /**
    * Extracts `pages` made-up pages in every worker (warm-up-pages.ts), so that V8 has optimised
    * the extractor before the first real batch (docs/graph.md "A warm start"). Stops early once a
@@ -140,11 +142,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       return slots.size;
     },
     extract: (site, mappings, rows) => (batchesAsked++, send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[]))),
-    extractPending: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, (text) => {
-      const pending = JSON.parse(text) as PendingExtraction;
-      readExtractedRows(pending.outcomes);
-      return pending;
-    })),
+    extractPending: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, readPendingExtraction)),
+    extractPendingText: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, (text) => text)),
     async warmUp(pages) {
       keepIdleWorkers = true;
       for (const slot of slots) clearTimeout(slot.idleTimer);
@@ -172,6 +171,13 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
  */
 export function extractWorkerUrl(here: string = import.meta.url): URL {
   return workerModuleUrl(here, 'extract-worker.js', 'the extraction worker');
+}
+
+/** A PendingExtraction's JSON text, as the extraction worker answers it, read back. */
+export function readPendingExtraction(text: string): PendingExtraction {
+  const pending = JSON.parse(text) as PendingExtraction;
+  readExtractedRows(pending.outcomes);
+  return pending;
 }
 
 let shared: ExtractionPool | undefined;

@@ -5,10 +5,16 @@ import type { FieldMapping } from '../contract/ingest-item.js';
 import { applyContributionRows, refreshSourceTrust } from './apply-contribution.js';
 import type { ContributionRows } from './contribution-rows.js';
 import { describeError, extractRows, type ExtractOutcome, type RawRow } from './extract-row.js';
-import type { ExtractionPool } from './extraction-pool.js';
+import { readPendingExtraction, type ExtractionPool } from './extraction-pool.js';
+import type { PendingExtraction } from './extract-worker.js';
+import { GraphWriterStopped, type Extracted, type GraphWriter } from './graph-writer.js';
+import { addResult, emptyResult, WARNED_LISTED, type ProcessRawItemsResult } from './run-result.js';
+import { withWriteTurn, writeTurnOf } from './write-turn.js';
 import { emptySearchTouched, mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements } from './statements.js';
 import { WriteQueue } from './write-queue.js';
+
+export type { ProcessRawItemsResult };
 
 export interface ProcessRawItemsOptions {
   /** The website's field mappings, passed to the extractor. Default none. */
@@ -19,21 +25,6 @@ export interface ProcessRawItemsOptions {
   batchSize?: number;
 }
 
-export interface ProcessRawItemsResult {
-  processed: number;
-  failed: number;
-  /** Ids not found in state 'pending' (superseded by a newer version, already done, or tombstoned). */
-  skipped: number;
-  failures: Array<{ rawContentId: string; itemKey: string; error: string }>;
-  /** Items extracted with warnings (candidates left out); item_contributions.warnings keeps them all. */
-  warned: number;
-  /** The warnings of the first WARNED_LISTED such items, for the job's log. */
-  warnings: Array<{ itemKey: string; warnings: string[] }>;
-}
-
-const WARNED_LISTED = 20;
-
-const emptyResult = (): ProcessRawItemsResult => ({ processed: 0, failed: 0, skipped: 0, failures: [], warned: 0, warnings: [] });
 
 /**
  * The content.ingest work: for each pending raw item, parse the accepted IngestItem, extract its
@@ -60,50 +51,71 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
  * extracts the next ones. Batches are written through the database's write queue, which merges
  * those that wait at once (this run's and other runs' on the same graph) into one transaction.
  * The workers read the pending rows themselves from the graph file (this thread then never reads
- * the bodies nor copies them over); a database without a file sends them.
+ * the bodies nor copies them over); a database without a file sends them. Given a graph writer
+ * thread (graph-writer.ts), a file's batches are written there instead, with a write queue of
+ * its own, and this thread only passes the extraction worker's answer on to it, unread: the event
+ * loop is then free for requests while the graph is written. A batch the writer thread could not
+ * take (it ended) is written here.
  * The rows are checked again when their batch is written: a row updated or tombstoned meanwhile
  * (its raw_content_id changes or it is no longer pending) is skipped, as if it had not been
  * pending. Same graph as processRawItems.
  */
-export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions & { pool: ExtractionPool }): Promise<ProcessRawItemsResult> {
+export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions & { pool: ExtractionPool; writer?: GraphWriter }): Promise<ProcessRawItemsResult> {
   const result = emptyResult();
-  const batches = batchesOf(db, site, rawContentIds, options);
-  const mappings = options.mappings ?? [];
   const file = db.memory || db.name === '' ? undefined : db.name;
+  const writer = file === undefined ? undefined : options.writer;
+  const batches = writer ? await withWriteTurn(db, () => batchesOf(db, site, rawContentIds, options)) : batchesOf(db, site, rawContentIds, options);
+  const mappings = options.mappings ?? [];
   const start = (batch: string[]) => {
-    let extraction: Promise<{ rows: RawRow[]; outcomes: ExtractOutcome[] }>;
-    if (file !== undefined) extraction = options.pool.extractPending(site, mappings, file, batch);
-    else {
+    let extraction: Promise<Extracted>;
+    if (file === undefined) {
       const rows = readPending(db, batch);
       extraction = options.pool.extract(site, mappings, rows).then((outcomes) => ({ rows, outcomes }));
-    }
+    } else if (writer) extraction = options.pool.extractPendingText(site, mappings, file, batch);
+    else extraction = options.pool.extractPending(site, mappings, file, batch);
     // A worker that fails leaves its batch to this thread (caught at once: a rejection not yet awaited would end the process).
     return { batch, extraction: extraction.catch(() => null) };
   };
   const inFlight = batches.slice(0, options.pool.size + 1).map(start);
-  const queue = writeQueueOf(db);
+  const writeHere = (batch: string[], extracted: PendingExtraction) => writeQueueOf(db).write(batch.length, () => writePendingBatch(db, site, batch, extracted, options.now));
   const writes: Array<Promise<void>> = [];
   let failure: { error: unknown } | undefined;
   for (let next = inFlight.length; inFlight.length > 0 && failure === undefined; next++) {
     const { batch, extraction } = inFlight.shift()!;
     const done = await extraction;
-    const rows = done?.rows ?? readPending(db, batch);
-    const extracted = done?.outcomes ?? extractRows(rows, site, mappings);
+    const extracted = done ?? extractHere(db, site, mappings, batch);
     if (next < batches.length) inFlight.push(start(batches[next]!));
-    const written = queue.write(batch.length, () => {
-      const part = emptyResult();
-      const stillPending = new Set(graphStatements(db).pendingIds.all(JSON.stringify(batch)) as string[]);
-      const current = rows.flatMap((row, i) => (stillPending.has(row.raw_content_id) ? [[row, extracted[i]!] as const] : []));
-      commitBatch(db, site, batch, current.map(([row]) => row), current.map(([, outcome]) => outcome), options, part);
-      return part;
-    });
-    // Results are added in batch order (the queue writes in submission order); the first error ends the run once its writes settle.
+    const written = writer
+      ? writer.write({ file: file!, turn: writeTurnOf(db), site, batch, extracted, now: options.now }).catch((error: unknown) => {
+        if (!(error instanceof GraphWriterStopped)) throw error;
+        return writeHere(batch, typeof extracted === 'string' ? readPendingExtraction(extracted) : extracted);
+      })
+      : writeHere(batch, extracted as PendingExtraction);
+    // Results are added in batch order (the queues write in submission order); the first error ends the run once its writes settle.
     writes.push(written.then((part) => addResult(result, part), (error: unknown) => void (failure ??= { error })));
     if (writes.length > WRITES_AHEAD) await writes[writes.length - 1 - WRITES_AHEAD];
   }
   await Promise.all(writes);
   if (failure !== undefined) throw failure.error;
   return result;
+}
+
+/** The batch's pending rows, read and extracted in this thread (when its extraction worker failed). */
+function extractHere(db: Db, site: WebsiteInfo, mappings: FieldMapping[], batch: readonly string[]): PendingExtraction {
+  const rows = readPending(db, batch);
+  return { rows, outcomes: extractRows(rows, site, mappings) };
+}
+
+/**
+ * One batch's write, inside the write transaction: merges the extracted rows still pending and
+ * marks them processed or failed. Returns what it did (added to the run's result once committed).
+ */
+export function writePendingBatch(db: Db, site: WebsiteInfo, batch: readonly string[], extracted: PendingExtraction, now: string): ProcessRawItemsResult {
+  const part = emptyResult();
+  const stillPending = new Set(graphStatements(db).pendingIds.all(JSON.stringify(batch)) as string[]);
+  const current = extracted.rows.flatMap((row, i) => (stillPending.has(row.raw_content_id) ? [[row, extracted.outcomes[i]!] as const] : []));
+  commitBatch(db, site, batch, current.map(([row]) => row), current.map(([, outcome]) => outcome), { now }, part);
+  return part;
 }
 
 /**
@@ -125,14 +137,6 @@ export function writeQueueOf(db: Db): WriteQueue {
   return queue;
 }
 
-function addResult(total: ProcessRawItemsResult, part: ProcessRawItemsResult): void {
-  total.processed += part.processed;
-  total.failed += part.failed;
-  total.skipped += part.skipped;
-  total.failures.push(...part.failures);
-  total.warned += part.warned;
-  total.warnings.push(...part.warnings.slice(0, WARNED_LISTED - total.warnings.length));
-}
 
 /** Refreshes source trust (it changes with verification) and splits the ids into write batches. */
 function batchesOf(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): string[][] {
@@ -151,7 +155,7 @@ function batchesOf(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], 
  * The connection keeps up to GRAPH_WAL_AUTOCHECKPOINT_BYTES of WAL before a commit checkpoints
  * (copies the WAL into the file and fsyncs it): at SQLite's default most batches did.
  */
-function writeBatch(db: Db, write: () => void): void {
+export function writeBatch(db: Db, write: () => void): void {
   raiseWalAutocheckpoint(db);
   const synchronous = db.pragma('synchronous', { simple: true }) as number;
   db.pragma('synchronous = NORMAL');
@@ -168,7 +172,7 @@ function readPending(db: Db, batch: readonly string[]): RawRow[] {
 }
 
 /** Merges a batch's extracted rows, marks them processed or failed, and refreshes their search documents. */
-function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: readonly RawRow[], outcomes: readonly ExtractOutcome[], options: ProcessRawItemsOptions, result: ProcessRawItemsResult): void {
+function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: readonly RawRow[], outcomes: readonly ExtractOutcome[], options: Pick<ProcessRawItemsOptions, 'now'>, result: ProcessRawItemsResult): void {
   const s = graphStatements(db);
   result.skipped += batch.length - rows.length;
   const extracted: Array<{ rawContentId: string; rows: ContributionRows }> = [];

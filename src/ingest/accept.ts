@@ -4,6 +4,7 @@ import type { IngestItem } from '../contract/ingest-item.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { commitWithoutSync, syncCommits } from './durable-commit.js';
 import { writeRawItems, type WriteOutcome } from '../graph/raw-items.js';
+import { withWriteTurn } from '../graph/write-turn.js';
 import { limitReachedError, readQuota, type Quota } from '../plans/entitlements.js';
 import { addUsage } from '../plans/usage.js';
 import { addWebsiteEvent } from '../analytics/events.js';
@@ -74,7 +75,8 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
     countAccepted(services, website, written.filter((o) => o.status === 'accepted').length, nowMs);
     return written;
   };
-  const outcomes = valid.length === 0 ? [] : commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted'));
+  // In a turn between the graph writer thread's transactions (write-turn.ts): waits without blocking the event loop.
+  const outcomes = valid.length === 0 ? [] : await withWriteTurn(graphDb, () => commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted')));
   const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
   let jobId: string | null = null;
   if (acceptedIds.length > 0) {

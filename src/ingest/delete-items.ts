@@ -1,5 +1,6 @@
 import type { AppServices } from '../app/services.js';
 import { graphStatements } from '../graph/statements.js';
+import { withWriteTurn } from '../graph/write-turn.js';
 import { contentIngestJob } from '../jobs/kinds/content-ingest.js';
 import { hasPublishedNode, requestRepublish, type RepublishPayload } from '../jobs/kinds/node-republish.js';
 import type { Db } from '../storage/sqlite.js';
@@ -33,7 +34,8 @@ export async function deleteItems(services: AppServices, website: IngestWebsite,
   let erasure: RepublishPayload['erasure'];
   // Loaded for erasures only: the graph's write path stays out of daemon start-up.
   const { sourceIdOf } = erase ? await import('../graph/apply-contribution.js') : { sourceIdOf: undefined };
-  db.transaction(() => {
+  // Between the graph writer thread's transactions, waiting without blocking the event loop (write-turn.ts).
+  await withWriteTurn(db, () => db.transaction(() => {
     const rows: RawRow[] = [];
     for (const id of [...new Set(ids)]) {
       const found = find.all(id) as RawRow[];
@@ -48,7 +50,7 @@ export async function deleteItems(services: AppServices, website: IngestWebsite,
     // Read before the tombstone blanks the url and before the content.ingest job erases the records.
     if (sourceIdOf && rows.length > 0) erasure = erasureOf(db, website.id, rows, sourceIdOf);
     for (const id of tombstoned) tombstone.run(reason, at, id);
-  }).immediate();
+  }).immediate());
   if (tombstoned.length === 0) return { tombstoned, not_found: notFound, republish_job_id: null };
   const ingestJob = services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: [], removed, reason });
   if (!(await hasPublishedNode(services, website.id, erase))) return { tombstoned, not_found: notFound, republish_job_id: ingestJob.id };

@@ -4,6 +4,7 @@ import type { IngestItem } from '../../src/contract/ingest-item.js';
 import { applyContribution, applyContributions } from '../../src/graph/apply-contribution.js';
 import { setEditorial } from '../../src/graph/editorial.js';
 import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
+import { createGraphWriter, writeWorkerUrl } from '../../src/graph/graph-writer.js';
 import { processRawItems, processRawItemsConcurrently, writeQueueOf } from '../../src/graph/process-raw-items.js';
 import { writeRawItems } from '../../src/graph/raw-items.js';
 import { removeItem } from '../../src/graph/remove-item.js';
@@ -113,7 +114,7 @@ function pending(db: Db, items: IngestItem[]): string[] {
 }
 
 describe('processRawItemsConcurrently (extraction in worker threads; runs the build: npm run build)', () => {
-  it('makes the same graph and result as processRawItems, and skips a row updated while its batch was being extracted', async () => {
+  it.each([['this thread', false], ['the graph writer thread', true]])('writing in %s, makes the same graph and result as processRawItems, and skips a row updated while its batch was with the threads', async (_, threaded) => {
     const [inThread, inWorkers] = [graph(), graph()];
     const items = Array.from({ length: 30 }, (_, i) => page(i, 0));
     const broken = (db: Db) => db.prepare(`UPDATE raw_items SET body = '{"type":' WHERE item_id = '7'`).run();
@@ -123,27 +124,30 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
     broken(inWorkers.db);
     const expected = processRawItems(inThread.db, site, a, { now: RECEIVED, batchSize: 8 });
     const pool = createExtractionPool({ size: 2, workerUrl: extractWorkerUrl() });
+    const writer = threaded ? createGraphWriter({ workerUrl: writeWorkerUrl() }) : undefined;
     try {
-      const result = await processRawItemsConcurrently(inWorkers.db, site, b, { now: RECEIVED, batchSize: 8, pool });
+      const result = await processRawItemsConcurrently(inWorkers.db, site, b, { now: RECEIVED, batchSize: 8, pool, writer });
       const withoutIds = (r: typeof result) => ({ ...r, failures: r.failures.map(({ rawContentId: _, ...f }) => f) });
       expect(withoutIds(result)).toEqual(withoutIds(expected));
       expect(result).toMatchObject({ processed: 29, failed: 1, failures: [{ itemKey: 'product:7' }] });
       expect(tables(inWorkers.db)).toEqual(tables(inThread.db));
+      // With the writer thread, no batch was written by this thread's queue.
+      expect(writeQueueOf(inWorkers.db).stats.writes).toBe(threaded ? 0 : 4);
 
       // Item 3 changes while the first batch (which holds it) is with the workers: that batch skips it, and the new version waits for its own job.
       const ids = pending(inWorkers.db, [page(3, 1), page(4, 1)]);
-      const running = processRawItemsConcurrently(inWorkers.db, site, ids, { now: RECEIVED, pool });
+      const running = processRawItemsConcurrently(inWorkers.db, site, ids, { now: RECEIVED, pool, writer });
       const [newer] = pending(inWorkers.db, [page(3, 2)]);
       expect(await running).toMatchObject({ processed: 1, skipped: 1 });
       expect(inWorkers.db.prepare(`SELECT state FROM raw_items WHERE item_id = '3'`).pluck().get()).toBe('pending');
-      expect(await processRawItemsConcurrently(inWorkers.db, site, [newer!], { now: RECEIVED, pool })).toMatchObject({ processed: 1 });
+      expect(await processRawItemsConcurrently(inWorkers.db, site, [newer!], { now: RECEIVED, pool, writer })).toMatchObject({ processed: 1 });
       expect(inWorkers.db.prepare(`SELECT value FROM fact_candidates WHERE item_key = 'product:3' AND predicate = 'price'`).pluck().get()).toBe('13.2');
     } finally {
-      await pool.close();
+      await Promise.all([pool.close(), writer?.close()]);
     }
   });
 
-  it('two runs on one graph at once (two content.ingest jobs of a website) share its write queue and make the same graph and results as one after the other', async () => {
+  it.each([['this thread', false], ['the graph writer thread', true]])('writing in %s, two runs on one graph at once (two content.ingest jobs of a website) share its write queue and make the same graph and results as one after the other', async (_, threaded) => {
     const [sequential, together] = [graph(), graph()];
     const items = Array.from({ length: 24 }, (_, i) => page(i, 0));
     const [first, second] = [items.slice(0, 12), items.slice(12)];
@@ -151,22 +155,24 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
       processRawItems(sequential.db, site, pending(sequential.db, second), { now: RECEIVED, batchSize: 4 })];
     const [a, b] = [pending(together.db, first), pending(together.db, second)];
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = threaded ? createGraphWriter({ workerUrl: writeWorkerUrl() }) : undefined;
     try {
       await pool.extract(site, [], []); // the worker started
       // A long write first, as a large batch of another job would be: the runs' first batches are extracted meanwhile and wait for the writer together.
+      // (The writer thread's queue, in its thread, is not this one: there the runs' batches are only written in submission order.)
       const queue = writeQueueOf(together.db);
       void queue.write(1, () => {
         for (const end = Date.now() + 300; Date.now() < end;);
       });
-      const results = await Promise.all([processRawItemsConcurrently(together.db, site, a, { now: RECEIVED, batchSize: 4, pool }),
-        processRawItemsConcurrently(together.db, site, b, { now: RECEIVED, batchSize: 4, pool })]);
+      const results = await Promise.all([processRawItemsConcurrently(together.db, site, a, { now: RECEIVED, batchSize: 4, pool, writer }),
+        processRawItemsConcurrently(together.db, site, b, { now: RECEIVED, batchSize: 4, pool, writer })]);
       expect(results).toEqual(expected);
       expect(tables(together.db)).toEqual(tables(sequential.db));
       // The long write and six batches in fewer transactions: batches that waited at once were written together.
-      expect(queue.stats.writes).toBe(7);
-      expect(queue.stats.transactions).toBeLessThan(6);
+      expect(queue.stats.writes).toBe(threaded ? 1 : 7);
+      if (!threaded) expect(queue.stats.transactions).toBeLessThan(6);
     } finally {
-      await pool.close();
+      await Promise.all([pool.close(), writer?.close()]);
     }
   });
 
@@ -180,6 +186,39 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
       expect(tables(fallback.db)).toEqual(tables(inThread.db));
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('processRawItemsConcurrently with the graph writer thread (runs the build: npm run build)', () => {
+  it('writes in its own thread the batches of a writer thread that stopped', async () => {
+    const [inThread, fallback] = [graph(), graph()];
+    const items = Array.from({ length: 6 }, (_, i) => page(i, 0));
+    processRawItems(inThread.db, site, pending(inThread.db, items), { now: RECEIVED, batchSize: 4 });
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = createGraphWriter({ workerUrl: new URL('./no-such-worker.js', writeWorkerUrl()) });
+    try {
+      expect(await processRawItemsConcurrently(fallback.db, site, pending(fallback.db, items), { now: RECEIVED, batchSize: 4, pool, writer })).toMatchObject({ processed: 6, failed: 0 });
+      expect(tables(fallback.db)).toEqual(tables(inThread.db));
+      expect(writeQueueOf(fallback.db).stats.writes).toBe(2);
+    } finally {
+      await Promise.all([pool.close(), writer.close()]);
+    }
+  });
+
+  it("rejects the run with the writer thread's error when a batch cannot be written", async () => {
+    const g = graph();
+    const ids = pending(g.db, [page(1, 0), page(2, 0)]);
+    // A trigger that fails every commit of processed rows: the write fails whole, in the writer thread.
+    g.db.exec(`CREATE TRIGGER refuse_processed BEFORE UPDATE OF state ON raw_items WHEN NEW.state = 'processed' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
+    try {
+      await expect(processRawItemsConcurrently(g.db, site, ids, { now: RECEIVED, pool, writer })).rejects.toThrow('refused by the test');
+      expect(g.db.prepare(`SELECT state FROM raw_items ORDER BY item_id`).pluck().all()).toEqual(['pending', 'pending']);
+      expect(g.db.prepare('SELECT count(*) FROM item_contributions').pluck().get()).toBe(0);
+    } finally {
+      await Promise.all([pool.close(), writer.close()]);
     }
   });
 });

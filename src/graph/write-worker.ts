@@ -1,0 +1,48 @@
+import { parentPort } from 'node:worker_threads';
+import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
+import { KeptConnections } from '../storage/kept-connections.js';
+import { openDatabase, type Db } from '../storage/sqlite.js';
+import { describeError } from './extract-row.js';
+import { readPendingExtraction } from './extraction-pool.js';
+import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
+import { writeBatch, writePendingBatch } from './process-raw-items.js';
+import { WriteQueue } from './write-queue.js';
+import { beginWriterTurn, endWriterTurn, type WriteTurn } from './write-turn.js';
+
+/** Each graph file's connection, kept between batches (closed after a second unused). */
+const connections = new KeptConnections((file) => openDatabase(file, GRAPH_DB_OPTIONS), 1000);
+const queues = new WeakMap<Db, WriteQueue>();
+
+/** The connection's write queue: batches that wait at once share a transaction, which starts in the writer's turn. */
+function queueOf(db: Db, turn: WriteTurn): WriteQueue {
+  let queue = queues.get(db);
+  if (queue === undefined) {
+    queue = new WriteQueue((writes) => {
+      beginWriterTurn(turn);
+      try {
+        writeBatch(db, writes);
+      } finally {
+        endWriterTurn(turn);
+      }
+    });
+    queues.set(db, queue);
+  }
+  return queue;
+}
+
+/**
+ * The graph writer thread (graph-writer.ts): writes each batch as the daemon's own thread did
+ * (writePendingBatch through a write queue), and answers what it did once committed.
+ */
+parentPort?.on('message', (request: GraphWriteRequest) => {
+  const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
+  try {
+    const db = connections.get(request.file);
+    const extracted = typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
+    queueOf(db, request.turn)
+      .write(request.batch.length, () => writePendingBatch(db, request.site, request.batch, extracted, request.now))
+      .then((result) => answer({ id: request.id, result }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
+  } catch (error) {
+    answer({ id: request.id, error: describeError(error) });
+  }
+});
