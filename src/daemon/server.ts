@@ -8,6 +8,7 @@ import { REDACTED_PATHS } from '../http/create-app.js';
 import { buildApp } from './app.js';
 import { createServices, type AppServices } from '../app/services.js';
 import { sharedExtractionPool } from '../graph/extraction-pool.js';
+import { sharedGraphWriter } from '../graph/graph-writer.js';
 
 export interface RunningDaemon {
   app: FastifyInstance;
@@ -19,10 +20,15 @@ export interface RunningDaemon {
 
 export class ListenError extends Error {}
 
-/** The extraction workers' warm start (docs/graph.md "A warm start"), in the background: real batches go first. */
-function warmUpExtraction(app: FastifyInstance, pages: number): void {
+/**
+ * The warm start of content.ingest's threads (docs/graph.md "A warm start"), in the background:
+ * real batches go first. The extraction workers extract made-up pages; the graph writer thread
+ * is started, so its modules are loaded before the first batch waits for it.
+ */
+function warmStart(app: FastifyInstance, pages: number): void {
   const pool = pages > 0 ? sharedExtractionPool() : undefined;
   if (pool === undefined) return;
+  sharedGraphWriter()?.start();
   const started = performance.now();
   void pool.warmUp(pages).then(() => app.log.info({ pages, ms: Math.round(performance.now() - started), workers: pool.running }, 'extraction workers warmed up'));
 }
@@ -59,7 +65,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
   const spares = await import('../publish/publish-in-worker.js');
   spares.keepSparePublishWorker();
-  warmUpExtraction(app, config.settings.extractionWarmUpPages);
+  warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);
   app.log.info({ url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir }, 'nodectl serve listening');
 

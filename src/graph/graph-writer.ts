@@ -39,6 +39,10 @@ export class GraphWriterStopped extends Error {
 export interface GraphWriter {
   /** Resolves with what the batch's write did once committed; rejects with the write's error, or GraphWriterStopped. */
   write(request: GraphWrite): Promise<ProcessRawItemsResult>;
+  /** Starts the thread now rather than at the first write, which then finds its modules loaded (the daemon's warm start). */
+  start(): void;
+  /** Whether the thread is running now (started, not yet ended). */
+  readonly running: boolean;
   /** Ends the thread; writes not yet answered reject with GraphWriterStopped. */
   close(): Promise<void>;
 }
@@ -78,6 +82,12 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
   };
 
   return {
+    start() {
+      worker ??= start();
+    },
+    get running() {
+      return worker !== undefined;
+    },
     write(request) {
       worker ??= start();
       const id = nextId++;

@@ -191,6 +191,23 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
 });
 
 describe('processRawItemsConcurrently with the graph writer thread (runs the build: npm run build)', () => {
+  it('starts its thread when asked (the daemon\'s warm start) or at the first write, and again after it ended', async () => {
+    const g = graph();
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
+    try {
+      expect(writer.running).toBe(false);
+      writer.start();
+      expect(writer.running).toBe(true);
+      await writer.close();
+      expect(writer.running).toBe(false);
+      expect(await processRawItemsConcurrently(g.db, site, pending(g.db, [page(1, 0)]), { now: RECEIVED, pool, writer })).toMatchObject({ processed: 1 });
+      expect(writer.running).toBe(true);
+    } finally {
+      await Promise.all([pool.close(), writer.close()]);
+    }
+  });
+
   it('writes in its own thread the batches of a writer thread that stopped', async () => {
     const [inThread, fallback] = [graph(), graph()];
     const items = Array.from({ length: 6 }, (_, i) => page(i, 0));
