@@ -2,7 +2,7 @@
 // Graph store write throughput (docs/graph.md "Throughput"). N generated product and post pages
 // are written to raw_items, then turned into the graph end to end (parse, extract, merge, search
 // index) as the content.ingest job does it: processRawItemsConcurrently, extraction in worker
-// threads while this thread writes, and, for comparison, processRawItems with everything in this
+// threads while the graph writer thread writes, and, for comparison, processRawItems with everything in this
 // thread. The raw baseline: the same rows (every table the pipeline wrote, search index
 // included) inserted into a fresh graph file by plain prepared statements, one row per
 // statement, in one transaction. The three alternate --reps times (default 3) in this one run
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { extractItem } from '../dist/extract/index.js';
 import { applyContributions } from '../dist/graph/apply-contribution.js';
 import { createExtractionPool } from '../dist/graph/extraction-pool.js';
+import { createGraphWriter } from '../dist/graph/graph-writer.js';
 import { processRawItems, processRawItemsConcurrently } from '../dist/graph/process-raw-items.js';
 import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
 import { writeRawItems } from '../dist/graph/raw-items.js';
@@ -93,21 +94,22 @@ function baselineOf(db) {
 try {
   const items = Array.from({ length: N }, (_, i) => item(i, 0));
   const pool = createExtractionPool({ size: Math.max(1, Math.min(4, availableParallelism() - 1)) });
-  // Warm-up on other ids, so the timed runs measure compiled code, not the JIT: this thread's
-  // and the extraction worker's.
+  const writer = createGraphWriter();
+  // Warm-up on other ids, so the timed runs measure compiled code, not the JIT: this thread's,
+  // the extraction worker's and the writer thread's.
   const warmItems = Array.from({ length: 500 }, (_, i) => item(N + i, 0));
   const warm = pendingGraph(warmItems);
   processRawItems(warm.db, site, warm.ids, { now: RECEIVED });
   warm.db.close();
   const warmWorker = pendingGraph(warmItems);
-  await processRawItemsConcurrently(warmWorker.db, site, warmWorker.ids, { now: RECEIVED, pool });
+  await processRawItemsConcurrently(warmWorker.db, site, warmWorker.ids, { now: RECEIVED, pool, writer });
   warmWorker.db.close();
 
   const concurrent = [], single = [], baseline = [];
   let result, base;
   for (let rep = 0; rep < REPS; rep++) {
     const a = pendingGraph(items);
-    concurrent.push(await timed(() => processRawItemsConcurrently(a.db, site, a.ids, { now: RECEIVED, pool })));
+    concurrent.push(await timed(() => processRawItemsConcurrently(a.db, site, a.ids, { now: RECEIVED, pool, writer })));
     result = concurrent.at(-1).value;
     base ??= baselineOf(a.db);
     a.db.close();
@@ -117,6 +119,7 @@ try {
     baseline.push(await base.run());
   }
   await pool.close();
+  await writer.close();
 
   // Extraction alone, and the store alone on the extracted items.
   const extraction = await timed(() => items.map((it) => extractItem(it, site, { receivedAt: RECEIVED })));
