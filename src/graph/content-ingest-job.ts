@@ -36,8 +36,8 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
 /**
  * Runs one content.ingest job: removes tombstoned items (gdpr_erasure erases them and compacts
  * the file), then extracts and merges the pending raw items, extracting in worker threads and
- * writing in the graph writer thread (processRawItemsConcurrently). A website deleted since the job was queued is
- * a no-op.
+ * writing in the graph writer thread (processRawItemsConcurrently). A website deleted since the
+ * job was queued is a no-op.
  */
 export async function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): Promise<ContentIngestOutcome | null> {
   const site = loadWebsiteInfo(services.controlDb, job.website_id);

@@ -25,7 +25,6 @@ export interface ProcessRawItemsOptions {
   batchSize?: number;
 }
 
-
 /**
  * The content.ingest work: for each pending raw item, parse the accepted IngestItem, extract its
  * contribution and merge it into the graph, then mark the row processed. A bad item (unreadable
