@@ -26,6 +26,11 @@ export class WriteQueue {
   /** Writes run and transactions committed so far (a write run again alone counts once). */
   readonly stats = { writes: 0, transactions: 0 };
 
+  /** Writes waiting for their transaction. */
+  get waitingWrites(): number {
+    return this.waiting.length;
+  }
+
   /** `transaction` runs its callback in one write transaction (and throws what the callback throws). */
   constructor(private readonly transaction: (writes: () => void) => void) {}
 

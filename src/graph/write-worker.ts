@@ -9,15 +9,21 @@ import { writeBatch, writePendingBatch } from './process-raw-items.js';
 import { WriteQueue } from './write-queue.js';
 import { beginWriterTurn, endWriterTurn, type WriteTurn } from './write-turn.js';
 
-/** Each graph file's connection, kept between batches (closed after a second unused). */
-const connections = new KeptConnections((file) => openDatabase(file, GRAPH_DB_OPTIONS), 1000);
 const queues = new WeakMap<Db, WriteQueue>();
+/**
+ * Each graph file's connection, kept between batches: closed after a second unused, unless
+ * writes still wait for it (a long transaction on another file may hold them past that second).
+ */
+const connections = new KeptConnections((file) => openDatabase(file, GRAPH_DB_OPTIONS), 1000, (db) => (queues.get(db)?.waitingWrites ?? 0) > 0);
+/** Each connection's write turn, the one its last request came with (the event loop's connection to a file may be opened again). */
+const turns = new WeakMap<Db, WriteTurn>();
 
 /** The connection's write queue: batches that wait at once share a transaction, which starts in the writer's turn. */
-function queueOf(db: Db, turn: WriteTurn): WriteQueue {
+function queueOf(db: Db): WriteQueue {
   let queue = queues.get(db);
   if (queue === undefined) {
     queue = new WriteQueue((writes) => {
+      const turn = turns.get(db)!;
       beginWriterTurn(turn);
       try {
         writeBatch(db, writes);
@@ -38,8 +44,9 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
   try {
     const db = connections.get(request.file);
+    turns.set(db, request.turn);
     const extracted = typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
-    queueOf(db, request.turn)
+    queueOf(db)
       .write(request.batch.length, () => writePendingBatch(db, request.site, request.batch, extracted, request.now))
       .then((result) => answer({ id: request.id, result }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
   } catch (error) {

@@ -8,11 +8,12 @@ interface Kept { dev: number; ino: number; db: Db; idle?: NodeJS.Timeout }
  * after `idleMs` unused: an open connection would keep a deleted website's file on disk. A file
  * may also be deleted and made again between two requests, and a file a connection holds open
  * keeps its inode, so a connection is kept only while its path names the same device and inode.
+ * `inUse(db)` keeps one past its idle time while its owner still has work for it.
  */
 export class KeptConnections {
   private readonly kept = new Map<string, Kept>();
 
-  constructor(private readonly open: (file: string) => Db, private readonly idleMs: number) {}
+  constructor(private readonly open: (file: string) => Db, private readonly idleMs: number, private readonly inUse: (db: Db) => boolean = () => false) {}
 
   get(file: string): Db {
     const { dev, ino } = statSync(file);
@@ -25,9 +26,13 @@ export class KeptConnections {
       kept = { dev, ino, db: this.open(file) };
       this.kept.set(file, kept);
     }
-    clearTimeout(kept.idle);
-    kept.idle = setTimeout(() => this.close(file), this.idleMs).unref();
+    this.keep(file, kept);
     return kept.db;
+  }
+
+  private keep(file: string, kept: Kept): void {
+    clearTimeout(kept.idle);
+    kept.idle = setTimeout(() => (this.inUse(kept.db) ? this.keep(file, kept) : this.close(file)), this.idleMs).unref();
   }
 
   private close(file: string): void {
