@@ -7,7 +7,8 @@
 // wall time of each stage from the first push, items/s from first push to graph complete (compare
 // with bench/graph.mjs's pipeline) and from first push to live node, and the CPU each stage used
 // (the machine's and the daemon's, cores busy on average), with the items/s the daemon's CPU
-// work would allow if every core were busy the whole time: what more threads alone could reach.
+// work would allow if every core were busy the whole time: what more threads alone could reach;
+// and the daemon's peak resident memory up to the live node.
 // Then the same 10,000 items are pushed again unchanged (every one skipped, unchanged_checksum),
 // three times, alternating with a raw baseline fed the same signed bodies: a plain node:http
 // server that hashes (sha256) and parses each body and answers; the fastest of each is reported
@@ -64,10 +65,6 @@ function clockTicksPerSecond() {
 }
 
 /**
- * CPU time used so far, in ms: by the whole machine (every core, os.cpus()), by the daemon (all
- * its threads: /proc/<pid>/stat, Linux only, else null) and by this process (pushing, polling).
- */
-/**
  * Waits until the started daemon is idle: it used under a tenth of a core over the last 300 ms
  * (its warm start done, docs/graph.md "A warm start"), at most 20 s. Resolves how long it
  * waited, or null where /proc does not tell (not Linux). --no-settle skips it.
@@ -84,6 +81,10 @@ async function settle(daemonPid, ticksPerSecond) {
   }
   return Math.round(performance.now() - start);
 }
+/**
+ * CPU time used so far, in ms: by the whole machine (every core, os.cpus()), by the daemon (all
+ * its threads: /proc/<pid>/stat, Linux only, else null) and by this process (pushing, polling).
+ */
 function cpuSnapshot(daemonPid, ticksPerSecond) {
   const machine = cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
   let daemon = null;
@@ -94,6 +95,16 @@ function cpuSnapshot(daemonPid, ticksPerSecond) {
   } catch { /* not Linux */ }
   const own = process.cpuUsage();
   return { machine, daemon, bench: (own.user + own.system) / 1000 };
+}
+
+/** The daemon's peak resident memory so far in MB (VmHWM of /proc/<pid>/status), or null where /proc does not tell. */
+function daemonPeakRssMb(daemonPid) {
+  try {
+    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${daemonPid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : Math.round(Number(kb) / 1024);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -204,6 +215,7 @@ async function main() {
     }
     const liveMs = performance.now() - t0;
     cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
+    const peakRssMb = daemonPeakRssMb(daemon.child.pid);
 
     // The same items again, unchanged, alternating with the raw baseline on the same bodies, REPUSH_REPS times: the fastest of each.
     const baseline = fork(fileURLToPath(import.meta.url), ['--baseline-server'], { stdio: 'inherit' });
@@ -241,6 +253,7 @@ async function main() {
       push_items_per_s: rate(pushMs),
       graph_items_per_s: rate(ingestedMs),
       end_to_end_items_per_s: rate(liveMs),
+      daemon_peak_rss_mb: peakRssMb,
       cpu: cpuReport(cpuAt, [['push', pushMs], ['ingest_after_push', ingestedMs - pushMs], ['publish_and_live_read', liveMs - ingestedMs]], rate),
       unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs), all_wall_ms: repushes.map(Math.round) },
       raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs), all_wall_ms: baselines.map(Math.round) },
