@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink } from '../../src/compiler/index.js';
 import { DISCARDING_SINK } from '../../src/compiler/sink.js';
+import { compareInReadOrder } from '../../src/compiler/validate/scan-file.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { WrittenNodeCheck } from '../../src/compiler/validate/written-node.js';
 import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
@@ -143,6 +144,14 @@ describe('ParallelWrittenNodeCheck: where the check runs', () => {
   });
 });
 
+/** Writes the file `name` of `dir` through `sink` in one chunk, and closes it as TrackedFile would. */
+function writeWhole(sink: NodeSink, dir: string, name: string): void {
+  const bytes = readFileSync(join(dir, name));
+  const file = sink.open(name);
+  file.write(bytes);
+  file.close({ path: name, checksum: 'sha256:' + createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, ...(name.endsWith('.jsonl') ? { records: bytes.toString('utf8').split('\n').length - 1 } : {}) });
+}
+
 describe('WrittenNodeCheck: the checks made ahead, while the compile writes', () => {
   it('checks most record files against the node during the compile, and the report takes them', async () => {
     let check: WrittenNodeCheck | undefined;
@@ -150,9 +159,28 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
     expect(written).toEqual(folder);
     // sources, then entities, facts, relationships, chunks and qa of both languages: all but citations and the priority feed.
     expect(check!.takenAhead).toBe(11);
+    // Then every file of the last rank, once complete: citations, the priority feed and the documents (manifest.json is the report's own).
+    expect(check!.takenEarly).toBe(readdirSync(join(PROJECT_ROOT, 'golden', 'shop')).length - 12);
     // A second report checks every file again (the first one's read added the other files' ids).
     expect(await check!.report()).toEqual(folder);
     expect(check!.takenAhead).toBe(0);
+    expect(check!.takenEarly).toBe(0);
+  });
+
+  it('checks a last-rank file again in the report when a file defining ids came after it was checked early, with validateNode\'s report', async () => {
+    const dir = join(PROJECT_ROOT, 'golden', 'shop');
+    // citations.jsonl cites the Q&A of qa.en.jsonl, which the compile writes after it here: checked early, it met none of them.
+    const late = 'qa.en.jsonl';
+    const names = readdirSync(dir).filter((f) => f !== late && f !== 'manifest.json').sort(compareInReadOrder);
+    const check = new WrittenNodeCheck(dir, { recordsPassedSchemas: true });
+    const sink = check.sink(DISCARDING_SINK);
+    for (const name of [...names, late, 'manifest.json']) writeWhole(sink, dir, name);
+    const report = await check.report();
+    // Every file defining ids was checked ahead (qa.en.jsonl once the manifest opened), but the early checks met ten of the eleven.
+    expect(check.takenAhead).toBe(11);
+    expect(check.takenEarly).toBe(0);
+    expect(report).toEqual(await validateNode(dir, { recordsPassedSchemas: true }));
+    expect(report.ok).toBe(true);
   });
 
   it('checks every file again in the report when a file opened later sorts before one already checked, with validateNode\'s report', async () => {
@@ -162,12 +190,7 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
     const rest = readdirSync(dir).filter((f) => !order.includes(f) && f !== 'manifest.json').sort();
     const check = new WrittenNodeCheck(dir, { recordsPassedSchemas: true });
     const sink = check.sink(DISCARDING_SINK);
-    for (const name of [...order, ...rest, 'manifest.json']) {
-      const bytes = readFileSync(join(dir, name));
-      const file = sink.open(name);
-      file.write(bytes);
-      file.close({ path: name, checksum: 'sha256:' + createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, ...(name.endsWith('.jsonl') ? { records: bytes.toString('utf8').split('\n').length - 1 } : {}) });
-    }
+    for (const name of [...order, ...rest, 'manifest.json']) writeWhole(sink, dir, name);
     const report = await check.report();
     expect(check.takenAhead).toBe(0);
     expect(report).toEqual(await validateNode(dir, { recordsPassedSchemas: true }));

@@ -1,7 +1,7 @@
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
 import { ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
 import {
-  checkAgainstNode, checkMeasured, compareInReadOrder, emptyNodeIds, FileScan, fileRank, nodeFieldsOf, rulesOf, type FileRules, type MeasuredFile, type NodeIds, type ScanEvents,
+  checkAgainstNode, checkMeasured, compareInReadOrder, emptyNodeIds, FileScan, fileRank, nodeFieldsOf, RECORD_ORDER, rulesOf, type FileRules, type MeasuredFile, type NodeIds, type ScanEvents,
 } from './scan-file.js';
 import { checkNode, type NodeFiles, type ValidationReport } from './validate-node.js';
 
@@ -24,14 +24,25 @@ import { checkNode, type NodeFiles, type ValidationReport } from './validate-nod
  * out). The order is a guess until the manifest is read: report() keeps what was checked ahead
  * only when those files are the first of the manifest's in read order, and checks every file
  * again otherwise (checkedAhead), so the report never depends on the guess.
+ *
+ * Files of the last rank (citations.jsonl, priority-feed.jsonl, the documents) define no ids, so
+ * once every file that defines them has been checked ahead, each of them is checked as soon as it
+ * is complete, into a list of its own (checkedEarly): citations.jsonl, a line for every record,
+ * is checked while the compiler writes the documents instead of after the manifest. report() takes
+ * such a list in the file's turn only when the files checked ahead then are all the manifest's
+ * files that define ids, which makes the ids it was checked against the ones the report has.
  */
 export class WrittenNodeCheck {
   private readonly files = new Map<string, WrittenNodeFile>();
   private manifest: Uint8Array[] | null = null;
   /** Files checked against the node ahead of the report, in read order: the ids they define and what each check found. */
   private readonly ahead = { found: emptyNodeIds(), paths: [] as string[], issues: new Map<string, IssueList>(), off: false };
+  /** Last-rank files checked against the node once complete: what each check found, and how many files had been checked ahead then. */
+  private readonly checkedEarly = new Map<string, { issues: IssueList; ahead: number }>();
   /** How many files the last report() took as checked ahead (0: every file was checked in the report). */
   takenAhead = 0;
+  /** How many last-rank files the last report() took as checked early (checkEarly). */
+  takenEarly = 0;
 
   /**
    * `location`: the folder the files end up in (for the report). `recordsPassedSchemas`: as
@@ -62,7 +73,10 @@ export class WrittenNodeCheck {
   /** validateNode's report on the files written so far (call once the compile wrote manifest.json). */
   report(): Promise<ValidationReport> {
     this.takenAhead = 0;
+    this.takenEarly = 0;
     let scans = 0;
+    /** Whether checkEarly's lists stand: every manifest file that defines ids was checked ahead, and taken. */
+    let earlyStands = false;
     const files: NodeFiles = {
       manifestText: async () => (this.manifest === null ? null : Buffer.concat(this.manifest).toString('utf8')),
       list: () => [...this.files.keys(), ...(this.manifest === null ? [] : ['manifest.json'])].sort(),
@@ -74,7 +88,12 @@ export class WrittenNodeCheck {
         }
         if (trusted) throw new Error('a written node has no trusted files');
         // checkNode scans the manifest's files in read order: the first takenAhead are the ones checked ahead.
+        const early = this.checkedEarly.get(entry.path);
         if (scans++ < this.takenAhead) transferIssues(this.ahead.issues.get(entry.path)!, issues);
+        else if (earlyStands && early?.ahead === this.takenAhead) {
+          transferIssues(early.issues, issues);
+          this.takenEarly++;
+        }
         else file.replay(found, issues);
         checkMeasured(entry, file.measured, issues);
         return { records: file.measured.records, text: file.measured.text };
@@ -83,6 +102,7 @@ export class WrittenNodeCheck {
         const ahead = this.ahead;
         if (ahead.off || ahead.paths.some((path, i) => paths[i] !== path)) return null;
         this.takenAhead = ahead.paths.length;
+        earlyStands = paths.filter(definesIds).length === this.takenAhead;
         ahead.off = true; // checkNode adds the other files' ids to these: a second report checks every file
         return ahead.found;
       },
@@ -118,13 +138,37 @@ export class WrittenNodeCheck {
     }
     for (const path of known.slice(ahead.paths.length)) {
       const file = this.files.get(path);
-      if (file?.ready !== true) return;
+      if (file?.ready !== true) break;
       const issues = new IssueList();
       file.replay(ahead.found, issues);
       ahead.issues.set(path, issues);
       ahead.paths.push(path);
     }
+    this.checkEarly();
   }
+
+  /**
+   * Once every file known to define ids was checked ahead, checks each complete last-rank file
+   * against those ids, once (report() says whether the result stands).
+   */
+  private checkEarly(): void {
+    const ahead = this.ahead;
+    if (ahead.off) return;
+    const paths = [...this.files.keys()];
+    if (paths.some((path) => definesIds(path) && !ahead.issues.has(path))) return;
+    for (const path of paths) {
+      const file = this.files.get(path)!;
+      if (definesIds(path) || file.measured === undefined || this.checkedEarly.has(path)) continue;
+      const issues = new IssueList();
+      file.replay(ahead.found, issues);
+      this.checkedEarly.set(path, { issues, ahead: ahead.paths.length });
+    }
+  }
+}
+
+/** Whether the file's records define ids others refer to (a file of RECORD_ORDER): the last rank's do not. */
+function definesIds(path: string): boolean {
+  return fileRank(path) < RECORD_ORDER.length;
 }
 
 /** Adds what an IssueList found to `to`, as if each issue had been added to `to` itself (the kept ones, then the count of the others). */
