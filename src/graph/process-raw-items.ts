@@ -9,7 +9,7 @@ import { readPendingExtraction, type ExtractionPool } from './extraction-pool.js
 import type { PendingExtraction } from './extract-worker.js';
 import { GraphWriterStopped, type Extracted, type GraphWriter } from './graph-writer.js';
 import { addResult, emptyResult, WARNED_LISTED, type ProcessRawItemsResult } from './run-result.js';
-import { withWriteTurn, writeTurnOf } from './write-turn.js';
+import { writeTurnOf } from './write-turn.js';
 import { emptySearchTouched, mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements } from './statements.js';
 import { WriteQueue } from './write-queue.js';
@@ -35,7 +35,7 @@ export interface ProcessRawItemsOptions {
  */
 export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): ProcessRawItemsResult {
   const result = emptyResult();
-  const batches = batchesOf(db, site, rawContentIds, options);
+  const batches = batchesOf(rawContentIds, options);
   for (const batch of batches) {
     writeBatch(db, () => {
       const rows = readPending(db, batch);
@@ -63,7 +63,7 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
   const result = emptyResult();
   const file = db.memory || db.name === '' ? undefined : db.name;
   const writer = file === undefined ? undefined : options.writer;
-  const batches = writer ? await withWriteTurn(db, () => batchesOf(db, site, rawContentIds, options)) : batchesOf(db, site, rawContentIds, options);
+  const batches = batchesOf(rawContentIds, options);
   const mappings = options.mappings ?? [];
   const start = (batch: string[]) => {
     let extraction: Promise<Extracted>;
@@ -137,10 +137,9 @@ export function writeQueueOf(db: Db): WriteQueue {
 }
 
 
-/** Refreshes source trust (it changes with verification) and splits the ids into write batches. */
-function batchesOf(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): string[][] {
+/** The ids, each once, in write batches. */
+function batchesOf(rawContentIds: readonly string[], options: ProcessRawItemsOptions): string[][] {
   const ids = [...new Set(rawContentIds)];
-  if (ids.length > 0) db.transaction(() => refreshSourceTrust(db, site)).immediate();
   const size = Math.max(1, options.batchSize ?? 500);
   const batches: string[][] = [];
   for (let start = 0; start < ids.length; start += size) batches.push(ids.slice(start, start + size));
@@ -170,9 +169,14 @@ function readPending(db: Db, batch: readonly string[]): RawRow[] {
   return batch.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Merges a batch's extracted rows, marks them processed or failed, and refreshes their search documents. */
+/**
+ * Merges a batch's extracted rows, marks them processed or failed, and refreshes their search
+ * documents. First the sources already stored take the site's current trust (it changes with
+ * verification), in the same transaction: the run's extraction never waits for a write of its own.
+ */
 function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: readonly RawRow[], outcomes: readonly ExtractOutcome[], options: Pick<ProcessRawItemsOptions, 'now'>, result: ProcessRawItemsResult): void {
   const s = graphStatements(db);
+  refreshSourceTrust(db, site);
   result.skipped += batch.length - rows.length;
   const extracted: Array<{ rawContentId: string; rows: ContributionRows }> = [];
   const failures = new Map<string, { itemKey: string; error: string }>();

@@ -10,6 +10,7 @@ import { writeRawItems } from '../../src/graph/raw-items.js';
 import { removeItem } from '../../src/graph/remove-item.js';
 import { emptySearchTouched, refreshSearchDocs } from '../../src/graph/search-docs.js';
 import type { Db } from '../../src/storage/sqlite.js';
+import { trustScore } from '../../src/website/types.js';
 import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
 import { readIndexedDocuments } from '../knowledge/search-helpers.js';
 
@@ -174,6 +175,25 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
     } finally {
       await Promise.all([pool.close(), writer?.close()]);
     }
+  });
+
+  it.each([['this thread', false], ['the graph writer thread', true]])('writing in %s, a run gives the sources already stored the site\'s current trust, in its batch\'s transaction', async (_, threaded) => {
+    const g = graph();
+    const unverified = { ...site, verification: { method: null, state: 'pending' } } as const;
+    processRawItems(g.db, unverified, pending(g.db, [page(1, 0), page(2, 0)]), { now: RECEIVED });
+    const trusts = () => g.db.prepare('SELECT DISTINCT trust FROM sources').pluck().all() as number[];
+    expect(trusts()).toEqual([trustScore(null, 'pending')]);
+    // The site is verified since: the next run, about another item, re-trusts the two stored sources with its own.
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = threaded ? createGraphWriter({ workerUrl: writeWorkerUrl() }) : undefined;
+    try {
+      expect(await processRawItemsConcurrently(g.db, site, pending(g.db, [page(3, 0)]), { now: RECEIVED, pool, writer })).toMatchObject({ processed: 1 });
+    } finally {
+      await Promise.all([pool.close(), writer?.close()]);
+    }
+    expect(trustScore('dns_txt', 'verified')).not.toBe(trustScore(null, 'pending'));
+    expect(trusts()).toEqual([trustScore('dns_txt', 'verified')]);
+    expect(g.db.prepare('SELECT count(*) FROM sources').pluck().get()).toBe(3);
   });
 
   it('extracts in its own thread when a worker fails', async () => {
