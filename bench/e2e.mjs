@@ -8,7 +8,8 @@
 // with bench/graph.mjs's pipeline) and from first push to live node, and the CPU each stage used
 // (the machine's and the daemon's, cores busy on average), with the items/s the daemon's CPU
 // work would allow if every core were busy the whole time: what more threads alone could reach;
-// and the daemon's peak resident memory up to the live node.
+// the CPU time of each of the daemon's threads per stage, by name (Linux), with the time each
+// waited for a core; and the daemon's peak resident memory up to the live node.
 // Then the same 10,000 items are pushed again unchanged (every one skipped, unchanged_checksum),
 // three times, alternating with a raw baseline fed the same signed bodies: a plain node:http
 // server that hashes (sha256) and parses each body and answers; the fastest of each is reported
@@ -19,7 +20,7 @@
 import { execFileSync, fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +96,58 @@ function cpuSnapshot(daemonPid, ticksPerSecond) {
   } catch { /* not Linux */ }
   const own = process.cpuUsage();
   return { machine, daemon, bench: (own.user + own.system) / 1000 };
+}
+
+/**
+ * The daemon's threads, read every 100 ms and at each stage's end (Linux: /proc/<pid>/task): each
+ * thread's name (the daemon names its workers, src/threads/thread-name.ts; "node" is V8's and
+ * libuv's), its CPU time and its time spent runnable but waiting for a core (schedstat). report()
+ * gives both per stage, summed by name: where the cores went. A thread that ends between two
+ * reads (a publish's helpers) loses at most its last 100 ms. Null where /proc does not tell.
+ */
+function threadSampler(pid) {
+  const samples = [];
+  const read = () => {
+    const threads = new Map();
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        try {
+          const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+          const name = tid === String(pid) ? 'main (event loop)' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+          threads.set(tid, { name, cpu: cpuNs / 1e6, wait: waitNs / 1e6 });
+        } catch { /* the thread ended meanwhile */ }
+      }
+    } catch { /* not Linux */ }
+    samples.push(threads);
+    return samples.length - 1;
+  };
+  const marks = [read()];
+  const timer = setInterval(read, 100);
+  return {
+    mark: () => void marks.push(read()),
+    stop: () => clearInterval(timer),
+    /** { stage: { thread name: { cpu_ms, waiting_for_a_core_ms } } } between the marks. */
+    report(stageNames) {
+      if (samples[0].size === 0) return null;
+      // A thread's figures as of sample `at`: its last read at or before it (0 before its first).
+      const asOf = (tid, at) => {
+        for (let i = at; i >= 0; i--) if (samples[i].has(tid)) return samples[i].get(tid);
+        return { cpu: 0, wait: 0 };
+      };
+      return Object.fromEntries(stageNames.map((stage, i) => {
+        const byName = {};
+        const tids = new Set(samples.slice(marks[i], marks[i + 1] + 1).flatMap((m) => [...m.keys()]));
+        for (const tid of tids) {
+          const [from, to] = [asOf(tid, marks[i]), asOf(tid, marks[i + 1])];
+          const sum = (byName[to.name] ??= { cpu_ms: 0, waiting_for_a_core_ms: 0 });
+          sum.cpu_ms += to.cpu - from.cpu;
+          sum.waiting_for_a_core_ms += to.wait - from.wait;
+        }
+        const rounded = Object.entries(byName).map(([name, v]) => [name, { cpu_ms: Math.round(v.cpu_ms), waiting_for_a_core_ms: Math.round(v.waiting_for_a_core_ms) }]);
+        return [stage, Object.fromEntries(rounded.filter(([, v]) => v.cpu_ms > 0).sort((a, b) => b[1].cpu_ms - a[1].cpu_ms))];
+      }));
+    },
+  };
 }
 
 /** The daemon's peak resident memory so far in MB (VmHWM of /proc/<pid>/status), or null where /proc does not tell. */
@@ -192,10 +245,12 @@ async function main() {
     const ticks = clockTicksPerSecond();
     const settleMs = SETTLE ? await settle(daemon.child.pid, ticks) : null;
     const cpuAt = [cpuSnapshot(daemon.child.pid, ticks)];
+    const threads = threadSampler(daemon.child.pid);
     const t0 = performance.now();
     const pushed = await sendAll(bodies, sendSigned);
     const pushMs = performance.now() - t0;
     cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
+    threads.mark();
     // The graph file exists once the first batch is accepted. Done when no raw item is pending
     // (raw_items_pending, a partial index: the poll must not read the bodies). Every 10 ms: the
     // stage's end is known to within 10 ms (a count on the partial index costs microseconds).
@@ -205,6 +260,7 @@ async function main() {
     const state = graph.prepare(`SELECT SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`).get();
     const ingestedMs = performance.now() - t0;
     cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
+    threads.mark();
     const published = await request(`${daemon.url}/v1/websites/${site.id}/publish`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${apiKey}` } });
     const publishEnvelope = await published.body.json();
     if (published.statusCode !== 200) throw new Error(`publish answered ${published.statusCode}: ${JSON.stringify(publishEnvelope)}`);
@@ -216,6 +272,8 @@ async function main() {
     }
     const liveMs = performance.now() - t0;
     cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
+    threads.mark();
+    threads.stop();
     const peakRssMb = daemonPeakRssMb(daemon.child.pid);
 
     // The same items again, unchanged, alternating with the raw baseline on the same bodies, REPUSH_REPS times: the fastest of each.
@@ -256,6 +314,7 @@ async function main() {
       end_to_end_items_per_s: rate(liveMs),
       daemon_peak_rss_mb: peakRssMb,
       cpu: cpuReport(cpuAt, [['push', pushMs], ['ingest_after_push', ingestedMs - pushMs], ['publish_and_live_read', liveMs - ingestedMs]], rate),
+      threads: threads.report(['push', 'ingest_after_push', 'publish_and_live_read']),
       unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs), all_wall_ms: repushes.map(Math.round) },
       raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs), all_wall_ms: baselines.map(Math.round) },
       ratio_repush_vs_baseline: +(baselineMs / repushMs).toFixed(2),

@@ -7,6 +7,7 @@ import { KeptConnections } from '../storage/kept-connections.js';
 import { openDatabase } from '../storage/sqlite.js';
 import { PENDING_RAW_SQL } from './statements.js';
 import { WARM_UP_SITE, warmUpRows } from './warm-up-pages.js';
+import { nameThread } from '../threads/thread-name.js';
 
 /**
  * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
@@ -43,6 +44,7 @@ function readPendingRows(file: string, ids: string[]): RawRow[] {
  * plain data, so it runs here while the calling thread writes the previous batch. Reading the
  * raw bodies here too spares the writing thread reading them and copying them over.
  */
+if (parentPort) nameThread('nodectl-extract');
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('warmUp' in request) {

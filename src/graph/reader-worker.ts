@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
 import { openDatabase } from '../storage/sqlite.js';
 import { lowerThreadPriority } from '../threads/priority.js';
+import { nameThread } from '../threads/thread-name.js';
 import { GRAPH_QUERIES, LANGUAGES_SQL } from './reader.js';
 import { SIGNAL, type ReaderAsk, type ReaderMessage, type ReaderRequest, type ReaderWorkerData } from './reader-thread.js';
 
@@ -15,6 +16,7 @@ const flags = new Int32Array(signal);
 // The compile it reads for decides when the publish ends: it goes first when both want a core
 // (this thread stays at most chunksAhead messages ahead of it anyway).
 lowerThreadPriority();
+nameThread('nodectl-reader');
 const db = openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true });
 db.exec('BEGIN');
 // A read transaction begins at its first read: from here on the thread reads this state of the graph.

@@ -8,6 +8,7 @@ import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
 import { writeBatch, writePendingBatch } from './process-raw-items.js';
 import { WriteQueue } from './write-queue.js';
 import { beginWriterTurn, endWriterTurn, type WriteTurn } from './write-turn.js';
+import { nameThread } from '../threads/thread-name.js';
 
 const queues = new WeakMap<Db, WriteQueue>();
 /**
@@ -40,6 +41,7 @@ function queueOf(db: Db): WriteQueue {
  * The graph writer thread (graph-writer.ts): writes each batch as the daemon's own thread did
  * (writePendingBatch through a write queue), and answers what it did once committed.
  */
+if (parentPort) nameThread('nodectl-writer');
 parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
   try {

@@ -5,6 +5,7 @@ import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
 import { openDatabase } from '../storage/sqlite.js';
 import type { WebsiteInfo } from '../website/types.js';
 import { compilePreview, type CompiledPreview } from './preview.js';
+import { nameThread } from '../threads/thread-name.js';
 
 /** What the calling thread sends (structured clone: plain data only). */
 export interface PreviewWorkerInput {
@@ -39,4 +40,7 @@ function main(input: PreviewWorkerInput): PreviewWorkerMessage {
   }
 }
 
-if (parentPort) parentPort.postMessage(main(workerData as PreviewWorkerInput));
+if (parentPort) {
+  nameThread('nodectl-preview');
+  parentPort.postMessage(main(workerData as PreviewWorkerInput));
+}

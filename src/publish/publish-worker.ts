@@ -6,6 +6,7 @@ import { dataDirLayout } from '../storage/data-dir.js';
 import type { PublishResult } from './publish-node.js';
 import { runPublish, type PublishSource, type RunPublishOptions } from './run-publish.js';
 import { createTargetFromSettings } from './targets/index.js';
+import { nameThread } from '../threads/thread-name.js';
 
 /**
  * The options of runPublish that are plain data, given to the worker as they are (a new plain
@@ -72,6 +73,7 @@ function preload(): Promise<unknown> {
 }
 
 if (parentPort) {
+  nameThread('nodectl-publish');
   const port = parentPort;
   const post = (message: PublishWorkerMessage) => port.postMessage(message);
   if (workerData !== null && workerData !== undefined) {

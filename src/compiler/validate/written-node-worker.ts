@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../../threads/priority.js';
+import { nameThread } from '../../threads/thread-name.js';
 import { DISCARDING_SINK, type WrittenFile } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';
@@ -60,6 +61,7 @@ function main(data: WrittenCheckWorkerData, post: (answer: WrittenCheckAnswer) =
 if (parentPort) {
   // The compile it checks decides when the publish ends: it goes first when both want a core.
   lowerThreadPriority();
+  nameThread('nodectl-check');
   const port = parentPort;
   main(workerData as WrittenCheckWorkerData, (answer) => port.postMessage(answer));
 }
