@@ -123,6 +123,7 @@ function threadSampler(pid) {
   };
   const marks = [read()];
   const timer = setInterval(read, 100);
+  timer.unref(); // a run that fails before stop() still ends
   return {
     mark: () => void marks.push(read()),
     stop: () => clearInterval(timer),
