@@ -19,7 +19,11 @@ export function compareInReadOrder(a: string, b: string): number {
   return fileRank(a) - fileRank(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-/** What the files read so far define: record ids by kind, and (subject, predicate, language) of facts. */
+/**
+ * What the files read so far define: record ids by the kind their prefix names (idKind), and
+ * (subject, predicate, language) of facts. `record` holds the ids of no such kind (relationships',
+ * Q&A's): each id is in one set, and a reference to any record looks in its prefix's (recordIdIn).
+ */
 export interface NodeIds {
   ids: Record<RefKind, Set<string>>;
   factKeys: Set<string>;
@@ -207,6 +211,11 @@ function checkRecordItself(rules: FileRules, record: Record<string, unknown>, li
   }
 }
 
+/** Whether `id` is a record id of the node, of any kind. */
+function recordIdIn(ids: NodeIds['ids'], id: string): boolean {
+  return ids[idKind(id) ?? 'record'].has(id);
+}
+
 /** The fields of a record checkAgainstNode reads: a record reduced to them is checked the same. */
 export function nodeFieldsOf(rules: FileRules): readonly string[] {
   return [...(rules.definesIds ? ['id'] : []), ...(rules.isFacts ? FACT_KEY_FIELDS : []), ...rules.references.map(([field]) => field)];
@@ -228,8 +237,7 @@ export function checkAgainstNode(rules: FileRules, record: Record<string, unknow
     if (k !== null) {
       if (ids[k].has(id)) issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
       ids[k].add(id);
-    }
-    ids.record.add(id);
+    } else ids.record.add(id);
   }
   if (rules.isFacts) {
     const key = `${String(record.subject_entity_id ?? record.subject)}\u0000${String(record.predicate)}\u0000${String(record.language)}`;
@@ -240,7 +248,7 @@ export function checkAgainstNode(rules: FileRules, record: Record<string, unknow
     const value = record[field];
     if (value === undefined) continue;
     for (const ref of Array.isArray(value) ? value : [value]) {
-      if (typeof ref === 'string' && !ids[target].has(ref)) {
+      if (typeof ref === 'string' && !(target === 'record' ? recordIdIn(ids, ref) : ids[target].has(ref))) {
         issues.add({ code: 'ref.dangling', severity: 'error', file: path, line, message: `${field} ${ref} does not resolve to a ${target} of this node` });
       }
     }
