@@ -79,6 +79,7 @@ describe.each(CHECKS)('%s: validateNode\'s checks on the bytes the compiler writ
     // facts are written before the entities they name, and checked after them
     ['a second fact per (subject, predicate) and a duplicate id', { 'facts.de.jsonl': (t) => t + t.split('\n')[0]! + '\n' }, ['jsonl.duplicate_id', 'export.superseded_fact']],
     ['a citation of no record', { 'citations.jsonl': (t) => t.replace(/"record_id":"fact_[0-9a-f]+"/, '"record_id":"fact_000000000000000000000000"') }, ['ref.dangling']],
+    ['a citation of no relationship', { 'citations.jsonl': (t) => t.replace(/"record_id":"rel_[0-9a-f]+"/, '"record_id":"rel_000000000000000000000000"') }, ['ref.dangling']],
     ['a reference to no record, then an internal field two lines on', { 'facts.en.jsonl': (t) => {
       const lines = t.split('\n');
       lines[0] = lines[0]!.replace(/"subject_entity_id":"entity_[0-9a-f]+"/, '"subject_entity_id":"entity_000000000000000000000000"');
