@@ -1,15 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadFixture } from '../../src/compiler/fixture.js';
-import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
-import { DISCARDING_SINK } from '../../src/compiler/sink.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { ThreadedGraphReader } from '../../src/graph/reader-thread.js';
 import { BACKGROUND_NICENESS, currentThreadId } from '../../src/threads/priority.js';
 import { workerModuleUrl } from '../../src/threads/worker-url.js';
-import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+import { startGraphReader, startWrittenCheckWorker } from './helpers.js';
 
 // Thread priorities are a Linux matter (/proc/thread-self, setpriority on a thread id); elsewhere
 // lowerThreadPriority leaves every thread as it is, which the first test checks there.
@@ -77,14 +71,8 @@ describe('lowerThreadPriority (runs the build: npm run build)', () => {
 describe("a publish's helper threads run below the compile's priority (runs the build)", () => {
   it('the graph reading thread runs at BACKGROUND_NICENESS from its start, the compiling thread as it was', async () => {
     if (!linux) return expect(currentThreadId()).toBeNull();
-    const { dir, cleanup } = makeTempDir('nodectl-priority-');
-    cleanups.push(cleanup);
-    const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', 'shop'));
-    const file = join(dir, 'graph.sqlite');
-    buildGraphFromItems(fixture.items, fixture.site, { file, receivedAt: new Date(fixture.buildTime).toISOString() }).close();
     const before = threadNiceness();
-    const reader = await ThreadedGraphReader.open(file);
-    cleanups.push(() => reader.close());
+    const reader = await startGraphReader(cleanups);
     // open() resolves once the thread is ready, and it lowered itself before that.
     const lowered = [...threadNiceness()].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICENESS);
     expect(lowered).toHaveLength(1);
@@ -95,10 +83,7 @@ describe("a publish's helper threads run below the compile's priority (runs the 
   it("the written-node check's worker runs at BACKGROUND_NICENESS once the check moved to it", async () => {
     if (!linux) return expect(currentThreadId()).toBeNull();
     const before = threadNiceness();
-    const check = new ParallelWrittenNodeCheck('/nowhere', { handoverBytes: 0, workerUrl: writtenCheckWorkerUrl() });
-    cleanups.push(() => check.close());
-    const file = check.sink(DISCARDING_SINK).open('llms.txt');
-    file.write(new TextEncoder().encode('# Shop\n'));
+    const check = startWrittenCheckWorker(cleanups);
     expect(check.inWorker).toBe(true);
     expect(await newBackgroundThreads(before)).toHaveLength(1);
     expect(threadNiceness().get(currentThreadId()!)).toBe(before.get(currentThreadId()!));

@@ -1,17 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadFixture } from '../../src/compiler/fixture.js';
-import { DISCARDING_SINK } from '../../src/compiler/sink.js';
-import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
 import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
 import { createGraphWriter, writeWorkerUrl } from '../../src/graph/graph-writer.js';
-import { ThreadedGraphReader } from '../../src/graph/reader-thread.js';
 import { publishWorkerUrl } from '../../src/publish/publish-in-worker.js';
 import { workerModuleUrl } from '../../src/threads/worker-url.js';
-import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+import { startGraphReader, startWrittenCheckWorker } from './helpers.js';
 
 // Thread names are a Linux matter (/proc/thread-self/comm); elsewhere nameThread changes nothing,
 // which the first test checks there.
@@ -76,18 +70,10 @@ describe("the daemon's worker threads name themselves (runs the build)", () => {
     expect(await threadNamed('nodectl-writer')).toBe(true);
     expect(await threadNamed('nodectl-publish')).toBe(true);
 
-    const { dir, cleanup } = makeTempDir('nodectl-thread-name-');
-    cleanups.push(cleanup);
-    const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', 'shop'));
-    const file = join(dir, 'graph.sqlite');
-    buildGraphFromItems(fixture.items, fixture.site, { file, receivedAt: new Date(fixture.buildTime).toISOString() }).close();
-    const reader = await ThreadedGraphReader.open(file);
-    cleanups.push(() => reader.close());
+    await startGraphReader(cleanups);
     expect(threadNames()).toContain('nodectl-reader');
 
-    const check = new ParallelWrittenNodeCheck('/nowhere', { handoverBytes: 0, workerUrl: writtenCheckWorkerUrl() });
-    cleanups.push(() => check.close());
-    check.sink(DISCARDING_SINK).open('llms.txt').write(new TextEncoder().encode('# Shop\n'));
+    startWrittenCheckWorker(cleanups);
     expect(await threadNamed('nodectl-check')).toBe(true);
   });
 });

@@ -14,6 +14,11 @@ export function fileRank(path: string): number {
   return i < 0 ? RECORD_ORDER.length : i;
 }
 
+/** Whether a file's records define the ids others refer to (a file of RECORD_ORDER's kinds): the files after them do not. */
+export function definesIds(path: string): boolean {
+  return fileRank(path) < RECORD_ORDER.length;
+}
+
 /** The order validateNode reads a node's files in: by fileRank, then by path. */
 export function compareInReadOrder(a: string, b: string): number {
   return fileRank(a) - fileRank(b) || (a < b ? -1 : a > b ? 1 : 0);
@@ -69,7 +74,7 @@ export function rulesOf(path: string, trusted: boolean, schemaPassed: boolean): 
   return {
     path, kind, trusted, schemaPassed,
     lineSchema: entry !== undefined && entry.shape === 'line' ? { name: entry.name, schema: compiledLineSchema(entry.name, entry.schema) } : undefined,
-    definesIds: RECORD_ORDER.includes(kind),
+    definesIds: definesIds(path),
     isFacts: kind === 'facts',
     references: REFERENCE_FIELDS[kind] ?? [],
   };

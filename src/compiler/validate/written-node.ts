@@ -1,7 +1,7 @@
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
 import { ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
 import {
-  checkAgainstNode, checkMeasured, compareInReadOrder, emptyNodeIds, FileScan, fileRank, nodeFieldsOf, RECORD_ORDER, rulesOf, type FileRules, type MeasuredFile, type NodeIds, type ScanEvents,
+  checkAgainstNode, checkMeasured, compareInReadOrder, definesIds, emptyNodeIds, FileScan, fileRank, nodeFieldsOf, rulesOf, type FileRules, type MeasuredFile, type NodeIds, type ScanEvents,
 } from './scan-file.js';
 import { checkNode, type NodeFiles, type ValidationReport } from './validate-node.js';
 
@@ -154,21 +154,14 @@ export class WrittenNodeCheck {
   private checkEarly(): void {
     const ahead = this.ahead;
     if (ahead.off) return;
-    const paths = [...this.files.keys()];
-    if (paths.some((path) => definesIds(path) && !ahead.issues.has(path))) return;
-    for (const path of paths) {
-      const file = this.files.get(path)!;
+    if ([...this.files.keys()].some((path) => definesIds(path) && !ahead.issues.has(path))) return;
+    for (const [path, file] of this.files) {
       if (definesIds(path) || file.measured === undefined || this.checkedEarly.has(path)) continue;
       const issues = new IssueList();
       file.replay(ahead.found, issues);
       this.checkedEarly.set(path, { issues, ahead: ahead.paths.length });
     }
   }
-}
-
-/** Whether the file's records define ids others refer to (a file of RECORD_ORDER): the last rank's do not. */
-function definesIds(path: string): boolean {
-  return fileRank(path) < RECORD_ORDER.length;
 }
 
 /** Adds what an IssueList found to `to`, as if each issue had been added to `to` itself (the kept ones, then the count of the others). */
