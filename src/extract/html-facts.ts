@@ -16,7 +16,7 @@ import { addMetaFacts } from './meta-facts.js';
 import { hostOf, siteNameFromCopyright, siteNameFromHomeLink, siteNameFromHomePage, siteNameFromHostTitle, siteNameFromLogo, siteNameFromTitle } from './site-name.js';
 import { readMicroformats } from './microformats.js';
 import { readRdfa } from './rdfa.js';
-import { addCategory, followMainEntity, isPageNode, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
+import { followMainEntity, isPageNode, mapListMembers, mapReviews, mapSchemaNode, pickMainNode, readSchemaFaq, type SchemaContext } from './schema-org.js';
 import { asList, identityUrl, nodeName, personName, personPage, resolveEntity, sharedIdentityUrls, textValue, typesOf, urlValue } from './schema-values.js';
 import { typeFamily } from './identity.js';
 import { readDefinitionLists, readDetails, readKeyValueTables, readQuestionHeadings } from './structured-text.js';

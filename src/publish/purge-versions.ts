@@ -179,7 +179,6 @@ function versionObjects(websiteId: string, ulid: string, manifest: Manifest, lis
 
 /** Every object outside the live version that could hold erased content. */
 function candidateObjects(websiteId: string, index: StoreIndex, serving: readonly string[]): StoredObject[] {
-  const keys = siteKeys(siteHashOf(websiteId));
   const live = index.live;
   const named = new Set((live?.files ?? []).map((f) => f.path));
   const out: StoredObject[] = [];
