@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { close, closeSync, existsSync, fsync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { GraphReader } from '../graph/types.js';
 import type { WebsiteInfo } from '../website/types.js';
@@ -7,23 +7,58 @@ import { readPreviousNode } from './previous.js';
 import type { NodeSink } from './sink.js';
 import type { CompileOptions, CompileResult } from './types.js';
 
-/** A sink that writes each file into `dir` (which must exist), fsynced on close. */
-export function createDirectorySink(dir: string): NodeSink {
+/** A directory's sink, and when what it wrote is on disk. */
+export interface DirectorySink extends NodeSink {
+  /** Resolves once every file closed so far is fsynced and closed; rejects with the first that failed. */
+  flushed(): Promise<void>;
+  /** After a failed compile: closes the files still open (unsynced) and waits for those being synced; never rejects. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * A sink that writes each file into `dir` (which must exist). A closed file is fsynced and
+ * closed on libuv's thread pool while the compile goes on (the compile is synchronous: in its
+ * thread the fsyncs waited for the disk one file after another); flushed() waits for them.
+ */
+export function createDirectorySink(dir: string): DirectorySink {
+  const syncing: Array<Promise<Error | null>> = [];
+  const open = new Set<number>();
   return {
     open(path) {
       if (path.includes('/') || path.includes('\\') || path.startsWith('.')) throw new Error(`refusing to write outside the node directory: ${path}`);
       const fd = openSync(join(dir, path), 'wx');
+      open.add(fd);
       return {
         write: (chunk) => {
           for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
         },
         close: () => {
-          fsyncSync(fd);
-          closeSync(fd);
+          open.delete(fd);
+          syncing.push(syncAndClose(fd));
         },
       };
     },
+    async flushed() {
+      const failed = (await Promise.all(syncing)).find((error) => error !== null);
+      if (failed) throw failed;
+    },
+    async abandon() {
+      for (const fd of open) {
+        try {
+          closeSync(fd);
+        } catch {
+          // Already gone: nothing to close.
+        }
+      }
+      open.clear();
+      await Promise.all(syncing);
+    },
   };
+}
+
+/** fsync then close `fd`; resolves with the first error (never rejects, so a compile that fails first leaves no unhandled rejection). */
+function syncAndClose(fd: number): Promise<Error | null> {
+  return new Promise((resolve) => fsync(fd, (syncError) => close(fd, (closeError) => resolve(syncError ?? closeError ?? null))));
 }
 
 export interface CompileToDirectoryOptions extends CompileOptions {
@@ -48,12 +83,14 @@ export async function compileToDirectory(reader: GraphReader, site: WebsiteInfo,
   const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${++sequence}`);
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp);
+  const sink = createDirectorySink(temp);
   try {
-    const sink = createDirectorySink(temp);
     const result = compileNode(reader, site, compileOptions, wrapSink === undefined ? sink : wrapSink(sink));
+    await sink.flushed();
     replaceDirectory(temp, target);
     return result;
   } catch (error) {
+    await sink.abandon();
     rmSync(temp, { recursive: true, force: true });
     throw error;
   }
