@@ -23,14 +23,17 @@ export class ListenError extends Error {}
 /**
  * The warm start of content.ingest's threads (docs/graph.md "A warm start"), in the background:
  * real batches go first. The extraction workers extract made-up pages; the graph writer thread
- * is started, so its modules are loaded before the first batch waits for it.
+ * is started and writes what they extracted into a private graph, so its code is loaded and
+ * optimised before the first batch waits for it.
  */
 function warmStart(app: FastifyInstance, pages: number): void {
   const pool = pages > 0 ? sharedExtractionPool() : undefined;
   if (pool === undefined) return;
-  sharedGraphWriter()?.start();
+  const writer = sharedGraphWriter();
+  writer?.start();
   const started = performance.now();
-  void pool.warmUp(pages).then(() => app.log.info({ pages, ms: Math.round(performance.now() - started), workers: pool.running }, 'extraction workers warmed up'));
+  // A warm-up write that fails (the thread ended) costs the warm-up only.
+  void pool.warmUp(pages, writer && ((extracted) => void writer.warmUp(extracted).catch(() => undefined))).then(() => app.log.info({ pages, ms: Math.round(performance.now() - started), workers: pool.running }, 'extraction workers warmed up'));
 }
 
 /** Starts `nodectl serve`: HTTP API, job worker and scheduler over one data directory. */

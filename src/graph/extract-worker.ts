@@ -14,7 +14,11 @@ import { nameThread } from '../threads/thread-name.js';
  * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending).
  */
 export type ExtractRequest = { id: number } & (({ site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] })) | WarmUpRequest);
-/** Extract warm-up pages first to first + count - 1 (warm-up-pages.ts) and answer an empty string: the JIT's warm-up, nothing is kept. */
+/**
+ * Extract warm-up pages first to first + count - 1 (warm-up-pages.ts), the JIT's warm-up, and
+ * answer them as a file request is answered (a PendingExtraction), for the graph writer thread's
+ * own warm-up (graph-writer.ts warmUp).
+ */
 export interface WarmUpRequest { warmUp: { first: number; count: number } }
 /**
  * What the worker answers: the outcome of each row, in order, as JSON text (extractRowsJson: each
@@ -39,6 +43,13 @@ function readPendingRows(file: string, ids: string[]): RawRow[] {
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+/** The JSON of the rows' PendingExtraction, their bodies left out, its outcomes serialised as they are made (extractRowsJson). */
+function pendingExtractionJson(rows: RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): string {
+  const extracted = extractRowsJson(rows, site, mappings);
+  for (const row of rows) row.body = null;
+  return `{"rows":${JSON.stringify(rows)},"outcomes":${extracted}}`;
+}
+
 /**
  * The worker side of the extraction pool (extraction-pool.ts): extraction is pure CPU work on
  * plain data, so it runs here while the calling thread writes the previous batch. Reading the
@@ -48,17 +59,11 @@ if (parentPort) nameThread('nodectl-extract');
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('warmUp' in request) {
-    // Serialised as a real answer is, so that code warms up too; the text is not sent.
-    extractRowsJson(warmUpRows(request.warmUp.first, request.warmUp.count), WARM_UP_SITE, []);
-    outcomes = '';
+    outcomes = pendingExtractionJson(warmUpRows(request.warmUp.first, request.warmUp.count), WARM_UP_SITE, []);
   } else if ('rows' in request) {
     outcomes = extractRowsJson(request.rows, request.site, request.mappings);
   } else {
-    const rows = readPendingRows(request.file, request.ids);
-    const extracted = extractRowsJson(rows, request.site, request.mappings);
-    for (const row of rows) row.body = null;
-    // The JSON of a PendingExtraction, its outcomes already serialised.
-    outcomes = `{"rows":${JSON.stringify(rows)},"outcomes":${extracted}}`;
+    outcomes = pendingExtractionJson(readPendingRows(request.file, request.ids), request.site, request.mappings);
   }
   parentPort!.postMessage({ id: request.id, outcomes } satisfies ExtractResponse);
 });

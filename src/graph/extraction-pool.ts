@@ -27,9 +27,10 @@ export interface ExtractionPool {
    * Extracts `pages` made-up pages in every worker (warm-up-pages.ts), so that V8 has optimised
    * the extractor before the first real batch (docs/graph.md "A warm start"). Stops early once a
    * real batch is asked for. Workers are kept from then on, idle or not: a new one would start
-   * cold. Resolves when done, stopped, or a worker failed.
+   * cold. Each request's answer, the JSON text of a PendingExtraction, goes to `extracted` (the
+   * graph writer thread's warm-up). Resolves when done, stopped, or a worker failed.
    */
-  warmUp(pages: number): Promise<void>;
+  warmUp(pages: number, extracted?: (text: string) => void): Promise<void>;
   /** Worker threads running now (started, not yet ended). */
   readonly running: number;
   /** Ends the workers (those in use once their batch is done). */
@@ -144,14 +145,16 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     extract: (site, mappings, rows) => (batchesAsked++, send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[]))),
     extractPending: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, readPendingExtraction)),
     extractPendingText: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, (text) => text)),
-    async warmUp(pages) {
+    async warmUp(pages, extracted) {
       keepIdleWorkers = true;
       for (const slot of slots) clearTimeout(slot.idleTimer);
       const before = batchesAsked;
       // One request at a time per loop, and one loop per worker: pick() gives each its own.
       const warmOne = async () => {
         for (let first = 0; first < pages && !closed && batchesAsked === before; first += WARM_UP_BATCH) {
-          await send({ id: nextId++, warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) } }, () => undefined);
+          await send({ id: nextId++, warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) } }, (text) => {
+            if (batchesAsked === before) extracted?.(text);
+          });
         }
       };
       await Promise.all(Array.from({ length: options.size }, warmOne)).catch(() => undefined);

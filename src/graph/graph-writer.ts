@@ -21,8 +21,10 @@ export interface GraphWrite {
 /** A batch's extraction: the pending rows and their outcomes, or the extraction worker's JSON text of them, which the writer thread reads. */
 export type Extracted = PendingExtraction | string;
 
-export type GraphWriteRequest = GraphWrite & { id: number };
-export type GraphWriteResponse = { id: number } & ({ result: ProcessRawItemsResult } | { error: string });
+/** A batch to write, or an extraction worker's warm-up answer to write into the thread's private graph (writer-warm-up.ts). */
+export type GraphWriteRequest = (GraphWrite | { warmUp: string }) & { id: number };
+/** What a batch's write did, the warm-up pages written so far (a warm-up's answer), or why it failed. */
+export type GraphWriteResponse = { id: number } & ({ result: ProcessRawItemsResult } | { warmedUp: number } | { error: string });
 
 /** The writer thread ended (failed, or was closed) before it answered: nothing of the batch was committed by it. */
 export class GraphWriterStopped extends Error {
@@ -41,6 +43,14 @@ export interface GraphWriter {
   write(request: GraphWrite): Promise<ProcessRawItemsResult>;
   /** Starts the thread now rather than at the first write, which then finds its modules loaded (the daemon's warm start). */
   start(): void;
+  /**
+   * Writes an extraction worker's warm-up answer (extraction-pool.ts warmUp) into the thread's
+   * own in-memory graph, the way a batch is written, so that its code is optimised before the
+   * first real batch (src/graph/writer-warm-up.ts); a real batch waits for at most the one
+   * warm-up write under way. Resolves with the warm-up pages the thread has written in all
+   * (nothing more once WRITER_WARM_UP_PAGES were).
+   */
+  warmUp(extracted: string): Promise<number>;
   /** Whether the thread is running now (started, not yet ended). */
   readonly running: boolean;
   /** Ends the thread; writes not yet answered reject with GraphWriterStopped. */
@@ -55,7 +65,7 @@ export interface GraphWriter {
  */
 const WRITER_YOUNG_GENERATION_MB = 64;
 
-interface Pending { resolve: (result: ProcessRawItemsResult) => void; reject: (error: Error) => void }
+interface Pending { resolve: (answer: ProcessRawItemsResult | number) => void; reject: (error: Error) => void }
 
 /**
  * Starts the thread at the first write, and again at the next write after it ended. The thread is
@@ -82,11 +92,22 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
       if (pending.size === 0) started.unref();
       if (!p) return;
       if ('result' in response) p.resolve(response.result);
+      else if ('warmedUp' in response) p.resolve(response.warmedUp);
       else p.reject(new Error(response.error));
     });
     started.on('error', (error) => stop(started, error.message));
     started.on('exit', (code) => stop(started, `it exited (code ${code})`));
     return started;
+  };
+
+  const post = <T extends ProcessRawItemsResult | number>(request: GraphWrite | { warmUp: string }): Promise<T> => {
+    worker ??= start();
+    const id = nextId++;
+    // Referenced while it has requests to answer, so a process waiting only for them does not exit.
+    worker.ref();
+    const answer = new Promise<T>((resolve, reject) => pending.set(id, { resolve: resolve as Pending['resolve'], reject }));
+    worker.postMessage({ ...request, id } satisfies GraphWriteRequest);
+    return answer;
   };
 
   return {
@@ -96,15 +117,8 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     get running() {
       return worker !== undefined;
     },
-    write(request) {
-      worker ??= start();
-      const id = nextId++;
-      // Referenced while it has writes to answer, so a process waiting only for them does not exit.
-      worker.ref();
-      const answer = new Promise<ProcessRawItemsResult>((resolve, reject) => pending.set(id, { resolve, reject }));
-      worker.postMessage({ ...request, id } satisfies GraphWriteRequest);
-      return answer;
-    },
+    warmUp: (extracted) => post<number>({ warmUp: extracted }),
+    write: (request) => post<ProcessRawItemsResult>(request),
     async close() {
       const closing = worker;
       if (!closing) return;

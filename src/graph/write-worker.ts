@@ -7,8 +7,9 @@ import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
 import { writeBatch, writePendingBatch } from './process-raw-items.js';
 import { WriteQueue } from './write-queue.js';
-import { beginWriterTurn, endWriterTurn, type WriteTurn } from './write-turn.js';
+import { beginWriterTurn, endWriterTurn, newWriteTurn, type WriteTurn } from './write-turn.js';
 import { nameThread } from '../threads/thread-name.js';
+import { WriterWarmUp } from './writer-warm-up.js';
 
 const queues = new WeakMap<Db, WriteQueue>();
 /**
@@ -37,13 +38,27 @@ function queueOf(db: Db): WriteQueue {
   return queue;
 }
 
+/** Warm-up batches go through a write queue of their own private graph, in a turn nobody else takes. */
+const warmUp = new WriterWarmUp((db, write) => {
+  if (!turns.has(db)) turns.set(db, newWriteTurn());
+  return queueOf(db).write(write.batch.length, () => writePendingBatch(db, write.site, write.batch, write.extracted, write.now));
+});
+
 /**
  * The graph writer thread (graph-writer.ts): writes each batch as the daemon's own thread did
- * (writePendingBatch through a write queue), and answers what it did once committed.
+ * (writePendingBatch through a write queue), and answers what it did once committed; a warm-up
+ * answer of the extraction workers is written the same way into a private graph (writer-warm-up.ts).
  */
 if (parentPort) nameThread('nodectl-writer');
 parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
+  if ('warmUp' in request) {
+    const text = request.warmUp;
+    Promise.resolve()
+      .then(() => warmUp.write(readPendingExtraction(text)))
+      .then((warmedUp) => answer({ id: request.id, warmedUp }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
+    return;
+  }
   try {
     const db = connections.get(request.file);
     turns.set(db, request.turn);

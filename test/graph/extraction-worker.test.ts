@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
-import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
+import { createExtractionPool, extractWorkerUrl, readPendingExtraction } from '../../src/graph/extraction-pool.js';
+import type { PendingExtraction } from '../../src/graph/extract-worker.js';
+import { WARM_UP_SITE, warmUpRows } from '../../src/graph/warm-up-pages.js';
 import type { ContributionRows } from '../../src/graph/contribution-rows.js';
 import { extractRows, extractRowsJson, readExtractedRows, type ExtractOutcome } from '../../src/graph/extract-row.js';
 import { processRawItems, processRawItemsConcurrently } from '../../src/graph/process-raw-items.js';
@@ -159,6 +161,27 @@ describe('extraction workers (runs the build: npm run build)', () => {
     } finally {
       await cold.close();
       await warmed.close();
+    }
+  });
+
+  it("hand each warm-up answer on (the graph writer thread's warm-up): the warm-up pages' pending extraction, without bodies, none once a real batch was asked", async () => {
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const answers: PendingExtraction[] = [];
+    try {
+      await pool.warmUp(50, (text) => answers.push(readPendingExtraction(text)));
+      expect(answers.map((a) => a.rows.map((row) => row.raw_content_id))).toEqual([warmUpRows(0, 25), warmUpRows(25, 25)].map((rows) => rows.map((row) => row.raw_content_id)));
+      expect(answers.flatMap((a) => a.rows).every((row) => row.body === null)).toBe(true);
+      expect(answers[0]!.outcomes).toEqual(extractRows(warmUpRows(0, 25), WARM_UP_SITE, []));
+
+      const later: string[] = [];
+      const warming = pool.warmUp(100_000, (text) => later.push(text));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const handedOn = later.length;
+      await pool.extract(site, [], [{ raw_content_id: 'raw_1', item_type: 'product', item_id: '1', body: JSON.stringify(page(1)), received_at: RECEIVED }]);
+      await warming;
+      expect(later.length).toBe(handedOn);
+    } finally {
+      await pool.close();
     }
   });
 
