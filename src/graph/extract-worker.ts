@@ -6,18 +6,21 @@ import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
 import { KeptConnections } from '../storage/kept-connections.js';
 import { openDatabase } from '../storage/sqlite.js';
 import { PENDING_RAW_SQL } from './statements.js';
-import { WARM_UP_SITE, warmUpRows } from './warm-up-pages.js';
+import { warmUpRows } from './warm-up-pages.js';
 import { nameThread } from '../threads/thread-name.js';
 
 /**
  * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
  * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending).
  */
-export type ExtractRequest = { id: number } & (({ site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] })) | WarmUpRequest);
+export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] } | WarmUpRequest);
 /**
  * Extract warm-up pages first to first + count - 1 (warm-up-pages.ts), the JIT's warm-up, and
  * answer them as a file request is answered (a PendingExtraction), for the graph writer thread's
- * own warm-up (graph-writer.ts warmUp).
+ * own warm-up (graph-writer.ts warmUp). The site (WARM_UP_SITE) and mappings come in the request,
+ * as a real batch's do: objects made by the message's copy have other hidden classes than the
+ * same objects written out in this thread, and V8's code optimised for one was thrown away at the
+ * first real batch (`--trace-deopt`: "wrong map").
  */
 export interface WarmUpRequest { warmUp: { first: number; count: number } }
 /**
@@ -59,7 +62,8 @@ if (parentPort) nameThread('nodectl-extract');
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('warmUp' in request) {
-    outcomes = pendingExtractionJson(warmUpRows(request.warmUp.first, request.warmUp.count), WARM_UP_SITE, []);
+    // Copied as a message copies (structuredClone): the rows SQLite makes for a real batch have the copies' hidden classes.
+    outcomes = pendingExtractionJson(structuredClone(warmUpRows(request.warmUp.first, request.warmUp.count)), request.site, request.mappings);
   } else if ('rows' in request) {
     outcomes = extractRowsJson(request.rows, request.site, request.mappings);
   } else {

@@ -5,6 +5,7 @@ import type { WebsiteInfo } from '../website/types.js';
 import { readExtractedRows, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { ExtractRequest, ExtractResponse, PendingExtraction } from './extract-worker.js';
 import { workerModuleUrl } from '../threads/worker-url.js';
+import { WARM_UP_SITE } from './warm-up-pages.js';
 
 /**
  * Worker threads that extract raw rows (src/extract is pure CPU work on plain data), so that
@@ -152,7 +153,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       // One request at a time per loop, and one loop per worker: pick() gives each its own.
       const warmOne = async () => {
         for (let first = 0; first < pages && !closed && batchesAsked === before; first += WARM_UP_BATCH) {
-          await send({ id: nextId++, warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) } }, (text) => {
+          await send({ id: nextId++, site: WARM_UP_SITE, mappings: [], warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) } }, (text) => {
             if (batchesAsked === before) extracted?.(text);
           });
         }

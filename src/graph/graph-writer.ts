@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { WebsiteInfo } from '../website/types.js';
 import { workerModuleUrl } from '../threads/worker-url.js';
+import { WARM_UP_SITE } from './warm-up-pages.js';
 import type { PendingExtraction } from './extract-worker.js';
 import type { ProcessRawItemsResult } from './run-result.js';
 import type { WriteTurn } from './write-turn.js';
@@ -21,8 +22,13 @@ export interface GraphWrite {
 /** A batch's extraction: the pending rows and their outcomes, or the extraction worker's JSON text of them, which the writer thread reads. */
 export type Extracted = PendingExtraction | string;
 
-/** A batch to write, or an extraction worker's warm-up answer to write into the thread's private graph (writer-warm-up.ts). */
-export type GraphWriteRequest = (GraphWrite | { warmUp: string }) & { id: number };
+/**
+ * A batch to write, or an extraction worker's warm-up answer to write into the thread's private
+ * graph (writer-warm-up.ts), with the site (WARM_UP_SITE) copied over as a real batch's is, so
+ * that the code is optimised for the hidden classes of copied objects.
+ */
+export type GraphWriteRequest = (GraphWrite | WarmUpRequest) & { id: number };
+interface WarmUpRequest { warmUp: string; site: WebsiteInfo }
 /** What a batch's write did, the warm-up pages written so far (a warm-up's answer), or why it failed. */
 export type GraphWriteResponse = { id: number } & ({ result: ProcessRawItemsResult } | { warmedUp: number } | { error: string });
 
@@ -100,7 +106,7 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     return started;
   };
 
-  const post = <T extends ProcessRawItemsResult | number>(request: GraphWrite | { warmUp: string }): Promise<T> => {
+  const post = <T extends ProcessRawItemsResult | number>(request: GraphWrite | WarmUpRequest): Promise<T> => {
     worker ??= start();
     const id = nextId++;
     // Referenced while it has requests to answer, so a process waiting only for them does not exit.
@@ -117,7 +123,7 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     get running() {
       return worker !== undefined;
     },
-    warmUp: (extracted) => post<number>({ warmUp: extracted }),
+    warmUp: (extracted) => post<number>({ warmUp: extracted, site: WARM_UP_SITE }),
     write: (request) => post<ProcessRawItemsResult>(request),
     async close() {
       const closing = worker;

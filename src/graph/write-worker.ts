@@ -53,9 +53,9 @@ if (parentPort) nameThread('nodectl-writer');
 parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
   if ('warmUp' in request) {
-    const text = request.warmUp;
+    const { warmUp: text, site } = request;
     Promise.resolve()
-      .then(() => warmUp.write(readPendingExtraction(text)))
+      .then(() => warmUp.write(readPendingExtraction(text), site))
       .then((warmedUp) => answer({ id: request.id, warmedUp }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
     return;
   }

@@ -2,7 +2,6 @@ import { GRAPH_DB_OPTIONS } from '../storage/graph-db.js';
 import { openDatabase, type Db } from '../storage/sqlite.js';
 import type { WebsiteInfo } from '../website/types.js';
 import type { PendingExtraction } from './extract-worker.js';
-import { WARM_UP_SITE } from './warm-up-pages.js';
 
 /**
  * Warm-up pages the graph writer thread writes when the daemon starts (docs/graph.md "A warm
@@ -30,15 +29,16 @@ export class WriterWarmUp {
 
   constructor(private readonly writeBatch: (db: Db, write: WarmUpWrite) => Promise<unknown>, private readonly limit = WRITER_WARM_UP_PAGES) {}
 
-  /** Writes the extraction's rows into the private graph; resolves with the pages written in all, this write's included (nothing is written once `limit` were). */
-  async write(extracted: PendingExtraction): Promise<number> {
+  /** Writes the extraction's rows into the private graph for `site`; resolves with the pages written in all, this write's included (nothing is written once `limit` were). */
+  async write(extracted: PendingExtraction, site: WebsiteInfo): Promise<number> {
     if (this.pages >= this.limit) return this.pages;
     const db = (this.graph ??= openDatabase(':memory:', GRAPH_DB_OPTIONS));
-    const batch = insertWarmUpRows(db, extracted);
+    // A real batch's ids come copied in a message: copied the same way (structuredClone), the array has the same hidden class.
+    const batch = structuredClone(insertWarmUpRows(db, extracted));
     const written = (this.pages += batch.length);
     const last = written >= this.limit;
     try {
-      await this.writeBatch(db, { site: WARM_UP_SITE, batch, extracted, now: WARM_UP_NOW });
+      await this.writeBatch(db, { site, batch, extracted, now: WARM_UP_NOW });
     } finally {
       if (last) {
         db.close();
