@@ -101,7 +101,6 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   };
   const start = (): Slot => {
     const slot: Slot = { worker: new Worker(url), posted: new Map() };
-    slot.worker.unref();
     slot.worker.on('message', (response: ExtractResponse) => {
       const pending = slot.posted.get(response.id);
       slot.posted.delete(response.id);
@@ -126,6 +125,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     };
     slot.worker.on('error', fail);
     slot.worker.on('exit', (code) => fail(new Error(`the extraction worker exited (code ${code})`)));
+    // After the 'message' listener: adding one refs a worker again (Node 20), and an idle worker must not keep the process up.
+    slot.worker.unref();
     slots.add(slot);
     return slot;
   };

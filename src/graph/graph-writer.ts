@@ -91,7 +91,6 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
   };
   const start = (): Worker => {
     const started = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB } });
-    started.unref();
     started.on('message', (response: GraphWriteResponse) => {
       const p = pending.get(response.id);
       pending.delete(response.id);
@@ -103,6 +102,9 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     });
     started.on('error', (error) => stop(started, error.message));
     started.on('exit', (code) => stop(started, `it exited (code ${code})`));
+    // After the 'message' listener: adding one refs a worker again (Node 20), so a thread started and never
+    // written to (the daemon's warm start) kept an idle daemon from exiting after SIGTERM.
+    started.unref();
     return started;
   };
 

@@ -140,6 +140,15 @@ describe('daemon lifecycle', () => {
     expect(code).toBe(0);
   });
 
+  it('SIGTERM once the warm start is done, nothing ingested, exits 0 (its idle threads do not keep it up)', async () => {
+    const daemon = await startTestDaemon({ env: { NODECTL_EXTRACTION_WARM_UP_PAGES: '100', NODECTL_LOG_LEVEL: 'info' } });
+    for (let waited = 0; !daemon.output().includes('extraction workers warmed up'); waited += 50) {
+      if (waited > 15_000) throw new Error(`no warm start within 15 s:\n${daemon.output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await daemon.stop('SIGTERM')).toBe(0);
+  }, 30_000);
+
   it('SIGINT exits 0 and leaves the data directory reopenable', async () => {
     const temp = makeTempDir();
     const daemon = await startTestDaemon({ dataDir: temp.dir });

@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ItemContribution } from '../../src/extract/contribution.js';
 import type { IngestItem } from '../../src/contract/ingest-item.js';
@@ -13,6 +16,7 @@ import type { Db } from '../../src/storage/sqlite.js';
 import { trustScore } from '../../src/website/types.js';
 import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
 import { readIndexedDocuments } from '../knowledge/search-helpers.js';
+import { makeTempDir } from '../helpers/paths.js';
 
 const graphs: TempGraph[] = [];
 afterEach(() => {
@@ -246,6 +250,25 @@ describe('processRawItemsConcurrently with the graph writer thread (runs the bui
       expect(writer.running).toBe(true);
     } finally {
       await Promise.all([pool.close(), writer.close()]);
+    }
+  });
+
+  it('started and never written to, does not keep the process up (a listener added after unref() refs a worker again)', async () => {
+    const graphWriter = new URL('../../dist/graph/graph-writer.js', import.meta.url).href;
+    // A file, not --eval: a worker inherits the process's flags, and --input-type fails it.
+    const temp = makeTempDir('nodectl-writer-exit-');
+    try {
+      const script = join(temp.dir, 'start-writer.mjs');
+      writeFileSync(script, `const { createGraphWriter } = await import(${JSON.stringify(graphWriter)});
+        const writer = createGraphWriter();
+        writer.start();
+        setTimeout(() => console.log(writer.running ? 'running' : 'ended'), 500);`);
+      const run = await execa('node', [script], { timeout: 10_000, reject: false });
+      expect(run.stdout).toBe('running');
+      expect(run.timedOut).toBe(false);
+      expect(run.exitCode).toBe(0);
+    } finally {
+      temp.cleanup();
     }
   });
 

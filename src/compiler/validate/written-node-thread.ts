@@ -122,12 +122,14 @@ export class ParallelWrittenNodeCheck {
   private handOver(): void {
     const data: WrittenCheckWorkerData = { location: this.location, recordsPassedSchemas: this.options.recordsPassedSchemas === true, flow: this.flow.buffer as SharedArrayBuffer };
     const worker = (this.worker = new Worker(this.options.workerUrl ?? writtenCheckWorkerUrl(), { workerData: data }));
-    worker.unref(); // a compile that throws never asks for the report: the worker must not keep the process up
     this.answer = new Promise<WrittenCheckAnswer>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`the written-node check's worker exited (code ${code}) before its report`)));
     });
+    // A compile that throws never asks for the report: the worker must not keep the process up. After the
+    // 'message' listener, which refs a worker again (Node 20).
+    worker.unref();
     this.answer.catch(() => {}); // observed by report(); a compile that throws never asks
     replay(this.pending.splice(0), { open: (path) => (this.send({ kind: 'open', path }), { write: (chunk) => this.send({ kind: 'write', path, chunk }), close: (written) => this.send({ kind: 'close', path, written }) }) });
   }
