@@ -53,6 +53,7 @@ if (parentPort) nameThread('nodectl-writer');
 parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
   if ('warmUp' in request) {
+    if (warmUp.done) return answer({ id: request.id, warmedUp: warmUp.written });
     const { warmUp: text, site } = request;
     Promise.resolve()
       .then(() => warmUp.write(readPendingExtraction(text), site))

@@ -31,7 +31,7 @@ export class WriterWarmUp {
 
   /** Writes the extraction's rows into the private graph for `site`; resolves with the pages written in all, this write's included (nothing is written once `limit` were). */
   async write(extracted: PendingExtraction, site: WebsiteInfo): Promise<number> {
-    if (this.pages >= this.limit) return this.pages;
+    if (this.done) return this.pages;
     const db = (this.graph ??= openDatabase(':memory:', GRAPH_DB_OPTIONS));
     // A real batch's ids come copied in a message: copied the same way (structuredClone), the array has the same hidden class.
     const batch = structuredClone(insertWarmUpRows(db, extracted));
@@ -46,6 +46,16 @@ export class WriterWarmUp {
       }
     }
     return written;
+  }
+
+  /** Warm-up pages written so far. */
+  get written(): number {
+    return this.pages;
+  }
+
+  /** Whether the limit is reached: a further extraction need not even be read. */
+  get done(): boolean {
+    return this.pages >= this.limit;
   }
 
   /** Whether the private graph is open (warm-up pages were written and the limit is not reached yet). */

@@ -52,7 +52,10 @@ describe('the graph writer thread\'s warm-up', () => {
     const { warmUp, graphs } = inThisThread(50);
     await warmUp.write(warmUpExtraction(0, 25), WARM_UP_SITE);
     expect(warmUp.graphOpen).toBe(true);
+    expect(warmUp.done).toBe(false);
     expect(await warmUp.write(warmUpExtraction(25, 25), WARM_UP_SITE)).toBe(50);
+    expect(warmUp.done).toBe(true);
+    expect(warmUp.written).toBe(50);
     expect(warmUp.graphOpen).toBe(false);
     expect(graphs[0]!.open).toBe(false);
     expect(await warmUp.write(warmUpExtraction(50, 25), WARM_UP_SITE)).toBe(50);
