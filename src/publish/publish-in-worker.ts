@@ -79,7 +79,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
  * A publish worker's young generation, in MB (V8's default is about 48). The compile parses the
  * graph's rows and makes each node record, short-lived objects by the hundred thousand: with 64,
  * bench/e2e.mjs's publish stage took 2,148 to 2,281 ms against 2,205 to 2,374 (eight rounds
- * alternating, seven of them faster), with the same peak memory; 128 stayed within the same
+ * alternating, seven of them faster), with about the same peak memory; 128 stayed within the same
  * spread (docs/publishing.md "Threads"). The graph writer thread has the same (graph-writer.ts).
  */
 const PUBLISH_WORKER_YOUNG_GENERATION_MB = 64;
