@@ -9,7 +9,8 @@ import { writeBatch, writePendingBatch } from './process-raw-items.js';
 import { WriteQueue } from './write-queue.js';
 import { beginWriterTurn, endWriterTurn, newWriteTurn, type WriteTurn } from './write-turn.js';
 import { nameThread } from '../threads/thread-name.js';
-import { WriterWarmUp } from './writer-warm-up.js';
+import { WriterWarmUp, type BatchWrite } from './writer-warm-up.js';
+import type { ProcessRawItemsResult } from './run-result.js';
 
 const queues = new WeakMap<Db, WriteQueue>();
 /**
@@ -38,10 +39,15 @@ function queueOf(db: Db): WriteQueue {
   return queue;
 }
 
-/** Warm-up batches go through a write queue of their own private graph, in a turn nobody else takes. */
+/** A batch's write, in the next transaction of the connection's write queue; resolves with what it did once committed. */
+function queueBatch(db: Db, write: BatchWrite): Promise<ProcessRawItemsResult> {
+  return queueOf(db).write(write.batch.length, () => writePendingBatch(db, write.site, write.batch, write.extracted, write.now));
+}
+
+/** Warm-up batches go through the write queue of their own private graph, in a turn nobody else takes. */
 const warmUp = new WriterWarmUp((db, write) => {
   if (!turns.has(db)) turns.set(db, newWriteTurn());
-  return queueOf(db).write(write.batch.length, () => writePendingBatch(db, write.site, write.batch, write.extracted, write.now));
+  return queueBatch(db, write);
 });
 
 /**
@@ -53,20 +59,15 @@ if (parentPort) nameThread('nodectl-writer');
 parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
   if ('warmUp' in request) {
-    if (warmUp.done) return answer({ id: request.id, warmedUp: warmUp.written });
     const { warmUp: text, site } = request;
-    Promise.resolve()
-      .then(() => warmUp.write(readPendingExtraction(text), site))
-      .then((warmedUp) => answer({ id: request.id, warmedUp }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
+    warmUp.write(() => readPendingExtraction(text), site).then((warmedUp) => answer({ id: request.id, warmedUp }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
     return;
   }
   try {
     const db = connections.get(request.file);
     turns.set(db, request.turn);
     const extracted = typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
-    queueOf(db)
-      .write(request.batch.length, () => writePendingBatch(db, request.site, request.batch, extracted, request.now))
-      .then((result) => answer({ id: request.id, result }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
+    queueBatch(db, { ...request, extracted }).then((result) => answer({ id: request.id, result }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
   } catch (error) {
     answer({ id: request.id, error: describeError(error) });
   }

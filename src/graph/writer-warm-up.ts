@@ -15,8 +15,8 @@ export const WRITER_WARM_UP_PAGES = 1000;
 /** When warm-up rows were received and processed: a fixed time (nothing of the warm-up is kept). */
 export const WARM_UP_NOW = '2026-01-01T00:00:00.000Z';
 
-/** One warm-up batch's write, as a real batch's (process-raw-items.ts writePendingBatch). */
-export interface WarmUpWrite { site: WebsiteInfo; batch: string[]; extracted: PendingExtraction; now: string }
+/** One batch's write, as process-raw-items.ts writePendingBatch takes it (a warm-up batch's and a real one's). */
+export interface BatchWrite { site: WebsiteInfo; batch: string[]; extracted: PendingExtraction; now: string }
 
 /**
  * The writer thread's warm-up: a private graph in memory (every graph migration, nothing else
@@ -27,11 +27,16 @@ export class WriterWarmUp {
   private graph: Db | undefined;
   private pages = 0;
 
-  constructor(private readonly writeBatch: (db: Db, write: WarmUpWrite) => Promise<unknown>, private readonly limit = WRITER_WARM_UP_PAGES) {}
+  constructor(private readonly writeBatch: (db: Db, write: BatchWrite) => Promise<unknown>, private readonly limit = WRITER_WARM_UP_PAGES) {}
 
-  /** Writes the extraction's rows into the private graph for `site`; resolves with the pages written in all, this write's included (nothing is written once `limit` were). */
-  async write(extracted: PendingExtraction, site: WebsiteInfo): Promise<number> {
-    if (this.done) return this.pages;
+  /**
+   * Writes the extraction's rows into the private graph for `site`; resolves with the pages
+   * written in all, this write's included. Once `limit` were, nothing is written and `read` (the
+   * extraction worker's answer, parsed) is not even called.
+   */
+  async write(read: () => PendingExtraction, site: WebsiteInfo): Promise<number> {
+    if (this.pages >= this.limit) return this.pages;
+    const extracted = read();
     const db = (this.graph ??= openDatabase(':memory:', GRAPH_DB_OPTIONS));
     // A real batch's ids come copied in a message: copied the same way (structuredClone), the array has the same hidden class.
     const batch = structuredClone(insertWarmUpRows(db, extracted));
@@ -46,16 +51,6 @@ export class WriterWarmUp {
       }
     }
     return written;
-  }
-
-  /** Warm-up pages written so far. */
-  get written(): number {
-    return this.pages;
-  }
-
-  /** Whether the limit is reached: a further extraction need not even be read. */
-  get done(): boolean {
-    return this.pages >= this.limit;
   }
 
   /** Whether the private graph is open (warm-up pages were written and the limit is not reached yet). */

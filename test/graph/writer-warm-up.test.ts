@@ -28,8 +28,8 @@ function inThisThread(limit?: number) {
 describe('the graph writer thread\'s warm-up', () => {
   it('writes each extraction into one private in-memory graph through the write it is given, as a real batch', async () => {
     const { warmUp, graphs } = inThisThread();
-    expect(await warmUp.write(warmUpExtraction(0, 25), WARM_UP_SITE)).toBe(25);
-    expect(await warmUp.write(warmUpExtraction(25, 25), WARM_UP_SITE)).toBe(50);
+    expect(await warmUp.write(() => warmUpExtraction(0, 25), WARM_UP_SITE)).toBe(25);
+    expect(await warmUp.write(() => warmUpExtraction(25, 25), WARM_UP_SITE)).toBe(50);
     expect(new Set(graphs).size).toBe(1);
     const db = graphs[0]!;
     expect(db.memory).toBe(true);
@@ -40,25 +40,25 @@ describe('the graph writer thread\'s warm-up', () => {
 
   it('writes the same pages again as a re-ingestion (each extraction worker warms up on the same pages)', async () => {
     const { warmUp, graphs } = inThisThread();
-    await warmUp.write(warmUpExtraction(0, 25), WARM_UP_SITE);
+    await warmUp.write(() => warmUpExtraction(0, 25), WARM_UP_SITE);
     const db = graphs[0]!;
     const before = db.prepare('SELECT count(*) FROM fact_candidates').pluck().get();
-    expect(await warmUp.write(warmUpExtraction(0, 25), WARM_UP_SITE)).toBe(50);
+    expect(await warmUp.write(() => warmUpExtraction(0, 25), WARM_UP_SITE)).toBe(50);
     expect(db.prepare('SELECT count(*) FROM item_contributions').pluck().get()).toBe(25);
     expect(db.prepare('SELECT count(*) FROM fact_candidates').pluck().get()).toBe(before);
   });
 
   it('closes its graph once the limit is written, and writes nothing more', async () => {
     const { warmUp, graphs } = inThisThread(50);
-    await warmUp.write(warmUpExtraction(0, 25), WARM_UP_SITE);
+    await warmUp.write(() => warmUpExtraction(0, 25), WARM_UP_SITE);
     expect(warmUp.graphOpen).toBe(true);
-    expect(warmUp.done).toBe(false);
-    expect(await warmUp.write(warmUpExtraction(25, 25), WARM_UP_SITE)).toBe(50);
-    expect(warmUp.done).toBe(true);
-    expect(warmUp.written).toBe(50);
+    expect(await warmUp.write(() => warmUpExtraction(25, 25), WARM_UP_SITE)).toBe(50);
     expect(warmUp.graphOpen).toBe(false);
     expect(graphs[0]!.open).toBe(false);
-    expect(await warmUp.write(warmUpExtraction(50, 25), WARM_UP_SITE)).toBe(50);
+    // Past the limit an answer is not even read (parsed), let alone written.
+    expect(await warmUp.write(() => {
+      throw new Error('read past the limit');
+    }, WARM_UP_SITE)).toBe(50);
     expect(graphs).toHaveLength(2);
     expect(WRITER_WARM_UP_PAGES).toBeGreaterThanOrEqual(500);
   });
@@ -69,7 +69,7 @@ describe('the graph writer thread\'s warm-up', () => {
       db = graph;
       throw new Error('refused');
     }, 25);
-    await expect(warmUp.write(warmUpExtraction(0, 25), WARM_UP_SITE)).rejects.toThrow('refused');
+    await expect(warmUp.write(() => warmUpExtraction(0, 25), WARM_UP_SITE)).rejects.toThrow('refused');
     expect(db!.open).toBe(false);
     expect(warmUp.graphOpen).toBe(false);
   });
