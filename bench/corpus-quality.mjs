@@ -20,7 +20,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
-import { extractItem } from '../dist/extract/index.js';
+import { extractItem } from '../dist/ingest/extract/index.js';
 
 const htmlOnly = process.argv.includes('--html-only');
 const corpus = resolve(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? fileURLToPath(new URL('../test/data/readability-dev', import.meta.url)));

@@ -100,7 +100,7 @@ function cpuSnapshot(daemonPid, ticksPerSecond) {
 
 /**
  * The daemon's threads, read every 100 ms and at each stage's end (Linux: /proc/<pid>/task): each
- * thread's name (the daemon names its workers, src/threads/thread-name.ts; "node" is V8's and
+ * thread's name (the daemon names its workers, src/platform/threads/thread-name.ts; "node" is V8's and
  * libuv's), its CPU time and its time spent runnable but waiting for a core (schedstat). report()
  * gives both per stage, summed by name: where the cores went. A thread that ends between two
  * reads (a publish's helpers) loses at most its last 100 ms. Null where /proc does not tell.

@@ -6,7 +6,7 @@
 // (the repair), footers' copyright lines and plain times under the title. Reports ms per page shape, the
 // entities and facts made, and the page's size; one run each, after a warm-up page.
 // Usage: npm run build && node bench/extract-hostile.mjs [--count N]
-import { extractItem } from '../dist/extract/index.js';
+import { extractItem } from '../dist/ingest/extract/index.js';
 
 const arg = process.argv.indexOf('--count');
 const N = arg > 0 ? Number(process.argv[arg + 1]) : 20_000;

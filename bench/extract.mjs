@@ -4,7 +4,7 @@
 // parsing the same pages in the same run. Usage: npm run bench:extract [-- --pages N]
 import { createHash } from 'node:crypto';
 import { parseDocument } from 'htmlparser2';
-import { extractItem } from '../dist/extract/index.js';
+import { extractItem } from '../dist/ingest/extract/index.js';
 
 const pagesArg = process.argv.indexOf('--pages');
 const PAGES = pagesArg > 0 ? Number(process.argv[pagesArg + 1]) : 10_000;

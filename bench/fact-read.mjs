@@ -10,10 +10,10 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildGraphFromItems } from '../dist/graph/build-from-items.js';
-import { SqliteGraphReader } from '../dist/graph/reader.js';
-import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
-import { openDatabase } from '../dist/storage/sqlite.js';
+import { buildGraphFromItems } from '../dist/ingest/graph/build-from-items.js';
+import { SqliteGraphReader } from '../dist/ingest/graph/reader.js';
+import { GRAPH_DB_OPTIONS } from '../dist/ingest/graph/schema.js';
+import { openDatabase } from '../dist/platform/storage/sqlite.js';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
 const flag = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);

@@ -14,15 +14,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractItem } from '../dist/extract/index.js';
-import { applyContributions } from '../dist/graph/apply-contribution.js';
-import { createExtractionPool } from '../dist/graph/extraction-pool.js';
-import { createGraphWriter } from '../dist/graph/graph-writer.js';
-import { processRawItems, processRawItemsConcurrently } from '../dist/graph/process-raw-items.js';
-import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
-import { writeRawItems } from '../dist/graph/raw-items.js';
-import { emptySearchTouched, ftsRowidSql, readSearchDocuments, refreshSearchDocs } from '../dist/graph/search-docs.js';
-import { openDatabase } from '../dist/storage/sqlite.js';
+import { extractItem } from '../dist/ingest/extract/index.js';
+import { applyContributions } from '../dist/ingest/graph/apply-contribution.js';
+import { createExtractionPool } from '../dist/ingest/graph/extraction-pool.js';
+import { createGraphWriter } from '../dist/ingest/graph/graph-writer.js';
+import { processRawItems, processRawItemsConcurrently } from '../dist/ingest/graph/process-raw-items.js';
+import { GRAPH_DB_OPTIONS } from '../dist/ingest/graph/schema.js';
+import { writeRawItems } from '../dist/ingest/graph/raw-items.js';
+import { emptySearchTouched, ftsRowidSql, readSearchDocuments, refreshSearchDocs } from '../dist/ingest/graph/search-docs.js';
+import { openDatabase } from '../dist/platform/storage/sqlite.js';
 
 const flag = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
 const N = flag('--items', 5000);

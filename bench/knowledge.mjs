@@ -27,12 +27,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { extractItem } from '../dist/extract/index.js';
-import { applyContributions } from '../dist/graph/apply-contribution.js';
-import { GRAPH_DB_OPTIONS } from '../dist/graph/schema.js';
-import { emptySearchTouched, refreshSearchDocs, ROWID_RANGE } from '../dist/graph/search-docs.js';
-import { searchKnowledge } from '../dist/knowledge/search.js';
-import { openDatabase } from '../dist/storage/sqlite.js';
+import { extractItem } from '../dist/ingest/extract/index.js';
+import { applyContributions } from '../dist/ingest/graph/apply-contribution.js';
+import { GRAPH_DB_OPTIONS } from '../dist/ingest/graph/schema.js';
+import { emptySearchTouched, refreshSearchDocs, ROWID_RANGE } from '../dist/ingest/graph/search-docs.js';
+import { searchKnowledge } from '../dist/output/knowledge/search.js';
+import { openDatabase } from '../dist/platform/storage/sqlite.js';
 import { createItemGenerator, VOCAB } from './lib/zipf-items.mjs';
 
 const flag = (name, fallback) => {
@@ -46,7 +46,7 @@ const baselineAt = process.argv.indexOf('--baseline');
 const BASELINE = baselineAt > 0 ? resolve(process.argv[baselineAt + 1]) : undefined;
 const site = { websiteId: 'web_BENCH', domain: 'shop.example', brand: 'Acme', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: [] };
 const RECEIVED = '2026-02-01T12:00:00.000Z';
-/** Items a content.ingest write transaction takes (src/graph/process-raw-items.ts). */
+/** Items a content.ingest write transaction takes (src/ingest/graph/process-raw-items.ts). */
 const BATCH = 500;
 
 let gen = createItemGenerator(42);
@@ -160,7 +160,7 @@ try {
   const counter = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT 20001)`).pluck();
   const occurring = VOCAB.map((word) => ({ word, docs: counter.get(`"${word}"`) }));
   const rare = occurring.filter((w) => w.docs >= 2 && w.docs <= 1000).map((w) => w.word);
-  // Ranked with the most work: just under COMMON_DOCUMENTS (src/knowledge/search.ts).
+  // Ranked with the most work: just under COMMON_DOCUMENTS (src/output/knowledge/search.ts).
   const busiest = occurring.filter((w) => w.docs >= 5000 && w.docs <= 10000).map((w) => w.word);
 
   const like = db.prepare(`SELECT * FROM (

@@ -10,17 +10,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices } from '../dist/app/services.js';
+import { createServices } from '../dist/platform/app/services.js';
 import { compileWebsite } from '../dist/compiler/website.js';
-import { resolveConfig } from '../dist/config/config.js';
-import { processRawItems } from '../dist/graph/process-raw-items.js';
-import { writeRawItems } from '../dist/graph/raw-items.js';
-import { createPreviewService } from '../dist/knowledge/preview-service.js';
-import { createTargetFromSettings } from '../dist/publish/targets/index.js';
-import { createOrganization } from '../dist/tenancy/organizations.js';
-import { createUser } from '../dist/tenancy/users.js';
-import { createWebsite } from '../dist/tenancy/websites.js';
-import { loadWebsiteInfo } from '../dist/website/load-website.js';
+import { resolveConfig } from '../dist/platform/config/config.js';
+import { processRawItems } from '../dist/ingest/graph/process-raw-items.js';
+import { writeRawItems } from '../dist/ingest/graph/raw-items.js';
+import { createPreviewService } from '../dist/output/knowledge/preview-service.js';
+import { createTargetFromSettings } from '../dist/output/publish/targets/index.js';
+import { createOrganization } from '../dist/control/records/organizations.js';
+import { createUser } from '../dist/control/records/users.js';
+import { createWebsite } from '../dist/control/records/websites.js';
+import { loadWebsiteInfo } from '../dist/control/records/load-website.js';
 import { createItemGenerator } from './lib/zipf-items.mjs';
 
 const at = process.argv.indexOf('--items');

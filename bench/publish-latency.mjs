@@ -9,10 +9,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildGraphFromItems } from '../dist/graph/build-from-items.js';
-import { loadWebsiteInfo } from '../dist/website/load-website.js';
-import { openControlDb } from '../dist/storage/control.js';
-import { dataDirLayout, graphDbPath } from '../dist/storage/data-dir.js';
+import { buildGraphFromItems } from '../dist/ingest/graph/build-from-items.js';
+import { loadWebsiteInfo } from '../dist/control/records/load-website.js';
+import { openControlDb } from '../dist/platform/storage/control.js';
+import { dataDirLayout, graphDbPath } from '../dist/platform/storage/data-dir.js';
 import { startBenchDaemon } from './lib/daemon.mjs';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 30_000);

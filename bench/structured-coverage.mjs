@@ -16,7 +16,7 @@
 import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { extractItem } from '../dist/extract/index.js';
+import { extractItem } from '../dist/ingest/extract/index.js';
 import { reachesContribution, statedValues, SYNTAXES } from './lib/structured-values.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Validation of pushed items (src/ingest/validate-item.ts), on the 10,000 pages of bench/e2e.mjs
+// Validation of pushed items (src/ingest/endpoints/validate-item.ts), on the 10,000 pages of bench/e2e.mjs
 // as the daemon has them (parsed JSON): checkItem (the compiled schema settles a valid item)
 // against the schema's safeParse alone (what checkItem ran before), alternating --rounds times
 // (default 7) after a warm-up round; fastest and median ms of each, and their ratio.
 // Usage: npm run build && node bench/validate-item.mjs [--rounds R]
-import { IngestItemSchema } from '../dist/contract/ingest-item.js';
-import { checkItem } from '../dist/ingest/validate-item.js';
+import { IngestItemSchema } from '../dist/platform/contract/ingest-item.js';
+import { checkItem } from '../dist/ingest/endpoints/validate-item.js';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
 const ROUNDS = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 7;

@@ -16,17 +16,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices } from '../dist/app/services.js';
+import { createServices } from '../dist/platform/app/services.js';
 import { compileWebsite } from '../dist/compiler/website.js';
 import { WrittenNodeCheck } from '../dist/compiler/validate/written-node.js';
 import { ParallelWrittenNodeCheck } from '../dist/compiler/validate/written-node-thread.js';
-import { resolveConfig } from '../dist/config/config.js';
-import { processRawItems } from '../dist/graph/process-raw-items.js';
-import { writeRawItems } from '../dist/graph/raw-items.js';
-import { createOrganization } from '../dist/tenancy/organizations.js';
-import { createUser } from '../dist/tenancy/users.js';
-import { createWebsite } from '../dist/tenancy/websites.js';
-import { loadWebsiteInfo } from '../dist/website/load-website.js';
+import { resolveConfig } from '../dist/platform/config/config.js';
+import { processRawItems } from '../dist/ingest/graph/process-raw-items.js';
+import { writeRawItems } from '../dist/ingest/graph/raw-items.js';
+import { createOrganization } from '../dist/control/records/organizations.js';
+import { createUser } from '../dist/control/records/users.js';
+import { createWebsite } from '../dist/control/records/websites.js';
+import { loadWebsiteInfo } from '../dist/control/records/load-website.js';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
 const flag = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { NODE_SCHEMAS, renderJsonSchemaFile } = await import('../dist/node-format/registry.js');
+const { NODE_SCHEMAS, renderJsonSchemaFile } = await import('../dist/output/node-format/registry.js');
 const wanted = new Set(NODE_SCHEMAS.map((entry) => `${entry.name}.schema.json`));
 for (const name of readdirSync(here)) if (name.endsWith('.schema.json') && !wanted.has(name)) rmSync(join(here, name));
 for (const entry of NODE_SCHEMAS) writeFileSync(join(here, `${entry.name}.schema.json`), renderJsonSchemaFile(entry));

@@ -5,8 +5,8 @@
 // not quote: removing one breaks clients and must be announced. Run after `npm run build`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateOpenApiDocument } from '../dist/daemon/openapi-document.js';
-import { renderApiReference } from '../dist/openapi/reference.js';
-import { apiSurface, unannouncedRemovals } from '../dist/openapi/surface.js';
+import { renderApiReference } from '../dist/daemon/openapi/reference.js';
+import { apiSurface, unannouncedRemovals } from '../dist/daemon/openapi/surface.js';
 
 const at = (path) => new URL(`../${path}`, import.meta.url);
 const document = await generateOpenApiDocument();

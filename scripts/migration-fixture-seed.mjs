@@ -17,7 +17,7 @@ const DAY = 24 * 60 * MINUTE;
 export const FIXTURE_PASSWORD = 'correct-horse-battery';
 export const FIXTURE_API_KEY = 'nk_live_Mig7FixtureKey0a1b2c3d4e5f6g7h8';
 
-// scrypt with the parameters src/tenancy/passwords.ts records, and a fixed salt.
+// scrypt with the parameters src/control/records/password-hash.ts records, and a fixed salt.
 const salt = Buffer.from('6e6f6465637463746c2d666978747572', 'hex');
 const key = scryptSync(FIXTURE_PASSWORD, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
 const passwordHash = `scrypt$32768$8$1$${salt.toString('base64')}$${key.toString('base64')}`;

@@ -1,8 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { ConfigError } from '../config/config.js';
-import { AppError } from '../errors/app-error.js';
-import { SchemaTooNewError } from '../storage/sqlite.js';
+import { ConfigError } from '../platform/config/config.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { SchemaTooNewError } from '../platform/storage/sqlite.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { COMMANDS } from './registry.js';
 

@@ -1,10 +1,10 @@
-import type { GraphReader } from '../graph/types.js';
-import { capabilitiesOf, type WebsiteInfo } from '../website/types.js';
+import type { GraphReader } from '../ingest/graph/types.js';
+import { capabilitiesOf, type WebsiteInfo } from '../control/records/website-info.js';
 import {
   AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, LanguageSchema, ManifestSchema,
   McpManifestSchema, NODE_SCHEMA_VERSION, OpenApiSchema, PriorityFeedRecordSchema, QaRecordSchema, RelationshipRecordSchema, SchemaJsonLdSchema,
   SourceRecordSchema, TrustSchema, VersionsSchema, type CitationRecord, type FactRecord, type Manifest, type PriorityFeedRecord, type SourceRecord,
-} from '../node-format/index.js';
+} from '../output/node-format/index.js';
 import type { z } from 'zod';
 import { AscendingIds } from './ascending-ids.js';
 import { ChangeLog } from './changes.js';
@@ -59,7 +59,7 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
     entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0,
     withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 }, rejected: rejections.counts,
   };
-  // The reads below, in their order: a reader may start each ahead of the compile (src/graph/reader-thread.ts).
+  // The reads below, in their order: a reader may start each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([{ kind: 'sources' }, ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) => languages.map((language) => ({ kind, language })))]);
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);

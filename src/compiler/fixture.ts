@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { IngestItemSchema, type IngestItem } from '../contract/ingest-item.js';
-import { buildGraphFromItems } from '../graph/build-from-items.js';
-import { parseEditorialJsonl, type EditorialEntry } from '../graph/editorial-entries.js';
-import { PLANS, VERIFICATION_METHODS, VERIFICATION_STATES, type WebsiteInfo } from '../website/types.js';
+import { IngestItemSchema, type IngestItem } from '../platform/contract/ingest-item.js';
+import { buildGraphFromItems } from '../ingest/graph/build-from-items.js';
+import { parseEditorialJsonl, type EditorialEntry } from '../ingest/graph/editorial-entries.js';
+import { PLANS, VERIFICATION_METHODS, VERIFICATION_STATES, type WebsiteInfo } from '../control/records/website-info.js';
 import { compileNode } from './compile-node.js';
 import type { NodeSink } from './sink.js';
 import type { CompileOptions, CompileResult } from './types.js';

@@ -1,8 +1,8 @@
-import { sortKeysDeep } from '../contract/canonical-json.js';
-import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../graph/types.js';
+import { sortKeysDeep } from '../platform/contract/canonical-json.js';
+import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/types.js';
 import {
   NODE_SCHEMA_VERSION, type ChunkRecord, type EntityRecord, type FactRecord, type QaRecord, type RelationshipRecord, type SourceRecord,
-} from '../node-format/index.js';
+} from '../output/node-format/index.js';
 
 /**
  * Projections of graph rows into node records. Each copies the fields the node format names, in

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { AppError } from '../errors/app-error.js';
-import { GRAPH_DB_OPTIONS } from '../graph/schema.js';
-import { SqliteGraphReader } from '../graph/reader.js';
-import { ThreadedGraphReader } from '../graph/reader-thread.js';
-import { loadWebsiteInfo } from '../website/load-website.js';
-import { openControlDb } from '../storage/control.js';
-import { dataDirLayout, graphDbPath } from '../storage/data-dir.js';
-import { openDatabase, type Db } from '../storage/sqlite.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { GRAPH_DB_OPTIONS } from '../ingest/graph/schema.js';
+import { SqliteGraphReader } from '../ingest/graph/reader.js';
+import { ThreadedGraphReader } from '../ingest/graph/reader-thread.js';
+import { loadWebsiteInfo } from '../control/records/load-website.js';
+import { openControlDb } from '../platform/storage/control.js';
+import { dataDirLayout, graphDbPath } from '../platform/storage/data-dir.js';
+import { openDatabase, type Db } from '../platform/storage/sqlite.js';
 import { compileToDirectory, type CompileToDirectoryOptions } from './directory.js';
 import type { CompileResult } from './types.js';
 

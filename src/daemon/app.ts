@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { accountsContextOf } from '../accounts/http-context.js';
-import { userPrincipalResolver } from '../accounts/user-principal.js';
-import type { AppServices } from '../app/services.js';
-import { apiKeyPrincipalResolver } from '../auth/api-key-principal.js';
-import { managementScope } from '../auth/management-scope.js';
-import type { PrincipalResolvers } from '../auth/principal.js';
-import type { ManagementRoute } from '../auth/route-access.js';
-import { NODECTL_VERSION } from '../app/version.js';
-import { createHttpApp } from '../http/create-app.js';
-import { registerOpenApi } from '../openapi/document.js';
+import { accountsContextOf } from '../control/accounts/http-context.js';
+import { userPrincipalResolver } from '../control/accounts/user-principal.js';
+import type { AppServices } from '../platform/app/services.js';
+import { apiKeyPrincipalResolver } from '../control/access/api-key-principal.js';
+import { managementScope } from '../control/access/management-scope.js';
+import type { PrincipalResolvers } from '../control/access/principal.js';
+import type { ManagementRoute } from '../control/access/route-access.js';
+import { NODECTL_VERSION } from '../platform/app/version.js';
+import { createHttpApp } from '../platform/http/create-app.js';
+import { registerOpenApi } from './openapi/document.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';
 
 
@@ -28,7 +28,7 @@ export interface BuildAppOptions {
 
 /**
  * Builds the daemon's HTTP application without listening, so tests can inject requests and
- * `nodectl serve` can listen: the HTTP shell (src/http) plus every route group of
+ * `nodectl serve` can listen: the HTTP shell (src/platform/http) plus every route group of
  * route-plugins.ts, the management groups inside the scope that resolves the principal.
  */
 export async function buildApp(services: AppServices, options: BuildAppOptions = {}): Promise<FastifyInstance> {

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices } from '../app/services.js';
-import { resolveConfig } from '../config/config.js';
+import { createServices } from '../platform/app/services.js';
+import { resolveConfig } from '../platform/config/config.js';
 import { buildApp } from './app.js';
 
 /**

@@ -1,22 +1,22 @@
-import { accountRoutes, jwksRoutes } from '../accounts/routes.js';
-import { analyticsRoutes } from '../analytics/routes.js';
-import type { RoutePlugin } from '../app/route-plugin.js';
-import { connectorRoutes } from '../connectors/routes.js';
-import { limitedByAddress } from '../auth/request-limits.js';
-import { ingestRoutes } from '../ingest/routes.js';
-import { jobRoutes } from '../jobs/routes.js';
-import { previewRoutes } from '../knowledge/preview-routes.js';
-import { knowledgeRoutes } from '../knowledge/routes.js';
-import { nodeFileRoutes } from '../node-files/routes.js';
-import { billingRoutes, organizationsRoutes } from '../organizations/routes.js';
-import { planRoutes } from '../plans/routes.js';
-import { openApiRoutes } from '../openapi/routes.js';
-import { probeRoutes } from '../probes/routes.js';
-import { publishRoutes } from '../publish/routes.js';
-import { verificationRoutes } from '../verification/routes.js';
-import { waitlistRoutes } from '../waitlist/routes.js';
-import { webhookRoutes } from '../webhooks/routes.js';
-import { websiteRoutes } from '../websites/routes.js';
+import { accountRoutes, jwksRoutes } from '../control/accounts/routes.js';
+import { analyticsRoutes } from '../control/analytics/routes.js';
+import type { RoutePlugin } from '../platform/app/route-plugin.js';
+import { connectorRoutes } from '../control/connectors/routes.js';
+import { limitedByAddress } from '../control/access/request-limits.js';
+import { ingestRoutes } from '../ingest/endpoints/routes.js';
+import { jobRoutes } from '../control/websites/job-routes.js';
+import { previewRoutes } from '../output/knowledge/preview-routes.js';
+import { knowledgeRoutes } from '../output/knowledge/routes.js';
+import { nodeFileRoutes } from '../output/node-files/routes.js';
+import { billingRoutes, organizationsRoutes } from '../control/organizations/routes.js';
+import { planRoutes } from '../control/plans/routes.js';
+import { openApiRoutes } from './openapi/routes.js';
+import { probeRoutes } from './probe-routes.js';
+import { publishRoutes } from '../output/publish/routes.js';
+import { verificationRoutes } from '../control/verification/routes.js';
+import { waitlistRoutes } from '../control/waitlist/routes.js';
+import { webhookRoutes } from '../control/webhooks/routes.js';
+import { websiteRoutes } from '../control/websites/routes.js';
 
 /**
  * Every route group of the daemon, by scope; each group lives in its feature's folder. Add one
@@ -25,7 +25,7 @@ import { websiteRoutes } from '../websites/routes.js';
  *   general rate limit per client address (probes are never limited; the waitlist has its own);
  * - connector: /v1/ingest/*, signed by a connector (the group verifies it);
  * - management: every other /v1 route; each declares config.access and the management scope
- *   resolves the principal and authorizes it (src/auth/management-scope.ts).
+ *   resolves the principal and authorizes it (src/control/access/management-scope.ts).
  */
 export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes, openApiRoutes].map(limitedByAddress)];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];

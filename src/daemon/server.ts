@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { ResolvedConfig } from '../config/config.js';
-import { nodeBaseUrl, publicBaseUrl } from '../config/config.js';
-import { JobWorker, laneConcurrency } from '../jobs/worker.js';
-import { startScheduler } from '../jobs/scheduler.js';
-import { JOBS } from '../jobs/kinds/index.js';
-import { REDACTED_PATHS } from '../http/create-app.js';
+import type { ResolvedConfig } from '../platform/config/config.js';
+import { nodeBaseUrl, publicBaseUrl } from '../platform/config/config.js';
+import { JobWorker, laneConcurrency } from '../platform/jobs/worker.js';
+import { startScheduler } from '../platform/jobs/scheduler.js';
+import { JOBS } from './job-kinds.js';
+import { REDACTED_PATHS } from '../platform/http/create-app.js';
 import { buildApp } from './app.js';
-import { createServices, type AppServices } from '../app/services.js';
-import { sharedExtractionPool } from '../graph/extraction-pool.js';
-import { sharedGraphWriter } from '../graph/graph-writer.js';
+import { createServices, type AppServices } from '../platform/app/services.js';
+import { sharedExtractionPool } from '../ingest/graph/extraction-pool.js';
+import { sharedGraphWriter } from '../ingest/graph/graph-writer.js';
 
 export interface RunningDaemon {
   app: FastifyInstance;
@@ -66,7 +66,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   });
   worker.start();
   const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
-  const spares = await import('../publish/publish-in-worker.js');
+  const spares = await import('../output/publish/publish-in-worker.js');
   spares.keepSparePublishWorker();
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);

@@ -2,11 +2,11 @@ import { createHmac, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, readJwks, verifyAccessToken } from '../../src/accounts/access-tokens.js';
-import { rotateSigningKey } from '../../src/accounts/signing-keys.js';
-import { startSession } from '../../src/accounts/sessions.js';
-import { readAuthUser } from '../../src/accounts/account-users.js';
-import { createUser } from '../../src/tenancy/users.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, readJwks, verifyAccessToken } from '../../src/control/accounts/access-tokens.js';
+import { rotateSigningKey } from '../../src/control/accounts/signing-keys.js';
+import { startSession } from '../../src/control/accounts/sessions.js';
+import { readAuthUser } from '../../src/control/accounts/account-users.js';
+import { createUser } from '../../src/control/records/users.js';
 import { MINUTE, openAccountsFixture, serveJson, T0, type AccountsFixture } from './support.js';
 
 const fixtures: AccountsFixture[] = [];

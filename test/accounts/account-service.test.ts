@@ -1,16 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportJWK, SignJWT } from 'jose';
-import { verifyAccessToken } from '../../src/accounts/access-tokens.js';
-import { googleSignIn } from '../../src/accounts/google-sign-in.js';
-import { login } from '../../src/accounts/login.js';
-import { changePassword, forgotPassword, resetPassword } from '../../src/accounts/passwords.js';
-import { readAccountProfile } from '../../src/accounts/profile.js';
-import { register } from '../../src/accounts/register.js';
-import { verifyEmail } from '../../src/accounts/email-verification.js';
-import { refreshSession } from '../../src/accounts/sessions.js';
-import type { MailTransport } from '../../src/accounts/mail-transport.js';
-import { listOrganizations } from '../../src/tenancy/organizations.js';
+import { verifyAccessToken } from '../../src/control/accounts/access-tokens.js';
+import { googleSignIn } from '../../src/control/accounts/google-sign-in.js';
+import { login } from '../../src/control/accounts/login.js';
+import { changePassword, forgotPassword, resetPassword } from '../../src/control/accounts/passwords.js';
+import { readAccountProfile } from '../../src/control/accounts/profile.js';
+import { register } from '../../src/control/accounts/register.js';
+import { verifyEmail } from '../../src/control/accounts/email-verification.js';
+import { refreshSession } from '../../src/control/accounts/sessions.js';
+import type { MailTransport } from '../../src/control/mail/mail-transport.js';
+import { listOrganizations } from '../../src/control/records/organizations.js';
 import { MINUTE, openAccountsFixture, serveJson, tokenInMail, type AccountsFixture } from './support.js';
 
 const fixtures: AccountsFixture[] = [];

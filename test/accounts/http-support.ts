@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOTP, Secret } from 'otpauth';
-import type { SettingName } from '../../src/config/settings.js';
+import type { SettingName } from '../../src/platform/config/settings.js';
 import { buildTestApp, fakeClock, injectJson, type FakeClock, type InjectAnswer, type TestApp } from '../helpers/app.js';
 import { tokenInMail } from './support.js';
 
@@ -29,7 +29,7 @@ export async function openAuthApp(settings: Partial<Record<SettingName, unknown>
     get: (url, headers = {}) => injectJson(t.app, { method: 'GET', url, headers }),
     async mails() {
       // The outbox sends in the background (forgot-password); wait for it like shutdown does.
-      const { accountsContextOf } = await import('../../src/accounts/http-context.js');
+      const { accountsContextOf } = await import('../../src/control/accounts/http-context.js');
       await (await accountsContextOf(t.services)).mail.idle();
       let names: string[] = [];
       try {

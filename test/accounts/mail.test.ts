@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
-import { createFileMailTransport } from '../../src/accounts/mail-file-transport.js';
-import { createSmtpMailTransport } from '../../src/accounts/mail-smtp-transport.js';
-import { renderMail } from '../../src/accounts/mail-templates.js';
-import { consumeMailToken, issueMailToken } from '../../src/accounts/mail-tokens.js';
-import { hashOpaqueToken } from '../../src/accounts/opaque-tokens.js';
-import { createUser } from '../../src/tenancy/users.js';
+import { createFileMailTransport } from '../../src/control/mail/mail-file-transport.js';
+import { createSmtpMailTransport } from '../../src/control/mail/mail-smtp-transport.js';
+import { renderMail } from '../../src/control/mail/mail-templates.js';
+import { consumeMailToken, issueMailToken } from '../../src/control/accounts/mail-tokens.js';
+import { hashOpaqueToken } from '../../src/control/accounts/opaque-tokens.js';
+import { createUser } from '../../src/control/records/users.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { MINUTE, openAccountsFixture, type AccountsFixture } from './support.js';
 

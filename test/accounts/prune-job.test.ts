@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountsPruneJob } from '../../src/jobs/kinds/accounts-prune.js';
-import { JOBS } from '../../src/jobs/kinds/index.js';
-import { enqueueDuePeriodicJobs, periodicJobs } from '../../src/jobs/scheduler.js';
-import { JobWorker, laneConcurrency } from '../../src/jobs/worker.js';
+import { accountsPruneJob } from '../../src/control/accounts/prune-job.js';
+import { JOBS } from '../../src/daemon/job-kinds.js';
+import { enqueueDuePeriodicJobs, periodicJobs } from '../../src/platform/jobs/scheduler.js';
+import { JobWorker, laneConcurrency } from '../../src/platform/jobs/worker.js';
 import { openAuthApp, PASSWORD, registerAndLogin, type AuthApp } from './http-support.js';
 
 const DAY_MS = 24 * 3600_000;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { REDACTED_PATHS } from '../../src/http/create-app.js';
+import { REDACTED_PATHS } from '../../src/platform/http/create-app.js';
 import { bearer, failure, mailedToken, openAuthApp, PASSWORD, refreshCookieOf, registerAndLogin, totpCode, type AuthApp } from './http-support.js';
 
 const apps: AuthApp[] = [];

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeProtectedHeader, exportJWK, jwtVerify, SignJWT } from 'jose';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
 import { bearer, failure, mailedToken, openAuthApp, PASSWORD, refreshCookieOf, registerAndLogin, totpCode, type AuthApp } from './http-support.js';
 import { serveJson } from './support.js';
 

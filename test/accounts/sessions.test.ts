@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyAccessToken } from '../../src/accounts/access-tokens.js';
-import { readAuthUser } from '../../src/accounts/account-users.js';
-import { issueMailToken } from '../../src/accounts/mail-tokens.js';
-import { pruneAccountRecords } from '../../src/accounts/prune.js';
-import { logout, logoutAll, refreshSession, startSession } from '../../src/accounts/sessions.js';
-import { createUser } from '../../src/tenancy/users.js';
+import { verifyAccessToken } from '../../src/control/accounts/access-tokens.js';
+import { readAuthUser } from '../../src/control/accounts/account-users.js';
+import { issueMailToken } from '../../src/control/accounts/mail-tokens.js';
+import { pruneAccountRecords } from '../../src/control/accounts/prune.js';
+import { logout, logoutAll, refreshSession, startSession } from '../../src/control/accounts/sessions.js';
+import { createUser } from '../../src/control/records/users.js';
 import { MINUTE, openAccountsFixture, type AccountsFixture } from './support.js';
 
 const DAY = 24 * 60 * MINUTE;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, resolveConfig } from '../../src/config/config.js';
-import { createMailTransport } from '../../src/accounts/mail-transport.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
+import { ConfigError, resolveConfig } from '../../src/platform/config/config.js';
+import { createMailTransport } from '../../src/control/mail/mail-transport.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 describe('account settings', () => {

@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveConfig } from '../../src/config/config.js';
-import type { Settings } from '../../src/config/settings.js';
-import { createAccountsContext, type AccountsContext } from '../../src/accounts/context.js';
-import type { MailTransport } from '../../src/accounts/mail-transport.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout, type DataDirLayout } from '../../src/storage/data-dir.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import type { Settings } from '../../src/platform/config/settings.js';
+import { createAccountsContext, type AccountsContext } from '../../src/control/accounts/context.js';
+import type { MailTransport } from '../../src/control/mail/mail-transport.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout, type DataDirLayout } from '../../src/platform/storage/data-dir.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 /** 2025-03-01T12:00:00Z: a fixed start, so step and expiry arithmetic in tests is exact. */

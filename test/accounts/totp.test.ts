@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
-import { login } from '../../src/accounts/login.js';
-import { deriveMasterSubkey, openSecret } from '../../src/accounts/secret-box.js';
-import { activateTotp, beginTotpSetup, disableTotp, matchTotpStep, readTwoFactorStatus, regenerateRecoveryCodes } from '../../src/accounts/totp.js';
-import { createUser } from '../../src/tenancy/users.js';
+import { login } from '../../src/control/accounts/login.js';
+import { deriveMasterSubkey, openSecret } from '../../src/control/accounts/secret-box.js';
+import { activateTotp, beginTotpSetup, disableTotp, matchTotpStep, readTwoFactorStatus, regenerateRecoveryCodes } from '../../src/control/accounts/totp.js';
+import { createUser } from '../../src/control/records/users.js';
 import { openAccountsFixture, type AccountsFixture } from './support.js';
 
 /** RFC 4226 section 5.3, written out with node:crypto: the reference the library must agree with. */

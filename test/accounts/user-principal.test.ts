@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { accountsContextOf } from '../../src/accounts/http-context.js';
-import { looksLikeJwt, userPrincipalResolver } from '../../src/accounts/user-principal.js';
-import type { RoutePlugin } from '../../src/app/route-plugin.js';
-import { apiKeyPrincipalResolver } from '../../src/auth/api-key-principal.js';
-import { managementScope } from '../../src/auth/management-scope.js';
-import type { ManagementRoute } from '../../src/auth/route-access.js';
-import { sendData } from '../../src/http/envelope.js';
-import { createHttpApp } from '../../src/http/create-app.js';
+import { accountsContextOf } from '../../src/control/accounts/http-context.js';
+import { looksLikeJwt, userPrincipalResolver } from '../../src/control/accounts/user-principal.js';
+import type { RoutePlugin } from '../../src/platform/app/route-plugin.js';
+import { apiKeyPrincipalResolver } from '../../src/control/access/api-key-principal.js';
+import { managementScope } from '../../src/control/access/management-scope.js';
+import type { ManagementRoute } from '../../src/control/access/route-access.js';
+import { sendData } from '../../src/platform/http/envelope.js';
+import { createHttpApp } from '../../src/platform/http/create-app.js';
 import { seedWebsite, injectJson, type SeededWebsite } from '../helpers/app.js';
 import { bearer, failure, openAuthApp, registerAndLogin, type AuthApp, type SignedInUser } from './http-support.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyAgent } from '../../src/analytics/agents.js';
+import { classifyAgent } from '../../src/control/analytics/agents.js';
 import { loadFixture } from '../../src/compiler/index.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { analyticsAggregateJob } from '../../src/jobs/kinds/analytics-aggregate.js';
-import type { Job } from '../../src/jobs/queue.js';
-import { graphDbPath } from '../../src/storage/data-dir.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { analyticsAggregateJob } from '../../src/control/analytics/aggregate-job.js';
+import type { Job } from '../../src/platform/jobs/queue.js';
+import { graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { buildTestApp, fakeClock, injectJson, injectSigned, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from '../publish/support.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadCounter } from '../../src/analytics/read-counter.js';
-import { readWebsiteAnalytics } from '../../src/analytics/read-analytics.js';
-import { rollUpAnalytics } from '../../src/analytics/rollup.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
+import { createReadCounter } from '../../src/control/analytics/read-counter.js';
+import { readWebsiteAnalytics } from '../../src/control/analytics/read-analytics.js';
+import { rollUpAnalytics } from '../../src/control/analytics/rollup.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
 import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/paths.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateOpenApiDocument } from '../../src/daemon/openapi-document.js';
-import { apiSurface, unannouncedRemovals } from '../../src/openapi/surface.js';
+import { apiSurface, unannouncedRemovals } from '../../src/daemon/openapi/surface.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const committedSurface = () => readFileSync(join(PROJECT_ROOT, 'docs', 'api-surface.txt'), 'utf8').split('\n').filter((line) => line !== '');

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, isApiError, type ApiError, type ApiClientOptions, type ApiRetry } from '../../src/api/index.js';
-import { errorInfo, type ErrorCode } from '../../src/errors/registry.js';
+import { createApiClient, isApiError, type ApiError, type ApiClientOptions, type ApiRetry } from '../../src/sdk/api/index.js';
+import { errorInfo, type ErrorCode } from '../../src/platform/errors/registry.js';
 
 /**
  * The typed client's retries against a real loopback HTTP server that answers from a script:

@@ -6,7 +6,7 @@ import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 
 /**
  * nodectl/api as a package user sees it: a program importing 'nodectl/api' (the package's
- * "exports", dist/api/index.d.ts; `npm run build` first) is compiled by tsc. Requests and answers
+ * "exports", dist/sdk/api/index.d.ts; `npm run build` first) is compiled by tsc. Requests and answers
  * carry the types of the routes' zod schemas: the right calls compile, and each wrong one marked
  * @ts-expect-error must be an error (tsc fails on a directive with nothing to expect, so a type
  * that went loose, e.g. to any, fails this test).

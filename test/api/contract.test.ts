@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserPrincipal } from '../../src/auth/principal.js';
+import type { UserPrincipal } from '../../src/control/access/principal.js';
 import { contractViolations, isUndescribed } from '../helpers/api-contract.js';
 import { buildTestApp, fakeClock, injectJson, injectSigned, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 

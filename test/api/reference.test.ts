@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { generateOpenApiDocument } from '../../src/daemon/openapi-document.js';
-import { renderApiReference } from '../../src/openapi/reference.js';
+import { renderApiReference } from '../../src/daemon/openapi/reference.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 describe('the OpenAPI document and docs/api.md', () => {

@@ -16,7 +16,7 @@ describe('layers point down (docs/architecture.md)', () => {
     expect(report.fileCycles).toEqual([]);
   });
 
-  it('no import cycle between modules (regression: src/extract imported 14 types from src/graph, which imports src/extract)', () => {
+  it('no import cycle between modules (regression: src/ingest/extract imported 14 types from src/graph, which imports src/ingest/extract)', () => {
     expect(report.unitCycles).toEqual([]);
   });
 

@@ -6,18 +6,18 @@ import type { LayerTable } from './import-graph.js';
  * (the most specific entry wins). A new top-level folder must be placed here.
  */
 export const LAYERS: LayerTable = [
-  { name: 'contract', modules: ['src/contract', 'src/errors', 'src/ids', 'src/log', 'src/threads'] },
-  { name: 'base', modules: ['src/config', 'src/node-format', 'src/client', 'src/net'] },
-  { name: 'storage', modules: ['src/storage', 'src/jobs/queue.ts', 'src/jobs/payload.ts'] },
-  { name: 'records', modules: ['src/website', 'src/plans', 'src/tenancy', 'src/connectors', 'src/events'] },
-  { name: 'extract', modules: ['src/extract'] },
-  { name: 'graph', modules: ['src/graph'] },
+  { name: 'contract', modules: ['src/platform/contract', 'src/platform/errors', 'src/platform/ids', 'src/platform/log', 'src/platform/threads'] },
+  { name: 'base', modules: ['src/platform/config', 'src/output/node-format', 'src/sdk/client', 'src/platform/net'] },
+  { name: 'storage', modules: ['src/platform/storage', 'src/platform/jobs/queue.ts', 'src/platform/jobs/payload.ts'] },
+  { name: 'records', modules: ['src/control/records/website-info.ts', 'src/control/records/load-website.ts', 'src/control/plans', 'src/control/records', 'src/platform/app/usage-counters.ts', 'src/platform/app/usage-buffer.ts', 'src/control/connectors', 'src/control/events'] },
+  { name: 'extract', modules: ['src/ingest/extract'] },
+  { name: 'graph', modules: ['src/ingest/graph'] },
   { name: 'compiler', modules: ['src/compiler'] },
-  { name: 'http-app', modules: ['src/http', 'src/app'] },
-  { name: 'runtime', modules: ['src/auth', 'src/jobs', 'src/openapi'] },
+  { name: 'http-app', modules: ['src/platform/http', 'src/platform/app'] },
+  { name: 'runtime', modules: ['src/control/access', 'src/platform/jobs', 'src/daemon/openapi'] },
   {
     name: 'features',
-    modules: ['src/publish', 'src/knowledge', 'src/analytics', 'src/mcp', 'src/ingest', 'src/probes', 'src/waitlist', 'src/node-files', 'src/push', 'src/accounts', 'src/organizations', 'src/plans/routes.ts', 'src/connectors/routes.ts', 'src/webhooks', 'src/verification', 'src/websites', 'src/jobs/kinds', 'src/jobs/routes.ts'],
+    modules: ['src/output/publish', 'src/output/knowledge', 'src/control/analytics', 'src/output/mcp', 'src/ingest/endpoints', 'src/daemon/probe-routes.ts', 'src/control/connectors/heartbeat-check-job.ts', 'src/control/mail', 'src/control/records/expire-job.ts', 'src/platform/http/rate-limits-prune-job.ts', 'src/ingest/graph/content-ingest-job.ts', 'src/control/waitlist', 'src/output/node-files', 'src/cli/push', 'src/control/accounts', 'src/control/organizations', 'src/control/plans/routes.ts', 'src/control/connectors/routes.ts', 'src/control/webhooks', 'src/control/verification', 'src/control/websites', 'src/control/websites/job-routes.ts'],
   },
-  { name: 'entry', modules: ['src/daemon', 'src/cli', 'src/api', 'src/jobs/kinds/index.ts'] },
+  { name: 'entry', modules: ['src/daemon', 'src/cli', 'src/sdk/api', 'src/daemon/job-kinds.ts'] },
 ];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { authorizeOrganization, authorizeWebsite, roleIn, type Access } from '../../src/auth/authorize.js';
-import { ANONYMOUS, type Principal } from '../../src/auth/principal.js';
-import { AppError } from '../../src/errors/app-error.js';
-import { ROLES, roleAtLeast, type Role } from '../../src/tenancy/records.js';
+import { authorizeOrganization, authorizeWebsite, roleIn, type Access } from '../../src/control/access/authorize.js';
+import { ANONYMOUS, type Principal } from '../../src/control/access/principal.js';
+import { AppError } from '../../src/platform/errors/app-error.js';
+import { ROLES, roleAtLeast, type Role } from '../../src/control/records/record-types.js';
 
 const OWN = 'org_own';
 const FOREIGN = 'org_foreign';

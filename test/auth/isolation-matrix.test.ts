@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserPrincipal } from '../../src/auth/principal.js';
-import type { ManagementRoute } from '../../src/auth/route-access.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { ROLES, roleAtLeast, type Role } from '../../src/tenancy/records.js';
+import type { UserPrincipal } from '../../src/control/access/principal.js';
+import type { ManagementRoute } from '../../src/control/access/route-access.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { ROLES, roleAtLeast, type Role } from '../../src/control/records/record-types.js';
 import { buildTestApp, fakeClock, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 
 /**

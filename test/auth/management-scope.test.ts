@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RoutePlugin } from '../../src/app/route-plugin.js';
-import { managementScope } from '../../src/auth/management-scope.js';
-import type { PrincipalResolvers, UserPrincipal } from '../../src/auth/principal.js';
-import type { ManagementRoute } from '../../src/auth/route-access.js';
-import { createHttpApp } from '../../src/http/create-app.js';
-import { sendData } from '../../src/http/envelope.js';
+import type { RoutePlugin } from '../../src/platform/app/route-plugin.js';
+import { managementScope } from '../../src/control/access/management-scope.js';
+import type { PrincipalResolvers, UserPrincipal } from '../../src/control/access/principal.js';
+import type { ManagementRoute } from '../../src/control/access/route-access.js';
+import { createHttpApp } from '../../src/platform/http/create-app.js';
+import { sendData } from '../../src/platform/http/envelope.js';
 import { buildTestApp, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { computeItemChecksum } from '../../src/client/checksum.js';
-import { canonicalJson, sortKeysDeep, writeJson } from '../../src/contract/canonical-json.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
+import { canonicalJson, sortKeysDeep, writeJson } from '../../src/platform/contract/canonical-json.js';
 
 /** The recursive key sort canonicalJson replaced: the oracle its output must keep matching (checksums must not change). */
 function recursiveSort(value: unknown): unknown {
@@ -51,7 +51,7 @@ function nested(levels: number, leaf: unknown = 1): unknown {
   return value;
 }
 
-describe('canonical JSON (src/contract/canonical-json.ts)', () => {
+describe('canonical JSON (src/platform/contract/canonical-json.ts)', () => {
   it('writes what JSON.stringify wrote over the recursive key sort, for 2,000 random values (keys, holes, undefined, functions, symbols, NaN, lone surrogates), by either writer', () => {
     const random = seeded(11);
     for (let i = 0; i < 2000; i++) {

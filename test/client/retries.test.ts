@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IngestClient, IngestError, isRetryableStatus, retryDelayMs, DEFAULT_RETRY, parseRetryAfter } from '../../src/client/index.js';
-import { computeItemChecksum } from '../../src/client/checksum.js';
+import { IngestClient, IngestError, isRetryableStatus, retryDelayMs, DEFAULT_RETRY, parseRetryAfter } from '../../src/sdk/client/index.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
 
 interface Seen { headers: IncomingMessage['headers']; body: string }
 let server: Server | undefined;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical, signRequest } from '../../src/client/signing.js';
-import { computeItemChecksum } from '../../src/client/checksum.js';
+import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical, signRequest } from '../../src/platform/contract/signing.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 interface SignatureVector {

@@ -1,11 +1,11 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { computeItemChecksum } from '../../src/client/checksum.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
 import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 

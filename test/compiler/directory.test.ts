@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileToDirectory, createDirectorySink } from '../../src/compiler/directory.js';
 import { createMemoryGraphReader, type MemoryGraph } from '../../src/compiler/memory-reader.js';
-import { sha256Hex } from '../../src/publish/layout.js';
+import { sha256Hex } from '../../src/output/publish/layout.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { entity, fact, site, source } from './helpers.js';
 

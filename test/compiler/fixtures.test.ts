@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computeItemChecksum } from '../../src/client/checksum.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
 import { checkGolden, listFixtures } from '../../src/compiler/golden.js';
 import { loadFixture } from '../../src/compiler/fixture.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';

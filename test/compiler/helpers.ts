@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { NodeSink } from '../../src/compiler/sink.js';
-import { stableId } from '../../src/graph/ids.js';
-import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../../src/graph/types.js';
-import type { WebsiteInfo } from '../../src/website/types.js';
+import { stableId } from '../../src/ingest/graph/stable-ids.js';
+import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../../src/ingest/graph/types.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
 
 export const WEBSITE = 'web_01JTESTWEBSITE0000000000';
 

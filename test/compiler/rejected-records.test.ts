@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compileToDirectory } from '../../src/compiler/directory.js';
 import { createMemoryGraphReader, type MemoryGraph } from '../../src/compiler/memory-reader.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
-import { createMetrics } from '../../src/app/metrics.js';
+import { createMetrics } from '../../src/platform/app/metrics.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { chunk, entity, fact, jsonl, qa, relationship, site, source } from './helpers.js';
 

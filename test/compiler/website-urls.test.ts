@@ -7,7 +7,7 @@ import { createMemoryGraphReader, type MemoryGraph } from '../../src/compiler/me
 import { createMemorySink } from '../../src/compiler/sink.js';
 import { WebsiteUrls } from '../../src/compiler/website-urls.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
-import type { WebsiteInfo } from '../../src/website/types.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
 import { entity, fact, jsonl, qa, relationship, site, source, sourceId } from './helpers.js';
 
 const BUILD = '2026-02-03T04:05:06Z';

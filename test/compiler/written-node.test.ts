@@ -8,7 +8,7 @@ import { compareInReadOrder } from '../../src/compiler/validate/scan-file.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { WrittenNodeCheck } from '../../src/compiler/validate/written-node.js';
 import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 import { alteredSink } from './helpers.js';
 

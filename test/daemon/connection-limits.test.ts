@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, resolveConfig } from '../../src/config/config.js';
-import { connectionTimeouts } from '../../src/http/timeouts.js';
+import { ConfigError, resolveConfig } from '../../src/platform/config/config.js';
+import { connectionTimeouts } from '../../src/platform/http/timeouts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 /** Shortened clocks so the slow-client tests run in about a second each. */

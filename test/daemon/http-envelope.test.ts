@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeItemChecksum } from '../../src/client/checksum.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
 import { buildTestApp, injectJson, injectSigned, seedWebsite, type InjectAnswer, type SeededWebsite, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagementRoute } from '../../src/auth/route-access.js';
+import type { ManagementRoute } from '../../src/control/access/route-access.js';
 import { buildTestApp } from '../helpers/app.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { NODECTL_BIN } from '../helpers/paths.js';

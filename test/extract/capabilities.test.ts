@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import type { ItemContribution } from '../../src/extract/contribution.js';
-import { extractItem } from '../../src/extract/index.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import type { ItemContribution } from '../../src/ingest/extract/contribution.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 import { CHECKSUM, extractPage, factOf, factsOf, RECEIVED, relsOf, site } from './helpers.js';
 
 /** Issue 18: what the structured data of a page states reaches the contribution. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildChunks } from '../../src/extract/chunks.js';
-import { extractItem } from '../../src/extract/index.js';
+import { buildChunks } from '../../src/ingest/extract/chunks.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 import { CHECKSUM, RECEIVED, site } from './helpers.js';
 
 /** A chunk's mentions: every entity whose name occurs in it as whole words, case-insensitive, in (type, key) order. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
 import { CLEAN, problemsOf, runPipeline } from './pipeline.js';
 
 const CORPUS = join(import.meta.dirname, '..', 'data', 'readability-dev');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractItem } from '../../src/extract/index.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 import { mulberry32, oddItem, oddMappings } from './odd-items.js';
 import { BUILD_TIME, CLEAN, PIPELINE_SITE, problemsOf, runPipeline } from './pipeline.js';
 

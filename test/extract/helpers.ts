@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CandidateFact, EntityRef, ItemContribution } from '../../src/extract/contribution.js';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import type { WebsiteInfo } from '../../src/website/types.js';
-import { extractItem } from '../../src/extract/index.js';
+import type { CandidateFact, EntityRef, ItemContribution } from '../../src/ingest/extract/contribution.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 
 export const site: WebsiteInfo = {
   websiteId: 'site-1', domain: 'shop.example', brand: 'Acme Shop', defaultLanguage: 'en', plan: 'free',

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import type { WebsiteInfo } from '../../src/website/types.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
 import { CHECKSUM, readPage } from './helpers.js';
 import { CLEAN, problemsOf, runPipeline } from './pipeline.js';
 

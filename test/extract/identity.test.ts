@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ItemContribution } from '../../src/extract/contribution.js';
-import { identityType, mostSpecificType, typeFamily } from '../../src/extract/identity.js';
-import { extractItem } from '../../src/extract/index.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
+import type { ItemContribution } from '../../src/ingest/extract/contribution.js';
+import { identityType, mostSpecificType, typeFamily } from '../../src/ingest/extract/identity.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
 import { CHECKSUM, RECEIVED, extractPage, factOf, relsOf, site } from './helpers.js';
 
 /** Issue 18, entity identity (docs/contract.md#entity-identity): url and sameAs first, then the type's natural key. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extractItem } from '../../src/extract/index.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 // A plain ES module, the measure bench/structured-coverage.mjs reports.
 import { reachesContribution, statedValues } from '../../bench/lib/structured-values.mjs';
 import { CHECKSUM, RECEIVED, site } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ItemContribution } from '../../src/extract/contribution.js';
-import { extractItem } from '../../src/extract/index.js';
-import { cleanByline } from '../../src/extract/byline.js';
+import type { ItemContribution } from '../../src/ingest/extract/contribution.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
+import { cleanByline } from '../../src/ingest/extract/byline.js';
 import { CHECKSUM, RECEIVED, factsOf, relsOf, site } from './helpers.js';
 
 /** The page's author as the graph store would keep it: the survivor of the author candidates (provenance, then confidence). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ItemContribution } from '../../src/extract/contribution.js';
-import type { WebsiteInfo } from '../../src/website/types.js';
-import { extractItem } from '../../src/extract/index.js';
-import { cleanSiteName, siteNameFromTitle } from '../../src/extract/site-name.js';
+import type { ItemContribution } from '../../src/ingest/extract/contribution.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
+import { cleanSiteName, siteNameFromTitle } from '../../src/ingest/extract/site-name.js';
 import { CHECKSUM, RECEIVED, factsOf } from './helpers.js';
 
 /** A website whose brand differs from every name on the pages, so a site name can only come from the page. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractItem } from '../../src/extract/index.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 import { CHECKSUM, RECEIVED, factOf, site } from './helpers.js';
 
 /** Readability-style page metadata: the title, byline and excerpt rules, on small hand-written pages. */

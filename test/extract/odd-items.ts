@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SOURCE_TYPES, type FieldMapping, type IngestItem } from '../../src/contract/ingest-item.js';
+import { SOURCE_TYPES, type FieldMapping, type IngestItem } from '../../src/platform/contract/ingest-item.js';
 
 /**
  * A seeded generator of odd but acceptable IngestItems (valid at ingest, hostile inside):

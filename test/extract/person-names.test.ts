@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { personNames } from '../../src/extract/person-names.js';
+import { personNames } from '../../src/ingest/extract/person-names.js';
 
 describe('personNames', () => {
   it('splits a line of full names on "and", "&", commas and an Oxford comma', () => {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { compileToDirectory } from '../../src/compiler/directory.js';
 import type { CompileResult } from '../../src/compiler/types.js';
 import { validateNode, type ValidationReport } from '../../src/compiler/validate/validate-node.js';
-import type { FieldMapping, IngestItem } from '../../src/contract/ingest-item.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import type { ProcessRawItemsResult } from '../../src/graph/process-raw-items.js';
-import type { WebsiteInfo } from '../../src/website/types.js';
+import type { FieldMapping, IngestItem } from '../../src/platform/contract/ingest-item.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import type { ProcessRawItemsResult } from '../../src/ingest/graph/process-raw-items.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
 
 /** A website the pipeline tests compile: a paid plan, so every plan-gated file is built and validated too. */
 export const PIPELINE_SITE: WebsiteInfo = {

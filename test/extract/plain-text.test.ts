@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import { extractItem } from '../../src/extract/index.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 import { CHECKSUM, factOf, readPage, RECEIVED, site } from './helpers.js';
 
 /** Issue 18, text items: a plain text's first line is its title and its first paragraph its description, as a page's <h1> and first <p>. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractItem, estimateTokens, MAX_CHUNK_TOKENS, PREDICATES } from '../../src/extract/index.js';
-import { cleanText, formatMoney, normalizeDate, normalizeLanguage, parseAmount, urlKey } from '../../src/extract/normalize.js';
+import { extractItem, estimateTokens, MAX_CHUNK_TOKENS, PREDICATES } from '../../src/ingest/extract/index.js';
+import { cleanText, formatMoney, normalizeDate, normalizeLanguage, parseAmount, urlKey } from '../../src/ingest/extract/normalize.js';
 import { readFileSync } from 'node:fs';
 import { CHECKSUM, RECEIVED, factOf, readPage, relsOf, site } from './helpers.js';
 

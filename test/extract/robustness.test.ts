@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import type { ItemContribution } from '../../src/extract/contribution.js';
-import { extractItem } from '../../src/extract/index.js';
-import { MAX_WARNINGS } from '../../src/extract/contribution-builder.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import type { ItemContribution } from '../../src/ingest/extract/contribution.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
+import { MAX_WARNINGS } from '../../src/ingest/extract/contribution-builder.js';
 import { CHECKSUM, RECEIVED, factOf, site } from './helpers.js';
 import { CLEAN, problemsOf, runPipeline } from './pipeline.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractItem } from '../../src/extract/index.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
 import { CHECKSUM, RECEIVED, extractPage, factOf, factsOf, relsOf, site } from './helpers.js';
 
 describe('JSON-LD (@graph, nested offers, @id references, arrays)', () => {

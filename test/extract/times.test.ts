@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeDate, normalizeDateTime } from '../../src/extract/normalize.js';
-import { extractItem } from '../../src/extract/index.js';
-import { listValue, dateList } from '../../src/extract/multi-value.js';
+import { normalizeDate, normalizeDateTime } from '../../src/ingest/extract/normalize.js';
+import { extractItem } from '../../src/ingest/extract/index.js';
+import { listValue, dateList } from '../../src/ingest/extract/multi-value.js';
 import { CHECKSUM, RECEIVED, extractPage, factOf, factsOf, readPage, site } from './helpers.js';
 import { CLEAN, problemsOf, runPipeline } from './pipeline.js';
 

@@ -2,10 +2,10 @@ import { describe, expect, it, afterAll } from 'vitest';
 import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { buildProgram } from '../../src/cli/main.js';
-import { JobQueue } from '../../src/jobs/queue.js';
-import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
+import { JobQueue } from '../../src/platform/jobs/queue.js';
+import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
 
 describe('the nodectl binary', () => {
   const temp = makeTempDir();

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, describeConfig, resolveConfig } from '../../src/config/config.js';
+import { ConfigError, describeConfig, resolveConfig } from '../../src/platform/config/config.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 describe('configuration', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/errors/registry.js';
+import { ERROR_CODES } from '../../src/platform/errors/registry.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 /** docs/errors.md rows look like: | `code` | status | retryable | description | */

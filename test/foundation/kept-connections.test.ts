@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KeptConnections } from '../../src/storage/kept-connections.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import { KeptConnections } from '../../src/platform/storage/kept-connections.js';
+import { openDatabase, type Db } from '../../src/platform/storage/sqlite.js';
 
 const dirs: string[] = [];
 afterEach(() => {

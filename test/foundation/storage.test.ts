@@ -2,10 +2,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GRAPH_DB_OPTIONS } from '../../src/graph/schema.js';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-schema.js';
-import { dataDirLayout, ensureDataDir } from '../../src/storage/data-dir.js';
-import { latestVersion, openDatabase, SchemaTooNewError, type Migration } from '../../src/storage/sqlite.js';
+import { GRAPH_DB_OPTIONS } from '../../src/ingest/graph/schema.js';
+import { CONTROL_MIGRATIONS } from '../../src/platform/storage/control-schema.js';
+import { dataDirLayout, ensureDataDir } from '../../src/platform/storage/data-dir.js';
+import { latestVersion, openDatabase, SchemaTooNewError, type Migration } from '../../src/platform/storage/sqlite.js';
 import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/paths.js';
 

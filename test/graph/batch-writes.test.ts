@@ -2,18 +2,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ItemContribution } from '../../src/extract/contribution.js';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import { applyContribution, applyContributions } from '../../src/graph/apply-contribution.js';
-import { setEditorial } from '../../src/graph/editorial.js';
-import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
-import { createGraphWriter, writeWorkerUrl } from '../../src/graph/graph-writer.js';
-import { processRawItems, processRawItemsConcurrently, writeQueueOf } from '../../src/graph/process-raw-items.js';
-import { writeRawItems } from '../../src/graph/raw-items.js';
-import { removeItem } from '../../src/graph/remove-item.js';
-import { emptySearchTouched, refreshSearchDocs } from '../../src/graph/search-docs.js';
-import type { Db } from '../../src/storage/sqlite.js';
-import { trustScore } from '../../src/website/types.js';
+import type { ItemContribution } from '../../src/ingest/extract/contribution.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import { applyContribution, applyContributions } from '../../src/ingest/graph/apply-contribution.js';
+import { setEditorial } from '../../src/ingest/graph/editorial.js';
+import { createExtractionPool, extractWorkerUrl } from '../../src/ingest/graph/extraction-pool.js';
+import { createGraphWriter, writeWorkerUrl } from '../../src/ingest/graph/graph-writer.js';
+import { processRawItems, processRawItemsConcurrently, writeQueueOf } from '../../src/ingest/graph/process-raw-items.js';
+import { writeRawItems } from '../../src/ingest/graph/raw-items.js';
+import { removeItem } from '../../src/ingest/graph/remove-item.js';
+import { emptySearchTouched, refreshSearchDocs } from '../../src/ingest/graph/search-docs.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
+import { trustScore } from '../../src/control/records/website-info.js';
 import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
 import { readIndexedDocuments } from '../knowledge/search-helpers.js';
 import { makeTempDir } from '../helpers/paths.js';
@@ -254,7 +254,7 @@ describe('processRawItemsConcurrently with the graph writer thread (runs the bui
   });
 
   it('started and never written to, does not keep the process up (a listener added after unref() refs a worker again)', async () => {
-    const graphWriter = new URL('../../dist/graph/graph-writer.js', import.meta.url).href;
+    const graphWriter = new URL('../../dist/ingest/graph/graph-writer.js', import.meta.url).href;
     // A file, not --eval: a worker inherits the process's flags, and --input-type fails it.
     const temp = makeTempDir('nodectl-writer-exit-');
     try {

@@ -1,15 +1,15 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import { createExtractionPool, extractWorkerUrl, readPendingExtraction } from '../../src/graph/extraction-pool.js';
-import type { PendingExtraction } from '../../src/graph/extract-worker.js';
-import { WARM_UP_SITE, warmUpRows } from '../../src/graph/warm-up-pages.js';
-import type { ContributionRows } from '../../src/graph/contribution-rows.js';
-import { extractRows, extractRowsJson, readExtractedRows, type ExtractOutcome } from '../../src/graph/extract-row.js';
-import { processRawItems, processRawItemsConcurrently } from '../../src/graph/process-raw-items.js';
-import { writeRawItems } from '../../src/graph/raw-items.js';
-import { GRAPH_DB_OPTIONS } from '../../src/storage/graph-db.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import { createExtractionPool, extractWorkerUrl, readPendingExtraction } from '../../src/ingest/graph/extraction-pool.js';
+import type { PendingExtraction } from '../../src/ingest/graph/extract-worker.js';
+import { WARM_UP_SITE, warmUpRows } from '../../src/ingest/graph/warm-up-pages.js';
+import type { ContributionRows } from '../../src/ingest/graph/contribution-rows.js';
+import { extractRows, extractRowsJson, readExtractedRows, type ExtractOutcome } from '../../src/ingest/graph/extract-row.js';
+import { processRawItems, processRawItemsConcurrently } from '../../src/ingest/graph/process-raw-items.js';
+import { writeRawItems } from '../../src/ingest/graph/raw-items.js';
+import { GRAPH_DB_OPTIONS } from '../../src/platform/storage/graph-db.js';
+import { openDatabase, type Db } from '../../src/platform/storage/sqlite.js';
 import { site, tempGraph, type TempGraph } from './helpers.js';
 
 const RECEIVED = '2026-02-01T12:00:00.000Z';

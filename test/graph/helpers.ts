@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CandidateEntity, CandidateFact, EntityRef, ItemContribution } from '../../src/extract/contribution.js';
-import { GRAPH_DB_OPTIONS } from '../../src/graph/schema.js';
-import type { WebsiteInfo } from '../../src/website/types.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import type { CandidateEntity, CandidateFact, EntityRef, ItemContribution } from '../../src/ingest/extract/contribution.js';
+import { GRAPH_DB_OPTIONS } from '../../src/ingest/graph/schema.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
+import { openDatabase, type Db } from '../../src/platform/storage/sqlite.js';
 
 export const site: WebsiteInfo = {
   websiteId: 'web_TEST', domain: 'shop.example', brand: 'Acme', defaultLanguage: 'en', plan: 'free',

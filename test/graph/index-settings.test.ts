@@ -2,9 +2,9 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FACT_SQL } from '../../src/graph/reader.js';
-import { GRAPH_DB_OPTIONS } from '../../src/storage/graph-db.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import { FACT_SQL } from '../../src/ingest/graph/reader.js';
+import { GRAPH_DB_OPTIONS } from '../../src/platform/storage/graph-db.js';
+import { openDatabase, type Db } from '../../src/platform/storage/sqlite.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const dirs: string[] = [];

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config/config.js';
-import { createServices, type AppServices } from '../../src/app/services.js';
-import { runContentIngestJob } from '../../src/graph/content-ingest-job.js';
-import { SqliteGraphReader } from '../../src/graph/reader.js';
-import { writeRawItems } from '../../src/graph/raw-items.js';
-import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
-import { JOBS } from '../../src/jobs/kinds/index.js';
-import { loadFieldMappings, loadWebsiteInfo } from '../../src/website/load-website.js';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import { createServices, type AppServices } from '../../src/platform/app/services.js';
+import { runContentIngestJob } from '../../src/ingest/graph/run-content-ingest.js';
+import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
+import { writeRawItems } from '../../src/ingest/graph/raw-items.js';
+import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
+import { JOBS } from '../../src/daemon/job-kinds.js';
+import { loadFieldMappings, loadWebsiteInfo } from '../../src/control/records/load-website.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 let services: AppServices | undefined;

@@ -1,14 +1,14 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IngestItem } from '../../src/contract/ingest-item.js';
-import { writeRawItems } from '../../src/graph/raw-items.js';
-import { processRawItems } from '../../src/graph/process-raw-items.js';
-import { removeItem } from '../../src/graph/remove-item.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { parseEditorialJsonl } from '../../src/graph/editorial-entries.js';
-import { SqliteGraphReader } from '../../src/graph/reader.js';
-import type { GraphReader } from '../../src/graph/types.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
+import { writeRawItems } from '../../src/ingest/graph/raw-items.js';
+import { processRawItems } from '../../src/ingest/graph/process-raw-items.js';
+import { removeItem } from '../../src/ingest/graph/remove-item.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { parseEditorialJsonl } from '../../src/ingest/graph/editorial-entries.js';
+import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
+import type { GraphReader } from '../../src/ingest/graph/types.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 import { count, site, tempGraph, type TempGraph } from './helpers.js';
 
 let g: TempGraph | undefined;

@@ -6,12 +6,12 @@ import { compileNode } from '../../src/compiler/compile-node.js';
 import { loadFixture } from '../../src/compiler/fixture.js';
 import { listFixtures } from '../../src/compiler/golden.js';
 import type { NodeSink } from '../../src/compiler/sink.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { SqliteGraphReader } from '../../src/graph/reader.js';
-import { ThreadedGraphReader } from '../../src/graph/reader-thread.js';
-import type { GraphReader } from '../../src/graph/types.js';
-import { GRAPH_DB_OPTIONS } from '../../src/storage/graph-db.js';
-import { openDatabase } from '../../src/storage/sqlite.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
+import { ThreadedGraphReader } from '../../src/ingest/graph/reader-thread.js';
+import type { GraphReader } from '../../src/ingest/graph/types.js';
+import { GRAPH_DB_OPTIONS } from '../../src/platform/storage/graph-db.js';
+import { openDatabase } from '../../src/platform/storage/sqlite.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'fixtures');

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyContribution } from '../../src/graph/apply-contribution.js';
-import { entityIdOf, factIdOf, sourceIdOf } from '../../src/graph/apply-contribution.js';
-import { removeItem } from '../../src/graph/remove-item.js';
-import { setEditorial } from '../../src/graph/editorial.js';
-import { SqliteGraphReader } from '../../src/graph/reader.js';
+import { applyContribution } from '../../src/ingest/graph/apply-contribution.js';
+import { entityIdOf, factIdOf, sourceIdOf } from '../../src/ingest/graph/apply-contribution.js';
+import { removeItem } from '../../src/ingest/graph/remove-item.js';
+import { setEditorial } from '../../src/ingest/graph/editorial.js';
+import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
 import { contribution, count, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
 
 let g: TempGraph;

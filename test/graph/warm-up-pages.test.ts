@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractRows } from '../../src/graph/extract-row.js';
-import { WARM_UP_SITE, warmUpRows } from '../../src/graph/warm-up-pages.js';
+import { extractRows } from '../../src/ingest/graph/extract-row.js';
+import { WARM_UP_SITE, warmUpRows } from '../../src/ingest/graph/warm-up-pages.js';
 
 /** The predicates of each warm-up page's facts, in page order (facts are sorted by the extractor). */
 function predicatesOf(first: number, count: number): string[][] {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MERGED_WRITE_MAX_ITEMS, WriteQueue } from '../../src/graph/write-queue.js';
+import { MERGED_WRITE_MAX_ITEMS, WriteQueue } from '../../src/ingest/graph/write-queue.js';
 
 /** A real SQLite table and a queue whose transactions are counted. */
 function setup() {

@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GRAPH_DB_OPTIONS } from '../../src/storage/graph-db.js';
-import { openDatabase } from '../../src/storage/sqlite.js';
-import { withWriteTurn, writeTurnOf, type WriteTurn } from '../../src/graph/write-turn.js';
-import { workerModuleUrl } from '../../src/threads/worker-url.js';
+import { GRAPH_DB_OPTIONS } from '../../src/platform/storage/graph-db.js';
+import { openDatabase } from '../../src/platform/storage/sqlite.js';
+import { withWriteTurn, writeTurnOf, type WriteTurn } from '../../src/ingest/graph/write-turn.js';
+import { workerModuleUrl } from '../../src/platform/threads/worker-url.js';
 
 /**
  * A thread playing the graph writer's side of the turn (the build's write-turn.js): on each
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 async function writerSide(): Promise<{ take: (turn: WriteTurn, holdMs: number) => { began: Promise<number>; ended: Promise<number> } }> {
-  const module = workerModuleUrl(pathToFileURL(`${process.cwd()}/src/graph/graph-writer.ts`).href, 'write-turn.js', 'the write turn').href;
+  const module = workerModuleUrl(pathToFileURL(`${process.cwd()}/src/ingest/graph/graph-writer.ts`).href, 'write-turn.js', 'the write turn').href;
   const worker = new Worker(WRITER_SIDE, { eval: true, workerData: { module } });
   workers.push(worker);
   await new Promise((resolve) => worker.once('message', resolve));

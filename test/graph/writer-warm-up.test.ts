@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { extractRows } from '../../src/graph/extract-row.js';
-import type { PendingExtraction } from '../../src/graph/extract-worker.js';
-import { writeBatch, writePendingBatch } from '../../src/graph/process-raw-items.js';
-import { WARM_UP_SITE, warmUpRows } from '../../src/graph/warm-up-pages.js';
-import { WRITER_WARM_UP_PAGES, WriterWarmUp } from '../../src/graph/writer-warm-up.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import { extractRows } from '../../src/ingest/graph/extract-row.js';
+import type { PendingExtraction } from '../../src/ingest/graph/extract-worker.js';
+import { writeBatch, writePendingBatch } from '../../src/ingest/graph/process-raw-items.js';
+import { WARM_UP_SITE, warmUpRows } from '../../src/ingest/graph/warm-up-pages.js';
+import { WRITER_WARM_UP_PAGES, WriterWarmUp } from '../../src/ingest/graph/writer-warm-up.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 
 /** What an extraction worker answers for warm-up pages first to first + count - 1 (bodies left out). */
 function warmUpExtraction(first: number, count: number): PendingExtraction {

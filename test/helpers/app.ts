@@ -1,18 +1,18 @@
 import { checkAnswersAgainstDocument } from './api-contract.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { resolveConfig } from '../../src/config/config.js';
-import type { SettingName } from '../../src/config/settings.js';
-import { signRequest } from '../../src/client/signing.js';
-import { createConnector } from '../../src/connectors/connectors.js';
-import { createServices, type AppServices } from '../../src/app/services.js';
-import type { PrincipalResolvers } from '../../src/auth/principal.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import type { SettingName } from '../../src/platform/config/settings.js';
+import { signRequest } from '../../src/platform/contract/signing.js';
+import { createConnector } from '../../src/control/connectors/connectors.js';
+import { createServices, type AppServices } from '../../src/platform/app/services.js';
+import type { PrincipalResolvers } from '../../src/control/access/principal.js';
 import { buildApp } from '../../src/daemon/app.js';
-import { readMasterKey } from '../../src/storage/data-dir.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { createOrganization } from '../../src/tenancy/organizations.js';
-import { createUser } from '../../src/tenancy/users.js';
-import { createWebsite } from '../../src/tenancy/websites.js';
+import { readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { createOrganization } from '../../src/control/records/organizations.js';
+import { createUser } from '../../src/control/records/users.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { makeTempDir } from './paths.js';
 
 /** The daemon's app built in this process over a fresh data directory; requests go through inject(). */

@@ -1,16 +1,16 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createReadCounter } from '../../src/analytics/read-counter.js';
-import { createBufferedRateLimitStore } from '../../src/http/rate-limit-buffer.js';
-import { createSqliteRateLimitStore } from '../../src/http/rate-limit-sqlite.js';
-import { createUsageBuffer } from '../../src/plans/usage-buffer.js';
-import { monthOf, readUsage } from '../../src/plans/usage.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
-import { writeWithoutWaiting, type Db } from '../../src/storage/sqlite.js';
-import { createOrganization } from '../../src/tenancy/organizations.js';
-import { createUser } from '../../src/tenancy/users.js';
-import { createWebsite } from '../../src/tenancy/websites.js';
+import { createReadCounter } from '../../src/control/analytics/read-counter.js';
+import { createBufferedRateLimitStore } from '../../src/platform/http/rate-limit-buffer.js';
+import { createSqliteRateLimitStore } from '../../src/platform/http/rate-limit-sqlite.js';
+import { createUsageBuffer } from '../../src/platform/app/usage-buffer.js';
+import { monthOf, readUsage } from '../../src/platform/app/usage-counters.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
+import { writeWithoutWaiting, type Db } from '../../src/platform/storage/sqlite.js';
+import { createOrganization } from '../../src/control/records/organizations.js';
+import { createUser } from '../../src/control/records/users.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 /**

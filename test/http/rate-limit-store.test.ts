@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { consumeRateLimit } from '../../src/http/rate-limit.js';
-import { createBufferedRateLimitStore } from '../../src/http/rate-limit-buffer.js';
-import { createSqliteRateLimitStore } from '../../src/http/rate-limit-sqlite.js';
-import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-schema.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import { consumeRateLimit } from '../../src/platform/http/rate-limit.js';
+import { createBufferedRateLimitStore } from '../../src/platform/http/rate-limit-buffer.js';
+import { createSqliteRateLimitStore } from '../../src/platform/http/rate-limit-sqlite.js';
+import type { RateLimitStore } from '../../src/platform/http/rate-limit-store.js';
+import { CONTROL_MIGRATIONS } from '../../src/platform/storage/control-schema.js';
+import { openDatabase, type Db } from '../../src/platform/storage/sqlite.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 /**
- * The rate-limit stores (src/http/rate-limit-store.ts): one conformance suite that every store
+ * The rate-limit stores (src/platform/http/rate-limit-store.ts): one conformance suite that every store
  * runs (a Redis store would join it), then what the in-memory buffer in front of control.sqlite
  * adds: two daemons on one data directory see each other's counts after a flush.
  */

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/client/signing.js';
-import { createConnector } from '../../src/connectors/connectors.js';
-import { readMasterKey } from '../../src/storage/data-dir.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
+import { signRequest } from '../../src/platform/contract/signing.js';
+import { createConnector } from '../../src/control/connectors/connectors.js';
+import { readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
 import { buildTestApp, fakeClock, injectJson, seedWebsite, type FakeClock, type InjectAnswer, type SeededWebsite, type TestApp } from '../helpers/app.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
-import { republishJob } from '../../src/jobs/kinds/node-republish.js';
-import { listStoredVersions } from '../../src/publish/store.js';
+import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
+import { republishJob } from '../../src/output/publish/republish-job.js';
+import { listStoredVersions } from '../../src/output/publish/store.js';
 import { createDeleteHarness, KEYS, SITE_HASH, type DeleteHarness } from '../publish/deletes-support.js';
 import { pageItem } from './support.js';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isOwnerGone, PROCESS_OWNER } from '../../src/ingest/stores/in-flight-owner.js';
+import { isOwnerGone, PROCESS_OWNER } from '../../src/ingest/endpoints/stores/in-flight-owner.js';
 
 /** The pid of a process that has exited. */
 function deadPid(): number {

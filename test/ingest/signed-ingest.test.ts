@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, fakeClock, seedWebsite, type TestApp } from '../helpers/app.js';
 import { runNodectl } from '../helpers/cli.js';
-import { createConnector } from '../../src/connectors/connectors.js';
-import { readMasterKey } from '../../src/storage/data-dir.js';
+import { createConnector } from '../../src/control/connectors/connectors.js';
+import { readMasterKey } from '../../src/platform/storage/data-dir.js';
 import { pageItem, signedInject, type Connector } from './support.js';
 
 // In process through inject(), on a fake clock; the connector lifecycle runs the real CLI beside it.

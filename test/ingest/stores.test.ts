@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
-import { createSqliteIdempotencyStore, createSqliteNonceStore } from '../../src/ingest/stores/sqlite.js';
-import type { IdempotencyStore, InFlightLease, NonceStore } from '../../src/ingest/stores/types.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
+import { createSqliteIdempotencyStore, createSqliteNonceStore } from '../../src/ingest/endpoints/stores/sqlite-stores.js';
+import type { IdempotencyStore, InFlightLease, NonceStore } from '../../src/ingest/endpoints/stores/types.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 /** A lease held by `owner`; `gone` lists the owners judged dead. */

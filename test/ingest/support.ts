@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
-import { signRequest } from '../../src/client/signing.js';
-import { computeItemChecksum } from '../../src/client/checksum.js';
+import { signRequest } from '../../src/platform/contract/signing.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
 import { runNodectl } from '../helpers/cli.js';
 
 export interface Connector { id: string; token: string }

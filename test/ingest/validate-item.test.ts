@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IngestItemSchema } from '../../src/contract/ingest-item.js';
-import { checkItem } from '../../src/ingest/validate-item.js';
+import { IngestItemSchema } from '../../src/platform/contract/ingest-item.js';
+import { checkItem } from '../../src/ingest/endpoints/validate-item.js';
 
 const HOSTS = new Set(['shop.example']);
 const CHECKSUM = 'sha256:' + 'a'.repeat(64);

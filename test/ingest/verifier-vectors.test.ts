@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConnectorToken } from '../../src/client/signing.js';
-import { hashConnectorSecret } from '../../src/connectors/secret-hash.js';
-import { SOURCE_TYPES } from '../../src/contract/ingest-item.js';
-import { createSqliteNonceStore } from '../../src/ingest/stores/sqlite.js';
-import { verifyIngestRequest, type VerifierDeps } from '../../src/ingest/verify.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import { parseConnectorToken } from '../../src/platform/contract/signing.js';
+import { hashConnectorSecret } from '../../src/control/connectors/secret-hash.js';
+import { SOURCE_TYPES } from '../../src/platform/contract/ingest-item.js';
+import { createSqliteNonceStore } from '../../src/ingest/endpoints/stores/sqlite-stores.js';
+import { verifyIngestRequest, type VerifierDeps } from '../../src/ingest/endpoints/verify.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 
 // The published svc.connector.hmac.v1 vectors, kept verbatim in the repository (test/data).

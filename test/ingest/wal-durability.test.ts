@@ -2,10 +2,10 @@ import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitDurably, commitWithoutSync, syncCommits } from '../../src/ingest/durable-commit.js';
-import { createIdleCheckpointer } from '../../src/ingest/wal-checkpoint.js';
-import { GRAPH_WAL_AUTOCHECKPOINT_BYTES, GRAPH_WAL_KEPT_BYTES } from '../../src/storage/graph-db.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite.js';
+import { commitDurably, commitWithoutSync, syncCommits } from '../../src/ingest/endpoints/durable-commit.js';
+import { createIdleCheckpointer } from '../../src/ingest/endpoints/wal-checkpoint.js';
+import { GRAPH_WAL_AUTOCHECKPOINT_BYTES, GRAPH_WAL_KEPT_BYTES } from '../../src/platform/storage/graph-db.js';
+import { openDatabase, type Db } from '../../src/platform/storage/sqlite.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 const FULL = 2;

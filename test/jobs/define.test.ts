@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { resolveConfig } from '../../src/config/config.js';
-import { createServices, type AppServices } from '../../src/app/services.js';
-import { defineJob, indexJobsByKind, JOB_LANES, JobPayloadError, type JobDefinition } from '../../src/jobs/define.js';
-import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
-import { JOBS } from '../../src/jobs/kinds/index.js';
-import { enqueueDuePeriodicJobs, periodicJobs } from '../../src/jobs/scheduler.js';
-import { JobWorker, laneConcurrency } from '../../src/jobs/worker.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import { createServices, type AppServices } from '../../src/platform/app/services.js';
+import { defineJob, indexJobsByKind, JOB_LANES, JobPayloadError, type JobDefinition } from '../../src/platform/jobs/define.js';
+import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
+import { JOBS } from '../../src/daemon/job-kinds.js';
+import { enqueueDuePeriodicJobs, periodicJobs } from '../../src/platform/jobs/scheduler.js';
+import { JobWorker, laneConcurrency } from '../../src/platform/jobs/worker.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 const noop = async () => {};

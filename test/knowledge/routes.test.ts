@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { setEditorial } from '../../src/graph/editorial.js';
-import { graphDbPath } from '../../src/storage/data-dir.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { createWebsite } from '../../src/tenancy/websites.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { setEditorial } from '../../src/ingest/graph/editorial.js';
+import { graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { createWebsite } from '../../src/control/records/websites.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { buildTestApp, fakeClock, injectJson, seedWebsite, type TestApp } from '../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from '../publish/support.js';
 

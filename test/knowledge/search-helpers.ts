@@ -1,5 +1,5 @@
-import { searchRecordOf } from '../../src/graph/search-docs.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import { searchRecordOf } from '../../src/ingest/graph/search-docs.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 
 /** One document of the search index: its FTS5 rowid, the record it names, and what FTS5 holds for it. */
 export interface IndexedDocument {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KnowledgeIndex } from '../../src/knowledge/search-index.js';
+import { KnowledgeIndex } from '../../src/output/knowledge/search-index.js';
 
 const entity = (id: string, name: string, description = '') => ({ id, type: 'Product', name, language: 'en', attributes: { description }, source_url: `https://shop.example/${id}` });
 const fact = (id: string, subjectId: string, predicate: string, value: unknown, importance: number, display?: string) => ({ id, subject: 'Hand Grinder', predicate, value, language: 'en', subject_entity_id: subjectId, importance, ...(display ? { display } : {}) });

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyContribution, applyContributions } from '../../src/graph/apply-contribution.js';
-import { setEditorial } from '../../src/graph/editorial.js';
-import { processRawItems } from '../../src/graph/process-raw-items.js';
-import { writeRawItems } from '../../src/graph/raw-items.js';
-import { compactGraph, removeItem } from '../../src/graph/remove-item.js';
-import { emptySearchTouched, rebuildSearchDocs, refreshSearchDocs } from '../../src/graph/search-docs.js';
-import { searchKnowledge } from '../../src/knowledge/search.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import { applyContribution, applyContributions } from '../../src/ingest/graph/apply-contribution.js';
+import { setEditorial } from '../../src/ingest/graph/editorial.js';
+import { processRawItems } from '../../src/ingest/graph/process-raw-items.js';
+import { writeRawItems } from '../../src/ingest/graph/raw-items.js';
+import { compactGraph, removeItem } from '../../src/ingest/graph/remove-item.js';
+import { emptySearchTouched, rebuildSearchDocs, refreshSearchDocs } from '../../src/ingest/graph/search-docs.js';
+import { searchKnowledge } from '../../src/output/knowledge/search.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from '../graph/helpers.js';
 import { readIndexedDocuments } from './search-helpers.js';
 

@@ -7,7 +7,7 @@ import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir, NODECTL_BIN, PROJECT_ROOT } from '../helpers/paths.js';
 import { createTestConnector } from '../ingest/support.js';
-import { siteHashOf } from '../../src/publish/layout.js';
+import { siteHashOf } from '../../src/output/publish/layout.js';
 
 const DOMAIN = 'blog.fieldnotes.example';
 let temp: { dir: string; cleanup: () => void };

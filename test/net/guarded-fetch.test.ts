@@ -1,9 +1,9 @@
 import { lookup as systemLookup } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
-import { checkAddress, isAddressOrRange } from '../../src/net/address-policy.js';
-import { guardedFetch, GuardedFetchError, type FetchFailure, type GuardedFetchOptions } from '../../src/net/guarded-fetch.js';
-import { createHostResolver, type HostResolver } from '../../src/net/host-resolver.js';
+import { checkAddress, isAddressOrRange } from '../../src/platform/net/address-policy.js';
+import { guardedFetch, GuardedFetchError, type FetchFailure, type GuardedFetchOptions } from '../../src/platform/net/guarded-fetch.js';
+import { createHostResolver, type HostResolver } from '../../src/platform/net/host-resolver.js';
 import { startLoopbackDns, startLoopbackHttp, startServerPair, type LoopbackDns, type LoopbackHttp } from './loopback-servers.js';
 
 /**
@@ -217,7 +217,7 @@ describe('the guarded fetcher bounds what it reads and how long it waits', () =>
   });
 
   it('the default timeout is 5 s and the default cap 64 KiB', async () => {
-    const { GUARDED_FETCH_DEFAULTS } = await import('../../src/net/guarded-fetch.js');
+    const { GUARDED_FETCH_DEFAULTS } = await import('../../src/platform/net/guarded-fetch.js');
     expect(GUARDED_FETCH_DEFAULTS).toEqual({ timeoutMs: 5000, maxBytes: 65536, maxRedirects: 3 });
   });
 

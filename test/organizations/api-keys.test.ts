@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey, hashApiKey } from '../../src/tenancy/api-keys.js';
-import { ROLES } from '../../src/tenancy/records.js';
-import { assertMayGrant, assertMayManage } from '../../src/organizations/role-policy.js';
+import { createApiKey, hashApiKey } from '../../src/control/records/api-keys.js';
+import { ROLES } from '../../src/control/records/record-types.js';
+import { assertMayGrant, assertMayManage } from '../../src/control/organizations/role-policy.js';
 import { buildOrgApp, outcome, type OrgTestApp } from './support.js';
 
 let t: OrgTestApp;

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { computeItemChecksum } from '../../src/client/checksum.js';
-import { createConnector } from '../../src/connectors/connectors.js';
-import { readMasterKey } from '../../src/storage/data-dir.js';
-import { appendAudit, listAudit } from '../../src/tenancy/audit.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { createWebsite } from '../../src/tenancy/websites.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
+import { createConnector } from '../../src/control/connectors/connectors.js';
+import { readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { appendAudit, listAudit } from '../../src/control/records/audit.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { injectSigned } from '../helpers/app.js';
 import { runNodectl } from '../helpers/cli.js';
 import { buildOrgApp, outcome, type OrgTestApp } from './support.js';

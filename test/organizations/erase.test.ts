@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { computeItemChecksum } from '../../src/client/checksum.js';
-import { createConnector } from '../../src/connectors/connectors.js';
-import { ERASE_STATEMENTS, KEPT_TABLES } from '../../src/organizations/erase-rows.js';
-import { siteHashOf } from '../../src/publish/layout.js';
-import { runPublish } from '../../src/publish/run-publish.js';
-import { createTargetFromSettings, type PublishTarget } from '../../src/publish/targets/index.js';
-import { readMasterKey } from '../../src/storage/data-dir.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { setOrganizationPlan } from '../../src/tenancy/organizations.js';
-import { createWebsite } from '../../src/tenancy/websites.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
+import { createConnector } from '../../src/control/connectors/connectors.js';
+import { ERASE_STATEMENTS, KEPT_TABLES } from '../../src/control/organizations/erase-rows.js';
+import { siteHashOf } from '../../src/output/publish/layout.js';
+import { runPublish } from '../../src/output/publish/run-publish.js';
+import { createTargetFromSettings, type PublishTarget } from '../../src/output/publish/targets/index.js';
+import { readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { setOrganizationPlan } from '../../src/control/records/organizations.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { injectSigned } from '../helpers/app.js';
 import { startLocalS3, type LocalS3 } from '../publish/s3-server.js';
 import { buildOrgApp, outcome, type OrgTestApp } from './support.js';
@@ -203,7 +203,7 @@ describe('POST /v1/organizations/:id/erase', () => {
   });
 
   it('a publish holding a website\'s lock makes the job fail and retry; the retry finishes the erase (each step may run again)', async () => {
-    const { acquirePublishLock } = await import('../../src/publish/lock.js');
+    const { acquirePublishLock } = await import('../../src/output/publish/lock.js');
     const org = (await t.call(owner, 'POST', '/v1/organizations', { name: 'Busy' })).json.data;
     const website = createWebsite(t.services.controlDb, { organizationId: org.id, domain: 'busy-site.test', name: 'busy' });
     const lock = acquirePublishLock(t.services.controlDb, website.id, { now: t.clock.now });

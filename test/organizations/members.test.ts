@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
 import { buildOrgApp, outcome, sentMails, type OrgTestApp } from './support.js';
 
 let t: OrgTestApp;

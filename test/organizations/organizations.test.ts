@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { createWebsite } from '../../src/tenancy/websites.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { buildOrgApp, outcome, type OrgTestApp } from './support.js';
 
 let t: OrgTestApp;

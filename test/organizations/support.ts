@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppServices } from '../../src/app/services.js';
-import type { PlatformRole, UserPrincipal } from '../../src/auth/principal.js';
-import { newUlid } from '../../src/ids/ulid.js';
-import { memberRole } from '../../src/tenancy/members.js';
+import type { AppServices } from '../../src/platform/app/services.js';
+import type { PlatformRole, UserPrincipal } from '../../src/control/access/principal.js';
+import { newUlid } from '../../src/platform/ids/ulid.js';
+import { memberRole } from '../../src/control/records/member-rows.js';
 import { buildTestApp, fakeClock, injectJson, type BuildTestAppOptions, type FakeClock, type InjectAnswer, type TestApp } from '../helpers/app.js';
 
 /**
@@ -34,8 +34,8 @@ export async function buildOrgApp(options: BuildTestAppOptions = {}): Promise<Or
   };
   const t = await buildTestApp({ ...options, clock, principalResolvers: { resolveUserPrincipal } });
   services = t.services;
-  const { JOBS } = await import('../../src/jobs/kinds/index.js');
-  const { JobWorker, laneConcurrency } = await import('../../src/jobs/worker.js');
+  const { JOBS } = await import('../../src/daemon/job-kinds.js');
+  const { JobWorker, laneConcurrency } = await import('../../src/platform/jobs/worker.js');
   const worker = new JobWorker(t.services.jobs, JOBS, t.services, { lanes: laneConcurrency(t.services.config.settings), pollMs: 10 });
   return {
     ...t,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
 import { buildOrgApp, outcome, sentMails, type OrgTestApp } from './support.js';
 
 let t: OrgTestApp;
@@ -57,7 +57,7 @@ describe('an organization transfer, start to finish', () => {
     const token = await startTransfer('admin@corp.test');
     const { job_id: jobId } = (await accept(admin, token)).json.data;
     await t.runJobs();
-    const { executeTransfer } = await import('../../src/organizations/transfers.js');
+    const { executeTransfer } = await import('../../src/control/organizations/transfers.js');
     const transferId = (t.services.jobs.get(jobId)!.payload as { transfer_id: string }).transfer_id;
     executeTransfer(t.services, transferId);
     expect([roleOf(admin), roleOf(owner)]).toEqual(['organization_owner', 'organization_admin']);

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAppError } from '../../src/errors/app-error.js';
-import { assertCapability, hasCapability } from '../../src/plans/entitlements.js';
-import { PLAN_TABLE } from '../../src/plans/plan-table.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { createWebsite } from '../../src/tenancy/websites.js';
+import { isAppError } from '../../src/platform/errors/app-error.js';
+import { assertCapability, hasCapability } from '../../src/control/plans/entitlements.js';
+import { PLAN_TABLE } from '../../src/control/plans/plan-table.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { buildOrgApp, outcome, type OrgTestApp } from '../organizations/support.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAppError } from '../../src/errors/app-error.js';
+import { isAppError } from '../../src/platform/errors/app-error.js';
 import { createDeleteHarness, type DeleteHarness } from '../publish/deletes-support.js';
 import { buildTestApp, fakeClock, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { pageItem } from '../ingest/support.js';
@@ -34,7 +34,7 @@ describe('publishes per UTC day (free plan: 10)', () => {
     const first = await h.publish();
     expect(first.alreadyLive).toBe(false);
     expect((await h.publish()).alreadyLive).toBe(true);
-    const { runPublish } = await import('../../src/publish/run-publish.js');
+    const { runPublish } = await import('../../src/output/publish/run-publish.js');
     const dry = await runPublish({ settings: h.services.config.settings, controlDb: h.services.controlDb, target: h.target, source: { kind: 'website', websiteId: first.websiteId }, dryRun: true, force: true, now: h.services.now });
     expect(dry.dryRun).toBe(true);
     expect(counters()).toEqual([

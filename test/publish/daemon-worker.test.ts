@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
 import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';

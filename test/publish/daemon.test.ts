@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
-import { nodeBaseUrl } from '../../src/config/config.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { graphDbPath } from '../../src/storage/data-dir.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
+import { nodeBaseUrl } from '../../src/platform/config/config.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { buildTestApp, fakeClock, seedWebsite, type TestApp } from '../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from './support.js';
 

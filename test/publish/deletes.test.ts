@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/daemon/app.js';
-import { graphDbPath } from '../../src/storage/data-dir.js';
-import { VersionsSchema } from '../../src/node-format/index.js';
-import { createS3Target } from '../../src/publish/targets/s3.js';
-import { rollbackNode } from '../../src/publish/rollback.js';
-import type { AppError } from '../../src/errors/app-error.js';
+import { graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { VersionsSchema } from '../../src/output/node-format/index.js';
+import { createS3Target } from '../../src/output/publish/targets/s3.js';
+import { rollbackNode } from '../../src/output/publish/rollback.js';
+import type { AppError } from '../../src/platform/errors/app-error.js';
 import { pageItem } from '../ingest/support.js';
 import { createDeleteHarness, DOMAIN, filesContaining, KEYS, type DeleteHarness } from './deletes-support.js';
 import { startLocalS3, type LocalS3 } from './s3-server.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverWebhookKind } from '../../src/events/job-kinds.js';
-import { contentIngestJob } from '../../src/jobs/kinds/content-ingest.js';
-import { maintenanceExpireJob } from '../../src/jobs/kinds/maintenance-expire.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
+import { deliverWebhookKind } from '../../src/control/events/job-kinds.js';
+import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
+import { maintenanceExpireJob } from '../../src/control/records/expire-job.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
 import { buildTestApp, fakeClock, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 
 // GET /v1/websites/:id/jobs and .../jobs/:jobId in process, over jobs queued in the real control database.

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { acquirePublishLock, siteHashOf, siteKeys } from '../../src/publish/index.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { acquirePublishLock, siteHashOf, siteKeys } from '../../src/output/publish/index.js';
 import { once } from 'node:events';
-import { closeSparePublishWorker, keepSparePublishWorker, publishWorkerUrl, runPublishInWorker, sparePublishWorker } from '../../src/publish/publish-in-worker.js';
-import { createFsTarget } from '../../src/publish/targets/fs.js';
-import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
+import { closeSparePublishWorker, keepSparePublishWorker, publishWorkerUrl, runPublishInWorker, sparePublishWorker } from '../../src/output/publish/publish-in-worker.js';
+import { createFsTarget } from '../../src/output/publish/targets/fs.js';
+import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { buildTestApp, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from './support.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { acquirePublishLock } from '../../src/publish/lock.js';
-import { writePurgeMarker } from '../../src/publish/purge-marker.js';
-import { createTargetFromSettings } from '../../src/publish/targets/index.js';
-import { graphDbPath } from '../../src/storage/data-dir.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { acquirePublishLock } from '../../src/output/publish/lock.js';
+import { writePurgeMarker } from '../../src/output/publish/purge-marker.js';
+import { createTargetFromSettings } from '../../src/output/publish/targets/index.js';
+import { graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { buildTestApp, fakeClock, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from './support.js';
 

@@ -4,18 +4,18 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateNode } from '../../src/compiler/index.js';
-import { AppError } from '../../src/errors/app-error.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import { AppError } from '../../src/platform/errors/app-error.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 import {
   acquirePublishLock, IMMUTABLE_CACHE, listStoredVersions, MUTABLE_CACHE, publishNode, rollbackNode, siteHashOf, siteKeys, takeDownNode, type PublishResult, type PublishTarget,
-} from '../../src/publish/index.js';
-import { verifyVersion } from '../../src/publish/flip.js';
-import { writePurgeMarker } from '../../src/publish/purge-marker.js';
-import { markVersionsPurged } from '../../src/publish/purge-versions.js';
-import { createFsTarget } from '../../src/publish/targets/fs.js';
-import { createS3Target } from '../../src/publish/targets/s3.js';
+} from '../../src/output/publish/index.js';
+import { verifyVersion } from '../../src/output/publish/flip.js';
+import { writePurgeMarker } from '../../src/output/publish/purge-marker.js';
+import { markVersionsPurged } from '../../src/output/publish/purge-versions.js';
+import { createFsTarget } from '../../src/output/publish/targets/fs.js';
+import { createS3Target } from '../../src/output/publish/targets/s3.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { startLocalS3, type LocalS3 } from './s3-server.js';
 import { changeLastItem, compileFixtureTo, SHOP, SHOP_DOMAIN, SHOP_GOLDEN, SHOP_WEBSITE, shopVariant } from './support.js';

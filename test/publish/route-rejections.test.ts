@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { dataDirLayout, graphDbPath } from '../../src/storage/data-dir.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { buildTestApp, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from './support.js';
 

@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileToDirectory, loadFixture } from '../../src/compiler/index.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 export const SHOP = join(PROJECT_ROOT, 'fixtures', 'shop');

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PublishTarget } from '../../src/publish/targets/types.js';
+import type { PublishTarget } from '../../src/output/publish/targets/types.js';
 
 const TEXT = { contentType: 'text/plain; charset=utf-8', cacheControl: 'public, max-age=60, stale-while-revalidate=300' };
 const JSONL = { contentType: 'application/x-ndjson', cacheControl: 'public, max-age=31536000, immutable' };

@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config/config.js';
-import { runPublish, siteHashOf, siteKeys, takeDownNode } from '../../src/publish/index.js';
-import { createFsTarget } from '../../src/publish/targets/fs.js';
-import { mirrorAlias } from '../../src/publish/targets/public-alias.js';
-import type { PublishTarget } from '../../src/publish/targets/types.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
-import type { Db } from '../../src/storage/sqlite.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import { runPublish, siteHashOf, siteKeys, takeDownNode } from '../../src/output/publish/index.js';
+import { createFsTarget } from '../../src/output/publish/targets/fs.js';
+import { mirrorAlias } from '../../src/output/publish/targets/public-alias.js';
+import type { PublishTarget } from '../../src/output/publish/targets/types.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 import { SHOP, SHOP_DOMAIN, SHOP_WEBSITE } from './support.js';
 
@@ -22,7 +22,7 @@ function findTargetBranches(files: ReadonlyArray<{ file: string; text: string }>
   return files.flatMap(({ file, text }) => text.split('\n').flatMap((line, i) => (TARGET_BRANCHES.some((re) => re.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : [])));
 }
 
-/** Every .ts file of src/publish except src/publish/targets/, where the targets themselves live. */
+/** Every .ts file of src/output/publish except src/output/publish/targets/, where the targets themselves live. */
 function publishCore(): Array<{ file: string; text: string }> {
   const root = join(PROJECT_ROOT, 'src', 'publish');
   return readdirSync(root, { recursive: true, withFileTypes: true })
@@ -35,7 +35,7 @@ function publishCore(): Array<{ file: string; text: string }> {
 describe('the publish core never branches on the target kind (docs/publishing.md "Targets")', () => {
   it('regression: flip.ts, rollback.ts and purge-versions.ts branched on target.kind === \'s3\' and run-publish.ts, read-node.ts reached through target.localPath', () => {
     const files = publishCore();
-    expect(files.map((f) => f.file)).toContain('src/publish/flip.ts');
+    expect(files.map((f) => f.file)).toContain('src/output/publish/flip.ts');
     expect(findTargetBranches(files)).toEqual([]);
   });
 

@@ -1,8 +1,8 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFsTarget } from '../../src/publish/targets/fs.js';
-import { createS3Target } from '../../src/publish/targets/s3.js';
+import { createFsTarget } from '../../src/output/publish/targets/fs.js';
+import { createS3Target } from '../../src/output/publish/targets/s3.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { startLocalS3, type LocalS3 } from './s3-server.js';
 import { runTargetConformance } from './target-conformance.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { patternsOf, skeletonOf, TextMatcher } from '../../src/publish/text-matcher.js';
+import { patternsOf, skeletonOf, TextMatcher } from '../../src/output/publish/text-matcher.js';
 
 const matcherOf = (...texts: string[]) => new TextMatcher(texts.flatMap(patternsOf));
 const has = (m: TextMatcher, body: string) => m.matches(Buffer.from(body, 'utf8'));

@@ -1,11 +1,11 @@
 import { mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config/config.js';
-import { runPublish } from '../../src/publish/run-publish.js';
-import { createFsTarget } from '../../src/publish/targets/fs.js';
-import { openControlDb } from '../../src/storage/control.js';
-import { dataDirLayout } from '../../src/storage/data-dir.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import { runPublish } from '../../src/output/publish/run-publish.js';
+import { createFsTarget } from '../../src/output/publish/targets/fs.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { SHOP } from './support.js';
 

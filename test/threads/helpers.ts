@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { loadFixture } from '../../src/compiler/fixture.js';
 import { DISCARDING_SINK } from '../../src/compiler/sink.js';
 import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
-import { buildGraphFromItems } from '../../src/graph/build-from-items.js';
-import { ThreadedGraphReader } from '../../src/graph/reader-thread.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { ThreadedGraphReader } from '../../src/ingest/graph/reader-thread.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BACKGROUND_NICENESS, currentThreadId } from '../../src/threads/priority.js';
-import { workerModuleUrl } from '../../src/threads/worker-url.js';
+import { BACKGROUND_NICENESS, currentThreadId } from '../../src/platform/threads/priority.js';
+import { workerModuleUrl } from '../../src/platform/threads/worker-url.js';
 import { startGraphReader, startWrittenCheckWorker } from './helpers.js';
 
 // Thread priorities are a Linux matter (/proc/thread-self, setpriority on a thread id); elsewhere
@@ -39,7 +39,7 @@ async function newBackgroundThreads(before: Map<number, number>): Promise<number
 
 describe('lowerThreadPriority (runs the build: npm run build)', () => {
   it('lowers the calling thread alone, to the niceness asked, and never raises it again', async () => {
-    const built = workerModuleUrl(new URL('../../src/threads/priority.ts', import.meta.url).href, 'priority.js', 'the priority module');
+    const built = workerModuleUrl(new URL('../../src/platform/threads/priority.ts', import.meta.url).href, 'priority.js', 'the priority module');
     const mainBefore = linux ? threadNiceness().get(currentThreadId()!) : undefined;
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');

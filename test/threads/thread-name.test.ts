@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExtractionPool, extractWorkerUrl } from '../../src/graph/extraction-pool.js';
-import { createGraphWriter, writeWorkerUrl } from '../../src/graph/graph-writer.js';
-import { publishWorkerUrl } from '../../src/publish/publish-in-worker.js';
-import { workerModuleUrl } from '../../src/threads/worker-url.js';
+import { createExtractionPool, extractWorkerUrl } from '../../src/ingest/graph/extraction-pool.js';
+import { createGraphWriter, writeWorkerUrl } from '../../src/ingest/graph/graph-writer.js';
+import { publishWorkerUrl } from '../../src/output/publish/publish-in-worker.js';
+import { workerModuleUrl } from '../../src/platform/threads/worker-url.js';
 import { startGraphReader, startWrittenCheckWorker } from './helpers.js';
 
 // Thread names are a Linux matter (/proc/thread-self/comm); elsewhere nameThread changes nothing,
@@ -36,7 +36,7 @@ async function threadNamed(name: string): Promise<boolean> {
 
 describe('nameThread (runs the build: npm run build)', () => {
   it('names the calling thread, cut to the 15 bytes Linux keeps, and no other', async () => {
-    const built = workerModuleUrl(new URL('../../src/threads/thread-name.ts', import.meta.url).href, 'thread-name.js', 'the thread-name module');
+    const built = workerModuleUrl(new URL('../../src/platform/threads/thread-name.ts', import.meta.url).href, 'thread-name.js', 'the thread-name module');
     const own = linux ? readFileSync('/proc/thread-self/comm', 'utf8') : null;
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { workerModuleUrl } from '../../src/threads/worker-url.js';
+import { workerModuleUrl } from '../../src/platform/threads/worker-url.js';
 import { writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
 
 describe('workerModuleUrl', () => {

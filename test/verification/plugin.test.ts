@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verificationCheckJob } from '../../src/jobs/kinds/verification-check.js';
+import { verificationCheckJob } from '../../src/control/verification/check-job.js';
 import { startHarness, type Harness } from '../websites/harness.js';
 
 /**

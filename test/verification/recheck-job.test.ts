@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOBS } from '../../src/jobs/kinds/index.js';
-import { verificationCheckJob } from '../../src/jobs/kinds/verification-check.js';
-import { grantManualVerification } from '../../src/verification/grant-manual.js';
-import { verificationDeps } from '../../src/verification/graph-trust.js';
+import { JOBS } from '../../src/daemon/job-kinds.js';
+import { verificationCheckJob } from '../../src/control/verification/check-job.js';
+import { grantManualVerification } from '../../src/control/verification/grant-manual.js';
+import { verificationDeps } from '../../src/control/verification/graph-trust.js';
 import { injectSigned } from '../helpers/app.js';
 import { startHarness, type Harness } from '../websites/harness.js';
 

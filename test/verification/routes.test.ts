@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { siteHashOf } from '../../src/publish/layout.js';
-import { createTargetFromSettings } from '../../src/publish/targets/index.js';
-import { loadWebsiteInfo } from '../../src/website/load-website.js';
+import { siteHashOf } from '../../src/output/publish/layout.js';
+import { createTargetFromSettings } from '../../src/output/publish/targets/index.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { injectSigned } from '../helpers/app.js';
 import { startHarness, type Harness } from '../websites/harness.js';
 

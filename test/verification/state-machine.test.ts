@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GRACE_MS, transition, type MachineEvent, type MachineState } from '../../src/verification/state-machine.js';
-import type { VerificationState } from '../../src/website/types.js';
+import { GRACE_MS, transition, type MachineEvent, type MachineState } from '../../src/control/verification/state-machine.js';
+import type { VerificationState } from '../../src/control/records/website-info.js';
 
 const T = Date.parse('2026-03-02T10:00:00Z');
 const at = (state: VerificationState, extra: Partial<MachineState> = {}): MachineState => ({ state, method: null, graceUntil: null, verifiedAt: null, failureCount: 0, ...extra });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/events/emit.js';
-import { webhooksDispatchJob } from '../../src/jobs/kinds/webhooks-dispatch.js';
-import type { JobWorker } from '../../src/jobs/worker.js';
-import { readMasterKey } from '../../src/storage/data-dir.js';
-import { attemptDelivery, RETRY_DELAYS_MS } from '../../src/webhooks/deliver.js';
-import { deliveryFetchOptions } from '../../src/webhooks/send.js';
+import { emitEvent } from '../../src/control/events/emit.js';
+import { webhooksDispatchJob } from '../../src/control/webhooks/dispatch-job.js';
+import type { JobWorker } from '../../src/platform/jobs/worker.js';
+import { readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { attemptDelivery, RETRY_DELAYS_MS } from '../../src/control/webhooks/deliver.js';
+import { deliveryFetchOptions } from '../../src/control/webhooks/send.js';
 import { buildTestApp, fakeClock, seedWebsite, type FakeClock, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { adminKey, api, createWorker, startReceiver, subscribe, verifyWebhook, type Receiver } from './support.js';
 

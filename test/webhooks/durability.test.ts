@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServices } from '../../src/app/services.js';
-import { resolveConfig } from '../../src/config/config.js';
-import { emitEvent } from '../../src/events/emit.js';
-import { readMasterKey } from '../../src/storage/data-dir.js';
-import { createSubscription } from '../../src/webhooks/subscriptions.js';
+import { createServices } from '../../src/platform/app/services.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import { emitEvent } from '../../src/control/events/emit.js';
+import { readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { createSubscription } from '../../src/control/webhooks/subscriptions.js';
 import { seedWebsite } from '../helpers/app.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';

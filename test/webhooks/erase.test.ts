@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/events/emit.js';
-import { deleteOrganizationRows, readOrganizationIds } from '../../src/organizations/erase-rows.js';
+import { emitEvent } from '../../src/control/events/emit.js';
+import { deleteOrganizationRows, readOrganizationIds } from '../../src/control/organizations/erase-rows.js';
 import { buildTestApp, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { adminKey, api, subscribe } from './support.js';
 

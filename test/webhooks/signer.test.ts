@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { deriveSigningKey, formatSecret, hashSigningKey, parseSecret } from '../../src/webhooks/secret.js';
-import { computeSignature, signWebhook } from '../../src/webhooks/signer.js';
+import { deriveSigningKey, formatSecret, hashSigningKey, parseSecret } from '../../src/control/webhooks/secret.js';
+import { computeSignature, signWebhook } from '../../src/control/webhooks/signer.js';
 
 /** Verifies with the official standardwebhooks package, its clock set to the signing time. */
 function verify(secret: string, headers: Record<string, string>, body: string, atSeconds: number): unknown {

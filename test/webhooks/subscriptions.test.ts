@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config/config.js';
-import { parseSecret } from '../../src/webhooks/secret.js';
-import { assertDeliverableUrl } from '../../src/webhooks/schemas.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import { parseSecret } from '../../src/control/webhooks/secret.js';
+import { assertDeliverableUrl } from '../../src/control/webhooks/schemas.js';
 import { buildTestApp, fakeClock, seedWebsite, type FakeClock, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { adminKey, api, startReceiver, subscribe, verifyWebhook, type Receiver } from './support.js';
 

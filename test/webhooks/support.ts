@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
-import type { AppServices } from '../../src/app/services.js';
-import { JOBS } from '../../src/jobs/kinds/index.js';
-import { JobWorker, laneConcurrency } from '../../src/jobs/worker.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
+import type { AppServices } from '../../src/platform/app/services.js';
+import { JOBS } from '../../src/daemon/job-kinds.js';
+import { JobWorker, laneConcurrency } from '../../src/platform/jobs/worker.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
 import { injectJson, type InjectAnswer, type TestApp } from '../helpers/app.js';
 
 /** One request a receiver got: what a webhook consumer sees. */

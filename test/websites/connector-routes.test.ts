@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeConnector } from '../../src/auth/authorize.js';
-import type { Principal } from '../../src/auth/principal.js';
+import { authorizeConnector } from '../../src/control/access/authorize.js';
+import type { Principal } from '../../src/control/access/principal.js';
 import { injectSigned } from '../helpers/app.js';
 import { startHarness, type Harness } from './harness.js';
 

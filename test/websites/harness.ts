@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { UserPrincipal } from '../../src/auth/principal.js';
-import type { SettingName } from '../../src/config/settings.js';
-import { JOBS } from '../../src/jobs/kinds/index.js';
-import { JobWorker, laneConcurrency } from '../../src/jobs/worker.js';
-import { createApiKey } from '../../src/tenancy/api-keys.js';
-import { memberRole } from '../../src/tenancy/members.js';
-import type { Role } from '../../src/tenancy/records.js';
+import type { UserPrincipal } from '../../src/control/access/principal.js';
+import type { SettingName } from '../../src/platform/config/settings.js';
+import { JOBS } from '../../src/daemon/job-kinds.js';
+import { JobWorker, laneConcurrency } from '../../src/platform/jobs/worker.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { memberRole } from '../../src/control/records/member-rows.js';
+import type { Role } from '../../src/control/records/record-types.js';
 import { buildTestApp, fakeClock, injectJson, injectSigned, type FakeClock, type InjectAnswer, type TestApp } from '../helpers/app.js';
 import { startLoopbackDns, type LoopbackDns } from '../net/loopback-servers.js';
 

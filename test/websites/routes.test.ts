@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { siteHashOf, siteKeys } from '../../src/publish/layout.js';
-import { acquirePublishLock } from '../../src/publish/lock.js';
-import { createTargetFromSettings } from '../../src/publish/targets/index.js';
-import { graphDbPath } from '../../src/storage/data-dir.js';
+import { siteHashOf, siteKeys } from '../../src/output/publish/layout.js';
+import { acquirePublishLock } from '../../src/output/publish/lock.js';
+import { createTargetFromSettings } from '../../src/output/publish/targets/index.js';
+import { graphDbPath } from '../../src/platform/storage/data-dir.js';
 import { injectSigned } from '../helpers/app.js';
 import { startHarness, type Harness } from './harness.js';
 

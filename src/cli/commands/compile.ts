@@ -27,7 +27,7 @@ export function registerCompileCommand(program: Command): void {
       let result;
       {
         if (fixtureDir !== undefined) {
-          const { buildGraphFromItems } = await import('../../graph/build-from-items.js');
+          const { buildGraphFromItems } = await import('../../ingest/graph/build-from-items.js');
           let fixture;
           try {
             fixture = loadFixture(fixtureDir);

@@ -34,13 +34,13 @@ export function registerPushCommand(program: Command): void {
       if (!isDir && !source.endsWith('.jsonl')) throw new UsageError(`${source} is neither a folder nor a .jsonl file`);
       if (opts.watch && !isDir) throw new UsageError('--watch needs a folder');
 
-      const { createInkProgress, createPlainProgress } = await import('../../push/progress.js');
+      const { createInkProgress, createPlainProgress } = await import('../push/progress.js');
       const progress = !ctx.out.json && process.stderr.isTTY ? await createInkProgress() : createPlainProgress();
-      const { runPush } = await import('../../push/run-push.js');
+      const { runPush } = await import('../push/run-push.js');
       const pushOptions = { source, url: opts.url, token, websiteId: opts.website, domain: opts.domain, baseUrl: opts.baseUrl, progress };
       const report = await runPush(pushOptions);
       if (opts.watch) {
-        const { watchFolder } = await import('../../push/watch.js');
+        const { watchFolder } = await import('../push/watch.js');
         const controller = new AbortController();
         const stop = () => controller.abort();
         process.once('SIGINT', stop);

@@ -27,10 +27,10 @@ export function registerRollbackCommand(program: Command): void {
         return ctx.out.result(result, () => rolledBack(result));
       }
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
-      const { rollbackNode, createTargetFromSettings } = await import('../../publish/index.js');
-      const { openControlDb } = await import('../../storage/control.js');
-      const { dataDirLayout } = await import('../../storage/data-dir.js');
-      const { isAppError } = await import('../../errors/app-error.js');
+      const { rollbackNode, createTargetFromSettings } = await import('../../output/publish/index.js');
+      const { openControlDb } = await import('../../platform/storage/control.js');
+      const { dataDirLayout } = await import('../../platform/storage/data-dir.js');
+      const { isAppError } = await import('../../platform/errors/app-error.js');
       const controlDb = openControlDb(dataDirLayout(ctx.config.settings.dataDir));
       const target = await createTargetFromSettings(ctx.config.settings);
       try {

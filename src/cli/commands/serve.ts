@@ -19,7 +19,7 @@ export function registerServeCommand(program: Command): void {
         if (error instanceof ListenError) throw new CliError(error.message);
         throw error;
       }
-      const { nodeBaseUrl } = await import('../../config/config.js');
+      const { nodeBaseUrl } = await import('../../platform/config/config.js');
       const address = daemon.app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.settings.port;
       process.stderr.write(

@@ -1,0 +1,39 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { AppServices } from '../../platform/app/services.js';
+import { createAccountsContext, type AccountsContext } from './context.js';
+
+/**
+ * The daemon's one AccountsContext per AppServices: the JWKS route, the /v1/auth routes and the
+ * user-principal resolver all read the same key ring, clock and mail outbox. Made on first use
+ * (the route plugins ask while the app is built, so the signing key and the dummy password hash
+ * exist before the first request) and closed with the app (closeAccountsContext).
+ */
+const contexts = new WeakMap<AppServices, Promise<AccountsContext>>();
+
+export function accountsContextOf(services: AppServices, server?: Server): Promise<AccountsContext> {
+  let context = contexts.get(services);
+  if (!context) {
+    context = createAccountsContext({
+      db: services.controlDb,
+      layout: services.layout,
+      settings: services.config.settings,
+      // The default issuer names the port the app listens on, known only once it listens (port 0).
+      listenPort: () => (server?.address() as AddressInfo | null | undefined)?.port,
+      now: services.now,
+      logger: services.logger,
+    });
+    contexts.set(services, context);
+  }
+  return context;
+}
+
+/** Lets queued mail go out, then closes the mail transport; the database belongs to the services. */
+export async function closeAccountsContext(services: AppServices): Promise<void> {
+  const context = contexts.get(services);
+  if (!context) return;
+  contexts.delete(services);
+  const ctx = await context;
+  await ctx.mail.idle();
+  ctx.close();
+}

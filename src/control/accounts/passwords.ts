@@ -1,0 +1,52 @@
+import { AppError } from '../../platform/errors/app-error.js';
+import { findAuthUserByEmail, markEmailVerified, readAuthUser, setPassword, verifyPasswordOrDummy } from './account-users.js';
+import type { AccountsContext } from './context.js';
+import { consumeMailToken, issueMailToken } from './mail-tokens.js';
+import { renderMail } from '../mail/mail-templates.js';
+import { ChangePasswordSchema, ForgotPasswordSchema, parseAccountInput, ResetPasswordSchema } from './schemas.js';
+import { revokeEveryUserSession } from './session-store.js';
+
+/**
+ * POST /v1/auth/password/change `{currentPassword, newPassword}`: sets the new password, ends every
+ * session of the user (the caller's too) and bumps the token version, so every access token
+ * issued before is refused at once. A wrong current password is 401 auth.invalid_credentials.
+ */
+export async function changePassword(ctx: AccountsContext, caller: { userId: string }, input: unknown): Promise<void> {
+  const { currentPassword, newPassword } = parseAccountInput(ChangePasswordSchema, input, 'password change');
+  const user = readAuthUser(ctx.db, caller.userId);
+  const ok = await verifyPasswordOrDummy(currentPassword, user?.passwordHash);
+  if (!user) throw new AppError('auth.unauthenticated', 'The account of this session no longer exists.');
+  if (user.passwordHash === null) throw new AppError('auth.invalid_credentials', 'This account signs in with Google and has no password yet; set one through POST /v1/auth/password/forgot.');
+  if (!ok) throw new AppError('auth.invalid_credentials', 'The current password is wrong.');
+  await setPassword(ctx.db, user.id, newPassword);
+  revokeEveryUserSession(ctx.db, user.id, 'password_change', ctx.now());
+}
+
+/**
+ * POST /v1/auth/password/forgot `{email}`: mails a reset token if the account exists. Answers the
+ * same, at once, either way (202): the lookup, the token and the mail happen in the background, so
+ * neither the answer nor its timing tells whether the address has an account.
+ */
+export function forgotPassword(ctx: AccountsContext, input: unknown): void {
+  const { email } = parseAccountInput(ForgotPasswordSchema, input, 'password reset');
+  ctx.mail.enqueue('password_reset', () => {
+    const user = findAuthUserByEmail(ctx.db, email);
+    if (!user) return undefined;
+    const token = issueMailToken(ctx.db, 'password_reset', { userId: user.id, email: user.email }, ctx.now());
+    return renderMail({ kind: 'password_reset', to: user.email, token }, { appBaseUrl: ctx.appBaseUrl });
+  });
+}
+
+/**
+ * POST /v1/auth/password/reset `{token, password}`: sets the password, ends every session and bumps
+ * the token version. The mail reached the address, so the address counts as verified.
+ */
+export async function resetPassword(ctx: AccountsContext, input: unknown): Promise<void> {
+  const { token, password } = parseAccountInput(ResetPasswordSchema, input, 'password reset');
+  const subject = consumeMailToken(ctx.db, 'password_reset', token, ctx.now());
+  const user = subject.userId ? readAuthUser(ctx.db, subject.userId) : undefined;
+  if (!user || user.email !== subject.email.toLowerCase()) throw new AppError('auth.mail_token_invalid', 'This token was sent to an address the account no longer has.');
+  await setPassword(ctx.db, user.id, password);
+  markEmailVerified(ctx.db, user.id, ctx.now());
+  revokeEveryUserSession(ctx.db, user.id, 'password_reset', ctx.now());
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import type { Db } from '../../platform/storage/sqlite.js';
+import { defineJob } from '../../platform/jobs/define.js';
+
+/** Deletes expired nonces, completed idempotency records and publish locks. Returns rows removed per table. */
+export function expireControlRecords(db: Db, now: number): Record<string, number> {
+  return {
+    nonces: db.prepare('DELETE FROM nonces WHERE expires_at < ?').run(now).changes,
+    idempotency: db.prepare(`DELETE FROM idempotency WHERE expires_at < ? AND state = 'completed'`).run(now).changes,
+    publishLocks: db.prepare('DELETE FROM publish_locks WHERE expires_at < ?').run(now).changes,
+  };
+}
+
+export const maintenanceExpireJob = defineJob({
+  kind: 'maintenance.expire',
+  lane: 'maintenance',
+  payload: z.object({}),
+  schedule: { intervalSeconds: 300 },
+  handler: async (_payload, { services }) => void expireControlRecords(services.controlDb, services.now()),
+});

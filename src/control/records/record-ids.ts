@@ -1,0 +1,12 @@
+import { newUlid } from '../../platform/ids/ulid.js';
+
+/** Internal record ids: a short type prefix and a ULID (sortable, never a uuid). */
+export type RecordKind = 'usr' | 'org' | 'web' | 'conn' | 'key' | 'raw' | 'xfr' | 'era' | 'aud';
+
+export function newId(kind: RecordKind): string {
+  return `${kind}_${newUlid()}`;
+}
+
+export function nowIso(now = Date.now()): string {
+  return new Date(now).toISOString();
+}

@@ -1,0 +1,35 @@
+import { AppError } from '../platform/errors/app-error.js';
+import type { RoutePlugin } from '../platform/app/route-plugin.js';
+import { NODECTL_VERSION } from '../platform/app/version.js';
+import { CONTRACT_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../platform/contract/versions.js';
+import { sendData } from '../platform/http/envelope.js';
+
+/** System probes (docs/contract.md#probes): no auth. */
+export const probeRoutes: RoutePlugin = async (app, { services }) => {
+  app.get('/', async (request, reply) =>
+    sendData(request, reply, {
+      name: 'nodectl',
+      version: NODECTL_VERSION,
+      contractVersion: CONTRACT_VERSION,
+      nodeSchemaVersion: NODE_SCHEMA_VERSION,
+      signingScheme: SIGNING_SCHEME,
+    }),
+  );
+
+  // Liveness: answers from memory only.
+  app.get('/healthz', async (request, reply) => sendData(request, reply, { status: 'ok' }));
+
+  app.get('/readyz', async (request, reply) => {
+    try {
+      services.controlDb.prepare('SELECT 1').get();
+    } catch (error) {
+      throw new AppError('service.unavailable', 'The control database cannot be read.', { cause: error, retryAfterSeconds: 5 });
+    }
+    return sendData(request, reply, { status: 'ready' });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const body = await services.metrics.registry.metrics();
+    return reply.type(services.metrics.registry.contentType).send(body);
+  });
+};

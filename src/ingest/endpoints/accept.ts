@@ -1,0 +1,151 @@
+import { AppError } from '../../platform/errors/app-error.js';
+import type { AppServices } from '../../platform/app/services.js';
+import type { IngestItem } from '../../platform/contract/ingest-item.js';
+import { contentIngestJob } from '../graph/content-ingest-job.js';
+import { commitWithoutSync, syncCommits } from './durable-commit.js';
+import { writeRawItems, type WriteOutcome } from '../graph/raw-items.js';
+import { withWriteTurn } from '../graph/write-turn.js';
+import { limitReachedError, readQuota, type Quota } from '../../control/plans/entitlements.js';
+import { addUsage } from '../../platform/app/usage-counters.js';
+import { addWebsiteEvent } from '../../control/analytics/event-counts.js';
+import { METRICS } from '../../control/analytics/metrics.js';
+import { checkItem } from './validate-item.js';
+import type { IdleCheckpointer } from './wal-checkpoint.js';
+import type { IngestWebsite } from './website-context.js';
+import type { BatchResult, ItemResult } from '../../platform/contract/ingest-results.js';
+
+export interface AcceptInput {
+  services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'metrics' | 'logger' | 'now'>;
+  website: IngestWebsite;
+  connectorId: string;
+  rawItems: readonly unknown[];
+  /** false: one invalid item rejects the whole request (422 ingest.batch_rejected), nothing stored. */
+  partial: boolean;
+  endpoint: 'batch' | 'item';
+  /** Defers the graph database's WAL checkpoint until ingestion is idle. */
+  checkpointer?: IdleCheckpointer;
+}
+
+/**
+ * Validates items, writes the valid ones in one transaction, enqueues ONE content.ingest job for
+ * everything accepted, and returns the per-item outcomes in request order once the raw rows, the
+ * usage counter and the job are on disk. Each is committed without an fsync and the two files are
+ * then synced at once (durable-commit.ts): the event loop is never blocked on the disk. If the
+ * enqueue fails the rows stay pending and the sweep re-enqueues them (sweep.ts); if power is lost
+ * before the syncs end, nothing was acknowledged, and a job whose rows were lost finds nothing
+ * pending, so nothing accepted is lost.
+ *
+ * The plan's monthly item quota is applied per item (docs/contract.md#plans): once it is used
+ * up, an item that would be accepted is an error entitlement.limit_reached instead (a skipped
+ * one stays skipped); with partial false that rejects the whole request. The quota is read, the
+ * rows written and the organization's items_ingested counter (which heartbeat reads) raised in
+ * one synchronous step, so concurrent requests of this process cannot both take the last items.
+ */
+export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
+  const { services, website } = input;
+  const checks = input.rawItems.map((raw) => checkItem(raw, website.hosts));
+  if (!input.partial) {
+    const invalid = checks.flatMap((c, index) => (c.ok ? [] : [{ index, id: c.id, code: c.code, message: c.message }]));
+    if (invalid.length > 0) {
+      throw new AppError('ingest.batch_rejected', `${invalid.length} of ${checks.length} items are invalid and partial is false, so nothing was stored; fix the items in details.items and resend.`, { details: { items: invalid } });
+    }
+  }
+  const valid: IngestItem[] = [];
+  const validRaw: unknown[] = [];
+  for (let i = 0; i < checks.length; i++) {
+    const c = checks[i]!;
+    if (c.ok) (valid.push(c.item), validRaw.push(input.rawItems[i]));
+  }
+  const nowMs = services.now();
+  const graphDb = services.graphs.get(website.id);
+  if (valid.length > 0) input.checkpointer?.willWrite(graphDb);
+  let quota: Quota = { limit: Infinity, used: 0 };
+  const write = () => {
+    quota = readQuota(services.controlDb, website.organizationId, 'items', nowMs);
+    const written = graphDb.transaction(() => {
+      const out = writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
+        connectorId: input.connectorId,
+        defaultLanguage: website.defaultLanguage,
+        receivedAt: new Date(nowMs).toISOString(),
+        acceptAtMost: Math.max(0, quota.limit - quota.used),
+      });
+      if (!input.partial && out.some((o) => o.status === 'over_limit')) throw overLimitBatch(checks, out, website.plan, quota);
+      return out;
+    }).immediate();
+    countAccepted(services, website, written.filter((o) => o.status === 'accepted').length, nowMs);
+    return written;
+  };
+  // In a turn between the graph writer thread's transactions (write-turn.ts): waits without blocking the event loop.
+  const outcomes = valid.length === 0 ? [] : await withWriteTurn(graphDb, () => commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted')));
+  const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
+  let jobId: string | null = null;
+  if (acceptedIds.length > 0) {
+    try {
+      jobId = commitWithoutSync(services.controlDb, () => services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: acceptedIds }).id);
+    } catch (error) {
+      services.logger.error({ err: error, websiteId: website.id }, 'content.ingest enqueue failed; the pending rows will be re-enqueued by the sweep');
+    }
+  }
+  // Unchanged items too wait for rows not yet on disk: an answer never rests on rows a power cut could take.
+  await Promise.all([syncCommits(graphDb), acceptedIds.length > 0 ? syncCommits(services.controlDb) : undefined]);
+  const results: ItemResult[] = [];
+  let refusal: ItemResult['error'];
+  let v = 0;
+  let accepted = 0;
+  let skipped = 0;
+  let errored = 0;
+  for (const c of checks) {
+    if (!c.ok) {
+      errored++;
+      results.push({ id: c.id, status: 'error', checksum: c.checksum, error: { code: c.code, message: c.message } });
+      continue;
+    }
+    const o = outcomes[v++]!;
+    if (o.status === 'accepted') {
+      accepted++;
+      results.push({ id: c.item.id, status: 'accepted', checksum: c.item.checksum, raw_content_id: o.rawContentId, job_id: jobId });
+    } else if (o.status === 'over_limit') {
+      errored++;
+      results.push({ id: c.item.id, status: 'error', checksum: c.item.checksum, error: (refusal ??= itemError(limitReachedError('items', website.plan, { limit: quota.limit, used: quota.limit }))) });
+    } else {
+      skipped++;
+      results.push({ id: c.item.id, status: 'skipped', checksum: c.item.checksum, reason: o.reason });
+    }
+  }
+  const m = services.metrics.ingestItems;
+  if (accepted) m.inc({ endpoint: input.endpoint, outcome: 'accepted' }, accepted);
+  if (skipped) m.inc({ endpoint: input.endpoint, outcome: 'skipped' }, skipped);
+  if (errored) m.inc({ endpoint: input.endpoint, outcome: 'error' }, errored);
+  return { website_id: website.id, received: checks.length, accepted, skipped, errored, results };
+}
+
+/**
+ * Raises the organization's items_ingested counter and the website's analytics (items.ingested,
+ * src/control/analytics) in one transaction; a failure is logged, never fails the request (the rows are written).
+ */
+function countAccepted(services: AcceptInput['services'], website: IngestWebsite, accepted: number, nowMs: number): void {
+  if (accepted === 0) return;
+  try {
+    commitWithoutSync(services.controlDb, () => services.controlDb.transaction(() => {
+      addUsage(services.controlDb, website.organizationId, 'items_ingested', accepted, nowMs);
+      addWebsiteEvent(services.controlDb, website.id, METRICS.itemsIngested, accepted, nowMs);
+    }).immediate());
+  } catch (error) {
+    services.logger.warn({ err: error }, 'usage counter update failed');
+  }
+}
+
+function itemError(error: AppError): NonNullable<ItemResult['error']> {
+  return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+}
+
+/** partial false and the item quota ran out within the request: 422 ingest.batch_rejected naming the items over it; nothing is stored. */
+function overLimitBatch(checks: ReadonlyArray<ReturnType<typeof checkItem>>, outcomes: readonly WriteOutcome[], plan: string, quota: Quota): AppError {
+  const refusal = limitReachedError('items', plan, { limit: quota.limit, used: quota.limit });
+  const items: Array<{ index: number; id: string; code: string; message: string; details?: Record<string, unknown> }> = [];
+  let v = 0;
+  checks.forEach((c, index) => {
+    if (c.ok && outcomes[v++]!.status === 'over_limit') items.push({ index, id: c.item.id, code: refusal.code, message: refusal.message, details: refusal.details });
+  });
+  return new AppError('ingest.batch_rejected', `${items.length} of ${checks.length} items would exceed the plan's monthly item quota (${quota.limit.toLocaleString('en-US')}) and partial is false, so nothing was stored; see details.items.`, { details: { items } });
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { emitEvent } from '../../control/events/emit.js';
+import { defineJob } from '../../platform/jobs/define.js';
+import { withoutFsync } from '../../platform/jobs/queue.js';
+
+let runner: Promise<typeof import('./run-content-ingest.js')> | undefined;
+/**
+ * Loaded on first use: the extractor (htmlparser2) stays out of daemon start-up. Kept as one
+ * promise: awaiting it again takes a microtask, so a job reaches its extraction within the turn
+ * of the event loop that claimed it (src/platform/jobs/worker.ts).
+ */
+const loadRunner = () => (runner ??= import('./run-content-ingest.js'));
+
+/**
+ * Turns accepted raw items into graph records and removes deleted ones (src/ingest/endpoints/accept.ts,
+ * delete-items.ts and sweep.ts enqueue it; docs/ingest.md).
+ */
+export const contentIngestJob = defineJob({
+  kind: 'content.ingest',
+  lane: 'ingest',
+  payload: z.object({
+    website_id: z.string().min(1),
+    raw_content_ids: z.array(z.string()),
+    /** Items tombstoned by a delete: their contributions are removed. */
+    removed: z.array(z.object({ type: z.string(), id: z.string() })).optional(),
+    /** The delete reason; gdpr_erasure erases the items' records and compacts the graph file. */
+    reason: z.string().optional(),
+  }),
+  handler: async (payload, { job, services }) => {
+    const { runContentIngestJob } = await loadRunner();
+    const outcome = await runContentIngestJob(payload, services);
+    if (!outcome) return; // the website was deleted since the job was queued
+    // The run committed to the website's graph file, not to control.sqlite, so ingest.completed
+    // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.
+    const { processed, failed, skipped, removed, warned } = outcome;
+    // Without an fsync: the worker's completion of the job, right after, syncs it too (one fsync per job, not two).
+    withoutFsync(services.controlDb, () => emitEvent(services.controlDb, { type: 'ingest.completed', website_id: payload.website_id, data: { job_id: job.id, processed, failed, skipped, removed, warned } }, services.now()));
+  },
+});

@@ -1,0 +1,73 @@
+import { parentPort } from 'node:worker_threads';
+import { extractRowsJson, type ExtractOutcome, type RawRow } from './extract-row.js';
+import type { FieldMapping } from '../../platform/contract/ingest-item.js';
+import type { WebsiteInfo } from '../../control/records/website-info.js';
+import { GRAPH_DB_OPTIONS } from '../../platform/storage/graph-db.js';
+import { KeptConnections } from '../../platform/storage/kept-connections.js';
+import { openDatabase } from '../../platform/storage/sqlite.js';
+import { PENDING_RAW_SQL } from './statements.js';
+import { warmUpRows } from './warm-up-pages.js';
+import { nameThread } from '../../platform/threads/thread-name.js';
+
+/**
+ * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
+ * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending).
+ */
+export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] } | WarmUpRequest);
+/**
+ * Extract warm-up pages first to first + count - 1 (warm-up-pages.ts), the JIT's warm-up, and
+ * answer them as a file request is answered (a PendingExtraction), for the graph writer thread's
+ * own warm-up (graph-writer.ts warmUp). The site (WARM_UP_SITE) and mappings come in the request,
+ * as a real batch's do: objects made by the message's copy have other hidden classes than the
+ * same objects written out in this thread, and V8's code optimised for one was thrown away at the
+ * first real batch (`--trace-deopt`: "wrong map").
+ */
+export interface WarmUpRequest { warmUp: { first: number; count: number } }
+/**
+ * What the worker answers: the outcome of each row, in order, as JSON text (extractRowsJson: each
+ * item's rows without the columns they repeat from the item; for a file request, a
+ * PendingExtraction); the pool reads it back with readExtractedRows. The calling thread parses
+ * it in about half the time a structured clone of the same objects takes to arrive, and
+ * contributions are plain JSON data (the store writes them as JSON or as SQLite values).
+ */
+export interface ExtractResponse { id: number; outcomes: string }
+
+/** The pending rows the worker read (bodies left out) and the outcome of each, in order. */
+export interface PendingExtraction { rows: RawRow[]; outcomes: ExtractOutcome[] }
+
+export type { ExtractOutcome };
+
+/** Read-only connections (WAL: each read sees the last commit, whatever the writer is doing), kept for the next batch. */
+const connections = new KeptConnections((file) => openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true }), 1000);
+
+/** The pending raw_items rows among `ids`, in the order of `ids`. */
+function readPendingRows(file: string, ids: string[]): RawRow[] {
+  const byId = new Map((connections.get(file).prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [row.raw_content_id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The JSON of the rows' PendingExtraction, their bodies left out, its outcomes serialised as they are made (extractRowsJson). */
+function pendingExtractionJson(rows: RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): string {
+  const extracted = extractRowsJson(rows, site, mappings);
+  for (const row of rows) row.body = null;
+  return `{"rows":${JSON.stringify(rows)},"outcomes":${extracted}}`;
+}
+
+/**
+ * The worker side of the extraction pool (extraction-pool.ts): extraction is pure CPU work on
+ * plain data, so it runs here while the calling thread writes the previous batch. Reading the
+ * raw bodies here too spares the writing thread reading them and copying them over.
+ */
+if (parentPort) nameThread('nodectl-extract');
+parentPort?.on('message', (request: ExtractRequest) => {
+  let outcomes: string;
+  if ('warmUp' in request) {
+    // Copied as a message copies (structuredClone): the rows SQLite makes for a real batch have the copies' hidden classes.
+    outcomes = pendingExtractionJson(structuredClone(warmUpRows(request.warmUp.first, request.warmUp.count)), request.site, request.mappings);
+  } else if ('rows' in request) {
+    outcomes = extractRowsJson(request.rows, request.site, request.mappings);
+  } else {
+    outcomes = pendingExtractionJson(readPendingRows(request.file, request.ids), request.site, request.mappings);
+  }
+  parentPort!.postMessage({ id: request.id, outcomes } satisfies ExtractResponse);
+});

@@ -1,0 +1,151 @@
+import { Worker } from 'node:worker_threads';
+import type { WebsiteInfo } from '../../control/records/website-info.js';
+import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+import { WARM_UP_SITE } from './warm-up-pages.js';
+import type { PendingExtraction } from './extract-worker.js';
+import type { ProcessRawItemsResult } from './run-result.js';
+import type { WriteTurn } from './write-turn.js';
+
+/** One batch for the writer thread to write into the graph file `file` (processRawItemsConcurrently). */
+export interface GraphWrite {
+  file: string;
+  /** The file's write turn, shared with the event loop's writes (write-turn.ts). */
+  turn: WriteTurn;
+  site: WebsiteInfo;
+  /** The batch's raw content ids, and their extraction (rows that were pending, and their outcomes). */
+  batch: string[];
+  extracted: Extracted;
+  /** RFC 3339 UTC time written to processed_at. */
+  now: string;
+}
+
+/** A batch's extraction: the pending rows and their outcomes, or the extraction worker's JSON text of them, which the writer thread reads. */
+export type Extracted = PendingExtraction | string;
+
+/**
+ * A batch to write, or an extraction worker's warm-up answer to write into the thread's private
+ * graph (writer-warm-up.ts), with the site (WARM_UP_SITE) copied over as a real batch's is, so
+ * that the code is optimised for the hidden classes of copied objects.
+ */
+export type GraphWriteRequest = (GraphWrite | WarmUpRequest) & { id: number };
+interface WarmUpRequest { warmUp: string; site: WebsiteInfo }
+/** What a batch's write did, the warm-up pages written so far (a warm-up's answer), or why it failed. */
+export type GraphWriteResponse = { id: number } & ({ result: ProcessRawItemsResult } | { warmedUp: number } | { error: string });
+
+/** The writer thread ended (failed, or was closed) before it answered: nothing of the batch was committed by it. */
+export class GraphWriterStopped extends Error {
+  constructor(reason: string) {
+    super(`the graph writer thread stopped: ${reason}`);
+    this.name = 'GraphWriterStopped';
+  }
+}
+
+/**
+ * A thread that writes extracted batches into graph files (write-worker.ts), so that the daemon's
+ * event loop is not blocked by the graph's write transactions (docs/graph.md "The writer thread").
+ */
+export interface GraphWriter {
+  /** Resolves with what the batch's write did once committed; rejects with the write's error, or GraphWriterStopped. */
+  write(request: GraphWrite): Promise<ProcessRawItemsResult>;
+  /** Starts the thread now rather than at the first write, which then finds its modules loaded (the daemon's warm start). */
+  start(): void;
+  /**
+   * Writes an extraction worker's warm-up answer (extraction-pool.ts warmUp) into the thread's
+   * own in-memory graph, the way a batch is written, so that its code is optimised before the
+   * first real batch (src/ingest/graph/writer-warm-up.ts); a real batch waits for at most the one
+   * warm-up write under way. Resolves with the warm-up pages the thread has written in all
+   * (nothing more once WRITER_WARM_UP_PAGES were).
+   */
+  warmUp(extracted: string): Promise<number>;
+  /** Whether the thread is running now (started, not yet ended). */
+  readonly running: boolean;
+  /** Ends the thread; writes not yet answered reject with GraphWriterStopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * The writer thread's young generation, in MB (V8's default is about 48: 48 measured the same).
+ * Each batch's rows are parsed into objects that live until its transaction commits, so with the
+ * default the scavenges copied them once or twice: 64 took bench/graph.mjs's pipeline from 3,065
+ * and 3,078 items/s to 3,273 and 3,320, and 128 no further (docs/graph.md "The writer thread").
+ */
+const WRITER_YOUNG_GENERATION_MB = 64;
+
+interface Pending { resolve: (answer: ProcessRawItemsResult | number) => void; reject: (error: Error) => void }
+
+/**
+ * Starts the thread at the first write, and again at the next write after it ended. The thread is
+ * kept while idle (a new one would start with cold code) but does not keep the process alive.
+ */
+export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWriter {
+  const url = options.workerUrl ?? writeWorkerUrl();
+  const pending = new Map<number, Pending>();
+  let worker: Worker | undefined;
+  let nextId = 1;
+
+  const stop = (gone: Worker, reason: string) => {
+    if (worker !== gone) return;
+    worker = undefined;
+    for (const p of pending.values()) p.reject(new GraphWriterStopped(reason));
+    pending.clear();
+  };
+  const start = (): Worker => {
+    const started = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB } });
+    started.on('message', (response: GraphWriteResponse) => {
+      const p = pending.get(response.id);
+      pending.delete(response.id);
+      if (pending.size === 0) started.unref();
+      if (!p) return;
+      if ('result' in response) p.resolve(response.result);
+      else if ('warmedUp' in response) p.resolve(response.warmedUp);
+      else p.reject(new Error(response.error));
+    });
+    started.on('error', (error) => stop(started, error.message));
+    started.on('exit', (code) => stop(started, `it exited (code ${code})`));
+    // After the 'message' listener: adding one refs a worker again (Node 20), so a thread started and never
+    // written to (the daemon's warm start) kept an idle daemon from exiting after SIGTERM.
+    started.unref();
+    return started;
+  };
+
+  const post = <T extends ProcessRawItemsResult | number>(request: GraphWrite | WarmUpRequest): Promise<T> => {
+    worker ??= start();
+    const id = nextId++;
+    // Referenced while it has requests to answer, so a process waiting only for them does not exit.
+    worker.ref();
+    const answer = new Promise<T>((resolve, reject) => pending.set(id, { resolve: resolve as Pending['resolve'], reject }));
+    worker.postMessage({ ...request, id } satisfies GraphWriteRequest);
+    return answer;
+  };
+
+  return {
+    start() {
+      worker ??= start();
+    },
+    get running() {
+      return worker !== undefined;
+    },
+    warmUp: (extracted) => post<number>({ warmUp: extracted, site: WARM_UP_SITE }),
+    write: (request) => post<ProcessRawItemsResult>(request),
+    async close() {
+      const closing = worker;
+      if (!closing) return;
+      stop(closing, 'it was closed');
+      await closing.terminate();
+    },
+  };
+}
+
+/** The writer thread's module, next to this one in the build (workerModuleUrl). */
+export function writeWorkerUrl(here: string = import.meta.url): URL {
+  return workerModuleUrl(here, 'write-worker.js', 'the graph writer thread');
+}
+
+let shared: GraphWriter | undefined;
+
+/** The process's writer thread for content.ingest; undefined when running from the sources (vitest), as sharedExtractionPool. */
+export function sharedGraphWriter(): GraphWriter | undefined {
+  if (import.meta.url.endsWith('.ts')) return undefined;
+  shared ??= createGraphWriter();
+  return shared;
+}

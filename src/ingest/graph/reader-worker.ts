@@ -1,0 +1,70 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { GRAPH_DB_OPTIONS } from '../../platform/storage/graph-db.js';
+import { openDatabase } from '../../platform/storage/sqlite.js';
+import { lowerThreadPriority } from '../../platform/threads/priority.js';
+import { nameThread } from '../../platform/threads/thread-name.js';
+import { GRAPH_QUERIES, LANGUAGES_SQL } from './reader.js';
+import { SIGNAL, type ReaderAsk, type ReaderMessage, type ReaderRequest, type ReaderWorkerData } from './reader-thread.js';
+
+/**
+ * The reading thread of ThreadedGraphReader (reader-thread.ts): one read-only connection, one
+ * read transaction for the thread's life, each query's rows sent as JSON text, chunkRows to a
+ * message, at most chunksAhead messages ahead of the compile.
+ */
+const { file, port, signal, chunkRows, chunksAhead } = workerData as ReaderWorkerData;
+const flags = new Int32Array(signal);
+// The compile it reads for decides when the publish ends: it goes first when both want a core
+// (this thread stays at most chunksAhead messages ahead of it anyway).
+lowerThreadPriority();
+nameThread('nodectl-reader');
+const db = openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true });
+db.exec('BEGIN');
+// A read transaction begins at its first read: from here on the thread reads this state of the graph.
+db.prepare('SELECT 1 FROM sqlite_schema LIMIT 1').get();
+parentPort!.postMessage('ready');
+
+function post(message: ReaderMessage): void {
+  port.postMessage(message);
+  Atomics.add(flags, SIGNAL.posted, 1);
+  Atomics.notify(flags, SIGNAL.posted);
+}
+
+/** Queries answered so far: the number of the one being answered (ThreadedGraphReader numbers them alike). */
+let answering = 0;
+
+/** Waits until the compile has room for another message; false when it stopped this query. */
+function room(): boolean {
+  for (;;) {
+    if (Atomics.load(flags, SIGNAL.cancel) === answering) return false;
+    const taken = Atomics.load(flags, SIGNAL.taken);
+    if (Atomics.load(flags, SIGNAL.posted) - taken < chunksAhead) return true;
+    Atomics.wait(flags, SIGNAL.taken, taken, 1000);
+  }
+}
+
+function answer(request: ReaderRequest): void {
+  answering++;
+  if (request.query === 'languages') return post({ value: db.prepare(LANGUAGES_SQL).pluck().all() });
+  const sql = GRAPH_QUERIES[request.query].sql;
+  if (request.query === 'entityById') return post({ value: db.prepare(sql).pluck().get(...request.params) ?? null });
+  let rows: string[] = [];
+  for (const json of db.prepare(sql).pluck().iterate(...request.params) as IterableIterator<string>) {
+    rows.push(json);
+    if (rows.length < chunkRows) continue;
+    if (!room()) return post({ done: true });
+    post({ rows: `[${rows.join(',')}]` });
+    rows = [];
+  }
+  post({ rows: `[${rows.join(',')}]`, done: true });
+}
+
+/** Each query's messages, in turn: the compile takes them in the same order (flow control keeps the thread at most chunksAhead ahead). */
+port.on('message', (ask: ReaderAsk) => {
+  for (const request of 'plan' in ask ? ask.plan : [ask]) {
+    try {
+      answer(request);
+    } catch (error) {
+      post({ error: (error as Error).message });
+    }
+  }
+});

@@ -1,0 +1,68 @@
+import type { Logger } from '../../platform/log/logger.js';
+import type { GraphDbPool } from '../../platform/storage/graph-db.js';
+import type { Db } from '../../platform/storage/sqlite.js';
+import { loadFieldMappings, loadWebsiteInfo } from '../../control/records/load-website.js';
+import { sharedExtractionPool, type ExtractionPool } from './extraction-pool.js';
+import { sharedGraphWriter, type GraphWriter } from './graph-writer.js';
+import { withWriteTurn } from './write-turn.js';
+import { processRawItems, processRawItemsConcurrently, type ProcessRawItemsResult } from './process-raw-items.js';
+import { compactGraph, removeItem } from './remove-item.js';
+
+/** What one content.ingest run works on: the job's payload, parsed by the worker (src/ingest/graph/content-ingest-job.ts). */
+export interface ContentIngestInput {
+  website_id: string;
+  raw_content_ids: readonly string[];
+  /** Items tombstoned by a delete: their contributions are removed. */
+  removed?: ReadonlyArray<{ type: string; id: string }>;
+  reason?: string;
+}
+
+/** What a content.ingest run uses: the control database, the website graphs, the clock and a logger. */
+export interface ContentIngestDeps {
+  controlDb: Db;
+  graphs: Pick<GraphDbPool, 'get'>;
+  now: () => number;
+  logger: Logger;
+  /** Worker threads for extraction; default the process's shared pool (none when running from the sources: extraction in this thread). */
+  extraction?: ExtractionPool | null;
+  /** The thread that writes the graph files with extraction in workers; default the process's (none from the sources: this thread writes). */
+  writer?: GraphWriter | null;
+}
+
+export interface ContentIngestOutcome extends ProcessRawItemsResult {
+  removed: number;
+}
+
+/**
+ * Runs one content.ingest job: removes tombstoned items (gdpr_erasure erases them and compacts
+ * the file), then extracts and merges the pending raw items, extracting in worker threads and
+ * writing in the graph writer thread (processRawItemsConcurrently). A website deleted since the
+ * job was queued is a no-op.
+ */
+export async function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): Promise<ContentIngestOutcome | null> {
+  const site = loadWebsiteInfo(services.controlDb, job.website_id);
+  if (!site) return null;
+  const db = services.graphs.get(job.website_id);
+  const erase = job.reason === 'gdpr_erasure';
+  let removed = 0;
+  if ((job.removed?.length ?? 0) > 0) {
+    // Between the writer thread's transactions, as the ingest requests' writes (write-turn.ts).
+    removed = await withWriteTurn(db, () => {
+      let count = 0;
+      for (const item of job.removed ?? []) {
+        // keepTombstone: ingestion keeps the bare (type, id) row so the item is not re-created.
+        if (removeItem(db, site, `${item.type}:${item.id}`, { erase, keepTombstone: true, compact: false })) count++;
+      }
+      if (erase) compactGraph(db);
+      return count;
+    });
+  }
+  const now = new Date(services.now()).toISOString();
+  const options = { mappings: loadFieldMappings(services.controlDb, job.website_id), now };
+  const pool = services.extraction === undefined ? sharedExtractionPool() : services.extraction;
+  const writer = (services.writer === undefined ? sharedGraphWriter() : services.writer) ?? undefined;
+  const result = pool ? await processRawItemsConcurrently(db, site, job.raw_content_ids, { ...options, pool, writer }) : processRawItems(db, site, job.raw_content_ids, options);
+  if (result.failed > 0) services.logger.warn({ websiteId: site.websiteId, failed: result.failed, failures: result.failures.slice(0, 5) }, 'content.ingest: some items failed');
+  if (result.warned > 0) services.logger.info({ websiteId: site.websiteId, warned: result.warned, warnings: result.warnings.slice(0, 5) }, 'content.ingest: some items were extracted with warnings (kept in item_contributions.warnings)');
+  return { ...result, removed };
+}

@@ -1,0 +1,148 @@
+import { Worker } from 'node:worker_threads';
+import type { Settings } from '../../platform/config/settings.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import type { ErrorCode } from '../../platform/errors/registry.js';
+import type { Db } from '../../platform/storage/sqlite.js';
+import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
+import type { PublishResult } from './publish-node.js';
+import type { PlainPublishOptions, PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
+import type { PublishSource } from './run-publish.js';
+import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+
+export interface PublishInWorkerOptions extends PlainPublishOptions {
+  settings: Settings;
+  /** The calling thread's control database: the lock is taken and renewed here. */
+  controlDb: Db;
+  source: PublishSource & { kind: 'website' };
+  /** Clock (ms); default Date.now. */
+  now?: () => number;
+  /**
+   * Stops the publish: the worker is terminated, the call rejects and the lock is released. Like a
+   * kill at any step, the previous version stays live, whole (a job's stop() uses it).
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * runPublish in a worker thread, for the daemon: compiling a large website reads its SQLite graph
+ * synchronously for seconds, which would stall every other request on the event loop. The site's
+ * lock is taken here first, synchronously (a second publish of the site gets 409 publish.conflict
+ * at once, before any worker starts), renewed while the worker runs and released when it ends.
+ * The worker's AppErrors come back with their code, message and details; anything else becomes an
+ * Error (internal.error for the client, its stack in the log).
+ */
+export async function runPublishInWorker(options: PublishInWorkerOptions): Promise<PublishResult> {
+  const { settings, controlDb, source, now: clock, signal, ...plain } = options;
+  const now = clock ?? Date.now;
+  signal?.throwIfAborted();
+  const lock = plain.dryRun ? undefined : acquirePublishLock(controlDb, source.websiteId, { now });
+  const renewal = lock ? setInterval(() => lock.renew(), PUBLISH_LOCK_TTL_MS / 4) : undefined;
+  renewal?.unref();
+  let stop: (() => void) | undefined;
+  try {
+    const input: PublishWorkerInput = { settings, source, options: plain, nowMs: now(), ...(lock ? { lockHolder: lock.holder } : {}) };
+    const worker = startWorker(input);
+    return await new Promise<PublishResult>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (!settled) {
+          settled = true;
+          fn();
+        }
+      };
+      worker.on('message', (message: PublishWorkerMessage) => {
+        if (message.kind === 'renew') lock?.renew();
+        else if (message.kind === 'done') settle(() => resolve(message.result));
+        else if (message.kind === 'app_error') settle(() => reject(new AppError(message.code as ErrorCode, message.message, { details: message.details, retryAfterSeconds: message.retryAfterSeconds })));
+        else settle(() => reject(Object.assign(new Error(`publish worker: ${message.message}`), { stack: message.stack })));
+      });
+      worker.on('error', (error) => settle(() => reject(error)));
+      let stopped = false;
+      stop = () => {
+        stopped = true;
+        void worker.terminate();
+      };
+      signal?.addEventListener('abort', stop, { once: true });
+      // 'exit' comes once the thread has ended, so a stopped worker writes nothing after the lock is released.
+      worker.on('exit', (code) => settle(() => reject(stopped ? new Error(`the publish of website ${source.websiteId} was stopped; the previous version stays live`, { cause: signal?.reason }) : new Error(`the publish worker exited (code ${code}) before it answered`))));
+    });
+  } finally {
+    if (stop) signal?.removeEventListener('abort', stop);
+    if (renewal) clearInterval(renewal);
+    lock?.release();
+    // The next publish's thread is started once this one is done, not while it competes for the cores.
+    if (keepSpare) prepareSpare();
+  }
+}
+
+/**
+ * A publish worker's young generation, in MB (V8's default is about 48). The compile parses the
+ * graph's rows and makes each node record, short-lived objects by the hundred thousand: with 64,
+ * bench/e2e.mjs's publish stage took 2,148 to 2,281 ms against 2,205 to 2,374 (eight rounds
+ * alternating, seven of them faster), with about the same peak memory; 128 stayed within the same
+ * spread (docs/publishing.md "Threads"). The graph writer thread has the same (graph-writer.ts).
+ */
+const PUBLISH_WORKER_YOUNG_GENERATION_MB = 64;
+const PUBLISH_WORKER_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: PUBLISH_WORKER_YOUNG_GENERATION_MB } };
+
+/** A worker started ahead of the next publish, its modules loaded (publish-worker.ts): its first message is its input. */
+let spare: Worker | undefined;
+let keepSpare = false;
+
+/** The spare worker with `input` sent to it, else a new worker given `input` as its workerData. */
+function startWorker(input: PublishWorkerInput): Worker {
+  const worker = spare;
+  spare = undefined;
+  if (worker === undefined) return new Worker(publishWorkerUrl(), { ...PUBLISH_WORKER_LIMITS, workerData: input });
+  worker.ref();
+  worker.postMessage(input);
+  return worker;
+}
+
+function prepareSpare(): void {
+  if (spare !== undefined) return;
+  const worker = new Worker(publishWorkerUrl(), PUBLISH_WORKER_LIMITS);
+  // An idle spare never keeps the process alive.
+  worker.unref();
+  const forget = () => {
+    if (spare === worker) spare = undefined;
+  };
+  worker.once('error', forget);
+  worker.once('exit', forget);
+  spare = worker;
+}
+
+/**
+ * Keeps one publish worker started ahead, its modules loaded, from now on (the daemon calls it
+ * when it starts): a publish then begins compiling at once instead of after a new thread has
+ * loaded the compiler (about 0.2 s of each publish on a 2-core machine, docs/publishing.md).
+ * Each worker still runs one publish and exits.
+ */
+export function keepSparePublishWorker(): void {
+  keepSpare = true;
+  prepareSpare();
+}
+
+/** The spare waiting for the next publish, if any (for tests and diagnostics). */
+export function sparePublishWorker(): Worker | undefined {
+  return spare;
+}
+
+/** Stops keeping a spare and ends the one waiting (the daemon's shutdown). */
+export async function closeSparePublishWorker(): Promise<void> {
+  keepSpare = false;
+  const worker = spare;
+  spare = undefined;
+  await worker?.terminate();
+}
+
+/**
+ * The worker's module, next to this one: dist/output/publish/publish-worker.js when the daemon runs from
+ * the build. When this module runs from the sources (vitest transforms the .ts files in process,
+ * but a worker thread is plain Node 20, which cannot load .ts), the build's copy is used, so
+ * in-process tests of the publish route need `npm run build` first, like the tests that spawn
+ * the binary.
+ */
+export function publishWorkerUrl(here: string = import.meta.url): URL {
+  return workerModuleUrl(here, 'publish-worker.js', 'the publish worker');
+}

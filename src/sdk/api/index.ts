@@ -1,0 +1,10 @@
+/**
+ * nodectl/api: the typed client of the management API. Types come from the zod schemas the
+ * routes validate with (z.input for requests, z.output for answers); failures are ApiError;
+ * a failure that is safe to repeat is retried (options retries, retryBaseMs, maxRetryDelayMs).
+ */
+export * from './client.js';
+export { ApiError, isApiError, type ClientErrorCode } from './errors.js';
+export type { ApiCredential, ApiRetry, TransportOptions } from './transport.js';
+export { DEFAULT_API_RETRY, type RetryPolicy } from './retry.js';
+export type { ErrorCode } from '../../platform/errors/registry.js';

@@ -1,2 +1,0 @@
-/** The schema of control.sqlite: one file per migration in src/storage/migrations/control/ (see its index). */
-export { CONTROL_MIGRATIONS } from './migrations/control/index.js';
