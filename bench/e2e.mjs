@@ -215,9 +215,9 @@ async function sendAll(bodies, send) {
 }
 
 async function main() {
-  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'client', 'index.js'));
+  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'sdk', 'client', 'index.js'));
   const { default: Database } = await import('better-sqlite3');
-  const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'storage', 'data-dir.js'));
+  const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'platform', 'storage', 'data-dir.js'));
   const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-e2e-'));
   const children = [];
   const agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });

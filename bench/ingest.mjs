@@ -117,7 +117,7 @@ async function drive(bodies, send) {
 }
 
 async function main() {
-  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'client', 'index.js'));
+  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'sdk', 'client', 'index.js'));
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-ingest-'));
   const children = [];
   try {

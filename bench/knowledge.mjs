@@ -68,10 +68,10 @@ const cpuMs = () => {
 /** processRawItems over `count` items written to raw_items, with each build's own modules; medians of ROUNDS alternating runs. */
 async function measureBuildCost(count) {
   const load = async (dist) => ({
-    openDatabase: (await import(pathToFileURL(join(dist, 'storage/sqlite.js')).href)).openDatabase,
-    GRAPH_DB_OPTIONS: (await import(pathToFileURL(join(dist, 'graph/schema.js')).href)).GRAPH_DB_OPTIONS,
-    writeRawItems: (await import(pathToFileURL(join(dist, 'graph/raw-items.js')).href)).writeRawItems,
-    processRawItems: (await import(pathToFileURL(join(dist, 'graph/process-raw-items.js')).href)).processRawItems,
+    openDatabase: (await import(pathToFileURL(join(dist, 'platform/storage/sqlite.js')).href)).openDatabase,
+    GRAPH_DB_OPTIONS: (await import(pathToFileURL(join(dist, 'ingest/graph/schema.js')).href)).GRAPH_DB_OPTIONS,
+    writeRawItems: (await import(pathToFileURL(join(dist, 'ingest/graph/raw-items.js')).href)).writeRawItems,
+    processRawItems: (await import(pathToFileURL(join(dist, 'ingest/graph/process-raw-items.js')).href)).processRawItems,
   });
   const builds = { without_index: await load(BASELINE), with_index: await load(resolve('dist')) };
   gen = createItemGenerator(42);

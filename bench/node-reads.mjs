@@ -24,9 +24,9 @@ const UA = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBo
 async function load(dist) {
   const at = (path) => import(pathToFileURL(join(dist, path)).href);
   return {
-    ...(await at('config/config.js')), ...(await at('app/services.js')), ...(await at('daemon/app.js')), ...(await at('tenancy/users.js')),
-    ...(await at('tenancy/organizations.js')), ...(await at('tenancy/websites.js')), ...(await at('compiler/index.js')), ...(await at('graph/build-from-items.js')),
-    ...(await at('storage/data-dir.js')), ...(await at('website/load-website.js')), ...(await at('publish/run-publish.js')), ...(await at('publish/targets/index.js')),
+    ...(await at('platform/config/config.js')), ...(await at('daemon/services.js')), ...(await at('daemon/app.js')), ...(await at('control/records/users.js')),
+    ...(await at('control/records/organizations.js')), ...(await at('control/records/websites.js')), ...(await at('compiler/index.js')), ...(await at('ingest/graph/build-from-items.js')),
+    ...(await at('platform/storage/data-dir.js')), ...(await at('control/records/load-website.js')), ...(await at('output/publish/run-publish.js')), ...(await at('output/publish/targets/index.js')),
   };
 }
 

@@ -30,7 +30,7 @@ const parsed = ArgsSchema.safeParse({ database: positionals[0], version: positio
 if (!parsed.success || positionals.length !== 2) fail(parsed.success ? 'expected exactly two arguments' : parsed.error.issues[0].message);
 const { database, version } = parsed.data;
 
-const dist = join(root, 'dist', 'storage');
+const dist = join(root, 'dist', 'platform', 'storage');
 if (!existsSync(join(dist, 'migrations', database, 'index.js'))) fail('dist/ has no migrations: run `npm run build` first');
 const { openDatabase } = await import(join(dist, 'sqlite.js'));
 const { CONTROL_MIGRATIONS } = await import(join(dist, 'migrations', 'control', 'index.js'));

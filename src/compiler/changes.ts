@@ -1,4 +1,4 @@
-import { ChangeRecordSchema, NODE_SCHEMA_VERSION, type ChangeRecord } from '../output/node-format/index.js';
+import { ChangeRecordSchema, NODE_SCHEMA_VERSION, type ChangeRecord } from '../platform/node-format/index.js';
 import { JsonlWriter, lineHash } from './jsonl-writer.js';
 import type { NodeSink, WrittenFile } from './sink.js';
 import { compareStrings } from './top-k.js';

@@ -1,10 +1,11 @@
 import type { GraphReader } from '../ingest/graph/types.js';
-import { capabilitiesOf, type WebsiteInfo } from '../control/records/website-info.js';
+import { capabilitiesOf } from '../control/plans/plan-table.js';
+import type { WebsiteInfo } from '../control/records/website-info.js';
 import {
   AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, LanguageSchema, ManifestSchema,
   McpManifestSchema, NODE_SCHEMA_VERSION, OpenApiSchema, PriorityFeedRecordSchema, QaRecordSchema, RelationshipRecordSchema, SchemaJsonLdSchema,
   SourceRecordSchema, TrustSchema, VersionsSchema, type CitationRecord, type FactRecord, type Manifest, type PriorityFeedRecord, type SourceRecord,
-} from '../output/node-format/index.js';
+} from '../platform/node-format/index.js';
 import type { z } from 'zod';
 import { AscendingIds } from './ascending-ids.js';
 import { ChangeLog } from './changes.js';

@@ -1,7 +1,7 @@
 import { countsAsVerified, trustScore, type WebsiteInfo } from '../control/records/website-info.js';
 import {
   NODE_SCHEMA_VERSION, type AiJson, type EmbeddingsManifest, type ManifestFile, type McpManifest, type Trust, type VersionEntry, type Versions,
-} from '../output/node-format/index.js';
+} from '../platform/node-format/index.js';
 import type { PreviousNode } from './types.js';
 
 /** The JSON text of a document file: two-space indent and a final line feed. */

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManifestSchema, VersionsSchema, type VersionEntry } from '../output/node-format/index.js';
+import { ManifestSchema, VersionsSchema, type VersionEntry } from '../platform/node-format/index.js';
 import { lineHash } from './jsonl-writer.js';
 import type { PreviousNode } from './types.js';
 

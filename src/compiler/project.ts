@@ -2,7 +2,7 @@ import { sortKeysDeep } from '../platform/contract/canonical-json.js';
 import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/types.js';
 import {
   NODE_SCHEMA_VERSION, type ChunkRecord, type EntityRecord, type FactRecord, type QaRecord, type RelationshipRecord, type SourceRecord,
-} from '../output/node-format/index.js';
+} from '../platform/node-format/index.js';
 
 /**
  * Projections of graph rows into node records. Each copies the fields the node format names, in

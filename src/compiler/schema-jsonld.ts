@@ -1,4 +1,4 @@
-import { schemaOrgType } from '../output/node-format/index.js';
+import { schemaOrgType } from '../platform/node-format/index.js';
 import { briefText, type EntityBrief, type FactBrief } from './highlights.js';
 
 /** Only entities and facts of at least this importance are projected into schema.jsonld. */

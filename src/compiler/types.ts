@@ -1,4 +1,4 @@
-import type { ManifestFile, VersionEntry } from '../output/node-format/index.js';
+import type { ManifestFile, VersionEntry } from '../platform/node-format/index.js';
 import type { RejectedKind, RejectedRecord } from './rejections.js';
 
 /** Options of one compile. Nothing here comes from a clock, the disk or the environment. */

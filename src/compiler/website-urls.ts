@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { HTTP_URL_MAX_LENGTH, HTTP_URL_PATTERN } from '../output/node-format/index.js';
+import { HTTP_URL_MAX_LENGTH, HTTP_URL_PATTERN } from '../platform/node-format/index.js';
 import type { WebsiteInfo } from '../control/records/website-info.js';
 
 /** C0 controls and DEL: not part of any URL (a parser would encode or drop them), and not XML. */

@@ -1,10 +1,10 @@
-import type { JobDefinition } from '../platform/jobs/define.js';
+import type { JobDefinition } from '../platform/app/define-job.js';
 import { accountsPruneJob } from '../control/accounts/prune-job.js';
 import { analyticsAggregateJob } from '../control/analytics/aggregate-job.js';
 import { contentIngestJob } from '../ingest/graph/content-ingest-job.js';
 import { maintenanceExpireJob } from '../control/records/expire-job.js';
-import { jobsPruneJob } from '../platform/jobs/prune-job.js';
-import { rateLimitsPruneJob } from '../platform/http/rate-limits-prune-job.js';
+import { jobsPruneJob } from '../platform/app/jobs-prune-job.js';
+import { rateLimitsPruneJob } from '../platform/app/rate-limits-prune-job.js';
 import { republishJob } from '../output/publish/republish-job.js';
 import { orgEraseJob } from '../control/organizations/erase-job.js';
 import { orgTransferExecuteJob } from '../control/organizations/transfer-execute-job.js';

@@ -9,7 +9,7 @@ import { previewRoutes } from '../output/knowledge/preview-routes.js';
 import { knowledgeRoutes } from '../output/knowledge/routes.js';
 import { nodeFileRoutes } from '../output/node-files/routes.js';
 import { billingRoutes, organizationsRoutes } from '../control/organizations/routes.js';
-import { planRoutes } from '../control/plans/routes.js';
+import { planRoutes } from '../control/organizations/plan-routes.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { probeRoutes } from './probe-routes.js';
 import { publishRoutes } from '../output/publish/routes.js';

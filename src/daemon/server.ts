@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ResolvedConfig } from '../platform/config/config.js';
 import { nodeBaseUrl, publicBaseUrl } from '../platform/config/config.js';
-import { JobWorker, laneConcurrency } from '../platform/jobs/worker.js';
-import { startScheduler } from '../platform/jobs/scheduler.js';
+import { JobWorker, laneConcurrency } from '../platform/app/job-worker.js';
+import { startScheduler } from '../platform/app/job-scheduler.js';
 import { JOBS } from './job-kinds.js';
 import { REDACTED_PATHS } from '../platform/http/create-app.js';
 import { buildApp } from './app.js';
-import { createServices, type AppServices } from '../platform/app/services.js';
+import { type AppServices } from '../platform/app/services.js';
+import { createServices } from '../daemon/services.js';
 import { sharedExtractionPool } from '../ingest/graph/extraction-pool.js';
 import { sharedGraphWriter } from '../ingest/graph/graph-writer.js';
 

@@ -7,7 +7,7 @@ import type { LayerTable } from './import-graph.js';
  */
 export const LAYERS: LayerTable = [
   { name: 'contract', modules: ['src/platform/contract', 'src/platform/errors', 'src/platform/ids', 'src/platform/log', 'src/platform/threads'] },
-  { name: 'base', modules: ['src/platform/config', 'src/output/node-format', 'src/sdk/client', 'src/platform/net'] },
+  { name: 'base', modules: ['src/platform/config', 'src/platform/node-format', 'src/sdk/client', 'src/platform/net'] },
   { name: 'storage', modules: ['src/platform/storage', 'src/platform/jobs/queue.ts', 'src/platform/jobs/payload.ts'] },
   { name: 'records', modules: ['src/control/records/website-info.ts', 'src/control/records/load-website.ts', 'src/control/plans', 'src/control/records', 'src/platform/app/usage-counters.ts', 'src/platform/app/usage-buffer.ts', 'src/control/connectors', 'src/control/events'] },
   { name: 'extract', modules: ['src/ingest/extract'] },
@@ -17,7 +17,7 @@ export const LAYERS: LayerTable = [
   { name: 'runtime', modules: ['src/control/access', 'src/platform/jobs', 'src/daemon/openapi'] },
   {
     name: 'features',
-    modules: ['src/output/publish', 'src/output/knowledge', 'src/control/analytics', 'src/output/mcp', 'src/ingest/endpoints', 'src/daemon/probe-routes.ts', 'src/control/connectors/heartbeat-check-job.ts', 'src/control/mail', 'src/control/records/expire-job.ts', 'src/platform/http/rate-limits-prune-job.ts', 'src/ingest/graph/content-ingest-job.ts', 'src/control/waitlist', 'src/output/node-files', 'src/cli/push', 'src/control/accounts', 'src/control/organizations', 'src/control/plans/routes.ts', 'src/control/connectors/routes.ts', 'src/control/webhooks', 'src/control/verification', 'src/control/websites', 'src/control/websites/job-routes.ts'],
+    modules: ['src/output/publish', 'src/output/knowledge', 'src/control/analytics', 'src/output/mcp', 'src/ingest/endpoints', 'src/daemon/probe-routes.ts', 'src/control/connectors/heartbeat-check-job.ts', 'src/control/mail', 'src/control/records/expire-job.ts', 'src/platform/app/rate-limits-prune-job.ts', 'src/ingest/graph/content-ingest-job.ts', 'src/control/waitlist', 'src/output/node-files', 'src/cli/push', 'src/control/accounts', 'src/control/organizations', 'src/control/organizations/plan-routes.ts', 'src/control/connectors/routes.ts', 'src/control/webhooks', 'src/control/verification', 'src/control/websites', 'src/control/websites/job-routes.ts'],
   },
   { name: 'entry', modules: ['src/daemon', 'src/cli', 'src/sdk/api', 'src/daemon/job-kinds.ts'] },
 ];

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { compileFixture, loadFixture } from '../../src/compiler/fixture.js';
 import { assertValid } from '../../src/compiler/jsonl-writer.js';
 import { createMemorySink } from '../../src/compiler/sink.js';
-import { ChangeRecordSchema, FactRecordSchema, NODE_SCHEMAS, schemaForPath } from '../../src/output/node-format/index.js';
+import { ChangeRecordSchema, FactRecordSchema, NODE_SCHEMAS, schemaForPath } from '../../src/platform/node-format/index.js';
 
 const ROOT = join(__dirname, '..', '..');
 

@@ -5,12 +5,12 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { compileFixture, loadFixture } from '../../src/compiler/fixture.js';
 import { createMemorySink } from '../../src/compiler/sink.js';
-import { NODE_SCHEMAS, renderJsonSchemaFile, schemaForPath } from '../../src/output/node-format/index.js';
+import { NODE_SCHEMAS, renderJsonSchemaFile, schemaForPath } from '../../src/platform/node-format/index.js';
 
 const ROOT = join(__dirname, '..', '..');
 
 describe('schemas/*.schema.json', () => {
-  it('are in sync with the zod source (run `npm run schemas` after changing src/output/node-format)', () => {
+  it('are in sync with the zod source (run `npm run schemas` after changing src/platform/node-format)', () => {
     const committed = readdirSync(join(ROOT, 'schemas')).filter((f) => f.endsWith('.schema.json')).sort();
     expect(committed).toEqual(NODE_SCHEMAS.map((e) => `${e.name}.schema.json`).sort());
     for (const entry of NODE_SCHEMAS) {

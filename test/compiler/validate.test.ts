@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
-import type { Manifest } from '../../src/output/node-format/index.js';
+import type { Manifest } from '../../src/platform/node-format/index.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 const GOLDEN = join(__dirname, '..', '..', 'golden');

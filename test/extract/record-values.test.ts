@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeDate, normalizeLanguage } from '../../src/ingest/extract/normalize.js';
 import { isSnakeCase, websiteHosts, toHttpUrl, toPredicate, toWebsiteUrl, toTypeName } from '../../src/ingest/extract/record-values.js';
-import { DateOrTimestampSchema, FactRecordSchema, HttpUrlSchema, LanguageSchema, RelationshipRecordSchema } from '../../src/output/node-format/index.js';
+import { DateOrTimestampSchema, FactRecordSchema, HttpUrlSchema, LanguageSchema, RelationshipRecordSchema } from '../../src/platform/node-format/index.js';
 import { DATES, LABELS, mulberry32, URLS } from './odd-items.js';
 
 /** Random strings over an alphabet of the characters that matter here. */

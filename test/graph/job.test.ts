@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/platform/config/config.js';
-import { createServices, type AppServices } from '../../src/platform/app/services.js';
+import { type AppServices } from '../../src/platform/app/services.js';
+import { createServices } from '../../src/daemon/services.js';
 import { runContentIngestJob } from '../../src/ingest/graph/run-content-ingest.js';
 import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
 import { writeRawItems } from '../../src/ingest/graph/raw-items.js';

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig } from '../../src/platform/config/config.js';
-import { createServices, type AppServices } from '../../src/platform/app/services.js';
-import { defineJob, indexJobsByKind, JOB_LANES, JobPayloadError, type JobDefinition } from '../../src/platform/jobs/define.js';
+import { type AppServices } from '../../src/platform/app/services.js';
+import { createServices } from '../../src/daemon/services.js';
+import { defineJob, indexJobsByKind, JOB_LANES, JobPayloadError, type JobDefinition } from '../../src/platform/app/define-job.js';
 import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
 import { JOBS } from '../../src/daemon/job-kinds.js';
-import { enqueueDuePeriodicJobs, periodicJobs } from '../../src/platform/jobs/scheduler.js';
-import { JobWorker, laneConcurrency } from '../../src/platform/jobs/worker.js';
+import { enqueueDuePeriodicJobs, periodicJobs } from '../../src/platform/app/job-scheduler.js';
+import { JobWorker, laneConcurrency } from '../../src/platform/app/job-worker.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 const noop = async () => {};

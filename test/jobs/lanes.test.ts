@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig } from '../../src/platform/config/config.js';
-import { createServices, type AppServices } from '../../src/platform/app/services.js';
-import { defineJob, type JobDefinition, type JobLane } from '../../src/platform/jobs/define.js';
-import { JobWorker, laneConcurrency, type LaneConcurrency } from '../../src/platform/jobs/worker.js';
+import { type AppServices } from '../../src/platform/app/services.js';
+import { createServices } from '../../src/daemon/services.js';
+import { defineJob, type JobDefinition, type JobLane } from '../../src/platform/app/define-job.js';
+import { JobWorker, laneConcurrency, type LaneConcurrency } from '../../src/platform/app/job-worker.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 const ONE_EACH: LaneConcurrency = { ingest: 1, publish: 1, delivery: 1, maintenance: 1 };

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/platform/config/config.js';
-import { createServices, type AppServices } from '../../src/platform/app/services.js';
+import { type AppServices } from '../../src/platform/app/services.js';
+import { createServices } from '../../src/daemon/services.js';
 import { acceptItems } from '../../src/ingest/endpoints/accept.js';
 import { deleteItems, type DeleteResult } from '../../src/ingest/endpoints/delete-items.js';
 import type { DeleteReason } from '../../src/platform/contract/ingest-requests.js';
 import type { IngestWebsite } from '../../src/ingest/endpoints/website-context.js';
 import { JOBS } from '../../src/daemon/job-kinds.js';
-import { JobWorker, laneConcurrency } from '../../src/platform/jobs/worker.js';
+import { JobWorker, laneConcurrency } from '../../src/platform/app/job-worker.js';
 import { siteHashOf, siteKeys } from '../../src/output/publish/layout.js';
 import type { PublishResult } from '../../src/output/publish/publish-node.js';
 import { runPublish } from '../../src/output/publish/run-publish.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/daemon/app.js';
 import { graphDbPath } from '../../src/platform/storage/data-dir.js';
-import { VersionsSchema } from '../../src/output/node-format/index.js';
+import { VersionsSchema } from '../../src/platform/node-format/index.js';
 import { createS3Target } from '../../src/output/publish/targets/s3.js';
 import { rollbackNode } from '../../src/output/publish/rollback.js';
 import type { AppError } from '../../src/platform/errors/app-error.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ManifestFile } from '../../src/output/node-format/index.js';
+import type { ManifestFile } from '../../src/platform/node-format/index.js';
 import { planPublish, type PublishPlan } from '../../src/output/publish/plan.js';
 
 const sha = (body: string | Buffer) => createHash('sha256').update(body).digest('hex');

@@ -7,7 +7,7 @@ import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { resolveConfig } from '../../src/platform/config/config.js';
 import { AppError } from '../../src/platform/errors/app-error.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
-import type { Manifest } from '../../src/output/node-format/index.js';
+import type { Manifest } from '../../src/platform/node-format/index.js';
 import { refuseInvalidNode } from '../../src/output/publish/integrity.js';
 import { runPublish } from '../../src/output/publish/run-publish.js';
 import { readLiveManifest } from '../../src/output/publish/store.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../src/daemon/job-kinds.js';
 import { verificationCheckJob } from '../../src/control/verification/check-job.js';
 import { grantManualVerification } from '../../src/control/verification/grant-manual.js';
-import { verificationDeps } from '../../src/control/verification/graph-trust.js';
+import { verificationDeps } from '../../src/control/verification/deps.js';
 import { injectSigned } from '../helpers/app.js';
 import { startHarness, type Harness } from '../websites/harness.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/control/events/emit.js';
 import { connectorHeartbeatCheckJob } from '../../src/control/connectors/heartbeat-check-job.js';
-import type { JobWorker } from '../../src/platform/jobs/worker.js';
+import type { JobWorker } from '../../src/platform/app/job-worker.js';
 import { buildTestApp, fakeClock, injectSigned, seedWebsite, type FakeClock, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { pageItem } from '../ingest/support.js';
 import { adminKey, api, createWorker, startReceiver, subscribe, verifyWebhook, type Receiver } from './support.js';

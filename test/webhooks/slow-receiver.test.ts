@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobWorker } from '../../src/platform/jobs/worker.js';
+import type { JobWorker } from '../../src/platform/app/job-worker.js';
 import { buildTestApp, injectSigned, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
 import { pageItem } from '../ingest/support.js';
 import { adminKey, api, createWorker, startReceiver, subscribe, type Receiver } from './support.js';

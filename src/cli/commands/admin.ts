@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { PLANS, VERIFICATION_METHODS } from '../../control/records/website-info.js';
+import { PLANS } from '../../control/plans/plan-table.js';
+import { VERIFICATION_METHODS } from '../../control/records/website-info.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { UsageError } from '../errors.js';
@@ -115,8 +116,14 @@ export function registerAdminCommands(program: Command): void {
     .action(async (opts: { website: string; manual?: boolean; domain?: string; note: string }, command: Command) => {
       if (!opts.manual) throw new UsageError('give --manual: the shell grants only manual verification (owners verify with POST /v1/websites/:id/verification/challenge and .../check)');
       const ctx = commandContext(command);
-      const { grantManualFromShell } = await import('../../control/verification/admin-grant.js');
-      const record = grantManualFromShell(ctx.config, { websiteId: opts.website, domain: opts.domain?.trim().toLowerCase(), note: opts.note });
+      const [{ grantManualFromShell }, { createServices }] = await Promise.all([import('../../control/verification/admin-grant.js'), import('../../daemon/services.js')]);
+      const services = createServices(ctx.config);
+      let record;
+      try {
+        record = grantManualFromShell(services, { websiteId: opts.website, domain: opts.domain?.trim().toLowerCase(), note: opts.note });
+      } finally {
+        services.close();
+      }
       ctx.out.result(record, () => `${record.domain}: verification ${record.state} (method ${record.method}, trust score ${record.trustScore})`);
     });
 

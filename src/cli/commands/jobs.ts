@@ -149,9 +149,9 @@ export function registerJobsCommands(program: Command): void {
       const { JOBS } = await import('../../daemon/job-kinds.js');
       const kinds = JOBS.map((job) => job.kind).sort();
       if (kind !== 'all' && !kinds.includes(kind)) throw new UsageError(`unknown job kind ${kind}; valid kinds: all, ${kinds.join(', ')}`);
-      const { createServices } = await import('../../platform/app/services.js');
-      const { JobWorker, laneConcurrency } = await import('../../platform/jobs/worker.js');
-      const { enqueueDuePeriodicJobs } = await import('../../platform/jobs/scheduler.js');
+      const { createServices } = await import('../../daemon/services.js');
+      const { JobWorker, laneConcurrency } = await import('../../platform/app/job-worker.js');
+      const { enqueueDuePeriodicJobs } = await import('../../platform/app/job-scheduler.js');
       const services = createServices(ctx.config);
       try {
         enqueueDuePeriodicJobs(services.controlDb, services.jobs, JOBS, services.now());

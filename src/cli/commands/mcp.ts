@@ -19,7 +19,8 @@ export function registerMcpCommand(program: Command): void {
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
       const { withControlDb } = await import('./admin.js');
       const { loadWebsiteInfo } = await import('../../control/records/load-website.js');
-      const { capabilitiesOf, countsAsVerified } = await import('../../control/records/website-info.js');
+      const { countsAsVerified } = await import('../../control/records/website-info.js');
+      const { capabilitiesOf } = await import('../../control/plans/plan-table.js');
       const site = await withControlDb(ctx, (db) => loadWebsiteInfo(db, websiteId));
       if (!site) throw new UsageError(`no website ${websiteId} in ${ctx.config.settings.dataDir}; see \`nodectl admin website list\``);
       if (!capabilitiesOf(site.plan).includes('cap.mcp')) throw new UsageError(`website ${websiteId} is on the ${site.plan} plan, which lacks cap.mcp: MCP access needs pro or business (\`nodectl admin org create --plan pro\`)`);

@@ -1,4 +1,4 @@
-import type { Manifest, ManifestFile } from '../../output/node-format/index.js';
+import type { Manifest, ManifestFile } from '../../platform/node-format/index.js';
 import { fileKind, REFERENCE_FIELDS } from './checks.js';
 import { RECORD_ORDER } from './scan-file.js';
 

@@ -1,5 +1,5 @@
-import { capabilitiesOf, PLANS } from '../../control/records/website-info.js';
-import { ManifestSchema, schemaForPath, type Manifest, type ManifestFile } from '../../output/node-format/index.js';
+import { capabilitiesOf, PLANS } from '../../control/plans/plan-table.js';
+import { ManifestSchema, schemaForPath, type Manifest, type ManifestFile } from '../../platform/node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
 import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';
 import { IssueList, type ValidationIssue } from './checks.js';

@@ -4,8 +4,6 @@ import type { AppServices } from '../../platform/app/services.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { newUlid } from '../../platform/ids/ulid.js';
 import type { Job } from '../../platform/jobs/queue.js';
-import { eraseWebsiteFromTarget } from '../../output/publish/erase-website.js';
-import { createTargetFromSettings, type PublishTarget } from '../../output/publish/targets/index.js';
 import type { Db } from '../../platform/storage/sqlite.js';
 import { appendAudit, type AuditActor } from '../records/audit.js';
 import type { OrganizationRecord } from '../records/record-types.js';
@@ -97,13 +95,6 @@ function secureDeleteOn(db: Db): () => void {
   return () => void db.pragma(`secure_delete = ${before}`);
 }
 
-/** Every target that may hold published files: the local folder always, the S3 bucket when one is configured. */
-export async function openEveryTarget(settings: AppServices['config']['settings']): Promise<PublishTarget[]> {
-  const targets = [await createTargetFromSettings(settings, 'fs')];
-  if (settings.s3Bucket) targets.push(await createTargetFromSettings(settings, 's3'));
-  return targets;
-}
-
 /** Closes the pool's connection and deletes the website's graph file with its WAL and shared-memory files. */
 export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'>, websiteId: string): void {
   services.graphs.release(websiteId);
@@ -148,19 +139,14 @@ async function eraseOrganizationData(services: AppServices, organizationId: stri
   }).immediate();
 
   const erased = new Set<string>();
-  const targets = await openEveryTarget(services.config.settings);
-  try {
-    for (;;) {
-      const websites = (db.prepare('SELECT id, domain FROM websites WHERE organization_id = ? ORDER BY id').all(organizationId) as Array<{ id: string; domain: string }>).filter((w) => !erased.has(w.id));
-      if (websites.length === 0) break;
-      for (const website of websites) {
-        for (const target of targets) await eraseWebsiteFromTarget(target, db, { websiteId: website.id, domain: website.domain, now: services.now });
-        deleteGraphFiles(services, website.id);
-        erased.add(website.id);
-      }
+  for (;;) {
+    const websites = (db.prepare('SELECT id, domain FROM websites WHERE organization_id = ? ORDER BY id').all(organizationId) as Array<{ id: string; domain: string }>).filter((w) => !erased.has(w.id));
+    if (websites.length === 0) break;
+    for (const website of websites) {
+      await services.nodes.eraseWebsiteNode({ websiteId: website.id, domain: website.domain });
+      deleteGraphFiles(services, website.id);
+      erased.add(website.id);
     }
-  } finally {
-    for (const target of targets) await target.close();
   }
 
   deleteLeavingNoTrace(db, () => {

@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/errors/app-error.js';
 import type { Db } from '../../platform/storage/sqlite.js';
-import type { Capability } from '../records/website-info.js';
+import type { Capability } from './plan-table.js';
 import { planEntitlements, type Limit, type PlanEntitlements } from './plan-table.js';
 import { DAILY_PUBLISHES, dayOf, monthOf, readCounter } from '../../platform/app/usage-counters.js';
 

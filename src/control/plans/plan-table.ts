@@ -1,4 +1,19 @@
-import { capabilitiesOf, PLANS, type Capability, type Plan } from '../records/website-info.js';
+/** Plans and their plan-derived constants (docs/contract.md#plans). */
+export const PLANS = ['free', 'pro', 'business'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export type Capability = 'cap.core' | 'cap.advanced' | 'cap.mcp' | 'cap.webhooks' | 'cap.embeddings';
+
+const CAPABILITIES: Record<Plan, readonly Capability[]> = {
+  free: ['cap.core'],
+  pro: ['cap.advanced', 'cap.core', 'cap.mcp', 'cap.webhooks'],
+  business: ['cap.advanced', 'cap.core', 'cap.embeddings', 'cap.mcp', 'cap.webhooks'],
+};
+
+/** Capabilities of a plan, sorted (manifest.capabilities lists them sorted). */
+export function capabilitiesOf(plan: Plan): Capability[] {
+  return [...CAPABILITIES[plan]].sort();
+}
 
 /** The quotas a plan sets (docs/contract.md#plans). */
 export const LIMITS = ['websites', 'items', 'publishes_per_day', 'members'] as const;
@@ -14,7 +29,7 @@ export interface PlanEntitlements {
 
 /**
  * The plan table of docs/contract.md#plans as data: every check and the entitlements route read
- * it, so a quota changes in one place. Capabilities come from src/control/records/website-info.ts, which the
+ * it, so a quota changes in one place. Capabilities (above) are what the
  * compiler reads to gate trust.json, openapi.json and embeddings-manifest.json.
  */
 const LIMITS_BY_PLAN: Readonly<Record<Plan, Readonly<Record<Limit, number>>>> = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLANS, type Capability } from '../records/website-info.js';
+import { PLANS, type Capability } from './plan-table.js';
 import { LIMITS, PLAN_TABLE } from './plan-table.js';
 import { USAGE_METRICS } from '../../platform/app/usage-counters.js';
 

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/storage/sqlite.js';
 import type { FieldMapping } from '../../platform/contract/ingest-item.js';
-import { PLANS, VERIFICATION_STATES, type Plan, type WebsiteInfo, type VerificationMethod, type VerificationState } from './website-info.js';
+import { PLANS, type Plan } from '../plans/plan-table.js';
+import { VERIFICATION_STATES, type WebsiteInfo, type VerificationMethod, type VerificationState } from './website-info.js';
 
 interface WebsiteSql {
   id: string; domain: string; name: string | null; brand: string | null; default_language: string | null; plan: string; method: string | null; state: string | null;

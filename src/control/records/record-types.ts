@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PLANS, VERIFICATION_METHODS } from './website-info.js';
+import { PLANS } from '../plans/plan-table.js';
+import { VERIFICATION_METHODS } from './website-info.js';
 
 export const ROLES = ['viewer', 'editor', 'organization_admin', 'organization_owner'] as const;
 export type Role = (typeof ROLES)[number];

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { graphDbPath } from '../../platform/storage/data-dir.js';
-import { verificationDeps } from './graph-trust.js';
+import { verificationDeps } from './deps.js';
 import { runVerificationMaintenance } from './maintenance.js';
 import { createOwnershipProbes } from './ownership-probes.js';
-import { defineJob } from '../../platform/jobs/define.js';
-import { requestRepublish } from '../../output/publish/republish-job.js';
+import { defineJob } from '../../platform/app/define-job.js';
 
 /**
  * verification.check, hourly (docs/verification.md "Re-checks"): re-reads the proof of every verified
@@ -25,7 +24,7 @@ export const verificationCheckJob = defineJob({
       onError: (error, domain) => services.logger.warn({ err: error, domain }, 'verification.check: a re-check could not run; the next run tries again'),
     });
     for (const websiteId of report.changedWebsites) {
-      if (existsSync(graphDbPath(services.layout, websiteId))) requestRepublish(services, { website_id: websiteId, removed: [] });
+      if (existsSync(graphDbPath(services.layout, websiteId))) services.nodes.requestRepublish({ website_id: websiteId, removed: [] });
     }
     if (report.rechecked + report.lapsed + report.errors > 0) services.logger.info({ ...report }, 'verification.check');
   },

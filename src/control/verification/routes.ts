@@ -7,7 +7,7 @@ import type { RouteAccess } from '../access/route-access.js';
 import { sendData } from '../../platform/http/envelope.js';
 import { dataEnvelope } from '../../platform/http/route-docs.js';
 import { checkDomain } from './check-domain.js';
-import { verificationDeps } from './graph-trust.js';
+import { verificationDeps } from './deps.js';
 import { issueChallenge } from './issue-challenge.js';
 import { toChallengeMethod } from './methods.js';
 import { createOwnershipProbes } from './ownership-probes.js';

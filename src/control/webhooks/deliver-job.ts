@@ -2,7 +2,7 @@ import { readMasterKey } from '../../platform/storage/data-dir.js';
 import { attemptDelivery } from './deliver.js';
 import { deliverWebhookKind } from '../events/job-kinds.js';
 import { deliveryFetchOptions } from './send.js';
-import { defineJob } from '../../platform/jobs/define.js';
+import { defineJob } from '../../platform/app/define-job.js';
 
 /**
  * One attempt of a webhook delivery, on the delivery lane with its own concurrency, so a slow or

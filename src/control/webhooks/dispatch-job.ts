@@ -1,6 +1,6 @@
 import { dispatchEventsKind } from '../events/job-kinds.js';
 import { dispatchPendingEvents } from './dispatch.js';
-import { defineJob } from '../../platform/jobs/define.js';
+import { defineJob } from '../../platform/app/define-job.js';
 
 /**
  * Every minute, fans out outbox events that no delivery was made for (emitEvent makes them in

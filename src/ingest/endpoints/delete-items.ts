@@ -1,8 +1,7 @@
-import type { AppServices } from '../../platform/app/services.js';
+import type { AppServices, RepublishRequest } from '../../platform/app/services.js';
 import { graphStatements } from '../graph/statements.js';
 import { withWriteTurn } from '../graph/write-turn.js';
 import { contentIngestJob } from '../graph/content-ingest-job.js';
-import { hasPublishedNode, requestRepublish, type RepublishPayload } from '../../output/publish/republish-job.js';
 import type { Db } from '../../platform/storage/sqlite.js';
 import type { IngestWebsite } from './website-context.js';
 import type { DeleteReason } from '../../platform/contract/ingest-requests.js';
@@ -31,7 +30,7 @@ export async function deleteItems(services: AppServices, website: IngestWebsite,
   const tombstoned: string[] = [];
   const notFound: string[] = [];
   const removed: Array<{ type: string; id: string }> = [];
-  let erasure: RepublishPayload['erasure'];
+  let erasure: RepublishRequest['erasure'];
   // Loaded for erasures only: the graph's write path stays out of daemon start-up.
   const { sourceIdOf } = erase ? await import('../graph/apply-contribution.js') : { sourceIdOf: undefined };
   // Between the graph writer thread's transactions, waiting without blocking the event loop (write-turn.ts).
@@ -53,13 +52,13 @@ export async function deleteItems(services: AppServices, website: IngestWebsite,
   }).immediate());
   if (tombstoned.length === 0) return { tombstoned, not_found: notFound, republish_job_id: null };
   const ingestJob = services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: [], removed, reason });
-  if (!(await hasPublishedNode(services, website.id, erase))) return { tombstoned, not_found: notFound, republish_job_id: ingestJob.id };
-  const republish = requestRepublish(services, { website_id: website.id, removed, ...(erasure ? { erasure } : {}) });
+  if (!(await services.nodes.hasPublishedNode(website.id, erase))) return { tombstoned, not_found: notFound, republish_job_id: ingestJob.id };
+  const republish = services.nodes.requestRepublish({ website_id: website.id, removed, ...(erasure ? { erasure } : {}) });
   return { tombstoned, not_found: notFound, republish_job_id: republish.id };
 }
 
 /** What the purge needs to find the items in published versions: their keys, sources and record ids (hashes, no text). */
-function erasureOf(db: Db, websiteId: string, rows: readonly RawRow[], sourceIdOf: (websiteId: string, url: string, canonicalUrl: string | null) => string): NonNullable<RepublishPayload['erasure']> {
+function erasureOf(db: Db, websiteId: string, rows: readonly RawRow[], sourceIdOf: (websiteId: string, url: string, canonicalUrl: string | null) => string): NonNullable<RepublishRequest['erasure']> {
   const s = graphStatements(db);
   const itemKeys = new Set<string>();
   const sourceIds = new Set<string>();

@@ -22,7 +22,7 @@ import { BatchBodySchema, BatchResultSchema, DeleteResultSchema, HeartbeatResult
 import { sweepPendingRawItems } from './sweep.js';
 import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
 import { createIdleCheckpointer } from './wal-checkpoint.js';
-import { verificationDeps } from '../../control/verification/graph-trust.js';
+import { verificationDeps } from '../../control/verification/deps.js';
 import { acceptPluginProof } from '../../control/verification/plugin-proof.js';
 import { readIngestWebsite } from './website-context.js';
 

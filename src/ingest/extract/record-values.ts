@@ -1,9 +1,9 @@
 import { domainToASCII } from 'node:url';
-import { DateOrTimestampSchema, HttpUrlSchema } from '../../output/node-format/index.js';
+import { DateOrTimestampSchema, HttpUrlSchema } from '../../platform/node-format/index.js';
 import type { WebsiteInfo } from '../../control/records/website-info.js';
 
 /**
- * The shapes node records accept (src/output/node-format/records.ts), applied where the extractor makes
+ * The shapes node records accept (src/platform/node-format/records.ts), applied where the extractor makes
  * a value: a label becomes a snake_case predicate, a JSON-LD @type a schema.org type name, a url
  * one the node's url pattern accepts. What cannot take that shape is dropped, never passed on
  * for the compiler to reject (docs/extraction.md "What a record accepts").

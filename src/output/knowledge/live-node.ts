@@ -1,4 +1,4 @@
-import { ManifestSchema, type Manifest } from '../node-format/index.js';
+import { ManifestSchema, type Manifest } from '../../platform/node-format/index.js';
 import { siteHashOf, siteKeys } from '../publish/layout.js';
 import type { PublishTarget } from '../publish/targets/types.js';
 

@@ -2,7 +2,7 @@ import { compileNode } from '../../compiler/compile-node.js';
 import type { NodeSink } from '../../compiler/sink.js';
 import type { CompileCounts } from '../../compiler/types.js';
 import type { GraphReader } from '../../ingest/graph/types.js';
-import type { Manifest, PriorityFeedRecord } from '../node-format/index.js';
+import type { Manifest, PriorityFeedRecord } from '../../platform/node-format/index.js';
 import type { WebsiteInfo } from '../../control/records/website-info.js';
 
 /**

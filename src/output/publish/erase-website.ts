@@ -1,6 +1,8 @@
+import type { Settings } from '../../platform/config/settings.js';
 import type { Db } from '../../platform/storage/sqlite.js';
 import { aliasKey, domainMapKey, siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';
+import { createTargetFromSettings } from './targets/index.js';
 import type { PublishTarget } from './targets/types.js';
 
 /**
@@ -21,5 +23,22 @@ export async function eraseWebsiteFromTarget(target: PublishTarget, controlDb: D
     return doomed.length;
   } finally {
     lock.release();
+  }
+}
+
+/** Every target that may hold published files: the local folder always, the S3 bucket when one is configured. */
+export async function openEveryTarget(settings: Settings): Promise<PublishTarget[]> {
+  const targets = [await createTargetFromSettings(settings, 'fs')];
+  if (settings.s3Bucket) targets.push(await createTargetFromSettings(settings, 's3'));
+  return targets;
+}
+
+/** Deletes a website's published files from every target (eraseWebsiteFromTarget on each). */
+export async function eraseWebsiteNode(settings: Settings, controlDb: Db, website: { websiteId: string; domain: string; now?: () => number }): Promise<void> {
+  const targets = await openEveryTarget(settings);
+  try {
+    for (const target of targets) await eraseWebsiteFromTarget(target, controlDb, website);
+  } finally {
+    for (const target of targets) await target.close();
   }
 }

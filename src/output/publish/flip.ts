@@ -1,5 +1,5 @@
 import { AppError } from '../../platform/errors/app-error.js';
-import type { Manifest } from '../node-format/index.js';
+import type { Manifest } from '../../platform/node-format/index.js';
 import { faultPoint, mapLimit } from './faults.js';
 import { hexOfChecksum, MUTABLE_CACHE, siteKeys } from './layout.js';
 import type { PublishProgress } from './progress.js';

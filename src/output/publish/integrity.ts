@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { ValidationReport } from '../../compiler/validate/validate-node.js';
-import type { Manifest } from '../node-format/index.js';
+import type { Manifest } from '../../platform/node-format/index.js';
 
 /**
  * Runs the compiler's validateNode on a node directory and refuses a node that fails

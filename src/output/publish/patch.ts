@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChangeRecordSchema, NODE_SCHEMA_VERSION, VersionsSchema, type ChangeRecord, type Manifest, type ManifestFile, type Versions, type VersionEntry } from '../node-format/index.js';
+import { ChangeRecordSchema, NODE_SCHEMA_VERSION, VersionsSchema, type ChangeRecord, type Manifest, type ManifestFile, type Versions, type VersionEntry } from '../../platform/node-format/index.js';
 import { sha256Hex } from './layout.js';
 
 /** Files the publisher rewrites before the flip ("mutable patches"). */

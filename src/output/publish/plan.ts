@@ -1,4 +1,4 @@
-import type { ManifestFile } from '../node-format/index.js';
+import type { ManifestFile } from '../../platform/node-format/index.js';
 import { hexOfChecksum } from './layout.js';
 
 /** The two writing steps of a publish that place files into versions/<ulid>/ (docs/publishing.md). */

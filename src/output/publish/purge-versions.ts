@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/storage/sqlite.js';
-import { ManifestSchema, type Manifest } from '../node-format/index.js';
+import { ManifestSchema, type Manifest } from '../../platform/node-format/index.js';
 import { ErasedRecords, recordFileOrder, type ErasureSpec } from './erased-records.js';
 import { hexOfChecksum, siteHashOf, siteKeys } from './layout.js';
 import { servingPrefixes } from './flip.js';

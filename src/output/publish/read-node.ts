@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { ManifestSchema, type Manifest, type ManifestFile } from '../node-format/index.js';
+import { ManifestSchema, type Manifest, type ManifestFile } from '../../platform/node-format/index.js';
 import { domainMapKey, hexOfChecksum, MUTABLE_CACHE, siteKeys, versionedCache } from './layout.js';
 import { PURGE_MARKER } from './purge-marker.js';
 import type { FsTarget } from './targets/fs.js';

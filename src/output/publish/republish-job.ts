@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { AppServices } from '../../platform/app/services.js';
+import type { AppServices, RepublishRequest } from '../../platform/app/services.js';
 import type { Db } from '../../platform/storage/sqlite.js';
-import { defineJob, type JobContext } from '../../platform/jobs/define.js';
+import { defineJob, type JobContext } from '../../platform/app/define-job.js';
 import type { Job } from '../../platform/jobs/queue.js';
 
 /** Deletes of one website within one minute (UTC minute) make one republish, run at its end. */
@@ -19,6 +19,8 @@ const RepublishPayloadSchema = z.object({
   erasure: z.object({ item_keys: z.array(z.string()), source_ids: z.array(z.string()), record_ids: z.array(z.string()) }).optional(),
 });
 export type RepublishPayload = z.infer<typeof RepublishPayloadSchema>;
+// The request the other planes make (services.nodes) is this payload.
+RepublishPayloadSchema satisfies z.ZodType<RepublishRequest>;
 
 /** Republishes a website after deletes (docs/ingest.md "Deleting items"); enqueued by requestRepublish. */
 export const republishJob = defineJob({
@@ -34,7 +36,7 @@ export const republishJob = defineJob({
  * the content.ingest jobs of those deletes (due at once). A job already running is never joined:
  * it may have compiled before this delete's removal ran, so the request goes to the next minute.
  */
-export function requestRepublish(services: AppServices, addition: RepublishPayload): Job {
+export function requestRepublish(services: Pick<AppServices, 'jobs' | 'now'>, addition: RepublishPayload): Job {
   for (let bucket = Math.floor(services.now() / REPUBLISH_COALESCE_MS); ; bucket++) {
     const job = services.jobs.enqueue(republishJob, addition, {
       dedupeKey: `${republishJob.kind}:${addition.website_id}:${bucket}`,
@@ -61,7 +63,7 @@ function mergePayloads(a: RepublishPayload, b: RepublishPayload): RepublishPaylo
  * (its flip will make the deleted items live), or, for an erasure, versions kept after a takedown.
  * A store that cannot be read counts as published: the job checks again when it runs.
  */
-export async function hasPublishedNode(services: AppServices, websiteId: string, erase: boolean): Promise<boolean> {
+export async function hasPublishedNode(services: Pick<AppServices, 'controlDb' | 'config' | 'logger' | 'now'>, websiteId: string, erase: boolean): Promise<boolean> {
   if (services.controlDb.prepare('SELECT 1 FROM publish_locks WHERE website_id = ? AND expires_at > ?').get(websiteId, services.now())) return true;
   try {
     const [{ createTargetFromSettings }, { siteHashOf, siteKeys }] = await Promise.all([import('./targets/index.js'), import('./layout.js')]);

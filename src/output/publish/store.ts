@@ -1,4 +1,4 @@
-import { ManifestSchema, VersionsSchema, type Manifest, type VersionEntry } from '../node-format/index.js';
+import { ManifestSchema, VersionsSchema, type Manifest, type VersionEntry } from '../../platform/node-format/index.js';
 import { siteKeys } from './layout.js';
 import type { PublishTarget } from './targets/types.js';
 

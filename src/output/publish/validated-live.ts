@@ -1,4 +1,4 @@
-import type { Manifest } from '../node-format/index.js';
+import type { Manifest } from '../../platform/node-format/index.js';
 import { mapLimit } from './faults.js';
 import { CONCURRENCY } from './flip.js';
 import { hexOfChecksum, siteKeys } from './layout.js';

@@ -9,6 +9,30 @@ import { dataDirLayout, type DataDirLayout } from '../storage/data-dir.js';
 import { GraphDbPool } from '../storage/graph-db.js';
 import { isBusyError, type Db } from '../storage/sqlite.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import type { Job } from '../jobs/queue.js';
+
+/** Items whose removal a republish waits for, and what an erasure purges (node.republish's payload). */
+export interface RepublishRequest {
+  website_id: string;
+  removed: Array<{ type: string; id: string }>;
+  erasure?: { item_keys: string[]; source_ids: string[]; record_ids: string[] };
+}
+
+/**
+ * What the control plane and the signed ingest endpoints ask of the planes above them: the
+ * graph's source trust and the published node. The daemon wires the real ones (src/daemon),
+ * so a verification or a delete can act on the node without its feature importing output/.
+ */
+export interface NodeOperations {
+  /** Sets the trust of every source in the website's graph to its verification's trust_score. */
+  refreshTrust(websiteId: string): void;
+  /** Enqueues the website's coalesced node.republish, or adds to the one queued this minute. */
+  requestRepublish(request: RepublishRequest): Job;
+  /** Whether a delete has anything published to change (a live version, a running publish, kept versions). */
+  hasPublishedNode(websiteId: string, erase: boolean): Promise<boolean>;
+  /** Deletes the website's published files from every target (the local folder, and S3 when configured). */
+  eraseWebsiteNode(website: { websiteId: string; domain: string }): Promise<void>;
+}
 
 /**
  * Everything a route, a job or a CLI command needs to act on one data directory. Built once per
@@ -30,16 +54,19 @@ export interface AppServices {
   readonly usage: UsageBuffer;
   /** The clock, ms since epoch; tests may replace it. */
   readonly now: () => number;
+  readonly nodes: NodeOperations;
   close(): void;
 }
 
-export interface CreateServicesOptions {
+export interface AssembleServicesOptions {
+  /** The node operations over the services being built (src/daemon wires them). */
+  nodes: (services: Omit<AppServices, 'nodes'>) => NodeOperations;
   logger?: Logger;
   /** The clock (ms since epoch); default Date.now. Tests pass a fake one. */
   now?: () => number;
 }
 
-export function createServices(config: ResolvedConfig, options: CreateServicesOptions = {}): AppServices {
+export function assembleServices(config: ResolvedConfig, options: AssembleServicesOptions): AppServices {
   const layout = dataDirLayout(config.settings.dataDir);
   const controlDb = openControlDb(layout);
   const now = options.now ?? Date.now;
@@ -51,7 +78,7 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
   // Background flushes never wait for another process's write lock (that would stall the event
   // loop for the busy timeout); a busy database keeps the counts for the next flush.
   const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb, { waitForLock: false }), { now, onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')) });
-  return {
+  const services = {
     config,
     layout,
     controlDb,
@@ -69,4 +96,5 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
       if (controlDb.open) controlDb.close();
     },
   };
+  return { ...services, nodes: options.nodes(services) };
 }

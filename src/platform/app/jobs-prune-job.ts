@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineJob } from './define.js';
-import type { JobQueue } from './queue.js';
+import { defineJob } from './define-job.js';
+import type { JobQueue } from '../jobs/queue.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { pruneRateLimits } from './rate-limit.js';
+import { pruneRateLimits } from '../http/rate-limit.js';
 import type { Db } from '../storage/sqlite.js';
-import { defineJob } from '../jobs/define.js';
+import { defineJob } from './define-job.js';
 
 /** Rate-limit counters are kept an hour: longer than any limit's window (the longest is a minute). */
 export const RATE_LIMIT_KEEP_MS = 3_600_000;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { MAX_URL_LENGTH } from '../../platform/contract/ingest-item.js';
-import { NODE_SCHEMA_VERSION } from '../../platform/contract/versions.js';
-import { PROVENANCE_METHODS } from '../../platform/contract/provenance.js';
+import { MAX_URL_LENGTH } from '../contract/ingest-item.js';
+import { NODE_SCHEMA_VERSION } from '../contract/versions.js';
+import { PROVENANCE_METHODS } from '../contract/provenance.js';
 
 /**
  * Building blocks shared by the node file schemas (docs/contract.md#node-files). Every schema of a

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { AppServices } from '../../platform/app/services.js';
-import { refreshSourceTrust } from '../../ingest/graph/index.js';
 import { graphDbPath } from '../../platform/storage/data-dir.js';
-import { loadWebsiteInfo } from '../records/load-website.js';
-import type { VerificationDeps } from './deps.js';
+import { loadWebsiteInfo } from '../../control/records/load-website.js';
+import { refreshSourceTrust } from './apply-contribution.js';
 
 export type TrustServices = Pick<AppServices, 'controlDb' | 'graphs' | 'layout'>;
 
@@ -19,20 +18,4 @@ export function refreshGraphTrust(services: TrustServices, websiteId: string): n
   if (!site) return 0;
   const graph = services.graphs.get(websiteId);
   return graph.transaction(() => refreshSourceTrust(graph, site)).immediate();
-}
-
-/** The verification operations wired to the daemon: a change of a website's trust refreshes its graph's source trust. */
-export function verificationDeps(services: TrustServices & Pick<AppServices, 'now' | 'logger'>): VerificationDeps {
-  return {
-    controlDb: services.controlDb,
-    now: services.now,
-    onTrustChanged: (websiteId) => {
-      try {
-        refreshGraphTrust(services, websiteId);
-      } catch (error) {
-        // The next content.ingest run sets the same trust; the verification itself is committed.
-        services.logger.warn({ err: error, websiteId }, 'the graph\'s source trust could not be refreshed after a verification change');
-      }
-    },
-  };
 }

@@ -3,8 +3,8 @@ import type { RoutePlugin } from '../../platform/app/route-plugin.js';
 import type { RouteAccess } from '../access/route-access.js';
 import { sendData } from '../../platform/http/envelope.js';
 import { dataEnvelope } from '../../platform/http/route-docs.js';
-import { readEntitlements } from './entitlements.js';
-import { EntitlementsSchema, OrganizationPathSchema, UsageQuerySchema, UsageSchema } from './schemas.js';
+import { readEntitlements } from '../plans/entitlements.js';
+import { EntitlementsSchema, OrganizationPathSchema, UsageQuerySchema, UsageSchema } from '../plans/schemas.js';
 import { monthOf, readUsage } from '../../platform/app/usage-counters.js';
 
 /**

@@ -52,7 +52,7 @@ export function toJsonSchema(entry: NodeSchemaEntry): Record<string, unknown> {
   const generated = z.toJSONSchema(entry.schema, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
   const { $schema, ...rest } = generated;
   return {
-    $comment: `Generated from src/output/node-format by \`npm run schemas\`; do not edit. Validates ${entry.shape === 'line' ? 'each line of' : 'the whole of'} the matching node file.`,
+    $comment: `Generated from src/platform/node-format by \`npm run schemas\`; do not edit. Validates ${entry.shape === 'line' ? 'each line of' : 'the whole of'} the matching node file.`,
     $schema,
     $id: `${JSON_SCHEMA_ID_BASE}${entry.name}.schema.json`,
     ...rest,
