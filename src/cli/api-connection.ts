@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { ApiClient } from '../sdk/api/client.js';
-import type { ApiRetry } from '../sdk/api/transport.js';
+import type { ApiClient } from '../sdk/api/index.js';
+import type { ApiRetry } from '../sdk/api/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import type { StoredSession } from './stored-session.js';
 
@@ -79,8 +79,8 @@ export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}):
   }
   const daemon = url ?? (session ? new URL(session.url).origin : undefined);
   if (daemon === undefined) throw new UsageError('no daemon to call: give --url <http(s)://host:port> (or NODECTL_URL), or sign in once with nodectl login --url <daemon> --email <you>');
-  const { createApiClient } = await import('../sdk/api/client.js');
-  const { DEFAULT_API_RETRY } = await import('../sdk/api/retry.js');
+  const { createApiClient } = await import('../sdk/api/index.js');
+  const { DEFAULT_API_RETRY } = await import('../sdk/api/index.js');
   // The client retries what is safe to repeat (docs/api-client.md); say so, or a wait looks like a hang.
   const onRetry = ({ retry, delayMs, error }: ApiRetry) => process.stderr.write(`nodectl: [${error.code}] ${error.message}; retry ${retry} of ${DEFAULT_API_RETRY.retries} in ${(delayMs / 1000).toFixed(1)} s\n`);
   if (apiKey !== undefined) return { client: createApiClient({ url: daemon, credential: { apiKey }, onRetry }), url: daemon, urlSource: urlSource ?? 'the nodectl login session', credentialSource: keySource! };
@@ -110,7 +110,7 @@ export function validatedBody<T>(schema: z.ZodType, body: T, flags: Record<strin
  * exit code `exitFor` gives the code (publish's gates exit 3). Anything else is rethrown as is.
  */
 export async function reportApiFailure(error: unknown, exitFor: (code: string) => number = () => EXIT.failure): Promise<never> {
-  const { isApiError } = await import('../sdk/api/errors.js');
+  const { isApiError } = await import('../sdk/api/index.js');
   if (!isApiError(error)) throw error;
   if (error.code === 'network.error') throw new CliError(`${error.message}; check --url (or NODECTL_URL) and that nodectl serve runs there`, EXIT.failure, error.code);
   throw new CliError(`${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`, exitFor(error.code), error.code);
@@ -124,6 +124,6 @@ export async function callApi<T>(flags: ApiFlags, call: (client: ApiClient) => P
 
 /** Every item of a paginated list over the management API, 100 a request; failures as callApi. */
 export async function listAllOverApi<T>(flags: ApiFlags, page: (client: ApiClient, query: { limit: number; cursor: string | undefined }) => Promise<{ items: T[]; next_cursor: string | null }>): Promise<T[]> {
-  const { collectPages } = await import('../sdk/api/client.js');
+  const { collectPages } = await import('../sdk/api/index.js');
   return callApi(flags, (client) => collectPages((cursor) => page(client, { limit: 100, cursor })));
 }

@@ -1,8 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { ConfigError } from '../platform/config/config.js';
-import { AppError } from '../platform/errors/app-error.js';
-import { SchemaTooNewError } from '../platform/storage/sqlite.js';
+import { ConfigError } from '../platform/config/index.js';
+import { AppError } from '../platform/errors/index.js';
+import { SchemaTooNewError } from '../platform/storage/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { COMMANDS } from './registry.js';
 

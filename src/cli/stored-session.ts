@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../platform/storage/write-file-atomic.js';
+import { writeFileAtomic } from '../platform/storage/index.js';
 import { CliError } from './errors.js';
 
 /**

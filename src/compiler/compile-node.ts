@@ -1,6 +1,6 @@
-import type { GraphReader } from '../ingest/graph/types.js';
-import { capabilitiesOf } from '../control/plans/plan-table.js';
-import type { WebsiteInfo } from '../control/records/website-info.js';
+import type { GraphReader } from '../ingest/graph/index.js';
+import { capabilitiesOf } from '../control/plans/index.js';
+import type { WebsiteInfo } from '../control/records/index.js';
 import {
   AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, LanguageSchema, ManifestSchema,
   McpManifestSchema, NODE_SCHEMA_VERSION, OpenApiSchema, PriorityFeedRecordSchema, QaRecordSchema, RelationshipRecordSchema, SchemaJsonLdSchema,

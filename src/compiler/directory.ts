@@ -1,7 +1,7 @@
 import { close, closeSync, existsSync, fsync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { GraphReader } from '../ingest/graph/types.js';
-import type { WebsiteInfo } from '../control/records/website-info.js';
+import type { GraphReader } from '../ingest/graph/index.js';
+import type { WebsiteInfo } from '../control/records/index.js';
 import { compileNode } from './compile-node.js';
 import { readPreviousNode } from './previous.js';
 import type { NodeSink } from './sink.js';

@@ -1,4 +1,4 @@
-import { countsAsVerified, trustScore, type WebsiteInfo } from '../control/records/website-info.js';
+import { countsAsVerified, trustScore, type WebsiteInfo } from '../control/records/index.js';
 import {
   NODE_SCHEMA_VERSION, type AiJson, type EmbeddingsManifest, type ManifestFile, type McpManifest, type Trust, type VersionEntry, type Versions,
 } from '../platform/node-format/index.js';

@@ -1,4 +1,4 @@
-import type { EntityRow, FactRow, QaRow, RelationshipRow } from '../ingest/graph/types.js';
+import type { EntityRow, FactRow, QaRow, RelationshipRow } from '../ingest/graph/index.js';
 
 /**
  * The hard export rules (docs/contract.md#export-rules), as predicates over graph rows. The GraphReader returns every

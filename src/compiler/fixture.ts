@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { IngestItemSchema, type IngestItem } from '../platform/contract/ingest-item.js';
-import { buildGraphFromItems } from '../ingest/graph/build-from-items.js';
-import { parseEditorialJsonl, type EditorialEntry } from '../ingest/graph/editorial-entries.js';
-import { PLANS } from '../control/plans/plan-table.js';
-import { VERIFICATION_METHODS, VERIFICATION_STATES, type WebsiteInfo } from '../control/records/website-info.js';
+import { IngestItemSchema, type IngestItem } from '../platform/contract/index.js';
+import { buildGraphFromItems } from '../ingest/graph/index.js';
+import { parseEditorialJsonl, type EditorialEntry } from '../ingest/graph/index.js';
+import { PLANS } from '../control/plans/index.js';
+import { VERIFICATION_METHODS, VERIFICATION_STATES, type WebsiteInfo } from '../control/records/index.js';
 import { compileNode } from './compile-node.js';
 import type { NodeSink } from './sink.js';
 import type { CompileOptions, CompileResult } from './types.js';

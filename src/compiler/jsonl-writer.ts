@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z, ZodObject } from 'zod';
-import { compiledSchema } from '../platform/contract/compiled-schema.js';
-import { AppError } from '../platform/errors/app-error.js';
-import { UUID_PATTERN } from '../ingest/graph/stable-ids.js';
+import { compiledSchema } from '../platform/contract/index.js';
+import { AppError } from '../platform/errors/index.js';
+import { UUID_PATTERN } from '../ingest/graph/index.js';
 import type { NodeSink, WrittenFile } from './sink.js';
 import { TrackedFile } from './sink.js';
 

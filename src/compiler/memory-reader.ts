@@ -1,4 +1,4 @@
-import type { ChunkRow, EntityRow, FactRow, GraphReader, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/types.js';
+import type { ChunkRow, EntityRow, FactRow, GraphReader, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/index.js';
 import { compareStrings } from './top-k.js';
 
 export interface MemoryGraph {

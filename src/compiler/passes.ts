@@ -1,5 +1,5 @@
-import type { FactRow } from '../ingest/graph/types.js';
-import { PROVENANCE_RANK } from '../platform/contract/provenance.js';
+import type { FactRow } from '../ingest/graph/index.js';
+import { PROVENANCE_RANK } from '../platform/contract/index.js';
 
 /**
  * Rows of an id-sorted stream grouped by id. Superseded candidates of a fact share its id, so a

@@ -1,5 +1,5 @@
-import { sortKeysDeep } from '../platform/contract/canonical-json.js';
-import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/types.js';
+import { sortKeysDeep } from '../platform/contract/index.js';
+import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/index.js';
 import {
   NODE_SCHEMA_VERSION, type ChunkRecord, type EntityRecord, type FactRecord, type QaRecord, type RelationshipRecord, type SourceRecord,
 } from '../platform/node-format/index.js';

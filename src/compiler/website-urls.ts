@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { HTTP_URL_MAX_LENGTH, HTTP_URL_PATTERN } from '../platform/node-format/index.js';
-import type { WebsiteInfo } from '../control/records/website-info.js';
+import type { WebsiteInfo } from '../control/records/index.js';
 
 /** C0 controls and DEL: not part of any URL (a parser would encode or drop them), and not XML. */
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { AppError } from '../platform/errors/app-error.js';
-import { GRAPH_DB_OPTIONS } from '../ingest/graph/schema.js';
-import { SqliteGraphReader } from '../ingest/graph/reader.js';
-import { ThreadedGraphReader } from '../ingest/graph/reader-thread.js';
-import { loadWebsiteInfo } from '../control/records/load-website.js';
-import { openControlDb } from '../platform/storage/control.js';
-import { dataDirLayout, graphDbPath } from '../platform/storage/data-dir.js';
-import { openDatabase, type Db } from '../platform/storage/sqlite.js';
+import { AppError } from '../platform/errors/index.js';
+import { GRAPH_DB_OPTIONS } from '../ingest/graph/index.js';
+import { SqliteGraphReader } from '../ingest/graph/index.js';
+import { ThreadedGraphReader } from '../ingest/graph/index.js';
+import { loadWebsiteInfo } from '../control/records/index.js';
+import { openControlDb } from '../platform/storage/index.js';
+import { dataDirLayout, graphDbPath } from '../platform/storage/index.js';
+import { openDatabase, type Db } from '../platform/storage/index.js';
 import { compileToDirectory, type CompileToDirectoryOptions } from './directory.js';
 import type { CompileResult } from './types.js';
 

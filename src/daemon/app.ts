@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { accountsContextOf } from '../control/accounts/http-context.js';
-import { userPrincipalResolver } from '../control/accounts/user-principal.js';
-import type { AppServices } from '../platform/app/services.js';
-import { apiKeyPrincipalResolver } from '../control/access/api-key-principal.js';
-import { managementScope } from '../control/access/management-scope.js';
-import type { PrincipalResolvers } from '../control/access/principal.js';
-import type { ManagementRoute } from '../control/access/route-access.js';
-import { NODECTL_VERSION } from '../platform/app/version.js';
-import { createHttpApp } from '../platform/http/create-app.js';
+import { accountsContextOf } from '../control/accounts/index.js';
+import { userPrincipalResolver } from '../control/accounts/index.js';
+import type { AppServices } from '../platform/app/index.js';
+import { apiKeyPrincipalResolver } from '../control/access/index.js';
+import { managementScope } from '../control/access/index.js';
+import type { PrincipalResolvers } from '../control/access/index.js';
+import type { ManagementRoute } from '../control/access/index.js';
+import { NODECTL_VERSION } from '../platform/app/index.js';
+import { createHttpApp } from '../platform/http/index.js';
 import { registerOpenApi } from './openapi/document.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';
 

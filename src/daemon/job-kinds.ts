@@ -1,18 +1,18 @@
-import type { JobDefinition } from '../platform/app/define-job.js';
-import { accountsPruneJob } from '../control/accounts/prune-job.js';
-import { analyticsAggregateJob } from '../control/analytics/aggregate-job.js';
-import { contentIngestJob } from '../ingest/graph/content-ingest-job.js';
-import { maintenanceExpireJob } from '../control/records/expire-job.js';
-import { jobsPruneJob } from '../platform/app/jobs-prune-job.js';
-import { rateLimitsPruneJob } from '../platform/app/rate-limits-prune-job.js';
-import { republishJob } from '../output/publish/republish-job.js';
-import { orgEraseJob } from '../control/organizations/erase-job.js';
-import { orgTransferExecuteJob } from '../control/organizations/transfer-execute-job.js';
-import { connectorHeartbeatCheckJob } from '../control/connectors/heartbeat-check-job.js';
-import { webhookDeliverJob } from '../control/webhooks/deliver-job.js';
-import { webhooksDispatchJob } from '../control/webhooks/dispatch-job.js';
-import { webhooksPruneJob } from '../control/webhooks/prune-job.js';
-import { verificationCheckJob } from '../control/verification/check-job.js';
+import type { JobDefinition } from '../platform/app/index.js';
+import { accountsPruneJob } from '../control/accounts/index.js';
+import { analyticsAggregateJob } from '../control/analytics/index.js';
+import { contentIngestJob } from '../ingest/graph/index.js';
+import { maintenanceExpireJob } from '../control/records/index.js';
+import { jobsPruneJob } from '../platform/app/index.js';
+import { rateLimitsPruneJob } from '../platform/app/index.js';
+import { republishJob } from '../output/publish/index.js';
+import { orgEraseJob } from '../control/organizations/index.js';
+import { orgTransferExecuteJob } from '../control/organizations/index.js';
+import { connectorHeartbeatCheckJob } from '../control/connectors/index.js';
+import { webhookDeliverJob } from '../control/webhooks/index.js';
+import { webhooksDispatchJob } from '../control/webhooks/index.js';
+import { webhooksPruneJob } from '../control/webhooks/index.js';
+import { verificationCheckJob } from '../control/verification/index.js';
 
 /**
  * Every job kind the worker runs, one file each in this folder (docs/contributing.md). A new kind

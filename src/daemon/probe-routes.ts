@@ -1,8 +1,8 @@
-import { AppError } from '../platform/errors/app-error.js';
-import type { RoutePlugin } from '../platform/app/route-plugin.js';
-import { NODECTL_VERSION } from '../platform/app/version.js';
-import { CONTRACT_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../platform/contract/versions.js';
-import { sendData } from '../platform/http/envelope.js';
+import { AppError } from '../platform/errors/index.js';
+import type { RoutePlugin } from '../platform/app/index.js';
+import { NODECTL_VERSION } from '../platform/app/index.js';
+import { CONTRACT_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../platform/contract/index.js';
+import { sendData } from '../platform/http/index.js';
 
 /** System probes (docs/contract.md#probes): no auth. */
 export const probeRoutes: RoutePlugin = async (app, { services }) => {

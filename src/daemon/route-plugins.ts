@@ -1,22 +1,22 @@
-import { accountRoutes, jwksRoutes } from '../control/accounts/routes.js';
-import { analyticsRoutes } from '../control/analytics/routes.js';
-import type { RoutePlugin } from '../platform/app/route-plugin.js';
-import { connectorRoutes } from '../control/connectors/routes.js';
-import { limitedByAddress } from '../control/access/request-limits.js';
-import { ingestRoutes } from '../ingest/endpoints/routes.js';
-import { jobRoutes } from '../control/websites/job-routes.js';
-import { previewRoutes } from '../output/knowledge/preview-routes.js';
-import { knowledgeRoutes } from '../output/knowledge/routes.js';
-import { nodeFileRoutes } from '../output/node-files/routes.js';
-import { billingRoutes, organizationsRoutes } from '../control/organizations/routes.js';
-import { planRoutes } from '../control/organizations/plan-routes.js';
+import { accountRoutes, jwksRoutes } from '../control/accounts/index.js';
+import { analyticsRoutes } from '../control/analytics/index.js';
+import type { RoutePlugin } from '../platform/app/index.js';
+import { connectorRoutes } from '../control/connectors/index.js';
+import { limitedByAddress } from '../control/access/index.js';
+import { ingestRoutes } from '../ingest/endpoints/index.js';
+import { jobRoutes } from '../control/websites/index.js';
+import { previewRoutes } from '../output/knowledge/index.js';
+import { knowledgeRoutes } from '../output/knowledge/index.js';
+import { nodeFileRoutes } from '../output/node-files/index.js';
+import { billingRoutes, organizationsRoutes } from '../control/organizations/index.js';
+import { planRoutes } from '../control/organizations/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { probeRoutes } from './probe-routes.js';
-import { publishRoutes } from '../output/publish/routes.js';
-import { verificationRoutes } from '../control/verification/routes.js';
-import { waitlistRoutes } from '../control/waitlist/routes.js';
-import { webhookRoutes } from '../control/webhooks/routes.js';
-import { websiteRoutes } from '../control/websites/routes.js';
+import { publishRoutes } from '../output/publish/index.js';
+import { verificationRoutes } from '../control/verification/index.js';
+import { waitlistRoutes } from '../control/waitlist/index.js';
+import { webhookRoutes } from '../control/webhooks/index.js';
+import { websiteRoutes } from '../control/websites/index.js';
 
 /**
  * Every route group of the daemon, by scope; each group lives in its feature's folder. Add one

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { ResolvedConfig } from '../platform/config/config.js';
-import { nodeBaseUrl, publicBaseUrl } from '../platform/config/config.js';
-import { JobWorker, laneConcurrency } from '../platform/app/job-worker.js';
-import { startScheduler } from '../platform/app/job-scheduler.js';
+import type { ResolvedConfig } from '../platform/config/index.js';
+import { nodeBaseUrl, publicBaseUrl } from '../platform/config/index.js';
+import { JobWorker, laneConcurrency } from '../platform/app/index.js';
+import { startScheduler } from '../platform/app/index.js';
 import { JOBS } from './job-kinds.js';
-import { REDACTED_PATHS } from '../platform/http/create-app.js';
+import { REDACTED_PATHS } from '../platform/http/index.js';
 import { buildApp } from './app.js';
-import { type AppServices } from '../platform/app/services.js';
+import { type AppServices } from '../platform/app/index.js';
 import { createServices } from '../daemon/services.js';
-import { sharedExtractionPool } from '../ingest/graph/extraction-pool.js';
-import { sharedGraphWriter } from '../ingest/graph/graph-writer.js';
+import { sharedExtractionPool } from '../ingest/graph/index.js';
+import { sharedGraphWriter } from '../ingest/graph/index.js';
 
 export interface RunningDaemon {
   app: FastifyInstance;
@@ -67,8 +67,8 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   });
   worker.start();
   const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
-  const spares = await import('../output/publish/publish-in-worker.js');
-  spares.keepSparePublishWorker();
+  const { keepSparePublishWorker, closeSparePublishWorker } = await import('../output/publish/index.js');
+  keepSparePublishWorker();
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);
   app.log.info({ url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir }, 'nodectl serve listening');
@@ -90,7 +90,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         }, config.settings.shutdownTimeoutMs);
         deadline.unref();
         await Promise.all([runningApp.close(), worker.stop()]);
-        await spares.closeSparePublishWorker();
+        await closeSparePublishWorker();
         clearTimeout(deadline);
         runningServices.close();
       })();

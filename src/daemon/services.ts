@@ -1,9 +1,9 @@
-import type { ResolvedConfig } from '../platform/config/config.js';
-import { assembleServices, type AppServices, type NodeOperations } from '../platform/app/services.js';
-import type { Logger } from '../platform/log/logger.js';
-import { refreshGraphTrust } from '../ingest/graph/refresh-trust.js';
-import { eraseWebsiteNode } from '../output/publish/erase-website.js';
-import { hasPublishedNode, requestRepublish } from '../output/publish/republish-job.js';
+import type { ResolvedConfig } from '../platform/config/index.js';
+import { assembleServices, type AppServices, type NodeOperations } from '../platform/app/index.js';
+import type { Logger } from '../platform/log/index.js';
+import { refreshGraphTrust } from '../ingest/graph/index.js';
+import { eraseWebsiteNode } from '../output/publish/index.js';
+import { hasPublishedNode, requestRepublish } from '../output/publish/index.js';
 
 export interface CreateServicesOptions {
   logger?: Logger;

@@ -99,7 +99,7 @@ export function findCycles(nodes: readonly string[], edges: (node: string) => re
 /** A declared layer order: layers[0] is the lowest; a module may import its own layer and those below. */
 export type LayerTable = ReadonlyArray<{ name: string; modules: readonly string[] }>;
 
-/** The most specific table entry (a folder like src/platform/jobs or a file like src/platform/jobs/queue.ts) that holds `file`. */
+/** The table entry (a module folder like src/platform/jobs) that holds `file`; the most specific one if entries nest. */
 export function unitOf(table: LayerTable, file: string): { unit: string; rank: number; layer: string } | undefined {
   let best: { unit: string; rank: number; layer: string } | undefined;
   table.forEach((layer, rank) => {
@@ -120,11 +120,14 @@ export interface LayerReport {
   fileCycles: string[][];
   /** Cycles between table entries (e.g. src/ingest/extract <-> src/ingest/graph), within one layer too. */
   unitCycles: string[][];
+  /** `a -> b` imports from outside a module into one of its files other than its index.ts. */
+  intoInternals: string[];
 }
 
 export function checkLayers(graph: ImportGraph, table: LayerTable): LayerReport {
   const unplaced = graph.files.filter((f) => !unitOf(table, f));
   const upward: string[] = [];
+  const intoInternals: string[] = [];
   const unitEdges = new Map<string, Set<string>>();
   for (const [file, targets] of graph.imports) {
     const from = unitOf(table, file);
@@ -134,6 +137,7 @@ export function checkLayers(graph: ImportGraph, table: LayerTable): LayerReport 
       if (!to) continue;
       if (to.rank > from.rank) upward.push(`${file} (${from.layer}) -> ${target} (${to.layer})`);
       if (to.unit !== from.unit) {
+        if (target !== `${to.unit}/index.ts`) intoInternals.push(`${file} -> ${target}`);
         if (!unitEdges.has(from.unit)) unitEdges.set(from.unit, new Set());
         unitEdges.get(from.unit)!.add(to.unit);
       }
@@ -143,6 +147,7 @@ export function checkLayers(graph: ImportGraph, table: LayerTable): LayerReport 
   return {
     unplaced,
     upward: upward.sort(),
+    intoInternals: intoInternals.sort(),
     fileCycles: findCycles(graph.files, (f) => graph.imports.get(f) ?? []),
     unitCycles: findCycles(units, (u) => [...(unitEdges.get(u) ?? [])].sort()),
   };

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { UsageError } from '../errors.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** Opens the control database and the master key of the configured data directory. */
 async function withConnectorStore<T>(ctx: CommandContext, action: (db: Db, masterKey: Buffer) => T): Promise<T> {
-  const { openControlDb } = await import('../../platform/storage/control.js');
-  const { dataDirLayout, readMasterKey } = await import('../../platform/storage/data-dir.js');
+  const { openControlDb } = await import('../../platform/storage/index.js');
+  const { dataDirLayout, readMasterKey } = await import('../../platform/storage/index.js');
   const layout = dataDirLayout(ctx.config.settings.dataDir);
   const db = openControlDb(layout);
   try {
@@ -36,7 +36,7 @@ export function registerAdminConnectorCommands(admin: Command): void {
     .action(async (opts: { website: string; type: string; sourceTypes: string; name?: string }, command: Command) => {
       const ctx = commandContext(command);
       const sourceTypes = parseSourceTypes(opts.sourceTypes);
-      const { createConnector } = await import('../../control/connectors/connectors.js');
+      const { createConnector } = await import('../../control/connectors/index.js');
       const record = await withConnectorStore(ctx, (db, key) => createConnector(db, key, { websiteId: opts.website, connectorType: opts.type, sourceTypes: sourceTypes as never, name: opts.name }));
       ctx.out.result(record, () =>
         [`created connector ${record.id} for website ${record.scope.websiteId} (types ${record.scope.sourceTypes.join(',')})`, `token (shown once, keep it secret): ${record.token}`].join('\n'),
@@ -48,7 +48,7 @@ export function registerAdminConnectorCommands(admin: Command): void {
     .option('--website <websiteId>', 'only this website')
     .action(async (opts: { website?: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { listConnectors } = await import('../../control/connectors/connectors.js');
+      const { listConnectors } = await import('../../control/connectors/index.js');
       const rows = await withConnectorStore(ctx, (db) => listConnectors(db, opts.website));
       ctx.out.result(rows, () =>
         formatTable(['ID', 'WEBSITE', 'TYPE', 'SOURCE TYPES', 'STATUS', 'VERSION', 'LAST HEARTBEAT'], rows.map((r) => [r.id, r.scope.websiteId, r.connectorType, r.scope.sourceTypes.join(','), r.status, r.tokenVersion, r.lastHeartbeatAt])),
@@ -59,7 +59,7 @@ export function registerAdminConnectorCommands(admin: Command): void {
     .description('issue a new token; the old one stops working at once')
     .action(async (id: string, _opts, command: Command) => {
       const ctx = commandContext(command);
-      const { rotateConnector } = await import('../../control/connectors/connectors.js');
+      const { rotateConnector } = await import('../../control/connectors/index.js');
       const record = await withConnectorStore(ctx, (db, key) => rotateConnector(db, key, id));
       ctx.out.result(record, () => [`rotated connector ${record.id} (token version ${record.tokenVersion})`, `token (shown once, keep it secret): ${record.token}`].join('\n'));
     });
@@ -73,7 +73,7 @@ export function registerAdminConnectorCommands(admin: Command): void {
       .description(description)
       .action(async (id: string, _opts, command: Command) => {
         const ctx = commandContext(command);
-        const module = await import('../../control/connectors/connectors.js');
+        const module = await import('../../control/connectors/index.js');
         const record = await withConnectorStore(ctx, (db) => module[fn](db, id));
         ctx.out.result(record, () => `connector ${record.id} is now ${record.status}`);
       });

@@ -6,8 +6,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /** The ring options of the configured data directory: the algorithm setting and the 15-minute token lifetime. */
 async function ringOptions(ctx: CommandContext) {
-  const { dataDirLayout, ensureDataDir } = await import('../../platform/storage/data-dir.js');
-  const { ACCESS_TOKEN_LIFETIME_SECONDS } = await import('../../control/accounts/access-tokens.js');
+  const { dataDirLayout, ensureDataDir } = await import('../../platform/storage/index.js');
+  const { ACCESS_TOKEN_LIFETIME_SECONDS } = await import('../../control/accounts/index.js');
   const layout = dataDirLayout(ctx.config.settings.dataDir);
   ensureDataDir(layout);
   return { layout, algorithm: ctx.config.settings.accessTokenAlgorithm, tokenLifetimeMs: ACCESS_TOKEN_LIFETIME_SECONDS * 1000 };
@@ -26,7 +26,7 @@ export function registerAdminKeysCommands(program: Command): void {
     .action(async (_opts, command: Command) => {
       const ctx = commandContext(command);
       const { layout, algorithm, tokenLifetimeMs } = await ringOptions(ctx);
-      const { rotateSigningKey } = await import('../../control/accounts/signing-keys.js');
+      const { rotateSigningKey } = await import('../../control/accounts/index.js');
       const result = await rotateSigningKey(layout, { algorithm, tokenLifetimeMs, now: Date.now() });
       ctx.out.result(result, () => [`new ${result.alg} signing key ${result.kid}`, ...result.retired.map((kid) => `retired ${kid} (verifies for 15 more minutes)`), ...result.removed.map((kid) => `removed ${kid} (every token it signed has expired)`)].join('\n'));
     });
@@ -36,7 +36,7 @@ export function registerAdminKeysCommands(program: Command): void {
     .action(async (_opts, command: Command) => {
       const ctx = commandContext(command);
       const { layout, algorithm, tokenLifetimeMs } = await ringOptions(ctx);
-      const { SigningKeyRing } = await import('../../control/accounts/signing-keys.js');
+      const { SigningKeyRing } = await import('../../control/accounts/index.js');
       const rows = await new SigningKeyRing(layout, { algorithm, tokenLifetimeMs, now: Date.now }).list();
       ctx.out.result(rows, () => formatTable(['KID', 'ALG', 'STATE', 'CREATED', 'RETIRED'], rows.map((r) => [r.kid, r.alg, r.state, iso(r.createdAt), iso(r.retiredAt)])));
     });

@@ -1,16 +1,16 @@
 import { Option, type Command } from 'commander';
-import { PLANS } from '../../control/plans/plan-table.js';
-import { VERIFICATION_METHODS } from '../../control/records/website-info.js';
+import { PLANS } from '../../control/plans/index.js';
+import { VERIFICATION_METHODS } from '../../control/records/index.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { UsageError } from '../errors.js';
 import { registerAdminConnectorCommands } from './admin-connector.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** Opens the control database of the configured data directory for one admin action. */
 export async function withControlDb<T>(ctx: CommandContext, action: (db: Db) => T | Promise<T>): Promise<T> {
-  const { openControlDb } = await import('../../platform/storage/control.js');
-  const { dataDirLayout } = await import('../../platform/storage/data-dir.js');
+  const { openControlDb } = await import('../../platform/storage/index.js');
+  const { dataDirLayout } = await import('../../platform/storage/index.js');
   const db = openControlDb(dataDirLayout(ctx.config.settings.dataDir));
   try {
     return await action(db);
@@ -30,7 +30,7 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--password <password>', 'password, at least 10 characters')
     .action(async (opts: { email: string; password: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { createUser } = await import('../../control/records/users.js');
+      const { createUser } = await import('../../control/records/index.js');
       const record = await withControlDb(ctx, (db) => createUser(db, opts));
       ctx.out.result(record, () => `created user ${record.id} (${record.email})`);
     });
@@ -39,7 +39,7 @@ export function registerAdminCommands(program: Command): void {
     .description('list users')
     .action(async (_opts, command: Command) => {
       const ctx = commandContext(command);
-      const { listUsers } = await import('../../control/records/users.js');
+      const { listUsers } = await import('../../control/records/index.js');
       const rows = await withControlDb(ctx, listUsers);
       ctx.out.result(rows, () => formatTable(['ID', 'EMAIL', 'CREATED'], rows.map((r) => [r.id, r.email, r.createdAt])));
     });
@@ -53,7 +53,7 @@ export function registerAdminCommands(program: Command): void {
     .addOption(new Option('--plan <plan>', 'entitlement plan').choices(PLANS).default('free'))
     .action(async (opts: { name: string; owner: string; plan: (typeof PLANS)[number] }, command: Command) => {
       const ctx = commandContext(command);
-      const { createOrganization } = await import('../../control/records/organizations.js');
+      const { createOrganization } = await import('../../control/records/index.js');
       const record = await withControlDb(ctx, (db) => createOrganization(db, { name: opts.name, ownerEmail: opts.owner, plan: opts.plan }));
       ctx.out.result(record, () => `created organization ${record.id} (${record.name}, plan ${record.plan})`);
     });
@@ -62,7 +62,7 @@ export function registerAdminCommands(program: Command): void {
     .description('list organizations')
     .action(async (_opts, command: Command) => {
       const ctx = commandContext(command);
-      const { listOrganizations } = await import('../../control/records/organizations.js');
+      const { listOrganizations } = await import('../../control/records/index.js');
       const rows = await withControlDb(ctx, listOrganizations);
       ctx.out.result(rows, () => formatTable(['ID', 'NAME', 'SLUG', 'PLAN'], rows.map((r) => [r.id, r.name, r.slug, r.plan])));
     });
@@ -74,7 +74,7 @@ export function registerAdminCommands(program: Command): void {
     .addOption(new Option('--plan <plan>', 'entitlement plan').choices(PLANS).makeOptionMandatory())
     .action(async (opts: { org: string; plan: (typeof PLANS)[number] }, command: Command) => {
       const ctx = commandContext(command);
-      const { setPlanAsOperator } = await import('../../control/organizations/set-plan.js');
+      const { setPlanAsOperator } = await import('../../control/organizations/index.js');
       const changed = await withControlDb(ctx, (db) => setPlanAsOperator(db, opts.org, opts.plan));
       ctx.out.result(changed.organization, () => `organization ${changed.organization.id} (${changed.organization.name}): plan ${changed.previous} -> ${changed.organization.plan}`);
     });
@@ -90,7 +90,7 @@ export function registerAdminCommands(program: Command): void {
     .addOption(new Option('--verified <method>', 'mark ownership verified by this method at once, without a check (scripted setups; prefer `admin website verify --manual`)').choices(VERIFICATION_METHODS))
     .action(async (opts: { org: string; domain: string; name: string; language: string; verified?: (typeof VERIFICATION_METHODS)[number] }, command: Command) => {
       const ctx = commandContext(command);
-      const { createWebsite } = await import('../../control/records/websites.js');
+      const { createWebsite } = await import('../../control/records/index.js');
       const record = await withControlDb(ctx, (db) =>
         createWebsite(db, { organizationId: opts.org, domain: opts.domain, name: opts.name, defaultLanguage: opts.language, verifiedMethod: opts.verified }),
       );
@@ -102,7 +102,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--org <orgId>', 'only this organization')
     .action(async (opts: { org?: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { listWebsites } = await import('../../control/records/websites.js');
+      const { listWebsites } = await import('../../control/records/index.js');
       const rows = await withControlDb(ctx, (db) => listWebsites(db, opts.org));
       ctx.out.result(rows, () => formatTable(['ID', 'DOMAIN', 'NAME', 'ORG'], rows.map((r) => [r.id, r.domain, r.name, r.organizationId])));
     });
@@ -116,7 +116,7 @@ export function registerAdminCommands(program: Command): void {
     .action(async (opts: { website: string; manual?: boolean; domain?: string; note: string }, command: Command) => {
       if (!opts.manual) throw new UsageError('give --manual: the shell grants only manual verification (owners verify with POST /v1/websites/:id/verification/challenge and .../check)');
       const ctx = commandContext(command);
-      const [{ grantManualFromShell }, { createServices }] = await Promise.all([import('../../control/verification/admin-grant.js'), import('../../daemon/services.js')]);
+      const [{ grantManualFromShell }, { createServices }] = await Promise.all([import('../../control/verification/index.js'), import('../../daemon/index.js')]);
       const services = createServices(ctx.config);
       let record;
       try {
@@ -136,7 +136,7 @@ export function registerAdminCommands(program: Command): void {
     .addOption(new Option('--role <role>', 'role of the key').choices(['viewer', 'editor', 'organization_admin']).default('editor'))
     .action(async (opts: { org: string; name: string; role: 'viewer' | 'editor' | 'organization_admin' }, command: Command) => {
       const ctx = commandContext(command);
-      const { createApiKey } = await import('../../control/records/api-keys.js');
+      const { createApiKey } = await import('../../control/records/index.js');
       const record = await withControlDb(ctx, (db) => createApiKey(db, { organizationId: opts.org, name: opts.name, role: opts.role }));
       ctx.out.result(record, () => `created API key ${record.id} (role ${record.role})\nkey (shown once): ${record.key}`);
     });
@@ -146,7 +146,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--org <orgId>', 'only this organization')
     .action(async (opts: { org?: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { listApiKeys } = await import('../../control/records/api-keys.js');
+      const { listApiKeys } = await import('../../control/records/index.js');
       const rows = await withControlDb(ctx, (db) => listApiKeys(db, opts.org));
       ctx.out.result(rows, () => formatTable(['ID', 'ORG', 'ROLE', 'PREFIX', 'REVOKED'], rows.map((r) => [r.id, r.organizationId, r.role, r.prefix + '…', r.revokedAt ?? ''])));
     });

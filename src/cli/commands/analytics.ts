@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { WebsiteAnalytics } from '../../control/analytics/read-analytics.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import type { WebsiteAnalytics } from '../../control/analytics/index.js';
+import { AppError } from '../../platform/errors/index.js';
 import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -38,7 +38,7 @@ export function registerAnalyticsCommand(program: Command): void {
       if (!opts.website) throw new UsageError('--website <id> is required');
       const websiteId = opts.website;
       const ctx = commandContext(command);
-      const { resolveAnalyticsRange } = await import('../../control/analytics/analytics-range.js');
+      const { resolveAnalyticsRange } = await import('../../control/analytics/index.js');
       let range: { from: string; to: string };
       try {
         range = resolveAnalyticsRange({ from: opts.from, to: opts.to }, Date.now());
@@ -53,7 +53,7 @@ export function registerAnalyticsCommand(program: Command): void {
         const analytics = await api.client.analytics.read(websiteId, { from: opts.from, to: opts.to }).catch(reportApiFailure);
         return ctx.out.result(analytics, () => formatAnalytics(analytics));
       }
-      const [{ readWebsiteAnalytics }, { getWebsite }] = await Promise.all([import('../../control/analytics/read-analytics.js'), import('../../control/records/websites.js')]);
+      const [{ readWebsiteAnalytics }, { getWebsite }] = await Promise.all([import('../../control/analytics/index.js'), import('../../control/records/index.js')]);
       const analytics = await withControlDb(ctx, (db) => {
         if (!getWebsite(db, websiteId)) throw new AppError('website.not_found', `No website ${websiteId} in this data directory (nodectl admin website list shows them).`);
         return readWebsiteAnalytics(db, websiteId, range.from, range.to);

@@ -21,13 +21,13 @@ export function registerCompileCommand(program: Command): void {
       const ctx = commandContext(command);
       if (!opts.out) throw new UsageError('--out <dir> is required');
       if ((fixtureDir === undefined) === (opts.website === undefined)) throw new UsageError('give either a fixture directory or --website <id>, not both');
-      const { compileToDirectory, compileWebsite, loadFixture, readPreviousNode } = await import('../../compiler/cli-support.js');
+      const { compileToDirectory, compileWebsite, loadFixture, readPreviousNode } = await import('../../compiler/index.js');
       const previous = opts.previous ? await readPreviousNode(opts.previous) : undefined;
       if (opts.previous && previous === undefined) throw new UsageError(`--previous ${opts.previous} holds no manifest.json`);
       let result;
       {
         if (fixtureDir !== undefined) {
-          const { buildGraphFromItems } = await import('../../ingest/graph/build-from-items.js');
+          const { buildGraphFromItems } = await import('../../ingest/graph/index.js');
           let fixture;
           try {
             fixture = loadFixture(fixtureDir);

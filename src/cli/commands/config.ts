@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { describeConfig } from '../../platform/config/config.js';
+import { describeConfig } from '../../platform/config/index.js';
 import { commandContext } from '../context.js';
 import { formatTable } from '../output.js';
 

@@ -14,7 +14,7 @@ export function registerGoldenCommands(program: Command): void {
     .option('--golden <dir>', 'golden directory', 'golden')
     .action(async (names: string[], opts: GoldenFlags, command: Command) => {
       const ctx = commandContext(command);
-      const { checkGolden, formatGoldenReport } = await import('../../compiler/cli-support.js');
+      const { checkGolden, formatGoldenReport } = await import('../../compiler/index.js');
       const report = checkGolden(opts.fixtures, opts.golden, names);
       ctx.out.result(report, () => formatGoldenReport(report));
       if (!report.ok) process.exitCode = EXIT.failure;
@@ -26,7 +26,7 @@ export function registerGoldenCommands(program: Command): void {
     .option('--golden <dir>', 'golden directory', 'golden')
     .action(async (names: string[], opts: GoldenFlags, command: Command) => {
       const ctx = commandContext(command);
-      const { updateGolden } = await import('../../compiler/cli-support.js');
+      const { updateGolden } = await import('../../compiler/index.js');
       const updated = updateGolden(opts.fixtures, opts.golden, names);
       ctx.out.result({ updated }, () => updated.map((u) => `updated ${opts.golden}/${u.name} (${u.files} files)`).join('\n') || 'no fixtures found');
     });

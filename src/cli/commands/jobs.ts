@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Job, Page } from '../../sdk/api/client.js';
-import type { JobState } from '../../platform/jobs/queue.js';
+import type { Job, Page } from '../../sdk/api/index.js';
+import type { JobState } from '../../platform/jobs/index.js';
 import { addApiOptions, apiRequested, type ApiFlags, type ApiConnection } from '../api-connection.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
@@ -84,7 +84,7 @@ export function registerJobsCommands(program: Command): void {
         return ctx.out.result(rows, () => formatJobs(rows));
       }
       const { withControlDb } = await import('./admin.js');
-      const { JobQueue } = await import('../../platform/jobs/queue.js');
+      const { JobQueue } = await import('../../platform/jobs/index.js');
       const rows = await withControlDb(ctx, (db) => new JobQueue(db).list({ ...filter, websiteId: opts.website, limit }));
       ctx.out.result(rows, () => formatJobs(rows));
     });
@@ -92,7 +92,7 @@ export function registerJobsCommands(program: Command): void {
     .option('--website <id>', 'the website the job acts on (required over HTTP)')
     .action(async (jobId: string, opts: ApiFlags & { website?: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { presentJob, readWebsiteJob } = await import('../../control/websites/website-jobs.js');
+      const { presentJob, readWebsiteJob } = await import('../../control/websites/index.js');
       let job;
       if (apiRequested(opts)) {
         const websiteId = requireWebsite(opts);
@@ -100,7 +100,7 @@ export function registerJobsCommands(program: Command): void {
         job = await (await connectApi(opts)).client.jobs.get(websiteId, jobId).catch(reportApiFailure);
       } else {
         const { withControlDb } = await import('./admin.js');
-        const { JobQueue } = await import('../../platform/jobs/queue.js');
+        const { JobQueue } = await import('../../platform/jobs/index.js');
         const found = await withControlDb(ctx, (db) => (opts.website === undefined ? new JobQueue(db).get(jobId) : readWebsiteJob(new JobQueue(db), opts.website, jobId)));
         if (!found) throw new CliError(`no job ${jobId}${opts.website ? ` of website ${opts.website}` : ''} in this data directory (nodectl jobs list shows them)`, 1, 'job.not_found');
         job = presentJob(found);
@@ -123,7 +123,7 @@ export function registerJobsCommands(program: Command): void {
       }
       if (opts.website !== undefined) throw new UsageError('--website is for jobs wait over HTTP (--url); locally it waits for every job of the kind');
       const { withControlDb } = await import('./admin.js');
-      const { JobQueue } = await import('../../platform/jobs/queue.js');
+      const { JobQueue } = await import('../../platform/jobs/index.js');
       const deadline = Date.now() + timeoutSeconds * 1000;
       const deadBefore = (await withControlDb(ctx, (db) => new JobQueue(db).depth(opts.kind))).dead;
       // Polls the control database read-only, so it is safe beside the daemon whose worker runs the jobs.
@@ -146,12 +146,12 @@ export function registerJobsCommands(program: Command): void {
     .argument('<kind>', 'job kind, e.g. content.ingest, node.republish, maintenance.expire, or all')
     .action(async (kind: string, _opts, command: Command) => {
       const ctx = commandContext(command);
-      const { JOBS } = await import('../../daemon/job-kinds.js');
+      const { JOBS } = await import('../../daemon/index.js');
       const kinds = JOBS.map((job) => job.kind).sort();
       if (kind !== 'all' && !kinds.includes(kind)) throw new UsageError(`unknown job kind ${kind}; valid kinds: all, ${kinds.join(', ')}`);
-      const { createServices } = await import('../../daemon/services.js');
-      const { JobWorker, laneConcurrency } = await import('../../platform/app/job-worker.js');
-      const { enqueueDuePeriodicJobs } = await import('../../platform/app/job-scheduler.js');
+      const { createServices } = await import('../../daemon/index.js');
+      const { JobWorker, laneConcurrency } = await import('../../platform/app/index.js');
+      const { enqueueDuePeriodicJobs } = await import('../../platform/app/index.js');
       const services = createServices(ctx.config);
       try {
         enqueueDuePeriodicJobs(services.controlDb, services.jobs, JOBS, services.now());

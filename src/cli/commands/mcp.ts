@@ -18,16 +18,16 @@ export function registerMcpCommand(program: Command): void {
       const websiteId = opts.website;
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
       const { withControlDb } = await import('./admin.js');
-      const { loadWebsiteInfo } = await import('../../control/records/load-website.js');
-      const { countsAsVerified } = await import('../../control/records/website-info.js');
-      const { capabilitiesOf } = await import('../../control/plans/plan-table.js');
+      const { loadWebsiteInfo } = await import('../../control/records/index.js');
+      const { countsAsVerified } = await import('../../control/records/index.js');
+      const { capabilitiesOf } = await import('../../control/plans/index.js');
       const site = await withControlDb(ctx, (db) => loadWebsiteInfo(db, websiteId));
       if (!site) throw new UsageError(`no website ${websiteId} in ${ctx.config.settings.dataDir}; see \`nodectl admin website list\``);
       if (!capabilitiesOf(site.plan).includes('cap.mcp')) throw new UsageError(`website ${websiteId} is on the ${site.plan} plan, which lacks cap.mcp: MCP access needs pro or business (\`nodectl admin org create --plan pro\`)`);
       if (!countsAsVerified(site.verification.state)) throw new UsageError(`website ${websiteId} is not verified (verification ${site.verification.state}): verify ownership of ${site.domain} first`);
 
-      const { createTargetFromSettings } = await import('../../output/publish/targets/index.js');
-      const { readLiveNode } = await import('../../output/knowledge/live-node.js');
+      const { createTargetFromSettings } = await import('../../output/publish/index.js');
+      const { readLiveNode } = await import('../../output/knowledge/index.js');
       const target = await createTargetFromSettings(ctx.config.settings);
       let node;
       try {
@@ -37,7 +37,7 @@ export function registerMcpCommand(program: Command): void {
       }
       if (!node) throw new CliError(`website ${websiteId} has no live node in ${target.description}: run \`nodectl publish --website ${websiteId}\` first`);
 
-      const { createKnowledgeMcpServer } = await import('../../output/mcp/server.js');
+      const { createKnowledgeMcpServer } = await import('../../output/mcp/index.js');
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const server = createKnowledgeMcpServer(websiteId, node);
       const transport = new StdioServerTransport();

@@ -46,7 +46,7 @@ function printJsonError(ctx: CommandContext, error: { code: string; message: str
 /** `nodectl publish --url --api-key --website <id>`: POST /v1/websites/:id/publish, the same summary and exit codes. */
 async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise<void> {
   const { connectApi, reportApiFailure } = await import('../api-connection.js');
-  const { isApiError } = await import('../../sdk/api/errors.js');
+  const { isApiError } = await import('../../sdk/api/index.js');
   const api = await connectApi(opts);
   if (!ctx.out.json) ctx.out.info(`publishing ${opts.website} on ${api.url} ...`);
   try {
@@ -91,10 +91,10 @@ export function registerPublishCommand(program: Command): void {
       const { existsSync } = await import('node:fs');
       for (const dir of [fixtureDir, opts.node, opts.golden]) if (dir !== undefined && !existsSync(dir)) throw new UsageError(`${dir} does not exist`);
       const { runPublish, createTargetFromSettings } = await import('../../output/publish/index.js');
-      const { openControlDb } = await import('../../platform/storage/control.js');
-      const { dataDirLayout } = await import('../../platform/storage/data-dir.js');
-      const { isAppError } = await import('../../platform/errors/app-error.js');
-      const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/progress-view.js');
+      const { openControlDb } = await import('../../platform/storage/index.js');
+      const { dataDirLayout } = await import('../../platform/storage/index.js');
+      const { isAppError } = await import('../../platform/errors/index.js');
+      const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
       const progress = !ctx.out.json && process.stderr.isTTY ? await createInkPublishProgress() : ctx.out.json ? undefined : createPlainPublishProgress();
       const settings = ctx.config.settings;
       const controlDb = openControlDb(dataDirLayout(settings.dataDir));

@@ -28,9 +28,9 @@ export function registerRollbackCommand(program: Command): void {
       }
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
       const { rollbackNode, createTargetFromSettings } = await import('../../output/publish/index.js');
-      const { openControlDb } = await import('../../platform/storage/control.js');
-      const { dataDirLayout } = await import('../../platform/storage/data-dir.js');
-      const { isAppError } = await import('../../platform/errors/app-error.js');
+      const { openControlDb } = await import('../../platform/storage/index.js');
+      const { dataDirLayout } = await import('../../platform/storage/index.js');
+      const { isAppError } = await import('../../platform/errors/index.js');
       const controlDb = openControlDb(dataDirLayout(ctx.config.settings.dataDir));
       const target = await createTargetFromSettings(ctx.config.settings);
       try {

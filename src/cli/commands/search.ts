@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SearchHit, SearchQuery } from '../../sdk/api/client.js';
+import type { SearchHit, SearchQuery } from '../../sdk/api/index.js';
 import { addApiOptions, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';

@@ -11,7 +11,7 @@ export function registerServeCommand(program: Command): void {
     .action(async (_opts, command: Command) => {
       const opts = command.opts() as { host?: string; port?: string };
       const { config } = commandContext(command, { host: opts.host, port: opts.port });
-      const { startDaemon, ListenError } = await import('../../daemon/server.js');
+      const { startDaemon, ListenError } = await import('../../daemon/index.js');
       let daemon;
       try {
         daemon = await startDaemon(config);
@@ -19,7 +19,7 @@ export function registerServeCommand(program: Command): void {
         if (error instanceof ListenError) throw new CliError(error.message);
         throw error;
       }
-      const { nodeBaseUrl } = await import('../../platform/config/config.js');
+      const { nodeBaseUrl } = await import('../../platform/config/index.js');
       const address = daemon.app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.settings.port;
       process.stderr.write(

@@ -10,7 +10,7 @@ export function registerValidateCommand(program: Command): void {
     .addHelpText('after', '\nExit codes: 0 valid (warnings allowed), 1 invalid, 2 bad usage.')
     .action(async (node: string, _opts: unknown, command: Command) => {
       const ctx = commandContext(command);
-      const { validateNode, formatValidationReport } = await import('../../compiler/cli-support.js');
+      const { validateNode, formatValidationReport } = await import('../../compiler/index.js');
       const report = await validateNode(node);
       ctx.out.result(report, () => formatValidationReport(report));
       if (!report.ok) process.exitCode = EXIT.failure;

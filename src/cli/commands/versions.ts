@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { PublishedVersionView } from '../../output/publish/schemas.js';
+import type { PublishedVersionView } from '../../output/publish/index.js';
 import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -24,13 +24,13 @@ export function registerVersionsCommand(program: Command): void {
         if (opts.target !== undefined) throw new UsageError('--target is local only: over HTTP the daemon lists its own target');
         const ctx = commandContext(command);
         const { connectApi, reportApiFailure } = await import('../api-connection.js');
-        const { collectPages } = await import('../../sdk/api/client.js');
+        const { collectPages } = await import('../../sdk/api/index.js');
         const api = await connectApi(opts);
         const versions = await collectPages((cursor) => api.client.publish.versions(websiteId, { limit: 100, cursor })).catch(reportApiFailure);
         return ctx.out.result(versions, () => formatVersions(versions, websiteId, api.url));
       }
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
-      const { listWebsiteVersions } = await import('../../output/publish/present.js');
+      const { listWebsiteVersions } = await import('../../output/publish/index.js');
       const { createTargetFromSettings } = await import('../../output/publish/index.js');
       const target = await createTargetFromSettings(ctx.config.settings);
       try {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CreateWebhookBody, UpdateWebhookBody, WebhookDeliveriesQuery, WebhookDelivery, WebhookSubscription } from '../../sdk/api/client.js';
+import type { CreateWebhookBody, UpdateWebhookBody, WebhookDeliveriesQuery, WebhookDelivery, WebhookSubscription } from '../../sdk/api/index.js';
 import { addApiOptions, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -70,7 +70,7 @@ export function registerWebhooksCommands(program: Command): void {
       };
       if (Object.keys(changes).length === 0) throw new UsageError('give at least one of --endpoint, --events, --description, --enable, --disable');
       const { callApi, validatedBody } = await import('../api-connection.js');
-      const { UpdateSubscriptionSchema } = await import('../../control/webhooks/schemas.js');
+      const { UpdateSubscriptionSchema } = await import('../../control/webhooks/index.js');
       const body = validatedBody(UpdateSubscriptionSchema, changes, { url: '--endpoint', events: '--events', description: '--description' });
       const record = await callApi(opts, (client) => client.webhooks.update(opts.website, webhookId, body));
       ctx.out.result(record, () => `updated webhook ${record.id}: ${record.url} (events ${record.events.join(',')}, enabled ${enabledText(record)})`);

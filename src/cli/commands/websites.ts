@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { UpdateWebsiteBody, Website } from '../../sdk/api/client.js';
+import type { UpdateWebsiteBody, Website } from '../../sdk/api/index.js';
 import { addApiOptions, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -20,7 +20,7 @@ export function registerWebsitesCommands(program: Command): void {
     .action(async (opts: ApiFlags & { org?: string }, command: Command) => {
       const ctx = commandContext(command);
       const { connectApi, reportApiFailure } = await import('../api-connection.js');
-      const { collectPages } = await import('../../sdk/api/client.js');
+      const { collectPages } = await import('../../sdk/api/index.js');
       const { client } = await connectApi(opts);
       const rows = await (async () => {
         const orgs = opts.org !== undefined ? [opts.org] : (await collectPages((cursor) => client.organizations.list({ limit: 100, cursor }))).map((o) => o.id);
@@ -71,7 +71,7 @@ export function registerWebsitesCommands(program: Command): void {
       };
       if (Object.keys(changes).length === 0) throw new UsageError('give at least one of --name, --brand, --no-brand, --language');
       const { callApi, validatedBody } = await import('../api-connection.js');
-      const { UpdateWebsiteBodySchema } = await import('../../control/websites/schemas.js');
+      const { UpdateWebsiteBodySchema } = await import('../../control/websites/index.js');
       const body = validatedBody(UpdateWebsiteBodySchema, changes, { name: '--name', brand: '--brand', defaultLanguage: '--language' });
       const record = await callApi(opts, (client) => client.websites.update(websiteId, body));
       ctx.out.result(record, () => `updated website ${record.id} (${record.domain}): name ${record.name}, brand ${record.brand ?? '(the name)'}, language ${record.defaultLanguage}`);

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { computeItemChecksum } from '../../platform/contract/checksum.js';
-import type { IngestItemInput, SourceType } from '../../sdk/client/types.js';
+import { computeItemChecksum } from '../../platform/contract/index.js';
+import type { IngestItemInput, SourceType } from '../../sdk/client/index.js';
 
 export const PUSHABLE_EXTENSIONS = ['.md', '.markdown', '.html', '.htm', '.json'] as const;
 

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
-import { IngestClient } from '../../sdk/client/client.js';
-import { MAX_BATCH_ITEMS } from '../../platform/contract/ingest-limits.js';
-import { IngestError } from '../../sdk/client/errors.js';
-import type { BatchResult, IngestItemInput } from '../../sdk/client/types.js';
+import { IngestClient } from '../../sdk/client/index.js';
+import { MAX_BATCH_ITEMS } from '../../platform/contract/index.js';
+import { IngestError } from '../../sdk/client/index.js';
+import type { BatchResult, IngestItemInput } from '../../sdk/client/index.js';
 import { mapFolder, readJsonlItems, type MapProblem } from './map-files.js';
 import { emptySummary, type PushProgress, type PushSummary } from './progress.js';
 

@@ -1,5 +1,5 @@
 import { relative, sep } from 'node:path';
-import type { IngestError } from '../../sdk/client/errors.js';
+import type { IngestError } from '../../sdk/client/index.js';
 import { isPushable, itemIdOf, mapFile } from './map-files.js';
 import type { PushProgress } from './progress.js';
 import { createPushClient, pushItems, type PushOptions, type PushReport } from './run-push.js';

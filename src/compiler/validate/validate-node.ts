@@ -1,4 +1,4 @@
-import { capabilitiesOf, PLANS } from '../../control/plans/plan-table.js';
+import { capabilitiesOf, PLANS } from '../../control/plans/index.js';
 import { ManifestSchema, schemaForPath, type Manifest, type ManifestFile } from '../../platform/node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
 import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';

@@ -3,7 +3,7 @@ import { DISCARDING_SINK, type NodeSink } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';
 import type { WrittenCheckAnswer, WrittenCheckEvent, WrittenCheckWorkerData } from './written-node-worker.js';
-import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+import { workerModuleUrl } from '../../platform/threads/index.js';
 
 export interface ParallelWrittenNodeCheckOptions {
   /** As WrittenNodeCheck's option. */

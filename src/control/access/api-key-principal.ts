@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { resolveApiKey } from '../records/api-keys.js';
+import type { Db } from '../../platform/storage/index.js';
+import { resolveApiKey } from '../records/index.js';
 import type { ApiKeyPrincipal } from './principal.js';
 
 /** The API-key resolver over control.sqlite: a live key's id, organization and role. */

@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import { roleAtLeast, type Role } from '../records/record-types.js';
+import { AppError } from '../../platform/errors/index.js';
+import { roleAtLeast, type Role } from '../records/index.js';
 import { PLATFORM_ROLES, type PlatformRole, type Principal } from './principal.js';
 
 /** A read answers 404 across tenants (existence is not revealed); a mutation answers 403 (docs/contract.md#tenant-isolation). */

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppServices } from '../../platform/app/services.js';
+import type { AppServices } from '../../platform/app/index.js';
 import type { Principal } from './principal.js';
-import { appendAudit, type AuditActor, type AuditEntryInput } from '../records/audit.js';
+import { appendAudit, type AuditActor, type AuditEntryInput } from '../records/index.js';
 
 /** The audit actor of a request's principal: the user or the API key (docs/organizations.md "Audit"). */
 export function actorOf(principal: Principal): AuditActor {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/route-plugin.js';
-import type { AppServices } from '../../platform/app/services.js';
-import { consumeRateLimit, type RateLimitRule } from '../../platform/http/rate-limit.js';
+import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { consumeRateLimit, type RateLimitRule } from '../../platform/http/index.js';
 import type { Principal } from './principal.js';
 
 type LimitServices = Pick<AppServices, 'config' | 'rateLimits' | 'now'>;

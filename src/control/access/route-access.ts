@@ -1,4 +1,4 @@
-import type { Role } from '../records/record-types.js';
+import type { Role } from '../records/index.js';
 import type { Access } from './authorize.js';
 
 /**

@@ -1,7 +1,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT, type FlattenedJWSInput, type JWK, type JWTHeaderParameters } from 'jose';
 import { z } from 'zod';
-import { AppError } from '../../platform/errors/app-error.js';
-import { newUlid } from '../../platform/ids/ulid.js';
+import { AppError } from '../../platform/errors/index.js';
+import { newUlid } from '../../platform/ids/index.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-token-lifetime.js';
 import type { AccountsContext } from './context.js';
 import { isSessionLive, readSession, readTokenVersion } from './session-store.js';

@@ -1,9 +1,9 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import { acceptPendingInvitations } from '../records/invitations.js';
+import { AppError } from '../../platform/errors/index.js';
+import { acceptPendingInvitations } from '../records/index.js';
 import { markEmailVerified, readAuthUser } from './account-users.js';
 import type { AccountsContext } from './context.js';
 import { consumeMailToken, issueMailToken } from './mail-tokens.js';
-import { renderMail } from '../mail/mail-templates.js';
+import { renderMail } from '../mail/index.js';
 import { parseAccountInput, VerifyEmailSchema } from './schemas.js';
 
 /** Mails a new verification token (an earlier unused one stops working); resolves whether the mail went out. */

@@ -1,7 +1,7 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { z } from 'zod';
-import { AppError } from '../../platform/errors/app-error.js';
-import { newId, nowIso } from '../records/record-ids.js';
+import { AppError } from '../../platform/errors/index.js';
+import { newId, nowIso } from '../records/index.js';
 import { findAuthUserByEmail, markEmailVerified, readAuthUser, type AuthUser } from './account-users.js';
 import type { AccountsContext } from './context.js';
 import { completeSignIn } from './login.js';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import type { AppServices } from '../../platform/app/services.js';
+import type { AppServices } from '../../platform/app/index.js';
 import { createAccountsContext, type AccountsContext } from './context.js';
 
 /**

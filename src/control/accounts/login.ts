@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/errors/app-error.js';
+import { AppError } from '../../platform/errors/index.js';
 import { findAuthUserByEmail, verifyPasswordOrDummy, type AuthUser } from './account-users.js';
 import type { AccountsContext } from './context.js';
 import { LoginSchema, parseAccountInput } from './schemas.js';

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import type { Db } from '../../platform/storage/index.js';
+import { AppError } from '../../platform/errors/index.js';
 import { hashOpaqueToken, looksLikeOpaqueToken, newOpaqueToken } from './opaque-tokens.js';
 
 export const MAIL_TOKEN_KINDS = ['email_verification', 'password_reset', 'organization_transfer', 'invitation'] as const;

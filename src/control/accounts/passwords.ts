@@ -1,8 +1,8 @@
-import { AppError } from '../../platform/errors/app-error.js';
+import { AppError } from '../../platform/errors/index.js';
 import { findAuthUserByEmail, markEmailVerified, readAuthUser, setPassword, verifyPasswordOrDummy } from './account-users.js';
 import type { AccountsContext } from './context.js';
 import { consumeMailToken, issueMailToken } from './mail-tokens.js';
-import { renderMail } from '../mail/mail-templates.js';
+import { renderMail } from '../mail/index.js';
 import { ChangePasswordSchema, ForgotPasswordSchema, parseAccountInput, ResetPasswordSchema } from './schemas.js';
 import { revokeEveryUserSession } from './session-store.js';
 

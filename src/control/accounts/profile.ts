@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { Role } from '../records/record-types.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { Role } from '../records/index.js';
 import { readAuthUser, toAccountUser, type AccountUser } from './account-users.js';
 import type { AccountsContext } from './context.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { pruneMailTokens } from './mail-tokens.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { consumeRateLimit, setRateLimitHeaders, type RateLimitStore } from '../../platform/http/rate-limit.js';
+import { consumeRateLimit, setRateLimitHeaders, type RateLimitStore } from '../../platform/http/index.js';
 
 /** The routes limited per address and per email (docs/contract.md#rate-limits), and Google sign-in per address (its email is only known once the token is verified). */
 export type RateLimitedAuthRoute = 'login' | 'register' | 'forgot' | 'google';

@@ -1,5 +1,5 @@
 import { createHmac, randomInt } from 'node:crypto';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { deriveMasterSubkey } from './secret-box.js';
 
 export const RECOVERY_CODE_COUNT = 10;

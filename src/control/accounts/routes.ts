@@ -1,12 +1,12 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import type { RouteAccess } from '../access/route-access.js';
-import { AppError, isAppError } from '../../platform/errors/app-error.js';
-import type { ErrorCode } from '../../platform/errors/registry.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { dataEnvelope, NoContent } from '../../platform/http/route-docs.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import type { RouteAccess } from '../access/index.js';
+import { AppError, isAppError } from '../../platform/errors/index.js';
+import type { ErrorCode } from '../../platform/errors/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { dataEnvelope, NoContent } from '../../platform/http/index.js';
 import { readJwks } from './access-tokens.js';
 import { verifyEmail } from './email-verification.js';
 import { googleSignIn } from './google-sign-in.js';

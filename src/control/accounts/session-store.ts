@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** A session row: one sign-in, renewed by its chain of refresh tokens until it expires or is revoked. */
 export interface SessionRecord {

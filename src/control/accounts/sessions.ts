@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import { newUlid } from '../../platform/ids/ulid.js';
+import { AppError } from '../../platform/errors/index.js';
+import { newUlid } from '../../platform/ids/index.js';
 import { readAuthUser, toAccountUser, type AccountUser, type AuthUser } from './account-users.js';
 import { signAccessToken } from './access-tokens.js';
 import type { AccountsContext } from './context.js';

@@ -1,5 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
-import { AppError } from '../../platform/errors/app-error.js';
+import { AppError } from '../../platform/errors/index.js';
 import { readAuthUser } from './account-users.js';
 import type { AccountsContext } from './context.js';
 import { countUnusedRecoveryCodes, consumeRecoveryCode, deleteRecoveryCodes, replaceRecoveryCodes } from './recovery-codes.js';

@@ -1,6 +1,6 @@
-import { PLATFORM_ROLES, type PlatformRole, type UserPrincipal } from '../access/principal.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import type { Role } from '../records/record-types.js';
+import { PLATFORM_ROLES, type PlatformRole, type UserPrincipal } from '../access/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import type { Role } from '../records/index.js';
 import { verifyAccessToken } from './access-tokens.js';
 import type { AccountsContext } from './context.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.js';
+import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
 
 /** Days answered when no range is given, ending today (UTC). */
 export const DEFAULT_DAYS = 30;

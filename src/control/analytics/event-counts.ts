@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { hourOf } from './metrics.js';
 
 const ADD = `INSERT INTO analytics_events (website_id, metric, period_start, value) VALUES (?, ?, ?, ?)

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { AGENTS, type Agent } from './agents.js';
 import { AGENT_METRIC_PREFIX, FILE_METRIC_PREFIX, METRICS } from './metrics.js';
 

@@ -1,4 +1,4 @@
-import { writeWithoutWaiting, type Db } from '../../platform/storage/sqlite.js';
+import { writeWithoutWaiting, type Db } from '../../platform/storage/index.js';
 import type { Agent } from './agents.js';
 import { agentMetric, fileMetric, hourOf, METRICS } from './metrics.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** Hourly rows are kept this many days after their hour (every run rolls them up first). */
 export const HOURLY_KEEP_DAYS = 3;

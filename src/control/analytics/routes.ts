@@ -1,9 +1,9 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { authorizedWebsite } from '../access/management-scope.js';
-import type { RouteAccess } from '../access/route-access.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { dataEnvelope } from '../../platform/http/route-docs.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { authorizedWebsite } from '../access/index.js';
+import type { RouteAccess } from '../access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { dataEnvelope } from '../../platform/http/index.js';
 import { AnalyticsRangeSchema, resolveAnalyticsRange } from './analytics-range.js';
 import { readWebsiteAnalytics } from './read-analytics.js';
 import { WebsiteAnalyticsSchema, WebsitePathSchema } from './schemas.js';

@@ -1,8 +1,8 @@
 import { ulid } from 'ulid';
 import { z } from 'zod';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.js';
-import { SourceTypeSchema, type SourceType } from '../../platform/contract/ingest-item.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
+import { SourceTypeSchema, type SourceType } from '../../platform/contract/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { hashConnectorSecret, newConnectorSecret } from './secret-hash.js';
 
 export const CONNECTOR_STATUSES = ['active', 'suspended', 'revoked'] as const;

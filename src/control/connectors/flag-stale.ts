@@ -1,5 +1,5 @@
-import { emitEvent } from '../events/emit.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { emitEvent } from '../events/index.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** docs/contract.md#heartbeat: a connector silent this long is flagged stale. */
 export const STALE_AFTER_MS = 15 * 60_000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SourceTypeSchema } from '../../platform/contract/ingest-item.js';
+import { SourceTypeSchema } from '../../platform/contract/index.js';
 import { CONNECTOR_STATUSES, CreateConnectorSchema } from './connectors.js';
 
 /**

@@ -1,5 +1,5 @@
-import { newUlid } from '../../platform/ids/ulid.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { newUlid } from '../../platform/ids/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { EVENT_DATA_SCHEMAS, type EventInput } from './catalogue.js';
 import { fanOutEvent } from './fan-out.js';
 

@@ -1,7 +1,7 @@
-import { newUlid } from '../../platform/ids/ulid.js';
-import { JobQueue } from '../../platform/jobs/queue.js';
-import { hasCapability } from '../plans/entitlements.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { newUlid } from '../../platform/ids/index.js';
+import { JobQueue } from '../../platform/jobs/index.js';
+import { hasCapability } from '../plans/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { deliverWebhookKind } from './job-kinds.js';
 
 /** An outbox event as fan-out reads it. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JobKind } from '../../platform/jobs/payload.js';
+import type { JobKind } from '../../platform/jobs/index.js';
 
 /**
  * One delivery attempt. A scheduled attempt carries its step (0 for the first send, then one per

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { newUlid } from '../../platform/ids/ulid.js';
+import { newUlid } from '../../platform/ids/index.js';
 import type { MailTransport, OutgoingMail } from './mail-message.js';
-import { writeFileAtomic } from '../../platform/storage/write-file-atomic.js';
+import { writeFileAtomic } from '../../platform/storage/index.js';
 
 export interface FileMailTransportOptions {
   /** Folder the .eml files go to: `<data-dir>/mail` by default. */

@@ -1,5 +1,5 @@
-import type { DataDirLayout } from '../../platform/storage/data-dir.js';
-import type { Settings } from '../../platform/config/settings.js';
+import type { DataDirLayout } from '../../platform/storage/index.js';
+import type { Settings } from '../../platform/config/index.js';
 import type { MailTransport } from './mail-message.js';
 
 export type { MailMessage, MailTransport, OutgoingMail } from './mail-message.js';

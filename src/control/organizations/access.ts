@@ -1,5 +1,5 @@
-import type { RouteAccess } from '../access/route-access.js';
-import type { Role } from '../records/record-types.js';
+import type { RouteAccess } from '../access/index.js';
+import type { Role } from '../records/index.js';
 
 /**
  * The declared access of every organization route (docs/contract.md#routes, docs/organizations.md

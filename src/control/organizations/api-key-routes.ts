@@ -1,11 +1,11 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { auditRequest } from '../access/request-audit.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/list-query.js';
-import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/route-docs.js';
-import { createApiKey, getApiKey, listApiKeysPage, revokeApiKey, type ApiKeyRecord } from '../records/api-keys.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { auditRequest } from '../access/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
+import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
+import { createApiKey, getApiKey, listApiKeysPage, revokeApiKey, type ApiKeyRecord } from '../records/index.js';
 import { onOrganization } from './access.js';
 import { authorizedOrganization, callingUser } from './request-caller.js';
 import { assertMayGrant } from './role-policy.js';

@@ -1,9 +1,9 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/list-query.js';
-import { listEnvelope } from '../../platform/http/route-docs.js';
-import { listAudit } from '../records/audit.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
+import { listEnvelope } from '../../platform/http/index.js';
+import { listAudit } from '../records/index.js';
 import { onOrganization } from './access.js';
 import { authorizedOrganization } from './request-caller.js';
 import { AuditEntrySchema, OrganizationParamsSchema } from './schemas.js';

@@ -1,5 +1,5 @@
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { AppError } from '../../platform/errors/index.js';
 import { BillingUnconfiguredSchema } from './schemas.js';
 
 /**

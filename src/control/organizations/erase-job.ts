@@ -1,4 +1,4 @@
-import { defineJob } from '../../platform/app/define-job.js';
+import { defineJob } from '../../platform/app/index.js';
 import { orgEraseKind } from './job-kinds.js';
 
 /** Erases an organization (GDPR Art. 17): graphs, published files on every target, rows, audit log (docs/organizations.md "Erase"). */

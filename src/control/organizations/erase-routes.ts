@@ -1,9 +1,9 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { actorOf } from '../access/request-audit.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { dataEnvelope } from '../../platform/http/route-docs.js';
-import { getOrganization } from '../records/organizations.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { actorOf } from '../access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { dataEnvelope } from '../../platform/http/index.js';
+import { getOrganization } from '../records/index.js';
 import { onOrganization } from './access.js';
 import { requestErasure } from './erase.js';
 import { authorizedOrganization } from './request-caller.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /**
  * How an organization's rows leave each control.sqlite table (docs/organizations.md "Erase"), in

@@ -1,13 +1,13 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppServices } from '../../platform/app/services.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { newUlid } from '../../platform/ids/ulid.js';
-import type { Job } from '../../platform/jobs/queue.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { appendAudit, type AuditActor } from '../records/audit.js';
-import type { OrganizationRecord } from '../records/record-types.js';
-import { expireTransfers, openTransfer } from '../records/transfer-rows.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import { newUlid } from '../../platform/ids/index.js';
+import type { Job } from '../../platform/jobs/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { appendAudit, type AuditActor } from '../records/index.js';
+import type { OrganizationRecord } from '../records/index.js';
+import { expireTransfers, openTransfer } from '../records/index.js';
 import { deleteOrganizationRows, readOrganizationIds } from './erase-rows.js';
 import { orgEraseKind } from './job-kinds.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JobKind } from '../../platform/jobs/payload.js';
+import type { JobKind } from '../../platform/jobs/index.js';
 
 /**
  * The name and payload of the organization jobs, which the routes enqueue; their definitions

@@ -1,11 +1,11 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { actorOf, auditRequest } from '../access/request-audit.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/list-query.js';
-import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/route-docs.js';
-import { getOrganization } from '../records/organizations.js';
-import { changeMemberRole, listMembers, removeMember } from '../records/member-rows.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { actorOf, auditRequest } from '../access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
+import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
+import { getOrganization } from '../records/index.js';
+import { changeMemberRole, listMembers, removeMember } from '../records/index.js';
 import { onOrganization } from './access.js';
 import type { MailRouteOptions } from './organization-mail.js';
 import { addMemberByEmail, presentInvitation } from './members.js';

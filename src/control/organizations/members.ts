@@ -1,12 +1,12 @@
-import type { AppServices } from '../../platform/app/services.js';
-import { issueMailToken, MAIL_TOKEN_LIFETIME_MS } from '../accounts/mail-tokens.js';
-import { hashOpaqueToken } from '../accounts/opaque-tokens.js';
-import type { AuditActor } from '../records/audit.js';
-import { appendAudit } from '../records/audit.js';
-import { saveInvitation, type InvitationRecord } from '../records/invitations.js';
-import { addMember, type MemberRecord } from '../records/member-rows.js';
-import type { OrganizationRecord, Role } from '../records/record-types.js';
-import { findUserByEmail, getUser } from '../records/users.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { issueMailToken, MAIL_TOKEN_LIFETIME_MS } from '../accounts/index.js';
+import { hashOpaqueToken } from '../accounts/index.js';
+import type { AuditActor } from '../records/index.js';
+import { appendAudit } from '../records/index.js';
+import { saveInvitation, type InvitationRecord } from '../records/index.js';
+import { addMember, type MemberRecord } from '../records/index.js';
+import type { OrganizationRecord, Role } from '../records/index.js';
+import { findUserByEmail, getUser } from '../records/index.js';
 import type { OrganizationMail } from './organization-mail.js';
 
 export type AddedMember =

@@ -1,8 +1,8 @@
-import type { AppServices } from '../../platform/app/services.js';
-import type { RoutePluginOptions } from '../../platform/app/route-plugin.js';
-import { MailOutbox } from '../mail/mail-outbox.js';
-import { renderMail, type MailTemplate } from '../mail/mail-templates.js';
-import { createMailTransport } from '../mail/mail-transport.js';
+import type { AppServices } from '../../platform/app/index.js';
+import type { RoutePluginOptions } from '../../platform/app/index.js';
+import { MailOutbox } from '../mail/index.js';
+import { renderMail, type MailTemplate } from '../mail/index.js';
+import { createMailTransport } from '../mail/index.js';
 
 /** Invitation and transfer mail, through the same outbox, transport and templates as account mail (docs/auth.md). */
 export interface OrganizationMail {

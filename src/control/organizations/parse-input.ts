@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.js';
+import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
 
 /**
  * Parses a request body or query with its schema; 422 validation.failed naming `what` and every bad field.

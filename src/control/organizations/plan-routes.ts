@@ -1,11 +1,11 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import type { RouteAccess } from '../access/route-access.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { dataEnvelope } from '../../platform/http/route-docs.js';
-import { readEntitlements } from '../plans/entitlements.js';
-import { EntitlementsSchema, OrganizationPathSchema, UsageQuerySchema, UsageSchema } from '../plans/schemas.js';
-import { monthOf, readUsage } from '../../platform/app/usage-counters.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import type { RouteAccess } from '../access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { dataEnvelope } from '../../platform/http/index.js';
+import { readEntitlements } from '../plans/index.js';
+import { EntitlementsSchema, OrganizationPathSchema, UsageQuerySchema, UsageSchema } from '../plans/index.js';
+import { monthOf, readUsage } from '../../platform/app/index.js';
 
 /**
  * Any member reads; the caller's organization must be the one in the path (another's reads as

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { UserPrincipal } from '../access/principal.js';
-import type { AuthorizedTenant } from '../access/management-scope.js';
+import type { UserPrincipal } from '../access/index.js';
+import type { AuthorizedTenant } from '../access/index.js';
 
 /**
  * The signed-in user of a route declared `apiKeys: false`: the management scope has refused

@@ -1,7 +1,7 @@
-import { PLATFORM_ROLES } from '../access/principal.js';
-import type { EffectiveRole } from '../access/authorize.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { roleAtLeast, type Role } from '../records/record-types.js';
+import { PLATFORM_ROLES } from '../access/index.js';
+import type { EffectiveRole } from '../access/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import { roleAtLeast, type Role } from '../records/index.js';
 
 function isPlatform(role: EffectiveRole): boolean {
   return (PLATFORM_ROLES as readonly string[]).includes(role);

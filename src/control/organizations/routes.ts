@@ -1,4 +1,4 @@
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
 import { apiKeyRoutes } from './api-key-routes.js';
 import { auditRoutes } from './audit-routes.js';
 import { eraseRoutes } from './erase-routes.js';

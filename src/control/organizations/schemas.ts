@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { PLATFORM_ROLES } from '../access/principal.js';
-import { API_KEY_ROLES } from '../records/api-keys.js';
-import { TRANSFER_STATES } from '../records/transfer-rows.js';
-import { EmailSchema, PlanSchema, ROLES } from '../records/record-types.js';
+import { PLATFORM_ROLES } from '../access/index.js';
+import { API_KEY_ROLES } from '../records/index.js';
+import { TRANSFER_STATES } from '../records/index.js';
+import { EmailSchema, PlanSchema, ROLES } from '../records/index.js';
 
 /**
  * The requests and answers of the organization routes (docs/organizations.md "Routes"): each

@@ -1,7 +1,7 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { appendAudit } from '../records/audit.js';
-import type { OrganizationRecord } from '../records/record-types.js';
-import { setOrganizationPlan } from '../records/organizations.js';
+import type { Db } from '../../platform/storage/index.js';
+import { appendAudit } from '../records/index.js';
+import type { OrganizationRecord } from '../records/index.js';
+import { setOrganizationPlan } from '../records/index.js';
 
 /**
  * `nodectl admin org set-plan`: the operator's plan change (billing is not offered,

@@ -1,10 +1,10 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { actorOf } from '../access/request-audit.js';
-import type { RouteAccess } from '../access/route-access.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { dataEnvelope } from '../../platform/http/route-docs.js';
-import { getOrganization } from '../records/organizations.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { actorOf } from '../access/index.js';
+import type { RouteAccess } from '../access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { dataEnvelope } from '../../platform/http/index.js';
+import { getOrganization } from '../records/index.js';
 import { onOrganization } from './access.js';
 import type { MailRouteOptions } from './organization-mail.js';
 import { authorizedOrganization, callingUser } from './request-caller.js';

@@ -1,13 +1,13 @@
-import type { AppServices } from '../../platform/app/services.js';
-import { consumeMailToken, issueMailToken } from '../accounts/mail-tokens.js';
-import { hashOpaqueToken, looksLikeOpaqueToken } from '../accounts/opaque-tokens.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { Job } from '../../platform/jobs/queue.js';
-import { appendAudit, type AuditActor } from '../records/audit.js';
-import { memberRole, ensureMemberRole } from '../records/member-rows.js';
-import type { OrganizationRecord } from '../records/record-types.js';
-import { expireTransfers, findTransferByTokenHash, getTransfer, insertTransfer, moveTransfer, openTransfer, type TransferRecord } from '../records/transfer-rows.js';
-import { getUser } from '../records/users.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { consumeMailToken, issueMailToken } from '../accounts/index.js';
+import { hashOpaqueToken, looksLikeOpaqueToken } from '../accounts/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { Job } from '../../platform/jobs/index.js';
+import { appendAudit, type AuditActor } from '../records/index.js';
+import { memberRole, ensureMemberRole } from '../records/index.js';
+import type { OrganizationRecord } from '../records/index.js';
+import { expireTransfers, findTransferByTokenHash, getTransfer, insertTransfer, moveTransfer, openTransfer, type TransferRecord } from '../records/index.js';
+import { getUser } from '../records/index.js';
 import type { OrganizationMail } from './organization-mail.js';
 import { orgTransferExecuteKind } from './job-kinds.js';
 

@@ -1,8 +1,8 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import type { Capability } from './plan-table.js';
 import { planEntitlements, type Limit, type PlanEntitlements } from './plan-table.js';
-import { DAILY_PUBLISHES, dayOf, monthOf, readCounter } from '../../platform/app/usage-counters.js';
+import { DAILY_PUBLISHES, dayOf, monthOf, readCounter } from '../../platform/app/index.js';
 
 /** One quota of an organization now: what its plan allows and what is in use. */
 export interface Quota {

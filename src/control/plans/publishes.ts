@@ -1,6 +1,6 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { assertWithinLimit } from './entitlements.js';
-import { countPublishedVersion } from '../../platform/app/usage-counters.js';
+import { countPublishedVersion } from '../../platform/app/index.js';
 
 function organizationOf(db: Db, websiteId: string): string | undefined {
   return (db.prepare('SELECT organization_id FROM websites WHERE id = ?').get(websiteId) as { organization_id: string } | undefined)?.organization_id;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PLANS, type Capability } from './plan-table.js';
 import { LIMITS, PLAN_TABLE } from './plan-table.js';
-import { USAGE_METRICS } from '../../platform/app/usage-counters.js';
+import { USAGE_METRICS } from '../../platform/app/index.js';
 
 /**
  * The plan routes' path, query and answers (docs/contract.md#plans): they validate the request and

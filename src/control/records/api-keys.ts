@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { z } from 'zod';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.js';
+import type { Db } from '../../platform/storage/index.js';
+import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
 import { newId, nowIso } from './record-ids.js';
 import { getOrganization } from './organizations.js';
 

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { newUlid } from '../../platform/ids/ulid.js';
+import type { Db } from '../../platform/storage/index.js';
+import { newUlid } from '../../platform/ids/index.js';
 import type { RowPage } from './member-rows.js';
 
 /** Who did it: a user, an API key, the service itself (a job) or the operator at the shell (`nodectl admin`). */

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { assertWithinLimit } from '../plans/entitlements.js';
+import type { Db } from '../../platform/storage/index.js';
+import { assertWithinLimit } from '../plans/index.js';
 import { appendAudit } from './audit.js';
 import { ensureMemberRole } from './member-rows.js';
 import type { Role } from './record-types.js';

@@ -1,6 +1,6 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import type { FieldMapping } from '../../platform/contract/ingest-item.js';
-import { PLANS, type Plan } from '../plans/plan-table.js';
+import type { Db } from '../../platform/storage/index.js';
+import type { FieldMapping } from '../../platform/contract/index.js';
+import { PLANS, type Plan } from '../plans/index.js';
 import { VERIFICATION_STATES, type WebsiteInfo, type VerificationMethod, type VerificationState } from './website-info.js';
 
 interface WebsiteSql {

@@ -1,8 +1,8 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import type { Db } from '../../platform/storage/index.js';
+import { AppError } from '../../platform/errors/index.js';
 import { nowIso } from './record-ids.js';
 import { roleAtLeast, type Role } from './record-types.js';
-import { assertWithinLimit } from '../plans/entitlements.js';
+import { assertWithinLimit } from '../plans/index.js';
 
 /** One member of an organization, as lists and member routes show it. */
 export interface MemberRecord {

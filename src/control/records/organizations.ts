@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.js';
+import type { Db } from '../../platform/storage/index.js';
+import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
 import { newId, nowIso } from './record-ids.js';
 import { EmailSchema, PlanSchema, type OrganizationRecord, type Role } from './record-types.js';
 import { findUserByEmail } from './users.js';

@@ -1,4 +1,4 @@
-import { newUlid } from '../../platform/ids/ulid.js';
+import { newUlid } from '../../platform/ids/index.js';
 
 /** Internal record ids: a short type prefix and a ULID (sortable, never a uuid). */
 export type RecordKind = 'usr' | 'org' | 'web' | 'conn' | 'key' | 'raw' | 'xfr' | 'era' | 'aud';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLANS } from '../plans/plan-table.js';
+import { PLANS } from '../plans/index.js';
 import { VERIFICATION_METHODS } from './website-info.js';
 
 export const ROLES = ['viewer', 'editor', 'organization_admin', 'organization_owner'] as const;

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { newUlid } from '../../platform/ids/ulid.js';
+import type { Db } from '../../platform/storage/index.js';
+import { newUlid } from '../../platform/ids/index.js';
 
 export const TRANSFER_STATES = ['pending', 'accepted', 'completed', 'cancelled', 'expired'] as const;
 export type TransferState = (typeof TRANSFER_STATES)[number];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.js';
+import type { Db } from '../../platform/storage/index.js';
+import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './password-hash.js';
 import { newId, nowIso } from './record-ids.js';
 import { EmailSchema, type UserRecord } from './record-types.js';

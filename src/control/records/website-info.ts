@@ -1,4 +1,4 @@
-import type { Plan } from '../plans/plan-table.js';
+import type { Plan } from '../plans/index.js';
 
 export const VERIFICATION_METHODS = ['dns_txt', 'plugin_signed', 'well_known', 'meta_tag', 'manual'] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.js';
-import { LanguageTagSchema } from '../../platform/contract/ingest-item.js';
+import type { Db } from '../../platform/storage/index.js';
+import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
+import { LanguageTagSchema } from '../../platform/contract/index.js';
 import { newId, nowIso } from './record-ids.js';
 import { DomainSchema, VerificationMethodSchema, type WebsiteRecord } from './record-types.js';
 import { getOrganization } from './organizations.js';
-import { assertWithinLimit } from '../plans/entitlements.js';
+import { assertWithinLimit } from '../plans/index.js';
 
 export const CreateWebsiteSchema = z.strictObject({
   organizationId: z.string().min(1),

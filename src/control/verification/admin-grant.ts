@@ -1,5 +1,5 @@
-import type { AppServices } from '../../platform/app/services.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { AppError } from '../../platform/errors/index.js';
 import { grantManualVerification } from './grant-manual.js';
 import { verificationDeps } from './deps.js';
 import { createOwnershipProbes } from './ownership-probes.js';

@@ -1,7 +1,7 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { emitEvent } from '../events/index.js';
-import { countsAsVerified, trustScore } from '../records/website-info.js';
+import { countsAsVerified, trustScore } from '../records/index.js';
 import { readDomainVerification, recordVerificationEvent, writeDomainVerification, type DomainVerification, type VerificationEventInput } from './domain-store.js';
 import { tierOf } from './methods.js';
 import { transition, type MachineEvent } from './state-machine.js';

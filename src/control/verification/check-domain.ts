@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/errors/app-error.js';
+import { AppError } from '../../platform/errors/index.js';
 import { applyStep, requireDomainVerification } from './apply-step.js';
 import { METHOD_CHECKS, type CheckOutcome } from './checks/index.js';
 import type { VerificationDeps } from './deps.js';

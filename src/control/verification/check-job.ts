@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { graphDbPath } from '../../platform/storage/data-dir.js';
+import { graphDbPath } from '../../platform/storage/index.js';
 import { verificationDeps } from './deps.js';
 import { runVerificationMaintenance } from './maintenance.js';
 import { createOwnershipProbes } from './ownership-probes.js';
-import { defineJob } from '../../platform/app/define-job.js';
+import { defineJob } from '../../platform/app/index.js';
 
 /**
  * verification.check, hourly (docs/verification.md "Re-checks"): re-reads the proof of every verified

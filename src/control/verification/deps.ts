@@ -1,5 +1,5 @@
-import type { AppServices } from '../../platform/app/services.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { AppServices } from '../../platform/app/index.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** What the verification operations need: the control database, the clock, and what to do when a website's trust changed. */
 export interface VerificationDeps {

@@ -1,6 +1,6 @@
-import { newUlid } from '../../platform/ids/ulid.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { countsAsVerified, VERIFICATION_STATES, type VerificationState } from '../records/website-info.js';
+import { newUlid } from '../../platform/ids/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { countsAsVerified, VERIFICATION_STATES, type VerificationState } from '../records/index.js';
 import { isChallengeMethod, type ChallengeMethod } from './methods.js';
 
 /** One domain's verification (a website's own domain or one of its aliases), as domain_verifications holds it. */

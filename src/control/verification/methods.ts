@@ -1,4 +1,4 @@
-import type { VerificationMethod as TrustTier } from '../records/website-info.js';
+import type { VerificationMethod as TrustTier } from '../records/index.js';
 
 /** The ownership proofs a website owner can place (docs/contract.md#verification); `manual` is granted, never checked. */
 export const CHALLENGE_METHODS = ['dns_txt', 'meta_tag', 'well_known_file', 'plugin'] as const;

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { authorizedWebsite } from '../access/management-scope.js';
-import { actorOf } from '../access/request-audit.js';
-import type { RouteAccess } from '../access/route-access.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { dataEnvelope } from '../../platform/http/route-docs.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { authorizedWebsite } from '../access/index.js';
+import { actorOf } from '../access/index.js';
+import type { RouteAccess } from '../access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { dataEnvelope } from '../../platform/http/index.js';
 import { checkDomain } from './check-domain.js';
 import { verificationDeps } from './deps.js';
 import { issueChallenge } from './issue-challenge.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DomainSchema } from '../records/record-types.js';
-import { VERIFICATION_METHODS, VERIFICATION_STATES } from '../records/website-info.js';
+import { DomainSchema } from '../records/index.js';
+import { VERIFICATION_METHODS, VERIFICATION_STATES } from '../records/index.js';
 import { CHALLENGE_METHODS, METHOD_NAMES } from './methods.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { VerificationState } from '../records/website-info.js';
+import type { VerificationState } from '../records/index.js';
 
 /** How long a verified domain keeps half its trust after a re-check fails (docs/contract.md#verification). */
 export const GRACE_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { countsAsVerified, trustScore } from '../records/website-info.js';
+import type { Db } from '../../platform/storage/index.js';
+import { countsAsVerified, trustScore } from '../records/index.js';
 import { dnsRecordName } from './checks/dns-txt.js';
 import { WELL_KNOWN_PATH } from './checks/well-known-file.js';
 import { listDomainVerifications, listVerificationEvents, type DomainVerification } from './domain-store.js';

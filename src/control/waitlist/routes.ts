@@ -1,8 +1,8 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { consumeRateLimit } from '../../platform/http/rate-limit.js';
-import { dataEnvelope } from '../../platform/http/route-docs.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { consumeRateLimit } from '../../platform/http/index.js';
+import { dataEnvelope } from '../../platform/http/index.js';
 import { WaitlistAcceptedSchema, WaitlistEntrySchema } from './schemas.js';
 
 /** POST /v1/waitlist: 202 for every valid submit, a duplicate included (no enumeration). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EmailSchema } from '../records/record-types.js';
+import { EmailSchema } from '../records/index.js';
 
 /** POST /v1/waitlist: an address whose owner agreed to be kept (strict: unknown fields are refused). */
 export const WaitlistEntrySchema = z.strictObject({

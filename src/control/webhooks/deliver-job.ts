@@ -1,8 +1,8 @@
-import { readMasterKey } from '../../platform/storage/data-dir.js';
+import { readMasterKey } from '../../platform/storage/index.js';
 import { attemptDelivery } from './deliver.js';
-import { deliverWebhookKind } from '../events/job-kinds.js';
+import { deliverWebhookKind } from '../events/index.js';
 import { deliveryFetchOptions } from './send.js';
-import { defineJob } from '../../platform/app/define-job.js';
+import { defineJob } from '../../platform/app/index.js';
 
 /**
  * One attempt of a webhook delivery, on the delivery lane with its own concurrency, so a slow or

@@ -1,8 +1,8 @@
-import type { GuardedFetchOptions } from '../../platform/net/guarded-fetch.js';
-import { newUlid } from '../../platform/ids/ulid.js';
-import type { JobQueue } from '../../platform/jobs/queue.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { deliverWebhookKind, type DeliverWebhookPayload } from '../events/job-kinds.js';
+import type { GuardedFetchOptions } from '../../platform/net/index.js';
+import { newUlid } from '../../platform/ids/index.js';
+import type { JobQueue } from '../../platform/jobs/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { deliverWebhookKind, type DeliverWebhookPayload } from '../events/index.js';
 import { isDelivered, postWebhook, type AttemptOutcome } from './send.js';
 import { signWebhook } from './signer.js';
 import { findSubscription, signingKeysOf, type SubscriptionRecord } from './subscriptions.js';

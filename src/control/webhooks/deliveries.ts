@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { ListQuery } from '../../platform/http/list-query.js';
-import type { JobQueue } from '../../platform/jobs/queue.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { deliverWebhookKind } from '../events/job-kinds.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { ListQuery } from '../../platform/http/index.js';
+import type { JobQueue } from '../../platform/jobs/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { deliverWebhookKind } from '../events/index.js';
 import type { SubscriptionRecord } from './subscriptions.js';
 
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;

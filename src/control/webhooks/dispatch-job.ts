@@ -1,6 +1,6 @@
-import { dispatchEventsKind } from '../events/job-kinds.js';
+import { dispatchEventsKind } from '../events/index.js';
 import { dispatchPendingEvents } from './dispatch.js';
-import { defineJob } from '../../platform/app/define-job.js';
+import { defineJob } from '../../platform/app/index.js';
 
 /**
  * Every minute, fans out outbox events that no delivery was made for (emitEvent makes them in

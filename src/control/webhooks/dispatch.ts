@@ -1,5 +1,5 @@
-import { fanOutEvent, type OutboxEvent } from '../events/fan-out.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { fanOutEvent, type OutboxEvent } from '../events/index.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** Events fanned out per transaction: a short write lock, whatever the backlog. */
 const BATCH = 200;

@@ -1,5 +1,5 @@
-import { newUlid } from '../../platform/ids/ulid.js';
-import type { GuardedFetchOptions } from '../../platform/net/guarded-fetch.js';
+import { newUlid } from '../../platform/ids/index.js';
+import type { GuardedFetchOptions } from '../../platform/net/index.js';
 import { isDelivered, postWebhook } from './send.js';
 import { signWebhook } from './signer.js';
 import { signingKeysOf, type SubscriptionRecord } from './subscriptions.js';

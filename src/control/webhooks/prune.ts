@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** How long an event, its deliveries and their attempts stay listable (docs/webhooks.md "Retention"). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

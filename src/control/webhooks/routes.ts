@@ -1,15 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { authorizedWebsite } from '../access/management-scope.js';
-import { auditRequest } from '../access/request-audit.js';
-import type { RouteAccess } from '../access/route-access.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/list-query.js';
-import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/route-docs.js';
-import { assertCapability } from '../plans/entitlements.js';
-import { readMasterKey } from '../../platform/storage/data-dir.js';
-import { WebsiteIdParamsSchema } from '../websites/schemas.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { authorizedWebsite } from '../access/index.js';
+import { auditRequest } from '../access/index.js';
+import type { RouteAccess } from '../access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
+import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
+import { assertCapability } from '../plans/index.js';
+import { readMasterKey } from '../../platform/storage/index.js';
+import { WebsiteIdParamsSchema } from '../websites/index.js';
 import { listAttemptsPage, listDeliveriesPage, readDelivery, resendDelivery } from './deliveries.js';
 import { pingSubscription } from './ping.js';
 import {

@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import type { Settings } from '../../platform/config/settings.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { EVENT_TYPES, EventTypeSchema } from '../events/catalogue.js';
-import { ListQuerySchema } from '../../platform/http/list-query.js';
-import { checkAddress } from '../../platform/net/address-policy.js';
-import { WebsiteIdParamsSchema } from '../websites/schemas.js';
+import type { Settings } from '../../platform/config/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import { EVENT_TYPES, EventTypeSchema } from '../events/index.js';
+import { ListQuerySchema } from '../../platform/http/index.js';
+import { checkAddress } from '../../platform/net/index.js';
+import { WebsiteIdParamsSchema } from '../websites/index.js';
 import { DELIVERY_STATES, DeliveryFilterSchema } from './deliveries.js';
 
 /**

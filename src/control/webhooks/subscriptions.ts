@@ -1,8 +1,8 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { EventType } from '../events/catalogue.js';
-import { newUlid } from '../../platform/ids/ulid.js';
-import type { ListQuery } from '../../platform/http/list-query.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { EventType } from '../events/index.js';
+import { newUlid } from '../../platform/ids/index.js';
+import type { ListQuery } from '../../platform/http/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { deriveSigningKey, formatSecret, hashSigningKey } from './secret.js';
 
 /** How long the previous secret still signs after a rotation (docs/webhooks.md "Rotation"). */

@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { assertDomainFree } from './website-store.js';
 
 /** Aliases one website may have (www., an old domain, a country domain...). */

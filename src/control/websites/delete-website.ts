@@ -1,6 +1,6 @@
-import type { AppServices } from '../../platform/app/services.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { deleteGraphFiles } from '../organizations/erase.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import { deleteGraphFiles } from '../organizations/index.js';
 import type { WebsiteRow } from './website-store.js';
 
 /**

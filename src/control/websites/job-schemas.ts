@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ListQuerySchema } from '../../platform/http/list-query.js';
-import { JOB_STATES } from '../../platform/jobs/queue.js';
+import { ListQuerySchema } from '../../platform/http/index.js';
+import { JOB_STATES } from '../../platform/jobs/index.js';
 
 /**
  * Request and response schemas of the jobs routes (src/control/websites/job-routes.ts), also the types of the

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { LanguageTagSchema } from '../../platform/contract/ingest-item.js';
-import { DomainSchema } from '../records/record-types.js';
-import { TrustTierSchema, VerificationMethodNameSchema, VerificationStateSchema } from '../verification/schemas.js';
+import { LanguageTagSchema } from '../../platform/contract/index.js';
+import { DomainSchema } from '../records/index.js';
+import { TrustTierSchema, VerificationMethodNameSchema, VerificationStateSchema } from '../verification/index.js';
 
 /**
  * The website routes' request and answer schemas (docs/websites.md "Routes"): the route layer

@@ -1,7 +1,7 @@
-import { AppError } from '../../platform/errors/app-error.js';
+import { AppError } from '../../platform/errors/index.js';
 import { emitEvent } from '../events/index.js';
-import { assertWithinLimit } from '../plans/entitlements.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { assertWithinLimit } from '../plans/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import type { WebsiteRow } from './website-store.js';
 import { readWebsiteRow } from './website-store.js';
 

@@ -1,7 +1,7 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { listDomainVerifications } from '../verification/domain-store.js';
-import { tierOf } from '../verification/methods.js';
-import { countsAsVerified, trustScore } from '../records/website-info.js';
+import type { Db } from '../../platform/storage/index.js';
+import { listDomainVerifications } from '../verification/index.js';
+import { tierOf } from '../verification/index.js';
+import { countsAsVerified, trustScore } from '../records/index.js';
 import type { WebsiteRow } from './website-store.js';
 
 /**

@@ -1,6 +1,6 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { ListQuery } from '../../platform/http/list-query.js';
-import type { Job, JobQueue, JobState } from '../../platform/jobs/queue.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { ListQuery } from '../../platform/http/index.js';
+import type { Job, JobQueue, JobState } from '../../platform/jobs/index.js';
 import type { JobView } from './job-schemas.js';
 
 /** The website a job acts on: the website_id of its payload (content.ingest, node.republish, webhook.deliver), else undefined. */

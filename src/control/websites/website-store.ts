@@ -1,6 +1,6 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { ListQuery } from '../../platform/http/list-query.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { ListQuery } from '../../platform/http/index.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** A website as the API answers it, before its verification is added. */
 export interface WebsiteRow {

@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
-import { NODECTL_VERSION } from '../../platform/app/version.js';
-import type { RouteAccess } from '../../control/access/route-access.js';
-import { ERROR_CODES, type ErrorCode } from '../../platform/errors/registry.js';
+import { NODECTL_VERSION } from '../../platform/app/index.js';
+import type { RouteAccess } from '../../control/access/index.js';
+import { ERROR_CODES, type ErrorCode } from '../../platform/errors/index.js';
 import { codesByStatus, routeErrorCodes } from './route-errors.js';
 
 /** The document describes the /v1 API only: probes, metrics and node files are not part of it. */

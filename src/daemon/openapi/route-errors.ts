@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify';
-import type { RouteAccess } from '../../control/access/route-access.js';
-import { ERROR_CODES, type ErrorCode } from '../../platform/errors/registry.js';
+import type { RouteAccess } from '../../control/access/index.js';
+import { ERROR_CODES, type ErrorCode } from '../../platform/errors/index.js';
 
 /**
  * Codes any /v1 request can meet before or around its route: transport clocks and limits, the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
 
 const OpenApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
 

@@ -1,11 +1,11 @@
-import type { AppServices, RepublishRequest } from '../../platform/app/services.js';
-import { graphStatements } from '../graph/statements.js';
-import { withWriteTurn } from '../graph/write-turn.js';
-import { contentIngestJob } from '../graph/content-ingest-job.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { AppServices, RepublishRequest } from '../../platform/app/index.js';
+import { graphStatements } from '../graph/index.js';
+import { withWriteTurn } from '../graph/index.js';
+import { contentIngestJob } from '../graph/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import type { IngestWebsite } from './website-context.js';
-import type { DeleteReason } from '../../platform/contract/ingest-requests.js';
-import type { DeleteResult } from '../../platform/contract/ingest-results.js';
+import type { DeleteReason } from '../../platform/contract/index.js';
+import type { DeleteResult } from '../../platform/contract/index.js';
 
 interface RawRow { item_type: string; item_id: string; state: string; url: string; canonical_url: string | null }
 
@@ -32,7 +32,7 @@ export async function deleteItems(services: AppServices, website: IngestWebsite,
   const removed: Array<{ type: string; id: string }> = [];
   let erasure: RepublishRequest['erasure'];
   // Loaded for erasures only: the graph's write path stays out of daemon start-up.
-  const { sourceIdOf } = erase ? await import('../graph/apply-contribution.js') : { sourceIdOf: undefined };
+  const { sourceIdOf } = erase ? await import('../graph/index.js') : { sourceIdOf: undefined };
   // Between the graph writer thread's transactions, waiting without blocking the event loop (write-turn.ts).
   await withWriteTurn(db, () => db.transaction(() => {
     const rows: RawRow[] = [];

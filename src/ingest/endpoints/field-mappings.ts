@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { FieldMapping } from '../../platform/contract/ingest-item.js';
-import type { SchemaResult } from '../../platform/contract/ingest-results.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { FieldMapping } from '../../platform/contract/index.js';
+import type { SchemaResult } from '../../platform/contract/index.js';
+import type { Db } from '../../platform/storage/index.js';
 
 interface MappingRow { source_path: string; target: FieldMapping['target']; attribute_name: string | null; provenance_method: FieldMapping['provenance_method'] }
 

@@ -1,6 +1,6 @@
-import type { AppServices } from '../../platform/app/services.js';
-import { readQuota } from '../../control/plans/entitlements.js';
-import type { HeartbeatResult } from '../../platform/contract/ingest-results.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { readQuota } from '../../control/plans/index.js';
+import type { HeartbeatResult } from '../../platform/contract/index.js';
 import type { IngestWebsite } from './website-context.js';
 
 /**

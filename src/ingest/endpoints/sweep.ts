@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
-import type { AppServices } from '../../platform/app/services.js';
-import { contentIngestJob } from '../graph/content-ingest-job.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { contentIngestJob } from '../graph/index.js';
 
 /**
  * Re-enqueues pending raw items that no queued or running content.ingest job covers: the safety

@@ -1,5 +1,5 @@
-import { compiledSchema } from '../../platform/contract/compiled-schema.js';
-import { IngestItemSchema, type IngestItem } from '../../platform/contract/ingest-item.js';
+import { compiledSchema } from '../../platform/contract/index.js';
+import { IngestItemSchema, type IngestItem } from '../../platform/contract/index.js';
 
 export type ItemCheck =
   | { ok: true; item: IngestItem; host: string }

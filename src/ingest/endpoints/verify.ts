@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError } from '../../platform/errors/app-error.js';
-import { decodeUtf8Body } from '../../platform/http/decode-body.js';
-import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical } from '../../platform/contract/signing.js';
-import { readConnectorCredential, type ConnectorCredential } from '../../control/connectors/connectors.js';
-import { verifyConnectorSecret } from '../../control/connectors/secret-hash.js';
-import { SOURCE_TYPES } from '../../platform/contract/ingest-item.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import { decodeUtf8Body } from '../../platform/http/index.js';
+import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical } from '../../platform/contract/index.js';
+import { readConnectorCredential, type ConnectorCredential } from '../../control/connectors/index.js';
+import { verifyConnectorSecret } from '../../control/connectors/index.js';
+import { SOURCE_TYPES } from '../../platform/contract/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import type { NonceStore } from './stores/types.js';
 
 /** Timestamp window, seconds, edge inclusive (docs/contract.md#limits). */

@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** What ingestion needs to know about the target website. */
 export interface IngestWebsite {

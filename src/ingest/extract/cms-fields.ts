@@ -1,6 +1,6 @@
 import type { EntityRef } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
-import type { FieldMapping, IngestItem } from '../../platform/contract/ingest-item.js';
+import type { FieldMapping, IngestItem } from '../../platform/contract/index.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject } from './json-ld.js';
 import { absoluteUrl, formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, normalizeLanguage, parseAmount, urlKey } from './normalize.js';

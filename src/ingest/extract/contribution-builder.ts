@@ -5,7 +5,7 @@ import type { ProvenanceMethod } from './contribution.js';
 import { identityType, mostSpecificType } from './identity.js';
 import { nameKey } from './normalize.js';
 import { predicateInfo } from './predicates.js';
-import { PROVENANCE_RANK } from '../../platform/contract/provenance.js';
+import { PROVENANCE_RANK } from '../../platform/contract/index.js';
 import { isDateOrTimestamp, isSnakeCase, isTypeName, toWebsiteUrl } from './record-values.js';
 
 export interface FactInput {

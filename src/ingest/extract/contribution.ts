@@ -1,4 +1,4 @@
-import type { ProvenanceMethod } from '../../platform/contract/provenance.js';
+import type { ProvenanceMethod } from '../../platform/contract/index.js';
 
 /** How a value was obtained (docs/contract.md#fact-rules); the graph stores it and node records carry it. */
 export type { ProvenanceMethod };

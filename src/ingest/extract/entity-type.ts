@@ -1,4 +1,4 @@
-import type { SourceType } from '../../platform/contract/ingest-item.js';
+import type { SourceType } from '../../platform/contract/index.js';
 
 /** Type of an item's entity (docs/contract.md#entity-types); JSON-LD @type wins over it. */
 export const ITEM_ENTITY_TYPES: Readonly<Record<SourceType, string>> = {

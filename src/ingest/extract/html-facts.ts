@@ -1,6 +1,6 @@
 import type { EntityRef, ProvenanceMethod } from './contribution.js';
-import type { IngestItem } from '../../platform/contract/ingest-item.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { IngestItem } from '../../platform/contract/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isHidden, textOf, type HtmlScan } from './html-document.js';
 import { breadcrumbTrail } from './breadcrumbs.js';

@@ -1,6 +1,6 @@
 import type { EntityRef, ItemContribution } from './contribution.js';
-import type { FieldMapping, IngestItem } from '../../platform/contract/ingest-item.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { FieldMapping, IngestItem } from '../../platform/contract/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 import { buildChunks } from './chunks.js';
 import { addCmsFacts, resolveMappings } from './cms-fields.js';
 import { ContributionBuilder, quoted } from './contribution-builder.js';
@@ -11,7 +11,7 @@ import { scanHtml } from './html-document.js';
 import { readTextBlocks, readTextLead, type Block } from './main-content.js';
 import { absoluteUrl, cleanText, nameKey, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE } from './predicates.js';
-import { PROVENANCE_RANK } from '../../platform/contract/provenance.js';
+import { PROVENANCE_RANK } from '../../platform/contract/index.js';
 import { templateQa } from './qa.js';
 import { websiteHosts, toHttpUrl } from './record-values.js';
 import { typesOf } from './schema-values.js';
@@ -146,3 +146,5 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
     warnings: builder.buildWarnings(),
   };
 }
+export type { CandidateRelationship, EntityRef, Freshness, ItemContribution, ProvenanceMethod } from './contribution.js';
+export { FAMILY_ROOTS, identityType } from './identity.js';

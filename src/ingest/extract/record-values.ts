@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { DateOrTimestampSchema, HttpUrlSchema } from '../../platform/node-format/index.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 
 /**
  * The shapes node records accept (src/platform/node-format/records.ts), applied where the extractor makes

@@ -1,5 +1,5 @@
 import type { EntityRef } from './contribution.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { cleanByline } from './byline.js';
 import { identityType, typeFamily } from './identity.js';

@@ -1,6 +1,6 @@
-import type { Db } from '../../platform/storage/sqlite.js';
-import { trustScore, type WebsiteInfo } from '../../control/records/website-info.js';
-import type { ItemContribution } from '../extract/contribution.js';
+import type { Db } from '../../platform/storage/index.js';
+import { trustScore, type WebsiteInfo } from '../../control/records/index.js';
+import type { ItemContribution } from '../extract/index.js';
 import { BatchIds, contributionRows, FactCandidate, type ContributionRows } from './contribution-rows.js';
 import { emptyTouched, rankFactCandidates, recomputeTouched, type TouchedKeys } from './recompute.js';
 import { mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';

@@ -1,8 +1,8 @@
-import type { IngestItem } from '../../platform/contract/ingest-item.js';
-import { IngestItemSchema, type FieldMapping } from '../../platform/contract/ingest-item.js';
+import type { IngestItem } from '../../platform/contract/index.js';
+import { IngestItemSchema, type FieldMapping } from '../../platform/contract/index.js';
 import { writeRawItems } from './raw-items.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
-import { openDatabase, type Db } from '../../platform/storage/sqlite.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
+import { openDatabase, type Db } from '../../platform/storage/index.js';
 import { applyEditorialEntries, type EditorialEntry } from './editorial-entries.js';
 import { processRawItems, type ProcessRawItemsResult } from './process-raw-items.js';
 import { SqliteGraphReader } from './reader.js';

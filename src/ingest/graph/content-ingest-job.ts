@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { emitEvent } from '../../control/events/emit.js';
-import { defineJob } from '../../platform/app/define-job.js';
-import { withoutFsync } from '../../platform/jobs/queue.js';
+import { emitEvent } from '../../control/events/index.js';
+import { defineJob } from '../../platform/app/index.js';
+import { withoutFsync } from '../../platform/jobs/index.js';
 
 let runner: Promise<typeof import('./run-content-ingest.js')> | undefined;
 /**

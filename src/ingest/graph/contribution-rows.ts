@@ -1,7 +1,7 @@
-import type { WebsiteInfo } from '../../control/records/website-info.js';
-import { estimateTokens } from '../extract/chunks.js';
-import type { CandidateRelationship, EntityRef, ItemContribution } from '../extract/contribution.js';
-import { identityType } from '../extract/identity.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
+import { estimateTokens } from '../extract/index.js';
+import type { CandidateRelationship, EntityRef, ItemContribution } from '../extract/index.js';
+import { identityType } from '../extract/index.js';
 import { stableId } from './stable-ids.js';
 import { provenanceRank } from './statements.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { setEditorial, type EditorialPatch } from './editorial.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import type { EditorialState, EditorialStatus } from './types.js';
 import { recomputeFactSurvivor, refreshQaStaleness } from './recompute.js';
 import { refreshSearchDocs } from './search-docs.js';

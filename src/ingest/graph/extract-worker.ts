@@ -1,13 +1,13 @@
 import { parentPort } from 'node:worker_threads';
 import { extractRowsJson, type ExtractOutcome, type RawRow } from './extract-row.js';
-import type { FieldMapping } from '../../platform/contract/ingest-item.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/graph-db.js';
-import { KeptConnections } from '../../platform/storage/kept-connections.js';
-import { openDatabase } from '../../platform/storage/sqlite.js';
+import type { FieldMapping } from '../../platform/contract/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
+import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
+import { KeptConnections } from '../../platform/storage/index.js';
+import { openDatabase } from '../../platform/storage/index.js';
 import { PENDING_RAW_SQL } from './statements.js';
 import { warmUpRows } from './warm-up-pages.js';
-import { nameThread } from '../../platform/threads/thread-name.js';
+import { nameThread } from '../../platform/threads/index.js';
 
 /**
  * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw

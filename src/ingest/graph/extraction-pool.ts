@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { FieldMapping } from '../../platform/contract/ingest-item.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { FieldMapping } from '../../platform/contract/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 import { readExtractedRows, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { ExtractRequest, ExtractResponse, PendingExtraction } from './extract-worker.js';
-import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+import { workerModuleUrl } from '../../platform/threads/index.js';
 import { WARM_UP_SITE } from './warm-up-pages.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
-import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
+import { workerModuleUrl } from '../../platform/threads/index.js';
 import { WARM_UP_SITE } from './warm-up-pages.js';
 import type { PendingExtraction } from './extract-worker.js';
 import type { ProcessRawItemsResult } from './run-result.js';

@@ -8,3 +8,14 @@ export { createExtractionPool, sharedExtractionPool, type ExtractionPool } from 
 export { buildGraphFromItems, type BuildGraphOptions, type BuiltGraph } from './build-from-items.js';
 export { SqliteGraphReader } from './reader.js';
 export { GRAPH_DB_OPTIONS, GRAPH_MIGRATIONS } from './schema.js';
+export { contentIngestJob } from './content-ingest-job.js';
+export { sharedGraphWriter } from './graph-writer.js';
+export { writeRawItems } from './raw-items.js';
+export type { WriteOutcome } from './raw-items.js';
+export { ThreadedGraphReader } from './reader-thread.js';
+export { refreshGraphTrust } from './refresh-trust.js';
+export { ROWID_RANGE, ftsRowidSql, readSearchDocuments, rebuildSearchDocs, searchRecordOf } from './search-docs.js';
+export { UUID_PATTERN } from './stable-ids.js';
+export { graphStatements } from './statements.js';
+export type { ChunkRow, EntityRow, FactRow, GraphReader, QaRow, RelationshipRow, SourceRow } from './types.js';
+export { withWriteTurn } from './write-turn.js';

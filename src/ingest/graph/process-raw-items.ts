@@ -1,7 +1,7 @@
-import { raiseWalAutocheckpoint } from '../../platform/storage/graph-db.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
-import type { FieldMapping } from '../../platform/contract/ingest-item.js';
+import { raiseWalAutocheckpoint } from '../../platform/storage/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
+import type { FieldMapping } from '../../platform/contract/index.js';
 import { applyContributionRows, refreshSourceTrust } from './apply-contribution.js';
 import type { ContributionRows } from './contribution-rows.js';
 import { describeError, extractRows, type ExtractOutcome, type RawRow } from './extract-row.js';

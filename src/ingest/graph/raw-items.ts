@@ -1,7 +1,7 @@
 import { monotonicFactory } from 'ulid';
-import type { IngestItem } from '../../platform/contract/ingest-item.js';
+import type { IngestItem } from '../../platform/contract/index.js';
 import type Database from 'better-sqlite3';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /** What happened to one valid item in the graph database. */
 export type WriteOutcome =

@@ -1,7 +1,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { GRAPH_QUERIES, uniqueQa, type GraphQueryName } from './reader.js';
 import type { ChunkRow, EntityRow, FactRow, GraphReader, PlannedRead, QaRow, RelationshipRow, SourceRow } from './types.js';
-import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+import { workerModuleUrl } from '../../platform/threads/index.js';
 
 /** What the reading thread is asked: a query of GRAPH_QUERIES (or the languages) and its parameters, or a plan of them to run in turn. */
 export interface ReaderRequest { query: GraphQueryName | 'languages'; params: string[] }

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import type {
   ChunkRow, EditorialState, EntityRow, FactRow, Freshness, GraphReader, ProvenanceMethod, QaRow, RelationshipRow, SourceRow,
 } from './types.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import type { AppServices } from '../../platform/app/services.js';
-import { graphDbPath } from '../../platform/storage/data-dir.js';
-import { loadWebsiteInfo } from '../../control/records/load-website.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { graphDbPath } from '../../platform/storage/index.js';
+import { loadWebsiteInfo } from '../../control/records/index.js';
 import { refreshSourceTrust } from './apply-contribution.js';
 
 export type TrustServices = Pick<AppServices, 'controlDb' | 'graphs' | 'layout'>;

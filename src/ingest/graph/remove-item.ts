@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { trustScore, type WebsiteInfo } from '../../control/records/website-info.js';
+import type { Db } from '../../platform/storage/index.js';
+import { trustScore, type WebsiteInfo } from '../../control/records/index.js';
 import { deleteItemsRows } from './apply-contribution.js';
 import { emptyTouched, rankFactCandidates, recomputeTouched } from './recompute.js';
 import { rebuildSearchDocs, refreshSearchDocs } from './search-docs.js';

@@ -1,7 +1,7 @@
-import type { Logger } from '../../platform/log/logger.js';
-import type { GraphDbPool } from '../../platform/storage/graph-db.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { loadFieldMappings, loadWebsiteInfo } from '../../control/records/load-website.js';
+import type { Logger } from '../../platform/log/index.js';
+import type { GraphDbPool } from '../../platform/storage/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { loadFieldMappings, loadWebsiteInfo } from '../../control/records/index.js';
 import { sharedExtractionPool, type ExtractionPool } from './extraction-pool.js';
 import { sharedGraphWriter, type GraphWriter } from './graph-writer.js';
 import { withWriteTurn } from './write-turn.js';

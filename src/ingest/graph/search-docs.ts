@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /**
  * Keeps the knowledge search index (search_fts, graph migrations 0003, 0004 and 0006,

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { PROVENANCE_RANK, type ProvenanceMethod } from '../../platform/contract/provenance.js';
-import { FAMILY_ROOTS } from '../extract/identity.js';
+import type { Db } from '../../platform/storage/index.js';
+import { PROVENANCE_RANK, type ProvenanceMethod } from '../../platform/contract/index.js';
+import { FAMILY_ROOTS } from '../extract/index.js';
 
 type Stmt = Database.Statement<unknown[]>;
 

@@ -1,4 +1,4 @@
-import type { Freshness, ProvenanceMethod } from '../extract/contribution.js';
+import type { Freshness, ProvenanceMethod } from '../extract/index.js';
 
 export type { Freshness, ProvenanceMethod };
 

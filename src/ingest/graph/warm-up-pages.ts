@@ -1,5 +1,5 @@
 import type { RawRow } from './extract-row.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 
 /**
  * Made-up pages an extraction worker extracts when the daemon starts, before any real batch

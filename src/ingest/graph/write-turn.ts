@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /**
  * Whose turn it is to write one graph file, between the daemon's event loop and the graph writer

@@ -1,14 +1,14 @@
 import { parentPort } from 'node:worker_threads';
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/graph-db.js';
-import { KeptConnections } from '../../platform/storage/kept-connections.js';
-import { openDatabase, type Db } from '../../platform/storage/sqlite.js';
+import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
+import { KeptConnections } from '../../platform/storage/index.js';
+import { openDatabase, type Db } from '../../platform/storage/index.js';
 import { describeError } from './extract-row.js';
 import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
 import { writeBatch, writePendingBatch } from './process-raw-items.js';
 import { WriteQueue } from './write-queue.js';
 import { beginWriterTurn, endWriterTurn, newWriteTurn, type WriteTurn } from './write-turn.js';
-import { nameThread } from '../../platform/threads/thread-name.js';
+import { nameThread } from '../../platform/threads/index.js';
 import { WriterWarmUp, type BatchWrite } from './writer-warm-up.js';
 import type { ProcessRawItemsResult } from './run-result.js';
 

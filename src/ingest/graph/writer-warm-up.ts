@@ -1,6 +1,6 @@
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/graph-db.js';
-import { openDatabase, type Db } from '../../platform/storage/sqlite.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
+import { openDatabase, type Db } from '../../platform/storage/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 import type { PendingExtraction } from './extract-worker.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListQuerySchema } from '../../platform/http/list-query.js';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListQuerySchema } from '../../platform/http/index.js';
 import { SEARCH_KINDS } from './search.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /**
  * Entity reads over a website's graph database by stable id (docs/contract.md#management-api,

@@ -1,10 +1,10 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { authorizedWebsite } from '../../control/access/management-scope.js';
-import type { RouteAccess } from '../../control/access/route-access.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { dataEnvelope } from '../../platform/http/route-docs.js';
-import type { PublishTarget } from '../publish/targets/types.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { authorizedWebsite } from '../../control/access/index.js';
+import type { RouteAccess } from '../../control/access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { dataEnvelope } from '../../platform/http/index.js';
+import type { PublishTarget } from '../publish/index.js';
 import { NodePreviewSchema, WebsitePathSchema } from './api-schemas.js';
 import { createPreviewService } from './preview-service.js';
 
@@ -19,7 +19,7 @@ const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: 
  */
 export const previewRoutes: RoutePlugin = async (app, { services }) => {
   let target: Promise<PublishTarget> | undefined;
-  const getTarget = () => (target ??= import('../publish/targets/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
+  const getTarget = () => (target ??= import('../publish/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
   const previews = createPreviewService(services, getTarget);
   app.addHook('onClose', async () => {
     await previews.close();

@@ -1,18 +1,18 @@
 import { Worker } from 'node:worker_threads';
-import type { AppServices } from '../../platform/app/services.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { ErrorCode } from '../../platform/errors/registry.js';
-import { siteHashOf } from '../publish/layout.js';
-import { readLiveManifest } from '../publish/store.js';
-import type { PublishTarget } from '../publish/targets/types.js';
-import { graphDbPath } from '../../platform/storage/data-dir.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { loadWebsiteInfo } from '../../control/records/load-website.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { ErrorCode } from '../../platform/errors/index.js';
+import { siteHashOf } from '../publish/index.js';
+import { readLiveManifest } from '../publish/index.js';
+import type { PublishTarget } from '../publish/index.js';
+import { graphDbPath } from '../../platform/storage/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { loadWebsiteInfo } from '../../control/records/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 import { compareWithLive, type CompiledPreview, type NodePreview } from './preview.js';
 import type { PreviewWorkerInput, PreviewWorkerMessage } from './preview-worker.js';
 import { existingGraph } from './website-graph.js';
-import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+import { workerModuleUrl } from '../../platform/threads/index.js';
 
 /** Websites whose last preview is kept. */
 const CACHED_WEBSITES = 32;

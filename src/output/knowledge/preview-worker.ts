@@ -1,11 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { isAppError } from '../../platform/errors/app-error.js';
-import { SqliteGraphReader } from '../../ingest/graph/reader.js';
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/graph-db.js';
-import { openDatabase } from '../../platform/storage/sqlite.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import { isAppError } from '../../platform/errors/index.js';
+import { SqliteGraphReader } from '../../ingest/graph/index.js';
+import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
+import { openDatabase } from '../../platform/storage/index.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 import { compilePreview, type CompiledPreview } from './preview.js';
-import { nameThread } from '../../platform/threads/thread-name.js';
+import { nameThread } from '../../platform/threads/index.js';
 
 /** What the calling thread sends (structured clone: plain data only). */
 export interface PreviewWorkerInput {

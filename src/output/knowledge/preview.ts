@@ -1,9 +1,9 @@
-import { compileNode } from '../../compiler/compile-node.js';
-import type { NodeSink } from '../../compiler/sink.js';
-import type { CompileCounts } from '../../compiler/types.js';
-import type { GraphReader } from '../../ingest/graph/types.js';
+import { compileNode } from '../../compiler/index.js';
+import type { NodeSink } from '../../compiler/index.js';
+import type { CompileCounts } from '../../compiler/index.js';
+import type { GraphReader } from '../../ingest/graph/index.js';
 import type { Manifest, PriorityFeedRecord } from '../../platform/node-format/index.js';
-import type { WebsiteInfo } from '../../control/records/website-info.js';
+import type { WebsiteInfo } from '../../control/records/index.js';
 
 /**
  * The node preview (docs/contract.md#management-api, docs/knowledge.md "Node preview"): what a

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { ftsRowidSql, readSearchDocuments, ROWID_RANGE, searchRecordOf } from '../../ingest/graph/search-docs.js';
+import type { Db } from '../../platform/storage/index.js';
+import { ftsRowidSql, readSearchDocuments, ROWID_RANGE, searchRecordOf } from '../../ingest/graph/index.js';
 import { queryTerms, type QueryTerm } from './search-query.js';
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import type { AppServices } from '../../platform/app/services.js';
-import { graphDbPath } from '../../platform/storage/data-dir.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { graphDbPath } from '../../platform/storage/index.js';
+import type { Db } from '../../platform/storage/index.js';
 
 /**
  * The website's graph database when one exists: a read never creates one (GraphDbPool.get would

@@ -1,9 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { LiveNode } from '../knowledge/live-node.js';
-import { KnowledgeIndex } from '../knowledge/search-index.js';
-import { NODECTL_VERSION } from '../../platform/app/version.js';
+import type { LiveNode } from '../knowledge/index.js';
+import { KnowledgeIndex } from '../knowledge/index.js';
+import { NODECTL_VERSION } from '../../platform/app/index.js';
 
 const DEFAULT_LIMIT = 10;
 

@@ -1,5 +1,5 @@
-import type { Settings } from '../../platform/config/settings.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Settings } from '../../platform/config/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { aliasKey, domainMapKey, siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';
 import { createTargetFromSettings } from './targets/index.js';

@@ -1,4 +1,4 @@
-import { chunkIdOf } from '../../ingest/graph/apply-contribution.js';
+import { chunkIdOf } from '../../ingest/graph/index.js';
 
 /** What a gdpr_erasure names, gathered when the delete is accepted (the graph still holds it then). */
 export interface ErasureSpec {

@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/errors/app-error.js';
+import { AppError } from '../../platform/errors/index.js';
 import type { Manifest } from '../../platform/node-format/index.js';
 import { faultPoint, mapLimit } from './faults.js';
 import { hexOfChecksum, MUTABLE_CACHE, siteKeys } from './layout.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { ValidationReport } from '../../compiler/validate/validate-node.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { ValidationReport } from '../../compiler/index.js';
 import type { Manifest } from '../../platform/node-format/index.js';
 
 /**
@@ -13,7 +13,7 @@ import type { Manifest } from '../../platform/node-format/index.js';
  * that do not publish.
  */
 export async function assertNodeValid(nodeDir: string, validatedNode?: Manifest, options: { ownCompile?: boolean } = {}): Promise<{ warnings: number }> {
-  const { validateNode } = await import('../../compiler/validate/validate-node.js');
+  const { validateNode } = await import('../../compiler/index.js');
   return refuseInvalidNode(await validateNode(nodeDir, { ...(validatedNode === undefined ? {} : { validatedNode }), recordsPassedSchemas: options.ownCompile === true }), nodeDir);
 }
 

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { newUlid } from '../../platform/ids/ulid.js';
+import type { Db } from '../../platform/storage/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import { newUlid } from '../../platform/ids/index.js';
 
 /** How long a lock lives without a renewal; a publish renews it while it runs. Default 2 minutes. */
 export const PUBLISH_LOCK_TTL_MS = 120_000;

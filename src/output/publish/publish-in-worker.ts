@@ -1,13 +1,13 @@
 import { Worker } from 'node:worker_threads';
-import type { Settings } from '../../platform/config/settings.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import type { ErrorCode } from '../../platform/errors/registry.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Settings } from '../../platform/config/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import type { ErrorCode } from '../../platform/errors/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import type { PublishResult } from './publish-node.js';
 import type { PlainPublishOptions, PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
 import type { PublishSource } from './run-publish.js';
-import { workerModuleUrl } from '../../platform/threads/worker-url.js';
+import { workerModuleUrl } from '../../platform/threads/index.js';
 
 export interface PublishInWorkerOptions extends PlainPublishOptions {
   settings: Settings;

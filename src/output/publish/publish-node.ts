@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ValidationReport } from '../../compiler/validate/validate-node.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import type { ValidationReport } from '../../compiler/index.js';
+import { AppError } from '../../platform/errors/index.js';
 import { ManifestSchema, type Manifest } from '../../platform/node-format/index.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { faultPoint, mapLimit } from './faults.js';
 import { assertNotBehindLive, CONCURRENCY, flipLatest, verifyVersion } from './flip.js';
 import { assertMatchesGolden, assertNodeValid, refuseInvalidNode } from './integrity.js';

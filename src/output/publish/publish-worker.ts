@@ -1,12 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Settings } from '../../platform/config/settings.js';
-import { isAppError } from '../../platform/errors/app-error.js';
-import { openControlDb } from '../../platform/storage/control.js';
-import { dataDirLayout } from '../../platform/storage/data-dir.js';
+import type { Settings } from '../../platform/config/index.js';
+import { isAppError } from '../../platform/errors/index.js';
+import { openControlDb } from '../../platform/storage/index.js';
+import { dataDirLayout } from '../../platform/storage/index.js';
 import type { PublishResult } from './publish-node.js';
 import { runPublish, type PublishSource, type RunPublishOptions } from './run-publish.js';
 import { createTargetFromSettings } from './targets/index.js';
-import { nameThread } from '../../platform/threads/thread-name.js';
+import { nameThread } from '../../platform/threads/index.js';
 
 /**
  * The options of runPublish that are plain data, given to the worker as they are (a new plain
@@ -69,7 +69,7 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
  * spare worker loads them while it waits, so its publish starts compiling at once.
  */
 function preload(): Promise<unknown> {
-  return Promise.all([import('../../compiler/cli-support.js'), import('../../compiler/validate/written-node-thread.js'), import('../../compiler/previous.js')]);
+  return import('../../compiler/index.js');
 }
 
 if (parentPort) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../platform/errors/app-error.js';
+import { AppError } from '../../platform/errors/index.js';
 import { siteHashOf, siteKeys } from './layout.js';
 import type { PublishTarget } from './targets/types.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/sqlite.js';
+import type { Db } from '../../platform/storage/index.js';
 import { ManifestSchema, type Manifest } from '../../platform/node-format/index.js';
 import { ErasedRecords, recordFileOrder, type ErasureSpec } from './erased-records.js';
 import { hexOfChecksum, siteHashOf, siteKeys } from './layout.js';

@@ -1,6 +1,6 @@
-import type { Metrics } from '../../platform/app/metrics.js';
-import type { RejectedKind, RejectedRecord } from '../../compiler/rejections.js';
-import type { CompileResult } from '../../compiler/types.js';
+import type { Metrics } from '../../platform/app/index.js';
+import type { RejectedKind, RejectedRecord } from '../../compiler/index.js';
+import type { CompileResult } from '../../compiler/index.js';
 
 /**
  * Graph records the compile of a publish left out of the node because they failed their schema

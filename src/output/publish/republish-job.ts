@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { AppServices, RepublishRequest } from '../../platform/app/services.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { defineJob, type JobContext } from '../../platform/app/define-job.js';
-import type { Job } from '../../platform/jobs/queue.js';
+import type { AppServices, RepublishRequest } from '../../platform/app/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { defineJob, type JobContext } from '../../platform/app/index.js';
+import type { Job } from '../../platform/jobs/index.js';
 
 /** Deletes of one website within one minute (UTC minute) make one republish, run at its end. */
 export const REPUBLISH_COALESCE_MS = 60_000;
@@ -88,7 +88,7 @@ export async function hasPublishedNode(services: Pick<AppServices, 'controlDb' |
  * (erasure) purges the marked versions. A website deleted since is a no-op.
  */
 async function republish(payload: RepublishPayload, { services, signal }: JobContext): Promise<void> {
-  const { loadWebsiteInfo } = await import('../../control/records/load-website.js');
+  const { loadWebsiteInfo } = await import('../../control/records/index.js');
   const site = loadWebsiteInfo(services.controlDb, payload.website_id);
   if (!site) return;
   const graph = services.graphs.get(site.websiteId);

@@ -1,6 +1,6 @@
-import { AppError } from '../../platform/errors/app-error.js';
-import { emitEvent } from '../../control/events/emit.js';
-import type { Db } from '../../platform/storage/sqlite.js';
+import { AppError } from '../../platform/errors/index.js';
+import { emitEvent } from '../../control/events/index.js';
+import type { Db } from '../../platform/storage/index.js';
 import { flipLatest, servingPrefixes, verifyVersion, type FlipOptions } from './flip.js';
 import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';

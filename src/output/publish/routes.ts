@@ -1,12 +1,12 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/route-plugin.js';
-import { authorizedWebsite } from '../../control/access/management-scope.js';
-import { auditRequest } from '../../control/access/request-audit.js';
-import type { RouteAccess } from '../../control/access/route-access.js';
-import { sendData } from '../../platform/http/envelope.js';
-import { pageOf, parseListQuery } from '../../platform/http/list-query.js';
-import { dataEnvelope, listEnvelope } from '../../platform/http/route-docs.js';
-import { assertPublishAllowed } from '../../control/plans/publishes.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { authorizedWebsite } from '../../control/access/index.js';
+import { auditRequest } from '../../control/access/index.js';
+import type { RouteAccess } from '../../control/access/index.js';
+import { sendData } from '../../platform/http/index.js';
+import { pageOf, parseListQuery } from '../../platform/http/index.js';
+import { dataEnvelope, listEnvelope } from '../../platform/http/index.js';
+import { assertPublishAllowed } from '../../control/plans/index.js';
 import { listWebsiteVersions, presentPublishResult, presentRollbackResult } from './present.js';
 import { countRejections } from './rejections.js';
 import {

@@ -1,19 +1,19 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeBaseUrl } from '../../platform/config/config.js';
-import type { Settings } from '../../platform/config/settings.js';
-import { AppError } from '../../platform/errors/app-error.js';
-import { emitEvent } from '../../control/events/emit.js';
-import type { NodeSink } from '../../compiler/sink.js';
-import type { PreviousNode } from '../../compiler/types.js';
-import type { ValidationReport } from '../../compiler/validate/validate-node.js';
-import type { ParallelWrittenNodeCheck } from '../../compiler/validate/written-node-thread.js';
-import type { Db } from '../../platform/storage/sqlite.js';
-import { assertPublishAllowed, countPublish } from '../../control/plans/publishes.js';
-import { addWebsiteEvent } from '../../control/analytics/event-counts.js';
-import { METRICS } from '../../control/analytics/metrics.js';
-import { loadWebsiteInfo } from '../../control/records/load-website.js';
-import { dataDirLayout, graphDbPath } from '../../platform/storage/data-dir.js';
+import { nodeBaseUrl } from '../../platform/config/index.js';
+import type { Settings } from '../../platform/config/index.js';
+import { AppError } from '../../platform/errors/index.js';
+import { emitEvent } from '../../control/events/index.js';
+import type { NodeSink } from '../../compiler/index.js';
+import type { PreviousNode } from '../../compiler/index.js';
+import type { ValidationReport } from '../../compiler/index.js';
+import type { ParallelWrittenNodeCheck } from '../../compiler/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { assertPublishAllowed, countPublish } from '../../control/plans/index.js';
+import { addWebsiteEvent } from '../../control/analytics/index.js';
+import { METRICS } from '../../control/analytics/index.js';
+import { loadWebsiteInfo } from '../../control/records/index.js';
+import { dataDirLayout, graphDbPath } from '../../platform/storage/index.js';
 import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock, type PublishLock } from './lock.js';
 import type { PublishProgress } from './progress.js';
@@ -90,7 +90,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     if (source.kind === 'node') {
       nodeDir = source.dir;
     } else {
-      const compiler = await import('../../compiler/cli-support.js');
+      const compiler = await import('../../compiler/index.js');
       nodeDir = join(work, 'node');
       // A first version is checked as it is written (validateNode's checks on the same bytes,
       // not read back: the files the target is given are the ones those bytes went to; each
@@ -99,7 +99,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       // against a live version is checked from its folder afterwards, against the live version:
       // it is often unchanged, which that check settles from the checksums without reading the
       // shared files, where the check as written parses every line before anyone knows.
-      const { ParallelWrittenNodeCheck } = await import('../../compiler/validate/written-node-thread.js');
+      const { ParallelWrittenNodeCheck } = await import('../../compiler/index.js');
       const alter = options.alterCompiledFiles ?? ((sink: NodeSink) => sink);
       const compileAgainst = (previous: PreviousNode | undefined) => {
         if (previous !== undefined) return { previous, wrapSink: alter };
@@ -122,7 +122,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
         lockSite(websiteId);
         const previous = await readLivePrevious(options.target, websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? fixture.buildTime;
-        const { buildGraphFromItems } = await import('../../ingest/graph/build-from-items.js');
+        const { buildGraphFromItems } = await import('../../ingest/graph/index.js');
         const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'), editorial: fixture.editorial });
         try {
           rejected = rejectionsOf(await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, ...compileAgainst(previous) }));
@@ -223,7 +223,7 @@ export async function readLivePrevious(target: PublishTarget, websiteId: string,
   const siteHash = siteHashOf(websiteId);
   const live = await readLiveManifest(target, siteHash);
   if (!live) return undefined;
-  const { readPreviousNode } = await import('../../compiler/previous.js');
+  const { readPreviousNode } = await import('../../compiler/index.js');
   const wanted = ['manifest.json', 'versions.json', ...live.files.filter((f) => isRecordFile(f.path)).map((f) => f.path)];
   return readPreviousNode(await target.localFolder(siteKeys(siteHash).version(live.node_version, ''), wanted, dir));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ListQuerySchema } from '../../platform/http/list-query.js';
+import { ListQuerySchema } from '../../platform/http/index.js';
 
 /**
  * Request and response schemas of the publish routes (src/output/publish/routes.ts): the route validates

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AppServices } from './services.js';
-import type { Job } from '../jobs/queue.js';
+import type { Job } from '../jobs/index.js';
 
 /**
  * The worker runs each lane with its own concurrency, so a lane full of slow jobs (webhook
@@ -61,4 +61,4 @@ export function indexJobsByKind(jobs: readonly JobDefinition[]): ReadonlyMap<str
   return byKind;
 }
 
-export { describeIssues, JobPayloadError, parseJobPayload } from '../jobs/payload.js';
+export { describeIssues, JobPayloadError, parseJobPayload } from '../jobs/index.js';

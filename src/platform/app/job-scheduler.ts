@@ -1,6 +1,6 @@
-import type { Db } from '../storage/sqlite.js';
+import type { Db } from '../storage/index.js';
 import type { JobDefinition } from './define-job.js';
-import type { JobQueue } from '../jobs/queue.js';
+import type { JobQueue } from '../jobs/index.js';
 
 /** The kinds of `jobs` that carry a schedule: what the scheduler enqueues, and how often. */
 export function periodicJobs(jobs: readonly JobDefinition[]): Array<{ job: JobDefinition; intervalSeconds: number }> {

@@ -1,8 +1,8 @@
-import { newUlid } from '../ids/ulid.js';
-import type { Settings } from '../config/settings.js';
+import { newUlid } from '../ids/index.js';
+import type { Settings } from '../config/index.js';
 import type { AppServices } from './services.js';
 import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define-job.js';
-import type { Job, JobQueue } from '../jobs/queue.js';
+import type { Job, JobQueue } from '../jobs/index.js';
 
 /** Jobs the worker starts in one turn of the event loop, one after another, before it lets the loop run. */
 const JOBS_PER_TURN = 8;

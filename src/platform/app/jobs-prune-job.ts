@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineJob } from './define-job.js';
-import type { JobQueue } from '../jobs/queue.js';
+import type { JobQueue } from '../jobs/index.js';
 
 const DAY_MS = 86_400_000;
 

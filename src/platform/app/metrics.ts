@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobQueue } from '../jobs/queue.js';
+import type { JobQueue } from '../jobs/index.js';
 
 /** The daemon's Prometheus metrics, one registry per daemon (tests run several in one process). */
 export interface Metrics {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pruneRateLimits } from '../http/rate-limit.js';
-import type { Db } from '../storage/sqlite.js';
+import { pruneRateLimits } from '../http/index.js';
+import type { Db } from '../storage/index.js';
 import { defineJob } from './define-job.js';
 
 /** Rate-limit counters are kept an hour: longer than any limit's window (the longest is a minute). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isAddressOrRange } from '../net/address-policy.js';
+import { isAddressOrRange } from '../net/index.js';
 
 /**
  * Every setting nodectl reads, declared once: its type, default, environment variable and

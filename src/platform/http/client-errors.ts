@@ -1,7 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError } from '../errors/app-error.js';
-import { newUlid } from '../ids/ulid.js';
+import { AppError } from '../errors/index.js';
+import { newUlid } from '../ids/index.js';
 import type { ErrorEnvelope } from './envelope.js';
 
 /**

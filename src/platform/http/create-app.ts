@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
-import type { Settings } from '../config/settings.js';
-import type { AppError } from '../errors/app-error.js';
+import type { Settings } from '../config/index.js';
+import type { AppError } from '../errors/index.js';
 import { answerOnSocket, appErrorOfClientError, requestTimeoutError, trackActiveRequest, untrackActiveRequest } from './client-errors.js';
 import { decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';

@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../errors/index.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

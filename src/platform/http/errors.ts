@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { AppError, fieldProblemsFromZod, isAppError } from '../errors/app-error.js';
+import { AppError, fieldProblemsFromZod, isAppError } from '../errors/index.js';
 import { sendError } from './envelope.js';
 import { MAX_PARAM_LENGTH } from './limits.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
+import { AppError, fieldProblemsFromZod } from '../errors/index.js';
 
 /** docs/contract.md#management-api: `?limit=` 1 to 100, default 50. */
 export const LIST_LIMIT_DEFAULT = 50;

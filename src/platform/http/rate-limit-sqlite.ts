@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { writeWithoutWaiting, type Db } from '../storage/sqlite.js';
+import { writeWithoutWaiting, type Db } from '../storage/index.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 
 const statements = new WeakMap<Db, { increment: Database.Statement<unknown[]>; read: Database.Statement<unknown[]> }>();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { AppError } from '../errors/app-error.js';
-import type { Db } from '../storage/sqlite.js';
+import { AppError } from '../errors/index.js';
+import type { Db } from '../storage/index.js';
 import { incrementSqliteCounter } from './rate-limit-sqlite.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { newUlid } from '../ids/ulid.js';
+import { newUlid } from '../ids/index.js';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 

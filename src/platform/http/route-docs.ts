@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../errors/registry.js';
+import type { ErrorCode } from '../errors/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

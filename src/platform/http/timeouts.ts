@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Settings } from '../config/settings.js';
+import type { Settings } from '../config/index.js';
 
 export interface ConnectionTimeouts {
   headersMs: number;

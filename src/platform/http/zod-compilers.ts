@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 import { z } from 'zod';
-import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
+import { AppError, fieldProblemsFromZod } from '../errors/index.js';
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path parameters', headers: 'headers' };
 

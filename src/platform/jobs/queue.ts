@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { newUlid } from '../ids/ulid.js';
-import type { Db } from '../storage/sqlite.js';
+import { newUlid } from '../ids/index.js';
+import type { Db } from '../storage/index.js';
 import { JobPayloadError, parseJobPayload, type JobKind } from './payload.js';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'dead';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../platform/errors/registry.js';
+import type { ErrorCode } from '../../platform/errors/index.js';
 
 /**
  * Codes of failures that have no answer of the API behind them: `network.error` when no HTTP

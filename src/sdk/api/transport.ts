@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
-import { NODECTL_VERSION } from '../../platform/app/version.js';
-import type { ErrorCode } from '../../platform/errors/registry.js';
-import { parseRetryAfter } from '../client/retry.js';
+import { NODECTL_VERSION } from '../../platform/app/index.js';
+import type { ErrorCode } from '../../platform/errors/index.js';
+import { parseRetryAfter } from '../client/index.js';
 import { ApiError } from './errors.js';
 import { isSafeToRetry, networkCodeOf, retryDelayMs, retryPolicyOf } from './retry.js';
 

@@ -1,4 +1,4 @@
-import { describeDnsError } from '../../../platform/net/host-resolver.js';
+import { describeDnsError } from '../../../platform/net/index.js';
 import { proofText } from '../methods.js';
 import type { MethodCheck } from './types.js';
 

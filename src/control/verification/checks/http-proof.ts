@@ -1,4 +1,4 @@
-import { GuardedFetchError, type GuardedResponse } from '../../../platform/net/guarded-fetch.js';
+import { GuardedFetchError, type GuardedResponse } from '../../../platform/net/index.js';
 import type { OwnershipProbes } from '../ownership-probes.js';
 
 /** A guarded GET for an ownership proof: the answer, or the failure in words for the evidence. */

@@ -1,4 +1,4 @@
-import type { Db } from '../../../platform/storage/sqlite.js';
+import type { Db } from '../../../platform/storage/index.js';
 import type { DomainVerification } from '../domain-store.js';
 import type { ChallengeMethod } from '../methods.js';
 import type { OwnershipProbes } from '../ownership-probes.js';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { newUlid } from '../../../platform/ids/ulid.js';
+import { newUlid } from '../../../platform/ids/index.js';
 
 /**
  * Who holds an in-flight idempotency record: `<host>:<pid>:<ulid made when this process started>`.

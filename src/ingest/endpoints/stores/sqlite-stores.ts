@@ -1,4 +1,4 @@
-import type { Db } from '../../../platform/storage/sqlite.js';
+import type { Db } from '../../../platform/storage/index.js';
 import { commitWithoutSync, syncCommits } from '../durable-commit.js';
 import type { IdempotencyBegin, IdempotencyStore, InFlightLease, NonceStore } from './types.js';
 

@@ -1,6 +1,6 @@
-import type { Settings } from '../../../platform/config/settings.js';
-import { AppError } from '../../../platform/errors/app-error.js';
-import { dataDirLayout } from '../../../platform/storage/data-dir.js';
+import type { Settings } from '../../../platform/config/index.js';
+import { AppError } from '../../../platform/errors/index.js';
+import { dataDirLayout } from '../../../platform/storage/index.js';
 import { createFsTarget } from './fs.js';
 import type { PublishTarget } from './types.js';
 

@@ -1,0 +1,2 @@
+/** The public face of src/output/mcp: what the rest of src/ may import from it. */
+export { createKnowledgeMcpServer } from './server.js';

@@ -1,0 +1,2 @@
+/** The public face of src/output/node-files: what the rest of src/ may import from it. */
+export { nodeFileRoutes } from './routes.js';

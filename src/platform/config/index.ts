@@ -1,0 +1,4 @@
+/** The public face of src/platform/config: what the rest of src/ may import from it. */
+export { ConfigError, describeConfig, nodeBaseUrl, publicBaseUrl, resolveConfig } from './config.js';
+export type { ResolvedConfig } from './config.js';
+export type { SettingName, Settings } from './settings.js';

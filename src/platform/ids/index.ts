@@ -1,0 +1,2 @@
+/** The public face of src/platform/ids: what the rest of src/ may import from it. */
+export { newUlid } from './ulid.js';

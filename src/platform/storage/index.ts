@@ -1,0 +1,10 @@
+/** The public face of src/platform/storage: what the rest of src/ may import from it. */
+export { openControlDb } from './control.js';
+export { dataDirLayout, ensureDataDir, graphDbPath, readMasterKey } from './data-dir.js';
+export type { DataDirLayout } from './data-dir.js';
+export { GRAPH_DB_OPTIONS, GraphDbPool, raiseWalAutocheckpoint } from './graph-db.js';
+export { KeptConnections } from './kept-connections.js';
+export { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
+export { SchemaTooNewError, isBusyError, openDatabase, writeWithoutWaiting } from './sqlite.js';
+export type { Db } from './sqlite.js';
+export { writeFileAtomic } from './write-file-atomic.js';
