@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { ApiClient } from '../sdk/api/index.js';
-import type { ApiRetry } from '../sdk/api/index.js';
+import type { ApiClient, ApiRetry } from '../sdk/api/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import type { StoredSession } from './stored-session.js';
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { resolveConfig, type ResolvedConfig } from '../platform/config/index.js';
-import type { SettingName } from '../platform/config/index.js';
+import { resolveConfig, type ResolvedConfig, type SettingName } from '../platform/config/index.js';
 import { createOutput, type Output } from './output.js';
 
 export interface CommandContext {

@@ -3,8 +3,7 @@ import { z, ZodObject } from 'zod';
 import { compiledSchema } from '../platform/contract/index.js';
 import { AppError } from '../platform/errors/index.js';
 import { UUID_PATTERN } from '../ingest/graph/index.js';
-import type { NodeSink, WrittenFile } from './sink.js';
-import { TrackedFile } from './sink.js';
+import { type NodeSink, type WrittenFile, TrackedFile } from './sink.js';
 
 /**
  * Names a uuid that stands where a stable id is required (id, *_id, *_ids), or null. A uuid

@@ -1,12 +1,8 @@
 import { existsSync } from 'node:fs';
 import { AppError } from '../platform/errors/index.js';
-import { GRAPH_DB_OPTIONS } from '../ingest/graph/index.js';
-import { SqliteGraphReader } from '../ingest/graph/index.js';
-import { ThreadedGraphReader } from '../ingest/graph/index.js';
+import { GRAPH_DB_OPTIONS, SqliteGraphReader, ThreadedGraphReader } from '../ingest/graph/index.js';
 import { loadWebsiteInfo } from '../control/records/index.js';
-import { openControlDb } from '../platform/storage/index.js';
-import { dataDirLayout, graphDbPath } from '../platform/storage/index.js';
-import { openDatabase, type Db } from '../platform/storage/index.js';
+import { openControlDb, dataDirLayout, graphDbPath, openDatabase, type Db } from '../platform/storage/index.js';
 import { compileToDirectory, type CompileToDirectoryOptions } from './directory.js';
 import type { CompileResult } from './types.js';
 

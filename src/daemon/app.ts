@@ -1,12 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { accountsContextOf } from '../control/accounts/index.js';
-import { userPrincipalResolver } from '../control/accounts/index.js';
-import type { AppServices } from '../platform/app/index.js';
-import { apiKeyPrincipalResolver } from '../control/access/index.js';
-import { managementScope } from '../control/access/index.js';
-import type { PrincipalResolvers } from '../control/access/index.js';
-import type { ManagementRoute } from '../control/access/index.js';
-import { NODECTL_VERSION } from '../platform/app/index.js';
+import { accountsContextOf, userPrincipalResolver } from '../control/accounts/index.js';
+import { type AppServices, NODECTL_VERSION } from '../platform/app/index.js';
+import { apiKeyPrincipalResolver, managementScope, type PrincipalResolvers, type ManagementRoute } from '../control/access/index.js';
 import { createHttpApp } from '../platform/http/index.js';
 import { registerOpenApi } from './openapi/document.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';

@@ -1,22 +1,17 @@
-import type { JobDefinition } from '../platform/app/index.js';
+import { type JobDefinition, jobsPruneJob, rateLimitsPruneJob } from '../platform/app/index.js';
 import { accountsPruneJob } from '../control/accounts/index.js';
 import { analyticsAggregateJob } from '../control/analytics/index.js';
 import { contentIngestJob } from '../ingest/graph/index.js';
 import { maintenanceExpireJob } from '../control/records/index.js';
-import { jobsPruneJob } from '../platform/app/index.js';
-import { rateLimitsPruneJob } from '../platform/app/index.js';
 import { republishJob } from '../output/publish/index.js';
-import { orgEraseJob } from '../control/organizations/index.js';
-import { orgTransferExecuteJob } from '../control/organizations/index.js';
+import { orgEraseJob, orgTransferExecuteJob } from '../control/organizations/index.js';
 import { connectorHeartbeatCheckJob } from '../control/connectors/index.js';
-import { webhookDeliverJob } from '../control/webhooks/index.js';
-import { webhooksDispatchJob } from '../control/webhooks/index.js';
-import { webhooksPruneJob } from '../control/webhooks/index.js';
+import { webhookDeliverJob, webhooksDispatchJob, webhooksPruneJob } from '../control/webhooks/index.js';
 import { verificationCheckJob } from '../control/verification/index.js';
 
 /**
- * Every job kind the worker runs, one file each in this folder (docs/contributing.md). A new kind
- * is a file exporting `defineJob({...})` plus one line here; its schedule, if any, comes with it.
+ * Every job kind the worker runs. Each feature owns its kinds (a `*-job.ts` file exporting
+ * `defineJob({...})`, exported by its index.ts); a new kind adds one line here, with its schedule.
  */
 export const JOBS: readonly JobDefinition[] = [
   contentIngestJob,

@@ -4,19 +4,16 @@ import type { RoutePlugin } from '../platform/app/index.js';
 import { connectorRoutes } from '../control/connectors/index.js';
 import { limitedByAddress } from '../control/access/index.js';
 import { ingestRoutes } from '../ingest/endpoints/index.js';
-import { jobRoutes } from '../control/websites/index.js';
-import { previewRoutes } from '../output/knowledge/index.js';
-import { knowledgeRoutes } from '../output/knowledge/index.js';
+import { jobRoutes, websiteRoutes } from '../control/websites/index.js';
+import { previewRoutes, knowledgeRoutes } from '../output/knowledge/index.js';
 import { nodeFileRoutes } from '../output/node-files/index.js';
-import { billingRoutes, organizationsRoutes } from '../control/organizations/index.js';
-import { planRoutes } from '../control/organizations/index.js';
+import { billingRoutes, organizationsRoutes, planRoutes } from '../control/organizations/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { probeRoutes } from './probe-routes.js';
 import { publishRoutes } from '../output/publish/index.js';
 import { verificationRoutes } from '../control/verification/index.js';
 import { waitlistRoutes } from '../control/waitlist/index.js';
 import { webhookRoutes } from '../control/webhooks/index.js';
-import { websiteRoutes } from '../control/websites/index.js';
 
 /**
  * Every route group of the daemon, by scope; each group lives in its feature's folder. Add one

@@ -1,15 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { ResolvedConfig } from '../platform/config/index.js';
-import { nodeBaseUrl, publicBaseUrl } from '../platform/config/index.js';
-import { JobWorker, laneConcurrency } from '../platform/app/index.js';
-import { startScheduler } from '../platform/app/index.js';
+import { type ResolvedConfig, nodeBaseUrl, publicBaseUrl } from '../platform/config/index.js';
+import { JobWorker, laneConcurrency, startScheduler, type AppServices } from '../platform/app/index.js';
 import { JOBS } from './job-kinds.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
 import { buildApp } from './app.js';
-import { type AppServices } from '../platform/app/index.js';
 import { createServices } from '../daemon/services.js';
-import { sharedExtractionPool } from '../ingest/graph/index.js';
-import { sharedGraphWriter } from '../ingest/graph/index.js';
+import { sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
 
 export interface RunningDaemon {
   app: FastifyInstance;

@@ -2,8 +2,7 @@ import type { ResolvedConfig } from '../platform/config/index.js';
 import { assembleServices, type AppServices, type NodeOperations } from '../platform/app/index.js';
 import type { Logger } from '../platform/log/index.js';
 import { refreshGraphTrust } from '../ingest/graph/index.js';
-import { eraseWebsiteNode } from '../output/publish/index.js';
-import { hasPublishedNode, requestRepublish } from '../output/publish/index.js';
+import { eraseWebsiteNode, hasPublishedNode, requestRepublish } from '../output/publish/index.js';
 
 export interface CreateServicesOptions {
   logger?: Logger;

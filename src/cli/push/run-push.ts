@@ -1,8 +1,6 @@
 import { statSync } from 'node:fs';
-import { IngestClient } from '../../sdk/client/index.js';
+import { IngestClient, IngestError, type BatchResult, type IngestItemInput } from '../../sdk/client/index.js';
 import { MAX_BATCH_ITEMS } from '../../platform/contract/index.js';
-import { IngestError } from '../../sdk/client/index.js';
-import type { BatchResult, IngestItemInput } from '../../sdk/client/index.js';
 import { mapFolder, readJsonlItems, type MapProblem } from './map-files.js';
 import { emptySummary, type PushProgress, type PushSummary } from './progress.js';
 

@@ -1,7 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { z } from 'zod';
-import type { ManifestFile } from '../../platform/node-format/index.js';
-import { schemaForPath } from '../../platform/node-format/index.js';
+import { type ManifestFile, schemaForPath } from '../../platform/node-format/index.js';
 import { fileKind, idKind, IssueList, recordIssues, REFERENCE_FIELDS, type RefKind, type ValidationIssue } from './checks.js';
 import type { NodeSource } from './node-source.js';
 

@@ -1,5 +1,4 @@
-import type { Manifest } from '../../platform/node-format/index.js';
-import { schemaForPath } from '../../platform/node-format/index.js';
+import { type Manifest, schemaForPath } from '../../platform/node-format/index.js';
 import { LLMS_FULL_BUDGET, LLMS_TXT_BUDGET } from '../llms.js';
 import { UNSAFE_TEXT_CHARACTER } from '../markdown.js';
 import { AI_SITEMAP_NS, SITEMAP_NS } from '../sitemap.js';

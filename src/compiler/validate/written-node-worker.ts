@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { lowerThreadPriority } from '../../platform/threads/index.js';
-import { nameThread } from '../../platform/threads/index.js';
+import { lowerThreadPriority, nameThread } from '../../platform/threads/index.js';
 import { DISCARDING_SINK, type WrittenFile } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';

@@ -1,10 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AppServices } from '../../platform/app/index.js';
-import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
+import type { AppServices, RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
 import { AppError } from '../../platform/errors/index.js';
-import { getOrganization } from '../records/index.js';
-import type { WebsiteRecord } from '../records/index.js';
-import { getWebsite } from '../records/index.js';
+import { getOrganization, type WebsiteRecord, getWebsite } from '../records/index.js';
 import { authorizeConnector, authorizeOrganization, authorizeWebsite, unauthenticated, type EffectiveRole } from './authorize.js';
 import { ANONYMOUS, type Principal, type PrincipalResolvers } from './principal.js';
 import { countApiRequest, limitPrincipalRequest } from './request-limits.js';

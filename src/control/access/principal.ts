@@ -1,5 +1,4 @@
-import type { Role } from '../records/index.js';
-import type { ApiKeyRecord } from '../records/index.js';
+import type { Role, ApiKeyRecord } from '../records/index.js';
 
 /** Roles above every organization (docs/contract.md#principals): they pass every organization check. */
 export const PLATFORM_ROLES = ['admin', 'super_admin'] as const;

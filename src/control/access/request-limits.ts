@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
-import type { AppServices } from '../../platform/app/index.js';
+import type { RoutePlugin, RoutePluginOptions, AppServices } from '../../platform/app/index.js';
 import { consumeRateLimit, type RateLimitRule } from '../../platform/http/index.js';
 import type { Principal } from './principal.js';
 

@@ -1,6 +1,5 @@
 import type { Db } from '../../platform/storage/index.js';
-import { nowIso } from '../records/index.js';
-import { hashPassword, verifyPassword } from '../records/index.js';
+import { nowIso, hashPassword, verifyPassword } from '../records/index.js';
 
 /** A user as sign-in sees it. password_hash is NULL for an account made by Google sign-in. */
 export interface AuthUser {

@@ -1,12 +1,9 @@
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
-import { publicBaseUrl } from '../../platform/config/index.js';
-import type { Settings } from '../../platform/config/index.js';
-import { readMasterKey, type DataDirLayout } from '../../platform/storage/index.js';
-import type { Db } from '../../platform/storage/index.js';
+import { publicBaseUrl, type Settings } from '../../platform/config/index.js';
+import { readMasterKey, type DataDirLayout, type Db } from '../../platform/storage/index.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-token-lifetime.js';
 import { primeDummyPasswordHash } from './account-users.js';
-import { MailOutbox, type AccountsLogger } from '../mail/index.js';
-import { createMailTransport, type MailTransport } from '../mail/index.js';
+import { MailOutbox, type AccountsLogger, createMailTransport, type MailTransport } from '../mail/index.js';
 import { ensureSigningKey, SigningKeyRing, type AccessTokenAlgorithm } from './signing-keys.js';
 
 export interface GoogleSignInConfig {

@@ -9,9 +9,11 @@ import { createAccountsContext, type AccountsContext } from './context.js';
  * (the route plugins ask while the app is built, so the signing key and the dummy password hash
  * exist before the first request) and closed with the app (closeAccountsContext).
  */
-const contexts = new WeakMap<AppServices, Promise<AccountsContext>>();
+type ContextServices = Pick<AppServices, 'config' | 'controlDb' | 'layout' | 'logger' | 'now'>;
 
-export function accountsContextOf(services: AppServices, server?: Server): Promise<AccountsContext> {
+const contexts = new WeakMap<ContextServices, Promise<AccountsContext>>();
+
+export function accountsContextOf(services: ContextServices, server?: Server): Promise<AccountsContext> {
   let context = contexts.get(services);
   if (!context) {
     context = createAccountsContext({
@@ -29,7 +31,7 @@ export function accountsContextOf(services: AppServices, server?: Server): Promi
 }
 
 /** Lets queued mail go out, then closes the mail transport; the database belongs to the services. */
-export async function closeAccountsContext(services: AppServices): Promise<void> {
+export async function closeAccountsContext(services: ContextServices): Promise<void> {
   const context = contexts.get(services);
   if (!context) return;
   contexts.delete(services);

@@ -1,7 +1,6 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { publicBaseUrl } from '../../platform/config/index.js';
-import type { Settings } from '../../platform/config/index.js';
+import { publicBaseUrl, type Settings } from '../../platform/config/index.js';
 
 /** The refresh-token cookie (docs/contract.md#sessions). */
 export const REFRESH_COOKIE = 'svc_refresh';

@@ -1,5 +1,4 @@
-import { createOrganization } from '../records/index.js';
-import { createUser } from '../records/index.js';
+import { createOrganization, createUser } from '../records/index.js';
 import type { AccountsContext } from './context.js';
 import { sendVerificationMail } from './email-verification.js';
 import { parseAccountInput, RegisterSchema } from './schemas.js';

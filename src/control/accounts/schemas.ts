@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
-import { MIN_PASSWORD_LENGTH } from '../records/index.js';
-import { EmailSchema, ROLES } from '../records/index.js';
+import { MIN_PASSWORD_LENGTH, EmailSchema, ROLES } from '../records/index.js';
 
 /**
  * The input of every account function, one schema each: the route layer validates request bodies

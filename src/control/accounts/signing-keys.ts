@@ -3,8 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { z } from 'zod';
-import type { DataDirLayout } from '../../platform/storage/index.js';
-import { writeFileAtomic } from '../../platform/storage/index.js';
+import { type DataDirLayout, writeFileAtomic } from '../../platform/storage/index.js';
 
 export const ACCESS_TOKEN_ALGORITHMS = ['EdDSA', 'RS256'] as const;
 export type AccessTokenAlgorithm = (typeof ACCESS_TOKEN_ALGORITHMS)[number];

@@ -1,9 +1,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizedWebsite } from '../access/index.js';
-import type { RouteAccess } from '../access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { dataEnvelope } from '../../platform/http/index.js';
+import { authorizedWebsite, type RouteAccess } from '../access/index.js';
+import { sendData, dataEnvelope } from '../../platform/http/index.js';
 import { AnalyticsRangeSchema, resolveAnalyticsRange } from './analytics-range.js';
 import { readWebsiteAnalytics } from './read-analytics.js';
 import { WebsiteAnalyticsSchema, WebsitePathSchema } from './schemas.js';

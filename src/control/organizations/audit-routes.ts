@@ -1,8 +1,6 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
-import { listEnvelope } from '../../platform/http/index.js';
+import { sendData, ListQuerySchema, pageOf, parseListQuery, listEnvelope } from '../../platform/http/index.js';
 import { listAudit } from '../records/index.js';
 import { onOrganization } from './access.js';
 import { authorizedOrganization } from './request-caller.js';

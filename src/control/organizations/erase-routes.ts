@@ -1,8 +1,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { actorOf } from '../access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { dataEnvelope } from '../../platform/http/index.js';
+import { sendData, dataEnvelope } from '../../platform/http/index.js';
 import { getOrganization } from '../records/index.js';
 import { onOrganization } from './access.js';
 import { requestErasure } from './erase.js';

@@ -5,9 +5,7 @@ import { AppError } from '../../platform/errors/index.js';
 import { newUlid } from '../../platform/ids/index.js';
 import type { Job } from '../../platform/jobs/index.js';
 import type { Db } from '../../platform/storage/index.js';
-import { appendAudit, type AuditActor } from '../records/index.js';
-import type { OrganizationRecord } from '../records/index.js';
-import { expireTransfers, openTransfer } from '../records/index.js';
+import { appendAudit, type AuditActor, type OrganizationRecord, expireTransfers, openTransfer } from '../records/index.js';
 import { deleteOrganizationRows, readOrganizationIds } from './erase-rows.js';
 import { orgEraseKind } from './job-kinds.js';
 
@@ -107,6 +105,8 @@ export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'
   for (const name of names) if (name === `${websiteId}.sqlite` || name.startsWith(`${websiteId}.sqlite-`)) rmSync(join(services.layout.graphsDir, name), { force: true });
 }
 
+type ErasureServices = Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'logger' | 'nodes' | 'now'>;
+
 /**
  * The org.erase job (docs/organizations.md "Erase"). Safe to run again after a failure at any
  * point: (1) the organization's connectors and API keys stop working; (2) each website's published
@@ -116,7 +116,7 @@ export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'
  * created meanwhile is found by (2)'s loop, or makes (3) throw so the job runs again. User
  * accounts stay. An erasure already done is a no-op.
  */
-export async function runOrganizationErasure(services: AppServices, erasureId: string, job: Pick<Job, 'id'>): Promise<void> {
+export async function runOrganizationErasure(services: ErasureServices, erasureId: string, job: Pick<Job, 'id'>): Promise<void> {
   const db = services.controlDb;
   const erasure = db.prepare('SELECT organization_id AS organizationId FROM organization_erasures WHERE id = ?').get(erasureId) as { organizationId: string } | undefined;
   if (!erasure) return;
@@ -131,7 +131,7 @@ export async function runOrganizationErasure(services: AppServices, erasureId: s
   }
 }
 
-async function eraseOrganizationData(services: AppServices, organizationId: string, erasureId: string, job: Pick<Job, 'id'>, now: number): Promise<void> {
+async function eraseOrganizationData(services: ErasureServices, organizationId: string, erasureId: string, job: Pick<Job, 'id'>, now: number): Promise<void> {
   const db = services.controlDb;
   db.transaction(() => {
     db.prepare(`UPDATE connectors SET status = 'revoked', updated_at = ? WHERE website_id IN (SELECT id FROM websites WHERE organization_id = ?)`).run(new Date(now).toISOString(), organizationId);

@@ -1,11 +1,8 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { actorOf, auditRequest } from '../access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
-import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
-import { getOrganization } from '../records/index.js';
-import { changeMemberRole, listMembers, removeMember } from '../records/index.js';
+import { sendData, ListQuerySchema, pageOf, parseListQuery, dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
+import { getOrganization, changeMemberRole, listMembers, removeMember } from '../records/index.js';
 import { onOrganization } from './access.js';
 import type { MailRouteOptions } from './organization-mail.js';
 import { addMemberByEmail, presentInvitation } from './members.js';

@@ -1,12 +1,6 @@
 import type { AppServices } from '../../platform/app/index.js';
-import { issueMailToken, MAIL_TOKEN_LIFETIME_MS } from '../accounts/index.js';
-import { hashOpaqueToken } from '../accounts/index.js';
-import type { AuditActor } from '../records/index.js';
-import { appendAudit } from '../records/index.js';
-import { saveInvitation, type InvitationRecord } from '../records/index.js';
-import { addMember, type MemberRecord } from '../records/index.js';
-import type { OrganizationRecord, Role } from '../records/index.js';
-import { findUserByEmail, getUser } from '../records/index.js';
+import { issueMailToken, MAIL_TOKEN_LIFETIME_MS, hashOpaqueToken } from '../accounts/index.js';
+import { type AuditActor, appendAudit, saveInvitation, type InvitationRecord, addMember, type MemberRecord, type OrganizationRecord, type Role, findUserByEmail, getUser } from '../records/index.js';
 import type { OrganizationMail } from './organization-mail.js';
 
 export type AddedMember =

@@ -1,8 +1,5 @@
-import type { AppServices } from '../../platform/app/index.js';
-import type { RoutePluginOptions } from '../../platform/app/index.js';
-import { MailOutbox } from '../mail/index.js';
-import { renderMail, type MailTemplate } from '../mail/index.js';
-import { createMailTransport } from '../mail/index.js';
+import type { AppServices, RoutePluginOptions } from '../../platform/app/index.js';
+import { MailOutbox, renderMail, type MailTemplate, createMailTransport } from '../mail/index.js';
 
 /** Invitation and transfer mail, through the same outbox, transport and templates as account mail (docs/auth.md). */
 export interface OrganizationMail {

@@ -1,15 +1,9 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import type { RouteAccess } from '../access/index.js';
+import { type RouteAccess, auditRequest } from '../access/index.js';
 import { AppError } from '../../platform/errors/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
-import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
-import { acceptPendingInvitations } from '../records/index.js';
-import { createOrganizationOwnedBy, getOrganization, listOrganizationsOfUser, renameOrganization } from '../records/index.js';
-import type { OrganizationRecord } from '../records/index.js';
-import { getUser } from '../records/index.js';
-import { auditRequest } from '../access/index.js';
+import { sendData, ListQuerySchema, pageOf, parseListQuery, dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
+import { acceptPendingInvitations, createOrganizationOwnedBy, getOrganization, listOrganizationsOfUser, renameOrganization, type OrganizationRecord, getUser } from '../records/index.js';
 import { onOrganization } from './access.js';
 import { deleteEmptyOrganization } from './erase.js';
 import { authorizedOrganization, callingUser } from './request-caller.js';

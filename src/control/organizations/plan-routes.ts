@@ -1,11 +1,8 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RoutePlugin } from '../../platform/app/index.js';
+import { type RoutePlugin, monthOf, readUsage } from '../../platform/app/index.js';
 import type { RouteAccess } from '../access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { dataEnvelope } from '../../platform/http/index.js';
-import { readEntitlements } from '../plans/index.js';
-import { EntitlementsSchema, OrganizationPathSchema, UsageQuerySchema, UsageSchema } from '../plans/index.js';
-import { monthOf, readUsage } from '../../platform/app/index.js';
+import { sendData, dataEnvelope } from '../../platform/http/index.js';
+import { readEntitlements, EntitlementsSchema, OrganizationPathSchema, UsageQuerySchema, UsageSchema } from '../plans/index.js';
 
 /**
  * Any member reads; the caller's organization must be the one in the path (another's reads as

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { UserPrincipal } from '../access/index.js';
-import type { AuthorizedTenant } from '../access/index.js';
+import type { UserPrincipal, AuthorizedTenant } from '../access/index.js';
 
 /**
  * The signed-in user of a route declared `apiKeys: false`: the management scope has refused

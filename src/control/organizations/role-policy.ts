@@ -1,5 +1,4 @@
-import { PLATFORM_ROLES } from '../access/index.js';
-import type { EffectiveRole } from '../access/index.js';
+import { PLATFORM_ROLES, type EffectiveRole } from '../access/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import { roleAtLeast, type Role } from '../records/index.js';
 

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { PLATFORM_ROLES } from '../access/index.js';
-import { API_KEY_ROLES } from '../records/index.js';
-import { TRANSFER_STATES } from '../records/index.js';
-import { EmailSchema, PlanSchema, ROLES } from '../records/index.js';
+import { API_KEY_ROLES, TRANSFER_STATES, EmailSchema, PlanSchema, ROLES } from '../records/index.js';
 
 /**
  * The requests and answers of the organization routes (docs/organizations.md "Routes"): each

@@ -1,7 +1,5 @@
 import type { Db } from '../../platform/storage/index.js';
-import { appendAudit } from '../records/index.js';
-import type { OrganizationRecord } from '../records/index.js';
-import { setOrganizationPlan } from '../records/index.js';
+import { appendAudit, type OrganizationRecord, setOrganizationPlan } from '../records/index.js';
 
 /**
  * `nodectl admin org set-plan`: the operator's plan change (billing is not offered,

@@ -1,13 +1,8 @@
 import type { AppServices } from '../../platform/app/index.js';
-import { consumeMailToken, issueMailToken } from '../accounts/index.js';
-import { hashOpaqueToken, looksLikeOpaqueToken } from '../accounts/index.js';
+import { consumeMailToken, issueMailToken, hashOpaqueToken, looksLikeOpaqueToken } from '../accounts/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import type { Job } from '../../platform/jobs/index.js';
-import { appendAudit, type AuditActor } from '../records/index.js';
-import { memberRole, ensureMemberRole } from '../records/index.js';
-import type { OrganizationRecord } from '../records/index.js';
-import { expireTransfers, findTransferByTokenHash, getTransfer, insertTransfer, moveTransfer, openTransfer, type TransferRecord } from '../records/index.js';
-import { getUser } from '../records/index.js';
+import { appendAudit, type AuditActor, memberRole, ensureMemberRole, type OrganizationRecord, expireTransfers, findTransferByTokenHash, getTransfer, insertTransfer, moveTransfer, openTransfer, type TransferRecord, getUser } from '../records/index.js';
 import type { OrganizationMail } from './organization-mail.js';
 import { orgTransferExecuteKind } from './job-kinds.js';
 

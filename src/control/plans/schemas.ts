@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { PLANS, type Capability } from './plan-table.js';
-import { LIMITS, PLAN_TABLE } from './plan-table.js';
+import { PLANS, type Capability, LIMITS, PLAN_TABLE } from './plan-table.js';
 import { USAGE_METRICS } from '../../platform/app/index.js';
 
 /**

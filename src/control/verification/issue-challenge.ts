@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { applyStep } from './apply-step.js';
+import { applyStep, requireDomainVerification } from './apply-step.js';
 import type { VerificationDeps } from './deps.js';
 import type { DomainVerification } from './domain-store.js';
-import { requireDomainVerification } from './apply-step.js';
 import type { ChallengeMethod } from './methods.js';
 
 /** A verification token: 32 lowercase hex characters, safe in a TXT record, a meta tag and a file. */

@@ -1,6 +1,5 @@
 import type { Settings } from '../../platform/config/index.js';
-import { guardedFetch, type GuardedResponse } from '../../platform/net/index.js';
-import { createHostResolver, type HostResolver } from '../../platform/net/index.js';
+import { guardedFetch, type GuardedResponse, createHostResolver, type HostResolver } from '../../platform/net/index.js';
 
 /** How ownership checks reach the outside: one resolver for TXT records and fetches, and the guarded fetcher. */
 export interface OwnershipProbes {

@@ -1,11 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizedWebsite } from '../access/index.js';
-import { actorOf } from '../access/index.js';
-import type { RouteAccess } from '../access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { dataEnvelope } from '../../platform/http/index.js';
+import { authorizedWebsite, actorOf, type RouteAccess } from '../access/index.js';
+import { sendData, dataEnvelope } from '../../platform/http/index.js';
 import { checkDomain } from './check-domain.js';
 import { verificationDeps } from './deps.js';
 import { issueChallenge } from './issue-challenge.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { DomainSchema } from '../records/index.js';
-import { VERIFICATION_METHODS, VERIFICATION_STATES } from '../records/index.js';
+import { DomainSchema, VERIFICATION_METHODS, VERIFICATION_STATES } from '../records/index.js';
 import { CHALLENGE_METHODS, METHOD_NAMES } from './methods.js';
 
 /**

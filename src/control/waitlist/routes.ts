@@ -1,8 +1,6 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { consumeRateLimit } from '../../platform/http/index.js';
-import { dataEnvelope } from '../../platform/http/index.js';
+import { sendData, consumeRateLimit, dataEnvelope } from '../../platform/http/index.js';
 import { WaitlistAcceptedSchema, WaitlistEntrySchema } from './schemas.js';
 
 /** POST /v1/waitlist: 202 for every valid submit, a duplicate included (no enumeration). */

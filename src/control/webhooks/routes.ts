@@ -1,12 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizedWebsite } from '../access/index.js';
-import { auditRequest } from '../access/index.js';
-import type { RouteAccess } from '../access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
-import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
+import { authorizedWebsite, auditRequest, type RouteAccess } from '../access/index.js';
+import { sendData, ListQuerySchema, pageOf, parseListQuery, dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
 import { assertCapability } from '../plans/index.js';
 import { readMasterKey } from '../../platform/storage/index.js';
 import { WebsiteIdParamsSchema } from '../websites/index.js';

@@ -1,7 +1,6 @@
 import { NODECTL_VERSION } from '../../platform/app/index.js';
 import type { Settings } from '../../platform/config/index.js';
-import { GuardedFetchError, guardedFetch, type GuardedFetchOptions } from '../../platform/net/index.js';
-import { createHostResolver } from '../../platform/net/index.js';
+import { GuardedFetchError, guardedFetch, type GuardedFetchOptions, createHostResolver } from '../../platform/net/index.js';
 import type { WebhookHeaders } from './signer.js';
 
 /** docs/contract.md#webhooks: a delivery request times out after 10 s and follows no redirect. */

@@ -1,11 +1,8 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizedWebsite } from '../access/index.js';
-import type { RouteAccess } from '../access/index.js';
+import { authorizedWebsite, type RouteAccess } from '../access/index.js';
 import { AppError } from '../../platform/errors/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { pageOf, parseListQuery } from '../../platform/http/index.js';
-import { dataEnvelope, listEnvelope } from '../../platform/http/index.js';
+import { sendData, pageOf, parseListQuery, dataEnvelope, listEnvelope } from '../../platform/http/index.js';
 import { JobSchema, JobsQuerySchema, WebsiteJobParamsSchema, WebsiteJobsParamsSchema } from './job-schemas.js';
 import { jobCursorKey, listWebsiteJobs, presentJob, readWebsiteJob } from './website-jobs.js';
 

@@ -1,17 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizeOrganization } from '../access/index.js';
-import { authorizedWebsite } from '../access/index.js';
-import { auditRequest } from '../access/index.js';
-import type { RouteAccess } from '../access/index.js';
+import { authorizeOrganization, authorizedWebsite, auditRequest, type RouteAccess } from '../access/index.js';
 import { AppError } from '../../platform/errors/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/index.js';
-import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
+import { sendData, ListQuerySchema, pageOf, parseListQuery, dataEnvelope, listEnvelope, NoContent } from '../../platform/http/index.js';
 import { authorizedOrganization } from '../organizations/index.js';
-import { getOrganization } from '../records/index.js';
-import { createWebsite } from '../records/index.js';
+import { getOrganization, createWebsite } from '../records/index.js';
 import { addAlias, removeAlias } from './aliases.js';
 import { deleteWebsite } from './delete-website.js';
 import {

@@ -2,8 +2,7 @@ import { AppError } from '../../platform/errors/index.js';
 import { emitEvent } from '../events/index.js';
 import { assertWithinLimit } from '../plans/index.js';
 import type { Db } from '../../platform/storage/index.js';
-import type { WebsiteRow } from './website-store.js';
-import { readWebsiteRow } from './website-store.js';
+import { type WebsiteRow, readWebsiteRow } from './website-store.js';
 
 /**
  * POST /v1/websites/:id/transfer (docs/contract.md#management-api): moves the website to

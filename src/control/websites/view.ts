@@ -1,6 +1,5 @@
 import type { Db } from '../../platform/storage/index.js';
-import { listDomainVerifications } from '../verification/index.js';
-import { tierOf } from '../verification/index.js';
+import { listDomainVerifications, tierOf } from '../verification/index.js';
 import { countsAsVerified, trustScore } from '../records/index.js';
 import type { WebsiteRow } from './website-store.js';
 

@@ -1,18 +1,13 @@
 import { AppError } from '../../platform/errors/index.js';
-import type { AppServices } from '../../platform/app/index.js';
-import type { IngestItem } from '../../platform/contract/index.js';
-import { contentIngestJob } from '../graph/index.js';
+import { type AppServices, addUsage } from '../../platform/app/index.js';
+import type { IngestItem, BatchResult, ItemResult } from '../../platform/contract/index.js';
+import { contentIngestJob, writeRawItems, type WriteOutcome, withWriteTurn } from '../graph/index.js';
 import { commitWithoutSync, syncCommits } from './durable-commit.js';
-import { writeRawItems, type WriteOutcome } from '../graph/index.js';
-import { withWriteTurn } from '../graph/index.js';
 import { limitReachedError, readQuota, type Quota } from '../../control/plans/index.js';
-import { addUsage } from '../../platform/app/index.js';
-import { addWebsiteEvent } from '../../control/analytics/index.js';
-import { METRICS } from '../../control/analytics/index.js';
+import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
 import { checkItem } from './validate-item.js';
 import type { IdleCheckpointer } from './wal-checkpoint.js';
 import type { IngestWebsite } from './website-context.js';
-import type { BatchResult, ItemResult } from '../../platform/contract/index.js';
 
 export interface AcceptInput {
   services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'metrics' | 'logger' | 'now'>;

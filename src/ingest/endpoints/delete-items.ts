@@ -1,11 +1,8 @@
 import type { AppServices, RepublishRequest } from '../../platform/app/index.js';
-import { graphStatements } from '../graph/index.js';
-import { withWriteTurn } from '../graph/index.js';
-import { contentIngestJob } from '../graph/index.js';
+import { graphStatements, withWriteTurn, contentIngestJob } from '../graph/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import type { IngestWebsite } from './website-context.js';
-import type { DeleteReason } from '../../platform/contract/index.js';
-import type { DeleteResult } from '../../platform/contract/index.js';
+import type { DeleteReason, DeleteResult } from '../../platform/contract/index.js';
 
 interface RawRow { item_type: string; item_id: string; state: string; url: string; canonical_url: string | null }
 
@@ -17,7 +14,7 @@ interface RawRow { item_type: string; item_id: string; state: string; url: strin
  * them off the live node, and for gdpr_erasure purges the earlier versions that held them
  * (docs/ingest.md "Deleting items").
  */
-export async function deleteItems(services: AppServices, website: IngestWebsite, ids: readonly string[], reason: DeleteReason): Promise<DeleteResult> {
+export async function deleteItems(services: Pick<AppServices, 'graphs' | 'jobs' | 'nodes' | 'now'>, website: IngestWebsite, ids: readonly string[], reason: DeleteReason): Promise<DeleteResult> {
   const erase = reason === 'gdpr_erasure';
   const db = services.graphs.get(website.id);
   const find = db.prepare('SELECT item_type, item_id, state, url, canonical_url FROM raw_items WHERE item_id = ?');

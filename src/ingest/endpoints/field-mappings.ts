@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../platform/errors/index.js';
-import type { FieldMapping } from '../../platform/contract/index.js';
-import type { SchemaResult } from '../../platform/contract/index.js';
+import type { FieldMapping, SchemaResult } from '../../platform/contract/index.js';
 import type { Db } from '../../platform/storage/index.js';
 
 interface MappingRow { source_path: string; target: FieldMapping['target']; attribute_name: string | null; provenance_method: FieldMapping['provenance_method'] }

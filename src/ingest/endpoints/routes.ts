@@ -1,20 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z, ZodError } from 'zod';
 import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
-import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { sendErrorReply, toAppError } from '../../platform/http/index.js';
-import { dataEnvelope } from '../../platform/http/index.js';
-import { validatedInHandler } from '../../platform/http/index.js';
-import type { ErrorCode } from '../../platform/errors/index.js';
-import { assertRateLimitBudget, consumeRateLimit, countRateLimitFailure, type RateLimitRule } from '../../platform/http/index.js';
+import { AppError, fieldProblemsFromZod, type ErrorCode } from '../../platform/errors/index.js';
+import { sendData, sendErrorReply, toAppError, dataEnvelope, validatedInHandler, assertRateLimitBudget, consumeRateLimit, countRateLimitFailure, type RateLimitRule } from '../../platform/http/index.js';
 import { readMasterKey } from '../../platform/storage/index.js';
 import { acceptItems } from './accept.js';
 import { deleteItems } from './delete-items.js';
 import { upsertFieldMappings } from './field-mappings.js';
 import { recordHeartbeat } from './heartbeat.js';
-import { INGEST_BODY_LIMIT, MAX_BATCH_ITEMS } from '../../platform/contract/index.js';
-import { BatchRequestSchema, DeleteRequestSchema, HeartbeatRequestSchema, ItemRequestSchema, SchemaRequestSchema } from '../../platform/contract/index.js';
+import { INGEST_BODY_LIMIT, MAX_BATCH_ITEMS, BatchRequestSchema, DeleteRequestSchema, HeartbeatRequestSchema, ItemRequestSchema, SchemaRequestSchema } from '../../platform/contract/index.js';
 import { createSqliteIdempotencyStore, createSqliteNonceStore } from './stores/sqlite-stores.js';
 import { isOwnerGone, PROCESS_OWNER } from './stores/in-flight-owner.js';
 import type { IdempotencyStore, InFlightLease, NonceStore } from './stores/types.js';
@@ -22,8 +16,7 @@ import { BatchBodySchema, BatchResultSchema, DeleteResultSchema, HeartbeatResult
 import { sweepPendingRawItems } from './sweep.js';
 import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
 import { createIdleCheckpointer } from './wal-checkpoint.js';
-import { verificationDeps } from '../../control/verification/index.js';
-import { acceptPluginProof } from '../../control/verification/index.js';
+import { verificationDeps, acceptPluginProof } from '../../control/verification/index.js';
 import { readIngestWebsite } from './website-context.js';
 
 /**

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { FieldMappingSchema, IngestItemSchema } from '../../platform/contract/index.js';
-import { MAX_BATCH_ITEMS } from '../../platform/contract/index.js';
-import { BatchRequestSchema, ItemRequestSchema } from '../../platform/contract/index.js';
+import { FieldMappingSchema, IngestItemSchema, MAX_BATCH_ITEMS, BatchRequestSchema, ItemRequestSchema } from '../../platform/contract/index.js';
 import { NONCE_TTL_MS, TIMESTAMP_WINDOW_SECONDS } from './verify.js';
 
 /**

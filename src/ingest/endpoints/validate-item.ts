@@ -1,5 +1,4 @@
-import { compiledSchema } from '../../platform/contract/index.js';
-import { IngestItemSchema, type IngestItem } from '../../platform/contract/index.js';
+import { compiledSchema, IngestItemSchema, type IngestItem } from '../../platform/contract/index.js';
 
 export type ItemCheck =
   | { ok: true; item: IngestItem; host: string }

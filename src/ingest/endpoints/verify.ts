@@ -1,10 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../platform/errors/index.js';
 import { decodeUtf8Body } from '../../platform/http/index.js';
-import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical } from '../../platform/contract/index.js';
-import { readConnectorCredential, type ConnectorCredential } from '../../control/connectors/index.js';
-import { verifyConnectorSecret } from '../../control/connectors/index.js';
-import { SOURCE_TYPES } from '../../platform/contract/index.js';
+import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical, SOURCE_TYPES } from '../../platform/contract/index.js';
+import { readConnectorCredential, type ConnectorCredential, verifyConnectorSecret } from '../../control/connectors/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import type { NonceStore } from './stores/types.js';
 

@@ -1,5 +1,4 @@
-import { raiseWalAutocheckpoint } from '../../platform/storage/index.js';
-import type { Db } from '../../platform/storage/index.js';
+import { raiseWalAutocheckpoint, type Db } from '../../platform/storage/index.js';
 
 /** Quiet time after the last ingest write before the WAL is folded back into the database. */
 export const IDLE_CHECKPOINT_DELAY_MS = 1_000;

@@ -1,5 +1,4 @@
-import type { EntityRef } from './contribution.js';
-import type { ProvenanceMethod } from './contribution.js';
+import type { EntityRef, ProvenanceMethod } from './contribution.js';
 import type { FieldMapping, IngestItem } from '../../platform/contract/index.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject } from './json-ld.js';

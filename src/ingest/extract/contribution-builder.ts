@@ -1,7 +1,4 @@
-import type {
-  CandidateChunk, CandidateEntity, CandidateFact, CandidateQa, CandidateRelationship, EntityRef,
-} from './contribution.js';
-import type { ProvenanceMethod } from './contribution.js';
+import type { CandidateChunk, CandidateEntity, CandidateFact, CandidateQa, CandidateRelationship, EntityRef, ProvenanceMethod } from './contribution.js';
 import { identityType, mostSpecificType } from './identity.js';
 import { nameKey } from './normalize.js';
 import { predicateInfo } from './predicates.js';

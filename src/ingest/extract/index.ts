@@ -1,5 +1,5 @@
 import type { EntityRef, ItemContribution } from './contribution.js';
-import type { FieldMapping, IngestItem } from '../../platform/contract/index.js';
+import { type FieldMapping, type IngestItem, PROVENANCE_RANK } from '../../platform/contract/index.js';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import { buildChunks } from './chunks.js';
 import { addCmsFacts, resolveMappings } from './cms-fields.js';
@@ -11,7 +11,6 @@ import { scanHtml } from './html-document.js';
 import { readTextBlocks, readTextLead, type Block } from './main-content.js';
 import { absoluteUrl, cleanText, nameKey, normalizeDate, normalizeLanguage, urlKey } from './normalize.js';
 import { SOURCE_CONFIDENCE } from './predicates.js';
-import { PROVENANCE_RANK } from '../../platform/contract/index.js';
 import { templateQa } from './qa.js';
 import { websiteHosts, toHttpUrl } from './record-values.js';
 import { typesOf } from './schema-values.js';

@@ -1,5 +1,4 @@
-import type { CandidateFact, CandidateQa, EntityRef } from './contribution.js';
-import type { ProvenanceMethod } from './contribution.js';
+import type { CandidateFact, CandidateQa, EntityRef, ProvenanceMethod } from './contribution.js';
 import { SOURCE_CONFIDENCE } from './predicates.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { EntityRef } from './contribution.js';
-import type { ProvenanceMethod } from './contribution.js';
+import type { EntityRef, ProvenanceMethod } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, parseAmount, schemaTerm, urlKey } from './normalize.js';

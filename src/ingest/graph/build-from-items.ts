@@ -1,5 +1,4 @@
-import type { IngestItem } from '../../platform/contract/index.js';
-import { IngestItemSchema, type FieldMapping } from '../../platform/contract/index.js';
+import { type IngestItem, IngestItemSchema, type FieldMapping } from '../../platform/contract/index.js';
 import { writeRawItems } from './raw-items.js';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import { openDatabase, type Db } from '../../platform/storage/index.js';

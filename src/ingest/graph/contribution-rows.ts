@@ -1,7 +1,5 @@
 import type { WebsiteInfo } from '../../control/records/index.js';
-import { estimateTokens } from '../extract/index.js';
-import type { CandidateRelationship, EntityRef, ItemContribution } from '../extract/index.js';
-import { identityType } from '../extract/index.js';
+import { estimateTokens, type CandidateRelationship, type EntityRef, type ItemContribution, identityType } from '../extract/index.js';
 import { stableId } from './stable-ids.js';
 import { provenanceRank } from './statements.js';
 

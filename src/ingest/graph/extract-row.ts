@@ -1,7 +1,6 @@
 import type { WebsiteInfo } from '../../control/records/index.js';
 import { IngestItemSchema, type FieldMapping } from '../../platform/contract/index.js';
-import { extractItem } from '../extract/index.js';
-import type { ItemContribution } from '../extract/index.js';
+import { extractItem, type ItemContribution } from '../extract/index.js';
 import { BatchIds, contributionRows, withItemColumns, withoutItemColumns, type ContributionRows } from './contribution-rows.js';
 
 /** A pending raw_items row as content.ingest reads it. */

@@ -1,5 +1,4 @@
-import { raiseWalAutocheckpoint } from '../../platform/storage/index.js';
-import type { Db } from '../../platform/storage/index.js';
+import { raiseWalAutocheckpoint, type Db } from '../../platform/storage/index.js';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import type { FieldMapping } from '../../platform/contract/index.js';
 import { applyContributionRows, refreshSourceTrust } from './apply-contribution.js';

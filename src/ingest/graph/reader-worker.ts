@@ -1,8 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
-import { openDatabase } from '../../platform/storage/index.js';
-import { lowerThreadPriority } from '../../platform/threads/index.js';
-import { nameThread } from '../../platform/threads/index.js';
+import { GRAPH_DB_OPTIONS, openDatabase } from '../../platform/storage/index.js';
+import { lowerThreadPriority, nameThread } from '../../platform/threads/index.js';
 import { GRAPH_QUERIES, LANGUAGES_SQL } from './reader.js';
 import { SIGNAL, type ReaderAsk, type ReaderMessage, type ReaderRequest, type ReaderWorkerData } from './reader-thread.js';
 

@@ -1,6 +1,5 @@
 import type { Logger } from '../../platform/log/index.js';
-import type { GraphDbPool } from '../../platform/storage/index.js';
-import type { Db } from '../../platform/storage/index.js';
+import type { GraphDbPool, Db } from '../../platform/storage/index.js';
 import { loadFieldMappings, loadWebsiteInfo } from '../../control/records/index.js';
 import { sharedExtractionPool, type ExtractionPool } from './extraction-pool.js';
 import { sharedGraphWriter, type GraphWriter } from './graph-writer.js';

@@ -1,7 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
-import { KeptConnections } from '../../platform/storage/index.js';
-import { openDatabase, type Db } from '../../platform/storage/index.js';
+import { GRAPH_DB_OPTIONS, KeptConnections, openDatabase, type Db } from '../../platform/storage/index.js';
 import { describeError } from './extract-row.js';
 import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';

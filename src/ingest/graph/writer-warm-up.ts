@@ -1,5 +1,4 @@
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
-import { openDatabase, type Db } from '../../platform/storage/index.js';
+import { GRAPH_DB_OPTIONS, openDatabase, type Db } from '../../platform/storage/index.js';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import type { PendingExtraction } from './extract-worker.js';
 

@@ -1,6 +1,5 @@
 import { ManifestSchema, type Manifest } from '../../platform/node-format/index.js';
-import { siteHashOf, siteKeys } from '../publish/index.js';
-import type { PublishTarget } from '../publish/index.js';
+import { siteHashOf, siteKeys, type PublishTarget } from '../publish/index.js';
 
 /** The exported records of a published node that agents query: entities, facts and chunks (and the sources chunks cite). */
 export interface EntityRecord {

@@ -1,9 +1,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizedWebsite } from '../../control/access/index.js';
-import type { RouteAccess } from '../../control/access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { dataEnvelope } from '../../platform/http/index.js';
+import { authorizedWebsite, type RouteAccess } from '../../control/access/index.js';
+import { sendData, dataEnvelope } from '../../platform/http/index.js';
 import type { PublishTarget } from '../publish/index.js';
 import { NodePreviewSchema, WebsitePathSchema } from './api-schemas.js';
 import { createPreviewService } from './preview-service.js';

@@ -1,14 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { AppServices } from '../../platform/app/index.js';
-import { AppError } from '../../platform/errors/index.js';
-import type { ErrorCode } from '../../platform/errors/index.js';
-import { siteHashOf } from '../publish/index.js';
-import { readLiveManifest } from '../publish/index.js';
-import type { PublishTarget } from '../publish/index.js';
-import { graphDbPath } from '../../platform/storage/index.js';
-import type { Db } from '../../platform/storage/index.js';
-import { loadWebsiteInfo } from '../../control/records/index.js';
-import type { WebsiteInfo } from '../../control/records/index.js';
+import { AppError, type ErrorCode } from '../../platform/errors/index.js';
+import { siteHashOf, readLiveManifest, type PublishTarget } from '../publish/index.js';
+import { graphDbPath, type Db } from '../../platform/storage/index.js';
+import { loadWebsiteInfo, type WebsiteInfo } from '../../control/records/index.js';
 import { compareWithLive, type CompiledPreview, type NodePreview } from './preview.js';
 import type { PreviewWorkerInput, PreviewWorkerMessage } from './preview-worker.js';
 import { existingGraph } from './website-graph.js';

@@ -1,8 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../../platform/errors/index.js';
 import { SqliteGraphReader } from '../../ingest/graph/index.js';
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
-import { openDatabase } from '../../platform/storage/index.js';
+import { GRAPH_DB_OPTIONS, openDatabase } from '../../platform/storage/index.js';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import { compilePreview, type CompiledPreview } from './preview.js';
 import { nameThread } from '../../platform/threads/index.js';

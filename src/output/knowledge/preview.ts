@@ -1,6 +1,4 @@
-import { compileNode } from '../../compiler/index.js';
-import type { NodeSink } from '../../compiler/index.js';
-import type { CompileCounts } from '../../compiler/index.js';
+import { compileNode, type NodeSink, type CompileCounts } from '../../compiler/index.js';
 import type { GraphReader } from '../../ingest/graph/index.js';
 import type { Manifest, PriorityFeedRecord } from '../../platform/node-format/index.js';
 import type { WebsiteInfo } from '../../control/records/index.js';

@@ -1,13 +1,9 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizedWebsite } from '../../control/access/index.js';
-import { PLATFORM_ROLES } from '../../control/access/index.js';
-import type { RouteAccess } from '../../control/access/index.js';
+import { authorizedWebsite, PLATFORM_ROLES, type RouteAccess } from '../../control/access/index.js';
 import { AppError } from '../../platform/errors/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { pageOf, parseListQuery } from '../../platform/http/index.js';
-import { dataEnvelope, listEnvelope } from '../../platform/http/index.js';
+import { sendData, pageOf, parseListQuery, dataEnvelope, listEnvelope } from '../../platform/http/index.js';
 import { roleAtLeast, type Role } from '../../control/records/index.js';
 import { EntityFactsSchema, EntityPathSchema, FactsQuerySchema, RelatedEntitiesSchema, RelatedQuerySchema, SearchHitSchema, SearchQuerySchema, WebsitePathSchema } from './api-schemas.js';
 import { readEntityFacts, readExportedEntity, readRelated } from './entities.js';

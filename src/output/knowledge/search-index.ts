@@ -1,6 +1,5 @@
 import { rebuildSearchDocs } from '../../ingest/graph/index.js';
-import { GRAPH_DB_OPTIONS } from '../../platform/storage/index.js';
-import { openDatabase, type Db } from '../../platform/storage/index.js';
+import { GRAPH_DB_OPTIONS, openDatabase, type Db } from '../../platform/storage/index.js';
 import type { EntityRecord, FactRecord, LiveNode } from './live-node.js';
 import { searchKnowledge, type SearchHit } from './search.js';
 

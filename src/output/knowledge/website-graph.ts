@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { AppServices } from '../../platform/app/index.js';
-import { graphDbPath } from '../../platform/storage/index.js';
-import type { Db } from '../../platform/storage/index.js';
+import { graphDbPath, type Db } from '../../platform/storage/index.js';
 
 /**
  * The website's graph database when one exists: a read never creates one (GraphDbPool.get would

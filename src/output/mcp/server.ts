@@ -1,8 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { LiveNode } from '../knowledge/index.js';
-import { KnowledgeIndex } from '../knowledge/index.js';
+import { type LiveNode, KnowledgeIndex } from '../knowledge/index.js';
 import { NODECTL_VERSION } from '../../platform/app/index.js';
 
 const DEFAULT_LIMIT = 10;

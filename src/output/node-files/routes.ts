@@ -1,12 +1,10 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { classifyAgent } from '../../control/analytics/index.js';
-import { createReadCounter } from '../../control/analytics/index.js';
+import { classifyAgent, createReadCounter } from '../../control/analytics/index.js';
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { nodeBaseUrl } from '../../platform/config/index.js';
 import { AppError } from '../../platform/errors/index.js';
-import { createFsTarget } from '../publish/index.js';
-import { createNodeReader, type NodeFileLookup } from '../publish/index.js';
+import { createFsTarget, createNodeReader, type NodeFileLookup } from '../publish/index.js';
 
 const DOMAIN = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 const FILE = /^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml)$/;

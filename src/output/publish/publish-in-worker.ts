@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Settings } from '../../platform/config/index.js';
-import { AppError } from '../../platform/errors/index.js';
-import type { ErrorCode } from '../../platform/errors/index.js';
+import { AppError, type ErrorCode } from '../../platform/errors/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import type { PublishResult } from './publish-node.js';

@@ -1,8 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Settings } from '../../platform/config/index.js';
 import { isAppError } from '../../platform/errors/index.js';
-import { openControlDb } from '../../platform/storage/index.js';
-import { dataDirLayout } from '../../platform/storage/index.js';
+import { openControlDb, dataDirLayout } from '../../platform/storage/index.js';
 import type { PublishResult } from './publish-node.js';
 import { runPublish, type PublishSource, type RunPublishOptions } from './run-publish.js';
 import { createTargetFromSettings } from './targets/index.js';

@@ -1,6 +1,5 @@
 import type { Metrics } from '../../platform/app/index.js';
-import type { RejectedKind, RejectedRecord } from '../../compiler/index.js';
-import type { CompileResult } from '../../compiler/index.js';
+import type { RejectedKind, RejectedRecord, CompileResult } from '../../compiler/index.js';
 
 /**
  * Graph records the compile of a publish left out of the node because they failed their schema

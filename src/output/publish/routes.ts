@@ -1,11 +1,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
-import { authorizedWebsite } from '../../control/access/index.js';
-import { auditRequest } from '../../control/access/index.js';
-import type { RouteAccess } from '../../control/access/index.js';
-import { sendData } from '../../platform/http/index.js';
-import { pageOf, parseListQuery } from '../../platform/http/index.js';
-import { dataEnvelope, listEnvelope } from '../../platform/http/index.js';
+import { authorizedWebsite, auditRequest, type RouteAccess } from '../../control/access/index.js';
+import { sendData, pageOf, parseListQuery, dataEnvelope, listEnvelope } from '../../platform/http/index.js';
 import { assertPublishAllowed } from '../../control/plans/index.js';
 import { listWebsiteVersions, presentPublishResult, presentRollbackResult } from './present.js';
 import { countRejections } from './rejections.js';

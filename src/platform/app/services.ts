@@ -1,15 +1,10 @@
 import type { ResolvedConfig } from '../config/index.js';
-import { createBufferedRateLimitStore, type BufferedRateLimitStore } from '../http/index.js';
-import { createSqliteRateLimitStore } from '../http/index.js';
-import { JobQueue } from '../jobs/index.js';
+import { createBufferedRateLimitStore, type BufferedRateLimitStore, createSqliteRateLimitStore } from '../http/index.js';
+import { JobQueue, type Job } from '../jobs/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { createUsageBuffer, type UsageBuffer } from './usage-buffer.js';
-import { openControlDb } from '../storage/index.js';
-import { dataDirLayout, type DataDirLayout } from '../storage/index.js';
-import { GraphDbPool } from '../storage/index.js';
-import { isBusyError, type Db } from '../storage/index.js';
+import { openControlDb, dataDirLayout, type DataDirLayout, GraphDbPool, isBusyError, type Db } from '../storage/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import type { Job } from '../jobs/index.js';
 
 /** Items whose removal a republish waits for, and what an erasure purges (node.republish's payload). */
 export interface RepublishRequest {

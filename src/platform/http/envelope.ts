@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors/index.js';
-import { ERROR_CODES, type ErrorCode } from '../errors/index.js';
+import { AppError, ERROR_CODES, type ErrorCode } from '../errors/index.js';
 
 /** The contract's response envelope (docs/contract.md#envelope). */
 export interface SuccessEnvelope<T> {

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { MAX_URL_LENGTH } from '../contract/index.js';
-import { NODE_SCHEMA_VERSION } from '../contract/index.js';
-import { PROVENANCE_METHODS } from '../contract/index.js';
+import { MAX_URL_LENGTH, NODE_SCHEMA_VERSION, PROVENANCE_METHODS } from '../contract/index.js';
 
 /**
  * Building blocks shared by the node file schemas (docs/contract.md#node-files). Every schema of a

@@ -1,14 +1,12 @@
 import type { z } from 'zod';
-import type { AnalyticsRangeSchema } from '../../control/analytics/index.js';
-import type { WebsiteAnalyticsSchema } from '../../control/analytics/index.js';
+import type { AnalyticsRangeSchema, WebsiteAnalyticsSchema } from '../../control/analytics/index.js';
 import type { ConnectorSchema, ConnectorWithTokenSchema, CreateConnectorBodySchema } from '../../control/connectors/index.js';
 import type { ListQuerySchema } from '../../platform/http/index.js';
-import type { JobSchema, JobsQuerySchema } from '../../control/websites/index.js';
+import type { JobSchema, JobsQuerySchema, CreateWebsiteBodySchema, DeleteWebsiteBodySchema, UpdateWebsiteBodySchema, WebsiteSchema } from '../../control/websites/index.js';
 import type { OrganizationSchema } from '../../control/organizations/index.js';
 import type { SearchHitSchema, SearchQuerySchema } from '../../output/knowledge/index.js';
 import type { PublishedVersionSchema, PublishRequestSchema, PublishResultSchema, RollbackRequestSchema, RollbackResultSchema, TakedownResultSchema } from '../../output/publish/index.js';
 import type { CreateSubscriptionSchema, DeliveryListQuerySchema, DeliverySchema, PingResultSchema, SubscriptionSchema, SubscriptionWithSecretSchema, UpdateSubscriptionSchema } from '../../control/webhooks/index.js';
-import type { CreateWebsiteBodySchema, DeleteWebsiteBodySchema, UpdateWebsiteBodySchema, WebsiteSchema } from '../../control/websites/index.js';
 import { createTransport, pathOf, type Call, type Query, type TransportOptions } from './transport.js';
 
 /**

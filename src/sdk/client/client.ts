@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
-import { MAX_BATCH_ITEMS } from '../../platform/contract/index.js';
+import { MAX_BATCH_ITEMS, deriveSigningKey, parseConnectorToken, signRequest } from '../../platform/contract/index.js';
 import { IngestError } from './errors.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
-import { deriveSigningKey, parseConnectorToken, signRequest } from '../../platform/contract/index.js';
 import type { BatchResult, DeleteReason, DeleteResult, FieldMapping, HeartbeatInput, HeartbeatResult, IngestItemInput, ItemResult, SchemaResult } from './types.js';
 
 export const CLIENT_VERSION = '0.3.0';
