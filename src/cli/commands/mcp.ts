@@ -26,12 +26,12 @@ export function registerMcpCommand(program: Command): void {
       if (!capabilitiesOf(site.plan).includes('cap.mcp')) throw new UsageError(`website ${websiteId} is on the ${site.plan} plan, which lacks cap.mcp: MCP access needs pro or business (\`nodectl admin org create --plan pro\`)`);
       if (!countsAsVerified(site.verification.state)) throw new UsageError(`website ${websiteId} is not verified (verification ${site.verification.state}): verify ownership of ${site.domain} first`);
 
-      const { createTargetFromSettings } = await import('../../output/publish/index.js');
+      const { createTargetFromSettings, nodeStoreReader } = await import('../../output/publish/index.js');
       const { readLiveNode } = await import('../../output/knowledge/index.js');
       const target = await createTargetFromSettings(ctx.config.settings);
       let node;
       try {
-        node = await readLiveNode(target, websiteId);
+        node = await readLiveNode(nodeStoreReader(target), websiteId);
       } finally {
         await target.close();
       }

@@ -1,5 +1,5 @@
-import { ManifestSchema, type Manifest } from '../../platform/node-format/index.js';
-import { siteHashOf, siteKeys, type PublishTarget } from '../publish/index.js';
+import type { Manifest } from '../../platform/node-format/index.js';
+import type { NodeStoreReader } from '../publish/index.js';
 
 /** The exported records of a published node that agents query: entities, facts and chunks (and the sources chunks cite). */
 export interface EntityRecord {
@@ -58,17 +58,15 @@ const RECORD_FILE = /^(entities|facts|chunks)\.[A-Za-z0-9-]+\.jsonl$|^(sources)\
  * immutable versions/<ulid>/ copy the pointer names, so a publish that flips meanwhile cannot mix
  * two versions. Undefined when nothing is published (or the node was taken down).
  */
-export async function readLiveNode(target: PublishTarget, websiteId: string): Promise<LiveNode | undefined> {
-  const keys = siteKeys(siteHashOf(websiteId));
-  const pointer = await target.get(keys.pointer);
-  if (pointer === undefined) return undefined;
-  const manifest = ManifestSchema.parse(JSON.parse(pointer.toString('utf8')));
+export async function readLiveNode(store: NodeStoreReader, websiteId: string): Promise<LiveNode | undefined> {
+  const manifest = await store.liveManifest(websiteId);
+  if (manifest === undefined) return undefined;
   const node: LiveNode = { manifest, entities: [], facts: [], chunks: [], sources: [] };
   for (const file of manifest.files) {
     const match = RECORD_FILE.exec(file.path);
     const kind = (match?.[1] ?? match?.[2]) as 'entities' | 'facts' | 'chunks' | 'sources' | undefined;
     if (kind === undefined) continue;
-    const body = await target.get(keys.version(manifest.node_version, file.path));
+    const body = await store.versionFile(websiteId, manifest.node_version, file.path);
     if (body === undefined) throw new Error(`the live node ${manifest.node_version} lacks ${file.path} in the store`);
     for (const line of body.toString('utf8').split('\n')) {
       if (line !== '') (node[kind] as unknown[]).push(JSON.parse(line));

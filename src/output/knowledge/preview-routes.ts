@@ -2,7 +2,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { authorizedWebsite, type RouteAccess } from '../../control/access/index.js';
 import { sendData, dataEnvelope } from '../../platform/http/index.js';
-import type { PublishTarget } from '../publish/index.js';
+import { nodeStoreReader, type PublishTarget } from '../publish/index.js';
 import { NodePreviewSchema, WebsitePathSchema } from './api-schemas.js';
 import { createPreviewService } from './preview-service.js';
 
@@ -18,7 +18,7 @@ const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: 
 export const previewRoutes: RoutePlugin = async (app, { services }) => {
   let target: Promise<PublishTarget> | undefined;
   const getTarget = () => (target ??= import('../publish/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
-  const previews = createPreviewService(services, getTarget);
+  const previews = createPreviewService(services, async () => nodeStoreReader(await getTarget()));
   app.addHook('onClose', async () => {
     await previews.close();
     if (target) await (await target).close();

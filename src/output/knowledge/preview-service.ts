@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { AppServices } from '../../platform/app/index.js';
 import { AppError, type ErrorCode } from '../../platform/errors/index.js';
-import { siteHashOf, readLiveManifest, type PublishTarget } from '../publish/index.js';
+import type { NodeStoreReader } from '../publish/index.js';
 import { graphDbPath, type Db } from '../../platform/storage/index.js';
 import { loadWebsiteInfo, type WebsiteInfo } from '../../control/records/index.js';
 import { compareWithLive, type CompiledPreview, type NodePreview } from './preview.js';
@@ -43,7 +43,7 @@ function graphState(db: Db): string {
  * preview-worker.ts) and is kept per website with the graph state and website settings it was
  * made from, so a repeated preview of an unchanged graph only compares with the live manifest.
  */
-export function createPreviewService(services: Pick<AppServices, 'controlDb' | 'layout' | 'graphs' | 'now'>, target: () => Promise<PublishTarget>): PreviewService {
+export function createPreviewService(services: Pick<AppServices, 'controlDb' | 'layout' | 'graphs' | 'now'>, store: () => Promise<NodeStoreReader>): PreviewService {
   const cache = new Map<string, { key: string; compiled: Promise<CompiledPreview> }>();
   const running = new Set<Worker>();
 
@@ -83,7 +83,7 @@ export function createPreviewService(services: Pick<AppServices, 'controlDb' | '
       cache.set(websiteId, entry);
       if (cache.size > CACHED_WEBSITES) cache.delete(cache.keys().next().value!);
       const compiled = await entry.compiled;
-      const live = await readLiveManifest(await target(), siteHashOf(websiteId));
+      const live = await (await store()).liveManifest(websiteId);
       return { preview: compareWithLive(compiled, live), cached };
     },
     async close() {

@@ -4,7 +4,7 @@ import { classifyAgent, createReadCounter } from '../../control/analytics/index.
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { nodeBaseUrl } from '../../platform/config/index.js';
 import { AppError } from '../../platform/errors/index.js';
-import { createFsTarget, createNodeReader, type NodeFileLookup } from '../publish/index.js';
+import { createLocalNodeReader, type NodeFileLookup } from '../publish/index.js';
 
 const DOMAIN = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 const FILE = /^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml)$/;
@@ -24,7 +24,7 @@ export function nodeFilesPath(settings: Parameters<typeof nodeBaseUrl>[0]): stri
  * src/control/analytics; metric nodectl_node_reads_total).
  */
 export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
-  const reader = createNodeReader(createFsTarget({ root: services.layout.nodesDir }));
+  const reader = createLocalNodeReader(services.layout.nodesDir);
   const counter = createReadCounter(services.controlDb, { now: services.now, onError: (error) => services.logger.warn({ err: error }, 'node read counts dropped: the write failed') });
   app.addHook('onClose', async () => counter.close());
   const base = nodeFilesPath(services.config.settings);

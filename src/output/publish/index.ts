@@ -8,7 +8,7 @@ export { rollbackNode, takeDownNode, flipToStoredVersion, type FlipResult } from
 export { listStoredVersions, readLiveManifest, nextVersionLabel, recordCount, type StoredVersion } from './store.js';
 export { acquirePublishLock, PUBLISH_LOCK_TTL_MS, type PublishLock } from './lock.js';
 export { siteHashOf, siteKeys, MUTABLE_CACHE, IMMUTABLE_CACHE } from './layout.js';
-export { createNodeReader, type NodeFileLookup } from './read-node.js';
+export { createLocalNodeReader, type NodeFileLookup } from './read-node.js';
 export { createTargetFromSettings } from './targets/index.js';
 export type { PublishTarget, PutOptions, ObjectInfo } from './targets/types.js';
 export { PUBLISH_STEPS, type PublishStep } from './faults.js';
@@ -18,5 +18,5 @@ export { createInkPublishProgress, createPlainPublishProgress } from './progress
 export { hasPublishedNode, republishJob, requestRepublish } from './republish-job.js';
 export { publishRoutes } from './routes.js';
 export type { PublishRequestSchema, PublishResultSchema, PublishedVersionSchema, PublishedVersionView, RollbackRequestSchema, RollbackResultSchema, TakedownResultSchema } from './schemas.js';
-export { createFsTarget } from './targets/fs.js';
 export { closeSparePublishWorker, keepSparePublishWorker } from './publish-in-worker.js';
+export { nodeStoreReader, type NodeStoreReader } from './node-store-reader.js';

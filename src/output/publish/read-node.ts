@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { ManifestSchema, type Manifest, type ManifestFile } from '../../platform/node-format/index.js';
 import { domainMapKey, hexOfChecksum, MUTABLE_CACHE, siteKeys, versionedCache } from './layout.js';
 import { PURGE_MARKER } from './purge-marker.js';
-import type { FsTarget } from './targets/fs.js';
+import { createFsTarget, type FsTarget } from './targets/fs.js';
 
 export type NodeFileLookup =
   | { kind: 'file'; websiteId: string; localPath: string; contentType: string; cacheControl: string; etag: string; bytes: number }
@@ -95,4 +95,9 @@ export function createNodeReader(store: Pick<FsTarget, 'filePath'>) {
       return fileOf(s.websiteId, s.siteHash, ulid, entry, versionedCache(entry.immutable));
     },
   };
+}
+
+/** The reader of the local store under `nodesDir`: the embedded default the daemon serves node files from. */
+export function createLocalNodeReader(nodesDir: string): ReturnType<typeof createNodeReader> {
+  return createNodeReader(createFsTarget({ root: nodesDir }));
 }

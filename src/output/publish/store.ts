@@ -3,11 +3,11 @@ import { siteKeys } from './layout.js';
 import type { PublishTarget } from './targets/types.js';
 
 /** The live manifest of a site (latest/manifest.json), or undefined when nothing is live. */
-export async function readLiveManifest(target: PublishTarget, siteHash: string): Promise<Manifest | undefined> {
+export async function readLiveManifest(target: Pick<PublishTarget, 'get'>, siteHash: string): Promise<Manifest | undefined> {
   return readManifestAt(target, siteKeys(siteHash).pointer);
 }
 
-export async function readManifestAt(target: PublishTarget, key: string): Promise<Manifest | undefined> {
+export async function readManifestAt(target: Pick<PublishTarget, 'get'>, key: string): Promise<Manifest | undefined> {
   const body = await target.get(key);
   if (body === undefined) return undefined;
   return ManifestSchema.parse(JSON.parse(body.toString('utf8')));
