@@ -6,7 +6,7 @@ import type { JobKind } from '../../platform/jobs/index.js';
  * retry of the schedule): a job run again after a crash finds the step already taken and does
  * nothing. A re-send by hand is `manual` and always makes one attempt. website_id lets an
  * organization erase find the job. emitEvent queues the first attempt of each delivery; the
- * definition (lane, handler) is src/platform/jobs/kinds/webhook-deliver.ts.
+ * definition (lane, handler) is src/control/webhooks/deliver-job.ts.
  */
 export const deliverWebhookKind = {
   kind: 'webhook.deliver',
@@ -22,6 +22,6 @@ export type DeliverWebhookPayload = z.output<typeof deliverWebhookKind.payload>;
 
 /**
  * The sweep that fans out outbox events no delivery was made for (an event written by other
- * code than emitEvent); its definition is src/platform/jobs/kinds/webhooks-dispatch.ts.
+ * code than emitEvent); its definition is src/control/webhooks/dispatch-job.ts.
  */
 export const dispatchEventsKind = { kind: 'webhooks.dispatch', payload: z.object({}) } satisfies JobKind;

@@ -3,7 +3,7 @@ import type { JobKind } from '../../platform/jobs/index.js';
 
 /**
  * The name and payload of the organization jobs, which the routes enqueue; their definitions
- * (lane, handler) are src/control/organizations/transfer-execute-job.ts and org-erase.ts, which import this
+ * (lane, handler) are transfer-execute-job.ts and erase-job.ts, which import this
  * feature, so the feature does not import them back.
  */
 export const orgTransferExecuteKind = { kind: 'org.transfer.execute', payload: z.object({ transfer_id: z.string().min(1) }) } satisfies JobKind;

@@ -72,7 +72,7 @@ export const OrganizationSchema = z.object({
   role: CallerRoleSchema.describe("The caller's role in the organization (an API key: the key's role)"),
 });
 
-/** A member as lists and member routes show it (tenancy/members.ts MemberRecord). */
+/** A member as lists and member routes show it (records/member-rows.ts MemberRecord). */
 export const MemberSchema = z.object({
   userId: z.string().describe('The user id (usr_...)'),
   email: z.string(),
@@ -131,7 +131,7 @@ export const AcceptedTransferSchema = z.object({ job_id: z.string().describe('Th
 /** 202 of POST .../erase. */
 export const ErasureJobSchema = z.object({ job_id: z.string().describe('The org.erase job that removes everything of the organization') });
 
-/** One row of the audit log (tenancy/audit.ts AuditRecord). */
+/** One row of the audit log (records/audit.ts AuditRecord). */
 export const AuditEntrySchema = z.object({
   id: z.string().describe('The entry id (aud_...)'),
   actor: z.object({
