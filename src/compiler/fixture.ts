@@ -45,7 +45,7 @@ function readJsonl(path: string): unknown[] {
     try {
       return [JSON.parse(line)];
     } catch (error) {
-      throw new Error(`${path} line ${index + 1}: not JSON (${(error as Error).message})`);
+      throw new Error(`${path} line ${index + 1}: not JSON (${(error as Error).message})`, { cause: error });
     }
   });
 }

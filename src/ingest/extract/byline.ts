@@ -371,7 +371,7 @@ const LABEL = /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|writ
  * other languages and scripts too ("Автор:", "作者：", "文・", "بقلم:").
  */
 const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting|opinion|analysis|commentary|review|interview|essay|column|perspective|feature)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor|words|text|story|автор|作者|记者|記者|著者|筆者|文|بقلم|كتب|yazar|författare|forfatter|kirjoittaja|szerző|autorka)\s*[:：・]\s*/i;
-const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
+const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:-]?\s+/i;
 /** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
 const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
 /** A role or job title standing for itself ("Staff Writer", "Seattle Times business reporter", "Editor at Large"). */
