@@ -58,7 +58,7 @@ export async function compileWebsite(dataDir: string, websiteId: string, outDir:
 
 /**
  * Fact candidates from which a compile reads the graph in a thread of its own: below, starting
- * the thread (about 40 ms) costs more than it saves (docs/publishing.md "The reading thread").
+ * the thread costs more than it saves (docs/publishing.md "The reading thread").
  */
 export const READING_THREAD_MIN_FACTS = 20_000;
 

@@ -57,7 +57,7 @@ export interface FileRules {
 
 /**
  * Line schemas compiled ahead of time (z.compile), once per process: valid records take the
- * compiled path (about 5x faster on a large node), invalid ones fall back to the regular parser,
+ * faster compiled path (docs/decisions.md), invalid ones fall back to the regular parser,
  * so the issues reported are the same.
  */
 const compiledLineSchemas = new Map<string, z.ZodType>();

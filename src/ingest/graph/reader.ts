@@ -6,10 +6,9 @@ import type {
 /**
  * Each query of the reader selects one JSON array per row, built by SQLite, and `row` makes the
  * array the reader's row. A string per row that JSON.parse turns into the values costs less than
- * an object per row from the driver: on 110,000 facts, raw arrays were twice as fast as objects,
- * and one string per row took another 30 % off (300 against 430 ms, 2026-11-27); relationships
- * and Q&A read so took 48 to 58 ms against 83 to 85. SQLite writes a REAL with the digits that
- * read back as the same double. The same strings cross threads unchanged (reader-thread.ts).
+ * an object per row from the driver, or an array of values (figures: docs/graph.md "Reader").
+ * SQLite writes a REAL with the digits that read back as the same double. The same strings cross
+ * threads unchanged (reader-thread.ts).
  */
 export interface RowQuery<T> {
   sql: string;

@@ -134,8 +134,8 @@ function statementsOf(db: Db): SearchStatements {
  * queue in search_stale the rowids of deleted chunks, entities and fact candidates and of
  * entities inserted or renamed (statements that write many rows at once), and `touched` names
  * the facts and chunks the writers inserted or re-ranked (triggers on those single-row INSERTs
- * made the store's statements 60 to 80 % slower, measured). Runs in the
- * caller's transaction; refreshing a record that did not change is harmless.
+ * made the store's statements much slower). Runs in the caller's transaction; refreshing a
+ * record that did not change is harmless.
  */
 export function refreshSearchDocs(db: Db, touched: SearchTouched): void {
   const s = statementsOf(db);

@@ -143,7 +143,8 @@ export function graphStatements(db: Db): GraphStatements {
 
     pendingRaw: p(PENDING_RAW_SQL),
     // Joins, not IN (see factCandidates): the ids of a batch are distinct. CROSS JOIN keeps the ids as the outer loop (the
-    // planner otherwise scans the pending rows by raw_items' state index and probes the ids for each: 40 times slower).
+    // planner otherwise scans the pending rows by raw_items' state index and probes the ids for each, far slower:
+    // docs/graph.md).
     pendingIds: p(`SELECT r.raw_content_id FROM json_each(?) t CROSS JOIN raw_items r ON r.raw_content_id = t.value WHERE r.state = 'pending'`).pluck(),
     markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
     markFailed: p(`UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`),

@@ -12,9 +12,9 @@
 type Container = Record<string, unknown> | unknown[];
 
 /**
- * Depth up to which the sorted copy is written by JSON.stringify, which is about 8 times faster
- * than writeJson on object-heavy values. V8's JSON.stringify overflows at about 4,100 levels on
- * a fresh stack (3,400 under 2,000 caller frames); 1,000 leaves a wide margin.
+ * Depth up to which the sorted copy is written by JSON.stringify, which is much faster than
+ * writeJson on object-heavy values. V8's JSON.stringify overflows the stack a few thousand levels
+ * deep; 1,000 leaves a wide margin (figures: docs/decisions.md).
  */
 const NATIVE_STRINGIFY_MAX_DEPTH = 1000;
 

@@ -22,7 +22,7 @@ function prepare(db: Db) {
 /**
  * Adds `by` to a counter in control.sqlite and returns the count after. The write commits with
  * synchronous=NORMAL: a counter needs no fsync (losing the last counts to a power cut only
- * forgives a few requests), and an fsync cost about 0.8 ms against 45 us without. A later FULL
+ * forgives a few requests), and an fsync costs far more than the write (docs/decisions.md). A later FULL
  * commit on the connection syncs these frames too.
  */
 export function incrementSqliteCounter(db: Db, bucket: string, windowStart: number, by = 1): number {
