@@ -117,7 +117,8 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0,
     withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 }, rejected: rejections.counts,
   };
-  // The reads of the passes, in their order: a reader may start each ahead of the compile (src/ingest/graph/reader-thread.ts).
+  // The reads of the passes, in their order: a reader may start
+  // each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([{ kind: 'sources' }, ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) => languages.map((language) => ({ kind, language })))]);
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
@@ -345,7 +346,10 @@ function writeQa(run: CompileRun): void {
   }
 }
 
-/** The files made from the records: citations, the priority feed, schema.jsonld, the AI sitemap, llms.txt and llms-full.txt. */
+/**
+ * The files made from the records: citations, the priority feed,
+ * schema.jsonld, the AI sitemap, llms.txt and llms-full.txt.
+ */
 function writeDerivedFiles(run: CompileRun, scan: EntityScan, rankedFacts: FactBrief[], description: string): void {
   const { sink, emitted, site, languages, counts } = run;
   const { rankedEntities, highlighted } = scan;
@@ -375,7 +379,10 @@ function writeDerivedFiles(run: CompileRun, scan: EntityScan, rankedFacts: FactB
   emitted.push({ file: writeText(sink, 'llms-full.txt', renderLlmsFull({ brand: site.brand, domain: site.domain, description, entities: fullEntities, totalEntities: counts.entities, totalFacts: counts.facts, recordFiles })), producedBy: 'nodectl:llms' });
 }
 
-/** The node's documents that the plan's capabilities choose (ai.json, mcp.json, trust.json, the embeddings manifest), then changes.jsonl. */
+/**
+ * The node's documents that the plan's capabilities choose (ai.json,
+ * mcp.json, trust.json, the embeddings manifest), then changes.jsonl.
+ */
 function writeNodeDocuments(
   run: CompileRun, options: CompileOptions, capabilities: ReturnType<typeof capabilitiesOf>,
   derived: { description: string; volatile: boolean; chunkFiles: Array<{ path: string; language: string; records: number }> },

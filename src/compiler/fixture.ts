@@ -50,7 +50,9 @@ function readJsonl(path: string): unknown[] {
   });
 }
 
-/** Reads fixtures/<name>: site.json, items.jsonl (IngestItems as a connector sends them) and optional editorial.jsonl. */
+/**
+ * Reads fixtures/<name>: site.json, items.jsonl (IngestItems as a connector sends them) and optional editorial.jsonl.
+ */
 export function loadFixture(dir: string): Fixture {
   const sitePath = join(dir, 'site.json');
   if (!existsSync(sitePath)) throw new Error(`${dir} is not a fixture: site.json is missing`);

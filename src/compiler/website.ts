@@ -11,7 +11,10 @@ import { compileToDirectory, type CompileToDirectoryOptions } from './directory.
 import type { CompileResult } from './types.js';
 
 export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
-  /** Read the graph in a thread of its own (ThreadedGraphReader). Default: when the graph is large (READING_THREAD_MIN_FACTS). */
+  /**
+   * Read the graph in a thread of its own (ThreadedGraphReader).
+   * Default: when the graph is large (READING_THREAD_MIN_FACTS).
+   */
   readingThread?: boolean;
 }
 
@@ -62,7 +65,10 @@ export async function compileWebsite(dataDir: string, websiteId: string, outDir:
  */
 export const READING_THREAD_MIN_FACTS = 20_000;
 
-/** Whether the graph holds READING_THREAD_MIN_FACTS fact candidates or more (rowids count them closely enough, in a lookup). */
+/**
+ * Whether the graph holds READING_THREAD_MIN_FACTS fact candidates
+ * or more (rowids count them closely enough, in a lookup).
+ */
 function isLargeGraph(db: Db): boolean {
   const last = db.prepare('SELECT max(rowid) FROM fact_candidates').pluck().get() as number | null;
   return (last ?? 0) >= READING_THREAD_MIN_FACTS;

@@ -14,7 +14,10 @@ export function fileRank(path: string): number {
   return i < 0 ? RECORD_ORDER.length : i;
 }
 
-/** Whether a file's records define the ids others refer to (a file of RECORD_ORDER's kinds): the files after them do not. */
+/**
+ * Whether a file's records define the ids others refer to (a
+ * file of RECORD_ORDER's kinds): the files after them do not.
+ */
 export function definesIds(path: string): boolean {
   return fileRank(path) < RECORD_ORDER.length;
 }
@@ -51,7 +54,10 @@ export interface FileRules {
   isFacts: boolean;
   references: Array<[field: string, kind: RefKind]>;
   trusted: boolean;
-  /** The records passed their line schema when they were written (validateNode's recordsPassedSchemas): the schema is not run again; the other record checks are. */
+  /**
+   * The records passed their line schema when they were written (validateNode's
+   * recordsPassedSchemas): the schema is not run again; the other record checks are.
+   */
   schemaPassed: boolean;
 }
 

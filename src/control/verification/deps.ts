@@ -1,6 +1,9 @@
 import type { Db } from '../../platform/storage/sqlite.js';
 
-/** What the verification operations need: the control database, the clock, and what to do when a website's trust changed. */
+/**
+ * What the verification operations need: the control database,
+ * the clock, and what to do when a website's trust changed.
+ */
 export interface VerificationDeps {
   readonly controlDb: Db;
   readonly now: () => number;

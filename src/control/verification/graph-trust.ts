@@ -21,7 +21,9 @@ export function refreshGraphTrust(services: TrustServices, websiteId: string): n
   return graph.transaction(() => refreshSourceTrust(graph, site)).immediate();
 }
 
-/** The verification operations wired to the daemon: a change of a website's trust refreshes its graph's source trust. */
+/**
+ * The verification operations wired to the daemon: a change of a website's trust refreshes its graph's source trust.
+ */
 export function verificationDeps(services: TrustServices & Pick<AppServices, 'now' | 'logger'>): VerificationDeps {
   return {
     controlDb: services.controlDb,

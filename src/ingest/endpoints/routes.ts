@@ -110,7 +110,10 @@ function setIngestErrorHandler(app: IngestApp, { states }: IngestKit): void {
   });
 }
 
-/** Before a route runs: the address's authentication failures, the signature, the connector's rate limit, the Idempotency-Key. */
+/**
+ * Before a route runs: the address's authentication failures, the
+ * signature, the connector's rate limit, the Idempotency-Key.
+ */
 function addSignatureHooks(app: IngestApp, { services, deps, idempotency, states, checkpointer, perConnector, authFailures }: IngestKit): void {
   // An address whose requests failed authentication too often is refused before its body is read
   // and before any check: a forged token with a self-consistent signature passes the signature

@@ -91,7 +91,8 @@ export const GRAPH_QUERIES = {
     FROM chunks c WHERE c.language = ? ORDER BY c.id`,
   ([id, text, tokensEstimate, language, sourceId, headingPath, position, entityIds]: ChunkValues): ChunkRow =>
     ({ id, text, tokensEstimate, language, entityIds: entityIds.sort(), sourceId, headingPath: JSON.parse(headingPath) as string[], position })),
-  // Several items may ask the same question: a fresh row first for each id, then the most confident, then the first item key (uniqueQa keeps it).
+  // Several items may ask the same question: a fresh row first for each id,
+  // then the most confident, then the first item key (uniqueQa keeps it).
   qa: rowQuery(`SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
       (SELECT json_group_array(j.value) FROM json_each(q.entity_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value)),
       q.confidence, q.provenance_method, q.stale)
@@ -151,7 +152,10 @@ export class SqliteGraphReader implements GraphReader {
     return this.rows(GRAPH_QUERIES.chunks, language);
   }
 
-  /** One row per Q&A id: when several items ask the same question, a fresh one, then the most confident, then the first item key. */
+  /**
+   * One row per Q&A id: when several items ask the same question,
+   * a fresh one, then the most confident, then the first item key.
+   */
   qa(language: string): Iterable<QaRow> {
     return uniqueQa(this.rows(GRAPH_QUERIES.qa, language));
   }

@@ -59,7 +59,10 @@ export function mergeSearchTouched(into: SearchTouched, from: SearchTouched): vo
   for (const id of from.chunks) into.chunks.add(id);
 }
 
-/** The searchable text of a fact value: its display, a string's text, a several-values object's members joined, else the JSON. */
+/**
+ * The searchable text of a fact value: its display, a string's
+ * text, a several-values object's members joined, else the JSON.
+ */
 const FACT_VALUE_TEXT = `COALESCE(f.display, CASE WHEN NOT json_valid(f.value) THEN f.value
     WHEN json_type(f.value) = 'text' THEN json_extract(f.value, '$')
     WHEN json_type(f.value) = 'object' THEN COALESCE((SELECT group_concat(j.value, ', ') FROM json_each(f.value, '$.values') j), f.value)

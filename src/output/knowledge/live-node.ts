@@ -2,7 +2,9 @@ import { ManifestSchema, type Manifest } from '../node-format/index.js';
 import { siteHashOf, siteKeys } from '../publish/layout.js';
 import type { PublishTarget } from '../publish/targets/types.js';
 
-/** The exported records of a published node that agents query: entities, facts and chunks (and the sources chunks cite). */
+/**
+ * The exported records of a published node that agents query: entities, facts and chunks (and the sources chunks cite).
+ */
 export interface EntityRecord {
   id: string;
   type: string;

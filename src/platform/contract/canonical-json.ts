@@ -80,7 +80,10 @@ function sortedKeysOf(value: Container): readonly string[] {
   return Array.isArray(value) ? [] : Object.keys(value).sort();
 }
 
-/** The frame's next member to copy, skipping array holes (kept as holes) and undefined object members; undefined when done. */
+/**
+ * The frame's next member to copy, skipping array holes (kept
+ * as holes) and undefined object members; undefined when done.
+ */
 function nextKey(frame: SortFrame): string | number | undefined {
   const source = frame.source;
   if (Array.isArray(source)) {

@@ -20,7 +20,10 @@ export const GRAPH_DB_OPTIONS = { migrations: GRAPH_MIGRATIONS, pageSize: 16_384
  */
 export const GRAPH_WAL_AUTOCHECKPOINT_BYTES = 256 * 1024 * 1024;
 
-/** What a graph WAL file is cut back to once a checkpoint has folded it in (SQLite keeps the file at its largest otherwise). */
+/**
+ * What a graph WAL file is cut back to once a checkpoint has
+ * folded it in (SQLite keeps the file at its largest otherwise).
+ */
 export const GRAPH_WAL_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** Raises `db`'s autocheckpoint limit to GRAPH_WAL_AUTOCHECKPOINT_BYTES (never lowers it). */
