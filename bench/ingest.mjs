@@ -53,7 +53,8 @@ function nodectl(dataDir, args) {
 
 function words(n, seed) {
   const vocab = ['river', 'mountain', 'coffee', 'ceramic', 'handmade', 'delivery', 'guarantee', 'warranty', 'organic', 'recipe', 'weekend', 'workshop', 'booking', 'price', 'colour', 'size'];
-  let s = seed, out = [];
+  let s = seed;
+  const out = [];
   for (let i = 0; i < n; i++) { s = (s * 1103515245 + 12345) % 2147483648; out.push(vocab[s % vocab.length]); }
   return out.join(' ');
 }

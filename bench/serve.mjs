@@ -18,7 +18,9 @@ async function waitReady(url, started) {
     try {
       const res = await fetch(`${url}/readyz`);
       if (res.status === 200) return performance.now() - started;
-    } catch {}
+    } catch {
+      // not listening yet: try again
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
 }

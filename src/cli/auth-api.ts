@@ -3,14 +3,14 @@ import { CliError } from './errors.js';
 import { storedSessionPath, writeStoredSession, removeStoredSession, type StoredSession } from './stored-session.js';
 
 /** One answer of a /v1/auth route: the envelope's data, or its error. */
-export interface AuthAnswer<T = any> {
+export interface AuthAnswer<T = unknown> {
   status: number;
   data?: T;
   error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 
 /** Calls a daemon's JSON route as the CLI user; a daemon that cannot be reached is a CliError. */
-export async function callAuthRoute<T = any>(baseUrl: string, path: string, options: { body?: unknown; accessToken?: string } = {}): Promise<AuthAnswer<T>> {
+export async function callAuthRoute<T = unknown>(baseUrl: string, path: string, options: { body?: unknown; accessToken?: string } = {}): Promise<AuthAnswer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.accessToken) headers.authorization = `Bearer ${options.accessToken}`;

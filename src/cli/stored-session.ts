@@ -20,7 +20,10 @@ const StoredSessionSchema = z.object({
 });
 export type StoredSession = z.infer<typeof StoredSessionSchema>;
 
-/** `$XDG_CONFIG_HOME/nodectl/session.json`, else `~/.config/nodectl/session.json` (an empty XDG_CONFIG_HOME counts as unset). */
+/**
+ * `$XDG_CONFIG_HOME/nodectl/session.json`, else
+ * `~/.config/nodectl/session.json` (an empty XDG_CONFIG_HOME counts as unset).
+ */
 export function storedSessionPath(env: NodeJS.ProcessEnv = process.env): string {
   const configHome = env.XDG_CONFIG_HOME || join(homedir(), '.config');
   return join(configHome, 'nodectl', 'session.json');

@@ -34,6 +34,47 @@ const RECORD_KINDS = [['entities', 'Entities'], ['facts', 'Facts'], ['relationsh
 
 interface Emitted { file: WrittenFile; language?: string; producedBy: string }
 
+/** A source as the records that cite it and the sitemap see it. */
+interface SourceEntry { url: string; lastSeenAt: string }
+
+/** What the passes of one compile share: its inputs, the files written so far, and what is exported. */
+interface CompileRun {
+  reader: GraphReader;
+  site: WebsiteInfo;
+  sink: NodeSink;
+  urls: WebsiteUrls;
+  /** The node's languages, in file order. */
+  languages: string[];
+  rejections: RejectionLog;
+  counts: CompileCounts;
+  changes: ChangeLog;
+  emitted: Emitted[];
+  sources: Map<string, SourceEntry>;
+  /** Exported entity id to the language whose row is written (an id may have rows in several). */
+  entityLanguage: Map<string, string>;
+  hiddenEntities: Set<string>;
+  factIdsByFile: AscendingIds[];
+  withheldFacts: Set<string>;
+  ids: ExportedIds;
+  citations: JsonlWriter<CitationRecord>;
+}
+
+/** What the entity scan learns for the later passes: the ranked entities and each source's importance. */
+interface EntityScan {
+  rankedEntities: EntityBrief[];
+  sourceImportance: Map<string, number>;
+  /** The facts listed under each highlighted entity, filled by the facts pass. */
+  highlighted: Map<string, FactBrief[]>;
+}
+
+/** What the facts pass learns: the top facts, the attributes hidden facts keep out of their entities, volatility. */
+interface FactsPass {
+  rankedFacts: FactBrief[];
+  hiddenAttributes: Map<string, Set<string>>;
+  /** A fact that changes often was exported: consumers should refresh sooner. */
+  volatile: boolean;
+}
+
 /**
  * Compiles one website's graph into the node files of docs/contract.md#node-files, writing each through `sink`
  * (manifest.json last). Pure apart from the sink: no clock, randomness, disk or environment;
@@ -46,86 +87,119 @@ interface Emitted { file: WrittenFile; language?: string; producedBy: string }
  */
 export function compileNode(reader: GraphReader, site: WebsiteInfo, options: CompileOptions, sink: NodeSink): CompileResult {
   const build = parseBuildTime(options.buildTime);
+  const run = startCompile(reader, site, options, sink);
+  // The passes run in the order of the reads that startCompile announced to the reader.
+  writeSources(run);
+  const scan = scanEntities(run);
+  const facts = writeFacts(run, scan.highlighted);
+  writeEntities(run, facts.hiddenAttributes);
+  writeRelationships(run);
+  const chunkFiles = writeChunks(run);
+  writeQa(run);
+  const description = options.description ?? `Knowledge node of ${site.brand} (${site.domain}).`;
   const capabilities = capabilitiesOf(site.plan);
-  const urls = new WebsiteUrls(site);
+  writeDerivedFiles(run, scan, facts.rankedFacts, description);
+  writeNodeDocuments(run, options, capabilities, { description, volatile: facts.volatile, chunkFiles });
+  return writeVersionsAndManifest(run, options, capabilities, build);
+}
+
+/**
+ * Sets up a compile: the node's languages (rejecting the records of a language that is not a
+ * BCP-47 tag), the counts, the change log, and the reads announced to the reader.
+ */
+function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOptions, sink: NodeSink): CompileRun {
   const rejections = new RejectionLog();
   const readerLanguages = [...new Set(reader.languages())].sort(compareStrings);
   // A record's language names its file: records in a language that is not a BCP-47 tag are rejected whole.
   const nodeLanguages = readerLanguages.filter((language) => LanguageSchema.safeParse(language).success);
   for (const language of readerLanguages) if (!nodeLanguages.includes(language)) rejectLanguage(reader, language, rejections);
   const languages = nodeLanguages.length > 0 ? nodeLanguages : [site.defaultLanguage];
-  const description = options.description ?? `Knowledge node of ${site.brand} (${site.domain}).`;
-  const emitted: Emitted[] = [];
   const counts: CompileCounts = {
     entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0,
     withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 }, rejected: rejections.counts,
   };
-  // The reads below, in their order: a reader may start each ahead of the compile (src/ingest/graph/reader-thread.ts).
+  // The reads of the passes, in their order: a reader may start
+  // each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([{ kind: 'sources' }, ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) => languages.map((language) => ({ kind, language })))]);
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
-
-  const sources = new Map<string, { url: string; lastSeenAt: string }>();
-  /** Exported entity id to the language whose row is written (an id may have rows in several). */
+  const urls = new WebsiteUrls(site);
+  const sources = new Map<string, SourceEntry>();
   const entityLanguage = new Map<string, string>();
-  const hiddenEntities = new Set<string>();
   const factIdsByFile: AscendingIds[] = [];
-  const withheldFacts = new Set<string>();
   const ids: ExportedIds = {
     entity: (id) => entityLanguage.has(id),
     fact: (id) => factIdsByFile.some((file) => file.has(id)),
     source: (id) => sources.has(id),
     sourceUrl: (url, sourceId) => urls.allowed(url) ?? (sourceId === null ? null : sources.get(sourceId)?.url ?? null),
   };
-  const cite = (kind: CitationRecord['record_kind'], rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }) => {
-    const source = rec.source_id === undefined ? undefined : sources.get(rec.source_id);
-    if (source === undefined) return;
-    const citation: CitationRecord = {
-      schema_version: NODE_SCHEMA_VERSION, record_id: rec.id, record_kind: kind, source_id: rec.source_id!, source_url: source.url,
-      retrieved_at: source.lastSeenAt, provenance_method: rec.provenance_method, confidence: rec.confidence,
-    };
-    citations.add(citation);
+  return {
+    reader, site, sink, urls, languages, rejections, counts, changes, emitted: [], sources, entityLanguage,
+    hiddenEntities: new Set<string>(), factIdsByFile, withheldFacts: new Set<string>(), ids, citations,
   };
-  const finish = (writer: { close(): WrittenFile }, producedBy: string, language?: string) => {
-    const file = writer.close();
-    emitted.push(language === undefined ? { file, producedBy } : { file, language, producedBy });
-    return file;
-  };
+}
 
-  // Sources first: every other record may cite them. A source's url must be on the website's
-  // hosts; a canonical_url that is not is left out, so the source falls back to its url.
-  const sourceWriter = new JsonlWriter<SourceRecord>(sink, 'sources.jsonl', SourceRecordSchema, changes.observe);
+/** Adds the citation of an exported record whose source is exported. */
+function cite(run: CompileRun, kind: CitationRecord['record_kind'], rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }): void {
+  const source = rec.source_id === undefined ? undefined : run.sources.get(rec.source_id);
+  if (source === undefined) return;
+  const citation: CitationRecord = {
+    schema_version: NODE_SCHEMA_VERSION, record_id: rec.id, record_kind: kind, source_id: rec.source_id!, source_url: source.url,
+    retrieved_at: source.lastSeenAt, provenance_method: rec.provenance_method, confidence: rec.confidence,
+  };
+  run.citations.add(citation);
+}
+
+/** Closes a record file and lists it for the manifest. */
+function finish(run: CompileRun, writer: { close(): WrittenFile }, producedBy: string, language?: string): WrittenFile {
+  const file = writer.close();
+  run.emitted.push(language === undefined ? { file, producedBy } : { file, language, producedBy });
+  return file;
+}
+
+/**
+ * Sources first: every other record may cite them. A source's url must be on the website's
+ * hosts; a canonical_url that is not is left out, so the source falls back to its url.
+ */
+function writeSources(run: CompileRun): void {
+  const { urls, sources } = run;
+  const sourceWriter = new JsonlWriter<SourceRecord>(run.sink, 'sources.jsonl', SourceRecordSchema, run.changes.observe);
   const urlPolicy = (record: SourceRecord) => urlProblem(urls, record.url, 'url');
-  for (const row of uniqueById(reader.sources())) {
+  for (const row of uniqueById(run.reader.sources())) {
     const record = projectSource(row, (url) => urls.allowed(url) !== null);
     const problem = sourceWriter.offer(record, row.id, urlPolicy);
     if (problem !== null) {
-      rejections.add('sources', 'sources.jsonl', row.id, problem);
+      run.rejections.add('sources', 'sources.jsonl', row.id, problem);
       continue;
     }
     sources.set(row.id, { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at });
   }
-  counts.sources = finish(sourceWriter, 'nodectl:records').records ?? 0;
+  run.counts.sources = finish(run, sourceWriter, 'nodectl:records').records ?? 0;
+}
 
-  // Entities are scanned first (which are exported, valid, how they rank) and written after the
-  // facts, so a hidden fact's value can be kept out of its entity's attributes (export rule 1)
-  // without reading the much larger facts twice. An entity is validated here, before anything
-  // can point at it; leaving attributes out later cannot make it invalid.
-  const topEntities = new TopK<EntityBrief, EntityRank>(PRIORITY_FEED_SIZE, compareEntityBriefs(site.defaultLanguage));
+/**
+ * Entities are scanned first (which are exported, valid, how they rank) and written after the
+ * facts, so a hidden fact's value can be kept out of its entity's attributes (export rule 1)
+ * without reading the much larger facts twice. An entity is validated here, before anything
+ * can point at it; leaving attributes out later cannot make it invalid.
+ */
+function scanEntities(run: CompileRun): EntityScan {
+  const { counts, entityLanguage, sources } = run;
+  const topEntities = new TopK<EntityBrief, EntityRank>(PRIORITY_FEED_SIZE, compareEntityBriefs(run.site.defaultLanguage));
   const sourceImportance = new Map<string, number>();
-  for (const language of languages) {
+  for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
-    for (const row of uniqueById(reader.entities(language))) {
+    for (const row of uniqueById(run.reader.entities(language))) {
       if (!isEntityExported(row)) {
-        hiddenEntities.add(row.id);
+        run.hiddenEntities.add(row.id);
         counts.withheld.hiddenEntities++;
         continue;
       }
       if (entityLanguage.has(row.id)) continue;
-      const record = projectEntity(row, ids);
+      const record = projectEntity(row, run.ids);
       const problem = checkRecord(EntityRecordSchema, record, `${path} ${row.id}`);
       if (problem !== null) {
-        rejections.add('entities', path, row.id, problem);
+        run.rejections.add('entities', path, row.id, problem);
         continue;
       }
       entityLanguage.set(row.id, language);
@@ -138,18 +212,27 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
   }
   const rankedEntities = topEntities.result();
   const highlighted = new Map(rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((e) => [e.id, [] as FactBrief[]]));
-  const hiddenAttributes = new Map<string, Set<string>>();
+  return { rankedEntities, sourceImportance, highlighted };
+}
 
+/**
+ * Writes each fact group's survivor (export rules: hidden and superseded candidates are withheld,
+ * a fact of a hidden entity is orphaned), ranks the facts and lists the best ones under their
+ * highlighted entity.
+ */
+function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): FactsPass {
+  const { counts, urls } = run;
+  const hiddenAttributes = new Map<string, Set<string>>();
   const topFacts = new TopK<FactBrief, FactRank>(PRIORITY_FEED_SIZE, compareFactBriefs);
   // A canonical_url fact repeats the page's canonical url: it goes out under the same URL policy.
   const factUrlPolicy = (record: FactRecord) => (record.predicate === 'canonical_url' && typeof record.value === 'string' ? urlProblem(urls, record.value, 'value') : null);
   let volatile = false;
-  for (const language of languages) {
+  for (const language of run.languages) {
     const path = `facts.${language}.jsonl`;
-    const writer = new JsonlWriter<FactRecord>(sink, path, FactRecordSchema, changes.observe);
+    const writer = new JsonlWriter<FactRecord>(run.sink, path, FactRecordSchema, run.changes.observe);
     const exportedFacts = new AscendingIds();
-    factIdsByFile.push(exportedFacts);
-    for (const group of groupById(reader.facts(language))) {
+    run.factIdsByFile.push(exportedFacts);
+    for (const group of groupById(run.reader.facts(language))) {
       const survivors = group.filter((row) => factWithheldReason(row) === null);
       for (const row of group) {
         const reason = factWithheldReason(row);
@@ -159,23 +242,23 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
         } else if (reason === 'superseded') counts.withheld.supersededFacts++;
       }
       if (survivors.length === 0) {
-        withheldFacts.add(group[0]!.id);
+        run.withheldFacts.add(group[0]!.id);
         continue;
       }
       const row = pickSurvivor(survivors);
-      if (row.subjectEntityId !== null && hiddenEntities.has(row.subjectEntityId)) {
+      if (row.subjectEntityId !== null && run.hiddenEntities.has(row.subjectEntityId)) {
         counts.withheld.orphanedFacts++;
-        withheldFacts.add(row.id);
+        run.withheldFacts.add(row.id);
         continue;
       }
-      const record = projectFact(row, ids);
+      const record = projectFact(row, run.ids);
       const problem = writer.offer(record, row.id, factUrlPolicy);
       if (problem !== null) {
-        rejections.add('facts', path, row.id, problem);
+        run.rejections.add('facts', path, row.id, problem);
         continue;
       }
       exportedFacts.add(row.id);
-      cite('fact', record);
+      cite(run, 'fact', record);
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
       const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
       if (list === undefined && !topFacts.admits(row)) continue;
@@ -186,83 +269,103 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
         if (list.length >= FACTS_PER_ENTITY * 2) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
       }
     }
-    counts.facts += finish(writer, 'nodectl:records', language).records ?? 0;
+    counts.facts += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
   for (const list of highlighted.values()) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
+  return { rankedFacts: topFacts.result(), hiddenAttributes, volatile };
+}
 
-  for (const language of languages) {
+/** Writes the entities the scan kept, each in its one language, without the attributes of its hidden facts. */
+function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string>>): void {
+  for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
-    const writer = new JsonlWriter(sink, path, EntityRecordSchema, changes.observe);
-    for (const row of uniqueById(reader.entities(language))) {
-      if (entityLanguage.get(row.id) !== language) continue;
-      const record = projectEntity(row, ids, hiddenAttributes.get(row.id));
+    const writer = new JsonlWriter(run.sink, path, EntityRecordSchema, run.changes.observe);
+    for (const row of uniqueById(run.reader.entities(language))) {
+      if (run.entityLanguage.get(row.id) !== language) continue;
+      const record = projectEntity(row, run.ids, hiddenAttributes.get(row.id));
       writer.add(record, row.id);
-      cite('entity', record);
+      cite(run, 'entity', record);
     }
-    counts.entities += finish(writer, 'nodectl:records', language).records ?? 0;
+    run.counts.entities += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
+}
 
-  for (const language of languages) {
+/** Writes the relationships whose both ends are exported. */
+function writeRelationships(run: CompileRun): void {
+  for (const language of run.languages) {
     const path = `relationships.${language}.jsonl`;
-    const writer = new JsonlWriter(sink, path, RelationshipRecordSchema, changes.observe);
-    for (const row of uniqueById(reader.relationships(language))) {
-      if (!isRelationshipExported(row, ids.entity)) {
-        counts.withheld.unresolvedRelationships++;
+    const writer = new JsonlWriter(run.sink, path, RelationshipRecordSchema, run.changes.observe);
+    for (const row of uniqueById(run.reader.relationships(language))) {
+      if (!isRelationshipExported(row, run.ids.entity)) {
+        run.counts.withheld.unresolvedRelationships++;
         continue;
       }
-      const record = projectRelationship(row, ids);
+      const record = projectRelationship(row, run.ids);
       const problem = writer.offer(record, row.id);
       if (problem !== null) {
-        rejections.add('relationships', path, row.id, problem);
+        run.rejections.add('relationships', path, row.id, problem);
         continue;
       }
-      cite('relationship', record);
+      cite(run, 'relationship', record);
     }
-    counts.relationships += finish(writer, 'nodectl:records', language).records ?? 0;
+    run.counts.relationships += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
+}
 
+/** Writes the text chunks; answers each chunk file for the embeddings manifest. */
+function writeChunks(run: CompileRun): Array<{ path: string; language: string; records: number }> {
   const chunkFiles: Array<{ path: string; language: string; records: number }> = [];
-  for (const language of languages) {
+  for (const language of run.languages) {
     const path = `chunks.${language}.jsonl`;
-    const writer = new JsonlWriter(sink, path, ChunkRecordSchema, changes.observe);
-    for (const row of uniqueById(reader.chunks(language))) {
-      const problem = writer.offer(projectChunk(row, ids), row.id);
-      if (problem !== null) rejections.add('chunks', path, row.id, problem);
+    const writer = new JsonlWriter(run.sink, path, ChunkRecordSchema, run.changes.observe);
+    for (const row of uniqueById(run.reader.chunks(language))) {
+      const problem = writer.offer(projectChunk(row, run.ids), row.id);
+      if (problem !== null) run.rejections.add('chunks', path, row.id, problem);
     }
-    const file = finish(writer, 'nodectl:records', language);
-    counts.chunks += file.records ?? 0;
+    const file = finish(run, writer, 'nodectl:records', language);
+    run.counts.chunks += file.records ?? 0;
     chunkFiles.push({ path, language, records: file.records ?? 0 });
   }
+  return chunkFiles;
+}
 
-  for (const language of languages) {
+/** Writes the questions and answers that are exported and not made from a withheld fact. */
+function writeQa(run: CompileRun): void {
+  for (const language of run.languages) {
     const path = `qa.${language}.jsonl`;
-    const writer = new JsonlWriter(sink, path, QaRecordSchema, changes.observe);
-    for (const row of uniqueById(reader.qa(language))) {
+    const writer = new JsonlWriter(run.sink, path, QaRecordSchema, run.changes.observe);
+    for (const row of uniqueById(run.reader.qa(language))) {
       // A Q&A templated from a withheld fact would repeat its value: it goes with the fact.
-      if (!isQaExported(row) || row.factIds.some((id) => withheldFacts.has(id) && !ids.fact(id))) {
-        counts.withheld.staleQa++;
+      if (!isQaExported(row) || row.factIds.some((id) => run.withheldFacts.has(id) && !run.ids.fact(id))) {
+        run.counts.withheld.staleQa++;
         continue;
       }
-      const problem = writer.offer(projectQa(row, ids), row.id);
-      if (problem !== null) rejections.add('qa', path, row.id, problem);
+      const problem = writer.offer(projectQa(row, run.ids), row.id);
+      if (problem !== null) run.rejections.add('qa', path, row.id, problem);
     }
-    counts.qa += finish(writer, 'nodectl:records', language).records ?? 0;
+    run.counts.qa += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
+}
 
-  emitted.push({ file: citations.close(), producedBy: 'nodectl:citations' });
-  writePriorityFeed(sink, rankedEntities, topFacts.result(), emitted);
+/**
+ * The files made from the records: citations, the priority feed,
+ * schema.jsonld, the AI sitemap, llms.txt and llms-full.txt.
+ */
+function writeDerivedFiles(run: CompileRun, scan: EntityScan, rankedFacts: FactBrief[], description: string): void {
+  const { sink, emitted, site, languages, counts } = run;
+  const { rankedEntities, highlighted } = scan;
+  emitted.push({ file: run.citations.close(), producedBy: 'nodectl:citations' });
+  writePriorityFeed(sink, rankedEntities, rankedFacts, emitted);
 
   const jsonLdEntities = rankedEntities.slice(0, HIGHLIGHT_ENTITIES).filter((e) => e.importance >= JSONLD_MIN_IMPORTANCE);
   emitted.push({ file: writeDocument(sink, 'schema.jsonld', SchemaJsonLdSchema, buildSchemaJsonLd(jsonLdEntities, highlighted)), producedBy: 'nodectl:schema-org' });
-  emitted.push({ file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(sources, sourceImportance))), producedBy: 'nodectl:sitemap' });
+  emitted.push({ file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(run.sources, scan.sourceImportance))), producedBy: 'nodectl:sitemap' });
 
   const recordFiles = RECORD_KINDS.flatMap(([kind, title]) => languages.map((language) => {
     const path = `${kind}.${language}.jsonl`;
     return { path, title: `${title} (${language})`, records: emitted.find((e) => e.file.path === path)?.file.records ?? 0 };
   }));
   recordFiles.push({ path: 'sources.jsonl', title: 'Sources', records: counts.sources });
-  const advanced = capabilities.includes('cap.advanced');
-  const embeddings = advanced && capabilities.includes('cap.embeddings');
   const otherFiles = [
     { path: 'priority-feed.jsonl', title: 'Priority feed', note: 'the most important records, ranked' },
     { path: 'citations.jsonl', title: 'Citations', note: 'where each record comes from and how to cite it' },
@@ -275,31 +378,47 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
   emitted.push({ file: writeText(sink, 'llms.txt', renderLlmsTxt({ brand: site.brand, domain: site.domain, description, languages, recordFiles, otherFiles, topEntities: rankedEntities })), producedBy: 'nodectl:llms' });
   const fullEntities = rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((entity) => ({ entity, facts: highlighted.get(entity.id) ?? [] }));
   emitted.push({ file: writeText(sink, 'llms-full.txt', renderLlmsFull({ brand: site.brand, domain: site.domain, description, entities: fullEntities, totalEntities: counts.entities, totalFacts: counts.facts, recordFiles })), producedBy: 'nodectl:llms' });
+}
 
+/**
+ * The node's documents that the plan's capabilities choose (ai.json,
+ * mcp.json, trust.json, the embeddings manifest), then changes.jsonl.
+ */
+function writeNodeDocuments(
+  run: CompileRun, options: CompileOptions, capabilities: ReturnType<typeof capabilitiesOf>,
+  derived: { description: string; volatile: boolean; chunkFiles: Array<{ path: string; language: string; records: number }> },
+): void {
+  const { sink, emitted, site, languages } = run;
+  const advanced = capabilities.includes('cap.advanced');
+  const embeddings = advanced && capabilities.includes('cap.embeddings');
   const consumes = ['llms.txt', 'versions.json', 'changes.jsonl', ...languages.flatMap((l) => RECORD_KINDS.map(([kind]) => `${kind}.${l}.jsonl`)), 'sources.jsonl', 'citations.jsonl', 'priority-feed.jsonl', 'schema.jsonld', 'sitemap-ai.xml', 'llms-full.txt', 'mcp.json'];
   if (advanced) consumes.push('trust.json', 'openapi.json');
   if (embeddings) consumes.push('embeddings-manifest.json');
-  const ai = buildAiJson(site, { license: options.license ?? 'all-rights-reserved', description, ...(options.contact === undefined ? {} : { contact: options.contact }), languages, refreshHintSeconds: volatile ? 3600 : 86400, consumes });
+  const ai = buildAiJson(site, { license: options.license ?? 'all-rights-reserved', description: derived.description, ...(options.contact === undefined ? {} : { contact: options.contact }), languages, refreshHintSeconds: derived.volatile ? 3600 : 86400, consumes });
   emitted.push({ file: writeDocument(sink, 'ai.json', AiJsonSchema, ai), producedBy: 'nodectl:ai' });
   emitted.push({ file: writeDocument(sink, 'mcp.json', McpManifestSchema, buildMcpManifest(site, capabilities)), producedBy: 'nodectl:mcp' });
   if (advanced) emitted.push({ file: writeDocument(sink, 'trust.json', TrustSchema, buildTrust(site)), producedBy: 'nodectl:trust' });
-  if (embeddings) emitted.push({ file: writeDocument(sink, 'embeddings-manifest.json', EmbeddingsManifestSchema, buildEmbeddingsManifest(chunkFiles)), producedBy: 'nodectl:embeddings' });
-  emitted.push({ file: changes.close(emitted.map((e) => e.file)), producedBy: 'nodectl:changes' });
+  if (embeddings) emitted.push({ file: writeDocument(sink, 'embeddings-manifest.json', EmbeddingsManifestSchema, buildEmbeddingsManifest(derived.chunkFiles)), producedBy: 'nodectl:embeddings' });
+  emitted.push({ file: run.changes.close(emitted.map((e) => e.file)), producedBy: 'nodectl:changes' });
+}
 
+/** The version (from the digest of everything written so far), versions.json, openapi.json, and manifest.json last. */
+function writeVersionsAndManifest(run: CompileRun, options: CompileOptions, capabilities: ReturnType<typeof capabilitiesOf>, build: ReturnType<typeof parseBuildTime>): CompileResult {
+  const { sink, emitted, site } = run;
   // Everything so far is version-free: its digest gives the ULID's random part.
   const nodeVersion = nodeVersionUlid(build.ms, contentDigest(emitted.map((e) => e.file)));
   const label = nodeVersionLabel(build.iso, options.previous?.label ?? null);
   const current = { node_version: nodeVersion, node_version_label: label, generated_at: build.iso };
   emitted.push({ file: writeDocument(sink, 'versions.json', VersionsSchema, buildVersions(current, options.previous)), producedBy: 'nodectl:versions' });
-  if (advanced) emitted.push({ file: writeDocument(sink, 'openapi.json', OpenApiSchema, buildOpenApi(site, label, emitted.map((e) => e.file).concat({ path: 'openapi.json', checksum: '', bytes: 0 }))), producedBy: 'nodectl:openapi' });
+  if (capabilities.includes('cap.advanced')) emitted.push({ file: writeDocument(sink, 'openapi.json', OpenApiSchema, buildOpenApi(site, label, emitted.map((e) => e.file).concat({ path: 'openapi.json', checksum: '', bytes: 0 }))), producedBy: 'nodectl:openapi' });
 
   const files = emitted.map((e) => manifestEntry(e.file, e.language, e.producedBy)).sort((a, b) => compareStrings(a.path, b.path));
   const manifest: Manifest = {
     schema_version: NODE_SCHEMA_VERSION, node_version: nodeVersion, node_version_label: label, brand: site.brand, domain: site.domain, website_id: site.websiteId,
-    generated_at: build.iso, capabilities, languages, default_language: site.defaultLanguage, trust_tier: trustTierOf(site), files,
+    generated_at: build.iso, capabilities, languages: run.languages, default_language: site.defaultLanguage, trust_tier: trustTierOf(site), files,
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
-  return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts, rejected: rejections.list() };
+  return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts: run.counts, rejected: run.rejections.list() };
 }
 
 /**

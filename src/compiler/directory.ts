@@ -56,15 +56,24 @@ export function createDirectorySink(dir: string): DirectorySink {
   };
 }
 
-/** fsync then close `fd`; resolves with the first error (never rejects, so a compile that fails first leaves no unhandled rejection). */
+/**
+ * fsync then close `fd`; resolves with the first error (never rejects,
+ * so a compile that fails first leaves no unhandled rejection).
+ */
 function syncAndClose(fd: number): Promise<Error | null> {
   return new Promise((resolve) => fsync(fd, (syncError) => close(fd, (closeError) => resolve(syncError ?? closeError ?? null))));
 }
 
 export interface CompileToDirectoryOptions extends CompileOptions {
-  /** A directory holding the previous version of this node (for changes.jsonl, versions.json and the label); ignored when `previous` is given. Default: none. */
+  /**
+   * A directory holding the previous version of this node (for changes.jsonl,
+   * versions.json and the label); ignored when `previous` is given. Default: none.
+   */
   previousDir?: string;
-  /** The sink the compiler writes through, around the directory's (a publish's check of the bytes as written, written-node.ts). Default: the directory's. */
+  /**
+   * The sink the compiler writes through, around the directory's (a publish's
+   * check of the bytes as written, written-node.ts). Default: the directory's.
+   */
   wrapSink?: (sink: NodeSink) => NodeSink;
 }
 

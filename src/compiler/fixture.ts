@@ -45,12 +45,14 @@ function readJsonl(path: string): unknown[] {
     try {
       return [JSON.parse(line)];
     } catch (error) {
-      throw new Error(`${path} line ${index + 1}: not JSON (${(error as Error).message})`);
+      throw new Error(`${path} line ${index + 1}: not JSON (${(error as Error).message})`, { cause: error });
     }
   });
 }
 
-/** Reads fixtures/<name>: site.json, items.jsonl (IngestItems as a connector sends them) and optional editorial.jsonl. */
+/**
+ * Reads fixtures/<name>: site.json, items.jsonl (IngestItems as a connector sends them) and optional editorial.jsonl.
+ */
 export function loadFixture(dir: string): Fixture {
   const sitePath = join(dir, 'site.json');
   if (!existsSync(sitePath)) throw new Error(`${dir} is not a fixture: site.json is missing`);

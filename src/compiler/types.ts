@@ -3,9 +3,14 @@ import type { RejectedKind, RejectedRecord } from './rejections.js';
 
 /** Options of one compile. Nothing here comes from a clock, the disk or the environment. */
 export interface CompileOptions {
-  /** RFC 3339 UTC build time: manifest.generated_at and the time part of node_version. Required: the core never reads a clock. */
+  /**
+   * RFC 3339 UTC build time: manifest.generated_at and the time
+   * part of node_version. Required: the core never reads a clock.
+   */
   buildTime: string;
-  /** The version this one replaces (for changes.jsonl, versions.json and the label sequence); none for a first version. */
+  /**
+   * The version this one replaces (for changes.jsonl, versions.json and the label sequence); none for a first version.
+   */
   previous?: PreviousNode;
   /** ai.json license; default "all-rights-reserved". */
   license?: string;
@@ -52,6 +57,9 @@ export interface CompileCounts {
   qa: number;
   sources: number;
   withheld: { hiddenEntities: number; hiddenFacts: number; supersededFacts: number; unresolvedRelationships: number; staleQa: number; orphanedFacts: number };
-  /** Records left out per kind because they failed their schema or the URL policy (not written; references to them removed). */
+  /**
+   * Records left out per kind because they failed their schema
+   * or the URL policy (not written; references to them removed).
+   */
   rejected: Record<RejectedKind, number>;
 }

@@ -7,7 +7,10 @@ import { compileToDirectory, type CompileToDirectoryOptions } from './directory.
 import type { CompileResult } from './types.js';
 
 export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
-  /** Read the graph in a thread of its own (ThreadedGraphReader). Default: when the graph is large (READING_THREAD_MIN_FACTS). */
+  /**
+   * Read the graph in a thread of its own (ThreadedGraphReader).
+   * Default: when the graph is large (READING_THREAD_MIN_FACTS).
+   */
   readingThread?: boolean;
 }
 
@@ -54,11 +57,14 @@ export async function compileWebsite(dataDir: string, websiteId: string, outDir:
 
 /**
  * Fact candidates from which a compile reads the graph in a thread of its own: below, starting
- * the thread (about 40 ms) costs more than it saves (docs/publishing.md "The reading thread").
+ * the thread costs more than it saves (docs/publishing.md "The reading thread").
  */
 export const READING_THREAD_MIN_FACTS = 20_000;
 
-/** Whether the graph holds READING_THREAD_MIN_FACTS fact candidates or more (rowids count them closely enough, in a lookup). */
+/**
+ * Whether the graph holds READING_THREAD_MIN_FACTS fact candidates
+ * or more (rowids count them closely enough, in a lookup).
+ */
 function isLargeGraph(db: Db): boolean {
   const last = db.prepare('SELECT max(rowid) FROM fact_candidates').pluck().get() as number | null;
   return (last ?? 0) >= READING_THREAD_MIN_FACTS;

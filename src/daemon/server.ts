@@ -37,9 +37,8 @@ function warmStart(app: FastifyInstance, pages: number): void {
 export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon> {
   const app0Logger = { level: config.settings.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   // The services log through Fastify's logger once the app exists.
-  let services: AppServices | undefined;
   let app: FastifyInstance | undefined;
-  services = createServices(config, { logger: { info: (...a: unknown[]) => log('info', a), warn: (...a: unknown[]) => log('warn', a), error: (...a: unknown[]) => log('error', a), debug: (...a: unknown[]) => log('debug', a) } as AppServices['logger'] });
+  const services = createServices(config, { logger: { info: (...a: unknown[]) => log('info', a), warn: (...a: unknown[]) => log('warn', a), error: (...a: unknown[]) => log('error', a), debug: (...a: unknown[]) => log('debug', a) } as AppServices['logger'] });
   function log(level: 'info' | 'warn' | 'error' | 'debug', args: unknown[]): void {
     (app?.log[level] as ((...x: unknown[]) => void) | undefined)?.apply(app?.log, args);
   }

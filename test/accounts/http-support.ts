@@ -31,7 +31,7 @@ export async function openAuthApp(settings: Partial<Record<SettingName, unknown>
       // The outbox sends in the background (forgot-password); wait for it like shutdown does.
       const { accountsContextOf } = await import('../../src/control/accounts/http-context.js');
       await (await accountsContextOf(t.services)).mail.idle();
-      let names: string[] = [];
+      let names: string[];
       try {
         names = readdirSync(mailDir).filter((f) => f.endsWith('.eml')).sort();
       } catch {

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
-/** The import graph of a source tree: files (relative to the tree's parent, e.g. src/platform/http/envelope.ts) and their relative imports. */
+/**
+ * The import graph of a source tree: files (relative to the tree's
+ * parent, e.g. src/platform/http/envelope.ts) and their relative imports.
+ */
 export interface ImportGraph {
   files: string[];
   /** file -> the files it imports (static, type-only, re-exports and dynamic import() alike). */
@@ -99,7 +102,10 @@ export function findCycles(nodes: readonly string[], edges: (node: string) => re
 /** A declared layer order: layers[0] is the lowest; a module may import its own layer and those below. */
 export type LayerTable = ReadonlyArray<{ name: string; modules: readonly string[] }>;
 
-/** The table entry (a module folder like src/platform/jobs) that holds `file`; the most specific one if entries nest. */
+/**
+ * The table entry (a module folder like src/platform/jobs) that holds `file`; the most specific
+ * one if entries nest.
+ */
 export function unitOf(table: LayerTable, file: string): { unit: string; rank: number; layer: string } | undefined {
   let best: { unit: string; rank: number; layer: string } | undefined;
   table.forEach((layer, rank) => {

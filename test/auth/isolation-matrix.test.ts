@@ -165,7 +165,8 @@ describe('the isolation matrix: every management route x every role x own and fo
     const mismatches: string[] = [];
     for (const route of t.app.managementRoutes) {
       for (const caller of callers) {
-        // A body no route schema accepts: an allowed caller reaches the handler and gets its 422 (or the route's answer), nothing is published.
+        // A body no route schema accepts: an allowed caller reaches the handler
+        // and gets its 422 (or the route's answer), nothing is published.
         const body = route.method === 'GET' ? {} : { payload: { isolationMatrixProbe: true }, headers: { 'content-type': 'application/json' } };
         const res = await injectJson(t.app, { method: route.method as 'POST', url: pathOf(route), ...body, headers: { ...caller.headers, ...body.headers } });
         const got = res.status < 400 ? 'allowed' : `${res.status} ${res.json?.error?.code}`;

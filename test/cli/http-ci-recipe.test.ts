@@ -40,7 +40,8 @@ describe("the README's CI recipe", () => {
     writeFileSync(join(work.dir, 'content', 'index.md'), '# Example\n\nExample sells hand-made ceramic mugs from its workshop in Lisbon.\n');
     writeFileSync(join(work.dir, 'content', 'about.md'), '---\ntitle: About us\n---\nThe workshop was founded in 2019 by two potters.\n');
 
-    // Every run step but the install (this checkout's bin/ is on the PATH instead), with ${{ vars.X }} and ${{ secrets.X }} as shell variables.
+    // Every run step but the install (this checkout's bin/ is on the PATH
+    // instead), with ${{ vars.X }} and ${{ secrets.X }} as shell variables.
     const steps = [...recipe.matchAll(/^ {6}- run: (.+)$/gm)].map((m) => m[1]!);
     expect(steps[0]).toBe('npm install --global nodectl');
     const script = steps.slice(1).map((step) => step.replace(/\$\{\{ (?:vars|secrets)\.([A-Z_]+) \}\}/g, '$$$1')).join('\n');

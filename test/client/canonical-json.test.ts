@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
 import { canonicalJson, sortKeysDeep, writeJson } from '../../src/platform/contract/canonical-json.js';
 
-/** The recursive key sort canonicalJson replaced: the oracle its output must keep matching (checksums must not change). */
+/**
+ * The recursive key sort canonicalJson replaced: the oracle its output must keep matching (checksums must not change).
+ */
 function recursiveSort(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(recursiveSort);
   if (value !== null && typeof value === 'object') {

@@ -21,7 +21,10 @@ async function compile(graph: MemoryGraph, siteInfo: WebsiteInfo = site()) {
   return { files: sink.files, result, report, all: [...sink.files.values()].join('\n') };
 }
 
-/** An item at `url` whose page declares `canonical`: the graph keys its source, entity and facts by the canonical url, as ingestion does. */
+/**
+ * An item at `url` whose page declares `canonical`: the graph keys its
+ * source, entity and facts by the canonical url, as ingestion does.
+ */
 function pageWithCanonical(url: string, canonical: string) {
   const page = entity('Product', 'Blue Mug', { canonicalKey: canonical, sourceId: sourceId(canonical), sourceUrl: canonical });
   const brand = entity('Brand', 'Acme', { importance: 4 });

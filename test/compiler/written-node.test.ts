@@ -50,7 +50,10 @@ async function compileChecked(makeCheck: (out: string) => Check, name: string, c
   return { out, report: await written.report() };
 }
 
-/** The report of the check as written, and validateNode's on the folder it was written to, with the same rule for line schemas. */
+/**
+ * The report of the check as written, and validateNode's on the
+ * folder it was written to, with the same rule for line schemas.
+ */
 async function bothReports(makeCheck: (out: string) => Check, name: string, change: Record<string, (text: string) => string | Buffer> = {}) {
   const { out, report } = await compileChecked(makeCheck, name, change);
   return { written: report, folder: await validateNode(out, { recordsPassedSchemas: true }) };
@@ -158,9 +161,11 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
     let check: WrittenNodeCheck | undefined;
     const { written, folder } = await bothReports((out) => (check = new WrittenNodeCheck(out, { recordsPassedSchemas: true })), 'shop');
     expect(written).toEqual(folder);
-    // sources, then entities, facts, relationships, chunks and qa of both languages: all but citations and the priority feed.
+    // sources, then entities, facts, relationships, chunks and qa
+    // of both languages: all but citations and the priority feed.
     expect(check!.takenAhead).toBe(11);
-    // Then every file of the last rank, once complete: citations, the priority feed and the documents (manifest.json is the report's own).
+    // Then every file of the last rank, once complete: citations, the
+    // priority feed and the documents (manifest.json is the report's own).
     expect(check!.takenEarly).toBe(readdirSync(join(PROJECT_ROOT, 'golden', 'shop')).length - 12);
     // A second report checks every file again (the first one's read added the other files' ids).
     expect(await check!.report()).toEqual(folder);
@@ -170,14 +175,16 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
 
   it('checks a last-rank file again in the report when a file defining ids came after it was checked early, with validateNode\'s report', async () => {
     const dir = join(PROJECT_ROOT, 'golden', 'shop');
-    // citations.jsonl cites the Q&A of qa.en.jsonl, which the compile writes after it here: checked early, it met none of them.
+    // citations.jsonl cites the Q&A of qa.en.jsonl, which the compile
+    // writes after it here: checked early, it met none of them.
     const late = 'qa.en.jsonl';
     const names = readdirSync(dir).filter((f) => f !== late && f !== 'manifest.json').sort(compareInReadOrder);
     const check = new WrittenNodeCheck(dir, { recordsPassedSchemas: true });
     const sink = check.sink(DISCARDING_SINK);
     for (const name of [...names, late, 'manifest.json']) writeWhole(sink, dir, name);
     const report = await check.report();
-    // Every file defining ids was checked ahead (qa.en.jsonl once the manifest opened), but the early checks met ten of the eleven.
+    // Every file defining ids was checked ahead (qa.en.jsonl once the
+    // manifest opened), but the early checks met ten of the eleven.
     expect(check.takenAhead).toBe(11);
     expect(check.takenEarly).toBe(0);
     expect(report).toEqual(await validateNode(dir, { recordsPassedSchemas: true }));
@@ -186,7 +193,8 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
 
   it('checks every file again in the report when a file opened later sorts before one already checked, with validateNode\'s report', async () => {
     const dir = join(PROJECT_ROOT, 'golden', 'shop');
-    // English first: entities.en and facts.en are checked once relationships.en opens; then entities.de sorts before them.
+    // English first: entities.en and facts.en are checked once
+    // relationships.en opens; then entities.de sorts before them.
     const order = ['sources.jsonl', 'facts.en.jsonl', 'entities.en.jsonl', 'relationships.en.jsonl', 'facts.de.jsonl', 'entities.de.jsonl'];
     const rest = readdirSync(dir).filter((f) => !order.includes(f) && f !== 'manifest.json').sort();
     const check = new WrittenNodeCheck(dir, { recordsPassedSchemas: true });

@@ -27,7 +27,10 @@ const page = (id: string, extra: Record<string, unknown> = {}) => {
   return { ...base, checksum: computeItemChecksum(base as never) };
 };
 
-/** `{"k":{"k":...{"k":1}...}}` nested `depth` levels, built as text: JSON.stringify itself overflows a few thousand levels down. */
+/**
+ * `{"k":{"k":...{"k":1}...}}` nested `depth` levels, built as text:
+ * JSON.stringify itself overflows a few thousand levels down.
+ */
 function nestedObjectText(depth: number): string {
   return '{"k":'.repeat(depth - 1) + '{"k":1}' + '}'.repeat(depth - 1);
 }

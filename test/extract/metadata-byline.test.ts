@@ -4,7 +4,10 @@ import { extractItem } from '../../src/ingest/extract/index.js';
 import { cleanByline } from '../../src/ingest/extract/byline.js';
 import { CHECKSUM, RECEIVED, factsOf, relsOf, site } from './helpers.js';
 
-/** The page's author as the graph store would keep it: the survivor of the author candidates (provenance, then confidence). */
+/**
+ * The page's author as the graph store would keep it: the survivor
+ * of the author candidates (provenance, then confidence).
+ */
 const RANK: Record<string, number> = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3 };
 function authorOf(c: ItemContribution): unknown {
   const best = [...factsOf(c, 'author')].sort((a, b) => RANK[a.provenanceMethod]! - RANK[b.provenanceMethod]! || b.confidence - a.confidence)[0];

@@ -3,7 +3,10 @@ import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
 import { extractItem } from '../../src/ingest/extract/index.js';
 import { CHECKSUM, factOf, readPage, RECEIVED, site } from './helpers.js';
 
-/** Issue 18, text items: a plain text's first line is its title and its first paragraph its description, as a page's <h1> and first <p>. */
+/**
+ * Issue 18, text items: a plain text's first line is its title and its
+ * first paragraph its description, as a page's <h1> and first <p>.
+ */
 
 function extractText(file: string, extra: Partial<IngestItem> = {}) {
   return extractItem({ type: 'page', id: file, url: `https://shop.example/${file}`, text: readPage(file), checksum: CHECKSUM, ...extra } as IngestItem, site, { receivedAt: RECEIVED });

@@ -5,7 +5,10 @@ import { listValue, dateList } from '../../src/ingest/extract/multi-value.js';
 import { CHECKSUM, RECEIVED, extractPage, factOf, factsOf, readPage, site } from './helpers.js';
 import { CLEAN, problemsOf, runPipeline } from './pipeline.js';
 
-/** Issue 18, times (docs/contract.md#fact-rules): the value is the instant in UTC, the display the source's wall time and offset. */
+/**
+ * Issue 18, times (docs/contract.md#fact-rules): the value is the
+ * instant in UTC, the display the source's wall time and offset.
+ */
 
 describe('a show at 20:00 Pacific time (offset-times.html)', () => {
   const c = extractPage('offset-times.html', 'event', 'https://shop.example/events/late-show');

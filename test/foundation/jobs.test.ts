@@ -243,7 +243,8 @@ describe('the schedule runs only real work', () => {
     try {
       const queue = new JobQueue(db);
       db.prepare('INSERT INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, 3600, 0)').run('reports.placeholder');
-      // What an older build left: a placeholder kind (analytics.aggregate was one until it got its handler), defined here only to enqueue it.
+      // What an older build left: a placeholder kind (analytics.aggregate
+      // was one until it got its handler), defined here only to enqueue it.
       const placeholder = testJob('reports.placeholder', 'maintenance');
       const stale = queue.enqueue(placeholder, {}, { dedupeKey: 'schedule:reports.placeholder' });
       const other = queue.enqueue(placeholder, {});

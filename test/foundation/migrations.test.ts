@@ -50,7 +50,10 @@ const SEEDED: Record<'control' | 'graph', string[]> = {
   graph: ['raw_items'],
 };
 
-/** The knowledge search index and FTS5's tables under it: derived from the record tables, which a migration may index again (graph 0004, docs/knowledge.md). */
+/**
+ * The knowledge search index and FTS5's tables under it: derived from the record
+ * tables, which a migration may index again (graph 0004, docs/knowledge.md).
+ */
 const REBUILT_FROM_RECORDS = /^search_/;
 
 async function importMigrationFiles(database: string): Promise<Array<{ file: string; migration: Migration }>> {
@@ -84,7 +87,10 @@ function defaultOf(db: Db, table: string, column: string): unknown {
   return declared === null ? null : db.prepare(`SELECT ${declared}`).pluck().get();
 }
 
-/** Columns named like times (`*_at`, `*_until`, `*_start`) that migrations after `released` add with a type other than INTEGER. */
+/**
+ * Columns named like times (`*_at`, `*_until`, `*_start`) that
+ * migrations after `released` add with a type other than INTEGER.
+ */
 function nonIntegerTimeColumns(migrations: readonly Migration[], released: number): string[] {
   const columnsOf = (db: Db) => new Map((db.prepare(`SELECT m.name || '.' || c.name AS col, c.type FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table'`).all() as Array<{ col: string; type: string }>).map((r) => [r.col, r.type]));
   const before = openDatabase(':memory:', { migrations: migrations.slice(0, released) });
@@ -216,7 +222,8 @@ describe('databases made by earlier releases', () => {
     const now = T0 + 14 * MINUTE; // both records still live
     const everyOwnerGone = { ttlMs: 5 * MINUTE, owner: 'test:1:01JHKZZZZZZZZZZZZZZZZZZZZZ', isOwnerGone: () => true };
     await expect(store.begin(CONNECTOR, 'batch-0001', sha256('batch-0001 body'), now, everyOwnerGone)).resolves.toMatchObject({ outcome: 'replay', statusCode: 200 });
-    // An in-flight record written before 0003 has no owner (NULL): it is never judged abandoned, only its lease ends it.
+    // An in-flight record written before 0003 has no owner (NULL):
+    // it is never judged abandoned, only its lease ends it.
     const inFlight = await store.begin(CONNECTOR, 'batch-0002', sha256('batch-0002 body'), now, everyOwnerGone);
     expect(inFlight.outcome).toBe(fixture.version < 3 ? 'in_flight' : 'started');
 

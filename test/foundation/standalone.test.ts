@@ -61,7 +61,10 @@ function contractAnchors(): Set<string> {
   return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => headingAnchor(m[1]!)));
 }
 
-/** Every `contract.md#<anchor>` cited by a tracked file (and every `](#anchor)` inside contract.md) that names no heading. */
+/**
+ * Every `contract.md#<anchor>` cited by a tracked file (and
+ * every `](#anchor)` inside contract.md) that names no heading.
+ */
 function findBrokenContractAnchors(): string[] {
   const anchors = contractAnchors();
   const files = new Set([...trackedFiles(), 'docs/contract.md']);

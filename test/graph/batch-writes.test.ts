@@ -39,7 +39,10 @@ function tables(db: Db): Record<string, string[]> {
   return out;
 }
 
-/** A deterministic generator: items that share entities, compete for facts, link to each other, and repeat questions and chunk positions. */
+/**
+ * A deterministic generator: items that share entities, compete for
+ * facts, link to each other, and repeat questions and chunk positions.
+ */
 function randomContributions(seed: number) {
   let s = seed;
   const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
@@ -139,7 +142,8 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
       // With the writer thread, no batch was written by this thread's queue.
       expect(writeQueueOf(inWorkers.db).stats.writes).toBe(threaded ? 0 : 4);
 
-      // Item 3 changes while the first batch (which holds it) is with the workers: that batch skips it, and the new version waits for its own job.
+      // Item 3 changes while the first batch (which holds it) is with the
+      // workers: that batch skips it, and the new version waits for its own job.
       const ids = pending(inWorkers.db, [page(3, 1), page(4, 1)]);
       const running = processRawItemsConcurrently(inWorkers.db, site, ids, { now: RECEIVED, pool, writer });
       const [newer] = pending(inWorkers.db, [page(3, 2)]);
@@ -163,8 +167,9 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
     const writer = threaded ? createGraphWriter({ workerUrl: writeWorkerUrl() }) : undefined;
     try {
       await pool.extract(site, [], []); // the worker started
-      // A long write first, as a large batch of another job would be: the runs' first batches are extracted meanwhile and wait for the writer together.
-      // (The writer thread's queue, in its thread, is not this one: there the runs' batches are only written in submission order.)
+      // A long write first, as a large batch of another job would be: the runs' first batches are extracted meanwhile
+      // and wait for the writer together. (The writer thread's queue, in its thread, is not this one:
+      // there the runs' batches are only written in submission order.)
       const queue = writeQueueOf(together.db);
       void queue.write(1, () => {
         for (const end = Date.now() + 300; Date.now() < end;);

@@ -52,7 +52,8 @@ describe('WriteQueue', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/CHECK constraint failed/);
     expect(rows()).toEqual([['a', 1], ['c', 3]]);
-    // The merged attempt left nothing behind; the first write ran twice (merged, then alone) and its rows are there once.
+    // The merged attempt left nothing behind; the first write ran
+    // twice (merged, then alone) and its rows are there once.
     expect(runs).toBe(2);
     expect(transactions).toEqual([1, 1]);
     expect(queue.stats).toEqual({ writes: 2, transactions: 2 });

@@ -13,7 +13,9 @@ function warmUpExtraction(first: number, count: number): PendingExtraction {
   return { rows: rows.map((row) => ({ ...row, body: null })), outcomes };
 }
 
-/** A warm-up that writes as the writer thread does (one transaction per batch), remembering each graph it wrote into. */
+/**
+ * A warm-up that writes as the writer thread does (one transaction per batch), remembering each graph it wrote into.
+ */
 function inThisThread(limit?: number) {
   const graphs: Db[] = [];
   const warmUp = new WriterWarmUp(async (db, write) => {

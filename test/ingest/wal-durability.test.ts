@@ -62,7 +62,8 @@ describe('idle WAL checkpointer', () => {
     const checkpointer = createIdleCheckpointer({ delayMs: 30 });
     try {
       checkpointer.willWrite(db);
-      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(GRAPH_WAL_AUTOCHECKPOINT_BYTES / 16_384); // 256 MiB of 16 KiB pages
+      // 256 MiB of 16 KiB pages
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(GRAPH_WAL_AUTOCHECKPOINT_BYTES / 16_384);
       // A WAL file grown to the bound is cut back once a checkpoint has folded it in.
       expect(db.pragma('journal_size_limit', { simple: true })).toBe(GRAPH_WAL_KEPT_BYTES);
       insert('x'.repeat(100_000))();

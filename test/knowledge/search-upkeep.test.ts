@@ -35,7 +35,10 @@ function expectIndexCurrent(db: Db, step: string): void {
 }
 
 describe('search index upkeep by the graph writers', () => {
-  /** Item i's page: its chair (a material fact), maybe the shared Woodworks entity, a founded fact about Woodworks that items compete for, chunks. */
+  /**
+   * Item i's page: its chair (a material fact), maybe the shared Woodworks
+   * entity, a founded fact about Woodworks that items compete for, chunks.
+   */
   function randomItems(seed: number) {
     const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
     const words = ['alder', 'birch', 'cedar', 'maple', 'oak', 'pine', 'rowan', 'yew'];

@@ -91,7 +91,9 @@ export async function startLoopbackHttp(handler: HttpHandler, options: { host?: 
   };
 }
 
-/** Two servers on one port: one on 127.0.0.2 (a test allows it as if public) and one on 127.0.0.1 (loopback, refused). */
+/**
+ * Two servers on one port: one on 127.0.0.2 (a test allows it as if public) and one on 127.0.0.1 (loopback, refused).
+ */
 export async function startServerPair(outside: HttpHandler, inside: HttpHandler): Promise<{ outside: LoopbackHttp; inside: LoopbackHttp; close(): Promise<void> }> {
   for (let attempt = 0; ; attempt++) {
     const first = await startLoopbackHttp(outside, { host: '127.0.0.2' });

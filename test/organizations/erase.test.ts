@@ -25,7 +25,8 @@ afterAll(async () => s3?.stop());
 let t: OrgTestApp;
 let owner: string;
 beforeEach(async () => {
-  // The daemon publishes to the S3 bucket; the local folder is a target too (a site published there earlier, or by the CLI).
+  // The daemon publishes to the S3 bucket; the local folder is a
+  // target too (a site published there earlier, or by the CLI).
   t = await buildOrgApp({
     settings: { publishTarget: 's3', s3Bucket: s3.bucket, s3Endpoint: s3.endpoint, s3ForcePathStyle: true, s3AccessKeyId: 'S3RVER', s3SecretAccessKey: 'S3RVER', s3Region: 'us-east-1', s3Prefix: `run-${randomUUID().slice(0, 8)}` },
   });
@@ -40,7 +41,10 @@ interface SeededOrg {
   keyIds: string[];
 }
 
-/** An organization with websites, connectors, ingested and processed items, keys, a cancelled transfer, an invitation and audit rows. */
+/**
+ * An organization with websites, connectors, ingested and processed
+ * items, keys, a cancelled transfer, an invitation and audit rows.
+ */
 async function seedOrganization(name: string, domains: string[]): Promise<SeededOrg> {
   const db = t.services.controlDb;
   const created = (await t.call(owner, 'POST', '/v1/organizations', { name })).json.data;
@@ -150,7 +154,8 @@ describe('POST /v1/organizations/:id/erase', () => {
       expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${doomed.id}`))).toBe('404 organization.not_found');
       expect(outcome(await t.call(owner, 'POST', `/v1/organizations/${doomed.id}/erase`, { confirm: doomed.slug }))).toBe('404 organization.not_found');
       expect(controlRowsHolding(needles)).toEqual([]);
-      // Bytes, not only rows: control.sqlite and its WAL, the graphs, the local node folder; mail/ holds the mails already sent.
+      // Bytes, not only rows: control.sqlite and its WAL, the graphs,
+      // the local node folder; mail/ holds the mails already sent.
       expect(filesHolding(t.services.layout.root, needles).filter((f) => !f.startsWith('mail/'))).toEqual([]);
       expect((await bucketObjectsHolding(s3Target, needles)).hits).toEqual([]);
       // The erase job's own row names the erasure only.

@@ -90,7 +90,8 @@ describe('entitlements, usage and the quotas of organizations', () => {
     const members = `/v1/organizations/${orgId}/members`;
     t.user('dev@corp.test');
     expect(outcome(await t.call(owner, 'POST', members, { email: 'dev@corp.test', role: 'editor' }))).toBe('201');
-    expect(outcome(await t.call(owner, 'POST', members, { email: 'newcomer@corp.test', role: 'viewer' }))).toBe('202'); // invited
+    // invited
+    expect(outcome(await t.call(owner, 'POST', members, { email: 'newcomer@corp.test', role: 'viewer' }))).toBe('202');
     expect(outcome(await t.call(owner, 'POST', members, { email: 'newcomer@corp.test', role: 'editor' }))).toBe('202');
     t.user('late@corp.test');
     const refused = await t.call(owner, 'POST', members, { email: 'late@corp.test', role: 'viewer' });
@@ -122,7 +123,8 @@ describe('entitlements, usage and the quotas of organizations', () => {
 
   it('bug "a count flushed after an erasure wrote the organization\'s id back": a counter of an organization that is gone writes nothing', async () => {
     const gone = (await t.call(owner, 'POST', '/v1/organizations', { name: 'Short lived' })).json.data.id;
-    expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${gone}`))).toBe('204'); // its own api_request is counted after the delete
+    // its own api_request is counted after the delete
+    expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${gone}`))).toBe('204');
     t.services.usage.flush();
     t.services.usage.count(gone, 'api_requests');
     t.services.usage.flush();

@@ -42,7 +42,9 @@ afterAll(async () => {
 const checksum = (body: Buffer) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
 const pointerOf = async (target: PublishTarget, siteHash: string) => JSON.parse((await target.get(siteKeys(siteHash).pointer))!.toString('utf8')) as { node_version: string; domain: string; files: Array<{ path: string; checksum: string }> };
 
-/** The live version is whole in versions/<ulid>/ and latest/ (and the S3 alias), and latest/ holds exactly its files. */
+/**
+ * The live version is whole in versions/<ulid>/ and latest/ (and the S3 alias), and latest/ holds exactly its files.
+ */
 async function expectLiveWholeAndClean(target: PublishTarget, kind: 'fs' | 's3', siteHash: string, result: PublishResult, nodesRoot: string): Promise<void> {
   const keys = siteKeys(siteHash);
   const pointer = await pointerOf(target, siteHash);
@@ -73,7 +75,8 @@ describe.each(['fs', 's3'] as const)('bug "first publish with an empty file fail
       let casBefore = 0;
       let siteHash = '';
       for (const [i, buildTime] of ['2026-03-02T09:00:00Z', '2026-03-03T09:00:00Z'].entries()) {
-        // The second version: a later build of the same content, forced, so every compiled file is held and the patched ones are new.
+        // The second version: a later build of the same content, forced,
+        // so every compiled file is held and the patched ones are new.
         const result = await runPublish({ settings, controlDb, target, source: { kind: 'fixture', dir }, buildTime, force: i > 0 });
         siteHash = siteHashOf(result.websiteId);
         expect(result.alreadyLive).toBe(false);

@@ -42,7 +42,8 @@ function expectSound(plan: PublishPlan, files: ManifestFile[], bodies: Map<strin
 
 describe('the publish plan', () => {
   it('bug "first publish with an empty file fails (ENOENT on cas/e3/e3b0c442...)": an empty patched file and empty compiled files send the empty body once, in the upload step, before any copy', () => {
-    // fixtures/minimal: changes.jsonl (patched: a first version has no lines), facts.en.jsonl and qa.en.jsonl are all empty.
+    // fixtures/minimal: changes.jsonl (patched: a first version
+    // has no lines), facts.en.jsonl and qa.en.jsonl are all empty.
     const files = [file('changes.jsonl', ''), file('entities.en.jsonl', '{"id":"entity_1"}\n'), file('facts.en.jsonl', ''), file('qa.en.jsonl', ''), file('versions.json', '{"v":1}\n')];
     const bodies = new Map([['changes.jsonl', Buffer.from('')], ['versions.json', Buffer.from('{"v":1}\n')]]);
     const plan = planPublish(files, bodies, new Set());

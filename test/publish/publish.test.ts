@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateNode } from '../../src/compiler/index.js';
@@ -275,8 +275,8 @@ describe.each(['fs', 's3'] as const)('publishing to %s', (kind) => {
     const uploaded = forced.files.filter((f) => f.state === 'uploaded').length;
     const differing = forced.files.filter((f) => liveChecksums.get(f.path) !== f.checksum).length;
     expect(differing).toBeGreaterThan(0); // versions.json at least
-    // cas uploads + versions/<ulid>/ copies + its manifest + serving copies + alias/domain map, tombstone delete, pointer.
-    // S3 keeps each object's sha256, so a serving copy that already holds the bytes is not copied again.
+    // cas uploads + versions/<ulid>/ copies + its manifest + serving copies + alias/domain map, tombstone delete,
+    // pointer. S3 keeps each object's sha256, so a serving copy that already holds the bytes is not copied again.
     const servingCopies = kind === 's3' ? 2 * differing : forced.files.length;
     expect(forced.objectsWritten).toBe(uploaded + forced.files.length + 1 + servingCopies + 3);
     await expectServingCopiesMatchPointer(target, kind, keys);

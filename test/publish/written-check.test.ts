@@ -45,7 +45,10 @@ async function publishAltered(change: Change, afterLive = false) {
   }
 }
 
-/** What the publish said before it checked its compile as written: validateNode on the compiled folder (line schemas not run again). */
+/**
+ * What the publish said before it checked its compile as written:
+ * validateNode on the compiled folder (line schemas not run again).
+ */
 async function refusalOfFolder(change: Change): Promise<AppError> {
   const out = join(temp.dir, `folder-${++runs}`);
   const fixture = loadFixture(SHOP);

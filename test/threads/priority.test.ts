@@ -27,7 +27,10 @@ function threadNiceness(): Map<number, number> {
   return out;
 }
 
-/** Threads at BACKGROUND_NICENESS that were not there in `before`, waited for up to 5 s (a worker lowers itself as its module loads). */
+/**
+ * Threads at BACKGROUND_NICENESS that were not there in `before`,
+ * waited for up to 5 s (a worker lowers itself as its module loads).
+ */
 async function newBackgroundThreads(before: Map<number, number>): Promise<number[]> {
   const deadline = Date.now() + 5000;
   for (;;) {

@@ -45,7 +45,8 @@ describe('plugin verification through a signed heartbeat', () => {
     const site = await pluginSite('plugin-wrong.example.com');
     const early = await h.call('POST', `/v1/websites/${site.id}/verification/challenge`, owner.token, { method: 'dns_txt' });
     const token = early.json.data.challenge.token as string;
-    // The token sent while the challenge asked for dns_txt: kept as proof, but the plugin check needs a heartbeat after a plugin challenge.
+    // The token sent while the challenge asked for dns_txt: kept as proof,
+    // but the plugin check needs a heartbeat after a plugin challenge.
     expect((await h.heartbeat(site.connector.token, site.id, { verification_token: token })).status).toBe(200);
     expect((await state(site.id)).state).toBe('pending');
     h.clock.advance(1000);

@@ -30,7 +30,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Runs every due job (ingest, dispatch, deliveries) and returns the payloads delivered meanwhile, each verified with standardwebhooks. */
+/**
+ * Runs every due job (ingest, dispatch, deliveries) and returns the
+ * payloads delivered meanwhile, each verified with standardwebhooks.
+ */
 async function deliveredDuring(action: () => Promise<unknown>): Promise<Array<ReturnType<typeof verifyWebhook>>> {
   const before = receiver.received.length;
   await action();

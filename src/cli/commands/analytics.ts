@@ -24,7 +24,10 @@ export function formatAnalytics(analytics: WebsiteAnalytics): string {
   return `${analytics.website_id}, ${analytics.from} to ${analytics.to} (UTC days, from the hourly rollups)\n\n${table}\n\n${files}`;
 }
 
-/** `nodectl analytics --website <id> [--from] [--to]`: what GET /v1/websites/:id/analytics answers, as a table with a chart. */
+/**
+ * `nodectl analytics --website <id> [--from] [--to]`: what GET
+ * /v1/websites/:id/analytics answers, as a table with a chart.
+ */
 export function registerAnalyticsCommand(program: Command): void {
   addApiOptions(
     program

@@ -25,7 +25,10 @@ interface PublishSummary {
   publicUrl: string;
 }
 
-/** The publish summary, the same whether the publish ran here or on a daemon (`destination`: the target, or the daemon's URL). */
+/**
+ * The publish summary, the same whether the publish ran here or
+ * on a daemon (`destination`: the target, or the daemon's URL).
+ */
 export function formatPublishSummary(result: PublishSummary, destination: string): string {
   const uploaded = result.files.filter((f) => f.state === 'uploaded');
   return [

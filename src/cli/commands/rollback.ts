@@ -6,7 +6,10 @@ import { CliError, EXIT, UsageError } from '../errors.js';
 const rolledBack = (result: { versionUlid: string; versionLabel: string; previousVersion: string | null }) =>
   `latest now serves ${result.versionUlid} (${result.versionLabel}); it replaced ${result.previousVersion ?? '(nothing live)'}`;
 
-/** `nodectl rollback --website <id> --to <ulid>`: flip latest/ back to a stored version; over HTTP POST /v1/websites/:id/rollback. */
+/**
+ * `nodectl rollback --website <id> --to <ulid>`: flip latest/ back
+ * to a stored version; over HTTP POST /v1/websites/:id/rollback.
+ */
 export function registerRollbackCommand(program: Command): void {
   addApiOptions(program.command('rollback').description('point latest/ at an earlier published version (same atomic flip as publish; nothing is uploaded), here or on a daemon (--url)'))
     .option('--website <id>', 'the website')

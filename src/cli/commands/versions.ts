@@ -11,7 +11,10 @@ function formatVersions(versions: readonly PublishedVersionView[], websiteId: st
   return formatTable(['', 'VERSION', 'LABEL', 'GENERATED', 'PURGED'], versions.map((v) => [v.live ? '*' : '', v.node_version, v.node_version_label ?? '', v.generated_at, v.purged ? 'purged' : '']));
 }
 
-/** `nodectl versions --website <id>`: every complete version in the store, newest first; over HTTP GET /v1/websites/:id/versions. */
+/**
+ * `nodectl versions --website <id>`: every complete version in the
+ * store, newest first; over HTTP GET /v1/websites/:id/versions.
+ */
 export function registerVersionsCommand(program: Command): void {
   addApiOptions(program.command('versions').description('list the published versions of a website in the store, newest first (* = live), here or on a daemon (--url)'))
     .option('--website <id>', 'the website')

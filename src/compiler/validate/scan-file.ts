@@ -13,7 +13,10 @@ export function fileRank(path: string): number {
   return i < 0 ? RECORD_ORDER.length : i;
 }
 
-/** Whether a file's records define the ids others refer to (a file of RECORD_ORDER's kinds): the files after them do not. */
+/**
+ * Whether a file's records define the ids others refer to (a
+ * file of RECORD_ORDER's kinds): the files after them do not.
+ */
 export function definesIds(path: string): boolean {
   return fileRank(path) < RECORD_ORDER.length;
 }
@@ -50,13 +53,16 @@ export interface FileRules {
   isFacts: boolean;
   references: Array<[field: string, kind: RefKind]>;
   trusted: boolean;
-  /** The records passed their line schema when they were written (validateNode's recordsPassedSchemas): the schema is not run again; the other record checks are. */
+  /**
+   * The records passed their line schema when they were written (validateNode's
+   * recordsPassedSchemas): the schema is not run again; the other record checks are.
+   */
   schemaPassed: boolean;
 }
 
 /**
  * Line schemas compiled ahead of time (z.compile), once per process: valid records take the
- * compiled path (about 5x faster on a large node), invalid ones fall back to the regular parser,
+ * faster compiled path (docs/decisions.md), invalid ones fall back to the regular parser,
  * so the issues reported are the same.
  */
 const compiledLineSchemas = new Map<string, z.ZodType>();

@@ -72,7 +72,10 @@ export interface NodeFiles {
   manifestText(): Promise<string | null>;
   /** Every file name present, when known; null otherwise. */
   list(): string[] | null;
-  /** Every check of scanFile on one manifest file, its records against `found` (the ids of the files before it); null when it is missing. */
+  /**
+   * Every check of scanFile on one manifest file, its records against
+   * `found` (the ids of the files before it); null when it is missing.
+   */
   scan(entry: ManifestFile, found: NodeIds, issues: IssueList, trusted: boolean): Promise<ScannedFile | null>;
   /**
    * The ids of the files the source has already checked against the node, when those files are
@@ -83,7 +86,10 @@ export interface NodeFiles {
   checkedAhead?(paths: readonly string[]): NodeIds | null;
 }
 
-/** The checks of validateNode over any NodeFiles: the manifest, then each file in RECORD_ORDER, then the whole-file documents. */
+/**
+ * The checks of validateNode over any NodeFiles: the manifest,
+ * then each file in RECORD_ORDER, then the whole-file documents.
+ */
 export async function checkNode(location: string, source: NodeFiles, options: Pick<ValidateOptions, 'validatedNode'> = {}): Promise<ValidationReport> {
   const issues = new IssueList();
   const report = (manifest: Manifest | null, records: number): ValidationReport => ({

@@ -14,7 +14,9 @@ export interface ParallelWrittenNodeCheckOptions {
    * Infinity when running from the sources (vitest) unless workerUrl is given.
    */
   handoverBytes?: number;
-  /** Chunks queued for the worker at most; the compile waits for room past it (default 256, 16 MiB of 64 KiB chunks). */
+  /**
+   * Chunks queued for the worker at most; the compile waits for room past it (default 256, 16 MiB of 64 KiB chunks).
+   */
   maxQueuedChunks?: number;
   /** The worker's module (default: written-node-worker.js next to this file, from the build). */
   workerUrl?: URL;

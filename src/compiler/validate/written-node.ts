@@ -35,9 +35,14 @@ import { checkNode, type NodeFiles, type ValidationReport } from './validate-nod
 export class WrittenNodeCheck {
   private readonly files = new Map<string, WrittenNodeFile>();
   private manifest: Uint8Array[] | null = null;
-  /** Files checked against the node ahead of the report, in read order: the ids they define and what each check found. */
+  /**
+   * Files checked against the node ahead of the report, in read order: the ids they define and what each check found.
+   */
   private readonly ahead = { found: emptyNodeIds(), paths: [] as string[], issues: new Map<string, IssueList>(), off: false };
-  /** Last-rank files checked against the node once complete: what each check found, and how many files had been checked ahead then. */
+  /**
+   * Last-rank files checked against the node once complete: what each
+   * check found, and how many files had been checked ahead then.
+   */
   private readonly checkedEarly = new Map<string, { issues: IssueList; ahead: number }>();
   /** How many files the last report() took as checked ahead (0: every file was checked in the report). */
   takenAhead = 0;
@@ -164,7 +169,10 @@ export class WrittenNodeCheck {
   }
 }
 
-/** Adds what an IssueList found to `to`, as if each issue had been added to `to` itself (the kept ones, then the count of the others). */
+/**
+ * Adds what an IssueList found to `to`, as if each issue had been
+ * added to `to` itself (the kept ones, then the count of the others).
+ */
 function transferIssues(from: IssueList, to: IssueList): void {
   const kept = new Map<string, number>();
   for (const issue of [...from.errors, ...from.warnings]) {

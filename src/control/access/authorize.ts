@@ -2,7 +2,10 @@ import { AppError } from '../../platform/errors/index.js';
 import { roleAtLeast, type Role } from '../records/index.js';
 import { PLATFORM_ROLES, type PlatformRole, type Principal } from './principal.js';
 
-/** A read answers 404 across tenants (existence is not revealed); a mutation answers 403 (docs/contract.md#tenant-isolation). */
+/**
+ * A read answers 404 across tenants (existence is not revealed);
+ * a mutation answers 403 (docs/contract.md#tenant-isolation).
+ */
 export type Access = 'read' | 'mutate';
 
 /** The caller's standing in the organization a request acts on: its role there, or its platform role. */
@@ -70,14 +73,19 @@ function decide(principal: Principal, organizationId: string | undefined, minRol
   return role;
 }
 
-/** Pure: authorizes `principal` on an organization (docs/contract.md#tenant-isolation); throws the contract's AppError. */
+/**
+ * Pure: authorizes `principal` on an organization (docs/contract.md#tenant-isolation); throws the contract's AppError.
+ */
 export function authorizeOrganization(principal: Principal, organizationId: string, minRole: Role, access: Access, lookups: OrganizationLookups): EffectiveRole {
   if (principal.kind === 'anonymous') throw unauthenticated();
   const exists = lookups.organizationExists(organizationId);
   return decide(principal, exists ? organizationId : undefined, minRole, access, () => new AppError('organization.not_found', `No organization ${organizationId} among yours.`), 'organization');
 }
 
-/** Pure: authorizes `principal` on a website through its organization (docs/contract.md#tenant-isolation); throws the contract's AppError. */
+/**
+ * Pure: authorizes `principal` on a website through its organization
+ * (docs/contract.md#tenant-isolation); throws the contract's AppError.
+ */
 export function authorizeWebsite<W extends TenantWebsite>(principal: Principal, websiteId: string, minRole: Role, access: Access, lookups: WebsiteLookups<W>): { website: W; role: EffectiveRole } {
   if (principal.kind === 'anonymous') throw unauthenticated();
   const website = lookups.website(websiteId);
@@ -85,7 +93,10 @@ export function authorizeWebsite<W extends TenantWebsite>(principal: Principal, 
   return { website: website!, role };
 }
 
-/** Pure: authorizes `principal` on a connector through its website's organization; an unknown (or, on a read, foreign) connector is 404 connector.not_found. */
+/**
+ * Pure: authorizes `principal` on a connector through its website's organization;
+ * an unknown (or, on a read, foreign) connector is 404 connector.not_found.
+ */
 export function authorizeConnector<W extends TenantWebsite>(principal: Principal, connectorId: string, minRole: Role, access: Access, lookups: ConnectorLookups<W>): { website: W; role: EffectiveRole } {
   if (principal.kind === 'anonymous') throw unauthenticated();
   const website = lookups.connectorWebsite(connectorId);

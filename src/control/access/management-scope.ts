@@ -34,7 +34,10 @@ export interface ManagementScopeOptions extends RoutePluginOptions {
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
-/** The credential a request presents: X-Api-Key, else Authorization: Bearer (the scheme is case-insensitive, RFC 9110 section 11.1). */
+/**
+ * The credential a request presents: X-Api-Key, else Authorization:
+ * Bearer (the scheme is case-insensitive, RFC 9110 section 11.1).
+ */
 function presentedCredential(request: FastifyRequest): { header: 'x-api-key' | 'authorization'; value: string } | undefined {
   const apiKey = request.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.length > 0) return { header: 'x-api-key', value: apiKey };
@@ -118,7 +121,9 @@ function lookupsOf(services: Pick<AppServices, 'controlDb'>) {
   };
 }
 
-/** The website a route declared as its resource, authorized; throws when the route declared none (a programming error). */
+/**
+ * The website a route declared as its resource, authorized; throws when the route declared none (a programming error).
+ */
 export function authorizedWebsite(request: FastifyRequest): WebsiteRecord {
   const website = request.tenant?.website;
   if (!website) throw new Error(`${request.method} ${request.routeOptions.url} reads its website but declares no website resource in config.access`);

@@ -12,7 +12,10 @@ function generalRule(services: LimitServices): RateLimitRule {
   return { name: 'requests', limit: services.config.settings.rateLimitPerMinute, windowMs: WINDOW_MS };
 }
 
-/** Whose budget a request spends: its API key or user; the client address when anonymous (or its credential was refused). */
+/**
+ * Whose budget a request spends: its API key or user; the client
+ * address when anonymous (or its credential was refused).
+ */
 function budgetKey(principal: Principal | null, address: string): string {
   if (principal?.kind === 'api_key') return `key:${principal.keyId}`;
   if (principal?.kind === 'user') return `user:${principal.userId}`;

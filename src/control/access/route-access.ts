@@ -16,7 +16,10 @@ export type RouteAccess =
   | {
       readonly minRole: Role;
       readonly access: Access;
-      /** The path parameter naming the website, organization or connector acted on; it is loaded and authorized before the handler (a connector through its website). */
+      /**
+       * The path parameter naming the website, organization or connector acted on; it
+       * is loaded and authorized before the handler (a connector through its website).
+       */
       readonly resource: { readonly kind: 'website' | 'organization' | 'connector'; readonly param: string };
       /** false: API keys are refused with 403 auth.forbidden (docs/contract.md#principals); default true. */
       readonly apiKeys?: boolean;

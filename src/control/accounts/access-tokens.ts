@@ -32,7 +32,10 @@ export interface IssuedAccessToken {
   expiresIn: number;
 }
 
-/** Signs an access token with the newest active key of the ring (claims iss, aud, sub, sid, tv, iat, exp, jti; header kid). */
+/**
+ * Signs an access token with the newest active key of the ring
+ * (claims iss, aud, sub, sid, tv, iat, exp, jti; header kid).
+ */
 export async function signAccessToken(ctx: AccountsContext, subject: AccessTokenSubject): Promise<IssuedAccessToken> {
   const key = await ctx.keys.signingKey();
   const iat = Math.floor(ctx.now() / 1000);

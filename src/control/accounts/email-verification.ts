@@ -12,7 +12,10 @@ export async function sendVerificationMail(ctx: AccountsContext, user: { userId:
   return ctx.mail.deliver('email_verification', renderMail({ kind: 'email_verification', to: user.email, token }, { appBaseUrl: ctx.appBaseUrl }));
 }
 
-/** POST /v1/auth/verify-email `{token}`: marks the address verified; organizations that invited it are joined (docs/organizations.md "Invitations"). */
+/**
+ * POST /v1/auth/verify-email `{token}`: marks the address verified; organizations
+ * that invited it are joined (docs/organizations.md "Invitations").
+ */
 export function verifyEmail(ctx: AccountsContext, input: unknown): { userId: string; email: string; emailVerified: true } {
   const { token } = parseAccountInput(VerifyEmailSchema, input, 'email verification');
   const subject = consumeMailToken(ctx.db, 'email_verification', token, ctx.now());

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { consumeRateLimit, setRateLimitHeaders, type RateLimitStore } from '../../platform/http/index.js';
 
-/** The routes limited per address and per email (docs/contract.md#rate-limits), and Google sign-in per address (its email is only known once the token is verified). */
+/**
+ * The routes limited per address and per email (docs/contract.md#rate-limits), and
+ * Google sign-in per address (its email is only known once the token is verified).
+ */
 export type RateLimitedAuthRoute = 'login' | 'register' | 'forgot' | 'google';
 
 const WINDOW_MS = 60_000;
@@ -14,8 +17,8 @@ function emailKey(email: string): string {
 
 /**
  * Counts one attempt of `route` against the client address and against the email, each
- * `perMinute` per fixed minute (the address alone when there is no email); the first exceeded throws 429 quota.rate_limited with
- * Retry-After. Per email too, so spreading a password guess over many addresses does not help.
+ * `perMinute` per fixed minute (the address alone when there is no email); the first exceeded throws 429
+ * quota.rate_limited with Retry-After. Per email too, so spreading a password guess over many addresses does not help.
  * Each route counts on its own: a burst of forgot-password mails does not lock the user out of
  * login. The RateLimit headers show whichever of the two counters has less left.
  */

@@ -73,6 +73,24 @@ function sendNoContent(reply: FastifyReply): FastifyReply {
  * sign-in per address (docs/contract.md#rate-limits).
  */
 export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
+  const kit = await prepareAuthRoutes(plainApp, services);
+  // In the order of docs/contract.md#routes, which the OpenAPI document and docs/api.md keep.
+  registerAccountCreationRoutes(kit);
+  registerSignInRoutes(kit);
+  registerSessionRoutes(kit);
+  registerPasswordRoutes(kit);
+  registerTwoFactorRoutes(kit);
+};
+
+/** What the /v1/auth route groups share: the zod-typed app, the accounts context, the settings and two helpers. */
+type AuthRouteKit = Awaited<ReturnType<typeof prepareAuthRoutes>>;
+
+/**
+ * Opens the accounts context (closed with the app) and the cookie plugin, and makes the helpers
+ * of the routes: `limit` applies an auth rate limit, `signedIn` answers a new session and sets
+ * its refresh cookie.
+ */
+async function prepareAuthRoutes(plainApp: Parameters<RoutePlugin>[0], services: Parameters<RoutePlugin>[1]['services']) {
   const ctx = await accountsContextOf(services, plainApp.server);
   plainApp.addHook('onClose', () => closeAccountsContext(services));
   await plainApp.register(fastifyCookie);
@@ -85,7 +103,11 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     setRefreshCookie(reply, settings, result.grant.refreshToken, result.sessionExpiresAt, ctx.now());
     return sendData(request, reply, result.grant);
   };
+  return { app, ctx, settings, limit, signedIn };
+}
 
+/** Register an account, and verify its email address with the mailed token. */
+function registerAccountCreationRoutes({ app, ctx, limit }: AuthRouteKit): void {
   app.post(
     '/v1/auth/register',
     {
@@ -116,7 +138,10 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     },
     async (request, reply) => sendData(request, reply, verifyEmail(ctx, request.body)),
   );
+}
 
+/** The three ways to a session: login, Google sign-in, refresh. */
+function registerSignInRoutes({ app, ctx, settings, limit, signedIn }: AuthRouteKit): void {
   app.post(
     '/v1/auth/login',
     {
@@ -175,7 +200,10 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
       }
     },
   );
+}
 
+/** Logout, logout everywhere, and the signed-in user's profile. */
+function registerSessionRoutes({ app, ctx, settings }: AuthRouteKit): void {
   app.post(
     '/v1/auth/logout',
     { config: { access: USER_MUTATE }, schema: { summary: "End the caller's session: its access and refresh tokens stop working", tags: TAGS, response: { 204: NoContent } } },
@@ -202,7 +230,10 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     { config: { access: USER_READ, errors: ['user.not_found'] }, schema: { summary: 'The signed-in user and the organizations they belong to', tags: TAGS, response: { 200: dataEnvelope(AccountProfileSchema).describe('The user and their memberships') } } },
     async (request, reply) => sendData(request, reply, readAccountProfile(ctx, callerOf(request))),
   );
+}
 
+/** Change a password, mail a reset token, reset with it. */
+function registerPasswordRoutes({ app, ctx, settings, limit }: AuthRouteKit): void {
   app.post(
     '/v1/auth/password/change',
     {
@@ -256,7 +287,10 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
       return sendNoContent(reply);
     },
   );
+}
 
+/** Two-factor sign-in: its state, setup, activation, turning it off, new recovery codes. */
+function registerTwoFactorRoutes({ app, ctx }: AuthRouteKit): void {
   app.get(
     '/v1/auth/2fa',
     { config: { access: USER_READ }, schema: { summary: 'Whether two-factor sign-in is on or being set up, and how many recovery codes are left', tags: TAGS, response: { 200: dataEnvelope(TwoFactorStatusSchema).describe("The user's two-factor state") } } },
@@ -311,7 +345,7 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     },
     async (request, reply) => sendData(request, reply, regenerateRecoveryCodes(ctx, callerOf(request), request.body)),
   );
-};
+}
 
 /**
  * GET /.well-known/jwks.json: the public keys that verify access tokens (docs/auth.md). A bare

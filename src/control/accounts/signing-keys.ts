@@ -78,7 +78,7 @@ function readStoredKeys(dir: string): StoredKey[] {
     try {
       parsed = StoredKeySchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
     } catch (error) {
-      throw new Error(`Cannot read the signing key ${file}: ${(error as Error).message}. Restore it from a backup or delete it (tokens it signed stop verifying).`);
+      throw new Error(`Cannot read the signing key ${file}: ${(error as Error).message}. Restore it from a backup or delete it (tokens it signed stop verifying).`, { cause: error });
     }
     if (!parsed.success || `${parsed.data.kid}.json` !== name) throw new Error(`The signing key ${file} is damaged (${parsed.success ? 'kid differs from the file name' : parsed.error.issues[0]?.message}). Restore it from a backup or delete it.`);
     return parsed.data;

@@ -83,7 +83,10 @@ export function beginTotpSetup(ctx: AccountsContext, caller: { userId: string })
   return { secret, otpauthUri: totpOf(secret, user.email).toString() };
 }
 
-/** POST /v1/auth/2fa/activate: the first code proves the app holds the secret; 2FA is on and 10 recovery codes are returned once. */
+/**
+ * POST /v1/auth/2fa/activate: the first code proves the app holds
+ * the secret; 2FA is on and 10 recovery codes are returned once.
+ */
 export function activateTotp(ctx: AccountsContext, caller: { userId: string }, input: unknown): { recoveryCodes: string[] } {
   const { code } = parseAccountInput(ActivateTotpSchema, input, '2FA activation');
   const row = readTotpRow(ctx, caller.userId);

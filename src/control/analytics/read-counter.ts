@@ -26,7 +26,7 @@ export function createReadCounter(db: Db, options: { now?: () => number; flushMs
         if (metric === METRICS.nodeReads) usage.run(hour.slice(0, 7), n, websiteId);
       }
     });
-    let written = false;
+    let written: boolean;
     try {
       written = writeWithoutWaiting(db, () => write.immediate());
     } catch (error) {

@@ -29,7 +29,8 @@ export const analyticsRoutes: RoutePlugin = async (app, { services }) => {
     },
     async (request, reply) => {
       const website = authorizedWebsite(request);
-      // The schema checked each date; the range rules (defaults, from before to, at most 366 days) are shared with `nodectl analytics`.
+      // The schema checked each date; the range rules (defaults, from
+      // before to, at most 366 days) are shared with `nodectl analytics`.
       const { from, to } = resolveAnalyticsRange(request.query, services.now());
       return sendData(request, reply, readWebsiteAnalytics(services.controlDb, website.id, from, to));
     },

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { AGENTS } from './agents.js';
 import { TOP_FILES } from './read-analytics.js';
 
-/** The analytics route's path and answer (read-analytics.ts WebsiteAnalytics); the query is AnalyticsRangeSchema (analytics-range.ts). */
+/**
+ * The analytics route's path and answer (read-analytics.ts
+ * WebsiteAnalytics); the query is AnalyticsRangeSchema (analytics-range.ts).
+ */
 
 export const WebsitePathSchema = z.object({ id: z.string().describe('The website id (web_...)') });
 

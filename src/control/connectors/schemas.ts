@@ -16,7 +16,9 @@ export const CreateConnectorBodySchema = z.strictObject({
   sourceTypes: CreateConnectorSchema.shape.sourceTypes.describe('The item types the connector may send (its scope)'),
 });
 
-/** rotate, suspend, resume and delete take no body; one sent by mistake (even `{"now": true}`) is refused, not ignored. */
+/**
+ * rotate, suspend, resume and delete take no body; one sent by mistake (even `{"now": true}`) is refused, not ignored.
+ */
 export const NoBodySchema = z.strictObject({}).optional();
 
 /** A connector as every route answers it: never the secret, never its hash (src/control/connectors/connectors.ts). */

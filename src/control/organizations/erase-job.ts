@@ -1,7 +1,10 @@
 import { defineJob } from '../../platform/app/index.js';
 import { orgEraseKind } from './job-kinds.js';
 
-/** Erases an organization (GDPR Art. 17): graphs, published files on every target, rows, audit log (docs/organizations.md "Erase"). */
+/**
+ * Erases an organization (GDPR Art. 17): graphs, published files on
+ * every target, rows, audit log (docs/organizations.md "Erase").
+ */
 export const orgEraseJob = defineJob({
   ...orgEraseKind,
   lane: 'maintenance',

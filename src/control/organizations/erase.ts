@@ -16,7 +16,10 @@ function assertNotErasing(db: Db, organizationId: string): void {
   }
 }
 
-/** 403 privacy.erasure_forbidden while a transfer waits for its recipient or its job: the recipient was promised the organization. */
+/**
+ * 403 privacy.erasure_forbidden while a transfer waits for its
+ * recipient or its job: the recipient was promised the organization.
+ */
 function assertNoOpenTransfer(db: Db, organizationId: string, now: number): void {
   expireTransfers(db, organizationId, now);
   if (openTransfer(db, organizationId, now)) {
@@ -86,7 +89,10 @@ function deleteLeavingNoTrace(db: Db, work: () => void): void {
   db.pragma('wal_checkpoint(TRUNCATE)');
 }
 
-/** Turns the connection's secure_delete on (deleted and moved rows are overwritten with zeros); returns what restores it. */
+/**
+ * Turns the connection's secure_delete on (deleted and moved
+ * rows are overwritten with zeros); returns what restores it.
+ */
 function secureDeleteOn(db: Db): () => void {
   const before = db.pragma('secure_delete', { simple: true }) as number;
   db.pragma('secure_delete = ON');

@@ -14,7 +14,10 @@ import { API_KEY_ROLES, TRANSFER_STATES, EmailSchema, PlanSchema, ROLES } from '
 export const OrganizationParamsSchema = z.object({ id: z.string().describe('The organization id (org_...)') });
 export const MemberParamsSchema = OrganizationParamsSchema.extend({ userId: z.string().describe('The user id of the member (usr_...)') });
 export const ApiKeyParamsSchema = OrganizationParamsSchema.extend({ keyId: z.string().describe('The API key id (key_...)') });
-/** The token is checked by the handler (400 auth.mail_token_invalid for one the service did not mail), as every mailed token is. */
+/**
+ * The token is checked by the handler (400 auth.mail_token_invalid
+ * for one the service did not mail), as every mailed token is.
+ */
 export const TransferTokenParamsSchema = z.object({ token: z.string().describe('The single-use token of the transfer mail') });
 
 const OrganizationNameSchema = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').describe('The display name, 1 to 200 characters');
@@ -33,7 +36,10 @@ export const AddMemberBodySchema = z.strictObject({
 /** PATCH /v1/organizations/:id/members/:userId. */
 export const ChangeMemberRoleBodySchema = z.strictObject({ role: MemberRoleSchema.describe('The new role, at most the caller\'s own') });
 
-/** POST /v1/organizations/:id/api-keys: both fields have defaults, so no body (or `{}`) makes an editor key named "api key". */
+/**
+ * POST /v1/organizations/:id/api-keys: both fields have defaults,
+ * so no body (or `{}`) makes an editor key named "api key".
+ */
 export const CreateApiKeyBodySchema = z
   .strictObject({
     name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').default('api key').describe('A name to tell keys apart'),
@@ -59,7 +65,10 @@ export const EraseOrganizationBodySchema = z.strictObject({
 
 const TimestampSchema = z.string().describe('ISO-8601');
 
-/** A member's role in an organization, or a platform role (admin, super_admin) for the service's own staff, who act in every organization. */
+/**
+ * A member's role in an organization, or a platform role (admin,
+ * super_admin) for the service's own staff, who act in every organization.
+ */
 const CallerRoleSchema = z.enum([...ROLES, ...PLATFORM_ROLES]);
 
 /** An organization with the caller's role in it (the routes add `role` to the record). */

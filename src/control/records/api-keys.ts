@@ -60,12 +60,17 @@ export function getApiKey(db: Db, organizationId: string, keyId: string): ApiKey
   return db.prepare(`${SELECT_KEY} WHERE organization_id = ? AND id = ?`).get(organizationId, keyId) as ApiKeyRecord | undefined;
 }
 
-/** The organization's keys by id, revoked ones included; reads limit + 1 rows (after: the last id of the previous page). */
+/**
+ * The organization's keys by id, revoked ones included; reads limit + 1 rows (after: the last id of the previous page).
+ */
 export function listApiKeysPage(db: Db, organizationId: string, page: { limit: number; after?: string | undefined }): ApiKeyRecord[] {
   return db.prepare(`${SELECT_KEY} WHERE organization_id = ? AND id > ? ORDER BY id LIMIT ?`).all(organizationId, page.after ?? '', page.limit + 1) as ApiKeyRecord[];
 }
 
-/** Revokes a key at once: the next request with it is 401. Revoking a revoked key changes nothing; returns whether this call revoked it. */
+/**
+ * Revokes a key at once: the next request with it is 401. Revoking a
+ * revoked key changes nothing; returns whether this call revoked it.
+ */
 export function revokeApiKey(db: Db, organizationId: string, keyId: string, now = Date.now()): boolean {
   return db.prepare('UPDATE api_keys SET revoked_at = ? WHERE organization_id = ? AND id = ? AND revoked_at IS NULL').run(nowIso(now), organizationId, keyId).changes === 1;
 }

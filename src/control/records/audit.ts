@@ -50,7 +50,10 @@ export function appendAudit(db: Db, entry: AuditEntryInput, now: number): string
 
 interface AuditRow { seq: number; id: string; actor_kind: AuditActor['kind']; actor_id: string | null; action: string; target: string | null; request_id: string | null; details: string; created_at: number }
 
-/** An organization's audit rows, newest first; `after` is the seq of the last row of the previous page. Reads limit + 1 rows. */
+/**
+ * An organization's audit rows, newest first; `after` is the seq
+ * of the last row of the previous page. Reads limit + 1 rows.
+ */
 export function listAudit(db: Db, organizationId: string, page: RowPage): Array<AuditRecord & { seq: number }> {
   const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : Number(page.after);
   const rows = db.prepare('SELECT * FROM audit_log WHERE organization_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(organizationId, Number.isSafeInteger(before) ? before : 0, page.limit + 1) as AuditRow[];

@@ -49,7 +49,10 @@ function assertNotLastOwner(db: Db, organizationId: string, current: Role, next:
   }
 }
 
-/** Adds an existing user with a role; 409 organization.member_exists when already a member (change the role with PATCH); 403 entitlement.limit_reached past the plan's members. */
+/**
+ * Adds an existing user with a role; 409 organization.member_exists when already a member
+ * (change the role with PATCH); 403 entitlement.limit_reached past the plan's members.
+ */
 export function addMember(db: Db, input: { organizationId: string; userId: string; role: Role }, now: number): MemberRecord {
   return db.transaction(() => {
     if (memberRole(db, input.organizationId, input.userId)) {

@@ -72,7 +72,10 @@ export function listOrganizations(db: Db): OrganizationRecord[] {
   return db.prepare('SELECT id, name, slug, plan, created_at AS createdAt FROM organizations ORDER BY created_at, id').all() as OrganizationRecord[];
 }
 
-/** The organizations a user belongs to, by id, with the user's role; reads limit + 1 rows (after: the last id of the previous page). */
+/**
+ * The organizations a user belongs to, by id, with the user's role;
+ * reads limit + 1 rows (after: the last id of the previous page).
+ */
 export function listOrganizationsOfUser(db: Db, userId: string, page: { limit: number; after?: string | undefined }): Array<OrganizationRecord & { role: Role }> {
   return db
     .prepare('SELECT o.id, o.name, o.slug, o.plan, o.created_at AS createdAt, m.role FROM members m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? AND o.id > ? ORDER BY o.id LIMIT ?')

@@ -4,7 +4,10 @@ import { newUlid } from '../../platform/ids/index.js';
 export const TRANSFER_STATES = ['pending', 'accepted', 'completed', 'cancelled', 'expired'] as const;
 export type TransferState = (typeof TRANSFER_STATES)[number];
 
-/** An organization transfer (docs/organizations.md "Transfer"): pending until the recipient accepts, then executed by a job. */
+/**
+ * An organization transfer (docs/organizations.md "Transfer"):
+ * pending until the recipient accepts, then executed by a job.
+ */
 export interface TransferRecord {
   id: string;
   organizationId: string;

@@ -1,7 +1,10 @@
 import type { AppServices } from '../../platform/app/index.js';
 import type { Db } from '../../platform/storage/index.js';
 
-/** What the verification operations need: the control database, the clock, and what to do when a website's trust changed. */
+/**
+ * What the verification operations need: the control database,
+ * the clock, and what to do when a website's trust changed.
+ */
 export interface VerificationDeps {
   readonly controlDb: Db;
   readonly now: () => number;

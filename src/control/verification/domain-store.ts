@@ -127,7 +127,10 @@ export interface VerificationEventRecord extends Omit<VerificationEventInput, 'w
   readonly at: number;
 }
 
-/** The website's latest verification events, newest first (rowid orders the steps of one millisecond: ULIDs made in one ms do not sort by creation). */
+/**
+ * The website's latest verification events, newest first (rowid orders the
+ * steps of one millisecond: ULIDs made in one ms do not sort by creation).
+ */
 export function listVerificationEvents(db: Db, websiteId: string, limit: number): VerificationEventRecord[] {
   const rows = db.prepare('SELECT * FROM verification_events WHERE website_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(websiteId, limit) as Array<{
     id: string; domain: string; event: VerificationEventInput['event']; method: string | null; result: VerificationEventInput['result']; from_state: VerificationState; to_state: VerificationState; evidence: string; actor: string; created_at: number;

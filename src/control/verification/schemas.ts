@@ -12,7 +12,9 @@ export const VerificationStateSchema = z.enum(VERIFICATION_STATES).describe('pen
 export const VerificationMethodNameSchema = z.enum([...CHALLENGE_METHODS, 'manual']);
 export const TrustTierSchema = z.enum([...VERIFICATION_METHODS, 'unverified']).describe('The trust tier the proving method gives while verified or in grace; unverified otherwise');
 
-/** The website in the path (src/control/websites imports this folder, so its own params schema cannot be imported here). */
+/**
+ * The website in the path (src/control/websites imports this folder, so its own params schema cannot be imported here).
+ */
 export const VerificationParamsSchema = z.object({ id: z.string().describe('The website id (web_...)') });
 
 const AliasOrOwnDomainSchema = DomainSchema.describe('The website\'s own domain or one of its aliases; default the website\'s own domain');

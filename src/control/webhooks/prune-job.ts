@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { pruneDeliveredEvents } from './prune.js';
 import { defineJob } from '../../platform/app/index.js';
 
-/** Once a day, deletes outbox events older than 30 days whose deliveries are all finished, with their deliveries and attempts. */
+/**
+ * Once a day, deletes outbox events older than 30 days whose
+ * deliveries are all finished, with their deliveries and attempts.
+ */
 export const webhooksPruneJob = defineJob({
   kind: 'maintenance.webhooks.prune',
   lane: 'maintenance',

@@ -18,7 +18,10 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-/** The fetch policy of deliveries: the same private-address flag, allowed ranges and DNS servers as ownership fetches (docs/websites.md "Guarded fetches"). */
+/**
+ * The fetch policy of deliveries: the same private-address flag, allowed ranges
+ * and DNS servers as ownership fetches (docs/websites.md "Guarded fetches").
+ */
 export function deliveryFetchOptions(settings: Settings): GuardedFetchOptions {
   return {
     allowPrivateAddresses: settings.fetchAllowPrivateAddresses,

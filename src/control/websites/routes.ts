@@ -104,7 +104,8 @@ export const websiteRoutes: RoutePlugin = async (plainApp, { services }) => {
     return reply.code(204).send();
   });
 
-  // organization_admin on the source (declared) and organization_owner on the target (checked here); API keys never own an organization.
+  // organization_admin on the source (declared) and organization_owner
+  // on the target (checked here); API keys never own an organization.
   app.post('/v1/websites/:id/transfer', {
     config: { access: onWebsite('organization_admin', 'mutate', false), errors: ['organization.not_found', 'entitlement.limit_reached', 'privacy.erasure_in_progress'] },
     schema: { summary: 'Move a website to another organization the caller owns', tags: TAGS, params: WebsiteIdParamsSchema, body: TransferWebsiteBodySchema, response: { 200: WebsiteAnswer } },

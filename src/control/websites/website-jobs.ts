@@ -3,7 +3,10 @@ import type { ListQuery } from '../../platform/http/index.js';
 import type { Job, JobQueue, JobState } from '../../platform/jobs/index.js';
 import type { JobView } from './job-schemas.js';
 
-/** The website a job acts on: the website_id of its payload (content.ingest, node.republish, webhook.deliver), else undefined. */
+/**
+ * The website a job acts on: the website_id of its payload
+ * (content.ingest, node.republish, webhook.deliver), else undefined.
+ */
 export function websiteIdOfJob(job: Pick<Job, 'payload'>): string | undefined {
   const payload = job.payload as { website_id?: unknown } | null;
   return typeof payload?.website_id === 'string' ? payload.website_id : undefined;

@@ -73,7 +73,9 @@ function openapiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-/** A readable operationId from the method and path: GET /v1/websites/:id/knowledge/search -> getWebsiteKnowledgeSearch. */
+/**
+ * A readable operationId from the method and path: GET /v1/websites/:id/knowledge/search -> getWebsiteKnowledgeSearch.
+ */
 export function operationIdOf(method: string, url: string): string {
   const words = url
     .replace(/^\/v1\//, '')

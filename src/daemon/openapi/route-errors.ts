@@ -8,7 +8,10 @@ import { ERROR_CODES, type ErrorCode } from '../../platform/errors/index.js';
  */
 const EVERY_ROUTE: readonly ErrorCode[] = ['request.malformed', 'request.timeout', 'request.uri_too_long', 'request.header_too_large', 'quota.rate_limited', 'service.unavailable', 'internal.error'];
 
-/** Codes of a route that reads a JSON body (src/platform/http/create-app.ts): any method but GET, since a client may send a body the route does not want. */
+/**
+ * Codes of a route that reads a JSON body (src/platform/http/create-app.ts):
+ * any method but GET, since a client may send a body the route does not want.
+ */
 const WITH_BODY: readonly ErrorCode[] = ['request.body_too_large', 'request.unsupported_media_type', 'validation.failed'];
 
 /** Codes of a signed connector route before its handler runs (docs/contract.md#connector-signing). */
@@ -16,7 +19,10 @@ const SIGNED_INGEST: readonly ErrorCode[] = ['auth.unauthenticated', 'auth.inval
 
 const NOT_FOUND_OF_RESOURCE = { website: 'website.not_found', organization: 'organization.not_found', connector: 'connector.not_found' } as const satisfies Record<string, ErrorCode>;
 
-/** Codes the management scope's access check answers for a route's declared access (src/control/access/management-scope.ts). */
+/**
+ * Codes the management scope's access check answers for a route's
+ * declared access (src/control/access/management-scope.ts).
+ */
 function accessErrors(access: RouteAccess): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (access.minRole === 'anonymous') return codes;

@@ -134,7 +134,10 @@ function itemError(error: AppError): NonNullable<ItemResult['error']> {
   return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
 }
 
-/** partial false and the item quota ran out within the request: 422 ingest.batch_rejected naming the items over it; nothing is stored. */
+/**
+ * partial false and the item quota ran out within the request: 422
+ * ingest.batch_rejected naming the items over it; nothing is stored.
+ */
 function overLimitBatch(checks: ReadonlyArray<ReturnType<typeof checkItem>>, outcomes: readonly WriteOutcome[], plan: string, quota: Quota): AppError {
   const refusal = limitReachedError('items', plan, { limit: quota.limit, used: quota.limit });
   const items: Array<{ index: number; id: string; code: string; message: string; details?: Record<string, unknown> }> = [];

@@ -54,7 +54,9 @@ export async function deleteItems(services: Pick<AppServices, 'graphs' | 'jobs' 
   return { tombstoned, not_found: notFound, republish_job_id: republish.id };
 }
 
-/** What the purge needs to find the items in published versions: their keys, sources and record ids (hashes, no text). */
+/**
+ * What the purge needs to find the items in published versions: their keys, sources and record ids (hashes, no text).
+ */
 function erasureOf(db: Db, websiteId: string, rows: readonly RawRow[], sourceIdOf: (websiteId: string, url: string, canonicalUrl: string | null) => string): NonNullable<RepublishRequest['erasure']> {
   const s = graphStatements(db);
   const itemKeys = new Set<string>();

@@ -55,6 +55,28 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  * these routes only.
  */
 export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, options) => {
+  const kit = prepareIngest(options);
+  // Hash the exact bytes: keep the body as a Buffer and parse it in the verifier.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  setIngestErrorHandler(app, kit);
+  addSignatureHooks(app, kit);
+  addIdempotencyHooks(app, kit);
+  registerItemRoutes(app, kit);
+  registerConnectorRoutes(app, kit);
+  addSweeps(app, kit);
+};
+
+type IngestApp = Parameters<RoutePlugin<IngestRoutesOptions>>[0];
+
+/** What the hooks and routes of the plugin share. */
+type IngestKit = ReturnType<typeof prepareIngest>;
+
+/**
+ * The stores (the embedded SQLite ones unless given), the state of each request, the two rate
+ * limit rules, and what the routes read: the verified request and the website it names.
+ */
+function prepareIngest(options: IngestRoutesOptions) {
   const { services } = options;
   const deps = { controlDb: services.controlDb, masterKey: readMasterKey(services.layout), nonces: options.nonces ?? createSqliteNonceStore(services.controlDb) };
   const idempotency = options.idempotency ?? createSqliteIdempotencyStore(services.controlDb);
@@ -64,11 +86,13 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
   const verification = verificationDeps(services);
   const perConnector: RateLimitRule = { name: 'ingest', limit: settings.ingestRateLimitPerMinute, windowMs: 60_000 };
   const authFailures: RateLimitRule = { name: 'ingest.auth_failures', limit: settings.ingestAuthFailuresPerMinute, windowMs: 60_000 };
+  const verifiedOf = (request: FastifyRequest) => states.get(request)!.verified;
+  const websiteOf = (request: FastifyRequest, websiteId: string) => readIngestWebsite(services.controlDb, websiteId, headerOf(request, 'x-site-domain'));
+  return { services, deps, idempotency, states, checkpointer, verification, perConnector, authFailures, verifiedOf, websiteOf };
+}
 
-  // Hash the exact bytes: keep the body as a Buffer and parse it in the verifier.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => done(null, body));
-
+/** Every error is answered as an envelope; its code is kept for the request's metric. */
+function setIngestErrorHandler(app: IngestApp, { states }: IngestKit): void {
   app.setErrorHandler(async (error, request, reply) => {
     const appError = toAppError(error);
     const state = states.get(request);
@@ -77,7 +101,13 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     if (appError.code === 'internal.error') request.log.error({ err: error }, 'unexpected error in ingest');
     return sendErrorReply(request, reply, appError);
   });
+}
 
+/**
+ * Before a route runs: the address's authentication failures, the
+ * signature, the connector's rate limit, the Idempotency-Key.
+ */
+function addSignatureHooks(app: IngestApp, { services, deps, idempotency, states, checkpointer, perConnector, authFailures }: IngestKit): void {
   // An address whose requests failed authentication too often is refused before its body is read
   // and before any check: a forged token with a self-consistent signature passes the signature
   // and timestamp checks and would write a nonce row per request.
@@ -114,7 +144,10 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     }
     states.set(request, { verified, idempotencyKey: key, finished: false });
   });
+}
 
+/** After a route: its answer kept for replays (or the key released on a 5xx), made durable, and counted. */
+function addIdempotencyHooks(app: IngestApp, { services, deps, idempotency, states }: IngestKit): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const state = states.get(request);
     if (state && !state.finished) {
@@ -142,21 +175,23 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     const code = states.get(request)?.errorCode ?? (request as FastifyRequest & { ingestErrorCode?: string }).ingestErrorCode;
     services.metrics.ingestRequests.inc({ endpoint: endpointOf(request), outcome: reply.statusCode < 400 ? 'ok' : code ?? String(reply.statusCode) });
   });
+}
 
-  const verifiedOf = (request: FastifyRequest) => states.get(request)!.verified;
-  const websiteOf = (request: FastifyRequest, websiteId: string) => readIngestWebsite(services.controlDb, websiteId, headerOf(request, 'x-site-domain'));
-
-  /**
-   * A route's options: its body and headers documented but validated here, after the signature
-   * (validatedInHandler); what every ingest route can answer beyond the signing codes (src/daemon/openapi
-   * adds those): a revoked or out-of-scope connector, a reused Idempotency-Key, a deleted website.
-   */
-  const signed = (doc: { summary: string; body: z.ZodType; response: z.ZodType; errors?: readonly ErrorCode[] }) => ({
+/**
+ * A route's options: its body and headers documented but validated here, after the signature
+ * (validatedInHandler); what every ingest route can answer beyond the signing codes (src/daemon/openapi
+ * adds those): a revoked or out-of-scope connector, a reused Idempotency-Key, a deleted website.
+ */
+function signed(doc: { summary: string; body: z.ZodType; response: z.ZodType; errors?: readonly ErrorCode[] }) {
+  return {
     bodyLimit: INGEST_BODY_LIMIT,
     config: { errors: ['auth.token_revoked', 'auth.scope_violation', 'ingest.duplicate', 'website.not_found', ...(doc.errors ?? [])] satisfies ErrorCode[] },
     schema: { summary: doc.summary, tags: ['ingest'], headers: validatedInHandler(IngestHeadersSchema), body: validatedInHandler(doc.body), response: { 200: doc.response } },
-  });
+  };
+}
 
+/** The item routes: a batch, one item, deletes. */
+function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf, websiteOf }: IngestKit): void {
   app.post(
     '/v1/ingest/batch',
     signed({
@@ -201,7 +236,10 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
       return sendData(request, reply, await deleteItems(services, website, parsed.data.ids, parsed.data.reason));
     },
   );
+}
 
+/** What a connector tells about itself: its heartbeat and its field mappings. */
+function registerConnectorRoutes(app: IngestApp, { services, verification, verifiedOf, websiteOf }: IngestKit): void {
   app.post(
     '/v1/ingest/heartbeat',
     signed({ summary: "Report the connector's state; answers what to do next and the server clock", body: HeartbeatRequestSchema, response: dataEnvelope(HeartbeatResultSchema).describe('The next action and the server time') }),
@@ -232,9 +270,14 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
       return sendData(request, reply, upsertFieldMappings(services.controlDb, v.websiteId, parsed.data.mappings, services.now()));
     },
   );
+}
 
-  // Safety net for accepted rows whose job enqueue failed: once at start, then periodically.
-  // At start, also forget in-flight idempotency records of dead processes (a daemon killed mid-request).
+/**
+ * Safety net for accepted rows whose job enqueue failed: once at start, then periodically.
+ * At start, also forget in-flight idempotency records of dead processes (a daemon killed mid-request).
+ * On close, the timer and the idle WAL checkpointer stop.
+ */
+function addSweeps(app: IngestApp, { services, idempotency, checkpointer }: IngestKit): void {
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
     try {
@@ -262,7 +305,7 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     clearInterval(timer);
     checkpointer.stop();
   });
-};
+}
 
 /**
  * A cached envelope with this request's id in meta.requestId, so the body matches the X-Request-Id

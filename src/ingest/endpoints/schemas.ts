@@ -21,7 +21,10 @@ export const IngestHeadersSchema = z.object({
   'X-Connector-Version': z.string().optional().describe("A free identifier of the connector's version"),
 });
 
-/** POST /v1/ingest/batch as documented: each item is checked on its own, an invalid one is an error result (or, with partial false, 422 ingest.batch_rejected). */
+/**
+ * POST /v1/ingest/batch as documented: each item is checked on its own, an invalid
+ * one is an error result (or, with partial false, 422 ingest.batch_rejected).
+ */
 export const BatchBodySchema = BatchRequestSchema.extend({
   partial: BatchRequestSchema.shape.partial.describe('true (default): store the valid items and answer an error result for each invalid one; false: one invalid item refuses the whole batch'),
   items: z.array(IngestItemSchema).min(1).max(MAX_BATCH_ITEMS).describe(`1 to ${MAX_BATCH_ITEMS} items; more is 413 ingest.batch_too_large`),

@@ -6,7 +6,9 @@ export const IDLE_CHECKPOINT_DELAY_MS = 1_000;
 export interface IdleCheckpointer {
   /** Call on every ingest request: postpones the checkpoint while ingestion is busy. */
   active(): void;
-  /** Call before each ingest write on `db`: raises its autocheckpoint limit once and marks it for the idle checkpoint. */
+  /**
+   * Call before each ingest write on `db`: raises its autocheckpoint limit once and marks it for the idle checkpoint.
+   */
   willWrite(db: Db): void;
   /** Checkpoints every database written since the last checkpoint; returns how many. */
   checkpointNow(): number;

@@ -12,7 +12,7 @@ export interface IngestWebsite {
   hosts: ReadonlySet<string>;
 }
 
-/** Prepared once per connection: preparing the join took about 1 ms of every ingest request. */
+/** Prepared once per connection: preparing the join on every ingest request cost time (docs/decisions.md). */
 const statements = new WeakMap<Db, { website: Statement; aliases: Statement }>();
 type Statement = ReturnType<Db['prepare']>;
 

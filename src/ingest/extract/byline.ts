@@ -34,7 +34,10 @@ function classAndId(el: Element): string {
   return `${a.class ?? ''} ${a.id ?? ''} ${a['data-testid'] ?? ''} ${a['data-component'] ?? ''} ${a['data-qa'] ?? ''}`;
 }
 
-/** Containers of other people's names: comments, related stories, sidebars (Readability drops them before it looks for a byline). */
+/**
+ * Containers of other people's names: comments, related stories,
+ * sidebars (Readability drops them before it looks for a byline).
+ */
 const OTHER_PEOPLE = /comment|disqus|replies|related|sidebar|recommend/i;
 /** ...unless the name also says content ("content has-sidebar"), as Readability's unlikely-candidate test. */
 const LIKELY_CONTENT = /and|article|body|column|content|main|shadow/i;
@@ -88,7 +91,8 @@ export function readByline(el: Element, textOf: (node: AnyNode) => string): stri
     return true;
   });
   if (names.size === 1) return [...names][0]!;
-  // Co-authors each marked ("By <a class="author">Sam Keller</a> and <a class="author">Rita Moss</a>"): the names, not the line around them.
+  // Co-authors each marked ("By <a class="author">Sam Keller</a> and <a
+  // class="author">Rita Moss</a>"): the names, not the line around them.
   if (names.size > 1 && [...names].every((name) => name.split(' ').length <= MAX_NAME_WORDS)) return joinNames([...names]);
   return cleanByline(lineText(el));
 }
@@ -166,7 +170,10 @@ function datedByLineNameStart(text: string): string | null {
 }
 
 const CONTENT_ROOTS = new Set(['body', 'html', 'main', 'article']);
-/** Characters from which a paragraph (or a line under the title) is body text rather than a kicker, a dek or a date: bylines come before it. */
+/**
+ * Characters from which a paragraph (or a line under the title) is body
+ * text rather than a kicker, a dek or a date: bylines come before it.
+ */
 export const BODY_TEXT_LENGTH = 80;
 
 /**
@@ -273,7 +280,10 @@ function forEachDescendant(root: Element, visit: (el: Element) => boolean): void
   }
 }
 
-/** Month names in German, French, Spanish, Italian, Portuguese and Dutch, by number (English ones are read by their first three letters). */
+/**
+ * Month names in German, French, Spanish, Italian, Portuguese and Dutch,
+ * by number (English ones are read by their first three letters).
+ */
 const FOREIGN_MONTHS: Readonly<Record<string, number>> = {
   januar: 1, jänner: 1, februar: 2, märz: 3, mai: 5, juni: 6, juli: 7, oktober: 10, dezember: 12,
   janvier: 1, février: 2, mars: 3, avril: 4, juin: 6, juillet: 7, août: 8, septembre: 9, octobre: 10, novembre: 11, décembre: 12,
@@ -286,10 +296,15 @@ const FOREIGN_MONTHS: Readonly<Record<string, number>> = {
 const MONTH = `(?:${Object.keys(FOREIGN_MONTHS).sort((a, b) => b.length - a.length).join('|')}|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?`;
 /** A day of the month: "3", "3rd", "3." (German), "1er" (French), "1º". */
 const DAY = '\\d{1,2}(?:st|nd|rd|th|er|º|ª)?\\.?';
-/** Between the day and the month ("3 de marzo"), and between the month and the year ("marzo de 2024", "March 3, 2024"). */
+/**
+ * Between the day and the month ("3 de marzo"), and between the month and the year ("marzo de 2024", "March 3, 2024").
+ */
 const DAY_TO_MONTH = '\\s+(?:de\\s+)?';
 const MONTH_TO_YEAR = '(?:,?\\s+|\\s+de\\s+)';
-/** Dates, times and relative times as bylines write them. A month name counts only next to a number ("April Smith" is a name). */
+/**
+ * Dates, times and relative times as bylines write them. A month
+ * name counts only next to a number ("April Smith" is a name).
+ */
 const DATE_PARTS = new RegExp([
   `\\b${MONTH}\\s+${DAY}(?:,?\\s+\\d{4})?(?!\\d)`,
   `\\b${DAY}${DAY_TO_MONTH}${MONTH}(?:${MONTH_TO_YEAR}\\d{4})?(?![\\wäéèûçô])`,
@@ -311,7 +326,10 @@ function monthNumber(name: string): number {
   const lower = name.toLowerCase().replace(/\.$/, '');
   return FOREIGN_MONTHS[lower] ?? MONTHS[lower.slice(0, 3)]!;
 }
-/** A whole date as bylines write it out: "March 3, 2024", "3 March 2024", "Mar. 3rd, 2024", "2024-03-03" (numeric d/m orders are ambiguous: never). */
+/**
+ * A whole date as bylines write it out: "March 3, 2024", "3 March 2024",
+ * "Mar. 3rd, 2024", "2024-03-03" (numeric d/m orders are ambiguous: never).
+ */
 const WRITTEN_DATE = new RegExp([
   `\\b(?<m1>${MONTH})\\s+(?<d1>\\d{1,2})(?:st|nd|rd|th)?,?\\s+(?<y1>\\d{4})\\b`,
   `\\b(?<d2>\\d{1,2})(?:st|nd|rd|th|er|º|ª)?\\.?${DAY_TO_MONTH}(?<m2>${MONTH})${MONTH_TO_YEAR}(?<y2>\\d{4})\\b`,
@@ -319,7 +337,10 @@ const WRITTEN_DATE = new RegExp([
 ].join('|'), 'gi');
 /** Words just before a date that make it the update rather than the publication ("Updated on", "aktualisiert:"). */
 export const UPDATE_LABEL = new RegExp(`(?:updated|modified|edited|revised|${UPDATED_WORDS})\\W*(?:(?:${DATE_PREPOSITIONS})\\W*)?$`, 'i');
-/** "Published" and "updated" in other languages, with the word before a date, left before a name once the date is cut ("Veröffentlicht am ... von Klaus Meier"). */
+/**
+ * "Published" and "updated" in other languages, with the word before a date, left
+ * before a name once the date is cut ("Veröffentlicht am ... von Klaus Meier").
+ */
 const FOREIGN_DATE_LABEL = new RegExp(`^(?:${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?(?:\\s*:)?(?=\\s|$)\\s*`, 'i');
 
 /**
@@ -339,10 +360,16 @@ export function bylineDates(line: string): { published: string | null; modified:
   return out;
 }
 
-/** A label and a written date, and nothing else: "Published on: June 25, 2024", "Updated 5 March 2024", "Veröffentlicht am 3. März 2024". */
+/**
+ * A label and a written date, and nothing else: "Published on: June
+ * 25, 2024", "Updated 5 March 2024", "Veröffentlicht am 3. März 2024".
+ */
 const LABELLED_DATE_LINE = new RegExp(`^\\s*(?:published|posted|updated|last\\s+updated|modified|date|${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?\\s*:?\\s*`, 'i');
 
-/** The day a line that is only a label and a written date states ("Published on: June 25, 2024"), or null for any other line. */
+/**
+ * The day a line that is only a label and a written date states
+ * ("Published on: June 25, 2024"), or null for any other line.
+ */
 export function labelledDate(line: string): { published: string | null; modified: string | null } | null {
   const label = LABELLED_DATE_LINE.exec(line);
   if (label === null || line.length > 80) return null;
@@ -360,7 +387,10 @@ function calendarDate(year: number, month: number, day: number): string | null {
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
-/** An abbreviated weekday and its comma before a date's digits (a name such as "Sun Li" has no comma and digits after it). */
+/**
+ * An abbreviated weekday and its comma before a date's digits
+ * (a name such as "Sun Li" has no comma and digits after it).
+ */
 const WEEKDAY_BEFORE_DATE = /\b(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?,\s*(?=\d)/gi;
 
 /** Words that label a date or a byline, left over around the parts cut out. */
@@ -371,7 +401,7 @@ const LABEL = /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|writ
  * other languages and scripts too ("Автор:", "作者：", "文・", "بقلم:").
  */
 const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting|opinion|analysis|commentary|review|interview|essay|column|perspective|feature)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor|words|text|story|автор|作者|记者|記者|著者|筆者|文|بقلم|كتب|yazar|författare|forfatter|kirjoittaja|szerző|autorka)\s*[:：・]\s*/i;
-const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
+const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:-]?\s+/i;
 /** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
 const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
 /** A role or job title standing for itself ("Staff Writer", "Seattle Times business reporter", "Editor at Large"). */
@@ -386,9 +416,14 @@ const OUTLET_PART = /^(?:\p{Lu}{2,6}|The\s+\p{Lu}.*|Special\s+to\s+.+)$/u;
 const FOR_OUTLET = /^(.+?)\s+for\s+(?:the\s+)?\p{Lu}[\p{L}\p{N}\s.&'’-]*$/u;
 /** News agencies credited beside a reporter ("Jane Roe, Associated Press"): an organization, not a second author. */
 const WIRE_AGENCY = /^(?:the\s+)?(?:associated\s+press|ap|reuters|agence\s+france[- ]presse|afp|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa|ansa|efe|kyodo(?:\s+news)?|xinhua|upi|united\s+press\s+international|cnn\s+wire|canadian\s+press|aap|australian\s+associated\s+press)$/i;
-/** Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name. */
+/**
+ * Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name.
+ */
 const CREDENTIAL = /^(?:M\.?A\.?|M\.?S\.?|MSc|M\.?D\.?|Ph\.?\s?D\.?|DPhil|R\.?N\.?|MPH|D\.?O\.?|DDS|DVM|DMD|BSN|MSN|MBA|J\.?D\.?|Esq\.?|CPA|CFA|CFP|RD|RDN|LCSW|PharmD|FACP|FRCP|FACS|B\.?A\.?|BSc|MFA|MSW|MEd|EdD)$/;
-/** An e-mail address, which a byline may print beside the name ("Jane Roe (jane@example.com)"); RSS writes "jane@example.com (Jane Roe)". */
+/**
+ * An e-mail address, which a byline may print beside the name ("Jane
+ * Roe (jane@example.com)"); RSS writes "jane@example.com (Jane Roe)".
+ */
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 /** A social handle after a name ("Jane Roe @janeroe"); a byline that is only a handle keeps it. */
 const HANDLE = /(?:^|\s)@[\w.]{2,30}(?=\s|$)/g;

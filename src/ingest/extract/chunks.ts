@@ -78,7 +78,10 @@ export function buildChunks(blocks: Block[], language: string, entities: Array<{
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const WORDS = /[\p{L}\p{N}]+/gu;
-/** Up to this many names, each is searched for in every chunk: tokenizing every chunk instead cost a quarter of bench/extract.mjs's time (pages of a few entities). */
+/**
+ * Up to this many names, each is searched for in every chunk: tokenizing every chunk instead cost more on pages
+ * of a few entities (docs/decisions.md).
+ */
 const DIRECT_SEARCH_MAX = 64;
 
 /**

@@ -142,7 +142,8 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     const name = isObject(raw) ? textValue(raw.name) : textValue(raw);
     if (name === null) continue;
     authorNames.push(name);
-    // An author with a url (their profile page) is keyed by it, as a schema.org author is (docs/contract.md#entity-identity).
+    // An author with a url (their profile page) is keyed by it, as
+    // a schema.org author is (docs/contract.md#entity-identity).
     const url = isObject(raw) && typeof raw.url === 'string' ? absoluteUrl(raw.url, item.url) : null;
     const canonicalKey = (url === null ? null : urlKey(url)) ?? nameKey(name);
     const ref = builder.addEntity({ type: 'Person', canonicalKey, name, provenance: 'cms_field', confidence: C, importance: 3 });

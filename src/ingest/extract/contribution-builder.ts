@@ -27,7 +27,9 @@ export interface EntityInput extends EntityRef {
   attributes?: Record<string, unknown>;
 }
 
-/** One entity per key: a MusicEvent and an Event with one url are one (identityType, docs/contract.md#entity-identity). */
+/**
+ * One entity per key: a MusicEvent and an Event with one url are one (identityType, docs/contract.md#entity-identity).
+ */
 export function refKey(ref: EntityRef): string {
   return identityType(ref.type) + '\u001f' + ref.canonicalKey;
 }
@@ -69,7 +71,9 @@ export class ContributionBuilder {
   readonly qa: CandidateQa[] = [];
   readonly warnings: string[] = [];
 
-  /** `hosts`: the website's hosts (websiteHosts); a canonical_url fact must name one, as the node's url policy requires. */
+  /**
+   * `hosts`: the website's hosts (websiteHosts); a canonical_url fact must name one, as the node's url policy requires.
+   */
   constructor(readonly language: string, private readonly hosts: ReadonlySet<string> = new Set()) {}
 
   addEntity(input: EntityInput): EntityRef {

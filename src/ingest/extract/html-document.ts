@@ -47,7 +47,10 @@ export interface HtmlScan {
   /** Paragraph scores summed per container (Readability's scoring, simplified). */
   scores: Map<Element, number>;
   body: Element | null;
-  /** The first image with alt text inside a link to the website's home page (its logo, as sites mark up their name), and that link's href. */
+  /**
+   * The first image with alt text inside a link to the website's home
+   * page (its logo, as sites mark up their name), and that link's href.
+   */
   homeLogo: { alt: string; href: string } | null;
   /**
    * Visible links to an author's page (`/author/jane-roe`, `/authors/...`, `/autor/...`) met
@@ -55,9 +58,15 @@ export interface HtmlScan {
    * None on a page of several `<article>`s (a list of posts, each by someone).
    */
   authorLinks: Element[];
-  /** The text of the first links to the site's root ("/", "https://host/") that hold no image, at most HOME_LINK_TEXTS: a text logo ("Northfield Nature Club"). */
+  /**
+   * The text of the first links to the site's root ("/", "https://host/") that hold
+   * no image, at most HOME_LINK_TEXTS: a text logo ("Northfield Nature Club").
+   */
   homeLinkTexts: Array<{ text: string; href: string }>;
-  /** Links marked rel="author" (<link> in the head, <a> in the page), with the link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX. */
+  /**
+   * Links marked rel="author" (<link> in the head, <a> in the page), with the
+   * link's text ('' for <link>): the author's own page. At most REL_AUTHORS_MAX.
+   */
   relAuthors: Array<{ href: string; text: string }>;
   /**
    * The page's last footers (<footer>, role=contentinfo, a footer or copyright class) outside
@@ -67,7 +76,10 @@ export interface HtmlScan {
   footers: Element[];
   /** <link rel="alternate" hreflang href>: the page in other languages, at most REL_AUTHORS_MAX. */
   translations: Array<{ language: string; href: string }>;
-  /** The datetime of the first <time> marked as the publication (a pubdate attribute, a class such as "entry-date published"), and of the first marked as the update. */
+  /**
+   * The datetime of the first <time> marked as the publication (a pubdate attribute,
+   * a class such as "entry-date published"), and of the first marked as the update.
+   */
   timeMarks: { published: string | null; modified: string | null };
   /**
    * The `<time datetime>` that nothing marks, met after the first `<h1>` and before the body
@@ -88,7 +100,10 @@ const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'dialog', 'm
 const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'menu', 'menubar', 'dialog', 'alertdialog', 'search']);
 const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share|advert|(?:^|[\s_-])ads?(?:$|[\s_-])/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
-/** microformats2 roots, and the classic (microformats 1) ones blog themes still print (WordPress's hentry, vcard), which microformats-parser reads as their mf2 forms. */
+/**
+ * microformats2 roots, and the classic (microformats 1) ones blog themes still print
+ * (WordPress's hentry, vcard), which microformats-parser reads as their mf2 forms.
+ */
 const MICROFORMAT_ROOT = /(?:^|\s)(?:h-(?:card|entry|event|product|review|adr|geo|item|recipe)|hentry|vcard|vevent|hreview|hproduct|hrecipe)(?:\s|$)/;
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
@@ -159,13 +174,18 @@ const IN_ITEM = 8;
 /** Inside a footer already recorded (scan.footers). */
 const IN_FOOTER = 16;
 
-/** A link to a website's home page: "/", "./", an absolute url with no path, or a path to an index page ("/www/default.htm"). */
+/**
+ * A link to a website's home page: "/", "./", an absolute url
+ * with no path, or a path to an index page ("/www/default.htm").
+ */
 const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
 /** A link to a person's page on the site: a path segment naming authors, then the person's slug. */
 const AUTHOR_HREF = /^(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:authors?|autor(?:es|en|i)?|auteurs?|autore|writers?|contributors?|editors?|columnists?|reporters?|journalists?|correspondents?|bloggers?|people|profiles?|staff|by)\/[\w%.-]+\/?(?:[?#].*)?$/i;
 const AUTHOR_LINKS = 5;
 
-/** The site's root itself (not an index page under a folder, "/blog/index.html"): a link's text there can name the site. */
+/**
+ * The site's root itself (not an index page under a folder, "/blog/index.html"): a link's text there can name the site.
+ */
 const ROOT_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?)$/i;
 /** Root links whose text is kept: the text logo comes first; later ones are menus ("Home"). */
 const HOME_LINK_TEXTS = 3;
@@ -206,7 +226,10 @@ function logoIn(link: Element, href: string): { alt: string; href: string } | nu
 }
 
 const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
-/** Classes blog themes and news sites give the <time> of a post's publication (WordPress's "entry-date published", a dateline) and of its update. */
+/**
+ * Classes blog themes and news sites give the <time> of a post's publication
+ * (WordPress's "entry-date published", a dateline) and of its update.
+ */
 const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date|posted-on|dateline)(?:$|[\s_-])/i;
 const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-date)(?:$|[\s_-])/i;
 
@@ -259,7 +282,10 @@ function notePlainTime(times: PlainTimes, el: Element, datetime: string): void {
   times.published = times.unlabelled === 1 ? datetime : null;
 }
 
-/** Keeps the days an element's own text states when it is only a label and a written date ("Published on: June 25, 2024"). */
+/**
+ * Keeps the days an element's own text states when it is only
+ * a label and a written date ("Published on: June 25, 2024").
+ */
 function noteLabelledDate(dates: HtmlScan['labelledDates'], el: Element): void {
   let own = '';
   for (const child of el.children) if (child.type === 'text') own += (child as Text).data;
@@ -393,7 +419,8 @@ export function scanHtml(html: string): HtmlScan {
     const footer = (state & (IN_FOOTER | IN_ARTICLE)) === 0 && (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) && !hidden && !isHidden(el);
     if (footer && scan.footers.push(el) > FOOTERS) scan.footers.shift();
     if (name === 'time' && a.datetime !== undefined) {
-      // An unmarked one counts between the title and the body text (a masthead's date of the day comes before the title).
+      // An unmarked one counts between the title and the body text
+      // (a masthead's date of the day comes before the title).
       const underTitle = scan.firstH1 !== null && !bodyTextSeen && (paragraphsAfterTitle === 0 || (paragraphsAfterTitle === 1 && inParagraph(el)));
       if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden && !isHidden(el)) notePlainTime(plainTimes, el, a.datetime);
     }

@@ -82,7 +82,10 @@ export interface HtmlFactsInput {
   baseUrl: string;
   subjectName: () => string;
   titles: TitleCandidate[];
-  /** Names microdata, RDFa or microformats give the item where the head already names it: alternate names unless a title candidate says the same. */
+  /**
+   * Names microdata, RDFa or microformats give the item where the head
+   * already names it: alternate names unless a title candidate says the same.
+   */
   alternateNames: TitleCandidate[];
 }
 
@@ -90,7 +93,10 @@ const OTHER_SKIPPED = new Set(['WebSite', 'WebPage', 'BreadcrumbList', 'SiteNavi
 
 const EMPTY_INDEX: Map<string, SchemaNode> = new Map();
 
-/** Everything an HTML page says: schema.org, head metadata, and the main text with its structures. Returns the main text blocks. */
+/**
+ * Everything an HTML page says: schema.org, head metadata, and the
+ * main text with its structures. Returns the main text blocks.
+ */
 export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   const { scan, data, builder, primary, siteRef, titles } = input;
   const name = input.subjectName;
@@ -111,7 +117,9 @@ export function addHtmlFacts(input: HtmlFactsInput): Block[] {
   // page with an empty <title> was named by its url).
   else if (titles.length === 0 && scan.firstH1 !== null && cleanText(textOf(scan.firstH1)) !== '') titles.push({ value: cleanText(textOf(scan.firstH1)), provenance: 'text_extraction', confidence: C.firstHeading });
 
-  /** Several values are one fact of {"values": [...]} (listValue); `display`, when given, replaces their joined display. */
+  /**
+   * Several values are one fact of {"values": [...]} (listValue); `display`, when given, replaces their joined display.
+   */
   const listFact = (predicate: string, values: readonly string[], confidence: number, provenance: 'seo_meta' | 'text_extraction', display?: string): void => {
     const list = listValue(values);
     if (list !== null) fact(primary, predicate, list.value, confidence, provenance, typeof list.value === 'object' ? { display: display ?? list.display! } : {});
@@ -261,7 +269,9 @@ function addTranslations(builder: ContributionBuilder, primary: EntityRef, subje
   if (list !== null) builder.addFact({ subject: primary, subjectName, predicate: 'translation', value: list.value, provenance: 'seo_meta', confidence: C.metaName, ...(list.display === undefined ? {} : { display: list.display }) });
 }
 
-/** A person's own page: its url as stated, and its urlKey, which identifies the person (docs/extraction.md "Identity"). */
+/**
+ * A person's own page: its url as stated, and its urlKey, which identifies the person (docs/extraction.md "Identity").
+ */
 interface AuthorPage { url: string; key: string }
 
 /**
@@ -370,7 +380,8 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
     // A JobPosting names itself in `title`.
     const mainName = textValue(main.name) ?? (typesOf(main).includes('JobPosting') ? textValue(main.title) : null);
     let title = mainName ?? headline;
-    // Some sites put their own name in "name" and the article's in "headline": take the one that matches the page title.
+    // Some sites put their own name in "name" and the article's
+    // in "headline": take the one that matches the page title.
     if (mainName !== null && headline !== null && mainName !== headline && cleanTitle !== null) {
       if (textSimilarity(headline, cleanTitle) > 0.75 && !(textSimilarity(mainName, cleanTitle) > 0.75)) title = headline;
     }
@@ -416,7 +427,8 @@ function mapStructured(input: HtmlFactsInput, nodes: SchemaNode[], byId: Map<str
       continue;
     }
     if (types.length === 0 || types.some((t) => OTHER_SKIPPED.has(t))) continue;
-    // A review beside the page's main node, often without a name: a Review of what it reviews (else of the item), named as reviews are.
+    // A review beside the page's main node, often without a name: a
+    // Review of what it reviews (else of the item), named as reviews are.
     if (types.includes('Review') && nodeName(node) === null) {
       const reviewed = resolveEntity(node.itemReviewed, 'Thing', ctx);
       if (reviewed !== null && reviewed.ref !== siteRef) builder.addEntity({ ...reviewed.ref, name: reviewed.name, provenance: 'schema_org', confidence, importance: 3 });

@@ -89,7 +89,8 @@ export function extractItem(item: IngestItem, site: WebsiteInfo, options: Extrac
   }
   const cms = addCmsFacts({ builder, item, subject: primary, subjectName }, mapped);
   for (const author of cms.authors) extraQaEntities.push(author);
-  // Plain text without html: its first line is a title and its first paragraph a description, as a page's <h1> and first <p>.
+  // Plain text without html: its first line is a title and its
+  // first paragraph a description, as a page's <h1> and first <p>.
   const plainText = item.html === undefined ? item.text ?? mapped.texts[0] : undefined;
   if (plainText !== undefined) {
     const lead = readTextLead(plainText);

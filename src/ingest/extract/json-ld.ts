@@ -96,7 +96,10 @@ function schemaPrefixes(parsed: unknown): Set<string> {
   return prefixes;
 }
 
-/** The value with schema.org IRI and CURIE keys renamed to their terms (a key already given as a term wins); objects without such keys are kept as they are. */
+/**
+ * The value with schema.org IRI and CURIE keys renamed to their terms (a key
+ * already given as a term wins); objects without such keys are kept as they are.
+ */
 function withTermKeys(value: unknown, prefixes: ReadonlySet<string>, depth: number): unknown {
   if (depth > MAX_KEY_DEPTH) return value;
   if (Array.isArray(value)) return value.map((item) => withTermKeys(item, prefixes, depth + 1));
@@ -214,7 +217,10 @@ function readItem(el: Element, depth: number, ids: IdIndex): SchemaNode {
   return types.some((t) => DATA_VOCABULARY.test(t) && !/\/Breadcrumb$/i.test(t)) ? withSchemaOrgNames(node, types) : node;
 }
 
-/** Google's retired vocabulary (data-vocabulary.org: Review, Person, Organization, Event, Product, Offer, Address, Breadcrumb), still in older pages. */
+/**
+ * Google's retired vocabulary (data-vocabulary.org: Review, Person, Organization,
+ * Event, Product, Offer, Address, Breadcrumb), still in older pages.
+ */
 const DATA_VOCABULARY = /^https?:\/\/(?:www\.)?data-vocabulary\.org\//i;
 /** Its property names that schema.org names otherwise; the rest are the same words. */
 const DATA_VOCABULARY_NAMES: Record<string, string> = {
@@ -286,7 +292,10 @@ const URL_PROPERTY = /url|image|logo|sameas|thumbnail|item$|mainentityofpage|@id
  */
 const THING_PROPERTY = /^(?:author|creator|contributor|editor|publisher|brand|manufacturer|performer|organizer|founder|funder|sponsor|actor|director|composer|producer|translator|illustrator|provider|seller|memberOf|worksFor|affiliation|alumniOf)$/;
 
-/** A link (<a>, <area>) whose every property names a person or organization: that thing, named by the link's text, with the link's page; else null. */
+/**
+ * A link (<a>, <area>) whose every property names a person or organization:
+ * that thing, named by the link's text, with the link's page; else null.
+ */
 export function linkedThing(el: Element, props: readonly string[]): SchemaNode | null {
   if ((el.name !== 'a' && el.name !== 'area') || el.attribs.href === undefined || props.length === 0 || !props.every((p) => THING_PROPERTY.test(p))) return null;
   const name = textOf(el).replace(/\s+/g, ' ').trim();

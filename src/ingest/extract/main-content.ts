@@ -14,7 +14,10 @@ export interface Block {
    * as an excerpt. firstParagraph reads it; only the first paragraph is ever asked for it.
    */
   paragraph?: Element;
-  /** Text of the page's byline element (or of the short line holding it): kept for the chunks, never taken as the description. */
+  /**
+   * Text of the page's byline element (or of the short line holding
+   * it): kept for the chunks, never taken as the description.
+   */
   inByline?: boolean;
 }
 
@@ -63,7 +66,10 @@ interface ReadFrame {
   block: boolean;
 }
 
-/** The main content as blocks, navigation and boilerplate (scan.skipped) left out; blocks of the byline element are marked. */
+/**
+ * The main content as blocks, navigation and boilerplate
+ * (scan.skipped) left out; blocks of the byline element are marked.
+ */
 export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element | null = null): Block[] {
   const blocks: Block[] = [];
   let buffer = '';

@@ -50,7 +50,10 @@ const PARSELY_PAGE_FIELDS: Record<string, string> = {
   title: 'parsely-title', author: 'parsely-author', pub_date: 'parsely-pub-date', link: 'parsely-link', image_url: 'parsely-image-url', section: 'parsely-section',
 };
 
-/** <meta name="parsely-page" content='{"title": ..., "author": ..., "tags": [...]}'>: its fields as parsely-* values, where the page does not state those tags. */
+/**
+ * <meta name="parsely-page" content='{"title": ..., "author": ..., "tags": [...]}'>:
+ * its fields as parsely-* values, where the page does not state those tags.
+ */
 function addParselyPage(values: MetaValues): void {
   const json = values.get('parsely-page');
   if (json === undefined) return;
@@ -112,7 +115,9 @@ export class MetaValues {
   }
 }
 
-/** Namespaces whose prefix a page may rename (`<html prefix="shop: http://ogp.me/ns/product#">`), by their usual prefix. */
+/**
+ * Namespaces whose prefix a page may rename (`<html prefix="shop: http://ogp.me/ns/product#">`), by their usual prefix.
+ */
 const NAMESPACES: Record<string, string> = {
   'http://ogp.me/ns#': 'og', 'https://ogp.me/ns#': 'og', 'http://opengraphprotocol.org/schema/': 'og',
   'http://ogp.me/ns/article#': 'article', 'http://ogp.me/ns/product#': 'product', 'http://ogp.me/ns/profile#': 'profile',
@@ -132,7 +137,10 @@ function declaredPrefixes(prefixes: readonly string[]): Map<string, string> {
   return out;
 }
 
-/** A key with its declared prefix replaced by the usual one; dc/dcterms spellings (DC.x, DCTERMS.x, dcterm:x) read as dc:x / dcterms:x. */
+/**
+ * A key with its declared prefix replaced by the usual one; dc/dcterms
+ * spellings (DC.x, DCTERMS.x, dcterm:x) read as dc:x / dcterms:x.
+ */
 function canonicalKey(key: string, declared: Map<string, string>): string {
   const colon = key.indexOf(':');
   if (colon <= 0) return key;
@@ -201,7 +209,10 @@ export function metaCandidates(values: MetaValues, predicate: MetaPredicate): Me
   return out;
 }
 
-/** A citation tag's "Last, First" as the person is called ("Lind, Ana" -> "Ana Lind", "Jong, Michiel de" -> "Michiel de Jong"); other lines as they are. */
+/**
+ * A citation tag's "Last, First" as the person is called ("Lind, Ana" -> "Ana
+ * Lind", "Jong, Michiel de" -> "Michiel de Jong"); other lines as they are.
+ */
 function givenNameFirst(line: string): string {
   const match = /^([^,\d]+),\s*([^,\d]+)$/.exec(line);
   return match === null ? line : `${match[2]!.trim()} ${match[1]!.trim()}`;

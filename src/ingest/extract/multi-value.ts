@@ -26,13 +26,18 @@ export function listValue(values: ReadonlyArray<string | number>, displays: Read
   return { value: { values: unique }, display: shown.join(', ') };
 }
 
-/** The dates of several values (normalizeDateTime) as listValue's values and displays; what is not a date is left out. */
+/**
+ * The dates of several values (normalizeDateTime) as listValue's values and displays; what is not a date is left out.
+ */
 export function dateList(values: ReadonlyArray<unknown>): { values: string[]; displays: Array<string | undefined> } {
   const dates = values.map(normalizeDateTime).filter((d): d is DateValue => d !== null);
   return { values: dates.map((d) => d.value), displays: dates.map((d) => d.display) };
 }
 
-/** The items of comma-separated texts, as keywords are written ("owls, night" -> ["owls", "night"]); empty items are left out. */
+/**
+ * The items of comma-separated texts, as keywords are written
+ * ("owls, night" -> ["owls", "night"]); empty items are left out.
+ */
 export function commaItems(texts: ReadonlyArray<string>): string[] {
   return texts.flatMap((text) => text.split(',')).map((item) => item.trim()).filter((item) => item !== '');
 }

@@ -98,11 +98,17 @@ export function normalizeDate(value: unknown): string | null {
 /** A date's node value (normalizeDate) and, for a time stated with an offset other than UTC, its display. */
 export interface DateValue {
   value: string;
-  /** The source's wall time with its offset, RFC 3339 ("2017-04-26T20:00:00-07:00"); the value is the same instant in UTC. */
+  /**
+   * The source's wall time with its offset, RFC 3339
+   * ("2017-04-26T20:00:00-07:00"); the value is the same instant in UTC.
+   */
   display?: string;
 }
 
-/** The numeric offset after the time of a date Date.parse reads ("Wed, 26 Apr 2017 20:00:00 -0700", "... GMT+0200 (CEST)"). */
+/**
+ * The numeric offset after the time of a date Date.parse reads
+ * ("Wed, 26 Apr 2017 20:00:00 -0700", "... GMT+0200 (CEST)").
+ */
 const TRAILING_OFFSET = /\d:\d\d.*?(?:\s|GMT|UTC|\d)([+-])(\d{2}):?(\d{2})(?:\s*\([^)]*\))?$/i;
 
 /**

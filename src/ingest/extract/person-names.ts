@@ -5,9 +5,15 @@
  * "Smith, Jane", "Procter and Gamble" and "Jane and John Smith" stay one value.
  */
 
-/** "and" between names: English, French, German, Spanish, Italian and Portuguese, Dutch, the Scandinavian languages; "&". */
+/**
+ * "and" between names: English, French, German, Spanish, Italian
+ * and Portuguese, Dutch, the Scandinavian languages; "&".
+ */
 const AND_WORDS = '(?:and|&|und|et|y|e|en|og|och)';
-/** "with" between names, in the same languages: "Jane Roe with John Doe", "Martin Untersinger (avec Damien Leloup et Morgane Tual)". */
+/**
+ * "with" between names, in the same languages: "Jane Roe with John
+ * Doe", "Martin Untersinger (avec Damien Leloup et Morgane Tual)".
+ */
 const WITH_WORDS = '(?:with|avec|mit|con|com|met|med)';
 /** A list of names: commas and semicolons (an Oxford comma's "and" with them), "and", and "with". */
 const LIST = new RegExp(`\\s*[,;]\\s*(?:${AND_WORDS}\\s+)?|\\s+(?:${AND_WORDS}|${WITH_WORDS})\\s+`);
@@ -25,7 +31,10 @@ export function isFullName(part: string): boolean {
   return words.every((word) => CAPITALISED.test(word) || PARTICLES.has(word.toLowerCase()));
 }
 
-/** The names in `line` (a cleaned byline: cleanByline), in order without repeats; `[line]` when it is one name or not a list of full names. */
+/**
+ * The names in `line` (a cleaned byline: cleanByline), in order without
+ * repeats; `[line]` when it is one name or not a list of full names.
+ */
 export function personNames(line: string): string[] {
   const parts = line.replace(WITH_PARENTHESES, ', $1').split(LIST).map((part) => part.trim());
   if (parts.length < 2 || !parts.every(isFullName)) return [line];

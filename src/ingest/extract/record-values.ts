@@ -101,8 +101,8 @@ const hostsOfSite = new WeakMap<Pick<WebsiteInfo, 'domain' | 'aliases'>, Readonl
 
 /**
  * The hosts a node file may name in a url: the website's domain and its aliases, in ASCII,
- * lowercased. Kept per site object: every item of a batch asks, and domainToASCII was about 1 %
- * of the extraction worker's time.
+ * lowercased. Kept per site object: every item of a batch asks, and domainToASCII is not free
+ * (docs/decisions.md).
  */
 export function websiteHosts(site: Pick<WebsiteInfo, 'domain' | 'aliases'>): ReadonlySet<string> {
   let hosts = hostsOfSite.get(site);

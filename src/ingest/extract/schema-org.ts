@@ -124,7 +124,8 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
       const text = textValue(value);
       const date = normalizeDateTime(text);
       if (date !== null) addFact(ctx, subject, subjectName, datePredicate, date.value, { display: date.display });
-      // A date of reduced precision (a founding year "1998", "1998-05") is kept as written; other text that is no date is dropped.
+      // A date of reduced precision (a founding year "1998", "1998-05")
+      // is kept as written; other text that is no date is dropped.
       else if (text !== null && REDUCED_DATE.test(text)) addFact(ctx, subject, subjectName, datePredicate, text);
     } else if (link !== undefined) {
       mapLink(link, value, subject, subjectName, ctx, depth, seen);
@@ -133,7 +134,8 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (key === 'keywords') {
       addListFact(ctx, subject, subjectName, 'keywords', commaItems(asList(value).map((v) => textValue(v) ?? '')));
     } else if (urlPredicate !== undefined) {
-      // An image or a logo given by reference ({"@id": ".../#primaryimage"}, as Yoast writes them) is the ImageObject's url, not the reference.
+      // An image or a logo given by reference ({"@id": ".../#primaryimage"},
+      // as Yoast writes them) is the ImageObject's url, not the reference.
       const urls = key === 'image' || key === 'logo' ? asList(value).map((v) => resolveRef(v, ctx.byId)) : value;
       addListFact(ctx, subject, subjectName, urlPredicate, urlValues(key === 'image' ? [...asList(urls), ...mediaImages] : urls, ctx.baseUrl));
     } else if (key === 'associatedMedia') {
@@ -177,7 +179,8 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
 function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const names: string[] = [];
   const named = new Set<string>();
-  // What the display shows of each given value: a line naming several people ("Jane Roe and John Doe") as the page writes it.
+  // What the display shows of each given value: a line naming
+  // several people ("Jane Roe and John Doe") as the page writes it.
   const shown: string[] = [];
   let split = false;
   for (const given of asList(value)) {
@@ -200,7 +203,10 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
   addListFact(ctx, subject, subjectName, link.predicate, names, split ? shown.join(', ') : undefined);
 }
 
-/** One linked thing: its entity, the relationship to it and what the node says of it; its label in the link's fact, or null when it names nothing. */
+/**
+ * One linked thing: its entity, the relationship to it and what the node
+ * says of it; its label in the link's fact, or null when it names nothing.
+ */
 function mapLinked(link: Link, item: unknown, subject: EntityRef, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): string | null {
   const entity = resolveEntity(item, link.type, ctx);
   if (entity === null || NOT_LINKED.has(entity.ref.type)) return null;
@@ -263,7 +269,10 @@ const NOT_STATED = new Set([
   // Read by the rules after the properties' loop (openingHoursValue) or by the page (a BreadcrumbList's items).
   'openingHours', 'openingHoursSpecification', 'itemListElement',
 ]);
-/** Properties of one node read by mapOtherProperty at most (in name order): a hostile node of ten thousand keys stays bounded. */
+/**
+ * Properties of one node read by mapOtherProperty at most (in
+ * name order): a hostile node of ten thousand keys stays bounded.
+ */
 const OTHER_PROPERTIES_MAX = 100;
 /** Values of one property read at most: a hostile page's list of ten thousand stays bounded. */
 const OTHER_VALUES_MAX = 50;
@@ -282,11 +291,14 @@ const DATE_LIKE = /date|time$|^valid|through$|^expires|posted|founded|birth|deat
  */
 function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const predicate = toPredicate(key);
-  // A predicate a rule makes (price, availability, author, ...) keeps that rule's form: a stray "price" beside the offers is not a second price.
+  // A predicate a rule makes (price, availability, author, ...) keeps that
+  // rule's form: a stray "price" beside the offers is not a second price.
   if (predicate === null || lookup(PREDICATES, predicate) !== undefined) return;
   const texts: string[] = [];
   const linked: unknown[] = [];
-  /** The values of structured values' properties (several ContactPoints: one fact per property with the values of all). */
+  /**
+   * The values of structured values' properties (several ContactPoints: one fact per property with the values of all).
+   */
   const parts = new Map<string, string[]>();
   for (const raw of asList(value).slice(0, OTHER_VALUES_MAX)) {
     const item = resolveRef(raw, ctx.byId);
@@ -314,7 +326,8 @@ function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subje
   if (linked.length > 0) mapLink({ rel: predicate, predicate, type: 'Thing' }, linked, subject, subjectName, ctx, depth, seen);
   if (texts.length === 0) return;
   if (!DATE_LIKE.test(key)) return addListFact(ctx, subject, subjectName, predicate, texts);
-  // A date-like property's dates are normalised; a malformed or out-of-range ISO date is dropped, as a known date property's is.
+  // A date-like property's dates are normalised; a malformed or
+  // out-of-range ISO date is dropped, as a known date property's is.
   const values = texts.flatMap((text) => {
     const date = normalizeDateTime(text);
     if (date !== null) return [{ value: date.value, display: date.display }];
@@ -324,7 +337,9 @@ function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subje
   if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: list.display });
 }
 
-/** A plain value's text: a schema.org term by its name ("InStock"), a boolean as true or false, none for long body text. */
+/**
+ * A plain value's text: a schema.org term by its name ("InStock"), a boolean as true or false, none for long body text.
+ */
 function scalarText(key: string, value: unknown): string | null {
   if (typeof value === 'boolean') return String(value);
   const text = textValue(value);
@@ -396,7 +411,10 @@ export function mapListMembers(value: unknown, subject: EntityRef, subjectName: 
   addListFact(ctx, subject, subjectName, 'list_item', [...names]);
 }
 
-/** interactionStatistic: one count per interaction type ({"interactionType": "LikeAction", "userInteractionCount": 12} -> like_count). */
+/**
+ * interactionStatistic: one count per interaction type ({"interactionType":
+ * "LikeAction", "userInteractionCount": 12} -> like_count).
+ */
 function mapInteractions(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext): void {
   for (const raw of asList(value)) {
     const stat = resolveRef(raw, ctx.byId);
@@ -450,8 +468,9 @@ type FactSink = (predicate: string, value: string | number, extra?: FactExtra) =
 
 /**
  * Offers state each predicate once; one value (one offer, or several agreeing) is a plain fact
- * with its currency and validity. Several offers (sizes, sellers, editions) that differ give the values of all offers as one {"values"} fact in offer order, its display
- * joined with ", ", its currency when every price has the same one (docs/contract.md#fact-rules).
+ * with its currency and validity. Several offers (sizes, sellers, editions) that differ give the values of all offers
+ * as one {"values"} fact in offer order, its display joined with ", ", its currency when every price has the same one
+ * (docs/contract.md#fact-rules).
  */
 function mapOffers(offers: unknown[], item: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
   const described = offers.filter(isObject);

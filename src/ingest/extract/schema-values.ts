@@ -127,7 +127,10 @@ export function isSiteOrganization(name: string, node: SchemaNode | null, ctx: E
 /** Longest plain-text value taken as a name: longer text is a container's (a whole author card). */
 const MAX_NAME_CHARS = 100;
 
-/** A person's name cleaned as a byline is ("By Lucy Akins", as microdata reads it from a byline, is Lucy Akins); as given when nothing name-like would be left. */
+/**
+ * A person's name cleaned as a byline is ("By Lucy Akins", as microdata reads it
+ * from a byline, is Lucy Akins); as given when nothing name-like would be left.
+ */
 export function personName(raw: string): string {
   return cleanByline(raw, MAX_NAME_CHARS) ?? raw;
 }

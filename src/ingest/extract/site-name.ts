@@ -108,7 +108,8 @@ function outerPart(text: string, which: 'first' | 'last'): string | null {
 
 function acceptable(name: string, rest: string): boolean {
   if (!plausibleName(name) || GENERIC.test(name) || isTagline(name)) return false;
-  // A name glued into an identifier of the rest ("draft-x-remotestorage-04 - remoteStorage") is the page's subject, not a site.
+  // A name glued into an identifier of the rest ("draft-x-remotestorage-04
+  // - remoteStorage") is the page's subject, not a site.
   const haystack = rest.toLowerCase();
   const needle = name.toLowerCase();
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
@@ -130,7 +131,10 @@ function isTagline(name: string): boolean {
   return words.length >= 3 && words.slice(1).some((word) => /^\p{Ll}/u.test(word) && !NAME_FUNCTION_WORDS.has(word.toLowerCase()) && !SITE_KIND_WORDS.has(word));
 }
 
-/** Lower-case words that say what kind of site a name is ("Requestor 2.31.0 documentation", "Acme help center"), not a tagline's. */
+/**
+ * Lower-case words that say what kind of site a name is ("Requestor
+ * 2.31.0 documentation", "Acme help center"), not a tagline's.
+ */
 const SITE_KIND_WORDS = new Set(['documentation', 'docs', 'wiki', 'blog', 'forum', 'forums', 'community', 'help', 'center', 'centre', 'support', 'store', 'shop', 'news']);
 
 function isWordChar(char: string | undefined): boolean {
@@ -141,12 +145,18 @@ function plausibleName(name: string): boolean {
   return name.length > 0 && name.length <= MAX_LENGTH && name.split(/\s+/).length <= MAX_WORDS && /\p{L}/u.test(name) && !/^\d[\d\s.,:/-]*$/.test(name);
 }
 
-/** Text as a host name could spell it: accents folded, lower case, letters and digits only ("Bäckerei Sonnenkorn" -> "backereisonnenkorn"). */
+/**
+ * Text as a host name could spell it: accents folded, lower case, letters
+ * and digits only ("Bäckerei Sonnenkorn" -> "backereisonnenkorn").
+ */
 function folded(text: string): string {
   return text.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-/** True when the name, letters and digits only, is one of the host's labels or contains or is contained in one (4+ characters). */
+/**
+ * True when the name, letters and digits only, is one of the host's
+ * labels or contains or is contained in one (4+ characters).
+ */
 function matchesHost(name: string, host: string | null): boolean {
   if (host === null) return false;
   const compact = folded(name);

@@ -71,7 +71,9 @@ export function applyContributions(db: Db, site: WebsiteInfo, contributions: rea
   applyContributionRows(db, site, contributions.map((c) => contributionRows(site, c, ids)), searchBatch);
 }
 
-/** applyContributions on contributions already turned into rows (contributionRows, in the thread that extracted them). */
+/**
+ * applyContributions on contributions already turned into rows (contributionRows, in the thread that extracted them).
+ */
 export function applyContributionRows(db: Db, site: WebsiteInfo, rows: readonly ContributionRows[], searchBatch?: SearchTouched): void {
   if (rows.length === 0) return;
   db.transaction(() => {

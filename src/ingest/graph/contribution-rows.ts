@@ -187,7 +187,8 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
       r.confidence, r.provenanceMethod, provenanceRank(r.provenanceMethod), sourceId, sourceUrl]);
   }
 
-  // The value of the item's own best candidate of each fact id (survivor order without pins): what its Q&A are made from.
+  // The value of the item's own best candidate of each fact id
+  // (survivor order without pins): what its Q&A are made from.
   const ownBest = new Map<string, { rank: number; confidence: number; value: string }>();
   c.facts.forEach((f, ordinal) => {
     const subjectId = ids.entity(f.subject);

@@ -43,7 +43,7 @@ export function parseEditorialJsonl(text: string): EditorialEntry[] {
     try {
       json = JSON.parse(line);
     } catch (error) {
-      throw new Error(`editorial.jsonl line ${index + 1}: not JSON (${(error as Error).message})`);
+      throw new Error(`editorial.jsonl line ${index + 1}: not JSON (${(error as Error).message})`, { cause: error });
     }
     const parsed = EditorialLineSchema.safeParse(json);
     if (!parsed.success) throw new Error(`editorial.jsonl line ${index + 1}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ')}`);

@@ -35,7 +35,9 @@ export interface PendingExtraction { rows: RawRow[]; outcomes: ExtractOutcome[] 
 
 export type { ExtractOutcome };
 
-/** Read-only connections (WAL: each read sees the last commit, whatever the writer is doing), kept for the next batch. */
+/**
+ * Read-only connections (WAL: each read sees the last commit, whatever the writer is doing), kept for the next batch.
+ */
 const connections = new KeptConnections((file) => openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true }), 1000);
 
 /** The pending raw_items rows among `ids`, in the order of `ids`. */
@@ -44,7 +46,10 @@ function readPendingRows(file: string, ids: string[]): RawRow[] {
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The JSON of the rows' PendingExtraction, their bodies left out, its outcomes serialised as they are made (extractRowsJson). */
+/**
+ * The JSON of the rows' PendingExtraction, their bodies left out,
+ * its outcomes serialised as they are made (extractRowsJson).
+ */
 function pendingExtractionJson(rows: RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): string {
   const extracted = extractRowsJson(rows, site, mappings);
   for (const row of rows) row.body = null;
@@ -60,7 +65,8 @@ if (parentPort) nameThread('nodectl-extract');
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('warmUp' in request) {
-    // Copied as a message copies (structuredClone): the rows SQLite makes for a real batch have the copies' hidden classes.
+    // Copied as a message copies (structuredClone): the rows SQLite
+    // makes for a real batch have the copies' hidden classes.
     outcomes = pendingExtractionJson(structuredClone(warmUpRows(request.warmUp.first, request.warmUp.count)), request.site, request.mappings);
   } else if ('rows' in request) {
     outcomes = extractRowsJson(request.rows, request.site, request.mappings);

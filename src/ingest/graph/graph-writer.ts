@@ -64,10 +64,9 @@ export interface GraphWriter {
 }
 
 /**
- * The writer thread's young generation, in MB (V8's default is about 48: 48 measured the same).
- * Each batch's rows are parsed into objects that live until its transaction commits, so with the
- * default the scavenges copied them once or twice: 64 took bench/graph.mjs's pipeline from 3,065
- * and 3,078 items/s to 3,273 and 3,320, and 128 no further (docs/graph.md "The writer thread").
+ * The writer thread's young generation, in MB (V8's default is about 48). Each batch's rows are
+ * parsed into objects that live until its transaction commits, so with the default the scavenges
+ * copied them once or twice; 64 was faster, 128 no faster (figures: docs/graph.md "The writer thread").
  */
 const WRITER_YOUNG_GENERATION_MB = 64;
 

@@ -71,7 +71,8 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
       extraction = options.pool.extract(site, mappings, rows).then((outcomes) => ({ rows, outcomes }));
     } else if (writer) extraction = options.pool.extractPendingText(site, mappings, file, batch);
     else extraction = options.pool.extractPending(site, mappings, file, batch);
-    // A worker that fails leaves its batch to this thread (caught at once: a rejection not yet awaited would end the process).
+    // A worker that fails leaves its batch to this thread (caught
+    // at once: a rejection not yet awaited would end the process).
     return { batch, extraction: extraction.catch(() => null) };
   };
   const inFlight = batches.slice(0, options.pool.size + 1).map(start);
@@ -89,7 +90,8 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
         return writeHere(batch, typeof extracted === 'string' ? readPendingExtraction(extracted) : extracted);
       })
       : writeHere(batch, extracted as PendingExtraction);
-    // Results are added in batch order (the queues write in submission order); the first error ends the run once its writes settle.
+    // Results are added in batch order (the queues write in submission
+    // order); the first error ends the run once its writes settle.
     writes.push(written.then((part) => addResult(result, part), (error: unknown) => void (failure ??= { error })));
     if (writes.length > WRITES_AHEAD) await writes[writes.length - 1 - WRITES_AHEAD];
   }

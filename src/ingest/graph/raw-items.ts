@@ -11,7 +11,9 @@ export type WriteOutcome =
   | { status: 'over_limit' };
 
 interface Statements {
-  /** The stored rows of a batch's (type, id) pairs, given as a JSON array of [type, id]: one statement for the batch. */
+  /**
+   * The stored rows of a batch's (type, id) pairs, given as a JSON array of [type, id]: one statement for the batch.
+   */
   findAll: Database.Statement<unknown[]>;
   insert: Database.Statement<unknown[]>;
   update: Database.Statement<unknown[]>;
@@ -46,7 +48,10 @@ export interface WriteItemsOptions {
   connectorId: string;
   defaultLanguage: string;
   receivedAt: string;
-  /** Accept at most this many items (a quota's remainder); the rest that would be accepted are over_limit. Default: no limit. */
+  /**
+   * Accept at most this many items (a quota's remainder); the rest
+   * that would be accepted are over_limit. Default: no limit.
+   */
   acceptAtMost?: number;
 }
 

@@ -3,7 +3,10 @@ import { GRAPH_QUERIES, uniqueQa, type GraphQueryName } from './reader.js';
 import type { ChunkRow, EntityRow, FactRow, GraphReader, PlannedRead, QaRow, RelationshipRow, SourceRow } from './types.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
-/** What the reading thread is asked: a query of GRAPH_QUERIES (or the languages) and its parameters, or a plan of them to run in turn. */
+/**
+ * What the reading thread is asked: a query of GRAPH_QUERIES (or the
+ * languages) and its parameters, or a plan of them to run in turn.
+ */
 export interface ReaderRequest { query: GraphQueryName | 'languages'; params: string[] }
 export type ReaderAsk = ReaderRequest | { plan: ReaderRequest[] };
 /**
@@ -22,7 +25,9 @@ export const SIGNAL = { posted: 0, taken: 1, cancel: 2 } as const;
 export interface ThreadedReaderOptions {
   /** Rows per message. Default 2,000. */
   chunkRows?: number;
-  /** Messages the reading thread may post ahead of the compile: it waits past them, so memory stays flat. Default 16. */
+  /**
+   * Messages the reading thread may post ahead of the compile: it waits past them, so memory stays flat. Default 16.
+   */
   chunksAhead?: number;
   /** The worker module (default: reader-worker.js next to this file, from the build). */
   workerUrl?: URL;
@@ -140,7 +145,8 @@ export class ThreadedGraphReader implements GraphReader {
         if (message.rows !== undefined) for (const values of JSON.parse(message.rows) as unknown[][]) yield row(values) as ReturnType<(typeof GRAPH_QUERIES)[Q]['row']>;
       }
     } finally {
-      // Left before the end (a break, an error of the caller): the thread stops the query, the rest of its messages are dropped.
+      // Left before the end (a break, an error of the caller): the
+      // thread stops the query, the rest of its messages are dropped.
       if (!ended) {
         Atomics.store(this.signal, SIGNAL.cancel, number);
         Atomics.notify(this.signal, SIGNAL.taken);

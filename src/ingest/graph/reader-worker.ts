@@ -56,7 +56,10 @@ function answer(request: ReaderRequest): void {
   post({ rows: `[${rows.join(',')}]`, done: true });
 }
 
-/** Each query's messages, in turn: the compile takes them in the same order (flow control keeps the thread at most chunksAhead ahead). */
+/**
+ * Each query's messages, in turn: the compile takes them in the same
+ * order (flow control keeps the thread at most chunksAhead ahead).
+ */
 port.on('message', (ask: ReaderAsk) => {
   for (const request of 'plan' in ask ? ask.plan : [ask]) {
     try {

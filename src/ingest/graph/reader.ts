@@ -6,10 +6,9 @@ import type {
 /**
  * Each query of the reader selects one JSON array per row, built by SQLite, and `row` makes the
  * array the reader's row. A string per row that JSON.parse turns into the values costs less than
- * an object per row from the driver: on 110,000 facts, raw arrays were twice as fast as objects,
- * and one string per row took another 30 % off (300 against 430 ms, 2026-11-27); relationships
- * and Q&A read so took 48 to 58 ms against 83 to 85. SQLite writes a REAL with the digits that
- * read back as the same double. The same strings cross threads unchanged (reader-thread.ts).
+ * an object per row from the driver, or an array of values (figures: docs/graph.md "Reader").
+ * SQLite writes a REAL with the digits that read back as the same double. The same strings cross
+ * threads unchanged (reader-thread.ts).
  */
 export interface RowQuery<T> {
   sql: string;
@@ -92,7 +91,8 @@ export const GRAPH_QUERIES = {
     FROM chunks c WHERE c.language = ? ORDER BY c.id`,
   ([id, text, tokensEstimate, language, sourceId, headingPath, position, entityIds]: ChunkValues): ChunkRow =>
     ({ id, text, tokensEstimate, language, entityIds: entityIds.sort(), sourceId, headingPath: JSON.parse(headingPath) as string[], position })),
-  // Several items may ask the same question: a fresh row first for each id, then the most confident, then the first item key (uniqueQa keeps it).
+  // Several items may ask the same question: a fresh row first for each id,
+  // then the most confident, then the first item key (uniqueQa keeps it).
   qa: rowQuery(`SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
       (SELECT json_group_array(j.value) FROM json_each(q.entity_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value)),
       q.confidence, q.provenance_method, q.stale)
@@ -152,7 +152,10 @@ export class SqliteGraphReader implements GraphReader {
     return this.rows(GRAPH_QUERIES.chunks, language);
   }
 
-  /** One row per Q&A id: when several items ask the same question, a fresh one, then the most confident, then the first item key. */
+  /**
+   * One row per Q&A id: when several items ask the same question,
+   * a fresh one, then the most confident, then the first item key.
+   */
   qa(language: string): Iterable<QaRow> {
     return uniqueQa(this.rows(GRAPH_QUERIES.qa, language));
   }

@@ -7,7 +7,10 @@ import { withWriteTurn } from './write-turn.js';
 import { processRawItems, processRawItemsConcurrently, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
 
-/** What one content.ingest run works on: the job's payload, parsed by the worker (src/ingest/graph/content-ingest-job.ts). */
+/**
+ * What one content.ingest run works on: the job's payload,
+ * parsed by the worker (src/ingest/graph/content-ingest-job.ts).
+ */
 export interface ContentIngestInput {
   website_id: string;
   raw_content_ids: readonly string[];
@@ -22,9 +25,15 @@ export interface ContentIngestDeps {
   graphs: Pick<GraphDbPool, 'get'>;
   now: () => number;
   logger: Logger;
-  /** Worker threads for extraction; default the process's shared pool (none when running from the sources: extraction in this thread). */
+  /**
+   * Worker threads for extraction; default the process's shared pool
+   * (none when running from the sources: extraction in this thread).
+   */
   extraction?: ExtractionPool | null;
-  /** The thread that writes the graph files with extraction in workers; default the process's (none from the sources: this thread writes). */
+  /**
+   * The thread that writes the graph files with extraction in workers;
+   * default the process's (none from the sources: this thread writes).
+   */
   writer?: GraphWriter | null;
 }
 

@@ -59,7 +59,10 @@ export function mergeSearchTouched(into: SearchTouched, from: SearchTouched): vo
   for (const id of from.chunks) into.chunks.add(id);
 }
 
-/** The searchable text of a fact value: its display, a string's text, a several-values object's members joined, else the JSON. */
+/**
+ * The searchable text of a fact value: its display, a string's
+ * text, a several-values object's members joined, else the JSON.
+ */
 const FACT_VALUE_TEXT = `COALESCE(f.display, CASE WHEN NOT json_valid(f.value) THEN f.value
     WHEN json_type(f.value) = 'text' THEN json_extract(f.value, '$')
     WHEN json_type(f.value) = 'object' THEN COALESCE((SELECT group_concat(j.value, ', ') FROM json_each(f.value, '$.values') j), f.value)
@@ -134,8 +137,8 @@ function statementsOf(db: Db): SearchStatements {
  * queue in search_stale the rowids of deleted chunks, entities and fact candidates and of
  * entities inserted or renamed (statements that write many rows at once), and `touched` names
  * the facts and chunks the writers inserted or re-ranked (triggers on those single-row INSERTs
- * made the store's statements 60 to 80 % slower, measured). Runs in the
- * caller's transaction; refreshing a record that did not change is harmless.
+ * made the store's statements much slower). Runs in the caller's transaction; refreshing a
+ * record that did not change is harmless.
  */
 export function refreshSearchDocs(db: Db, touched: SearchTouched): void {
   const s = statementsOf(db);

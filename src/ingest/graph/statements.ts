@@ -5,7 +5,10 @@ import { FAMILY_ROOTS } from '../extract/index.js';
 
 type Stmt = Database.Statement<unknown[]>;
 
-/** Survivor and contributor order of a provenance method (docs/contract.md#fact-rules): lower is stronger; an unknown one last. */
+/**
+ * Survivor and contributor order of a provenance method
+ * (docs/contract.md#fact-rules): lower is stronger; an unknown one last.
+ */
 export function provenanceRank(method: ProvenanceMethod): number {
   return PROVENANCE_RANK[method] ?? 9;
 }
@@ -36,7 +39,10 @@ export interface GraphStatements {
 
 const cache = new WeakMap<Db, GraphStatements>();
 
-/** The pending raw_items rows among a JSON array of raw content ids (also read by the extraction worker, extract-worker.ts). */
+/**
+ * The pending raw_items rows among a JSON array of raw content
+ * ids (also read by the extraction worker, extract-worker.ts).
+ */
 export const PENDING_RAW_SQL = `SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`;
 
 /** Resolved means both ends exist. */
@@ -81,9 +87,10 @@ export function graphStatements(db: Db): GraphStatements {
     deleteSources: p(`DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`),
 
     existingEntities: p(`SELECT e.id FROM json_each(?) t JOIN entities e ON e.id = t.value`).pluck(),
-    // An entity is taken from its best contributor (docs/graph.md "Merge rules"); importance is the maximum over all. Among
-    // equal statements the entity's own page (importance 5) describes it, not a page naming it (a post naming its author).
-    // The type is the most specific one stated (MusicEvent over Event: one id per type family, src/ingest/extract/identity.ts).
+    // An entity is taken from its best contributor (docs/graph.md "Merge rules"); importance is the maximum over all.
+    // Among equal statements the entity's own page (importance 5) describes it, not a page naming it (a post naming its
+    // author). The type is the most specific one stated (MusicEvent over
+    // Event: one id per type family, src/ingest/extract/identity.ts).
     upsertEntities: p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
       SELECT c.entity_id,
         COALESCE((SELECT s.type FROM entity_contributors s WHERE s.entity_id = c.entity_id AND s.type NOT IN (${FAMILY_ROOTS.map((r) => `'${r}'`).join(', ')})
@@ -111,8 +118,9 @@ export function graphStatements(db: Db): GraphStatements {
       ON CONFLICT(id) DO UPDATE SET to_type = excluded.to_type, to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
         confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url`),
     deleteRels: p(`DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`),
-    // Run for the entities that appeared or disappeared. Only edges whose resolution changes are written: most were just
-    // upserted by this batch, resolved against its entities already (to_entity_id always goes with resolution_status).
+    // Run for the entities that appeared or disappeared. Only edges whose resolution changes are written: most were
+    // just upserted by this batch, resolved against its entities already (to_entity_id always goes with
+    // resolution_status).
     reresolveRels: p(`WITH checked AS MATERIALIZED (
         SELECT r.rowid AS rid, ${RESOLVED('r')} AS resolved, r.resolution_status = 'resolved' AS was
         FROM relationships r WHERE r.to_ref IN (${IDS}) OR r.from_entity_id IN (${IDS}))
@@ -124,7 +132,8 @@ export function graphStatements(db: Db): GraphStatements {
     // A join, not IN: IN first copies the thousands of ids of a batch into a temporary index.
     factCandidates: p(`SELECT f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
       FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`),
-    // A join, not IN, here too: each id is one lookup in editorial's key, where IN first built a temporary index of them all.
+    // A join, not IN, here too: each id is one lookup in editorial's
+    // key, where IN first built a temporary index of them all.
     factPins: p(`SELECT e.record_id, e.pinned_item_key FROM json_each(?) t JOIN editorial e ON e.record_id = t.value WHERE e.pinned = 1`),
     setFactRank: p('UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?'),
 
@@ -142,8 +151,9 @@ export function graphStatements(db: Db): GraphStatements {
       WHERE qa.id = checked.id AND qa.item_key = checked.item_key AND checked.stale != checked.was`),
 
     pendingRaw: p(PENDING_RAW_SQL),
-    // Joins, not IN (see factCandidates): the ids of a batch are distinct. CROSS JOIN keeps the ids as the outer loop (the
-    // planner otherwise scans the pending rows by raw_items' state index and probes the ids for each: 40 times slower).
+    // Joins, not IN (see factCandidates): the ids of a batch are distinct. CROSS JOIN keeps the ids as the outer loop
+    // (the planner otherwise scans the pending rows by raw_items' state index and probes the ids for each, far slower:
+    // docs/graph.md).
     pendingIds: p(`SELECT r.raw_content_id FROM json_each(?) t CROSS JOIN raw_items r ON r.raw_content_id = t.value WHERE r.state = 'pending'`).pluck(),
     markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
     markFailed: p(`UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`),

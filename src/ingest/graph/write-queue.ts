@@ -34,7 +34,9 @@ export class WriteQueue {
   /** `transaction` runs its callback in one write transaction (and throws what the callback throws). */
   constructor(private readonly transaction: (writes: () => void) => void) {}
 
-  /** Runs `write` inside a write transaction, merged with the writes waiting beside it; resolves with what it returns. */
+  /**
+   * Runs `write` inside a write transaction, merged with the writes waiting beside it; resolves with what it returns.
+   */
   write<T>(items: number, write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ items, write, resolve: resolve as (value: unknown) => void, reject });

@@ -17,7 +17,9 @@ export type WriteTurn = Int32Array;
 const LOOP = 0;
 const WRITER = 1;
 
-/** Atomics.waitAsync, in Node since 16; TypeScript types it only from lib ES2024, whose other additions Node 20 lacks. */
+/**
+ * Atomics.waitAsync, in Node since 16; TypeScript types it only from lib ES2024, whose other additions Node 20 lacks.
+ */
 const waitAsync = (Atomics as unknown as {
   waitAsync(array: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }).waitAsync;

@@ -16,7 +16,10 @@ const queues = new WeakMap<Db, WriteQueue>();
  * writes still wait for it (a long transaction on another file may hold them past that second).
  */
 const connections = new KeptConnections((file) => openDatabase(file, GRAPH_DB_OPTIONS), 1000, (db) => (queues.get(db)?.waitingWrites ?? 0) > 0);
-/** Each connection's write turn, the one its last request came with (the event loop's connection to a file may be opened again). */
+/**
+ * Each connection's write turn, the one its last request came with
+ * (the event loop's connection to a file may be opened again).
+ */
 const turns = new WeakMap<Db, WriteTurn>();
 
 /** The connection's write queue: batches that wait at once share a transaction, which starts in the writer's turn. */
@@ -37,7 +40,9 @@ function queueOf(db: Db): WriteQueue {
   return queue;
 }
 
-/** A batch's write, in the next transaction of the connection's write queue; resolves with what it did once committed. */
+/**
+ * A batch's write, in the next transaction of the connection's write queue; resolves with what it did once committed.
+ */
 function queueBatch(db: Db, write: BatchWrite): Promise<ProcessRawItemsResult> {
   return queueOf(db).write(write.batch.length, () => writePendingBatch(db, write.site, write.batch, write.extracted, write.now));
 }

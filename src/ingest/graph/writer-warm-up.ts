@@ -7,7 +7,7 @@ import type { PendingExtraction } from './extract-worker.js';
  * start"): the extraction workers' warm-up answers, written through the same path as a real batch
  * (write queue, transaction, merge, search documents) into a private in-memory graph, so that V8
  * has optimised that code before the first real batch. The graph is dropped once this many were
- * written: about 16 MB at its largest.
+ * written, which bounds its memory (docs/graph.md "A warm start").
  */
 export const WRITER_WARM_UP_PAGES = 1000;
 

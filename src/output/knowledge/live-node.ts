@@ -1,7 +1,9 @@
 import type { Manifest } from '../../platform/node-format/index.js';
 import type { NodeStoreReader } from '../publish/index.js';
 
-/** The exported records of a published node that agents query: entities, facts and chunks (and the sources chunks cite). */
+/**
+ * The exported records of a published node that agents query: entities, facts and chunks (and the sources chunks cite).
+ */
 export interface EntityRecord {
   id: string;
   type: string;

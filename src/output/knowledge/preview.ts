@@ -10,7 +10,9 @@ import type { WebsiteInfo } from '../../control/records/index.js';
 
 /** How many of the priority feed's entities and facts the preview lists. */
 export const PREVIEW_TOP = 10;
-/** Files the publisher rewrites or that name the version: compared with the live version as a whole, not byte for byte. */
+/**
+ * Files the publisher rewrites or that name the version: compared with the live version as a whole, not byte for byte.
+ */
 const VERSIONED = new Set(['manifest.json', 'versions.json', 'changes.jsonl', 'openapi.json']);
 
 /** A compile summarised, before it is compared with the live version (cacheable per graph state). */

@@ -44,7 +44,7 @@ export interface QueryTerm {
 /**
  * A last term shorter than this matches whole words only: the index keeps a prefix list of 3
  * characters (graph migration 0009), and FTS5 would assemble a shorter prefix from every word it
- * starts (400 ms for two letters on 1.1 million documents).
+ * starts, slowly on a large index (docs/knowledge.md "Query syntax").
  */
 export const MIN_PREFIX_CHARS = 3;
 

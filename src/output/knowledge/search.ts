@@ -63,8 +63,8 @@ export interface RankedHit extends SearchHit {
  * A word (or phrase, or the typed prefix) found in more documents than this is common: it only
  * filters and does not rank. FTS5's BM25 reads every document of every ranked word (for its idf,
  * then each match's lengths and positions), so a common word costs time in proportion to the
- * website's size, while its idf, and so its share of the score, is small. 10,000 documents bound
- * a ranked search to about 5 ms (docs/knowledge.md "Figures").
+ * website's size, while its idf, and so its share of the score, is small. 10,000 documents keep
+ * a ranked search fast (docs/knowledge.md "Ranking").
  */
 export const COMMON_DOCUMENTS = 10_000;
 
@@ -109,8 +109,7 @@ const PROBE_SQL = 'SELECT 1 FROM search_fts WHERE search_fts MATCH @match LIMIT 
 // facts; a hidden entity, a hidden fact and a fact of a hidden entity (search_facts_by_subject)
 // are withheld. Chunks are exported whatever their editorial row says, as the compiler does.
 // Empty when nothing is hidden. CROSS JOIN keeps editorial (small) outside: without statistics
-// SQLite scanned every document and looked each up in editorial (115 ms a search on 1.1 million
-// documents).
+// SQLite scanned every document and looked each up in editorial (docs/knowledge.md "Export rules").
 const WITHHELD_SQL = `SELECT json_group_array(rowid) FROM (
     SELECT ${ftsRowidSql('entity', 'r')} AS rowid FROM editorial e CROSS JOIN entities r ON r.id = e.record_id WHERE e.hidden = 1
     UNION SELECT ${ftsRowidSql('fact', 'f')} FROM editorial e CROSS JOIN fact_candidates f ON f.fact_id = e.record_id WHERE e.hidden = 1 AND f.status = 'active'

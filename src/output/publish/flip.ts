@@ -66,7 +66,8 @@ export async function flipLatest(target: PublishTarget, siteHash: string, websit
 
   progress.step('flip', 1);
   await faultPoint('flip', 0, 1);
-  // Checked again at the last moment: another writer of this store (one not sharing our lock) may have flipped meanwhile.
+  // Checked again at the last moment: another writer of this
+  // store (one not sharing our lock) may have flipped meanwhile.
   await refuseIfBehind();
   await target.put(keys.pointer, manifestBody, { contentType: 'application/json', cacheControl: MUTABLE_CACHE });
   progress.advance('latest/manifest.json', 'written');

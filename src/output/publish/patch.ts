@@ -89,7 +89,10 @@ export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | 
   return { manifest, manifestBody: json(manifest), bodies, fileChanges, droppedRecordChanges };
 }
 
-/** openapi.json of `nodeDir` with info.version and info.x-service-node-version set to `label`, or undefined when it already says so. */
+/**
+ * openapi.json of `nodeDir` with info.version and info.x-service-node-version
+ * set to `label`, or undefined when it already says so.
+ */
 function openapiWithLabel(nodeDir: string, label: string): Buffer | undefined {
   const doc = JSON.parse(readFileSync(join(nodeDir, 'openapi.json'), 'utf8')) as { info?: Record<string, unknown> };
   if (!doc.info || (doc.info['x-service-node-version'] === label && doc.info.version === label)) return undefined;

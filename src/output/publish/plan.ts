@@ -28,7 +28,9 @@ export interface PlannedFile {
   bytes: number;
   checksum: string;
   immutable: boolean;
-  /** uploaded: this file's bytes are sent; carried: the store holds them, or another file of this version sends them. */
+  /**
+   * uploaded: this file's bytes are sent; carried: the store holds them, or another file of this version sends them.
+   */
   state: 'uploaded' | 'carried';
 }
 

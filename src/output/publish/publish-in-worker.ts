@@ -76,10 +76,9 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
 
 /**
  * A publish worker's young generation, in MB (V8's default is about 48). The compile parses the
- * graph's rows and makes each node record, short-lived objects by the hundred thousand: with 64,
- * bench/e2e.mjs's publish stage took 2,148 to 2,281 ms against 2,205 to 2,374 (eight rounds
- * alternating, seven of them faster), with about the same peak memory; 128 stayed within the same
- * spread (docs/publishing.md "Threads"). The graph writer thread has the same (graph-writer.ts).
+ * graph's rows and makes each node record, short-lived objects by the hundred thousand: 64 made the
+ * publish faster for about the same peak memory, 128 no faster (figures: docs/publishing.md
+ * "Threads"). The graph writer thread has the same (graph-writer.ts).
  */
 const PUBLISH_WORKER_YOUNG_GENERATION_MB = 64;
 const PUBLISH_WORKER_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: PUBLISH_WORKER_YOUNG_GENERATION_MB } };
@@ -114,7 +113,7 @@ function prepareSpare(): void {
 /**
  * Keeps one publish worker started ahead, its modules loaded, from now on (the daemon calls it
  * when it starts): a publish then begins compiling at once instead of after a new thread has
- * loaded the compiler (about 0.2 s of each publish on a 2-core machine, docs/publishing.md).
+ * loaded the compiler (docs/publishing.md measures the gain).
  * Each worker still runs one publish and exits.
  */
 export function keepSparePublishWorker(): void {

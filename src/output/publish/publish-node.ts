@@ -26,7 +26,9 @@ export interface PublishNodeOptions {
   websiteId: string;
   /** control.sqlite of the data directory: holds the per-site publish lock. */
   controlDb: Db;
-  /** The site's publish lock when the caller already holds it (and releases it); default: taken here after validation. */
+  /**
+   * The site's publish lock when the caller already holds it (and releases it); default: taken here after validation.
+   */
   lock?: PublishLock;
   /** `{node_base_url}` for the public URL in the result. */
   nodeBaseUrl: string;
@@ -68,7 +70,10 @@ export interface PublishResult {
   versionLabel: string;
   previousVersion: string | null;
   dryRun: boolean;
-  /** The live version already holds this content (the same version, or a new build of the same content): nothing was written, versionUlid names the live version. */
+  /**
+   * The live version already holds this content (the same version, or a new build
+   * of the same content): nothing was written, versionUlid names the live version.
+   */
   alreadyLive: boolean;
   files: PublishedFile[];
   changes: FileChange[];
@@ -81,7 +86,10 @@ export interface PublishResult {
   /** `{node_base_url}/{domain}/manifest.json` */
   publicUrl: string;
   durationMs: number;
-  /** Graph records the compile left out (set by runPublish when it compiled the node; absent for an already compiled node). */
+  /**
+   * Graph records the compile left out (set by runPublish when
+   * it compiled the node; absent for an already compiled node).
+   */
   rejected?: PublishRejections;
 }
 

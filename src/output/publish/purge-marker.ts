@@ -9,7 +9,9 @@ export const PURGE_MARKER = 'purged.json';
 const PurgeMarkerSchema = z.object({
   reason: z.literal('gdpr_erasure'),
   purged_at: z.string(),
-  /** Paths of the version's files that were deleted (they answer 410 node.gone); empty while the purge has not run yet. */
+  /**
+   * Paths of the version's files that were deleted (they answer 410 node.gone); empty while the purge has not run yet.
+   */
   files: z.array(z.string()),
 });
 export type PurgeMarker = z.infer<typeof PurgeMarkerSchema>;

@@ -37,9 +37,15 @@ export interface RunPublishOptions {
   progress?: PublishProgress;
   /** The API origin's port when the daemon listens on an ephemeral one (for the public URL). */
   listenPort?: number;
-  /** The site's publish lock when the caller already holds it (the daemon, around a worker); default: taken here, before the compile. */
+  /**
+   * The site's publish lock when the caller already holds it (the
+   * daemon, around a worker); default: taken here, before the compile.
+   */
   lock?: PublishLock;
-  /** Publish even when the publishes-per-day quota is used up (a republish that removes erased items); it still counts. Default false. */
+  /**
+   * Publish even when the publishes-per-day quota is used up (a republish
+   * that removes erased items); it still counts. Default false.
+   */
   quotaExempt?: boolean;
   /**
    * Test seam, in process only (a function does not reach the worker): wraps the sink the

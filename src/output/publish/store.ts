@@ -67,7 +67,9 @@ export function nextVersionLabel(stored: ReadonlyArray<Pick<VersionEntry, 'node_
 
 const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
 
-/** A knowledge record file (entities, facts, relationships, chunks, Q&A, sources); feeds such as changes.jsonl are not. */
+/**
+ * A knowledge record file (entities, facts, relationships, chunks, Q&A, sources); feeds such as changes.jsonl are not.
+ */
 export const isRecordFile = (path: string): boolean => RECORD_FILE.test(path);
 
 /**

@@ -41,7 +41,9 @@ export type JobPayload<J extends JobDefinition> = z.output<J['payload']>;
 
 const KIND = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 
-/** Declares a job kind; a definition that could never run (bad kind, schedule without a `{}` payload) throws at load. */
+/**
+ * Declares a job kind; a definition that could never run (bad kind, schedule without a `{}` payload) throws at load.
+ */
 export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
   if (!KIND.test(definition.kind)) throw new Error(`job kind ${JSON.stringify(definition.kind)} must be dot-separated lower-case words, e.g. content.ingest`);
   if (!JOB_LANES.includes(definition.lane)) throw new Error(`job ${definition.kind}: lane must be one of ${JOB_LANES.join(', ')}; got ${String(definition.lane)}`);

@@ -10,7 +10,10 @@ export interface Metrics {
   readonly ingestItems: Counter<'endpoint' | 'outcome'>;
   readonly ingestRequests: Counter<'endpoint' | 'outcome'>;
   readonly nodeReads: Counter<'status'>;
-  /** Graph records a compile left out of a node (failed their schema or the URL policy), by kind (CompileCounts.rejected). */
+  /**
+   * Graph records a compile left out of a node (failed their
+   * schema or the URL policy), by kind (CompileCounts.rejected).
+   */
   readonly compileRecordsRejected: Counter<'kind'>;
   /** Webhook delivery jobs, by result (delivered, retrying, failed, kept, skipped: src/control/webhooks/deliver.ts). */
   readonly webhookAttempts: Counter<'result'>;

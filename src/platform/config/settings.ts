@@ -41,7 +41,8 @@ export const SETTINGS = {
   s3AccessKeyId: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_S3_ACCESS_KEY_ID', secret: true, description: 'S3 access key id (else the AWS default chain).' }),
   s3SecretAccessKey: setting({ schema: z.string().min(1).optional(), default: undefined, env: 'NODECTL_S3_SECRET_ACCESS_KEY', secret: true, description: 'S3 secret access key.' }),
   publishMaxDrop: setting({ schema: z.coerce.number().min(0).max(1), default: 0.5, env: 'NODECTL_PUBLISH_MAX_DROP', description: 'Largest share of records a publish may drop against the live version.' }),
-  // Job lanes (src/platform/app/define-job.ts): each runs its jobs with its own concurrency, so a slow lane never delays another.
+  // Job lanes (src/platform/app/define-job.ts): each runs its jobs
+  // with its own concurrency, so a slow lane never delays another.
   jobLaneIngestConcurrency: setting({ schema: positiveInt.max(64), default: 4, env: 'NODECTL_JOB_LANE_INGEST_CONCURRENCY', description: 'Ingest-lane jobs (content.ingest) the daemon runs at once; batches of one website that wait for the writer at once share a transaction.' }),
   jobLanePublishConcurrency: setting({ schema: positiveInt.max(64), default: 1, env: 'NODECTL_JOB_LANE_PUBLISH_CONCURRENCY', description: 'Publish-lane jobs (node.republish) the daemon runs at once.' }),
   jobLaneDeliveryConcurrency: setting({ schema: positiveInt.max(64), default: 4, env: 'NODECTL_JOB_LANE_DELIVERY_CONCURRENCY', description: 'Delivery-lane jobs (outgoing webhooks and mail) the daemon runs at once.' }),

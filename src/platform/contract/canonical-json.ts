@@ -12,9 +12,9 @@
 type Container = Record<string, unknown> | unknown[];
 
 /**
- * Depth up to which the sorted copy is written by JSON.stringify, which is about 8 times faster
- * than writeJson on object-heavy values. V8's JSON.stringify overflows at about 4,100 levels on
- * a fresh stack (3,400 under 2,000 caller frames); 1,000 leaves a wide margin.
+ * Depth up to which the sorted copy is written by JSON.stringify, which is much faster than
+ * writeJson on object-heavy values. V8's JSON.stringify overflows the stack a few thousand levels
+ * deep; 1,000 leaves a wide margin (figures: docs/decisions.md).
  */
 const NATIVE_STRINGIFY_MAX_DEPTH = 1000;
 
@@ -80,7 +80,10 @@ function sortedKeysOf(value: Container): readonly string[] {
   return Array.isArray(value) ? [] : Object.keys(value).sort();
 }
 
-/** The frame's next member to copy, skipping array holes (kept as holes) and undefined object members; undefined when done. */
+/**
+ * The frame's next member to copy, skipping array holes (kept
+ * as holes) and undefined object members; undefined when done.
+ */
 function nextKey(frame: SortFrame): string | number | undefined {
   const source = frame.source;
   if (Array.isArray(source)) {

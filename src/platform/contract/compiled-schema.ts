@@ -3,8 +3,8 @@ import { z } from 'zod';
 const compiledSchemas = new WeakMap<z.ZodType, z.ZodType>();
 
 /**
- * `schema` compiled ahead of time by zod (z.compile), once per process: the same verdicts, two
- * to five times faster on valid input. Its `validate(value)` says only whether the value passes;
+ * `schema` compiled ahead of time by zod (z.compile), once per process: the same verdicts, faster
+ * on valid input (docs/decisions.md). Its `validate(value)` says only whether the value passes;
  * callers explain a failure with the schema's own safeParse.
  */
 export function compiledSchema(schema: z.ZodType): z.ZodType {

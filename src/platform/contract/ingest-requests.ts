@@ -41,7 +41,9 @@ export const HeartbeatRequestSchema = z.strictObject({
       last_error: z.string().max(4096).nullable().optional(),
     })
     .optional(),
-  /** The website's verification token, sent by a plugin connector to prove ownership (method plugin; docs/websites.md). */
+  /**
+   * The website's verification token, sent by a plugin connector to prove ownership (method plugin; docs/websites.md).
+   */
   verification_token: z.string().min(1).max(200).optional(),
 });
 

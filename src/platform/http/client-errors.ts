@@ -30,7 +30,10 @@ export function untrackActiveRequest(socket: Socket, requestId: string): void {
   if (activeRequests.get(socket)?.requestId === requestId) activeRequests.delete(socket);
 }
 
-/** Maps an error Node's HTTP parser or connection checker reports to a contract error, or undefined when there is no one to answer. */
+/**
+ * Maps an error Node's HTTP parser or connection checker reports to
+ * a contract error, or undefined when there is no one to answer.
+ */
 export function appErrorOfClientError(error: NodeJS.ErrnoException): AppError | undefined {
   switch (error.code) {
     case 'ECONNRESET':

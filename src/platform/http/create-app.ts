@@ -23,7 +23,8 @@ export const REDACTED_PATHS = [
   '*.secret',
   '*.refreshToken',
   '*.accessToken',
-  // The bodies of the /v1/auth routes (src/control/accounts/schemas.ts). Not '*.code': that would blank err.code of every logged error.
+  // The bodies of the /v1/auth routes (src/control/accounts/schemas.ts).
+  // Not '*.code': that would blank err.code of every logged error.
   '*.currentPassword',
   '*.newPassword',
   '*.idToken',
@@ -101,7 +102,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   // JSON only: a text/plain body is 415, not a string handed to a route.
   app.removeContentTypeParser('text/plain');
-  // Strict UTF-8: invalid bytes are 422, not silently replaced by U+FFFD. Same proto-poisoning guard as Fastify's parser.
+  // Strict UTF-8: invalid bytes are 422, not silently replaced
+  // by U+FFFD. Same proto-poisoning guard as Fastify's parser.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {

@@ -20,7 +20,10 @@ export function decodeUtf8Body(raw: Buffer): string {
   }
 }
 
-/** Offset of the first byte that starts no valid UTF-8 sequence (RFC 3629: no overlongs, surrogates or values past U+10FFFF). */
+/**
+ * Offset of the first byte that starts no valid UTF-8 sequence
+ * (RFC 3629: no overlongs, surrogates or values past U+10FFFF).
+ */
 export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {

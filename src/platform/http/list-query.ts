@@ -32,7 +32,10 @@ function decodeCursor(cursor: string): string | undefined {
   return key.length > 0 && encodeCursor(key) === cursor ? key : undefined;
 }
 
-/** ?limit and ?cursor, for a list route's `schema.querystring` (extend it with the route's own parameters); parseListQuery then decodes the cursor. */
+/**
+ * ?limit and ?cursor, for a list route's `schema.querystring` (extend it
+ * with the route's own parameters); parseListQuery then decodes the cursor.
+ */
 export const ListQuerySchema = z.object({
   limit: z.coerce.number({ error: 'must be a whole number from 1 to 100' }).int('must be a whole number from 1 to 100').min(1, 'must be at least 1').max(LIST_LIMIT_MAX, `must be at most ${LIST_LIMIT_MAX}`).default(LIST_LIMIT_DEFAULT),
   cursor: z.string().optional().describe('next_cursor of the previous page, unchanged'),

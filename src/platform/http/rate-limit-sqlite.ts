@@ -22,7 +22,7 @@ function prepare(db: Db) {
 /**
  * Adds `by` to a counter in control.sqlite and returns the count after. The write commits with
  * synchronous=NORMAL: a counter needs no fsync (losing the last counts to a power cut only
- * forgives a few requests), and an fsync cost about 0.8 ms against 45 us without. A later FULL
+ * forgives a few requests), and an fsync costs far more than the write (docs/decisions.md). A later FULL
  * commit on the connection syncs these frames too.
  */
 export function incrementSqliteCounter(db: Db, bucket: string, windowStart: number, by = 1): number {
@@ -35,7 +35,9 @@ export function incrementSqliteCounter(db: Db, bucket: string, windowStart: numb
   }
 }
 
-/** The embedded rate-limit store: table rate_limits of control.sqlite (pruned hourly by maintenance.rate_limits.prune). */
+/**
+ * The embedded rate-limit store: table rate_limits of control.sqlite (pruned hourly by maintenance.rate_limits.prune).
+ */
 export function createSqliteRateLimitStore(db: Db, options: { waitForLock?: boolean } = {}): RateLimitStore {
   return {
     async increment(bucket, windowStart, _windowMs, by = 1) {
@@ -50,7 +52,10 @@ export function createSqliteRateLimitStore(db: Db, options: { waitForLock?: bool
   };
 }
 
-/** An increment refused because another process holds control.sqlite's write lock; a buffered store keeps the count for its next flush. */
+/**
+ * An increment refused because another process holds control.sqlite's
+ * write lock; a buffered store keeps the count for its next flush.
+ */
 export class RateLimitStoreBusyError extends Error {
   readonly code = 'SQLITE_BUSY';
   constructor() {

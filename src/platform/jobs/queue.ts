@@ -127,7 +127,10 @@ export class JobQueue {
     return enqueued;
   }
 
-  /** Calls `listener` with each job enqueued through this queue (new, or a queued one merged into), after its commit; returns the unsubscribe. */
+  /**
+   * Calls `listener` with each job enqueued through this queue (new, or a
+   * queued one merged into), after its commit; returns the unsubscribe.
+   */
   onEnqueue(listener: (job: Job) => void): () => void {
     this.enqueueListeners.add(listener);
     return () => void this.enqueueListeners.delete(listener);

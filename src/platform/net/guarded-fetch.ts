@@ -20,7 +20,10 @@ export interface GuardedFetchOptions extends Partial<AddressPolicy> {
   readonly timeoutMs?: number;
   /** Body bytes read at most; the rest is not read and the connection is closed. Default 64 KiB. */
   readonly maxBytes?: number;
-  /** Redirects followed at most (each re-checked); one more is a `redirect` failure. 0 answers the 3xx itself. Default 3. */
+  /**
+   * Redirects followed at most (each re-checked); one more is
+   * a `redirect` failure. 0 answers the 3xx itself. Default 3.
+   */
   readonly maxRedirects?: number;
   readonly method?: 'GET' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
@@ -95,7 +98,9 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
   }
 }
 
-/** Parses and checks a URL before any connection: scheme, credentials, and a literal IP host (which no lookup will see). */
+/**
+ * Parses and checks a URL before any connection: scheme, credentials, and a literal IP host (which no lookup will see).
+ */
 function checkUrl(text: string, policy: AddressPolicy): URL {
   let url: URL;
   try {

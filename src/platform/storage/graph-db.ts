@@ -4,23 +4,26 @@ import { openDatabase, type Db } from './sqlite.js';
 
 /**
  * How every graph database (graphs/<websiteId>.sqlite) is opened. 16 KiB pages: raw item bodies of
- * 2 to 20 KB overflow 4 KiB pages into long chains; 16 KiB pages halve the CPU of inserting a
- * 500-item batch (docs/decisions.md). SQLite applies the size only when it creates the file.
+ * 2 to 20 KB overflow 4 KiB pages into long chains, and 16 KiB pages make inserting a batch
+ * cheaper (figures: docs/decisions.md). SQLite applies the size only when it creates the file.
  */
 export const GRAPH_DB_OPTIONS = { migrations: GRAPH_MIGRATIONS, pageSize: 16_384 } as const;
 
 /**
  * WAL a graph connection that writes the graph store (content.ingest) may accumulate before
  * SQLite checkpoints inside a commit. SQLite's default of 1,000 pages (16 MiB at 16 KiB pages)
- * made nearly every 500-item batch copy the WAL into the database file and fsync it; a batch
- * writes 10 to 40 MB of WAL (docs/graph.md "Throughput"). A checkpoint copies each page the WAL
- * holds once, however many batches rewrote it, so a larger bound copies less: 256 MiB instead of
- * 64 took the 5,000 bench items' writes from 410 to 322 MB. Same bound as the ingest requests'
- * (src/ingest/endpoints/wal-checkpoint.ts), which also checkpoint once ingestion is idle.
+ * made nearly every 500-item batch copy the WAL into the database file and fsync it, as a batch
+ * writes more WAL than that. A checkpoint copies each page the WAL holds once, however many
+ * batches rewrote it, so a larger bound copies less (figures: docs/graph.md "Throughput"). Same
+ * bound as the ingest requests' (src/ingest/endpoints/wal-checkpoint.ts), which also checkpoint
+ * once ingestion is idle.
  */
 export const GRAPH_WAL_AUTOCHECKPOINT_BYTES = 256 * 1024 * 1024;
 
-/** What a graph WAL file is cut back to once a checkpoint has folded it in (SQLite keeps the file at its largest otherwise). */
+/**
+ * What a graph WAL file is cut back to once a checkpoint has
+ * folded it in (SQLite keeps the file at its largest otherwise).
+ */
 export const GRAPH_WAL_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** Raises `db`'s autocheckpoint limit to GRAPH_WAL_AUTOCHECKPOINT_BYTES (never lowers it). */

@@ -92,7 +92,10 @@ export async function collectPages<T>(page: (cursor: string | undefined) => Prom
 
 const queryOf = (query: object | undefined): Query | undefined => query as Query | undefined;
 
-/** A client of one daemon with one credential; each method is one route, resolving to the answer's data or rejecting with an ApiError. */
+/**
+ * A client of one daemon with one credential; each method is one
+ * route, resolving to the answer's data or rejecting with an ApiError.
+ */
 export function createApiClient(options: ApiClientOptions) {
   const call: Call = createTransport(options);
   return {
@@ -109,7 +112,10 @@ export function createApiClient(options: ApiClientOptions) {
       create: (organizationId: string, body: CreateWebsiteBody) => call<Website>('POST', pathOf`/v1/organizations/${organizationId}/websites`, { body }),
       /** PATCH /v1/websites/:id (editor): name, brand (null: the name) or default language; never the domain. */
       update: (websiteId: string, body: UpdateWebsiteBody) => call<Website>('PATCH', pathOf`/v1/websites/${websiteId}`, { body }),
-      /** DELETE /v1/websites/:id (organization_admin): for good, with its graph and every published version; `confirm` is its domain. */
+      /**
+       * DELETE /v1/websites/:id (organization_admin): for good, with
+       * its graph and every published version; `confirm` is its domain.
+       */
       delete: (websiteId: string, body: DeleteWebsiteBody) => call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}`, { body }),
     },
     publish: {
@@ -133,7 +139,10 @@ export function createApiClient(options: ApiClientOptions) {
       list: (websiteId: string, query?: ListQuery) => call<Page<Connector>>('GET', pathOf`/v1/websites/${websiteId}/connectors`, { query: queryOf(query) }),
       /** POST /v1/websites/:id/connectors (organization_admin): the token is in this answer only. */
       create: (websiteId: string, body: CreateConnectorBody) => call<ConnectorWithToken>('POST', pathOf`/v1/websites/${websiteId}/connectors`, { body }),
-      /** POST /v1/connectors/:cid/rotate (organization_admin): a new token, in this answer only; the old one stops working. */
+      /**
+       * POST /v1/connectors/:cid/rotate (organization_admin): a
+       * new token, in this answer only; the old one stops working.
+       */
       rotate: (connectorId: string) => call<ConnectorWithToken>('POST', pathOf`/v1/connectors/${connectorId}/rotate`),
       /** POST /v1/connectors/:cid/suspend (organization_admin): its requests are refused until it is resumed. */
       suspend: (connectorId: string) => call<Connector>('POST', pathOf`/v1/connectors/${connectorId}/suspend`),
@@ -149,13 +158,22 @@ export function createApiClient(options: ApiClientOptions) {
       create: (websiteId: string, body: CreateWebhookBody) => call<WebhookSubscriptionWithSecret>('POST', pathOf`/v1/websites/${websiteId}/webhooks`, { body }),
       /** GET /v1/websites/:id/webhooks/:webhookId (organization_admin) */
       get: (websiteId: string, webhookId: string) => call<WebhookSubscription>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
-      /** PATCH /v1/websites/:id/webhooks/:webhookId (organization_admin): url, events, description, or enabled (false disables by hand). */
+      /**
+       * PATCH /v1/websites/:id/webhooks/:webhookId (organization_admin):
+       * url, events, description, or enabled (false disables by hand).
+       */
       update: (websiteId: string, webhookId: string, body: UpdateWebhookBody) => call<WebhookSubscription>('PATCH', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`, { body }),
-      /** GET /v1/websites/:id/webhooks/:webhookId/deliveries (organization_admin): newest first, optionally of one state. */
+      /**
+       * GET /v1/websites/:id/webhooks/:webhookId/deliveries
+       * (organization_admin): newest first, optionally of one state.
+       */
       deliveries: (websiteId: string, webhookId: string, query?: WebhookDeliveriesQuery) => call<Page<WebhookDelivery>>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/deliveries`, { query: queryOf(query) }),
       /** DELETE /v1/websites/:id/webhooks/:webhookId (organization_admin) */
       delete: (websiteId: string, webhookId: string) => call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
-      /** POST /v1/websites/:id/webhooks/:webhookId/test (organization_admin): one signed webhook.test request, and what the receiver answered. */
+      /**
+       * POST /v1/websites/:id/webhooks/:webhookId/test (organization_admin):
+       * one signed webhook.test request, and what the receiver answered.
+       */
       test: (websiteId: string, webhookId: string) => call<WebhookPingResult>('POST', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/test`),
     },
     knowledge: {

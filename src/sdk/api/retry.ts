@@ -65,7 +65,10 @@ export function retryDelayMs(policy: RetryPolicy, retry: number, error: ApiError
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-/** The policy of the client's options, checked: a count or delay that is not a whole number from 0 is a programming error. */
+/**
+ * The policy of the client's options, checked: a count or delay
+ * that is not a whole number from 0 is a programming error.
+ */
 export function retryPolicyOf(options: { retries?: number; retryBaseMs?: number; maxRetryDelayMs?: number }): RetryPolicy {
   const policy = { retries: options.retries ?? DEFAULT_API_RETRY.retries, baseMs: options.retryBaseMs ?? DEFAULT_API_RETRY.baseMs, maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_API_RETRY.maxDelayMs };
   for (const [name, value] of [['retries', policy.retries], ['retryBaseMs', policy.baseMs], ['maxRetryDelayMs', policy.maxDelayMs]] as const) {

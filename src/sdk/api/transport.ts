@@ -12,15 +12,26 @@ export interface TransportOptions {
   /** The daemon's origin, e.g. http://127.0.0.1:8787 (a path after it is ignored). */
   readonly url: string;
   readonly credential?: ApiCredential;
-  /** How long one call may wait for the answer's headers, then for its body, in ms; default 300000 (a publish compiles before it answers). */
+  /**
+   * How long one call may wait for the answer's headers, then for its
+   * body, in ms; default 300000 (a publish compiles before it answers).
+   */
   readonly timeoutMs?: number;
   /** undici dispatcher (connection pool, proxy); default the global one. */
   readonly dispatcher?: Dispatcher;
-  /** Retries of a call after a failure that is safe to repeat (src/sdk/api/retry.ts); default 2, 0 turns retrying off. */
+  /**
+   * Retries of a call after a failure that is safe to repeat (src/sdk/api/retry.ts); default 2, 0 turns retrying off.
+   */
   readonly retries?: number;
-  /** Backoff before retry n when the answer sent no Retry-After: a random wait between half and all of retryBaseMs * 2^(n-1) ms; default 500. */
+  /**
+   * Backoff before retry n when the answer sent no Retry-After: a random
+   * wait between half and all of retryBaseMs * 2^(n-1) ms; default 500.
+   */
   readonly retryBaseMs?: number;
-  /** The longest wait before a retry, in ms, Retry-After included; default 30000. An answer whose Retry-After asks for longer fails the call at once. */
+  /**
+   * The longest wait before a retry, in ms, Retry-After included; default
+   * 30000. An answer whose Retry-After asks for longer fails the call at once.
+   */
   readonly maxRetryDelayMs?: number;
   /** Called before each retry (progress lines, logs). */
   readonly onRetry?: (retry: ApiRetry) => void;
@@ -28,13 +39,18 @@ export interface TransportOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-/** Statuses a proxy or gateway answers with its own page while the daemon is unreachable, busy, or rate limited at the proxy. */
+/**
+ * Statuses a proxy or gateway answers with its own page while
+ * the daemon is unreachable, busy, or rate limited at the proxy.
+ */
 const GATEWAY_STATUSES = new Set([429, 502, 503, 504]);
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
 
-/** One call: method, path (/v1/...), optional query and JSON body. Resolves to the envelope's data (undefined for 204). */
+/**
+ * One call: method, path (/v1/...), optional query and JSON body. Resolves to the envelope's data (undefined for 204).
+ */
 export type Call = <T>(method: Method, path: string, options?: { query?: Query; body?: unknown }) => Promise<T>;
 
 interface Envelope {

@@ -124,7 +124,7 @@ export class IngestClient {
       const signed = signRequest({ token: this.options.token, websiteId: this.options.websiteId, path, body: bytes, timestamp, signingKey: this.signingKey });
       let status = 0;
       let code = 'network.error';
-      let message = '';
+      let message: string;
       let retryAfter: number | undefined;
       let envelope: Envelope<T> | undefined;
       let replayed = false;

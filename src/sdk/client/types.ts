@@ -1,9 +1,15 @@
 import type { IngestItem } from '../../platform/contract/index.js';
 
-/** Wire types of the ingest API, for connector authors (docs/contract.md#ingest-endpoints); each is defined once in src/contract. */
+/**
+ * Wire types of the ingest API, for connector authors
+ * (docs/contract.md#ingest-endpoints); each is defined once in src/platform/contract.
+ */
 export type { SourceType, FieldMapping } from '../../platform/contract/index.js';
 export type { DeleteReason, HeartbeatInput } from '../../platform/contract/index.js';
 export type { BatchResult, DeleteResult, HeartbeatResult, ItemResult, SchemaResult } from '../../platform/contract/index.js';
 
-/** One item as a connector sends it; `checksum` is `sha256:<64 hex>`, and computeItemChecksum(item) gives the reference value. */
+/**
+ * One item as a connector sends it; `checksum` is `sha256:<64
+ * hex>`, and computeItemChecksum(item) gives the reference value.
+ */
 export type IngestItemInput = IngestItem;

@@ -55,14 +55,20 @@ export interface PublicAlias {
    * down and purges these copies as it does latest/.
    */
   readonly mirrorPrefix: string | undefined;
-  /** Makes the address name the site's new version; runs after the serving copies are written and before the pointer flip. */
+  /**
+   * Makes the address name the site's new version; runs after
+   * the serving copies are written and before the pointer flip.
+   */
   announce(manifestBody: Buffer): Promise<void>;
   /** Runs in a takedown once the pointer is gone: the address stops serving the node (the daemon answers 410). */
   withdraw(): Promise<void>;
 }
 
 export interface PublishTarget {
-  /** The target's name, for summaries and logs only: the publisher never branches on it (test/publish/target-seams.test.ts). */
+  /**
+   * The target's name, for summaries and logs only: the publisher
+   * never branches on it (test/publish/target-seams.test.ts).
+   */
   readonly kind: 'fs' | 's3';
   /** Human description for summaries, e.g. `s3://bucket/prefix` or the folder. */
   readonly description: string;

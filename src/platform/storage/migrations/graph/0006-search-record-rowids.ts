@@ -13,8 +13,8 @@ import type { Migration } from '../../sqlite.js';
  * many rows at once: deletes of chunks, entities and fact candidates (any status: a candidate
  * may have lost the survival earlier in the same batch), and the entity upsert (inserted, renamed
  * or retyped). The writers name the facts and chunks they inserted or re-ranked: triggers on
- * those single-row INSERTs made the store 60 to 80 % slower. Writers must not REPLACE rows of
- * these tables (a REPLACE deletes without firing delete triggers).
+ * those single-row INSERTs made the store much slower (docs/knowledge.md "Index upkeep"). Writers
+ * must not REPLACE rows of these tables (a REPLACE deletes without firing delete triggers).
  *
  * search_facts_by_subject replaces search_docs_by_entity: a hidden entity's facts are withheld
  * from search, and entity reads list an entity's facts, by subject. The index is made again from

@@ -3,12 +3,12 @@ import type { Migration } from '../../sqlite.js';
 /**
  * The knowledge search index keeps one prefix list, of 3 characters, instead of lists of 3 and 4
  * (docs/knowledge.md "Index upkeep"). FTS5 writes every token once more per list, so the list of
- * 4 was a third of the index's bytes and about a quarter of its insert work: with it the index
- * added 14 to 16 % to content.ingest's wall time, without it 12 % (bench/knowledge.mjs, 15
- * rounds each). A typed 4-letter prefix is now read from a range of the term index, as 5 letters
- * and more always were. A prefix list is fixed when the table is made, so the table is made
- * again with the settings of migrations 0006 and 0007 and indexed again from the records, with
- * the document text of 0006 (a snapshot, like every released step).
+ * 4 was a third of the index's bytes and about a quarter of its insert work, and made
+ * content.ingest slower (bench/knowledge.mjs; figures: docs/decisions.md). A typed 4-letter prefix
+ * is now read from a range of the term index, as 5 letters and more always were. A prefix list is
+ * fixed when the table is made, so the table is made again with the settings of migrations 0006
+ * and 0007 and indexed again from the records, with the document text of 0006 (a snapshot, like
+ * every released step).
  */
 const CHUNK = 2 ** 40;
 const FACT = 2 * 2 ** 40;
