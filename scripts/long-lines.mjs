@@ -19,7 +19,13 @@ function* files(path) {
 
 /** For each line of `text`, the kinds of element on it: comment, string, template, regex. */
 function kindsByLine(path, text) {
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('x') ? ts.ScriptKind.TSX : undefined);
+  const source = ts.createSourceFile(
+    path,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    path.endsWith('x') ? ts.ScriptKind.TSX : undefined,
+  );
   const kinds = new Map();
   const mark = (start, end, kind) => {
     const first = source.getLineAndCharacterOfPosition(start).line;
@@ -35,7 +41,8 @@ function kindsByLine(path, text) {
     comments(ts.getLeadingCommentRanges(text, node.pos));
     comments(ts.getTrailingCommentRanges(text, node.end));
     if (ts.isStringLiteral(node) || ts.isJsxText(node)) mark(node.getStart(source), node.end, 'string');
-    else if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) mark(node.getStart(source), node.end, 'template');
+    else if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node))
+      mark(node.getStart(source), node.end, 'template');
     else if (ts.isRegularExpressionLiteral(node)) mark(node.getStart(source), node.end, 'regex');
     for (const child of node.getChildren(source)) visit(child);
   };

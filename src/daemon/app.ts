@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { accountsContextOf, userPrincipalResolver } from '../control/accounts/index.js';
 import { type AppServices, NODECTL_VERSION } from '../platform/app/index.js';
-import { apiKeyPrincipalResolver, managementScope, type PrincipalResolvers, type ManagementRoute } from '../control/access/index.js';
+import {
+  apiKeyPrincipalResolver,
+  managementScope,
+  type PrincipalResolvers,
+  type ManagementRoute,
+} from '../control/access/index.js';
 import { createHttpApp } from '../platform/http/index.js';
 import { registerOpenApi } from './openapi/document.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';
-
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -20,6 +20,7 @@ function nodeOperations(services: Omit<AppServices, 'nodes'>): NodeOperations {
     refreshTrust: (websiteId) => void refreshGraphTrust(services, websiteId),
     requestRepublish: (request) => requestRepublish(services, request),
     hasPublishedNode: (websiteId, erase) => hasPublishedNode(services, websiteId, erase),
-    eraseWebsiteNode: (website) => eraseWebsiteNode(services.config.settings, services.controlDb, { ...website, now: services.now }),
+    eraseWebsiteNode: (website) =>
+      eraseWebsiteNode(services.config.settings, services.controlDb, { ...website, now: services.now }),
   };
 }

@@ -43,6 +43,9 @@ export const LAYERS: LayerTable = [
     ],
   },
   { name: 'ingest', modules: ['src/ingest/extract', 'src/ingest/graph', 'src/ingest/endpoints'] },
-  { name: 'output', modules: ['src/compiler', 'src/output/publish', 'src/output/node-files', 'src/output/knowledge', 'src/output/mcp'] },
+  {
+    name: 'output',
+    modules: ['src/compiler', 'src/output/publish', 'src/output/node-files', 'src/output/knowledge', 'src/output/mcp'],
+  },
   { name: 'surfaces', modules: ['src/sdk/client', 'src/sdk/api', 'src/daemon', 'src/cli'] },
 ];

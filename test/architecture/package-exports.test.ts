@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
-const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, string>;
+};
 
 describe('the package\'s "exports" (npm run build first)', () => {
   it('every entry names a built module (regression: "." named dist/index.js, which the build never made)', () => {

@@ -37,7 +37,11 @@ describe('KeptConnections', () => {
   it('closes a connection left unused for its idle time, unless its owner still uses it', async () => {
     const [idle, busy] = [file(), file()];
     let inUse = true;
-    const kept = new KeptConnections((f) => openDatabase(f, { migrations: [] }), 30, (db: Db) => db.name === busy && inUse);
+    const kept = new KeptConnections(
+      (f) => openDatabase(f, { migrations: [] }),
+      30,
+      (db: Db) => db.name === busy && inUse,
+    );
     const [idleDb, busyDb] = [kept.get(idle), kept.get(busy)];
     await sleep(150);
     expect(idleDb.open).toBe(false);

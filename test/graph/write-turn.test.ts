@@ -30,8 +30,14 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.terminate()));
 });
 
-async function writerSide(): Promise<{ take: (turn: WriteTurn, holdMs: number) => { began: Promise<number>; ended: Promise<number> } }> {
-  const module = workerModuleUrl(pathToFileURL(`${process.cwd()}/src/ingest/graph/graph-writer.ts`).href, 'write-turn.js', 'the write turn').href;
+async function writerSide(): Promise<{
+  take: (turn: WriteTurn, holdMs: number) => { began: Promise<number>; ended: Promise<number> };
+}> {
+  const module = workerModuleUrl(
+    pathToFileURL(`${process.cwd()}/src/ingest/graph/graph-writer.ts`).href,
+    'write-turn.js',
+    'the write turn',
+  ).href;
   const worker = new Worker(WRITER_SIDE, { eval: true, workerData: { module } });
   workers.push(worker);
   await new Promise((resolve) => worker.once('message', resolve));

@@ -26,12 +26,21 @@ export interface StartDaemonOptions {
 export async function startTestDaemon(options: StartDaemonOptions = {}): Promise<TestDaemon> {
   const temp = options.dataDir ? undefined : makeTempDir('nodectl-daemon-');
   const dataDir = options.dataDir ?? temp!.dir;
-  const child = execa('node', [NODECTL_BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])], {
-    reject: false,
-    // No warm start (about 1.5 s of a core per daemon, and the suite starts many) unless a test asks for it.
-    env: { NODECTL_LOG_LEVEL: 'warn', NODECTL_JOB_POLL_MS: '50', NODECTL_EXTRACTION_WARM_UP_PAGES: '0', ...options.env },
-    buffer: false,
-  });
+  const child = execa(
+    'node',
+    [NODECTL_BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
+    {
+      reject: false,
+      // No warm start (about 1.5 s of a core per daemon, and the suite starts many) unless a test asks for it.
+      env: {
+        NODECTL_LOG_LEVEL: 'warn',
+        NODECTL_JOB_POLL_MS: '50',
+        NODECTL_EXTRACTION_WARM_UP_PAGES: '0',
+        ...options.env,
+      },
+      buffer: false,
+    },
+  );
   let output = '';
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

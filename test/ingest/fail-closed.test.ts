@@ -24,7 +24,13 @@ afterAll(async () => {
 
 describe('the replay guard fails closed', () => {
   it('answers 503 service.unavailable (retryable) and stores nothing while the nonce store cannot write; the retry succeeds', async () => {
-    const send = () => signedPost(daemon.url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('locked:1') }, idempotencyKey: 'fail-closed-1' });
+    const send = () =>
+      signedPost(daemon.url, '/v1/ingest/item', {
+        token: connector.token,
+        websiteId,
+        body: { website_id: websiteId, item: pageItem('locked:1') },
+        idempotencyKey: 'fail-closed-1',
+      });
     // Another process holds the control database's write lock past the daemon's busy timeout.
     const holder = new Database(join(temp.dir, 'control.sqlite'));
     holder.exec('BEGIN IMMEDIATE');

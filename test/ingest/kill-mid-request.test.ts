@@ -31,7 +31,8 @@ function readControl<T>(sql: string, ...params: unknown[]): T | undefined {
   }
 }
 
-const idempotencyRow = (key: string) => readControl<{ state: string; owner: string | null }>('SELECT * FROM idempotency WHERE idempotency_key = ?', key);
+const idempotencyRow = (key: string) =>
+  readControl<{ state: string; owner: string | null }>('SELECT * FROM idempotency WHERE idempotency_key = ?', key);
 
 async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -46,11 +47,33 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promis
 describe('a daemon killed mid-request', () => {
   it('leaves no in-flight Idempotency-Key behind: the restarted daemon answers the retry normally (bug: 503 for about 300 s)', async () => {
     daemon = await startTestDaemon({ dataDir: temp.dir });
-    const send = (url: string) => signedPost(url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('killed:1') }, idempotencyKey: 'killed-mid-request' });
+    const send = (url: string) =>
+      signedPost(url, '/v1/ingest/item', {
+        token: connector.token,
+        websiteId,
+        body: { website_id: websiteId, item: pageItem('killed:1') },
+        idempotencyKey: 'killed-mid-request',
+      });
     // Creates the website's graph database, so this test can hold its write lock.
-    expect((await signedPost(daemon.url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('warm:1') } })).status).toBe(200);
+    expect(
+      (
+        await signedPost(daemon.url, '/v1/ingest/item', {
+          token: connector.token,
+          websiteId,
+          body: { website_id: websiteId, item: pageItem('warm:1') },
+        })
+      ).status,
+    ).toBe(200);
     // Its content.ingest job must not be the one stalled by the lock below.
-    await waitFor(() => (readControl<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state IN ('queued','running')")!.n === 0 ? true : undefined), 15_000);
+    await waitFor(
+      () =>
+        readControl<{ n: number }>(
+          "SELECT count(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state IN ('queued','running')",
+        )!.n === 0
+          ? true
+          : undefined,
+      15_000,
+    );
 
     // Hold the graph database's write lock: the request stops inside its transaction, in flight.
     const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`));

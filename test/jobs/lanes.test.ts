@@ -18,7 +18,9 @@ function createHangingJob(kind: string, lane: JobLane) {
   let running = 0;
   let mostAtOnce = 0;
   const job = defineJob({
-    kind, lane, payload: z.object({}),
+    kind,
+    lane,
+    payload: z.object({}),
     handler: async () => {
       mostAtOnce = Math.max(mostAtOnce, ++running);
       await new Promise<void>((resolve) => {
@@ -28,7 +30,12 @@ function createHangingJob(kind: string, lane: JobLane) {
       running--;
     },
   });
-  return { job, running: () => running, mostAtOnce: () => mostAtOnce, releaseAll: () => releases.splice(0).forEach((release) => release()) };
+  return {
+    job,
+    running: () => running,
+    mostAtOnce: () => mostAtOnce,
+    releaseAll: () => releases.splice(0).forEach((release) => release()),
+  };
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
@@ -75,7 +82,12 @@ describe('job lanes', () => {
 
   it('the same two jobs in one lane of concurrency 1: the ingest job waits behind the hanging one (what the lanes prevent)', async () => {
     const delivery = createHangingJob('test.deliver', 'delivery');
-    const sameLane = defineJob({ kind: 'test.ingest', lane: 'delivery', payload: z.object({}), handler: async () => {} });
+    const sameLane = defineJob({
+      kind: 'test.ingest',
+      lane: 'delivery',
+      payload: z.object({}),
+      handler: async () => {},
+    });
     services.jobs.enqueue(delivery.job, {}, { runAt: Date.now() - 1_000 });
     const fast = services.jobs.enqueue(sameLane, {});
     const worker = startWorker([delivery.job, sameLane], ONE_EACH);
@@ -96,7 +108,9 @@ describe('job lanes', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ids.map((id) => services.jobs.get(id)!.state).sort()).toEqual(['queued', 'queued', 'running', 'running']);
     delivery.releaseAll();
-    await waitFor(() => delivery.running() === 2 && ids.filter((id) => services.jobs.get(id)!.state === 'succeeded').length === 2);
+    await waitFor(
+      () => delivery.running() === 2 && ids.filter((id) => services.jobs.get(id)!.state === 'succeeded').length === 2,
+    );
     delivery.releaseAll();
     await waitFor(() => ids.every((id) => services.jobs.get(id)!.state === 'succeeded'));
     expect(delivery.mostAtOnce()).toBe(2);
@@ -116,7 +130,9 @@ describe('job lanes', () => {
     const started: string[] = [];
     let startedWhenTimerFired: string[] | undefined;
     const ingest = defineJob({
-      kind: 'test.ingest', lane: 'ingest', payload: z.object({ name: z.string() }),
+      kind: 'test.ingest',
+      lane: 'ingest',
+      payload: z.object({ name: z.string() }),
       handler: async ({ name }) => {
         started.push(name);
         // A timer set as the first job ends stands for whatever the loop had waiting (a worker thread's message).
@@ -136,9 +152,15 @@ describe('job lanes', () => {
     let doneWhenTimerFired: number | undefined;
     let first = true;
     const quick = defineJob({
-      kind: 'test.quick', lane: 'maintenance', payload: z.object({}),
+      kind: 'test.quick',
+      lane: 'maintenance',
+      payload: z.object({}),
       handler: async () => {
-        if (first) setTimeout(() => void (doneWhenTimerFired = ids.filter((id) => services.jobs.get(id)?.state === 'succeeded').length), 0);
+        if (first)
+          setTimeout(
+            () => void (doneWhenTimerFired = ids.filter((id) => services.jobs.get(id)?.state === 'succeeded').length),
+            0,
+          );
         first = false;
       },
     });
@@ -170,15 +192,36 @@ describe('job lanes', () => {
 
 describe('lane settings', () => {
   it('default to ingest 2, publish 1, delivery 4, maintenance 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
-    expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({ ingest: 4, publish: 1, delivery: 4, maintenance: 1 });
-    const env = { NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3', NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2', NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8', NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2' };
-    expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({ ingest: 3, publish: 2, delivery: 8, maintenance: 2 });
-    expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(/jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/);
+    expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({
+      ingest: 4,
+      publish: 1,
+      delivery: 4,
+      maintenance: 1,
+    });
+    const env = {
+      NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3',
+      NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2',
+      NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8',
+      NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2',
+    };
+    expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({
+      ingest: 3,
+      publish: 2,
+      delivery: 8,
+      maintenance: 2,
+    });
+    expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(
+      /jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/,
+    );
   });
 
   it('the setting from before lanes (workerConcurrency, NODECTL_WORKER_CONCURRENCY) still sizes the ingest lane unless the lane setting is given (bug: a config.json naming it failed start-up)', () => {
     expect(laneConcurrency(resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5' } }).settings).ingest).toBe(5);
-    expect(laneConcurrency(resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5', NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3' } }).settings).ingest).toBe(3);
+    expect(
+      laneConcurrency(
+        resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5', NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3' } }).settings,
+      ).ingest,
+    ).toBe(3);
     const dir = mkdtempSync(join(tmpdir(), 'nodectl-lanes-'));
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ workerConcurrency: 4 }));

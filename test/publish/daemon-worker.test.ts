@@ -18,21 +18,38 @@ let websiteId: string;
 let editorKey: string;
 let empty: { websiteId: string; editorKey: string; adminKey: string };
 
-const keyFor = async (orgId: string, role: string) => (await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', orgId, '--role', role], { dataDir: temp.dir })).json().key as string;
+const keyFor = async (orgId: string, role: string) =>
+  (
+    await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', orgId, '--role', role], { dataDir: temp.dir })
+  ).json().key as string;
 
 beforeAll(async () => {
   const site = await bootstrapWebsite(temp.dir, { domain: DOMAIN, plan: 'pro' });
   websiteId = site.websiteId;
   editorKey = await keyFor(site.orgId, 'editor');
   const other = await bootstrapWebsite(temp.dir, { domain: EMPTY_DOMAIN, plan: 'pro' });
-  empty = { websiteId: other.websiteId, editorKey: await keyFor(other.orgId, 'editor'), adminKey: await keyFor(other.orgId, 'organization_admin') };
+  empty = {
+    websiteId: other.websiteId,
+    editorKey: await keyFor(other.orgId, 'editor'),
+    adminKey: await keyFor(other.orgId, 'organization_admin'),
+  };
   // A moderately sized graph: its compile takes long enough that a blocked event loop would show.
   const layout = dataDirLayout(temp.dir);
   const control = openControlDb(layout);
   const info = loadWebsiteInfo(control, websiteId)!;
   control.close();
-  const items = Array.from({ length: ITEMS }, (_, i) => ({ type: 'post', id: `post:${i}`, url: `https://${DOMAIN}/posts/${i}`, title: `Post ${i}`, text: `Post ${i}\n\nRoasting notes ${'espresso filter origin '.repeat(20)}part ${i}.`, checksum: `sha256:${i.toString(16).padStart(64, '0')}` }));
-  buildGraphFromItems(items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(layout, websiteId) }).close();
+  const items = Array.from({ length: ITEMS }, (_, i) => ({
+    type: 'post',
+    id: `post:${i}`,
+    url: `https://${DOMAIN}/posts/${i}`,
+    title: `Post ${i}`,
+    text: `Post ${i}\n\nRoasting notes ${'espresso filter origin '.repeat(20)}part ${i}.`,
+    checksum: `sha256:${i.toString(16).padStart(64, '0')}`,
+  }));
+  buildGraphFromItems(items, info, {
+    receivedAt: '2026-03-02T09:00:00Z',
+    file: graphDbPath(layout, websiteId),
+  }).close();
   daemon = await startTestDaemon({ dataDir: temp.dir });
 }, 120_000);
 afterAll(async () => {
@@ -40,8 +57,22 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const res = await request(`${daemon.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const call = async (
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  key?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) => {
+  const res = await request(`${daemon.url}${path}`, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) };
 };
@@ -63,17 +94,27 @@ describe('the publish route runs the compile and the publish in a worker thread'
     const res = await running;
     const publishMs = performance.now() - started;
     expect(res.status, res.text).toBe(200);
-    expect(res.json().data).toMatchObject({ versionUlid: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), versionLabel: expect.stringMatching(/\.1$/), cdnPath: `${daemon.url}/nodes/${DOMAIN}`, alreadyLive: false });
+    expect(res.json().data).toMatchObject({
+      versionUlid: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+      versionLabel: expect.stringMatching(/\.1$/),
+      cdnPath: `${daemon.url}/nodes/${DOMAIN}`,
+      alreadyLive: false,
+    });
     const latencies = (await Promise.all(probes)).sort((a, b) => a - b);
     const median = latencies[Math.floor(latencies.length / 2)]!;
     // Generous: in a worker the median probe takes a few ms; on the main thread it waited 300+ ms
     // (the compile blocked the loop in chunks of up to a second).
     expect(latencies.length).toBeGreaterThan(5);
-    expect(median, `median /healthz ${median.toFixed(0)} ms during a ${publishMs.toFixed(0)} ms publish`).toBeLessThan(Math.max(100, publishMs / 20));
+    expect(median, `median /healthz ${median.toFixed(0)} ms during a ${publishMs.toFixed(0)} ms publish`).toBeLessThan(
+      Math.max(100, publishMs / 20),
+    );
   }, 120_000);
 
   it('bug "concurrent publishes of one website both answer 200": one wins (200), the other gets 409 publish.conflict (retryable, Retry-After); latest/ is the winner', async () => {
-    const results = await Promise.all([publish(editorKey, websiteId, { force: true }), publish(editorKey, websiteId, { force: true })]);
+    const results = await Promise.all([
+      publish(editorKey, websiteId, { force: true }),
+      publish(editorKey, websiteId, { force: true }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     const lost = results.find((r) => r.status === 409)!;
     expect(lost.json()).toMatchObject({ ok: false, error: { code: 'publish.conflict', retryable: true } });
@@ -88,7 +129,9 @@ describe('the publish route runs the compile and the publish in a worker thread'
     expect(res.json()).toMatchObject({ ok: false, error: { code: 'publish.nothing_to_publish', retryable: false } });
     expect(res.json().error.message).toMatch(/Nothing has been ingested for website .* yet/);
     expect(res.text).not.toMatch(/at .*\.js:\d+/); // no stack
-    expect((await publish(empty.editorKey, 'web_doesnotexist')).json()).toMatchObject({ error: { code: 'website.not_found' } });
+    expect((await publish(empty.editorKey, 'web_doesnotexist')).json()).toMatchObject({
+      error: { code: 'website.not_found' },
+    });
   });
 
   it('bug "takedown of a never-published website: the alias says 404, not 410": after the takedown every file of the domain answers 410 node.gone', async () => {
@@ -96,7 +139,12 @@ describe('the publish route runs the compile and the publish in a worker thread'
     const res = await call('DELETE', `/v1/websites/${empty.websiteId}/node`, empty.adminKey);
     expect(res.status).toBe(200);
     expect(res.json().data).toEqual({ tombstoned: true });
-    for (const path of ['manifest.json', 'llms.txt', 'facts.en.jsonl', 'versions/01ARZ3NDEKTSV4RRFFQ69G5FAV/llms.txt']) {
+    for (const path of [
+      'manifest.json',
+      'llms.txt',
+      'facts.en.jsonl',
+      'versions/01ARZ3NDEKTSV4RRFFQ69G5FAV/llms.txt',
+    ]) {
       const gone = await call('GET', `/nodes/${EMPTY_DOMAIN}/${path}`);
       expect(gone.status, path).toBe(410);
       expect(gone.json()).toMatchObject({ ok: false, error: { code: 'node.gone' } });
@@ -107,7 +155,9 @@ describe('the publish route runs the compile and the publish in a worker thread'
     const file = await call('GET', `/nodes/${DOMAIN}/llms.txt`);
     expect(file.status).toBe(200);
     expect(file.headers['x-content-type-options']).toBe('nosniff');
-    const cached = await call('GET', `/nodes/${DOMAIN}/llms.txt`, undefined, undefined, { 'if-none-match': file.headers.etag as string });
+    const cached = await call('GET', `/nodes/${DOMAIN}/llms.txt`, undefined, undefined, {
+      'if-none-match': file.headers.etag as string,
+    });
     expect(cached.status).toBe(304);
     expect(cached.headers['x-content-type-options']).toBe('nosniff');
     expect((await call('GET', `/nodes/${EMPTY_DOMAIN}/llms.txt`)).headers['x-content-type-options']).toBe('nosniff');

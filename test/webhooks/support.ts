@@ -45,7 +45,12 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry: ReceivedWebhook = { headers: request.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), clockMs: clock(), startedAt: performance.now() };
+      const entry: ReceivedWebhook = {
+        headers: request.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString('utf8'),
+        clockMs: clock(),
+        startedAt: performance.now(),
+      };
       received.push(entry);
       const reply = answer(request, received.length);
       open++;
@@ -87,7 +92,10 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
  * matches. The package checks the timestamp against Date.now(), so Date.now() is the app's clock
  * at arrival for the call (the tests run on fake clocks).
  */
-export function verifyWebhook(secret: string, webhook: ReceivedWebhook): { id: string; type: string; created_at: string; website_id: string; data: Record<string, unknown> } {
+export function verifyWebhook(
+  secret: string,
+  webhook: ReceivedWebhook,
+): { id: string; type: string; created_at: string; website_id: string; data: Record<string, unknown> } {
   const spy = vi.spyOn(Date, 'now').mockReturnValue(webhook.clockMs);
   try {
     return new Webhook(secret).verify(webhook.body, webhook.headers) as ReturnType<typeof verifyWebhook>;
@@ -107,12 +115,28 @@ export function adminKey(services: AppServices, organizationId: string): string 
 }
 
 /** A management request with an API key. */
-export function api(t: Pick<TestApp, 'app'>, key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<InjectAnswer> {
-  return injectJson(t.app, { method, url, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+export function api(
+  t: Pick<TestApp, 'app'>,
+  key: string,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  body?: unknown,
+): Promise<InjectAnswer> {
+  return injectJson(t.app, {
+    method,
+    url,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
 }
 
 /** Creates a subscription over HTTP; returns its id and the secret shown once. */
-export async function subscribe(t: Pick<TestApp, 'app'>, key: string, websiteId: string, body: { url: string; events: string[]; description?: string }): Promise<{ id: string; secret: string }> {
+export async function subscribe(
+  t: Pick<TestApp, 'app'>,
+  key: string,
+  websiteId: string,
+  body: { url: string; events: string[]; description?: string },
+): Promise<{ id: string; secret: string }> {
   const res = await api(t, key, 'POST', `/v1/websites/${websiteId}/webhooks`, body);
   if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.body}`);
   return { id: res.json.data.id, secret: res.json.data.secret };

@@ -5,14 +5,23 @@ import { AppError } from '../../platform/errors/index.js';
 import { newUlid } from '../../platform/ids/index.js';
 import type { Job } from '../../platform/jobs/index.js';
 import type { Db } from '../../platform/storage/index.js';
-import { appendAudit, type AuditActor, type OrganizationRecord, expireTransfers, openTransfer } from '../records/index.js';
+import {
+  appendAudit,
+  type AuditActor,
+  type OrganizationRecord,
+  expireTransfers,
+  openTransfer,
+} from '../records/index.js';
 import { deleteOrganizationRows, readOrganizationIds } from './erase-rows.js';
 import { orgEraseKind } from './job-kinds.js';
 
 /** 409 privacy.erasure_in_progress while an erasure of the organization runs. */
 function assertNotErasing(db: Db, organizationId: string): void {
   if (db.prepare('SELECT 1 FROM organization_erasures WHERE organization_id = ?').get(organizationId)) {
-    throw new AppError('privacy.erasure_in_progress', 'An erasure of this organization is already running; it reads as not found once it is done.');
+    throw new AppError(
+      'privacy.erasure_in_progress',
+      'An erasure of this organization is already running; it reads as not found once it is done.',
+    );
   }
 }
 
@@ -23,12 +32,18 @@ function assertNotErasing(db: Db, organizationId: string): void {
 function assertNoOpenTransfer(db: Db, organizationId: string, now: number): void {
   expireTransfers(db, organizationId, now);
   if (openTransfer(db, organizationId, now)) {
-    throw new AppError('privacy.erasure_forbidden', 'A transfer of this organization is pending: cancel it (POST /v1/organizations/:id/transfer/cancel) before erasing or deleting the organization.');
+    throw new AppError(
+      'privacy.erasure_forbidden',
+      'A transfer of this organization is pending: cancel it (POST /v1/organizations/:id/transfer/cancel) before erasing or deleting the organization.',
+    );
   }
 }
 
 /** Whether `confirm` names the organization: its slug or its name, exactly. */
-export function confirmsOrganization(organization: Pick<OrganizationRecord, 'slug' | 'name'>, confirm: string): boolean {
+export function confirmsOrganization(
+  organization: Pick<OrganizationRecord, 'slug' | 'name'>,
+  confirm: string,
+): boolean {
   const typed = confirm.trim();
   return typed === organization.slug || typed === organization.name.trim();
 }
@@ -38,21 +53,47 @@ export function confirmsOrganization(organization: Pick<OrganizationRecord, 'slu
  * enqueues org.erase, in one transaction; answers the job. The typed confirmation must name the
  * organization (422 validation.failed otherwise).
  */
-export function requestErasure(services: Pick<AppServices, 'controlDb' | 'jobs' | 'now'>, input: { organization: OrganizationRecord; confirm: string; actor: AuditActor; requestId: string }): Job {
+export function requestErasure(
+  services: Pick<AppServices, 'controlDb' | 'jobs' | 'now'>,
+  input: { organization: OrganizationRecord; confirm: string; actor: AuditActor; requestId: string },
+): Job {
   const db = services.controlDb;
   const now = services.now();
   const { organization } = input;
-  return db.transaction(() => {
-    assertNotErasing(db, organization.id);
-    assertNoOpenTransfer(db, organization.id, now);
-    if (!confirmsOrganization(organization, input.confirm)) {
-      throw new AppError('validation.failed', `The confirmation does not name this organization: type its slug "${organization.slug}" or its name.`, { details: { fields: [{ path: 'confirm', message: `must be "${organization.slug}" or the organization's name` }] } });
-    }
-    const erasureId = `era_${newUlid(now)}`;
-    db.prepare('INSERT INTO organization_erasures (organization_id, id, requested_by, requested_at) VALUES (?, ?, ?, ?)').run(organization.id, erasureId, 'id' in input.actor ? input.actor.id : null, now);
-    appendAudit(db, { organizationId: organization.id, actor: input.actor, action: 'organization.erase_requested', target: organization.id, requestId: input.requestId, details: { erasure_id: erasureId } }, now);
-    return services.jobs.enqueue(orgEraseKind, { erasure_id: erasureId });
-  }).immediate();
+  return db
+    .transaction(() => {
+      assertNotErasing(db, organization.id);
+      assertNoOpenTransfer(db, organization.id, now);
+      if (!confirmsOrganization(organization, input.confirm)) {
+        throw new AppError(
+          'validation.failed',
+          `The confirmation does not name this organization: type its slug "${organization.slug}" or its name.`,
+          {
+            details: {
+              fields: [{ path: 'confirm', message: `must be "${organization.slug}" or the organization's name` }],
+            },
+          },
+        );
+      }
+      const erasureId = `era_${newUlid(now)}`;
+      db.prepare(
+        'INSERT INTO organization_erasures (organization_id, id, requested_by, requested_at) VALUES (?, ?, ?, ?)',
+      ).run(organization.id, erasureId, 'id' in input.actor ? input.actor.id : null, now);
+      appendAudit(
+        db,
+        {
+          organizationId: organization.id,
+          actor: input.actor,
+          action: 'organization.erase_requested',
+          target: organization.id,
+          requestId: input.requestId,
+          details: { erasure_id: erasureId },
+        },
+        now,
+      );
+      return services.jobs.enqueue(orgEraseKind, { erasure_id: erasureId });
+    })
+    .immediate();
 }
 
 /**
@@ -60,14 +101,20 @@ export function requestErasure(services: Pick<AppServices, 'controlDb' | 'jobs' 
  * websites (409 organization.not_empty otherwise: delete them, or erase the organization, whose
  * job removes their graphs and published files). Refused during an erasure or a pending transfer.
  */
-export function deleteEmptyOrganization(services: Pick<AppServices, 'controlDb' | 'now'>, organizationId: string): void {
+export function deleteEmptyOrganization(
+  services: Pick<AppServices, 'controlDb' | 'now'>,
+  organizationId: string,
+): void {
   const db = services.controlDb;
   deleteLeavingNoTrace(db, () => {
     assertNotErasing(db, organizationId);
     assertNoOpenTransfer(db, organizationId, services.now());
     const ids = readOrganizationIds(db, organizationId);
     if (ids.websiteIds.length > 0) {
-      throw new AppError('organization.not_empty', `The organization still has ${ids.websiteIds.length} website(s): delete them first, or erase the organization (POST /v1/organizations/:id/erase).`);
+      throw new AppError(
+        'organization.not_empty',
+        `The organization still has ${ids.websiteIds.length} website(s): delete them first, or erase the organization (POST /v1/organizations/:id/erase).`,
+      );
     }
     deleteOrganizationRows(db, ids, null);
   });
@@ -108,7 +155,9 @@ export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'
   } catch {
     return;
   }
-  for (const name of names) if (name === `${websiteId}.sqlite` || name.startsWith(`${websiteId}.sqlite-`)) rmSync(join(services.layout.graphsDir, name), { force: true });
+  for (const name of names)
+    if (name === `${websiteId}.sqlite` || name.startsWith(`${websiteId}.sqlite-`))
+      rmSync(join(services.layout.graphsDir, name), { force: true });
 }
 
 type ErasureServices = Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'logger' | 'nodes' | 'now'>;
@@ -122,9 +171,15 @@ type ErasureServices = Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'lo
  * created meanwhile is found by (2)'s loop, or makes (3) throw so the job runs again. User
  * accounts stay. An erasure already done is a no-op.
  */
-export async function runOrganizationErasure(services: ErasureServices, erasureId: string, job: Pick<Job, 'id'>): Promise<void> {
+export async function runOrganizationErasure(
+  services: ErasureServices,
+  erasureId: string,
+  job: Pick<Job, 'id'>,
+): Promise<void> {
   const db = services.controlDb;
-  const erasure = db.prepare('SELECT organization_id AS organizationId FROM organization_erasures WHERE id = ?').get(erasureId) as { organizationId: string } | undefined;
+  const erasure = db
+    .prepare('SELECT organization_id AS organizationId FROM organization_erasures WHERE id = ?')
+    .get(erasureId) as { organizationId: string } | undefined;
   if (!erasure) return;
   const { organizationId } = erasure;
   const now = services.now();
@@ -137,16 +192,32 @@ export async function runOrganizationErasure(services: ErasureServices, erasureI
   }
 }
 
-async function eraseOrganizationData(services: ErasureServices, organizationId: string, erasureId: string, job: Pick<Job, 'id'>, now: number): Promise<void> {
+async function eraseOrganizationData(
+  services: ErasureServices,
+  organizationId: string,
+  erasureId: string,
+  job: Pick<Job, 'id'>,
+  now: number,
+): Promise<void> {
   const db = services.controlDb;
   db.transaction(() => {
-    db.prepare(`UPDATE connectors SET status = 'revoked', updated_at = ? WHERE website_id IN (SELECT id FROM websites WHERE organization_id = ?)`).run(new Date(now).toISOString(), organizationId);
-    db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE organization_id = ?').run(new Date(now).toISOString(), organizationId);
+    db.prepare(
+      `UPDATE connectors SET status = 'revoked', updated_at = ? WHERE website_id IN (SELECT id FROM websites WHERE organization_id = ?)`,
+    ).run(new Date(now).toISOString(), organizationId);
+    db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE organization_id = ?').run(
+      new Date(now).toISOString(),
+      organizationId,
+    );
   }).immediate();
 
   const erased = new Set<string>();
   for (;;) {
-    const websites = (db.prepare('SELECT id, domain FROM websites WHERE organization_id = ? ORDER BY id').all(organizationId) as Array<{ id: string; domain: string }>).filter((w) => !erased.has(w.id));
+    const websites = (
+      db.prepare('SELECT id, domain FROM websites WHERE organization_id = ? ORDER BY id').all(organizationId) as Array<{
+        id: string;
+        domain: string;
+      }>
+    ).filter((w) => !erased.has(w.id));
     if (websites.length === 0) break;
     for (const website of websites) {
       await services.nodes.eraseWebsiteNode({ websiteId: website.id, domain: website.domain });
@@ -158,7 +229,10 @@ async function eraseOrganizationData(services: ErasureServices, organizationId: 
   deleteLeavingNoTrace(db, () => {
     const ids = readOrganizationIds(db, organizationId);
     const late = ids.websiteIds.filter((id) => !erased.has(id));
-    if (late.length > 0) throw new Error(`${late.length} website(s) were added to the organization during its erasure; the erase job runs again`);
+    if (late.length > 0)
+      throw new Error(
+        `${late.length} website(s) were added to the organization during its erasure; the erase job runs again`,
+      );
     deleteOrganizationRows(db, ids, job.id);
   });
   // A job of a website that was running during the erase may have reopened its graph: delete again.

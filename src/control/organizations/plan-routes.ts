@@ -2,7 +2,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type RoutePlugin, monthOf, readUsage } from '../../platform/app/index.js';
 import type { RouteAccess } from '../access/index.js';
 import { sendData, dataEnvelope } from '../../platform/http/index.js';
-import { readEntitlements, EntitlementsSchema, OrganizationPathSchema, UsageQuerySchema, UsageSchema } from '../plans/index.js';
+import {
+  readEntitlements,
+  EntitlementsSchema,
+  OrganizationPathSchema,
+  UsageQuerySchema,
+  UsageSchema,
+} from '../plans/index.js';
 
 /**
  * Any member reads; the caller's organization must be the one in the path (another's reads as
@@ -29,7 +35,8 @@ export const planRoutes: RoutePlugin = async (plainApp, { services }) => {
         response: { 200: dataEnvelope(EntitlementsSchema).describe('The plan and its quotas now') },
       },
     },
-    async (request, reply) => sendData(request, reply, readEntitlements(services.controlDb, request.params.id, services.now())),
+    async (request, reply) =>
+      sendData(request, reply, readEntitlements(services.controlDb, request.params.id, services.now())),
   );
 
   app.get(
@@ -47,7 +54,11 @@ export const planRoutes: RoutePlugin = async (plainApp, { services }) => {
     async (request, reply) => {
       const period = request.query.period ?? monthOf(services.now());
       services.usage.flush(); // api_requests counted in memory so far, this request's own excepted
-      return sendData(request, reply, { organization_id: request.params.id, period, usage: readUsage(services.controlDb, request.params.id, period) });
+      return sendData(request, reply, {
+        organization_id: request.params.id,
+        period,
+        usage: readUsage(services.controlDb, request.params.id, period),
+      });
     },
   );
 };

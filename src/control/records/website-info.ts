@@ -6,8 +6,20 @@ export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 export const VERIFICATION_STATES = ['pending', 'verified', 'failed', 'grace', 'revoked'] as const;
 export type VerificationState = (typeof VERIFICATION_STATES)[number];
 
-const TIER_WEIGHT: Record<VerificationMethod, number> = { dns_txt: 1.0, plugin_signed: 0.9, well_known: 0.8, meta_tag: 0.7, manual: 0.5 };
-const STATE_FACTOR: Record<VerificationState, number> = { verified: 1.0, grace: 0.5, pending: 0, failed: 0, revoked: 0 };
+const TIER_WEIGHT: Record<VerificationMethod, number> = {
+  dns_txt: 1.0,
+  plugin_signed: 0.9,
+  well_known: 0.8,
+  meta_tag: 0.7,
+  manual: 0.5,
+};
+const STATE_FACTOR: Record<VerificationState, number> = {
+  verified: 1.0,
+  grace: 0.5,
+  pending: 0,
+  failed: 0,
+  revoked: 0,
+};
 
 /**
  * Whether a website counts as verified: verified, or in grace (a re-check failed; re-verification

@@ -16,7 +16,9 @@ export interface VerificationDeps {
 }
 
 /** The verification operations wired to the daemon: a change of a website's trust refreshes its graph's source trust. */
-export function verificationDeps(services: Pick<AppServices, 'controlDb' | 'now' | 'logger' | 'nodes'>): VerificationDeps {
+export function verificationDeps(
+  services: Pick<AppServices, 'controlDb' | 'now' | 'logger' | 'nodes'>,
+): VerificationDeps {
   return {
     controlDb: services.controlDb,
     now: services.now,
@@ -25,7 +27,10 @@ export function verificationDeps(services: Pick<AppServices, 'controlDb' | 'now'
         services.nodes.refreshTrust(websiteId);
       } catch (error) {
         // The next content.ingest run sets the same trust; the verification itself is committed.
-        services.logger.warn({ err: error, websiteId }, 'the graph\'s source trust could not be refreshed after a verification change');
+        services.logger.warn(
+          { err: error, websiteId },
+          "the graph's source trust could not be refreshed after a verification change",
+        );
       }
     },
   };

@@ -4,4 +4,11 @@ export { webhooksDispatchJob } from './dispatch-job.js';
 export { webhooksPruneJob } from './prune-job.js';
 export { webhookRoutes } from './routes.js';
 export { UpdateSubscriptionSchema } from './schemas.js';
-export type { CreateSubscriptionSchema, DeliveryListQuerySchema, DeliverySchema, PingResultSchema, SubscriptionSchema, SubscriptionWithSecretSchema } from './schemas.js';
+export type {
+  CreateSubscriptionSchema,
+  DeliveryListQuerySchema,
+  DeliverySchema,
+  PingResultSchema,
+  SubscriptionSchema,
+  SubscriptionWithSecretSchema,
+} from './schemas.js';

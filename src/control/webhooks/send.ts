@@ -1,6 +1,11 @@
 import { NODECTL_VERSION } from '../../platform/app/index.js';
 import type { Settings } from '../../platform/config/index.js';
-import { GuardedFetchError, guardedFetch, type GuardedFetchOptions, createHostResolver } from '../../platform/net/index.js';
+import {
+  GuardedFetchError,
+  guardedFetch,
+  type GuardedFetchOptions,
+  createHostResolver,
+} from '../../platform/net/index.js';
 import type { WebhookHeaders } from './signer.js';
 
 /** docs/contract.md#webhooks: a delivery request times out after 10 s and follows no redirect. */
@@ -35,7 +40,12 @@ export function deliveryFetchOptions(settings: Settings): GuardedFetchOptions {
  * own network, 10 s for the whole exchange, no redirect followed: a 3xx is a failed attempt) and
  * reports the outcome; it never throws for the receiver's sake.
  */
-export async function postWebhook(url: string, headers: WebhookHeaders, body: string, fetchOptions: GuardedFetchOptions): Promise<AttemptOutcome> {
+export async function postWebhook(
+  url: string,
+  headers: WebhookHeaders,
+  body: string,
+  fetchOptions: GuardedFetchOptions,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const duration = () => Math.round(performance.now() - started);
   try {
@@ -49,9 +59,17 @@ export async function postWebhook(url: string, headers: WebhookHeaders, body: st
       maxBytes: RESPONSE_EXCERPT_BYTES,
     });
     const ok = response.status >= 200 && response.status < 300;
-    return { status: response.status, durationMs: duration(), excerpt: response.body.toString('utf8'), error: ok ? null : `http ${response.status}` };
+    return {
+      status: response.status,
+      durationMs: duration(),
+      excerpt: response.body.toString('utf8'),
+      error: ok ? null : `http ${response.status}`,
+    };
   } catch (error) {
-    const reason = error instanceof GuardedFetchError ? `${error.failure}: ${error.message}` : `network: ${(error as Error).message}`;
+    const reason =
+      error instanceof GuardedFetchError
+        ? `${error.failure}: ${error.message}`
+        : `network: ${(error as Error).message}`;
     return { status: null, durationMs: duration(), excerpt: '', error: reason.slice(0, 1000) };
   }
 }

@@ -12,10 +12,17 @@ import type { WebsiteRow } from './website-store.js';
  * audit row `audit`; (3) its graph file is deleted. Nothing is revoked before (2), so a failure
  * at (1) leaves the website whole and the call can be made again.
  */
-export async function deleteWebsite(services: Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'nodes'>, website: WebsiteRow, audit: () => void): Promise<void> {
+export async function deleteWebsite(
+  services: Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'nodes'>,
+  website: WebsiteRow,
+  audit: () => void,
+): Promise<void> {
   const db = services.controlDb;
   if (db.prepare('SELECT 1 FROM organization_erasures WHERE organization_id = ?').get(website.organizationId)) {
-    throw new AppError('privacy.erasure_in_progress', 'An erasure of this organization is running; it deletes this website too.');
+    throw new AppError(
+      'privacy.erasure_in_progress',
+      'An erasure of this organization is running; it deletes this website too.',
+    );
   }
   await services.nodes.eraseWebsiteNode({ websiteId: website.id, domain: website.domain });
   db.transaction(() => {

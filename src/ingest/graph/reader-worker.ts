@@ -2,7 +2,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { GRAPH_DB_OPTIONS, openDatabase } from '../../platform/storage/index.js';
 import { lowerThreadPriority, nameThread } from '../../platform/threads/index.js';
 import { GRAPH_QUERIES, LANGUAGES_SQL } from './reader.js';
-import { SIGNAL, type ReaderAsk, type ReaderMessage, type ReaderRequest, type ReaderWorkerData } from './reader-thread.js';
+import {
+  SIGNAL,
+  type ReaderAsk,
+  type ReaderMessage,
+  type ReaderRequest,
+  type ReaderWorkerData,
+} from './reader-thread.js';
 
 /**
  * The reading thread of ThreadedGraphReader (reader-thread.ts): one read-only connection, one
@@ -44,9 +50,19 @@ function answer(request: ReaderRequest): void {
   answering++;
   if (request.query === 'languages') return post({ value: db.prepare(LANGUAGES_SQL).pluck().all() });
   const sql = GRAPH_QUERIES[request.query].sql;
-  if (request.query === 'entityById') return post({ value: db.prepare(sql).pluck().get(...request.params) ?? null });
+  if (request.query === 'entityById')
+    return post({
+      value:
+        db
+          .prepare(sql)
+          .pluck()
+          .get(...request.params) ?? null,
+    });
   let rows: string[] = [];
-  for (const json of db.prepare(sql).pluck().iterate(...request.params) as IterableIterator<string>) {
+  for (const json of db
+    .prepare(sql)
+    .pluck()
+    .iterate(...request.params) as IterableIterator<string>) {
     rows.push(json);
     if (rows.length < chunkRows) continue;
     if (!room()) return post({ done: true });

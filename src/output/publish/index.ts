@@ -17,6 +17,14 @@ export { listWebsiteVersions } from './present.js';
 export { createInkPublishProgress, createPlainPublishProgress } from './progress-view.js';
 export { hasPublishedNode, republishJob, requestRepublish } from './republish-job.js';
 export { publishRoutes } from './routes.js';
-export type { PublishRequestSchema, PublishResultSchema, PublishedVersionSchema, PublishedVersionView, RollbackRequestSchema, RollbackResultSchema, TakedownResultSchema } from './schemas.js';
+export type {
+  PublishRequestSchema,
+  PublishResultSchema,
+  PublishedVersionSchema,
+  PublishedVersionView,
+  RollbackRequestSchema,
+  RollbackResultSchema,
+  TakedownResultSchema,
+} from './schemas.js';
 export { closeSparePublishWorker, keepSparePublishWorker } from './publish-in-worker.js';
 export { nodeStoreReader, type NodeStoreReader } from './node-store-reader.js';

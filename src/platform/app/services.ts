@@ -1,9 +1,20 @@
 import type { ResolvedConfig } from '../config/index.js';
-import { createBufferedRateLimitStore, type BufferedRateLimitStore, createSqliteRateLimitStore } from '../http/index.js';
+import {
+  createBufferedRateLimitStore,
+  type BufferedRateLimitStore,
+  createSqliteRateLimitStore,
+} from '../http/index.js';
 import { JobQueue, type Job } from '../jobs/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { createUsageBuffer, type UsageBuffer } from './usage-buffer.js';
-import { openControlDb, dataDirLayout, type DataDirLayout, GraphDbPool, isBusyError, type Db } from '../storage/index.js';
+import {
+  openControlDb,
+  dataDirLayout,
+  type DataDirLayout,
+  GraphDbPool,
+  isBusyError,
+  type Db,
+} from '../storage/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
 
 /** Items whose removal a republish waits for, and what an erasure purges (node.republish's payload). */
@@ -65,14 +76,24 @@ export function assembleServices(config: ResolvedConfig, options: AssembleServic
   const layout = dataDirLayout(config.settings.dataDir);
   const controlDb = openControlDb(layout);
   const now = options.now ?? Date.now;
-  const jobs = new JobQueue(controlDb, { maxAttempts: config.settings.jobMaxAttempts, leaseMs: config.settings.jobLeaseSeconds * 1000, now });
+  const jobs = new JobQueue(controlDb, {
+    maxAttempts: config.settings.jobMaxAttempts,
+    leaseMs: config.settings.jobLeaseSeconds * 1000,
+    now,
+  });
   const graphs = new GraphDbPool(layout);
   const metrics = createMetrics(() => jobs);
   const logger = options.logger ?? silentLogger;
-  const usage = createUsageBuffer(controlDb, { now, onError: (error) => logger.warn({ err: error }, 'usage counter flush failed') });
+  const usage = createUsageBuffer(controlDb, {
+    now,
+    onError: (error) => logger.warn({ err: error }, 'usage counter flush failed'),
+  });
   // Background flushes never wait for another process's write lock (that would stall the event
   // loop for the busy timeout); a busy database keeps the counts for the next flush.
-  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb, { waitForLock: false }), { now, onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')) });
+  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb, { waitForLock: false }), {
+    now,
+    onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')),
+  });
   const services = {
     config,
     layout,

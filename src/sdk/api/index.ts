@@ -9,4 +9,19 @@ export type { ApiCredential, ApiRetry, TransportOptions } from './transport.js';
 export { DEFAULT_API_RETRY, type RetryPolicy } from './retry.js';
 export type { ErrorCode } from '../../platform/errors/index.js';
 export { collectPages, createApiClient } from './client.js';
-export type { ApiClient, ConnectorWithToken, CreateConnectorBody, CreateWebhookBody, Job, Page, SearchHit, SearchQuery, UpdateWebhookBody, UpdateWebsiteBody, WebhookDeliveriesQuery, WebhookDelivery, WebhookSubscription, Website } from './client.js';
+export type {
+  ApiClient,
+  ConnectorWithToken,
+  CreateConnectorBody,
+  CreateWebhookBody,
+  Job,
+  Page,
+  SearchHit,
+  SearchQuery,
+  UpdateWebhookBody,
+  UpdateWebsiteBody,
+  WebhookDeliveriesQuery,
+  WebhookDelivery,
+  WebhookSubscription,
+  Website,
+} from './client.js';

@@ -5,7 +5,16 @@ export { SIGNING_SCHEME } from '../../platform/contract/index.js';
 export { canonicalJson } from '../../platform/contract/index.js';
 export { IngestError } from './errors.js';
 export { computeItemChecksum, type ChecksumInput } from '../../platform/contract/index.js';
-export { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical, signRequest, type SignRequestInput, type SignedHeaders } from '../../platform/contract/index.js';
+export {
+  canonicalString,
+  deriveSigningKey,
+  parseConnectorToken,
+  sha256Hex,
+  signCanonical,
+  signRequest,
+  type SignRequestInput,
+  type SignedHeaders,
+} from '../../platform/contract/index.js';
 export { DEFAULT_RETRY, retryDelayMs, parseRetryAfter, isRetryableStatus, type RetryPolicy } from './retry.js';
 export type * from './types.js';
 export type { BatchResult, IngestItemInput, SourceType } from './types.js';

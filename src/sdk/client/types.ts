@@ -6,7 +6,13 @@ import type { IngestItem } from '../../platform/contract/index.js';
  */
 export type { SourceType, FieldMapping } from '../../platform/contract/index.js';
 export type { DeleteReason, HeartbeatInput } from '../../platform/contract/index.js';
-export type { BatchResult, DeleteResult, HeartbeatResult, ItemResult, SchemaResult } from '../../platform/contract/index.js';
+export type {
+  BatchResult,
+  DeleteResult,
+  HeartbeatResult,
+  ItemResult,
+  SchemaResult,
+} from '../../platform/contract/index.js';
 
 /**
  * One item as a connector sends it; `checksum` is `sha256:<64
