@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateNode } from '../../src/compiler/index.js';
 import { resolveConfig } from '../../src/platform/config/config.js';
 import {
-  createNodeReader,
   rollbackNode,
   runPublish,
   siteHashOf,
   siteKeys,
   type PublishTarget,
 } from '../../src/output/publish/index.js';
+import { createNodeReader } from '../../src/output/publish/read-node.js';
 import { createFsTarget } from '../../src/output/publish/targets/fs.js';
 import { createS3Target } from '../../src/output/publish/targets/s3.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
