@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { classifyAgent } from '../../src/control/analytics/agents.js';
 import { loadFixture } from '../../src/compiler/index.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
@@ -43,13 +43,18 @@ let site: SeededWebsite;
 let viewerKey: string;
 
 beforeAll(async () => {
+  // The app's periodic flushes (the read counter's every 2 s) on a fake clock too: they run when a test moves it.
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
   t = await buildTestApp({ clock });
   site = await seedWebsite(t.services, SHOP_DOMAIN);
   viewerKey = createApiKey(t.services.controlDb, { organizationId: site.organizationId, role: 'viewer' }).key;
   const info = loadWebsiteInfo(t.services.controlDb, site.websiteId)!;
   buildGraphFromItems(loadFixture(SHOP).items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(t.services.layout, site.websiteId) }).close();
 }, 60_000);
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  vi.useRealTimers();
+});
 
 const analytics = (query = '') => injectJson(t.app, { method: 'GET', url: `/v1/websites/${site.websiteId}/analytics${query}`, headers: { authorization: `Bearer ${viewerKey}` } });
 const read = (file: string, ua?: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: `/nodes/${SHOP_DOMAIN}/${file}`, headers: { ...(ua ? { 'user-agent': ua } : {}), ...headers } });
@@ -76,7 +81,7 @@ describe('GET /v1/websites/:id/analytics', () => {
     await read('llms.txt', 'PerplexityBot/1.0');
     await read('entities.en.jsonl', 'CCBot/2.0');
     await read('llms-full.txt', 'bingbot/2.0');
-    await new Promise((r) => setTimeout(r, 2500)); // the read counter writes every 2 s
+    vi.advanceTimersByTime(2_000); // the read counter writes every 2 s
 
     // Nothing is answered before the rollup.
     const before = await analytics('?from=2026-03-02&to=2026-03-03');

@@ -121,7 +121,8 @@ describe('the daemon core (in process through inject())', () => {
 
 describe('daemon lifecycle', () => {
   it('SIGTERM during a request lets it finish, then exits 0', async () => {
-    const daemon = await startTestDaemon();
+    // At info the daemon logs each request as it is routed (before its body) and the start of its shutdown: the steps below wait for those lines.
+    const daemon = await startTestDaemon({ env: { NODECTL_LOG_LEVEL: 'info' } });
     const { hostname, port } = new URL(daemon.url);
     const body = JSON.stringify({ email: 'slow@example.com', consent: true });
     const socket = connect(Number(port), hostname);
@@ -130,9 +131,9 @@ describe('daemon lifecycle', () => {
     socket.on('data', (chunk) => (response += chunk.toString()));
     socket.write(`POST /v1/waitlist HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`);
     socket.write(body.slice(0, 10));
-    await new Promise((r) => setTimeout(r, 100));
+    await daemon.untilOutput(/"url":"\/v1\/waitlist"[^\n]*"msg":"incoming request"/);
     const exited = daemon.stop('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
+    await daemon.untilOutput('shutting down: no new requests');
     socket.write(body.slice(10));
     const code = await exited;
     socket.destroy();
@@ -142,10 +143,7 @@ describe('daemon lifecycle', () => {
 
   it('SIGTERM once the warm start is done, nothing ingested, exits 0 (its idle threads do not keep it up)', async () => {
     const daemon = await startTestDaemon({ env: { NODECTL_EXTRACTION_WARM_UP_PAGES: '100', NODECTL_LOG_LEVEL: 'info' } });
-    for (let waited = 0; !daemon.output().includes('extraction workers warmed up'); waited += 50) {
-      if (waited > 15_000) throw new Error(`no warm start within 15 s:\n${daemon.output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await daemon.untilOutput('extraction workers warmed up', 15_000);
     expect(await daemon.stop('SIGTERM')).toBe(0);
   }, 30_000);
 
@@ -179,7 +177,7 @@ describe('daemon lifecycle', () => {
     try {
       expect((await getJson(`${daemon.url}/readyz`)).status).toBe(200);
       const warmed = () => daemon.output().split('\n').filter((line) => line.includes('extraction workers warmed up')).map((line) => JSON.parse(line));
-      for (let i = 0; i < 200 && warmed().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await daemon.untilOutput(/extraction workers warmed up[^\n]*\n/, 10_000);
       expect(warmed()).toEqual([expect.objectContaining({ pages: 200, workers: expect.any(Number) })]);
       expect(warmed()[0].workers).toBeGreaterThan(0);
     } finally {

@@ -115,15 +115,20 @@ describe('durable job queue', () => {
     const ran: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const slowJob = defineJob({ kind: 'test.slow', lane: 'ingest', payload: z.object({}), handler: async (_p, { job }) => { await gate; ran.push(job.id); } });
+    let slowStarted!: () => void;
+    const started = new Promise<void>((r) => (slowStarted = r));
+    const slowJob = defineJob({ kind: 'test.slow', lane: 'ingest', payload: z.object({}), handler: async (_p, { job }) => { slowStarted(); await gate; ran.push(job.id); } });
     const brokenJob = defineJob({ kind: 'test.broken', lane: 'ingest', payload: z.object({}), handler: async () => { throw new Error('nope'); } });
     const services = { logger: { info() {}, warn() {}, error() {}, debug() {} } } as unknown as AppServices;
     const outcomes: string[] = [];
-    const worker = new JobWorker(queue, [slowJob, brokenJob], services, { lanes: { ingest: 2, publish: 1, delivery: 1, maintenance: 1 }, pollMs: 5, onOutcome: (_j, o) => outcomes.push(o) });
+    let brokenDone!: () => void;
+    const dead = new Promise<void>((r) => (brokenDone = r));
+    const worker = new JobWorker(queue, [slowJob, brokenJob], services, { lanes: { ingest: 2, publish: 1, delivery: 1, maintenance: 1 }, pollMs: 5, onOutcome: (_j, o) => (outcomes.push(o), o === 'dead' && brokenDone()) });
     const slow = queue.enqueue(slowJob, {});
     queue.enqueue(brokenJob, {}, { maxAttempts: 1 });
     worker.start();
-    await new Promise((r) => setTimeout(r, 100));
+    // Both claimed: the slow one waits at its gate, the broken one is dead.
+    await Promise.all([started, dead]);
     const stopping = worker.stop();
     release();
     await stopping;
@@ -260,14 +265,10 @@ describe('the schedule runs only real work', () => {
   it('a fresh daemon schedules only kinds with real handlers (nodectl jobs list)', async () => {
     const daemon = await startTestDaemon();
     try {
-      let kinds: string[] = [];
-      // The scheduler's first tick runs as the daemon starts; wait until its jobs are listed.
-      for (let i = 0; i < 100 && kinds.length < PERIODIC_JOBS.length; i++) {
-        const list = await runNodectl(['--json', 'jobs', 'list'], { dataDir: daemon.dataDir });
-        expect(list.exitCode, list.stderr).toBe(0);
-        kinds = [...new Set(list.json<Array<{ kind: string }>>().map((j) => j.kind))].sort();
-        if (kinds.length < PERIODIC_JOBS.length) await new Promise((r) => setTimeout(r, 100));
-      }
+      // The scheduler's first tick runs, synchronously, before the daemon says it listens: its jobs are listed from then on.
+      const list = await runNodectl(['--json', 'jobs', 'list'], { dataDir: daemon.dataDir });
+      expect(list.exitCode, list.stderr).toBe(0);
+      const kinds = [...new Set(list.json<Array<{ kind: string }>>().map((j) => j.kind))].sort();
       expect(kinds).toEqual(PERIODIC_JOBS.map((j) => j.kind).sort());
       for (const kind of kinds) expect(definedKinds.has(kind), kind).toBe(true);
     } finally {

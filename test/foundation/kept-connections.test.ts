@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KeptConnections } from '../../src/platform/storage/kept-connections.js';
 import { openDatabase, type Db } from '../../src/platform/storage/sqlite.js';
 
@@ -18,8 +18,6 @@ function file(): string {
   return path;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('KeptConnections', () => {
   it('gives the same connection for a file while it is used, and a new one once the path names another file', () => {
     const path = file();
@@ -34,16 +32,22 @@ describe('KeptConnections', () => {
     second.close();
   });
 
-  it('closes a connection left unused for its idle time, unless its owner still uses it', async () => {
-    const [idle, busy] = [file(), file()];
-    let inUse = true;
-    const kept = new KeptConnections((f) => openDatabase(f, { migrations: [] }), 30, (db: Db) => db.name === busy && inUse);
-    const [idleDb, busyDb] = [kept.get(idle), kept.get(busy)];
-    await sleep(150);
-    expect(idleDb.open).toBe(false);
-    expect(busyDb.open).toBe(true);
-    inUse = false;
-    await sleep(150);
-    expect(busyDb.open).toBe(false);
+  it('closes a connection left unused for its idle time, unless its owner still uses it', () => {
+    // The idle timers on a fake clock: 150 ms pass when the test says so.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const [idle, busy] = [file(), file()];
+      let inUse = true;
+      const kept = new KeptConnections((f) => openDatabase(f, { migrations: [] }), 30, (db: Db) => db.name === busy && inUse);
+      const [idleDb, busyDb] = [kept.get(idle), kept.get(busy)];
+      vi.advanceTimersByTime(150);
+      expect(idleDb.open).toBe(false);
+      expect(busyDb.open).toBe(true);
+      inUse = false;
+      vi.advanceTimersByTime(150);
+      expect(busyDb.open).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

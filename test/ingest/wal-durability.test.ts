@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { commitDurably, commitWithoutSync, syncCommits } from '../../src/ingest/endpoints/durable-commit.js';
 import { createIdleCheckpointer } from '../../src/ingest/endpoints/wal-checkpoint.js';
 import { GRAPH_WAL_AUTOCHECKPOINT_BYTES, GRAPH_WAL_KEPT_BYTES } from '../../src/platform/storage/graph-db.js';
@@ -58,7 +58,11 @@ describe('commitDurably', () => {
 });
 
 describe('idle WAL checkpointer', () => {
-  it('raises the autocheckpoint limit and folds the WAL back once ingestion is quiet', async () => {
+  // Its timer and its idea of "quiet for" on a fake clock: time passes when a test says so.
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }));
+  afterEach(() => void vi.useRealTimers());
+
+  it('raises the autocheckpoint limit and folds the WAL back once ingestion is quiet', () => {
     const checkpointer = createIdleCheckpointer({ delayMs: 30 });
     try {
       checkpointer.willWrite(db);
@@ -70,7 +74,7 @@ describe('idle WAL checkpointer', () => {
       expect(before[0]!.log).toBeGreaterThan(0);
       checkpointer.willWrite(db);
       insert('y')();
-      await new Promise((resolve) => setTimeout(resolve, 120));
+      vi.advanceTimersByTime(120);
       expect(checkpointer.checkpointNow()).toBe(0); // the timer already checkpointed it
       const after = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
       expect(after[0]!.checkpointed).toBe(after[0]!.log);
@@ -95,7 +99,7 @@ describe('idle WAL checkpointer', () => {
     }
   });
 
-  it('waits while requests keep arriving, and skips a closed connection', async () => {
+  it('waits while requests keep arriving, and skips a closed connection', () => {
     const checkpointer = createIdleCheckpointer({ delayMs: 60 });
     try {
       checkpointer.willWrite(db);
@@ -103,7 +107,7 @@ describe('idle WAL checkpointer', () => {
       const busyUntil = Date.now() + 150;
       while (Date.now() < busyUntil) {
         checkpointer.active();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        vi.advanceTimersByTime(20);
       }
       expect(checkpointer.checkpointNow()).toBe(1);
       checkpointer.willWrite(db);

@@ -1,15 +1,20 @@
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig } from '../../src/platform/config/config.js';
 import { createServices, type AppServices } from '../../src/platform/app/services.js';
 import { defineJob, type JobDefinition, type JobLane } from '../../src/platform/jobs/define.js';
 import { JobWorker, laneConcurrency, type LaneConcurrency } from '../../src/platform/jobs/worker.js';
 import { makeTempDir } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
 
 const ONE_EACH: LaneConcurrency = { ingest: 1, publish: 1, delivery: 1, maintenance: 1 };
+
+/** Emits 'change' whenever a job starts or ends (hanging jobs) or the worker records an outcome: what the waits below wait on. */
+const changes = new EventEmitter();
 
 /** A job that hangs until released (at most 10 s, like a webhook endpoint that never answers). */
 function createHangingJob(kind: string, lane: JobLane) {
@@ -20,23 +25,26 @@ function createHangingJob(kind: string, lane: JobLane) {
     kind, lane, payload: z.object({}),
     handler: async () => {
       mostAtOnce = Math.max(mostAtOnce, ++running);
+      changes.emit('change');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 10_000);
         releases.push(() => (clearTimeout(timer), resolve()));
       });
       running--;
+      changes.emit('change');
     },
   });
   return { job, running: () => running, mostAtOnce: () => mostAtOnce, releaseAll: () => releases.splice(0).forEach((release) => release()) };
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Resolves once `condition` holds, checked at every start, end and outcome of a job. */
+const waitFor = (condition: () => boolean, what = 'the jobs') => until(changes, 'change', condition, what, 5_000);
+/**
+ * `ms` of the worker's polling on a fake clock (its timers only; promises and setImmediate stay
+ * real): the worker gets every poll it would get in that time, at once. Used where a test shows
+ * that something does not happen however often the worker looks.
+ */
+const polling = { start: () => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }), pass: (ms: number) => vi.advanceTimersByTimeAsync(ms) };
 
 describe('job lanes', () => {
   let services: AppServices;
@@ -48,13 +56,14 @@ describe('job lanes', () => {
     services = createServices(resolveConfig({ env: { NODECTL_DATA_DIR: temp.dir } }));
   });
   afterEach(async () => {
+    vi.useRealTimers();
     for (const stop of stops.splice(0)) await stop();
     services.close();
     cleanup();
   });
 
   function startWorker(jobs: JobDefinition[], lanes: LaneConcurrency): JobWorker {
-    const worker = new JobWorker(services.jobs, jobs, services, { lanes, pollMs: 10 });
+    const worker = new JobWorker(services.jobs, jobs, services, { lanes, pollMs: 10, onOutcome: () => void changes.emit('change') });
     worker.start();
     return worker;
   }
@@ -77,10 +86,12 @@ describe('job lanes', () => {
     const sameLane = defineJob({ kind: 'test.ingest', lane: 'delivery', payload: z.object({}), handler: async () => {} });
     services.jobs.enqueue(delivery.job, {}, { runAt: Date.now() - 1_000 });
     const fast = services.jobs.enqueue(sameLane, {});
+    polling.start();
     const worker = startWorker([delivery.job, sameLane], ONE_EACH);
     stops.push(async () => (delivery.releaseAll(), await worker.stop()));
-    await waitFor(() => delivery.running() === 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await polling.pass(0);
+    expect(delivery.running()).toBe(1);
+    await polling.pass(300); // 30 polls
     expect(services.jobs.get(fast.id)?.state).toBe('queued');
     delivery.releaseAll();
     await waitFor(() => services.jobs.get(fast.id)?.state === 'succeeded');
@@ -89,10 +100,12 @@ describe('job lanes', () => {
   it('a lane runs at most its own concurrency at once, and the rest of its jobs wait their turn', async () => {
     const delivery = createHangingJob('test.deliver', 'delivery');
     const ids = Array.from({ length: 4 }, () => services.jobs.enqueue(delivery.job, {}).id);
+    polling.start();
     const worker = startWorker([delivery.job], { ...ONE_EACH, delivery: 2 });
     stops.push(async () => (delivery.releaseAll(), await worker.stop()));
-    await waitFor(() => delivery.running() === 2);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await polling.pass(0);
+    expect(delivery.running()).toBe(2);
+    await polling.pass(100); // 10 polls
     expect(ids.map((id) => services.jobs.get(id)!.state).sort()).toEqual(['queued', 'queued', 'running', 'running']);
     delivery.releaseAll();
     await waitFor(() => delivery.running() === 2 && ids.filter((id) => services.jobs.get(id)!.state === 'succeeded').length === 2);
@@ -103,12 +116,14 @@ describe('job lanes', () => {
 
   it('a job enqueued while the worker is idle is claimed at once, not at the next poll (bug: up to pollMs before a pushed batch started)', async () => {
     const ingest = defineJob({ kind: 'test.ingest', lane: 'ingest', payload: z.object({}), handler: async () => {} });
-    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000 });
+    polling.start();
+    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000, onOutcome: () => void changes.emit('change') });
     worker.start();
     stops.push(() => worker.stop());
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the first poll found nothing; the next is a minute away
+    await polling.pass(50); // the first poll found nothing; the next is a minute away
     const job = services.jobs.enqueue(ingest, {});
-    await waitFor(() => services.jobs.get(job.id)?.state === 'succeeded', 2_000);
+    await polling.pass(0); // no time passes: the enqueue itself wakes the worker
+    await waitFor(() => services.jobs.get(job.id)?.state === 'succeeded');
   });
 
   it('a finished job starts the next due one before the event loop runs anything else (bug: on a timer, an extracted content.ingest batch wrote first and the extraction worker idled meanwhile)', async () => {
@@ -119,15 +134,15 @@ describe('job lanes', () => {
       handler: async ({ name }) => {
         started.push(name);
         // A timer set as the first job ends stands for whatever the loop had waiting (a worker thread's message).
-        if (name === 'first') setTimeout(() => void (startedWhenTimerFired = [...started]), 0);
+        if (name === 'first') setTimeout(() => void ((startedWhenTimerFired = [...started]), changes.emit('timer')), 0);
       },
     });
     services.jobs.enqueue(ingest, { name: 'first' }, { runAt: Date.now() - 1_000 });
     services.jobs.enqueue(ingest, { name: 'second' });
-    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000 });
+    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000, onOutcome: () => void changes.emit('change') });
     worker.start();
     stops.push(() => worker.stop());
-    await waitFor(() => startedWhenTimerFired !== undefined);
+    await until(changes, 'timer', () => startedWhenTimerFired !== undefined, 'the timer the first job set', 5_000);
     expect(startedWhenTimerFired).toEqual(['first', 'second']);
   });
 
@@ -142,7 +157,7 @@ describe('job lanes', () => {
       },
     });
     const ids = Array.from({ length: 60 }, () => services.jobs.enqueue(quick, {}).id);
-    const worker = new JobWorker(services.jobs, [quick], services, { lanes: ONE_EACH, pollMs: 60_000 });
+    const worker = new JobWorker(services.jobs, [quick], services, { lanes: ONE_EACH, pollMs: 60_000, onOutcome: () => void changes.emit('change') });
     worker.start();
     stops.push(() => worker.stop());
     await waitFor(() => ids.every((id) => services.jobs.get(id)?.state === 'succeeded'));
@@ -158,7 +173,7 @@ describe('job lanes', () => {
     await waitFor(() => delivery.running() === 1 && publish.running() === 1);
     let stopped = false;
     const stopping = worker.stop().then(() => void (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setImmediate(resolve)); // a stop that did not wait would have settled by now
     expect(stopped).toBe(false);
     delivery.releaseAll();
     publish.releaseAll();

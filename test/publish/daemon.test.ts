@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
 import { nodeBaseUrl } from '../../src/platform/config/config.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
@@ -16,6 +16,8 @@ let editorKey: string;
 let adminKey: string;
 
 beforeAll(async () => {
+  // The app's periodic flushes (the read counter's every 2 s) on a fake clock too: they run when a test moves it.
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
   t = await buildTestApp({ clock });
   const site = await seedWebsite(t.services, SHOP_DOMAIN);
   websiteId = site.websiteId;
@@ -27,6 +29,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await t?.close();
+  vi.useRealTimers();
 });
 
 const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, headers: Record<string, string> = {}, body?: unknown) => {
@@ -98,7 +101,7 @@ describe('publish over HTTP and node files served by the app', () => {
   });
 
   it('counts node reads in analytics_events (node.reads per hour) and the metrics', async () => {
-    await new Promise((r) => setTimeout(r, 2500)); // the read counter writes every 2 s
+    vi.advanceTimersByTime(2_000); // the read counter writes every 2 s
     const rows = t.services.controlDb.prepare("SELECT period_start AS periodStart, value FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'").all(websiteId) as Array<{ periodStart: string; value: number }>;
     expect(rows.reduce((s, r) => s + r.value, 0)).toBe(4); // three 200s and one 304
     expect(rows.map((r) => r.periodStart)).toEqual(['2026-03-02T10:00:00Z']);

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadFixture } from '../../src/compiler/index.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
 import { acquirePublishLock, siteHashOf, siteKeys } from '../../src/output/publish/index.js';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { closeSparePublishWorker, keepSparePublishWorker, publishWorkerUrl, runPublishInWorker, sparePublishWorker } from '../../src/output/publish/publish-in-worker.js';
 import { createFsTarget } from '../../src/output/publish/targets/fs.js';
 import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
 import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { buildTestApp, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 import { SHOP, SHOP_DOMAIN } from './support.js';
 
 // The worker thread runs from dist/ (`npm run build` first); this process runs the sources.
@@ -61,8 +62,16 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
     const target = createFsTarget({ root: t.services.layout.nodesDir });
     const keys = siteKeys(siteHashOf(site.websiteId));
     const live = JSON.parse((await target.get(keys.pointer))!.toString()) as { node_version: string; files: Array<{ path: string; bytes: number }> };
-    const versionsBefore = (await target.list(keys.versionsPrefix)).filter((k) => k.endsWith('/manifest.json')).length;
     const controller = new AbortController();
+    // A worker's stderr reaches this thread's process.stderr: the pause says `paused at latest` there.
+    let stderr = '';
+    const written = new EventEmitter();
+    const write = process.stderr.write.bind(process.stderr);
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
+      stderr += String(chunk);
+      written.emit('data');
+      return write(chunk, ...rest);
+    }) as typeof process.stderr.write);
     process.env.NODECTL_FAULT_PAUSE_AT = 'latest'; // the worker takes a copy of the environment when it starts
     let running: Promise<unknown>;
     try {
@@ -71,7 +80,11 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
       delete process.env.NODECTL_FAULT_PAUSE_AT;
     }
     // The new version is complete in versions/ once the worker waits at the latest step.
-    for (let i = 0; i < 600 && (await target.list(keys.versionsPrefix)).filter((k) => k.endsWith('/manifest.json')).length === versionsBefore; i++) await new Promise((r) => setTimeout(r, 50));
+    try {
+      await until(written, 'data', () => stderr.includes('paused at latest\n'), 'the publish worker to pause at the latest step');
+    } finally {
+      spy.mockRestore();
+    }
     controller.abort();
     const outcome = await running;
     expect(outcome).toBeInstanceOf(Error);

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKGROUND_NICENESS, currentThreadId } from '../../src/platform/threads/priority.js';
 import { workerModuleUrl } from '../../src/platform/threads/worker-url.js';
+import { poll } from '../helpers/until.js';
 import { startGraphReader, startWrittenCheckWorker } from './helpers.js';
 
 // Thread priorities are a Linux matter (/proc/thread-self, setpriority on a thread id); elsewhere
@@ -27,14 +28,14 @@ function threadNiceness(): Map<number, number> {
   return out;
 }
 
-/** Threads at BACKGROUND_NICENESS that were not there in `before`, waited for up to 5 s (a worker lowers itself as its module loads). */
+/**
+ * Threads at BACKGROUND_NICENESS that were not there in `before`, waited for up to 5 s (a worker
+ * lowers itself as its module loads; nothing announces that to this thread, so /proc is looked
+ * at again every 20 ms).
+ */
 async function newBackgroundThreads(before: Map<number, number>): Promise<number[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const found = [...threadNiceness()].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICENESS).map(([tid]) => tid);
-    if (found.length > 0 || Date.now() > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const found = () => [...threadNiceness()].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICENESS).map(([tid]) => tid);
+  return poll(() => (found().length > 0 ? found() : undefined), 'a new thread at BACKGROUND_NICENESS', { timeoutMs: 5000 }).catch(() => found());
 }
 
 describe('lowerThreadPriority (runs the build: npm run build)', () => {

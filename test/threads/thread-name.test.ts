@@ -5,6 +5,7 @@ import { createExtractionPool, extractWorkerUrl } from '../../src/ingest/graph/e
 import { createGraphWriter, writeWorkerUrl } from '../../src/ingest/graph/graph-writer.js';
 import { publishWorkerUrl } from '../../src/output/publish/publish-in-worker.js';
 import { workerModuleUrl } from '../../src/platform/threads/worker-url.js';
+import { poll } from '../helpers/until.js';
 import { startGraphReader, startWrittenCheckWorker } from './helpers.js';
 
 // Thread names are a Linux matter (/proc/thread-self/comm); elsewhere nameThread changes nothing,
@@ -26,12 +27,12 @@ function threadNames(): string[] {
   });
 }
 
-/** Waits up to 5 s for a thread named `name` (a worker names itself as its module loads). */
+/**
+ * Waits up to 5 s for a thread named `name` (a worker names itself as its module loads). Nothing
+ * announces that moment to this thread, so /proc is looked at again every 20 ms.
+ */
 async function threadNamed(name: string): Promise<boolean> {
-  for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (threadNames().includes(name)) return true;
-  }
-  return false;
+  return poll(() => (threadNames().includes(name) ? true : undefined), `a thread named ${name}`, { timeoutMs: 5000 }).catch(() => false);
 }
 
 describe('nameThread (runs the build: npm run build)', () => {

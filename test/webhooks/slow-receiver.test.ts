@@ -1,6 +1,8 @@
+import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobWorker } from '../../src/platform/jobs/worker.js';
 import { buildTestApp, injectSigned, seedWebsite, type SeededWebsite, type TestApp } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 import { pageItem } from '../ingest/support.js';
 import { adminKey, api, createWorker, startReceiver, subscribe, type Receiver } from './support.js';
 
@@ -15,15 +17,17 @@ let receiver: Receiver;
 let worker: JobWorker;
 const ITEMS = 5_000;
 const BATCH = 500;
-const HOLD_MS = 10_000;
+/** Emits 'outcome' at the end of each job the worker runs. */
+const jobs = new EventEmitter();
 
 beforeAll(async () => {
   t = await buildTestApp({ settings: { fetchAllowPrivateAddresses: true, jobLaneDeliveryConcurrency: 1 } });
   site = await seedWebsite(t.services, 'example.com');
   key = adminKey(t.services, site.organizationId);
   receiver = await startReceiver();
-  receiver.answer(() => ({ status: 200, delayMs: HOLD_MS }));
-  worker = createWorker(t.services);
+  // Every request held, never answered while the test runs: as slow a receiver as there is.
+  receiver.answer(() => ({ status: 200, hold: true }));
+  worker = createWorker(t.services, () => void jobs.emit('outcome'));
   worker.start();
 }, 60_000);
 afterAll(async () => {
@@ -32,15 +36,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function waitFor(what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-describe('a receiver that holds every request for 10 s', () => {
+describe('a receiver that holds every request', () => {
   it('5,000 items are ingested and published while its deliveries are still pending', async () => {
     await subscribe(t, key, site.websiteId, { url: receiver.url, events: ['ingest.completed', 'node.published'] });
     const db = t.services.controlDb;
@@ -52,10 +48,10 @@ describe('a receiver that holds every request for 10 s', () => {
       expect(res.status, res.body).toBe(200);
       expect(res.json.data.accepted).toBe(BATCH);
     }
-    await waitFor('the content.ingest jobs', () => {
+    await until(jobs, 'outcome', () => {
       const depth = ingestDepth();
       return depth.queued === 0 && depth.running === 0;
-    }, 120_000);
+    }, 'the content.ingest jobs', 120_000);
     const ingested = performance.now();
     expect(ingestDepth().dead).toBe(0);
     expect(receiver.received.length, 'a delivery of ingest.completed was under way during ingestion').toBeGreaterThanOrEqual(1);

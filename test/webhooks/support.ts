@@ -1,12 +1,14 @@
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
 import type { AppServices } from '../../src/platform/app/services.js';
 import { JOBS } from '../../src/daemon/job-kinds.js';
-import { JobWorker, laneConcurrency } from '../../src/platform/jobs/worker.js';
+import { JobWorker, laneConcurrency, type WorkerOptions } from '../../src/platform/jobs/worker.js';
 import { createApiKey } from '../../src/control/records/api-keys.js';
 import { injectJson, type InjectAnswer, type TestApp } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 
 /** One request a receiver got: what a webhook consumer sees. */
 export interface ReceivedWebhook {
@@ -25,6 +27,8 @@ export interface ReceiverAnswer {
   headers?: Record<string, string>;
   /** Hold the request this long (ms) before answering. */
   delayMs?: number;
+  /** Never answer: the request is held until the receiver closes (or the sender gives up). */
+  hold?: boolean;
 }
 
 export interface Receiver {
@@ -33,6 +37,10 @@ export interface Receiver {
   /** How the receiver answers from now on. */
   answer(fn: (request: IncomingMessage, count: number) => ReceiverAnswer): void;
   inFlight(): number;
+  /** Emits 'request' as each request has arrived (after it is in `received`): what a test waits on. */
+  events: EventEmitter;
+  /** Resolves once `condition` holds, checked at each request that arrives. */
+  until(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,6 +49,7 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
   const received: ReceivedWebhook[] = [];
   let answer: (request: IncomingMessage, count: number) => ReceiverAnswer = () => ({ status: 204 });
   let open = 0;
+  const events = new EventEmitter();
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -49,6 +58,7 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
       received.push(entry);
       const reply = answer(request, received.length);
       open++;
+      events.emit('request', entry);
       const send = () => {
         open--;
         entry.answeredAt = performance.now();
@@ -56,8 +66,8 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
         response.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
         response.end(reply.body ?? '');
       };
-      if (reply.delayMs) {
-        const timer = setTimeout(send, reply.delayMs);
+      if (reply.delayMs || reply.hold) {
+        const timer = reply.hold ? undefined : setTimeout(send, reply.delayMs);
         response.on('close', () => {
           if (!response.writableEnded) {
             clearTimeout(timer);
@@ -74,6 +84,8 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
     received,
     answer: (fn) => void (answer = fn),
     inFlight: () => open,
+    events,
+    until: (condition, what, timeoutMs) => until(events, 'request', condition, what, timeoutMs),
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -96,9 +108,9 @@ export function verifyWebhook(secret: string, webhook: ReceivedWebhook): { id: s
   }
 }
 
-/** A worker over the app's queue with every job kind; drain() runs what is due on the app's clock. */
-export function createWorker(services: AppServices): JobWorker {
-  return new JobWorker(services.jobs, JOBS, services, { lanes: laneConcurrency(services.config.settings), pollMs: 10 });
+/** A worker over the app's queue with every job kind; drain() runs what is due on the app's clock. `onOutcome` hears each job's end. */
+export function createWorker(services: AppServices, onOutcome?: WorkerOptions['onOutcome']): JobWorker {
+  return new JobWorker(services.jobs, JOBS, services, { lanes: laneConcurrency(services.config.settings), pollMs: 10, onOutcome });
 }
 
 /** An organization_admin API key of the organization. */
