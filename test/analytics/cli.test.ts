@@ -4,8 +4,9 @@ import { readWebsiteAnalytics } from '../../src/control/analytics/read-analytics
 import { rollUpAnalytics } from '../../src/control/analytics/rollup.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
+import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/paths.js';
+import { seedDataDir } from '../helpers/seed.js';
 
 /** `nodectl analytics --website`: the analytics route's numbers as a table with a chart of reads per day. */
 
@@ -16,7 +17,7 @@ let websiteId: string;
 
 beforeAll(async () => {
   temp = makeTempDir('nodectl-analytics-cli-');
-  ({ websiteId } = await bootstrapWebsite(temp.dir));
+  ({ websiteId } = await seedDataDir(temp.dir));
   // Real reads through the read counter, then the real hourly-to-daily rollup.
   const db = openControlDb(dataDirLayout(temp.dir));
   let now = DAY1;

@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+import { seedApiKey, seedConnector, seedDataDir } from '../helpers/seed.js';
 
 /** The GitHub Actions job of the README's CI recipe, as a reader copies it. */
 function ciRecipe(): string {
@@ -32,9 +32,10 @@ describe("the README's CI recipe", () => {
     // The job's environment: the daemon's address stands for the recipe's, the secrets and variables are the test's.
     const envNames = [...recipe.matchAll(/^ {6}([A-Z_]+): /gm)].map((m) => m[1]);
     expect(envNames).toEqual(['NODECTL_URL', 'NODECTL_API_KEY', 'NODECTL_CONNECTOR_TOKEN']);
-    const site = await bootstrapWebsite(daemon.dataDir, { domain: 'example.com' });
-    const editorKey = (await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', 'editor'], { dataDir: daemon.dataDir })).json().key;
-    const token = (await runNodectl(['--json', 'admin', 'connector', 'create', '--website', site.websiteId, '--type', 'files', '--source-types', 'page'], { dataDir: daemon.dataDir })).json().token;
+    // The operator's part (website, editor key, connector), seeded in this process: the recipe is what is under test.
+    const site = await seedDataDir(daemon.dataDir, { domain: 'example.com' });
+    const editorKey = await seedApiKey(daemon.dataDir, site.orgId, 'editor');
+    const { token } = await seedConnector(daemon.dataDir, site.websiteId, { type: 'files', sourceTypes: ['page'] });
     // The repository the job checks out: a folder of Markdown pages.
     mkdirSync(join(work.dir, 'content'));
     writeFileSync(join(work.dir, 'content', 'index.md'), '# Example\n\nExample sells hand-made ceramic mugs from its workshop in Lisbon.\n');

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countPublish } from '../../src/control/plans/publishes.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
-import { bootstrapWebsite } from '../helpers/cli.js';
 import { ok, startCliHttpFixture, type CliHttpFixture } from '../helpers/cli-http.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
+import { seedApiKey, seedConnector, seedDataDir } from '../helpers/seed.js';
 
 /**
  * Every command over HTTP against a real spawned daemon (`npm run build` first): push the blog
@@ -32,7 +32,7 @@ const local = (args: string[]) => fx.local(args);
 beforeAll(async () => {
   fx = await startCliHttpFixture({ domain: DOMAIN, tempPrefix: 'nodectl-cli-http-', env: { NODECTL_NODE_BASE_URL: NODE_BASE_URL } });
   ({ daemon, site, adminKey, viewerKey, receiverUrl } = fx);
-  connectorToken = ok(await local(['--json', 'admin', 'connector', 'create', '--website', site.websiteId, '--type', 'files', '--source-types', 'page,post,profile,collection'])).json().token;
+  connectorToken = (await seedConnector(daemon.dataDir, site.websiteId, { type: 'files', sourceTypes: ['page', 'post', 'profile', 'collection'] })).token;
 }, 120_000);
 afterAll(() => fx?.stop());
 
@@ -79,8 +79,8 @@ describe('push, wait, publish, versions, rollback over HTTP', () => {
   }, 120_000);
 
   it('exit codes as the local publish: 3 for a gate (the plan\'s publishes of the day), 1 for a forbidden role, 2 for a local-only flag', async () => {
-    const free = await bootstrapWebsite(daemon.dataDir, { domain: 'free.example', plan: 'free' });
-    const freeKey = ok(await local(['--json', 'admin', 'api-key', 'create', '--org', free.orgId, '--role', 'editor'])).json().key;
+    const free = await seedDataDir(daemon.dataDir, { domain: 'free.example', plan: 'free' });
+    const freeKey = await seedApiKey(daemon.dataDir, free.orgId, 'editor');
     const db = openControlDb(dataDirLayout(daemon.dataDir));
     try {
       for (let i = 0; i < 10; i++) countPublish(db, free.websiteId, Date.now());

@@ -4,7 +4,11 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNodectl, type CliRun } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { listOrganizations } from '../../src/control/records/organizations.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { makeTempDir } from '../helpers/paths.js';
+import { withControlDb } from '../helpers/seed.js';
 
 /**
  * Where the CLI takes the daemon and the credential from, against a real spawned daemon: a flag
@@ -40,10 +44,15 @@ beforeAll(async () => {
   daemon = await startTestDaemon();
   const registered = await request(`${daemon.url}/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD, orgName: 'Precedence' }) });
   expect(registered.statusCode, await registered.body.text()).toBe(201);
-  const org = ok(await cli(['--data-dir', daemon.dataDir, '--json', 'admin', 'org', 'list'])).json().find((o: { name: string }) => o.name === 'Precedence').id;
-  websiteId = ok(await cli(['--data-dir', daemon.dataDir, '--json', 'admin', 'website', 'create', '--org', org, '--domain', 'precedence.example', '--name', 'Precedence', '--verified', 'dns_txt'])).json().id;
-  adminKey = ok(await cli(['--data-dir', daemon.dataDir, '--json', 'admin', 'api-key', 'create', '--org', org, '--role', 'organization_admin'])).json().key;
-  viewerKey = ok(await cli(['--data-dir', daemon.dataDir, '--json', 'admin', 'api-key', 'create', '--org', org, '--role', 'viewer'])).json().key;
+  // The operator's records, written in this process (the admin commands are not under test here).
+  ({ websiteId, adminKey, viewerKey } = await withControlDb(daemon.dataDir, (db) => {
+    const org = listOrganizations(db).find((o) => o.name === 'Precedence')!.id;
+    return {
+      websiteId: createWebsite(db, { organizationId: org, domain: 'precedence.example', name: 'Precedence', verifiedMethod: 'dns_txt' }).id,
+      adminKey: createApiKey(db, { organizationId: org, role: 'organization_admin' }).key,
+      viewerKey: createApiKey(db, { organizationId: org, role: 'viewer' }).key,
+    };
+  }));
   ok(await cli(['login', '--url', daemon.url, '--email', EMAIL], { NODECTL_PASSWORD: PASSWORD }));
 }, 120_000);
 afterAll(async () => {

@@ -6,6 +6,8 @@ import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
 import type { CliRun } from '../helpers/cli.js';
 import { ok, startCliHttpFixture, type CliHttpFixture } from '../helpers/cli-http.js';
+import { withControlDb } from '../helpers/seed.js';
+import { poll } from '../helpers/until.js';
 
 /**
  * The management commands over HTTP against a real spawned daemon (`npm run build` first):
@@ -84,8 +86,11 @@ describe('webhooks update and deliveries', () => {
     } finally {
       db.close();
     }
-    // The daemon's delivery lane sends them to the receiver, which answers 204.
-    await expect.poll(async () => ok(await remote(['--json', 'webhooks', 'deliveries', webhook.id, '--website', site.websiteId, '--state', 'succeeded'])).json().length, { timeout: 20_000, interval: 200 }).toBe(3);
+    // The daemon's delivery lane sends them to the receiver, which answers 204. Nothing tells this
+    // process when the daemon has recorded that: its database is read (not the CLI spawned) until it has.
+    const succeeded = () => withControlDb(daemon.dataDir, (control) => (control.prepare("SELECT COUNT(*) FROM webhook_deliveries WHERE subscription_id = ? AND state = 'succeeded'").pluck().get(webhook.id) === 3 ? true : undefined));
+    await poll(succeeded, 'three succeeded deliveries', { timeoutMs: 20_000 });
+    expect(ok(await remote(['--json', 'webhooks', 'deliveries', webhook.id, '--website', site.websiteId, '--state', 'succeeded'])).json().length).toBe(3);
     const listed = ok(await remote(['--json', 'webhooks', 'deliveries', webhook.id, '--website', site.websiteId])).json();
     expect(listed.map((d: { eventId: string }) => d.eventId)).toEqual([...events].reverse());
     expect(listed[0]).toMatchObject({ subscriptionId: webhook.id, eventType: 'ingest.completed', state: 'succeeded', attempts: 1, lastStatus: 204 });

@@ -6,8 +6,9 @@ import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js'
 import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
+import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+import { seedDataDir } from '../helpers/seed.js';
 
 // Runs the real binary: `npm run build` first.
 const tmp = makeTempDir('nodectl-compile-cli-');
@@ -70,7 +71,7 @@ describe('nodectl compile / golden / validate', () => {
 
   it('compile --website leaves out a record that fails its schema and lists it (human and --json), and keeps a foreign canonical_url out of the node (regression: one bad predicate failed the whole website)', async () => {
     const dataDir = join(tmp.dir, 'data');
-    const { websiteId } = await bootstrapWebsite(dataDir, { domain: 'shop.example' });
+    const { websiteId } = await seedDataDir(dataDir, { domain: 'shop.example' });
     const layout = dataDirLayout(dataDir);
     const control = openControlDb(layout);
     const site = loadWebsiteInfo(control, websiteId)!;

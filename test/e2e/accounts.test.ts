@@ -5,9 +5,10 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
+import { runNodectl } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
+import { seedConnector, seedDataDir } from '../helpers/seed.js';
 import { CookieJar } from './cookie-jar.js';
 
 /**
@@ -144,11 +145,11 @@ describe('accounts end to end (spawned daemon, cookie jar)', () => {
 
   it('a user who is editor of an organization publishes its website, and is refused on another organization (403 auth.tenant_mismatch)', async () => {
     const jar = new CookieJar();
-    const siteA = await bootstrapWebsite(daemon.dataDir, { domain: 'blog.fieldnotes.example' });
-    const siteB = await bootstrapWebsite(daemon.dataDir, { domain: 'b.example' });
-    const connector = await runNodectl(['--json', 'admin', 'connector', 'create', '--website', siteA.websiteId, '--type', 'files', '--source-types', 'page,post,profile,collection'], { dataDir: daemon.dataDir });
-    expect(connector.exitCode, connector.stderr).toBe(0);
-    const push = await runNodectl(['push', join(PROJECT_ROOT, 'fixtures/blog/items.jsonl'), '--url', daemon.url, '--website', siteA.websiteId, '--domain', 'blog.fieldnotes.example'], { env: { NODECTL_CONNECTOR_TOKEN: connector.json().token } });
+    // The operator's part, written beside the daemon from this process; the user's part goes through the CLI and HTTP.
+    const siteA = await seedDataDir(daemon.dataDir, { domain: 'blog.fieldnotes.example' });
+    const siteB = await seedDataDir(daemon.dataDir, { domain: 'b.example' });
+    const connector = await seedConnector(daemon.dataDir, siteA.websiteId, { type: 'files', sourceTypes: ['page', 'post', 'profile', 'collection'] });
+    const push = await runNodectl(['push', join(PROJECT_ROOT, 'fixtures/blog/items.jsonl'), '--url', daemon.url, '--website', siteA.websiteId, '--domain', 'blog.fieldnotes.example'], { env: { NODECTL_CONNECTOR_TOKEN: connector.token } });
     expect(push.exitCode, push.stderr).toBe(0);
     const wait = await runNodectl(['jobs', 'wait', '--kind', 'content.ingest'], { dataDir: daemon.dataDir });
     expect(wait.exitCode, wait.stderr).toBe(0);

@@ -1,9 +1,8 @@
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagementRoute } from '../../src/control/access/route-access.js';
 import { buildTestApp } from '../helpers/app.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { NODECTL_BIN } from '../helpers/paths.js';
+import { seedConnector } from '../helpers/seed.js';
 
 /**
  * Two tenants on one real daemon over loopback HTTP (docs/contract.md#tenant-isolation): tenant B,
@@ -89,10 +88,8 @@ async function pathOnTenantA(route: ManagementRoute, connectorId: string): Promi
 
 describe('two tenants on a spawned daemon', () => {
   it('tenant B, signed in or with its API key, gets 404 on every read and 403 auth.tenant_mismatch on every mutation of tenant A, and learns nothing of A', async () => {
-    // A connector of tenant A, made with the operator's CLI beside the running daemon.
-    const created = await execa('node', [NODECTL_BIN, '--data-dir', daemon.dataDir, '--json', 'admin', 'connector', 'create', '--website', tenants.a.websiteId, '--type', 'files', '--source-types', 'page'], { reject: false });
-    expect(created.exitCode, created.stderr).toBe(0);
-    const connectorId = JSON.parse(created.stdout).id as string;
+    // A connector of tenant A, written by the operator beside the running daemon (from this process).
+    const connectorId = (await seedConnector(daemon.dataDir, tenants.a.websiteId, { type: 'files', sourceTypes: ['page'] })).id;
 
     const onResource = routes.filter((r) => 'resource' in r.access && r.access.resource !== undefined);
     expect(onResource.length).toBeGreaterThan(20);

@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapWebsite } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';
+import { seedDataDir } from '../helpers/seed.js';
 import { createTestConnector, pageItem, signedPost, type Connector } from './support.js';
 
 let daemon: TestDaemon;
@@ -13,7 +13,7 @@ let connector: Connector;
 
 beforeAll(async () => {
   temp = makeTempDir('nodectl-fail-closed-');
-  ({ websiteId } = await bootstrapWebsite(temp.dir));
+  ({ websiteId } = await seedDataDir(temp.dir));
   connector = await createTestConnector(temp.dir, websiteId);
   daemon = await startTestDaemon({ dataDir: temp.dir });
 }, 60_000);

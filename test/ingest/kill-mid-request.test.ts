@@ -2,9 +2,10 @@ import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapWebsite } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';
+import { seedDataDir } from '../helpers/seed.js';
+import { poll } from '../helpers/until.js';
 import { createTestConnector, pageItem, signedPost, type Connector } from './support.js';
 
 let temp: { dir: string; cleanup: () => void };
@@ -14,7 +15,7 @@ let daemon: TestDaemon | undefined;
 
 beforeAll(async () => {
   temp = makeTempDir('nodectl-kill-');
-  ({ websiteId } = await bootstrapWebsite(temp.dir));
+  ({ websiteId } = await seedDataDir(temp.dir));
   connector = await createTestConnector(temp.dir, websiteId);
 }, 60_000);
 afterAll(async () => {
@@ -33,15 +34,8 @@ function readControl<T>(sql: string, ...params: unknown[]): T | undefined {
 
 const idempotencyRow = (key: string) => readControl<{ state: string; owner: string | null }>('SELECT * FROM idempotency WHERE idempotency_key = ?', key);
 
-async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`not seen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+// The daemon is another process and announces neither below: its control database is polled.
+const waitFor = <T>(probe: () => T | undefined, what: string) => poll(probe, what, { timeoutMs: 15_000 });
 
 describe('a daemon killed mid-request', () => {
   it('leaves no in-flight Idempotency-Key behind: the restarted daemon answers the retry normally (bug: 503 for about 300 s)', async () => {
@@ -50,7 +44,7 @@ describe('a daemon killed mid-request', () => {
     // Creates the website's graph database, so this test can hold its write lock.
     expect((await signedPost(daemon.url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('warm:1') } })).status).toBe(200);
     // Its content.ingest job must not be the one stalled by the lock below.
-    await waitFor(() => (readControl<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state IN ('queued','running')")!.n === 0 ? true : undefined), 15_000);
+    await waitFor(() => (readControl<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state IN ('queued','running')")!.n === 0 ? true : undefined), 'the content.ingest job');
 
     // Hold the graph database's write lock: the request stops inside its transaction, in flight.
     const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`));
@@ -59,7 +53,7 @@ describe('a daemon killed mid-request', () => {
     let inFlight;
     try {
       void send(daemon.url).catch(() => undefined);
-      inFlight = await waitFor(() => idempotencyRow('killed-mid-request'), 4500);
+      inFlight = await waitFor(() => idempotencyRow('killed-mid-request'), 'the in-flight idempotency record');
       await daemon.stop('SIGKILL');
     } finally {
       holder.exec('ROLLBACK');

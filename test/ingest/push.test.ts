@@ -3,9 +3,12 @@ import { execa } from 'execa';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
+import { deleteConnector } from '../../src/control/connectors/connectors.js';
+import { runNodectl } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir, NODECTL_BIN } from '../helpers/paths.js';
+import { seedDataDir, withControlDb } from '../helpers/seed.js';
+import { until } from '../helpers/until.js';
 import { createTestConnector, type Connector } from './support.js';
 
 let daemon: TestDaemon;
@@ -24,7 +27,7 @@ const push = (args: string[], env: Record<string, string> = {}) =>
 beforeAll(async () => {
   temp = makeTempDir('nodectl-push-');
   content = makeTempDir('nodectl-push-content-');
-  ({ websiteId } = await bootstrapWebsite(temp.dir));
+  ({ websiteId } = await seedDataDir(temp.dir));
   connector = await createTestConnector(temp.dir, websiteId, 'page,post');
   daemon = await startTestDaemon({ dataDir: temp.dir });
   mkdirSync(join(content.dir, 'blog'));
@@ -96,7 +99,7 @@ describe('nodectl push', () => {
 
   it('exits 1 when requests fail (revoked token)', async () => {
     const c = await createTestConnector(temp.dir, websiteId);
-    await runNodectl(['admin', 'connector', 'delete', c.id], { dataDir: temp.dir });
+    await withControlDb(temp.dir, (db) => deleteConnector(db, c.id));
     const run = await push([content.dir], { NODECTL_CONNECTOR_TOKEN: c.token });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/auth\.token_revoked/);
@@ -107,17 +110,20 @@ describe('nodectl push', () => {
       env: { NODECTL_CONNECTOR_TOKEN: connector.token }, reject: false,
     });
     let err = '';
-    child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-    const waitFor = async (predicate: () => boolean, what: string) => {
-      for (let i = 0; i < 200 && !predicate(); i++) await new Promise((r) => setTimeout(r, 50));
-      if (!predicate()) throw new Error(`timed out waiting for ${what}; stderr:\n${err}`);
-    };
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    // Each step waits for the line the watcher prints once it is done (plain progress lines: not a TTY).
+    // The start pushes the folder as it is (pushed n/4); then each change is a push of its own.
+    const printed = (line: RegExp, what: string) => until(child.stderr!, 'data', () => err.split('\n').some((l) => line.test(l)), what, 20_000).catch((e: Error) => {
+      throw new Error(`${e.message}; stderr:\n${err}`);
+    });
     try {
-      await waitFor(() => err.includes('watching'), 'the watcher');
+      await printed(/^watching .* for changes \(Ctrl-C to stop\)$/, 'the watcher');
       writeFileSync(join(content.dir, 'blog', 'second.md'), '---\ntype: post\n---\nSecond post.\n');
-      await waitFor(() => rows().some((r) => r.item_id === 'file:blog/second.md'), 'the new file');
+      await printed(/^pushed 1\/1: /, 'the new file');
+      expect(rows().some((r) => r.item_id === 'file:blog/second.md')).toBe(true);
       rmSync(join(content.dir, 'about.html'));
-      await waitFor(() => rows().find((r) => r.item_id === 'file:about.html')?.state === 'tombstoned', 'the deletion');
+      await printed(/^deleted 1$/, 'the deletion');
+      expect(rows().find((r) => r.item_id === 'file:about.html')?.state).toBe('tombstoned');
     } finally {
       child.kill('SIGINT');
     }

@@ -3,15 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { signRequest } from '../../src/platform/contract/signing.js';
 import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
-import { runNodectl } from '../helpers/cli.js';
+import { seedConnector } from '../helpers/seed.js';
 
 export interface Connector { id: string; token: string }
 
-/** Creates a connector through the real CLI. */
-export async function createTestConnector(dataDir: string, websiteId: string, sourceTypes = 'page,post'): Promise<Connector> {
-  const run = await runNodectl(['--json', 'admin', 'connector', 'create', '--website', websiteId, '--type', 'test', '--source-types', sourceTypes], { dataDir });
-  if (run.exitCode !== 0) throw new Error(run.stderr);
-  return run.json<Connector>();
+/** Creates a connector of type test in the data directory, in this process (as `nodectl admin connector create` would). */
+export function createTestConnector(dataDir: string, websiteId: string, sourceTypes = 'page,post'): Promise<Connector> {
+  return seedConnector(dataDir, websiteId, { sourceTypes: sourceTypes.split(',') });
 }
 
 export interface SignedPostOptions {

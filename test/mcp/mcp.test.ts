@@ -3,27 +3,39 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapWebsite, runNodectl } from '../helpers/cli.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeTempDir, NODECTL_BIN, PROJECT_ROOT } from '../helpers/paths.js';
-import { createTestConnector } from '../ingest/support.js';
+import { loadFixture } from '../../src/compiler/fixture.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { createTargetFromSettings, runPublish } from '../../src/output/publish/index.js';
 import { siteHashOf } from '../../src/output/publish/layout.js';
+import { resolveConfig } from '../../src/platform/config/config.js';
+import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { runNodectl } from '../helpers/cli.js';
+import { makeTempDir, NODECTL_BIN, PROJECT_ROOT } from '../helpers/paths.js';
+import { seedDataDir, withControlDb } from '../helpers/seed.js';
 
 const DOMAIN = 'blog.fieldnotes.example';
 let temp: { dir: string; cleanup: () => void };
-let daemon: TestDaemon;
 let websiteId: string;
 let client: Client;
 
-/** Publishes the blog fixture for a new website of the given plan, the way a user would. */
+/**
+ * Publishes the blog fixture for a new website of the given plan, in this process: the blog's
+ * items made into the website's graph (what pushing them and the content.ingest job make), then
+ * published to the data directory's node store (what `nodectl publish --website` does). The
+ * subject here is `nodectl mcp`, which reads what was published.
+ */
 async function publishBlog(dataDir: string, plan: 'free' | 'pro'): Promise<string> {
-  const { websiteId: id } = await bootstrapWebsite(dataDir, { domain: DOMAIN, plan });
-  const connector = await createTestConnector(dataDir, id, 'page,post,profile,collection');
-  const push = await runNodectl(['push', join(PROJECT_ROOT, 'fixtures', 'blog', 'items.jsonl'), '--url', daemon.url, '--website', id, '--domain', DOMAIN], { env: { NODECTL_CONNECTOR_TOKEN: connector.token } });
-  if (push.exitCode !== 0) throw new Error(push.stderr);
-  for (const step of [['jobs', 'wait'], ['publish', '--website', id]]) {
-    const run = await runNodectl(step, { dataDir });
-    if (run.exitCode !== 0) throw new Error(`${step.join(' ')}: ${run.stderr}`);
+  const { websiteId: id } = await seedDataDir(dataDir, { domain: DOMAIN, plan });
+  const layout = dataDirLayout(dataDir);
+  const info = await withControlDb(dataDir, (db) => loadWebsiteInfo(db, id)!);
+  buildGraphFromItems(loadFixture(join(PROJECT_ROOT, 'fixtures', 'blog')).items, info, { file: graphDbPath(layout, id), receivedAt: new Date().toISOString() }).close();
+  const { settings } = resolveConfig({ flags: { dataDir }, env: {} });
+  const target = await createTargetFromSettings(settings);
+  try {
+    await withControlDb(dataDir, (controlDb) => runPublish({ settings, controlDb, target, source: { kind: 'website', websiteId: id } }));
+  } finally {
+    await target.close();
   }
   return id;
 }
@@ -38,14 +50,12 @@ async function call(name: string, args: Record<string, unknown>): Promise<{ isEr
 
 beforeAll(async () => {
   temp = makeTempDir('nodectl-mcp-');
-  daemon = await startTestDaemon({ dataDir: temp.dir });
   websiteId = await publishBlog(temp.dir, 'pro');
   client = new Client({ name: 'nodectl-test', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: 'node', args: [NODECTL_BIN, '--data-dir', temp.dir, 'mcp', '--website', websiteId], stderr: 'pipe' }));
 }, 90_000);
 afterAll(async () => {
   await client?.close();
-  await daemon?.stop();
   temp?.cleanup();
 });
 
@@ -110,7 +120,7 @@ describe('nodectl mcp', () => {
   it('refuses to start (exit 2) without cap.mcp, for an unknown website, or without --website; exit 1 when nothing is published', async () => {
     const other = makeTempDir('nodectl-mcp-free-');
     try {
-      const free = await bootstrapWebsite(other.dir, { domain: 'free.example', plan: 'free' });
+      const free = await seedDataDir(other.dir, { domain: 'free.example', plan: 'free' });
       const refused = await runNodectl(['mcp', '--website', free.websiteId], { dataDir: other.dir });
       expect(refused.exitCode).toBe(2);
       expect(refused.stderr).toContain(`website ${free.websiteId} is on the free plan, which lacks cap.mcp`);
@@ -120,7 +130,7 @@ describe('nodectl mcp', () => {
       expect(unknown.stderr).toContain('no website web_01JNOSUCHSITE000000000000');
       const missing = await runNodectl(['mcp'], { dataDir: other.dir });
       expect(missing.exitCode).toBe(2);
-      const pro = await bootstrapWebsite(other.dir, { domain: 'pro.example', plan: 'pro' });
+      const pro = await seedDataDir(other.dir, { domain: 'pro.example', plan: 'pro' });
       const unpublished = await runNodectl(['mcp', '--website', pro.websiteId], { dataDir: other.dir });
       expect(unpublished.exitCode).toBe(1);
       expect(unpublished.stderr).toContain(`run \`nodectl publish --website ${pro.websiteId}\` first`);

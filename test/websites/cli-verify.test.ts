@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNodectl } from '../helpers/cli.js';
+import { createOrganization } from '../../src/control/records/organizations.js';
+import { createUser } from '../../src/control/records/users.js';
+import { createWebsite } from '../../src/control/records/websites.js';
 import { makeTempDir } from '../helpers/paths.js';
+import { withControlDb } from '../helpers/seed.js';
 
 /** `nodectl admin website verify --manual` with the real binary (run `npm run build` first). */
 
@@ -8,12 +12,15 @@ const temp = makeTempDir('nodectl-verify-cli-');
 let websiteId: string;
 
 beforeAll(async () => {
+  // The unverified website, written in this process (the command under test is verify).
   const email = 'operator-test@example.com';
-  expect((await runNodectl(['admin', 'user', 'create', '--email', email, '--password', 'correct-horse-battery'], { dataDir: temp.dir })).exitCode).toBe(0);
-  const org = await runNodectl(['--json', 'admin', 'org', 'create', '--name', 'Shell Org', '--owner', email, '--plan', 'pro'], { dataDir: temp.dir });
-  const site = await runNodectl(['--json', 'admin', 'website', 'create', '--org', org.json().id, '--domain', 'shell.example.com', '--name', 'Shell'], { dataDir: temp.dir });
-  expect(site.json().verification.state).toBe('pending');
-  websiteId = site.json().id;
+  const site = await withControlDb(temp.dir, async (db) => {
+    await createUser(db, { email, password: 'correct-horse-battery' });
+    const org = createOrganization(db, { name: 'Shell Org', ownerEmail: email, plan: 'pro' });
+    return createWebsite(db, { organizationId: org.id, domain: 'shell.example.com', name: 'Shell' });
+  });
+  expect(site.verification.state).toBe('pending');
+  websiteId = site.id;
 }, 60_000);
 afterAll(() => temp.cleanup());
 
