@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    setupFiles: ['test/setup/api-contract.ts'],
+    setupFiles: ['test/setup/sandbox.ts', 'test/setup/api-contract.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
