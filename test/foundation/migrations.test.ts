@@ -25,7 +25,7 @@ const DATABASES = [
   { database: 'control', migrations: CONTROL_MIGRATIONS },
   { database: 'graph', migrations: GRAPH_MIGRATIONS },
 ] as const;
-const migrationsDir = (database: string) => join(PROJECT_ROOT, 'src', 'storage', 'migrations', database);
+const migrationsDir = (database: string) => join(PROJECT_ROOT, 'src', 'platform', 'storage', 'migrations', database);
 const MIGRATION_FILE = /^(\d{4})-([a-z0-9]+(?:-[a-z0-9]+)*)\.ts$/;
 
 const DATA_DIR = join(PROJECT_ROOT, 'test', 'data');

@@ -99,7 +99,7 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
 describe('the publish worker module is found next to the running module', () => {
   it('from the build it is publish-worker.js beside publish-in-worker.js; from the sources, the build\'s copy', () => {
     expect(publishWorkerUrl('file:///opt/nodectl/dist/publish/publish-in-worker.js').href).toBe('file:///opt/nodectl/dist/publish/publish-worker.js');
-    expect(publishWorkerUrl().pathname).toMatch(/\/dist\/publish\/publish-worker\.js$/);
+    expect(publishWorkerUrl().pathname).toMatch(/\/dist\/output\/publish\/publish-worker\.js$/);
     expect(() => publishWorkerUrl('file:///nowhere/src/publish/publish-in-worker.ts')).toThrow(/run npm run build/);
   });
 });

@@ -24,7 +24,7 @@ function findTargetBranches(files: ReadonlyArray<{ file: string; text: string }>
 
 /** Every .ts file of src/output/publish except src/output/publish/targets/, where the targets themselves live. */
 function publishCore(): Array<{ file: string; text: string }> {
-  const root = join(PROJECT_ROOT, 'src', 'publish');
+  const root = join(PROJECT_ROOT, 'src', 'output', 'publish');
   return readdirSync(root, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts'))
     .map((e) => join(e.parentPath, e.name))
