@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeSink } from '../../src/compiler/sink.js';
 import { compileWebsite } from '../../src/compiler/website.js';
-import { createDeleteHarness, WEBSITE_ID, type DeleteHarness } from '../publish/deletes-support.js';
-import { pageItem } from '../ingest/support.js';
+import { createDeleteHarness, WEBSITE_ID, type DeleteHarness } from '../output/publish/deletes-support.js';
+import { pageItem } from '../ingest/endpoints/support.js';
 import { makeTempDir } from '../helpers/paths.js';
 
 /**
