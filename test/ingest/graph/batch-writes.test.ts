@@ -6,7 +6,7 @@ import type { ItemContribution } from '../../../src/ingest/extract/contribution.
 import type { IngestItem } from '../../../src/platform/contract/ingest-item.js';
 import { applyContribution, applyContributions } from '../../../src/ingest/graph/apply-contribution.js';
 import { setEditorial } from '../../../src/ingest/graph/editorial.js';
-import { createExtractionPool, extractWorkerUrl } from '../../../src/ingest/graph/extraction-pool.js';
+import { createExtractionPool, extractWorkerUrl, type ExtractionPool } from '../../../src/ingest/graph/extraction-pool.js';
 import { createGraphWriter, writeWorkerUrl } from '../../../src/ingest/graph/graph-writer.js';
 import { processRawItems, processRawItemsConcurrently, writeQueueOf } from '../../../src/ingest/graph/process-raw-items.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
@@ -104,6 +104,30 @@ describe('applyContributions', () => {
 
 const RECEIVED = '2026-02-01T12:00:00.000Z';
 
+/**
+ * `pool` with the answers to its first `count` requests held until all of them came; then
+ * `allCame` runs and they are handed on together, in the order asked.
+ */
+function holdingFirstAnswers(pool: ExtractionPool, count: number, allCame: () => void): ExtractionPool {
+  let asked = 0;
+  const held: Array<() => void> = [];
+  const arrived = () => new Promise<void>((release) => {
+    held.push(release);
+    if (held.length === count) (allCame(), held.forEach((r) => r()));
+  });
+  const gate = <A extends unknown[], T>(ask: (...args: A) => Promise<T>) => async (...args: A): Promise<T> => {
+    if (asked++ >= count) return ask(...args);
+    const answer = await ask(...args);
+    await arrived();
+    return answer;
+  };
+  return Object.assign(Object.create(pool) as ExtractionPool, {
+    extract: gate(pool.extract),
+    extractPending: gate(pool.extractPending),
+    extractPendingText: gate(pool.extractPendingText),
+  });
+}
+
 function page(i: number, version: number): IngestItem {
   const ld = { '@context': 'https://schema.org', '@type': 'Product', name: `Kettle ${i}`, sku: `SKU-${i}`, brand: { '@type': 'Brand', name: 'Acme' },
     offers: { '@type': 'Offer', price: `${10 + i}.${version}0`, priceCurrency: 'EUR' } };
@@ -159,16 +183,15 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
     const expected = [processRawItems(sequential.db, site, pending(sequential.db, first), { now: RECEIVED, batchSize: 4 }),
       processRawItems(sequential.db, site, pending(sequential.db, second), { now: RECEIVED, batchSize: 4 })];
     const [a, b] = [pending(together.db, first), pending(together.db, second)];
-    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const queue = writeQueueOf(together.db);
+    // A write of another job first, as a large batch would be: the runs' first batches are
+    // extracted meanwhile and wait for the writer together. Their answers are held until both
+    // came, then the write is submitted and they are handed on, so "meanwhile" does not depend
+    // on how fast the worker is. (The writer thread's queue, in its thread, is not this one:
+    // there the runs' batches are only written in submission order.)
+    const pool = holdingFirstAnswers(createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() }), 2, () => void queue.write(1, () => undefined));
     const writer = threaded ? createGraphWriter({ workerUrl: writeWorkerUrl() }) : undefined;
     try {
-      await pool.extract(site, [], []); // the worker started
-      // A long write first, as a large batch of another job would be: the runs' first batches are extracted meanwhile and wait for the writer together.
-      // (The writer thread's queue, in its thread, is not this one: there the runs' batches are only written in submission order.)
-      const queue = writeQueueOf(together.db);
-      void queue.write(1, () => {
-        for (const end = Date.now() + 300; Date.now() < end;);
-      });
       const results = await Promise.all([processRawItemsConcurrently(together.db, site, a, { now: RECEIVED, batchSize: 4, pool, writer }),
         processRawItemsConcurrently(together.db, site, b, { now: RECEIVED, batchSize: 4, pool, writer })]);
       expect(results).toEqual(expected);
