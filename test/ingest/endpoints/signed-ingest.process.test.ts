@@ -19,7 +19,7 @@ function countRaw(prefix: string): number {
 }
 const sign = (token: string, path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) => signedInject(t.app, path, { token, websiteId, nowMs: clock.now(), ...o });
 const post = (path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) => sign(connector.token, path, o);
-/** A second connector of the website, made by the library (the CLI's create is covered by test/ingest/endpoints/push.test.ts). */
+/** A second connector of the website, made by the library (the CLI's create is covered by test/ingest/endpoints/push.process.test.ts). */
 const newConnector = (): Connector => createConnector(t.services.controlDb, readMasterKey(t.services.layout), { websiteId, connectorType: 'test', sourceTypes: ['page', 'post'] });
 const batch = (items: unknown[], extra: Record<string, unknown> = {}) => ({ website_id: websiteId, items, ...extra });
 

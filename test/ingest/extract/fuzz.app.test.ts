@@ -7,14 +7,14 @@ import { BUILD_TIME, CLEAN, PIPELINE_SITE, problemsOf, runPipeline } from './pip
  * Property: whatever odd markup an acceptable item carries, the real pipeline (extract, graph
  * store, compile, validateNode) builds a node that validates with no record left out. Seeds are
  * fixed so a run is reproducible; FUZZ_SEED and FUZZ_RUNS pick others, e.g.
- * FUZZ_SEED=1234 FUZZ_RUNS=1 npx vitest run test/ingest/extract/fuzz.test.ts
+ * FUZZ_SEED=1234 FUZZ_RUNS=1 npx vitest run test/ingest/extract/fuzz.app.test.ts
  */
 const FIRST_SEED = Number(process.env.FUZZ_SEED ?? 0x6f6464);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const seeds = Array.from({ length: RUNS }, (_, i) => FIRST_SEED + i);
 
 function rerun(seed: number, firstSeed = seed): string {
-  return `seed ${seed} (rerun: FUZZ_SEED=${firstSeed} FUZZ_RUNS=1 npx vitest run test/ingest/extract/fuzz.test.ts)`;
+  return `seed ${seed} (rerun: FUZZ_SEED=${firstSeed} FUZZ_RUNS=1 npx vitest run test/ingest/extract/fuzz.app.test.ts)`;
 }
 
 describe('generated odd items through extract, graph store, compile and validateNode', () => {

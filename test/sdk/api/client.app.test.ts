@@ -103,7 +103,7 @@ describe('the typed client of the management API', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const refused = await failureOf(createApiClient({ url: `http://127.0.0.1:${port}` }).websites.get(site.websiteId));
-    // Nothing was sent, so the default policy tried three times (test/sdk/api/client-retry.test.ts has the rules).
+    // Nothing was sent, so the default policy tried three times (test/sdk/api/client-retry.app.test.ts has the rules).
     expect(refused).toMatchObject({ code: 'network.error', status: 0, retryable: true, requestId: undefined, attempts: 3 });
     expect(refused.message).toBe(`cannot reach http://127.0.0.1:${port}: ECONNREFUSED`);
 
