@@ -25,9 +25,7 @@ export interface ReceiverAnswer {
   status: number;
   body?: string;
   headers?: Record<string, string>;
-  /** Hold the request this long (ms) before answering. */
-  delayMs?: number;
-  /** Never answer: the request is held until the receiver closes (or the sender gives up). */
+  /** Never answer: the request is held until the receiver closes (or the sender gives up), as slow a receiver as there is. */
   hold?: boolean;
 }
 
@@ -66,13 +64,9 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
         response.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
         response.end(reply.body ?? '');
       };
-      if (reply.delayMs || reply.hold) {
-        const timer = reply.hold ? undefined : setTimeout(send, reply.delayMs);
+      if (reply.hold) {
         response.on('close', () => {
-          if (!response.writableEnded) {
-            clearTimeout(timer);
-            open--;
-          }
+          if (!response.writableEnded) open--;
         });
       } else send();
     });
