@@ -12,6 +12,7 @@ import { defineConfig } from 'vitest/config';
  */
 /** What every project runs with: the sandbox and the API contract check, the timeouts, forks. */
 const shared = {
+  globalSetup: ['test/setup/sandboxes.ts'],
   setupFiles: ['test/setup/sandbox.ts', 'test/setup/api-contract.ts'],
   testTimeout: 30_000,
   hookTimeout: 60_000,
