@@ -28,9 +28,31 @@ export default defineConfig({
     minWorkers: 1,
     reporters: ['default'],
     projects: [
-      { test: { ...shared, name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.app.test.ts', 'test/**/*.process.test.ts'], setupFiles: [...shared.setupFiles, 'test/setup/unit.ts'] } },
-      { test: { ...shared, name: 'app', include: ['test/**/*.app.test.ts'], setupFiles: [...shared.setupFiles, 'test/setup/app.ts'] } },
-      { test: { ...shared, name: 'process', include: ['test/**/*.process.test.ts'], setupFiles: [...shared.setupFiles] } },
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.app.test.ts', 'test/**/*.process.test.ts'],
+          setupFiles: [...shared.setupFiles, 'test/setup/unit.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'app',
+          include: ['test/**/*.app.test.ts'],
+          setupFiles: [...shared.setupFiles, 'test/setup/app.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'process',
+          include: ['test/**/*.process.test.ts'],
+          setupFiles: [...shared.setupFiles],
+        },
+      },
     ],
   },
 });

@@ -50,7 +50,9 @@ function baselineServer() {
       const raw = Buffer.concat(chunks);
       createHash('sha256').update(raw).digest('hex');
       const body = JSON.parse(raw.toString('utf8'));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data: { skipped: body.items.length } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, data: { skipped: body.items.length } }));
     });
   });
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
@@ -93,7 +95,9 @@ function cpuSnapshot(daemonPid, ticksPerSecond) {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${daemonPid}/stat`, 'utf8').split(') ')[1].split(' ');
     daemon = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   const own = process.cpuUsage();
   return { machine, daemon, bench: (own.user + own.system) / 1000 };
 }
@@ -113,11 +117,16 @@ function threadSampler(pid) {
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         try {
           const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
-          const name = tid === String(pid) ? 'main (event loop)' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+          const name =
+            tid === String(pid) ? 'main (event loop)' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
           threads.set(tid, { name, cpu: cpuNs / 1e6, wait: waitNs / 1e6 });
-        } catch { /* the thread ended meanwhile */ }
+        } catch {
+          /* the thread ended meanwhile */
+        }
       }
-    } catch { /* not Linux */ }
+    } catch {
+      /* not Linux */
+    }
     samples.push(threads);
     return samples.length - 1;
   };
@@ -135,18 +144,26 @@ function threadSampler(pid) {
         for (let i = at; i >= 0; i--) if (samples[i].has(tid)) return samples[i].get(tid);
         return { cpu: 0, wait: 0 };
       };
-      return Object.fromEntries(stageNames.map((stage, i) => {
-        const byName = {};
-        const tids = new Set(samples.slice(marks[i], marks[i + 1] + 1).flatMap((m) => [...m.keys()]));
-        for (const tid of tids) {
-          const [from, to] = [asOf(tid, marks[i]), asOf(tid, marks[i + 1])];
-          const sum = (byName[to.name] ??= { cpu_ms: 0, waiting_for_a_core_ms: 0 });
-          sum.cpu_ms += to.cpu - from.cpu;
-          sum.waiting_for_a_core_ms += to.wait - from.wait;
-        }
-        const rounded = Object.entries(byName).map(([name, v]) => [name, { cpu_ms: Math.round(v.cpu_ms), waiting_for_a_core_ms: Math.round(v.waiting_for_a_core_ms) }]);
-        return [stage, Object.fromEntries(rounded.filter(([, v]) => v.cpu_ms > 0).sort((a, b) => b[1].cpu_ms - a[1].cpu_ms))];
-      }));
+      return Object.fromEntries(
+        stageNames.map((stage, i) => {
+          const byName = {};
+          const tids = new Set(samples.slice(marks[i], marks[i + 1] + 1).flatMap((m) => [...m.keys()]));
+          for (const tid of tids) {
+            const [from, to] = [asOf(tid, marks[i]), asOf(tid, marks[i + 1])];
+            const sum = (byName[to.name] ??= { cpu_ms: 0, waiting_for_a_core_ms: 0 });
+            sum.cpu_ms += to.cpu - from.cpu;
+            sum.waiting_for_a_core_ms += to.wait - from.wait;
+          }
+          const rounded = Object.entries(byName).map(([name, v]) => [
+            name,
+            { cpu_ms: Math.round(v.cpu_ms), waiting_for_a_core_ms: Math.round(v.waiting_for_a_core_ms) },
+          ]);
+          return [
+            stage,
+            Object.fromEntries(rounded.filter(([, v]) => v.cpu_ms > 0).sort((a, b) => b[1].cpu_ms - a[1].cpu_ms)),
+          ];
+        }),
+      );
     },
   };
 }
@@ -168,27 +185,48 @@ function daemonPeakRssMb(daemonPid) {
  */
 function cpuReport(snapshots, stages, rate) {
   const cores = cpus().length;
-  const used = (from, to, key) => (snapshots[to][key] === null ? null : Math.round(snapshots[to][key] - snapshots[from][key]));
-  const perStage = Object.fromEntries(stages.map(([name, wallMs], i) => {
-    const machine = used(i, i + 1, 'machine');
-    return [name, { wall_ms: Math.round(wallMs), machine_cpu_ms: machine, daemon_cpu_ms: used(i, i + 1, 'daemon'), cores_busy: +(machine / wallMs).toFixed(2) }];
-  }));
+  const used = (from, to, key) =>
+    snapshots[to][key] === null ? null : Math.round(snapshots[to][key] - snapshots[from][key]);
+  const perStage = Object.fromEntries(
+    stages.map(([name, wallMs], i) => {
+      const machine = used(i, i + 1, 'machine');
+      return [
+        name,
+        {
+          wall_ms: Math.round(wallMs),
+          machine_cpu_ms: machine,
+          daemon_cpu_ms: used(i, i + 1, 'daemon'),
+          cores_busy: +(machine / wallMs).toFixed(2),
+        },
+      ];
+    }),
+  );
   const last = snapshots.length - 1;
   const wallMs = stages.reduce((sum, [, ms]) => sum + ms, 0);
   const machine = used(0, last, 'machine');
   const daemon = used(0, last, 'daemon');
   const allCoresMs = Math.round((daemon ?? machine) / cores);
   return {
-    cores, stages: perStage,
+    cores,
+    stages: perStage,
     first_push_to_live: {
-      machine_cpu_ms: machine, daemon_cpu_ms: daemon, bench_cpu_ms: used(0, last, 'bench'), cores_busy: +(machine / wallMs).toFixed(2),
-      daemon_cpu_on_every_core_ms: allCoresMs, items_per_s_if_every_core_were_busy: rate(allCoresMs),
+      machine_cpu_ms: machine,
+      daemon_cpu_ms: daemon,
+      bench_cpu_ms: used(0, last, 'bench'),
+      cores_busy: +(machine / wallMs).toFixed(2),
+      daemon_cpu_on_every_core_ms: allCoresMs,
+      items_per_s_if_every_core_were_busy: rate(allCoresMs),
     },
   };
 }
 
 function nodectl(dataDir, args) {
-  return JSON.parse(execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], { encoding: 'utf8', env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' } }));
+  return JSON.parse(
+    execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
+    }),
+  );
 }
 
 /** A generated page (bench/lib/kettle-pages.mjs) with its checksum as the reference client computes it. */
@@ -198,45 +236,105 @@ function page(i, computeItemChecksum) {
 }
 
 function startDaemon(dataDir) {
-  return startBenchDaemon(dataDir, { nodeArgs: process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : [] });
+  return startBenchDaemon(dataDir, {
+    nodeArgs: process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : [],
+  });
 }
 
 /** Sends every body with CONCURRENCY requests in flight; returns the sum of each answer's counts. */
 async function sendAll(bodies, send) {
   let next = 0;
   const totals = { accepted: 0, skipped: 0, errored: 0 };
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < bodies.length) {
-      const data = await send(bodies[next++]);
-      for (const k of Object.keys(totals)) totals[k] += data[k] ?? 0;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const data = await send(bodies[next++]);
+        for (const k of Object.keys(totals)) totals[k] += data[k] ?? 0;
+      }
+    }),
+  );
   return totals;
 }
 
 async function main() {
-  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'client', 'index.js'));
+  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(
+    join(ROOT, 'dist', 'client', 'index.js')
+  );
   const { default: Database } = await import('better-sqlite3');
   const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'storage', 'data-dir.js'));
   const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-e2e-'));
   const children = [];
   const agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });
   try {
-    const user = nodectl(dataDir, ['admin', 'user', 'create', '--email', 'e2e@example.com', '--password', 'bench-password-1']);
-    const org = nodectl(dataDir, ['admin', 'org', 'create', '--name', 'E2E', '--owner', user.email, '--plan', 'business']);
-    const site = nodectl(dataDir, ['admin', 'website', 'create', '--org', org.id, '--domain', DOMAIN, '--name', 'E2E', '--verified', 'dns_txt']);
-    const conn = nodectl(dataDir, ['admin', 'connector', 'create', '--website', site.id, '--type', 'bench', '--source-types', 'post,product']);
+    const user = nodectl(dataDir, [
+      'admin',
+      'user',
+      'create',
+      '--email',
+      'e2e@example.com',
+      '--password',
+      'bench-password-1',
+    ]);
+    const org = nodectl(dataDir, [
+      'admin',
+      'org',
+      'create',
+      '--name',
+      'E2E',
+      '--owner',
+      user.email,
+      '--plan',
+      'business',
+    ]);
+    const site = nodectl(dataDir, [
+      'admin',
+      'website',
+      'create',
+      '--org',
+      org.id,
+      '--domain',
+      DOMAIN,
+      '--name',
+      'E2E',
+      '--verified',
+      'dns_txt',
+    ]);
+    const conn = nodectl(dataDir, [
+      'admin',
+      'connector',
+      'create',
+      '--website',
+      site.id,
+      '--type',
+      'bench',
+      '--source-types',
+      'post,product',
+    ]);
     const apiKey = nodectl(dataDir, ['admin', 'api-key', 'create', '--org', org.id, '--role', 'editor']).key;
     const daemon = await startDaemon(dataDir);
     children.push(daemon.child);
 
     const items = Array.from({ length: N }, (_, i) => page(i, computeItemChecksum));
     const bodies = [];
-    for (let b = 0; b < N; b += BATCH) bodies.push(Buffer.from(JSON.stringify({ website_id: site.id, partial: true, items: items.slice(b, b + BATCH) })));
+    for (let b = 0; b < N; b += BATCH)
+      bodies.push(
+        Buffer.from(JSON.stringify({ website_id: site.id, partial: true, items: items.slice(b, b + BATCH) })),
+      );
     const signingKey = deriveSigningKey(parseConnectorToken(conn.token).secret, site.id);
     const sendSigned = async (body) => {
-      const headers = signRequest({ token: conn.token, websiteId: site.id, path: '/v1/ingest/batch', body, signingKey });
-      const res = await request(`${daemon.url}/v1/ingest/batch`, { method: 'POST', dispatcher: agent, body, headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() } });
+      const headers = signRequest({
+        token: conn.token,
+        websiteId: site.id,
+        path: '/v1/ingest/batch',
+        body,
+        signingKey,
+      });
+      const res = await request(`${daemon.url}/v1/ingest/batch`, {
+        method: 'POST',
+        dispatcher: agent,
+        body,
+        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      });
       const envelope = await res.body.json();
       if (!envelope.ok) throw new Error(`push answered ${res.statusCode}: ${JSON.stringify(envelope.error)}`);
       return envelope.data;
@@ -258,18 +356,27 @@ async function main() {
     const graph = new Database(graphDbPath(dataDirLayout(dataDir), site.id), { readonly: true, fileMustExist: true });
     const pendingCount = graph.prepare(`SELECT COUNT(*) FROM raw_items WHERE state = 'pending'`).pluck();
     while (pendingCount.get() > 0) await new Promise((r) => setTimeout(r, 10));
-    const state = graph.prepare(`SELECT SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`).get();
+    const state = graph
+      .prepare(`SELECT SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`)
+      .get();
     const ingestedMs = performance.now() - t0;
     cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
     threads.mark();
-    const published = await request(`${daemon.url}/v1/websites/${site.id}/publish`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${apiKey}` } });
+    const published = await request(`${daemon.url}/v1/websites/${site.id}/publish`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     const publishEnvelope = await published.body.json();
-    if (published.statusCode !== 200) throw new Error(`publish answered ${published.statusCode}: ${JSON.stringify(publishEnvelope)}`);
+    if (published.statusCode !== 200)
+      throw new Error(`publish answered ${published.statusCode}: ${JSON.stringify(publishEnvelope)}`);
     const publishedMs = performance.now() - t0;
     const manifestRes = await request(`${daemon.url}/nodes/${DOMAIN}/manifest.json`, { dispatcher: agent });
     const manifest = await manifestRes.body.json();
     if (manifestRes.statusCode !== 200 || manifest.node_version !== publishEnvelope.data.versionUlid) {
-      throw new Error(`the live manifest (${manifestRes.statusCode}, ${manifest.node_version}) is not the published version ${publishEnvelope.data.versionUlid}`);
+      throw new Error(
+        `the live manifest (${manifestRes.statusCode}, ${manifest.node_version}) is not the published version ${publishEnvelope.data.versionUlid}`,
+      );
     }
     const liveMs = performance.now() - t0;
     cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
@@ -282,12 +389,24 @@ async function main() {
     children.push(baseline);
     const { port } = await new Promise((resolve) => baseline.once('message', resolve));
     const sendRaw = async (body) => {
-      const headers = signRequest({ token: conn.token, websiteId: site.id, path: '/v1/ingest/batch', body, signingKey });
-      const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', dispatcher: agent, body, headers: { ...headers, 'content-type': 'application/json' } });
+      const headers = signRequest({
+        token: conn.token,
+        websiteId: site.id,
+        path: '/v1/ingest/batch',
+        body,
+        signingKey,
+      });
+      const res = await request(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        dispatcher: agent,
+        body,
+        headers: { ...headers, 'content-type': 'application/json' },
+      });
       return (await res.body.json()).data;
     };
     await sendAll(bodies.slice(0, 2), sendRaw);
-    const repushes = [], baselines = [];
+    const repushes = [],
+      baselines = [];
     let repushed;
     for (let rep = 0; rep < REPUSH_REPS; rep++) {
       const r0 = performance.now();
@@ -303,21 +422,59 @@ async function main() {
 
     const rate = (ms) => Math.round((N / ms) * 1000);
     const report = {
-      machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
       node: process.version,
-      items: N, batch: BATCH, concurrency: CONCURRENCY, daemon_settle_ms: settleMs, payload_mb: +(bodies.reduce((n, b) => n + b.length, 0) / 1048576).toFixed(1),
-      stages_ms_from_first_push: { pushed: Math.round(pushMs), ingested: Math.round(ingestedMs), published: Math.round(publishedMs), live: Math.round(liveMs) },
-      stage_ms: { push: Math.round(pushMs), ingest_after_push: Math.round(ingestedMs - pushMs), publish: Math.round(publishedMs - ingestedMs), live_read: Math.round(liveMs - publishedMs) },
-      accepted: pushed.accepted, processed: state.processed, failed: state.failed ?? 0,
-      published_files: publishEnvelope.data.files.length, published_records: publishEnvelope.data.recordCount, live_version: manifest.node_version,
+      items: N,
+      batch: BATCH,
+      concurrency: CONCURRENCY,
+      daemon_settle_ms: settleMs,
+      payload_mb: +(bodies.reduce((n, b) => n + b.length, 0) / 1048576).toFixed(1),
+      stages_ms_from_first_push: {
+        pushed: Math.round(pushMs),
+        ingested: Math.round(ingestedMs),
+        published: Math.round(publishedMs),
+        live: Math.round(liveMs),
+      },
+      stage_ms: {
+        push: Math.round(pushMs),
+        ingest_after_push: Math.round(ingestedMs - pushMs),
+        publish: Math.round(publishedMs - ingestedMs),
+        live_read: Math.round(liveMs - publishedMs),
+      },
+      accepted: pushed.accepted,
+      processed: state.processed,
+      failed: state.failed ?? 0,
+      published_files: publishEnvelope.data.files.length,
+      published_records: publishEnvelope.data.recordCount,
+      live_version: manifest.node_version,
       push_items_per_s: rate(pushMs),
       graph_items_per_s: rate(ingestedMs),
       end_to_end_items_per_s: rate(liveMs),
       daemon_peak_rss_mb: peakRssMb,
-      cpu: cpuReport(cpuAt, [['push', pushMs], ['ingest_after_push', ingestedMs - pushMs], ['publish_and_live_read', liveMs - ingestedMs]], rate),
+      cpu: cpuReport(
+        cpuAt,
+        [
+          ['push', pushMs],
+          ['ingest_after_push', ingestedMs - pushMs],
+          ['publish_and_live_read', liveMs - ingestedMs],
+        ],
+        rate,
+      ),
       threads: threads.report(['push', 'ingest_after_push', 'publish_and_live_read']),
-      unchanged_repush: { skipped: repushed.skipped, accepted: repushed.accepted, items_per_s: rate(repushMs), wall_ms: Math.round(repushMs), all_wall_ms: repushes.map(Math.round) },
-      raw_baseline_repush: { items_per_s: rate(baselineMs), wall_ms: Math.round(baselineMs), all_wall_ms: baselines.map(Math.round) },
+      unchanged_repush: {
+        skipped: repushed.skipped,
+        accepted: repushed.accepted,
+        items_per_s: rate(repushMs),
+        wall_ms: Math.round(repushMs),
+        all_wall_ms: repushes.map(Math.round),
+      },
+      raw_baseline_repush: {
+        items_per_s: rate(baselineMs),
+        wall_ms: Math.round(baselineMs),
+        all_wall_ms: baselines.map(Math.round),
+      },
       ratio_repush_vs_baseline: +(baselineMs / repushMs).toFixed(2),
       targets: { end_to_end_ge_1500: rate(liveMs) >= 1500, unchanged_repush_ge_30000: rate(repushMs) >= 30_000 },
     };

@@ -21,7 +21,10 @@ function rng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const WORDS = 'the a garden lamp oak table chair coffee blue green river light stone market price order shipping fast quality warm evening morning city design craft handmade linen wool steel glass paper modern classic simple'.split(' ');
+const WORDS =
+  'the a garden lamp oak table chair coffee blue green river light stone market price order shipping fast quality warm evening morning city design craft handmade linen wool steel glass paper modern classic simple'.split(
+    ' ',
+  );
 function sentence(r, n) {
   const words = [];
   for (let i = 0; i < n; i += 1) words.push(WORDS[Math.floor(r() * WORDS.length)]);
@@ -34,12 +37,35 @@ function page(i) {
   const title = sentence(r, 6).slice(0, -1);
   const price = (5 + Math.floor(r() * 500) + 0.99).toFixed(2);
   const ld = {
-    '@context': 'https://schema.org', '@graph': [
-      { '@type': 'Organization', '@id': 'https://shop.example/#org', name: 'Example Shop', url: 'https://shop.example/' },
-      { '@type': 'Product', '@id': `https://shop.example/p/${i}#product`, name: title, sku: `SKU-${i}`, description: sentence(r, 20),
+    '@context': 'https://schema.org',
+    '@graph': [
+      {
+        '@type': 'Organization',
+        '@id': 'https://shop.example/#org',
+        name: 'Example Shop',
+        url: 'https://shop.example/',
+      },
+      {
+        '@type': 'Product',
+        '@id': `https://shop.example/p/${i}#product`,
+        name: title,
+        sku: `SKU-${i}`,
+        description: sentence(r, 20),
         brand: { '@type': 'Brand', name: `Brand ${i % 37}` },
-        offers: { '@type': 'Offer', price, priceCurrency: 'EUR', availability: 'https://schema.org/InStock', priceValidUntil: '2026-12-31', seller: { '@id': 'https://shop.example/#org' } },
-        aggregateRating: { '@type': 'AggregateRating', ratingValue: (3 + r() * 2).toFixed(1), reviewCount: Math.floor(r() * 900) } },
+        offers: {
+          '@type': 'Offer',
+          price,
+          priceCurrency: 'EUR',
+          availability: 'https://schema.org/InStock',
+          priceValidUntil: '2026-12-31',
+          seller: { '@id': 'https://shop.example/#org' },
+        },
+        aggregateRating: {
+          '@type': 'AggregateRating',
+          ratingValue: (3 + r() * 2).toFixed(1),
+          reviewCount: Math.floor(r() * 900),
+        },
+      },
     ],
   };
   const head = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} | Example Shop</title>
@@ -56,9 +82,11 @@ function page(i) {
     let chunk;
     const kind = r();
     if (kind < 0.12) chunk = `<h2>${sentence(r, 4).slice(0, -1)}${r() < 0.3 ? '?' : ''}</h2>`;
-    else if (kind < 0.18) chunk = `<dl><dt>Material</dt><dd>${WORDS[section % WORDS.length]}</dd><dt>Weight</dt><dd>${section} kg</dd></dl>`;
+    else if (kind < 0.18)
+      chunk = `<dl><dt>Material</dt><dd>${WORDS[section % WORDS.length]}</dd><dt>Weight</dt><dd>${section} kg</dd></dl>`;
     else if (kind < 0.22) chunk = `<ul>${Array.from({ length: 4 }, () => `<li>${sentence(r, 7)}</li>`).join('')}</ul>`;
-    else chunk = `<p>${sentence(r, 12 + Math.floor(r() * 30))} <a href="/x/${section}">${sentence(r, 3)}</a> ${sentence(r, 15)}</p>`;
+    else
+      chunk = `<p>${sentence(r, 12 + Math.floor(r() * 30))} <a href="/x/${section}">${sentence(r, 3)}</a> ${sentence(r, 15)}</p>`;
     parts.push(chunk);
     size += chunk.length;
     section += 1;
@@ -67,13 +95,27 @@ function page(i) {
   return parts.join('\n');
 }
 
-const site = { websiteId: 'bench', domain: 'shop.example', brand: 'Example Shop', defaultLanguage: 'en', plan: 'free', verification: { method: null, state: 'pending' }, aliases: [] };
+const site = {
+  websiteId: 'bench',
+  domain: 'shop.example',
+  brand: 'Example Shop',
+  defaultLanguage: 'en',
+  plan: 'free',
+  verification: { method: null, state: 'pending' },
+  aliases: [],
+};
 const items = [];
 let bytes = 0;
 for (let i = 0; i < PAGES; i += 1) {
   const html = page(i);
   bytes += html.length;
-  items.push({ type: 'product', id: `p-${i}`, url: `https://shop.example/p/${i}`, html, checksum: 'sha256:' + createHash('sha256').update(html).digest('hex') });
+  items.push({
+    type: 'product',
+    id: `p-${i}`,
+    url: `https://shop.example/p/${i}`,
+    html,
+    checksum: 'sha256:' + createHash('sha256').update(html).digest('hex'),
+  });
 }
 
 // Warm-up, then parser alone, then the extractor, on the same pages.
@@ -83,7 +125,9 @@ for (let i = 0; i < Math.min(200, PAGES); i += 1) {
 }
 let t0 = process.hrtime.bigint();
 let nodes = 0;
-for (const item of items) nodes += parseDocument(item.html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true }).children.length;
+for (const item of items)
+  nodes += parseDocument(item.html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true })
+    .children.length;
 const parseMs = Number(process.hrtime.bigint() - t0) / 1e6;
 t0 = process.hrtime.bigint();
 let facts = 0;
@@ -96,7 +140,9 @@ for (const item of items) {
 const extractMs = Number(process.hrtime.bigint() - t0) / 1e6;
 const rate = (PAGES * 1000) / extractMs;
 const parseRate = (PAGES * 1000) / parseMs;
-console.log(`pages: ${PAGES}, average ${(bytes / PAGES / 1024).toFixed(1)} KB, ${facts} facts, ${chunks} chunks (${nodes > 0 ? 'parsed' : ''})`);
+console.log(
+  `pages: ${PAGES}, average ${(bytes / PAGES / 1024).toFixed(1)} KB, ${facts} facts, ${chunks} chunks (${nodes > 0 ? 'parsed' : ''})`,
+);
 console.log(`parser only (htmlparser2): ${parseRate.toFixed(0)} pages/s (${parseMs.toFixed(0)} ms)`);
 console.log(`extractItem:               ${rate.toFixed(0)} pages/s (${extractMs.toFixed(0)} ms), target >= ${TARGET}`);
 console.log(`ratio extract / parse time: ${(extractMs / parseMs).toFixed(2)}x`);

@@ -16,18 +16,31 @@ import { GRAPH_DB_OPTIONS } from '../dist/ingest/graph/schema.js';
 import { openDatabase } from '../dist/platform/storage/sqlite.js';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
-const flag = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+const flag = (name, fallback) =>
+  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
 const N = flag('--items', 10_000);
 const REPS = flag('--reps', 5);
 const DOMAIN = 'shop.example';
-const site = { websiteId: 'web_BENCH', domain: DOMAIN, brand: 'Acme', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: [] };
-const WIDE_INDEX = 'DROP INDEX fact_candidates_by_language; CREATE INDEX fact_candidates_by_language ON fact_candidates(language, fact_id, rank, item_key, ordinal)';
+const site = {
+  websiteId: 'web_BENCH',
+  domain: DOMAIN,
+  brand: 'Acme',
+  defaultLanguage: 'en',
+  plan: 'pro',
+  verification: { method: 'dns_txt', state: 'verified' },
+  aliases: [],
+};
+const WIDE_INDEX =
+  'DROP INDEX fact_candidates_by_language; CREATE INDEX fact_candidates_by_language ON fact_candidates(language, fact_id, rank, item_key, ordinal)';
 
 const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-fact-read-'));
 try {
   const narrowFile = join(dir, 'narrow.sqlite');
   const wideFile = join(dir, 'wide.sqlite');
-  const items = Array.from({ length: N }, (_, i) => ({ ...kettlePage(i, DOMAIN), checksum: 'sha256:' + i.toString(16).padStart(64, '0') }));
+  const items = Array.from({ length: N }, (_, i) => ({
+    ...kettlePage(i, DOMAIN),
+    checksum: 'sha256:' + i.toString(16).padStart(64, '0'),
+  }));
   const built = buildGraphFromItems(items, site, { file: narrowFile, receivedAt: '2026-02-01T12:00:00.000Z' });
   built.db.pragma('wal_checkpoint(TRUNCATE)');
   built.close();
@@ -35,7 +48,10 @@ try {
   const wide = openDatabase(wideFile, GRAPH_DB_OPTIONS);
   wide.exec(WIDE_INDEX);
   wide.close();
-  const graphs = [['language_index', narrowFile], ['wide_index', wideFile]].map(([label, file]) => ({ label, file, runs: [] }));
+  const graphs = [
+    ['language_index', narrowFile],
+    ['wide_index', wideFile],
+  ].map(([label, file]) => ({ label, file, runs: [] }));
   let candidates = 0;
   for (let rep = 0; rep < REPS; rep++) {
     for (const graph of graphs) {
@@ -51,13 +67,24 @@ try {
     }
   }
   const fastest = Object.fromEntries(graphs.map((g) => [g.label, Math.round(Math.min(...g.runs))]));
-  console.log(JSON.stringify({
-    machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-    node: process.version, items: N, reps: REPS, fact_candidates: candidates,
-    read_ms: fastest,
-    all_ms: Object.fromEntries(graphs.map((g) => [g.label, g.runs.map(Math.round)])),
-    ratio_language_index_vs_wide: +(fastest.language_index / fastest.wide_index).toFixed(2),
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+        node: process.version,
+        items: N,
+        reps: REPS,
+        fact_candidates: candidates,
+        read_ms: fastest,
+        all_ms: Object.fromEntries(graphs.map((g) => [g.label, g.runs.map(Math.round)])),
+        ratio_language_index_vs_wide: +(fastest.language_index / fastest.wide_index).toFixed(2),
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

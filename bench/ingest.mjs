@@ -33,7 +33,8 @@ async function baselineServer(dir) {
   let n = 0;
   const write = db.transaction((items) => {
     const at = new Date().toISOString();
-    for (const item of items) insert.run(`raw_${++n}`, item.type, item.id, item.checksum, item.url, JSON.stringify(item), at);
+    for (const item of items)
+      insert.run(`raw_${++n}`, item.type, item.id, item.checksum, item.url, JSON.stringify(item), at);
   });
   const server = createServer((req, res) => {
     const chunks = [];
@@ -41,20 +42,48 @@ async function baselineServer(dir) {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       write(body.items);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data: { accepted: body.items.length } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, data: { accepted: body.items.length } }));
     });
   });
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 }
 
 function nodectl(dataDir, args) {
-  return JSON.parse(execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], { encoding: 'utf8', env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' } }));
+  return JSON.parse(
+    execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
+    }),
+  );
 }
 
 function words(n, seed) {
-  const vocab = ['river', 'mountain', 'coffee', 'ceramic', 'handmade', 'delivery', 'guarantee', 'warranty', 'organic', 'recipe', 'weekend', 'workshop', 'booking', 'price', 'colour', 'size'];
-  let s = seed, out = [];
-  for (let i = 0; i < n; i++) { s = (s * 1103515245 + 12345) % 2147483648; out.push(vocab[s % vocab.length]); }
+  const vocab = [
+    'river',
+    'mountain',
+    'coffee',
+    'ceramic',
+    'handmade',
+    'delivery',
+    'guarantee',
+    'warranty',
+    'organic',
+    'recipe',
+    'weekend',
+    'workshop',
+    'booking',
+    'price',
+    'colour',
+    'size',
+  ];
+  let s = seed,
+    out = [];
+  for (let i = 0; i < n; i++) {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    out.push(vocab[s % vocab.length]);
+  }
   return out.join(' ');
 }
 
@@ -65,9 +94,18 @@ function makeItems(computeItemChecksum, count) {
     const targetBytes = 2048 + ((i * 7919) % (18 * 1024));
     let html = `<!doctype html><html><head><title>Page ${i}</title><meta name="description" content="${words(12, i)}"><script type="application/ld+json">{"@type":"Product","name":"Item ${i}","offers":{"price":"${(i % 90) + 9}.00","priceCurrency":"EUR"}}</script></head><body><h1>Item ${i}</h1>`;
     let p = 0;
-    while (html.length < targetBytes) html += `<h2>Section ${p}</h2><p>${words(60, i * 31 + p)}</p><ul><li>${words(5, p)}</li><li>${words(6, p + 1)}</li></ul>`, p++;
+    while (html.length < targetBytes)
+      ((html += `<h2>Section ${p}</h2><p>${words(60, i * 31 + p)}</p><ul><li>${words(5, p)}</li><li>${words(6, p + 1)}</li></ul>`),
+        p++);
     html += '</body></html>';
-    const base = { type: 'page', id: `page:${i}`, url: `https://bench.example.com/p/${i}`, title: `Item ${i}`, html, language: 'en' };
+    const base = {
+      type: 'page',
+      id: `page:${i}`,
+      url: `https://bench.example.com/p/${i}`,
+      title: `Item ${i}`,
+      html,
+      language: 'en',
+    };
     items.push({ ...base, checksum: computeItemChecksum(base) });
   }
   return items;
@@ -93,65 +131,168 @@ async function phase(pid, bodies, send) {
   const result = await drive(bodies, send);
   const after = cpuMsOf(pid);
   const client = process.cpuUsage(clientBefore);
-  return { ...result, cpuMsPerBatch: before === null || after === null ? null : (after - before) / bodies.length, clientCpuMsPerBatch: (client.user + client.system) / 1000 / bodies.length };
+  return {
+    ...result,
+    cpuMsPerBatch: before === null || after === null ? null : (after - before) / bodies.length,
+    clientCpuMsPerBatch: (client.user + client.system) / 1000 / bodies.length,
+  };
 }
 
-function pct(sorted, p) { return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]; }
+function pct(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
 
 /** Sends bodies with `CONCURRENCY` in flight; returns wall time and per-request latencies. */
 async function drive(bodies, send) {
   const lat = [];
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < bodies.length) {
-      const i = next++;
-      const t = performance.now();
-      await send(bodies[i], i);
-      lat.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const i = next++;
+        const t = performance.now();
+        await send(bodies[i], i);
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
   const wall = performance.now() - t0;
   lat.sort((a, b) => a - b);
   return { wallMs: wall, p50: pct(lat, 50), p99: pct(lat, 99) };
 }
 
 async function main() {
-  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(join(ROOT, 'dist', 'client', 'index.js'));
+  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(
+    join(ROOT, 'dist', 'client', 'index.js')
+  );
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-ingest-'));
   const children = [];
   try {
-    const user = nodectl(dir, ['admin', 'user', 'create', '--email', 'bench@example.com', '--password', 'bench-password-1']);
-    const org = nodectl(dir, ['admin', 'org', 'create', '--name', 'Bench', '--owner', user.email, '--plan', 'business']);
-    const site = nodectl(dir, ['admin', 'website', 'create', '--org', org.id, '--domain', 'bench.example.com', '--name', 'Bench', '--verified', 'dns_txt']);
-    const conn = nodectl(dir, ['admin', 'connector', 'create', '--website', site.id, '--type', 'bench', '--source-types', 'page']);
+    const user = nodectl(dir, [
+      'admin',
+      'user',
+      'create',
+      '--email',
+      'bench@example.com',
+      '--password',
+      'bench-password-1',
+    ]);
+    const org = nodectl(dir, [
+      'admin',
+      'org',
+      'create',
+      '--name',
+      'Bench',
+      '--owner',
+      user.email,
+      '--plan',
+      'business',
+    ]);
+    const site = nodectl(dir, [
+      'admin',
+      'website',
+      'create',
+      '--org',
+      org.id,
+      '--domain',
+      'bench.example.com',
+      '--name',
+      'Bench',
+      '--verified',
+      'dns_txt',
+    ]);
+    const conn = nodectl(dir, [
+      'admin',
+      'connector',
+      'create',
+      '--website',
+      site.id,
+      '--type',
+      'bench',
+      '--source-types',
+      'page',
+    ]);
 
-    const daemon = spawn('node', [...(process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : []), BIN, '--data-dir', dir, 'serve', '--host', '127.0.0.1', '--port', '0'], {
-      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn', NODECTL_JOB_POLL_MS: '3600000' }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const daemon = spawn(
+      'node',
+      [
+        ...(process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : []),
+        BIN,
+        '--data-dir',
+        dir,
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+      ],
+      {
+        env: { ...process.env, NODECTL_LOG_LEVEL: 'warn', NODECTL_JOB_POLL_MS: '3600000' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.push(daemon);
     const url = await new Promise((resolve, reject) => {
       let out = '';
       const t = setTimeout(() => reject(new Error('daemon did not start:\n' + out)), 20000);
-      daemon.stderr.on('data', (c) => { out += c; const m = /listening on (http:\/\/\S+)/.exec(out); if (m) { clearTimeout(t); resolve(m[1]); } });
+      daemon.stderr.on('data', (c) => {
+        out += c;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) {
+          clearTimeout(t);
+          resolve(m[1]);
+        }
+      });
     });
 
     const items = makeItems(computeItemChecksum, BATCHES * BATCH_SIZE);
     const bodies = [];
-    for (let b = 0; b < BATCHES; b++) bodies.push(Buffer.from(JSON.stringify({ website_id: site.id, partial: true, items: items.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE) })));
+    for (let b = 0; b < BATCHES; b++)
+      bodies.push(
+        Buffer.from(
+          JSON.stringify({
+            website_id: site.id,
+            partial: true,
+            items: items.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE),
+          }),
+        ),
+      );
     const totalBytes = bodies.reduce((n, b) => n + b.length, 0);
     const agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });
     const key = deriveSigningKey(parseConnectorToken(conn.token).secret, site.id);
-    let accepted = 0, skipped = 0;
+    let accepted = 0,
+      skipped = 0;
     const sendSigned = async (body) => {
-      const headers = signRequest({ token: conn.token, websiteId: site.id, path: '/v1/ingest/batch', body, signingKey: key });
-      const res = await request(url + '/v1/ingest/batch', { method: 'POST', dispatcher: agent, body, headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID(), 'x-site-domain': 'bench.example.com' } });
+      const headers = signRequest({
+        token: conn.token,
+        websiteId: site.id,
+        path: '/v1/ingest/batch',
+        body,
+        signingKey: key,
+      });
+      const res = await request(url + '/v1/ingest/batch', {
+        method: 'POST',
+        dispatcher: agent,
+        body,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+          'x-site-domain': 'bench.example.com',
+        },
+      });
       const env = await res.body.json();
       if (!env.ok) throw new Error(JSON.stringify(env.error));
-      accepted += env.data.accepted; skipped += env.data.skipped;
+      accepted += env.data.accepted;
+      skipped += env.data.skipped;
     };
     // Warm-up on a different id space so the measured run inserts only new rows.
-    const warm = makeItems(computeItemChecksum, BATCH_SIZE).map((it) => ({ ...it, id: 'warm:' + it.id, checksum: it.checksum }));
+    const warm = makeItems(computeItemChecksum, BATCH_SIZE).map((it) => ({
+      ...it,
+      id: 'warm:' + it.id,
+      checksum: it.checksum,
+    }));
     await sendSigned(Buffer.from(JSON.stringify({ website_id: site.id, items: warm })));
     accepted = 0;
 
@@ -164,7 +305,12 @@ async function main() {
     children.push(baseline);
     const { port } = await new Promise((resolve) => baseline.once('message', resolve));
     const sendRaw = async (body) => {
-      const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', dispatcher: agent, body, headers: { 'content-type': 'application/json' } });
+      const res = await request(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        dispatcher: agent,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       await res.body.json();
     };
     await sendRaw(Buffer.from(JSON.stringify({ items: warm })));
@@ -172,15 +318,31 @@ async function main() {
 
     const n = items.length;
     const rate = (r) => Math.round(n / (r.wallMs / 1000));
-    const figures = (r) => ({ items_per_s: rate(r), p50_ms: +r.p50.toFixed(1), p99_ms: +r.p99.toFixed(1), server_cpu_ms_per_batch: r.cpuMsPerBatch === null ? null : +r.cpuMsPerBatch.toFixed(1), client_cpu_ms_per_batch: +r.clientCpuMsPerBatch.toFixed(1) });
+    const figures = (r) => ({
+      items_per_s: rate(r),
+      p50_ms: +r.p50.toFixed(1),
+      p99_ms: +r.p99.toFixed(1),
+      server_cpu_ms_per_batch: r.cpuMsPerBatch === null ? null : +r.cpuMsPerBatch.toFixed(1),
+      client_cpu_ms_per_batch: +r.clientCpuMsPerBatch.toFixed(1),
+    });
     const report = {
-      machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}`, node: process.version,
-      items: n, batches: BATCHES, batch_size: BATCH_SIZE, concurrency: CONCURRENCY, avg_item_html_kb: +(totalBytes / n / 1024).toFixed(1), payload_mb: +(totalBytes / 1048576).toFixed(1),
+      machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}`,
+      node: process.version,
+      items: n,
+      batches: BATCHES,
+      batch_size: BATCH_SIZE,
+      concurrency: CONCURRENCY,
+      avg_item_html_kb: +(totalBytes / n / 1024).toFixed(1),
+      payload_mb: +(totalBytes / 1048576).toFixed(1),
       accepted: { items: acceptedCount, ...figures(first) },
       unchanged_repush: { skipped: skippedCount, ...figures(again) },
       raw_baseline: figures(raw),
       ratio_accepted_vs_raw: +(rate(first) / rate(raw)).toFixed(2),
-      targets: { accepted_ge_10000: rate(first) >= 10000, ratio_ge_0_5: rate(first) / rate(raw) >= 0.5, unchanged_ge_30000: rate(again) >= 30000 },
+      targets: {
+        accepted_ge_10000: rate(first) >= 10000,
+        ratio_ge_0_5: rate(first) / rate(raw) >= 0.5,
+        unchanged_ge_30000: rate(again) >= 30000,
+      },
     };
     console.log(JSON.stringify(report, null, 2));
     await agent.close();

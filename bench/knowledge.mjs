@@ -44,7 +44,15 @@ const QUERIES = flag('--queries', 400);
 const ROUNDS = flag('--rounds', 3);
 const baselineAt = process.argv.indexOf('--baseline');
 const BASELINE = baselineAt > 0 ? resolve(process.argv[baselineAt + 1]) : undefined;
-const site = { websiteId: 'web_BENCH', domain: 'shop.example', brand: 'Acme', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: [] };
+const site = {
+  websiteId: 'web_BENCH',
+  domain: 'shop.example',
+  brand: 'Acme',
+  defaultLanguage: 'en',
+  plan: 'pro',
+  verification: { method: 'dns_txt', state: 'verified' },
+  aliases: [],
+};
 const RECEIVED = '2026-02-01T12:00:00.000Z';
 /** Items a content.ingest write transaction takes (src/ingest/graph/process-raw-items.ts). */
 const BATCH = 500;
@@ -82,12 +90,26 @@ async function measureBuildCost(count) {
       const file = join(dir, `${name}-${run}.sqlite`);
       const db = b.openDatabase(file, b.GRAPH_DB_OPTIONS);
       if (name === 'without_index') {
-        for (const { type, name: object } of db.prepare(`SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'index') AND name LIKE 'search\\_%' ESCAPE '\\'`).all()) db.exec(`DROP ${type.toUpperCase()} ${object}`);
+        for (const { type, name: object } of db
+          .prepare(
+            `SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'index') AND name LIKE 'search\\_%' ESCAPE '\\'`,
+          )
+          .all())
+          db.exec(`DROP ${type.toUpperCase()} ${object}`);
       }
-      const out = b.writeRawItems(db, items, (i) => JSON.stringify(items[i]), { connectorId: 'conn_bench', defaultLanguage: 'en', receivedAt: RECEIVED });
+      const out = b.writeRawItems(db, items, (i) => JSON.stringify(items[i]), {
+        connectorId: 'conn_bench',
+        defaultLanguage: 'en',
+        receivedAt: RECEIVED,
+      });
       const cpu = cpuMs();
       const start = performance.now();
-      const result = b.processRawItems(db, site, out.map((o) => o.rawContentId), { now: RECEIVED });
+      const result = b.processRawItems(
+        db,
+        site,
+        out.map((o) => o.rawContentId),
+        { now: RECEIVED },
+      );
       const wall = performance.now() - start;
       const used = cpuMs() - cpu;
       if (result.failed > 0) throw new Error(`${name}: ${result.failed} items failed`);
@@ -135,7 +157,9 @@ function store(db, contributions, spent) {
 const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-knowledge-'));
 try {
   // 1. Build cost of the index: the content.ingest path, this build against the baseline's.
-  const buildCost = BASELINE ? await measureBuildCost(Math.min(N, 5000)) : 'pass --baseline <dist of the same code without the index>';
+  const buildCost = BASELINE
+    ? await measureBuildCost(Math.min(N, 5000))
+    : 'pass --baseline <dist of the same code without the index>';
   console.error(JSON.stringify({ build_cost: buildCost }));
   gen = createItemGenerator(42);
 
@@ -145,19 +169,31 @@ try {
   for (let start = 0; start < N; start += BATCH * 2) {
     const t = cpuMs();
     const batch = [];
-    for (let i = start; i < Math.min(N, start + BATCH * 2); i++) batch.push(extractItem(item(i), site, { receivedAt: RECEIVED }));
+    for (let i = start; i < Math.min(N, start + BATCH * 2); i++)
+      batch.push(extractItem(item(i), site, { receivedAt: RECEIVED }));
     spent.extract += cpuMs() - t;
     store(db, batch, spent);
   }
   // Documents per kind: FTS5's docsize table has a row per document, each kind in its rowid range.
-  const docs = Object.fromEntries(Object.entries(ROWID_RANGE).map(([kind, r]) => [kind, db.prepare('SELECT COUNT(*) FROM search_fts_docsize WHERE id BETWEEN ? AND ?').pluck().get(r.first, r.last)]));
+  const docs = Object.fromEntries(
+    Object.entries(ROWID_RANGE).map(([kind, r]) => [
+      kind,
+      db.prepare('SELECT COUNT(*) FROM search_fts_docsize WHERE id BETWEEN ? AND ?').pluck().get(r.first, r.last),
+    ]),
+  );
   const indexBytes = (() => {
-    try { return db.prepare(`SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'search%'`).pluck().get(); } catch { return null; }
+    try {
+      return db.prepare(`SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'search%'`).pluck().get();
+    } catch {
+      return null;
+    }
   })();
   const fileBytes = db.pragma('page_count', { simple: true }) * db.pragma('page_size', { simple: true });
 
   // Documents per vocabulary word (counted up to 20,001), to pick words that occur.
-  const counter = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT 20001)`).pluck();
+  const counter = db
+    .prepare(`SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT 20001)`)
+    .pluck();
   const occurring = VOCAB.map((word) => ({ word, docs: counter.get(`"${word}"`) }));
   const rare = occurring.filter((w) => w.docs >= 2 && w.docs <= 1000).map((w) => w.word);
   // Ranked with the most work: just under COMMON_DOCUMENTS (src/output/knowledge/search.ts).
@@ -195,7 +231,9 @@ try {
   const results = {};
   const all = { fts: [], like: [] };
   for (const [name, make] of Object.entries(classes)) {
-    const fts = [], scan = [], hits = [];
+    const fts = [],
+      scan = [],
+      hits = [];
     for (let q = 0; q < perClass; q++) {
       const { query, extra } = make();
       let t = performance.now();
@@ -207,21 +245,48 @@ try {
     }
     all.fts.push(...fts);
     all.like.push(...scan);
-    results[name] = { fts_p50_ms: round(median(fts)), fts_p99_ms: round(quantile(fts, 0.99)), like_p50_ms: round(median(scan)), like_p99_ms: round(quantile(scan, 0.99)), median_hits: median(hits) };
+    results[name] = {
+      fts_p50_ms: round(median(fts)),
+      fts_p99_ms: round(quantile(fts, 0.99)),
+      like_p50_ms: round(median(scan)),
+      like_p99_ms: round(quantile(scan, 0.99)),
+      median_hits: median(hits),
+    };
   }
   db.close();
-  console.log(JSON.stringify({
-    items: N,
-    build_cost: buildCost,
-    graph: {
-      cpu_ms: { extract: round(spent.extract, 0), store: round(spent.store, 0), index: round(spent.index, 0) },
-      index_share_of_store: round(spent.index / spent.store, 3),
-      index_share_of_extract_and_store: round(spent.index / (spent.extract + spent.store), 3),
-      docs, index_bytes: indexBytes, file_bytes: fileBytes,
-    },
-    vocabulary: { words_in_no_document: occurring.filter((w) => w.docs === 0).length, words_in_2_to_1000: rare.length, words_in_5000_to_10000: busiest.length, words_in_over_20000: occurring.filter((w) => w.docs > 20000).length },
-    search: { all: { fts_p50_ms: round(median(all.fts)), fts_p99_ms: round(quantile(all.fts, 0.99)), like_p50_ms: round(median(all.like)), like_p99_ms: round(quantile(all.like, 0.99)) }, ...results },
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        items: N,
+        build_cost: buildCost,
+        graph: {
+          cpu_ms: { extract: round(spent.extract, 0), store: round(spent.store, 0), index: round(spent.index, 0) },
+          index_share_of_store: round(spent.index / spent.store, 3),
+          index_share_of_extract_and_store: round(spent.index / (spent.extract + spent.store), 3),
+          docs,
+          index_bytes: indexBytes,
+          file_bytes: fileBytes,
+        },
+        vocabulary: {
+          words_in_no_document: occurring.filter((w) => w.docs === 0).length,
+          words_in_2_to_1000: rare.length,
+          words_in_5000_to_10000: busiest.length,
+          words_in_over_20000: occurring.filter((w) => w.docs > 20000).length,
+        },
+        search: {
+          all: {
+            fts_p50_ms: round(median(all.fts)),
+            fts_p99_ms: round(quantile(all.fts, 0.99)),
+            like_p50_ms: round(median(all.like)),
+            like_p99_ms: round(quantile(all.like, 0.99)),
+          },
+          ...results,
+        },
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -23,10 +23,18 @@ const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-limits-'));
 const config = resolveConfig({ flags: { dataDir, rateLimitPerMinute: 1_000_000 }, env: {} });
 const services = createServices(config);
 await createUser(services.controlDb, { email: 'bench@example.com', password: 'correct-horse-battery' }, Date.now());
-const org = createOrganization(services.controlDb, { name: 'Bench', ownerEmail: 'bench@example.com', plan: 'business' }, Date.now());
+const org = createOrganization(
+  services.controlDb,
+  { name: 'Bench', ownerEmail: 'bench@example.com', plan: 'business' },
+  Date.now(),
+);
 const key = createApiKey(services.controlDb, { organizationId: org.id, role: 'viewer' }, Date.now()).key;
 
-const noLimits = { ...services, rateLimits: { increment: async () => 1, read: async () => 0 }, usage: { count() {}, flush() {}, close() {} } };
+const noLimits = {
+  ...services,
+  rateLimits: { increment: async () => 1, read: async () => 0 },
+  usage: { count() {}, flush() {}, close() {} },
+};
 async function serve(s) {
   const app = await buildApp(s);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -34,7 +42,12 @@ async function serve(s) {
 }
 const limited = await serve(services);
 const unlimited = await serve(noLimits);
-const load = (url) => new Promise((resolve, reject) => autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { 'x-api-key': key } }, (err, r) => (err ? reject(err) : resolve(r))));
+const load = (url) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { 'x-api-key': key } }, (err, r) =>
+      err ? reject(err) : resolve(r),
+    ),
+  );
 
 await load(limited.url);
 await load(unlimited.url);
@@ -53,19 +66,27 @@ const started = performance.now();
 for (let i = 0; i < N; i++) incrementSqliteCounter(services.controlDb, `bench:${i % 100}`, 0);
 const counterUs = ((performance.now() - started) * 1000) / N;
 
-const stored = services.controlDb.prepare("SELECT value FROM usage_counters WHERE organization_id = ? AND metric = 'api_requests'").get(org.id);
-console.log(JSON.stringify({
-  route: 'GET /v1/organizations/:id (API key)',
-  connections: CONNECTIONS,
-  seconds_per_round: DURATION,
-  with_limits_rps: Math.round(a.requests.average),
-  without_rps: Math.round(b.requests.average),
-  cost_pct: +((1 - a.requests.average / b.requests.average) * 100).toFixed(1),
-  with_limits_p99_ms: a.latency.p99,
-  without_p99_ms: b.latency.p99,
-  counter_write_us: +counterUs.toFixed(1),
-  api_requests_counted: stored?.value ?? 0,
-}, null, 2));
+const stored = services.controlDb
+  .prepare("SELECT value FROM usage_counters WHERE organization_id = ? AND metric = 'api_requests'")
+  .get(org.id);
+console.log(
+  JSON.stringify(
+    {
+      route: 'GET /v1/organizations/:id (API key)',
+      connections: CONNECTIONS,
+      seconds_per_round: DURATION,
+      with_limits_rps: Math.round(a.requests.average),
+      without_rps: Math.round(b.requests.average),
+      cost_pct: +((1 - a.requests.average / b.requests.average) * 100).toFixed(1),
+      with_limits_p99_ms: a.latency.p99,
+      without_p99_ms: b.latency.p99,
+      counter_write_us: +counterUs.toFixed(1),
+      api_requests_counted: stored?.value ?? 0,
+    },
+    null,
+    2,
+  ),
+);
 await limited.app.close();
 await unlimited.app.close();
 services.close();

@@ -40,12 +40,21 @@ try {
       wrong.push(await time('ada@example.com'));
     }
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    console.log(JSON.stringify({
-      machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-      node: process.version, reps: REPS,
-      median_ms: { unknown_email: +median(unknown).toFixed(1), wrong_password: +median(wrong).toFixed(1) },
-      ratio_unknown_vs_wrong: +(median(unknown) / median(wrong)).toFixed(2),
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(' ')}`,
+          node: process.version,
+          reps: REPS,
+          median_ms: { unknown_email: +median(unknown).toFixed(1), wrong_password: +median(wrong).toFixed(1) },
+          ratio_unknown_vs_wrong: +(median(unknown) / median(wrong)).toFixed(2),
+        },
+        null,
+        2,
+      ),
+    );
   } finally {
     ctx.close();
     db.close();

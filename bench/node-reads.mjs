@@ -24,9 +24,18 @@ const UA = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBo
 async function load(dist) {
   const at = (path) => import(pathToFileURL(join(dist, path)).href);
   return {
-    ...(await at('config/config.js')), ...(await at('app/services.js')), ...(await at('daemon/app.js')), ...(await at('tenancy/users.js')),
-    ...(await at('tenancy/organizations.js')), ...(await at('tenancy/websites.js')), ...(await at('compiler/index.js')), ...(await at('graph/build-from-items.js')),
-    ...(await at('storage/data-dir.js')), ...(await at('website/load-website.js')), ...(await at('publish/run-publish.js')), ...(await at('publish/targets/index.js')),
+    ...(await at('config/config.js')),
+    ...(await at('app/services.js')),
+    ...(await at('daemon/app.js')),
+    ...(await at('tenancy/users.js')),
+    ...(await at('tenancy/organizations.js')),
+    ...(await at('tenancy/websites.js')),
+    ...(await at('compiler/index.js')),
+    ...(await at('graph/build-from-items.js')),
+    ...(await at('storage/data-dir.js')),
+    ...(await at('website/load-website.js')),
+    ...(await at('publish/run-publish.js')),
+    ...(await at('publish/targets/index.js')),
   };
 }
 
@@ -37,22 +46,51 @@ async function startServing(m) {
   const config = m.resolveConfig({ flags: { dataDir: dir, rateLimitPerMinute: 1_000_000 }, env: {} });
   const services = m.createServices(config);
   await m.createUser(services.controlDb, { email: 'owner@bench.example', password: 'correct-horse-battery' });
-  const org = m.createOrganization(services.controlDb, { name: 'Bench', ownerEmail: 'owner@bench.example', plan: 'pro' });
-  const website = m.createWebsite(services.controlDb, { organizationId: org.id, domain: DOMAIN, name: 'Bench', verifiedMethod: 'dns_txt' });
+  const org = m.createOrganization(services.controlDb, {
+    name: 'Bench',
+    ownerEmail: 'owner@bench.example',
+    plan: 'pro',
+  });
+  const website = m.createWebsite(services.controlDb, {
+    organizationId: org.id,
+    domain: DOMAIN,
+    name: 'Bench',
+    verifiedMethod: 'dns_txt',
+  });
   const info = m.loadWebsiteInfo(services.controlDb, website.id);
-  m.buildGraphFromItems(m.loadFixture(join(ROOT, 'fixtures', 'shop')).items, info, { receivedAt: '2026-03-02T09:00:00Z', file: m.graphDbPath(services.layout, website.id) }).close();
+  m.buildGraphFromItems(m.loadFixture(join(ROOT, 'fixtures', 'shop')).items, info, {
+    receivedAt: '2026-03-02T09:00:00Z',
+    file: m.graphDbPath(services.layout, website.id),
+  }).close();
   const target = await m.createTargetFromSettings(config.settings);
-  await m.runPublish({ settings: config.settings, controlDb: services.controlDb, target, source: { kind: 'website', websiteId: website.id } });
+  await m.runPublish({
+    settings: config.settings,
+    controlDb: services.controlDb,
+    target,
+    source: { kind: 'website', websiteId: website.id },
+  });
   await target.close();
   const app = await m.buildApp(services);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url, async stop() { await app.close(); services.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    url,
+    async stop() {
+      await app.close();
+      services.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function measure(m) {
   const server = await startServing(m);
   try {
-    const result = await autocannon({ url: `${server.url}/nodes/${DOMAIN}/llms.txt`, connections: 20, duration: SECONDS, headers: { 'user-agent': UA } });
+    const result = await autocannon({
+      url: `${server.url}/nodes/${DOMAIN}/llms.txt`,
+      connections: 20,
+      duration: SECONDS,
+      headers: { 'user-agent': UA },
+    });
     if (result.non2xx > 0) throw new Error(`${result.non2xx} answers were not 2xx`);
     return { rps: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99 };
   } finally {
@@ -63,8 +101,12 @@ async function measure(m) {
 const builds = { current: await load(join(ROOT, 'dist')) };
 if (BASELINE) builds.baseline = await load(resolve(BASELINE));
 const runs = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
-for (let round = 0; round < (BASELINE ? 3 : 1); round++) for (const [name, m] of Object.entries(builds)) runs[name].push(await measure(m));
+for (let round = 0; round < (BASELINE ? 3 : 1); round++)
+  for (const [name, m] of Object.entries(builds)) runs[name].push(await measure(m));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const summary = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, { rps_median: median(list.map((r) => r.rps)), runs: list }]));
-if (BASELINE) summary.rps_change = Math.round((summary.current.rps_median / summary.baseline.rps_median - 1) * 1000) / 1000;
+const summary = Object.fromEntries(
+  Object.entries(runs).map(([name, list]) => [name, { rps_median: median(list.map((r) => r.rps)), runs: list }]),
+);
+if (BASELINE)
+  summary.rps_change = Math.round((summary.current.rps_median / summary.baseline.rps_median - 1) * 1000) / 1000;
 console.log(JSON.stringify({ seconds: SECONDS, file: 'llms.txt', ...summary }, null, 2));

@@ -32,20 +32,36 @@ try {
   const services = createServices(config);
   await createUser(services.controlDb, { email: 'owner@bench.example', password: 'correct-horse-battery' });
   const org = createOrganization(services.controlDb, { name: 'Bench', ownerEmail: 'owner@bench.example', plan: 'pro' });
-  const websiteId = createWebsite(services.controlDb, { organizationId: org.id, domain: 'shop.example', name: 'Bench', verifiedMethod: 'dns_txt' }).id;
+  const websiteId = createWebsite(services.controlDb, {
+    organizationId: org.id,
+    domain: 'shop.example',
+    name: 'Bench',
+    verifiedMethod: 'dns_txt',
+  }).id;
   const site = loadWebsiteInfo(services.controlDb, websiteId);
   const graph = services.graphs.get(websiteId);
   const gen = createItemGenerator(42);
   for (let start = 0; start < N; start += 1000) {
     const items = Array.from({ length: Math.min(1000, N - start) }, (_, i) => gen.item(start + i));
-    const out = writeRawItems(graph, items, (i) => JSON.stringify(items[i]), { connectorId: 'conn_bench', defaultLanguage: 'en', receivedAt: '2026-02-01T12:00:00.000Z' });
-    processRawItems(graph, site, out.map((o) => o.rawContentId), { now: '2026-02-01T12:00:00.000Z' });
+    const out = writeRawItems(graph, items, (i) => JSON.stringify(items[i]), {
+      connectorId: 'conn_bench',
+      defaultLanguage: 'en',
+      receivedAt: '2026-02-01T12:00:00.000Z',
+    });
+    processRawItems(
+      graph,
+      site,
+      out.map((o) => o.rawContentId),
+      { now: '2026-02-01T12:00:00.000Z' },
+    );
   }
   const target = await createTargetFromSettings(config.settings);
   const runs = { compile: [], preview: [], cached: [] };
   for (let round = 0; round < 3; round++) {
     let t = performance.now();
-    await compileWebsite(config.settings.dataDir, websiteId, join(dir, `node-${round}`), { buildTime: '2026-03-01T00:00:00Z' });
+    await compileWebsite(config.settings.dataDir, websiteId, join(dir, `node-${round}`), {
+      buildTime: '2026-03-01T00:00:00Z',
+    });
     runs.compile.push(performance.now() - t);
     const previews = createPreviewService(services, async () => target);
     t = performance.now();
@@ -60,15 +76,21 @@ try {
   await target.close();
   services.close();
   const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(median(v) * 10) / 10]));
-  console.log(JSON.stringify({
-    items: N,
-    compile_ms: m.compile,
-    preview_ms: m.preview,
-    cached_preview_ms: m.cached,
-    preview_vs_compile: Math.round((m.preview / m.compile) * 1000) / 1000,
-    first_vs_cached: Math.round(m.preview / m.cached),
-    runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map((x) => Math.round(x))])),
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        items: N,
+        compile_ms: m.compile,
+        preview_ms: m.preview,
+        cached_preview_ms: m.cached,
+        preview_vs_compile: Math.round((m.preview / m.compile) * 1000) / 1000,
+        first_vs_cached: Math.round(m.preview / m.cached),
+        runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map((x) => Math.round(x))])),
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

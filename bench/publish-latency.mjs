@@ -22,13 +22,29 @@ const BIN = new URL('../bin/nodectl', import.meta.url).pathname;
 const DOMAIN = 'latency.example';
 const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-latency-'));
 
-const cli = (...args) => JSON.parse(execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], { encoding: 'utf8', env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' } }));
+const cli = (...args) =>
+  JSON.parse(
+    execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
+    }),
+  );
 
 function item(i) {
   const kind = i % 3 === 0 ? 'post' : 'product';
-  const words = Array.from({ length: 120 }, (_, w) => ['coffee', 'grinder', 'roast', 'espresso', 'filter', 'bean', 'origin', 'brew'][(i * 7 + w) % 8]).join(' ');
+  const words = Array.from(
+    { length: 120 },
+    (_, w) => ['coffee', 'grinder', 'roast', 'espresso', 'filter', 'bean', 'origin', 'brew'][(i * 7 + w) % 8],
+  ).join(' ');
   const text = `${kind === 'product' ? 'Product' : 'Article'} ${i}\n\n${words}.\n\nMade in Hamburg. Item number ${i}.`;
-  const base = { type: kind, id: `${kind}:${i}`, url: `https://${DOMAIN}/${kind}s/${i}`, title: `${kind === 'product' ? 'Product' : 'Article'} ${i}`, text, checksum: 'sha256:' + i.toString(16).padStart(64, '0') };
+  const base = {
+    type: kind,
+    id: `${kind}:${i}`,
+    url: `https://${DOMAIN}/${kind}s/${i}`,
+    title: `${kind === 'product' ? 'Product' : 'Article'} ${i}`,
+    text,
+    checksum: 'sha256:' + i.toString(16).padStart(64, '0'),
+  };
   if (kind === 'product') base.json = { price: { amount: 10 + (i % 90), currency: 'EUR' }, sku: `SKU-${i}` };
   return base;
 }
@@ -46,11 +62,13 @@ async function probe(url, { until, ms }) {
   const stopAt = ms === undefined ? Infinity : performance.now() + ms;
   while (!done && performance.now() < stopAt) {
     const sent = performance.now();
-    inflight.push(fetch(`${url}/healthz`).then(async (res) => {
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`/healthz answered ${res.status}`);
-      latencies.push(performance.now() - sent);
-    }));
+    inflight.push(
+      fetch(`${url}/healthz`).then(async (res) => {
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`/healthz answered ${res.status}`);
+        latencies.push(performance.now() - sent);
+      }),
+    );
     await new Promise((r) => setTimeout(r, INTERVAL));
   }
   await Promise.all(inflight);
@@ -61,32 +79,57 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-const summary = (values) => ({ samples: values.length, p50Ms: Number(percentile(values, 50).toFixed(1)), p99Ms: Number(percentile(values, 99).toFixed(1)), maxMs: Number(Math.max(...values).toFixed(1)) });
+const summary = (values) => ({
+  samples: values.length,
+  p50Ms: Number(percentile(values, 50).toFixed(1)),
+  p99Ms: Number(percentile(values, 99).toFixed(1)),
+  maxMs: Number(Math.max(...values).toFixed(1)),
+});
 
 let daemon;
 try {
   const user = `bench-${Date.now()}@example.com`;
   cli('admin', 'user', 'create', '--email', user, '--password', 'correct-horse-battery');
   const org = cli('admin', 'org', 'create', '--name', 'Bench', '--owner', user, '--plan', 'pro');
-  const website = cli('admin', 'website', 'create', '--org', org.id, '--domain', DOMAIN, '--name', 'Bench', '--verified', 'dns_txt');
+  const website = cli(
+    'admin',
+    'website',
+    'create',
+    '--org',
+    org.id,
+    '--domain',
+    DOMAIN,
+    '--name',
+    'Bench',
+    '--verified',
+    'dns_txt',
+  );
   const key = cli('admin', 'api-key', 'create', '--org', org.id, '--role', 'editor').key;
   const graphStarted = performance.now();
   const layout = dataDirLayout(dataDir);
   const control = openControlDb(layout);
   const info = loadWebsiteInfo(control, website.id);
   control.close();
-  buildGraphFromItems(Array.from({ length: ITEMS }, (_, i) => item(i)), info, { receivedAt: '2026-03-01T00:00:00Z', file: graphDbPath(layout, website.id) }).close();
+  buildGraphFromItems(
+    Array.from({ length: ITEMS }, (_, i) => item(i)),
+    info,
+    { receivedAt: '2026-03-01T00:00:00Z', file: graphDbPath(layout, website.id) },
+  ).close();
   console.error(`graph of ${ITEMS} items built in ${((performance.now() - graphStarted) / 1000).toFixed(1)} s`);
 
   daemon = await startDaemon();
   await probe(daemon.url, { ms: 500 }); // warm-up
   const idle = await probe(daemon.url, { ms: BASELINE_MS });
   const started = performance.now();
-  const publish = fetch(`${daemon.url}/v1/websites/${website.id}/publish`, { method: 'POST', headers: { authorization: `Bearer ${key}` } }).then(async (res) => ({ status: res.status, body: await res.json() }));
+  const publish = fetch(`${daemon.url}/v1/websites/${website.id}/publish`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+  }).then(async (res) => ({ status: res.status, body: await res.json() }));
   const during = await probe(daemon.url, { until: publish });
   const published = await publish;
   const publishSeconds = (performance.now() - started) / 1000;
-  if (published.status !== 200) throw new Error(`publish answered ${published.status}: ${JSON.stringify(published.body)}`);
+  if (published.status !== 200)
+    throw new Error(`publish answered ${published.status}: ${JSON.stringify(published.body)}`);
   const report = {
     machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}`,
     items: ITEMS,

@@ -21,16 +21,38 @@ const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-publish-'));
 
 function item(i, revision) {
   const kind = i % 3 === 0 ? 'post' : 'product';
-  const words = Array.from({ length: 120 }, (_, w) => ['coffee', 'grinder', 'roast', 'espresso', 'filter', 'bean', 'origin', 'brew'][(i * 7 + w) % 8]).join(' ');
+  const words = Array.from(
+    { length: 120 },
+    (_, w) => ['coffee', 'grinder', 'roast', 'espresso', 'filter', 'bean', 'origin', 'brew'][(i * 7 + w) % 8],
+  ).join(' ');
   const body = `${kind === 'product' ? 'Product' : 'Article'} ${i}${revision ? ` (revised ${revision})` : ''}\n\n${words}.\n\nMade in Hamburg. Item number ${i}.`;
-  const base = { type: kind, id: `${kind}:${i}`, url: `https://${DOMAIN}/${kind}s/${i}`, title: `${kind === 'product' ? 'Product' : 'Article'} ${i}`, text: body, checksum: 'sha256:' + (i.toString(16) + String(revision)).padStart(64, '0').slice(-64) };
-  if (kind === 'product') base.json = { price: { amount: 10 + (i % 90) + (revision ? 1 : 0), currency: 'EUR' }, sku: `SKU-${i}` };
+  const base = {
+    type: kind,
+    id: `${kind}:${i}`,
+    url: `https://${DOMAIN}/${kind}s/${i}`,
+    title: `${kind === 'product' ? 'Product' : 'Article'} ${i}`,
+    text: body,
+    checksum: 'sha256:' + (i.toString(16) + String(revision)).padStart(64, '0').slice(-64),
+  };
+  if (kind === 'product')
+    base.json = { price: { amount: 10 + (i % 90) + (revision ? 1 : 0), currency: 'EUR' }, sku: `SKU-${i}` };
   return base;
 }
 
 function writeFixture(dir, buildTime, changed) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'site.json'), JSON.stringify({ website_id: WEBSITE, domain: DOMAIN, brand: 'Bench', default_language: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, build_time: buildTime }));
+  writeFileSync(
+    join(dir, 'site.json'),
+    JSON.stringify({
+      website_id: WEBSITE,
+      domain: DOMAIN,
+      brand: 'Bench',
+      default_language: 'en',
+      plan: 'pro',
+      verification: { method: 'dns_txt', state: 'verified' },
+      build_time: buildTime,
+    }),
+  );
   const lines = [];
   for (let i = 0; i < ITEMS; i++) lines.push(JSON.stringify(item(i, changed.has(i) ? 1 : 0)));
   writeFileSync(join(dir, 'items.jsonl'), lines.join('\n') + '\n');
@@ -43,10 +65,15 @@ async function compile(name, buildTime, changed, previousDir) {
   const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: '2026-03-01T00:00:00Z' });
   const out = join(work, `node-${name}`);
   const previous = previousDir ? await readPreviousNode(previousDir) : undefined;
-  const result = await compileToDirectory(graph.reader, fixture.site, out, { buildTime, ...(previous ? { previous } : {}) });
+  const result = await compileToDirectory(graph.reader, fixture.site, out, {
+    buildTime,
+    ...(previous ? { previous } : {}),
+  });
   graph.close();
   const bytes = result.files.reduce((s, f) => s + f.bytes, 0);
-  console.error(`compiled ${name}: ${result.files.length} files, ${(bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.error(
+    `compiled ${name}: ${result.files.length} files, ${(bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   return out;
 }
 
@@ -62,20 +89,61 @@ try {
   for (const kind of ['fs', 's3']) {
     const dataDir = join(work, `data-${kind}`);
     const db = openControlDb(dataDirLayout(dataDir));
-    const target = kind === 'fs' ? createFsTarget({ root: join(dataDir, 'nodes') }) : await createS3Target({ bucket: 'nodes', endpoint: server.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
-    const cases = [['first publish', first, false], ['unchanged republish', same, false], ['unchanged, --force', same, true], ['1 % changed', onePct, false]];
+    const target =
+      kind === 'fs'
+        ? createFsTarget({ root: join(dataDir, 'nodes') })
+        : await createS3Target({
+            bucket: 'nodes',
+            endpoint: server.endpoint,
+            forcePathStyle: true,
+            accessKeyId: 'S3RVER',
+            secretAccessKey: 'S3RVER',
+          });
+    const cases = [
+      ['first publish', first, false],
+      ['unchanged republish', same, false],
+      ['unchanged, --force', same, true],
+      ['1 % changed', onePct, false],
+    ];
     for (const [name, dir, force] of cases) {
       // Step start times (ms), so a slow case shows where its time went.
       const steps = [];
-      const progress = { step: (step) => steps.push(`${step}@${(performance.now() - started).toFixed(0)}`), advance() {}, stop() {} };
+      const progress = {
+        step: (step) => steps.push(`${step}@${(performance.now() - started).toFixed(0)}`),
+        advance() {},
+        stop() {},
+      };
       const started = performance.now();
-      const r = await publishNode({ target, nodeDir: dir, websiteId: WEBSITE, controlDb: db, nodeBaseUrl: 'http://127.0.0.1:8787/nodes', maxDrop: 0.5, force, progress });
+      const r = await publishNode({
+        target,
+        nodeDir: dir,
+        websiteId: WEBSITE,
+        controlDb: db,
+        nodeBaseUrl: 'http://127.0.0.1:8787/nodes',
+        maxDrop: 0.5,
+        force,
+        progress,
+      });
       const seconds = (performance.now() - started) / 1000;
       console.error(`${kind} ${name}: ${steps.join(' ')}`);
       const uploadedFiles = r.files.filter((f) => f.state === 'uploaded');
       // changes.jsonl and openapi.json are immutable per version but rewritten by every publish (patched files).
-      const immutableUploaded = uploadedFiles.filter((f) => f.immutable && !['changes.jsonl', 'openapi.json'].includes(f.path)).reduce((s, f) => s + f.bytes, 0);
-      rows.push({ target: kind, case: name, newVersion: !r.alreadyLive, seconds: Number(seconds.toFixed(3)), bytesUploaded: r.bytesUploaded, bytesCarried: r.bytesCarried, immutableRecordBytesUploaded: immutableUploaded, filesUploaded: uploadedFiles.length, filesCarried: r.files.length - uploadedFiles.length, uploaded: uploadedFiles.map((f) => f.path).join(' '), objectsWritten: r.objectsWritten });
+      const immutableUploaded = uploadedFiles
+        .filter((f) => f.immutable && !['changes.jsonl', 'openapi.json'].includes(f.path))
+        .reduce((s, f) => s + f.bytes, 0);
+      rows.push({
+        target: kind,
+        case: name,
+        newVersion: !r.alreadyLive,
+        seconds: Number(seconds.toFixed(3)),
+        bytesUploaded: r.bytesUploaded,
+        bytesCarried: r.bytesCarried,
+        immutableRecordBytesUploaded: immutableUploaded,
+        filesUploaded: uploadedFiles.length,
+        filesCarried: r.files.length - uploadedFiles.length,
+        uploaded: uploadedFiles.map((f) => f.path).join(' '),
+        objectsWritten: r.objectsWritten,
+      });
     }
     await target.close();
     db.close();

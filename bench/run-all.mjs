@@ -3,7 +3,21 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const scripts = ['serve', 'validate-item', 'ingest', 'extract', 'extract-hostile', 'graph', 'fact-read', 'e2e', 'compile', 'written-check', 'publish', 'publish-latency', 'login-timing'];
+const scripts = [
+  'serve',
+  'validate-item',
+  'ingest',
+  'extract',
+  'extract-hostile',
+  'graph',
+  'fact-read',
+  'e2e',
+  'compile',
+  'written-check',
+  'publish',
+  'publish-latency',
+  'login-timing',
+];
 let failed = 0;
 for (const name of scripts) {
   const file = new URL(`./${name}.mjs`, import.meta.url).pathname;

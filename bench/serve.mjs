@@ -25,7 +25,10 @@ async function waitReady(url, started) {
 
 async function startDaemon(dataDir) {
   const started = performance.now();
-  const child = spawn('node', [BIN, '--data-dir', dataDir, 'serve', '--port', '0'], { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('node', [BIN, '--data-dir', dataDir, 'serve', '--port', '0'], {
+    env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let out = '';
   const url = await new Promise((resolve, reject) => {
     child.stderr.on('data', (c) => {
@@ -40,7 +43,11 @@ async function startDaemon(dataDir) {
 }
 
 function load(url) {
-  return new Promise((resolve, reject) => autocannon({ url, connections: CONNECTIONS, duration: DURATION }, (err, result) => (err ? reject(err) : resolve(result))));
+  return new Promise((resolve, reject) =>
+    autocannon({ url, connections: CONNECTIONS, duration: DURATION }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    ),
+  );
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-'));
@@ -85,7 +92,12 @@ rmSync(dataDir, { recursive: true, force: true });
 coldStarts.sort((a, b) => a - b);
 const report = {
   machine: `${(await import('node:os')).cpus().length} cores, node ${process.version}`,
-  coldStartToReadyMs: { median: Math.round(coldStarts[2]), min: Math.round(coldStarts[0]), max: Math.round(coldStarts[4]), runs: coldStarts.length },
+  coldStartToReadyMs: {
+    median: Math.round(coldStarts[2]),
+    min: Math.round(coldStarts[0]),
+    max: Math.round(coldStarts[4]),
+    runs: coldStarts.length,
+  },
   healthz: {
     connections: CONNECTIONS,
     secondsPerRound: DURATION,

@@ -22,7 +22,8 @@ import { reachesContribution, statedValues, SYNTAXES } from './lib/structured-va
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const showMisses = process.argv.includes('--misses');
 const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const sources = dirs.length > 0 ? dirs : [join(ROOT, 'test/data/readability-dev'), join(ROOT, 'test/ingest/extract/pages')];
+const sources =
+  dirs.length > 0 ? dirs : [join(ROOT, 'test/data/readability-dev'), join(ROOT, 'test/ingest/extract/pages')];
 
 function pages() {
   const out = [];
@@ -45,7 +46,15 @@ for (const { name, html } of pages()) {
   const stated = await statedValues(html, url);
   if (SYNTAXES.every((syntax) => stated[syntax].length === 0)) continue;
   const item = { type: 'page', id: name, url, html, checksum: 'sha256:' + '0'.repeat(64) };
-  const site = { websiteId: 'bench', domain: 'bench.example', brand: 'Bench', defaultLanguage: 'und', plan: 'free', verification: { method: null, state: 'pending' }, aliases: [] };
+  const site = {
+    websiteId: 'bench',
+    domain: 'bench.example',
+    brand: 'Bench',
+    defaultLanguage: 'und',
+    plan: 'free',
+    verification: { method: null, state: 'pending' },
+    aliases: [],
+  };
   const reaches = reachesContribution(extractItem(item, site, { receivedAt: '2026-01-01T00:00:00Z' }));
   const counts = {};
   const misses = [];
@@ -67,12 +76,29 @@ for (const { name, html } of pages()) {
   perPage.push({ name, counts, misses });
 }
 const percent = ({ hit, total }) => (total === 0 ? '-' : `${((100 * hit) / total).toFixed(1)} %`);
-const all = SYNTAXES.reduce((sum, syntax) => ({ hit: sum.hit + totals[syntax].hit, total: sum.total + totals[syntax].total }), { hit: 0, total: 0 });
-console.log(`structured values that reach the node: ${percent(all)} (${all.hit}/${all.total}) over ${perPage.length} pages`);
-for (const syntax of SYNTAXES) console.log(`  ${syntax.padEnd(10)} ${percent(totals[syntax]).padStart(8)} (${totals[syntax].hit}/${totals[syntax].total}) over ${totals[syntax].pages} pages`);
+const all = SYNTAXES.reduce(
+  (sum, syntax) => ({ hit: sum.hit + totals[syntax].hit, total: sum.total + totals[syntax].total }),
+  { hit: 0, total: 0 },
+);
+console.log(
+  `structured values that reach the node: ${percent(all)} (${all.hit}/${all.total}) over ${perPage.length} pages`,
+);
+for (const syntax of SYNTAXES)
+  console.log(
+    `  ${syntax.padEnd(10)} ${percent(totals[syntax]).padStart(8)} (${totals[syntax].hit}/${totals[syntax].total}) over ${totals[syntax].pages} pages`,
+  );
 console.log(`  ${'page'.padEnd(48)} ${SYNTAXES.map((s) => s.padStart(10)).join('')}`);
 for (const p of perPage) {
-  console.log(`  ${p.name.padEnd(48)} ${SYNTAXES.map((s) => (p.counts[s] === '0/0' ? '' : p.counts[s]).padStart(10)).join('')}`);
+  console.log(
+    `  ${p.name.padEnd(48)} ${SYNTAXES.map((s) => (p.counts[s] === '0/0' ? '' : p.counts[s]).padStart(10)).join('')}`,
+  );
   if (showMisses) for (const m of p.misses) console.log(`      miss ${m}`);
 }
-console.log('most missed properties:', [...missedProperties].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${k} ${v}`).join(', '));
+console.log(
+  'most missed properties:',
+  [...missedProperties]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', '),
+);

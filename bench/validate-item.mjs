@@ -11,7 +11,9 @@ import { kettlePage } from './lib/kettle-pages.mjs';
 const ROUNDS = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 7;
 const DOMAIN = 'e2e.example';
 const HOSTS = new Set([DOMAIN]);
-const items = Array.from({ length: 10_000 }, (_, i) => JSON.parse(JSON.stringify({ ...kettlePage(i, DOMAIN), checksum: 'sha256:' + i.toString(16).padStart(64, '0') })));
+const items = Array.from({ length: 10_000 }, (_, i) =>
+  JSON.parse(JSON.stringify({ ...kettlePage(i, DOMAIN), checksum: 'sha256:' + i.toString(16).padStart(64, '0') })),
+);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const variants = {
@@ -27,10 +29,16 @@ for (let round = 0; round <= ROUNDS; round++) {
   }
 }
 const r = (x) => Math.round(x * 10) / 10;
-console.log(JSON.stringify({
-  items: items.length,
-  rounds: ROUNDS,
-  fastest_ms: { checkItem: r(Math.min(...runs.checkItem)), safeParse: r(Math.min(...runs.safeParse)) },
-  median_ms: { checkItem: r(median(runs.checkItem)), safeParse: r(median(runs.safeParse)) },
-  check_item_vs_safe_parse: +(median(runs.checkItem) / median(runs.safeParse)).toFixed(2),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      items: items.length,
+      rounds: ROUNDS,
+      fastest_ms: { checkItem: r(Math.min(...runs.checkItem)), safeParse: r(Math.min(...runs.safeParse)) },
+      median_ms: { checkItem: r(median(runs.checkItem)), safeParse: r(median(runs.safeParse)) },
+      check_item_vs_safe_parse: +(median(runs.checkItem) / median(runs.safeParse)).toFixed(2),
+    },
+    null,
+    2,
+  ),
+);

@@ -29,7 +29,8 @@ import { createWebsite } from '../dist/control/records/websites.js';
 import { loadWebsiteInfo } from '../dist/control/records/load-website.js';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
-const flag = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+const flag = (name, fallback) =>
+  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
 const N = flag('--items', 10_000);
 const ROUNDS = flag('--rounds', 3);
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -47,25 +48,44 @@ try {
   const services = createServices(config);
   await createUser(services.controlDb, { email: 'owner@bench.example', password: 'correct-horse-battery' });
   const org = createOrganization(services.controlDb, { name: 'Bench', ownerEmail: 'owner@bench.example', plan: 'pro' });
-  const websiteId = createWebsite(services.controlDb, { organizationId: org.id, domain: DOMAIN, name: 'Bench', verifiedMethod: 'dns_txt' }).id;
+  const websiteId = createWebsite(services.controlDb, {
+    organizationId: org.id,
+    domain: DOMAIN,
+    name: 'Bench',
+    verifiedMethod: 'dns_txt',
+  }).id;
   const site = loadWebsiteInfo(services.controlDb, websiteId);
   const graph = services.graphs.get(websiteId);
   for (let start = 0; start < N; start += 1000) {
     const items = Array.from({ length: Math.min(1000, N - start) }, (_, i) => page(start + i));
-    const out = writeRawItems(graph, items, (i) => JSON.stringify(items[i]), { connectorId: 'conn_bench', defaultLanguage: 'en', receivedAt: '2026-02-01T12:00:00.000Z' });
-    processRawItems(graph, site, out.map((o) => o.rawContentId), { now: '2026-02-01T12:00:00.000Z' });
+    const out = writeRawItems(graph, items, (i) => JSON.stringify(items[i]), {
+      connectorId: 'conn_bench',
+      defaultLanguage: 'en',
+      receivedAt: '2026-02-01T12:00:00.000Z',
+    });
+    processRawItems(
+      graph,
+      site,
+      out.map((o) => o.rawContentId),
+      { now: '2026-02-01T12:00:00.000Z' },
+    );
   }
 
   let folders = 0;
   const reportMs = { in_thread: [], parallel: [] };
   const variants = {
     compile: async () => {
-      await compileWebsite(config.settings.dataDir, websiteId, join(dir, `node-${folders++}`), { buildTime: BUILD_TIME });
+      await compileWebsite(config.settings.dataDir, websiteId, join(dir, `node-${folders++}`), {
+        buildTime: BUILD_TIME,
+      });
     },
     in_thread: async () => {
       const out = join(dir, `node-${folders++}`);
       const check = new WrittenNodeCheck(out, { recordsPassedSchemas: true });
-      await compileWebsite(config.settings.dataDir, websiteId, out, { buildTime: BUILD_TIME, wrapSink: (sink) => check.sink(sink) });
+      await compileWebsite(config.settings.dataDir, websiteId, out, {
+        buildTime: BUILD_TIME,
+        wrapSink: (sink) => check.sink(sink),
+      });
       const t = performance.now();
       if (!(await check.report()).ok) throw new Error('the node failed its check');
       reportMs.in_thread.push(performance.now() - t);
@@ -73,14 +93,18 @@ try {
     parallel: async () => {
       const out = join(dir, `node-${folders++}`);
       const check = new ParallelWrittenNodeCheck(out, { recordsPassedSchemas: true });
-      await compileWebsite(config.settings.dataDir, websiteId, out, { buildTime: BUILD_TIME, wrapSink: (sink) => check.sink(sink) });
+      await compileWebsite(config.settings.dataDir, websiteId, out, {
+        buildTime: BUILD_TIME,
+        wrapSink: (sink) => check.sink(sink),
+      });
       const t = performance.now();
       const report = await check.report();
       reportMs.parallel.push(performance.now() - t);
       if (!report.ok || !check.inWorker) throw new Error('the node failed its check, or was checked in this thread');
     },
   };
-  if (ONLY !== undefined && !(ONLY in variants)) throw new Error(`--only takes one of ${Object.keys(variants).join(', ')}`);
+  if (ONLY !== undefined && !(ONLY in variants))
+    throw new Error(`--only takes one of ${Object.keys(variants).join(', ')}`);
   const chosen = Object.entries(variants).filter(([name]) => ONLY === undefined || name === ONLY);
   const runs = Object.fromEntries(chosen.map(([k]) => [k, []]));
   const cpu = Object.fromEntries(chosen.map(([k]) => [k, []]));
@@ -97,7 +121,19 @@ try {
   }
   services.close();
   if (ONLY !== undefined) {
-    console.log(JSON.stringify({ items: N, variant: ONLY, wall_ms: runs[ONLY].map(ms), cpu_ms: cpu[ONLY].map(ms), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          items: N,
+          variant: ONLY,
+          wall_ms: runs[ONLY].map(ms),
+          cpu_ms: cpu[ONLY].map(ms),
+          max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+        },
+        null,
+        2,
+      ),
+    );
   } else report(runs, cpu, reportMs);
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -106,18 +142,29 @@ try {
 function report(runs, cpu, reportMs) {
   const fastest = (k) => Math.min(...runs[k]);
   const paired = (k) => median(runs[k].map((x, i) => x - runs.compile[i]));
-  console.log(JSON.stringify({
-    machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-    node: process.version,
-    items: N,
-    rounds: ROUNDS,
-    fastest_ms: Object.fromEntries(Object.keys(runs).map((k) => [k, ms(fastest(k))])),
-    median_ms: Object.fromEntries(Object.keys(runs).map((k) => [k, ms(median(runs[k]))])),
-    median_cpu_ms: Object.fromEntries(Object.keys(cpu).map((k) => [k, ms(median(cpu[k]))])),
-    check_added_ms_fastest: { in_thread: ms(fastest('in_thread') - fastest('compile')), parallel: ms(fastest('parallel') - fastest('compile')) },
-    check_added_ms_paired: { in_thread: ms(paired('in_thread')), parallel: ms(paired('parallel')) },
-    parallel_vs_in_thread: +(fastest('parallel') / fastest('in_thread')).toFixed(3),
-    report_ms_median: { in_thread: ms(median(reportMs.in_thread)), parallel: ms(median(reportMs.parallel)) },
-    runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map(ms)])),
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        machine: `${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+        node: process.version,
+        items: N,
+        rounds: ROUNDS,
+        fastest_ms: Object.fromEntries(Object.keys(runs).map((k) => [k, ms(fastest(k))])),
+        median_ms: Object.fromEntries(Object.keys(runs).map((k) => [k, ms(median(runs[k]))])),
+        median_cpu_ms: Object.fromEntries(Object.keys(cpu).map((k) => [k, ms(median(cpu[k]))])),
+        check_added_ms_fastest: {
+          in_thread: ms(fastest('in_thread') - fastest('compile')),
+          parallel: ms(fastest('parallel') - fastest('compile')),
+        },
+        check_added_ms_paired: { in_thread: ms(paired('in_thread')), parallel: ms(paired('parallel')) },
+        parallel_vs_in_thread: +(fastest('parallel') / fastest('in_thread')).toFixed(3),
+        report_ms_median: { in_thread: ms(median(reportMs.in_thread)), parallel: ms(median(reportMs.parallel)) },
+        runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map(ms)])),
+      },
+      null,
+      2,
+    ),
+  );
 }

@@ -11,10 +11,14 @@ import { apiSurface, unannouncedRemovals } from '../dist/daemon/openapi/surface.
 const at = (path) => new URL(`../${path}`, import.meta.url);
 const document = await generateOpenApiDocument();
 const surface = apiSurface(document);
-const committed = existsSync(at('docs/api-surface.txt')) ? readFileSync(at('docs/api-surface.txt'), 'utf8').split('\n') : [];
+const committed = existsSync(at('docs/api-surface.txt'))
+  ? readFileSync(at('docs/api-surface.txt'), 'utf8').split('\n')
+  : [];
 const removed = unannouncedRemovals(committed, surface, readFileSync(at('CHANGELOG.md'), 'utf8'));
 if (removed.length > 0) {
-  console.error(`These routes or fields left the API without a note in CHANGELOG.md; quote each line there (under the next release's "Removed") and run again:\n${removed.map((line) => `  ${line}`).join('\n')}`);
+  console.error(
+    `These routes or fields left the API without a note in CHANGELOG.md; quote each line there (under the next release's "Removed") and run again:\n${removed.map((line) => `  ${line}`).join('\n')}`,
+  );
   process.exit(1);
 }
 writeFileSync(at('docs/api.md'), renderApiReference(document));

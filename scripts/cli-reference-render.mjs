@@ -4,7 +4,8 @@ import { buildProgram } from '../dist/cli/main.js';
 function walk(command, path, out) {
   const name = [...path, command.name()].join(' ');
   out.push(`### \`${name}\`\n\n\`\`\`text\n${command.helpInformation().trimEnd()}\n\`\`\``);
-  for (const sub of [...command.commands].sort((a, b) => a.name().localeCompare(b.name()))) walk(sub, [...path, command.name()], out);
+  for (const sub of [...command.commands].sort((a, b) => a.name().localeCompare(b.name())))
+    walk(sub, [...path, command.name()], out);
 }
 
 export async function renderCliReference() {

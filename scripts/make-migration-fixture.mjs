@@ -13,11 +13,15 @@ import { z } from 'zod';
 import { CONTROL_SEED, GRAPH_SEED } from './migration-fixture-seed.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const usage = 'usage: node scripts/make-migration-fixture.mjs <control|graph> <version> [--force]  (run `npm run build` first)';
+const usage =
+  'usage: node scripts/make-migration-fixture.mjs <control|graph> <version> [--force]  (run `npm run build` first)';
 
 const ArgsSchema = z.object({
   database: z.enum(['control', 'graph'], { error: 'the database must be control or graph' }),
-  version: z.coerce.number({ error: 'the version must be a number' }).int('the version must be a whole number').min(1, 'versions start at 1'),
+  version: z.coerce
+    .number({ error: 'the version must be a number' })
+    .int('the version must be a whole number')
+    .min(1, 'versions start at 1'),
 });
 
 function fail(message) {
@@ -25,13 +29,18 @@ function fail(message) {
   process.exit(1);
 }
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { force: { type: 'boolean', default: false } },
+});
 const parsed = ArgsSchema.safeParse({ database: positionals[0], version: positionals[1] });
-if (!parsed.success || positionals.length !== 2) fail(parsed.success ? 'expected exactly two arguments' : parsed.error.issues[0].message);
+if (!parsed.success || positionals.length !== 2)
+  fail(parsed.success ? 'expected exactly two arguments' : parsed.error.issues[0].message);
 const { database, version } = parsed.data;
 
 const dist = join(root, 'dist', 'storage');
-if (!existsSync(join(dist, 'migrations', database, 'index.js'))) fail('dist/ has no migrations: run `npm run build` first');
+if (!existsSync(join(dist, 'migrations', database, 'index.js')))
+  fail('dist/ has no migrations: run `npm run build` first');
 const { openDatabase } = await import(join(dist, 'sqlite.js'));
 const { CONTROL_MIGRATIONS } = await import(join(dist, 'migrations', 'control', 'index.js'));
 const { GRAPH_MIGRATIONS } = await import(join(dist, 'migrations', 'graph', 'index.js'));
@@ -40,7 +49,8 @@ const seed = database === 'control' ? CONTROL_SEED : GRAPH_SEED;
 if (version > migrations.length) fail(`${database} has migrations up to ${migrations.length}, not ${version}`);
 
 const target = join(root, 'test', 'data', `${database}-v${version}.sqlite`);
-if (existsSync(target) && !values.force) fail(`${relative(root, target)} exists; a committed fixture is never remade (--force replaces it)`);
+if (existsSync(target) && !values.force)
+  fail(`${relative(root, target)} exists; a committed fixture is never remade (--force replaces it)`);
 
 /**
  * Inserts each seed row into its table if the table exists at this version, keeping only the
@@ -52,7 +62,9 @@ function writeSeed(db) {
     if (columns.size === 0) continue;
     for (const row of seed[table]) {
       const names = Object.keys(row).filter((name) => columns.has(name));
-      db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(...names.map((name) => row[name]));
+      db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(
+        ...names.map((name) => row[name]),
+      );
     }
   }
 }

@@ -20,11 +20,14 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const dryRun = args.includes('--dry-run');
-const pairs = args.filter((a) => a !== '--dry-run').map((a) => {
-  const [from, to] = a.split(':');
-  if (!from?.startsWith('test/') || !to?.startsWith('test/')) throw new Error(`give from:to, both under test/ (got ${a})`);
-  return { from: from.replace(/\/$/, ''), to: to.replace(/\/$/, '') };
-});
+const pairs = args
+  .filter((a) => a !== '--dry-run')
+  .map((a) => {
+    const [from, to] = a.split(':');
+    if (!from?.startsWith('test/') || !to?.startsWith('test/'))
+      throw new Error(`give from:to, both under test/ (got ${a})`);
+    return { from: from.replace(/\/$/, ''), to: to.replace(/\/$/, '') };
+  });
 if (pairs.length === 0) throw new Error('nothing to move: give from:to pairs');
 
 const git = (...a) => execFileSync('git', a, { cwd: ROOT, encoding: 'utf8' });
@@ -34,10 +37,13 @@ const tracked = git('ls-files', '-z', '--', 'test').split('\0').filter(Boolean);
 const moves = new Map();
 for (const file of tracked) {
   let best;
-  for (const p of pairs) if ((file === p.from || file.startsWith(`${p.from}/`)) && (!best || p.from.length > best.from.length)) best = p;
+  for (const p of pairs)
+    if ((file === p.from || file.startsWith(`${p.from}/`)) && (!best || p.from.length > best.from.length)) best = p;
   if (best) moves.set(file, best.to + file.slice(best.from.length));
 }
-for (const p of pairs) if (![...moves.keys()].some((f) => f === p.from || f.startsWith(`${p.from}/`))) throw new Error(`${p.from} holds no tracked file`);
+for (const p of pairs)
+  if (![...moves.keys()].some((f) => f === p.from || f.startsWith(`${p.from}/`)))
+    throw new Error(`${p.from} holds no tracked file`);
 const taken = new Set(tracked.filter((f) => !moves.has(f)));
 for (const to of moves.values()) {
   if (taken.has(to)) throw new Error(`${to} exists already`);
@@ -56,7 +62,9 @@ function rewrite(file, spec) {
   const target = posix.normalize(posix.join(from, spec));
   if (target.startsWith('..')) return undefined;
   // An import names a .ts by its .js; a folder is kept as a folder.
-  const asFile = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts')].find((t) => exists(t) && !isDir(t));
+  const asFile = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts')].find(
+    (t) => exists(t) && !isDir(t),
+  );
   let moved;
   if (asFile) {
     const newFile = newPathOf(asFile);
@@ -86,12 +94,20 @@ for (const file of tracked.filter((f) => CODE.test(f))) {
 
 // Repository paths (test/...) in prose, scripts and tests: longest first, whole path segments only.
 const renames = [...[...moves].filter(([a, b]) => a !== b), ...movedFolders].sort((a, b) => b[0].length - a[0].length);
-const pathPattern = new RegExp(`(?<![\\w./-])(${renames.map(([a]) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-]|\\.[\\w])`, 'g');
+const pathPattern = new RegExp(
+  `(?<![\\w./-])(${renames.map(([a]) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-]|\\.[\\w])`,
+  'g',
+);
 const renamed = new Map(renames);
-const proseFilesOf = (...where) => git('ls-files', '-z', '--', ...where).split('\0').filter((f) => f && /\.(md|mjs|js|ts|json|sh)$/.test(f) && f !== 'scripts/move-tests.mjs');
+const proseFilesOf = (...where) =>
+  git('ls-files', '-z', '--', ...where)
+    .split('\0')
+    .filter((f) => f && /\.(md|mjs|js|ts|json|sh)$/.test(f) && f !== 'scripts/move-tests.mjs');
 // docs/api.md is rendered from src/daemon/openapi/reference.ts, header included: it changes with src/.
 const GENERATED_FROM_SRC = new Set(['docs/api.md']);
-const proseFiles = proseFilesOf('docs', 'scripts', 'bench', 'README.md', 'CHANGELOG.md', 'test').filter((f) => !GENERATED_FROM_SRC.has(f));
+const proseFiles = proseFilesOf('docs', 'scripts', 'bench', 'README.md', 'CHANGELOG.md', 'test').filter(
+  (f) => !GENERATED_FROM_SRC.has(f),
+);
 for (const file of proseFiles) {
   const text = edits.get(file) ?? readFileSync(join(ROOT, file), 'utf8');
   const next = text.replace(pathPattern, (path) => renamed.get(path));
@@ -112,5 +128,10 @@ if (dryRun) {
 }
 
 // What src/ says of the moved tests, for whoever edits src/ next.
-const srcMentions = (proseFilesOf('src', ...GENERATED_FROM_SRC).flatMap((file) => readFileSync(join(ROOT, file), 'utf8').split('\n').flatMap((line, i) => (line.match(pathPattern) ? [`${file}:${i + 1}: ${line.trim()}`] : []))));
-if (srcMentions.length > 0) console.log(`\nsrc/ still names the old paths (not edited here):\n${srcMentions.join('\n')}`);
+const srcMentions = proseFilesOf('src', ...GENERATED_FROM_SRC).flatMap((file) =>
+  readFileSync(join(ROOT, file), 'utf8')
+    .split('\n')
+    .flatMap((line, i) => (line.match(pathPattern) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+);
+if (srcMentions.length > 0)
+  console.log(`\nsrc/ still names the old paths (not edited here):\n${srcMentions.join('\n')}`);

@@ -6,7 +6,11 @@ const BIN = fileURLToPath(new URL('../../bin/nodectl', import.meta.url));
 
 /** `nodeArgs` go to node itself (BENCH_DAEMON_NODE_ARGS, e.g. --cpu-prof). Resolves { child, url }. */
 export async function startBenchDaemon(dataDir, { nodeArgs = [] } = {}) {
-  const child = spawn('node', [...nodeArgs, BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    'node',
+    [...nodeArgs, BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
+    { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let out = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the daemon did not start within 30 s:\n' + out)), 30_000);

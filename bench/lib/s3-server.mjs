@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 
 if (process.argv[2] === '--child') {
   const { default: S3rver } = await import('s3rver');
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.argv[3], configureBuckets: [{ name: 'nodes', configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: process.argv[3],
+    configureBuckets: [{ name: 'nodes', configs: [] }],
+  });
   const { port } = await server.run();
   process.send({ port });
   process.on('message', async (m) => {
@@ -19,7 +25,9 @@ if (process.argv[2] === '--child') {
 
 /** Starts s3rver (bucket `nodes`) in a child process; resolves with its endpoint. */
 export function startS3Server(directory) {
-  const child = fork(fileURLToPath(import.meta.url), ['--child', directory], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--child', directory], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`s3rver exited with ${code} before listening`)));
@@ -27,10 +35,11 @@ export function startS3Server(directory) {
       child.removeAllListeners('exit');
       resolve({
         endpoint: `http://127.0.0.1:${port}`,
-        stop: () => new Promise((done) => {
-          child.once('exit', () => done());
-          child.send('stop');
-        }),
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.send('stop');
+          }),
       });
     });
   });

@@ -8,18 +8,39 @@ import { MicrodataRdfParser } from 'microdata-rdf-streaming-parser';
 import { RdfaParser } from 'rdfa-streaming-parser';
 
 /** Properties about the page's machinery, not about the things it describes. */
-const PLUMBING = new Set(['potentialAction', 'breadcrumb', 'mainEntityOfPage', 'isPartOf', 'speakable', 'primaryImageOfPage', 'target', 'query-input',
-  'encodingFormat', 'width', 'height', 'caption', 'contentUrl', 'thumbnailUrl', 'position', 'inLanguage', 'isAccessibleForFree', 'cssSelector', 'xpath']);
+const PLUMBING = new Set([
+  'potentialAction',
+  'breadcrumb',
+  'mainEntityOfPage',
+  'isPartOf',
+  'speakable',
+  'primaryImageOfPage',
+  'target',
+  'query-input',
+  'encodingFormat',
+  'width',
+  'height',
+  'caption',
+  'contentUrl',
+  'thumbnailUrl',
+  'position',
+  'inLanguage',
+  'isAccessibleForFree',
+  'cssSelector',
+  'xpath',
+]);
 
 const documentLoader = async (url) => {
-  if (/^https?:\/\/schema\.org\/?/.test(url)) return { contextUrl: undefined, documentUrl: url, document: { '@context': { '@vocab': 'https://schema.org/' } } };
+  if (/^https?:\/\/schema\.org\/?/.test(url))
+    return { contextUrl: undefined, documentUrl: url, document: { '@context': { '@vocab': 'https://schema.org/' } } };
   throw new Error(`offline: ${url}`);
 };
 
 function ldBlocks(html) {
   const blocks = [];
   const visit = (node) => {
-    if (node.type === 'script' && /ld\+json/i.test(node.attribs?.type ?? '')) blocks.push(node.children.map((c) => c.data ?? '').join(''));
+    if (node.type === 'script' && /ld\+json/i.test(node.attribs?.type ?? ''))
+      blocks.push(node.children.map((c) => c.data ?? '').join(''));
     for (const child of node.children ?? []) visit(child);
   };
   visit(parseDocument(html));
@@ -33,7 +54,13 @@ export async function jsonLdValues(html) {
     let doc;
     try {
       // CDATA wrappers and HTML comments around the JSON, as the corpus's serialized pages have them.
-      doc = JSON.parse(block.trim().replace(/^<!\[CDATA\[|\]\]>$/g, '').replace(/^<!--|-->$/g, '').trim());
+      doc = JSON.parse(
+        block
+          .trim()
+          .replace(/^<!\[CDATA\[|\]\]>$/g, '')
+          .replace(/^<!--|-->$/g, '')
+          .trim(),
+      );
     } catch {
       continue;
     }
@@ -47,7 +74,8 @@ export async function jsonLdValues(html) {
       if (Array.isArray(node)) return node.forEach((n) => walk(n, property));
       if (node === null || typeof node !== 'object') return;
       if ('@value' in node) {
-        if (!PLUMBING.has(property) && String(node['@value']).trim() !== '') values.push([property, String(node['@value'])]);
+        if (!PLUMBING.has(property) && String(node['@value']).trim() !== '')
+          values.push([property, String(node['@value'])]);
         return;
       }
       if ('@list' in node) return walk(node['@list'], property);
@@ -70,10 +98,17 @@ const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
  * admin ids, App Links, Twitter's card kind and account id, WordPress's API root); an image's or
  * video's pixel size and MIME type (as PLUMBING leaves out width, height and encodingFormat).
  */
-const RDF_PLUMBING = new RegExp([
-  '^http://www\\.w3\\.org/(ns/rdfa#|1999/xhtml/vocab#)', '^http://ogp\\.me/ns/fb#', '^http://www\\.facebook\\.com/2008/fbml', '^(fb|al):',
-  '^twitter:(card|account_id)$', '^https://api\\.w\\.org/', '[:#](image|video|audio)(:secure_url)?:(width|height|type)$',
-].join('|'));
+const RDF_PLUMBING = new RegExp(
+  [
+    '^http://www\\.w3\\.org/(ns/rdfa#|1999/xhtml/vocab#)',
+    '^http://ogp\\.me/ns/fb#',
+    '^http://www\\.facebook\\.com/2008/fbml',
+    '^(fb|al):',
+    '^twitter:(card|account_id)$',
+    '^https://api\\.w\\.org/',
+    '[:#](image|video|audio)(:secure_url)?:(width|height|type)$',
+  ].join('|'),
+);
 
 /** Every value (literal or IRI; not a type, not a blank node) an RDF parser reads from the page, as [property, value]. */
 export function rdfValues(Parser, html, url) {
@@ -102,7 +137,12 @@ export async function statedValues(html, url) {
   };
 }
 
-const words = (text) => String(text).toLowerCase().replace(/<[^>]*>/g, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const words = (text) =>
+  String(text)
+    .toLowerCase()
+    .replace(/<[^>]*>/g, ' ')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 const fold = (text) => String(text).replace(/\s+/g, ' ').trim().toLowerCase();
 /** The forms a stated value may take in the node: as written, without HTML tags, a schema.org term by its name ("InStock"). */
 function forms(value) {
@@ -144,7 +184,11 @@ function reached(c) {
   const phrases = [];
   for (const f of c.facts) {
     (add(f.value), add(f.display), add(f.currency), add(f.unit), add(f.validFrom), add(f.validUntil));
-    for (const v of [f.display, ...(typeof f.value === 'object' && f.value !== null ? Object.values(f.value).flat() : [f.value])]) if (typeof v === 'string') phrases.push(fold(v));
+    for (const v of [
+      f.display,
+      ...(typeof f.value === 'object' && f.value !== null ? Object.values(f.value).flat() : [f.value]),
+    ])
+      if (typeof v === 'string') phrases.push(fold(v));
   }
   // An entity's type: og:type "article" reaches the node as the page's type, Article or one of its kinds (NewsArticle, BlogPosting).
   for (const e of c.entities) {
@@ -176,5 +220,8 @@ export function reachesContribution(c) {
     const stated = words(value);
     return stated.filter((w) => chunkWords.has(w)).length >= 0.95 * stated.length;
   };
-  return (value) => forms(value).some((form) => known.has(form) || inPhrase(form)) || (fold(value).length >= 40 && text.includes(fold(value))) || inChunkWords(value);
+  return (value) =>
+    forms(value).some((form) => known.has(form) || inPhrase(form)) ||
+    (fold(value).length >= 40 && text.includes(fold(value))) ||
+    inChunkWords(value);
 }

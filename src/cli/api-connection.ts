@@ -12,14 +12,22 @@ export interface ApiFlags {
 }
 
 const UrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8787' });
-const ApiKeySchema = z.string().regex(/^nk_[a-z]+_[0-9A-Za-z]{32}$/, 'must be an API key: nk_live_ and 32 letters and digits (nodectl admin api-key create, or POST /v1/organizations/:id/api-keys)');
+const ApiKeySchema = z
+  .string()
+  .regex(
+    /^nk_[a-z]+_[0-9A-Za-z]{32}$/,
+    'must be an API key: nk_live_ and 32 letters and digits (nodectl admin api-key create, or POST /v1/organizations/:id/api-keys)',
+  );
 
 /** Where a value came from, in the words of the message that names it. */
 type Source = '--url' | 'NODECTL_URL' | 'the nodectl login session' | '--api-key' | 'NODECTL_API_KEY';
 
 function validated(schema: z.ZodType<string>, value: string, source: Source): string {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`${source} ${parsed.error.issues[0]?.message ?? 'is not valid'} (got ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value)})`);
+  if (!parsed.success)
+    throw new UsageError(
+      `${source} ${parsed.error.issues[0]?.message ?? 'is not valid'} (got ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value)})`,
+    );
   return parsed.data;
 }
 
@@ -27,8 +35,14 @@ function validated(schema: z.ZodType<string>, value: string, source: Source): st
 export function addApiOptions(command: Command, remoteOnly = false): Command {
   const where = remoteOnly ? '' : ' instead of the local data directory';
   return command
-    .option('--url <url>', `call the management API of this daemon${where} (env NODECTL_URL, else the nodectl login session)`)
-    .option('--api-key <key>', 'organization API key for the API (env NODECTL_API_KEY, else the nodectl login session)');
+    .option(
+      '--url <url>',
+      `call the management API of this daemon${where} (env NODECTL_URL, else the nodectl login session)`,
+    )
+    .option(
+      '--api-key <key>',
+      'organization API key for the API (env NODECTL_API_KEY, else the nodectl login session)',
+    );
 }
 
 /**
@@ -37,7 +51,9 @@ export function addApiOptions(command: Command, remoteOnly = false): Command {
  * command into a remote one; it only supplies what the flags and the environment leave out.
  */
 export function apiRequested(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env): boolean {
-  return flags.url !== undefined || flags.apiKey !== undefined || Boolean(env.NODECTL_URL) || Boolean(env.NODECTL_API_KEY);
+  return (
+    flags.url !== undefined || flags.apiKey !== undefined || Boolean(env.NODECTL_URL) || Boolean(env.NODECTL_API_KEY)
+  );
 }
 
 /** What a command calls the API with. */
@@ -66,7 +82,8 @@ export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}):
   const flagUrl = flags.url ?? (env.NODECTL_URL || undefined);
   const urlSource: Source | undefined = flags.url !== undefined ? '--url' : env.NODECTL_URL ? 'NODECTL_URL' : undefined;
   const key = flags.apiKey ?? (env.NODECTL_API_KEY || undefined);
-  const keySource: Source | undefined = flags.apiKey !== undefined ? '--api-key' : env.NODECTL_API_KEY ? 'NODECTL_API_KEY' : undefined;
+  const keySource: Source | undefined =
+    flags.apiKey !== undefined ? '--api-key' : env.NODECTL_API_KEY ? 'NODECTL_API_KEY' : undefined;
   const url = flagUrl === undefined ? undefined : new URL(validated(UrlSchema, flagUrl, urlSource!)).origin;
   const apiKey = key === undefined ? undefined : validated(ApiKeySchema, key, keySource!);
 
@@ -78,17 +95,40 @@ export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}):
     session = stored.readStoredSession(sessionPath);
   }
   const daemon = url ?? (session ? new URL(session.url).origin : undefined);
-  if (daemon === undefined) throw new UsageError('no daemon to call: give --url <http(s)://host:port> (or NODECTL_URL), or sign in once with nodectl login --url <daemon> --email <you>');
+  if (daemon === undefined)
+    throw new UsageError(
+      'no daemon to call: give --url <http(s)://host:port> (or NODECTL_URL), or sign in once with nodectl login --url <daemon> --email <you>',
+    );
   const { createApiClient } = await import('../sdk/api/client.js');
   const { DEFAULT_API_RETRY } = await import('../sdk/api/retry.js');
   // The client retries what is safe to repeat (docs/api-client.md); say so, or a wait looks like a hang.
-  const onRetry = ({ retry, delayMs, error }: ApiRetry) => process.stderr.write(`nodectl: [${error.code}] ${error.message}; retry ${retry} of ${DEFAULT_API_RETRY.retries} in ${(delayMs / 1000).toFixed(1)} s\n`);
-  if (apiKey !== undefined) return { client: createApiClient({ url: daemon, credential: { apiKey }, onRetry }), url: daemon, urlSource: urlSource ?? 'the nodectl login session', credentialSource: keySource! };
-  if (!session) throw new UsageError(`no credential for ${daemon}: give --api-key <key> (or NODECTL_API_KEY), or sign in with nodectl login --url ${daemon} --email <you>`);
-  if (new URL(session.url).origin !== daemon) throw new UsageError(`the nodectl login session is for ${session.url}, not ${daemon}: give --api-key <key> (or NODECTL_API_KEY) for ${daemon}, or sign in there with nodectl login --url ${daemon}`);
+  const onRetry = ({ retry, delayMs, error }: ApiRetry) =>
+    process.stderr.write(
+      `nodectl: [${error.code}] ${error.message}; retry ${retry} of ${DEFAULT_API_RETRY.retries} in ${(delayMs / 1000).toFixed(1)} s\n`,
+    );
+  if (apiKey !== undefined)
+    return {
+      client: createApiClient({ url: daemon, credential: { apiKey }, onRetry }),
+      url: daemon,
+      urlSource: urlSource ?? 'the nodectl login session',
+      credentialSource: keySource!,
+    };
+  if (!session)
+    throw new UsageError(
+      `no credential for ${daemon}: give --api-key <key> (or NODECTL_API_KEY), or sign in with nodectl login --url ${daemon} --email <you>`,
+    );
+  if (new URL(session.url).origin !== daemon)
+    throw new UsageError(
+      `the nodectl login session is for ${session.url}, not ${daemon}: give --api-key <key> (or NODECTL_API_KEY) for ${daemon}, or sign in there with nodectl login --url ${daemon}`,
+    );
   const { refreshStoredSession } = await import('./auth-api.js');
   const { accessToken } = await refreshStoredSession(session, sessionPath);
-  return { client: createApiClient({ url: daemon, credential: { accessToken }, onRetry }), url: daemon, urlSource: urlSource ?? 'the nodectl login session', credentialSource: 'the nodectl login session' };
+  return {
+    client: createApiClient({ url: daemon, credential: { accessToken }, onRetry }),
+    url: daemon,
+    urlSource: urlSource ?? 'the nodectl login session',
+    credentialSource: 'the nodectl login session',
+  };
 }
 
 /**
@@ -109,11 +149,23 @@ export function validatedBody<T>(schema: z.ZodType, body: T, flags: Record<strin
  * An API failure as the CLI reports it: `nodectl: [code] message (request <id>)`, exit 1, or the
  * exit code `exitFor` gives the code (publish's gates exit 3). Anything else is rethrown as is.
  */
-export async function reportApiFailure(error: unknown, exitFor: (code: string) => number = () => EXIT.failure): Promise<never> {
+export async function reportApiFailure(
+  error: unknown,
+  exitFor: (code: string) => number = () => EXIT.failure,
+): Promise<never> {
   const { isApiError } = await import('../sdk/api/errors.js');
   if (!isApiError(error)) throw error;
-  if (error.code === 'network.error') throw new CliError(`${error.message}; check --url (or NODECTL_URL) and that nodectl serve runs there`, EXIT.failure, error.code);
-  throw new CliError(`${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`, exitFor(error.code), error.code);
+  if (error.code === 'network.error')
+    throw new CliError(
+      `${error.message}; check --url (or NODECTL_URL) and that nodectl serve runs there`,
+      EXIT.failure,
+      error.code,
+    );
+  throw new CliError(
+    `${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`,
+    exitFor(error.code),
+    error.code,
+  );
 }
 
 /** One call over the management API with the flags' connection; an API failure is reported as reportApiFailure does. */
@@ -123,7 +175,13 @@ export async function callApi<T>(flags: ApiFlags, call: (client: ApiClient) => P
 }
 
 /** Every item of a paginated list over the management API, 100 a request; failures as callApi. */
-export async function listAllOverApi<T>(flags: ApiFlags, page: (client: ApiClient, query: { limit: number; cursor: string | undefined }) => Promise<{ items: T[]; next_cursor: string | null }>): Promise<T[]> {
+export async function listAllOverApi<T>(
+  flags: ApiFlags,
+  page: (
+    client: ApiClient,
+    query: { limit: number; cursor: string | undefined },
+  ) => Promise<{ items: T[]; next_cursor: string | null }>,
+): Promise<T[]> {
   const { collectPages } = await import('../sdk/api/client.js');
   return callApi(flags, (client) => collectPages((cursor) => page(client, { limit: 100, cursor })));
 }

@@ -12,7 +12,10 @@ export interface CommandContext {
  * Builds what every command needs from the global flags (--data-dir, --config, --json) and the
  * command's own flags that override settings (e.g. serve's --host and --port).
  */
-export function commandContext(command: Command, settingFlags: Partial<Record<SettingName, unknown>> = {}): CommandContext {
+export function commandContext(
+  command: Command,
+  settingFlags: Partial<Record<SettingName, unknown>> = {},
+): CommandContext {
   const globals = command.optsWithGlobals() as { dataDir?: string; config?: string; json?: boolean };
   const config = resolveConfig({ flags: { dataDir: globals.dataDir, ...settingFlags }, configFile: globals.config });
   return { config, out: createOutput(Boolean(globals.json)) };

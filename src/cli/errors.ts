@@ -12,7 +12,11 @@ export class UsageError extends Error {
 
 /** A failure the user can act on (bad input file, refused publish, ...): exit 1, clean message. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.failure, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failure,
+    readonly code?: string,
+  ) {
     super(message);
     this.name = 'CliError';
   }

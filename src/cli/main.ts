@@ -45,7 +45,12 @@ export async function runCli(argv: string[]): Promise<number> {
 function reportFailure(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander already printed the message (and help for a bad call).
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version' ||
+      error.code === 'commander.help'
+    )
+      return EXIT.ok;
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   if (error instanceof UsageError || error instanceof ConfigError) {
@@ -64,7 +69,7 @@ function reportFailure(error: unknown): number {
     process.stderr.write(`nodectl: ${error.message}\n`);
     return EXIT.failure;
   }
-  const stack = error instanceof Error ? error.stack ?? error.message : String(error);
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`nodectl: internal error (this is a bug, please report it with the lines below)\n${stack}\n`);
   return EXIT.failure;
 }

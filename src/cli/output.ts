@@ -23,5 +23,12 @@ export function createOutput(json: boolean): Output {
 export function formatTable(headers: string[], rows: Array<Array<string | number | null | undefined>>): string {
   const cells = [headers, ...rows.map((row) => row.map((c) => (c === null || c === undefined ? '' : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
-  return cells.map((row) => row.map((c, i) => (c ?? '').padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((row) =>
+      row
+        .map((c, i) => (c ?? '').padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -36,7 +36,8 @@ export function readStoredSession(path = storedSessionPath()): StoredSession | u
     parsed = undefined;
   }
   const session = StoredSessionSchema.safeParse(parsed);
-  if (!session.success) throw new CliError(`${path} is not a session nodectl wrote; remove it and run nodectl login again.`);
+  if (!session.success)
+    throw new CliError(`${path} is not a session nodectl wrote; remove it and run nodectl login again.`);
   return session.data;
 }
 

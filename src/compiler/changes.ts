@@ -4,7 +4,14 @@ import type { NodeSink, WrittenFile } from './sink.js';
 import { compareStrings } from './top-k.js';
 import type { PreviousNode } from './types.js';
 
-const KIND_BY_PREFIX: Record<string, ChangeRecord['record_kind']> = { entity: 'entity', fact: 'fact', rel: 'relationship', chunk: 'chunk', qa: 'qa', src: 'source' };
+const KIND_BY_PREFIX: Record<string, ChangeRecord['record_kind']> = {
+  entity: 'entity',
+  fact: 'fact',
+  rel: 'relationship',
+  chunk: 'chunk',
+  qa: 'qa',
+  src: 'source',
+};
 
 export function recordKindOf(id: string): ChangeRecord['record_kind'] {
   return KIND_BY_PREFIX[id.slice(0, id.indexOf('_'))] ?? 'file';
@@ -22,7 +29,10 @@ export class ChangeLog {
   private readonly remaining: Map<string, string>;
   private readonly since: string | undefined;
 
-  constructor(sink: NodeSink, private readonly previous: PreviousNode | undefined) {
+  constructor(
+    sink: NodeSink,
+    private readonly previous: PreviousNode | undefined,
+  ) {
     this.writer = new JsonlWriter<ChangeRecord>(sink, 'changes.jsonl', ChangeRecordSchema);
     this.remaining = new Map(previous?.recordHashes ?? []);
     this.since = previous?.nodeVersion;
@@ -51,7 +61,9 @@ export class ChangeLog {
 
     const before = new Map((this.previous?.files ?? []).map((f) => [f.path, f.checksum]));
     const now = new Map(currentFiles.map((f) => [f.path, f.checksum]));
-    const paths = [...new Set([...before.keys(), ...now.keys()])].filter((p) => !VERSIONED_FILES.has(p)).sort(compareStrings);
+    const paths = [...new Set([...before.keys(), ...now.keys()])]
+      .filter((p) => !VERSIONED_FILES.has(p))
+      .sort(compareStrings);
     for (const path of paths) {
       const a = before.get(path);
       const b = now.get(path);
@@ -61,8 +73,21 @@ export class ChangeLog {
     return this.writer.close();
   }
 
-  private emit(change: ChangeRecord['change'], kind: ChangeRecord['record_kind'], id: string, file: string, hash: string | undefined, before: string | undefined): void {
-    const record: ChangeRecord = { schema_version: NODE_SCHEMA_VERSION, change, record_kind: kind, record_id: id, file };
+  private emit(
+    change: ChangeRecord['change'],
+    kind: ChangeRecord['record_kind'],
+    id: string,
+    file: string,
+    hash: string | undefined,
+    before: string | undefined,
+  ): void {
+    const record: ChangeRecord = {
+      schema_version: NODE_SCHEMA_VERSION,
+      change,
+      record_kind: kind,
+      record_id: id,
+      file,
+    };
     if (hash !== undefined) record.content_hash = hash;
     if (before !== undefined) record.previous_content_hash = before;
     if (this.since !== undefined) record.since_version = this.since;
@@ -71,4 +96,9 @@ export class ChangeLog {
 }
 
 /** Files that carry the version itself (or the change list): never compared file by file. */
-export const VERSIONED_FILES: ReadonlySet<string> = new Set(['manifest.json', 'versions.json', 'openapi.json', 'changes.jsonl']);
+export const VERSIONED_FILES: ReadonlySet<string> = new Set([
+  'manifest.json',
+  'versions.json',
+  'openapi.json',
+  'changes.jsonl',
+]);

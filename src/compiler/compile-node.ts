@@ -1,21 +1,67 @@
 import type { GraphReader } from '../ingest/graph/types.js';
 import { capabilitiesOf, type WebsiteInfo } from '../control/records/website-info.js';
 import {
-  AiJsonSchema, ChunkRecordSchema, CitationRecordSchema, EmbeddingsManifestSchema, EntityRecordSchema, FactRecordSchema, LanguageSchema, ManifestSchema,
-  McpManifestSchema, NODE_SCHEMA_VERSION, OpenApiSchema, PriorityFeedRecordSchema, QaRecordSchema, RelationshipRecordSchema, SchemaJsonLdSchema,
-  SourceRecordSchema, TrustSchema, VersionsSchema, type CitationRecord, type FactRecord, type Manifest, type PriorityFeedRecord, type SourceRecord,
+  AiJsonSchema,
+  ChunkRecordSchema,
+  CitationRecordSchema,
+  EmbeddingsManifestSchema,
+  EntityRecordSchema,
+  FactRecordSchema,
+  LanguageSchema,
+  ManifestSchema,
+  McpManifestSchema,
+  NODE_SCHEMA_VERSION,
+  OpenApiSchema,
+  PriorityFeedRecordSchema,
+  QaRecordSchema,
+  RelationshipRecordSchema,
+  SchemaJsonLdSchema,
+  SourceRecordSchema,
+  TrustSchema,
+  VersionsSchema,
+  type CitationRecord,
+  type FactRecord,
+  type Manifest,
+  type PriorityFeedRecord,
+  type SourceRecord,
 } from '../output/node-format/index.js';
 import type { z } from 'zod';
 import { AscendingIds } from './ascending-ids.js';
 import { ChangeLog } from './changes.js';
-import { buildAiJson, buildEmbeddingsManifest, buildMcpManifest, buildOpenApi, buildTrust, buildVersions, manifestEntry, renderJson, trustTierOf } from './documents.js';
+import {
+  buildAiJson,
+  buildEmbeddingsManifest,
+  buildMcpManifest,
+  buildOpenApi,
+  buildTrust,
+  buildVersions,
+  manifestEntry,
+  renderJson,
+  trustTierOf,
+} from './documents.js';
 import { factWithheldReason, isEntityExported, isQaExported, isRelationshipExported } from './export-rules.js';
-import { briefText, compareEntityBriefs, compareFactBriefs, type EntityBrief, type EntityRank, type FactBrief, type FactRank } from './highlights.js';
+import {
+  briefText,
+  compareEntityBriefs,
+  compareFactBriefs,
+  type EntityBrief,
+  type EntityRank,
+  type FactBrief,
+  type FactRank,
+} from './highlights.js';
 import { assertValid, checkRecord, JsonlWriter, type SchemaProblem } from './jsonl-writer.js';
 import { renderLlmsFull, renderLlmsTxt } from './llms.js';
 import { contentDigest, nodeVersionLabel, nodeVersionUlid, parseBuildTime } from './node-version.js';
 import { groupById, pickSurvivor, uniqueById } from './passes.js';
-import { projectChunk, projectEntity, projectFact, projectQa, projectRelationship, projectSource, type ExportedIds } from './project.js';
+import {
+  projectChunk,
+  projectEntity,
+  projectFact,
+  projectQa,
+  projectRelationship,
+  projectSource,
+  type ExportedIds,
+} from './project.js';
 import { RejectionLog, type RejectedKind } from './rejections.js';
 import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE } from './schema-jsonld.js';
 import { WebsiteUrls } from './website-urls.js';
@@ -29,9 +75,19 @@ export const PRIORITY_FEED_SIZE = 1000;
 /** Entities considered for llms-full.txt and schema.jsonld. */
 const HIGHLIGHT_ENTITIES = 600;
 const FACTS_PER_ENTITY = 30;
-const RECORD_KINDS = [['entities', 'Entities'], ['facts', 'Facts'], ['relationships', 'Relationships'], ['qa', 'Questions and answers'], ['chunks', 'Text chunks']] as const;
+const RECORD_KINDS = [
+  ['entities', 'Entities'],
+  ['facts', 'Facts'],
+  ['relationships', 'Relationships'],
+  ['qa', 'Questions and answers'],
+  ['chunks', 'Text chunks'],
+] as const;
 
-interface Emitted { file: WrittenFile; language?: string; producedBy: string }
+interface Emitted {
+  file: WrittenFile;
+  language?: string;
+  producedBy: string;
+}
 
 /**
  * Compiles one website's graph into the node files of docs/contract.md#node-files, writing each through `sink`
@@ -43,7 +99,12 @@ interface Emitted { file: WrittenFile; language?: string; producedBy: string }
  * id field still throws AppError node.uuid_leak, and a document the compiler builds that fails
  * its schema throws publish.validation_failed.
  */
-export function compileNode(reader: GraphReader, site: WebsiteInfo, options: CompileOptions, sink: NodeSink): CompileResult {
+export function compileNode(
+  reader: GraphReader,
+  site: WebsiteInfo,
+  options: CompileOptions,
+  sink: NodeSink,
+): CompileResult {
   const build = parseBuildTime(options.buildTime);
   const capabilities = capabilitiesOf(site.plan);
   const urls = new WebsiteUrls(site);
@@ -51,16 +112,35 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
   const readerLanguages = [...new Set(reader.languages())].sort(compareStrings);
   // A record's language names its file: records in a language that is not a BCP-47 tag are rejected whole.
   const nodeLanguages = readerLanguages.filter((language) => LanguageSchema.safeParse(language).success);
-  for (const language of readerLanguages) if (!nodeLanguages.includes(language)) rejectLanguage(reader, language, rejections);
+  for (const language of readerLanguages)
+    if (!nodeLanguages.includes(language)) rejectLanguage(reader, language, rejections);
   const languages = nodeLanguages.length > 0 ? nodeLanguages : [site.defaultLanguage];
   const description = options.description ?? `Knowledge node of ${site.brand} (${site.domain}).`;
   const emitted: Emitted[] = [];
   const counts: CompileCounts = {
-    entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0, sources: 0,
-    withheld: { hiddenEntities: 0, hiddenFacts: 0, supersededFacts: 0, unresolvedRelationships: 0, staleQa: 0, orphanedFacts: 0 }, rejected: rejections.counts,
+    entities: 0,
+    facts: 0,
+    relationships: 0,
+    chunks: 0,
+    qa: 0,
+    sources: 0,
+    withheld: {
+      hiddenEntities: 0,
+      hiddenFacts: 0,
+      supersededFacts: 0,
+      unresolvedRelationships: 0,
+      staleQa: 0,
+      orphanedFacts: 0,
+    },
+    rejected: rejections.counts,
   };
   // The reads below, in their order: a reader may start each ahead of the compile (src/ingest/graph/reader-thread.ts).
-  reader.plan?.([{ kind: 'sources' }, ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) => languages.map((language) => ({ kind, language })))]);
+  reader.plan?.([
+    { kind: 'sources' },
+    ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) =>
+      languages.map((language) => ({ kind, language })),
+    ),
+  ]);
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
 
@@ -74,14 +154,24 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
     entity: (id) => entityLanguage.has(id),
     fact: (id) => factIdsByFile.some((file) => file.has(id)),
     source: (id) => sources.has(id),
-    sourceUrl: (url, sourceId) => urls.allowed(url) ?? (sourceId === null ? null : sources.get(sourceId)?.url ?? null),
+    sourceUrl: (url, sourceId) =>
+      urls.allowed(url) ?? (sourceId === null ? null : (sources.get(sourceId)?.url ?? null)),
   };
-  const cite = (kind: CitationRecord['record_kind'], rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number }) => {
+  const cite = (
+    kind: CitationRecord['record_kind'],
+    rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number },
+  ) => {
     const source = rec.source_id === undefined ? undefined : sources.get(rec.source_id);
     if (source === undefined) return;
     const citation: CitationRecord = {
-      schema_version: NODE_SCHEMA_VERSION, record_id: rec.id, record_kind: kind, source_id: rec.source_id!, source_url: source.url,
-      retrieved_at: source.lastSeenAt, provenance_method: rec.provenance_method, confidence: rec.confidence,
+      schema_version: NODE_SCHEMA_VERSION,
+      record_id: rec.id,
+      record_kind: kind,
+      source_id: rec.source_id!,
+      source_url: source.url,
+      retrieved_at: source.lastSeenAt,
+      provenance_method: rec.provenance_method,
+      confidence: rec.confidence,
     };
     citations.add(citation);
   };
@@ -129,10 +219,22 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
       }
       entityLanguage.set(row.id, language);
       // Importance is not part of the record: a value off the 1 to 5 scale is brought onto it for the ranked files.
-      const rank = isImportance(row.importance) ? row : { id: row.id, name: row.name, language: row.language, importance: toImportance(row.importance) };
+      const rank = isImportance(row.importance)
+        ? row
+        : { id: row.id, name: row.name, language: row.language, importance: toImportance(row.importance) };
       // Briefs are built only for rows that can still rank: most rows of a large node cannot.
-      if (topEntities.admits(rank)) topEntities.push({ id: row.id, type: row.type, name: row.name, language: row.language, importance: rank.importance, sourceUrl: record.source_url ?? null, file: path });
-      if (row.sourceId !== null && sources.has(row.sourceId)) sourceImportance.set(row.sourceId, Math.max(sourceImportance.get(row.sourceId) ?? 1, row.importance));
+      if (topEntities.admits(rank))
+        topEntities.push({
+          id: row.id,
+          type: row.type,
+          name: row.name,
+          language: row.language,
+          importance: rank.importance,
+          sourceUrl: record.source_url ?? null,
+          file: path,
+        });
+      if (row.sourceId !== null && sources.has(row.sourceId))
+        sourceImportance.set(row.sourceId, Math.max(sourceImportance.get(row.sourceId) ?? 1, row.importance));
     }
   }
   const rankedEntities = topEntities.result();
@@ -141,7 +243,10 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
 
   const topFacts = new TopK<FactBrief, FactRank>(PRIORITY_FEED_SIZE, compareFactBriefs);
   // A canonical_url fact repeats the page's canonical url: it goes out under the same URL policy.
-  const factUrlPolicy = (record: FactRecord) => (record.predicate === 'canonical_url' && typeof record.value === 'string' ? urlProblem(urls, record.value, 'value') : null);
+  const factUrlPolicy = (record: FactRecord) =>
+    record.predicate === 'canonical_url' && typeof record.value === 'string'
+      ? urlProblem(urls, record.value, 'value')
+      : null;
   let volatile = false;
   for (const language of languages) {
     const path = `facts.${language}.jsonl`;
@@ -178,7 +283,20 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
       const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
       if (list === undefined && !topFacts.admits(row)) continue;
-      const brief: FactBrief = { id: row.id, subject: row.subject, subjectEntityId: record.subject_entity_id ?? null, predicate: row.predicate, value: record.value, display: row.display, unit: row.unit, currency: row.currency, importance: row.importance, language: row.language, sourceUrl: record.source_url ?? null, file: path };
+      const brief: FactBrief = {
+        id: row.id,
+        subject: row.subject,
+        subjectEntityId: record.subject_entity_id ?? null,
+        predicate: row.predicate,
+        value: record.value,
+        display: row.display,
+        unit: row.unit,
+        currency: row.currency,
+        importance: row.importance,
+        language: row.language,
+        sourceUrl: record.source_url ?? null,
+        file: path,
+      };
       topFacts.push(brief);
       if (list !== undefined) {
         list.push(brief);
@@ -251,14 +369,28 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
   emitted.push({ file: citations.close(), producedBy: 'nodectl:citations' });
   writePriorityFeed(sink, rankedEntities, topFacts.result(), emitted);
 
-  const jsonLdEntities = rankedEntities.slice(0, HIGHLIGHT_ENTITIES).filter((e) => e.importance >= JSONLD_MIN_IMPORTANCE);
-  emitted.push({ file: writeDocument(sink, 'schema.jsonld', SchemaJsonLdSchema, buildSchemaJsonLd(jsonLdEntities, highlighted)), producedBy: 'nodectl:schema-org' });
-  emitted.push({ file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(sources, sourceImportance))), producedBy: 'nodectl:sitemap' });
+  const jsonLdEntities = rankedEntities
+    .slice(0, HIGHLIGHT_ENTITIES)
+    .filter((e) => e.importance >= JSONLD_MIN_IMPORTANCE);
+  emitted.push({
+    file: writeDocument(sink, 'schema.jsonld', SchemaJsonLdSchema, buildSchemaJsonLd(jsonLdEntities, highlighted)),
+    producedBy: 'nodectl:schema-org',
+  });
+  emitted.push({
+    file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(sources, sourceImportance))),
+    producedBy: 'nodectl:sitemap',
+  });
 
-  const recordFiles = RECORD_KINDS.flatMap(([kind, title]) => languages.map((language) => {
-    const path = `${kind}.${language}.jsonl`;
-    return { path, title: `${title} (${language})`, records: emitted.find((e) => e.file.path === path)?.file.records ?? 0 };
-  }));
+  const recordFiles = RECORD_KINDS.flatMap(([kind, title]) =>
+    languages.map((language) => {
+      const path = `${kind}.${language}.jsonl`;
+      return {
+        path,
+        title: `${title} (${language})`,
+        records: emitted.find((e) => e.file.path === path)?.file.records ?? 0,
+      };
+    }),
+  );
   recordFiles.push({ path: 'sources.jsonl', title: 'Sources', records: counts.sources });
   const advanced = capabilities.includes('cap.advanced');
   const embeddings = advanced && capabilities.includes('cap.embeddings');
@@ -271,34 +403,132 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
     { path: 'versions.json', title: 'Versions', note: 'this version and earlier ones' },
     { path: 'mcp.json', title: 'MCP manifest', note: 'how to query this knowledge through MCP' },
   ];
-  emitted.push({ file: writeText(sink, 'llms.txt', renderLlmsTxt({ brand: site.brand, domain: site.domain, description, languages, recordFiles, otherFiles, topEntities: rankedEntities })), producedBy: 'nodectl:llms' });
-  const fullEntities = rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((entity) => ({ entity, facts: highlighted.get(entity.id) ?? [] }));
-  emitted.push({ file: writeText(sink, 'llms-full.txt', renderLlmsFull({ brand: site.brand, domain: site.domain, description, entities: fullEntities, totalEntities: counts.entities, totalFacts: counts.facts, recordFiles })), producedBy: 'nodectl:llms' });
+  emitted.push({
+    file: writeText(
+      sink,
+      'llms.txt',
+      renderLlmsTxt({
+        brand: site.brand,
+        domain: site.domain,
+        description,
+        languages,
+        recordFiles,
+        otherFiles,
+        topEntities: rankedEntities,
+      }),
+    ),
+    producedBy: 'nodectl:llms',
+  });
+  const fullEntities = rankedEntities
+    .slice(0, HIGHLIGHT_ENTITIES)
+    .map((entity) => ({ entity, facts: highlighted.get(entity.id) ?? [] }));
+  emitted.push({
+    file: writeText(
+      sink,
+      'llms-full.txt',
+      renderLlmsFull({
+        brand: site.brand,
+        domain: site.domain,
+        description,
+        entities: fullEntities,
+        totalEntities: counts.entities,
+        totalFacts: counts.facts,
+        recordFiles,
+      }),
+    ),
+    producedBy: 'nodectl:llms',
+  });
 
-  const consumes = ['llms.txt', 'versions.json', 'changes.jsonl', ...languages.flatMap((l) => RECORD_KINDS.map(([kind]) => `${kind}.${l}.jsonl`)), 'sources.jsonl', 'citations.jsonl', 'priority-feed.jsonl', 'schema.jsonld', 'sitemap-ai.xml', 'llms-full.txt', 'mcp.json'];
+  const consumes = [
+    'llms.txt',
+    'versions.json',
+    'changes.jsonl',
+    ...languages.flatMap((l) => RECORD_KINDS.map(([kind]) => `${kind}.${l}.jsonl`)),
+    'sources.jsonl',
+    'citations.jsonl',
+    'priority-feed.jsonl',
+    'schema.jsonld',
+    'sitemap-ai.xml',
+    'llms-full.txt',
+    'mcp.json',
+  ];
   if (advanced) consumes.push('trust.json', 'openapi.json');
   if (embeddings) consumes.push('embeddings-manifest.json');
-  const ai = buildAiJson(site, { license: options.license ?? 'all-rights-reserved', description, ...(options.contact === undefined ? {} : { contact: options.contact }), languages, refreshHintSeconds: volatile ? 3600 : 86400, consumes });
+  const ai = buildAiJson(site, {
+    license: options.license ?? 'all-rights-reserved',
+    description,
+    ...(options.contact === undefined ? {} : { contact: options.contact }),
+    languages,
+    refreshHintSeconds: volatile ? 3600 : 86400,
+    consumes,
+  });
   emitted.push({ file: writeDocument(sink, 'ai.json', AiJsonSchema, ai), producedBy: 'nodectl:ai' });
-  emitted.push({ file: writeDocument(sink, 'mcp.json', McpManifestSchema, buildMcpManifest(site, capabilities)), producedBy: 'nodectl:mcp' });
-  if (advanced) emitted.push({ file: writeDocument(sink, 'trust.json', TrustSchema, buildTrust(site)), producedBy: 'nodectl:trust' });
-  if (embeddings) emitted.push({ file: writeDocument(sink, 'embeddings-manifest.json', EmbeddingsManifestSchema, buildEmbeddingsManifest(chunkFiles)), producedBy: 'nodectl:embeddings' });
+  emitted.push({
+    file: writeDocument(sink, 'mcp.json', McpManifestSchema, buildMcpManifest(site, capabilities)),
+    producedBy: 'nodectl:mcp',
+  });
+  if (advanced)
+    emitted.push({
+      file: writeDocument(sink, 'trust.json', TrustSchema, buildTrust(site)),
+      producedBy: 'nodectl:trust',
+    });
+  if (embeddings)
+    emitted.push({
+      file: writeDocument(
+        sink,
+        'embeddings-manifest.json',
+        EmbeddingsManifestSchema,
+        buildEmbeddingsManifest(chunkFiles),
+      ),
+      producedBy: 'nodectl:embeddings',
+    });
   emitted.push({ file: changes.close(emitted.map((e) => e.file)), producedBy: 'nodectl:changes' });
 
   // Everything so far is version-free: its digest gives the ULID's random part.
   const nodeVersion = nodeVersionUlid(build.ms, contentDigest(emitted.map((e) => e.file)));
   const label = nodeVersionLabel(build.iso, options.previous?.label ?? null);
   const current = { node_version: nodeVersion, node_version_label: label, generated_at: build.iso };
-  emitted.push({ file: writeDocument(sink, 'versions.json', VersionsSchema, buildVersions(current, options.previous)), producedBy: 'nodectl:versions' });
-  if (advanced) emitted.push({ file: writeDocument(sink, 'openapi.json', OpenApiSchema, buildOpenApi(site, label, emitted.map((e) => e.file).concat({ path: 'openapi.json', checksum: '', bytes: 0 }))), producedBy: 'nodectl:openapi' });
+  emitted.push({
+    file: writeDocument(sink, 'versions.json', VersionsSchema, buildVersions(current, options.previous)),
+    producedBy: 'nodectl:versions',
+  });
+  if (advanced)
+    emitted.push({
+      file: writeDocument(
+        sink,
+        'openapi.json',
+        OpenApiSchema,
+        buildOpenApi(site, label, emitted.map((e) => e.file).concat({ path: 'openapi.json', checksum: '', bytes: 0 })),
+      ),
+      producedBy: 'nodectl:openapi',
+    });
 
-  const files = emitted.map((e) => manifestEntry(e.file, e.language, e.producedBy)).sort((a, b) => compareStrings(a.path, b.path));
+  const files = emitted
+    .map((e) => manifestEntry(e.file, e.language, e.producedBy))
+    .sort((a, b) => compareStrings(a.path, b.path));
   const manifest: Manifest = {
-    schema_version: NODE_SCHEMA_VERSION, node_version: nodeVersion, node_version_label: label, brand: site.brand, domain: site.domain, website_id: site.websiteId,
-    generated_at: build.iso, capabilities, languages, default_language: site.defaultLanguage, trust_tier: trustTierOf(site), files,
+    schema_version: NODE_SCHEMA_VERSION,
+    node_version: nodeVersion,
+    node_version_label: label,
+    brand: site.brand,
+    domain: site.domain,
+    website_id: site.websiteId,
+    generated_at: build.iso,
+    capabilities,
+    languages,
+    default_language: site.defaultLanguage,
+    trust_tier: trustTierOf(site),
+    files,
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
-  return { nodeVersion, nodeVersionLabel: label, generatedAt: build.iso, files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')], counts, rejected: rejections.list() };
+  return {
+    nodeVersion,
+    nodeVersionLabel: label,
+    generatedAt: build.iso,
+    files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')],
+    counts,
+    rejected: rejections.list(),
+  };
 }
 
 /**
@@ -306,12 +536,19 @@ export function compileNode(reader: GraphReader, site: WebsiteInfo, options: Com
  * name no node file, so none of its records is read further.
  */
 function rejectLanguage(reader: GraphReader, language: string, rejections: RejectionLog): void {
-  const problem = { path: 'language', message: LanguageSchema.safeParse(language).error?.issues[0]?.message ?? 'must be a BCP-47 language tag' };
+  const problem = {
+    path: 'language',
+    message: LanguageSchema.safeParse(language).error?.issues[0]?.message ?? 'must be a BCP-47 language tag',
+  };
   const kinds: Array<[RejectedKind, () => Iterable<{ id: string }>]> = [
-    ['entities', () => reader.entities(language)], ['facts', () => reader.facts(language)], ['relationships', () => reader.relationships(language)],
-    ['chunks', () => reader.chunks(language)], ['qa', () => reader.qa(language)],
+    ['entities', () => reader.entities(language)],
+    ['facts', () => reader.facts(language)],
+    ['relationships', () => reader.relationships(language)],
+    ['chunks', () => reader.chunks(language)],
+    ['qa', () => reader.qa(language)],
   ];
-  for (const [kind, rows] of kinds) for (const row of uniqueById(rows())) rejections.add(kind, `${kind}.${language}.jsonl`, row.id, problem);
+  for (const [kind, rows] of kinds)
+    for (const row of uniqueById(rows())) rejections.add(kind, `${kind}.${language}.jsonl`, row.id, problem);
 }
 
 /** The URL policy's verdict on the field `path` of a record, as a problem that rejects it. */
@@ -348,30 +585,78 @@ function writeDocument(sink: NodeSink, path: string, schema: z.ZodType, value: u
 }
 
 function writePriorityFeed(sink: NodeSink, entities: EntityBrief[], facts: FactBrief[], emitted: Emitted[]): void {
-  type Ranked = { importance: number; kind: 'entity' | 'fact'; id: string; language: string; label: string; sourceUrl: string | null; file: string };
+  type Ranked = {
+    importance: number;
+    kind: 'entity' | 'fact';
+    id: string;
+    language: string;
+    label: string;
+    sourceUrl: string | null;
+    file: string;
+  };
   const all: Ranked[] = [
-    ...entities.map((e) => ({ importance: e.importance, kind: 'entity' as const, id: e.id, language: e.language, label: e.name, sourceUrl: e.sourceUrl, file: e.file })),
-    ...facts.map((f) => ({ importance: f.importance, kind: 'fact' as const, id: f.id, language: f.language, label: `${f.subject}: ${f.predicate} = ${briefText(f)}`, sourceUrl: f.sourceUrl, file: f.file })),
+    ...entities.map((e) => ({
+      importance: e.importance,
+      kind: 'entity' as const,
+      id: e.id,
+      language: e.language,
+      label: e.name,
+      sourceUrl: e.sourceUrl,
+      file: e.file,
+    })),
+    ...facts.map((f) => ({
+      importance: f.importance,
+      kind: 'fact' as const,
+      id: f.id,
+      language: f.language,
+      label: `${f.subject}: ${f.predicate} = ${briefText(f)}`,
+      sourceUrl: f.sourceUrl,
+      file: f.file,
+    })),
   ];
   all.sort((a, b) => b.importance - a.importance || compareStrings(a.kind, b.kind) || compareStrings(a.id, b.id));
   const writer = new JsonlWriter<PriorityFeedRecord>(sink, 'priority-feed.jsonl', PriorityFeedRecordSchema);
   all.slice(0, PRIORITY_FEED_SIZE).forEach((r, i) => {
-    const record: PriorityFeedRecord = { schema_version: NODE_SCHEMA_VERSION, rank: i + 1, record_id: r.id, record_kind: r.kind, file: r.file, importance: r.importance, language: r.language, label: r.label };
+    const record: PriorityFeedRecord = {
+      schema_version: NODE_SCHEMA_VERSION,
+      rank: i + 1,
+      record_id: r.id,
+      record_kind: r.kind,
+      file: r.file,
+      importance: r.importance,
+      language: r.language,
+      label: r.label,
+    };
     if (r.sourceUrl !== null) record.source_url = r.sourceUrl;
     writer.add(record);
   });
   emitted.push({ file: writer.close(), producedBy: 'nodectl:priority-feed' });
 }
 
-function sitemapEntries(sources: Map<string, { url: string; lastSeenAt: string }>, importance: Map<string, number>): SitemapEntry[] {
+function sitemapEntries(
+  sources: Map<string, { url: string; lastSeenAt: string }>,
+  importance: Map<string, number>,
+): SitemapEntry[] {
   const byLoc = new Map<string, SitemapEntry>();
   for (const [id, source] of sources) {
     if (!/^https?:\/\//.test(source.url) || source.url.length < 12) continue;
-    const entry = { loc: source.url, lastmod: source.lastSeenAt, importance: Math.min(5, Math.max(1, Math.round(importance.get(id) ?? 1))) };
+    const entry = {
+      loc: source.url,
+      lastmod: source.lastSeenAt,
+      importance: Math.min(5, Math.max(1, Math.round(importance.get(id) ?? 1))),
+    };
     const existing = byLoc.get(entry.loc);
-    if (existing === undefined || entry.importance > existing.importance || (entry.importance === existing.importance && entry.lastmod > existing.lastmod)) byLoc.set(entry.loc, entry);
+    if (
+      existing === undefined ||
+      entry.importance > existing.importance ||
+      (entry.importance === existing.importance && entry.lastmod > existing.lastmod)
+    )
+      byLoc.set(entry.loc, entry);
   }
   let entries = [...byLoc.values()];
-  if (entries.length > SITEMAP_MAX_URLS) entries = entries.sort((a, b) => b.importance - a.importance || compareStrings(a.loc, b.loc)).slice(0, SITEMAP_MAX_URLS);
+  if (entries.length > SITEMAP_MAX_URLS)
+    entries = entries
+      .sort((a, b) => b.importance - a.importance || compareStrings(a.loc, b.loc))
+      .slice(0, SITEMAP_MAX_URLS);
   return entries.sort((a, b) => compareStrings(a.loc, b.loc));
 }

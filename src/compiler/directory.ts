@@ -25,12 +25,13 @@ export function createDirectorySink(dir: string): DirectorySink {
   const open = new Set<number>();
   return {
     open(path) {
-      if (path.includes('/') || path.includes('\\') || path.startsWith('.')) throw new Error(`refusing to write outside the node directory: ${path}`);
+      if (path.includes('/') || path.includes('\\') || path.startsWith('.'))
+        throw new Error(`refusing to write outside the node directory: ${path}`);
       const fd = openSync(join(dir, path), 'wx');
       open.add(fd);
       return {
         write: (chunk) => {
-          for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done);
+          for (let done = 0; done < chunk.length;) done += writeSync(fd, chunk, done);
         },
         close: () => {
           open.delete(fd);
@@ -58,7 +59,9 @@ export function createDirectorySink(dir: string): DirectorySink {
 
 /** fsync then close `fd`; resolves with the first error (never rejects, so a compile that fails first leaves no unhandled rejection). */
 function syncAndClose(fd: number): Promise<Error | null> {
-  return new Promise((resolve) => fsync(fd, (syncError) => close(fd, (closeError) => resolve(syncError ?? closeError ?? null))));
+  return new Promise((resolve) =>
+    fsync(fd, (syncError) => close(fd, (closeError) => resolve(syncError ?? closeError ?? null))),
+  );
 }
 
 export interface CompileToDirectoryOptions extends CompileOptions {
@@ -75,10 +78,16 @@ let sequence = 0;
  * which then replaces `outDir` by rename, so a reader never sees half a node and a failed
  * compile (validation, uuid leak, I/O) leaves the old `outDir` untouched.
  */
-export async function compileToDirectory(reader: GraphReader, site: WebsiteInfo, outDir: string, options: CompileToDirectoryOptions): Promise<CompileResult> {
+export async function compileToDirectory(
+  reader: GraphReader,
+  site: WebsiteInfo,
+  outDir: string,
+  options: CompileToDirectoryOptions,
+): Promise<CompileResult> {
   const target = resolve(outDir);
   const { previousDir, wrapSink, ...compileOptions } = options;
-  if (compileOptions.previous === undefined && previousDir !== undefined) compileOptions.previous = await readPreviousNode(previousDir);
+  if (compileOptions.previous === undefined && previousDir !== undefined)
+    compileOptions.previous = await readPreviousNode(previousDir);
   mkdirSync(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${++sequence}`);
   rmSync(temp, { recursive: true, force: true });

@@ -1,6 +1,13 @@
 import { countsAsVerified, trustScore, type WebsiteInfo } from '../control/records/website-info.js';
 import {
-  NODE_SCHEMA_VERSION, type AiJson, type EmbeddingsManifest, type ManifestFile, type McpManifest, type Trust, type VersionEntry, type Versions,
+  NODE_SCHEMA_VERSION,
+  type AiJson,
+  type EmbeddingsManifest,
+  type ManifestFile,
+  type McpManifest,
+  type Trust,
+  type VersionEntry,
+  type Versions,
 } from '../output/node-format/index.js';
 import type { PreviousNode } from './types.js';
 
@@ -37,7 +44,17 @@ export function buildTrust(site: WebsiteInfo): Trust {
   };
 }
 
-export function buildAiJson(site: WebsiteInfo, input: { license: string; description: string; contact?: string; languages: string[]; refreshHintSeconds: number; consumes: string[] }): AiJson {
+export function buildAiJson(
+  site: WebsiteInfo,
+  input: {
+    license: string;
+    description: string;
+    contact?: string;
+    languages: string[];
+    refreshHintSeconds: number;
+    consumes: string[];
+  },
+): AiJson {
   const ai: AiJson = {
     schema_version: NODE_SCHEMA_VERSION,
     brand: site.brand,
@@ -65,32 +82,85 @@ export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly strin
     transport: 'stdio',
     command: ['nodectl', 'mcp', '--website', site.websiteId],
     tools: [
-      { name: 'search_website_knowledge', description: 'Ranked entity, fact and chunk hits for a text query.', input_schema: { type: 'object', properties: { websiteId, query: { type: 'string', minLength: 1 }, limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['websiteId', 'query'], additionalProperties: false } },
-      { name: 'get_entity_facts', description: 'The exported facts of one entity, by its entity_* id.', input_schema: { type: 'object', properties: { websiteId, entityId: { type: 'string', pattern: '^entity_[0-9a-f]+$' } }, required: ['websiteId', 'entityId'], additionalProperties: false } },
-      { name: 'list_node_files', description: 'The files of the live node with checksum and size.', input_schema: { type: 'object', properties: { websiteId }, required: ['websiteId'], additionalProperties: false } },
+      {
+        name: 'search_website_knowledge',
+        description: 'Ranked entity, fact and chunk hits for a text query.',
+        input_schema: {
+          type: 'object',
+          properties: {
+            websiteId,
+            query: { type: 'string', minLength: 1 },
+            limit: { type: 'integer', minimum: 1, maximum: 50 },
+          },
+          required: ['websiteId', 'query'],
+          additionalProperties: false,
+        },
+      },
+      {
+        name: 'get_entity_facts',
+        description: 'The exported facts of one entity, by its entity_* id.',
+        input_schema: {
+          type: 'object',
+          properties: { websiteId, entityId: { type: 'string', pattern: '^entity_[0-9a-f]+$' } },
+          required: ['websiteId', 'entityId'],
+          additionalProperties: false,
+        },
+      },
+      {
+        name: 'list_node_files',
+        description: 'The files of the live node with checksum and size.',
+        input_schema: {
+          type: 'object',
+          properties: { websiteId },
+          required: ['websiteId'],
+          additionalProperties: false,
+        },
+      },
     ],
   };
 }
 
-export function buildEmbeddingsManifest(chunkFiles: Array<{ path: string; language: string; records: number }>): EmbeddingsManifest {
-  return { schema_version: NODE_SCHEMA_VERSION, status: 'not_computed', model: null, dimensions: null, chunk_files: chunkFiles, vectors: [] };
+export function buildEmbeddingsManifest(
+  chunkFiles: Array<{ path: string; language: string; records: number }>,
+): EmbeddingsManifest {
+  return {
+    schema_version: NODE_SCHEMA_VERSION,
+    status: 'not_computed',
+    model: null,
+    dimensions: null,
+    chunk_files: chunkFiles,
+    vectors: [],
+  };
 }
 
 /** openapi.json: the node itself as a read-only HTTP API, one GET path per file. */
-export function buildOpenApi(site: WebsiteInfo, label: string, files: ReadonlyArray<{ path: string }>): Record<string, unknown> {
+export function buildOpenApi(
+  site: WebsiteInfo,
+  label: string,
+  files: ReadonlyArray<{ path: string }>,
+): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const { path } of [...files, { path: 'manifest.json' }].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+  for (const { path } of [...files, { path: 'manifest.json' }].sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+  )) {
     paths[`/${path}`] = {
       get: {
         operationId: 'get_' + path.replace(/[^A-Za-z0-9]+/g, '_'),
         summary: `Node file ${path}`,
-        responses: { '200': { description: `${path} of the live version`, content: { [contentTypeOf(path).split(';')[0]!]: {} } } },
+        responses: {
+          '200': { description: `${path} of the live version`, content: { [contentTypeOf(path).split(';')[0]!]: {} } },
+        },
       },
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: `${site.brand} knowledge node`, version: label, description: `Static files of the knowledge node of ${site.domain}.`, 'x-service-node-version': label },
+    info: {
+      title: `${site.brand} knowledge node`,
+      version: label,
+      description: `Static files of the knowledge node of ${site.domain}.`,
+      'x-service-node-version': label,
+    },
     servers: [{ url: './', description: 'where this node is served' }],
     paths,
   };
@@ -105,11 +175,26 @@ export function buildVersions(current: VersionEntry, previous: PreviousNode | un
   }
   const versions: Versions = { schema_version: NODE_SCHEMA_VERSION, current, history: history.slice(0, 100) };
   if (previous !== undefined) versions.previous = previous.nodeVersion;
-  return { schema_version: versions.schema_version, current: versions.current, ...(versions.previous ? { previous: versions.previous } : {}), history: versions.history };
+  return {
+    schema_version: versions.schema_version,
+    current: versions.current,
+    ...(versions.previous ? { previous: versions.previous } : {}),
+    history: versions.history,
+  };
 }
 
-export function manifestEntry(file: { path: string; checksum: string; bytes: number; records?: number }, language: string | undefined, producedBy: string): ManifestFile {
-  const entry: ManifestFile = { path: file.path, content_type: contentTypeOf(file.path), checksum: file.checksum, bytes: file.bytes, immutable: isImmutable(file.path) };
+export function manifestEntry(
+  file: { path: string; checksum: string; bytes: number; records?: number },
+  language: string | undefined,
+  producedBy: string,
+): ManifestFile {
+  const entry: ManifestFile = {
+    path: file.path,
+    content_type: contentTypeOf(file.path),
+    checksum: file.checksum,
+    bytes: file.bytes,
+    immutable: isImmutable(file.path),
+  };
   if (file.records !== undefined) entry.records = file.records;
   if (language !== undefined) entry.language = language;
   entry.produced_by = producedBy;

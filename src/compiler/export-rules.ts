@@ -22,8 +22,16 @@ export function isEntityExported(entity: EntityRow): boolean {
  * Rule 3: only resolved relationships, and only when both endpoints are exported entities, so no
  * relationship leaves a dangling cross-file reference.
  */
-export function isRelationshipExported(rel: RelationshipRow, exportedEntity: (id: string) => boolean): rel is RelationshipRow & { toEntityId: string } {
-  return rel.resolutionStatus === 'resolved' && rel.toEntityId !== null && exportedEntity(rel.fromEntityId) && exportedEntity(rel.toEntityId);
+export function isRelationshipExported(
+  rel: RelationshipRow,
+  exportedEntity: (id: string) => boolean,
+): rel is RelationshipRow & { toEntityId: string } {
+  return (
+    rel.resolutionStatus === 'resolved' &&
+    rel.toEntityId !== null &&
+    exportedEntity(rel.fromEntityId) &&
+    exportedEntity(rel.toEntityId)
+  );
 }
 
 /** Rule 4: stale Q&A is excluded entirely. */

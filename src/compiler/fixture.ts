@@ -18,11 +18,19 @@ export const DEFAULT_FIXTURE_BUILD_TIME = '2026-01-01T00:00:00Z';
  */
 export const FixtureSiteSchema = z.strictObject({
   website_id: z.string().min(1),
-  domain: z.string().min(1).transform((d) => d.toLowerCase()),
+  domain: z
+    .string()
+    .min(1)
+    .transform((d) => d.toLowerCase()),
   brand: z.string().min(1).optional(),
   default_language: z.string().min(2).default('en'),
   plan: z.enum(PLANS).default('free'),
-  verification: z.strictObject({ method: z.enum(VERIFICATION_METHODS).nullable().default(null), state: z.enum(VERIFICATION_STATES).default('pending') }).default({ method: null, state: 'pending' }),
+  verification: z
+    .strictObject({
+      method: z.enum(VERIFICATION_METHODS).nullable().default(null),
+      state: z.enum(VERIFICATION_STATES).default('pending'),
+    })
+    .default({ method: null, state: 'pending' }),
   aliases: z.array(z.string().min(1)).default([]),
   build_time: z.string().default(DEFAULT_FIXTURE_BUILD_TIME),
   license: z.string().min(1).optional(),
@@ -40,14 +48,16 @@ export interface Fixture {
 }
 
 function readJsonl(path: string): unknown[] {
-  return readFileSync(path, 'utf8').split('\n').flatMap((line, index) => {
-    if (line.trim() === '') return [];
-    try {
-      return [JSON.parse(line)];
-    } catch (error) {
-      throw new Error(`${path} line ${index + 1}: not JSON (${(error as Error).message})`);
-    }
-  });
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .flatMap((line, index) => {
+      if (line.trim() === '') return [];
+      try {
+        return [JSON.parse(line)];
+      } catch (error) {
+        throw new Error(`${path} line ${index + 1}: not JSON (${(error as Error).message})`);
+      }
+    });
 }
 
 /** Reads fixtures/<name>: site.json, items.jsonl (IngestItems as a connector sends them) and optional editorial.jsonl. */
@@ -55,18 +65,29 @@ export function loadFixture(dir: string): Fixture {
   const sitePath = join(dir, 'site.json');
   if (!existsSync(sitePath)) throw new Error(`${dir} is not a fixture: site.json is missing`);
   const parsed = FixtureSiteSchema.safeParse(JSON.parse(readFileSync(sitePath, 'utf8')));
-  if (!parsed.success) throw new Error(`${sitePath}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `${sitePath}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
   const s = parsed.data;
   const items = readJsonl(join(dir, 'items.jsonl')).map((raw, index) => {
     const item = IngestItemSchema.safeParse(raw);
-    if (!item.success) throw new Error(`${join(dir, 'items.jsonl')} line ${index + 1}: ${item.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!item.success)
+      throw new Error(
+        `${join(dir, 'items.jsonl')} line ${index + 1}: ${item.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     return item.data;
   });
   const editorialPath = join(dir, 'editorial.jsonl');
   const editorial = existsSync(editorialPath) ? parseEditorialJsonl(readFileSync(editorialPath, 'utf8')) : [];
   const site: WebsiteInfo = {
-    websiteId: s.website_id, domain: s.domain, brand: s.brand ?? s.domain, defaultLanguage: s.default_language, plan: s.plan,
-    verification: { method: s.verification.method, state: s.verification.state }, aliases: s.aliases,
+    websiteId: s.website_id,
+    domain: s.domain,
+    brand: s.brand ?? s.domain,
+    defaultLanguage: s.default_language,
+    plan: s.plan,
+    verification: { method: s.verification.method, state: s.verification.state },
+    aliases: s.aliases,
   };
   const presentation: Fixture['presentation'] = {};
   if (s.license !== undefined) presentation.license = s.license;
@@ -80,9 +101,16 @@ export function loadFixture(dir: string): Fixture {
  * ingest and extraction path, received at the build time), editorial state applied, then the
  * compiler. `buildTime` overrides the fixture's.
  */
-export function compileFixture(fixture: Fixture, sink: NodeSink, overrides: Partial<CompileOptions> = {}): CompileResult {
+export function compileFixture(
+  fixture: Fixture,
+  sink: NodeSink,
+  overrides: Partial<CompileOptions> = {},
+): CompileResult {
   const buildTime = overrides.buildTime ?? fixture.buildTime;
-  const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: normalizeUtc(buildTime), editorial: fixture.editorial });
+  const graph = buildGraphFromItems(fixture.items, fixture.site, {
+    receivedAt: normalizeUtc(buildTime),
+    editorial: fixture.editorial,
+  });
   try {
     return compileNode(graph.reader, fixture.site, { ...fixture.presentation, ...overrides, buildTime }, sink);
   } finally {

@@ -23,7 +23,9 @@ export interface GoldenReport {
 /** Fixture names under `fixturesDir`: every folder holding a site.json, sorted. */
 export function listFixtures(fixturesDir: string): string[] {
   if (!existsSync(fixturesDir)) return [];
-  return readdirSync(fixturesDir).filter((name) => existsSync(join(fixturesDir, name, 'site.json'))).sort(compareStrings);
+  return readdirSync(fixturesDir)
+    .filter((name) => existsSync(join(fixturesDir, name, 'site.json')))
+    .sort(compareStrings);
 }
 
 function compileInMemory(fixtureDir: string): Map<string, string> {
@@ -45,7 +47,9 @@ function firstDifferences(expected: string, actual: string): GoldenDifference['l
 /** Compiles every fixture and compares it byte for byte with golden/<name>/. */
 export function checkGolden(fixturesDir: string, goldenDir: string, only?: string[]): GoldenReport {
   const report: GoldenReport = { ok: true, fixtures: [], differences: [] };
-  for (const name of listFixtures(fixturesDir).filter((n) => only === undefined || only.length === 0 || only.includes(n))) {
+  for (const name of listFixtures(fixturesDir).filter(
+    (n) => only === undefined || only.length === 0 || only.includes(n),
+  )) {
     const files = compileInMemory(join(fixturesDir, name));
     const dir = join(goldenDir, name);
     const expectedNames = existsSync(dir) ? readdirSync(dir).filter((f) => statSync(join(dir, f)).isFile()) : [];
@@ -66,14 +70,21 @@ export function checkGolden(fixturesDir: string, goldenDir: string, only?: strin
 }
 
 /** Recompiles every fixture into golden/<name>/ (each replaced atomically). */
-export function updateGolden(fixturesDir: string, goldenDir: string, only?: string[]): Array<{ name: string; files: number }> {
+export function updateGolden(
+  fixturesDir: string,
+  goldenDir: string,
+  only?: string[],
+): Array<{ name: string; files: number }> {
   const updated: Array<{ name: string; files: number }> = [];
   mkdirSync(goldenDir, { recursive: true });
-  for (const name of listFixtures(fixturesDir).filter((n) => only === undefined || only.length === 0 || only.includes(n))) {
+  for (const name of listFixtures(fixturesDir).filter(
+    (n) => only === undefined || only.length === 0 || only.includes(n),
+  )) {
     const files = compileInMemory(join(fixturesDir, name));
     const temp = join(goldenDir, `.${name}.tmp-${process.pid}`);
     mkdirSync(temp, { recursive: true });
-    for (const [file, text] of [...files.entries()].sort(([a], [b]) => compareStrings(a, b))) writeFileSync(join(temp, file), text);
+    for (const [file, text] of [...files.entries()].sort(([a], [b]) => compareStrings(a, b)))
+      writeFileSync(join(temp, file), text);
     replaceDirectory(temp, join(goldenDir, name));
     updated.push({ name, files: files.size });
   }
@@ -82,10 +93,14 @@ export function updateGolden(fixturesDir: string, goldenDir: string, only?: stri
 
 /** A readable diff of the first differences, for people. */
 export function formatGoldenReport(report: GoldenReport): string {
-  if (report.ok) return `golden: ${report.fixtures.length} fixtures match byte for byte (${report.fixtures.map((f) => f.name).join(', ')})`;
+  if (report.ok)
+    return `golden: ${report.fixtures.length} fixtures match byte for byte (${report.fixtures.map((f) => f.name).join(', ')})`;
   const lines = [`golden: ${report.differences.length} files differ`];
   for (const d of report.differences.slice(0, 10)) {
-    lines.push('', `${d.fixture}/${d.file}: ${d.kind === 'missing' ? 'not produced any more (golden has it)' : d.kind === 'unexpected' ? 'new file (golden lacks it)' : 'changed'}`);
+    lines.push(
+      '',
+      `${d.fixture}/${d.file}: ${d.kind === 'missing' ? 'not produced any more (golden has it)' : d.kind === 'unexpected' ? 'new file (golden lacks it)' : 'changed'}`,
+    );
     for (const l of d.lines) {
       lines.push(`  line ${l.line}:`);
       if (l.expected !== null) lines.push(`  - ${clip(l.expected)}`);

@@ -4,12 +4,31 @@
  * check a publisher runs before it publishes anything.
  */
 export { compileNode, PRIORITY_FEED_SIZE } from './compile-node.js';
-export { compileToDirectory, createDirectorySink, replaceDirectory, type CompileToDirectoryOptions } from './directory.js';
+export {
+  compileToDirectory,
+  createDirectorySink,
+  replaceDirectory,
+  type CompileToDirectoryOptions,
+} from './directory.js';
 export { readPreviousNode } from './previous.js';
-export { createMemorySink, TrackedFile, type MemorySink, type NodeSink, type SinkFile, type WrittenFile } from './sink.js';
+export {
+  createMemorySink,
+  TrackedFile,
+  type MemorySink,
+  type NodeSink,
+  type SinkFile,
+  type WrittenFile,
+} from './sink.js';
 export { createMemoryGraphReader, type MemoryGraph } from './memory-reader.js';
 export { compileFixture, loadFixture, FixtureSiteSchema, DEFAULT_FIXTURE_BUILD_TIME, type Fixture } from './fixture.js';
-export { checkGolden, updateGolden, listFixtures, formatGoldenReport, type GoldenReport, type GoldenDifference } from './golden.js';
+export {
+  checkGolden,
+  updateGolden,
+  listFixtures,
+  formatGoldenReport,
+  type GoldenReport,
+  type GoldenDifference,
+} from './golden.js';
 export { validateNode, type ValidationReport, type ValidationIssue } from './validate/validate-node.js';
 export { formatValidationReport } from './validate/format-report.js';
 export { parseLlmsTxt, type ParsedLlmsTxt } from './validate/llms-parse.js';

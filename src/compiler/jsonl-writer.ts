@@ -11,7 +11,10 @@ import { TrackedFile } from './sink.js';
  * there is a publish-integrity failure (node.uuid_leak, docs/contract.md#stable-ids), checked before the schema so
  * the failure carries its own code. `keys`: the record's keys when the caller knows them.
  */
-export function findUuidLeak(record: Record<string, unknown>, keys: readonly string[] = Object.keys(record)): string | null {
+export function findUuidLeak(
+  record: Record<string, unknown>,
+  keys: readonly string[] = Object.keys(record),
+): string | null {
   for (const key of keys) {
     if (!isIdKey(key)) continue;
     const value = record[key];
@@ -65,7 +68,8 @@ export function checkRecord(schema: z.ZodType, record: unknown, where: string): 
   const passed = compiledSchema(schema).validate(record);
   if (record !== null && typeof record === 'object') {
     const leak = findUuidLeak(record as Record<string, unknown>, (passed ? idKeysOf(schema) : null) ?? undefined);
-    if (leak !== null) throw new AppError('node.uuid_leak', `${where}: a uuid stands where a stable id is required (${leak})`);
+    if (leak !== null)
+      throw new AppError('node.uuid_leak', `${where}: a uuid stands where a stable id is required (${leak})`);
   }
   if (passed) return null;
   const parsed = schema.safeParse(record);
@@ -82,8 +86,13 @@ export function checkRecord(schema: z.ZodType, record: unknown, where: string): 
 export function assertValid(schema: z.ZodType, record: unknown, where: string): void {
   const problem = checkRecord(schema, record, where);
   if (problem === null) return;
-  const problems = problem.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-  throw new AppError('publish.validation_failed', `${where} fails its schema: ${problems}`, { details: { where, issues: problem.issues } });
+  const problems = problem.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+  throw new AppError('publish.validation_failed', `${where} fails its schema: ${problems}`, {
+    details: { where, issues: problem.issues },
+  });
 }
 
 /** Gets each written record line; changes.jsonl is built from it. */
@@ -94,7 +103,12 @@ export class JsonlWriter<T extends object> {
   private readonly file: TrackedFile;
   private lastId: string | null = null;
 
-  constructor(sink: NodeSink, readonly path: string, private readonly schema: z.ZodType, private readonly observe?: LineObserver) {
+  constructor(
+    sink: NodeSink,
+    readonly path: string,
+    private readonly schema: z.ZodType,
+    private readonly observe?: LineObserver,
+  ) {
     this.file = new TrackedFile(sink, path);
   }
 
@@ -127,7 +141,8 @@ export class JsonlWriter<T extends object> {
     const line = JSON.stringify(record);
     this.file.writeLine(line);
     if (id !== undefined) {
-      if (this.lastId !== null && id <= this.lastId) throw new Error(`${this.path}: records out of id order (${this.lastId} then ${id})`);
+      if (this.lastId !== null && id <= this.lastId)
+        throw new Error(`${this.path}: records out of id order (${this.lastId} then ${id})`);
       this.lastId = id;
       this.observe?.(this.path, id, line);
     }

@@ -40,7 +40,12 @@ export function renderLlmsTxt(input: LlmsInput): string {
     ...input.recordFiles.map((f) => `- [${f.title}](${f.path}): ${f.records} records`),
     '',
   ];
-  const tail: string[] = ['## Optional', '', ...input.otherFiles.map((f) => `- [${f.title}](${f.path}): ${f.note}`), ''];
+  const tail: string[] = [
+    '## Optional',
+    '',
+    ...input.otherFiles.map((f) => `- [${f.title}](${f.path}): ${f.note}`),
+    '',
+  ];
   let size = head.join('\n').length + tail.join('\n').length + 40;
   const pages: string[] = [];
   const seen = new Set<string>();
@@ -53,7 +58,10 @@ export function renderLlmsTxt(input: LlmsInput): string {
     pages.push(line);
     size += line.length + 1;
   }
-  const keyPages = pages.length === 0 ? [] : ['## Key pages', '', ...pages, '- [All pages](sitemap-ai.xml): every source page with its importance', ''];
+  const keyPages =
+    pages.length === 0
+      ? []
+      : ['## Key pages', '', ...pages, '- [All pages](sitemap-ai.xml): every source page with its importance', ''];
   return [...head, ...keyPages, ...tail].join('\n');
 }
 
@@ -92,7 +100,11 @@ export function renderLlmsFull(input: LlmsFullInput): string {
   let entitiesShown = 0;
   let factsShown = 0;
   for (const { entity, facts } of input.entities) {
-    const lines = [`## ${markdownText(entity.name)}`, '', `${markdownText(entity.type)} · ${entity.language} · importance ${entity.importance} · ${entity.id}`];
+    const lines = [
+      `## ${markdownText(entity.name)}`,
+      '',
+      `${markdownText(entity.type)} · ${entity.language} · importance ${entity.importance} · ${entity.id}`,
+    ];
     if (entity.sourceUrl !== null) lines.push(`Source: ${markdownDestination(entity.sourceUrl)}`);
     lines.push('');
     let block = lines.join('\n') + '\n';

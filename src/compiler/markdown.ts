@@ -12,7 +12,8 @@
  */
 const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** The same characters in a whole file, where line feeds belong (for the validator). */
-export const UNSAFE_TEXT_CHARACTER = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+export const UNSAFE_TEXT_CHARACTER =
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 /** Characters that open inline markdown or HTML; each is backslash-escaped (CommonMark). */
 const MARKDOWN_SIGNIFICANT = /[\\`*_[\]<>&]/g;
 /** What a link destination keeps as is: RFC 3986 unreserved and reserved characters, and %. */

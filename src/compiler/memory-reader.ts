@@ -1,4 +1,12 @@
-import type { ChunkRow, EntityRow, FactRow, GraphReader, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/types.js';
+import type {
+  ChunkRow,
+  EntityRow,
+  FactRow,
+  GraphReader,
+  QaRow,
+  RelationshipRow,
+  SourceRow,
+} from '../ingest/graph/types.js';
 import { compareStrings } from './top-k.js';
 
 export interface MemoryGraph {
@@ -24,7 +32,8 @@ export function createMemoryGraphReader(graph: MemoryGraph): GraphReader {
   const qa = byId(graph.qa ?? []);
   const sources = byId(graph.sources ?? []);
   const entityIndex = new Map(entities.map((e) => [e.id, e]));
-  const inLanguage = <T extends { language: string }>(rows: T[], language: string) => rows.filter((r) => r.language === language);
+  const inLanguage = <T extends { language: string }>(rows: T[], language: string) =>
+    rows.filter((r) => r.language === language);
   return {
     languages() {
       const all = new Set<string>();

@@ -8,8 +8,10 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * and identical content give the same ULID, while any content change gives a new one.
  */
 export function nodeVersionUlid(buildTimeMs: number, contentDigestHex: string): string {
-  if (!Number.isSafeInteger(buildTimeMs) || buildTimeMs < 0 || buildTimeMs > 2 ** 48 - 1) throw new RangeError(`build time out of ULID range: ${buildTimeMs}`);
-  if (!/^[0-9a-f]{20,}$/.test(contentDigestHex)) throw new Error('content digest must be at least 80 bits of lowercase hex');
+  if (!Number.isSafeInteger(buildTimeMs) || buildTimeMs < 0 || buildTimeMs > 2 ** 48 - 1)
+    throw new RangeError(`build time out of ULID range: ${buildTimeMs}`);
+  if (!/^[0-9a-f]{20,}$/.test(contentDigestHex))
+    throw new Error('content digest must be at least 80 bits of lowercase hex');
   let time = '';
   let t = buildTimeMs;
   for (let i = 0; i < 10; i++) {
@@ -55,7 +57,8 @@ export function nodeVersionLabel(buildTime: string, previousLabel: string | null
 
 /** Validates and normalises an RFC 3339 build time to UTC with second precision (…Z), and gives its ms. */
 export function parseBuildTime(buildTime: string): { iso: string; ms: number } {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(buildTime)) throw new Error(`build time must be RFC 3339, e.g. 2026-01-31T12:00:00Z (got ${JSON.stringify(buildTime)})`);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(buildTime))
+    throw new Error(`build time must be RFC 3339, e.g. 2026-01-31T12:00:00Z (got ${JSON.stringify(buildTime)})`);
   const ms = Date.parse(buildTime);
   if (Number.isNaN(ms)) throw new Error(`build time is not a valid date: ${buildTime}`);
   const iso = new Date(ms).toISOString().replace(/\.000Z$/, 'Z');

@@ -29,7 +29,11 @@ export function pickSurvivor(candidates: FactRow[]): FactRow {
       Number(b.editorial.pinned) - Number(a.editorial.pinned) ||
       PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod] ||
       b.confidence - a.confidence ||
-      (JSON.stringify(a.value) < JSON.stringify(b.value) ? -1 : JSON.stringify(a.value) > JSON.stringify(b.value) ? 1 : 0),
+      (JSON.stringify(a.value) < JSON.stringify(b.value)
+        ? -1
+        : JSON.stringify(a.value) > JSON.stringify(b.value)
+          ? 1
+          : 0),
   )[0]!;
 }
 

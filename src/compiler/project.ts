@@ -1,7 +1,13 @@
 import { sortKeysDeep } from '../platform/contract/canonical-json.js';
 import type { ChunkRow, EntityRow, FactRow, QaRow, RelationshipRow, SourceRow } from '../ingest/graph/types.js';
 import {
-  NODE_SCHEMA_VERSION, type ChunkRecord, type EntityRecord, type FactRecord, type QaRecord, type RelationshipRecord, type SourceRecord,
+  NODE_SCHEMA_VERSION,
+  type ChunkRecord,
+  type EntityRecord,
+  type FactRecord,
+  type QaRecord,
+  type RelationshipRecord,
+  type SourceRecord,
 } from '../output/node-format/index.js';
 
 /**
@@ -23,7 +29,10 @@ export interface ExportedIds {
   sourceUrl(url: string | null, sourceId: string | null): string | null;
 }
 
-function sourceOf(row: { sourceId: string | null; sourceUrl: string | null }, ids: ExportedIds): { source_id?: string; source_url?: string } {
+function sourceOf(
+  row: { sourceId: string | null; sourceUrl: string | null },
+  ids: ExportedIds,
+): { source_id?: string; source_url?: string } {
   const out: { source_id?: string; source_url?: string } = {};
   if (row.sourceId !== null && ids.source(row.sourceId)) out.source_id = row.sourceId;
   const url = ids.sourceUrl(row.sourceUrl, row.sourceId);
@@ -32,7 +41,11 @@ function sourceOf(row: { sourceId: string | null; sourceUrl: string | null }, id
 }
 
 /** `withheldAttributes`: attribute keys of hidden facts of this entity, left out. */
-export function projectEntity(row: EntityRow, ids: ExportedIds, withheldAttributes?: ReadonlySet<string>): EntityRecord {
+export function projectEntity(
+  row: EntityRow,
+  ids: ExportedIds,
+  withheldAttributes?: ReadonlySet<string>,
+): EntityRecord {
   const record: EntityRecord = {
     id: row.id,
     schema_version: NODE_SCHEMA_VERSION,
@@ -43,7 +56,10 @@ export function projectEntity(row: EntityRow, ids: ExportedIds, withheldAttribut
     provenance_method: row.provenanceMethod,
     ...sourceOf(row, ids),
   };
-  const attributes = withheldAttributes === undefined ? row.attributes : Object.fromEntries(Object.entries(row.attributes).filter(([key]) => !withheldAttributes.has(key)));
+  const attributes =
+    withheldAttributes === undefined
+      ? row.attributes
+      : Object.fromEntries(Object.entries(row.attributes).filter(([key]) => !withheldAttributes.has(key)));
   if (Object.keys(attributes).length > 0) record.attributes = sortKeysDeep(attributes);
   return record;
 }
@@ -70,7 +86,10 @@ export function projectFact(row: FactRow, ids: ExportedIds): FactRecord {
   return Object.assign(record, sourceOf(row, ids));
 }
 
-export function projectRelationship(row: RelationshipRow & { toEntityId: string }, ids: ExportedIds): RelationshipRecord {
+export function projectRelationship(
+  row: RelationshipRow & { toEntityId: string },
+  ids: ExportedIds,
+): RelationshipRecord {
   return {
     id: row.id,
     schema_version: NODE_SCHEMA_VERSION,
@@ -86,7 +105,13 @@ export function projectRelationship(row: RelationshipRow & { toEntityId: string 
 }
 
 export function projectChunk(row: ChunkRow, ids: ExportedIds): ChunkRecord {
-  const record: ChunkRecord = { id: row.id, schema_version: NODE_SCHEMA_VERSION, text: row.text, tokens_estimate: row.tokensEstimate, language: row.language };
+  const record: ChunkRecord = {
+    id: row.id,
+    schema_version: NODE_SCHEMA_VERSION,
+    text: row.text,
+    tokens_estimate: row.tokensEstimate,
+    language: row.language,
+  };
   const entityIds = uniqueSorted(row.entityIds.filter((id) => ids.entity(id)));
   if (entityIds.length > 0) record.entity_ids = entityIds;
   if (row.sourceId !== null && ids.source(row.sourceId)) record.source_id = row.sourceId;
@@ -94,7 +119,13 @@ export function projectChunk(row: ChunkRow, ids: ExportedIds): ChunkRecord {
 }
 
 export function projectQa(row: QaRow, ids: ExportedIds): QaRecord {
-  const record: QaRecord = { id: row.id, schema_version: NODE_SCHEMA_VERSION, question: row.question, answer: row.answer, language: row.language };
+  const record: QaRecord = {
+    id: row.id,
+    schema_version: NODE_SCHEMA_VERSION,
+    question: row.question,
+    answer: row.answer,
+    language: row.language,
+  };
   const factIds = uniqueSorted(row.factIds.filter((id) => ids.fact(id)));
   const entityIds = uniqueSorted(row.entityIds.filter((id) => ids.entity(id)));
   if (factIds.length > 0) record.fact_ids = factIds;
@@ -116,7 +147,8 @@ export function projectSource(row: SourceRow, canonicalAllowed: (url: string) =>
     language: row.language,
     trust: row.trust,
   };
-  if (row.canonicalUrl !== null && row.canonicalUrl !== row.url && canonicalAllowed(row.canonicalUrl)) record.canonical_url = row.canonicalUrl;
+  if (row.canonicalUrl !== null && row.canonicalUrl !== row.url && canonicalAllowed(row.canonicalUrl))
+    record.canonical_url = row.canonicalUrl;
   if (row.title !== null && row.title !== '') record.title = row.title;
   return record;
 }

@@ -23,7 +23,14 @@ export const REJECTED_LIST_LIMIT = 1000;
  * without holding a million entries.
  */
 export class RejectionLog {
-  readonly counts: Record<RejectedKind, number> = { sources: 0, entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0 };
+  readonly counts: Record<RejectedKind, number> = {
+    sources: 0,
+    entities: 0,
+    facts: 0,
+    relationships: 0,
+    chunks: 0,
+    qa: 0,
+  };
   private readonly byFile = new Map<string, RejectedRecord[]>();
 
   /** Records that the record `id` of `kind`, bound for `file`, was left out for `problem`. */

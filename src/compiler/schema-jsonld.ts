@@ -9,17 +9,31 @@ export const JSONLD_MIN_IMPORTANCE = 4;
  * as PropertyValue nodes linked through additionalProperty. Every @id is the node-local stable
  * id (entity_*, fact_*), a relative IRI resolved against where the node is served.
  */
-export function buildSchemaJsonLd(entities: EntityBrief[], factsByEntity: Map<string, FactBrief[]>): Record<string, unknown> {
+export function buildSchemaJsonLd(
+  entities: EntityBrief[],
+  factsByEntity: Map<string, FactBrief[]>,
+): Record<string, unknown> {
   const graph: Array<Record<string, unknown>> = [];
   const factNodes: Array<Record<string, unknown>> = [];
   for (const entity of entities) {
-    const node: Record<string, unknown> = { '@id': entity.id, '@type': schemaOrgType(entity.type), name: entity.name, inLanguage: entity.language };
+    const node: Record<string, unknown> = {
+      '@id': entity.id,
+      '@type': schemaOrgType(entity.type),
+      name: entity.name,
+      inLanguage: entity.language,
+    };
     if (entity.sourceUrl !== null) node.url = entity.sourceUrl;
     const facts = (factsByEntity.get(entity.id) ?? []).filter((f) => f.importance >= JSONLD_MIN_IMPORTANCE);
     if (facts.length > 0) node.additionalProperty = facts.map((f) => ({ '@id': f.id }));
     graph.push(node);
     for (const f of facts) {
-      const fact: Record<string, unknown> = { '@id': f.id, '@type': 'PropertyValue', propertyID: f.predicate, name: f.predicate.replace(/_/g, ' '), value: typeof f.value === 'object' ? briefText(f) : f.value };
+      const fact: Record<string, unknown> = {
+        '@id': f.id,
+        '@type': 'PropertyValue',
+        propertyID: f.predicate,
+        name: f.predicate.replace(/_/g, ' '),
+        value: typeof f.value === 'object' ? briefText(f) : f.value,
+      };
       if (f.unit !== null) fact.unitText = f.unit;
       if (f.currency !== null) fact.currency = f.currency;
       factNodes.push(fact);

@@ -40,7 +40,10 @@ export class TrackedFile {
   private lines = 0;
   private closed: WrittenFile | null = null;
 
-  constructor(sink: NodeSink, readonly path: string) {
+  constructor(
+    sink: NodeSink,
+    readonly path: string,
+  ) {
     this.target = sink.open(path);
   }
 

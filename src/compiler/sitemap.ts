@@ -15,7 +15,11 @@ const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 export function escapeXml(text: string): string {
   return text
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
     .replace(NOT_XML, (c) => encodeURIComponent(c));
 }
 
@@ -29,7 +33,9 @@ export function renderSitemap(entries: SitemapEntry[]): string {
     `<urlset xmlns="${SITEMAP_NS}" xmlns:ai="${AI_SITEMAP_NS}">`,
   ];
   for (const e of entries) {
-    lines.push(`  <url><loc>${escapeXml(e.loc)}</loc><lastmod>${escapeXml(e.lastmod)}</lastmod><ai:importance>${e.importance}</ai:importance></url>`);
+    lines.push(
+      `  <url><loc>${escapeXml(e.loc)}</loc><lastmod>${escapeXml(e.lastmod)}</lastmod><ai:importance>${e.importance}</ai:importance></url>`,
+    );
   }
   lines.push('</urlset>', '');
   return lines.join('\n');

@@ -9,7 +9,10 @@ export class TopK<T extends R, R = T> {
   /** The k-th best item after the last cut: anything ranked after it can never be kept. */
   private cutoff: T | null = null;
 
-  constructor(private readonly k: number, private readonly compare: (a: R, b: R) => number) {}
+  constructor(
+    private readonly k: number,
+    private readonly compare: (a: R, b: R) => number,
+  ) {}
 
   /** Whether an item ranked like `candidate` could still be among the best k. */
   admits(candidate: R): boolean {

@@ -51,7 +51,14 @@ export interface CompileCounts {
   chunks: number;
   qa: number;
   sources: number;
-  withheld: { hiddenEntities: number; hiddenFacts: number; supersededFacts: number; unresolvedRelationships: number; staleQa: number; orphanedFacts: number };
+  withheld: {
+    hiddenEntities: number;
+    hiddenFacts: number;
+    supersededFacts: number;
+    unresolvedRelationships: number;
+    staleQa: number;
+    orphanedFacts: number;
+  };
   /** Records left out per kind because they failed their schema or the URL policy (not written; references to them removed). */
   rejected: Record<RejectedKind, number>;
 }

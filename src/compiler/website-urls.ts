@@ -22,8 +22,14 @@ export class WebsiteUrls {
   constructor(site: Pick<WebsiteInfo, 'domain' | 'aliases'>) {
     const names = [site.domain, ...site.aliases].map((h) => h.toLowerCase().replace(/\.$/, '')).filter((h) => h !== '');
     this.hosts = new Set(names.flatMap((h) => [h, domainToASCII(h)]).filter((h) => h !== ''));
-    this.label = site.aliases.length === 0 ? `the website's domain ${names[0]}` : `the website's domain ${names[0]} or a verified alias (${names.slice(1).join(', ')})`;
-    const alternatives = [...this.hosts].sort().map((h) => h.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|');
+    this.label =
+      site.aliases.length === 0
+        ? `the website's domain ${names[0]}`
+        : `the website's domain ${names[0]} or a verified alias (${names.slice(1).join(', ')})`;
+    const alternatives = [...this.hosts]
+      .sort()
+      .map((h) => h.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
+      .join('|');
     this.fast = new RegExp(`^https?://(?:${alternatives})[/?#][^\\s\\u0000-\\u001f\\u007f]*$`);
   }
 

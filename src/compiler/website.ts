@@ -20,9 +20,15 @@ export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
  * graph from graphs/<websiteId>.sqlite as of the compile's first read, written atomically into
  * `outDir`.
  */
-export async function compileWebsite(dataDir: string, websiteId: string, outDir: string, options: CompileWebsiteOptions): Promise<CompileResult> {
+export async function compileWebsite(
+  dataDir: string,
+  websiteId: string,
+  outDir: string,
+  options: CompileWebsiteOptions,
+): Promise<CompileResult> {
   const layout = dataDirLayout(dataDir);
-  if (!existsSync(layout.controlDb)) throw new AppError('website.not_found', `no data directory at ${layout.root} (control.sqlite is missing)`);
+  if (!existsSync(layout.controlDb))
+    throw new AppError('website.not_found', `no data directory at ${layout.root} (control.sqlite is missing)`);
   const control = openControlDb(layout);
   let site;
   try {
@@ -30,9 +36,14 @@ export async function compileWebsite(dataDir: string, websiteId: string, outDir:
   } finally {
     control.close();
   }
-  if (site === undefined) throw new AppError('website.not_found', `website ${websiteId} does not exist in ${layout.root}`);
+  if (site === undefined)
+    throw new AppError('website.not_found', `website ${websiteId} does not exist in ${layout.root}`);
   const graphFile = graphDbPath(layout, websiteId);
-  if (!existsSync(graphFile)) throw new AppError('website.not_found', `website ${websiteId} has no graph yet (${graphFile}); ingest content first`);
+  if (!existsSync(graphFile))
+    throw new AppError(
+      'website.not_found',
+      `website ${websiteId} has no graph yet (${graphFile}); ingest content first`,
+    );
   const db = openDatabase(graphFile, GRAPH_DB_OPTIONS);
   try {
     const { readingThread, ...compileOptions } = options;

@@ -11,7 +11,6 @@ import { createHttpApp } from '../platform/http/create-app.js';
 import { registerOpenApi } from './openapi/document.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';
 
-
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every management route with its declared access, as registered (for the isolation matrix). */

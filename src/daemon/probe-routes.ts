@@ -23,7 +23,10 @@ export const probeRoutes: RoutePlugin = async (app, { services }) => {
     try {
       services.controlDb.prepare('SELECT 1').get();
     } catch (error) {
-      throw new AppError('service.unavailable', 'The control database cannot be read.', { cause: error, retryAfterSeconds: 5 });
+      throw new AppError('service.unavailable', 'The control database cannot be read.', {
+        cause: error,
+        retryAfterSeconds: 5,
+      });
     }
     return sendData(request, reply, { status: 'ready' });
   });

@@ -27,6 +27,23 @@ import { websiteRoutes } from '../control/websites/routes.js';
  * - management: every other /v1 route; each declares config.access and the management scope
  *   resolves the principal and authorizes it (src/control/access/management-scope.ts).
  */
-export const PUBLIC_ROUTES: readonly RoutePlugin[] = [probeRoutes, waitlistRoutes, ...[nodeFileRoutes, jwksRoutes, billingRoutes, openApiRoutes].map(limitedByAddress)];
+export const PUBLIC_ROUTES: readonly RoutePlugin[] = [
+  probeRoutes,
+  waitlistRoutes,
+  ...[nodeFileRoutes, jwksRoutes, billingRoutes, openApiRoutes].map(limitedByAddress),
+];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
-export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [accountRoutes, publishRoutes, organizationsRoutes, planRoutes, webhookRoutes, websiteRoutes, verificationRoutes, connectorRoutes, knowledgeRoutes, previewRoutes, analyticsRoutes, jobRoutes];
+export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [
+  accountRoutes,
+  publishRoutes,
+  organizationsRoutes,
+  planRoutes,
+  webhookRoutes,
+  websiteRoutes,
+  verificationRoutes,
+  connectorRoutes,
+  knowledgeRoutes,
+  previewRoutes,
+  analyticsRoutes,
+  jobRoutes,
+];

@@ -33,7 +33,14 @@ function warmStart(app: FastifyInstance, pages: number): void {
   writer?.start();
   const started = performance.now();
   // A warm-up write that fails (the thread ended) costs the warm-up only.
-  void pool.warmUp(pages, writer && ((extracted) => void writer.warmUp(extracted).catch(() => undefined))).then(() => app.log.info({ pages, ms: Math.round(performance.now() - started), workers: pool.running }, 'extraction workers warmed up'));
+  void pool
+    .warmUp(pages, writer && ((extracted) => void writer.warmUp(extracted).catch(() => undefined)))
+    .then(() =>
+      app.log.info(
+        { pages, ms: Math.round(performance.now() - started), workers: pool.running },
+        'extraction workers warmed up',
+      ),
+    );
 }
 
 /** Starts `nodectl serve`: HTTP API, job worker and scheduler over one data directory. */
@@ -42,7 +49,14 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   // The services log through Fastify's logger once the app exists.
   let services: AppServices | undefined;
   let app: FastifyInstance | undefined;
-  services = createServices(config, { logger: { info: (...a: unknown[]) => log('info', a), warn: (...a: unknown[]) => log('warn', a), error: (...a: unknown[]) => log('error', a), debug: (...a: unknown[]) => log('debug', a) } as AppServices['logger'] });
+  services = createServices(config, {
+    logger: {
+      info: (...a: unknown[]) => log('info', a),
+      warn: (...a: unknown[]) => log('warn', a),
+      error: (...a: unknown[]) => log('error', a),
+      debug: (...a: unknown[]) => log('debug', a),
+    } as AppServices['logger'],
+  });
   function log(level: 'info' | 'warn' | 'error' | 'debug', args: unknown[]): void {
     (app?.log[level] as ((...x: unknown[]) => void) | undefined)?.apply(app?.log, args);
   }
@@ -53,8 +67,14 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
     await app?.close().catch(() => {});
     services.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new ListenError(`Cannot listen on ${config.settings.host}:${config.settings.port}: the address is already in use (is another nodectl serve running?). Pick another port with --port.`);
-    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new ListenError(`Cannot listen on ${config.settings.host}:${config.settings.port}: ${(error as Error).message}.`);
+    if (code === 'EADDRINUSE')
+      throw new ListenError(
+        `Cannot listen on ${config.settings.host}:${config.settings.port}: the address is already in use (is another nodectl serve running?). Pick another port with --port.`,
+      );
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new ListenError(
+        `Cannot listen on ${config.settings.host}:${config.settings.port}: ${(error as Error).message}.`,
+      );
     throw error;
   }
   const address = app.server.address();
@@ -70,7 +90,10 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   spares.keepSparePublishWorker();
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);
-  app.log.info({ url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir }, 'nodectl serve listening');
+  app.log.info(
+    { url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir },
+    'nodectl serve listening',
+  );
 
   let shuttingDown: Promise<void> | undefined;
   const runningApp = app;
@@ -84,7 +107,10 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         runningApp.log.info({ reason }, 'shutting down: no new requests, finishing in-flight work');
         stopScheduler();
         const deadline = setTimeout(() => {
-          runningApp.log.warn({ timeoutMs: config.settings.shutdownTimeoutMs }, 'shutdown timeout: closing remaining connections');
+          runningApp.log.warn(
+            { timeoutMs: config.settings.shutdownTimeoutMs },
+            'shutdown timeout: closing remaining connections',
+          );
           runningApp.server.closeAllConnections();
         }, config.settings.shutdownTimeoutMs);
         deadline.unref();

@@ -23,7 +23,8 @@ function listSources(dir: string): string[] {
 function resolveSpecifier(fromFile: string, specifier: string): string | undefined {
   const base = resolve(dirname(fromFile), specifier);
   const stem = base.replace(/\.js$/, '');
-  for (const candidate of [`${stem}.ts`, `${stem}.tsx`, join(base, 'index.ts')]) if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  for (const candidate of [`${stem}.ts`, `${stem}.tsx`, join(base, 'index.ts')])
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
   return undefined;
 }
 

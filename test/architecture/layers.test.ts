@@ -25,7 +25,11 @@ describe('layers point down (docs/architecture.md)', () => {
   });
 
   it('nothing outside src/daemon and src/cli imports src/daemon (regression: jobs, graph, ingest, auth and mcp imported AppServices or the version from it)', () => {
-    const intoDaemon = [...graph.imports].flatMap(([file, targets]) => (file.startsWith('src/daemon/') || file.startsWith('src/cli/') ? [] : targets.filter((t) => t.startsWith('src/daemon/')).map((t) => `${file} -> ${t}`)));
+    const intoDaemon = [...graph.imports].flatMap(([file, targets]) =>
+      file.startsWith('src/daemon/') || file.startsWith('src/cli/')
+        ? []
+        : targets.filter((t) => t.startsWith('src/daemon/')).map((t) => `${file} -> ${t}`),
+    );
     expect(intoDaemon).toEqual([]);
   });
 });
@@ -33,8 +37,15 @@ describe('layers point down (docs/architecture.md)', () => {
 describe('the import checker itself', () => {
   it('finds a cycle and an upward import it is shown', () => {
     const files = ['src/a/x.ts', 'src/a/y.ts', 'src/b/z.ts'];
-    const imports = new Map([['src/a/x.ts', ['src/a/y.ts']], ['src/a/y.ts', ['src/a/x.ts', 'src/b/z.ts']], ['src/b/z.ts', []]]);
-    const shown = checkLayers({ files, imports }, [{ name: 'low', modules: ['src/a'] }, { name: 'high', modules: ['src/b'] }]);
+    const imports = new Map([
+      ['src/a/x.ts', ['src/a/y.ts']],
+      ['src/a/y.ts', ['src/a/x.ts', 'src/b/z.ts']],
+      ['src/b/z.ts', []],
+    ]);
+    const shown = checkLayers({ files, imports }, [
+      { name: 'low', modules: ['src/a'] },
+      { name: 'high', modules: ['src/b'] },
+    ]);
     expect(shown.fileCycles).toEqual([['src/a/x.ts', 'src/a/y.ts']]);
     expect(shown.upward).toEqual(['src/a/y.ts (low) -> src/b/z.ts (high)']);
     expect(findCycles(['p', 'q'], (n) => (n === 'p' ? ['q'] : []))).toEqual([]);

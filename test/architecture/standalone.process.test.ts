@@ -20,7 +20,10 @@ const OUTSIDE_PATHS: ReadonlyArray<{ pattern: RegExp; why: string }> = [
   { pattern: /['"]\.\.['"]\s*,\s*['"]shared['"]/, why: "path.join(..., '..', 'shared')" },
   { pattern: /\/shared\/(?:spec|vectors|corpus)\b/, why: 'path into shared/' },
 ];
-const CONTRACT_CITATION = { pattern: /\b(?:SPEC|DECISIONS)\.md\b/, why: 'cites SPEC.md or DECISIONS.md (cite docs/contract.md#<anchor>)' };
+const CONTRACT_CITATION = {
+  pattern: /\b(?:SPEC|DECISIONS)\.md\b/,
+  why: 'cites SPEC.md or DECISIONS.md (cite docs/contract.md#<anchor>)',
+};
 
 function citationsApply(path: string): boolean {
   return path.startsWith('src/') || path.startsWith('docs/') || path === 'README.md';
@@ -53,7 +56,11 @@ function findOutsideReferences(): string[] {
 
 /** GitHub's anchor of a markdown heading: lower case, punctuation dropped, spaces as hyphens. */
 function headingAnchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
 }
 
 function contractAnchors(): Set<string> {
@@ -78,7 +85,8 @@ function findBrokenContractAnchors(): string[] {
     text.split('\n').forEach((line, index) => {
       for (const pattern of local ? [cited, local] : [cited]) {
         for (const match of line.matchAll(pattern)) {
-          if (!anchors.has(match[1]!)) broken.push(`${path}:${index + 1}: #${match[1]} is not a heading of docs/contract.md`);
+          if (!anchors.has(match[1]!))
+            broken.push(`${path}:${index + 1}: #${match[1]} is not a heading of docs/contract.md`);
         }
       }
     });
@@ -113,6 +121,9 @@ describe('the repository stands alone', () => {
 
   it('no tracked file of src, test, scripts, bench, docs, README.md or package.json refers to a file outside the repository', () => {
     const offenders = findOutsideReferences();
-    expect(offenders, `${offenders.length} reference(s) to files outside the repository:\n${offenders.join('\n')}\n`).toEqual([]);
+    expect(
+      offenders,
+      `${offenders.length} reference(s) to files outside the repository:\n${offenders.join('\n')}\n`,
+    ).toEqual([]);
   });
 });

@@ -15,7 +15,8 @@ const testFiles = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
   .sort();
 
 /** What starts a process: the helpers that spawn bin/nodectl, and the modules that spawn anything. */
-const SPAWNS = /\bfrom '(?:execa|node:child_process|@modelcontextprotocol\/sdk\/client\/stdio\.js)'|\b(?:runNodectl|startTestDaemon|startCliHttpFixture)\b/;
+const SPAWNS =
+  /\bfrom '(?:execa|node:child_process|@modelcontextprotocol\/sdk\/client\/stdio\.js)'|\b(?:runNodectl|startTestDaemon|startCliHttpFixture)\b/;
 
 /** The text of `file` and of the test-local modules it imports, transitively (not src/, not packages). */
 function textWithLocalImports(file: string, seen = new Set<string>()): string {
@@ -34,17 +35,23 @@ describe('test files are named by their kind', () => {
   });
 
   it('every test file is x.test.ts, x.app.test.ts or x.process.test.ts', () => {
-    const odd = testFiles.map((file) => relative(PROJECT_ROOT, file)).filter((path) => /\.[a-z]+\.test\.ts$/.test(path) && !/\.(app|process)\.test\.ts$/.test(path));
+    const odd = testFiles
+      .map((file) => relative(PROJECT_ROOT, file))
+      .filter((path) => /\.[a-z]+\.test\.ts$/.test(path) && !/\.(app|process)\.test\.ts$/.test(path));
     expect(odd).toEqual([]);
   });
 
   it('every x.process.test.ts starts a process (else it is an app or a unit test, and runs with them)', () => {
     const named = testFiles.filter((file) => file.endsWith('.process.test.ts'));
-    expect(named.filter((file) => !SPAWNS.test(textWithLocalImports(file))).map((file) => relative(PROJECT_ROOT, file))).toEqual([]);
+    expect(
+      named.filter((file) => !SPAWNS.test(textWithLocalImports(file))).map((file) => relative(PROJECT_ROOT, file)),
+    ).toEqual([]);
   });
 
   it('a file that imports what spawns is named x.process.test.ts', () => {
     const others = testFiles.filter((file) => !file.endsWith('.process.test.ts') && file !== import.meta.filename); // this file names them
-    expect(others.filter((file) => SPAWNS.test(textWithLocalImports(file))).map((file) => relative(PROJECT_ROOT, file))).toEqual([]);
+    expect(
+      others.filter((file) => SPAWNS.test(textWithLocalImports(file))).map((file) => relative(PROJECT_ROOT, file)),
+    ).toEqual([]);
   });
 });

@@ -25,7 +25,9 @@ describe('the nodectl binary', () => {
     let help = '';
     rollback.configureOutput({ writeOut: (text) => void (help += text) });
     rollback.outputHelp();
-    expect(help).toMatch(/Exit codes: 0 rolled back, 1 failed \(unknown version, a purged version \(publish\.version_purged\), lock held\), 2 bad usage[.;]/);
+    expect(help).toMatch(
+      /Exit codes: 0 rolled back, 1 failed \(unknown version, a purged version \(publish\.version_purged\), lock held\), 2 bad usage[.;]/,
+    );
   });
 
   it('--version prints the package version', async () => {
@@ -43,7 +45,9 @@ describe('the nodectl binary', () => {
   });
 
   it('a bad choice exits 2 and lists the valid choices', async () => {
-    const run = await runNodectl(['admin', 'org', 'create', '--name', 'x', '--owner', 'a@b.co', '--plan', 'gold'], { dataDir: temp.dir });
+    const run = await runNodectl(['admin', 'org', 'create', '--name', 'x', '--owner', 'a@b.co', '--plan', 'gold'], {
+      dataDir: temp.dir,
+    });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/Allowed choices are free, pro, business/);
   });
@@ -55,16 +59,44 @@ describe('the nodectl binary', () => {
   });
 
   it('bootstraps a user, an organization and a website with --json output, then lists them', async () => {
-    const user = await runNodectl(['--json', 'admin', 'user', 'create', '--email', 'Owner@Example.com', '--password', 'a-long-password'], { dataDir: temp.dir });
+    const user = await runNodectl(
+      ['--json', 'admin', 'user', 'create', '--email', 'Owner@Example.com', '--password', 'a-long-password'],
+      { dataDir: temp.dir },
+    );
     expect(user.exitCode).toBe(0);
     expect(user.json()).toMatchObject({ id: expect.stringMatching(/^usr_/), email: 'owner@example.com' });
     expect(user.stdout).not.toContain('a-long-password');
-    const org = await runNodectl(['--json', 'admin', 'org', 'create', '--name', 'Acme Shop', '--owner', 'owner@example.com', '--plan', 'pro'], { dataDir: temp.dir });
+    const org = await runNodectl(
+      ['--json', 'admin', 'org', 'create', '--name', 'Acme Shop', '--owner', 'owner@example.com', '--plan', 'pro'],
+      { dataDir: temp.dir },
+    );
     expect(org.json()).toMatchObject({ id: expect.stringMatching(/^org_/), slug: 'acme-shop', plan: 'pro' });
-    const site = await runNodectl(['--json', 'admin', 'website', 'create', '--org', org.json().id, '--domain', 'Shop.Example.com', '--name', 'Shop', '--verified', 'dns_txt'], { dataDir: temp.dir });
+    const site = await runNodectl(
+      [
+        '--json',
+        'admin',
+        'website',
+        'create',
+        '--org',
+        org.json().id,
+        '--domain',
+        'Shop.Example.com',
+        '--name',
+        'Shop',
+        '--verified',
+        'dns_txt',
+      ],
+      { dataDir: temp.dir },
+    );
     expect(site.exitCode).toBe(0);
-    expect(site.json()).toMatchObject({ id: expect.stringMatching(/^web_/), domain: 'shop.example.com', verification: { method: 'dns_txt', state: 'verified' } });
-    const key = await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', org.json().id, '--role', 'editor'], { dataDir: temp.dir });
+    expect(site.json()).toMatchObject({
+      id: expect.stringMatching(/^web_/),
+      domain: 'shop.example.com',
+      verification: { method: 'dns_txt', state: 'verified' },
+    });
+    const key = await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', org.json().id, '--role', 'editor'], {
+      dataDir: temp.dir,
+    });
     expect(key.json().key).toMatch(/^nk_live_[0-9A-Za-z]{32}$/);
     const keys = await runNodectl(['--json', 'admin', 'api-key', 'list'], { dataDir: temp.dir });
     expect(keys.stdout).not.toContain(key.json().key);
@@ -75,19 +107,29 @@ describe('the nodectl binary', () => {
   });
 
   it('bad input exits 1 with the reason: a short password, an unknown owner, a bad domain', async () => {
-    const short = await runNodectl(['admin', 'user', 'create', '--email', 'x@example.com', '--password', 'short'], { dataDir: temp.dir });
+    const short = await runNodectl(['admin', 'user', 'create', '--email', 'x@example.com', '--password', 'short'], {
+      dataDir: temp.dir,
+    });
     expect(short.exitCode).toBe(1);
     expect(short.stderr).toMatch(/validation.failed/);
-    const owner = await runNodectl(['admin', 'org', 'create', '--name', 'X', '--owner', 'nobody@example.com'], { dataDir: temp.dir });
+    const owner = await runNodectl(['admin', 'org', 'create', '--name', 'X', '--owner', 'nobody@example.com'], {
+      dataDir: temp.dir,
+    });
     expect(owner.exitCode).toBe(1);
     expect(owner.stderr).toMatch(/No user with email nobody@example.com/);
-    const domain = await runNodectl(['admin', 'website', 'create', '--org', 'org_x', '--domain', 'https://x.com/path', '--name', 'X'], { dataDir: temp.dir });
+    const domain = await runNodectl(
+      ['admin', 'website', 'create', '--org', 'org_x', '--domain', 'https://x.com/path', '--name', 'X'],
+      { dataDir: temp.dir },
+    );
     expect(domain.exitCode).toBe(1);
     expect(domain.stderr).toMatch(/validation.failed/);
   });
 
   it('config prints settings with their sources and masks secrets', async () => {
-    const run = await runNodectl(['--json', 'config'], { dataDir: temp.dir, env: { NODECTL_S3_SECRET_ACCESS_KEY: 'do-not-print-me', NODECTL_PORT: '9999' } });
+    const run = await runNodectl(['--json', 'config'], {
+      dataDir: temp.dir,
+      env: { NODECTL_S3_SECRET_ACCESS_KEY: 'do-not-print-me', NODECTL_PORT: '9999' },
+    });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).not.toContain('do-not-print-me');
     const settings = run.json().settings as Array<{ name: string; value: unknown; source: string }>;
@@ -119,7 +161,9 @@ describe('the nodectl binary', () => {
     }
     const stuck = await runNodectl(['jobs', 'wait', '--timeout', '1'], { dataDir: temp.dir });
     expect(stuck.exitCode).toBe(1);
-    expect(stuck.stderr).toMatch(/1 content\.ingest job\(s\) still queued or running after 1 s; is `nodectl serve` running/);
+    expect(stuck.stderr).toMatch(
+      /1 content\.ingest job\(s\) still queued or running after 1 s; is `nodectl serve` running/,
+    );
     const bad = await runNodectl(['jobs', 'wait', '--timeout', 'soon'], { dataDir: temp.dir });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--timeout must be a number of seconds');

@@ -38,17 +38,34 @@ describe("the README's CI recipe", () => {
     const { token } = await seedConnector(daemon.dataDir, site.websiteId, { type: 'files', sourceTypes: ['page'] });
     // The repository the job checks out: a folder of Markdown pages.
     mkdirSync(join(work.dir, 'content'));
-    writeFileSync(join(work.dir, 'content', 'index.md'), '# Example\n\nExample sells hand-made ceramic mugs from its workshop in Lisbon.\n');
-    writeFileSync(join(work.dir, 'content', 'about.md'), '---\ntitle: About us\n---\nThe workshop was founded in 2019 by two potters.\n');
+    writeFileSync(
+      join(work.dir, 'content', 'index.md'),
+      '# Example\n\nExample sells hand-made ceramic mugs from its workshop in Lisbon.\n',
+    );
+    writeFileSync(
+      join(work.dir, 'content', 'about.md'),
+      '---\ntitle: About us\n---\nThe workshop was founded in 2019 by two potters.\n',
+    );
 
     // Every run step but the install (this checkout's bin/ is on the PATH instead), with ${{ vars.X }} and ${{ secrets.X }} as shell variables.
     const steps = [...recipe.matchAll(/^ {6}- run: (.+)$/gm)].map((m) => m[1]!);
     expect(steps[0]).toBe('npm install --global nodectl');
-    const script = steps.slice(1).map((step) => step.replace(/\$\{\{ (?:vars|secrets)\.([A-Z_]+) \}\}/g, '$$$1')).join('\n');
+    const script = steps
+      .slice(1)
+      .map((step) => step.replace(/\$\{\{ (?:vars|secrets)\.([A-Z_]+) \}\}/g, '$$$1'))
+      .join('\n');
     const run = await execa('bash', ['-e', '-o', 'pipefail', '-c', script], {
       cwd: work.dir,
       reject: false,
-      env: { PATH: `${join(PROJECT_ROOT, 'bin')}:${process.env.PATH}`, XDG_CONFIG_HOME: work.dir, NODECTL_URL: daemon.url, NODECTL_API_KEY: editorKey, NODECTL_CONNECTOR_TOKEN: token, WEBSITE_ID: site.websiteId, NODECTL_LOG_LEVEL: 'warn' },
+      env: {
+        PATH: `${join(PROJECT_ROOT, 'bin')}:${process.env.PATH}`,
+        XDG_CONFIG_HOME: work.dir,
+        NODECTL_URL: daemon.url,
+        NODECTL_API_KEY: editorKey,
+        NODECTL_CONNECTOR_TOKEN: token,
+        WEBSITE_ID: site.websiteId,
+        NODECTL_LOG_LEVEL: 'warn',
+      },
       timeout: 120_000,
     });
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);

@@ -28,7 +28,9 @@ let sessionFile: string;
 const unreachable = 'http://127.0.0.1:1';
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runNodectl(args, { env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '', NODECTL_PASSWORD: '', ...env } });
+  return runNodectl(args, {
+    env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '', NODECTL_PASSWORD: '', ...env },
+  });
 }
 const ok = (run: CliRun) => {
   expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
@@ -36,19 +38,29 @@ const ok = (run: CliRun) => {
 };
 const refreshToken = () => (JSON.parse(readFileSync(sessionFile, 'utf8')) as { refreshToken: string }).refreshToken;
 /** An admin-only call: who made it shows in whether it was allowed. */
-const createConnector = (args: string[] = [], env: Record<string, string> = {}) => cli(['connectors', 'create', '--website', websiteId, '--type', 'files', '--source-types', 'page', ...args], env);
+const createConnector = (args: string[] = [], env: Record<string, string> = {}) =>
+  cli(['connectors', 'create', '--website', websiteId, '--type', 'files', '--source-types', 'page', ...args], env);
 
 beforeAll(async () => {
   home = makeTempDir('nodectl-cli-credentials-');
   sessionFile = join(home.dir, 'nodectl', 'session.json');
   daemon = await startTestDaemon();
-  const registered = await request(`${daemon.url}/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD, orgName: 'Precedence' }) });
+  const registered = await request(`${daemon.url}/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: EMAIL, password: PASSWORD, orgName: 'Precedence' }),
+  });
   expect(registered.statusCode, await registered.body.text()).toBe(201);
   // The operator's records, written in this process (the admin commands are not under test here).
   ({ websiteId, adminKey, viewerKey } = await withControlDb(daemon.dataDir, (db) => {
     const org = listOrganizations(db).find((o) => o.name === 'Precedence')!.id;
     return {
-      websiteId: createWebsite(db, { organizationId: org, domain: 'precedence.example', name: 'Precedence', verifiedMethod: 'dns_txt' }).id,
+      websiteId: createWebsite(db, {
+        organizationId: org,
+        domain: 'precedence.example',
+        name: 'Precedence',
+        verifiedMethod: 'dns_txt',
+      }).id,
       adminKey: createApiKey(db, { organizationId: org, role: 'organization_admin' }).key,
       viewerKey: createApiKey(db, { organizationId: org, role: 'viewer' }).key,
     };
@@ -78,9 +90,14 @@ describe('flag > environment > session', () => {
 
   it('a flag beats the environment: --api-key over NODECTL_API_KEY, --url over NODECTL_URL', async () => {
     ok(await createConnector(['--api-key', adminKey], { NODECTL_API_KEY: viewerKey }));
-    expect((await createConnector(['--api-key', viewerKey], { NODECTL_API_KEY: adminKey })).stderr).toContain('[auth.forbidden]');
+    expect((await createConnector(['--api-key', viewerKey], { NODECTL_API_KEY: adminKey })).stderr).toContain(
+      '[auth.forbidden]',
+    );
     ok(await createConnector(['--url', daemon.url], { NODECTL_URL: unreachable, NODECTL_API_KEY: adminKey }));
-    const flagUnreachable = await createConnector(['--url', unreachable], { NODECTL_URL: daemon.url, NODECTL_API_KEY: adminKey });
+    const flagUnreachable = await createConnector(['--url', unreachable], {
+      NODECTL_URL: daemon.url,
+      NODECTL_API_KEY: adminKey,
+    });
     expect(flagUnreachable.exitCode).toBe(1);
     expect(flagUnreachable.stderr).toContain(`[network.error] cannot reach ${unreachable}`);
   });
@@ -91,7 +108,9 @@ describe('flag > environment > session', () => {
     const before = refreshToken();
     const refused = await createConnector([], { NODECTL_URL: otherOrigin });
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(`nodectl: the nodectl login session is for ${daemon.url}, not ${otherOrigin}: give --api-key <key> (or NODECTL_API_KEY)`);
+    expect(refused.stderr).toContain(
+      `nodectl: the nodectl login session is for ${daemon.url}, not ${otherOrigin}: give --api-key <key> (or NODECTL_API_KEY)`,
+    );
     expect(refreshToken()).toBe(before);
     ok(await createConnector([], { NODECTL_URL: otherOrigin, NODECTL_API_KEY: adminKey }));
     // A key without a URL goes to the session's daemon.
@@ -102,7 +121,9 @@ describe('flag > environment > session', () => {
   it('a session alone never turns a command with a local form remote; a URL or key does', async () => {
     const localRun = ok(await cli(['--data-dir', daemon.dataDir, 'versions', '--website', websiteId]));
     expect(localRun.stdout).toBe(`no published versions of ${websiteId} in ${join(daemon.dataDir, 'nodes')}`);
-    const remoteRun = ok(await cli(['--data-dir', daemon.dataDir, 'versions', '--website', websiteId], { NODECTL_URL: daemon.url }));
+    const remoteRun = ok(
+      await cli(['--data-dir', daemon.dataDir, 'versions', '--website', websiteId], { NODECTL_URL: daemon.url }),
+    );
     expect(remoteRun.stdout).toBe(`no published versions of ${websiteId} in ${daemon.url}`);
   });
 
@@ -111,17 +132,25 @@ describe('flag > environment > session', () => {
     try {
       const nothing = await cli(['websites', 'list'], { XDG_CONFIG_HOME: noHome.dir });
       expect(nothing.exitCode).toBe(2);
-      expect(nothing.stderr).toBe('nodectl: no daemon to call: give --url <http(s)://host:port> (or NODECTL_URL), or sign in once with nodectl login --url <daemon> --email <you>');
+      expect(nothing.stderr).toBe(
+        'nodectl: no daemon to call: give --url <http(s)://host:port> (or NODECTL_URL), or sign in once with nodectl login --url <daemon> --email <you>',
+      );
       const noKey = await cli(['websites', 'list', '--url', daemon.url], { XDG_CONFIG_HOME: noHome.dir });
       expect(noKey.exitCode).toBe(2);
-      expect(noKey.stderr).toContain(`nodectl: no credential for ${daemon.url}: give --api-key <key> (or NODECTL_API_KEY)`);
+      expect(noKey.stderr).toContain(
+        `nodectl: no credential for ${daemon.url}: give --api-key <key> (or NODECTL_API_KEY)`,
+      );
     } finally {
       noHome.cleanup();
     }
     const badEnvUrl = await cli(['websites', 'list'], { NODECTL_URL: 'localhost:8787' });
     expect(badEnvUrl.exitCode).toBe(2);
-    expect(badEnvUrl.stderr).toBe('nodectl: NODECTL_URL must be an http(s) URL such as http://127.0.0.1:8787 (got "localhost:8787")');
-    expect((await cli(['websites', 'list'], { NODECTL_API_KEY: 'key' })).stderr).toContain('nodectl: NODECTL_API_KEY must be an API key');
+    expect(badEnvUrl.stderr).toBe(
+      'nodectl: NODECTL_URL must be an http(s) URL such as http://127.0.0.1:8787 (got "localhost:8787")',
+    );
+    expect((await cli(['websites', 'list'], { NODECTL_API_KEY: 'key' })).stderr).toContain(
+      'nodectl: NODECTL_API_KEY must be an API key',
+    );
     const damagedHome = makeTempDir('nodectl-damaged-session-');
     try {
       mkdirSync(join(damagedHome.dir, 'nodectl'));

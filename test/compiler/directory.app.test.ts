@@ -12,7 +12,14 @@ const tmp = makeTempDir('nodectl-directory-');
 afterAll(tmp.cleanup);
 
 const mug = entity('Product', 'Blue Mug');
-const graph = (): MemoryGraph => ({ entities: [mug], facts: [fact(mug, 'price', 12.5)], relationships: [], chunks: [], qa: [], sources: [source(mug.sourceUrl!)] });
+const graph = (): MemoryGraph => ({
+  entities: [mug],
+  facts: [fact(mug, 'price', 12.5)],
+  relationships: [],
+  chunks: [],
+  qa: [],
+  sources: [source(mug.sourceUrl!)],
+});
 
 /** This process's open files under `dir` (Linux: /proc/self/fd). */
 function openFilesUnder(dir: string): string[] {
@@ -31,7 +38,8 @@ describe('compileToDirectory', () => {
     const dir = join(tmp.dir, 'node');
     const result = await compileToDirectory(createMemoryGraphReader(graph()), site(), dir, { buildTime: BUILD });
     expect(openFilesUnder(tmp.dir)).toEqual([]);
-    for (const file of result.files) expect('sha256:' + sha256Hex(readFileSync(join(dir, file.path)))).toBe(file.checksum);
+    for (const file of result.files)
+      expect('sha256:' + sha256Hex(readFileSync(join(dir, file.path)))).toBe(file.checksum);
   });
 
   it('leaves the old directory, no temp directory and no open file when the compile fails', async () => {

@@ -20,9 +20,18 @@ const sources = [source(mug.sourceUrl!), source(acme.sourceUrl!)];
 
 describe('export rule 1: a hidden fact is never emitted', () => {
   it('drops the hidden fact from facts, Q&A, llms, feeds and citations', () => {
-    const secret = fact(mug, 'price', 99.99, { display: 'SECRET-PRICE-99', importance: 5, editorial: { hidden: true, pinned: false, editorialStatus: 'rejected', reviewedBy: 'ed', originalValue: 1 } });
+    const secret = fact(mug, 'price', 99.99, {
+      display: 'SECRET-PRICE-99',
+      importance: 5,
+      editorial: { hidden: true, pinned: false, editorialStatus: 'rejected', reviewedBy: 'ed', originalValue: 1 },
+    });
     const visible = fact(mug, 'color', 'blue');
-    const { files, all, result } = compile({ entities: [mug], facts: [secret, visible], qa: [qa('What does the Blue Mug cost?', 'SECRET-PRICE-99', [secret])], sources });
+    const { files, all, result } = compile({
+      entities: [mug],
+      facts: [secret, visible],
+      qa: [qa('What does the Blue Mug cost?', 'SECRET-PRICE-99', [secret])],
+      sources,
+    });
     expect(jsonl(files.get('facts.en.jsonl')).map((f) => f.id)).toEqual([visible.id]);
     expect(all).not.toContain('SECRET-PRICE-99');
     expect(all).not.toContain(secret.id);
@@ -33,7 +42,13 @@ describe('export rule 1: a hidden fact is never emitted', () => {
   it('drops facts of a hidden entity and every reference to it', () => {
     const hiddenEntity = { ...acme, hidden: true };
     const brandFact = fact(hiddenEntity, 'name', 'Acme');
-    const { files, all } = compile({ entities: [mug, hiddenEntity], facts: [brandFact], relationships: [relationship(mug, 'brand', hiddenEntity)], chunks: [chunk('Acme makes mugs.', [mug, hiddenEntity])], sources });
+    const { files, all } = compile({
+      entities: [mug, hiddenEntity],
+      facts: [brandFact],
+      relationships: [relationship(mug, 'brand', hiddenEntity)],
+      chunks: [chunk('Acme makes mugs.', [mug, hiddenEntity])],
+      sources,
+    });
     expect(all).not.toContain(hiddenEntity.id);
     expect(jsonl(files.get('relationships.en.jsonl'))).toEqual([]);
     expect(jsonl(files.get('chunks.en.jsonl'))[0]!.entity_ids).toEqual([mug.id]);
@@ -88,9 +103,34 @@ describe('export rule 4: stale Q&A is excluded and the flag never serialized', (
 
 describe('export rule 5: internal editorial fields are never serialized', () => {
   it('writes no editorialStatus, pinned, reviewedBy, originalValue, hidden or status anywhere', () => {
-    const reviewed = fact(mug, 'price', 12.5, { editorial: { hidden: false, pinned: true, editorialStatus: 'approved', reviewedBy: 'REVIEWER-NAME', originalValue: 'ORIGINAL-VALUE' } });
-    const { all } = compile({ entities: [mug, acme], facts: [reviewed], relationships: [relationship(mug, 'brand', acme)], sources });
-    for (const field of ['editorialStatus', 'editorial_status', 'pinned', 'reviewedBy', 'reviewed_by', 'originalValue', 'original_value', 'hidden', 'editorial', 'resolutionStatus']) expect(all).not.toContain(`"${field}"`);
+    const reviewed = fact(mug, 'price', 12.5, {
+      editorial: {
+        hidden: false,
+        pinned: true,
+        editorialStatus: 'approved',
+        reviewedBy: 'REVIEWER-NAME',
+        originalValue: 'ORIGINAL-VALUE',
+      },
+    });
+    const { all } = compile({
+      entities: [mug, acme],
+      facts: [reviewed],
+      relationships: [relationship(mug, 'brand', acme)],
+      sources,
+    });
+    for (const field of [
+      'editorialStatus',
+      'editorial_status',
+      'pinned',
+      'reviewedBy',
+      'reviewed_by',
+      'originalValue',
+      'original_value',
+      'hidden',
+      'editorial',
+      'resolutionStatus',
+    ])
+      expect(all).not.toContain(`"${field}"`);
     expect(all).not.toContain('REVIEWER-NAME');
     expect(all).not.toContain('ORIGINAL-VALUE');
   });
@@ -100,8 +140,17 @@ describe('cross-file references', () => {
   it('leaves no dangling id: Q&A, chunks and facts only point at exported records, and the node validates', async () => {
     const ghost = entity('Person', 'Nobody');
     const orphan = fact(mug, 'color', 'blue', { subjectEntityId: ghost.id, sourceId: 'src_000000000000000000000000' });
-    const q = qa('What colour?', 'Blue.', [orphan], { factIds: [orphan.id, 'fact_ffffffffffffffffffffffff'], entityIds: [ghost.id] });
-    const { files } = compile({ entities: [mug], facts: [orphan], chunks: [chunk('text', [ghost, mug])], qa: [q], sources });
+    const q = qa('What colour?', 'Blue.', [orphan], {
+      factIds: [orphan.id, 'fact_ffffffffffffffffffffffff'],
+      entityIds: [ghost.id],
+    });
+    const { files } = compile({
+      entities: [mug],
+      facts: [orphan],
+      chunks: [chunk('text', [ghost, mug])],
+      qa: [q],
+      sources,
+    });
     const f = jsonl(files.get('facts.en.jsonl'))[0]!;
     expect(f.subject_entity_id).toBeUndefined();
     expect(f.source_id).toBeUndefined();
@@ -126,18 +175,31 @@ describe('invariants before write', () => {
   it('leaves out a graph record that fails its schema and reports it, instead of failing the node (rejected-records.test.ts has the rest)', () => {
     const { files, result } = compile({ entities: [{ ...mug, confidence: 1.7 }], sources });
     expect(jsonl(files.get('entities.en.jsonl'))).toEqual([]);
-    expect(result.rejected).toEqual([{ file: 'entities.en.jsonl', id: mug.id, path: 'confidence', message: expect.stringContaining('1') }]);
+    expect(result.rejected).toEqual([
+      { file: 'entities.en.jsonl', id: mug.id, path: 'confidence', message: expect.stringContaining('1') },
+    ]);
   });
 
   it('still refuses a document it builds that fails its schema (publish.validation_failed)', () => {
-    expect(() => compileNode(createMemoryGraphReader({ entities: [mug], sources }), site({ websiteId: '' }), { buildTime: BUILD }, createMemorySink())).toThrow(expect.objectContaining({ code: 'publish.validation_failed' }));
+    expect(() =>
+      compileNode(
+        createMemoryGraphReader({ entities: [mug], sources }),
+        site({ websiteId: '' }),
+        { buildTime: BUILD },
+        createMemorySink(),
+      ),
+    ).toThrow(expect.objectContaining({ code: 'publish.validation_failed' }));
   });
 });
 
 describe('export rule 1 through entity attributes', () => {
   it('does not repeat a hidden fact value in its entity attributes (regression: blog description leaked via attributes)', () => {
-    const post = entity('BlogPosting', 'Trail Notes', { attributes: { description: 'WITHDRAWN-CLAIM', itemType: 'post', jobTitle: 'x' } });
-    const hidden = fact(post, 'description', 'WITHDRAWN-CLAIM', { editorial: { hidden: true, pinned: false, editorialStatus: null, reviewedBy: null, originalValue: null } });
+    const post = entity('BlogPosting', 'Trail Notes', {
+      attributes: { description: 'WITHDRAWN-CLAIM', itemType: 'post', jobTitle: 'x' },
+    });
+    const hidden = fact(post, 'description', 'WITHDRAWN-CLAIM', {
+      editorial: { hidden: true, pinned: false, editorialStatus: null, reviewedBy: null, originalValue: null },
+    });
     const { files, all } = compile({ entities: [post], facts: [hidden], sources: [source(post.sourceUrl!)] });
     expect(all).not.toContain('WITHDRAWN-CLAIM');
     expect(jsonl(files.get('entities.en.jsonl'))[0]!.attributes).toEqual({ itemType: 'post', jobTitle: 'x' });

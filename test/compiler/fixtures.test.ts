@@ -13,7 +13,9 @@ const FIXTURES = join(ROOT, 'fixtures');
 describe('fixtures', () => {
   it('include a multilingual shop, a blog with editorial state, a local business and a docs site', () => {
     expect(listFixtures(FIXTURES)).toEqual(expect.arrayContaining(['shop', 'blog', 'local-business', 'docs']));
-    expect(loadFixture(join(FIXTURES, 'shop')).items.map((i) => i.language)).toEqual(expect.arrayContaining(['en', 'de']));
+    expect(loadFixture(join(FIXTURES, 'shop')).items.map((i) => i.language)).toEqual(
+      expect.arrayContaining(['en', 'de']),
+    );
     expect(existsSync(join(FIXTURES, 'blog', 'editorial.jsonl'))).toBe(true);
   });
 
@@ -25,8 +27,16 @@ describe('fixtures', () => {
 
   it('a two-key site.json compiles with documented defaults', () => {
     const fixture = loadFixture(join(FIXTURES, 'minimal'));
-    expect(Object.keys(JSON.parse(readFileSync(join(FIXTURES, 'minimal', 'site.json'), 'utf8')))).toEqual(['website_id', 'domain']);
-    expect(fixture.site).toMatchObject({ brand: 'minimal.example', defaultLanguage: 'en', plan: 'free', verification: { method: null, state: 'pending' } });
+    expect(Object.keys(JSON.parse(readFileSync(join(FIXTURES, 'minimal', 'site.json'), 'utf8')))).toEqual([
+      'website_id',
+      'domain',
+    ]);
+    expect(fixture.site).toMatchObject({
+      brand: 'minimal.example',
+      defaultLanguage: 'en',
+      plan: 'free',
+      verification: { method: null, state: 'pending' },
+    });
     expect(fixture.buildTime).toBe('2026-01-01T00:00:00Z');
   });
 
@@ -44,11 +54,15 @@ describe('fixtures', () => {
 
   it('the blog hides one fact and pins another without serializing editorial state', () => {
     const dir = join(ROOT, 'golden', 'blog');
-    const all = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    const all = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
     expect(all).not.toContain('under 5 kilograms');
     expect(all).not.toContain('editor@fieldnotes.example');
     expect(all).not.toMatch(/"(pinned|editorial_status|reviewed_by|original_value|hidden|stale)"/);
-    const job = jsonl(readFileSync(join(dir, 'facts.en.jsonl'), 'utf8')).find((f) => f.subject === 'Jane Doe' && f.predicate === 'job_title');
+    const job = jsonl(readFileSync(join(dir, 'facts.en.jsonl'), 'utf8')).find(
+      (f) => f.subject === 'Jane Doe' && f.predicate === 'job_title',
+    );
     expect(job?.value).toBe('Editor in chief');
   });
 });

@@ -26,18 +26,31 @@ describe.each(FIXTURES)('%s: checked by outside tools', (name) => {
     const dir = mkdtempSync(join(tmpdir(), 'nodectl-sitemap-'));
     const file = join(dir, 'sitemap-ai.xml');
     writeFileSync(file, nodes.get(name)!.get('sitemap-ai.xml')!);
-    const out = execFileSync('/usr/bin/xmllint', ['--noout', '--schema', join(ROOT, 'schemas/xml/sitemap-ai.xsd'), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(
+      '/usr/bin/xmllint',
+      ['--noout', '--schema', join(ROOT, 'schemas/xml/sitemap-ai.xsd'), file],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     expect(out).toBe('');
-    expect(nodes.get(name)!.get('sitemap-ai.xml')).toMatch(/<url><loc>https?:\/\/[^<]+<\/loc><lastmod>[^<]+<\/lastmod><ai:importance>[1-5]<\/ai:importance><\/url>/);
+    expect(nodes.get(name)!.get('sitemap-ai.xml')).toMatch(
+      /<url><loc>https?:\/\/[^<]+<\/loc><lastmod>[^<]+<\/lastmod><ai:importance>[1-5]<\/ai:importance><\/url>/,
+    );
   });
 
   it('schema.jsonld expands with the jsonld library (offline context) to schema.org types and node-local ids', async () => {
     const doc = JSON.parse(nodes.get(name)!.get('schema.jsonld')!);
     const documentLoader = async (url: string) => {
-      if (url.replace(/\/$/, '') === 'https://schema.org' || url.startsWith('https://schema.org/')) return { contextUrl: undefined, documentUrl: url, document: { '@context': { '@vocab': 'https://schema.org/' } } };
+      if (url.replace(/\/$/, '') === 'https://schema.org' || url.startsWith('https://schema.org/'))
+        return {
+          contextUrl: undefined,
+          documentUrl: url,
+          document: { '@context': { '@vocab': 'https://schema.org/' } },
+        };
       throw new Error(`no network in tests: ${url}`);
     };
-    const expanded = (await jsonld.expand(doc, { documentLoader: documentLoader as never })) as Array<Record<string, unknown>>;
+    const expanded = (await jsonld.expand(doc, { documentLoader: documentLoader as never })) as Array<
+      Record<string, unknown>
+    >;
     expect(expanded.length).toBe(doc['@graph'].length);
     expect(expanded.length).toBeGreaterThan(0);
     for (const node of expanded) {
@@ -51,7 +64,9 @@ describe.each(FIXTURES)('%s: checked by outside tools', (name) => {
     const parsed = parseLlmsTxt(text);
     expect(parsed.title).toBeTruthy();
     expect(parsed.summary).toBeTruthy();
-    expect(parsed.links.map((l) => l.url)).toEqual(expect.arrayContaining(['manifest.json', 'ai.json', 'llms-full.txt', 'sources.jsonl']));
+    expect(parsed.links.map((l) => l.url)).toEqual(
+      expect.arrayContaining(['manifest.json', 'ai.json', 'llms-full.txt', 'sources.jsonl']),
+    );
     expect(text.length).toBeLessThanOrEqual(LLMS_TXT_BUDGET);
     const full = nodes.get(name)!.get('llms-full.txt')!;
     expect(full.length).toBeLessThanOrEqual(LLMS_FULL_BUDGET);

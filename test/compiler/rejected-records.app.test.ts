@@ -46,7 +46,13 @@ function graph(): MemoryGraph {
       qa('What is the Bad Predicate of the Blue Mug?', 'It is set.', [badPredicate, price]),
       qa('What colour is the Broken Kettle?', 'Steel.', [aboutBroken]),
     ],
-    sources: [source(mug.sourceUrl!), source(acme.sourceUrl!), source(broken.sourceUrl!), source(badPage), source(german.sourceUrl!, { language: 'de' })],
+    sources: [
+      source(mug.sourceUrl!),
+      source(acme.sourceUrl!),
+      source(broken.sourceUrl!),
+      source(badPage),
+      source(german.sourceUrl!, { language: 'de' }),
+    ],
   };
 }
 
@@ -74,16 +80,25 @@ describe('second line of defence: a record that fails its schema is left out and
     expect(result.rejected.find((r) => r.id === source(badPage).id)!.message).toBe('must be an absolute http(s) URL');
 
     // The bad records are nowhere in the node, and the language that cannot name a file is not a node language.
-    for (const id of [broken.id, misTagged.id, badPredicate.id, badDate.id, misTaggedFact.id, source(badPage).id]) expect(all).not.toContain(id);
+    for (const id of [broken.id, misTagged.id, badPredicate.id, badDate.id, misTaggedFact.id, source(badPage).id])
+      expect(all).not.toContain(id);
     expect(all).not.toContain('BAD-PREDICATE-VALUE');
     expect(all).not.toContain(badPage);
     expect(all).not.toContain('en_US');
     expect(JSON.parse(files.get('manifest.json')!).languages).toEqual(['de', 'en']);
 
     // The good records are all there.
-    expect(jsonl(files.get('entities.en.jsonl')).map((e) => e.id).sort()).toEqual([mug.id, acme.id, orphanOfBadPage.id].sort());
+    expect(
+      jsonl(files.get('entities.en.jsonl'))
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual([mug.id, acme.id, orphanOfBadPage.id].sort());
     expect(jsonl(files.get('entities.de.jsonl')).map((e) => e.id)).toEqual([german.id]);
-    expect(jsonl(files.get('facts.en.jsonl')).map((f) => f.id).sort()).toEqual([price.id, aboutBroken.id].sort());
+    expect(
+      jsonl(files.get('facts.en.jsonl'))
+        .map((f) => f.id)
+        .sort(),
+    ).toEqual([price.id, aboutBroken.id].sort());
     expect(jsonl(files.get('sources.jsonl'))).toHaveLength(4);
 
     // References to the rejected records are trimmed, not left dangling.
@@ -112,13 +127,19 @@ describe('second line of defence: a record that fails its schema is left out and
     const { result } = await compileGraph({ entities: [mug], facts: many, sources: [source(mug.sourceUrl!)] });
     expect(result.counts.rejected.facts).toBe(1203);
     expect(result.rejected).toHaveLength(1000);
-    expect(result.rejected.map((r) => r.id)).toEqual(many.map((f) => f.id).sort().slice(0, 1000));
+    expect(result.rejected.map((r) => r.id)).toEqual(
+      many
+        .map((f) => f.id)
+        .sort()
+        .slice(0, 1000),
+    );
   });
 
   it('the daemon metric nodectl_compile_records_rejected_total takes counts.rejected by kind (the name the publish route reports under)', async () => {
     const { result } = await compileGraph(graph());
     const metrics = createMetrics(() => undefined);
-    for (const [kind, n] of Object.entries(result.counts.rejected)) if (n > 0) metrics.compileRecordsRejected.inc({ kind }, n);
+    for (const [kind, n] of Object.entries(result.counts.rejected))
+      if (n > 0) metrics.compileRecordsRejected.inc({ kind }, n);
     const text = await metrics.registry.metrics();
     expect(text).toContain('# TYPE nodectl_compile_records_rejected_total counter');
     expect(text.split('\n').filter((l) => l.startsWith('nodectl_compile_records_rejected_total{'))).toEqual([
@@ -130,8 +151,14 @@ describe('second line of defence: a record that fails its schema is left out and
 
   it('a uuid where a stable id is required still fails the whole compile (node.uuid_leak), on a record that is otherwise valid or not', async () => {
     const uuid = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
-    await expect(compileGraph({ entities: [{ ...mug, id: `entity_${uuid}` }], sources: [source(mug.sourceUrl!)] })).rejects.toMatchObject({ code: 'node.uuid_leak' });
-    await expect(compileGraph({ entities: [mug], facts: [{ ...price, id: uuid }], sources: [source(mug.sourceUrl!)] })).rejects.toMatchObject({ code: 'node.uuid_leak' });
-    await expect(compileGraph({ entities: [mug], facts: [{ ...badPredicate, id: uuid }], sources: [source(mug.sourceUrl!)] })).rejects.toMatchObject({ code: 'node.uuid_leak' });
+    await expect(
+      compileGraph({ entities: [{ ...mug, id: `entity_${uuid}` }], sources: [source(mug.sourceUrl!)] }),
+    ).rejects.toMatchObject({ code: 'node.uuid_leak' });
+    await expect(
+      compileGraph({ entities: [mug], facts: [{ ...price, id: uuid }], sources: [source(mug.sourceUrl!)] }),
+    ).rejects.toMatchObject({ code: 'node.uuid_leak' });
+    await expect(
+      compileGraph({ entities: [mug], facts: [{ ...badPredicate, id: uuid }], sources: [source(mug.sourceUrl!)] }),
+    ).rejects.toMatchObject({ code: 'node.uuid_leak' });
   });
 });

@@ -20,7 +20,12 @@ const HOSTILE_NAME = `Evil "><script>alert(1)</script> [x] *bold* _u_ \`code\` &
 
 async function compile(graph: MemoryGraph, brand = 'Example Shop') {
   const sink = createMemorySink();
-  compileNode(createMemoryGraphReader(graph), site({ brand }), { buildTime: BUILD, description: `Cups <b>and</b> mugs${BIDI} & more` }, sink);
+  compileNode(
+    createMemoryGraphReader(graph),
+    site({ brand }),
+    { buildTime: BUILD, description: `Cups <b>and</b> mugs${BIDI} & more` },
+    sink,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-escaping-'));
   for (const [path, text] of sink.files) writeFileSync(join(dir, path), text);
   return { files: sink.files, dir, report: await validateNode(dir) };
@@ -28,7 +33,11 @@ async function compile(graph: MemoryGraph, brand = 'Example Shop') {
 
 function hostileGraph(): MemoryGraph {
   const evil = entity('Product', HOSTILE_NAME, { sourceId: sourceId(HOSTILE_URL), sourceUrl: HOSTILE_URL });
-  return { entities: [evil], facts: [fact(evil, 'tagline', `<b>Bold</b> *claim*${BIDI}`, { importance: 5 })], sources: [source(HOSTILE_URL)] };
+  return {
+    entities: [evil],
+    facts: [fact(evil, 'tagline', `<b>Bold</b> *claim*${BIDI}`, { importance: 5 })],
+    sources: [source(HOSTILE_URL)],
+  };
 }
 
 describe('llms.txt and llms-full.txt escaping (regression: a url with "><script> went raw into llms.txt, bidi controls into its text)', () => {
@@ -37,15 +46,23 @@ describe('llms.txt and llms-full.txt escaping (regression: a url with "><script>
     expect(report.errors).toEqual([]);
     const llms = files.get('llms.txt')!;
     expect(llms.split('\n').slice(0, 3)).toEqual(['# Shop \\<Brand\\>', '', '> Cups \\<b\\>and\\</b\\> mugs \\& more']);
-    expect(llms).toContain(`- [Evil "\\>\\<script\\>alert(1)\\</script\\> x \\*bold\\* \\_u\\_ \\\`code\\\` \\& LOOC \\\\ end](${HOSTILE_URL_ENCODED}): Product\n`);
+    expect(llms).toContain(
+      `- [Evil "\\>\\<script\\>alert(1)\\</script\\> x \\*bold\\* \\_u\\_ \\\`code\\\` \\& LOOC \\\\ end](${HOSTILE_URL_ENCODED}): Product\n`,
+    );
     for (const char of BIDI) expect(llms).not.toContain(char);
     expect(llms).not.toContain('<script>');
 
     const parsed = parseLlmsTxt(llms);
     expect(parsed.title).toBe('Shop <Brand>');
     expect(parsed.summary).toBe('Cups <b>and</b> mugs & more');
-    expect(parsed.links).toContainEqual({ text: 'Evil "><script>alert(1)</script> x *bold* _u_ `code` & LOOC \\ end', url: HOSTILE_URL_ENCODED, note: 'Product' });
-    expect(new URL(parsed.links.find((l) => l.note === 'Product')!.url).searchParams.get('q')).toBe('"><script>alert(1)</script>');
+    expect(parsed.links).toContainEqual({
+      text: 'Evil "><script>alert(1)</script> x *bold* _u_ `code` & LOOC \\ end',
+      url: HOSTILE_URL_ENCODED,
+      note: 'Product',
+    });
+    expect(new URL(parsed.links.find((l) => l.note === 'Product')!.url).searchParams.get('q')).toBe(
+      '"><script>alert(1)</script>',
+    );
   });
 
   it('writes the exact escaped entity block into llms-full.txt', async () => {
@@ -70,17 +87,28 @@ describe('llms.txt and llms-full.txt escaping (regression: a url with "><script>
     const { files } = await compile(hostileGraph());
     const jsonLd = JSON.parse(files.get('schema.jsonld')!);
     expect(jsonLd['@graph'][0]).toMatchObject({ name: HOSTILE_NAME, url: HOSTILE_URL });
-    expect(JSON.parse(files.get('entities.en.jsonl')!.split('\n')[0]!)).toMatchObject({ name: HOSTILE_NAME, source_url: HOSTILE_URL });
+    expect(JSON.parse(files.get('entities.en.jsonl')!.split('\n')[0]!)).toMatchObject({
+      name: HOSTILE_NAME,
+      source_url: HOSTILE_URL,
+    });
   });
 });
 
 describe('markdown escaping rules', () => {
   it('percent-encodes what markdown or HTML could misread in a link destination, and nothing else', () => {
-    expect(markdownDestination('https://shop.example/a b<c>"d\'e(f)g\\h`i[j]k{l}m|n^o')).toBe('https://shop.example/a%20b%3Cc%3E%22d%27e%28f%29g%5Ch%60i%5Bj%5Dk%7Bl%7Dm%7Cn%5Eo');
-    expect(markdownDestination('https://shop.example/caf\u00e9/\u{1f600}?x=1&y=%20&z=%zz#frag')).toBe('https://shop.example/caf%C3%A9/%F0%9F%98%80?x=1&y=%20&z=%25zz#frag');
-    expect(markdownDestination('https://shop.example/?a=1&amp;b=2&#60;x')).toBe('https://shop.example/?a=1&amp%3Bb=2&#60%3Bx');
+    expect(markdownDestination('https://shop.example/a b<c>"d\'e(f)g\\h`i[j]k{l}m|n^o')).toBe(
+      'https://shop.example/a%20b%3Cc%3E%22d%27e%28f%29g%5Ch%60i%5Bj%5Dk%7Bl%7Dm%7Cn%5Eo',
+    );
+    expect(markdownDestination('https://shop.example/caf\u00e9/\u{1f600}?x=1&y=%20&z=%zz#frag')).toBe(
+      'https://shop.example/caf%C3%A9/%F0%9F%98%80?x=1&y=%20&z=%25zz#frag',
+    );
+    expect(markdownDestination('https://shop.example/?a=1&amp;b=2&#60;x')).toBe(
+      'https://shop.example/?a=1&amp%3Bb=2&#60%3Bx',
+    );
     expect(markdownDestination('https://shop.example/\ud800x')).toBe('https://shop.example/%EF%BF%BDx');
-    expect(markdownDestination('https://shop.example/a_b*c~d!e$f+g,h;i=j:k@l')).toBe('https://shop.example/a_b*c~d!e$f+g,h;i=j:k@l');
+    expect(markdownDestination('https://shop.example/a_b*c~d!e$f+g,h;i=j:k@l')).toBe(
+      'https://shop.example/a_b*c~d!e$f+g,h;i=j:k@l',
+    );
   });
 
   it('escapes markdown-significant characters in text, drops brackets from link text, strips controls and bidi controls', () => {
@@ -95,13 +123,31 @@ describe('sitemap-ai.xml escaping', () => {
   it('XML-escapes & < > " \' in loc, stays valid against the schema, and an XML parser reads the url back', () => {
     const url = `https://shop.example/a?b=1&c=<2>"'`;
     const sink = createMemorySink();
-    compileNode(createMemoryGraphReader({ entities: [entity('Product', 'Mug', { sourceId: sourceId(url), sourceUrl: url })], sources: [source(url)] }), site(), { buildTime: BUILD }, sink);
+    compileNode(
+      createMemoryGraphReader({
+        entities: [entity('Product', 'Mug', { sourceId: sourceId(url), sourceUrl: url })],
+        sources: [source(url)],
+      }),
+      site(),
+      { buildTime: BUILD },
+      sink,
+    );
     const xml = sink.files.get('sitemap-ai.xml')!;
     expect(xml).toContain('<loc>https://shop.example/a?b=1&amp;c=&lt;2&gt;&quot;&apos;</loc>');
     const dir = mkdtempSync(join(tmpdir(), 'nodectl-sitemap-escape-'));
     const file = join(dir, 'sitemap-ai.xml');
     writeFileSync(file, xml);
-    expect(execFileSync('/usr/bin/xmllint', ['--noout', '--schema', join(PROJECT_ROOT, 'schemas/xml/sitemap-ai.xsd'), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })).toBe('');
-    expect(execFileSync('/usr/bin/xmllint', ['--xpath', "string(//*[local-name()='loc'])", file], { encoding: 'utf8' }).replace(/\n$/, '')).toBe(url);
+    expect(
+      execFileSync(
+        '/usr/bin/xmllint',
+        ['--noout', '--schema', join(PROJECT_ROOT, 'schemas/xml/sitemap-ai.xsd'), file],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      ),
+    ).toBe('');
+    expect(
+      execFileSync('/usr/bin/xmllint', ['--xpath', "string(//*[local-name()='loc'])", file], {
+        encoding: 'utf8',
+      }).replace(/\n$/, ''),
+    ).toBe(url);
   });
 });

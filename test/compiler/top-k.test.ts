@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { compareStrings, TopK } from '../../src/compiler/top-k.js';
 
-interface Item { rank: number; id: string }
+interface Item {
+  rank: number;
+  id: string;
+}
 const compare = (a: Item, b: Item) => b.rank - a.rank || compareStrings(a.id, b.id);
 
 describe('TopK', () => {
   it('keeps exactly the k best of a long stream, whatever the arrival order', () => {
     let seed = 7;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const items = Array.from({ length: 5000 }, (_, i) => ({ rank: Math.floor(random() * 6), id: `id_${String(i).padStart(5, '0')}` }));
+    const items = Array.from({ length: 5000 }, (_, i) => ({
+      rank: Math.floor(random() * 6),
+      id: `id_${String(i).padStart(5, '0')}`,
+    }));
     for (const order of [items, [...items].reverse(), [...items].sort(() => random() - 0.5)]) {
       const top = new TopK<Item>(100, compare);
       for (const item of order) top.push(item);

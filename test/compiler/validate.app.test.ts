@@ -60,25 +60,38 @@ describe('validateNode', () => {
     rmSync(join(dir, 'qa.en.jsonl'));
     edit(dir, 'chunks.en.jsonl', (t) => t.replace('\n', '\n\n'));
     edit(dir, 'sources.jsonl', (t) => t.slice(0, -1));
-    expect(await codes(dir)).toEqual(expect.arrayContaining(['file.missing', 'jsonl.blank_line', 'jsonl.final_newline']));
+    expect(await codes(dir)).toEqual(
+      expect.arrayContaining(['file.missing', 'jsonl.blank_line', 'jsonl.final_newline']),
+    );
   });
 
   it('reports a uuid where a stable id is required as node.uuid_leak', async () => {
     const dir = copyOf('docs');
-    edit(dir, 'entities.en.jsonl', (t) => t.replace(/"id":"entity_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'));
+    edit(dir, 'entities.en.jsonl', (t) =>
+      t.replace(/"id":"entity_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'),
+    );
     expect(await codes(dir)).toContain('node.uuid_leak');
   });
 
   it('reports dangling cross-file references, internal fields and a second fact per (subject, predicate)', async () => {
     const dir = copyOf('shop');
-    edit(dir, 'relationships.en.jsonl', (t) => t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'));
+    edit(dir, 'relationships.en.jsonl', (t) =>
+      t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'),
+    );
     edit(dir, 'qa.en.jsonl', (t) => t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","stale":true'));
     edit(dir, 'facts.de.jsonl', (t) => {
       const first = t.split('\n')[0]!;
       return t + first.replace(/"id":"fact_[0-9a-f]{4}/, '"id":"fact_ffff') + '\n';
     });
     const found = await codes(dir);
-    expect(found).toEqual(expect.arrayContaining(['ref.dangling', 'export.internal_field', 'export.superseded_fact', 'manifest.records_mismatch']));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'ref.dangling',
+        'export.internal_field',
+        'export.superseded_fact',
+        'manifest.records_mismatch',
+      ]),
+    );
   });
 
   it('reports a bidi or other control character in llms.txt or llms-full.txt (the compiler strips them from text)', async () => {
@@ -86,7 +99,9 @@ describe('validateNode', () => {
     rewrite(dir, 'llms.txt', (t) => t.replace('# Field Notes', '# Field \u202eNotes'));
     rewrite(dir, 'llms-full.txt', (t) => t.replace('# Field Notes', '# Field\u0007 Notes'));
     const report = await validateNode(dir);
-    expect(report.errors.filter((e) => e.code === 'text.control_character').map((e) => [e.file, e.message.slice(0, 12)])).toEqual([
+    expect(
+      report.errors.filter((e) => e.code === 'text.control_character').map((e) => [e.file, e.message.slice(0, 12)]),
+    ).toEqual([
       ['llms-full.txt', 'holds U+0007'],
       ['llms.txt', 'holds U+202E'],
     ]);
@@ -97,7 +112,13 @@ describe('validateNode', () => {
     writeFileSync(join(dir, 'trust.json'), '{}\n');
     edit(dir, 'manifest.json', (t) => {
       const m = JSON.parse(t);
-      m.files.push({ path: 'trust.json', content_type: 'application/json', checksum: 'sha256:' + '0'.repeat(64), bytes: 3, immutable: false });
+      m.files.push({
+        path: 'trust.json',
+        content_type: 'application/json',
+        checksum: 'sha256:' + '0'.repeat(64),
+        bytes: 3,
+        immutable: false,
+      });
       return JSON.stringify(m, null, 2) + '\n';
     });
     expect(await codes(dir)).toEqual(expect.arrayContaining(['file.not_entitled']));
@@ -113,7 +134,9 @@ describe('validateNode', () => {
     const root = join(GOLDEN, 'local-business');
     const server = createServer((req, res) => {
       try {
-        const body = readFileSync(join(root, decodeURIComponent(new URL(req.url!, 'http://x').pathname.replace(/^\/node\//, ''))));
+        const body = readFileSync(
+          join(root, decodeURIComponent(new URL(req.url!, 'http://x').pathname.replace(/^\/node\//, ''))),
+        );
         res.writeHead(200).end(body);
       } catch {
         res.writeHead(404).end();
@@ -132,20 +155,30 @@ describe('validateNode', () => {
     it('does not run the line schemas again, and still runs every other check', async () => {
       const dir = copyOf('shop');
       // an extra field fails the strict line schema, and only the schema
-      rewrite(dir, 'chunks.en.jsonl', (t) => t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","extra":1'));
+      rewrite(dir, 'chunks.en.jsonl', (t) =>
+        t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","extra":1'),
+      );
       expect(await codes(dir)).toEqual(['schema.invalid']);
       expect((await validateNode(dir, { recordsPassedSchemas: true })).errors).toEqual([]);
-      rewrite(dir, 'facts.en.jsonl', (t) => t.replace(/"id":"fact_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'));
-      rewrite(dir, 'qa.de.jsonl', (t) => t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","stale":true'));
-      rewrite(dir, 'relationships.en.jsonl', (t) => t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'));
+      rewrite(dir, 'facts.en.jsonl', (t) =>
+        t.replace(/"id":"fact_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'),
+      );
+      rewrite(dir, 'qa.de.jsonl', (t) =>
+        t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","stale":true'),
+      );
+      rewrite(dir, 'relationships.en.jsonl', (t) =>
+        t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'),
+      );
       edit(dir, 'sources.jsonl', (t) => t.replace('https://', 'http://'));
       const found = (await validateNode(dir, { recordsPassedSchemas: true })).errors.map((e) => e.code);
-      expect(found).toEqual(expect.arrayContaining(['node.uuid_leak', 'export.internal_field', 'ref.dangling', 'file.checksum_mismatch']));
+      expect(found).toEqual(
+        expect.arrayContaining(['node.uuid_leak', 'export.internal_field', 'ref.dangling', 'file.checksum_mismatch']),
+      );
       expect(found).not.toContain('schema.invalid');
     });
   });
 
-  describe('against a validated node (a publisher\'s live version)', () => {
+  describe("against a validated node (a publisher's live version)", () => {
     it('does not read the files the validated node holds unchanged', async () => {
       const dir = copyOf('shop');
       const validatedNode = manifestOf(dir);
@@ -158,28 +191,45 @@ describe('validateNode', () => {
     it('checks a changed file in full: a uuid is node.uuid_leak, an internal field and a bad schema are refused', async () => {
       const dir = copyOf('shop');
       const validatedNode = manifestOf(dir);
-      rewrite(dir, 'facts.en.jsonl', (t) => t.replace(/"id":"fact_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'));
-      rewrite(dir, 'qa.de.jsonl', (t) => t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","stale":true'));
+      rewrite(dir, 'facts.en.jsonl', (t) =>
+        t.replace(/"id":"fact_[0-9a-f]+"/, '"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"'),
+      );
+      rewrite(dir, 'qa.de.jsonl', (t) =>
+        t.replace('"schema_version":"1.0.0"', '"schema_version":"1.0.0","stale":true'),
+      );
       rewrite(dir, 'llms.txt', () => 'no title\n');
       const found = (await validateNode(dir, { validatedNode })).errors.map((e) => e.code);
-      expect(found).toEqual(expect.arrayContaining(['node.uuid_leak', 'export.internal_field', 'schema.invalid', 'llms.no_title']));
+      expect(found).toEqual(
+        expect.arrayContaining(['node.uuid_leak', 'export.internal_field', 'schema.invalid', 'llms.no_title']),
+      );
     });
 
     it('checks the references of unchanged files again when a record file changed', async () => {
       const dir = copyOf('shop');
       const validatedNode = manifestOf(dir);
-      const referenced = /"subject_entity_id":"(entity_[0-9a-f]+)"/.exec(readFileSync(join(dir, 'facts.en.jsonl'), 'utf8'))![1]!;
-      rewrite(dir, 'entities.en.jsonl', (t) => t.split('\n').filter((line) => !line.includes(`"id":"${referenced}"`)).join('\n'));
+      const referenced = /"subject_entity_id":"(entity_[0-9a-f]+)"/.exec(
+        readFileSync(join(dir, 'facts.en.jsonl'), 'utf8'),
+      )![1]!;
+      rewrite(dir, 'entities.en.jsonl', (t) =>
+        t
+          .split('\n')
+          .filter((line) => !line.includes(`"id":"${referenced}"`))
+          .join('\n'),
+      );
       const report = await validateNode(dir, { validatedNode });
-      expect(report.errors).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'ref.dangling', file: 'facts.en.jsonl' })]));
+      expect(report.errors).toEqual(
+        expect.arrayContaining([expect.objectContaining({ code: 'ref.dangling', file: 'facts.en.jsonl' })]),
+      );
     });
 
-    it('checks a changed file\'s references against the ids of unchanged files, and finds a duplicate across them', async () => {
+    it("checks a changed file's references against the ids of unchanged files, and finds a duplicate across them", async () => {
       const dir = copyOf('shop');
       const validatedNode = manifestOf(dir);
       const entity = readFileSync(join(dir, 'entities.en.jsonl'), 'utf8').split('\n')[0]!;
       rewrite(dir, 'entities.de.jsonl', (t) => t + entity + '\n');
-      rewrite(dir, 'relationships.en.jsonl', (t) => t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'));
+      rewrite(dir, 'relationships.en.jsonl', (t) =>
+        t.replace(/"to_entity_id":"entity_[0-9a-f]+"/, '"to_entity_id":"entity_000000000000000000000000"'),
+      );
       const found = (await validateNode(dir, { validatedNode })).errors.map((e) => e.code);
       expect(found).toEqual(expect.arrayContaining(['jsonl.duplicate_id', 'ref.dangling']));
     });

@@ -26,14 +26,19 @@ afterAll(async () => {
   out.cleanup();
 });
 
-const filesOf = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
+const filesOf = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name), 'utf8')]),
+  );
 
 /** A sink that runs `write` (on another connection) when the compile opens its first file, after it started reading. */
 function writingOnFirstOpen(write: () => void) {
   let done = false;
   return (sink: NodeSink): NodeSink => ({
     open(path) {
-      if (!done) (done = true, write());
+      if (!done) ((done = true), write());
       return sink.open(path);
     },
   });
@@ -47,10 +52,14 @@ describe('compileWebsite reads one state of the graph', () => {
     const meanwhile = join(out.dir, 'meanwhile');
     await compileWebsite(h.dataDir, WEBSITE_ID, meanwhile, {
       ...BUILD,
-      wrapSink: writingOnFirstOpen(() => graph.transaction(() => {
-        graph.prepare(`UPDATE sources SET title = 'Retitled while compiling'`).run();
-        graph.prepare('DELETE FROM qa').run();
-      }).immediate()),
+      wrapSink: writingOnFirstOpen(() =>
+        graph
+          .transaction(() => {
+            graph.prepare(`UPDATE sources SET title = 'Retitled while compiling'`).run();
+            graph.prepare('DELETE FROM qa').run();
+          })
+          .immediate(),
+      ),
     });
     expect(filesOf(meanwhile)).toEqual(filesOf(before));
 

@@ -23,7 +23,11 @@ async function compile(graph: MemoryGraph, siteInfo: WebsiteInfo = site()) {
 
 /** An item at `url` whose page declares `canonical`: the graph keys its source, entity and facts by the canonical url, as ingestion does. */
 function pageWithCanonical(url: string, canonical: string) {
-  const page = entity('Product', 'Blue Mug', { canonicalKey: canonical, sourceId: sourceId(canonical), sourceUrl: canonical });
+  const page = entity('Product', 'Blue Mug', {
+    canonicalKey: canonical,
+    sourceId: sourceId(canonical),
+    sourceUrl: canonical,
+  });
   const brand = entity('Brand', 'Acme', { importance: 4 });
   const price = fact(page, 'price', 12.5, { display: '12.50 EUR', importance: 5 });
   return {
@@ -51,12 +55,24 @@ describe('URL policy: only URLs on the website domain and its verified aliases a
     expect(pageSource.url).toBe(itemUrl);
     expect(pageSource).not.toHaveProperty('canonical_url');
     expect(files.get('sitemap-ai.xml')).toContain(`<loc>${itemUrl}</loc>`);
-    const jsonLdNode = JSON.parse(files.get('schema.jsonld')!)['@graph'].find((n: { '@id': string }) => n['@id'] === page.id);
+    const jsonLdNode = JSON.parse(files.get('schema.jsonld')!)['@graph'].find(
+      (n: { '@id': string }) => n['@id'] === page.id,
+    );
     expect(jsonLdNode.url).toBe(itemUrl);
     expect(files.get('llms.txt')).toContain(`- [Blue Mug](${itemUrl}): Product`);
     expect(files.get('llms-full.txt')).toContain(`Source: ${itemUrl}`);
-    for (const file of ['entities.en.jsonl', 'facts.en.jsonl', 'relationships.en.jsonl', 'citations.jsonl', 'priority-feed.jsonl']) {
-      const mine = jsonl(files.get(file)).filter((r) => [r.id, r.record_id, r.from_entity_id, r.subject_entity_id].includes(page.id) || r.record_id?.startsWith('fact_'));
+    for (const file of [
+      'entities.en.jsonl',
+      'facts.en.jsonl',
+      'relationships.en.jsonl',
+      'citations.jsonl',
+      'priority-feed.jsonl',
+    ]) {
+      const mine = jsonl(files.get(file)).filter(
+        (r) =>
+          [r.id, r.record_id, r.from_entity_id, r.subject_entity_id].includes(page.id) ||
+          r.record_id?.startsWith('fact_'),
+      );
       expect(mine.length, file).toBeGreaterThan(0);
       for (const r of mine) expect(r.source_url, `${file} ${JSON.stringify(r)}`).toBe(itemUrl);
     }
@@ -73,10 +89,23 @@ describe('URL policy: only URLs on the website domain and its verified aliases a
   });
 
   it('rejects a source whose own url is on another domain, and leaves out a record url that has nothing to fall back to', async () => {
-    const stray = entity('Product', 'Stray', { sourceId: sourceId('https://evil.example/stray'), sourceUrl: 'https://evil.example/stray' });
-    const { files, report, all, result } = await compile({ entities: [stray], sources: [source('https://evil.example/stray')] });
+    const stray = entity('Product', 'Stray', {
+      sourceId: sourceId('https://evil.example/stray'),
+      sourceUrl: 'https://evil.example/stray',
+    });
+    const { files, report, all, result } = await compile({
+      entities: [stray],
+      sources: [source('https://evil.example/stray')],
+    });
     expect(report.errors).toEqual([]);
-    expect(result.rejected).toEqual([{ file: 'sources.jsonl', id: sourceId('https://evil.example/stray'), path: 'url', message: "host evil.example is not the website's domain shop.example" }]);
+    expect(result.rejected).toEqual([
+      {
+        file: 'sources.jsonl',
+        id: sourceId('https://evil.example/stray'),
+        path: 'url',
+        message: "host evil.example is not the website's domain shop.example",
+      },
+    ]);
     expect(all).not.toContain('evil.example');
     const record = jsonl(files.get('entities.en.jsonl'))[0]!;
     expect(record).not.toHaveProperty('source_url');
@@ -85,10 +114,31 @@ describe('URL policy: only URLs on the website domain and its verified aliases a
 
   it('judges hosts as a URL parser reads them, not by prefix', () => {
     const urls = new WebsiteUrls({ domain: 'shop.example', aliases: ['alias.example'] });
-    const allowed = ['https://shop.example/', 'http://shop.example', 'https://SHOP.example/a', 'https://shop.example./a', 'https://shop.example:8443/a', 'https://alias.example/?q=1', 'https://shop.example\\path', 'https://shop.example#top'];
-    const refused = ['https://shop.example@evil.example/', 'https://shop.example.evil.example/', 'https://evil.example/shop.example/', 'https://evilshop.example/', 'ftp://shop.example/', 'https://shop.example/a\u0001b', 'https://shop.example/a b', 'shop.example/x', `https://shop.example/${'x'.repeat(4096)}`];
+    const allowed = [
+      'https://shop.example/',
+      'http://shop.example',
+      'https://SHOP.example/a',
+      'https://shop.example./a',
+      'https://shop.example:8443/a',
+      'https://alias.example/?q=1',
+      'https://shop.example\\path',
+      'https://shop.example#top',
+    ];
+    const refused = [
+      'https://shop.example@evil.example/',
+      'https://shop.example.evil.example/',
+      'https://evil.example/shop.example/',
+      'https://evilshop.example/',
+      'ftp://shop.example/',
+      'https://shop.example/a\u0001b',
+      'https://shop.example/a b',
+      'shop.example/x',
+      `https://shop.example/${'x'.repeat(4096)}`,
+    ];
     for (const url of allowed) expect(urls.problem(url), url).toBeNull();
     for (const url of refused) expect(urls.problem(url), url).not.toBeNull();
-    expect(urls.problem('https://evil.example/')).toBe("host evil.example is not the website's domain shop.example or a verified alias (alias.example)");
+    expect(urls.problem('https://evil.example/')).toBe(
+      "host evil.example is not the website's domain shop.example or a verified alias (alias.example)",
+    );
   });
 });

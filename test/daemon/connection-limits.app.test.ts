@@ -13,7 +13,10 @@ let t: TestApp & { url?: string };
 let port: number;
 
 beforeAll(async () => {
-  t = await buildTestApp({ listen: true, settings: { headersTimeoutMs: HEADERS_MS, bodyTimeoutMs: BODY_MS, ingestBodyTimeoutMs: INGEST_BODY_MS } });
+  t = await buildTestApp({
+    listen: true,
+    settings: { headersTimeoutMs: HEADERS_MS, bodyTimeoutMs: BODY_MS, ingestBodyTimeoutMs: INGEST_BODY_MS },
+  });
   port = Number(new URL(t.url!).port);
 });
 afterAll(async () => {
@@ -53,7 +56,9 @@ function exchange(parts: Array<string | Buffer>): Promise<RawAnswer> {
       const text = Buffer.concat(chunks).toString('utf8');
       const [head = '', body = ''] = text.split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       let json: unknown;
       try {
         json = JSON.parse(body);
@@ -73,7 +78,8 @@ function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
 }
 
-const post = (path: string, contentLength: number, extra = '') => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n${extra}\r\n`;
+const post = (path: string, contentLength: number, extra = '') =>
+  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n${extra}\r\n`;
 
 describe('slow clients get 408 request.timeout in the envelope and are disconnected (bug: half a body held a connection 7+ minutes)', () => {
   it('half a body on a management route: 408 after bodyTimeoutMs, with the request id it sent', async () => {
@@ -111,21 +117,43 @@ describe('slow clients get 408 request.timeout in the envelope and are disconnec
 
 describe('errors Node raises before routing are in the envelope (bug: Node and Fastify answered them raw)', () => {
   it('headers over 16 KiB are 431 request.header_too_large', async () => {
-    expectEnvelope(await exchange([`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]), 431, 'request.header_too_large');
+    expectEnvelope(
+      await exchange([`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]),
+      431,
+      'request.header_too_large',
+    );
   });
 
   it('a URL over 16 KiB is 431 too', async () => {
-    expectEnvelope(await exchange([`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`]), 431, 'request.header_too_large');
+    expectEnvelope(
+      await exchange([`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`]),
+      431,
+      'request.header_too_large',
+    );
   });
 
   it('a malformed request line or header is 400 request.malformed', async () => {
     expectEnvelope(await exchange(['NOT-HTTP\r\n\r\n']), 400, 'request.malformed');
-    expectEnvelope(await exchange(['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n']), 400, 'request.malformed');
+    expectEnvelope(
+      await exchange(['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n']),
+      400,
+      'request.malformed',
+    );
   });
 
   it('a bad percent-encoding is 400 request.malformed and a 257-character path segment 414 request.uri_too_long', async () => {
-    expectEnvelope(await exchange(['GET /%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n']), 400, 'request.malformed');
-    expectEnvelope(await exchange([`POST /v1/websites/${'w'.repeat(257)}/publish HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`]), 414, 'request.uri_too_long');
+    expectEnvelope(
+      await exchange(['GET /%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n']),
+      400,
+      'request.malformed',
+    );
+    expectEnvelope(
+      await exchange([
+        `POST /v1/websites/${'w'.repeat(257)}/publish HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      ]),
+      414,
+      'request.uri_too_long',
+    );
   });
 
   it('the daemon keeps serving afterwards', async () => {
@@ -137,15 +165,26 @@ describe('errors Node raises before routing are in the envelope (bug: Node and F
 describe('connection timeout settings', () => {
   it('default to 10 s for headers, 30 s for a body, 120 s for an ingest body and 72 s keep-alive', () => {
     const { settings } = resolveConfig({ env: {} });
-    expect([settings.headersTimeoutMs, settings.bodyTimeoutMs, settings.ingestBodyTimeoutMs, settings.keepAliveTimeoutMs]).toEqual([10_000, 30_000, 120_000, 72_000]);
+    expect([
+      settings.headersTimeoutMs,
+      settings.bodyTimeoutMs,
+      settings.ingestBodyTimeoutMs,
+      settings.keepAliveTimeoutMs,
+    ]).toEqual([10_000, 30_000, 120_000, 72_000]);
     // Node's own whole-request clock is a backstop behind the per-route body timers.
     expect(connectionTimeouts(settings)).toMatchObject({ headersMs: 10_000, requestMs: 130_000, checkEveryMs: 1000 });
   });
 
   it('refuse 0 (no timeout) and values past 1 h, naming the setting', () => {
     expect(() => resolveConfig({ env: { NODECTL_BODY_TIMEOUT_MS: '0' } })).toThrowError(ConfigError);
-    expect(() => resolveConfig({ env: { NODECTL_BODY_TIMEOUT_MS: '0' } })).toThrowError(/bodyTimeoutMs \(from environment variable NODECTL_BODY_TIMEOUT_MS\)/);
-    expect(() => resolveConfig({ flags: { headersTimeoutMs: 3_600_001 } })).toThrowError(/headersTimeoutMs.*at most 3600000/);
-    expect(resolveConfig({ env: { NODECTL_INGEST_BODY_TIMEOUT_MS: '600000' } }).settings.ingestBodyTimeoutMs).toBe(600_000);
+    expect(() => resolveConfig({ env: { NODECTL_BODY_TIMEOUT_MS: '0' } })).toThrowError(
+      /bodyTimeoutMs \(from environment variable NODECTL_BODY_TIMEOUT_MS\)/,
+    );
+    expect(() => resolveConfig({ flags: { headersTimeoutMs: 3_600_001 } })).toThrowError(
+      /headersTimeoutMs.*at most 3600000/,
+    );
+    expect(resolveConfig({ env: { NODECTL_INGEST_BODY_TIMEOUT_MS: '600000' } }).settings.ingestBodyTimeoutMs).toBe(
+      600_000,
+    );
   });
 });

@@ -25,12 +25,21 @@ describe('the daemon core (in process through inject())', () => {
     await t.close();
   });
   const call = (request: Parameters<typeof injectJson>[1]) => injectJson(t.app, request);
-  const postWaitlist = (payload: string, headers: Record<string, string> = {}) => call({ method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json', ...headers }, payload });
+  const postWaitlist = (payload: string, headers: Record<string, string> = {}) =>
+    call({ method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json', ...headers }, payload });
 
   it('GET / is the banner in the envelope', async () => {
     const res = await call({ method: 'GET', url: '/' });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ ok: true, data: { name: 'nodectl', contractVersion: '0.4.0', nodeSchemaVersion: '1.0.0', signingScheme: 'svc.connector.hmac.v1' } });
+    expect(res.json).toMatchObject({
+      ok: true,
+      data: {
+        name: 'nodectl',
+        contractVersion: '0.4.0',
+        nodeSchemaVersion: '1.0.0',
+        signingScheme: 'svc.connector.hmac.v1',
+      },
+    });
     expect(res.json.meta.requestId).toBe(res.headers['x-request-id']);
   });
 
@@ -113,7 +122,10 @@ describe('the daemon core (in process through inject())', () => {
   });
 
   it('a CLI command run beside the daemon works on the same data directory', async () => {
-    const run = await runNodectl(['--json', 'admin', 'user', 'create', '--email', 'beside@example.com', '--password', 'long-enough-pw'], { dataDir: t.dataDir });
+    const run = await runNodectl(
+      ['--json', 'admin', 'user', 'create', '--email', 'beside@example.com', '--password', 'long-enough-pw'],
+      { dataDir: t.dataDir },
+    );
     expect(run.exitCode).toBe(0);
     expect((await call({ method: 'GET', url: '/readyz' })).status).toBe(200);
   });
@@ -129,7 +141,9 @@ describe('daemon lifecycle', () => {
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     let response = '';
     socket.on('data', (chunk) => (response += chunk.toString()));
-    socket.write(`POST /v1/waitlist HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`);
+    socket.write(
+      `POST /v1/waitlist HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    );
     socket.write(body.slice(0, 10));
     await daemon.untilOutput(/"url":"\/v1\/waitlist"[^\n]*"msg":"incoming request"/);
     const exited = daemon.stop('SIGTERM');
@@ -142,7 +156,9 @@ describe('daemon lifecycle', () => {
   });
 
   it('SIGTERM once the warm start is done, nothing ingested, exits 0 (its idle threads do not keep it up)', async () => {
-    const daemon = await startTestDaemon({ env: { NODECTL_EXTRACTION_WARM_UP_PAGES: '100', NODECTL_LOG_LEVEL: 'info' } });
+    const daemon = await startTestDaemon({
+      env: { NODECTL_EXTRACTION_WARM_UP_PAGES: '100', NODECTL_LOG_LEVEL: 'info' },
+    });
     await daemon.untilOutput('extraction workers warmed up', 15_000);
     expect(await daemon.stop('SIGTERM')).toBe(0);
   }, 30_000);
@@ -160,11 +176,19 @@ describe('daemon lifecycle', () => {
     const daemon = await startTestDaemon({ env: { NODECTL_LOG_LEVEL: 'info' } });
     await getJson(`${daemon.url}/v1/waitlist`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer nk_live_SECRETSECRETSECRET', 'x-api-key': 'nk_live_OTHERSECRET', cookie: 'svc_refresh=COOKIESECRET' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer nk_live_SECRETSECRETSECRET',
+        'x-api-key': 'nk_live_OTHERSECRET',
+        cookie: 'svc_refresh=COOKIESECRET',
+      },
       body: JSON.stringify({ email: 'log@example.com', consent: true, password: 'PASSWORDSECRET' }),
     });
     await daemon.stop();
-    const lines = daemon.output().split('\n').filter((line) => line.startsWith('{'));
+    const lines = daemon
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expect(lines.some((line) => JSON.parse(line).reqId !== undefined)).toBe(true);
@@ -173,10 +197,17 @@ describe('daemon lifecycle', () => {
   });
 
   it('warms its extraction workers up in the background once it listens, then says so', async () => {
-    const daemon = await startTestDaemon({ env: { NODECTL_LOG_LEVEL: 'info', NODECTL_EXTRACTION_WARM_UP_PAGES: '200' } });
+    const daemon = await startTestDaemon({
+      env: { NODECTL_LOG_LEVEL: 'info', NODECTL_EXTRACTION_WARM_UP_PAGES: '200' },
+    });
     try {
       expect((await getJson(`${daemon.url}/readyz`)).status).toBe(200);
-      const warmed = () => daemon.output().split('\n').filter((line) => line.includes('extraction workers warmed up')).map((line) => JSON.parse(line));
+      const warmed = () =>
+        daemon
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('extraction workers warmed up'))
+          .map((line) => JSON.parse(line));
       await daemon.untilOutput(/extraction workers warmed up[^\n]*\n/, 10_000);
       expect(warmed()).toEqual([expect.objectContaining({ pages: 200, workers: expect.any(Number) })]);
       expect(warmed()[0].workers).toBeGreaterThan(0);

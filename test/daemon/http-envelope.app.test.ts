@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
-import { buildTestApp, injectJson, injectSigned, seedWebsite, type InjectAnswer, type SeededWebsite, type TestApp } from '../helpers/app.js';
+import {
+  buildTestApp,
+  injectJson,
+  injectSigned,
+  seedWebsite,
+  type InjectAnswer,
+  type SeededWebsite,
+  type TestApp,
+} from '../helpers/app.js';
 
 let t: TestApp;
 let site: SeededWebsite;
@@ -34,38 +42,74 @@ function nestedObjectText(depth: number): string {
 
 /** A page item whose `field` (json or attributes) nests `depth` levels, as JSON text. */
 function deepItemText(id: string, field: 'json' | 'attributes', depth: number): string {
-  const head = JSON.stringify({ type: 'page', id, url: `https://example.com/${id}`, text: 'deep', checksum: `sha256:${'0'.repeat(64)}` });
+  const head = JSON.stringify({
+    type: 'page',
+    id,
+    url: `https://example.com/${id}`,
+    text: 'deep',
+    checksum: `sha256:${'0'.repeat(64)}`,
+  });
   return `${head.slice(0, -1)},"${field}":${nestedObjectText(depth)}}`;
 }
 
 describe('framework errors are in the envelope with one request id (bug: raw Fastify bodies without X-Request-Id)', () => {
   it('a bad percent-encoding in the path is 400 request.malformed', async () => {
     expectEnvelopedError(await injectJson(t.app, { method: 'GET', url: '/%zz' }), 400, 'request.malformed');
-    expectEnvelopedError(await injectJson(t.app, { method: 'POST', url: '/v1/websites/%E0%A4%A/publish' }), 400, 'request.malformed');
+    expectEnvelopedError(
+      await injectJson(t.app, { method: 'POST', url: '/v1/websites/%E0%A4%A/publish' }),
+      400,
+      'request.malformed',
+    );
   });
 
   it('a path segment over 256 characters is 414 request.uri_too_long; a 253-character domain is still routed', async () => {
-    expectEnvelopedError(await injectJson(t.app, { method: 'POST', url: `/v1/websites/${'a'.repeat(257)}/publish` }), 414, 'request.uri_too_long');
+    expectEnvelopedError(
+      await injectJson(t.app, { method: 'POST', url: `/v1/websites/${'a'.repeat(257)}/publish` }),
+      414,
+      'request.uri_too_long',
+    );
     const longDomain = await injectJson(t.app, { method: 'GET', url: `/nodes/${'a'.repeat(253)}/llms.txt` });
     expectEnvelopedError(longDomain, 404, 'node.not_found');
   });
 
   it('malformed JSON and a body shorter than its Content-Length keep the envelope', async () => {
-    const malformed = await injectJson(t.app, { method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    const malformed = await injectJson(t.app, {
+      method: 'POST',
+      url: '/v1/waitlist',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
     expectEnvelopedError(malformed, 422, 'validation.failed');
     expect(malformed.json.error.details.fields[0].path).toBe('(body)');
     // Fastify's FST_ERR_CTP_INVALID_CONTENT_LENGTH was mapped to 500 internal.error.
-    const short = await injectJson(t.app, { method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json', 'content-length': '100' }, payload: '{"email":"a@b.co"}' });
+    const short = await injectJson(t.app, {
+      method: 'POST',
+      url: '/v1/waitlist',
+      headers: { 'content-type': 'application/json', 'content-length': '100' },
+      payload: '{"email":"a@b.co"}',
+    });
     expectEnvelopedError(short, 400, 'request.malformed');
     expect(short.json.error.message).toMatch(/Content-Length/);
   });
 
   it('an idempotent replay answers with its own request id in the header and in meta.requestId (bug: they differed)', async () => {
     const body = { website_id: site.websiteId, item: page('replay-id:1') };
-    const first = await injectSigned(t.app, '/v1/ingest/item', { token: site.connectorToken, websiteId: site.websiteId, body, idempotencyKey: 'replay-id-key', headers: { 'x-request-id': 'first-request' } });
+    const first = await injectSigned(t.app, '/v1/ingest/item', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      body,
+      idempotencyKey: 'replay-id-key',
+      headers: { 'x-request-id': 'first-request' },
+    });
     expect(first.status, first.body).toBe(200);
     expect(first.json.meta.requestId).toBe('first-request');
-    const again = await injectSigned(t.app, '/v1/ingest/item', { token: site.connectorToken, websiteId: site.websiteId, body, idempotencyKey: 'replay-id-key', headers: { 'x-request-id': 'second-request' } });
+    const again = await injectSigned(t.app, '/v1/ingest/item', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      body,
+      idempotencyKey: 'replay-id-key',
+      headers: { 'x-request-id': 'second-request' },
+    });
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers['x-request-id']).toBe('second-request');
@@ -75,26 +119,54 @@ describe('framework errors are in the envelope with one request id (bug: raw Fas
 });
 
 describe('invalid UTF-8 in a body is 422 validation.failed (bug: silently turned into U+FFFD)', () => {
-  const invalid = Buffer.concat([Buffer.from('{"email":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('@example.com","consent":true}')]);
+  const invalid = Buffer.concat([
+    Buffer.from('{"email":"caf'),
+    Buffer.from([0xc3, 0x28]),
+    Buffer.from('@example.com","consent":true}'),
+  ]);
 
   it('on a management route', async () => {
-    const res = await injectJson(t.app, { method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json' }, payload: invalid });
+    const res = await injectJson(t.app, {
+      method: 'POST',
+      url: '/v1/waitlist',
+      headers: { 'content-type': 'application/json' },
+      payload: invalid,
+    });
     expectEnvelopedError(res, 422, 'validation.failed');
     expect(res.json.error.message).toMatch(/not valid UTF-8 \(bad byte at offset 13\)/);
-    expect(res.json.error.details.fields).toEqual([{ path: '(body)', message: 'invalid UTF-8 byte sequence at byte offset 13' }]);
+    expect(res.json.error.details.fields).toEqual([
+      { path: '(body)', message: 'invalid UTF-8 byte sequence at byte offset 13' },
+    ]);
   });
 
   it('on ingest, where nothing is stored', async () => {
-    const raw = Buffer.concat([Buffer.from(`{"website_id":"${site.websiteId}","item":{"type":"page","id":"utf8:1","url":"https://example.com/utf8","text":"caf`), Buffer.from([0xe9]), Buffer.from(`","checksum":"sha256:${'0'.repeat(64)}"}}`)]);
-    const res = await injectSigned(t.app, '/v1/ingest/item', { token: site.connectorToken, websiteId: site.websiteId, raw });
+    const raw = Buffer.concat([
+      Buffer.from(
+        `{"website_id":"${site.websiteId}","item":{"type":"page","id":"utf8:1","url":"https://example.com/utf8","text":"caf`,
+      ),
+      Buffer.from([0xe9]),
+      Buffer.from(`","checksum":"sha256:${'0'.repeat(64)}"}}`),
+    ]);
+    const res = await injectSigned(t.app, '/v1/ingest/item', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      raw,
+    });
     expectEnvelopedError(res, 422, 'validation.failed');
     expect(res.json.error.message).toMatch(/UTF-8/);
-    const stored = t.services.graphs.get(site.websiteId).prepare("SELECT count(*) AS n FROM raw_items WHERE item_id = 'utf8:1'").get() as { n: number };
+    const stored = t.services.graphs
+      .get(site.websiteId)
+      .prepare("SELECT count(*) AS n FROM raw_items WHERE item_id = 'utf8:1'")
+      .get() as { n: number };
     expect(stored.n).toBe(0);
   });
 
   it('valid multi-byte UTF-8 (accents, CJK, emoji) still passes', async () => {
-    const res = await injectSigned(t.app, '/v1/ingest/item', { token: site.connectorToken, websiteId: site.websiteId, body: { website_id: site.websiteId, item: page('utf8:ok', { text: 'café 東京 🚀' }) } });
+    const res = await injectSigned(t.app, '/v1/ingest/item', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      body: { website_id: site.websiteId, item: page('utf8:ok', { text: 'café 東京 🚀' }) },
+    });
     expect(res.status, res.body).toBe(200);
     expect(res.json.data.status).toBe('accepted');
   });
@@ -104,7 +176,11 @@ describe('deeply nested json or attributes is a per-item validation.failed (bug:
   for (const depth of [5_000, 100_000]) {
     it(`json nested ${depth} levels: that item errs naming the 64-level limit, the others are accepted`, async () => {
       const raw = `{"website_id":"${site.websiteId}","items":[${JSON.stringify(page(`deep-ok:${depth}`))},${deepItemText(`deep:${depth}`, 'json', depth)},${deepItemText(`deep-attr:${depth}`, 'attributes', depth)}]}`;
-      const res = await injectSigned(t.app, '/v1/ingest/batch', { token: site.connectorToken, websiteId: site.websiteId, raw });
+      const res = await injectSigned(t.app, '/v1/ingest/batch', {
+        token: site.connectorToken,
+        websiteId: site.websiteId,
+        raw,
+      });
       expect(res.status, res.body.slice(0, 500)).toBe(200);
       expect(res.json.data).toMatchObject({ received: 3, accepted: 1, errored: 2 });
       const [ok, deepJson, deepAttributes] = res.json.data.results;
@@ -117,10 +193,19 @@ describe('deeply nested json or attributes is a per-item validation.failed (bug:
 
   it('with partial false the batch is rejected whole (422 ingest.batch_rejected), nothing stored', async () => {
     const raw = `{"website_id":"${site.websiteId}","partial":false,"items":[${JSON.stringify(page('deep-strict:ok'))},${deepItemText('deep-strict:bad', 'json', 5_000)}]}`;
-    const res = await injectSigned(t.app, '/v1/ingest/batch', { token: site.connectorToken, websiteId: site.websiteId, raw });
+    const res = await injectSigned(t.app, '/v1/ingest/batch', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      raw,
+    });
     expectEnvelopedError(res, 422, 'ingest.batch_rejected');
-    expect(res.json.error.details.items).toEqual([expect.objectContaining({ index: 1, id: 'deep-strict:bad', code: 'validation.failed' })]);
-    const stored = t.services.graphs.get(site.websiteId).prepare("SELECT count(*) AS n FROM raw_items WHERE item_id LIKE 'deep-strict:%'").get() as { n: number };
+    expect(res.json.error.details.items).toEqual([
+      expect.objectContaining({ index: 1, id: 'deep-strict:bad', code: 'validation.failed' }),
+    ]);
+    const stored = t.services.graphs
+      .get(site.websiteId)
+      .prepare("SELECT count(*) AS n FROM raw_items WHERE item_id LIKE 'deep-strict:%'")
+      .get() as { n: number };
     expect(stored.n).toBe(0);
   });
 
@@ -129,7 +214,11 @@ describe('deeply nested json or attributes is a per-item validation.failed (bug:
       const json = JSON.parse(nestedObjectText(depth));
       return page(id, { json });
     };
-    const res = await injectSigned(t.app, '/v1/ingest/batch', { token: site.connectorToken, websiteId: site.websiteId, body: { website_id: site.websiteId, items: [item('depth:64', 64), item('depth:65', 65)] } });
+    const res = await injectSigned(t.app, '/v1/ingest/batch', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      body: { website_id: site.websiteId, items: [item('depth:64', 64), item('depth:65', 65)] },
+    });
     expect(res.status, res.body).toBe(200);
     expect(res.json.data.results.map((r: { status: string }) => r.status)).toEqual(['accepted', 'error']);
   });
@@ -139,14 +228,22 @@ describe('the auth scheme of management routes is case-insensitive (bug: only "B
   for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
     it(`"${scheme} <key>" authenticates`, async () => {
       // Past authentication, an unknown website is 404; a refused credential would be 401.
-      const res = await injectJson(t.app, { method: 'POST', url: '/v1/websites/web_unknown/publish', headers: { authorization: `${scheme} ${site.apiKey}` } });
+      const res = await injectJson(t.app, {
+        method: 'POST',
+        url: '/v1/websites/web_unknown/publish',
+        headers: { authorization: `${scheme} ${site.apiKey}` },
+      });
       expectEnvelopedError(res, 404, 'website.not_found');
     });
   }
 
   it('another scheme or a missing key is still 401', async () => {
     for (const authorization of [`Basic ${site.apiKey}`, 'Bearer', `Bearer${site.apiKey}`]) {
-      const res = await injectJson(t.app, { method: 'POST', url: '/v1/websites/web_unknown/publish', headers: { authorization } });
+      const res = await injectJson(t.app, {
+        method: 'POST',
+        url: '/v1/websites/web_unknown/publish',
+        headers: { authorization },
+      });
       expectEnvelopedError(res, 401, 'auth.unauthenticated');
     }
   });
@@ -159,7 +256,10 @@ describe('an item url longer than a node record can hold is refused at ingest (b
     const res = await injectSigned(t.app, '/v1/ingest/batch', {
       token: site.connectorToken,
       websiteId: site.websiteId,
-      body: { website_id: site.websiteId, items: [page('url:fits', { url: fits }), page('url:long', { url: growsPastLimit })] },
+      body: {
+        website_id: site.websiteId,
+        items: [page('url:fits', { url: fits }), page('url:long', { url: growsPastLimit })],
+      },
     });
     expect(res.status, res.body.slice(0, 500)).toBe(200);
     const [ok, long] = res.json.data.results;

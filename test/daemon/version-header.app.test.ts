@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
-const packageVersion = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const packageVersion = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
 let t: TestApp & { url?: string };
 
 beforeAll(async () => {
@@ -36,7 +37,10 @@ describe('every answer carries the API version (X-Api-Version = info.version of 
   });
 
   it('on an answer written straight on the socket (431: headers too large)', async () => {
-    const answer = await rawExchange(t.url!, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const answer = await rawExchange(
+      t.url!,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(answer).toContain(`X-Api-Version: ${packageVersion}`);
   });

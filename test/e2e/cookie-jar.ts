@@ -22,12 +22,25 @@ export class CookieJar {
   /** Stores every cookie an answer sets. */
   capture(headers: Headers, now = Date.now()): void {
     for (const cookie of getSetCookies(headers)) {
-      const expiresAt = cookie.maxAge !== undefined ? now + cookie.maxAge * 1000 : cookie.expires instanceof Date ? cookie.expires.getTime() : undefined;
+      const expiresAt =
+        cookie.maxAge !== undefined
+          ? now + cookie.maxAge * 1000
+          : cookie.expires instanceof Date
+            ? cookie.expires.getTime()
+            : undefined;
       if (expiresAt !== undefined && expiresAt <= now) {
         this.cookies.delete(cookie.name);
         continue;
       }
-      this.cookies.set(cookie.name, { name: cookie.name, value: cookie.value, path: cookie.path ?? '/', secure: cookie.secure === true, httpOnly: cookie.httpOnly === true, sameSite: cookie.sameSite, expiresAt });
+      this.cookies.set(cookie.name, {
+        name: cookie.name,
+        value: cookie.value,
+        path: cookie.path ?? '/',
+        secure: cookie.secure === true,
+        httpOnly: cookie.httpOnly === true,
+        sameSite: cookie.sameSite,
+        expiresAt,
+      });
     }
   }
 
@@ -35,7 +48,10 @@ export class CookieJar {
   headerFor(url: string, now = Date.now()): string | undefined {
     const { pathname, protocol } = new URL(url);
     const matching = [...this.cookies.values()].filter(
-      (c) => (c.expiresAt === undefined || c.expiresAt > now) && (!c.secure || protocol === 'https:') && (pathname === c.path || pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)),
+      (c) =>
+        (c.expiresAt === undefined || c.expiresAt > now) &&
+        (!c.secure || protocol === 'https:') &&
+        (pathname === c.path || pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)),
     );
     return matching.length > 0 ? matching.map((c) => `${c.name}=${c.value}`).join('; ') : undefined;
   }

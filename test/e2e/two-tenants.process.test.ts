@@ -59,8 +59,14 @@ async function registerTenant(label: 'a' | 'b'): Promise<Tenant> {
   const auth = { authorization: `Bearer ${accessToken}` };
   const organizations = await expectOk(call('GET', '/v1/organizations', auth));
   const organizationId = organizations.items[0].id as string;
-  const website = await expectOk(call('POST', `/v1/organizations/${organizationId}/websites`, auth, { domain, name: orgName }), 201);
-  const key = await expectOk(call('POST', `/v1/organizations/${organizationId}/api-keys`, auth, { name: 'ci', role: 'organization_admin' }), 201);
+  const website = await expectOk(
+    call('POST', `/v1/organizations/${organizationId}/websites`, auth, { domain, name: orgName }),
+    201,
+  );
+  const key = await expectOk(
+    call('POST', `/v1/organizations/${organizationId}/api-keys`, auth, { name: 'ci', role: 'organization_admin' }),
+    201,
+  );
   return { email, orgName, domain, accessToken, organizationId, websiteId: website.id, apiKey: key.key ?? key.secret };
 }
 
@@ -82,31 +88,48 @@ async function pathOnTenantA(route: ManagementRoute, connectorId: string): Promi
   const resource = 'resource' in route.access ? route.access.resource : undefined;
   return route.url.replace(/:([A-Za-z_]+)/g, (_m, param: string) => {
     if (param !== resource?.param) return 'x';
-    return { website: tenants.a.websiteId, organization: tenants.a.organizationId, connector: connectorId }[resource.kind];
+    return { website: tenants.a.websiteId, organization: tenants.a.organizationId, connector: connectorId }[
+      resource.kind
+    ];
   });
 }
 
 describe('two tenants on a spawned daemon', () => {
   it('tenant B, signed in or with its API key, gets 404 on every read and 403 auth.tenant_mismatch on every mutation of tenant A, and learns nothing of A', async () => {
     // A connector of tenant A, written by the operator beside the running daemon (from this process).
-    const connectorId = (await seedConnector(daemon.dataDir, tenants.a.websiteId, { type: 'files', sourceTypes: ['page'] })).id;
+    const connectorId = (
+      await seedConnector(daemon.dataDir, tenants.a.websiteId, { type: 'files', sourceTypes: ['page'] })
+    ).id;
 
     const onResource = routes.filter((r) => 'resource' in r.access && r.access.resource !== undefined);
     expect(onResource.length).toBeGreaterThan(20);
-    const callersOfB = { 'B owner session': { authorization: `Bearer ${tenants.b.accessToken}` }, 'B admin API key': { 'x-api-key': tenants.b.apiKey } };
+    const callersOfB = {
+      'B owner session': { authorization: `Bearer ${tenants.b.accessToken}` },
+      'B admin API key': { 'x-api-key': tenants.b.apiKey },
+    };
     const secretsOfA = [tenants.a.email, tenants.a.orgName, tenants.a.domain, tenants.a.apiKey];
     const mismatches: string[] = [];
     let calls = 0;
     for (const route of onResource) {
       const path = await pathOnTenantA(route, connectorId);
       for (const [name, headers] of Object.entries(callersOfB)) {
-        const res = await call(route.method, path, headers, route.method === 'GET' || route.method === 'DELETE' ? undefined : { probe: true });
+        const res = await call(
+          route.method,
+          path,
+          headers,
+          route.method === 'GET' || route.method === 'DELETE' ? undefined : { probe: true },
+        );
         calls++;
         const got = `${res.status} ${res.json.error?.code}`;
-        const refusedForKeys = res.status === 403 && res.json.error?.code === 'auth.forbidden' && name.endsWith('API key');
-        const want = route.access.access === 'read' ? `404 ${route.access.resource.kind}.not_found` : '403 auth.tenant_mismatch';
-        if (got !== want && !refusedForKeys) mismatches.push(`${route.method} ${route.url} as ${name}: got ${got}, want ${want}`);
-        for (const secret of secretsOfA) if (res.body.includes(secret)) mismatches.push(`${route.method} ${route.url} as ${name}: the answer names ${secret}`);
+        const refusedForKeys =
+          res.status === 403 && res.json.error?.code === 'auth.forbidden' && name.endsWith('API key');
+        const want =
+          route.access.access === 'read' ? `404 ${route.access.resource.kind}.not_found` : '403 auth.tenant_mismatch';
+        if (got !== want && !refusedForKeys)
+          mismatches.push(`${route.method} ${route.url} as ${name}: got ${got}, want ${want}`);
+        for (const secret of secretsOfA)
+          if (res.body.includes(secret))
+            mismatches.push(`${route.method} ${route.url} as ${name}: the answer names ${secret}`);
       }
     }
     expect(mismatches).toEqual([]);
@@ -114,7 +137,9 @@ describe('two tenants on a spawned daemon', () => {
 
     // Tenant A is whole: its organization, website and connector read as before.
     const auth = { authorization: `Bearer ${tenants.a.accessToken}` };
-    expect((await expectOk(call('GET', `/v1/organizations/${tenants.a.organizationId}`, auth))).name).toBe(tenants.a.orgName);
+    expect((await expectOk(call('GET', `/v1/organizations/${tenants.a.organizationId}`, auth))).name).toBe(
+      tenants.a.orgName,
+    );
     expect((await expectOk(call('GET', `/v1/websites/${tenants.a.websiteId}`, auth))).domain).toBe(tenants.a.domain);
     const connectors = await expectOk(call('GET', `/v1/websites/${tenants.a.websiteId}/connectors`, auth));
     expect(connectors.items.map((c: { id: string }) => c.id)).toEqual([connectorId]);

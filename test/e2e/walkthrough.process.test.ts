@@ -42,7 +42,11 @@ describe('README five-minute walk-through', () => {
     expect(run.stdout).toMatch(/published \w{26} \(\d{4}-\d{2}-\d{2}\.1\)/);
     expect(run.stdout).toContain('# Field Notes\n');
     expect(run.stdout).toContain('[Entities (en)](entities.en.jsonl)');
-    expect(run.stdout).toMatch(/^valid: http:\/\/127\.0\.0\.1:\d+\/nodes\/blog\.fieldnotes\.example\/ \(node \w{26}, .*\): \d+ files, \d+ records$/m);
-    expect(run.stdout).toMatch(/"user":\{"id":"usr_\w+","email":"ada@example\.com","emailVerified":true,.*"role":"organization_owner"/);
+    expect(run.stdout).toMatch(
+      /^valid: http:\/\/127\.0\.0\.1:\d+\/nodes\/blog\.fieldnotes\.example\/ \(node \w{26}, .*\): \d+ files, \d+ records$/m,
+    );
+    expect(run.stdout).toMatch(
+      /"user":\{"id":"usr_\w+","email":"ada@example\.com","emailVerified":true,.*"role":"organization_owner"/,
+    );
   }, 150_000);
 });

@@ -16,7 +16,15 @@ export interface ContractViolation {
 
 export const contractViolations: ContractViolation[] = [];
 
-type OpenApiDocument = { paths: Record<string, Record<string, { responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }> }>> };
+type OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      { responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }> }
+    >
+  >;
+};
 
 /** Validators are compiled once per worker: every app of a test run serves the same document. */
 let compiled: { documentText: string; ajv: Ajv2020; validators: Map<string, ValidateFunction | null> } | undefined;
@@ -31,7 +39,9 @@ function ajvFor(documentText: string, document: OpenApiDocument): NonNullable<ty
 }
 
 /** True when a route declares no response schema: @fastify/swagger then documents a bare 200 "Default Response". */
-export function isUndescribed(operation: { responses?: Record<string, { description?: string; content?: unknown }> }): boolean {
+export function isUndescribed(operation: {
+  responses?: Record<string, { description?: string; content?: unknown }>;
+}): boolean {
   const placeholder = operation.responses?.['200'];
   return placeholder?.description === 'Default Response' && placeholder.content === undefined;
 }
@@ -39,22 +49,39 @@ export function isUndescribed(operation: { responses?: Record<string, { descript
 const pointerPart = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Why an answer breaks the document, or undefined when it keeps it. */
-export function contractProblem(documentText: string, method: string, routeUrl: string, status: number, body: string): string | undefined {
+export function contractProblem(
+  documentText: string,
+  method: string,
+  routeUrl: string,
+  status: number,
+  body: string,
+): string | undefined {
   const document = JSON.parse(documentText) as OpenApiDocument;
   const path = routeUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
   const operation = document.paths[path]?.[method.toLowerCase()];
   if (!operation) return `${method} ${path} is not in the document`;
   // A route without response schemas is not described yet (@fastify/swagger's placeholder); test/daemon/openapi/contract.app.test.ts lists those.
   if (isUndescribed(operation)) return undefined;
-  const statusKey = operation.responses?.[String(status)] ? String(status) : operation.responses?.default ? 'default' : undefined;
-  if (!statusKey) return `status ${status} is not documented (documented: ${Object.keys(operation.responses ?? {}).join(', ')}); body: ${body.slice(0, 300)}`;
+  const statusKey = operation.responses?.[String(status)]
+    ? String(status)
+    : operation.responses?.default
+      ? 'default'
+      : undefined;
+  if (!statusKey)
+    return `status ${status} is not documented (documented: ${Object.keys(operation.responses ?? {}).join(', ')}); body: ${body.slice(0, 300)}`;
   const content = operation.responses![statusKey]!.content;
   if (!content) return status === 204 && body !== '' ? 'a 204 answer has a body' : undefined;
   const media = content['application/json'];
   if (!media?.schema) return undefined;
   const { ajv, validators } = ajvFor(documentText, document);
   const key = `${method} ${path} ${statusKey}`;
-  if (!validators.has(key)) validators.set(key, ajv.getSchema(`openapi#/paths/${pointerPart(path)}/${method.toLowerCase()}/responses/${statusKey}/content/${pointerPart('application/json')}/schema`) ?? null);
+  if (!validators.has(key))
+    validators.set(
+      key,
+      ajv.getSchema(
+        `openapi#/paths/${pointerPart(path)}/${method.toLowerCase()}/responses/${statusKey}/content/${pointerPart('application/json')}/schema`,
+      ) ?? null,
+    );
   const validate = validators.get(key);
   if (!validate) return `no schema at ${key}`;
   let parsed: unknown;
@@ -74,10 +101,18 @@ export function checkAnswersAgainstDocument(app: FastifyInstance): void {
     const routeUrl = request.routeOptions.url;
     if (routeUrl === undefined || !routeUrl.startsWith('/v1/') || request.method === 'HEAD') return done(null, payload);
     documentText ??= JSON.stringify(app.swagger());
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined;
+    const body =
+      typeof payload === 'string'
+        ? payload
+        : Buffer.isBuffer(payload)
+          ? payload.toString('utf8')
+          : payload == null
+            ? ''
+            : undefined;
     if (body !== undefined) {
       const problem = contractProblem(documentText, request.method, routeUrl, reply.statusCode, body);
-      if (problem) contractViolations.push({ route: `${request.method} ${routeUrl}`, status: reply.statusCode, problem });
+      if (problem)
+        contractViolations.push({ route: `${request.method} ${routeUrl}`, status: reply.statusCode, problem });
     }
     done(null, payload);
   });

@@ -92,10 +92,26 @@ export async function seedWebsite(services: AppServices, domain = 'example.com')
   const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
   await createUser(db, { email, password: 'correct-horse-battery' }, now);
   const organization = createOrganization(db, { name: 'Test Org', ownerEmail: email, plan: 'pro' }, now);
-  const website = createWebsite(db, { organizationId: organization.id, domain, name: 'Example', verifiedMethod: 'dns_txt' }, now);
+  const website = createWebsite(
+    db,
+    { organizationId: organization.id, domain, name: 'Example', verifiedMethod: 'dns_txt' },
+    now,
+  );
   const apiKey = createApiKey(db, { organizationId: organization.id, role: 'editor' }, now).key;
-  const connector = createConnector(db, readMasterKey(services.layout), { websiteId: website.id, connectorType: 'test', sourceTypes: ['page', 'post'] }, now);
-  return { organizationId: organization.id, websiteId: website.id, domain, apiKey, connectorToken: connector.token, connectorId: connector.id };
+  const connector = createConnector(
+    db,
+    readMasterKey(services.layout),
+    { websiteId: website.id, connectorType: 'test', sourceTypes: ['page', 'post'] },
+    now,
+  );
+  return {
+    organizationId: organization.id,
+    websiteId: website.id,
+    domain,
+    apiKey,
+    connectorToken: connector.token,
+    connectorId: connector.id,
+  };
 }
 
 export interface InjectAnswer {
@@ -134,7 +150,14 @@ export async function injectSigned(app: FastifyInstance, path: string, o: Signed
   const raw = o.raw ?? JSON.stringify(o.body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    ...signRequest({ token: o.token, websiteId: o.websiteId, path, body: raw, timestamp: Math.floor((o.nowMs ?? Date.now()) / 1000), nonce: randomUUID() }),
+    ...signRequest({
+      token: o.token,
+      websiteId: o.websiteId,
+      path,
+      body: raw,
+      timestamp: Math.floor((o.nowMs ?? Date.now()) / 1000),
+      nonce: randomUUID(),
+    }),
     ...o.headers,
   };
   if (o.idempotencyKey !== null) headers['idempotency-key'] = o.idempotencyKey ?? randomUUID();
@@ -142,6 +165,9 @@ export async function injectSigned(app: FastifyInstance, path: string, o: Signed
 }
 
 /** Injects one request and parses the answer. */
-export async function injectJson(app: FastifyInstance, request: Parameters<FastifyInstance['inject']>[0] & object): Promise<InjectAnswer> {
+export async function injectJson(
+  app: FastifyInstance,
+  request: Parameters<FastifyInstance['inject']>[0] & object,
+): Promise<InjectAnswer> {
   return answerOf(await app.inject(request as never));
 }

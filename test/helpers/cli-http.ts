@@ -32,19 +32,31 @@ export function ok(run: CliRun): CliRun {
   return run;
 }
 
-export async function startCliHttpFixture(options: { domain: string; tempPrefix: string; env?: Record<string, string> }): Promise<CliHttpFixture> {
+export async function startCliHttpFixture(options: {
+  domain: string;
+  tempPrefix: string;
+  env?: Record<string, string>;
+}): Promise<CliHttpFixture> {
   const home = makeTempDir(options.tempPrefix);
   const receiver: Server = createServer((_req, res) => res.writeHead(204).end());
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const daemon = await startTestDaemon({ env: { ...options.env, NODECTL_FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' } });
-  const cli = (args: string[], env: Record<string, string> = {}) => runNodectl(args, { env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '', ...options.env, ...env } });
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runNodectl(args, {
+      env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '', ...options.env, ...env },
+    });
   const local = (args: string[]) => cli(['--data-dir', daemon.dataDir, ...args]);
   // Seeded in this process: the commands under test are the HTTP ones.
   const site = await seedDataDir(daemon.dataDir, { domain: options.domain, plan: 'pro' });
   const adminKey = await seedApiKey(daemon.dataDir, site.orgId, 'organization_admin');
   const viewerKey = await seedApiKey(daemon.dataDir, site.orgId, 'viewer');
   return {
-    daemon, site, adminKey, viewerKey, cli, local,
+    daemon,
+    site,
+    adminKey,
+    viewerKey,
+    cli,
+    local,
     receiverUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
     remote: (args, apiKey = adminKey) => cli([...args, '--url', daemon.url, '--api-key', apiKey]),
     async stop() {

@@ -10,7 +10,10 @@ export interface CliRun {
 }
 
 /** Runs the real built binary, like a user would. Never throws on a non-zero exit. */
-export async function runNodectl(args: string[], options: { dataDir?: string; env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+export async function runNodectl(
+  args: string[],
+  options: { dataDir?: string; env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
   const fullArgs = options.dataDir ? ['--data-dir', options.dataDir, ...args] : args;
   const result = await execa('node', [NODECTL_BIN, ...fullArgs], {
     reject: false,

@@ -29,12 +29,21 @@ export interface StartDaemonOptions {
 export async function startTestDaemon(options: StartDaemonOptions = {}): Promise<TestDaemon> {
   const temp = options.dataDir ? undefined : makeTempDir('nodectl-daemon-');
   const dataDir = options.dataDir ?? temp!.dir;
-  const child = execa('node', [NODECTL_BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])], {
-    reject: false,
-    // No warm start (about 1.5 s of a core per daemon, and the suite starts many) unless a test asks for it.
-    env: { NODECTL_LOG_LEVEL: 'warn', NODECTL_JOB_POLL_MS: '50', NODECTL_EXTRACTION_WARM_UP_PAGES: '0', ...options.env },
-    buffer: false,
-  });
+  const child = execa(
+    'node',
+    [NODECTL_BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
+    {
+      reject: false,
+      // No warm start (about 1.5 s of a core per daemon, and the suite starts many) unless a test asks for it.
+      env: {
+        NODECTL_LOG_LEVEL: 'warn',
+        NODECTL_JOB_POLL_MS: '50',
+        NODECTL_EXTRACTION_WARM_UP_PAGES: '0',
+        ...options.env,
+      },
+      buffer: false,
+    },
+  );
   let output = '';
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -56,7 +65,8 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
   // The banner is printed once the daemon listens with its databases open: /readyz answers 200 from then on.
   const ready = await request(`${url}/readyz`);
   const readyBody = await ready.body.text();
-  if (ready.statusCode !== 200) throw new Error(`the daemon listens but /readyz answered ${ready.statusCode}: ${readyBody}\n${output}`);
+  if (ready.statusCode !== 200)
+    throw new Error(`the daemon listens but /readyz answered ${ready.statusCode}: ${readyBody}\n${output}`);
   const holds = (text: string | RegExp) => (typeof text === 'string' ? output.includes(text) : text.test(output));
   return {
     url,
@@ -64,7 +74,13 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
     process: child,
     output: () => output,
     untilOutput: (text, timeoutMs) =>
-      until([child.stderr!, child.stdout!], 'data', () => holds(text), `daemon output ${String(text)}`, timeoutMs).catch((error: Error) => {
+      until(
+        [child.stderr!, child.stdout!],
+        'data',
+        () => holds(text),
+        `daemon output ${String(text)}`,
+        timeoutMs,
+      ).catch((error: Error) => {
         throw new Error(`${error.message}; the daemon wrote:\n${output}`);
       }),
     async stop(signal = 'SIGTERM') {

@@ -16,7 +16,10 @@ import type { Db } from '../../src/platform/storage/sqlite.js';
  * spawned CLI costs about a second of a core per call. The directory may belong to a running
  * daemon (SQLite's locking, as for the CLI beside it); it is created and migrated if new.
  */
-export async function withControlDb<T>(dataDir: string, action: (db: Db, masterKey: Buffer) => T | Promise<T>): Promise<T> {
+export async function withControlDb<T>(
+  dataDir: string,
+  action: (db: Db, masterKey: Buffer) => T | Promise<T>,
+): Promise<T> {
   const layout = dataDirLayout(dataDir);
   const db = openControlDb(layout);
   try {
@@ -34,7 +37,10 @@ export interface SeededSite {
 }
 
 /** A user, an organization owned by it and a website verified by dns_txt (what `admin user/org/website create --verified dns_txt` make). */
-export function seedDataDir(dataDir: string, options: { domain?: string; plan?: Plan; email?: string } = {}): Promise<SeededSite> {
+export function seedDataDir(
+  dataDir: string,
+  options: { domain?: string; plan?: Plan; email?: string } = {},
+): Promise<SeededSite> {
   const email = options.email ?? `owner-${randomUUID().slice(0, 8)}@example.com`;
   const domain = options.domain ?? 'example.com';
   return withControlDb(dataDir, async (db) => {
@@ -46,14 +52,26 @@ export function seedDataDir(dataDir: string, options: { domain?: string; plan?: 
 }
 
 /** An API key of the organization (what `admin api-key create` prints once). */
-export function seedApiKey(dataDir: string, organizationId: string, role: Exclude<Role, 'organization_owner'> = 'editor'): Promise<string> {
+export function seedApiKey(
+  dataDir: string,
+  organizationId: string,
+  role: Exclude<Role, 'organization_owner'> = 'editor',
+): Promise<string> {
   return withControlDb(dataDir, (db) => createApiKey(db, { organizationId, role }).key);
 }
 
 /** A connector of the website and its token (what `admin connector create` prints once). */
-export function seedConnector(dataDir: string, websiteId: string, options: { sourceTypes?: string[]; type?: string } = {}): Promise<{ id: string; token: string }> {
+export function seedConnector(
+  dataDir: string,
+  websiteId: string,
+  options: { sourceTypes?: string[]; type?: string } = {},
+): Promise<{ id: string; token: string }> {
   return withControlDb(dataDir, (db, masterKey) => {
-    const connector = createConnector(db, masterKey, { websiteId, connectorType: options.type ?? 'test', sourceTypes: (options.sourceTypes ?? ['page', 'post']) as never });
+    const connector = createConnector(db, masterKey, {
+      websiteId,
+      connectorType: options.type ?? 'test',
+      sourceTypes: (options.sourceTypes ?? ['page', 'post']) as never,
+    });
     return { id: connector.id, token: connector.token };
   });
 }

@@ -15,7 +15,13 @@ export function threadCpuTicks(pid: number | 'self' = 'self'): ThreadCpu[] {
       const stat = readFileSync(`${dir}/${tid}/stat`, 'utf8');
       // Fields after the name (which may hold spaces) start at field 3; utime and stime are fields 14 and 15.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return [{ tid: Number(tid), name: readFileSync(`${dir}/${tid}/comm`, 'utf8').trim(), ticks: Number(fields[11]) + Number(fields[12]) }];
+      return [
+        {
+          tid: Number(tid),
+          name: readFileSync(`${dir}/${tid}/comm`, 'utf8').trim(),
+          ticks: Number(fields[11]) + Number(fields[12]),
+        },
+      ];
     } catch {
       return []; // the thread ended between the listing and the read
     }

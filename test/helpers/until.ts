@@ -11,7 +11,13 @@ const realNow = Date.now;
  * waits exactly as long as the thing it waits for. Rejects after `timeoutMs` naming `what`, for
  * a condition that never comes; the bound is a hang guard, not a measure.
  */
-export function until(emitters: EventEmitter | EventEmitter[], event: string, condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+export function until(
+  emitters: EventEmitter | EventEmitter[],
+  event: string,
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   const sources = Array.isArray(emitters) ? emitters : [emitters];
   return new Promise<void>((resolve, reject) => {
     const done = (error?: Error) => {
@@ -29,7 +35,10 @@ export function until(emitters: EventEmitter | EventEmitter[], event: string, co
       }
       if (met) done();
     };
-    const timer = realSetTimeout(() => done(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+    const timer = realSetTimeout(
+      () => done(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)),
+      timeoutMs,
+    );
     for (const source of sources) source.on(event, check);
     check();
   });
@@ -39,7 +48,11 @@ export function until(emitters: EventEmitter | EventEmitter[], event: string, co
  * The first value `probe()` gives that is not undefined, asked every `intervalMs`: only for what
  * no event announces (a row another process writes into a database). Rejects after `timeoutMs`.
  */
-export async function poll<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+export async function poll<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
   const { timeoutMs = 30_000, intervalMs = 20 } = options;
   const deadline = realNow() + timeoutMs;
   for (;;) {

@@ -5,5 +5,8 @@ import { contractViolations } from '../helpers/api-contract.js';
 // a test whose requests got an undocumented status or body fails here, naming them.
 afterEach(() => {
   const found = contractViolations.splice(0);
-  expect(found, 'answers that break the OpenAPI document (declare the route\'s response schema or config.errors)').toEqual([]);
+  expect(
+    found,
+    "answers that break the OpenAPI document (declare the route's response schema or config.errors)",
+  ).toEqual([]);
 });

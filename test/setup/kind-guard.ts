@@ -13,13 +13,18 @@ import workerThreads from 'node:worker_threads';
  */
 export function refuse(what: 'process' | 'thread' | 'temporary folder' | 'listening socket', rename: string): void {
   // A function, not an arrow: `new Worker(...)` must reach the throw too.
-  const fail = (name: string) => function refused(): never {
-    throw new Error(`this test file ${what === 'process' ? 'starts a process' : what === 'thread' ? 'starts a worker thread' : what === 'temporary folder' ? 'makes a temporary folder' : 'listens on a socket'} (${name}): name it ${rename} (docs/contributing.md "Tests")`);
-  };
+  const fail = (name: string) =>
+    function refused(): never {
+      throw new Error(
+        `this test file ${what === 'process' ? 'starts a process' : what === 'thread' ? 'starts a worker thread' : what === 'temporary folder' ? 'makes a temporary folder' : 'listens on a socket'} (${name}): name it ${rename} (docs/contributing.md "Tests")`,
+      );
+    };
   const replace = (target: object, names: string[]) => {
-    for (const name of names) Object.defineProperty(target, name, { value: fail(name), configurable: true, writable: true });
+    for (const name of names)
+      Object.defineProperty(target, name, { value: fail(name), configurable: true, writable: true });
   };
-  if (what === 'process') replace(childProcess, ['spawn', 'spawnSync', 'fork', 'exec', 'execSync', 'execFile', 'execFileSync']);
+  if (what === 'process')
+    replace(childProcess, ['spawn', 'spawnSync', 'fork', 'exec', 'execSync', 'execFile', 'execFileSync']);
   if (what === 'thread') replace(workerThreads, ['Worker']);
   if (what === 'temporary folder') {
     replace(fs, ['mkdtemp', 'mkdtempSync']);

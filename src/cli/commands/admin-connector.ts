@@ -18,7 +18,10 @@ async function withConnectorStore<T>(ctx: CommandContext, action: (db: Db, maste
 }
 
 function parseSourceTypes(value: string): string[] {
-  const types = value.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const types = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   if (types.length === 0) throw new UsageError('--source-types needs at least one type, e.g. page,post');
   return types;
 }
@@ -37,9 +40,19 @@ export function registerAdminConnectorCommands(admin: Command): void {
       const ctx = commandContext(command);
       const sourceTypes = parseSourceTypes(opts.sourceTypes);
       const { createConnector } = await import('../../control/connectors/connectors.js');
-      const record = await withConnectorStore(ctx, (db, key) => createConnector(db, key, { websiteId: opts.website, connectorType: opts.type, sourceTypes: sourceTypes as never, name: opts.name }));
+      const record = await withConnectorStore(ctx, (db, key) =>
+        createConnector(db, key, {
+          websiteId: opts.website,
+          connectorType: opts.type,
+          sourceTypes: sourceTypes as never,
+          name: opts.name,
+        }),
+      );
       ctx.out.result(record, () =>
-        [`created connector ${record.id} for website ${record.scope.websiteId} (types ${record.scope.sourceTypes.join(',')})`, `token (shown once, keep it secret): ${record.token}`].join('\n'),
+        [
+          `created connector ${record.id} for website ${record.scope.websiteId} (types ${record.scope.sourceTypes.join(',')})`,
+          `token (shown once, keep it secret): ${record.token}`,
+        ].join('\n'),
       );
     });
   connector
@@ -51,7 +64,18 @@ export function registerAdminConnectorCommands(admin: Command): void {
       const { listConnectors } = await import('../../control/connectors/connectors.js');
       const rows = await withConnectorStore(ctx, (db) => listConnectors(db, opts.website));
       ctx.out.result(rows, () =>
-        formatTable(['ID', 'WEBSITE', 'TYPE', 'SOURCE TYPES', 'STATUS', 'VERSION', 'LAST HEARTBEAT'], rows.map((r) => [r.id, r.scope.websiteId, r.connectorType, r.scope.sourceTypes.join(','), r.status, r.tokenVersion, r.lastHeartbeatAt])),
+        formatTable(
+          ['ID', 'WEBSITE', 'TYPE', 'SOURCE TYPES', 'STATUS', 'VERSION', 'LAST HEARTBEAT'],
+          rows.map((r) => [
+            r.id,
+            r.scope.websiteId,
+            r.connectorType,
+            r.scope.sourceTypes.join(','),
+            r.status,
+            r.tokenVersion,
+            r.lastHeartbeatAt,
+          ]),
+        ),
       );
     });
   connector
@@ -61,11 +85,16 @@ export function registerAdminConnectorCommands(admin: Command): void {
       const ctx = commandContext(command);
       const { rotateConnector } = await import('../../control/connectors/connectors.js');
       const record = await withConnectorStore(ctx, (db, key) => rotateConnector(db, key, id));
-      ctx.out.result(record, () => [`rotated connector ${record.id} (token version ${record.tokenVersion})`, `token (shown once, keep it secret): ${record.token}`].join('\n'));
+      ctx.out.result(record, () =>
+        [
+          `rotated connector ${record.id} (token version ${record.tokenVersion})`,
+          `token (shown once, keep it secret): ${record.token}`,
+        ].join('\n'),
+      );
     });
   for (const [name, description, fn] of [
-    ['suspend', 'reject the connector\'s requests until it is resumed', 'suspendConnector'],
-    ['resume', 'accept a suspended connector\'s requests again', 'resumeConnector'],
+    ['suspend', "reject the connector's requests until it is resumed", 'suspendConnector'],
+    ['resume', "accept a suspended connector's requests again", 'resumeConnector'],
     ['delete', 'revoke the connector for good', 'deleteConnector'],
   ] as const) {
     connector

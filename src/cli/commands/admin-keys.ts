@@ -10,7 +10,11 @@ async function ringOptions(ctx: CommandContext) {
   const { ACCESS_TOKEN_LIFETIME_SECONDS } = await import('../../control/accounts/access-tokens.js');
   const layout = dataDirLayout(ctx.config.settings.dataDir);
   ensureDataDir(layout);
-  return { layout, algorithm: ctx.config.settings.accessTokenAlgorithm, tokenLifetimeMs: ACCESS_TOKEN_LIFETIME_SECONDS * 1000 };
+  return {
+    layout,
+    algorithm: ctx.config.settings.accessTokenAlgorithm,
+    tokenLifetimeMs: ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+  };
 }
 
 /**
@@ -22,13 +26,21 @@ export function registerAdminKeysCommands(program: Command): void {
   const keys = admin.command('keys').description('manage the keys that sign access tokens');
   keys
     .command('rotate')
-    .description('make a new signing key; earlier keys stop signing and verify their tokens until those expire (15 min)')
+    .description(
+      'make a new signing key; earlier keys stop signing and verify their tokens until those expire (15 min)',
+    )
     .action(async (_opts, command: Command) => {
       const ctx = commandContext(command);
       const { layout, algorithm, tokenLifetimeMs } = await ringOptions(ctx);
       const { rotateSigningKey } = await import('../../control/accounts/signing-keys.js');
       const result = await rotateSigningKey(layout, { algorithm, tokenLifetimeMs, now: Date.now() });
-      ctx.out.result(result, () => [`new ${result.alg} signing key ${result.kid}`, ...result.retired.map((kid) => `retired ${kid} (verifies for 15 more minutes)`), ...result.removed.map((kid) => `removed ${kid} (every token it signed has expired)`)].join('\n'));
+      ctx.out.result(result, () =>
+        [
+          `new ${result.alg} signing key ${result.kid}`,
+          ...result.retired.map((kid) => `retired ${kid} (verifies for 15 more minutes)`),
+          ...result.removed.map((kid) => `removed ${kid} (every token it signed has expired)`),
+        ].join('\n'),
+      );
     });
   keys
     .command('list')
@@ -38,6 +50,11 @@ export function registerAdminKeysCommands(program: Command): void {
       const { layout, algorithm, tokenLifetimeMs } = await ringOptions(ctx);
       const { SigningKeyRing } = await import('../../control/accounts/signing-keys.js');
       const rows = await new SigningKeyRing(layout, { algorithm, tokenLifetimeMs, now: Date.now }).list();
-      ctx.out.result(rows, () => formatTable(['KID', 'ALG', 'STATE', 'CREATED', 'RETIRED'], rows.map((r) => [r.kid, r.alg, r.state, iso(r.createdAt), iso(r.retiredAt)])));
+      ctx.out.result(rows, () =>
+        formatTable(
+          ['KID', 'ALG', 'STATE', 'CREATED', 'RETIRED'],
+          rows.map((r) => [r.kid, r.alg, r.state, iso(r.createdAt), iso(r.retiredAt)]),
+        ),
+      );
     });
 }

@@ -19,7 +19,9 @@ export async function withControlDb<T>(ctx: CommandContext, action: (db: Db) => 
 }
 
 export function registerAdminCommands(program: Command): void {
-  const admin = program.command('admin').description('bootstrap users, organizations, websites, connectors and API keys in the data directory');
+  const admin = program
+    .command('admin')
+    .description('bootstrap users, organizations, websites, connectors and API keys in the data directory');
 
   const user = admin.command('user').description('manage users');
   user
@@ -40,7 +42,12 @@ export function registerAdminCommands(program: Command): void {
       const ctx = commandContext(command);
       const { listUsers } = await import('../../control/records/users.js');
       const rows = await withControlDb(ctx, listUsers);
-      ctx.out.result(rows, () => formatTable(['ID', 'EMAIL', 'CREATED'], rows.map((r) => [r.id, r.email, r.createdAt])));
+      ctx.out.result(rows, () =>
+        formatTable(
+          ['ID', 'EMAIL', 'CREATED'],
+          rows.map((r) => [r.id, r.email, r.createdAt]),
+        ),
+      );
     });
 
   const org = admin.command('org').description('manage organizations');
@@ -53,7 +60,9 @@ export function registerAdminCommands(program: Command): void {
     .action(async (opts: { name: string; owner: string; plan: (typeof PLANS)[number] }, command: Command) => {
       const ctx = commandContext(command);
       const { createOrganization } = await import('../../control/records/organizations.js');
-      const record = await withControlDb(ctx, (db) => createOrganization(db, { name: opts.name, ownerEmail: opts.owner, plan: opts.plan }));
+      const record = await withControlDb(ctx, (db) =>
+        createOrganization(db, { name: opts.name, ownerEmail: opts.owner, plan: opts.plan }),
+      );
       ctx.out.result(record, () => `created organization ${record.id} (${record.name}, plan ${record.plan})`);
     });
   org
@@ -63,7 +72,12 @@ export function registerAdminCommands(program: Command): void {
       const ctx = commandContext(command);
       const { listOrganizations } = await import('../../control/records/organizations.js');
       const rows = await withControlDb(ctx, listOrganizations);
-      ctx.out.result(rows, () => formatTable(['ID', 'NAME', 'SLUG', 'PLAN'], rows.map((r) => [r.id, r.name, r.slug, r.plan])));
+      ctx.out.result(rows, () =>
+        formatTable(
+          ['ID', 'NAME', 'SLUG', 'PLAN'],
+          rows.map((r) => [r.id, r.name, r.slug, r.plan]),
+        ),
+      );
     });
 
   org
@@ -75,7 +89,11 @@ export function registerAdminCommands(program: Command): void {
       const ctx = commandContext(command);
       const { setPlanAsOperator } = await import('../../control/organizations/set-plan.js');
       const changed = await withControlDb(ctx, (db) => setPlanAsOperator(db, opts.org, opts.plan));
-      ctx.out.result(changed.organization, () => `organization ${changed.organization.id} (${changed.organization.name}): plan ${changed.previous} -> ${changed.organization.plan}`);
+      ctx.out.result(
+        changed.organization,
+        () =>
+          `organization ${changed.organization.id} (${changed.organization.name}): plan ${changed.previous} -> ${changed.organization.plan}`,
+      );
     });
 
   const website = admin.command('website').description('manage websites');
@@ -86,15 +104,40 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--domain <domain>', 'host name, e.g. example.com')
     .requiredOption('--name <name>', 'display name')
     .option('--language <tag>', 'default language (BCP-47)', 'en')
-    .addOption(new Option('--verified <method>', 'mark ownership verified by this method at once, without a check (scripted setups; prefer `admin website verify --manual`)').choices(VERIFICATION_METHODS))
-    .action(async (opts: { org: string; domain: string; name: string; language: string; verified?: (typeof VERIFICATION_METHODS)[number] }, command: Command) => {
-      const ctx = commandContext(command);
-      const { createWebsite } = await import('../../control/records/websites.js');
-      const record = await withControlDb(ctx, (db) =>
-        createWebsite(db, { organizationId: opts.org, domain: opts.domain, name: opts.name, defaultLanguage: opts.language, verifiedMethod: opts.verified }),
-      );
-      ctx.out.result(record, () => `created website ${record.id} (${record.domain}, verification ${record.verification.state})`);
-    });
+    .addOption(
+      new Option(
+        '--verified <method>',
+        'mark ownership verified by this method at once, without a check (scripted setups; prefer `admin website verify --manual`)',
+      ).choices(VERIFICATION_METHODS),
+    )
+    .action(
+      async (
+        opts: {
+          org: string;
+          domain: string;
+          name: string;
+          language: string;
+          verified?: (typeof VERIFICATION_METHODS)[number];
+        },
+        command: Command,
+      ) => {
+        const ctx = commandContext(command);
+        const { createWebsite } = await import('../../control/records/websites.js');
+        const record = await withControlDb(ctx, (db) =>
+          createWebsite(db, {
+            organizationId: opts.org,
+            domain: opts.domain,
+            name: opts.name,
+            defaultLanguage: opts.language,
+            verifiedMethod: opts.verified,
+          }),
+        );
+        ctx.out.result(
+          record,
+          () => `created website ${record.id} (${record.domain}, verification ${record.verification.state})`,
+        );
+      },
+    );
   website
     .command('list')
     .description('list websites')
@@ -103,21 +146,39 @@ export function registerAdminCommands(program: Command): void {
       const ctx = commandContext(command);
       const { listWebsites } = await import('../../control/records/websites.js');
       const rows = await withControlDb(ctx, (db) => listWebsites(db, opts.org));
-      ctx.out.result(rows, () => formatTable(['ID', 'DOMAIN', 'NAME', 'ORG'], rows.map((r) => [r.id, r.domain, r.name, r.organizationId])));
+      ctx.out.result(rows, () =>
+        formatTable(
+          ['ID', 'DOMAIN', 'NAME', 'ORG'],
+          rows.map((r) => [r.id, r.domain, r.name, r.organizationId]),
+        ),
+      );
     });
   website
     .command('verify')
-    .description("grant a website's ownership verification by hand (trust tier manual, weight 0.5); owners prove it themselves over the API")
+    .description(
+      "grant a website's ownership verification by hand (trust tier manual, weight 0.5); owners prove it themselves over the API",
+    )
     .requiredOption('--website <websiteId>', 'website id')
     .option('--manual', 'grant the manual tier: the operator vouches for the domain (required)')
     .option('--domain <domain>', "one of the website's aliases (default: its own domain)")
     .option('--note <text>', 'why, kept as the evidence of the grant', 'granted by the operator')
     .action(async (opts: { website: string; manual?: boolean; domain?: string; note: string }, command: Command) => {
-      if (!opts.manual) throw new UsageError('give --manual: the shell grants only manual verification (owners verify with POST /v1/websites/:id/verification/challenge and .../check)');
+      if (!opts.manual)
+        throw new UsageError(
+          'give --manual: the shell grants only manual verification (owners verify with POST /v1/websites/:id/verification/challenge and .../check)',
+        );
       const ctx = commandContext(command);
       const { grantManualFromShell } = await import('../../control/verification/admin-grant.js');
-      const record = grantManualFromShell(ctx.config, { websiteId: opts.website, domain: opts.domain?.trim().toLowerCase(), note: opts.note });
-      ctx.out.result(record, () => `${record.domain}: verification ${record.state} (method ${record.method}, trust score ${record.trustScore})`);
+      const record = grantManualFromShell(ctx.config, {
+        websiteId: opts.website,
+        domain: opts.domain?.trim().toLowerCase(),
+        note: opts.note,
+      });
+      ctx.out.result(
+        record,
+        () =>
+          `${record.domain}: verification ${record.state} (method ${record.method}, trust score ${record.trustScore})`,
+      );
     });
 
   const apiKey = admin.command('api-key').description('manage API keys for the management API');
@@ -126,13 +187,27 @@ export function registerAdminCommands(program: Command): void {
     .description('create an API key (shown once)')
     .requiredOption('--org <orgId>', 'organization id')
     .option('--name <name>', 'label', 'api key')
-    .addOption(new Option('--role <role>', 'role of the key').choices(['viewer', 'editor', 'organization_admin']).default('editor'))
-    .action(async (opts: { org: string; name: string; role: 'viewer' | 'editor' | 'organization_admin' }, command: Command) => {
-      const ctx = commandContext(command);
-      const { createApiKey } = await import('../../control/records/api-keys.js');
-      const record = await withControlDb(ctx, (db) => createApiKey(db, { organizationId: opts.org, name: opts.name, role: opts.role }));
-      ctx.out.result(record, () => `created API key ${record.id} (role ${record.role})\nkey (shown once): ${record.key}`);
-    });
+    .addOption(
+      new Option('--role <role>', 'role of the key')
+        .choices(['viewer', 'editor', 'organization_admin'])
+        .default('editor'),
+    )
+    .action(
+      async (
+        opts: { org: string; name: string; role: 'viewer' | 'editor' | 'organization_admin' },
+        command: Command,
+      ) => {
+        const ctx = commandContext(command);
+        const { createApiKey } = await import('../../control/records/api-keys.js');
+        const record = await withControlDb(ctx, (db) =>
+          createApiKey(db, { organizationId: opts.org, name: opts.name, role: opts.role }),
+        );
+        ctx.out.result(
+          record,
+          () => `created API key ${record.id} (role ${record.role})\nkey (shown once): ${record.key}`,
+        );
+      },
+    );
   apiKey
     .command('list')
     .description('list API keys (no secrets)')
@@ -141,7 +216,12 @@ export function registerAdminCommands(program: Command): void {
       const ctx = commandContext(command);
       const { listApiKeys } = await import('../../control/records/api-keys.js');
       const rows = await withControlDb(ctx, (db) => listApiKeys(db, opts.org));
-      ctx.out.result(rows, () => formatTable(['ID', 'ORG', 'ROLE', 'PREFIX', 'REVOKED'], rows.map((r) => [r.id, r.organizationId, r.role, r.prefix + '…', r.revokedAt ?? ''])));
+      ctx.out.result(rows, () =>
+        formatTable(
+          ['ID', 'ORG', 'ROLE', 'PREFIX', 'REVOKED'],
+          rows.map((r) => [r.id, r.organizationId, r.role, r.prefix + '…', r.revokedAt ?? '']),
+        ),
+      );
     });
 
   registerAdminConnectorCommands(admin);

@@ -20,7 +20,13 @@ export function formatAnalytics(analytics: WebsiteAnalytics): string {
     return [d.date, d.node_reads, ai, d.items_ingested, d.published_versions, bar];
   });
   const table = formatTable(['DATE', 'READS', 'AI', 'INGESTED', 'PUBLISHED', 'READS PER DAY'], rows);
-  const files = analytics.top_files.length === 0 ? 'no node file was read in this range' : formatTable(['FILE', 'READS'], analytics.top_files.map((f) => [f.file, f.reads]));
+  const files =
+    analytics.top_files.length === 0
+      ? 'no node file was read in this range'
+      : formatTable(
+          ['FILE', 'READS'],
+          analytics.top_files.map((f) => [f.file, f.reads]),
+        );
   return `${analytics.website_id}, ${analytics.from} to ${analytics.to} (UTC days, from the hourly rollups)\n\n${table}\n\n${files}`;
 }
 
@@ -29,7 +35,9 @@ export function registerAnalyticsCommand(program: Command): void {
   addApiOptions(
     program
       .command('analytics')
-      .description('node reads per day (in total and by AI crawlers), items ingested and versions published, with a chart of reads, and the most read files; here or on a daemon (--url)'),
+      .description(
+        'node reads per day (in total and by AI crawlers), items ingested and versions published, with a chart of reads, and the most read files; here or on a daemon (--url)',
+      ),
   )
     .option('--website <id>', 'the website')
     .option('--from <YYYY-MM-DD>', 'first day (default: 30 days before --to)')
@@ -43,19 +51,31 @@ export function registerAnalyticsCommand(program: Command): void {
       try {
         range = resolveAnalyticsRange({ from: opts.from, to: opts.to }, Date.now());
       } catch (error) {
-        const fields = (error as { details?: { fields?: Array<{ path: string; message: string }> } }).details?.fields ?? [];
-        throw new UsageError(fields.length > 0 ? fields.map((f) => `--${f.path}: ${f.message}`).join('; ') : (error as Error).message);
+        const fields =
+          (error as { details?: { fields?: Array<{ path: string; message: string }> } }).details?.fields ?? [];
+        throw new UsageError(
+          fields.length > 0 ? fields.map((f) => `--${f.path}: ${f.message}`).join('; ') : (error as Error).message,
+        );
       }
       if (apiRequested(opts)) {
         const { connectApi, reportApiFailure } = await import('../api-connection.js');
         const api = await connectApi(opts);
         // The range as given: the daemon applies the same defaults on its own clock.
-        const analytics = await api.client.analytics.read(websiteId, { from: opts.from, to: opts.to }).catch(reportApiFailure);
+        const analytics = await api.client.analytics
+          .read(websiteId, { from: opts.from, to: opts.to })
+          .catch(reportApiFailure);
         return ctx.out.result(analytics, () => formatAnalytics(analytics));
       }
-      const [{ readWebsiteAnalytics }, { getWebsite }] = await Promise.all([import('../../control/analytics/read-analytics.js'), import('../../control/records/websites.js')]);
+      const [{ readWebsiteAnalytics }, { getWebsite }] = await Promise.all([
+        import('../../control/analytics/read-analytics.js'),
+        import('../../control/records/websites.js'),
+      ]);
       const analytics = await withControlDb(ctx, (db) => {
-        if (!getWebsite(db, websiteId)) throw new AppError('website.not_found', `No website ${websiteId} in this data directory (nodectl admin website list shows them).`);
+        if (!getWebsite(db, websiteId))
+          throw new AppError(
+            'website.not_found',
+            `No website ${websiteId} in this data directory (nodectl admin website list shows them).`,
+          );
         return readWebsiteAnalytics(db, websiteId, range.from, range.to);
       });
       ctx.out.result(analytics, () => formatAnalytics(analytics));

@@ -2,7 +2,12 @@ import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 
-interface CompileFlags { out?: string; buildTime?: string; website?: string; previous?: string }
+interface CompileFlags {
+  out?: string;
+  buildTime?: string;
+  website?: string;
+  previous?: string;
+}
 
 /** How many rejected records the human output lists; --json lists up to 1,000. */
 const REJECTED_SHOWN = 20;
@@ -20,10 +25,13 @@ export function registerCompileCommand(program: Command): void {
     .action(async (fixtureDir: string | undefined, opts: CompileFlags, command: Command) => {
       const ctx = commandContext(command);
       if (!opts.out) throw new UsageError('--out <dir> is required');
-      if ((fixtureDir === undefined) === (opts.website === undefined)) throw new UsageError('give either a fixture directory or --website <id>, not both');
-      const { compileToDirectory, compileWebsite, loadFixture, readPreviousNode } = await import('../../compiler/cli-support.js');
+      if ((fixtureDir === undefined) === (opts.website === undefined))
+        throw new UsageError('give either a fixture directory or --website <id>, not both');
+      const { compileToDirectory, compileWebsite, loadFixture, readPreviousNode } =
+        await import('../../compiler/cli-support.js');
       const previous = opts.previous ? await readPreviousNode(opts.previous) : undefined;
-      if (opts.previous && previous === undefined) throw new UsageError(`--previous ${opts.previous} holds no manifest.json`);
+      if (opts.previous && previous === undefined)
+        throw new UsageError(`--previous ${opts.previous} holds no manifest.json`);
       let result;
       {
         if (fixtureDir !== undefined) {
@@ -35,28 +43,49 @@ export function registerCompileCommand(program: Command): void {
             throw new CliError((error as Error).message);
           }
           const buildTime = opts.buildTime ?? fixture.buildTime;
-          const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'), editorial: fixture.editorial });
+          const graph = buildGraphFromItems(fixture.items, fixture.site, {
+            receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'),
+            editorial: fixture.editorial,
+          });
           try {
-            result = await compileToDirectory(graph.reader, fixture.site, opts.out, { ...fixture.presentation, buildTime, ...(previous ? { previous } : {}) });
+            result = await compileToDirectory(graph.reader, fixture.site, opts.out, {
+              ...fixture.presentation,
+              buildTime,
+              ...(previous ? { previous } : {}),
+            });
           } finally {
             graph.close();
           }
         } else {
           // A served website without --build-time is built now: the shell reads the clock, never the core.
           const buildTime = opts.buildTime ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-          result = await compileWebsite(ctx.config.settings.dataDir, opts.website!, opts.out, { buildTime, ...(previous ? { previous } : {}) });
+          result = await compileWebsite(ctx.config.settings.dataDir, opts.website!, opts.out, {
+            buildTime,
+            ...(previous ? { previous } : {}),
+          });
         }
       }
       const done = result;
       const rejectedTotal = Object.values(done.counts.rejected).reduce((a, b) => a + b, 0);
       ctx.out.result(
-        { out: opts.out, node_version: done.nodeVersion, node_version_label: done.nodeVersionLabel, generated_at: done.generatedAt, files: done.files, counts: done.counts, rejected_total: rejectedTotal, rejected: done.rejected },
+        {
+          out: opts.out,
+          node_version: done.nodeVersion,
+          node_version_label: done.nodeVersionLabel,
+          generated_at: done.generatedAt,
+          files: done.files,
+          counts: done.counts,
+          rejected_total: rejectedTotal,
+          rejected: done.rejected,
+        },
         () =>
           [
             `compiled ${done.files.length} files into ${opts.out}`,
             `node_version ${done.nodeVersion} (${done.nodeVersionLabel}), generated_at ${done.generatedAt}`,
             `records: ${done.counts.entities} entities, ${done.counts.facts} facts, ${done.counts.relationships} relationships, ${done.counts.chunks} chunks, ${done.counts.qa} Q&A, ${done.counts.sources} sources`,
-            `withheld by the export rules: ${Object.entries(done.counts.withheld).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+            `withheld by the export rules: ${Object.entries(done.counts.withheld)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')}`,
             ...formatRejected(rejectedTotal, done.counts.rejected, done.rejected),
           ].join('\n'),
       );
@@ -64,10 +93,21 @@ export function registerCompileCommand(program: Command): void {
 }
 
 /** The rejected-records part of the human output: totals per kind, then the first few records. */
-function formatRejected(total: number, perKind: Record<string, number>, records: Array<{ file: string; id: string; path: string; message: string }>): string[] {
+function formatRejected(
+  total: number,
+  perKind: Record<string, number>,
+  records: Array<{ file: string; id: string; path: string; message: string }>,
+): string[] {
   if (total === 0) return ['rejected: none'];
-  const lines = [`rejected (left out of the node, references to them removed): ${total} records: ${Object.entries(perKind).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')}`];
-  for (const r of records.slice(0, REJECTED_SHOWN)) lines.push(`  ${r.file} ${r.id} ${r.path || '(record)'}: ${r.message}`);
-  if (total > REJECTED_SHOWN) lines.push(`  ... and ${total - REJECTED_SHOWN} more (--json lists up to ${records.length})`);
+  const lines = [
+    `rejected (left out of the node, references to them removed): ${total} records: ${Object.entries(perKind)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  ];
+  for (const r of records.slice(0, REJECTED_SHOWN))
+    lines.push(`  ${r.file} ${r.id} ${r.path || '(record)'}: ${r.message}`);
+  if (total > REJECTED_SHOWN)
+    lines.push(`  ... and ${total - REJECTED_SHOWN} more (--json lists up to ${records.length})`);
   return lines;
 }

@@ -13,7 +13,10 @@ export function registerConfigCommand(program: Command): void {
       out.result({ file: config.file, settings: rows }, () =>
         [
           `config file: ${config.file ?? '(none)'}`,
-          formatTable(['SETTING', 'VALUE', 'SOURCE', 'ENV'], rows.map((r) => [r.name, r.value === null ? '(unset)' : JSON.stringify(r.value), r.source, r.env])),
+          formatTable(
+            ['SETTING', 'VALUE', 'SOURCE', 'ENV'],
+            rows.map((r) => [r.name, r.value === null ? '(unset)' : JSON.stringify(r.value), r.source, r.env]),
+          ),
         ].join('\n'),
       );
     });

@@ -2,14 +2,19 @@ import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { EXIT } from '../errors.js';
 
-interface GoldenFlags { fixtures: string; golden: string }
+interface GoldenFlags {
+  fixtures: string;
+  golden: string;
+}
 
 /** `nodectl golden check|update`: every fixture compiled and compared byte for byte with golden/. */
 export function registerGoldenCommands(program: Command): void {
   const golden = program.command('golden').description('compare compiled fixtures with the committed golden nodes');
   golden
     .command('check [fixture...]')
-    .description('compile every fixture (or the named ones) and compare with golden/ byte for byte; exit 1 on a difference')
+    .description(
+      'compile every fixture (or the named ones) and compare with golden/ byte for byte; exit 1 on a difference',
+    )
     .option('--fixtures <dir>', 'fixtures directory', 'fixtures')
     .option('--golden <dir>', 'golden directory', 'golden')
     .action(async (names: string[], opts: GoldenFlags, command: Command) => {
@@ -28,6 +33,10 @@ export function registerGoldenCommands(program: Command): void {
       const ctx = commandContext(command);
       const { updateGolden } = await import('../../compiler/cli-support.js');
       const updated = updateGolden(opts.fixtures, opts.golden, names);
-      ctx.out.result({ updated }, () => updated.map((u) => `updated ${opts.golden}/${u.name} (${u.files} files)`).join('\n') || 'no fixtures found');
+      ctx.out.result(
+        { updated },
+        () =>
+          updated.map((u) => `updated ${opts.golden}/${u.name} (${u.files} files)`).join('\n') || 'no fixtures found',
+      );
     });
 }

@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { CliError, UsageError } from '../errors.js';
 import { createOutput } from '../output.js';
 
-interface LoginFlags { url?: string; email: string; passwordStdin?: boolean; totp?: string; recoveryCode?: string }
+interface LoginFlags {
+  url?: string;
+  email: string;
+  passwordStdin?: boolean;
+  totp?: string;
+  recoveryCode?: string;
+}
 
 /** Reads a line from the terminal without echoing it (the password prompt). */
 async function promptHidden(question: string): Promise<string> {
@@ -55,12 +61,17 @@ async function readAllStdin(): Promise<string> {
  */
 async function readPassword(flags: LoginFlags): Promise<string> {
   if (flags.passwordStdin) {
-    if (process.stdin.isTTY) throw new UsageError('--password-stdin reads the password from a pipe, e.g. `printf %s "$PW" | nodectl login ... --password-stdin`');
+    if (process.stdin.isTTY)
+      throw new UsageError(
+        '--password-stdin reads the password from a pipe, e.g. `printf %s "$PW" | nodectl login ... --password-stdin`',
+      );
     return (await readAllStdin()).replace(/\r?\n$/, '');
   }
   if (process.env.NODECTL_PASSWORD) return process.env.NODECTL_PASSWORD;
   if (process.stdin.isTTY) return promptHidden('Password: ');
-  throw new UsageError('no password: set NODECTL_PASSWORD, pipe it with --password-stdin, or run nodectl login in a terminal to be asked');
+  throw new UsageError(
+    'no password: set NODECTL_PASSWORD, pipe it with --password-stdin, or run nodectl login in a terminal to be asked',
+  );
 }
 
 function daemonUrl(flag: string | undefined): string {
@@ -72,7 +83,8 @@ function daemonUrl(flag: string | undefined): string {
   } catch {
     throw new UsageError(`--url must be an http(s) URL such as http://127.0.0.1:8787 (got ${url})`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must be an http(s) URL (got ${url})`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`--url must be an http(s) URL (got ${url})`);
   return parsed.origin;
 }
 
@@ -80,7 +92,9 @@ function daemonUrl(flag: string | undefined): string {
 export function registerLoginCommands(program: Command): void {
   program
     .command('login')
-    .description('sign in to a daemon as a user and keep the session in your config folder (~/.config/nodectl/session.json, mode 0600)')
+    .description(
+      'sign in to a daemon as a user and keep the session in your config folder (~/.config/nodectl/session.json, mode 0600)',
+    )
     .option('--url <url>', 'the daemon, e.g. http://127.0.0.1:8787 (env NODECTL_URL)')
     .requiredOption('--email <email>', 'your account email')
     .option('--password-stdin', 'read the password from standard input (else NODECTL_PASSWORD, else a prompt)')
@@ -89,7 +103,8 @@ export function registerLoginCommands(program: Command): void {
     .action(async (flags: LoginFlags, command: Command) => {
       const out = createOutput(Boolean(command.optsWithGlobals().json));
       const url = daemonUrl(flags.url);
-      if (flags.totp !== undefined && flags.recoveryCode !== undefined) throw new UsageError('give --totp or --recovery-code, not both');
+      if (flags.totp !== undefined && flags.recoveryCode !== undefined)
+        throw new UsageError('give --totp or --recovery-code, not both');
       const password = await readPassword(flags);
       const { callAuthRoute } = await import('../auth-api.js');
       const { storedSessionPath, writeStoredSession } = await import('../stored-session.js');
@@ -98,14 +113,34 @@ export function registerLoginCommands(program: Command): void {
       if (flags.recoveryCode !== undefined) body.recoveryCode = flags.recoveryCode;
       let answer = await callAuthRoute(url, '/v1/auth/login', { body });
       if (answer.error?.code === 'auth.mfa_required') {
-        if (!process.stdin.isTTY || flags.passwordStdin) throw new CliError('This account has two-factor sign-in: add --totp <code> (or --recovery-code <code>).', 1, answer.error.code);
-        answer = await callAuthRoute(url, '/v1/auth/login', { body: { ...body, totp: await promptLine('Authenticator code: ') } });
+        if (!process.stdin.isTTY || flags.passwordStdin)
+          throw new CliError(
+            'This account has two-factor sign-in: add --totp <code> (or --recovery-code <code>).',
+            1,
+            answer.error.code,
+          );
+        answer = await callAuthRoute(url, '/v1/auth/login', {
+          body: { ...body, totp: await promptLine('Authenticator code: ') },
+        });
       }
       if (answer.error) throw new CliError(answer.error.message, 1, answer.error.code);
       const grant = answer.data as { refreshToken: string; user: { id: string; email: string } };
       const path = storedSessionPath();
-      writeStoredSession({ version: 1, url, email: grant.user.email, userId: grant.user.id, refreshToken: grant.refreshToken, savedAt: new Date().toISOString() }, path);
-      out.result({ url, email: grant.user.email, userId: grant.user.id, sessionFile: path }, () => `signed in to ${url} as ${grant.user.email}; session saved in ${path}`);
+      writeStoredSession(
+        {
+          version: 1,
+          url,
+          email: grant.user.email,
+          userId: grant.user.id,
+          refreshToken: grant.refreshToken,
+          savedAt: new Date().toISOString(),
+        },
+        path,
+      );
+      out.result(
+        { url, email: grant.user.email, userId: grant.user.id, sessionFile: path },
+        () => `signed in to ${url} as ${grant.user.email}; session saved in ${path}`,
+      );
     });
 
   program
@@ -127,6 +162,9 @@ export function registerLoginCommands(program: Command): void {
         out.info(`nodectl: could not end the session on ${session.url}: ${(error as Error).message}`);
       }
       removeStoredSession(path);
-      out.result({ signedOut: true, revoked, url: session.url, sessionFile: path }, () => `signed out of ${session.url}${revoked ? '' : ' (locally only)'}; removed ${path}`);
+      out.result(
+        { signedOut: true, revoked, url: session.url, sessionFile: path },
+        () => `signed out of ${session.url}${revoked ? '' : ' (locally only)'}; removed ${path}`,
+      );
     });
 }

@@ -9,21 +9,33 @@ import { CliError, UsageError } from '../errors.js';
 export function registerMcpCommand(program: Command): void {
   program
     .command('mcp')
-    .description("serve one website's published knowledge to an agent over MCP (stdio): search, entity facts, node files")
+    .description(
+      "serve one website's published knowledge to an agent over MCP (stdio): search, entity facts, node files",
+    )
     .option('--website <id>', 'the website to serve (its plan must carry cap.mcp and it must be verified)')
     .option('--target <fs|s3>', 'publish store to read the live node from (env NODECTL_PUBLISH_TARGET, default fs)')
     .action(async (opts: { website?: string; target?: string }, command: Command) => {
       if (!opts.website) throw new UsageError('--website <id> is required');
-      if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3') throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
+      if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3')
+        throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
       const websiteId = opts.website;
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
       const { withControlDb } = await import('./admin.js');
       const { loadWebsiteInfo } = await import('../../control/records/load-website.js');
       const { capabilitiesOf, countsAsVerified } = await import('../../control/records/website-info.js');
       const site = await withControlDb(ctx, (db) => loadWebsiteInfo(db, websiteId));
-      if (!site) throw new UsageError(`no website ${websiteId} in ${ctx.config.settings.dataDir}; see \`nodectl admin website list\``);
-      if (!capabilitiesOf(site.plan).includes('cap.mcp')) throw new UsageError(`website ${websiteId} is on the ${site.plan} plan, which lacks cap.mcp: MCP access needs pro or business (\`nodectl admin org create --plan pro\`)`);
-      if (!countsAsVerified(site.verification.state)) throw new UsageError(`website ${websiteId} is not verified (verification ${site.verification.state}): verify ownership of ${site.domain} first`);
+      if (!site)
+        throw new UsageError(
+          `no website ${websiteId} in ${ctx.config.settings.dataDir}; see \`nodectl admin website list\``,
+        );
+      if (!capabilitiesOf(site.plan).includes('cap.mcp'))
+        throw new UsageError(
+          `website ${websiteId} is on the ${site.plan} plan, which lacks cap.mcp: MCP access needs pro or business (\`nodectl admin org create --plan pro\`)`,
+        );
+      if (!countsAsVerified(site.verification.state))
+        throw new UsageError(
+          `website ${websiteId} is not verified (verification ${site.verification.state}): verify ownership of ${site.domain} first`,
+        );
 
       const { createTargetFromSettings } = await import('../../output/publish/targets/index.js');
       const { readLiveNode } = await import('../../output/knowledge/live-node.js');
@@ -34,7 +46,10 @@ export function registerMcpCommand(program: Command): void {
       } finally {
         await target.close();
       }
-      if (!node) throw new CliError(`website ${websiteId} has no live node in ${target.description}: run \`nodectl publish --website ${websiteId}\` first`);
+      if (!node)
+        throw new CliError(
+          `website ${websiteId} has no live node in ${target.description}: run \`nodectl publish --website ${websiteId}\` first`,
+        );
 
       const { createKnowledgeMcpServer } = await import('../../output/mcp/server.js');
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
@@ -42,7 +57,9 @@ export function registerMcpCommand(program: Command): void {
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       await server.connect(transport);
-      process.stderr.write(`nodectl mcp: serving ${site.domain} (node ${node.manifest.node_version}, ${node.entities.length} entities, ${node.facts.length} facts, ${node.chunks.length} chunks) on stdio\n`);
+      process.stderr.write(
+        `nodectl mcp: serving ${site.domain} (node ${node.manifest.node_version}, ${node.entities.length} entities, ${node.facts.length} facts, ${node.chunks.length} chunks) on stdio\n`,
+      );
       // The agent ends the session by closing stdin.
       process.stdin.once('end', () => void server.close());
       await closed;

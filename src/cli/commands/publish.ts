@@ -3,11 +3,26 @@ import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js
 import { commandContext, type CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 
-interface PublishFlags extends ApiFlags { website?: string; node?: string; target?: string; golden?: string; allowDrop?: boolean; dryRun?: boolean; force?: boolean; buildTime?: string }
+interface PublishFlags extends ApiFlags {
+  website?: string;
+  node?: string;
+  target?: string;
+  golden?: string;
+  allowDrop?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+  buildTime?: string;
+}
 
 /** Exit code of a publish refused by a gate or by validation (docs/publishing.md). */
 export const EXIT_REFUSED = 3;
-const REFUSED = new Set(['publish.validation_failed', 'publish.drop_gate', 'publish.golden_mismatch', 'node.uuid_leak', 'entitlement.limit_reached']);
+const REFUSED = new Set([
+  'publish.validation_failed',
+  'publish.drop_gate',
+  'publish.golden_mismatch',
+  'node.uuid_leak',
+  'entitlement.limit_reached',
+]);
 const exitFor = (code: string) => (REFUSED.has(code) ? EXIT_REFUSED : EXIT.failure);
 
 /** What the summary reads of a publish: the local result and the route's answer both have it. */
@@ -29,7 +44,11 @@ interface PublishSummary {
 export function formatPublishSummary(result: PublishSummary, destination: string): string {
   const uploaded = result.files.filter((f) => f.state === 'uploaded');
   return [
-    result.dryRun ? `dry run: nothing was written to ${destination}` : result.alreadyLive ? `nothing changed: the live version ${result.versionUlid} (${result.versionLabel}) already holds this content and stays live (--force publishes a new version anyway)` : `published ${result.versionUlid} (${result.versionLabel}) to ${destination}`,
+    result.dryRun
+      ? `dry run: nothing was written to ${destination}`
+      : result.alreadyLive
+        ? `nothing changed: the live version ${result.versionUlid} (${result.versionLabel}) already holds this content and stays live (--force publishes a new version anyway)`
+        : `published ${result.versionUlid} (${result.versionLabel}) to ${destination}`,
     ...(result.dryRun ? uploaded.map((f) => `  would upload ${f.path} (${f.bytes} bytes)`) : []),
     `files: ${result.files.length + 1} (${uploaded.length} uploaded, ${result.files.length - uploaded.length} carried forward), records: ${result.recordCount}`,
     `bytes: ${result.bytesUploaded} uploaded, ${result.bytesCarried} carried forward${result.dryRun ? ' (would be)' : ''}`,
@@ -39,8 +58,17 @@ export function formatPublishSummary(result: PublishSummary, destination: string
 }
 
 /** Under --json a failed publish prints the error envelope on stdout too, here and over HTTP alike. */
-function printJsonError(ctx: CommandContext, error: { code: string; message: string; details?: Record<string, unknown>; retryable: boolean }): void {
-  if (ctx.out.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: error.code, message: error.message, details: error.details ?? {}, retryable: error.retryable } }) + '\n');
+function printJsonError(
+  ctx: CommandContext,
+  error: { code: string; message: string; details?: Record<string, unknown>; retryable: boolean },
+): void {
+  if (ctx.out.json)
+    process.stdout.write(
+      JSON.stringify({
+        ok: false,
+        error: { code: error.code, message: error.message, details: error.details ?? {}, retryable: error.retryable },
+      }) + '\n',
+    );
 }
 
 /** `nodectl publish --url --api-key --website <id>`: POST /v1/websites/:id/publish, the same summary and exit codes. */
@@ -50,7 +78,11 @@ async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise
   const api = await connectApi(opts);
   if (!ctx.out.json) ctx.out.info(`publishing ${opts.website} on ${api.url} ...`);
   try {
-    const result = await api.client.publish.publish(opts.website!, { allowDrop: opts.allowDrop, dryRun: opts.dryRun, force: opts.force });
+    const result = await api.client.publish.publish(opts.website!, {
+      allowDrop: opts.allowDrop,
+      dryRun: opts.dryRun,
+      force: opts.force,
+    });
     ctx.out.result(result, () => formatPublishSummary(result, api.url));
   } catch (error) {
     if (isApiError(error)) printJsonError(ctx, error);
@@ -63,45 +95,91 @@ export function registerPublishCommand(program: Command): void {
   addApiOptions(
     program
       .command('publish [fixture-dir]')
-      .description("publish a website's node (--website), a fixture, or a compiled node (--node) to the fs or s3 target, here or on a daemon (--url)")
-      .option('--website <id>', "compile and publish this website's graph (from the data directory, or on the daemon with --url)"),
+      .description(
+        "publish a website's node (--website), a fixture, or a compiled node (--node) to the fs or s3 target, here or on a daemon (--url)",
+      )
+      .option(
+        '--website <id>',
+        "compile and publish this website's graph (from the data directory, or on the daemon with --url)",
+      ),
   )
     .option('--node <dir>', 'publish an already compiled node directory')
     .option('--target <fs|s3>', 'publish target (env NODECTL_PUBLISH_TARGET, default fs)')
     .option('--golden <dir>', 'refuse unless the compiled node equals this directory byte for byte')
-    .option('--allow-drop', 'publish even when the record count falls more than publishMaxDrop against the live version')
+    .option(
+      '--allow-drop',
+      'publish even when the record count falls more than publishMaxDrop against the live version',
+    )
     .option('--dry-run', 'show what would be uploaded and carried forward; write nothing')
     .option('--force', 'publish a new version even when its content equals the live version')
     .option('--build-time <rfc3339>', 'frozen build time of the compile (default: now, or the fixture build_time)')
-    .addHelpText('after', '\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch, entitlement.limit_reached: the plan\'s publishes per day are used up). Over HTTP the same codes; --json prints the route\'s answer.')
+    .addHelpText(
+      'after',
+      "\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch, entitlement.limit_reached: the plan's publishes per day are used up). Over HTTP the same codes; --json prints the route's answer.",
+    )
     .action(async (fixtureDir: string | undefined, opts: PublishFlags, command: Command) => {
       if (apiRequested(opts)) {
-        if (fixtureDir !== undefined || opts.node !== undefined || opts.golden !== undefined || opts.target !== undefined || opts.buildTime !== undefined) {
-          throw new UsageError('over HTTP (--url, --api-key, NODECTL_URL or NODECTL_API_KEY) the daemon compiles and publishes the website: give --website <id> (with --allow-drop, --dry-run or --force); a fixture, --node, --golden, --target and --build-time are local only');
+        if (
+          fixtureDir !== undefined ||
+          opts.node !== undefined ||
+          opts.golden !== undefined ||
+          opts.target !== undefined ||
+          opts.buildTime !== undefined
+        ) {
+          throw new UsageError(
+            'over HTTP (--url, --api-key, NODECTL_URL or NODECTL_API_KEY) the daemon compiles and publishes the website: give --website <id> (with --allow-drop, --dry-run or --force); a fixture, --node, --golden, --target and --build-time are local only',
+          );
         }
         if (opts.website === undefined) throw new UsageError('--website <id> is required over HTTP');
         return publishOverHttp(commandContext(command), opts);
       }
-      if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3') throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
+      if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3')
+        throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
       const sources = [fixtureDir !== undefined, opts.node !== undefined].filter(Boolean).length;
       if (sources > 1) throw new UsageError('give a fixture directory or --node <dir>, not both');
-      if (sources === 0 && opts.website === undefined) throw new UsageError('give --website <id>, a fixture directory, or --node <compiled-dir>');
-      if (opts.buildTime !== undefined && opts.node !== undefined) throw new UsageError('--build-time applies to a compile; --node is already compiled');
+      if (sources === 0 && opts.website === undefined)
+        throw new UsageError('give --website <id>, a fixture directory, or --node <compiled-dir>');
+      if (opts.buildTime !== undefined && opts.node !== undefined)
+        throw new UsageError('--build-time applies to a compile; --node is already compiled');
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
       const { existsSync } = await import('node:fs');
-      for (const dir of [fixtureDir, opts.node, opts.golden]) if (dir !== undefined && !existsSync(dir)) throw new UsageError(`${dir} does not exist`);
+      for (const dir of [fixtureDir, opts.node, opts.golden])
+        if (dir !== undefined && !existsSync(dir)) throw new UsageError(`${dir} does not exist`);
       const { runPublish, createTargetFromSettings } = await import('../../output/publish/index.js');
       const { openControlDb } = await import('../../platform/storage/control.js');
       const { dataDirLayout } = await import('../../platform/storage/data-dir.js');
       const { isAppError } = await import('../../platform/errors/app-error.js');
-      const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/progress-view.js');
-      const progress = !ctx.out.json && process.stderr.isTTY ? await createInkPublishProgress() : ctx.out.json ? undefined : createPlainPublishProgress();
+      const { createInkPublishProgress, createPlainPublishProgress } =
+        await import('../../output/publish/progress-view.js');
+      const progress =
+        !ctx.out.json && process.stderr.isTTY
+          ? await createInkPublishProgress()
+          : ctx.out.json
+            ? undefined
+            : createPlainPublishProgress();
       const settings = ctx.config.settings;
       const controlDb = openControlDb(dataDirLayout(settings.dataDir));
       const target = await createTargetFromSettings(settings);
       try {
-        const source = opts.node !== undefined ? { kind: 'node' as const, dir: opts.node } : fixtureDir !== undefined ? { kind: 'fixture' as const, dir: fixtureDir } : { kind: 'website' as const, websiteId: opts.website! };
-        const result = await runPublish({ settings, controlDb, target, source, websiteId: opts.website, allowDrop: opts.allowDrop, golden: opts.golden, dryRun: opts.dryRun, force: opts.force, buildTime: opts.buildTime, progress });
+        const source =
+          opts.node !== undefined
+            ? { kind: 'node' as const, dir: opts.node }
+            : fixtureDir !== undefined
+              ? { kind: 'fixture' as const, dir: fixtureDir }
+              : { kind: 'website' as const, websiteId: opts.website! };
+        const result = await runPublish({
+          settings,
+          controlDb,
+          target,
+          source,
+          websiteId: opts.website,
+          allowDrop: opts.allowDrop,
+          golden: opts.golden,
+          dryRun: opts.dryRun,
+          force: opts.force,
+          buildTime: opts.buildTime,
+          progress,
+        });
         progress?.stop();
         ctx.out.result({ ...result, target: target.kind }, () => formatPublishSummary(result, target.description));
       } catch (error) {

@@ -2,13 +2,22 @@ import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 
-interface PushFlags { url: string; token?: string; website?: string; domain?: string; baseUrl?: string; watch?: boolean }
+interface PushFlags {
+  url: string;
+  token?: string;
+  website?: string;
+  domain?: string;
+  baseUrl?: string;
+  watch?: boolean;
+}
 
 /** `nodectl push <folder|file.jsonl>`: a file-based connector that pushes signed batches. */
 export function registerPushCommand(program: Command): void {
   program
     .command('push <source>')
-    .description('push a folder of Markdown, HTML and JSON files (or a .jsonl of items) to a daemon as a signed connector')
+    .description(
+      'push a folder of Markdown, HTML and JSON files (or a .jsonl of items) to a daemon as a signed connector',
+    )
     .option('--url <url>', 'daemon API origin', 'http://127.0.0.1:8787')
     .option('--token <token>', 'connector token <connectorId>.<secret> (env NODECTL_CONNECTOR_TOKEN)')
     .option('--website <websiteId>', 'website the connector writes to')
@@ -19,7 +28,10 @@ export function registerPushCommand(program: Command): void {
     .action(async (source: string, opts: PushFlags, command: Command) => {
       const ctx = commandContext(command);
       const token = opts.token ?? process.env.NODECTL_CONNECTOR_TOKEN;
-      if (!token || !/^[^.]+\..+$/.test(token)) throw new UsageError('a connector token is required: --token <connectorId>.<secret> or env NODECTL_CONNECTOR_TOKEN (create one with `nodectl admin connector create`)');
+      if (!token || !/^[^.]+\..+$/.test(token))
+        throw new UsageError(
+          'a connector token is required: --token <connectorId>.<secret> or env NODECTL_CONNECTOR_TOKEN (create one with `nodectl admin connector create`)',
+        );
       if (!opts.website) throw new UsageError('--website <websiteId> is required');
       if (!opts.domain) throw new UsageError('--domain <domain> is required (the website domain, e.g. example.com)');
       try {
@@ -37,7 +49,15 @@ export function registerPushCommand(program: Command): void {
       const { createInkProgress, createPlainProgress } = await import('../push/progress.js');
       const progress = !ctx.out.json && process.stderr.isTTY ? await createInkProgress() : createPlainProgress();
       const { runPush } = await import('../push/run-push.js');
-      const pushOptions = { source, url: opts.url, token, websiteId: opts.website, domain: opts.domain, baseUrl: opts.baseUrl, progress };
+      const pushOptions = {
+        source,
+        url: opts.url,
+        token,
+        websiteId: opts.website,
+        domain: opts.domain,
+        baseUrl: opts.baseUrl,
+        progress,
+      };
       const report = await runPush(pushOptions);
       if (opts.watch) {
         const { watchFolder } = await import('../push/watch.js');

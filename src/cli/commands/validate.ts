@@ -6,7 +6,9 @@ import { EXIT } from '../errors.js';
 export function registerValidateCommand(program: Command): void {
   program
     .command('validate <node>')
-    .description('check a node directory or URL as a consumer would: checksums, schemas, references, uuid leaks, export rules')
+    .description(
+      'check a node directory or URL as a consumer would: checksums, schemas, references, uuid leaks, export rules',
+    )
     .addHelpText('after', '\nExit codes: 0 valid (warnings allowed), 1 invalid, 2 bad usage.')
     .action(async (node: string, _opts: unknown, command: Command) => {
       const ctx = commandContext(command);

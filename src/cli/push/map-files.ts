@@ -64,7 +64,10 @@ export function splitFrontMatter(source: string): { data: Record<string, string>
 }
 
 function withChecksum(item: Omit<IngestItemInput, 'checksum'>): IngestItemInput {
-  const clean = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined)) as Omit<IngestItemInput, 'checksum'>;
+  const clean = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined)) as Omit<
+    IngestItemInput,
+    'checksum'
+  >;
   return { ...clean, checksum: computeItemChecksum(clean) };
 }
 
@@ -90,10 +93,18 @@ export function mapFile(root: string, relPath: string, options: MapOptions): Ing
   if (ext === '.html' || ext === '.htm') {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(source)?.[1]?.trim();
     const language = /<html[^>]*\slang=["']?([A-Za-z0-9-]+)/i.exec(source)?.[1];
-    return withChecksum({ type, id, url: urlOf(options.baseUrl, relPath), title: title || undefined, language, html: source });
+    return withChecksum({
+      type,
+      id,
+      url: urlOf(options.baseUrl, relPath),
+      title: title || undefined,
+      language,
+      html: source,
+    });
   }
   const parsed = JSON.parse(source) as unknown;
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('a JSON file must hold one object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error('a JSON file must hold one object');
   const obj = parsed as Record<string, unknown>;
   return withChecksum({
     type: typeof obj.type === 'string' ? (obj.type as SourceType) : type,
@@ -109,20 +120,25 @@ export function mapFile(root: string, relPath: string, options: MapOptions): Ing
 export function readJsonlItems(file: string): { items: IngestItemInput[]; problems: MapProblem[] } {
   const items: IngestItemInput[] = [];
   const problems: MapProblem[] = [];
-  readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      const obj = JSON.parse(line) as IngestItemInput;
-      items.push(obj.checksum ? obj : withChecksum(obj));
-    } catch (error) {
-      problems.push({ file: `${file}:${i + 1}`, message: (error as Error).message });
-    }
-  });
+  readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        const obj = JSON.parse(line) as IngestItemInput;
+        items.push(obj.checksum ? obj : withChecksum(obj));
+      } catch (error) {
+        problems.push({ file: `${file}:${i + 1}`, message: (error as Error).message });
+      }
+    });
   return { items, problems };
 }
 
 /** Maps every pushable file of a folder; files that fail are reported, not fatal. */
-export function mapFolder(root: string, options: MapOptions): { items: IngestItemInput[]; problems: MapProblem[]; files: string[] } {
+export function mapFolder(
+  root: string,
+  options: MapOptions,
+): { items: IngestItemInput[]; problems: MapProblem[]; files: string[] } {
   const files = listPushableFiles(root);
   const items: IngestItemInput[] = [];
   const problems: MapProblem[] = [];

@@ -23,7 +23,9 @@ export interface PushProgress {
 }
 
 /** Plain stderr lines (not a TTY, or --json). */
-export function createPlainProgress(write: (line: string) => void = (l) => process.stderr.write(l + '\n')): PushProgress {
+export function createPlainProgress(
+  write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): PushProgress {
   return {
     update(done, total, s) {
       write(`pushed ${done}/${total}: accepted ${s.accepted}, skipped ${s.skipped}, errored ${s.errored}`);
@@ -42,11 +44,27 @@ function bar(done: number, total: number, width = 30): string {
 export async function createInkProgress(): Promise<PushProgress> {
   const { render, Box, Text } = await import('ink');
   const view = (done: number, total: number, s: PushSummary, notes: string[]) =>
-    h(Box, { flexDirection: 'column' },
+    h(
+      Box,
+      { flexDirection: 'column' },
       ...notes.slice(-5).map((n, i) => h(Text, { key: `n${i}`, dimColor: true }, n)),
-      h(Text, null, `${bar(done, total)} ${done}/${total}  `, h(Text, { color: 'green' }, `accepted ${s.accepted}`), '  ', h(Text, { color: 'yellow' }, `skipped ${s.skipped}`), '  ', h(Text, { color: s.errored ? 'red' : undefined }, `errored ${s.errored}`)));
+      h(
+        Text,
+        null,
+        `${bar(done, total)} ${done}/${total}  `,
+        h(Text, { color: 'green' }, `accepted ${s.accepted}`),
+        '  ',
+        h(Text, { color: 'yellow' }, `skipped ${s.skipped}`),
+        '  ',
+        h(Text, { color: s.errored ? 'red' : undefined }, `errored ${s.errored}`),
+      ),
+    );
   let state = { done: 0, total: 0, summary: emptySummary(), notes: [] as string[] };
-  const instance = render(view(0, 0, state.summary, []), { stdout: process.stderr, patchConsole: false, exitOnCtrlC: false });
+  const instance = render(view(0, 0, state.summary, []), {
+    stdout: process.stderr,
+    patchConsole: false,
+    exitOnCtrlC: false,
+  });
   return {
     update(done, total, summary) {
       state = { ...state, done, total, summary: { ...summary } };

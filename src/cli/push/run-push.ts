@@ -27,7 +27,13 @@ export interface PushReport {
 }
 
 export function createPushClient(options: Pick<PushOptions, 'url' | 'token' | 'websiteId' | 'domain'>): IngestClient {
-  return new IngestClient({ baseUrl: options.url, token: options.token, websiteId: options.websiteId, siteDomain: options.domain, connectorType: 'nodectl-push' });
+  return new IngestClient({
+    baseUrl: options.url,
+    token: options.token,
+    websiteId: options.websiteId,
+    siteDomain: options.domain,
+    connectorType: 'nodectl-push',
+  });
 }
 
 /** Reads the source into items: a folder is mapped file by file, a .jsonl read line by line. */
@@ -42,11 +48,18 @@ export function addBatch(report: PushReport, result: BatchResult): void {
   s.accepted += result.accepted;
   s.skipped += result.skipped;
   s.errored += result.errored;
-  for (const r of result.results) if (r.status === 'error') report.itemErrors.push({ id: r.id, code: r.error?.code ?? 'unknown', message: r.error?.message ?? '' });
+  for (const r of result.results)
+    if (r.status === 'error')
+      report.itemErrors.push({ id: r.id, code: r.error?.code ?? 'unknown', message: r.error?.message ?? '' });
 }
 
 /** Pushes items in signed batches of MAX_BATCH_ITEMS, reporting progress; request failures are counted, not thrown. */
-export async function pushItems(client: IngestClient, items: readonly IngestItemInput[], report: PushReport, progress: PushProgress): Promise<void> {
+export async function pushItems(
+  client: IngestClient,
+  items: readonly IngestItemInput[],
+  report: PushReport,
+  progress: PushProgress,
+): Promise<void> {
   const total = items.length;
   progress.update(0, total, report.summary);
   for (let i = 0; i < total; i += MAX_BATCH_ITEMS) {

@@ -9,7 +9,9 @@ import { createPushClient, pushItems, type PushOptions, type PushReport } from '
  * batch, removed files through the delete endpoint. Events are gathered for `debounceMs` so a
  * save of many files makes one request. Resolves when `signal` aborts.
  */
-export async function watchFolder(options: PushOptions & { report: PushReport; debounceMs?: number; signal: AbortSignal; onIdle?: () => void }): Promise<void> {
+export async function watchFolder(
+  options: PushOptions & { report: PushReport; debounceMs?: number; signal: AbortSignal; onIdle?: () => void },
+): Promise<void> {
   const { watch } = await import('chokidar');
   const client = createPushClient(options);
   const baseUrl = options.baseUrl ?? `https://${options.domain}`;
@@ -38,7 +40,9 @@ export async function watchFolder(options: PushOptions & { report: PushReport; d
         const result = await client.deleteItems(toDelete.map(itemIdOf));
         options.report.summary.deleted += result.tombstoned.length;
         options.report.summary.notFound += result.not_found.length;
-        progress.note(`deleted ${result.tombstoned.length}${result.not_found.length ? `, not found ${result.not_found.length}` : ''}`);
+        progress.note(
+          `deleted ${result.tombstoned.length}${result.not_found.length ? `, not found ${result.not_found.length}` : ''}`,
+        );
       } catch (error) {
         options.report.summary.failedRequests++;
         progress.note(`delete failed: [${(error as IngestError).code}] ${(error as Error).message}`);
@@ -53,10 +57,20 @@ export async function watchFolder(options: PushOptions & { report: PushReport; d
     }, options.debounceMs ?? 200);
   };
   const rel = (path: string) => relative(options.source, path).split(sep).join('/');
-  const watcher = watch(options.source, { ignoreInitial: true, ignored: (path) => /(^|[\\/])\.(?!$)/.test(relative(options.source, path)) || /node_modules/.test(path), awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 25 } });
-  watcher.on('add', (p) => { if (isPushable(p)) (removed.delete(rel(p)), changed.add(rel(p)), schedule()); });
-  watcher.on('change', (p) => { if (isPushable(p)) (changed.add(rel(p)), schedule()); });
-  watcher.on('unlink', (p) => { if (isPushable(p)) (changed.delete(rel(p)), removed.add(rel(p)), schedule()); });
+  const watcher = watch(options.source, {
+    ignoreInitial: true,
+    ignored: (path) => /(^|[\\/])\.(?!$)/.test(relative(options.source, path)) || /node_modules/.test(path),
+    awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 25 },
+  });
+  watcher.on('add', (p) => {
+    if (isPushable(p)) (removed.delete(rel(p)), changed.add(rel(p)), schedule());
+  });
+  watcher.on('change', (p) => {
+    if (isPushable(p)) (changed.add(rel(p)), schedule());
+  });
+  watcher.on('unlink', (p) => {
+    if (isPushable(p)) (changed.delete(rel(p)), removed.add(rel(p)), schedule());
+  });
   await new Promise<void>((resolve) => watcher.on('ready', () => resolve()));
   progress.note(`watching ${options.source} for changes (Ctrl-C to stop)`);
   options.onIdle?.();

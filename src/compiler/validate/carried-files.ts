@@ -29,19 +29,37 @@ export function planCarriedFiles(manifest: Manifest, validated: Manifest): Carri
   const before = new Map(validated.files.map((f) => [f.path, f]));
   const isCarried = (f: ManifestFile) => {
     const old = before.get(f.path);
-    return old !== undefined && !VERSION_BOUND.has(f.path) && old.checksum === f.checksum && old.bytes === f.bytes && old.records === f.records;
+    return (
+      old !== undefined &&
+      !VERSION_BOUND.has(f.path) &&
+      old.checksum === f.checksum &&
+      old.bytes === f.bytes &&
+      old.records === f.records
+    );
   };
   const carried = new Set(manifest.files.filter(isCarried).map((f) => f.path));
   const definesIds = (path: string) => RECORD_ORDER.includes(fileKind(path));
-  const needsIds = (path: string) => definesIds(path) || REFERENCE_FIELDS[fileKind(path)] !== undefined || ID_DOCUMENTS.has(path);
+  const needsIds = (path: string) =>
+    definesIds(path) || REFERENCE_FIELDS[fileKind(path)] !== undefined || ID_DOCUMENTS.has(path);
 
-  const sameIds = sameList(manifest.files.filter((f) => definesIds(f.path)).map((f) => f.path), validated.files.filter((f) => definesIds(f.path)).map((f) => f.path))
-    && manifest.files.every((f) => !definesIds(f.path) || carried.has(f.path));
-  const sameContext = manifest.website_id === validated.website_id && manifest.trust_tier === validated.trust_tier
-    && sameList(manifest.capabilities, validated.capabilities) && sameList(manifest.languages, validated.languages)
-    && sameList(manifest.files.map((f) => f.path), validated.files.map((f) => f.path));
+  const sameIds =
+    sameList(
+      manifest.files.filter((f) => definesIds(f.path)).map((f) => f.path),
+      validated.files.filter((f) => definesIds(f.path)).map((f) => f.path),
+    ) && manifest.files.every((f) => !definesIds(f.path) || carried.has(f.path));
+  const sameContext =
+    manifest.website_id === validated.website_id &&
+    manifest.trust_tier === validated.trust_tier &&
+    sameList(manifest.capabilities, validated.capabilities) &&
+    sameList(manifest.languages, validated.languages) &&
+    sameList(
+      manifest.files.map((f) => f.path),
+      validated.files.map((f) => f.path),
+    );
   const readFilesNeedNoIds = manifest.files.every((f) => carried.has(f.path) || !needsIds(f.path));
-  return sameIds && sameContext && readFilesNeedNoIds ? { unread: carried, trusted: new Set() } : { unread: new Set(), trusted: carried };
+  return sameIds && sameContext && readFilesNeedNoIds
+    ? { unread: carried, trusted: new Set() }
+    : { unread: new Set(), trusted: carried };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

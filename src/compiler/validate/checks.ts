@@ -10,18 +10,46 @@ export interface ValidationIssue {
 }
 
 /** Fields that hold internal graph state; export rules 4 and 5 say they never appear in a node. */
-export const INTERNAL_FIELDS = ['hidden', 'stale', 'pinned', 'status', 'editorial', 'editorialStatus', 'editorial_status', 'reviewedBy', 'reviewed_by', 'originalValue', 'original_value'] as const;
+export const INTERNAL_FIELDS = [
+  'hidden',
+  'stale',
+  'pinned',
+  'status',
+  'editorial',
+  'editorialStatus',
+  'editorial_status',
+  'reviewedBy',
+  'reviewed_by',
+  'originalValue',
+  'original_value',
+] as const;
 
 /** Which record ids a reference field of each file must resolve to. */
 export type RefKind = 'entity' | 'fact' | 'source' | 'chunk' | 'record';
 
 export const REFERENCE_FIELDS: Record<string, Array<[field: string, kind: RefKind]>> = {
   entities: [['source_id', 'source']],
-  facts: [['subject_entity_id', 'entity'], ['source_id', 'source']],
-  relationships: [['from_entity_id', 'entity'], ['to_entity_id', 'entity'], ['source_id', 'source']],
-  chunks: [['entity_ids', 'entity'], ['source_id', 'source']],
-  qa: [['fact_ids', 'fact'], ['entity_ids', 'entity']],
-  citations: [['record_id', 'record'], ['source_id', 'source']],
+  facts: [
+    ['subject_entity_id', 'entity'],
+    ['source_id', 'source'],
+  ],
+  relationships: [
+    ['from_entity_id', 'entity'],
+    ['to_entity_id', 'entity'],
+    ['source_id', 'source'],
+  ],
+  chunks: [
+    ['entity_ids', 'entity'],
+    ['source_id', 'source'],
+  ],
+  qa: [
+    ['fact_ids', 'fact'],
+    ['entity_ids', 'entity'],
+  ],
+  citations: [
+    ['record_id', 'record'],
+    ['source_id', 'source'],
+  ],
   'priority-feed': [['record_id', 'record']],
 };
 
@@ -34,9 +62,23 @@ export function fileKind(path: string): string {
 export function recordIssues(record: Record<string, unknown>, file: string, line: number): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const leak = findUuidLeak(record);
-  if (leak !== null) issues.push({ code: 'node.uuid_leak', severity: 'error', file, line, message: `a uuid stands where a stable id is required (${leak}); ids must be <prefix>_<hash>` });
+  if (leak !== null)
+    issues.push({
+      code: 'node.uuid_leak',
+      severity: 'error',
+      file,
+      line,
+      message: `a uuid stands where a stable id is required (${leak}); ids must be <prefix>_<hash>`,
+    });
   for (const field of INTERNAL_FIELDS) {
-    if (field in record) issues.push({ code: 'export.internal_field', severity: 'error', file, line, message: `internal field "${field}" is serialized; export rules 4 and 5 forbid it` });
+    if (field in record)
+      issues.push({
+        code: 'export.internal_field',
+        severity: 'error',
+        file,
+        line,
+        message: `internal field "${field}" is serialized; export rules 4 and 5 forbid it`,
+      });
   }
   return issues;
 }

@@ -9,11 +9,18 @@ export function formatValidationReport(report: ValidationReport): string {
   const show = (label: string, issues: ValidationReport['errors']) => {
     if (issues.length === 0) return;
     lines.push('', `${label}:`);
-    for (const i of issues.slice(0, 100)) lines.push(`  [${i.code}] ${i.file ?? ''}${i.line ? `:${i.line}` : ''} ${i.message}`);
+    for (const i of issues.slice(0, 100))
+      lines.push(`  [${i.code}] ${i.file ?? ''}${i.line ? `:${i.line}` : ''} ${i.message}`);
     if (issues.length > 100) lines.push(`  ... ${issues.length - 100} more`);
   };
   show('errors', report.errors);
   show('warnings', report.warnings);
-  if (!report.ok) lines.push('', `counts: ${Object.entries(report.counts).map(([c, n]) => `${c}=${n}`).join(', ')}`);
+  if (!report.ok)
+    lines.push(
+      '',
+      `counts: ${Object.entries(report.counts)
+        .map(([c, n]) => `${c}=${n}`)
+        .join(', ')}`,
+    );
   return lines.join('\n');
 }

@@ -24,7 +24,11 @@ function directorySource(dir: string): NodeSource {
       return createReadStream(file, { highWaterMark: 1 << 20 });
     },
     list() {
-      return existsSync(dir) ? readdirSync(dir).filter((name) => statSync(join(dir, name)).isFile()).sort() : [];
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((name) => statSync(join(dir, name)).isFile())
+            .sort()
+        : [];
     },
   };
 }

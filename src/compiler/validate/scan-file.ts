@@ -2,7 +2,15 @@ import { createHash, type Hash } from 'node:crypto';
 import { z } from 'zod';
 import type { ManifestFile } from '../../output/node-format/index.js';
 import { schemaForPath } from '../../output/node-format/index.js';
-import { fileKind, idKind, IssueList, recordIssues, REFERENCE_FIELDS, type RefKind, type ValidationIssue } from './checks.js';
+import {
+  fileKind,
+  idKind,
+  IssueList,
+  recordIssues,
+  REFERENCE_FIELDS,
+  type RefKind,
+  type ValidationIssue,
+} from './checks.js';
 import type { NodeSource } from './node-source.js';
 
 /** Files whose records define the ids other files refer to, in the order they are read. */
@@ -35,7 +43,10 @@ export interface NodeIds {
 }
 
 export function emptyNodeIds(): NodeIds {
-  return { ids: { entity: new Set(), fact: new Set(), source: new Set(), chunk: new Set(), record: new Set() }, factKeys: new Set() };
+  return {
+    ids: { entity: new Set(), fact: new Set(), source: new Set(), chunk: new Set(), record: new Set() },
+    factKeys: new Set(),
+  };
 }
 
 /**
@@ -72,8 +83,14 @@ export function rulesOf(path: string, trusted: boolean, schemaPassed: boolean): 
   const kind = fileKind(path);
   const entry = schemaForPath(path);
   return {
-    path, kind, trusted, schemaPassed,
-    lineSchema: entry !== undefined && entry.shape === 'line' ? { name: entry.name, schema: compiledLineSchema(entry.name, entry.schema) } : undefined,
+    path,
+    kind,
+    trusted,
+    schemaPassed,
+    lineSchema:
+      entry !== undefined && entry.shape === 'line'
+        ? { name: entry.name, schema: compiledLineSchema(entry.name, entry.schema) }
+        : undefined,
     definesIds: definesIds(path),
     isFacts: kind === 'facts',
     references: REFERENCE_FIELDS[kind] ?? [],
@@ -119,7 +136,11 @@ export class FileScan {
   private encodingOk = true;
   private sawCr = false;
 
-  constructor(readonly rules: FileRules, private readonly events: ScanEvents, hashBytes: boolean) {
+  constructor(
+    readonly rules: FileRules,
+    private readonly events: ScanEvents,
+    hashBytes: boolean,
+  ) {
     this.hash = hashBytes ? createHash('sha256') : null;
     this.text = rules.path.endsWith('.jsonl') ? null : [];
   }
@@ -133,7 +154,12 @@ export class FileScan {
       decoded = this.decoder.decode(chunk, { stream: true });
     } catch {
       this.encodingOk = false;
-      this.events.issue({ code: 'file.encoding', severity: 'error', file: this.rules.path, message: 'not valid UTF-8' });
+      this.events.issue({
+        code: 'file.encoding',
+        severity: 'error',
+        file: this.rules.path,
+        message: 'not valid UTF-8',
+      });
       return;
     }
     if (!this.sawCr && decoded.includes('\r')) this.sawCr = true;
@@ -149,28 +175,64 @@ export class FileScan {
   /** The file is complete: its last findings (line endings, a last line without a line feed), and what was measured. */
   end(): MeasuredFile {
     const path = this.rules.path;
-    if (this.sawCr) this.events.issue({ code: 'file.crlf', severity: 'error', file: path, message: 'contains carriage returns; node files use LF line endings' });
+    if (this.sawCr)
+      this.events.issue({
+        code: 'file.crlf',
+        severity: 'error',
+        file: path,
+        message: 'contains carriage returns; node files use LF line endings',
+      });
     if (this.text === null && this.encodingOk && this.carry !== '') {
       this.onLine(this.carry);
-      this.events.issue({ code: 'jsonl.final_newline', severity: 'error', file: path, line: this.line, message: 'the last line does not end with a line feed' });
+      this.events.issue({
+        code: 'jsonl.final_newline',
+        severity: 'error',
+        file: path,
+        line: this.line,
+        message: 'the last line does not end with a line feed',
+      });
     }
     return {
-      records: this.line, text: this.text !== null && this.encodingOk ? this.text.join('') : null, jsonl: this.text === null, encodingOk: this.encodingOk,
-      bytes: this.bytes, checksum: this.hash === null ? null : 'sha256:' + this.hash.digest('hex'),
+      records: this.line,
+      text: this.text !== null && this.encodingOk ? this.text.join('') : null,
+      jsonl: this.text === null,
+      encodingOk: this.encodingOk,
+      bytes: this.bytes,
+      checksum: this.hash === null ? null : 'sha256:' + this.hash.digest('hex'),
     };
   }
 
   private onLine(raw: string): void {
     const { path } = this.rules;
     const line = ++this.line;
-    if (raw === '') return this.events.issue({ code: 'jsonl.blank_line', severity: 'error', file: path, line, message: 'blank line; JSONL files hold exactly one object per line' });
+    if (raw === '')
+      return this.events.issue({
+        code: 'jsonl.blank_line',
+        severity: 'error',
+        file: path,
+        line,
+        message: 'blank line; JSONL files hold exactly one object per line',
+      });
     let record: unknown;
     try {
       record = JSON.parse(raw);
     } catch (error) {
-      return this.events.issue({ code: 'json.invalid', severity: 'error', file: path, line, message: `not JSON: ${(error as Error).message}` });
+      return this.events.issue({
+        code: 'json.invalid',
+        severity: 'error',
+        file: path,
+        line,
+        message: `not JSON: ${(error as Error).message}`,
+      });
     }
-    if (record === null || typeof record !== 'object' || Array.isArray(record)) return this.events.issue({ code: 'jsonl.not_object', severity: 'error', file: path, line, message: 'each line must be one JSON object' });
+    if (record === null || typeof record !== 'object' || Array.isArray(record))
+      return this.events.issue({
+        code: 'jsonl.not_object',
+        severity: 'error',
+        file: path,
+        line,
+        message: 'each line must be one JSON object',
+      });
     checkRecordItself(this.rules, record as Record<string, unknown>, line, this.events);
     this.events.record(record as Record<string, unknown>, line);
   }
@@ -178,9 +240,27 @@ export class FileScan {
 
 /** A file's measured size, checksum and line count against its manifest entry. */
 export function checkMeasured(entry: ManifestFile, measured: MeasuredFile, issues: IssueList): void {
-  if (measured.jsonl && measured.encodingOk && entry.records !== undefined && entry.records !== measured.records) issues.add({ code: 'manifest.records_mismatch', severity: 'error', file: entry.path, message: `manifest says ${entry.records} records, the file has ${measured.records}` });
-  if (measured.checksum !== entry.checksum) issues.add({ code: 'file.checksum_mismatch', severity: 'error', file: entry.path, message: `checksum is ${measured.checksum}, manifest says ${entry.checksum}` });
-  if (measured.bytes !== entry.bytes) issues.add({ code: 'file.bytes_mismatch', severity: 'error', file: entry.path, message: `${measured.bytes} bytes, manifest says ${entry.bytes}` });
+  if (measured.jsonl && measured.encodingOk && entry.records !== undefined && entry.records !== measured.records)
+    issues.add({
+      code: 'manifest.records_mismatch',
+      severity: 'error',
+      file: entry.path,
+      message: `manifest says ${entry.records} records, the file has ${measured.records}`,
+    });
+  if (measured.checksum !== entry.checksum)
+    issues.add({
+      code: 'file.checksum_mismatch',
+      severity: 'error',
+      file: entry.path,
+      message: `checksum is ${measured.checksum}, manifest says ${entry.checksum}`,
+    });
+  if (measured.bytes !== entry.bytes)
+    issues.add({
+      code: 'file.bytes_mismatch',
+      severity: 'error',
+      file: entry.path,
+      message: `${measured.bytes} bytes, manifest says ${entry.bytes}`,
+    });
 }
 
 /**
@@ -188,14 +268,33 @@ export function checkMeasured(entry: ManifestFile, measured: MeasuredFile, issue
  * ids of the files read before it, and checksum, size and records against the manifest entry.
  * Returns null when the file is missing.
  */
-export async function scanFile(source: NodeSource, entry: ManifestFile, found: NodeIds, issues: IssueList, trusted = false, schemaPassed = false): Promise<ScannedFile | null> {
+export async function scanFile(
+  source: NodeSource,
+  entry: ManifestFile,
+  found: NodeIds,
+  issues: IssueList,
+  trusted = false,
+  schemaPassed = false,
+): Promise<ScannedFile | null> {
   const stream = await source.open(entry.path);
   if (stream === null) {
-    issues.add({ code: 'file.missing', severity: 'error', file: entry.path, message: 'listed in manifest.json but not found' });
+    issues.add({
+      code: 'file.missing',
+      severity: 'error',
+      file: entry.path,
+      message: 'listed in manifest.json but not found',
+    });
     return null;
   }
   const rules = rulesOf(entry.path, trusted, schemaPassed);
-  const scan = new FileScan(rules, { issue: (issue) => issues.add(issue), record: (record, line) => checkAgainstNode(rules, record, line, found, issues) }, true);
+  const scan = new FileScan(
+    rules,
+    {
+      issue: (issue) => issues.add(issue),
+      record: (record, line) => checkAgainstNode(rules, record, line, found, issues),
+    },
+    true,
+  );
   for await (const chunk of stream) scan.push(chunk);
   const measured = scan.end();
   checkMeasured(entry, measured, issues);
@@ -210,8 +309,17 @@ function checkRecordItself(rules: FileRules, record: Record<string, unknown>, li
   if (rules.lineSchema !== undefined && !rules.schemaPassed) {
     const parsed = rules.lineSchema.schema.safeParse(record);
     if (!parsed.success) {
-      const detail = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ');
-      events.issue({ code: 'schema.invalid', severity: 'error', file: path, line, message: `fails schemas/${rules.lineSchema.name}.schema.json: ${detail}` });
+      const detail = parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`)
+        .join('; ');
+      events.issue({
+        code: 'schema.invalid',
+        severity: 'error',
+        file: path,
+        line,
+        message: `fails schemas/${rules.lineSchema.name}.schema.json: ${detail}`,
+      });
     }
   }
 }
@@ -223,7 +331,11 @@ function recordIdIn(ids: NodeIds['ids'], id: string): boolean {
 
 /** The fields of a record checkAgainstNode reads: a record reduced to them is checked the same. */
 export function nodeFieldsOf(rules: FileRules): readonly string[] {
-  return [...(rules.definesIds ? ['id'] : []), ...(rules.isFacts ? FACT_KEY_FIELDS : []), ...rules.references.map(([field]) => field)];
+  return [
+    ...(rules.definesIds ? ['id'] : []),
+    ...(rules.isFacts ? FACT_KEY_FIELDS : []),
+    ...rules.references.map(([field]) => field),
+  ];
 }
 
 const FACT_KEY_FIELDS = ['subject_entity_id', 'subject', 'predicate', 'language'];
@@ -233,20 +345,34 @@ const FACT_KEY_FIELDS = ['subject_entity_id', 'subject', 'predicate', 'language'
  * the only one of its (subject, predicate, language), and its references resolve to the ids
  * of the files read before it.
  */
-export function checkAgainstNode(rules: FileRules, record: Record<string, unknown>, line: number, found: NodeIds, issues: IssueList): void {
+export function checkAgainstNode(
+  rules: FileRules,
+  record: Record<string, unknown>,
+  line: number,
+  found: NodeIds,
+  issues: IssueList,
+): void {
   const { path } = rules;
   const { ids } = found;
   if (rules.definesIds && typeof record.id === 'string') {
     const id = record.id;
     const k = idKind(id);
     if (k !== null) {
-      if (ids[k].has(id)) issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
+      if (ids[k].has(id))
+        issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
       ids[k].add(id);
     } else ids.record.add(id);
   }
   if (rules.isFacts) {
     const key = `${String(record.subject_entity_id ?? record.subject)}\u0000${String(record.predicate)}\u0000${String(record.language)}`;
-    if (found.factKeys.has(key)) issues.add({ code: 'export.superseded_fact', severity: 'error', file: path, line, message: `a second fact for (${String(record.subject)}, ${String(record.predicate)}); only the surviving fact may be emitted (export rule 2)` });
+    if (found.factKeys.has(key))
+      issues.add({
+        code: 'export.superseded_fact',
+        severity: 'error',
+        file: path,
+        line,
+        message: `a second fact for (${String(record.subject)}, ${String(record.predicate)}); only the surviving fact may be emitted (export rule 2)`,
+      });
     found.factKeys.add(key);
   }
   for (const [field, target] of rules.references) {
@@ -254,7 +380,13 @@ export function checkAgainstNode(rules: FileRules, record: Record<string, unknow
     if (value === undefined) continue;
     for (const ref of Array.isArray(value) ? value : [value]) {
       if (typeof ref === 'string' && !(target === 'record' ? recordIdIn(ids, ref) : ids[target].has(ref))) {
-        issues.add({ code: 'ref.dangling', severity: 'error', file: path, line, message: `${field} ${ref} does not resolve to a ${target} of this node` });
+        issues.add({
+          code: 'ref.dangling',
+          severity: 'error',
+          file: path,
+          line,
+          message: `${field} ${ref} does not resolve to a ${target} of this node`,
+        });
       }
     }
   }

@@ -7,12 +7,27 @@ import { IssueList, recordIssues, type RefKind } from './checks.js';
 import { parseLlmsTxt } from './llms-parse.js';
 
 /** Checks of the whole-file node files (JSON documents, llms texts, the sitemap). */
-export function checkTextFile(path: string, text: string, manifest: Manifest, ids: Record<RefKind, Set<string>>, issues: IssueList): void {
+export function checkTextFile(
+  path: string,
+  text: string,
+  manifest: Manifest,
+  ids: Record<RefKind, Set<string>>,
+  issues: IssueList,
+): void {
   const err = (code: string, message: string) => issues.add({ code, severity: 'error', file: path, message });
-  if (!text.endsWith('\n')) issues.add({ code: 'file.final_newline', severity: 'warning', file: path, message: 'does not end with a line feed' });
+  if (!text.endsWith('\n'))
+    issues.add({
+      code: 'file.final_newline',
+      severity: 'warning',
+      file: path,
+      message: 'does not end with a line feed',
+    });
   if ((path === 'llms.txt' || path === 'llms-full.txt') && UNSAFE_TEXT_CHARACTER.test(text)) {
     const char = UNSAFE_TEXT_CHARACTER.exec(text)![0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    err('text.control_character', `holds U+${char}, a control or bidi control character; node text files must not (they can make a line read differently from its bytes)`);
+    err(
+      'text.control_character',
+      `holds U+${char}, a control or bidi control character; node text files must not (they can make a line read differently from its bytes)`,
+    );
   }
   if (path === 'llms.txt') {
     const parsed = parseLlmsTxt(text);
@@ -20,21 +35,34 @@ export function checkTextFile(path: string, text: string, manifest: Manifest, id
     if (parsed.summary === null) err('llms.no_summary', 'llms.txt needs a blockquote summary after the title');
     if (parsed.links.length === 0) err('llms.no_links', 'llms.txt needs a markdown link list to key node files');
     const paths = new Set(manifest.files.map((f) => f.path).concat('manifest.json'));
-    for (const link of parsed.links) if (!/^https?:/.test(link.url) && !paths.has(link.url)) err('ref.dangling', `links to ${link.url}, which is not a file of this node`);
-    if (text.length > LLMS_TXT_BUDGET) issues.add({ code: 'llms.too_long', severity: 'warning', file: path, message: `${text.length} characters; the budget is ${LLMS_TXT_BUDGET}` });
+    for (const link of parsed.links)
+      if (!/^https?:/.test(link.url) && !paths.has(link.url))
+        err('ref.dangling', `links to ${link.url}, which is not a file of this node`);
+    if (text.length > LLMS_TXT_BUDGET)
+      issues.add({
+        code: 'llms.too_long',
+        severity: 'warning',
+        file: path,
+        message: `${text.length} characters; the budget is ${LLMS_TXT_BUDGET}`,
+      });
     return;
   }
   if (path === 'llms-full.txt') {
     if (!text.startsWith('# ')) err('llms.no_title', 'llms-full.txt must start with an H1 title');
-    if (text.length > LLMS_FULL_BUDGET) err('llms.too_long', `${text.length} characters; llms-full.txt is limited to ${LLMS_FULL_BUDGET}`);
+    if (text.length > LLMS_FULL_BUDGET)
+      err('llms.too_long', `${text.length} characters; llms-full.txt is limited to ${LLMS_FULL_BUDGET}`);
     return;
   }
   if (path === 'sitemap-ai.xml') {
     if (!text.startsWith('<?xml')) err('sitemap.invalid', 'must start with an XML declaration');
-    if (!text.includes(`<urlset xmlns="${SITEMAP_NS}"`)) err('sitemap.invalid', `the root must be urlset in the ${SITEMAP_NS} namespace`);
-    if (text.includes('<ai:') && !text.includes(`xmlns:ai="${AI_SITEMAP_NS}"`)) err('sitemap.invalid', `ai: elements need the ${AI_SITEMAP_NS} namespace`);
-    for (const m of text.matchAll(/<ai:importance>([^<]*)<\/ai:importance>/g)) if (!/^[1-5]$/.test(m[1]!)) err('sitemap.invalid', `ai:importance ${m[1]} is not an integer 1 to 5`);
-    for (const m of text.matchAll(/<loc>([^<]*)<\/loc>/g)) if (!/^https?:\/\//.test(m[1]!)) err('sitemap.invalid', `loc ${m[1]} is not an absolute http(s) URL`);
+    if (!text.includes(`<urlset xmlns="${SITEMAP_NS}"`))
+      err('sitemap.invalid', `the root must be urlset in the ${SITEMAP_NS} namespace`);
+    if (text.includes('<ai:') && !text.includes(`xmlns:ai="${AI_SITEMAP_NS}"`))
+      err('sitemap.invalid', `ai: elements need the ${AI_SITEMAP_NS} namespace`);
+    for (const m of text.matchAll(/<ai:importance>([^<]*)<\/ai:importance>/g))
+      if (!/^[1-5]$/.test(m[1]!)) err('sitemap.invalid', `ai:importance ${m[1]} is not an integer 1 to 5`);
+    for (const m of text.matchAll(/<loc>([^<]*)<\/loc>/g))
+      if (!/^https?:\/\//.test(m[1]!)) err('sitemap.invalid', `loc ${m[1]} is not an absolute http(s) URL`);
     return;
   }
   let value: unknown;
@@ -47,16 +75,19 @@ export function checkTextFile(path: string, text: string, manifest: Manifest, id
   if (entry !== undefined) {
     const parsed = entry.schema.safeParse(value);
     if (!parsed.success) {
-      for (const i of parsed.error.issues.slice(0, 5)) err('schema.invalid', `fails schemas/${entry.name}.schema.json: ${i.path.join('.') || '(root)'}: ${i.message}`);
+      for (const i of parsed.error.issues.slice(0, 5))
+        err('schema.invalid', `fails schemas/${entry.name}.schema.json: ${i.path.join('.') || '(root)'}: ${i.message}`);
       return;
     }
   }
   const doc = value as Record<string, any>;
-  for (const { code, severity, message } of recordIssues(doc, path, 0)) if (code === 'node.uuid_leak') issues.add({ code, severity, file: path, message });
+  for (const { code, severity, message } of recordIssues(doc, path, 0))
+    if (code === 'node.uuid_leak') issues.add({ code, severity, file: path, message });
   const paths = new Set(manifest.files.map((f) => f.path).concat('manifest.json'));
   switch (path) {
     case 'ai.json':
-      for (const p of doc.consumes ?? []) if (!paths.has(p)) err('ref.dangling', `consumes ${p}, which is not in manifest.json`);
+      for (const p of doc.consumes ?? [])
+        if (!paths.has(p)) err('ref.dangling', `consumes ${p}, which is not in manifest.json`);
       if (doc.website_id !== manifest.website_id) err('ref.mismatch', 'website_id differs from manifest.json');
       break;
     case 'schema.jsonld':
@@ -64,20 +95,35 @@ export function checkTextFile(path: string, text: string, manifest: Manifest, id
         const id = String(node['@id']);
         const kind: RefKind = id.startsWith('fact_') ? 'fact' : 'entity';
         if (!ids[kind].has(id)) err('ref.dangling', `@id ${id} does not resolve to a record of this node`);
-        for (const ref of node.additionalProperty ?? []) if (!ids.fact.has(String(ref['@id']))) err('ref.dangling', `additionalProperty ${String(ref['@id'])} does not resolve to a fact`);
+        for (const ref of node.additionalProperty ?? [])
+          if (!ids.fact.has(String(ref['@id'])))
+            err('ref.dangling', `additionalProperty ${String(ref['@id'])} does not resolve to a fact`);
       }
       break;
     case 'embeddings-manifest.json':
-      for (const v of doc.vectors ?? []) if (!ids.chunk.has(v.chunk_id)) err('ref.dangling', `vector for ${v.chunk_id}, which is not a chunk of this node`);
+      for (const v of doc.vectors ?? [])
+        if (!ids.chunk.has(v.chunk_id))
+          err('ref.dangling', `vector for ${v.chunk_id}, which is not a chunk of this node`);
       break;
     case 'versions.json':
-      if (doc.current?.node_version !== manifest.node_version) err('ref.mismatch', 'current.node_version differs from manifest.node_version');
+      if (doc.current?.node_version !== manifest.node_version)
+        err('ref.mismatch', 'current.node_version differs from manifest.node_version');
       break;
     case 'openapi.json':
-      if (manifest.node_version_label !== undefined && doc.info?.['x-service-node-version'] !== manifest.node_version_label) issues.add({ code: 'ref.mismatch', severity: 'warning', file: path, message: 'info.x-service-node-version should echo node_version_label' });
+      if (
+        manifest.node_version_label !== undefined &&
+        doc.info?.['x-service-node-version'] !== manifest.node_version_label
+      )
+        issues.add({
+          code: 'ref.mismatch',
+          severity: 'warning',
+          file: path,
+          message: 'info.x-service-node-version should echo node_version_label',
+        });
       break;
     case 'trust.json':
-      if (manifest.trust_tier !== undefined && doc.trust_tier !== manifest.trust_tier) err('ref.mismatch', 'trust_tier differs from manifest.trust_tier');
+      if (manifest.trust_tier !== undefined && doc.trust_tier !== manifest.trust_tier)
+        err('ref.mismatch', 'trust_tier differs from manifest.trust_tier');
       break;
     case 'mcp.json':
       if (doc.website_id !== manifest.website_id) err('ref.mismatch', 'website_id differs from manifest.json');

@@ -43,7 +43,19 @@ export interface ValidateOptions {
   recordsPassedSchemas?: boolean;
 }
 
-const REQUIRED_FILES = ['ai.json', 'llms.txt', 'llms-full.txt', 'sources.jsonl', 'schema.jsonld', 'sitemap-ai.xml', 'priority-feed.jsonl', 'citations.jsonl', 'changes.jsonl', 'versions.json', 'mcp.json'];
+const REQUIRED_FILES = [
+  'ai.json',
+  'llms.txt',
+  'llms-full.txt',
+  'sources.jsonl',
+  'schema.jsonld',
+  'sitemap-ai.xml',
+  'priority-feed.jsonl',
+  'citations.jsonl',
+  'changes.jsonl',
+  'versions.json',
+  'mcp.json',
+];
 
 /**
  * Checks any node as a consumer would, from a directory or a URL: the manifest and its file
@@ -58,7 +70,8 @@ export async function validateNode(dirOrUrl: string, options: ValidateOptions = 
   const files: NodeFiles = {
     manifestText: () => readText(source, 'manifest.json'),
     list: () => source.list(),
-    scan: (entry, found, issues, trusted) => scanFile(source, entry, found, issues, trusted, options.recordsPassedSchemas === true),
+    scan: (entry, found, issues, trusted) =>
+      scanFile(source, entry, found, issues, trusted, options.recordsPassedSchemas === true),
   };
   return checkNode(source.location, files, options);
 }
@@ -84,35 +97,66 @@ export interface NodeFiles {
 }
 
 /** The checks of validateNode over any NodeFiles: the manifest, then each file in RECORD_ORDER, then the whole-file documents. */
-export async function checkNode(location: string, source: NodeFiles, options: Pick<ValidateOptions, 'validatedNode'> = {}): Promise<ValidationReport> {
+export async function checkNode(
+  location: string,
+  source: NodeFiles,
+  options: Pick<ValidateOptions, 'validatedNode'> = {},
+): Promise<ValidationReport> {
   const issues = new IssueList();
   const report = (manifest: Manifest | null, records: number): ValidationReport => ({
-    ok: issues.errors.length === 0, location, nodeVersion: manifest?.node_version ?? null, nodeVersionLabel: manifest?.node_version_label ?? null,
-    domain: manifest?.domain ?? null, files: manifest === null ? 0 : manifest.files.length + 1, records, errors: issues.errors, warnings: issues.warnings, counts: issues.counts(), truncated: issues.truncated,
+    ok: issues.errors.length === 0,
+    location,
+    nodeVersion: manifest?.node_version ?? null,
+    nodeVersionLabel: manifest?.node_version_label ?? null,
+    domain: manifest?.domain ?? null,
+    files: manifest === null ? 0 : manifest.files.length + 1,
+    records,
+    errors: issues.errors,
+    warnings: issues.warnings,
+    counts: issues.counts(),
+    truncated: issues.truncated,
   });
 
   const manifestText = await source.manifestText();
   if (manifestText === null) {
-    issues.add({ code: 'manifest.missing', severity: 'error', file: 'manifest.json', message: `no manifest.json at ${location}: a node's entry point is always manifest.json` });
+    issues.add({
+      code: 'manifest.missing',
+      severity: 'error',
+      file: 'manifest.json',
+      message: `no manifest.json at ${location}: a node's entry point is always manifest.json`,
+    });
     return report(null, 0);
   }
   let manifest: Manifest;
   try {
     const parsed = ManifestSchema.safeParse(JSON.parse(manifestText));
     if (!parsed.success) {
-      for (const i of parsed.error.issues.slice(0, 20)) issues.add({ code: 'schema.invalid', severity: 'error', file: 'manifest.json', message: `${i.path.join('.') || '(root)'}: ${i.message}` });
+      for (const i of parsed.error.issues.slice(0, 20))
+        issues.add({
+          code: 'schema.invalid',
+          severity: 'error',
+          file: 'manifest.json',
+          message: `${i.path.join('.') || '(root)'}: ${i.message}`,
+        });
       return report(null, 0);
     }
     manifest = parsed.data;
   } catch (error) {
-    issues.add({ code: 'json.invalid', severity: 'error', file: 'manifest.json', message: `not JSON: ${(error as Error).message}` });
+    issues.add({
+      code: 'json.invalid',
+      severity: 'error',
+      file: 'manifest.json',
+      message: `not JSON: ${(error as Error).message}`,
+    });
     return report(null, 0);
   }
 
   checkManifestShape(manifest, source.list(), issues);
-  const carried = options.validatedNode === undefined ? NOTHING_CARRIED : planCarriedFiles(manifest, options.validatedNode);
+  const carried =
+    options.validatedNode === undefined ? NOTHING_CARRIED : planCarriedFiles(manifest, options.validatedNode);
   const ordered = [...manifest.files].sort((a, b) => compareInReadOrder(a.path, b.path));
-  const found = (carried === NOTHING_CARRIED ? source.checkedAhead?.(ordered.map((entry) => entry.path)) : null) ?? emptyNodeIds();
+  const found =
+    (carried === NOTHING_CARRIED ? source.checkedAhead?.(ordered.map((entry) => entry.path)) : null) ?? emptyNodeIds();
   let records = 0;
   const texts = new Map<string, string>();
   for (const entry of ordered) {
@@ -126,7 +170,8 @@ export async function checkNode(location: string, source: NodeFiles, options: Pi
     if (scanned.text !== null) texts.set(entry.path, scanned.text);
   }
 
-  for (const [path, text] of [...texts.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) checkTextFile(path, text, manifest, found.ids, issues);
+  for (const [path, text] of [...texts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)))
+    checkTextFile(path, text, manifest, found.ids, issues);
   return report(manifest, records);
 }
 
@@ -140,27 +185,118 @@ async function readText(source: NodeSource, path: string): Promise<string | null
 
 function checkManifestShape(manifest: Manifest, present: string[] | null, issues: IssueList): void {
   const paths = new Set(manifest.files.map((f) => f.path));
-  if (paths.size !== manifest.files.length) issues.add({ code: 'manifest.duplicate_path', severity: 'error', file: 'manifest.json', message: 'a path is listed twice in files[]' });
-  if (paths.has('manifest.json')) issues.add({ code: 'manifest.self_listed', severity: 'error', file: 'manifest.json', message: 'files[] must not list manifest.json itself' });
-  const required = [...REQUIRED_FILES, ...manifest.languages.flatMap((l) => ['entities', 'facts', 'relationships', 'chunks', 'qa'].map((k) => `${k}.${l}.jsonl`))];
-  for (const path of required) if (!paths.has(path)) issues.add({ code: 'file.required_missing', severity: 'error', file: path, message: 'required node file is not in manifest.json' });
+  if (paths.size !== manifest.files.length)
+    issues.add({
+      code: 'manifest.duplicate_path',
+      severity: 'error',
+      file: 'manifest.json',
+      message: 'a path is listed twice in files[]',
+    });
+  if (paths.has('manifest.json'))
+    issues.add({
+      code: 'manifest.self_listed',
+      severity: 'error',
+      file: 'manifest.json',
+      message: 'files[] must not list manifest.json itself',
+    });
+  const required = [
+    ...REQUIRED_FILES,
+    ...manifest.languages.flatMap((l) =>
+      ['entities', 'facts', 'relationships', 'chunks', 'qa'].map((k) => `${k}.${l}.jsonl`),
+    ),
+  ];
+  for (const path of required)
+    if (!paths.has(path))
+      issues.add({
+        code: 'file.required_missing',
+        severity: 'error',
+        file: path,
+        message: 'required node file is not in manifest.json',
+      });
   const caps = new Set(manifest.capabilities);
   const sorted = [...manifest.capabilities].sort();
-  if (sorted.join() !== manifest.capabilities.join()) issues.add({ code: 'manifest.capabilities_unsorted', severity: 'error', file: 'manifest.json', message: 'capabilities must be sorted' });
-  if (!PLANS.some((plan) => capabilitiesOf(plan).join() === sorted.join())) issues.add({ code: 'manifest.capabilities_unknown', severity: 'warning', file: 'manifest.json', message: `capabilities ${sorted.join(', ')} match no plan` });
+  if (sorted.join() !== manifest.capabilities.join())
+    issues.add({
+      code: 'manifest.capabilities_unsorted',
+      severity: 'error',
+      file: 'manifest.json',
+      message: 'capabilities must be sorted',
+    });
+  if (!PLANS.some((plan) => capabilitiesOf(plan).join() === sorted.join()))
+    issues.add({
+      code: 'manifest.capabilities_unknown',
+      severity: 'warning',
+      file: 'manifest.json',
+      message: `capabilities ${sorted.join(', ')} match no plan`,
+    });
   for (const gated of ['trust.json', 'openapi.json']) {
-    if (paths.has(gated) && !caps.has('cap.advanced')) issues.add({ code: 'file.not_entitled', severity: 'error', file: gated, message: 'emitted without cap.advanced' });
+    if (paths.has(gated) && !caps.has('cap.advanced'))
+      issues.add({
+        code: 'file.not_entitled',
+        severity: 'error',
+        file: gated,
+        message: 'emitted without cap.advanced',
+      });
   }
-  if (paths.has('embeddings-manifest.json') && !(caps.has('cap.advanced') && caps.has('cap.embeddings'))) issues.add({ code: 'file.not_entitled', severity: 'error', file: 'embeddings-manifest.json', message: 'emitted without cap.advanced and cap.embeddings' });
-  if (caps.has('cap.advanced') && !paths.has('trust.json')) issues.add({ code: 'file.required_missing', severity: 'error', file: 'trust.json', message: 'cap.advanced is present but trust.json is not' });
-  if (!manifest.languages.includes(manifest.default_language)) issues.add({ code: 'manifest.default_language', severity: 'warning', file: 'manifest.json', message: `default_language ${manifest.default_language} is not among languages` });
+  if (paths.has('embeddings-manifest.json') && !(caps.has('cap.advanced') && caps.has('cap.embeddings')))
+    issues.add({
+      code: 'file.not_entitled',
+      severity: 'error',
+      file: 'embeddings-manifest.json',
+      message: 'emitted without cap.advanced and cap.embeddings',
+    });
+  if (caps.has('cap.advanced') && !paths.has('trust.json'))
+    issues.add({
+      code: 'file.required_missing',
+      severity: 'error',
+      file: 'trust.json',
+      message: 'cap.advanced is present but trust.json is not',
+    });
+  if (!manifest.languages.includes(manifest.default_language))
+    issues.add({
+      code: 'manifest.default_language',
+      severity: 'warning',
+      file: 'manifest.json',
+      message: `default_language ${manifest.default_language} is not among languages`,
+    });
   for (const f of manifest.files) {
-    if (f.content_type !== contentTypeOf(f.path)) issues.add({ code: 'manifest.content_type', severity: 'warning', file: f.path, message: `content_type ${f.content_type}, expected ${contentTypeOf(f.path)}` });
-    if (f.immutable !== isImmutable(f.path)) issues.add({ code: 'manifest.immutable', severity: 'error', file: f.path, message: `immutable is ${f.immutable}, expected ${isImmutable(f.path)}` });
-    if (f.path.endsWith('.jsonl') && f.records === undefined) issues.add({ code: 'manifest.records_missing', severity: 'warning', file: f.path, message: 'a .jsonl entry should carry records' });
-    if (schemaForPath(f.path) === undefined && !['llms.txt', 'llms-full.txt', 'sitemap-ai.xml'].includes(f.path)) issues.add({ code: 'file.unknown', severity: 'warning', file: f.path, message: 'not a node file this validator knows' });
+    if (f.content_type !== contentTypeOf(f.path))
+      issues.add({
+        code: 'manifest.content_type',
+        severity: 'warning',
+        file: f.path,
+        message: `content_type ${f.content_type}, expected ${contentTypeOf(f.path)}`,
+      });
+    if (f.immutable !== isImmutable(f.path))
+      issues.add({
+        code: 'manifest.immutable',
+        severity: 'error',
+        file: f.path,
+        message: `immutable is ${f.immutable}, expected ${isImmutable(f.path)}`,
+      });
+    if (f.path.endsWith('.jsonl') && f.records === undefined)
+      issues.add({
+        code: 'manifest.records_missing',
+        severity: 'warning',
+        file: f.path,
+        message: 'a .jsonl entry should carry records',
+      });
+    if (schemaForPath(f.path) === undefined && !['llms.txt', 'llms-full.txt', 'sitemap-ai.xml'].includes(f.path))
+      issues.add({
+        code: 'file.unknown',
+        severity: 'warning',
+        file: f.path,
+        message: 'not a node file this validator knows',
+      });
   }
   if (present !== null) {
-    for (const name of present) if (name !== 'manifest.json' && !paths.has(name)) issues.add({ code: 'file.unlisted', severity: 'warning', file: name, message: 'present in the directory but not in manifest.json' });
+    for (const name of present)
+      if (name !== 'manifest.json' && !paths.has(name))
+        issues.add({
+          code: 'file.unlisted',
+          severity: 'warning',
+          file: name,
+          message: 'present in the directory but not in manifest.json',
+        });
   }
 }

@@ -46,7 +46,10 @@ export class ParallelWrittenNodeCheck {
   private worker: Worker | undefined;
   private answer: Promise<WrittenCheckAnswer> | undefined;
 
-  constructor(readonly location: string, private readonly options: ParallelWrittenNodeCheckOptions = {}) {
+  constructor(
+    readonly location: string,
+    private readonly options: ParallelWrittenNodeCheckOptions = {},
+  ) {
     const fromSources = import.meta.url.endsWith('.ts') && options.workerUrl === undefined;
     this.handoverBytes = fromSources ? Infinity : (options.handoverBytes ?? DEFAULT_HANDOVER_BYTES);
     this.maxQueued = Math.max(1, options.maxQueuedChunks ?? DEFAULT_MAX_QUEUED_CHUNKS);
@@ -114,24 +117,39 @@ export class ParallelWrittenNodeCheck {
       Atomics.add(this.flow, 0, 1);
       // A view into a larger buffer (a pooled Buffer) would clone the whole buffer: send its bytes alone.
       const { chunk } = event;
-      const own = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : new Uint8Array(chunk);
+      const own =
+        chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : new Uint8Array(chunk);
       this.worker.postMessage({ ...event, chunk: own });
     } else this.worker.postMessage(event);
   }
 
   private handOver(): void {
-    const data: WrittenCheckWorkerData = { location: this.location, recordsPassedSchemas: this.options.recordsPassedSchemas === true, flow: this.flow.buffer as SharedArrayBuffer };
+    const data: WrittenCheckWorkerData = {
+      location: this.location,
+      recordsPassedSchemas: this.options.recordsPassedSchemas === true,
+      flow: this.flow.buffer as SharedArrayBuffer,
+    };
     const worker = (this.worker = new Worker(this.options.workerUrl ?? writtenCheckWorkerUrl(), { workerData: data }));
     this.answer = new Promise<WrittenCheckAnswer>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the written-node check's worker exited (code ${code}) before its report`)));
+      worker.once('exit', (code) =>
+        reject(new Error(`the written-node check's worker exited (code ${code}) before its report`)),
+      );
     });
     // A compile that throws never asks for the report: the worker must not keep the process up. After the
     // 'message' listener, which refs a worker again (Node 20).
     worker.unref();
     this.answer.catch(() => {}); // observed by report(); a compile that throws never asks
-    replay(this.pending.splice(0), { open: (path) => (this.send({ kind: 'open', path }), { write: (chunk) => this.send({ kind: 'write', path, chunk }), close: (written) => this.send({ kind: 'close', path, written }) }) });
+    replay(this.pending.splice(0), {
+      open: (path) => (
+        this.send({ kind: 'open', path }),
+        {
+          write: (chunk) => this.send({ kind: 'write', path, chunk }),
+          close: (written) => this.send({ kind: 'close', path, written }),
+        }
+      ),
+    });
   }
 
   /** Waits (blocking: the compile is synchronous) while maxQueued chunks wait for the worker. */
@@ -142,7 +160,8 @@ export class ParallelWrittenNodeCheck {
       Atomics.wait(this.flow, 0, queued, 1000);
       const now = Atomics.load(this.flow, 0);
       if (now !== queued) since = Date.now();
-      else if (Date.now() - since > STALL_MS) throw new Error(`the written-node check's worker scanned nothing for ${STALL_MS / 1000} s`);
+      else if (Date.now() - since > STALL_MS)
+        throw new Error(`the written-node check's worker scanned nothing for ${STALL_MS / 1000} s`);
       queued = now;
     }
   }

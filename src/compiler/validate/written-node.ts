@@ -1,7 +1,19 @@
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
 import { ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
 import {
-  checkAgainstNode, checkMeasured, compareInReadOrder, definesIds, emptyNodeIds, FileScan, fileRank, nodeFieldsOf, rulesOf, type FileRules, type MeasuredFile, type NodeIds, type ScanEvents,
+  checkAgainstNode,
+  checkMeasured,
+  compareInReadOrder,
+  definesIds,
+  emptyNodeIds,
+  FileScan,
+  fileRank,
+  nodeFieldsOf,
+  rulesOf,
+  type FileRules,
+  type MeasuredFile,
+  type NodeIds,
+  type ScanEvents,
 } from './scan-file.js';
 import { checkNode, type NodeFiles, type ValidationReport } from './validate-node.js';
 
@@ -36,7 +48,12 @@ export class WrittenNodeCheck {
   private readonly files = new Map<string, WrittenNodeFile>();
   private manifest: Uint8Array[] | null = null;
   /** Files checked against the node ahead of the report, in read order: the ids they define and what each check found. */
-  private readonly ahead = { found: emptyNodeIds(), paths: [] as string[], issues: new Map<string, IssueList>(), off: false };
+  private readonly ahead = {
+    found: emptyNodeIds(),
+    paths: [] as string[],
+    issues: new Map<string, IssueList>(),
+    off: false,
+  };
   /** Last-rank files checked against the node once complete: what each check found, and how many files had been checked ahead then. */
   private readonly checkedEarly = new Map<string, { issues: IssueList; ahead: number }>();
   /** How many files the last report() took as checked ahead (0: every file was checked in the report). */
@@ -48,7 +65,10 @@ export class WrittenNodeCheck {
    * `location`: the folder the files end up in (for the report). `recordsPassedSchemas`: as
    * validateNode's option (the compiler ran each line schema just before it wrote the line).
    */
-  constructor(readonly location: string, private readonly options: { recordsPassedSchemas?: boolean } = {}) {}
+  constructor(
+    readonly location: string,
+    private readonly options: { recordsPassedSchemas?: boolean } = {},
+  ) {}
 
   /** A sink that writes through `inner` and shows each file's bytes to this check. */
   sink(inner: NodeSink): NodeSink {
@@ -83,7 +103,12 @@ export class WrittenNodeCheck {
       scan: async (entry, found, issues, trusted) => {
         const file = this.files.get(entry.path);
         if (file?.measured === undefined) {
-          issues.add({ code: 'file.missing', severity: 'error', file: entry.path, message: 'listed in manifest.json but not found' });
+          issues.add({
+            code: 'file.missing',
+            severity: 'error',
+            file: entry.path,
+            message: 'listed in manifest.json but not found',
+          });
           return null;
         }
         if (trusted) throw new Error('a written node has no trusted files');
@@ -93,8 +118,7 @@ export class WrittenNodeCheck {
         else if (earlyStands && early?.ahead === this.takenAhead) {
           transferIssues(early.issues, issues);
           this.takenEarly++;
-        }
-        else file.replay(found, issues);
+        } else file.replay(found, issues);
         checkMeasured(entry, file.measured, issues);
         return { records: file.measured.records, text: file.measured.text };
       },
@@ -130,7 +154,8 @@ export class WrittenNodeCheck {
     const ahead = this.ahead;
     if (ahead.off) return;
     const rank = fileRank(opened);
-    for (const file of this.files.values()) if (file.measured !== undefined && fileRank(file.rules.path) < rank) file.ready = true;
+    for (const file of this.files.values())
+      if (file.measured !== undefined && fileRank(file.rules.path) < rank) file.ready = true;
     const known = [...this.files.keys(), ...(opened === 'manifest.json' ? [] : [opened])].sort(compareInReadOrder);
     if (ahead.paths.some((path, i) => known[i] !== path)) {
       ahead.off = true;
@@ -171,7 +196,8 @@ function transferIssues(from: IssueList, to: IssueList): void {
     to.add(issue);
     kept.set(issue.code, (kept.get(issue.code) ?? 0) + 1);
   }
-  for (const [code, n] of Object.entries(from.counts())) if (n > (kept.get(code) ?? 0)) to.countDropped(code, n - (kept.get(code) ?? 0));
+  for (const [code, n] of Object.entries(from.counts()))
+    if (n > (kept.get(code) ?? 0)) to.countDropped(code, n - (kept.get(code) ?? 0));
 }
 
 /**
@@ -205,7 +231,8 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
 
   close(written: WrittenFile): void {
     this.measured = { ...this.scan.end(), checksum: written.checksum };
-    if (this.measured.bytes !== written.bytes) throw new Error(`${this.rules.path}: the sink saw ${this.measured.bytes} bytes, TrackedFile ${written.bytes}`);
+    if (this.measured.bytes !== written.bytes)
+      throw new Error(`${this.rules.path}: the sink saw ${this.measured.bytes} bytes, TrackedFile ${written.bytes}`);
   }
 
   issue(issue: ValidationIssue): void {
@@ -227,11 +254,13 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
     const record: Record<string, unknown> = {};
     let next = 0;
     for (let k = 0; k < this.lines.length; k++) {
-      for (; next < this.issues.length && this.issues[next]!.recordsBefore === k; next++) issues.add(this.issues[next]!.issue);
+      for (; next < this.issues.length && this.issues[next]!.recordsBefore === k; next++)
+        issues.add(this.issues[next]!.issue);
       for (let i = 0; i < this.fields.length; i++) record[this.fields[i]!] = this.columns[i]![k];
       checkAgainstNode(this.rules, record, this.lines[k]!, found, issues);
     }
     for (; next < this.issues.length; next++) issues.add(this.issues[next]!.issue);
-    for (const [code, n] of this.perCode) if (n > ISSUES_KEPT_PER_CODE) issues.countDropped(code, n - ISSUES_KEPT_PER_CODE);
+    for (const [code, n] of this.perCode)
+      if (n > ISSUES_KEPT_PER_CODE) issues.countDropped(code, n - ISSUES_KEPT_PER_CODE);
   }
 }

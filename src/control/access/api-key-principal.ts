@@ -6,6 +6,8 @@ import type { ApiKeyPrincipal } from './principal.js';
 export function apiKeyPrincipalResolver(db: Db): (key: string) => ApiKeyPrincipal | undefined {
   return (key) => {
     const record = resolveApiKey(db, key);
-    return record ? { kind: 'api_key', keyId: record.id, organizationId: record.organizationId, role: record.role } : undefined;
+    return record
+      ? { kind: 'api_key', keyId: record.id, organizationId: record.organizationId, role: record.role }
+      : undefined;
   };
 }

@@ -39,7 +39,8 @@ export function roleIn(principal: Principal, organizationId: string): EffectiveR
     case 'api_key':
       return principal.organizationId === organizationId ? principal.role : undefined;
     case 'user':
-      if (principal.platformRole && (PLATFORM_ROLES as readonly string[]).includes(principal.platformRole)) return principal.platformRole;
+      if (principal.platformRole && (PLATFORM_ROLES as readonly string[]).includes(principal.platformRole))
+        return principal.platformRole;
       return principal.memberships(organizationId);
   }
 }
@@ -50,7 +51,10 @@ function isPlatformRole(role: EffectiveRole): role is PlatformRole {
 
 /** 401 for a caller without a credential. */
 export function unauthenticated(): AppError {
-  return new AppError('auth.unauthenticated', 'Send an API key as Authorization: Bearer <key> or X-Api-Key (or a user access token as Authorization: Bearer <token>).');
+  return new AppError(
+    'auth.unauthenticated',
+    'Send an API key as Authorization: Bearer <key> or X-Api-Key (or a user access token as Authorization: Bearer <token>).',
+  );
 }
 
 /**
@@ -58,7 +62,14 @@ export function unauthenticated(): AppError {
  * 403 auth.tenant_mismatch when foreign on a mutation; 403 auth.forbidden when the caller's role
  * is below `minRole`. Returns the caller's effective role.
  */
-function decide(principal: Principal, organizationId: string | undefined, minRole: Role, access: Access, notFound: () => AppError, noun: string): EffectiveRole {
+function decide(
+  principal: Principal,
+  organizationId: string | undefined,
+  minRole: Role,
+  access: Access,
+  notFound: () => AppError,
+  noun: string,
+): EffectiveRole {
   if (principal.kind === 'anonymous') throw unauthenticated();
   if (organizationId === undefined) throw notFound();
   const role = roleIn(principal, organizationId);
@@ -66,29 +77,69 @@ function decide(principal: Principal, organizationId: string | undefined, minRol
     if (access === 'read') throw notFound();
     throw new AppError('auth.tenant_mismatch', `This ${noun} belongs to another organization.`);
   }
-  if (!isPlatformRole(role) && !roleAtLeast(role, minRole)) throw new AppError('auth.forbidden', `This needs the ${minRole} role or higher; the caller has ${role}.`);
+  if (!isPlatformRole(role) && !roleAtLeast(role, minRole))
+    throw new AppError('auth.forbidden', `This needs the ${minRole} role or higher; the caller has ${role}.`);
   return role;
 }
 
 /** Pure: authorizes `principal` on an organization (docs/contract.md#tenant-isolation); throws the contract's AppError. */
-export function authorizeOrganization(principal: Principal, organizationId: string, minRole: Role, access: Access, lookups: OrganizationLookups): EffectiveRole {
+export function authorizeOrganization(
+  principal: Principal,
+  organizationId: string,
+  minRole: Role,
+  access: Access,
+  lookups: OrganizationLookups,
+): EffectiveRole {
   if (principal.kind === 'anonymous') throw unauthenticated();
   const exists = lookups.organizationExists(organizationId);
-  return decide(principal, exists ? organizationId : undefined, minRole, access, () => new AppError('organization.not_found', `No organization ${organizationId} among yours.`), 'organization');
+  return decide(
+    principal,
+    exists ? organizationId : undefined,
+    minRole,
+    access,
+    () => new AppError('organization.not_found', `No organization ${organizationId} among yours.`),
+    'organization',
+  );
 }
 
 /** Pure: authorizes `principal` on a website through its organization (docs/contract.md#tenant-isolation); throws the contract's AppError. */
-export function authorizeWebsite<W extends TenantWebsite>(principal: Principal, websiteId: string, minRole: Role, access: Access, lookups: WebsiteLookups<W>): { website: W; role: EffectiveRole } {
+export function authorizeWebsite<W extends TenantWebsite>(
+  principal: Principal,
+  websiteId: string,
+  minRole: Role,
+  access: Access,
+  lookups: WebsiteLookups<W>,
+): { website: W; role: EffectiveRole } {
   if (principal.kind === 'anonymous') throw unauthenticated();
   const website = lookups.website(websiteId);
-  const role = decide(principal, website?.organizationId, minRole, access, () => new AppError('website.not_found', `No website ${websiteId} in your organization.`), 'website');
+  const role = decide(
+    principal,
+    website?.organizationId,
+    minRole,
+    access,
+    () => new AppError('website.not_found', `No website ${websiteId} in your organization.`),
+    'website',
+  );
   return { website: website!, role };
 }
 
 /** Pure: authorizes `principal` on a connector through its website's organization; an unknown (or, on a read, foreign) connector is 404 connector.not_found. */
-export function authorizeConnector<W extends TenantWebsite>(principal: Principal, connectorId: string, minRole: Role, access: Access, lookups: ConnectorLookups<W>): { website: W; role: EffectiveRole } {
+export function authorizeConnector<W extends TenantWebsite>(
+  principal: Principal,
+  connectorId: string,
+  minRole: Role,
+  access: Access,
+  lookups: ConnectorLookups<W>,
+): { website: W; role: EffectiveRole } {
   if (principal.kind === 'anonymous') throw unauthenticated();
   const website = lookups.connectorWebsite(connectorId);
-  const role = decide(principal, website?.organizationId, minRole, access, () => new AppError('connector.not_found', `No connector ${connectorId} in your organization.`), 'connector');
+  const role = decide(
+    principal,
+    website?.organizationId,
+    minRole,
+    access,
+    () => new AppError('connector.not_found', `No connector ${connectorId} in your organization.`),
+    'connector',
+  );
   return { website: website!, role };
 }

@@ -5,7 +5,13 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { getOrganization } from '../records/organizations.js';
 import type { WebsiteRecord } from '../records/record-types.js';
 import { getWebsite } from '../records/websites.js';
-import { authorizeConnector, authorizeOrganization, authorizeWebsite, unauthenticated, type EffectiveRole } from './authorize.js';
+import {
+  authorizeConnector,
+  authorizeOrganization,
+  authorizeWebsite,
+  unauthenticated,
+  type EffectiveRole,
+} from './authorize.js';
 import { ANONYMOUS, type Principal, type PrincipalResolvers } from './principal.js';
 import { countApiRequest, limitPrincipalRequest } from './request-limits.js';
 import type { ManagementRoute, RouteAccess } from './route-access.js';
@@ -38,7 +44,9 @@ export interface ManagementScopeOptions extends RoutePluginOptions {
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** The credential a request presents: X-Api-Key, else Authorization: Bearer (the scheme is case-insensitive, RFC 9110 section 11.1). */
-function presentedCredential(request: FastifyRequest): { header: 'x-api-key' | 'authorization'; value: string } | undefined {
+function presentedCredential(
+  request: FastifyRequest,
+): { header: 'x-api-key' | 'authorization'; value: string } | undefined {
   const apiKey = request.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.length > 0) return { header: 'x-api-key', value: apiKey };
   const match = typeof request.headers.authorization === 'string' ? BEARER.exec(request.headers.authorization) : null;
@@ -49,16 +57,24 @@ function presentedCredential(request: FastifyRequest): { header: 'x-api-key' | '
 export async function resolvePrincipal(request: FastifyRequest, resolvers: PrincipalResolvers): Promise<Principal> {
   const credential = presentedCredential(request);
   if (!credential) return ANONYMOUS;
-  const principal = resolvers.resolveApiKeyPrincipal(credential.value) ?? (credential.header === 'authorization' ? await resolvers.resolveUserPrincipal(credential.value) : undefined);
-  if (!principal) throw new AppError('auth.unauthenticated', 'The API key is unknown or revoked (or the access token is not valid).');
+  const principal =
+    resolvers.resolveApiKeyPrincipal(credential.value) ??
+    (credential.header === 'authorization' ? await resolvers.resolveUserPrincipal(credential.value) : undefined);
+  if (!principal)
+    throw new AppError('auth.unauthenticated', 'The API key is unknown or revoked (or the access token is not valid).');
   return principal;
 }
 
 function checkDeclaration(method: string, url: string, access: RouteAccess | undefined): RouteAccess {
   const route = `${method} ${url}`;
-  if (!url.startsWith('/v1/') || url.startsWith('/v1/ingest/')) throw new Error(`${route} is not a management route: the management scope holds /v1/* except /v1/ingest/*`);
-  if (!access) throw new Error(`${route} declares no config.access: give its minimum role and whether it reads or mutates (src/control/access/route-access.ts)`);
-  if ('resource' in access && !new RegExp(`:${access.resource.param}(?:/|$)`).test(url)) throw new Error(`${route} declares resource parameter :${access.resource.param}, which its path lacks`);
+  if (!url.startsWith('/v1/') || url.startsWith('/v1/ingest/'))
+    throw new Error(`${route} is not a management route: the management scope holds /v1/* except /v1/ingest/*`);
+  if (!access)
+    throw new Error(
+      `${route} declares no config.access: give its minimum role and whether it reads or mutates (src/control/access/route-access.ts)`,
+    );
+  if ('resource' in access && !new RegExp(`:${access.resource.param}(?:/|$)`).test(url))
+    throw new Error(`${route} declares resource parameter :${access.resource.param}, which its path lacks`);
   return access;
 }
 
@@ -94,14 +110,24 @@ export const managementScope: FastifyPluginAsync<ManagementScopeOptions> = async
     request.principal = principal;
     await limitPrincipalRequest(services, request, reply);
     if (principal.kind === 'anonymous') throw unauthenticated();
-    if (principal.kind === 'api_key' && access.apiKeys === false) throw new AppError('auth.forbidden', 'API keys cannot call this route: sign in as a user (docs/contract.md#principals).');
+    if (principal.kind === 'api_key' && access.apiKeys === false)
+      throw new AppError(
+        'auth.forbidden',
+        'API keys cannot call this route: sign in as a user (docs/contract.md#principals).',
+      );
     if (access.minRole === 'authenticated') return;
     const id = (request.params as Record<string, string | undefined>)[access.resource.param] ?? '';
     if (access.resource.kind === 'website' || access.resource.kind === 'connector') {
-      const { website, role } = access.resource.kind === 'website' ? authorizeWebsite(principal, id, access.minRole, access.access, lookups) : authorizeConnector(principal, id, access.minRole, access.access, lookups);
+      const { website, role } =
+        access.resource.kind === 'website'
+          ? authorizeWebsite(principal, id, access.minRole, access.access, lookups)
+          : authorizeConnector(principal, id, access.minRole, access.access, lookups);
       request.tenant = { organizationId: website.organizationId, role, website };
     } else {
-      request.tenant = { organizationId: id, role: authorizeOrganization(principal, id, access.minRole, access.access, lookups) };
+      request.tenant = {
+        organizationId: id,
+        role: authorizeOrganization(principal, id, access.minRole, access.access, lookups),
+      };
     }
   });
 
@@ -114,7 +140,8 @@ function lookupsOf(services: Pick<AppServices, 'controlDb'>) {
   return {
     website: (id: string) => getWebsite(services.controlDb, id),
     connectorWebsite: (id: string) => {
-      const websiteId = services.controlDb.prepare('SELECT website_id FROM connectors WHERE id = ?').pluck().get(id) as string | undefined;
+      const websiteId = services.controlDb.prepare('SELECT website_id FROM connectors WHERE id = ?').pluck().get(id) as
+        string | undefined;
       return websiteId === undefined ? undefined : getWebsite(services.controlDb, websiteId);
     },
     organizationExists: (id: string) => getOrganization(services.controlDb, id) !== undefined,
@@ -124,6 +151,9 @@ function lookupsOf(services: Pick<AppServices, 'controlDb'>) {
 /** The website a route declared as its resource, authorized; throws when the route declared none (a programming error). */
 export function authorizedWebsite(request: FastifyRequest): WebsiteRecord {
   const website = request.tenant?.website;
-  if (!website) throw new Error(`${request.method} ${request.routeOptions.url} reads its website but declares no website resource in config.access`);
+  if (!website)
+    throw new Error(
+      `${request.method} ${request.routeOptions.url} reads its website but declares no website resource in config.access`,
+    );
   return website;
 }

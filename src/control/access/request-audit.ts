@@ -20,6 +20,14 @@ export function actorOf(principal: Principal): AuditActor {
  * request id ties the row to the request's log line. Call it inside the change's transaction when
  * there is one, so a rolled-back change leaves no row.
  */
-export function auditRequest(services: Pick<AppServices, 'controlDb' | 'now'>, request: FastifyRequest, entry: Omit<AuditEntryInput, 'actor' | 'requestId'>): void {
-  appendAudit(services.controlDb, { ...entry, actor: actorOf(request.principal), requestId: request.id }, services.now());
+export function auditRequest(
+  services: Pick<AppServices, 'controlDb' | 'now'>,
+  request: FastifyRequest,
+  entry: Omit<AuditEntryInput, 'actor' | 'requestId'>,
+): void {
+  appendAudit(
+    services.controlDb,
+    { ...entry, actor: actorOf(request.principal), requestId: request.id },
+    services.now(),
+  );
 }

@@ -25,18 +25,36 @@ function budgetKey(principal: Principal | null, address: string): string {
  * resolved, or when its credential was refused, the client address's); 429 quota.rate_limited
  * past it. The RateLimit headers go on the reply.
  */
-export async function limitPrincipalRequest(services: LimitServices, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await consumeRateLimit(services.rateLimits, generalRule(services), budgetKey(request.principal ?? null, request.ip), services.now(), reply);
+export async function limitPrincipalRequest(
+  services: LimitServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  await consumeRateLimit(
+    services.rateLimits,
+    generalRule(services),
+    budgetKey(request.principal ?? null, request.ip),
+    services.now(),
+    reply,
+  );
 }
 
 /**
  * A public route group under the general limit per client address (node files, JWKS, billing):
  * an onRequest hook, so an over-limit request is refused before its body is read.
  */
-export function limitedByAddress<Options extends RoutePluginOptions>(routes: RoutePlugin<Options>): RoutePlugin<Options> {
+export function limitedByAddress<Options extends RoutePluginOptions>(
+  routes: RoutePlugin<Options>,
+): RoutePlugin<Options> {
   return async (app, options) => {
     app.addHook('onRequest', async (request, reply) => {
-      await consumeRateLimit(options.services.rateLimits, generalRule(options.services), budgetKey(null, request.ip), options.services.now(), reply);
+      await consumeRateLimit(
+        options.services.rateLimits,
+        generalRule(options.services),
+        budgetKey(null, request.ip),
+        options.services.now(),
+        reply,
+      );
     });
     await app.register(routes, options);
   };
@@ -48,6 +66,8 @@ export function limitedByAddress<Options extends RoutePluginOptions>(routes: Rou
  * organization (e.g. GET /v1/auth/me) counts nowhere.
  */
 export function countApiRequest(services: Pick<AppServices, 'usage'>, request: FastifyRequest): void {
-  const organizationId = request.tenant?.organizationId ?? (request.principal?.kind === 'api_key' ? request.principal.organizationId : undefined);
+  const organizationId =
+    request.tenant?.organizationId ??
+    (request.principal?.kind === 'api_key' ? request.principal.organizationId : undefined);
   if (organizationId !== undefined) services.usage.count(organizationId, 'api_requests');
 }

@@ -1,4 +1,11 @@
-import { errors as joseErrors, jwtVerify, SignJWT, type FlattenedJWSInput, type JWK, type JWTHeaderParameters } from 'jose';
+import {
+  errors as joseErrors,
+  jwtVerify,
+  SignJWT,
+  type FlattenedJWSInput,
+  type JWK,
+  type JWTHeaderParameters,
+} from 'jose';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors/app-error.js';
 import { newUlid } from '../../platform/ids/ulid.js';
@@ -86,14 +93,17 @@ export async function verifyAccessToken(ctx: AccountsContext, token: string): Pr
       currentDate: new Date(ctx.now()),
     }));
   } catch (error) {
-    if (error instanceof joseErrors.JWTExpired) throw unauthenticated('The access token expired; get a new one from POST /v1/auth/refresh.', error);
+    if (error instanceof joseErrors.JWTExpired)
+      throw unauthenticated('The access token expired; get a new one from POST /v1/auth/refresh.', error);
     throw unauthenticated('The access token is not valid here; sign in again or refresh it.', error);
   }
   const claims = ClaimsSchema.safeParse(payload);
   if (!claims.success) throw unauthenticated('The access token lacks the sub, sid or tv claim; sign in again.');
   const { sub, sid, tv, jti, iat, exp } = claims.data;
   const session = readSession(ctx.db, sid);
-  if (!session || session.userId !== sub || !isSessionLive(session, ctx.now())) throw unauthenticated('The session of this access token has ended; sign in again.');
-  if (readTokenVersion(ctx.db, sub) !== tv) throw unauthenticated('The access token was revoked (password change or sign-out everywhere); sign in again.');
+  if (!session || session.userId !== sub || !isSessionLive(session, ctx.now()))
+    throw unauthenticated('The session of this access token has ended; sign in again.');
+  if (readTokenVersion(ctx.db, sub) !== tv)
+    throw unauthenticated('The access token was revoked (password change or sign-out everywhere); sign in again.');
   return { userId: sub, sessionId: sid, tokenVersion: tv, jti, issuedAt: iat, expiresAt: exp };
 }

@@ -21,7 +21,8 @@ export interface AccountUser {
   createdAt: string;
 }
 
-const SELECT = 'SELECT id, email, password_hash AS passwordHash, email_verified_at AS emailVerifiedAt, token_version AS tokenVersion, created_at AS createdAt FROM users';
+const SELECT =
+  'SELECT id, email, password_hash AS passwordHash, email_verified_at AS emailVerifiedAt, token_version AS tokenVersion, created_at AS createdAt FROM users';
 
 export function readAuthUser(db: Db, id: string): AuthUser | undefined {
   return db.prepare(`${SELECT} WHERE id = ?`).get(id) as AuthUser | undefined;
@@ -36,7 +37,13 @@ export function isTotpEnabled(db: Db, userId: string): boolean {
 }
 
 export function toAccountUser(db: Db, user: AuthUser): AccountUser {
-  return { id: user.id, email: user.email, emailVerified: user.emailVerifiedAt !== null, mfaEnabled: isTotpEnabled(db, user.id), createdAt: user.createdAt };
+  return {
+    id: user.id,
+    email: user.email,
+    emailVerified: user.emailVerifiedAt !== null,
+    mfaEnabled: isTotpEnabled(db, user.id),
+    createdAt: user.createdAt,
+  };
 }
 
 export async function setPassword(db: Db, userId: string, password: string): Promise<void> {
@@ -46,7 +53,10 @@ export async function setPassword(db: Db, userId: string, password: string): Pro
 
 /** users.email_verified_at is ISO-8601 text, as released in the first schema. */
 export function markEmailVerified(db: Db, userId: string, now: number): void {
-  db.prepare('UPDATE users SET email_verified_at = ? WHERE id = ? AND email_verified_at IS NULL').run(nowIso(now), userId);
+  db.prepare('UPDATE users SET email_verified_at = ? WHERE id = ? AND email_verified_at IS NULL').run(
+    nowIso(now),
+    userId,
+  );
 }
 
 let dummyHash: Promise<string> | undefined;

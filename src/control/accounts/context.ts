@@ -65,8 +65,12 @@ export async function createAccountsContext(options: CreateAccountsContextOption
   await primeDummyPasswordHash();
   const keys = new SigningKeyRing(layout, { algorithm, tokenLifetimeMs: ACCESS_TOKEN_LIFETIME_SECONDS * 1000, now });
   const listenPort = options.listenPort;
-  const issuer = () => settings.authIssuer ?? publicBaseUrl(settings, typeof listenPort === 'function' ? listenPort() : listenPort);
-  const mail = new MailOutbox(options.mailTransport ?? (await createMailTransport(settings, layout)), { from: settings.mailFrom, logger });
+  const issuer = () =>
+    settings.authIssuer ?? publicBaseUrl(settings, typeof listenPort === 'function' ? listenPort() : listenPort);
+  const mail = new MailOutbox(options.mailTransport ?? (await createMailTransport(settings, layout)), {
+    from: settings.mailFrom,
+    logger,
+  });
   return {
     db: options.db,
     masterKey: readMasterKey(layout),
@@ -82,7 +86,11 @@ export async function createAccountsContext(options: CreateAccountsContextOption
     google: {
       clientId: settings.googleClientId,
       issuers: [...settings.googleIssuers],
-      keys: createRemoteJWKSet(new URL(settings.googleJwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 }),
+      keys: createRemoteJWKSet(new URL(settings.googleJwksUrl), {
+        timeoutDuration: 5000,
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+      }),
     },
     mail,
     appBaseUrl: settings.appBaseUrl,

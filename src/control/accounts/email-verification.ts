@@ -7,17 +7,27 @@ import { renderMail } from '../mail/mail-templates.js';
 import { parseAccountInput, VerifyEmailSchema } from './schemas.js';
 
 /** Mails a new verification token (an earlier unused one stops working); resolves whether the mail went out. */
-export async function sendVerificationMail(ctx: AccountsContext, user: { userId: string; email: string }): Promise<boolean> {
+export async function sendVerificationMail(
+  ctx: AccountsContext,
+  user: { userId: string; email: string },
+): Promise<boolean> {
   const token = issueMailToken(ctx.db, 'email_verification', { userId: user.userId, email: user.email }, ctx.now());
-  return ctx.mail.deliver('email_verification', renderMail({ kind: 'email_verification', to: user.email, token }, { appBaseUrl: ctx.appBaseUrl }));
+  return ctx.mail.deliver(
+    'email_verification',
+    renderMail({ kind: 'email_verification', to: user.email, token }, { appBaseUrl: ctx.appBaseUrl }),
+  );
 }
 
 /** POST /v1/auth/verify-email `{token}`: marks the address verified; organizations that invited it are joined (docs/organizations.md "Invitations"). */
-export function verifyEmail(ctx: AccountsContext, input: unknown): { userId: string; email: string; emailVerified: true } {
+export function verifyEmail(
+  ctx: AccountsContext,
+  input: unknown,
+): { userId: string; email: string; emailVerified: true } {
   const { token } = parseAccountInput(VerifyEmailSchema, input, 'email verification');
   const subject = consumeMailToken(ctx.db, 'email_verification', token, ctx.now());
   const user = subject.userId ? readAuthUser(ctx.db, subject.userId) : undefined;
-  if (!user || user.email !== subject.email.toLowerCase()) throw new AppError('auth.mail_token_invalid', 'This token was sent to an address the account no longer has.');
+  if (!user || user.email !== subject.email.toLowerCase())
+    throw new AppError('auth.mail_token_invalid', 'This token was sent to an address the account no longer has.');
   markEmailVerified(ctx.db, user.id, ctx.now());
   acceptPendingInvitations(ctx.db, { userId: user.id, email: user.email }, ctx.now());
   return { userId: user.id, email: user.email, emailVerified: true };

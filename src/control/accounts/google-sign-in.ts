@@ -15,7 +15,10 @@ const ID_TOKEN_ALGORITHMS = ['RS256'];
 
 const IdTokenClaimsSchema = z.object({
   sub: z.string().min(1).max(255),
-  email: z.email().max(320).transform((e) => e.toLowerCase()),
+  email: z
+    .email()
+    .max(320)
+    .transform((e) => e.toLowerCase()),
   // Google sends a boolean; some older tokens carried the string.
   email_verified: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
 });
@@ -27,19 +30,42 @@ function isKeyFetchFailure(error: unknown): boolean {
   return error.code === 'ERR_JOSE_GENERIC';
 }
 
-async function verifyGoogleIdToken(ctx: AccountsContext, idToken: string, clientId: string): Promise<z.infer<typeof IdTokenClaimsSchema>> {
+async function verifyGoogleIdToken(
+  ctx: AccountsContext,
+  idToken: string,
+  clientId: string,
+): Promise<z.infer<typeof IdTokenClaimsSchema>> {
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(idToken, ctx.google.keys, { issuer: ctx.google.issuers, audience: clientId, algorithms: ID_TOKEN_ALGORITHMS, currentDate: new Date(ctx.now()) }));
+    ({ payload } = await jwtVerify(idToken, ctx.google.keys, {
+      issuer: ctx.google.issuers,
+      audience: clientId,
+      algorithms: ID_TOKEN_ALGORITHMS,
+      currentDate: new Date(ctx.now()),
+    }));
   } catch (error) {
     if (isKeyFetchFailure(error)) {
       ctx.logger.warn({ error: (error as Error).message }, 'cannot fetch the Google signing keys');
-      throw new AppError('service.unavailable', 'Google sign-in cannot reach Google\'s signing keys right now; try again shortly.', { cause: error });
+      throw new AppError(
+        'service.unavailable',
+        "Google sign-in cannot reach Google's signing keys right now; try again shortly.",
+        { cause: error },
+      );
     }
-    throw new AppError('auth.idp_token_invalid', error instanceof joseErrors.JWTExpired ? 'The Google ID token expired; sign in with Google again.' : 'The Google ID token is not valid for this service (signature, issuer or audience).', { cause: error });
+    throw new AppError(
+      'auth.idp_token_invalid',
+      error instanceof joseErrors.JWTExpired
+        ? 'The Google ID token expired; sign in with Google again.'
+        : 'The Google ID token is not valid for this service (signature, issuer or audience).',
+      { cause: error },
+    );
   }
   const claims = IdTokenClaimsSchema.safeParse(payload);
-  if (!claims.success) throw new AppError('auth.idp_token_invalid', 'The Google ID token carries no usable sub and email; ask for the email scope.');
+  if (!claims.success)
+    throw new AppError(
+      'auth.idp_token_invalid',
+      'The Google ID token carries no usable sub and email; ask for the email scope.',
+    );
   return claims.data;
 }
 
@@ -51,23 +77,34 @@ async function verifyGoogleIdToken(ctx: AccountsContext, idToken: string, client
  */
 function linkGoogleIdentity(ctx: AccountsContext, sub: string, email: string): AuthUser {
   const now = ctx.now();
-  const userId = ctx.db.transaction((): string => {
-    const linked = ctx.db.prepare('SELECT user_id FROM user_identities WHERE provider = ? AND subject = ?').pluck().get(PROVIDER, sub) as string | undefined;
-    if (linked) return linked;
-    let user = findAuthUserByEmail(ctx.db, email);
-    if (user && user.emailVerifiedAt === null) {
-      ctx.db.prepare('UPDATE users SET password_hash = NULL WHERE id = ?').run(user.id);
-      revokeEveryUserSession(ctx.db, user.id, 'account_linked', now);
-      markEmailVerified(ctx.db, user.id, now);
-    }
-    if (!user) {
-      const id = newId('usr');
-      ctx.db.prepare('INSERT INTO users (id, email, password_hash, email_verified_at, created_at) VALUES (?, ?, NULL, ?, ?)').run(id, email, nowIso(now), nowIso(now));
-      user = readAuthUser(ctx.db, id)!;
-    }
-    ctx.db.prepare('INSERT INTO user_identities (provider, subject, user_id, email, created_at) VALUES (?, ?, ?, ?, ?)').run(PROVIDER, sub, user.id, email, now);
-    return user.id;
-  }).immediate();
+  const userId = ctx.db
+    .transaction((): string => {
+      const linked = ctx.db
+        .prepare('SELECT user_id FROM user_identities WHERE provider = ? AND subject = ?')
+        .pluck()
+        .get(PROVIDER, sub) as string | undefined;
+      if (linked) return linked;
+      let user = findAuthUserByEmail(ctx.db, email);
+      if (user && user.emailVerifiedAt === null) {
+        ctx.db.prepare('UPDATE users SET password_hash = NULL WHERE id = ?').run(user.id);
+        revokeEveryUserSession(ctx.db, user.id, 'account_linked', now);
+        markEmailVerified(ctx.db, user.id, now);
+      }
+      if (!user) {
+        const id = newId('usr');
+        ctx.db
+          .prepare(
+            'INSERT INTO users (id, email, password_hash, email_verified_at, created_at) VALUES (?, ?, NULL, ?, ?)',
+          )
+          .run(id, email, nowIso(now), nowIso(now));
+        user = readAuthUser(ctx.db, id)!;
+      }
+      ctx.db
+        .prepare('INSERT INTO user_identities (provider, subject, user_id, email, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(PROVIDER, sub, user.id, email, now);
+      return user.id;
+    })
+    .immediate();
   const user = readAuthUser(ctx.db, userId);
   if (!user) throw new AppError('auth.unauthenticated', 'The account linked to this Google identity no longer exists.');
   return user;
@@ -81,8 +118,16 @@ function linkGoogleIdentity(ctx: AccountsContext, sub: string, email: string): A
 export async function googleSignIn(ctx: AccountsContext, input: unknown): Promise<SignInResult> {
   const { idToken, totp, recoveryCode } = parseAccountInput(GoogleSignInSchema, input, 'Google sign-in');
   const clientId = ctx.google.clientId;
-  if (!clientId) throw new AppError('auth.idp_unconfigured', 'Google sign-in is off on this service: the operator sets googleClientId (NODECTL_GOOGLE_CLIENT_ID).');
+  if (!clientId)
+    throw new AppError(
+      'auth.idp_unconfigured',
+      'Google sign-in is off on this service: the operator sets googleClientId (NODECTL_GOOGLE_CLIENT_ID).',
+    );
   const claims = await verifyGoogleIdToken(ctx, idToken, clientId);
-  if (claims.email_verified !== true) throw new AppError('auth.idp_email_unverified', `Google has not verified ${claims.email}; verify it with Google, or register with a password.`);
+  if (claims.email_verified !== true)
+    throw new AppError(
+      'auth.idp_email_unverified',
+      `Google has not verified ${claims.email}; verify it with Google, or register with a password.`,
+    );
   return completeSignIn(ctx, linkGoogleIdentity(ctx, claims.sub, claims.email), { totp, recoveryCode });
 }

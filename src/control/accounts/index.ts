@@ -4,7 +4,13 @@
  * these with the caller's input; each validates it with the schemas of ./schemas.js.
  */
 export { createAccountsContext, type AccountsContext, type CreateAccountsContextOptions } from './context.js';
-export { ACCESS_TOKEN_LIFETIME_SECONDS, readJwks, signAccessToken, verifyAccessToken, type VerifiedAccessToken } from './access-tokens.js';
+export {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  readJwks,
+  signAccessToken,
+  verifyAccessToken,
+  type VerifiedAccessToken,
+} from './access-tokens.js';
 export { refreshSession, logout, logoutAll, startSession, type SessionGrant, type SignInResult } from './sessions.js';
 export { login } from './login.js';
 export { googleSignIn } from './google-sign-in.js';
@@ -12,8 +18,22 @@ export { register } from './register.js';
 export { verifyEmail, sendVerificationMail } from './email-verification.js';
 export { changePassword, forgotPassword, resetPassword } from './passwords.js';
 export { readAccountProfile, type AccountProfile } from './profile.js';
-export { readTwoFactorStatus, beginTotpSetup, activateTotp, disableTotp, regenerateRecoveryCodes, type TwoFactorStatus } from './totp.js';
-export { issueMailToken, consumeMailToken, MAIL_TOKEN_KINDS, MAIL_TOKEN_LIFETIME_MS, type MailTokenKind, type MailTokenSubject } from './mail-tokens.js';
+export {
+  readTwoFactorStatus,
+  beginTotpSetup,
+  activateTotp,
+  disableTotp,
+  regenerateRecoveryCodes,
+  type TwoFactorStatus,
+} from './totp.js';
+export {
+  issueMailToken,
+  consumeMailToken,
+  MAIL_TOKEN_KINDS,
+  MAIL_TOKEN_LIFETIME_MS,
+  type MailTokenKind,
+  type MailTokenSubject,
+} from './mail-tokens.js';
 export { renderMail, type MailTemplate } from '../mail/mail-templates.js';
 export { type MailTransport, type MailMessage, createMailTransport } from '../mail/mail-transport.js';
 export { rotateSigningKey, SigningKeyRing, signingKeysDir, type SigningKeyInfo } from './signing-keys.js';

@@ -9,10 +9,23 @@ import { checkSecondFactor } from './totp.js';
  * The second step every sign-in shares: with 2FA on, no code is 401 auth.mfa_required
  * (details.mfa = "totp") and a wrong or spent one is 401 auth.mfa_invalid; then a session starts.
  */
-export async function completeSignIn(ctx: AccountsContext, user: AuthUser, factor: { totp?: string | undefined; recoveryCode?: string | undefined }): Promise<SignInResult> {
+export async function completeSignIn(
+  ctx: AccountsContext,
+  user: AuthUser,
+  factor: { totp?: string | undefined; recoveryCode?: string | undefined },
+): Promise<SignInResult> {
   const check = checkSecondFactor(ctx, user.id, factor);
-  if (check === 'missing') throw new AppError('auth.mfa_required', 'This account has two-factor sign-in: send the code of your authenticator app as totp, or a recoveryCode.', { details: { mfa: 'totp' } });
-  if (check === 'invalid') throw new AppError('auth.mfa_invalid', 'The code is wrong or already used; send the current code of your authenticator app or an unused recovery code.');
+  if (check === 'missing')
+    throw new AppError(
+      'auth.mfa_required',
+      'This account has two-factor sign-in: send the code of your authenticator app as totp, or a recoveryCode.',
+      { details: { mfa: 'totp' } },
+    );
+  if (check === 'invalid')
+    throw new AppError(
+      'auth.mfa_invalid',
+      'The code is wrong or already used; send the current code of your authenticator app or an unused recovery code.',
+    );
   return startSession(ctx, user);
 }
 

@@ -1,5 +1,11 @@
 import { AppError } from '../../platform/errors/app-error.js';
-import { findAuthUserByEmail, markEmailVerified, readAuthUser, setPassword, verifyPasswordOrDummy } from './account-users.js';
+import {
+  findAuthUserByEmail,
+  markEmailVerified,
+  readAuthUser,
+  setPassword,
+  verifyPasswordOrDummy,
+} from './account-users.js';
 import type { AccountsContext } from './context.js';
 import { consumeMailToken, issueMailToken } from './mail-tokens.js';
 import { renderMail } from '../mail/mail-templates.js';
@@ -16,7 +22,11 @@ export async function changePassword(ctx: AccountsContext, caller: { userId: str
   const user = readAuthUser(ctx.db, caller.userId);
   const ok = await verifyPasswordOrDummy(currentPassword, user?.passwordHash);
   if (!user) throw new AppError('auth.unauthenticated', 'The account of this session no longer exists.');
-  if (user.passwordHash === null) throw new AppError('auth.invalid_credentials', 'This account signs in with Google and has no password yet; set one through POST /v1/auth/password/forgot.');
+  if (user.passwordHash === null)
+    throw new AppError(
+      'auth.invalid_credentials',
+      'This account signs in with Google and has no password yet; set one through POST /v1/auth/password/forgot.',
+    );
   if (!ok) throw new AppError('auth.invalid_credentials', 'The current password is wrong.');
   await setPassword(ctx.db, user.id, newPassword);
   revokeEveryUserSession(ctx.db, user.id, 'password_change', ctx.now());
@@ -45,7 +55,8 @@ export async function resetPassword(ctx: AccountsContext, input: unknown): Promi
   const { token, password } = parseAccountInput(ResetPasswordSchema, input, 'password reset');
   const subject = consumeMailToken(ctx.db, 'password_reset', token, ctx.now());
   const user = subject.userId ? readAuthUser(ctx.db, subject.userId) : undefined;
-  if (!user || user.email !== subject.email.toLowerCase()) throw new AppError('auth.mail_token_invalid', 'This token was sent to an address the account no longer has.');
+  if (!user || user.email !== subject.email.toLowerCase())
+    throw new AppError('auth.mail_token_invalid', 'This token was sent to an address the account no longer has.');
   await setPassword(ctx.db, user.id, password);
   markEmailVerified(ctx.db, user.id, ctx.now());
   revokeEveryUserSession(ctx.db, user.id, 'password_reset', ctx.now());

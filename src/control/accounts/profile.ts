@@ -15,7 +15,9 @@ export function readAccountProfile(ctx: AccountsContext, caller: { userId: strin
   // As 2FA setup answers: the session's user is gone (its access token verified before the deletion).
   if (!user) throw new AppError('user.not_found', 'The account of this session no longer exists.');
   const organizations = ctx.db
-    .prepare('SELECT o.id, o.name, o.slug, m.role FROM members m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY o.name, o.id')
+    .prepare(
+      'SELECT o.id, o.name, o.slug, m.role FROM members m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY o.name, o.id',
+    )
     .all(user.id) as AccountProfile['organizations'];
   return { user: toAccountUser(ctx.db, user), organizations };
 }

@@ -14,6 +14,9 @@ export const accountsPruneJob = defineJob({
   schedule: { intervalSeconds: 86_400 },
   handler: async (_payload, { services }) => {
     const pruned = pruneAccountRecords(services.controlDb, services.now());
-    services.logger.info({ sessions: pruned.sessions, mailTokens: pruned.mailTokens }, 'expired account records pruned');
+    services.logger.info(
+      { sessions: pruned.sessions, mailTokens: pruned.mailTokens },
+      'expired account records pruned',
+    );
   },
 });

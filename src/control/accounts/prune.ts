@@ -7,8 +7,10 @@ import { pruneMailTokens } from './mail-tokens.js';
  * reuse) and mailed tokens past theirs. For a daily maintenance job.
  */
 export function pruneAccountRecords(db: Db, now: number): { sessions: number; mailTokens: number } {
-  return db.transaction(() => ({
-    sessions: db.prepare('DELETE FROM sessions WHERE expires_at < ?').run(now).changes,
-    mailTokens: pruneMailTokens(db, now),
-  })).immediate();
+  return db
+    .transaction(() => ({
+      sessions: db.prepare('DELETE FROM sessions WHERE expires_at < ?').run(now).changes,
+      mailTokens: pruneMailTokens(db, now),
+    }))
+    .immediate();
 }

@@ -19,7 +19,12 @@ function emailKey(email: string): string {
  * Each route counts on its own: a burst of forgot-password mails does not lock the user out of
  * login. The RateLimit headers show whichever of the two counters has less left.
  */
-export async function enforceAuthRateLimits(store: RateLimitStore, route: RateLimitedAuthRoute, limit: { address: string; email?: string; perMinute: number; now: number }, reply: FastifyReply): Promise<void> {
+export async function enforceAuthRateLimits(
+  store: RateLimitStore,
+  route: RateLimitedAuthRoute,
+  limit: { address: string; email?: string; perMinute: number; now: number },
+  reply: FastifyReply,
+): Promise<void> {
   const rule = { name: `auth.${route}`, limit: limit.perMinute, windowMs: WINDOW_MS };
   const byAddress = await consumeRateLimit(store, rule, `address:${limit.address}`, limit.now, reply);
   if (limit.email === undefined) return;

@@ -18,7 +18,9 @@ export function normalizeRecoveryCode(code: string): string {
  * master key the HMAC reveals nothing.
  */
 function hashRecoveryCode(masterKey: Uint8Array, userId: string, code: string): string {
-  return createHmac('sha256', deriveMasterSubkey(masterKey, 'nodectl.recovery-code.v1')).update(`${userId}:${normalizeRecoveryCode(code)}`, 'utf8').digest('hex');
+  return createHmac('sha256', deriveMasterSubkey(masterKey, 'nodectl.recovery-code.v1'))
+    .update(`${userId}:${normalizeRecoveryCode(code)}`, 'utf8')
+    .digest('hex');
 }
 
 function newRecoveryCode(): string {
@@ -42,11 +44,18 @@ export function replaceRecoveryCodes(db: Db, masterKey: Uint8Array, userId: stri
 export function consumeRecoveryCode(db: Db, masterKey: Uint8Array, userId: string, code: string, now: number): boolean {
   const normalized = normalizeRecoveryCode(code);
   if (normalized.length !== CODE_LENGTH) return false;
-  return db.prepare('UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL').run(now, userId, hashRecoveryCode(masterKey, userId, normalized)).changes === 1;
+  return (
+    db
+      .prepare('UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL')
+      .run(now, userId, hashRecoveryCode(masterKey, userId, normalized)).changes === 1
+  );
 }
 
 export function countUnusedRecoveryCodes(db: Db, userId: string): number {
-  return db.prepare('SELECT COUNT(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL').pluck().get(userId) as number;
+  return db
+    .prepare('SELECT COUNT(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL')
+    .pluck()
+    .get(userId) as number;
 }
 
 export function deleteRecoveryCodes(db: Db, userId: string): void {

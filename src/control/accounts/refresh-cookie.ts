@@ -23,12 +23,28 @@ export function refreshCookieIsSecure(settings: Settings): boolean {
 }
 
 function cookieOptions(settings: Settings, maxAgeSeconds: number): CookieSerializeOptions {
-  return { httpOnly: true, sameSite: 'strict', path: REFRESH_COOKIE_PATH, secure: refreshCookieIsSecure(settings), maxAge: maxAgeSeconds };
+  return {
+    httpOnly: true,
+    sameSite: 'strict',
+    path: REFRESH_COOKIE_PATH,
+    secure: refreshCookieIsSecure(settings),
+    maxAge: maxAgeSeconds,
+  };
 }
 
 /** Sets svc_refresh to the session's refresh token; it lives as long as the session (Max-Age). */
-export function setRefreshCookie(reply: FastifyReply, settings: Settings, refreshToken: string, sessionExpiresAt: number, now: number): void {
-  reply.setCookie(REFRESH_COOKIE, refreshToken, cookieOptions(settings, Math.max(0, Math.floor((sessionExpiresAt - now) / 1000))));
+export function setRefreshCookie(
+  reply: FastifyReply,
+  settings: Settings,
+  refreshToken: string,
+  sessionExpiresAt: number,
+  now: number,
+): void {
+  reply.setCookie(
+    REFRESH_COOKIE,
+    refreshToken,
+    cookieOptions(settings, Math.max(0, Math.floor((sessionExpiresAt - now) / 1000))),
+  );
 }
 
 /** Removes svc_refresh from the browser (Max-Age=0) when the session it belongs to ends. */
@@ -37,6 +53,9 @@ export function clearRefreshCookie(reply: FastifyReply, settings: Settings): voi
 }
 
 /** The refresh token the request presents: the body's refreshToken first, else the cookie. */
-export function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: string | undefined } | undefined): string | undefined {
+export function presentedRefreshToken(
+  request: FastifyRequest,
+  body: { refreshToken?: string | undefined } | undefined,
+): string | undefined {
   return body?.refreshToken || request.cookies[REFRESH_COOKIE] || undefined;
 }

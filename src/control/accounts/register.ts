@@ -9,7 +9,10 @@ import { parseAccountInput, RegisterSchema } from './schemas.js';
  * owns (organization_owner), then mails an email verification token. 201 `{userId,
  * emailVerificationSent}`; a taken email is 422 validation.failed on `email`.
  */
-export async function register(ctx: AccountsContext, input: unknown): Promise<{ userId: string; emailVerificationSent: boolean }> {
+export async function register(
+  ctx: AccountsContext,
+  input: unknown,
+): Promise<{ userId: string; emailVerificationSent: boolean }> {
   const { email, password, orgName } = parseAccountInput(RegisterSchema, input, 'registration');
   const user = await createUser(ctx.db, { email, password }, ctx.now());
   try {

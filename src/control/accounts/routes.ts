@@ -47,19 +47,26 @@ const USER_READ: RouteAccess = { minRole: 'authenticated', access: 'read', apiKe
 const USER_MUTATE: RouteAccess = { minRole: 'authenticated', access: 'mutate', apiKeys: false };
 
 /** What the routes answer beyond access, validation and rate limits (src/daemon/openapi/route-errors.ts adds those). */
-const MAIL_TOKEN_ERRORS: readonly ErrorCode[] = ['auth.mail_token_invalid', 'auth.mail_token_expired', 'auth.mail_token_used'];
+const MAIL_TOKEN_ERRORS: readonly ErrorCode[] = [
+  'auth.mail_token_invalid',
+  'auth.mail_token_expired',
+  'auth.mail_token_used',
+];
 const SECOND_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_required', 'auth.mfa_invalid'];
 /** Turning 2FA off and new recovery codes need 2FA on and a current code. */
 const CURRENT_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_not_enrolled', 'auth.mfa_invalid'];
 
 const TAGS = ['auth'];
-const SESSION_ANSWER = dataEnvelope(SessionGrantSchema).describe('A new session: the access token and a refresh token (also set as the svc_refresh cookie)');
+const SESSION_ANSWER = dataEnvelope(SessionGrantSchema).describe(
+  'A new session: the access token and a refresh token (also set as the svc_refresh cookie)',
+);
 const NEW_RECOVERY_CODES = dataEnvelope(RecoveryCodesSchema).describe('The new recovery codes, shown only this once');
 
 /** The signed-in user a user route acts for; the route's declared access already refused anyone else. */
 function callerOf(request: FastifyRequest): { userId: string; sessionId: string } {
   const principal = request.principal;
-  if (principal.kind !== 'user') throw new AppError('auth.forbidden', 'Only a signed-in user can call this route (docs/contract.md#principals).');
+  if (principal.kind !== 'user')
+    throw new AppError('auth.forbidden', 'Only a signed-in user can call this route (docs/contract.md#principals).');
   return { userId: principal.userId, sessionId: principal.sessionId };
 }
 
@@ -82,7 +89,17 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
   const settings = services.config.settings;
 
   const limit = (route: RateLimitedAuthRoute, request: FastifyRequest, reply: FastifyReply, email?: string) =>
-    enforceAuthRateLimits(services.rateLimits, route, { address: request.ip, ...(email === undefined ? {} : { email }), perMinute: settings.authRateLimitPerMinute, now: ctx.now() }, reply);
+    enforceAuthRateLimits(
+      services.rateLimits,
+      route,
+      {
+        address: request.ip,
+        ...(email === undefined ? {} : { email }),
+        perMinute: settings.authRateLimitPerMinute,
+        now: ctx.now(),
+      },
+      reply,
+    );
   const signedIn = (request: FastifyRequest, reply: FastifyReply, result: SignInResult) => {
     setRefreshCookie(reply, settings, result.grant.refreshToken, result.sessionExpiresAt, ctx.now());
     return sendData(request, reply, result.grant);
@@ -96,7 +113,11 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
         summary: 'Create an account and an organization it owns; mails an email verification token',
         tags: TAGS,
         body: RegisterSchema,
-        response: { 201: dataEnvelope(RegisteredSchema).describe('The account was made; the verification mail went out unless emailVerificationSent is false') },
+        response: {
+          201: dataEnvelope(RegisteredSchema).describe(
+            'The account was made; the verification mail went out unless emailVerificationSent is false',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -124,7 +145,8 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     {
       config: { access: ANONYMOUS, errors: ['auth.invalid_credentials', ...SECOND_FACTOR_ERRORS] },
       schema: {
-        summary: 'Sign in with email and password (and a TOTP or recovery code when 2FA is on); sets the svc_refresh cookie',
+        summary:
+          'Sign in with email and password (and a TOTP or recovery code when 2FA is on); sets the svc_refresh cookie',
         tags: TAGS,
         body: LoginSchema,
         response: { 200: SESSION_ANSWER },
@@ -140,9 +162,19 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     '/v1/auth/google',
     {
       // auth.unauthenticated: the account linked to the Google identity was deleted meanwhile.
-      config: { access: ANONYMOUS, errors: ['auth.idp_unconfigured', 'auth.idp_token_invalid', 'auth.idp_email_unverified', 'auth.unauthenticated', ...SECOND_FACTOR_ERRORS] },
+      config: {
+        access: ANONYMOUS,
+        errors: [
+          'auth.idp_unconfigured',
+          'auth.idp_token_invalid',
+          'auth.idp_email_unverified',
+          'auth.unauthenticated',
+          ...SECOND_FACTOR_ERRORS,
+        ],
+      },
       schema: {
-        summary: 'Sign in with a Google ID token: links or creates the account of its verified email; answers like login',
+        summary:
+          'Sign in with a Google ID token: links or creates the account of its verified email; answers like login',
         tags: TAGS,
         body: GoogleSignInSchema,
         response: { 200: SESSION_ANSWER },
@@ -167,12 +199,17 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     },
     async (request, reply) => {
       const refreshToken = presentedRefreshToken(request, request.body);
-      if (!refreshToken) throw new AppError('auth.unauthenticated', 'Send the refresh token as the svc_refresh cookie or as {"refreshToken": "..."}.');
+      if (!refreshToken)
+        throw new AppError(
+          'auth.unauthenticated',
+          'Send the refresh token as the svc_refresh cookie or as {"refreshToken": "..."}.',
+        );
       try {
         return signedIn(request, reply, await refreshSession(ctx, refreshToken));
       } catch (error) {
         // A dead refresh token stays dead: the browser should stop sending it.
-        if (isAppError(error) && (error.code === 'auth.refresh_reused' || error.code === 'auth.unauthenticated')) clearRefreshCookie(reply, settings);
+        if (isAppError(error) && (error.code === 'auth.refresh_reused' || error.code === 'auth.unauthenticated'))
+          clearRefreshCookie(reply, settings);
         throw error;
       }
     },
@@ -180,7 +217,14 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
 
   app.post(
     '/v1/auth/logout',
-    { config: { access: USER_MUTATE }, schema: { summary: "End the caller's session: its access and refresh tokens stop working", tags: TAGS, response: { 204: NoContent } } },
+    {
+      config: { access: USER_MUTATE },
+      schema: {
+        summary: "End the caller's session: its access and refresh tokens stop working",
+        tags: TAGS,
+        response: { 204: NoContent },
+      },
+    },
     async (request, reply) => {
       logout(ctx, callerOf(request));
       clearRefreshCookie(reply, settings);
@@ -190,7 +234,14 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
 
   app.post(
     '/v1/auth/logout-all',
-    { config: { access: USER_MUTATE }, schema: { summary: 'End every session of the user; every access token issued before stops working', tags: TAGS, response: { 204: NoContent } } },
+    {
+      config: { access: USER_MUTATE },
+      schema: {
+        summary: 'End every session of the user; every access token issued before stops working',
+        tags: TAGS,
+        response: { 204: NoContent },
+      },
+    },
     async (request, reply) => {
       logoutAll(ctx, callerOf(request));
       clearRefreshCookie(reply, settings);
@@ -201,7 +252,14 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
   app.get(
     '/v1/auth/me',
     // user.not_found: the account was deleted after its access token was issued.
-    { config: { access: USER_READ, errors: ['user.not_found'] }, schema: { summary: 'The signed-in user and the organizations they belong to', tags: TAGS, response: { 200: dataEnvelope(AccountProfileSchema).describe('The user and their memberships') } } },
+    {
+      config: { access: USER_READ, errors: ['user.not_found'] },
+      schema: {
+        summary: 'The signed-in user and the organizations they belong to',
+        tags: TAGS,
+        response: { 200: dataEnvelope(AccountProfileSchema).describe('The user and their memberships') },
+      },
+    },
     async (request, reply) => sendData(request, reply, readAccountProfile(ctx, callerOf(request))),
   );
 
@@ -232,7 +290,9 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
         summary: 'Mail a password reset token if the address has an account; answers the same either way',
         tags: TAGS,
         body: ForgotPasswordSchema,
-        response: { 202: dataEnvelope(AcceptedSchema).describe('Accepted: a reset mail goes out if the address has an account') },
+        response: {
+          202: dataEnvelope(AcceptedSchema).describe('Accepted: a reset mail goes out if the address has an account'),
+        },
       },
     },
     async (request, reply) => {
@@ -261,7 +321,14 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
 
   app.get(
     '/v1/auth/2fa',
-    { config: { access: USER_READ }, schema: { summary: 'Whether two-factor sign-in is on or being set up, and how many recovery codes are left', tags: TAGS, response: { 200: dataEnvelope(TwoFactorStatusSchema).describe("The user's two-factor state") } } },
+    {
+      config: { access: USER_READ },
+      schema: {
+        summary: 'Whether two-factor sign-in is on or being set up, and how many recovery codes are left',
+        tags: TAGS,
+        response: { 200: dataEnvelope(TwoFactorStatusSchema).describe("The user's two-factor state") },
+      },
+    },
     async (request, reply) => sendData(request, reply, readTwoFactorStatus(ctx, callerOf(request))),
   );
 
@@ -269,7 +336,15 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     '/v1/auth/2fa/setup',
     {
       config: { access: USER_MUTATE, errors: ['user.not_found', 'auth.mfa_already_enabled'] },
-      schema: { summary: 'Start two-factor setup: a new TOTP secret, not in force until activated', tags: TAGS, response: { 200: dataEnvelope(TotpSetupSchema).describe('The new secret; add it to an authenticator app, then activate with its first code') } },
+      schema: {
+        summary: 'Start two-factor setup: a new TOTP secret, not in force until activated',
+        tags: TAGS,
+        response: {
+          200: dataEnvelope(TotpSetupSchema).describe(
+            'The new secret; add it to an authenticator app, then activate with its first code',
+          ),
+        },
+      },
     },
     async (request, reply) => sendData(request, reply, beginTotpSetup(ctx, callerOf(request))),
   );
@@ -277,9 +352,13 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
   app.post(
     '/v1/auth/2fa/activate',
     {
-      config: { access: USER_MUTATE, errors: ['auth.mfa_not_enrolled', 'auth.mfa_already_enabled', 'auth.mfa_invalid'] },
+      config: {
+        access: USER_MUTATE,
+        errors: ['auth.mfa_not_enrolled', 'auth.mfa_already_enabled', 'auth.mfa_invalid'],
+      },
       schema: {
-        summary: 'Turn two-factor sign-in on with the first code of the authenticator app; answers 10 recovery codes, once',
+        summary:
+          'Turn two-factor sign-in on with the first code of the authenticator app; answers 10 recovery codes, once',
         tags: TAGS,
         body: ActivateTotpSchema,
         response: { 200: NEW_RECOVERY_CODES },
@@ -292,7 +371,12 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
     '/v1/auth/2fa/disable',
     {
       config: { access: USER_MUTATE, errors: CURRENT_FACTOR_ERRORS },
-      schema: { summary: 'Turn two-factor sign-in off with a current TOTP or recovery code', tags: TAGS, body: SecondFactorSchema, response: { 204: NoContent } },
+      schema: {
+        summary: 'Turn two-factor sign-in off with a current TOTP or recovery code',
+        tags: TAGS,
+        body: SecondFactorSchema,
+        response: { 204: NoContent },
+      },
     },
     async (request, reply) => {
       disableTotp(ctx, callerOf(request), request.body);
@@ -322,5 +406,10 @@ export const accountRoutes: RoutePlugin = async (plainApp, { services }) => {
  */
 export const jwksRoutes: RoutePlugin = async (app, { services }) => {
   const ctx = await accountsContextOf(services, app.server);
-  app.get('/.well-known/jwks.json', async (_request, reply) => reply.header('cache-control', 'public, max-age=60').type('application/json').send(await readJwks(ctx)));
+  app.get('/.well-known/jwks.json', async (_request, reply) =>
+    reply
+      .header('cache-control', 'public, max-age=60')
+      .type('application/json')
+      .send(await readJwks(ctx)),
+  );
 };

@@ -28,13 +28,19 @@ export function sealSecret(key: Uint8Array, plaintext: string, context: string):
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  return [
+    VERSION,
+    iv.toString('base64url'),
+    ciphertext.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+  ].join('.');
 }
 
 /** Decrypts what sealSecret wrote; throws if it was altered, moved to another context, or the key differs. */
 export function openSecret(key: Uint8Array, sealed: string, context: string): string {
   const [version, iv, ciphertext, tag, ...rest] = sealed.split('.');
-  if (version !== VERSION || !iv || ciphertext === undefined || !tag || rest.length > 0) throw new Error('not a sealed secret (expected v1.<iv>.<ciphertext>.<tag>)');
+  if (version !== VERSION || !iv || ciphertext === undefined || !tag || rest.length > 0)
+    throw new Error('not a sealed secret (expected v1.<iv>.<ciphertext>.<tag>)');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
   decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));

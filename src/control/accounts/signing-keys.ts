@@ -56,7 +56,9 @@ const RELOAD_EVERY_MS = 30_000;
 const FORCED_RELOAD_MIN_MS = 1000;
 
 function newKeyPair(alg: AccessTokenAlgorithm): KeyObject {
-  return alg === 'EdDSA' ? generateKeyPairSync('ed25519').privateKey : generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  return alg === 'EdDSA'
+    ? generateKeyPairSync('ed25519').privateKey
+    : generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
 }
 
 function stateOf(key: { retiredAt: number | null }, now: number, lifetimeMs: number): SigningKeyInfo['state'] {
@@ -72,33 +74,53 @@ function writeStoredKey(dir: string, key: StoredKey): void {
 /** Reads every key file; a damaged one stops the daemon with its name rather than being skipped. */
 function readStoredKeys(dir: string): StoredKey[] {
   if (!existsSync(dir)) return [];
-  const files = readdirSync(dir).filter((name) => name.endsWith('.json') && !name.startsWith('.')).sort();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
+    .sort();
   return files.map((name) => {
     const file = join(dir, name);
     let parsed: z.ZodSafeParseResult<StoredKey>;
     try {
       parsed = StoredKeySchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
     } catch (error) {
-      throw new Error(`Cannot read the signing key ${file}: ${(error as Error).message}. Restore it from a backup or delete it (tokens it signed stop verifying).`);
+      throw new Error(
+        `Cannot read the signing key ${file}: ${(error as Error).message}. Restore it from a backup or delete it (tokens it signed stop verifying).`,
+      );
     }
-    if (!parsed.success || `${parsed.data.kid}.json` !== name) throw new Error(`The signing key ${file} is damaged (${parsed.success ? 'kid differs from the file name' : parsed.error.issues[0]?.message}). Restore it from a backup or delete it.`);
+    if (!parsed.success || `${parsed.data.kid}.json` !== name)
+      throw new Error(
+        `The signing key ${file} is damaged (${parsed.success ? 'kid differs from the file name' : parsed.error.issues[0]?.message}). Restore it from a backup or delete it.`,
+      );
     return parsed.data;
   });
 }
 
 async function storedKeyFrom(privateKey: KeyObject, alg: AccessTokenAlgorithm, createdAt: number): Promise<StoredKey> {
   const kid = await calculateJwkThumbprint(await exportJWK(createPublicKey(privateKey)));
-  return { kid, alg, createdAt, retiredAt: null, privateKey: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };
+  return {
+    kid,
+    alg,
+    createdAt,
+    retiredAt: null,
+    privateKey: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  };
 }
 
 /**
  * Gives the ring a key that may sign with `algorithm` if it has none: the Ed25519 pair the data
  * directory made on first start (keys/jwt-ed25519.pem) for EdDSA, else a new key.
  */
-export async function ensureSigningKey(layout: DataDirLayout, algorithm: AccessTokenAlgorithm, now: number): Promise<void> {
+export async function ensureSigningKey(
+  layout: DataDirLayout,
+  algorithm: AccessTokenAlgorithm,
+  now: number,
+): Promise<void> {
   const dir = signingKeysDir(layout);
   if (readStoredKeys(dir).some((key) => key.alg === algorithm && key.retiredAt === null)) return;
-  const adopt = algorithm === 'EdDSA' && existsSync(layout.jwtPrivateKeyFile) && !readStoredKeys(dir).some((key) => key.alg === 'EdDSA');
+  const adopt =
+    algorithm === 'EdDSA' &&
+    existsSync(layout.jwtPrivateKeyFile) &&
+    !readStoredKeys(dir).some((key) => key.alg === 'EdDSA');
   const privateKey = adopt ? createPrivateKey(readFileSync(layout.jwtPrivateKeyFile, 'utf8')) : newKeyPair(algorithm);
   writeStoredKey(dir, await storedKeyFrom(privateKey, algorithm, now));
 }
@@ -117,7 +139,10 @@ export interface RotationResult {
  * key is written first, so a process reading the ring in between sees two active keys and signs
  * with the newer. Files of keys that verify nothing any more are deleted.
  */
-export async function rotateSigningKey(layout: DataDirLayout, options: Omit<SigningKeyRingOptions, 'now'> & { now: number }): Promise<RotationResult> {
+export async function rotateSigningKey(
+  layout: DataDirLayout,
+  options: Omit<SigningKeyRingOptions, 'now'> & { now: number },
+): Promise<RotationResult> {
   const dir = signingKeysDir(layout);
   const next = await storedKeyFrom(newKeyPair(options.algorithm), options.algorithm, options.now);
   writeStoredKey(dir, next);
@@ -145,7 +170,10 @@ export class SigningKeyRing {
   private loadedAt = -Infinity;
   private loadedMtimeMs = -1;
 
-  constructor(private readonly layout: DataDirLayout, private readonly options: SigningKeyRingOptions) {}
+  constructor(
+    private readonly layout: DataDirLayout,
+    private readonly options: SigningKeyRingOptions,
+  ) {}
 
   get algorithm(): AccessTokenAlgorithm {
     return this.options.algorithm;
@@ -183,7 +211,13 @@ export class SigningKeyRing {
   /** Every key in the folder, any algorithm, oldest first. */
   async list(): Promise<SigningKeyInfo[]> {
     await this.refresh(true);
-    return this.keys.map(({ kid, alg, createdAt, retiredAt }) => ({ kid, alg, createdAt, retiredAt, state: stateOf({ retiredAt }, this.options.now(), this.options.tokenLifetimeMs) }));
+    return this.keys.map(({ kid, alg, createdAt, retiredAt }) => ({
+      kid,
+      alg,
+      createdAt,
+      retiredAt,
+      state: stateOf({ retiredAt }, this.options.now(), this.options.tokenLifetimeMs),
+    }));
   }
 
   private newestActive(): SigningKey | undefined {
@@ -192,7 +226,11 @@ export class SigningKeyRing {
 
   private usable(): SigningKey[] {
     const now = this.options.now();
-    return this.keys.filter((key) => key.alg === this.options.algorithm && stateOf(key, now, this.options.tokenLifetimeMs) !== 'expired').reverse();
+    return this.keys
+      .filter(
+        (key) => key.alg === this.options.algorithm && stateOf(key, now, this.options.tokenLifetimeMs) !== 'expired',
+      )
+      .reverse();
   }
 
   private async refresh(force = false): Promise<void> {
@@ -209,7 +247,15 @@ export class SigningKeyRing {
       }
       const privateKey = createPrivateKey(stored.privateKey);
       const publicKey = createPublicKey(privateKey);
-      loaded.push({ kid: stored.kid, alg: stored.alg, createdAt: stored.createdAt, retiredAt: stored.retiredAt, privateKey, publicKey, publicJwk: await exportJWK(publicKey) });
+      loaded.push({
+        kid: stored.kid,
+        alg: stored.alg,
+        createdAt: stored.createdAt,
+        retiredAt: stored.retiredAt,
+        privateKey,
+        publicKey,
+        publicJwk: await exportJWK(publicKey),
+      });
     }
     // Oldest first; the kid breaks ties so two processes agree on "newest".
     this.keys = loaded.sort((a, b) => a.createdAt - b.createdAt || a.kid.localeCompare(b.kid));

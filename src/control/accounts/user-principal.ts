@@ -19,7 +19,8 @@ function membershipLookup(db: Db, userId: string): UserPrincipal['memberships'] 
 }
 
 function platformRoleOf(db: Db, userId: string): PlatformRole | undefined {
-  const row = db.prepare('SELECT platform_role AS platformRole FROM users WHERE id = ?').get(userId) as { platformRole: string | null } | undefined;
+  const row = db.prepare('SELECT platform_role AS platformRole FROM users WHERE id = ?').get(userId) as
+    { platformRole: string | null } | undefined;
   const role = row?.platformRole;
   return role && (PLATFORM_ROLES as readonly string[]).includes(role) ? (role as PlatformRole) : undefined;
 }
@@ -31,12 +32,20 @@ function platformRoleOf(db: Db, userId: string): PlatformRole | undefined {
  * carries the user's platform role and looks memberships up per organization, so
  * authorizeWebsite/authorizeOrganization decide for users as for API keys.
  */
-export function userPrincipalResolver(context: () => Promise<AccountsContext>): (token: string) => Promise<UserPrincipal | undefined> {
+export function userPrincipalResolver(
+  context: () => Promise<AccountsContext>,
+): (token: string) => Promise<UserPrincipal | undefined> {
   return async (token) => {
     if (!looksLikeJwt(token)) return undefined;
     const ctx = await context();
     const { userId, sessionId } = await verifyAccessToken(ctx, token);
     const platformRole = platformRoleOf(ctx.db, userId);
-    return { kind: 'user', userId, sessionId, ...(platformRole ? { platformRole } : {}), memberships: membershipLookup(ctx.db, userId) };
+    return {
+      kind: 'user',
+      userId,
+      sessionId,
+      ...(platformRole ? { platformRole } : {}),
+      memberships: membershipLookup(ctx.db, userId),
+    };
   };
 }

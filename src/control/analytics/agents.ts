@@ -3,7 +3,16 @@
  * "Analytics"). The buckets are the AI crawlers of docs/contract.md#management-api plus the two
  * search crawlers; anything else (browsers, scripts, no User-Agent) is `other`.
  */
-export const AGENTS = ['gptbot', 'claudebot', 'perplexitybot', 'google_extended', 'ccbot', 'bingbot', 'googlebot', 'other'] as const;
+export const AGENTS = [
+  'gptbot',
+  'claudebot',
+  'perplexitybot',
+  'google_extended',
+  'ccbot',
+  'bingbot',
+  'googlebot',
+  'other',
+] as const;
 export type Agent = (typeof AGENTS)[number];
 
 /**

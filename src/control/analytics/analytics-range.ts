@@ -13,10 +13,15 @@ function isCalendarDate(text: string): boolean {
   return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
 }
 
-const DateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').refine(isCalendarDate, 'must be a real calendar date');
+const DateSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine(isCalendarDate, 'must be a real calendar date');
 export const AnalyticsRangeSchema = z.object({
   from: DateSchema.optional().describe('The first UTC day, YYYY-MM-DD; default 29 days before to'),
-  to: DateSchema.optional().describe('The last UTC day, YYYY-MM-DD; default today, or 29 days after from (not past today)'),
+  to: DateSchema.optional().describe(
+    'The last UTC day, YYYY-MM-DD; default today, or 29 days after from (not past today)',
+  ),
 });
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -28,11 +33,24 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  */
 export function resolveAnalyticsRange(input: unknown, nowMs: number): { from: string; to: string } {
   const parsed = AnalyticsRangeSchema.safeParse(input ?? {});
-  if (!parsed.success) throw new AppError('validation.failed', 'The date range is not valid; see details.fields.', { details: { fields: fieldProblemsFromZod(parsed.error.issues) } });
-  const to = parsed.data.to ?? (parsed.data.from ? dayOf(Math.min(Date.parse(`${parsed.data.from}T00:00:00Z`) + (DEFAULT_DAYS - 1) * DAY_MS, nowMs)) : dayOf(nowMs));
+  if (!parsed.success)
+    throw new AppError('validation.failed', 'The date range is not valid; see details.fields.', {
+      details: { fields: fieldProblemsFromZod(parsed.error.issues) },
+    });
+  const to =
+    parsed.data.to ??
+    (parsed.data.from
+      ? dayOf(Math.min(Date.parse(`${parsed.data.from}T00:00:00Z`) + (DEFAULT_DAYS - 1) * DAY_MS, nowMs))
+      : dayOf(nowMs));
   const from = parsed.data.from ?? dayOf(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_DAYS - 1) * DAY_MS);
   const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
-  if (span < 1) throw new AppError('validation.failed', `from (${from}) is after to (${to}).`, { details: { fields: [{ path: 'from', message: 'must not be after to' }] } });
-  if (span > MAX_DAYS) throw new AppError('validation.failed', `The range holds ${span} days; ask for at most ${MAX_DAYS}.`, { details: { fields: [{ path: 'to', message: `must be at most ${MAX_DAYS - 1} days after from` }] } });
+  if (span < 1)
+    throw new AppError('validation.failed', `from (${from}) is after to (${to}).`, {
+      details: { fields: [{ path: 'from', message: 'must not be after to' }] },
+    });
+  if (span > MAX_DAYS)
+    throw new AppError('validation.failed', `The range holds ${span} days; ask for at most ${MAX_DAYS}.`, {
+      details: { fields: [{ path: 'to', message: `must be at most ${MAX_DAYS - 1} days after from` }] },
+    });
   return { from, to };
 }

@@ -27,7 +27,8 @@ const zeroAgents = () => Object.fromEntries(AGENTS.map((a) => [a, 0])) as Record
 /** The dates from `from` to `to` (YYYY-MM-DD, UTC), both included. */
 export function datesBetween(from: string, to: string): string[] {
   const out: string[] = [];
-  for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += 86_400_000) out.push(new Date(ms).toISOString().slice(0, 10));
+  for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += 86_400_000)
+    out.push(new Date(ms).toISOString().slice(0, 10));
   return out;
 }
 
@@ -36,9 +37,18 @@ export function datesBetween(from: string, to: string): string[] {
  * the range, days without rows at zero, and the most read files over the range.
  */
 export function readWebsiteAnalytics(db: Db, websiteId: string, from: string, to: string): WebsiteAnalytics {
-  const rows = db.prepare(`SELECT metric, period_start AS day, value FROM analytics_events
-    WHERE website_id = ? AND length(period_start) = 10 AND period_start BETWEEN ? AND ?`).all(websiteId, from, to) as Array<{ metric: string; day: string; value: number }>;
-  const days = new Map(datesBetween(from, to).map((date): [string, AnalyticsDay] => [date, { date, node_reads: 0, reads_by_agent: zeroAgents(), items_ingested: 0, published_versions: 0 }]));
+  const rows = db
+    .prepare(
+      `SELECT metric, period_start AS day, value FROM analytics_events
+    WHERE website_id = ? AND length(period_start) = 10 AND period_start BETWEEN ? AND ?`,
+    )
+    .all(websiteId, from, to) as Array<{ metric: string; day: string; value: number }>;
+  const days = new Map(
+    datesBetween(from, to).map((date): [string, AnalyticsDay] => [
+      date,
+      { date, node_reads: 0, reads_by_agent: zeroAgents(), items_ingested: 0, published_versions: 0 },
+    ]),
+  );
   const files = new Map<string, number>();
   for (const row of rows) {
     const day = days.get(row.day);
@@ -54,6 +64,9 @@ export function readWebsiteAnalytics(db: Db, websiteId: string, from: string, to
       files.set(file, (files.get(file) ?? 0) + row.value);
     }
   }
-  const top = [...files].map(([file, reads]) => ({ file, reads })).sort((a, b) => b.reads - a.reads || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)).slice(0, TOP_FILES);
+  const top = [...files]
+    .map(([file, reads]) => ({ file, reads }))
+    .sort((a, b) => b.reads - a.reads || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+    .slice(0, TOP_FILES);
   return { website_id: websiteId, from, to, days: [...days.values()], top_files: top };
 }

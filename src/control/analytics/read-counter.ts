@@ -8,7 +8,10 @@ import { agentMetric, fileMetric, hourOf, METRICS } from './metrics.js';
  * buffered in memory and written in one transaction every few seconds and on close: a
  * synchronous=FULL write per file read would cost an fsync per request.
  */
-export function createReadCounter(db: Db, options: { now?: () => number; flushMs?: number; onError?: (error: unknown) => void } = {}) {
+export function createReadCounter(
+  db: Db,
+  options: { now?: () => number; flushMs?: number; onError?: (error: unknown) => void } = {},
+) {
   const now = options.now ?? Date.now;
   /** `${websiteId}\0${hour}\0${metric}` -> reads */
   const pending = new Map<string, number>();
@@ -17,8 +20,12 @@ export function createReadCounter(db: Db, options: { now?: () => number; flushMs
     if (pending.size === 0 || !db.open) return;
     const rows = [...pending.entries()];
     pending.clear();
-    const event = db.prepare('INSERT INTO analytics_events (website_id, metric, period_start, value) VALUES (?, ?, ?, ?) ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = value + excluded.value');
-    const usage = db.prepare("INSERT INTO usage_counters (organization_id, metric, period, value) SELECT organization_id, 'node_reads', ?, ? FROM websites WHERE id = ? ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = value + excluded.value");
+    const event = db.prepare(
+      'INSERT INTO analytics_events (website_id, metric, period_start, value) VALUES (?, ?, ?, ?) ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = value + excluded.value',
+    );
+    const usage = db.prepare(
+      "INSERT INTO usage_counters (organization_id, metric, period, value) SELECT organization_id, 'node_reads', ?, ? FROM websites WHERE id = ? ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = value + excluded.value",
+    );
     const write = db.transaction(() => {
       for (const [key, n] of rows) {
         const [websiteId, hour, metric] = key.split('\u0000') as [string, string, string];

@@ -27,12 +27,22 @@ export function rollUpAnalytics(db: Db, nowMs: number): RollupResult {
   const today = Date.UTC(new Date(nowMs).getUTCFullYear(), new Date(nowMs).getUTCMonth(), new Date(nowMs).getUTCDate());
   const hourlyCutoff = new Date(today - HOURLY_KEEP_DAYS * DAY_MS).toISOString().slice(0, 10);
   const dailyCutoff = new Date(today - DAILY_KEEP_DAYS * DAY_MS).toISOString().slice(0, 10);
-  return db.transaction((): RollupResult => {
-    const days = db.prepare(`INSERT INTO analytics_events (website_id, metric, period_start, value)
+  return db
+    .transaction((): RollupResult => {
+      const days = db
+        .prepare(
+          `INSERT INTO analytics_events (website_id, metric, period_start, value)
         SELECT website_id, metric, substr(period_start, 1, 10), SUM(value) FROM analytics_events WHERE length(period_start) = 20 GROUP BY website_id, metric, substr(period_start, 1, 10)
-        ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = excluded.value`).run().changes;
-    const prunedHourly = db.prepare(`DELETE FROM analytics_events WHERE length(period_start) = 20 AND period_start < ?`).run(hourlyCutoff).changes;
-    const prunedDaily = db.prepare(`DELETE FROM analytics_events WHERE length(period_start) = 10 AND period_start < ?`).run(dailyCutoff).changes;
-    return { days, prunedHourly, prunedDaily };
-  }).immediate();
+        ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = excluded.value`,
+        )
+        .run().changes;
+      const prunedHourly = db
+        .prepare(`DELETE FROM analytics_events WHERE length(period_start) = 20 AND period_start < ?`)
+        .run(hourlyCutoff).changes;
+      const prunedDaily = db
+        .prepare(`DELETE FROM analytics_events WHERE length(period_start) = 10 AND period_start < ?`)
+        .run(dailyCutoff).changes;
+      return { days, prunedHourly, prunedDaily };
+    })
+    .immediate();
 }

@@ -22,11 +22,14 @@ export const analyticsRoutes: RoutePlugin = async (app, { services }) => {
     {
       config: { access: VIEWER_READ },
       schema: {
-        summary: 'Node reads (in total and by agent), items ingested and versions published per UTC day, and the most read files',
+        summary:
+          'Node reads (in total and by agent), items ingested and versions published per UTC day, and the most read files',
         tags: ['analytics'],
         params: WebsitePathSchema,
         querystring: AnalyticsRangeSchema,
-        response: { 200: dataEnvelope(WebsiteAnalyticsSchema).describe('The days of the range and the most read files') },
+        response: {
+          200: dataEnvelope(WebsiteAnalyticsSchema).describe('The days of the range and the most read files'),
+        },
       },
     },
     async (request, reply) => {

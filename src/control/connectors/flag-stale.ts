@@ -13,20 +13,33 @@ export const STALE_AFTER_MS = 15 * 60_000;
  */
 export function flagStaleConnectors(db: Db, now: number): string[] {
   const cutoff = new Date(now - STALE_AFTER_MS).toISOString();
-  return db.transaction(() => {
-    const silent = db.prepare(
-      `SELECT id, website_id, name, last_heartbeat_at FROM connectors
+  return db
+    .transaction(() => {
+      const silent = db
+        .prepare(
+          `SELECT id, website_id, name, last_heartbeat_at FROM connectors
        WHERE status = 'active' AND stale = 0 AND last_heartbeat_at IS NOT NULL AND last_heartbeat_at <= ? ORDER BY id`,
-    ).all(cutoff) as Array<{ id: string; website_id: string; name: string; last_heartbeat_at: string }>;
-    const flag = db.prepare('UPDATE connectors SET stale = 1 WHERE id = ? AND stale = 0');
-    for (const connector of silent) {
-      flag.run(connector.id);
-      emitEvent(db, {
-        type: 'connector.stale',
-        website_id: connector.website_id,
-        data: { connector_id: connector.id, name: connector.name, last_heartbeat_at: connector.last_heartbeat_at, stale_after_ms: STALE_AFTER_MS },
-      }, now);
-    }
-    return silent.map((c) => c.id);
-  }).immediate();
+        )
+        .all(cutoff) as Array<{ id: string; website_id: string; name: string; last_heartbeat_at: string }>;
+      const flag = db.prepare('UPDATE connectors SET stale = 1 WHERE id = ? AND stale = 0');
+      for (const connector of silent) {
+        flag.run(connector.id);
+        emitEvent(
+          db,
+          {
+            type: 'connector.stale',
+            website_id: connector.website_id,
+            data: {
+              connector_id: connector.id,
+              name: connector.name,
+              last_heartbeat_at: connector.last_heartbeat_at,
+              stale_after_ms: STALE_AFTER_MS,
+            },
+          },
+          now,
+        );
+      }
+      return silent.map((c) => c.id);
+    })
+    .immediate();
 }

@@ -13,6 +13,7 @@ export const connectorHeartbeatCheckJob = defineJob({
   schedule: { intervalSeconds: 300 },
   handler: async (_payload, { services }) => {
     const flagged = flagStaleConnectors(services.controlDb, services.now());
-    if (flagged.length > 0) services.logger.info({ connectors: flagged }, 'connectors flagged stale: no heartbeat for 15 minutes');
+    if (flagged.length > 0)
+      services.logger.info({ connectors: flagged }, 'connectors flagged stale: no heartbeat for 15 minutes');
   },
 });

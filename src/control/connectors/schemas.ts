@@ -24,9 +24,13 @@ export const ConnectorSchema = z.object({
   id: z.string().describe('conn_ followed by a ULID'),
   name: z.string(),
   connectorType: z.string(),
-  scope: z.object({ websiteId: z.string(), sourceTypes: z.array(SourceTypeSchema).describe('Sorted, without repeats') }).describe('What the connector may send, and for which website'),
+  scope: z
+    .object({ websiteId: z.string(), sourceTypes: z.array(SourceTypeSchema).describe('Sorted, without repeats') })
+    .describe('What the connector may send, and for which website'),
   tokenVersion: z.number().int().min(1).describe('Goes up at each rotation; a token of an older version is refused'),
-  status: z.enum(CONNECTOR_STATUSES).describe('active; suspended (its requests are refused until resumed); revoked (deleted, for good)'),
+  status: z
+    .enum(CONNECTOR_STATUSES)
+    .describe('active; suspended (its requests are refused until resumed); revoked (deleted, for good)'),
   connectorState: z.string().nullable().describe('What the connector said it was doing in its last heartbeat'),
   lastHeartbeatAt: z.iso.datetime().nullable(),
   stale: z.boolean().describe('No heartbeat for 15 minutes (cleared by the next one)'),
@@ -36,7 +40,9 @@ export const ConnectorSchema = z.object({
 
 /** The create and rotate answer: the connector and its token, shown this once. */
 export const ConnectorWithTokenSchema = ConnectorSchema.extend({
-  token: z.string().describe('<connector id>.<secret>: the credential the connector signs with; shown only in this answer'),
+  token: z
+    .string()
+    .describe('<connector id>.<secret>: the credential the connector signs with; shown only in this answer'),
 });
 
 export type CreateConnectorBody = z.input<typeof CreateConnectorBodySchema>;

@@ -16,7 +16,10 @@ export const EVENT_DATA_SCHEMAS = {
     rollback: z.boolean(),
   }),
   /** The node stopped being served (its files answer 410). */
-  'node.taken_down': z.looseObject({ previous_version: z.string().nullable(), removed_files: z.number().int().nonnegative() }),
+  'node.taken_down': z.looseObject({
+    previous_version: z.string().nullable(),
+    removed_files: z.number().int().nonnegative(),
+  }),
   /** One content.ingest job run: counts only, never item bodies. */
   'ingest.completed': z.looseObject({
     job_id: z.string(),
@@ -27,9 +30,18 @@ export const EVENT_DATA_SCHEMAS = {
     warned: z.number().int().nonnegative(),
   }),
   /** A domain of the website changed verification state. */
-  'verification.changed': z.looseObject({ domain: z.string(), state: z.string(), previous_state: z.string().nullable() }),
+  'verification.changed': z.looseObject({
+    domain: z.string(),
+    state: z.string(),
+    previous_state: z.string().nullable(),
+  }),
   /** A connector sent no heartbeat for 15 minutes (once per silence: the next heartbeat clears it). */
-  'connector.stale': z.looseObject({ connector_id: z.string(), name: z.string(), last_heartbeat_at: z.string(), stale_after_ms: z.number().int().positive() }),
+  'connector.stale': z.looseObject({
+    connector_id: z.string(),
+    name: z.string(),
+    last_heartbeat_at: z.string(),
+    stale_after_ms: z.number().int().positive(),
+  }),
   /** The website moved to another organization. */
   'website.transferred': z.looseObject({ from_organization_id: z.string(), to_organization_id: z.string() }),
 } as const;
@@ -50,4 +62,6 @@ export interface EventPayload {
   data: Record<string, unknown>;
 }
 
-export const EventTypeSchema = z.enum(EVENT_TYPES as [EventType, ...EventType[]], { error: `must be one of ${EVENT_TYPES.join(', ')}` });
+export const EventTypeSchema = z.enum(EVENT_TYPES as [EventType, ...EventType[]], {
+  error: `must be one of ${EVENT_TYPES.join(', ')}`,
+});

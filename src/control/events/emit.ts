@@ -16,11 +16,19 @@ import { fanOutEvent } from './fan-out.js';
 export function emitEvent(db: Db, event: EventInput, now = Date.now()): string | undefined {
   const data = EVENT_DATA_SCHEMAS[event.type].parse(event.data);
   const id = `evt_${newUlid(now)}`;
-  return db.transaction(() => {
-    // A website this data directory does not hold (a fixture published by the CLI) has no subscriber.
-    if (!db.prepare('SELECT 1 FROM websites WHERE id = ?').get(event.website_id)) return undefined;
-    db.prepare('INSERT INTO events_outbox (id, type, website_id, data, created_at) VALUES (?, ?, ?, ?, ?)').run(id, event.type, event.website_id, JSON.stringify(data), now);
-    fanOutEvent(db, { id, type: event.type, website_id: event.website_id, created_at: now }, now);
-    return id;
-  }).immediate();
+  return db
+    .transaction(() => {
+      // A website this data directory does not hold (a fixture published by the CLI) has no subscriber.
+      if (!db.prepare('SELECT 1 FROM websites WHERE id = ?').get(event.website_id)) return undefined;
+      db.prepare('INSERT INTO events_outbox (id, type, website_id, data, created_at) VALUES (?, ?, ?, ?, ?)').run(
+        id,
+        event.type,
+        event.website_id,
+        JSON.stringify(data),
+        now,
+      );
+      fanOutEvent(db, { id, type: event.type, website_id: event.website_id, created_at: now }, now);
+      return id;
+    })
+    .immediate();
 }

@@ -20,14 +20,20 @@ export interface OutboxEvent {
  * again. Returns the deliveries made.
  */
 export function fanOutEvent(db: Db, event: OutboxEvent, now: number): number {
-  const org = db.prepare('SELECT organization_id FROM websites WHERE id = ?').pluck().get(event.website_id) as string | undefined;
+  const org = db.prepare('SELECT organization_id FROM websites WHERE id = ?').pluck().get(event.website_id) as
+    string | undefined;
   let made = 0;
   if (org !== undefined && hasCapability(db, org, 'cap.webhooks')) {
-    const subscriptions = db.prepare(
-      `SELECT id FROM webhook_subscriptions WHERE website_id = ? AND enabled = 1 AND created_at <= ?
+    const subscriptions = db
+      .prepare(
+        `SELECT id FROM webhook_subscriptions WHERE website_id = ? AND enabled = 1 AND created_at <= ?
        AND EXISTS (SELECT 1 FROM json_each(events) WHERE value = ?) ORDER BY id`,
-    ).pluck().all(event.website_id, event.created_at, event.type) as string[];
-    const insert = db.prepare(`INSERT OR IGNORE INTO webhook_deliveries (id, subscription_id, event_id, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?)`);
+      )
+      .pluck()
+      .all(event.website_id, event.created_at, event.type) as string[];
+    const insert = db.prepare(
+      `INSERT OR IGNORE INTO webhook_deliveries (id, subscription_id, event_id, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+    );
     const jobs = new JobQueue(db, { now: () => now });
     for (const subscriptionId of subscriptions) {
       const id = `dlv_${newUlid(now)}`;

@@ -25,7 +25,16 @@ export function createFileMailTransport(options: FileMailTransportOptions): Mail
     async send(mail: OutgoingMail) {
       const id = newUlid();
       const messageId = `<${id}@${domainOf(mail.from)}>`;
-      const raw = await new MailComposer({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, messageId, date: new Date() }).compile().build();
+      const raw = await new MailComposer({
+        from: mail.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        messageId,
+        date: new Date(),
+      })
+        .compile()
+        .build();
       // The composer keeps the body's own line ends; RFC 5322 wants CRLF everywhere (SMTP converts on the wire).
       writeFileAtomic(join(options.dir, `${id}.eml`), raw.toString('utf8').replace(/\r?\n/g, '\r\n'), { mode: 0o600 });
       return { messageId };

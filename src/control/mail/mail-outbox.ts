@@ -12,7 +12,10 @@ export interface AccountsLogger {
 export class MailOutbox {
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(private readonly transport: MailTransport, private readonly options: { from: string; logger: AccountsLogger }) {}
+  constructor(
+    private readonly transport: MailTransport,
+    private readonly options: { from: string; logger: AccountsLogger },
+  ) {}
 
   get transportKind(): MailTransport['kind'] {
     return this.transport.kind;
@@ -25,7 +28,10 @@ export class MailOutbox {
       this.options.logger.info({ mail: kind, transport: this.transport.kind, messageId }, 'mail sent');
       return true;
     } catch (error) {
-      this.options.logger.warn({ mail: kind, transport: this.transport.kind, error: (error as Error).message }, 'mail not sent');
+      this.options.logger.warn(
+        { mail: kind, transport: this.transport.kind, error: (error as Error).message },
+        'mail not sent',
+      );
       return false;
     }
   }
@@ -42,7 +48,9 @@ export class MailOutbox {
         const message = compose();
         if (message) await this.deliver(kind, message);
       })
-      .catch((error: unknown) => this.options.logger.warn({ mail: kind, error: (error as Error).message }, 'mail not composed'))
+      .catch((error: unknown) =>
+        this.options.logger.warn({ mail: kind, error: (error as Error).message }, 'mail not composed'),
+      )
       .finally(() => this.pending.delete(sending));
     this.pending.add(sending);
   }

@@ -13,10 +13,15 @@ export const SmtpOptionsSchema = z
     user: z.string().min(1).optional(),
     pass: z.string().min(1).optional(),
   })
-  .refine((o) => (o.user === undefined) === (o.pass === undefined), { message: 'set both smtpUser and smtpPass, or neither', path: ['user'] });
+  .refine((o) => (o.user === undefined) === (o.pass === undefined), {
+    message: 'set both smtpUser and smtpPass, or neither',
+    path: ['user'],
+  });
 
 /** The settings as given: any may be missing; the schema says which must not be. */
-export type SmtpOptions = { [K in keyof z.input<typeof SmtpOptionsSchema>]?: z.input<typeof SmtpOptionsSchema>[K] | undefined };
+export type SmtpOptions = {
+  [K in keyof z.input<typeof SmtpOptionsSchema>]?: z.input<typeof SmtpOptionsSchema>[K] | undefined;
+};
 
 /**
  * Sends through an SMTP server (nodemailer). With smtpSecure the connection is TLS from the first
@@ -26,7 +31,8 @@ export type SmtpOptions = { [K in keyof z.input<typeof SmtpOptionsSchema>]?: z.i
  */
 export function createSmtpMailTransport(input: SmtpOptions): MailTransport {
   const parsed = SmtpOptionsSchema.safeParse(input);
-  if (!parsed.success) throw new Error(`The SMTP settings are not valid: ${parsed.error.issues.map((i) => i.message).join('; ')}.`);
+  if (!parsed.success)
+    throw new Error(`The SMTP settings are not valid: ${parsed.error.issues.map((i) => i.message).join('; ')}.`);
   const { host, port, secure, user, pass } = parsed.data;
   const transporter = nodemailer.createTransport({
     host,

@@ -16,7 +16,11 @@ export interface RenderMailOptions {
 const ACTIONS: Record<MailTemplate['kind'], { path: string; route: string; lifetime: string }> = {
   email_verification: { path: '/verify-email', route: 'POST /v1/auth/verify-email', lifetime: '24 hours' },
   password_reset: { path: '/reset-password', route: 'POST /v1/auth/password/reset', lifetime: '1 hour' },
-  organization_transfer: { path: '/transfers/accept', route: 'POST /v1/organizations/transfers/<token>/accept', lifetime: '7 days' },
+  organization_transfer: {
+    path: '/transfers/accept',
+    route: 'POST /v1/organizations/transfers/<token>/accept',
+    lifetime: '7 days',
+  },
   invitation: { path: '/invitations/accept', route: 'the invitation link of your nodectl service', lifetime: '7 days' },
 };
 
@@ -42,16 +46,68 @@ export function renderMail(template: MailTemplate, options: RenderMailOptions = 
   const ignore = 'If you did not expect this mail, you can ignore it.';
   switch (template.kind) {
     case 'email_verification':
-      return { to: template.to, subject: 'Confirm your email address', text: ['Hello,', '', `Confirm that ${template.to} is your email address for nodectl:`, '', ...action, '', ignore, ''].join('\n') };
+      return {
+        to: template.to,
+        subject: 'Confirm your email address',
+        text: [
+          'Hello,',
+          '',
+          `Confirm that ${template.to} is your email address for nodectl:`,
+          '',
+          ...action,
+          '',
+          ignore,
+          '',
+        ].join('\n'),
+      };
     case 'password_reset':
-      return { to: template.to, subject: 'Reset your password', text: ['Hello,', '', 'Someone asked to reset the nodectl password of this email address. To choose a new password:', '', ...action, '', 'If it was not you, ignore this mail: your password stays as it is.', ''].join('\n') };
+      return {
+        to: template.to,
+        subject: 'Reset your password',
+        text: [
+          'Hello,',
+          '',
+          'Someone asked to reset the nodectl password of this email address. To choose a new password:',
+          '',
+          ...action,
+          '',
+          'If it was not you, ignore this mail: your password stays as it is.',
+          '',
+        ].join('\n'),
+      };
     case 'organization_transfer': {
       const org = clean(template.organizationName);
-      return { to: template.to, subject: `Take over the organization ${org}`, text: ['Hello,', '', `${clean(template.fromEmail)} wants to transfer the organization "${org}" to you; you would become its owner. To accept:`, '', ...action, '', ignore, ''].join('\n') };
+      return {
+        to: template.to,
+        subject: `Take over the organization ${org}`,
+        text: [
+          'Hello,',
+          '',
+          `${clean(template.fromEmail)} wants to transfer the organization "${org}" to you; you would become its owner. To accept:`,
+          '',
+          ...action,
+          '',
+          ignore,
+          '',
+        ].join('\n'),
+      };
     }
     case 'invitation': {
       const org = clean(template.organizationName);
-      return { to: template.to, subject: `Join ${org} on nodectl`, text: ['Hello,', '', `${clean(template.fromEmail)} invites you to the organization "${org}" as ${clean(template.role)}. To accept:`, '', ...action, '', ignore, ''].join('\n') };
+      return {
+        to: template.to,
+        subject: `Join ${org} on nodectl`,
+        text: [
+          'Hello,',
+          '',
+          `${clean(template.fromEmail)} invites you to the organization "${org}" as ${clean(template.role)}. To accept:`,
+          '',
+          ...action,
+          '',
+          ignore,
+          '',
+        ].join('\n'),
+      };
     }
   }
 }

@@ -8,7 +8,13 @@ export type { MailMessage, MailTransport, OutgoingMail } from './mail-message.js
 export async function createMailTransport(settings: Settings, layout: DataDirLayout): Promise<MailTransport> {
   if (settings.mailTransport === 'smtp') {
     const { createSmtpMailTransport } = await import('./mail-smtp-transport.js');
-    return createSmtpMailTransport({ host: settings.smtpHost, port: settings.smtpPort, secure: settings.smtpSecure, user: settings.smtpUser, pass: settings.smtpPass });
+    return createSmtpMailTransport({
+      host: settings.smtpHost,
+      port: settings.smtpPort,
+      secure: settings.smtpSecure,
+      user: settings.smtpUser,
+      pass: settings.smtpPass,
+    });
   }
   const { createFileMailTransport } = await import('./mail-file-transport.js');
   return createFileMailTransport({ dir: layout.mailDir });

@@ -7,6 +7,15 @@ import type { Role } from '../records/record-types.js';
  * `users` marks the routes an API key may not call (docs/contract.md#principals): member and
  * API-key management, transfers, erase and organization delete.
  */
-export function onOrganization(minRole: Role, access: 'read' | 'mutate', who: 'members' | 'users' = 'members'): RouteAccess {
-  return { minRole, access, resource: { kind: 'organization', param: 'id' }, ...(who === 'users' ? { apiKeys: false } : {}) };
+export function onOrganization(
+  minRole: Role,
+  access: 'read' | 'mutate',
+  who: 'members' | 'users' = 'members',
+): RouteAccess {
+  return {
+    minRole,
+    access,
+    resource: { kind: 'organization', param: 'id' },
+    ...(who === 'users' ? { apiKeys: false } : {}),
+  };
 }

@@ -9,13 +9,27 @@ import { createApiKey, getApiKey, listApiKeysPage, revokeApiKey, type ApiKeyReco
 import { onOrganization } from './access.js';
 import { authorizedOrganization, callingUser } from './request-caller.js';
 import { assertMayGrant } from './role-policy.js';
-import { ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema, OrganizationParamsSchema } from './schemas.js';
+import {
+  ApiKeyParamsSchema,
+  ApiKeySchema,
+  CreateApiKeyBodySchema,
+  CreatedApiKeySchema,
+  OrganizationParamsSchema,
+} from './schemas.js';
 
 const TAGS = ['api-keys'];
 
 /** A key as lists show it: its prefix identifies it, the secret and its hash never leave the server. */
 function presentKey(key: ApiKeyRecord) {
-  return { id: key.id, name: key.name, role: key.role, prefix: key.prefix, createdBy: key.createdBy, createdAt: key.createdAt, revokedAt: key.revokedAt };
+  return {
+    id: key.id,
+    name: key.name,
+    role: key.role,
+    prefix: key.prefix,
+    createdBy: key.createdBy,
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt,
+  };
 }
 
 /**
@@ -43,11 +57,22 @@ export const apiKeyRoutes: RoutePlugin = async (plainApp, { services }) => {
       const { name, role } = request.body;
       const tenant = authorizedOrganization(request);
       assertMayGrant(tenant.role, role);
-      const created = db.transaction(() => {
-        const key = createApiKey(db, { organizationId: tenant.organizationId, name, role, createdBy: callingUser(request).userId }, services.now());
-        auditRequest(services, request, { organizationId: tenant.organizationId, action: 'api_key.created', target: key.id, details: { name: key.name, role: key.role, prefix: key.prefix } });
-        return key;
-      }).immediate();
+      const created = db
+        .transaction(() => {
+          const key = createApiKey(
+            db,
+            { organizationId: tenant.organizationId, name, role, createdBy: callingUser(request).userId },
+            services.now(),
+          );
+          auditRequest(services, request, {
+            organizationId: tenant.organizationId,
+            action: 'api_key.created',
+            target: key.id,
+            details: { name: key.name, role: key.role, prefix: key.prefix },
+          });
+          return key;
+        })
+        .immediate();
       return sendData(request, reply, { ...presentKey(created), key: created.key }, 201);
     },
   );
@@ -67,7 +92,11 @@ export const apiKeyRoutes: RoutePlugin = async (plainApp, { services }) => {
     async (request, reply) => {
       const query = parseListQuery(request.query);
       const tenant = authorizedOrganization(request);
-      return sendData(request, reply, pageOf(listApiKeysPage(db, tenant.organizationId, query), query, (k) => k.id, presentKey));
+      return sendData(
+        request,
+        reply,
+        pageOf(listApiKeysPage(db, tenant.organizationId, query), query, (k) => k.id, presentKey),
+      );
     },
   );
 
@@ -75,7 +104,10 @@ export const apiKeyRoutes: RoutePlugin = async (plainApp, { services }) => {
   app.delete(
     '/v1/organizations/:id/api-keys/:keyId',
     {
-      config: { access: onOrganization('organization_admin', 'mutate', 'users'), errors: ['organization.api_key_not_found'] },
+      config: {
+        access: onOrganization('organization_admin', 'mutate', 'users'),
+        errors: ['organization.api_key_not_found'],
+      },
       schema: {
         summary: 'Revoke an API key: it is refused from the next request on',
         tags: TAGS,
@@ -87,8 +119,17 @@ export const apiKeyRoutes: RoutePlugin = async (plainApp, { services }) => {
       const tenant = authorizedOrganization(request);
       const { keyId } = request.params;
       db.transaction(() => {
-        if (!getApiKey(db, tenant.organizationId, keyId)) throw new AppError('organization.api_key_not_found', `No API key ${keyId} in this organization: see GET /v1/organizations/:id/api-keys.`);
-        if (revokeApiKey(db, tenant.organizationId, keyId, services.now())) auditRequest(services, request, { organizationId: tenant.organizationId, action: 'api_key.revoked', target: keyId });
+        if (!getApiKey(db, tenant.organizationId, keyId))
+          throw new AppError(
+            'organization.api_key_not_found',
+            `No API key ${keyId} in this organization: see GET /v1/organizations/:id/api-keys.`,
+          );
+        if (revokeApiKey(db, tenant.organizationId, keyId, services.now()))
+          auditRequest(services, request, {
+            organizationId: tenant.organizationId,
+            action: 'api_key.revoked',
+            target: keyId,
+          });
       }).immediate();
       return reply.code(204).send();
     },

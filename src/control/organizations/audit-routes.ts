@@ -26,7 +26,16 @@ export const auditRoutes: RoutePlugin = async (plainApp, { services }) => {
     async (request, reply) => {
       const query = parseListQuery(request.query);
       const tenant = authorizedOrganization(request);
-      return sendData(request, reply, pageOf(listAudit(services.controlDb, tenant.organizationId, query), query, (row) => String(row.seq), ({ seq: _seq, ...row }) => row));
+      return sendData(
+        request,
+        reply,
+        pageOf(
+          listAudit(services.controlDb, tenant.organizationId, query),
+          query,
+          (row) => String(row.seq),
+          ({ seq: _seq, ...row }) => row,
+        ),
+      );
     },
   );
 };

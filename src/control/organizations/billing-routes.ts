@@ -11,8 +11,14 @@ import { BillingUnconfiguredSchema } from './schemas.js';
  */
 export const billingRoutes: RoutePlugin = async (app) => {
   const routes = [
-    { path: '/v1/billing/checkout', summary: 'Start a checkout for a paid plan: not offered on this service (503 billing.unconfigured)' },
-    { path: '/v1/billing/portal', summary: 'Open the billing portal: not offered on this service (503 billing.unconfigured)' },
+    {
+      path: '/v1/billing/checkout',
+      summary: 'Start a checkout for a paid plan: not offered on this service (503 billing.unconfigured)',
+    },
+    {
+      path: '/v1/billing/portal',
+      summary: 'Open the billing portal: not offered on this service (503 billing.unconfigured)',
+    },
   ];
   for (const { path, summary } of routes) {
     app.post(
@@ -22,7 +28,10 @@ export const billingRoutes: RoutePlugin = async (app) => {
         schema: { summary, tags: ['billing'], response: { 503: BillingUnconfiguredSchema } },
       },
       async () => {
-        throw new AppError('billing.unconfigured', 'Billing is not offered on this service: the operator sets each organization\'s plan (`nodectl admin org set-plan`).');
+        throw new AppError(
+          'billing.unconfigured',
+          "Billing is not offered on this service: the operator sets each organization's plan (`nodectl admin org set-plan`).",
+        );
       },
     );
   }

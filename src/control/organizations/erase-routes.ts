@@ -20,9 +20,13 @@ export const eraseRoutes: RoutePlugin = async (plainApp, { services }) => {
     '/v1/organizations/:id/erase',
     {
       // 422 validation.failed also when confirm names neither the slug nor the name (checked against the organization).
-      config: { access: onOrganization('organization_owner', 'mutate', 'users'), errors: ['privacy.erasure_forbidden', 'privacy.erasure_in_progress', 'validation.failed'] },
+      config: {
+        access: onOrganization('organization_owner', 'mutate', 'users'),
+        errors: ['privacy.erasure_forbidden', 'privacy.erasure_in_progress', 'validation.failed'],
+      },
       schema: {
-        summary: 'Erase the organization and everything of it, websites and published files included (GDPR Art. 17); runs as a job',
+        summary:
+          'Erase the organization and everything of it, websites and published files included (GDPR Art. 17); runs as a job',
         tags: ['organizations'],
         params: OrganizationParamsSchema,
         body: EraseOrganizationBodySchema,
@@ -33,7 +37,12 @@ export const eraseRoutes: RoutePlugin = async (plainApp, { services }) => {
       const { confirm } = request.body;
       const tenant = authorizedOrganization(request);
       const organization = getOrganization(services.controlDb, tenant.organizationId)!;
-      const job = requestErasure(services, { organization, confirm, actor: actorOf(request.principal), requestId: request.id });
+      const job = requestErasure(services, {
+        organization,
+        confirm,
+        actor: actorOf(request.principal),
+        requestId: request.id,
+      });
       services.logger.info({ requestId: request.id, jobId: job.id }, 'organization erasure requested');
       return sendData(request, reply, { job_id: job.id }, 202);
     },

@@ -16,7 +16,10 @@ import { orgEraseKind } from './job-kinds.js';
 /** 409 privacy.erasure_in_progress while an erasure of the organization runs. */
 function assertNotErasing(db: Db, organizationId: string): void {
   if (db.prepare('SELECT 1 FROM organization_erasures WHERE organization_id = ?').get(organizationId)) {
-    throw new AppError('privacy.erasure_in_progress', 'An erasure of this organization is already running; it reads as not found once it is done.');
+    throw new AppError(
+      'privacy.erasure_in_progress',
+      'An erasure of this organization is already running; it reads as not found once it is done.',
+    );
   }
 }
 
@@ -24,12 +27,18 @@ function assertNotErasing(db: Db, organizationId: string): void {
 function assertNoOpenTransfer(db: Db, organizationId: string, now: number): void {
   expireTransfers(db, organizationId, now);
   if (openTransfer(db, organizationId, now)) {
-    throw new AppError('privacy.erasure_forbidden', 'A transfer of this organization is pending: cancel it (POST /v1/organizations/:id/transfer/cancel) before erasing or deleting the organization.');
+    throw new AppError(
+      'privacy.erasure_forbidden',
+      'A transfer of this organization is pending: cancel it (POST /v1/organizations/:id/transfer/cancel) before erasing or deleting the organization.',
+    );
   }
 }
 
 /** Whether `confirm` names the organization: its slug or its name, exactly. */
-export function confirmsOrganization(organization: Pick<OrganizationRecord, 'slug' | 'name'>, confirm: string): boolean {
+export function confirmsOrganization(
+  organization: Pick<OrganizationRecord, 'slug' | 'name'>,
+  confirm: string,
+): boolean {
   const typed = confirm.trim();
   return typed === organization.slug || typed === organization.name.trim();
 }
@@ -39,21 +48,47 @@ export function confirmsOrganization(organization: Pick<OrganizationRecord, 'slu
  * enqueues org.erase, in one transaction; answers the job. The typed confirmation must name the
  * organization (422 validation.failed otherwise).
  */
-export function requestErasure(services: Pick<AppServices, 'controlDb' | 'jobs' | 'now'>, input: { organization: OrganizationRecord; confirm: string; actor: AuditActor; requestId: string }): Job {
+export function requestErasure(
+  services: Pick<AppServices, 'controlDb' | 'jobs' | 'now'>,
+  input: { organization: OrganizationRecord; confirm: string; actor: AuditActor; requestId: string },
+): Job {
   const db = services.controlDb;
   const now = services.now();
   const { organization } = input;
-  return db.transaction(() => {
-    assertNotErasing(db, organization.id);
-    assertNoOpenTransfer(db, organization.id, now);
-    if (!confirmsOrganization(organization, input.confirm)) {
-      throw new AppError('validation.failed', `The confirmation does not name this organization: type its slug "${organization.slug}" or its name.`, { details: { fields: [{ path: 'confirm', message: `must be "${organization.slug}" or the organization's name` }] } });
-    }
-    const erasureId = `era_${newUlid(now)}`;
-    db.prepare('INSERT INTO organization_erasures (organization_id, id, requested_by, requested_at) VALUES (?, ?, ?, ?)').run(organization.id, erasureId, 'id' in input.actor ? input.actor.id : null, now);
-    appendAudit(db, { organizationId: organization.id, actor: input.actor, action: 'organization.erase_requested', target: organization.id, requestId: input.requestId, details: { erasure_id: erasureId } }, now);
-    return services.jobs.enqueue(orgEraseKind, { erasure_id: erasureId });
-  }).immediate();
+  return db
+    .transaction(() => {
+      assertNotErasing(db, organization.id);
+      assertNoOpenTransfer(db, organization.id, now);
+      if (!confirmsOrganization(organization, input.confirm)) {
+        throw new AppError(
+          'validation.failed',
+          `The confirmation does not name this organization: type its slug "${organization.slug}" or its name.`,
+          {
+            details: {
+              fields: [{ path: 'confirm', message: `must be "${organization.slug}" or the organization's name` }],
+            },
+          },
+        );
+      }
+      const erasureId = `era_${newUlid(now)}`;
+      db.prepare(
+        'INSERT INTO organization_erasures (organization_id, id, requested_by, requested_at) VALUES (?, ?, ?, ?)',
+      ).run(organization.id, erasureId, 'id' in input.actor ? input.actor.id : null, now);
+      appendAudit(
+        db,
+        {
+          organizationId: organization.id,
+          actor: input.actor,
+          action: 'organization.erase_requested',
+          target: organization.id,
+          requestId: input.requestId,
+          details: { erasure_id: erasureId },
+        },
+        now,
+      );
+      return services.jobs.enqueue(orgEraseKind, { erasure_id: erasureId });
+    })
+    .immediate();
 }
 
 /**
@@ -61,14 +96,20 @@ export function requestErasure(services: Pick<AppServices, 'controlDb' | 'jobs' 
  * websites (409 organization.not_empty otherwise: delete them, or erase the organization, whose
  * job removes their graphs and published files). Refused during an erasure or a pending transfer.
  */
-export function deleteEmptyOrganization(services: Pick<AppServices, 'controlDb' | 'now'>, organizationId: string): void {
+export function deleteEmptyOrganization(
+  services: Pick<AppServices, 'controlDb' | 'now'>,
+  organizationId: string,
+): void {
   const db = services.controlDb;
   deleteLeavingNoTrace(db, () => {
     assertNotErasing(db, organizationId);
     assertNoOpenTransfer(db, organizationId, services.now());
     const ids = readOrganizationIds(db, organizationId);
     if (ids.websiteIds.length > 0) {
-      throw new AppError('organization.not_empty', `The organization still has ${ids.websiteIds.length} website(s): delete them first, or erase the organization (POST /v1/organizations/:id/erase).`);
+      throw new AppError(
+        'organization.not_empty',
+        `The organization still has ${ids.websiteIds.length} website(s): delete them first, or erase the organization (POST /v1/organizations/:id/erase).`,
+      );
     }
     deleteOrganizationRows(db, ids, null);
   });
@@ -113,7 +154,9 @@ export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'
   } catch {
     return;
   }
-  for (const name of names) if (name === `${websiteId}.sqlite` || name.startsWith(`${websiteId}.sqlite-`)) rmSync(join(services.layout.graphsDir, name), { force: true });
+  for (const name of names)
+    if (name === `${websiteId}.sqlite` || name.startsWith(`${websiteId}.sqlite-`))
+      rmSync(join(services.layout.graphsDir, name), { force: true });
 }
 
 /**
@@ -125,9 +168,15 @@ export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'
  * created meanwhile is found by (2)'s loop, or makes (3) throw so the job runs again. User
  * accounts stay. An erasure already done is a no-op.
  */
-export async function runOrganizationErasure(services: AppServices, erasureId: string, job: Pick<Job, 'id'>): Promise<void> {
+export async function runOrganizationErasure(
+  services: AppServices,
+  erasureId: string,
+  job: Pick<Job, 'id'>,
+): Promise<void> {
   const db = services.controlDb;
-  const erasure = db.prepare('SELECT organization_id AS organizationId FROM organization_erasures WHERE id = ?').get(erasureId) as { organizationId: string } | undefined;
+  const erasure = db
+    .prepare('SELECT organization_id AS organizationId FROM organization_erasures WHERE id = ?')
+    .get(erasureId) as { organizationId: string } | undefined;
   if (!erasure) return;
   const { organizationId } = erasure;
   const now = services.now();
@@ -140,21 +189,41 @@ export async function runOrganizationErasure(services: AppServices, erasureId: s
   }
 }
 
-async function eraseOrganizationData(services: AppServices, organizationId: string, erasureId: string, job: Pick<Job, 'id'>, now: number): Promise<void> {
+async function eraseOrganizationData(
+  services: AppServices,
+  organizationId: string,
+  erasureId: string,
+  job: Pick<Job, 'id'>,
+  now: number,
+): Promise<void> {
   const db = services.controlDb;
   db.transaction(() => {
-    db.prepare(`UPDATE connectors SET status = 'revoked', updated_at = ? WHERE website_id IN (SELECT id FROM websites WHERE organization_id = ?)`).run(new Date(now).toISOString(), organizationId);
-    db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE organization_id = ?').run(new Date(now).toISOString(), organizationId);
+    db.prepare(
+      `UPDATE connectors SET status = 'revoked', updated_at = ? WHERE website_id IN (SELECT id FROM websites WHERE organization_id = ?)`,
+    ).run(new Date(now).toISOString(), organizationId);
+    db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE organization_id = ?').run(
+      new Date(now).toISOString(),
+      organizationId,
+    );
   }).immediate();
 
   const erased = new Set<string>();
   const targets = await openEveryTarget(services.config.settings);
   try {
     for (;;) {
-      const websites = (db.prepare('SELECT id, domain FROM websites WHERE organization_id = ? ORDER BY id').all(organizationId) as Array<{ id: string; domain: string }>).filter((w) => !erased.has(w.id));
+      const websites = (
+        db
+          .prepare('SELECT id, domain FROM websites WHERE organization_id = ? ORDER BY id')
+          .all(organizationId) as Array<{ id: string; domain: string }>
+      ).filter((w) => !erased.has(w.id));
       if (websites.length === 0) break;
       for (const website of websites) {
-        for (const target of targets) await eraseWebsiteFromTarget(target, db, { websiteId: website.id, domain: website.domain, now: services.now });
+        for (const target of targets)
+          await eraseWebsiteFromTarget(target, db, {
+            websiteId: website.id,
+            domain: website.domain,
+            now: services.now,
+          });
         deleteGraphFiles(services, website.id);
         erased.add(website.id);
       }
@@ -166,7 +235,10 @@ async function eraseOrganizationData(services: AppServices, organizationId: stri
   deleteLeavingNoTrace(db, () => {
     const ids = readOrganizationIds(db, organizationId);
     const late = ids.websiteIds.filter((id) => !erased.has(id));
-    if (late.length > 0) throw new Error(`${late.length} website(s) were added to the organization during its erasure; the erase job runs again`);
+    if (late.length > 0)
+      throw new Error(
+        `${late.length} website(s) were added to the organization during its erasure; the erase job runs again`,
+      );
     deleteOrganizationRows(db, ids, job.id);
   });
   // A job of a website that was running during the erase may have reopened its graph: delete again.

@@ -11,7 +11,16 @@ import type { MailRouteOptions } from './organization-mail.js';
 import { addMemberByEmail, presentInvitation } from './members.js';
 import { authorizedOrganization } from './request-caller.js';
 import { assertMayGrant, assertMayManage } from './role-policy.js';
-import { AddedMemberSchema, AddMemberBodySchema, ChangedMemberSchema, ChangeMemberRoleBodySchema, InvitedMemberSchema, MemberParamsSchema, MemberSchema, OrganizationParamsSchema } from './schemas.js';
+import {
+  AddedMemberSchema,
+  AddMemberBodySchema,
+  ChangedMemberSchema,
+  ChangeMemberRoleBodySchema,
+  InvitedMemberSchema,
+  MemberParamsSchema,
+  MemberSchema,
+  OrganizationParamsSchema,
+} from './schemas.js';
 
 const TAGS = ['members'];
 
@@ -38,7 +47,11 @@ export const memberRoutes: RoutePlugin<MailRouteOptions> = async (plainApp, { se
     async (request, reply) => {
       const query = parseListQuery(request.query);
       const tenant = authorizedOrganization(request);
-      return sendData(request, reply, pageOf(listMembers(db, tenant.organizationId, query), query, (m) => m.userId));
+      return sendData(
+        request,
+        reply,
+        pageOf(listMembers(db, tenant.organizationId, query), query, (m) => m.userId),
+      );
     },
   );
 
@@ -47,15 +60,25 @@ export const memberRoutes: RoutePlugin<MailRouteOptions> = async (plainApp, { se
     '/v1/organizations/:id/members',
     {
       // A new member or invitation takes a seat of the plan (403 entitlement.limit_reached past it).
-      config: { access: onOrganization('organization_admin', 'mutate', 'users'), errors: ['auth.forbidden', 'organization.member_exists', 'entitlement.limit_reached'] },
+      config: {
+        access: onOrganization('organization_admin', 'mutate', 'users'),
+        errors: ['auth.forbidden', 'organization.member_exists', 'entitlement.limit_reached'],
+      },
       schema: {
         summary: 'Add an existing user as a member, or invite an address without an account by mail',
         tags: TAGS,
         params: OrganizationParamsSchema,
         body: AddMemberBodySchema,
         response: {
-          201: { description: 'The user of that address is a member now', content: { 'application/json': { schema: dataEnvelope(AddedMemberSchema) } } },
-          202: { description: 'The address has no account: it was invited, and joins once it signs up and verifies the address', content: { 'application/json': { schema: dataEnvelope(InvitedMemberSchema) } } },
+          201: {
+            description: 'The user of that address is a member now',
+            content: { 'application/json': { schema: dataEnvelope(AddedMemberSchema) } },
+          },
+          202: {
+            description:
+              'The address has no account: it was invited, and joins once it signs up and verifies the address',
+            content: { 'application/json': { schema: dataEnvelope(InvitedMemberSchema) } },
+          },
         },
       },
     },
@@ -64,16 +87,30 @@ export const memberRoutes: RoutePlugin<MailRouteOptions> = async (plainApp, { se
       const tenant = authorizedOrganization(request);
       assertMayGrant(tenant.role, role);
       const organization = getOrganization(db, tenant.organizationId)!;
-      const added = await addMemberByEmail(services, mail, { organization, email, role, actor: actorOf(request.principal), requestId: request.id });
+      const added = await addMemberByEmail(services, mail, {
+        organization,
+        email,
+        role,
+        actor: actorOf(request.principal),
+        requestId: request.id,
+      });
       if (added.kind === 'member') return sendData(request, reply, { member: added.member }, 201);
-      return sendData(request, reply, { invitation: presentInvitation(added.invitation), mailSent: added.mailSent }, 202);
+      return sendData(
+        request,
+        reply,
+        { invitation: presentInvitation(added.invitation), mailSent: added.mailSent },
+        202,
+      );
     },
   );
 
   app.patch(
     '/v1/organizations/:id/members/:userId',
     {
-      config: { access: onOrganization('organization_admin', 'mutate', 'users'), errors: ['auth.forbidden', 'member.not_found', 'organization.last_owner'] },
+      config: {
+        access: onOrganization('organization_admin', 'mutate', 'users'),
+        errors: ['auth.forbidden', 'member.not_found', 'organization.last_owner'],
+      },
       schema: {
         summary: "Change a member's role",
         tags: TAGS,
@@ -86,11 +123,22 @@ export const memberRoutes: RoutePlugin<MailRouteOptions> = async (plainApp, { se
       const { role } = request.body;
       const tenant = authorizedOrganization(request);
       assertMayGrant(tenant.role, role);
-      const member = db.transaction(() => {
-        const changed = changeMemberRole(db, { organizationId: tenant.organizationId, userId: request.params.userId, role }, (current) => assertMayManage(tenant.role, current));
-        auditRequest(services, request, { organizationId: tenant.organizationId, action: 'member.role_changed', target: changed.member.userId, details: { role_before: changed.previous, role } });
-        return changed.member;
-      }).immediate();
+      const member = db
+        .transaction(() => {
+          const changed = changeMemberRole(
+            db,
+            { organizationId: tenant.organizationId, userId: request.params.userId, role },
+            (current) => assertMayManage(tenant.role, current),
+          );
+          auditRequest(services, request, {
+            organizationId: tenant.organizationId,
+            action: 'member.role_changed',
+            target: changed.member.userId,
+            details: { role_before: changed.previous, role },
+          });
+          return changed.member;
+        })
+        .immediate();
       return sendData(request, reply, { member });
     },
   );
@@ -98,7 +146,10 @@ export const memberRoutes: RoutePlugin<MailRouteOptions> = async (plainApp, { se
   app.delete(
     '/v1/organizations/:id/members/:userId',
     {
-      config: { access: onOrganization('organization_admin', 'mutate', 'users'), errors: ['auth.forbidden', 'member.not_found', 'organization.last_owner'] },
+      config: {
+        access: onOrganization('organization_admin', 'mutate', 'users'),
+        errors: ['auth.forbidden', 'member.not_found', 'organization.last_owner'],
+      },
       schema: {
         summary: 'Remove a member from an organization',
         tags: TAGS,
@@ -109,8 +160,17 @@ export const memberRoutes: RoutePlugin<MailRouteOptions> = async (plainApp, { se
     async (request, reply) => {
       const tenant = authorizedOrganization(request);
       db.transaction(() => {
-        const previous = removeMember(db, { organizationId: tenant.organizationId, userId: request.params.userId }, (current) => assertMayManage(tenant.role, current));
-        auditRequest(services, request, { organizationId: tenant.organizationId, action: 'member.removed', target: request.params.userId, details: { role_before: previous } });
+        const previous = removeMember(
+          db,
+          { organizationId: tenant.organizationId, userId: request.params.userId },
+          (current) => assertMayManage(tenant.role, current),
+        );
+        auditRequest(services, request, {
+          organizationId: tenant.organizationId,
+          action: 'member.removed',
+          target: request.params.userId,
+          details: { role_before: previous },
+        });
       }).immediate();
       return reply.code(204).send();
     },

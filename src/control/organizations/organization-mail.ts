@@ -15,7 +15,10 @@ export interface OrganizationMail {
 export function createOrganizationMail(services: Pick<AppServices, 'config' | 'layout' | 'logger'>): OrganizationMail {
   const { settings } = services.config;
   let outbox: Promise<MailOutbox> | undefined;
-  const outboxOf = () => (outbox ??= createMailTransport(settings, services.layout).then((transport) => new MailOutbox(transport, { from: settings.mailFrom, logger: services.logger })));
+  const outboxOf = () =>
+    (outbox ??= createMailTransport(settings, services.layout).then(
+      (transport) => new MailOutbox(transport, { from: settings.mailFrom, logger: services.logger }),
+    ));
   return {
     async send(template) {
       return (await outboxOf()).deliver(template.kind, renderMail(template, { appBaseUrl: settings.appBaseUrl }));

@@ -6,14 +6,24 @@ import { sendData } from '../../platform/http/envelope.js';
 import { ListQuerySchema, pageOf, parseListQuery } from '../../platform/http/list-query.js';
 import { dataEnvelope, listEnvelope, NoContent } from '../../platform/http/route-docs.js';
 import { acceptPendingInvitations } from '../records/invitations.js';
-import { createOrganizationOwnedBy, getOrganization, listOrganizationsOfUser, renameOrganization } from '../records/organizations.js';
+import {
+  createOrganizationOwnedBy,
+  getOrganization,
+  listOrganizationsOfUser,
+  renameOrganization,
+} from '../records/organizations.js';
 import type { OrganizationRecord } from '../records/record-types.js';
 import { getUser } from '../records/users.js';
 import { auditRequest } from '../access/request-audit.js';
 import { onOrganization } from './access.js';
 import { deleteEmptyOrganization } from './erase.js';
 import { authorizedOrganization, callingUser } from './request-caller.js';
-import { CreateOrganizationBodySchema, OrganizationParamsSchema, OrganizationSchema, UpdateOrganizationBodySchema } from './schemas.js';
+import {
+  CreateOrganizationBodySchema,
+  OrganizationParamsSchema,
+  OrganizationSchema,
+  UpdateOrganizationBodySchema,
+} from './schemas.js';
 
 const LIST_ACCESS: RouteAccess = { minRole: 'authenticated', access: 'read' };
 /** Any signed-in user may create an organization; an API key belongs to one and may not make more. */
@@ -52,12 +62,21 @@ export const organizationRoutes: RoutePlugin = async (plainApp, { services }) =>
       if (principal.kind === 'api_key') {
         const own = getOrganization(db, principal.organizationId)!;
         const items = query.after === undefined || own.id > query.after ? [{ ...own, role: principal.role }] : [];
-        return sendData(request, reply, pageOf(items, query, (o) => o.id));
+        return sendData(
+          request,
+          reply,
+          pageOf(items, query, (o) => o.id),
+        );
       }
       const user = callingUser(request);
       const account = getUser(db, user.userId);
-      if (account?.emailVerified) acceptPendingInvitations(db, { userId: account.id, email: account.email }, services.now());
-      return sendData(request, reply, pageOf(listOrganizationsOfUser(db, user.userId, query), query, (o) => o.id));
+      if (account?.emailVerified)
+        acceptPendingInvitations(db, { userId: account.id, email: account.email }, services.now());
+      return sendData(
+        request,
+        reply,
+        pageOf(listOrganizationsOfUser(db, user.userId, query), query, (o) => o.id),
+      );
     },
   );
 
@@ -76,12 +95,20 @@ export const organizationRoutes: RoutePlugin = async (plainApp, { services }) =>
     async (request, reply) => {
       const { name } = request.body;
       const user = callingUser(request);
-      if (!getUser(db, user.userId)) throw new AppError('auth.unauthenticated', 'The account of this session no longer exists.');
-      const organization = db.transaction(() => {
-        const created = createOrganizationOwnedBy(db, { name, ownerId: user.userId }, services.now());
-        auditRequest(services, request, { organizationId: created.id, action: 'organization.created', target: created.id, details: { name: created.name, slug: created.slug } });
-        return created;
-      }).immediate();
+      if (!getUser(db, user.userId))
+        throw new AppError('auth.unauthenticated', 'The account of this session no longer exists.');
+      const organization = db
+        .transaction(() => {
+          const created = createOrganizationOwnedBy(db, { name, ownerId: user.userId }, services.now());
+          auditRequest(services, request, {
+            organizationId: created.id,
+            action: 'organization.created',
+            target: created.id,
+            details: { name: created.name, slug: created.slug },
+          });
+          return created;
+        })
+        .immediate();
       return sendData(request, reply, { ...organization, role: 'organization_owner' }, 201);
     },
   );
@@ -118,12 +145,19 @@ export const organizationRoutes: RoutePlugin = async (plainApp, { services }) =>
     async (request, reply) => {
       const { name } = request.body;
       const tenant = authorizedOrganization(request);
-      const organization = db.transaction(() => {
-        const before = loadOrganization(db, tenant.organizationId);
-        const after = renameOrganization(db, tenant.organizationId, name)!;
-        auditRequest(services, request, { organizationId: after.id, action: 'organization.updated', target: after.id, details: { name_before: before.name, name: after.name } });
-        return after;
-      }).immediate();
+      const organization = db
+        .transaction(() => {
+          const before = loadOrganization(db, tenant.organizationId);
+          const after = renameOrganization(db, tenant.organizationId, name)!;
+          auditRequest(services, request, {
+            organizationId: after.id,
+            action: 'organization.updated',
+            target: after.id,
+            details: { name_before: before.name, name: after.name },
+          });
+          return after;
+        })
+        .immediate();
       return sendData(request, reply, { ...organization, role: tenant.role });
     },
   );
@@ -132,7 +166,10 @@ export const organizationRoutes: RoutePlugin = async (plainApp, { services }) =>
   app.delete(
     '/v1/organizations/:id',
     {
-      config: { access: onOrganization('organization_owner', 'mutate', 'users'), errors: ['organization.not_empty', 'privacy.erasure_forbidden', 'privacy.erasure_in_progress'] },
+      config: {
+        access: onOrganization('organization_owner', 'mutate', 'users'),
+        errors: ['organization.not_empty', 'privacy.erasure_forbidden', 'privacy.erasure_in_progress'],
+      },
       schema: {
         summary: 'Delete an organization that has no websites (erase one that has)',
         tags: TAGS,

@@ -8,6 +8,9 @@ import { AppError, fieldProblemsFromZod } from '../../platform/errors/app-error.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new AppError('validation.failed', `The ${what} is not valid; see details.fields.`, { details: { fields: fieldProblemsFromZod(parsed.error.issues) } });
+  if (!parsed.success)
+    throw new AppError('validation.failed', `The ${what} is not valid; see details.fields.`, {
+      details: { fields: fieldProblemsFromZod(parsed.error.issues) },
+    });
   return parsed.data;
 }

@@ -19,5 +19,8 @@ export function assertMayGrant(caller: EffectiveRole, role: Role): void {
 /** Nobody changes or removes a member whose role is above their own (an admin cannot demote an owner). */
 export function assertMayManage(caller: EffectiveRole, memberRole: Role): void {
   if (isPlatform(caller) || roleAtLeast(caller as Role, memberRole)) return;
-  throw new AppError('auth.forbidden', `This member is ${memberRole}, above your own role (${caller}): only an equal or higher role may change or remove them.`);
+  throw new AppError(
+    'auth.forbidden',
+    `This member is ${memberRole}, above your own role (${caller}): only an equal or higher role may change or remove them.`,
+  );
 }

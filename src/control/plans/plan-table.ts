@@ -24,7 +24,12 @@ const LIMITS_BY_PLAN: Readonly<Record<Plan, Readonly<Record<Limit, number>>>> = 
 };
 
 export const PLAN_TABLE: Readonly<Record<Plan, PlanEntitlements>> = Object.freeze(
-  Object.fromEntries(PLANS.map((plan) => [plan, Object.freeze({ plan, limits: LIMITS_BY_PLAN[plan], capabilities: Object.freeze(capabilitiesOf(plan)) })])) as Record<Plan, PlanEntitlements>,
+  Object.fromEntries(
+    PLANS.map((plan) => [
+      plan,
+      Object.freeze({ plan, limits: LIMITS_BY_PLAN[plan], capabilities: Object.freeze(capabilitiesOf(plan)) }),
+    ]),
+  ) as Record<Plan, PlanEntitlements>,
 );
 
 /** The entitlements of a plan name read from the database; an unknown name counts as free (the most restrictive). */

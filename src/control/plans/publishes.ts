@@ -3,7 +3,10 @@ import { assertWithinLimit } from './entitlements.js';
 import { countPublishedVersion } from '../../platform/app/usage-counters.js';
 
 function organizationOf(db: Db, websiteId: string): string | undefined {
-  return (db.prepare('SELECT organization_id FROM websites WHERE id = ?').get(websiteId) as { organization_id: string } | undefined)?.organization_id;
+  return (
+    db.prepare('SELECT organization_id FROM websites WHERE id = ?').get(websiteId) as
+      { organization_id: string } | undefined
+  )?.organization_id;
 }
 
 /**

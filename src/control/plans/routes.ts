@@ -32,7 +32,8 @@ export const planRoutes: RoutePlugin = async (plainApp, { services }) => {
         response: { 200: dataEnvelope(EntitlementsSchema).describe('The plan and its quotas now') },
       },
     },
-    async (request, reply) => sendData(request, reply, readEntitlements(services.controlDb, request.params.id, services.now())),
+    async (request, reply) =>
+      sendData(request, reply, readEntitlements(services.controlDb, request.params.id, services.now())),
   );
 
   app.get(
@@ -50,7 +51,11 @@ export const planRoutes: RoutePlugin = async (plainApp, { services }) => {
     async (request, reply) => {
       const period = request.query.period ?? monthOf(services.now());
       services.usage.flush(); // api_requests counted in memory so far, this request's own excepted
-      return sendData(request, reply, { organization_id: request.params.id, period, usage: readUsage(services.controlDb, request.params.id, period) });
+      return sendData(request, reply, {
+        organization_id: request.params.id,
+        period,
+        usage: readUsage(services.controlDb, request.params.id, period),
+      });
     },
   );
 };

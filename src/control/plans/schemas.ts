@@ -11,11 +11,18 @@ import { USAGE_METRICS } from '../../platform/app/usage-counters.js';
 export const OrganizationPathSchema = z.object({ id: z.string().describe('The organization id (org_...)') });
 
 export const UsageQuerySchema = z.strictObject({
-  period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a calendar month, YYYY-MM').optional().describe('The calendar month (UTC), YYYY-MM; default the current one'),
+  period: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a calendar month, YYYY-MM')
+    .optional()
+    .describe('The calendar month (UTC), YYYY-MM; default the current one'),
 });
 
 /** Every capability some plan carries, sorted. */
-const CAPABILITIES = [...new Set(Object.values(PLAN_TABLE).flatMap((plan) => plan.capabilities))].sort() as [Capability, ...Capability[]];
+const CAPABILITIES = [...new Set(Object.values(PLAN_TABLE).flatMap((plan) => plan.capabilities))].sort() as [
+  Capability,
+  ...Capability[],
+];
 
 const QuotaSchema = z.object({
   limit: z.number().int().describe('What the plan allows'),
@@ -28,8 +35,15 @@ export const EntitlementsSchema = z.object({
   plan: z.enum(PLANS),
   capabilities: z.array(z.enum(CAPABILITIES)).describe("The plan's capabilities, sorted"),
   limits: z
-    .object(Object.fromEntries(LIMITS.map((limit) => [limit, QuotaSchema])) as Record<(typeof LIMITS)[number], typeof QuotaSchema>)
-    .describe('Each quota: websites and members at any time (pending invitations hold a seat), items accepted this calendar month (UTC), versions published this UTC day'),
+    .object(
+      Object.fromEntries(LIMITS.map((limit) => [limit, QuotaSchema])) as Record<
+        (typeof LIMITS)[number],
+        typeof QuotaSchema
+      >,
+    )
+    .describe(
+      'Each quota: websites and members at any time (pending invitations hold a seat), items accepted this calendar month (UTC), versions published this UTC day',
+    ),
 });
 
 /** GET /v1/organizations/:id/usage. */
@@ -37,6 +51,11 @@ export const UsageSchema = z.object({
   organization_id: z.string(),
   period: z.string().describe('The calendar month counted (UTC), YYYY-MM'),
   usage: z
-    .object(Object.fromEntries(USAGE_METRICS.map((metric) => [metric, z.number().int()])) as Record<(typeof USAGE_METRICS)[number], z.ZodNumber>)
+    .object(
+      Object.fromEntries(USAGE_METRICS.map((metric) => [metric, z.number().int()])) as Record<
+        (typeof USAGE_METRICS)[number],
+        z.ZodNumber
+      >,
+    )
     .describe('Each usage counter of the month, 0 when nothing was counted'),
 });

@@ -21,8 +21,20 @@ export function capabilitiesOf(plan: Plan): Capability[] {
   return [...CAPABILITIES[plan]].sort();
 }
 
-const TIER_WEIGHT: Record<VerificationMethod, number> = { dns_txt: 1.0, plugin_signed: 0.9, well_known: 0.8, meta_tag: 0.7, manual: 0.5 };
-const STATE_FACTOR: Record<VerificationState, number> = { verified: 1.0, grace: 0.5, pending: 0, failed: 0, revoked: 0 };
+const TIER_WEIGHT: Record<VerificationMethod, number> = {
+  dns_txt: 1.0,
+  plugin_signed: 0.9,
+  well_known: 0.8,
+  meta_tag: 0.7,
+  manual: 0.5,
+};
+const STATE_FACTOR: Record<VerificationState, number> = {
+  verified: 1.0,
+  grace: 0.5,
+  pending: 0,
+  failed: 0,
+  revoked: 0,
+};
 
 /**
  * Whether a website counts as verified: verified, or in grace (a re-check failed; re-verification

@@ -16,31 +16,63 @@ export const CreateWebsiteSchema = z.strictObject({
   verifiedMethod: VerificationMethodSchema.optional(),
 });
 
-export function createWebsite(db: Db, input: z.input<typeof CreateWebsiteSchema>, now = Date.now()): WebsiteRecord & { verification: { method: string | null; state: string } } {
+export function createWebsite(
+  db: Db,
+  input: z.input<typeof CreateWebsiteSchema>,
+  now = Date.now(),
+): WebsiteRecord & { verification: { method: string | null; state: string } } {
   const parsed = CreateWebsiteSchema.safeParse(input);
-  if (!parsed.success) throw new AppError('validation.failed', 'The website is not valid; see details.fields.', { details: { fields: fieldProblemsFromZod(parsed.error.issues) } });
+  if (!parsed.success)
+    throw new AppError('validation.failed', 'The website is not valid; see details.fields.', {
+      details: { fields: fieldProblemsFromZod(parsed.error.issues) },
+    });
   const { organizationId, domain, name, defaultLanguage, verifiedMethod } = parsed.data;
-  return db.transaction(() => {
-    if (!getOrganization(db, organizationId)) throw new AppError('organization.not_found', `No organization ${organizationId}: see \`nodectl admin org list\`.`);
-    assertWithinLimit(db, organizationId, 'websites', { nowMs: now });
-    if (db.prepare('SELECT 1 FROM websites WHERE domain = ?').get(domain)) {
-      throw new AppError('validation.failed', `The domain ${domain} already belongs to a website.`, { details: { fields: [{ path: 'domain', message: 'already registered' }] } });
-    }
-    const id = newId('web');
-    const createdAt = nowIso(now);
-    db.prepare('INSERT INTO websites (id, organization_id, domain, name, default_language, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, organizationId, domain, name, defaultLanguage, createdAt);
-    const state = verifiedMethod ? 'verified' : 'pending';
-    db.prepare('INSERT INTO verifications (website_id, method, state, last_checked_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, verifiedMethod ?? null, state, verifiedMethod ? createdAt : null, createdAt);
-    return { id, organizationId, domain, name, defaultLanguage, createdAt, verification: { method: verifiedMethod ?? null, state } };
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (!getOrganization(db, organizationId))
+        throw new AppError(
+          'organization.not_found',
+          `No organization ${organizationId}: see \`nodectl admin org list\`.`,
+        );
+      assertWithinLimit(db, organizationId, 'websites', { nowMs: now });
+      if (db.prepare('SELECT 1 FROM websites WHERE domain = ?').get(domain)) {
+        throw new AppError('validation.failed', `The domain ${domain} already belongs to a website.`, {
+          details: { fields: [{ path: 'domain', message: 'already registered' }] },
+        });
+      }
+      const id = newId('web');
+      const createdAt = nowIso(now);
+      db.prepare(
+        'INSERT INTO websites (id, organization_id, domain, name, default_language, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(id, organizationId, domain, name, defaultLanguage, createdAt);
+      const state = verifiedMethod ? 'verified' : 'pending';
+      db.prepare(
+        'INSERT INTO verifications (website_id, method, state, last_checked_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(id, verifiedMethod ?? null, state, verifiedMethod ? createdAt : null, createdAt);
+      return {
+        id,
+        organizationId,
+        domain,
+        name,
+        defaultLanguage,
+        createdAt,
+        verification: { method: verifiedMethod ?? null, state },
+      };
+    })
+    .immediate();
 }
 
-const SELECT = 'SELECT id, organization_id AS organizationId, domain, name, default_language AS defaultLanguage, created_at AS createdAt FROM websites';
+const SELECT =
+  'SELECT id, organization_id AS organizationId, domain, name, default_language AS defaultLanguage, created_at AS createdAt FROM websites';
 
 export function getWebsite(db: Db, id: string): WebsiteRecord | undefined {
   return db.prepare(`${SELECT} WHERE id = ?`).get(id) as WebsiteRecord | undefined;
 }
 
 export function listWebsites(db: Db, organizationId?: string): WebsiteRecord[] {
-  return (organizationId ? db.prepare(`${SELECT} WHERE organization_id = ? ORDER BY created_at, id`).all(organizationId) : db.prepare(`${SELECT} ORDER BY created_at, id`).all()) as WebsiteRecord[];
+  return (
+    organizationId
+      ? db.prepare(`${SELECT} WHERE organization_id = ? ORDER BY created_at, id`).all(organizationId)
+      : db.prepare(`${SELECT} ORDER BY created_at, id`).all()
+  ) as WebsiteRecord[];
 }

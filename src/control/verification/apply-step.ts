@@ -2,7 +2,13 @@ import { AppError } from '../../platform/errors/app-error.js';
 import type { Db } from '../../platform/storage/sqlite.js';
 import { emitEvent } from '../events/index.js';
 import { countsAsVerified, trustScore } from '../records/website-info.js';
-import { readDomainVerification, recordVerificationEvent, writeDomainVerification, type DomainVerification, type VerificationEventInput } from './domain-store.js';
+import {
+  readDomainVerification,
+  recordVerificationEvent,
+  writeDomainVerification,
+  type DomainVerification,
+  type VerificationEventInput,
+} from './domain-store.js';
 import { tierOf } from './methods.js';
 import { transition, type MachineEvent } from './state-machine.js';
 
@@ -28,7 +34,11 @@ export interface AppliedStep {
 /** The domain's verification, or 404 naming what to do. */
 export function requireDomainVerification(db: Db, websiteId: string, domain: string): DomainVerification {
   const found = readDomainVerification(db, websiteId, domain);
-  if (!found) throw new AppError('website.alias_not_found', `${domain} is neither this website's domain nor one of its aliases: add it first (POST /v1/websites/${websiteId}/aliases).`);
+  if (!found)
+    throw new AppError(
+      'website.alias_not_found',
+      `${domain} is neither this website's domain nor one of its aliases: add it first (POST /v1/websites/${websiteId}/aliases).`,
+    );
   return found;
 }
 
@@ -53,16 +63,52 @@ function changedEventData(before: DomainVerification, after: DomainVerification)
  * the outbox. Undefined when the step no longer applies (the domain went to failed or revoked
  * meanwhile), and nothing is written.
  */
-export function applyStep(db: Db, websiteId: string, domain: string, step: VerificationStep, now: number): AppliedStep | undefined {
-  return db.transaction(() => {
-    const before = requireDomainVerification(db, websiteId, domain);
-    const moved = transition(before, step.machine, now);
-    if (!moved) return undefined;
-    const after: DomainVerification = { ...before, ...step.patch, state: moved.state, method: moved.method, graceUntil: moved.graceUntil, verifiedAt: moved.verifiedAt, failureCount: moved.failureCount, updatedAt: now };
-    writeDomainVerification(db, after);
-    recordVerificationEvent(db, { websiteId, domain: before.domain, event: step.event, method: step.method, result: step.result, fromState: before.state, toState: after.state, evidence: step.evidence, actor: step.actor }, now);
-    const changed = before.state !== after.state || before.method !== after.method;
-    if (changed) emitEvent(db, { type: 'verification.changed', website_id: websiteId, data: changedEventData(before, after) }, now);
-    return { before, after, changed };
-  }).immediate();
+export function applyStep(
+  db: Db,
+  websiteId: string,
+  domain: string,
+  step: VerificationStep,
+  now: number,
+): AppliedStep | undefined {
+  return db
+    .transaction(() => {
+      const before = requireDomainVerification(db, websiteId, domain);
+      const moved = transition(before, step.machine, now);
+      if (!moved) return undefined;
+      const after: DomainVerification = {
+        ...before,
+        ...step.patch,
+        state: moved.state,
+        method: moved.method,
+        graceUntil: moved.graceUntil,
+        verifiedAt: moved.verifiedAt,
+        failureCount: moved.failureCount,
+        updatedAt: now,
+      };
+      writeDomainVerification(db, after);
+      recordVerificationEvent(
+        db,
+        {
+          websiteId,
+          domain: before.domain,
+          event: step.event,
+          method: step.method,
+          result: step.result,
+          fromState: before.state,
+          toState: after.state,
+          evidence: step.evidence,
+          actor: step.actor,
+        },
+        now,
+      );
+      const changed = before.state !== after.state || before.method !== after.method;
+      if (changed)
+        emitEvent(
+          db,
+          { type: 'verification.changed', website_id: websiteId, data: changedEventData(before, after) },
+          now,
+        );
+      return { before, after, changed };
+    })
+    .immediate();
 }

@@ -16,7 +16,12 @@ export interface DomainCheck {
 function methodsToTry(subject: DomainVerification): ChallengeMethod[] {
   const methods: ChallengeMethod[] = [];
   if (subject.challengeMethod) methods.push(subject.challengeMethod);
-  if (isChallengeMethod(subject.method) && subject.method !== subject.challengeMethod && (subject.state === 'verified' || subject.state === 'grace')) methods.push(subject.method);
+  if (
+    isChallengeMethod(subject.method) &&
+    subject.method !== subject.challengeMethod &&
+    (subject.state === 'verified' || subject.state === 'grace')
+  )
+    methods.push(subject.method);
   return methods;
 }
 
@@ -26,28 +31,55 @@ function methodsToTry(subject: DomainVerification): ChallengeMethod[] {
  * 409 verification.challenge_required when there is nothing to check: no challenge yet, or the
  * domain failed or was revoked (a new challenge makes it pending again).
  */
-export async function checkDomain(deps: VerificationDeps, probes: OwnershipProbes, input: { websiteId: string; domain: string; actor: string; event?: 'check' | 'recheck' }): Promise<DomainCheck> {
+export async function checkDomain(
+  deps: VerificationDeps,
+  probes: OwnershipProbes,
+  input: { websiteId: string; domain: string; actor: string; event?: 'check' | 'recheck' },
+): Promise<DomainCheck> {
   const subject = requireDomainVerification(deps.controlDb, input.websiteId, input.domain);
   const methods = methodsToTry(subject);
   if (subject.state === 'failed' || subject.state === 'revoked') {
-    throw new AppError('verification.challenge_required', `The verification of ${subject.domain} is ${subject.state}: issue a challenge (POST /v1/websites/${input.websiteId}/verification/challenge), place the proof, then check again.`);
+    throw new AppError(
+      'verification.challenge_required',
+      `The verification of ${subject.domain} is ${subject.state}: issue a challenge (POST /v1/websites/${input.websiteId}/verification/challenge), place the proof, then check again.`,
+    );
   }
   if (subject.token === null || methods.length === 0) {
-    throw new AppError('verification.challenge_required', `Nothing to check for ${subject.domain}: issue a challenge first (POST /v1/websites/${input.websiteId}/verification/challenge with a method).`);
+    throw new AppError(
+      'verification.challenge_required',
+      `Nothing to check for ${subject.domain}: issue a challenge first (POST /v1/websites/${input.websiteId}/verification/challenge with a method).`,
+    );
   }
   const outcomes: CheckOutcome[] = [];
   for (const method of methods) {
-    const outcome = await METHOD_CHECKS[method]({ ...subject, token: subject.token }, { probes, controlDb: deps.controlDb, now: deps.now() });
+    const outcome = await METHOD_CHECKS[method](
+      { ...subject, token: subject.token },
+      { probes, controlDb: deps.controlDb, now: deps.now() },
+    );
     outcomes.push(outcome);
     if (outcome.passed) break;
   }
   const decided = outcomes.find((o) => o.passed) ?? outcomes[0]!;
   const evidence = outcomes.map((o) => `${o.method} ${o.passed ? 'passed' : 'failed'}: ${o.evidence}`).join(' | ');
   const now = deps.now();
-  const applied = applyStep(deps.controlDb, input.websiteId, subject.domain, {
-    event: input.event ?? 'check', machine: { kind: 'check', passed: decided.passed, method: decided.method }, method: decided.method,
-    result: decided.passed ? 'passed' : 'failed', evidence, actor: input.actor, patch: { lastCheckedAt: now },
-  }, now);
+  const applied = applyStep(
+    deps.controlDb,
+    input.websiteId,
+    subject.domain,
+    {
+      event: input.event ?? 'check',
+      machine: { kind: 'check', passed: decided.passed, method: decided.method },
+      method: decided.method,
+      result: decided.passed ? 'passed' : 'failed',
+      evidence,
+      actor: input.actor,
+      patch: { lastCheckedAt: now },
+    },
+    now,
+  );
   if (applied?.changed && !applied.after.isAlias) deps.onTrustChanged?.(input.websiteId);
-  return { verification: applied?.after ?? requireDomainVerification(deps.controlDb, input.websiteId, subject.domain), outcome: { ...decided, evidence } };
+  return {
+    verification: applied?.after ?? requireDomainVerification(deps.controlDb, input.websiteId, subject.domain),
+    outcome: { ...decided, evidence },
+  };
 }

@@ -20,12 +20,21 @@ export const verificationCheckJob = defineJob({
   payload: z.object({}),
   schedule: { intervalSeconds: 3600 },
   handler: async (_payload, { services, signal }) => {
-    const report = await runVerificationMaintenance(verificationDeps(services), createOwnershipProbes(services.config.settings), {
-      signal,
-      onError: (error, domain) => services.logger.warn({ err: error, domain }, 'verification.check: a re-check could not run; the next run tries again'),
-    });
+    const report = await runVerificationMaintenance(
+      verificationDeps(services),
+      createOwnershipProbes(services.config.settings),
+      {
+        signal,
+        onError: (error, domain) =>
+          services.logger.warn(
+            { err: error, domain },
+            'verification.check: a re-check could not run; the next run tries again',
+          ),
+      },
+    );
     for (const websiteId of report.changedWebsites) {
-      if (existsSync(graphDbPath(services.layout, websiteId))) requestRepublish(services, { website_id: websiteId, removed: [] });
+      if (existsSync(graphDbPath(services.layout, websiteId)))
+        requestRepublish(services, { website_id: websiteId, removed: [] });
     }
     if (report.rechecked + report.lapsed + report.errors > 0) services.logger.info({ ...report }, 'verification.check');
   },

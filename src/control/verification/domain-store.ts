@@ -26,34 +26,66 @@ export interface DomainVerification {
 }
 
 interface Row {
-  website_id: string; domain: string; is_alias: number; state: string; method: string | null; challenge_method: string | null; token: string | null;
-  challenged_at: number | null; last_checked_at: number | null; verified_at: number | null; grace_until: number | null; failure_count: number;
-  plugin_proof_at: number | null; plugin_connector_id: string | null; updated_at: number;
+  website_id: string;
+  domain: string;
+  is_alias: number;
+  state: string;
+  method: string | null;
+  challenge_method: string | null;
+  token: string | null;
+  challenged_at: number | null;
+  last_checked_at: number | null;
+  verified_at: number | null;
+  grace_until: number | null;
+  failure_count: number;
+  plugin_proof_at: number | null;
+  plugin_connector_id: string | null;
+  updated_at: number;
 }
 
 function toRecord(row: Row): DomainVerification {
   return {
-    websiteId: row.website_id, domain: row.domain.toLowerCase(), isAlias: row.is_alias === 1,
-    state: (VERIFICATION_STATES as readonly string[]).includes(row.state) ? (row.state as VerificationState) : 'pending',
-    method: row.method, challengeMethod: isChallengeMethod(row.challenge_method) ? row.challenge_method : null, token: row.token,
-    challengedAt: row.challenged_at, lastCheckedAt: row.last_checked_at, verifiedAt: row.verified_at, graceUntil: row.grace_until, failureCount: row.failure_count,
-    pluginProofAt: row.plugin_proof_at, pluginConnectorId: row.plugin_connector_id, updatedAt: row.updated_at,
+    websiteId: row.website_id,
+    domain: row.domain.toLowerCase(),
+    isAlias: row.is_alias === 1,
+    state: (VERIFICATION_STATES as readonly string[]).includes(row.state)
+      ? (row.state as VerificationState)
+      : 'pending',
+    method: row.method,
+    challengeMethod: isChallengeMethod(row.challenge_method) ? row.challenge_method : null,
+    token: row.token,
+    challengedAt: row.challenged_at,
+    lastCheckedAt: row.last_checked_at,
+    verifiedAt: row.verified_at,
+    graceUntil: row.grace_until,
+    failureCount: row.failure_count,
+    pluginProofAt: row.plugin_proof_at,
+    pluginConnectorId: row.plugin_connector_id,
+    updatedAt: row.updated_at,
   };
 }
 
 export function readDomainVerification(db: Db, websiteId: string, domain: string): DomainVerification | undefined {
-  const row = db.prepare('SELECT * FROM domain_verifications WHERE website_id = ? AND domain = ?').get(websiteId, domain) as Row | undefined;
+  const row = db
+    .prepare('SELECT * FROM domain_verifications WHERE website_id = ? AND domain = ?')
+    .get(websiteId, domain) as Row | undefined;
   return row ? toRecord(row) : undefined;
 }
 
 /** The website's own domain first, then its aliases by name. */
 export function listDomainVerifications(db: Db, websiteId: string): DomainVerification[] {
-  return (db.prepare('SELECT * FROM domain_verifications WHERE website_id = ? ORDER BY is_alias, domain').all(websiteId) as Row[]).map(toRecord);
+  return (
+    db
+      .prepare('SELECT * FROM domain_verifications WHERE website_id = ? ORDER BY is_alias, domain')
+      .all(websiteId) as Row[]
+  ).map(toRecord);
 }
 
 /** The domain whose verification holds `token`, among the website's. */
 export function findDomainByToken(db: Db, websiteId: string, token: string): DomainVerification | undefined {
-  const row = db.prepare('SELECT * FROM domain_verifications WHERE website_id = ? AND token = ?').get(websiteId, token) as Row | undefined;
+  const row = db
+    .prepare('SELECT * FROM domain_verifications WHERE website_id = ? AND token = ?')
+    .get(websiteId, token) as Row | undefined;
   return row ? toRecord(row) : undefined;
 }
 
@@ -62,15 +94,25 @@ export function findDomainByToken(db: Db, websiteId: string, token: string): Dom
  * method that can be checked (not manual), oldest check first.
  */
 export function listDueForRecheck(db: Db, checkedBefore: number, limit: number): DomainVerification[] {
-  return (db.prepare(
-    `SELECT * FROM domain_verifications WHERE state IN ('verified','grace') AND COALESCE(method, '') != 'manual' AND COALESCE(last_checked_at, 0) <= ?
+  return (
+    db
+      .prepare(
+        `SELECT * FROM domain_verifications WHERE state IN ('verified','grace') AND COALESCE(method, '') != 'manual' AND COALESCE(last_checked_at, 0) <= ?
      ORDER BY COALESCE(last_checked_at, 0), website_id, domain LIMIT ?`,
-  ).all(checkedBefore, limit) as Row[]).map(toRecord);
+      )
+      .all(checkedBefore, limit) as Row[]
+  ).map(toRecord);
 }
 
 /** Grace windows that ended at or before `now`. */
 export function listLapsedGrace(db: Db, now: number): DomainVerification[] {
-  return (db.prepare(`SELECT * FROM domain_verifications WHERE state = 'grace' AND grace_until <= ? ORDER BY grace_until, website_id, domain`).all(now) as Row[]).map(toRecord);
+  return (
+    db
+      .prepare(
+        `SELECT * FROM domain_verifications WHERE state = 'grace' AND grace_until <= ? ORDER BY grace_until, website_id, domain`,
+      )
+      .all(now) as Row[]
+  ).map(toRecord);
 }
 
 /**
@@ -84,16 +126,41 @@ export function writeDomainVerification(db: Db, record: DomainVerification): voi
     `UPDATE domain_verifications SET state = ?, method = ?, challenge_method = ?, token = ?, challenged_at = ?, last_checked_at = ?, verified_at = ?, grace_until = ?,
        failure_count = ?, plugin_proof_at = ?, plugin_connector_id = ?, updated_at = ? WHERE website_id = ? AND domain = ?`,
   ).run(
-    record.state, record.method, record.challengeMethod, record.token, record.challengedAt, record.lastCheckedAt, record.verifiedAt, record.graceUntil,
-    record.failureCount, record.pluginProofAt, record.pluginConnectorId, record.updatedAt, record.websiteId, record.domain,
+    record.state,
+    record.method,
+    record.challengeMethod,
+    record.token,
+    record.challengedAt,
+    record.lastCheckedAt,
+    record.verifiedAt,
+    record.graceUntil,
+    record.failureCount,
+    record.pluginProofAt,
+    record.pluginConnectorId,
+    record.updatedAt,
+    record.websiteId,
+    record.domain,
   );
   if (record.isAlias) {
-    db.prepare('UPDATE website_aliases SET verified = ? WHERE website_id = ? AND domain = ?').run(countsAsVerified(record.state) ? 1 : 0, record.websiteId, record.domain);
+    db.prepare('UPDATE website_aliases SET verified = ? WHERE website_id = ? AND domain = ?').run(
+      countsAsVerified(record.state) ? 1 : 0,
+      record.websiteId,
+      record.domain,
+    );
     return;
   }
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  db.prepare('UPDATE verifications SET method = ?, state = ?, token = ?, last_checked_at = ?, grace_until = ?, failure_count = ?, updated_at = ? WHERE website_id = ?').run(
-    record.method, record.state, record.token, iso(record.lastCheckedAt), iso(record.graceUntil), record.failureCount, iso(record.updatedAt), record.websiteId,
+  db.prepare(
+    'UPDATE verifications SET method = ?, state = ?, token = ?, last_checked_at = ?, grace_until = ?, failure_count = ?, updated_at = ? WHERE website_id = ?',
+  ).run(
+    record.method,
+    record.state,
+    record.token,
+    iso(record.lastCheckedAt),
+    iso(record.graceUntil),
+    record.failureCount,
+    iso(record.updatedAt),
+    record.websiteId,
   );
 }
 
@@ -118,7 +185,19 @@ export function recordVerificationEvent(db: Db, event: VerificationEventInput, n
   const id = `vev_${newUlid(now)}`;
   db.prepare(
     'INSERT INTO verification_events (id, website_id, domain, event, method, result, from_state, to_state, evidence, actor, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  ).run(id, event.websiteId, event.domain, event.event, event.method, event.result, event.fromState, event.toState, event.evidence.slice(0, EVIDENCE_MAX), event.actor, now);
+  ).run(
+    id,
+    event.websiteId,
+    event.domain,
+    event.event,
+    event.method,
+    event.result,
+    event.fromState,
+    event.toState,
+    event.evidence.slice(0, EVIDENCE_MAX),
+    event.actor,
+    now,
+  );
   return id;
 }
 
@@ -129,8 +208,30 @@ export interface VerificationEventRecord extends Omit<VerificationEventInput, 'w
 
 /** The website's latest verification events, newest first (rowid orders the steps of one millisecond: ULIDs made in one ms do not sort by creation). */
 export function listVerificationEvents(db: Db, websiteId: string, limit: number): VerificationEventRecord[] {
-  const rows = db.prepare('SELECT * FROM verification_events WHERE website_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(websiteId, limit) as Array<{
-    id: string; domain: string; event: VerificationEventInput['event']; method: string | null; result: VerificationEventInput['result']; from_state: VerificationState; to_state: VerificationState; evidence: string; actor: string; created_at: number;
+  const rows = db
+    .prepare('SELECT * FROM verification_events WHERE website_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
+    .all(websiteId, limit) as Array<{
+    id: string;
+    domain: string;
+    event: VerificationEventInput['event'];
+    method: string | null;
+    result: VerificationEventInput['result'];
+    from_state: VerificationState;
+    to_state: VerificationState;
+    evidence: string;
+    actor: string;
+    created_at: number;
   }>;
-  return rows.map((r) => ({ id: r.id, at: r.created_at, domain: r.domain, event: r.event, method: r.method, result: r.result, fromState: r.from_state, toState: r.to_state, evidence: r.evidence, actor: r.actor }));
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.created_at,
+    domain: r.domain,
+    event: r.event,
+    method: r.method,
+    result: r.result,
+    fromState: r.from_state,
+    toState: r.to_state,
+    evidence: r.evidence,
+    actor: r.actor,
+  }));
 }

@@ -31,7 +31,10 @@ export function verificationDeps(services: TrustServices & Pick<AppServices, 'no
         refreshGraphTrust(services, websiteId);
       } catch (error) {
         // The next content.ingest run sets the same trust; the verification itself is committed.
-        services.logger.warn({ err: error, websiteId }, 'the graph\'s source trust could not be refreshed after a verification change');
+        services.logger.warn(
+          { err: error, websiteId },
+          "the graph's source trust could not be refreshed after a verification change",
+        );
       }
     },
   };

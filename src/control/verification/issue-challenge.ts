@@ -16,15 +16,28 @@ export function newVerificationToken(): string {
  * valid when they pick another method); a failed or revoked domain goes back to pending; a
  * verified one stays verified and the next check tries the new method first.
  */
-export function issueChallenge(deps: VerificationDeps, input: { websiteId: string; domain: string; method: ChallengeMethod; actor: string }): DomainVerification {
+export function issueChallenge(
+  deps: VerificationDeps,
+  input: { websiteId: string; domain: string; method: ChallengeMethod; actor: string },
+): DomainVerification {
   const now = deps.now();
   const current = requireDomainVerification(deps.controlDb, input.websiteId, input.domain);
   const token = current.token ?? newVerificationToken();
-  const applied = applyStep(deps.controlDb, input.websiteId, current.domain, {
-    event: 'challenge', machine: { kind: 'challenge' }, method: input.method, result: 'issued', actor: input.actor,
-    evidence: `challenge ${input.method} issued`,
-    patch: { token, challengeMethod: input.method, challengedAt: now },
-  }, now)!;
+  const applied = applyStep(
+    deps.controlDb,
+    input.websiteId,
+    current.domain,
+    {
+      event: 'challenge',
+      machine: { kind: 'challenge' },
+      method: input.method,
+      result: 'issued',
+      actor: input.actor,
+      evidence: `challenge ${input.method} issued`,
+      patch: { token, challengeMethod: input.method, challengedAt: now },
+    },
+    now,
+  )!;
   if (applied.changed && !applied.after.isAlias) deps.onTrustChanged?.(input.websiteId);
   return applied.after;
 }

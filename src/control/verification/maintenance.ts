@@ -24,14 +24,29 @@ export interface MaintenanceReport {
  * then revokes every domain whose grace window has ended (time only). Manual verifications are
  * not re-read. Stops between domains when `signal` aborts.
  */
-export async function runVerificationMaintenance(deps: VerificationDeps, probes: OwnershipProbes, options: { signal?: AbortSignal; onError?: (error: unknown, domain: string) => void } = {}): Promise<MaintenanceReport> {
+export async function runVerificationMaintenance(
+  deps: VerificationDeps,
+  probes: OwnershipProbes,
+  options: { signal?: AbortSignal; onError?: (error: unknown, domain: string) => void } = {},
+): Promise<MaintenanceReport> {
   const report: MaintenanceReport = { rechecked: 0, errors: 0, lapsed: 0, changedWebsites: [] };
   const changed = new Set<string>();
-  const watch = { ...deps, onTrustChanged: (websiteId: string) => { changed.add(websiteId); deps.onTrustChanged?.(websiteId); } };
+  const watch = {
+    ...deps,
+    onTrustChanged: (websiteId: string) => {
+      changed.add(websiteId);
+      deps.onTrustChanged?.(websiteId);
+    },
+  };
   for (const due of listDueForRecheck(deps.controlDb, deps.now() - RECHECK_INTERVAL_MS, RECHECK_BATCH)) {
     if (options.signal?.aborted) break;
     try {
-      await checkDomain(watch, probes, { websiteId: due.websiteId, domain: due.domain, actor: 'system', event: 'recheck' });
+      await checkDomain(watch, probes, {
+        websiteId: due.websiteId,
+        domain: due.domain,
+        actor: 'system',
+        event: 'recheck',
+      });
       report.rechecked++;
     } catch (error) {
       report.errors++;
@@ -40,10 +55,20 @@ export async function runVerificationMaintenance(deps: VerificationDeps, probes:
   }
   const now = deps.now();
   for (const lapsed of listLapsedGrace(deps.controlDb, now)) {
-    const applied = applyStep(deps.controlDb, lapsed.websiteId, lapsed.domain, {
-      event: 'lapse', machine: { kind: 'lapse' }, method: lapsed.method, result: 'lapsed', actor: 'system',
-      evidence: `the grace window ended at ${new Date(lapsed.graceUntil ?? now).toISOString()} without a passing check`,
-    }, now);
+    const applied = applyStep(
+      deps.controlDb,
+      lapsed.websiteId,
+      lapsed.domain,
+      {
+        event: 'lapse',
+        machine: { kind: 'lapse' },
+        method: lapsed.method,
+        result: 'lapsed',
+        actor: 'system',
+        evidence: `the grace window ended at ${new Date(lapsed.graceUntil ?? now).toISOString()} without a passing check`,
+      },
+      now,
+    );
     if (!applied) continue;
     report.lapsed++;
     if (applied.changed && !applied.after.isAlias) watch.onTrustChanged(lapsed.websiteId);

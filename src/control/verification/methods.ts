@@ -16,7 +16,13 @@ export function isChallengeMethod(value: string | null | undefined): value is Ch
   return (CHALLENGE_METHODS as readonly string[]).includes(value ?? '');
 }
 
-const TIERS: Readonly<Record<Method, TrustTier>> = { dns_txt: 'dns_txt', plugin: 'plugin_signed', well_known_file: 'well_known', meta_tag: 'meta_tag', manual: 'manual' };
+const TIERS: Readonly<Record<Method, TrustTier>> = {
+  dns_txt: 'dns_txt',
+  plugin: 'plugin_signed',
+  well_known_file: 'well_known',
+  meta_tag: 'meta_tag',
+  manual: 'manual',
+};
 
 /** The trust tier a method gives (docs/contract.md#verification): the method drives the tier. */
 export function tierOf(method: string | null): TrustTier | null {

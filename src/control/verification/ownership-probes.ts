@@ -11,13 +11,21 @@ export interface OwnershipProbes {
   originOf(domain: string): string;
 }
 
-export type ProbeSettings = Pick<Settings, 'dnsServers' | 'dnsTimeoutMs' | 'fetchAllowPrivateAddresses' | 'fetchAllowedAddresses' | 'verificationBaseUrl'>;
+export type ProbeSettings = Pick<
+  Settings,
+  'dnsServers' | 'dnsTimeoutMs' | 'fetchAllowPrivateAddresses' | 'fetchAllowedAddresses' | 'verificationBaseUrl'
+>;
 
 export function createOwnershipProbes(settings: ProbeSettings): OwnershipProbes {
   const resolver = createHostResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs });
   return {
     resolver,
-    fetch: (url) => guardedFetch(url, { resolver, allowPrivateAddresses: settings.fetchAllowPrivateAddresses, allowedRanges: settings.fetchAllowedAddresses ?? [] }),
+    fetch: (url) =>
+      guardedFetch(url, {
+        resolver,
+        allowPrivateAddresses: settings.fetchAllowPrivateAddresses,
+        allowedRanges: settings.fetchAllowedAddresses ?? [],
+      }),
     originOf: (domain) => verificationOrigin(settings, domain),
   };
 }

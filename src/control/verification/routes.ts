@@ -11,7 +11,14 @@ import { verificationDeps } from './graph-trust.js';
 import { issueChallenge } from './issue-challenge.js';
 import { toChallengeMethod } from './methods.js';
 import { createOwnershipProbes } from './ownership-probes.js';
-import { ChallengeBodySchema, CheckBodySchema, DomainVerificationSchema, VerificationCheckSchema, VerificationParamsSchema, WebsiteVerificationSchema } from './schemas.js';
+import {
+  ChallengeBodySchema,
+  CheckBodySchema,
+  DomainVerificationSchema,
+  VerificationCheckSchema,
+  VerificationParamsSchema,
+  WebsiteVerificationSchema,
+} from './schemas.js';
 import { presentDomainVerification, presentWebsiteVerification } from './view.js';
 
 const READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
@@ -35,43 +42,80 @@ export const verificationRoutes: RoutePlugin = async (plainApp, { services }) =>
   const probes = createOwnershipProbes(services.config.settings);
   const db = services.controlDb;
 
-  app.get('/v1/websites/:id/verification', {
-    config: { access: READ },
-    schema: {
-      summary: 'Read the verification of the website\'s domain and of each alias, with the latest 20 steps',
-      tags: TAGS,
-      params: VerificationParamsSchema,
-      response: { 200: dataEnvelope(WebsiteVerificationSchema).describe('The own domain\'s verification, its aliases\' and the latest steps') },
+  app.get(
+    '/v1/websites/:id/verification',
+    {
+      config: { access: READ },
+      schema: {
+        summary: "Read the verification of the website's domain and of each alias, with the latest 20 steps",
+        tags: TAGS,
+        params: VerificationParamsSchema,
+        response: {
+          200: dataEnvelope(WebsiteVerificationSchema).describe(
+            "The own domain's verification, its aliases' and the latest steps",
+          ),
+        },
+      },
     },
-  }, async (request, reply) => sendData(request, reply, presentWebsiteVerification(db, authorizedWebsite(request).id, probes.originOf)));
+    async (request, reply) =>
+      sendData(request, reply, presentWebsiteVerification(db, authorizedWebsite(request).id, probes.originOf)),
+  );
 
-  app.post('/v1/websites/:id/verification/challenge', {
-    config: { access: EDIT, errors: ['website.alias_not_found'] },
-    schema: {
-      summary: 'Open a challenge: what to put where to prove ownership of the domain or an alias',
-      tags: TAGS,
-      params: VerificationParamsSchema,
-      body: ChallengeBodySchema,
-      response: { 201: dataEnvelope(DomainVerificationSchema).describe('The domain\'s verification with the challenge and its instructions') },
+  app.post(
+    '/v1/websites/:id/verification/challenge',
+    {
+      config: { access: EDIT, errors: ['website.alias_not_found'] },
+      schema: {
+        summary: 'Open a challenge: what to put where to prove ownership of the domain or an alias',
+        tags: TAGS,
+        params: VerificationParamsSchema,
+        body: ChallengeBodySchema,
+        response: {
+          201: dataEnvelope(DomainVerificationSchema).describe(
+            "The domain's verification with the challenge and its instructions",
+          ),
+        },
+      },
     },
-  }, async (request, reply) => {
-    const website = authorizedWebsite(request);
-    const record = issueChallenge(deps, { websiteId: website.id, domain: request.body.domain ?? website.domain, method: toChallengeMethod(request.body.method), actor: actorText(request) });
-    return sendData(request, reply, presentDomainVerification(record, probes.originOf), 201);
-  });
+    async (request, reply) => {
+      const website = authorizedWebsite(request);
+      const record = issueChallenge(deps, {
+        websiteId: website.id,
+        domain: request.body.domain ?? website.domain,
+        method: toChallengeMethod(request.body.method),
+        actor: actorText(request),
+      });
+      return sendData(request, reply, presentDomainVerification(record, probes.originOf), 201);
+    },
+  );
 
-  app.post('/v1/websites/:id/verification/check', {
-    config: { access: EDIT, errors: ['website.alias_not_found', 'verification.challenge_required'] },
-    schema: {
-      summary: 'Read the proof now and move the domain\'s verification with what was found',
-      tags: TAGS,
-      params: VerificationParamsSchema,
-      body: CheckBodySchema,
-      response: { 200: dataEnvelope(VerificationCheckSchema).describe('The domain\'s verification after the check, and what the check found') },
+  app.post(
+    '/v1/websites/:id/verification/check',
+    {
+      config: { access: EDIT, errors: ['website.alias_not_found', 'verification.challenge_required'] },
+      schema: {
+        summary: "Read the proof now and move the domain's verification with what was found",
+        tags: TAGS,
+        params: VerificationParamsSchema,
+        body: CheckBodySchema,
+        response: {
+          200: dataEnvelope(VerificationCheckSchema).describe(
+            "The domain's verification after the check, and what the check found",
+          ),
+        },
+      },
     },
-  }, async (request, reply) => {
-    const website = authorizedWebsite(request);
-    const { verification, outcome } = await checkDomain(deps, probes, { websiteId: website.id, domain: request.body?.domain ?? website.domain, actor: actorText(request) });
-    return sendData(request, reply, { ...presentDomainVerification(verification, probes.originOf), check: { method: outcome.method, passed: outcome.passed, evidence: outcome.evidence } });
-  });
+    async (request, reply) => {
+      const website = authorizedWebsite(request);
+      const { verification, outcome } = await checkDomain(deps, probes, {
+        websiteId: website.id,
+        domain: request.body?.domain ?? website.domain,
+        actor: actorText(request),
+      });
+      return sendData(request, reply, {
+        ...presentDomainVerification(verification, probes.originOf),
+        check: { method: outcome.method, passed: outcome.passed, evidence: outcome.evidence },
+      });
+    },
+  );
 };

@@ -8,20 +8,28 @@ import { CHALLENGE_METHODS, METHOD_NAMES } from './methods.js';
  * validates with them and the OpenAPI document is generated from them.
  */
 
-export const VerificationStateSchema = z.enum(VERIFICATION_STATES).describe('pending, verified, failed, grace (a re-check failed; half trust for 7 days) or revoked');
+export const VerificationStateSchema = z
+  .enum(VERIFICATION_STATES)
+  .describe('pending, verified, failed, grace (a re-check failed; half trust for 7 days) or revoked');
 /** What proved a domain: a challenge method, or manual (granted by a platform operator). */
 export const VerificationMethodNameSchema = z.enum([...CHALLENGE_METHODS, 'manual']);
-export const TrustTierSchema = z.enum([...VERIFICATION_METHODS, 'unverified']).describe('The trust tier the proving method gives while verified or in grace; unverified otherwise');
+export const TrustTierSchema = z
+  .enum([...VERIFICATION_METHODS, 'unverified'])
+  .describe('The trust tier the proving method gives while verified or in grace; unverified otherwise');
 
 /** The website in the path (src/control/websites imports this folder, so its own params schema cannot be imported here). */
 export const VerificationParamsSchema = z.object({ id: z.string().describe('The website id (web_...)') });
 
-const AliasOrOwnDomainSchema = DomainSchema.describe('The website\'s own domain or one of its aliases; default the website\'s own domain');
+const AliasOrOwnDomainSchema = DomainSchema.describe(
+  "The website's own domain or one of its aliases; default the website's own domain",
+);
 
 /** POST /v1/websites/:id/verification/challenge. */
 export const ChallengeBodySchema = z.strictObject({
   method: z
-    .enum(METHOD_NAMES, { error: `must be one of ${METHOD_NAMES.join(', ')} (manual is granted by a platform operator: nodectl admin website verify --manual)` })
+    .enum(METHOD_NAMES, {
+      error: `must be one of ${METHOD_NAMES.join(', ')} (manual is granted by a platform operator: nodectl admin website verify --manual)`,
+    })
     .describe('How the owner will prove ownership; html_meta is another name for meta_tag'),
   domain: AliasOrOwnDomainSchema.optional(),
 });
@@ -35,25 +43,41 @@ const isoTime = (what: string) => z.iso.datetime().nullable().describe(what);
 /** Where to put the proof, per method (docs/verification.md "What to put where"). */
 const InstructionsSchema = z
   .union([
-    z.object({ type: z.literal('TXT'), name: z.string().describe('The DNS name of the TXT record'), value: z.string().describe('The TXT record\'s text') }),
-    z.object({ url: z.string().describe('The home page'), tag: z.string().describe('The meta tag to put there'), where: z.string() }),
-    z.object({ url: z.string().describe('Where the file is fetched'), content: z.string().describe('A line the file must hold'), contentType: z.literal('text/plain') }),
+    z.object({
+      type: z.literal('TXT'),
+      name: z.string().describe('The DNS name of the TXT record'),
+      value: z.string().describe("The TXT record's text"),
+    }),
+    z.object({
+      url: z.string().describe('The home page'),
+      tag: z.string().describe('The meta tag to put there'),
+      where: z.string(),
+    }),
+    z.object({
+      url: z.string().describe('Where the file is fetched'),
+      content: z.string().describe('A line the file must hold'),
+      contentType: z.literal('text/plain'),
+    }),
     z.object({ heartbeatField: z.literal('verification_token'), value: z.string(), where: z.string() }),
   ])
-  .describe('dns_txt: {type, name, value}; meta_tag: {url, tag, where}; well_known_file: {url, content, contentType}; plugin: {heartbeatField, value, where}');
+  .describe(
+    'dns_txt: {type, name, value}; meta_tag: {url, tag, where}; well_known_file: {url, content, contentType}; plugin: {heartbeatField, value, where}',
+  );
 
 /** One domain's verification as the routes answer it (src/control/verification/view.ts). */
 export const DomainVerificationSchema = z.object({
   domain: z.string(),
-  alias: z.boolean().describe('True for an alias, false for the website\'s own domain'),
+  alias: z.boolean().describe("True for an alias, false for the website's own domain"),
   state: VerificationStateSchema,
-  method: VerificationMethodNameSchema.nullable().describe('What proved the current (or last) verification; null before any'),
+  method: VerificationMethodNameSchema.nullable().describe(
+    'What proved the current (or last) verification; null before any',
+  ),
   trustTier: TrustTierSchema,
   trustScore: z.number().min(0).max(1).describe('Tier weight times state factor (docs/contract.md#verification)'),
   challenge: z
     .object({
       method: ChallengeMethodSchema,
-      token: z.string().describe('The domain\'s token: made at its first challenge, kept after'),
+      token: z.string().describe("The domain's token: made at its first challenge, kept after"),
       proof: z.string().describe('nodectl-verify=<token>: the text every proof carries'),
       instructions: InstructionsSchema,
     })
@@ -75,15 +99,17 @@ export const VerificationEventSchema = z.object({
   result: z.enum(['issued', 'passed', 'failed', 'lapsed', 'granted']),
   fromState: VerificationStateSchema,
   toState: VerificationStateSchema,
-  evidence: z.string().describe('What was read (TXT records, the tag, the file\'s start, the error), at most 1,000 characters'),
+  evidence: z
+    .string()
+    .describe("What was read (TXT records, the tag, the file's start, the error), at most 1,000 characters"),
   actor: z.string().describe('user:<id>, api_key:<id>, connector:<id>, operator or system'),
 });
 
 /** GET /v1/websites/:id/verification: the own domain's record, each alias's, and the latest 20 steps. */
 export const WebsiteVerificationSchema = DomainVerificationSchema.extend({
   websiteId: z.string(),
-  aliases: z.array(DomainVerificationSchema).describe('The alias domains\' verifications, by name'),
-  history: z.array(VerificationEventSchema).describe('The latest 20 steps of the website\'s domains, newest first'),
+  aliases: z.array(DomainVerificationSchema).describe("The alias domains' verifications, by name"),
+  history: z.array(VerificationEventSchema).describe("The latest 20 steps of the website's domains, newest first"),
 });
 
 /** POST .../verification/check: the domain's record after the check, and what the check found. */

@@ -39,14 +39,25 @@ export type MachineEvent =
 export function transition(current: MachineState, event: MachineEvent, now: number): MachineState | undefined {
   switch (event.kind) {
     case 'challenge':
-      return current.state === 'failed' || current.state === 'revoked' ? { ...current, state: 'pending', graceUntil: null } : current;
+      return current.state === 'failed' || current.state === 'revoked'
+        ? { ...current, state: 'pending', graceUntil: null }
+        : current;
     case 'manual':
       return { state: 'verified', method: 'manual', graceUntil: null, verifiedAt: now, failureCount: 0 };
     case 'lapse':
-      return current.state === 'grace' && current.graceUntil !== null && current.graceUntil <= now ? { ...current, state: 'revoked', graceUntil: null } : undefined;
+      return current.state === 'grace' && current.graceUntil !== null && current.graceUntil <= now
+        ? { ...current, state: 'revoked', graceUntil: null }
+        : undefined;
     case 'check': {
       if (current.state === 'failed' || current.state === 'revoked') return undefined;
-      if (event.passed) return { state: 'verified', method: event.method, graceUntil: null, verifiedAt: current.state === 'verified' && current.method === event.method ? current.verifiedAt : now, failureCount: 0 };
+      if (event.passed)
+        return {
+          state: 'verified',
+          method: event.method,
+          graceUntil: null,
+          verifiedAt: current.state === 'verified' && current.method === event.method ? current.verifiedAt : now,
+          failureCount: 0,
+        };
       const failureCount = current.failureCount + 1;
       if (current.state === 'pending') return { ...current, state: 'failed', failureCount };
       if (current.state === 'verified') return { ...current, state: 'grace', graceUntil: now + GRACE_MS, failureCount };

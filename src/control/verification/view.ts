@@ -8,16 +8,29 @@ import { proofText, tierOf, type ChallengeMethod } from './methods.js';
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Where to put the proof of one method, exactly (docs/verification.md "What to put where"). */
-export function instructionsFor(method: ChallengeMethod, domain: string, token: string, origin: string): Record<string, string> {
+export function instructionsFor(
+  method: ChallengeMethod,
+  domain: string,
+  token: string,
+  origin: string,
+): Record<string, string> {
   switch (method) {
     case 'dns_txt':
       return { type: 'TXT', name: dnsRecordName(domain), value: proofText(token) };
     case 'meta_tag':
-      return { url: `${origin}/`, tag: `<meta name="nodectl-verify" content="${token}">`, where: 'inside <head> of the home page' };
+      return {
+        url: `${origin}/`,
+        tag: `<meta name="nodectl-verify" content="${token}">`,
+        where: 'inside <head> of the home page',
+      };
     case 'well_known_file':
       return { url: `${origin}${WELL_KNOWN_PATH}`, content: proofText(token), contentType: 'text/plain' };
     case 'plugin':
-      return { heartbeatField: 'verification_token', value: token, where: 'the body of a signed POST /v1/ingest/heartbeat from one of the website\'s connectors' };
+      return {
+        heartbeatField: 'verification_token',
+        value: token,
+        where: "the body of a signed POST /v1/ingest/heartbeat from one of the website's connectors",
+      };
   }
 }
 
@@ -31,9 +44,15 @@ export function presentDomainVerification(record: DomainVerification, originOf: 
     method: record.method,
     trustTier: tier !== null && countsAsVerified(record.state) ? tier : 'unverified',
     trustScore: trustScore(tier, record.state),
-    challenge: record.challengeMethod !== null && record.token !== null
-      ? { method: record.challengeMethod, token: record.token, proof: proofText(record.token), instructions: instructionsFor(record.challengeMethod, record.domain, record.token, originOf(record.domain)) }
-      : null,
+    challenge:
+      record.challengeMethod !== null && record.token !== null
+        ? {
+            method: record.challengeMethod,
+            token: record.token,
+            proof: proofText(record.token),
+            instructions: instructionsFor(record.challengeMethod, record.domain, record.token, originOf(record.domain)),
+          }
+        : null,
     challengedAt: iso(record.challengedAt),
     lastCheckedAt: iso(record.lastCheckedAt),
     verifiedAt: iso(record.verifiedAt),
@@ -55,7 +74,15 @@ export function presentWebsiteVerification(db: Db, websiteId: string, originOf: 
     ...presentDomainVerification(own!, originOf),
     aliases: aliases.map((a) => presentDomainVerification(a, originOf)),
     history: listVerificationEvents(db, websiteId, HISTORY_SHOWN).map((e) => ({
-      at: iso(e.at), domain: e.domain, event: e.event, method: e.method, result: e.result, fromState: e.fromState, toState: e.toState, evidence: e.evidence, actor: e.actor,
+      at: iso(e.at),
+      domain: e.domain,
+      event: e.event,
+      method: e.method,
+      result: e.result,
+      fromState: e.fromState,
+      toState: e.toState,
+      evidence: e.evidence,
+      actor: e.actor,
     })),
   };
 }

@@ -13,17 +13,26 @@ export const waitlistRoutes: RoutePlugin = async (app, { services }) => {
     '/v1/waitlist',
     {
       // Counted before the body is validated, so invalid submits spend the budget too.
-      preValidation: async (request, reply) => void (await consumeRateLimit(services.rateLimits, rule, request.ip, services.now(), reply)),
+      preValidation: async (request, reply) =>
+        void (await consumeRateLimit(services.rateLimits, rule, request.ip, services.now(), reply)),
       schema: {
         summary: 'Join the waitlist (needs consent); the same answer for a new and a known address',
         tags: ['waitlist'],
         body: WaitlistEntrySchema,
-        response: { 202: dataEnvelope(WaitlistAcceptedSchema).describe('Accepted (also when the address was already on the list)') },
+        response: {
+          202: dataEnvelope(WaitlistAcceptedSchema).describe(
+            'Accepted (also when the address was already on the list)',
+          ),
+        },
       },
     },
     async (request, reply) => {
       const at = new Date(services.now()).toISOString();
-      services.controlDb.prepare('INSERT INTO waitlist (email, source, consent_at, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING').run(request.body.email, request.body.source ?? null, at, at);
+      services.controlDb
+        .prepare(
+          'INSERT INTO waitlist (email, source, consent_at, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING',
+        )
+        .run(request.body.email, request.body.source ?? null, at, at);
       return sendData(request, reply, { status: 'accepted' }, 202);
     },
   );

@@ -15,7 +15,13 @@ export const webhookDeliverJob = defineJob({
   lane: 'delivery',
   handler: async (payload, { services }) => {
     const result = await attemptDelivery(
-      { controlDb: services.controlDb, jobs: services.jobs, masterKey: readMasterKey(services.layout), now: services.now, fetchOptions: deliveryFetchOptions(services.config.settings) },
+      {
+        controlDb: services.controlDb,
+        jobs: services.jobs,
+        masterKey: readMasterKey(services.layout),
+        now: services.now,
+        fetchOptions: deliveryFetchOptions(services.config.settings),
+      },
       payload,
     );
     services.metrics.webhookAttempts.inc({ result });

@@ -12,11 +12,17 @@ const BATCH = 200;
 export function dispatchPendingEvents(db: Db, now: number): number {
   let made = 0;
   for (;;) {
-    const count = db.transaction(() => {
-      const events = db.prepare('SELECT id, type, website_id, created_at FROM events_outbox WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?').all(BATCH) as OutboxEvent[];
-      for (const event of events) made += fanOutEvent(db, event, now);
-      return events.length;
-    }).immediate();
+    const count = db
+      .transaction(() => {
+        const events = db
+          .prepare(
+            'SELECT id, type, website_id, created_at FROM events_outbox WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?',
+          )
+          .all(BATCH) as OutboxEvent[];
+        for (const event of events) made += fanOutEvent(db, event, now);
+        return events.length;
+      })
+      .immediate();
     if (count < BATCH) return made;
   }
 }

@@ -12,10 +12,28 @@ export const PING_TYPE = 'webhook.test';
  * administrator sees at once whether the receiver is reachable and verifies the signature. It is
  * signed and guarded like a delivery; nothing is stored.
  */
-export async function pingSubscription(subscription: SubscriptionRecord, masterKey: Uint8Array, fetchOptions: GuardedFetchOptions, now: number) {
+export async function pingSubscription(
+  subscription: SubscriptionRecord,
+  masterKey: Uint8Array,
+  fetchOptions: GuardedFetchOptions,
+  now: number,
+) {
   const id = `evt_${newUlid(now)}`;
-  const body = JSON.stringify({ id, type: PING_TYPE, created_at: new Date(now).toISOString(), website_id: subscription.websiteId, data: { subscription_id: subscription.id } });
+  const body = JSON.stringify({
+    id,
+    type: PING_TYPE,
+    created_at: new Date(now).toISOString(),
+    website_id: subscription.websiteId,
+    data: { subscription_id: subscription.id },
+  });
   const headers = signWebhook(signingKeysOf(subscription, masterKey, now), id, Math.floor(now / 1000), body);
   const outcome = await postWebhook(subscription.url, headers, body, fetchOptions);
-  return { eventId: id, delivered: isDelivered(outcome), status: outcome.status, durationMs: outcome.durationMs, responseExcerpt: outcome.excerpt, error: outcome.error };
+  return {
+    eventId: id,
+    delivered: isDelivered(outcome),
+    status: outcome.status,
+    durationMs: outcome.durationMs,
+    responseExcerpt: outcome.excerpt,
+    error: outcome.error,
+  };
 }

@@ -33,7 +33,12 @@ export function deliveryFetchOptions(settings: Settings): GuardedFetchOptions {
  * own network, 10 s for the whole exchange, no redirect followed: a 3xx is a failed attempt) and
  * reports the outcome; it never throws for the receiver's sake.
  */
-export async function postWebhook(url: string, headers: WebhookHeaders, body: string, fetchOptions: GuardedFetchOptions): Promise<AttemptOutcome> {
+export async function postWebhook(
+  url: string,
+  headers: WebhookHeaders,
+  body: string,
+  fetchOptions: GuardedFetchOptions,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const duration = () => Math.round(performance.now() - started);
   try {
@@ -47,9 +52,17 @@ export async function postWebhook(url: string, headers: WebhookHeaders, body: st
       maxBytes: RESPONSE_EXCERPT_BYTES,
     });
     const ok = response.status >= 200 && response.status < 300;
-    return { status: response.status, durationMs: duration(), excerpt: response.body.toString('utf8'), error: ok ? null : `http ${response.status}` };
+    return {
+      status: response.status,
+      durationMs: duration(),
+      excerpt: response.body.toString('utf8'),
+      error: ok ? null : `http ${response.status}`,
+    };
   } catch (error) {
-    const reason = error instanceof GuardedFetchError ? `${error.failure}: ${error.message}` : `network: ${(error as Error).message}`;
+    const reason =
+      error instanceof GuardedFetchError
+        ? `${error.failure}: ${error.message}`
+        : `network: ${(error as Error).message}`;
     return { status: null, durationMs: duration(), excerpt: '', error: reason.slice(0, 1000) };
   }
 }

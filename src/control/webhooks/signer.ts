@@ -17,7 +17,12 @@ export function computeSignature(key: Uint8Array, id: string, timestampSeconds: 
  * and during a rotation the previous one too, space-separated, as Standard Webhooks allows (a
  * receiver still holding the old secret verifies the second signature).
  */
-export function signWebhook(keys: readonly Uint8Array[], id: string, timestampSeconds: number, body: string): WebhookHeaders {
+export function signWebhook(
+  keys: readonly Uint8Array[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): WebhookHeaders {
   if (keys.length === 0) throw new Error('a webhook is signed with at least one key');
   return {
     'webhook-id': id,

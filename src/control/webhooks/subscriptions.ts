@@ -29,15 +29,36 @@ export interface SubscriptionRecord {
 }
 
 interface SubscriptionRow {
-  id: string; website_id: string; url: string; events: string; description: string; enabled: number; disabled_reason: DisabledReason | null;
-  secret_version: number; secret_hash: string; previous_secret_until: number | null; failing_since: number | null; created_at: number; updated_at: number;
+  id: string;
+  website_id: string;
+  url: string;
+  events: string;
+  description: string;
+  enabled: number;
+  disabled_reason: DisabledReason | null;
+  secret_version: number;
+  secret_hash: string;
+  previous_secret_until: number | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 function toRecord(row: SubscriptionRow): SubscriptionRecord {
   return {
-    id: row.id, websiteId: row.website_id, url: row.url, events: JSON.parse(row.events) as EventType[], description: row.description,
-    enabled: row.enabled === 1, disabledReason: row.disabled_reason, secretVersion: row.secret_version, secretHash: row.secret_hash,
-    previousSecretUntil: row.previous_secret_until, failingSince: row.failing_since, createdAt: row.created_at, updatedAt: row.updated_at,
+    id: row.id,
+    websiteId: row.website_id,
+    url: row.url,
+    events: JSON.parse(row.events) as EventType[],
+    description: row.description,
+    enabled: row.enabled === 1,
+    disabledReason: row.disabled_reason,
+    secretVersion: row.secret_version,
+    secretHash: row.secret_hash,
+    previousSecretUntil: row.previous_secret_until,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -45,9 +66,19 @@ function toRecord(row: SubscriptionRow): SubscriptionRecord {
 export function presentSubscription(sub: SubscriptionRecord, now: number) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
-    id: sub.id, websiteId: sub.websiteId, url: sub.url, events: sub.events, description: sub.description, enabled: sub.enabled, disabledReason: sub.disabledReason,
-    secretVersion: sub.secretVersion, previousSecretExpiresAt: sub.previousSecretUntil !== null && sub.previousSecretUntil > now ? iso(sub.previousSecretUntil) : null,
-    failingSince: iso(sub.failingSince), createdAt: iso(sub.createdAt), updatedAt: iso(sub.updatedAt),
+    id: sub.id,
+    websiteId: sub.websiteId,
+    url: sub.url,
+    events: sub.events,
+    description: sub.description,
+    enabled: sub.enabled,
+    disabledReason: sub.disabledReason,
+    secretVersion: sub.secretVersion,
+    previousSecretExpiresAt:
+      sub.previousSecretUntil !== null && sub.previousSecretUntil > now ? iso(sub.previousSecretUntil) : null,
+    failingSince: iso(sub.failingSince),
+    createdAt: iso(sub.createdAt),
+    updatedAt: iso(sub.updatedAt),
   };
 }
 
@@ -60,7 +91,13 @@ export interface SubscriptionInput {
 const sortedUnique = (events: readonly EventType[]) => JSON.stringify([...new Set(events)].sort());
 
 /** Creates a subscription; its secret (`whsec_...`) is returned only here and by a rotation. */
-export function createSubscription(db: Db, masterKey: Uint8Array, websiteId: string, input: SubscriptionInput, now: number): { subscription: SubscriptionRecord; secret: string } {
+export function createSubscription(
+  db: Db,
+  masterKey: Uint8Array,
+  websiteId: string,
+  input: SubscriptionInput,
+  now: number,
+): { subscription: SubscriptionRecord; secret: string } {
   const id = `whk_${newUlid(now)}`;
   const key = deriveSigningKey(masterKey, id, 1);
   db.prepare(
@@ -72,8 +109,13 @@ export function createSubscription(db: Db, masterKey: Uint8Array, websiteId: str
 
 /** The subscription of the website, or 404 webhook.not_found (one of another website is not found either). */
 export function readSubscription(db: Db, websiteId: string, id: string): SubscriptionRecord {
-  const row = db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ? AND website_id = ?').get(id, websiteId) as SubscriptionRow | undefined;
-  if (!row) throw new AppError('webhook.not_found', `No webhook subscription ${id} on website ${websiteId}: see GET /v1/websites/${websiteId}/webhooks.`);
+  const row = db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ? AND website_id = ?').get(id, websiteId) as
+    SubscriptionRow | undefined;
+  if (!row)
+    throw new AppError(
+      'webhook.not_found',
+      `No webhook subscription ${id} on website ${websiteId}: see GET /v1/websites/${websiteId}/webhooks.`,
+    );
   return toRecord(row);
 }
 
@@ -103,7 +145,13 @@ export interface SubscriptionChanges {
  * failing streak (a subscription disabled for failing gets a fresh 3 days); disabling by hand
  * records the reason `manual`.
  */
-export function updateSubscription(db: Db, websiteId: string, id: string, changes: SubscriptionChanges, now: number): SubscriptionRecord {
+export function updateSubscription(
+  db: Db,
+  websiteId: string,
+  id: string,
+  changes: SubscriptionChanges,
+  now: number,
+): SubscriptionRecord {
   const current = readSubscription(db, websiteId, id);
   const enabled = changes.enabled ?? current.enabled;
   const reenabled = enabled && !current.enabled;
@@ -124,19 +172,28 @@ export function updateSubscription(db: Db, websiteId: string, id: string, change
 
 /** Deletes the subscription with its deliveries and their attempts; false when there was none. */
 export function deleteSubscription(db: Db, websiteId: string, id: string): boolean {
-  return db.prepare('DELETE FROM webhook_subscriptions WHERE id = ? AND website_id = ?').run(id, websiteId).changes === 1;
+  return (
+    db.prepare('DELETE FROM webhook_subscriptions WHERE id = ? AND website_id = ?').run(id, websiteId).changes === 1
+  );
 }
 
 /**
  * A new secret: the version goes up and the previous key keeps signing (a second signature) for
  * 24 hours, so receivers can switch without losing a delivery. The new secret is returned once.
  */
-export function rotateSubscriptionSecret(db: Db, masterKey: Uint8Array, websiteId: string, id: string, now: number): { subscription: SubscriptionRecord; secret: string } {
+export function rotateSubscriptionSecret(
+  db: Db,
+  masterKey: Uint8Array,
+  websiteId: string,
+  id: string,
+  now: number,
+): { subscription: SubscriptionRecord; secret: string } {
   const current = readSubscription(db, websiteId, id);
   const version = current.secretVersion + 1;
   const key = deriveSigningKey(masterKey, id, version);
-  db.prepare('UPDATE webhook_subscriptions SET secret_version = ?, secret_hash = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?')
-    .run(version, hashSigningKey(key), now + ROTATION_OVERLAP_MS, now, id);
+  db.prepare(
+    'UPDATE webhook_subscriptions SET secret_version = ?, secret_hash = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?',
+  ).run(version, hashSigningKey(key), now + ROTATION_OVERLAP_MS, now, id);
   return { subscription: readSubscription(db, websiteId, id), secret: formatSecret(key) };
 }
 
@@ -147,8 +204,12 @@ export function rotateSubscriptionSecret(db: Db, masterKey: Uint8Array, websiteI
  */
 export function signingKeysOf(sub: SubscriptionRecord, masterKey: Uint8Array, now: number): Buffer[] {
   const current = deriveSigningKey(masterKey, sub.id, sub.secretVersion);
-  if (hashSigningKey(current) !== sub.secretHash) throw new Error(`the signing key of ${sub.id} no longer matches its stored hash (was keys/master.key replaced?): rotate its secret`);
+  if (hashSigningKey(current) !== sub.secretHash)
+    throw new Error(
+      `the signing key of ${sub.id} no longer matches its stored hash (was keys/master.key replaced?): rotate its secret`,
+    );
   const keys = [current];
-  if (sub.previousSecretUntil !== null && sub.previousSecretUntil > now && sub.secretVersion > 1) keys.push(deriveSigningKey(masterKey, sub.id, sub.secretVersion - 1));
+  if (sub.previousSecretUntil !== null && sub.previousSecretUntil > now && sub.secretVersion > 1)
+    keys.push(deriveSigningKey(masterKey, sub.id, sub.secretVersion - 1));
   return keys;
 }

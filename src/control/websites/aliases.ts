@@ -13,8 +13,14 @@ export const MAX_ALIASES = 20;
 export function addAlias(db: Db, websiteId: string, domain: string): void {
   db.transaction(() => {
     assertDomainFree(db, domain);
-    const count = db.prepare('SELECT COUNT(*) FROM website_aliases WHERE website_id = ?').pluck().get(websiteId) as number;
-    if (count >= MAX_ALIASES) throw new AppError('validation.failed', `A website has at most ${MAX_ALIASES} alias domains; remove one first.`, { details: { fields: [{ path: 'domain', message: `the website has ${count} aliases` }] } });
+    const count = db
+      .prepare('SELECT COUNT(*) FROM website_aliases WHERE website_id = ?')
+      .pluck()
+      .get(websiteId) as number;
+    if (count >= MAX_ALIASES)
+      throw new AppError('validation.failed', `A website has at most ${MAX_ALIASES} alias domains; remove one first.`, {
+        details: { fields: [{ path: 'domain', message: `the website has ${count} aliases` }] },
+      });
     // The trigger of migration 0007 gives it its domain_verifications row.
     db.prepare('INSERT INTO website_aliases (website_id, domain, verified) VALUES (?, ?, 0)').run(websiteId, domain);
   }).immediate();
@@ -22,6 +28,12 @@ export function addAlias(db: Db, websiteId: string, domain: string): void {
 
 /** Removes an alias and its verification; 404 website.alias_not_found when it is not one. */
 export function removeAlias(db: Db, websiteId: string, domain: string): void {
-  const removed = db.prepare('DELETE FROM website_aliases WHERE website_id = ? AND domain = ?').run(websiteId, domain).changes;
-  if (removed === 0) throw new AppError('website.alias_not_found', `${domain} is not an alias of this website (GET /v1/websites/${websiteId} lists its aliases).`);
+  const removed = db
+    .prepare('DELETE FROM website_aliases WHERE website_id = ? AND domain = ?')
+    .run(websiteId, domain).changes;
+  if (removed === 0)
+    throw new AppError(
+      'website.alias_not_found',
+      `${domain} is not an alias of this website (GET /v1/websites/${websiteId} lists its aliases).`,
+    );
 }

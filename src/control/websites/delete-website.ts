@@ -13,14 +13,22 @@ import type { WebsiteRow } from './website-store.js';
  * audit row `audit`; (3) its graph file is deleted. Nothing is revoked before (2), so a failure
  * at (1) leaves the website whole and the call can be made again.
  */
-export async function deleteWebsite(services: Pick<AppServices, 'controlDb' | 'config' | 'graphs' | 'layout' | 'now'>, website: WebsiteRow, audit: () => void): Promise<void> {
+export async function deleteWebsite(
+  services: Pick<AppServices, 'controlDb' | 'config' | 'graphs' | 'layout' | 'now'>,
+  website: WebsiteRow,
+  audit: () => void,
+): Promise<void> {
   const db = services.controlDb;
   if (db.prepare('SELECT 1 FROM organization_erasures WHERE organization_id = ?').get(website.organizationId)) {
-    throw new AppError('privacy.erasure_in_progress', 'An erasure of this organization is running; it deletes this website too.');
+    throw new AppError(
+      'privacy.erasure_in_progress',
+      'An erasure of this organization is running; it deletes this website too.',
+    );
   }
   const targets = await openEveryTarget(services.config.settings);
   try {
-    for (const target of targets) await eraseWebsiteFromTarget(target, db, { websiteId: website.id, domain: website.domain, now: services.now });
+    for (const target of targets)
+      await eraseWebsiteFromTarget(target, db, { websiteId: website.id, domain: website.domain, now: services.now });
   } finally {
     for (const target of targets) await target.close();
   }

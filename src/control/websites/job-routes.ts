@@ -47,14 +47,22 @@ export const jobRoutes: RoutePlugin = async (plain, { services }) => {
     '/v1/websites/:id/jobs/:jobId',
     {
       config: { access: VIEWER_READ, errors: ['job.not_found'] },
-      schema: { summary: 'Read one job of the website', tags: ['jobs'], params: WebsiteJobParamsSchema, response: { 200: dataEnvelope(JobSchema) } },
+      schema: {
+        summary: 'Read one job of the website',
+        tags: ['jobs'],
+        params: WebsiteJobParamsSchema,
+        response: { 200: dataEnvelope(JobSchema) },
+      },
     },
     async (request, reply) => {
       const website = authorizedWebsite(request);
       const job = readWebsiteJob(services.jobs, website.id, request.params.jobId);
-      if (!job) throw new AppError('job.not_found', `Website ${website.id} has no job ${request.params.jobId}; GET /v1/websites/${website.id}/jobs lists them.`);
+      if (!job)
+        throw new AppError(
+          'job.not_found',
+          `Website ${website.id} has no job ${request.params.jobId}; GET /v1/websites/${website.id}/jobs lists them.`,
+        );
       return sendData(request, reply, presentJob(job));
     },
   );
 };
-

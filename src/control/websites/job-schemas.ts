@@ -9,11 +9,22 @@ import { JOB_STATES } from '../../platform/jobs/queue.js';
 
 export const WebsiteJobsParamsSchema = z.object({ id: z.string().describe('The website id (web_...)') });
 
-export const WebsiteJobParamsSchema = WebsiteJobsParamsSchema.extend({ jobId: z.string().describe('The job id (job_...)') });
+export const WebsiteJobParamsSchema = WebsiteJobsParamsSchema.extend({
+  jobId: z.string().describe('The job id (job_...)'),
+});
 
 export const JobsQuerySchema = ListQuerySchema.extend({
-  state: z.enum(JOB_STATES, { error: `must be one of ${JOB_STATES.join(', ')}` }).optional().describe('Only jobs in this state'),
-  kind: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional().describe('Only jobs of this kind, e.g. content.ingest'),
+  state: z
+    .enum(JOB_STATES, { error: `must be one of ${JOB_STATES.join(', ')}` })
+    .optional()
+    .describe('Only jobs in this state'),
+  kind: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(100, 'must be at most 100 characters')
+    .optional()
+    .describe('Only jobs of this kind, e.g. content.ingest'),
 });
 
 export const JobSchema = z.object({

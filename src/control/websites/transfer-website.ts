@@ -13,17 +13,42 @@ import { readWebsiteRow } from './website-store.js';
  * erasure. `audit` writes the audit rows; a website.transferred event is written in the same
  * transaction. The caller has checked both roles.
  */
-export function transferWebsite(db: Db, website: WebsiteRow, targetOrganizationId: string, now: number, audit: () => void): WebsiteRow {
+export function transferWebsite(
+  db: Db,
+  website: WebsiteRow,
+  targetOrganizationId: string,
+  now: number,
+  audit: () => void,
+): WebsiteRow {
   if (targetOrganizationId === website.organizationId) {
-    throw new AppError('validation.failed', 'The website already belongs to this organization.', { details: { fields: [{ path: 'target_organization_id', message: 'is the website\'s own organization' }] } });
+    throw new AppError('validation.failed', 'The website already belongs to this organization.', {
+      details: { fields: [{ path: 'target_organization_id', message: "is the website's own organization" }] },
+    });
   }
-  return db.transaction(() => {
-    const erasing = db.prepare('SELECT organization_id FROM organization_erasures WHERE organization_id IN (?, ?)').pluck().get(website.organizationId, targetOrganizationId);
-    if (erasing) throw new AppError('privacy.erasure_in_progress', `Organization ${String(erasing)} is being erased; a website cannot move into or out of it.`);
-    assertWithinLimit(db, targetOrganizationId, 'websites', { nowMs: now });
-    db.prepare('UPDATE websites SET organization_id = ? WHERE id = ?').run(targetOrganizationId, website.id);
-    emitEvent(db, { type: 'website.transferred', website_id: website.id, data: { from_organization_id: website.organizationId, to_organization_id: targetOrganizationId } }, now);
-    audit();
-    return readWebsiteRow(db, website.id)!;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const erasing = db
+        .prepare('SELECT organization_id FROM organization_erasures WHERE organization_id IN (?, ?)')
+        .pluck()
+        .get(website.organizationId, targetOrganizationId);
+      if (erasing)
+        throw new AppError(
+          'privacy.erasure_in_progress',
+          `Organization ${String(erasing)} is being erased; a website cannot move into or out of it.`,
+        );
+      assertWithinLimit(db, targetOrganizationId, 'websites', { nowMs: now });
+      db.prepare('UPDATE websites SET organization_id = ? WHERE id = ?').run(targetOrganizationId, website.id);
+      emitEvent(
+        db,
+        {
+          type: 'website.transferred',
+          website_id: website.id,
+          data: { from_organization_id: website.organizationId, to_organization_id: targetOrganizationId },
+        },
+        now,
+      );
+      audit();
+      return readWebsiteRow(db, website.id)!;
+    })
+    .immediate();
 }

@@ -14,7 +14,12 @@ export function presentWebsite(db: Db, website: WebsiteRow) {
   const state = own?.state ?? 'pending';
   return {
     ...website,
-    verification: { state, method: own?.method ?? null, trustTier: tier !== null && countsAsVerified(state) ? tier : 'unverified', trustScore: trustScore(tier, state) },
+    verification: {
+      state,
+      method: own?.method ?? null,
+      trustTier: tier !== null && countsAsVerified(state) ? tier : 'unverified',
+      trustScore: trustScore(tier, state),
+    },
     aliases: aliases.map((a) => ({ domain: a.domain, state: a.state, verified: countsAsVerified(a.state) })),
   };
 }

@@ -15,7 +15,12 @@ export const jobCursorKey = (job: Pick<Job, 'createdAt' | 'id'>): string => `${j
 function afterCursor(key: string | undefined): { createdAt: number; id: string } | undefined {
   if (key === undefined) return undefined;
   const match = /^(\d{1,16}):(.+)$/.exec(key);
-  if (!match) throw new AppError('validation.failed', 'The cursor is not one this list gave out: pass next_cursor of the previous page unchanged.', { details: { fields: [{ path: 'cursor', message: 'not a cursor of this list' }] } });
+  if (!match)
+    throw new AppError(
+      'validation.failed',
+      'The cursor is not one this list gave out: pass next_cursor of the previous page unchanged.',
+      { details: { fields: [{ path: 'cursor', message: 'not a cursor of this list' }] } },
+    );
   return { createdAt: Number(match[1]), id: match[2]! };
 }
 
@@ -23,7 +28,12 @@ function afterCursor(key: string | undefined): { createdAt: number; id: string }
  * One page of a website's jobs, newest first, read with limit + 1 rows (pageOf keeps limit):
  * GET /v1/websites/:id/jobs and `nodectl jobs list --website`.
  */
-export function listWebsiteJobs(queue: JobQueue, websiteId: string, filter: { state?: JobState; kind?: string }, page: ListQuery): Job[] {
+export function listWebsiteJobs(
+  queue: JobQueue,
+  websiteId: string,
+  filter: { state?: JobState; kind?: string },
+  page: ListQuery,
+): Job[] {
   return queue.list({ ...filter, websiteId, before: afterCursor(page.after), limit: page.limit + 1 });
 }
 
@@ -37,5 +47,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A job as the API shows it: no payload or lease (internal), times in RFC 3339. */
 export function presentJob(job: Job): JobView {
-  return { id: job.id, kind: job.kind, state: job.state, attempts: job.attempts, maxAttempts: job.maxAttempts, runAt: iso(job.runAt), lastError: job.lastError, createdAt: iso(job.createdAt), updatedAt: iso(job.updatedAt) };
+  return {
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    runAt: iso(job.runAt),
+    lastError: job.lastError,
+    createdAt: iso(job.createdAt),
+    updatedAt: iso(job.updatedAt),
+  };
 }

@@ -14,7 +14,8 @@ export interface WebsiteRow {
   createdAt: string;
 }
 
-const SELECT = 'SELECT id, organization_id AS organizationId, domain, name, brand, default_language AS defaultLanguage, created_at AS createdAt FROM websites';
+const SELECT =
+  'SELECT id, organization_id AS organizationId, domain, name, brand, default_language AS defaultLanguage, created_at AS createdAt FROM websites';
 
 export function readWebsiteRow(db: Db, id: string): WebsiteRow | undefined {
   return db.prepare(`${SELECT} WHERE id = ?`).get(id) as WebsiteRow | undefined;
@@ -22,13 +23,22 @@ export function readWebsiteRow(db: Db, id: string): WebsiteRow | undefined {
 
 /** One page of an organization's websites by id (ids are ULIDs: creation order); reads limit + 1 rows. */
 export function listWebsiteRows(db: Db, organizationId: string, query: ListQuery): WebsiteRow[] {
-  return db.prepare(`${SELECT} WHERE organization_id = ? AND id > ? ORDER BY id LIMIT ?`).all(organizationId, query.after ?? '', query.limit + 1) as WebsiteRow[];
+  return db
+    .prepare(`${SELECT} WHERE organization_id = ? AND id > ? ORDER BY id LIMIT ?`)
+    .all(organizationId, query.after ?? '', query.limit + 1) as WebsiteRow[];
 }
 
 /** 422 validation.failed when `domain` is already a website's domain or an alias of any website. */
 export function assertDomainFree(db: Db, domain: string): void {
-  const taken = db.prepare('SELECT 1 FROM websites WHERE domain = ? UNION ALL SELECT 1 FROM website_aliases WHERE domain = ? LIMIT 1').get(domain, domain);
-  if (taken) throw new AppError('validation.failed', `The domain ${domain} already belongs to a website (as its domain or an alias).`, { details: { fields: [{ path: 'domain', message: 'already registered' }] } });
+  const taken = db
+    .prepare('SELECT 1 FROM websites WHERE domain = ? UNION ALL SELECT 1 FROM website_aliases WHERE domain = ? LIMIT 1')
+    .get(domain, domain);
+  if (taken)
+    throw new AppError(
+      'validation.failed',
+      `The domain ${domain} already belongs to a website (as its domain or an alias).`,
+      { details: { fields: [{ path: 'domain', message: 'already registered' }] } },
+    );
 }
 
 export interface WebsiteChanges {
@@ -43,6 +53,10 @@ export function updateWebsiteRow(db: Db, id: string, changes: WebsiteChanges): W
   if (changes.name !== undefined) columns.push(['name', changes.name]);
   if (changes.brand !== undefined) columns.push(['brand', changes.brand]);
   if (changes.defaultLanguage !== undefined) columns.push(['default_language', changes.defaultLanguage]);
-  if (columns.length > 0) db.prepare(`UPDATE websites SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...columns.map(([, v]) => v), id);
+  if (columns.length > 0)
+    db.prepare(`UPDATE websites SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ?`).run(
+      ...columns.map(([, v]) => v),
+      id,
+    );
   return readWebsiteRow(db, id)!;
 }

@@ -15,9 +15,25 @@ const DOCUMENTED_PREFIX = '/v1/';
 export const API_REFERENCE = 'docs/api.md';
 
 const SECURITY_SCHEMES: Record<string, OpenAPIV3_1.SecuritySchemeObject> = {
-  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A user access token from POST /v1/auth/login (15 minutes; renew with POST /v1/auth/refresh). An organization API key is also accepted as the bearer token.' },
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An organization API key (POST /v1/organizations/{id}/api-keys), shown once at creation.' },
-  connectorToken: { type: 'http', scheme: 'bearer', bearerFormat: 'connectorId.secret', description: 'The connector credential, shown once when the connector is created or rotated.' },
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'A user access token from POST /v1/auth/login (15 minutes; renew with POST /v1/auth/refresh). An organization API key is also accepted as the bearer token.',
+  },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+    description: 'An organization API key (POST /v1/organizations/{id}/api-keys), shown once at creation.',
+  },
+  connectorToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'connectorId.secret',
+    description: 'The connector credential, shown once when the connector is created or rotated.',
+  },
   connectorSignature: {
     type: 'apiKey',
     in: 'header',
@@ -80,7 +96,9 @@ export function operationIdOf(method: string, url: string): string {
     .split('/')
     .filter((segment) => segment !== '' && !segment.startsWith(':'))
     .flatMap((segment) => segment.split(/[-_.]/));
-  return [method.toLowerCase(), ...words].map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join('');
+  return [method.toLowerCase(), ...words]
+    .map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join('');
 }
 
 function errorResponse(codes: readonly ErrorCode[]): OpenAPIV3_1.ResponseObject {
@@ -88,7 +106,12 @@ function errorResponse(codes: readonly ErrorCode[]): OpenAPIV3_1.ResponseObject 
     description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}`).join('\n\n'),
     content: {
       'application/json': {
-        schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: [...codes] } } } } }] },
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/ErrorEnvelope' },
+            { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: [...codes] } } } } },
+          ],
+        },
       },
     },
   };
@@ -120,9 +143,22 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const transformed = jsonSchemaTransform({ ...input, schema: input.schema ?? {} });
       const access = (route.config as { access?: RouteAccess } | undefined)?.access;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      for (const method of methods) extras.set(`${method.toLowerCase()} ${openapiPath(input.url)}`, { security: securityOf(input.url, access), requiredRole: access && access.minRole !== 'anonymous' ? access.minRole : undefined, bodyOptional: acceptsNoBody(route.schema?.body), errors: routeErrorCodes(route) });
+      for (const method of methods)
+        extras.set(`${method.toLowerCase()} ${openapiPath(input.url)}`, {
+          security: securityOf(input.url, access),
+          requiredRole: access && access.minRole !== 'anonymous' ? access.minRole : undefined,
+          bodyOptional: acceptsNoBody(route.schema?.body),
+          errors: routeErrorCodes(route),
+        });
       const schema = transformed.schema as FastifySchema & { operationId?: string };
-      return { url: transformed.url, schema: { ...schema, operationId: schema.operationId ?? operationIdOf(methods[0]!, input.url), tags: schema.tags ?? [input.url.split('/')[2]!] } };
+      return {
+        url: transformed.url,
+        schema: {
+          ...schema,
+          operationId: schema.operationId ?? operationIdOf(methods[0]!, input.url),
+          tags: schema.tags ?? [input.url.split('/')[2]!],
+        },
+      };
     },
     transformObject(input) {
       const document = jsonSchemaTransformObject(input) as OpenAPIV3_1.Document;
@@ -133,14 +169,18 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 
 /** Adds security and the error responses to each operation, and the shared ErrorEnvelope schema. */
 function withExtras(document: OpenAPIV3_1.Document, extras: ReadonlyMap<string, RouteExtras>): OpenAPIV3_1.Document {
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ErrorEnvelope: ERROR_ENVELOPE } };
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ErrorEnvelope: ERROR_ENVELOPE },
+  };
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const operation = item?.[method];
       const extra = extras.get(`${method} ${path}`);
       if (!operation || !extra) continue;
       if (extra.security) operation.security = extra.security;
-      if (extra.bodyOptional && operation.requestBody && !('$ref' in operation.requestBody)) operation.requestBody.required = false;
+      if (extra.bodyOptional && operation.requestBody && !('$ref' in operation.requestBody))
+        operation.requestBody.required = false;
       if (extra.requiredRole) (operation as Record<string, unknown>)['x-required-role'] = extra.requiredRole;
       const responses: Record<string, unknown> = { ...operation.responses };
       for (const [status, codes] of codesByStatus(extra.errors)) responses[String(status)] = errorResponse(codes);

@@ -5,7 +5,19 @@
  * anything the document does not (test/api/reference.test.ts compares it with docs/api.md).
  */
 type Json = Record<string, unknown>;
-type Schema = Json & { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[]; description?: string; $ref?: string };
+type Schema = Json & {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  description?: string;
+  $ref?: string;
+};
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Nested object fields are listed to this depth (data.items[].name is depth 3). */
@@ -44,7 +56,9 @@ function fieldRows(schema: Schema | undefined, prefix: string, depth: number, ro
   const required = new Set(object.required ?? []);
   for (const [name, field] of Object.entries(object.properties)) {
     const path = prefix + name;
-    rows.push(`| \`${path}\` | ${escapeCell(typeOf(field))} | ${required.has(name) ? 'yes' : 'no'} | ${escapeCell(field.description ?? '')} |`);
+    rows.push(
+      `| \`${path}\` | ${escapeCell(typeOf(field))} | ${required.has(name) ? 'yes' : 'no'} | ${escapeCell(field.description ?? '')} |`,
+    );
     const items = field.items ?? (field.anyOf ?? []).find((branch) => branch.items)?.items;
     if (objectBranch(field)) fieldRows(field, `${path}.`, depth + 1, rows);
     else if (objectBranch(items)) fieldRows(items, `${path}[].`, depth + 1, rows);
@@ -54,7 +68,9 @@ function fieldRows(schema: Schema | undefined, prefix: string, depth: number, ro
 function fieldTable(schema: Schema | undefined, prefix = ''): string {
   const rows: string[] = [];
   fieldRows(schema, prefix, 1, rows);
-  return rows.length === 0 ? '' : ['| Field | Type | Required | Description |', '|---|---|---|---|', ...rows].join('\n');
+  return rows.length === 0
+    ? ''
+    : ['| Field | Type | Required | Description |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 function jsonSchemaOf(content: unknown): Schema | undefined {
@@ -67,11 +83,22 @@ function renderOperation(method: string, path: string, operation: Json): string 
   if (typeof operation.description === 'string') out.push(operation.description);
   const security = operation.security as Array<Record<string, unknown>> | undefined;
   const role = operation['x-required-role'];
-  const who = !security ? 'No credential needed.' : `Credential: ${security.map((requirement) => Object.keys(requirement).join(' + ')).join(' or ')}${typeof role === 'string' ? `; role ${role} or higher` : ''}.`;
+  const who = !security
+    ? 'No credential needed.'
+    : `Credential: ${security.map((requirement) => Object.keys(requirement).join(' + ')).join(' or ')}${typeof role === 'string' ? `; role ${role} or higher` : ''}.`;
   out.push(`${who} Operation id \`${String(operation.operationId)}\`.`);
   const parameters = (operation.parameters as Array<Json & { schema?: Schema }> | undefined) ?? [];
   if (parameters.length > 0) {
-    out.push(['| Parameter | In | Type | Required | Description |', '|---|---|---|---|---|', ...parameters.map((p) => `| \`${String(p.name)}\` | ${String(p.in)} | ${escapeCell(typeOf(p.schema))} | ${p.required ? 'yes' : 'no'} | ${escapeCell(String(p.description ?? p.schema?.description ?? ''))} |`)].join('\n'));
+    out.push(
+      [
+        '| Parameter | In | Type | Required | Description |',
+        '|---|---|---|---|---|',
+        ...parameters.map(
+          (p) =>
+            `| \`${String(p.name)}\` | ${String(p.in)} | ${escapeCell(typeOf(p.schema))} | ${p.required ? 'yes' : 'no'} | ${escapeCell(String(p.description ?? p.schema?.description ?? ''))} |`,
+        ),
+      ].join('\n'),
+    );
   }
   const body = jsonSchemaOf((operation.requestBody as Json | undefined)?.content);
   if (body) out.push('Body (JSON):\n\n' + (fieldTable(body) || `\`${typeOf(body)}\``));
@@ -79,15 +106,28 @@ function renderOperation(method: string, path: string, operation: Json): string 
   for (const [status, response] of responses.filter(([status]) => status.startsWith('2'))) {
     const schema = jsonSchemaOf(response.content);
     const data = objectBranch(schema)?.properties?.data;
-    out.push(`Answer ${status}${schema ? '' : ' (no body)'}${typeof response.description === 'string' && response.description !== 'Default Response' ? `: ${response.description}` : ''}` + (data ? '\n\n' + (fieldTable(data, 'data.') || `\`data\`: ${typeOf(data)}`) : schema ? '\n\n' + fieldTable(schema) : ''));
+    out.push(
+      `Answer ${status}${schema ? '' : ' (no body)'}${typeof response.description === 'string' && response.description !== 'Default Response' ? `: ${response.description}` : ''}` +
+        (data
+          ? '\n\n' + (fieldTable(data, 'data.') || `\`data\`: ${typeOf(data)}`)
+          : schema
+            ? '\n\n' + fieldTable(schema)
+            : ''),
+    );
   }
   const errors = responses.filter(([status]) => !status.startsWith('2'));
   if (errors.length > 0) {
-    out.push(['| Status | Error codes |', '|---|---|', ...errors.map(([status, response]) => {
-      const allOf = (jsonSchemaOf(response.content)?.allOf ?? []) as Schema[];
-      const codes = (allOf[1]?.properties?.error?.properties?.code?.enum ?? []) as string[];
-      return `| ${status} | ${codes.map((code) => `\`${code}\``).join(', ')} |`;
-    })].join('\n'));
+    out.push(
+      [
+        '| Status | Error codes |',
+        '|---|---|',
+        ...errors.map(([status, response]) => {
+          const allOf = (jsonSchemaOf(response.content)?.allOf ?? []) as Schema[];
+          const codes = (allOf[1]?.properties?.error?.properties?.code?.enum ?? []) as string[];
+          return `| ${status} | ${codes.map((code) => `\`${code}\``).join(', ')} |`;
+        }),
+      ].join('\n'),
+    );
   }
   return out.join('\n\n');
 }
@@ -104,17 +144,28 @@ export function renderApiReference(document: Json): string {
       byTag.set(tag, [...(byTag.get(tag) ?? []), renderOperation(method, path, operation)]);
     }
   }
-  const schemes = Object.entries(((document.components as Json | undefined)?.securitySchemes ?? {}) as Record<string, Json>);
+  const schemes = Object.entries(
+    ((document.components as Json | undefined)?.securitySchemes ?? {}) as Record<string, Json>,
+  );
   const tags = [...byTag.keys()].sort();
-  return [
-    '# API reference',
-    `<!-- Generated from the OpenAPI document by scripts/api-reference.mjs; do not edit by hand (test/api/reference.test.ts checks it). -->`,
-    `${String(info.title)} ${String(info.version)}. ${String(info.description ?? '')}`,
-    'The machine-readable form of this page is the OpenAPI 3.1 document a daemon serves at `GET /v1/openapi.json`. Every answer is the envelope `{ "ok": true, "data": ..., "meta": { "requestId" } }` or `{ "ok": false, "error": { "code", "message", "details", "retryable" }, "meta": { "requestId" } }`; the error codes are explained in [errors.md](errors.md). Lists take `?limit` (1 to 100) and `?cursor` (the previous page\'s `next_cursor`).',
-    '## Credentials',
-    ['| Scheme | Kind | Description |', '|---|---|---|', ...schemes.map(([name, scheme]) => `| \`${name}\` | ${String(scheme.type)}${scheme.scheme ? ` ${String(scheme.scheme)}` : ''}${scheme.name ? ` (${String(scheme.name)} header)` : ''} | ${escapeCell(String(scheme.description ?? ''))} |`)].join('\n'),
-    '## Contents',
-    tags.map((tag) => `- [${tag}](#${tag})`).join('\n'),
-    ...tags.flatMap((tag) => [`## ${tag}`, ...byTag.get(tag)!]),
-  ].join('\n\n') + '\n';
+  return (
+    [
+      '# API reference',
+      `<!-- Generated from the OpenAPI document by scripts/api-reference.mjs; do not edit by hand (test/api/reference.test.ts checks it). -->`,
+      `${String(info.title)} ${String(info.version)}. ${String(info.description ?? '')}`,
+      'The machine-readable form of this page is the OpenAPI 3.1 document a daemon serves at `GET /v1/openapi.json`. Every answer is the envelope `{ "ok": true, "data": ..., "meta": { "requestId" } }` or `{ "ok": false, "error": { "code", "message", "details", "retryable" }, "meta": { "requestId" } }`; the error codes are explained in [errors.md](errors.md). Lists take `?limit` (1 to 100) and `?cursor` (the previous page\'s `next_cursor`).',
+      '## Credentials',
+      [
+        '| Scheme | Kind | Description |',
+        '|---|---|---|',
+        ...schemes.map(
+          ([name, scheme]) =>
+            `| \`${name}\` | ${String(scheme.type)}${scheme.scheme ? ` ${String(scheme.scheme)}` : ''}${scheme.name ? ` (${String(scheme.name)} header)` : ''} | ${escapeCell(String(scheme.description ?? ''))} |`,
+        ),
+      ].join('\n'),
+      '## Contents',
+      tags.map((tag) => `- [${tag}](#${tag})`).join('\n'),
+      ...tags.flatMap((tag) => [`## ${tag}`, ...byTag.get(tag)!]),
+    ].join('\n\n') + '\n'
+  );
 }

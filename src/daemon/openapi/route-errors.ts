@@ -6,15 +6,37 @@ import { ERROR_CODES, type ErrorCode } from '../../platform/errors/registry.js';
  * Codes any /v1 request can meet before or around its route: transport clocks and limits, the
  * rate limit (per principal, per address, or the waitlist's own), shutdown, a bug.
  */
-const EVERY_ROUTE: readonly ErrorCode[] = ['request.malformed', 'request.timeout', 'request.uri_too_long', 'request.header_too_large', 'quota.rate_limited', 'service.unavailable', 'internal.error'];
+const EVERY_ROUTE: readonly ErrorCode[] = [
+  'request.malformed',
+  'request.timeout',
+  'request.uri_too_long',
+  'request.header_too_large',
+  'quota.rate_limited',
+  'service.unavailable',
+  'internal.error',
+];
 
 /** Codes of a route that reads a JSON body (src/platform/http/create-app.ts): any method but GET, since a client may send a body the route does not want. */
-const WITH_BODY: readonly ErrorCode[] = ['request.body_too_large', 'request.unsupported_media_type', 'validation.failed'];
+const WITH_BODY: readonly ErrorCode[] = [
+  'request.body_too_large',
+  'request.unsupported_media_type',
+  'validation.failed',
+];
 
 /** Codes of a signed connector route before its handler runs (docs/contract.md#connector-signing). */
-const SIGNED_INGEST: readonly ErrorCode[] = ['auth.unauthenticated', 'auth.invalid_signature', 'auth.timestamp_skew', 'auth.nonce_replay', 'validation.missing_idempotency_key'];
+const SIGNED_INGEST: readonly ErrorCode[] = [
+  'auth.unauthenticated',
+  'auth.invalid_signature',
+  'auth.timestamp_skew',
+  'auth.nonce_replay',
+  'validation.missing_idempotency_key',
+];
 
-const NOT_FOUND_OF_RESOURCE = { website: 'website.not_found', organization: 'organization.not_found', connector: 'connector.not_found' } as const satisfies Record<string, ErrorCode>;
+const NOT_FOUND_OF_RESOURCE = {
+  website: 'website.not_found',
+  organization: 'organization.not_found',
+  connector: 'connector.not_found',
+} as const satisfies Record<string, ErrorCode>;
 
 /** Codes the management scope's access check answers for a route's declared access (src/control/access/management-scope.ts). */
 function accessErrors(access: RouteAccess): ErrorCode[] {
@@ -22,7 +44,8 @@ function accessErrors(access: RouteAccess): ErrorCode[] {
   if (access.minRole === 'anonymous') return codes;
   codes.push('auth.unauthenticated');
   if ('apiKeys' in access && access.apiKeys === false) codes.push('auth.forbidden');
-  if ('resource' in access) codes.push('auth.forbidden', 'auth.tenant_mismatch', NOT_FOUND_OF_RESOURCE[access.resource.kind]);
+  if ('resource' in access)
+    codes.push('auth.forbidden', 'auth.tenant_mismatch', NOT_FOUND_OF_RESOURCE[access.resource.kind]);
   return codes;
 }
 
@@ -39,10 +62,14 @@ export function routeErrorCodes(route: DocumentedRoute): ErrorCode[] {
   if (config.access) for (const code of accessErrors(config.access)) codes.add(code);
   if (route.url.startsWith('/v1/ingest/')) for (const code of SIGNED_INGEST) codes.add(code);
   const methods = Array.isArray(route.method) ? route.method : [route.method];
-  if (schema.body !== undefined || methods.some((method) => method !== 'GET' && method !== 'HEAD')) for (const code of WITH_BODY) codes.add(code);
+  if (schema.body !== undefined || methods.some((method) => method !== 'GET' && method !== 'HEAD'))
+    for (const code of WITH_BODY) codes.add(code);
   if (schema.querystring !== undefined || schema.params !== undefined) codes.add('validation.failed');
   for (const code of config.errors ?? []) {
-    if (!(code in ERROR_CODES)) throw new Error(`${String(route.method)} ${route.url} declares unknown error code ${code} in config.errors (src/platform/errors/registry.ts)`);
+    if (!(code in ERROR_CODES))
+      throw new Error(
+        `${String(route.method)} ${route.url} declares unknown error code ${code} in config.errors (src/platform/errors/registry.ts)`,
+      );
     codes.add(code);
   }
   return [...codes].sort();

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import type { RoutePlugin } from '../../platform/app/route-plugin.js';
 
-const OpenApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+const OpenApiDocumentSchema = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});
 
 /**
  * GET /v1/openapi.json: the OpenAPI 3.1 document of this daemon's /v1 API, generated from the
@@ -11,7 +15,14 @@ const OpenApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.loose
 export const openApiRoutes: RoutePlugin = async (app) => {
   app.get(
     '/v1/openapi.json',
-    { schema: { summary: 'The OpenAPI 3.1 document of this API', tags: ['meta'], operationId: 'getOpenApiDocument', response: { 200: OpenApiDocumentSchema } } },
+    {
+      schema: {
+        summary: 'The OpenAPI 3.1 document of this API',
+        tags: ['meta'],
+        operationId: 'getOpenApiDocument',
+        response: { 200: OpenApiDocumentSchema },
+      },
+    },
     async (_request, reply) => reply.header('Cache-Control', 'no-cache').send(app.swagger()),
   );
 };

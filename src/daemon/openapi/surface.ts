@@ -33,11 +33,14 @@ export function apiSurface(document: Json): string[] {
       if (!operation) continue;
       const route = `${method.toUpperCase()} ${path}`;
       lines.add(route);
-      for (const parameter of (operation.parameters as Json[] | undefined) ?? []) lines.add(`${route} ${String(parameter.in)} ${String(parameter.name)}`);
+      for (const parameter of (operation.parameters as Json[] | undefined) ?? [])
+        lines.add(`${route} ${String(parameter.in)} ${String(parameter.name)}`);
       const body: string[] = [];
       fieldPaths(jsonSchemaOf((operation.requestBody as Json | undefined)?.content), '', 1, body);
       for (const field of body) lines.add(`${route} body ${field}`);
-      for (const [status, response] of Object.entries((operation.responses as Record<string, Json> | undefined) ?? {})) {
+      for (const [status, response] of Object.entries(
+        (operation.responses as Record<string, Json> | undefined) ?? {},
+      )) {
         // @fastify/swagger's placeholder for a route without response schemas describes nothing.
         if (!status.startsWith('2') || (response.description === 'Default Response' && !response.content)) continue;
         const fields: string[] = [];
@@ -51,7 +54,11 @@ export function apiSurface(document: Json): string[] {
 }
 
 /** The committed lines that the current document no longer has and CHANGELOG.md does not quote. */
-export function unannouncedRemovals(committed: readonly string[], current: readonly string[], changelog: string): string[] {
+export function unannouncedRemovals(
+  committed: readonly string[],
+  current: readonly string[],
+  changelog: string,
+): string[] {
   const now = new Set(current);
   return committed.filter((line) => line !== '' && !now.has(line) && !changelog.includes(line));
 }

@@ -47,7 +47,11 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   if (!input.partial) {
     const invalid = checks.flatMap((c, index) => (c.ok ? [] : [{ index, id: c.id, code: c.code, message: c.message }]));
     if (invalid.length > 0) {
-      throw new AppError('ingest.batch_rejected', `${invalid.length} of ${checks.length} items are invalid and partial is false, so nothing was stored; fix the items in details.items and resend.`, { details: { items: invalid } });
+      throw new AppError(
+        'ingest.batch_rejected',
+        `${invalid.length} of ${checks.length} items are invalid and partial is false, so nothing was stored; fix the items in details.items and resend.`,
+        { details: { items: invalid } },
+      );
     }
   }
   const valid: IngestItem[] = [];
@@ -62,28 +66,42 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   let quota: Quota = { limit: Infinity, used: 0 };
   const write = () => {
     quota = readQuota(services.controlDb, website.organizationId, 'items', nowMs);
-    const written = graphDb.transaction(() => {
-      const out = writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
-        connectorId: input.connectorId,
-        defaultLanguage: website.defaultLanguage,
-        receivedAt: new Date(nowMs).toISOString(),
-        acceptAtMost: Math.max(0, quota.limit - quota.used),
-      });
-      if (!input.partial && out.some((o) => o.status === 'over_limit')) throw overLimitBatch(checks, out, website.plan, quota);
-      return out;
-    }).immediate();
+    const written = graphDb
+      .transaction(() => {
+        const out = writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
+          connectorId: input.connectorId,
+          defaultLanguage: website.defaultLanguage,
+          receivedAt: new Date(nowMs).toISOString(),
+          acceptAtMost: Math.max(0, quota.limit - quota.used),
+        });
+        if (!input.partial && out.some((o) => o.status === 'over_limit'))
+          throw overLimitBatch(checks, out, website.plan, quota);
+        return out;
+      })
+      .immediate();
     countAccepted(services, website, written.filter((o) => o.status === 'accepted').length, nowMs);
     return written;
   };
   // In a turn between the graph writer thread's transactions (write-turn.ts): waits without blocking the event loop.
-  const outcomes = valid.length === 0 ? [] : await withWriteTurn(graphDb, () => commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted')));
+  const outcomes =
+    valid.length === 0
+      ? []
+      : await withWriteTurn(graphDb, () =>
+          commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted')),
+        );
   const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
   let jobId: string | null = null;
   if (acceptedIds.length > 0) {
     try {
-      jobId = commitWithoutSync(services.controlDb, () => services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: acceptedIds }).id);
+      jobId = commitWithoutSync(
+        services.controlDb,
+        () => services.jobs.enqueue(contentIngestJob, { website_id: website.id, raw_content_ids: acceptedIds }).id,
+      );
     } catch (error) {
-      services.logger.error({ err: error, websiteId: website.id }, 'content.ingest enqueue failed; the pending rows will be re-enqueued by the sweep');
+      services.logger.error(
+        { err: error, websiteId: website.id },
+        'content.ingest enqueue failed; the pending rows will be re-enqueued by the sweep',
+      );
     }
   }
   // Unchanged items too wait for rows not yet on disk: an answer never rests on rows a power cut could take.
@@ -103,10 +121,23 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
     const o = outcomes[v++]!;
     if (o.status === 'accepted') {
       accepted++;
-      results.push({ id: c.item.id, status: 'accepted', checksum: c.item.checksum, raw_content_id: o.rawContentId, job_id: jobId });
+      results.push({
+        id: c.item.id,
+        status: 'accepted',
+        checksum: c.item.checksum,
+        raw_content_id: o.rawContentId,
+        job_id: jobId,
+      });
     } else if (o.status === 'over_limit') {
       errored++;
-      results.push({ id: c.item.id, status: 'error', checksum: c.item.checksum, error: (refusal ??= itemError(limitReachedError('items', website.plan, { limit: quota.limit, used: quota.limit }))) });
+      results.push({
+        id: c.item.id,
+        status: 'error',
+        checksum: c.item.checksum,
+        error: (refusal ??= itemError(
+          limitReachedError('items', website.plan, { limit: quota.limit, used: quota.limit }),
+        )),
+      });
     } else {
       skipped++;
       results.push({ id: c.item.id, status: 'skipped', checksum: c.item.checksum, reason: o.reason });
@@ -123,13 +154,22 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
  * Raises the organization's items_ingested counter and the website's analytics (items.ingested,
  * src/control/analytics) in one transaction; a failure is logged, never fails the request (the rows are written).
  */
-function countAccepted(services: AcceptInput['services'], website: IngestWebsite, accepted: number, nowMs: number): void {
+function countAccepted(
+  services: AcceptInput['services'],
+  website: IngestWebsite,
+  accepted: number,
+  nowMs: number,
+): void {
   if (accepted === 0) return;
   try {
-    commitWithoutSync(services.controlDb, () => services.controlDb.transaction(() => {
-      addUsage(services.controlDb, website.organizationId, 'items_ingested', accepted, nowMs);
-      addWebsiteEvent(services.controlDb, website.id, METRICS.itemsIngested, accepted, nowMs);
-    }).immediate());
+    commitWithoutSync(services.controlDb, () =>
+      services.controlDb
+        .transaction(() => {
+          addUsage(services.controlDb, website.organizationId, 'items_ingested', accepted, nowMs);
+          addWebsiteEvent(services.controlDb, website.id, METRICS.itemsIngested, accepted, nowMs);
+        })
+        .immediate(),
+    );
   } catch (error) {
     services.logger.warn({ err: error }, 'usage counter update failed');
   }
@@ -140,12 +180,23 @@ function itemError(error: AppError): NonNullable<ItemResult['error']> {
 }
 
 /** partial false and the item quota ran out within the request: 422 ingest.batch_rejected naming the items over it; nothing is stored. */
-function overLimitBatch(checks: ReadonlyArray<ReturnType<typeof checkItem>>, outcomes: readonly WriteOutcome[], plan: string, quota: Quota): AppError {
+function overLimitBatch(
+  checks: ReadonlyArray<ReturnType<typeof checkItem>>,
+  outcomes: readonly WriteOutcome[],
+  plan: string,
+  quota: Quota,
+): AppError {
   const refusal = limitReachedError('items', plan, { limit: quota.limit, used: quota.limit });
-  const items: Array<{ index: number; id: string; code: string; message: string; details?: Record<string, unknown> }> = [];
+  const items: Array<{ index: number; id: string; code: string; message: string; details?: Record<string, unknown> }> =
+    [];
   let v = 0;
   checks.forEach((c, index) => {
-    if (c.ok && outcomes[v++]!.status === 'over_limit') items.push({ index, id: c.item.id, code: refusal.code, message: refusal.message, details: refusal.details });
+    if (c.ok && outcomes[v++]!.status === 'over_limit')
+      items.push({ index, id: c.item.id, code: refusal.code, message: refusal.message, details: refusal.details });
   });
-  return new AppError('ingest.batch_rejected', `${items.length} of ${checks.length} items would exceed the plan's monthly item quota (${quota.limit.toLocaleString('en-US')}) and partial is false, so nothing was stored; see details.items.`, { details: { items } });
+  return new AppError(
+    'ingest.batch_rejected',
+    `${items.length} of ${checks.length} items would exceed the plan's monthly item quota (${quota.limit.toLocaleString('en-US')}) and partial is false, so nothing was stored; see details.items.`,
+    { details: { items } },
+  );
 }

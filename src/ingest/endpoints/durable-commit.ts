@@ -27,7 +27,14 @@ export function commitWithoutSync<T>(db: Db, write: () => T, wroteRows: (result:
   const state = walSyncs.get(db);
   if (!state || db.inTransaction) {
     const result = write();
-    if (!state && !db.inTransaction && wroteRows(result) && !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal') walSyncs.set(db, { committed: 0, synced: 0 });
+    if (
+      !state &&
+      !db.inTransaction &&
+      wroteRows(result) &&
+      !db.memory &&
+      db.pragma('journal_mode', { simple: true }) === 'wal'
+    )
+      walSyncs.set(db, { committed: 0, synced: 0 });
     return result;
   }
   const level = db.pragma('synchronous', { simple: true }) as number;
@@ -58,10 +65,12 @@ export function syncCommits(db: Db): Promise<void> {
   if (state.running && state.running.covers >= target) return state.running.done;
   if (state.next) return state.next;
   if (!state.running) return startSync(db, state);
-  const after = state.running.done.catch(() => undefined).then(() => {
-    state.next = undefined;
-    return startSync(db, state);
-  });
+  const after = state.running.done
+    .catch(() => undefined)
+    .then(() => {
+      state.next = undefined;
+      return startSync(db, state);
+    });
   state.next = after;
   return after;
 }

@@ -7,18 +7,38 @@ import { sendErrorReply, toAppError } from '../../platform/http/errors.js';
 import { dataEnvelope } from '../../platform/http/route-docs.js';
 import { validatedInHandler } from '../../platform/http/zod-compilers.js';
 import type { ErrorCode } from '../../platform/errors/registry.js';
-import { assertRateLimitBudget, consumeRateLimit, countRateLimitFailure, type RateLimitRule } from '../../platform/http/rate-limit.js';
+import {
+  assertRateLimitBudget,
+  consumeRateLimit,
+  countRateLimitFailure,
+  type RateLimitRule,
+} from '../../platform/http/rate-limit.js';
 import { readMasterKey } from '../../platform/storage/data-dir.js';
 import { acceptItems } from './accept.js';
 import { deleteItems } from './delete-items.js';
 import { upsertFieldMappings } from './field-mappings.js';
 import { recordHeartbeat } from './heartbeat.js';
 import { INGEST_BODY_LIMIT, MAX_BATCH_ITEMS } from '../../platform/contract/ingest-limits.js';
-import { BatchRequestSchema, DeleteRequestSchema, HeartbeatRequestSchema, ItemRequestSchema, SchemaRequestSchema } from '../../platform/contract/ingest-requests.js';
+import {
+  BatchRequestSchema,
+  DeleteRequestSchema,
+  HeartbeatRequestSchema,
+  ItemRequestSchema,
+  SchemaRequestSchema,
+} from '../../platform/contract/ingest-requests.js';
 import { createSqliteIdempotencyStore, createSqliteNonceStore } from './stores/sqlite-stores.js';
 import { isOwnerGone, PROCESS_OWNER } from './stores/in-flight-owner.js';
 import type { IdempotencyStore, InFlightLease, NonceStore } from './stores/types.js';
-import { BatchBodySchema, BatchResultSchema, DeleteResultSchema, HeartbeatResultSchema, IngestHeadersSchema, ItemBodySchema, ItemResultSchema, SchemaResultSchema } from './schemas.js';
+import {
+  BatchBodySchema,
+  BatchResultSchema,
+  DeleteResultSchema,
+  HeartbeatResultSchema,
+  IngestHeadersSchema,
+  ItemBodySchema,
+  ItemResultSchema,
+  SchemaResultSchema,
+} from './schemas.js';
 import { sweepPendingRawItems } from './sweep.js';
 import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
 import { createIdleCheckpointer } from './wal-checkpoint.js';
@@ -31,7 +51,11 @@ import { readIngestWebsite } from './website-context.js';
  * process is known dead (same host), else after 5 min.
  */
 const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
-const IN_FLIGHT_LEASE: InFlightLease = { ttlMs: 5 * 60_000, owner: PROCESS_OWNER, isOwnerGone: (owner) => isOwnerGone(owner) };
+const IN_FLIGHT_LEASE: InFlightLease = {
+  ttlMs: 5 * 60_000,
+  owner: PROCESS_OWNER,
+  isOwnerGone: (owner) => isOwnerGone(owner),
+};
 const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 interface RequestState {
@@ -63,18 +87,32 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  */
 export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, options) => {
   const { services } = options;
-  const deps = { controlDb: services.controlDb, masterKey: readMasterKey(services.layout), nonces: options.nonces ?? createSqliteNonceStore(services.controlDb) };
+  const deps = {
+    controlDb: services.controlDb,
+    masterKey: readMasterKey(services.layout),
+    nonces: options.nonces ?? createSqliteNonceStore(services.controlDb),
+  };
   const idempotency = options.idempotency ?? createSqliteIdempotencyStore(services.controlDb);
   const states = new WeakMap<FastifyRequest, RequestState>();
-  const checkpointer = createIdleCheckpointer({ onError: (error) => services.logger.warn({ err: error }, 'idle WAL checkpoint failed') });
+  const checkpointer = createIdleCheckpointer({
+    onError: (error) => services.logger.warn({ err: error }, 'idle WAL checkpoint failed'),
+  });
   const { settings } = services.config;
   const verification = verificationDeps(services);
   const perConnector: RateLimitRule = { name: 'ingest', limit: settings.ingestRateLimitPerMinute, windowMs: 60_000 };
-  const authFailures: RateLimitRule = { name: 'ingest.auth_failures', limit: settings.ingestAuthFailuresPerMinute, windowMs: 60_000 };
+  const authFailures: RateLimitRule = {
+    name: 'ingest.auth_failures',
+    limit: settings.ingestAuthFailuresPerMinute,
+    windowMs: 60_000,
+  };
 
   // Hash the exact bytes: keep the body as a Buffer and parse it in the verifier.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT },
+    (_request, body, done) => done(null, body),
+  );
 
   app.setErrorHandler(async (error, request, reply) => {
     const appError = toAppError(error);
@@ -97,27 +135,54 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     let verified: VerifiedIngest;
     try {
-      verified = await verifyIngestRequest({ method: request.method, url: request.url, headers: request.headers, rawBody, nowMs: services.now() }, deps);
+      verified = await verifyIngestRequest(
+        { method: request.method, url: request.url, headers: request.headers, rawBody, nowMs: services.now() },
+        deps,
+      );
     } catch (error) {
-      if (toAppError(error).status === 401) await countRateLimitFailure(services.rateLimits, authFailures, request.ip, services.now());
+      if (toAppError(error).status === 401)
+        await countRateLimitFailure(services.rateLimits, authFailures, request.ip, services.now());
       throw error;
     }
     // Per connector, counted once it is authenticated: nobody else can spend a connector's budget.
     await consumeRateLimit(services.rateLimits, perConnector, verified.connector.id, services.now(), reply);
     const key = headerOf(request, 'idempotency-key');
-    if (!key) throw new AppError('validation.missing_idempotency_key', 'Send an Idempotency-Key header (e.g. a UUID) and reuse it when you retry the same request.');
-    if (key.length > 255) throw new AppError('validation.failed', 'Idempotency-Key must be at most 255 characters.', { details: { fields: [{ path: 'Idempotency-Key', message: 'too long' }] } });
+    if (!key)
+      throw new AppError(
+        'validation.missing_idempotency_key',
+        'Send an Idempotency-Key header (e.g. a UUID) and reuse it when you retry the same request.',
+      );
+    if (key.length > 255)
+      throw new AppError('validation.failed', 'Idempotency-Key must be at most 255 characters.', {
+        details: { fields: [{ path: 'Idempotency-Key', message: 'too long' }] },
+      });
     let begun;
     try {
       begun = await idempotency.begin(verified.connector.id, key, verified.bodySha256, services.now(), IN_FLIGHT_LEASE);
     } catch (error) {
-      throw new AppError('service.unavailable', 'The idempotency store is unavailable; retry shortly with the same Idempotency-Key.', { cause: error });
+      throw new AppError(
+        'service.unavailable',
+        'The idempotency store is unavailable; retry shortly with the same Idempotency-Key.',
+        { cause: error },
+      );
     }
-    if (begun.outcome === 'conflict') throw new AppError('ingest.duplicate', 'This Idempotency-Key was already used with a different body: use a new key for a new request.');
-    if (begun.outcome === 'in_flight') throw new AppError('service.unavailable', 'A request with this Idempotency-Key is still being handled; retry shortly with the same key.');
+    if (begun.outcome === 'conflict')
+      throw new AppError(
+        'ingest.duplicate',
+        'This Idempotency-Key was already used with a different body: use a new key for a new request.',
+      );
+    if (begun.outcome === 'in_flight')
+      throw new AppError(
+        'service.unavailable',
+        'A request with this Idempotency-Key is still being handled; retry shortly with the same key.',
+      );
     if (begun.outcome === 'replay') {
       services.metrics.ingestRequests.inc({ endpoint: endpointOf(request), outcome: 'idempotent_replay' });
-      return reply.code(begun.statusCode).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(withRequestId(begun.response, request.id));
+      return reply
+        .code(begun.statusCode)
+        .header('Idempotent-Replayed', 'true')
+        .type('application/json; charset=utf-8')
+        .send(withRequestId(begun.response, request.id));
     }
     states.set(request, { verified, idempotencyKey: key, finished: false });
   });
@@ -129,7 +194,15 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
       const scope = state.verified.connector.id;
       try {
         if (reply.statusCode >= 500) await idempotency.release(scope, state.idempotencyKey);
-        else await idempotency.complete(scope, state.idempotencyKey, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''), services.now(), IDEMPOTENCY_TTL_MS);
+        else
+          await idempotency.complete(
+            scope,
+            state.idempotencyKey,
+            reply.statusCode,
+            typeof payload === 'string' ? payload : String(payload ?? ''),
+            services.now(),
+            IDEMPOTENCY_TTL_MS,
+          );
       } catch (error) {
         request.log.error({ err: error }, 'could not store the idempotency record');
       }
@@ -146,12 +219,17 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
 
   app.addHook('onResponse', async (request, reply) => {
     if (reply.getHeader('Idempotent-Replayed')) return;
-    const code = states.get(request)?.errorCode ?? (request as FastifyRequest & { ingestErrorCode?: string }).ingestErrorCode;
-    services.metrics.ingestRequests.inc({ endpoint: endpointOf(request), outcome: reply.statusCode < 400 ? 'ok' : code ?? String(reply.statusCode) });
+    const code =
+      states.get(request)?.errorCode ?? (request as FastifyRequest & { ingestErrorCode?: string }).ingestErrorCode;
+    services.metrics.ingestRequests.inc({
+      endpoint: endpointOf(request),
+      outcome: reply.statusCode < 400 ? 'ok' : (code ?? String(reply.statusCode)),
+    });
   });
 
   const verifiedOf = (request: FastifyRequest) => states.get(request)!.verified;
-  const websiteOf = (request: FastifyRequest, websiteId: string) => readIngestWebsite(services.controlDb, websiteId, headerOf(request, 'x-site-domain'));
+  const websiteOf = (request: FastifyRequest, websiteId: string) =>
+    readIngestWebsite(services.controlDb, websiteId, headerOf(request, 'x-site-domain'));
 
   /**
    * A route's options: its body and headers documented but validated here, after the signature
@@ -160,8 +238,22 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
    */
   const signed = (doc: { summary: string; body: z.ZodType; response: z.ZodType; errors?: readonly ErrorCode[] }) => ({
     bodyLimit: INGEST_BODY_LIMIT,
-    config: { errors: ['auth.token_revoked', 'auth.scope_violation', 'ingest.duplicate', 'website.not_found', ...(doc.errors ?? [])] satisfies ErrorCode[] },
-    schema: { summary: doc.summary, tags: ['ingest'], headers: validatedInHandler(IngestHeadersSchema), body: validatedInHandler(doc.body), response: { 200: doc.response } },
+    config: {
+      errors: [
+        'auth.token_revoked',
+        'auth.scope_violation',
+        'ingest.duplicate',
+        'website.not_found',
+        ...(doc.errors ?? []),
+      ] satisfies ErrorCode[],
+    },
+    schema: {
+      summary: doc.summary,
+      tags: ['ingest'],
+      headers: validatedInHandler(IngestHeadersSchema),
+      body: validatedInHandler(doc.body),
+      response: { 200: doc.response },
+    },
   });
 
   app.post(
@@ -175,31 +267,65 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
     async (request, reply) => {
       const v = verifiedOf(request);
       if (Array.isArray(v.body.items) && v.body.items.length > MAX_BATCH_ITEMS) {
-        throw new AppError('ingest.batch_too_large', `The batch has ${v.body.items.length} items; send at most ${MAX_BATCH_ITEMS} per request.`, { details: { max: MAX_BATCH_ITEMS, received: v.body.items.length } });
+        throw new AppError(
+          'ingest.batch_too_large',
+          `The batch has ${v.body.items.length} items; send at most ${MAX_BATCH_ITEMS} per request.`,
+          { details: { max: MAX_BATCH_ITEMS, received: v.body.items.length } },
+        );
       }
       const parsed = BatchRequestSchema.safeParse(v.body);
       if (!parsed.success) throw invalid('The batch is not valid; see details.fields.', parsed.error);
       const website = websiteOf(request, v.websiteId);
-      return sendData(request, reply, await acceptItems({ services, website, connectorId: v.connector.id, rawItems: parsed.data.items, partial: parsed.data.partial, endpoint: 'batch', checkpointer }));
+      return sendData(
+        request,
+        reply,
+        await acceptItems({
+          services,
+          website,
+          connectorId: v.connector.id,
+          rawItems: parsed.data.items,
+          partial: parsed.data.partial,
+          endpoint: 'batch',
+          checkpointer,
+        }),
+      );
     },
   );
 
   app.post(
     '/v1/ingest/item',
-    signed({ summary: 'Send one item; an invalid item is an error result, not a refused request', body: ItemBodySchema, response: dataEnvelope(ItemResultSchema).describe("The item's outcome") }),
+    signed({
+      summary: 'Send one item; an invalid item is an error result, not a refused request',
+      body: ItemBodySchema,
+      response: dataEnvelope(ItemResultSchema).describe("The item's outcome"),
+    }),
     async (request, reply) => {
       const v = verifiedOf(request);
       const parsed = ItemRequestSchema.safeParse(v.body);
       if (!parsed.success) throw invalid('The request is not valid; see details.fields.', parsed.error);
       const website = websiteOf(request, v.websiteId);
-      const result = await acceptItems({ services, website, connectorId: v.connector.id, rawItems: [parsed.data.item], partial: true, endpoint: 'item', checkpointer });
+      const result = await acceptItems({
+        services,
+        website,
+        connectorId: v.connector.id,
+        rawItems: [parsed.data.item],
+        partial: true,
+        endpoint: 'item',
+        checkpointer,
+      });
       return sendData(request, reply, result.results[0]);
     },
   );
 
   app.post(
     '/v1/ingest/delete',
-    signed({ summary: 'Tombstone items by id; what was derived from them leaves the graph and the live node', body: DeleteRequestSchema, response: dataEnvelope(DeleteResultSchema).describe('The ids tombstoned and not found, and the job that applies it') }),
+    signed({
+      summary: 'Tombstone items by id; what was derived from them leaves the graph and the live node',
+      body: DeleteRequestSchema,
+      response: dataEnvelope(DeleteResultSchema).describe(
+        'The ids tombstoned and not found, and the job that applies it',
+      ),
+    }),
     async (request, reply) => {
       const v = verifiedOf(request);
       const parsed = DeleteRequestSchema.safeParse(v.body);
@@ -211,14 +337,23 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
 
   app.post(
     '/v1/ingest/heartbeat',
-    signed({ summary: "Report the connector's state; answers what to do next and the server clock", body: HeartbeatRequestSchema, response: dataEnvelope(HeartbeatResultSchema).describe('The next action and the server time') }),
+    signed({
+      summary: "Report the connector's state; answers what to do next and the server clock",
+      body: HeartbeatRequestSchema,
+      response: dataEnvelope(HeartbeatResultSchema).describe('The next action and the server time'),
+    }),
     async (request, reply) => {
       const v = verifiedOf(request);
       const parsed = HeartbeatRequestSchema.safeParse(v.body);
       if (!parsed.success) throw invalid('The heartbeat is not valid; see details.fields.', parsed.error);
       const website = websiteOf(request, v.websiteId);
       // The signature covers the body: a token in it is signed with the connector's key (method plugin).
-      if (parsed.data.verification_token) acceptPluginProof(verification, { websiteId: website.id, connectorId: v.connector.id, token: parsed.data.verification_token });
+      if (parsed.data.verification_token)
+        acceptPluginProof(verification, {
+          websiteId: website.id,
+          connectorId: v.connector.id,
+          token: parsed.data.verification_token,
+        });
       return sendData(request, reply, recordHeartbeat(services, website, v.connector.id, parsed.data.connector_state));
     },
   );
@@ -236,7 +371,11 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
       const parsed = SchemaRequestSchema.safeParse(v.body);
       if (!parsed.success) throw invalid('The mappings are not valid; see details.fields.', parsed.error);
       websiteOf(request, v.websiteId);
-      return sendData(request, reply, upsertFieldMappings(services.controlDb, v.websiteId, parsed.data.mappings, services.now()));
+      return sendData(
+        request,
+        reply,
+        upsertFieldMappings(services.controlDb, v.websiteId, parsed.data.mappings, services.now()),
+      );
     },
   );
 
@@ -246,7 +385,8 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
   app.addHook('onReady', async () => {
     try {
       const released = await idempotency.releaseAbandoned((owner) => isOwnerGone(owner));
-      if (released > 0) services.logger.warn({ records: released }, 'released in-flight idempotency records of a process that is gone');
+      if (released > 0)
+        services.logger.warn({ records: released }, 'released in-flight idempotency records of a process that is gone');
     } catch (error) {
       services.logger.error({ err: error }, 'abandoned idempotency record sweep failed');
     }
@@ -278,7 +418,13 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
 function withRequestId(cachedEnvelope: string, requestId: string): string {
   try {
     const envelope = JSON.parse(cachedEnvelope) as { meta?: Record<string, unknown> };
-    if (envelope === null || typeof envelope !== 'object' || envelope.meta === null || typeof envelope.meta !== 'object') return cachedEnvelope;
+    if (
+      envelope === null ||
+      typeof envelope !== 'object' ||
+      envelope.meta === null ||
+      typeof envelope.meta !== 'object'
+    )
+      return cachedEnvelope;
     envelope.meta.requestId = requestId;
     return JSON.stringify(envelope);
   } catch {

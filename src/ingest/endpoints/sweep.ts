@@ -7,9 +7,14 @@ import { contentIngestJob } from '../graph/content-ingest-job.js';
  * net for an enqueue that failed after the raw rows were committed (or a job that was lost).
  * Runs at daemon start and periodically; returns the number of items re-enqueued.
  */
-export function sweepPendingRawItems(services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'layout' | 'now'>, options: { olderThanMs?: number } = {}): number {
+export function sweepPendingRawItems(
+  services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'layout' | 'now'>,
+  options: { olderThanMs?: number } = {},
+): number {
   const covered = new Set<string>();
-  const jobs = services.controlDb.prepare(`SELECT payload FROM jobs WHERE kind = ? AND state IN ('queued','running')`).all(contentIngestJob.kind) as Array<{ payload: string }>;
+  const jobs = services.controlDb
+    .prepare(`SELECT payload FROM jobs WHERE kind = ? AND state IN ('queued','running')`)
+    .all(contentIngestJob.kind) as Array<{ payload: string }>;
   for (const job of jobs) {
     const ids = (JSON.parse(job.payload) as { raw_content_ids?: unknown }).raw_content_ids;
     if (Array.isArray(ids)) for (const id of ids) covered.add(String(id));
@@ -17,7 +22,9 @@ export function sweepPendingRawItems(services: Pick<AppServices, 'controlDb' | '
   const cutoff = new Date(services.now() - (options.olderThanMs ?? 0)).toISOString();
   let files: string[];
   try {
-    files = readdirSync(services.layout.graphsDir).filter((f) => f.endsWith('.sqlite')).sort();
+    files = readdirSync(services.layout.graphsDir)
+      .filter((f) => f.endsWith('.sqlite'))
+      .sort();
   } catch {
     return 0;
   }
@@ -25,7 +32,12 @@ export function sweepPendingRawItems(services: Pick<AppServices, 'controlDb' | '
   for (const file of files) {
     const websiteId = file.slice(0, -'.sqlite'.length);
     if (!services.controlDb.prepare('SELECT 1 FROM websites WHERE id = ?').get(websiteId)) continue;
-    const rows = services.graphs.get(websiteId).prepare(`SELECT raw_content_id FROM raw_items WHERE state = 'pending' AND received_at <= ? ORDER BY raw_content_id`).all(cutoff) as Array<{ raw_content_id: string }>;
+    const rows = services.graphs
+      .get(websiteId)
+      .prepare(
+        `SELECT raw_content_id FROM raw_items WHERE state = 'pending' AND received_at <= ? ORDER BY raw_content_id`,
+      )
+      .all(cutoff) as Array<{ raw_content_id: string }>;
     const missing = rows.map((r) => r.raw_content_id).filter((id) => !covered.has(id));
     for (let i = 0; i < missing.length; i += 500) {
       services.jobs.enqueue(contentIngestJob, { website_id: websiteId, raw_content_ids: missing.slice(i, i + 500) });

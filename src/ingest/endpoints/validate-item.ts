@@ -15,12 +15,15 @@ export function checkItem(raw: unknown, allowedHosts: ReadonlySet<string>): Item
   const checksum = typeof rawObj.checksum === 'string' ? rawObj.checksum : null;
   // Most items are valid: the compiled schema settles those (the item is then the parsed JSON
   // itself, which the schema would only copy: it has no defaults or transforms); safeParse explains the others.
-  const parsed = compiledSchema(IngestItemSchema).validate(raw) ? { success: true as const, data: raw as IngestItem } : IngestItemSchema.safeParse(raw);
+  const parsed = compiledSchema(IngestItemSchema).validate(raw)
+    ? { success: true as const, data: raw as IngestItem }
+    : IngestItemSchema.safeParse(raw);
   if (!parsed.success) {
     const message = parsed.error.issues
       .map((issue) => {
         const path = issue.path.map(String).join('.') || '(item)';
-        if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')} (IngestItem is strict)`;
+        if (issue.code === 'unrecognized_keys')
+          return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')} (IngestItem is strict)`;
         return `${path}: ${issue.message}`;
       })
       .join('; ');
@@ -28,7 +31,13 @@ export function checkItem(raw: unknown, allowedHosts: ReadonlySet<string>): Item
   }
   const host = new URL(parsed.data.url).hostname.toLowerCase();
   if (!allowedHosts.has(host)) {
-    return { ok: false, id, checksum, code: 'validation.failed', message: `url: host ${host} is not ${[...allowedHosts].sort().join(' or ')}; send urls of this website only` };
+    return {
+      ok: false,
+      id,
+      checksum,
+      code: 'validation.failed',
+      message: `url: host ${host} is not ${[...allowedHosts].sort().join(' or ')}; send urls of this website only`,
+    };
   }
   return { ok: true, item: parsed.data, host };
 }

@@ -1,7 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../platform/errors/app-error.js';
 import { decodeUtf8Body } from '../../platform/http/decode-body.js';
-import { canonicalString, deriveSigningKey, parseConnectorToken, sha256Hex, signCanonical } from '../../platform/contract/signing.js';
+import {
+  canonicalString,
+  deriveSigningKey,
+  parseConnectorToken,
+  sha256Hex,
+  signCanonical,
+} from '../../platform/contract/signing.js';
 import { readConnectorCredential, type ConnectorCredential } from '../../control/connectors/connectors.js';
 import { verifyConnectorSecret } from '../../control/connectors/secret-hash.js';
 import { SOURCE_TYPES } from '../../platform/contract/ingest-item.js';
@@ -57,13 +63,24 @@ export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new AppError('validation.failed', 'The body is not valid JSON.', { details: { fields: [{ path: '(body)', message: (error as Error).message }] } });
+    throw new AppError('validation.failed', 'The body is not valid JSON.', {
+      details: { fields: [{ path: '(body)', message: (error as Error).message }] },
+    });
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError('validation.failed', 'The body must be a JSON object.', { details: { fields: [{ path: '(root)', message: 'must be an object' }] } });
+    throw new AppError('validation.failed', 'The body must be a JSON object.', {
+      details: { fields: [{ path: '(root)', message: 'must be an object' }] },
+    });
   }
-  if (typeof (body as Record<string, unknown>).website_id !== 'string' || (body as Record<string, unknown>).website_id === '') {
-    throw new AppError('validation.failed', 'The body needs website_id (a string): it is the HKDF salt of the signature.', { details: { fields: [{ path: 'website_id', message: 'required string' }] } });
+  if (
+    typeof (body as Record<string, unknown>).website_id !== 'string' ||
+    (body as Record<string, unknown>).website_id === ''
+  ) {
+    throw new AppError(
+      'validation.failed',
+      'The body needs website_id (a string): it is the HKDF salt of the signature.',
+      { details: { fields: [{ path: 'website_id', message: 'required string' }] } },
+    );
   }
   return body as Record<string, unknown>;
 }
@@ -77,7 +94,11 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
   const authorization = header(input.headers, 'authorization');
   const match = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization) : null;
   const token = match?.[1] ? parseConnectorToken(match[1]) : undefined;
-  if (!token) throw new AppError('auth.unauthenticated', 'Send Authorization: Bearer <connectorId>.<secret> with the connector token.');
+  if (!token)
+    throw new AppError(
+      'auth.unauthenticated',
+      'Send Authorization: Bearer <connectorId>.<secret> with the connector token.',
+    );
   const body = parseJsonBody(input.rawBody);
   const websiteId = body.website_id as string;
 
@@ -86,23 +107,34 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
   if (!signature) throw invalidSignature('X-Signature is missing: sign every ingest request (see docs/ingest.md).');
   const timestamp = header(input.headers, 'x-timestamp');
   const nonce = header(input.headers, 'x-nonce');
-  if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp)) throw invalidSignature('X-Timestamp must be the signing time in unix seconds.');
-  if (!nonce || nonce.length > 200) throw invalidSignature('X-Nonce must be a unique value of 1 to 200 characters per request.');
+  if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp))
+    throw invalidSignature('X-Timestamp must be the signing time in unix seconds.');
+  if (!nonce || nonce.length > 200)
+    throw invalidSignature('X-Nonce must be a unique value of 1 to 200 characters per request.');
   const bodySha256 = sha256Hex(input.rawBody);
   const claimedSha = header(input.headers, 'x-body-sha256');
   if (!claimedSha) throw invalidSignature('X-Body-Sha256 is missing: send the lowercase hex SHA-256 of the body.');
-  if (claimedSha.toLowerCase() !== bodySha256) throw invalidSignature('X-Body-Sha256 does not match the body received: send the exact bytes you hashed.');
+  if (claimedSha.toLowerCase() !== bodySha256)
+    throw invalidSignature('X-Body-Sha256 does not match the body received: send the exact bytes you hashed.');
   const path = input.url.split('?')[0] ?? input.url;
-  const expected = signCanonical(deriveSigningKey(token.secret, websiteId), canonicalString({ method: input.method, path, bodySha256, timestamp, nonce, websiteId }));
+  const expected = signCanonical(
+    deriveSigningKey(token.secret, websiteId),
+    canonicalString({ method: input.method, path, bodySha256, timestamp, nonce, websiteId }),
+  );
   const given = Buffer.from(signature.toLowerCase(), 'utf8');
   if (given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected, 'utf8'))) {
-    throw invalidSignature('X-Signature does not match: sign METHOD, path, body sha256, X-Timestamp, X-Nonce and website_id with the HKDF key of your secret.');
+    throw invalidSignature(
+      'X-Signature does not match: sign METHOD, path, body sha256, X-Timestamp, X-Nonce and website_id with the HKDF key of your secret.',
+    );
   }
 
   // 2. Timestamp window, edge accepted.
   const skew = Math.floor(input.nowMs / 1000) - Number(timestamp);
   if (Math.abs(skew) > TIMESTAMP_WINDOW_SECONDS) {
-    throw new AppError('auth.timestamp_skew', `X-Timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server clock (at most ${TIMESTAMP_WINDOW_SECONDS} s): correct the clock (heartbeat returns server_time_unix) and re-sign.`);
+    throw new AppError(
+      'auth.timestamp_skew',
+      `X-Timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server clock (at most ${TIMESTAMP_WINDOW_SECONDS} s): correct the clock (heartbeat returns server_time_unix) and re-sign.`,
+    );
   }
 
   // 3. Nonce replay guard, fail closed.
@@ -110,27 +142,46 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
   try {
     fresh = await deps.nonces.claim(token.connectorId, nonce, input.nowMs, NONCE_TTL_MS);
   } catch (error) {
-    throw new AppError('service.unavailable', 'The replay guard is unavailable; retry shortly with a fresh nonce.', { cause: error });
+    throw new AppError('service.unavailable', 'The replay guard is unavailable; retry shortly with a fresh nonce.', {
+      cause: error,
+    });
   }
-  if (!fresh) throw new AppError('auth.nonce_replay', 'X-Nonce was already used: send a fresh nonce (and timestamp) with every request, retries included.');
+  if (!fresh)
+    throw new AppError(
+      'auth.nonce_replay',
+      'X-Nonce was already used: send a fresh nonce (and timestamp) with every request, retries included.',
+    );
 
   // 4. Connector and secret, constant time whether or not the connector exists.
   const connector = readConnectorCredential(deps.controlDb, token.connectorId);
-  const secretOk = verifyConnectorSecret(deps.masterKey, token.connectorId, connector?.tokenVersion ?? 1, token.secret, connector?.secretHash);
+  const secretOk = verifyConnectorSecret(
+    deps.masterKey,
+    token.connectorId,
+    connector?.tokenVersion ?? 1,
+    token.secret,
+    connector?.secretHash,
+  );
   if (!connector || !secretOk || connector.status !== 'active') {
     const why = connector?.status === 'suspended' && secretOk ? 'is suspended' : 'is revoked, rotated or unknown';
     throw new AppError('auth.token_revoked', `The connector token ${why}: ask the website admin for a current token.`);
   }
 
   // 5. Scope: the bound website and the allowed source types.
-  if (websiteId !== connector.websiteId) throw new AppError('auth.scope_violation', `This connector may only write to its own website, not ${websiteId}.`);
+  if (websiteId !== connector.websiteId)
+    throw new AppError('auth.scope_violation', `This connector may only write to its own website, not ${websiteId}.`);
   const types = new Set<string>();
   const item = body.item as { type?: unknown } | undefined;
   if (item && typeof item.type === 'string') types.add(item.type);
-  if (Array.isArray(body.items)) for (const it of body.items as Array<{ type?: unknown } | null>) if (it && typeof it.type === 'string') types.add(it.type);
+  if (Array.isArray(body.items))
+    for (const it of body.items as Array<{ type?: unknown } | null>)
+      if (it && typeof it.type === 'string') types.add(it.type);
   const outOfScope = [...types].filter((t) => SOURCE_TYPE_SET.has(t) && !connector.sourceTypes.has(t)).sort();
   if (outOfScope.length > 0) {
-    throw new AppError('auth.scope_violation', `Item type ${outOfScope.join(', ')} is outside this connector's scope (${[...connector.sourceTypes].sort().join(', ')}).`, { details: { types: outOfScope } });
+    throw new AppError(
+      'auth.scope_violation',
+      `Item type ${outOfScope.join(', ')} is outside this connector's scope (${[...connector.sourceTypes].sort().join(', ')}).`,
+      { details: { types: outOfScope } },
+    );
   }
   return { connector, websiteId, body, bodySha256 };
 }

@@ -15,22 +15,34 @@ export function breadcrumbTrail(nodes: readonly unknown[], byId: Map<string, Sch
     const node = resolveRef(raw, byId);
     if (!isObject(node)) continue;
     const types = typesOf(node);
-    const trail = types.includes('BreadcrumbList') ? listTrail(node, byId) : types.includes('Breadcrumb') ? chainTrail(node, byId) : [];
+    const trail = types.includes('BreadcrumbList')
+      ? listTrail(node, byId)
+      : types.includes('Breadcrumb')
+        ? chainTrail(node, byId)
+        : [];
     if (trail.length > 0) return trail;
   }
   return [];
 }
 
 function listTrail(list: SchemaNode, byId: Map<string, SchemaNode>): string[] {
-  const crumbs = asList(list.itemListElement).slice(0, MAX_CRUMBS).map((raw, index) => {
-    const item = resolveRef(raw, byId);
-    if (!isObject(item)) return { position: index, name: textValue(item) };
-    const target = resolveRef(item.item, byId);
-    const position = Number(textValue(item.position));
-    return { position: Number.isFinite(position) ? position : index, name: textValue(item.name) ?? (isObject(target) ? nodeName(target) : null) };
-  });
+  const crumbs = asList(list.itemListElement)
+    .slice(0, MAX_CRUMBS)
+    .map((raw, index) => {
+      const item = resolveRef(raw, byId);
+      if (!isObject(item)) return { position: index, name: textValue(item) };
+      const target = resolveRef(item.item, byId);
+      const position = Number(textValue(item.position));
+      return {
+        position: Number.isFinite(position) ? position : index,
+        name: textValue(item.name) ?? (isObject(target) ? nodeName(target) : null),
+      };
+    });
   // Array.prototype.sort is stable: crumbs of one position keep the page's order.
-  return crumbs.sort((a, b) => a.position - b.position).map((c) => c.name).filter((name): name is string => name !== null);
+  return crumbs
+    .sort((a, b) => a.position - b.position)
+    .map((c) => c.name)
+    .filter((name): name is string => name !== null);
 }
 
 /**

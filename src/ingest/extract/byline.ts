@@ -21,7 +21,10 @@ const SUBMITTED = /(?:^|[\s_-])submitted(?:$|[\s_-])/i;
 
 function markedOnlyAsSubmitted(el: Element): boolean {
   const a = el.attribs;
-  return SUBMITTED.test(classAndId(el)) && !(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(classAndId(el)));
+  return (
+    SUBMITTED.test(classAndId(el)) &&
+    !(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(classAndId(el)))
+  );
 }
 
 /**
@@ -45,10 +48,22 @@ const LIKELY_CONTENT = /and|article|body|column|content|main|shadow/i;
  */
 export function isBylineMarked(el: Element): boolean {
   const a = el.attribs;
-  if (!(a.rel === 'author' || (a.itemprop ?? '').includes('author') || BYLINE_NAME.test(classAndId(el)) || SUBMITTED.test(classAndId(el)))) return false;
+  if (!(
+    a.rel === 'author' ||
+    (a.itemprop ?? '').includes('author') ||
+    BYLINE_NAME.test(classAndId(el)) ||
+    SUBMITTED.test(classAndId(el))
+  ))
+    return false;
   for (let parent = el.parent; parent !== null && parent.type === 'tag'; parent = parent.parent) {
     const container = parent as Element;
-    if (container.name === 'body' || container.name === 'html' || container.name === 'article' || container.name === 'main') continue;
+    if (
+      container.name === 'body' ||
+      container.name === 'html' ||
+      container.name === 'article' ||
+      container.name === 'main'
+    )
+      continue;
     const p = (container.attribs.class ?? '') + ' ' + (container.attribs.id ?? '');
     if (OTHER_PEOPLE.test(p) && !LIKELY_CONTENT.test(p)) return false;
   }
@@ -74,7 +89,10 @@ export function readByline(el: Element, textOf: (node: AnyNode) => string): stri
   if (text.length === 0 || text.length >= 100) return null;
   if (markedOnlyAsSubmitted(el) && !/\bby\b/i.test(text)) return null;
   if (!el.children.some((child) => child.type === 'tag')) return cleanByline(text);
-  const itemName = firstDescendant(el, (child) => (child.attribs.itemprop ?? '').includes('name') && textOf(child).trim() !== '');
+  const itemName = firstDescendant(
+    el,
+    (child) => (child.attribs.itemprop ?? '').includes('name') && textOf(child).trim() !== '',
+  );
   if (itemName !== null) {
     const name = cleanByline(lineText(itemName));
     if (name !== null) return name;
@@ -89,7 +107,8 @@ export function readByline(el: Element, textOf: (node: AnyNode) => string): stri
   });
   if (names.size === 1) return [...names][0]!;
   // Co-authors each marked ("By <a class="author">Sam Keller</a> and <a class="author">Rita Moss</a>"): the names, not the line around them.
-  if (names.size > 1 && [...names].every((name) => name.split(' ').length <= MAX_NAME_WORDS)) return joinNames([...names]);
+  if (names.size > 1 && [...names].every((name) => name.split(' ').length <= MAX_NAME_WORDS))
+    return joinNames([...names]);
   return cleanByline(lineText(el));
 }
 
@@ -106,7 +125,8 @@ const MAX_NAME_WORDS = 5;
  * March 3, 2024", "Von Klaus Meier". The group is the first character of the name, which must be
  * a capital ("By clicking ..." names no one).
  */
-const BY_LINE = /^(?:(?:written|posted|published|words|story|text|reported)\s+)?(?:by|von|par|por|di|door|av|przez)\s*:?\s+(\S)/i;
+const BY_LINE =
+  /^(?:(?:written|posted|published|words|story|text|reported)\s+)?(?:by|von|par|por|di|door|av|przez)\s*:?\s+(\S)/i;
 
 /**
  * The byline right under the page's title when no element is marked as one: the first or second
@@ -116,7 +136,11 @@ const BY_LINE = /^(?:(?:written|posted|published|words|story|text|reported)\s+)?
  * line names nobody ("By clicking ..." starts lower case) or is not a list of full names. The
  * line itself is read when under 100 characters, as a marked byline is.
  */
-export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string, shown: (el: Element) => boolean): { name: string; element: Element } | null {
+export function bylineAfterTitle(
+  h1: Element,
+  textOf: (node: AnyNode) => string,
+  shown: (el: Element) => boolean,
+): { name: string; element: Element } | null {
   let anchor: Element | null = h1;
   for (let level = 0; level < 3 && anchor !== null; level += 1) {
     let sibling = nextElement(anchor);
@@ -134,7 +158,10 @@ export function bylineAfterTitle(h1: Element, textOf: (node: AnyNode) => string,
       return { name, element: sibling };
     }
     const parent: AnyNode | null = anchor.parent;
-    anchor = parent !== null && parent.type === 'tag' && !CONTENT_ROOTS.has((parent as Element).name) ? (parent as Element) : null;
+    anchor =
+      parent !== null && parent.type === 'tag' && !CONTENT_ROOTS.has((parent as Element).name)
+        ? (parent as Element)
+        : null;
   }
   return null;
 }
@@ -156,7 +183,10 @@ const DATE_PREPOSITIONS = 'on|am|le|el|il|op|em';
  * title, also in German, French, Spanish, Italian, Portuguese and Dutch ("Veröffentlicht am 3.
  * März 2024 von Klaus Meier", "Publié le 3 mars 2024 par Claire Dubois").
  */
-const DATED_BY_LINE = new RegExp(`^(?:(?:posted|published|written|updated|last\\s+updated|${PUBLISHED_WORDS})\\s+)?(?:(?:${DATE_PREPOSITIONS})\\s+)?(.{4,40}?)\\s+(?:by|von|par|por|di|door|av|przez)\\s+(\\S)`, 'i');
+const DATED_BY_LINE = new RegExp(
+  `^(?:(?:posted|published|written|updated|last\\s+updated|${PUBLISHED_WORDS})\\s+)?(?:(?:${DATE_PREPOSITIONS})\\s+)?(.{4,40}?)\\s+(?:by|von|par|por|di|door|av|przez)\\s+(\\S)`,
+  'i',
+);
 
 /** The first character of the name in a line that is a date and then "by" a name, or null when the line is not one. */
 function datedByLineNameStart(text: string): string | null {
@@ -174,7 +204,10 @@ export const BODY_TEXT_LENGTH = 80;
  * body text (`<a href="/author/jane-roe">Jane Roe</a>`, as themes with utility classes print it):
  * its text, when it is a full name. Null when no such link names a person.
  */
-export function bylineFromAuthorLinks(links: readonly Element[], textOf: (node: AnyNode) => string): { name: string; element: Element } | null {
+export function bylineFromAuthorLinks(
+  links: readonly Element[],
+  textOf: (node: AnyNode) => string,
+): { name: string; element: Element } | null {
   for (const link of links) {
     const text = textOf(link).trim();
     if (text.length === 0 || text.length >= 100) continue;
@@ -190,7 +223,29 @@ function nextElement(el: Element): Element | null {
 }
 
 /** Elements whose text a byline's reader keeps apart: a date in <time>, a line break, a block. */
-const SEPARATING = new Set(['time', 'br', 'div', 'p', 'li', 'ul', 'ol', 'address', 'section', 'header', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'dd', 'dt', 'td', 'th']);
+const SEPARATING = new Set([
+  'time',
+  'br',
+  'div',
+  'p',
+  'li',
+  'ul',
+  'ol',
+  'address',
+  'section',
+  'header',
+  'footer',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'dd',
+  'dt',
+  'td',
+  'th',
+]);
 
 /**
  * The text of a byline with " · " where a <time>, <br> or block element begins or ends, so a date
@@ -275,36 +330,106 @@ function forEachDescendant(root: Element, visit: (el: Element) => boolean): void
 
 /** Month names in German, French, Spanish, Italian, Portuguese and Dutch, by number (English ones are read by their first three letters). */
 const FOREIGN_MONTHS: Readonly<Record<string, number>> = {
-  januar: 1, jänner: 1, februar: 2, märz: 3, mai: 5, juni: 6, juli: 7, oktober: 10, dezember: 12,
-  janvier: 1, février: 2, mars: 3, avril: 4, juin: 6, juillet: 7, août: 8, septembre: 9, octobre: 10, novembre: 11, décembre: 12,
-  enero: 1, febrero: 2, marzo: 3, abril: 4, mayo: 5, junio: 6, julio: 7, agosto: 8, septiembre: 9, setiembre: 9, octubre: 10, noviembre: 11, diciembre: 12,
-  gennaio: 1, febbraio: 2, aprile: 4, maggio: 5, giugno: 6, luglio: 7, settembre: 9, ottobre: 10, dicembre: 12,
-  janeiro: 1, fevereiro: 2, março: 3, maio: 5, junho: 6, julho: 7, setembro: 9, outubro: 10, dezembro: 12,
-  januari: 1, februari: 2, maart: 3, mei: 5, augustus: 8,
+  januar: 1,
+  jänner: 1,
+  februar: 2,
+  märz: 3,
+  mai: 5,
+  juni: 6,
+  juli: 7,
+  oktober: 10,
+  dezember: 12,
+  janvier: 1,
+  février: 2,
+  mars: 3,
+  avril: 4,
+  juin: 6,
+  juillet: 7,
+  août: 8,
+  septembre: 9,
+  octobre: 10,
+  novembre: 11,
+  décembre: 12,
+  enero: 1,
+  febrero: 2,
+  marzo: 3,
+  abril: 4,
+  mayo: 5,
+  junio: 6,
+  julio: 7,
+  agosto: 8,
+  septiembre: 9,
+  setiembre: 9,
+  octubre: 10,
+  noviembre: 11,
+  diciembre: 12,
+  gennaio: 1,
+  febbraio: 2,
+  aprile: 4,
+  maggio: 5,
+  giugno: 6,
+  luglio: 7,
+  settembre: 9,
+  ottobre: 10,
+  dicembre: 12,
+  janeiro: 1,
+  fevereiro: 2,
+  março: 3,
+  maio: 5,
+  junho: 6,
+  julho: 7,
+  setembro: 9,
+  outubro: 10,
+  dezembro: 12,
+  januari: 1,
+  februari: 2,
+  maart: 3,
+  mei: 5,
+  augustus: 8,
 };
 /** A month's name: the other languages' first (longest), so "marzo" is not read as "mar". */
-const MONTH = `(?:${Object.keys(FOREIGN_MONTHS).sort((a, b) => b.length - a.length).join('|')}|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?`;
+const MONTH = `(?:${Object.keys(FOREIGN_MONTHS)
+  .sort((a, b) => b.length - a.length)
+  .join(
+    '|',
+  )}|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?`;
 /** A day of the month: "3", "3rd", "3." (German), "1er" (French), "1º". */
 const DAY = '\\d{1,2}(?:st|nd|rd|th|er|º|ª)?\\.?';
 /** Between the day and the month ("3 de marzo"), and between the month and the year ("marzo de 2024", "March 3, 2024"). */
 const DAY_TO_MONTH = '\\s+(?:de\\s+)?';
 const MONTH_TO_YEAR = '(?:,?\\s+|\\s+de\\s+)';
 /** Dates, times and relative times as bylines write them. A month name counts only next to a number ("April Smith" is a name). */
-const DATE_PARTS = new RegExp([
-  `\\b${MONTH}\\s+${DAY}(?:,?\\s+\\d{4})?(?!\\d)`,
-  `\\b${DAY}${DAY_TO_MONTH}${MONTH}(?:${MONTH_TO_YEAR}\\d{4})?(?![\\wäéèûçô])`,
-  `\\b${MONTH},?\\s+\\d{4}\\b`,
-  '\\b\\d{4}-\\d{1,2}-\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\.\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?)?',
-  '\\b\\d{1,2}[./]\\d{1,2}[./]\\d{2,4}\\b',
-  '\\b\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\s*[ap]\\.?m\\.?)?(?:\\s+(?:UTC|GMT|[ECMP][SD]T|BST|CES?T|IST|JST|AE[SD]T)\\b)?',
-  '\\b(?:1[89]|20)\\d{2}\\b',
-  '\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b',
-  '\\b\\d+\\s+(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\\s+ago\\b',
-  '\\b\\d+\\s*(?:minutes?|mins?)\\s+read\\b',
-  '\\b(?:yesterday|today|just now)\\b',
-].join('|'), 'gi');
+const DATE_PARTS = new RegExp(
+  [
+    `\\b${MONTH}\\s+${DAY}(?:,?\\s+\\d{4})?(?!\\d)`,
+    `\\b${DAY}${DAY_TO_MONTH}${MONTH}(?:${MONTH_TO_YEAR}\\d{4})?(?![\\wäéèûçô])`,
+    `\\b${MONTH},?\\s+\\d{4}\\b`,
+    '\\b\\d{4}-\\d{1,2}-\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\.\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?)?',
+    '\\b\\d{1,2}[./]\\d{1,2}[./]\\d{2,4}\\b',
+    '\\b\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\s*[ap]\\.?m\\.?)?(?:\\s+(?:UTC|GMT|[ECMP][SD]T|BST|CES?T|IST|JST|AE[SD]T)\\b)?',
+    '\\b(?:1[89]|20)\\d{2}\\b',
+    '\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b',
+    '\\b\\d+\\s+(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\\s+ago\\b',
+    '\\b\\d+\\s*(?:minutes?|mins?)\\s+read\\b',
+    '\\b(?:yesterday|today|just now)\\b',
+  ].join('|'),
+  'gi',
+);
 
-const MONTHS: Readonly<Record<string, number>> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
+const MONTHS: Readonly<Record<string, number>> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+};
 
 /** A month's number from its name in any of the languages MONTH reads. */
 function monthNumber(name: string): number {
@@ -312,15 +437,24 @@ function monthNumber(name: string): number {
   return FOREIGN_MONTHS[lower] ?? MONTHS[lower.slice(0, 3)]!;
 }
 /** A whole date as bylines write it out: "March 3, 2024", "3 March 2024", "Mar. 3rd, 2024", "2024-03-03" (numeric d/m orders are ambiguous: never). */
-const WRITTEN_DATE = new RegExp([
-  `\\b(?<m1>${MONTH})\\s+(?<d1>\\d{1,2})(?:st|nd|rd|th)?,?\\s+(?<y1>\\d{4})\\b`,
-  `\\b(?<d2>\\d{1,2})(?:st|nd|rd|th|er|º|ª)?\\.?${DAY_TO_MONTH}(?<m2>${MONTH})${MONTH_TO_YEAR}(?<y2>\\d{4})\\b`,
-  '\\b(?<y3>\\d{4})-(?<m3>\\d{2})-(?<d3>\\d{2})\\b',
-].join('|'), 'gi');
+const WRITTEN_DATE = new RegExp(
+  [
+    `\\b(?<m1>${MONTH})\\s+(?<d1>\\d{1,2})(?:st|nd|rd|th)?,?\\s+(?<y1>\\d{4})\\b`,
+    `\\b(?<d2>\\d{1,2})(?:st|nd|rd|th|er|º|ª)?\\.?${DAY_TO_MONTH}(?<m2>${MONTH})${MONTH_TO_YEAR}(?<y2>\\d{4})\\b`,
+    '\\b(?<y3>\\d{4})-(?<m3>\\d{2})-(?<d3>\\d{2})\\b',
+  ].join('|'),
+  'gi',
+);
 /** Words just before a date that make it the update rather than the publication ("Updated on", "aktualisiert:"). */
-export const UPDATE_LABEL = new RegExp(`(?:updated|modified|edited|revised|${UPDATED_WORDS})\\W*(?:(?:${DATE_PREPOSITIONS})\\W*)?$`, 'i');
+export const UPDATE_LABEL = new RegExp(
+  `(?:updated|modified|edited|revised|${UPDATED_WORDS})\\W*(?:(?:${DATE_PREPOSITIONS})\\W*)?$`,
+  'i',
+);
 /** "Published" and "updated" in other languages, with the word before a date, left before a name once the date is cut ("Veröffentlicht am ... von Klaus Meier"). */
-const FOREIGN_DATE_LABEL = new RegExp(`^(?:${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?(?:\\s*:)?(?=\\s|$)\\s*`, 'i');
+const FOREIGN_DATE_LABEL = new RegExp(
+  `^(?:${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?(?:\\s*:)?(?=\\s|$)\\s*`,
+  'i',
+);
 
 /**
  * The dates a byline line writes out, as YYYY-MM-DD: the first as the publication, the first
@@ -340,7 +474,10 @@ export function bylineDates(line: string): { published: string | null; modified:
 }
 
 /** A label and a written date, and nothing else: "Published on: June 25, 2024", "Updated 5 March 2024", "Veröffentlicht am 3. März 2024". */
-const LABELLED_DATE_LINE = new RegExp(`^\\s*(?:published|posted|updated|last\\s+updated|modified|date|${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?\\s*:?\\s*`, 'i');
+const LABELLED_DATE_LINE = new RegExp(
+  `^\\s*(?:published|posted|updated|last\\s+updated|modified|date|${PUBLISHED_WORDS}|${UPDATED_WORDS})(?:\\s+(?:${DATE_PREPOSITIONS}))?\\s*:?\\s*`,
+  'i',
+);
 
 /** The day a line that is only a label and a written date states ("Published on: June 25, 2024"), or null for any other line. */
 export function labelledDate(line: string): { published: string | null; modified: string | null } | null {
@@ -356,7 +493,8 @@ export function labelledDate(line: string): { published: string | null; modified
 function calendarDate(year: number, month: number, day: number): string | null {
   const time = Date.UTC(year, month - 1, day);
   const d = new Date(time);
-  if (year < 1900 || d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return null;
+  if (year < 1900 || d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day)
+    return null;
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
@@ -364,18 +502,22 @@ function calendarDate(year: number, month: number, day: number): string | null {
 const WEEKDAY_BEFORE_DATE = /\b(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?,\s*(?=\d)/gi;
 
 /** Words that label a date or a byline, left over around the parts cut out. */
-const LABEL = /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|written|filed|date|on|at|in|and)\b\s*:?\s*)+|(?:\s*\b(?:(?:last\s+)?(?:updated|modified|published|posted|created|filed|date|on|at|and|follow|following))\s*:?)+$/i;
+const LABEL =
+  /^(?:(?:last\s+)?(?:updated|modified|published|posted|created|written|filed|date|on|at|in|and)\b\s*:?\s*)+|(?:\s*\b(?:(?:last\s+)?(?:updated|modified|published|posted|created|filed|date|on|at|and|follow|following))\s*:?)+$/i;
 /**
  * "By" and its neighbours in other languages. English "By" in any case; the others (also names:
  * "Von Miller", "Di Stefano") only lower case or when a full name follows. An "Author:" label in
  * other languages and scripts too ("Автор:", "作者：", "文・", "بقلم:").
  */
-const BY_PREFIX = /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting|opinion|analysis|commentary|review|interview|essay|column|perspective|feature)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor|words|text|story|автор|作者|记者|記者|著者|筆者|文|بقلم|كتب|yazar|författare|forfatter|kirjoittaja|szerző|autorka)\s*[:：・]\s*/i;
+const BY_PREFIX =
+  /^(?:(?:written|posted|published|submitted|words|story|text|reported|reporting|opinion|analysis|commentary|review|interview|essay|column|perspective|feature)\s+)?by\b\s*[:\-–—]?\s*|^(?:authors?|autor(?:in)?|auteur|autore|autor|words|text|story|автор|作者|记者|記者|著者|筆者|文|بقلم|كتب|yazar|författare|forfatter|kirjoittaja|szerző|autorka)\s*[:：・]\s*/i;
 const FOREIGN_BY = /^(von|par|por|di|door|av|przez)\s*[:\-]?\s+/i;
 /** Credits that follow the author and are not authors ("Edited by ...", "Photos by ..."). */
-const OTHER_CREDITS = /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
+const OTHER_CREDITS =
+  /\b(?:edited|reviewed|fact[- ]checked|illustrat(?:ed|ions?)|photos?|photographs?|photography|graphics|additional\s+reporting|with\s+reporting)\s+by\b.*$/i;
 /** A role or job title standing for itself ("Staff Writer", "Seattle Times business reporter", "Editor at Large"). */
-const ROLE = /(?:^|\s)(?:reporters?|correspondents?|editors?|writers?|columnists?|contributors?|photographers?|producers?|journalists?|critics?|interns?|bloggers?|analysts?|anchors?|staff(?:\s+writer)?|editor-in-chief)(?:\s+(?:at|for|of|with|in)\b.*)?$/i;
+const ROLE =
+  /(?:^|\s)(?:reporters?|correspondents?|editors?|writers?|columnists?|contributors?|photographers?|producers?|journalists?|critics?|interns?|bloggers?|analysts?|anchors?|staff(?:\s+writer)?|editor-in-chief)(?:\s+(?:at|for|of|with|in)\b.*)?$/i;
 /**
  * An outlet after a reporter's name, as a later part: its initials in capitals ("Jane Roe, CNN"),
  * a name that starts "The" ("Jane Roe, The Washington Post"; a person's name does not), or a
@@ -385,9 +527,11 @@ const OUTLET_PART = /^(?:\p{Lu}{2,6}|The\s+\p{Lu}.*|Special\s+to\s+.+)$/u;
 /** A reporter writing for an outlet, in one part: "Jane Roe for The Guardian" is Jane Roe. */
 const FOR_OUTLET = /^(.+?)\s+for\s+(?:the\s+)?\p{Lu}[\p{L}\p{N}\s.&'’-]*$/u;
 /** News agencies credited beside a reporter ("Jane Roe, Associated Press"): an organization, not a second author. */
-const WIRE_AGENCY = /^(?:the\s+)?(?:associated\s+press|ap|reuters|agence\s+france[- ]presse|afp|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa|ansa|efe|kyodo(?:\s+news)?|xinhua|upi|united\s+press\s+international|cnn\s+wire|canadian\s+press|aap|australian\s+associated\s+press)$/i;
+const WIRE_AGENCY =
+  /^(?:the\s+)?(?:associated\s+press|ap|reuters|agence\s+france[- ]presse|afp|bloomberg(?:\s+news)?|press\s+association|pa\s+media|dpa|ansa|efe|kyodo(?:\s+news)?|xinhua|upi|united\s+press\s+international|cnn\s+wire|canadian\s+press|aap|australian\s+associated\s+press)$/i;
 /** Academic and professional credentials written after a name ("Brenda Goodman, MA"); Jr. and Sr. are part of the name. */
-const CREDENTIAL = /^(?:M\.?A\.?|M\.?S\.?|MSc|M\.?D\.?|Ph\.?\s?D\.?|DPhil|R\.?N\.?|MPH|D\.?O\.?|DDS|DVM|DMD|BSN|MSN|MBA|J\.?D\.?|Esq\.?|CPA|CFA|CFP|RD|RDN|LCSW|PharmD|FACP|FRCP|FACS|B\.?A\.?|BSc|MFA|MSW|MEd|EdD)$/;
+const CREDENTIAL =
+  /^(?:M\.?A\.?|M\.?S\.?|MSc|M\.?D\.?|Ph\.?\s?D\.?|DPhil|R\.?N\.?|MPH|D\.?O\.?|DDS|DVM|DMD|BSN|MSN|MBA|J\.?D\.?|Esq\.?|CPA|CFA|CFP|RD|RDN|LCSW|PharmD|FACP|FRCP|FACS|B\.?A\.?|BSc|MFA|MSW|MEd|EdD)$/;
 /** An e-mail address, which a byline may print beside the name ("Jane Roe (jane@example.com)"); RSS writes "jane@example.com (Jane Roe)". */
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 /** A social handle after a name ("Jane Roe @janeroe"); a byline that is only a handle keeps it. */
@@ -396,7 +540,8 @@ const HANDLE = /(?:^|\s)@[\w.]{2,30}(?=\s|$)/g;
  * A reporter's role written after the name in Korean and Japanese ("홍길동 기자", "山田太郎 記者")
  * or before it in Chinese ("本报记者 张三"): the role goes, the name stays.
  */
-const CJK_ROLE_AFTER = /\s*(?:선임기자|수석기자|객원기자|기자|특파원|논설위원|편집위원|記者|特派員|編集委員|论说员|特约记者)$/u;
+const CJK_ROLE_AFTER =
+  /\s*(?:선임기자|수석기자|객원기자|기자|특파원|논설위원|편집위원|記者|特派員|編集委員|论说员|特约记者)$/u;
 const CJK_ROLE_BEFORE = /^(?:本报|本報|新华社|新華社)?(?:特约)?(?:记者|記者|通讯员|通訊員)\s+/u;
 /** Separators inside a byline, kept for rejoining what stays. */
 const SEPARATORS = /(\s*[|•·;]\s*|\s+[–—-]\s+|,\s*)/;
@@ -435,7 +580,12 @@ export function cleanByline(byline: string, maxLength = 80): string | null {
  */
 function withoutContacts(text: string): string {
   if (!text.includes('@')) return text;
-  const rest = cleanText(text.replace(EMAIL, ' ').replace(HANDLE, ' ').replace(/\(\s*\)|\[\s*\]|<\s*>/g, ' '));
+  const rest = cleanText(
+    text
+      .replace(EMAIL, ' ')
+      .replace(HANDLE, ' ')
+      .replace(/\(\s*\)|\[\s*\]|<\s*>/g, ' '),
+  );
   if (!/\p{L}/u.test(rest)) return text;
   // "(Jane Roe)" left of RSS's "jane@example.com (Jane Roe)".
   const bracketed = /^\((.+)\)$/.exec(rest);
@@ -460,11 +610,17 @@ function cleanPart(raw: string): string | null {
       const rest = part.slice(foreign[0].length);
       if (foreign[1] === foreign[1]!.toLowerCase() || rest.split(' ').length >= 2) part = rest;
     }
-    part = part.replace(/^[\s:,.;|()–—-]+|[\s:,;|(–—-]+$/g, '').replace(CJK_ROLE_AFTER, '').replace(CJK_ROLE_BEFORE, '').replace(AUTHOR_LABEL, '');
+    part = part
+      .replace(/^[\s:,.;|()–—-]+|[\s:,;|(–—-]+$/g, '')
+      .replace(CJK_ROLE_AFTER, '')
+      .replace(CJK_ROLE_BEFORE, '')
+      .replace(AUTHOR_LABEL, '');
   }
   // A sentence's full stop goes; an initial's or an abbreviation's stays ("John Q.", "Jr.").
-  if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part)) part = part.slice(0, -1).trimEnd();
-  if (part === '' || !/\p{L}/u.test(part) || CREDENTIAL.test(part) || ROLE.test(part) || WIRE_AGENCY.test(part)) return null;
+  if (part.endsWith('.') && !/(?:^|\s)(?:\p{Lu}|Jr|Sr|Inc|Ltd|Co|Corp|Esq)\.$/u.test(part))
+    part = part.slice(0, -1).trimEnd();
+  if (part === '' || !/\p{L}/u.test(part) || CREDENTIAL.test(part) || ROLE.test(part) || WIRE_AGENCY.test(part))
+    return null;
   const writer = FOR_OUTLET.exec(part);
   return writer !== null && personNames(writer[1]!).every(isFullName) ? writer[1]! : part;
 }

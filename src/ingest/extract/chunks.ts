@@ -46,7 +46,11 @@ function splitLong(text: string, max: number): string[] {
  * within a section, paragraphs are packed together (tiny ones merge) up to MAX_CHUNK_TOKENS; a
  * paragraph longer than that is split at sentence ends.
  */
-export function buildChunks(blocks: Block[], language: string, entities: Array<{ ref: EntityRef; name: string }>): CandidateChunk[] {
+export function buildChunks(
+  blocks: Block[],
+  language: string,
+  entities: Array<{ ref: EntityRef; name: string }>,
+): CandidateChunk[] {
   const chunks: CandidateChunk[] = [];
   const trail: Array<{ level: number; text: string }> = [];
   let parts: string[] = [];
@@ -55,7 +59,13 @@ export function buildChunks(blocks: Block[], language: string, entities: Array<{
   const flush = (): void => {
     if (parts.length === 0) return;
     const text = parts.join('\n\n');
-    chunks.push({ text, headingPath: trail.map((t) => t.text), position: chunks.length, language, mentions: mentionsOf(text) });
+    chunks.push({
+      text,
+      headingPath: trail.map((t) => t.text),
+      position: chunks.length,
+      language,
+      mentions: mentionsOf(text),
+    });
     parts = [];
     size = 0;
   };
@@ -96,7 +106,10 @@ function mentionFinder(entities: ReadonlyArray<{ ref: EntityRef; name: string }>
   const byWord = new Map<string, number[]>();
   const anywhere: number[] = [];
   matchers.forEach((m, index) => {
-    const longest = (m.needle.match(WORDS) ?? []).reduce<string | null>((best, word) => (best === null || word.length > best.length ? word : best), null);
+    const longest = (m.needle.match(WORDS) ?? []).reduce<string | null>(
+      (best, word) => (best === null || word.length > best.length ? word : best),
+      null,
+    );
     if (longest === null) anywhere.push(index);
     else if (byWord.has(longest)) byWord.get(longest)!.push(index);
     else byWord.set(longest, [index]);
@@ -108,7 +121,8 @@ function mentionFinder(entities: ReadonlyArray<{ ref: EntityRef; name: string }>
     // A few names are searched for directly: tokenizing the chunk costs more than their search.
     if (matchers.length > DIRECT_SEARCH_MAX) {
       const found = new Set(anywhere);
-      for (const word of new Set(lower.match(WORDS) ?? [])) for (const index of byWord.get(word) ?? []) found.add(index);
+      for (const word of new Set(lower.match(WORDS) ?? []))
+        for (const index of byWord.get(word) ?? []) found.add(index);
       candidates = [...found].sort((a, b) => a - b);
     }
     const mentions: EntityRef[] = [];

@@ -3,7 +3,17 @@ import type { ProvenanceMethod } from './contribution.js';
 import type { FieldMapping, IngestItem } from '../../platform/contract/ingest-item.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject } from './json-ld.js';
-import { absoluteUrl, formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, normalizeLanguage, parseAmount, urlKey } from './normalize.js';
+import {
+  absoluteUrl,
+  formatMoney,
+  nameKey,
+  normalizeCurrency,
+  normalizeDate,
+  normalizeDateTime,
+  normalizeLanguage,
+  parseAmount,
+  urlKey,
+} from './normalize.js';
 import { BASE_CONFIDENCE, PREDICATES, SOURCE_CONFIDENCE } from './predicates.js';
 import { commaItems, listValue } from './multi-value.js';
 import { lookup, toPredicate } from './record-values.js';
@@ -41,8 +51,18 @@ function scalar(value: unknown): string | number | boolean | null {
 
 /** Mappings in a fixed order (by source path, then target) so their order in the request never matters. */
 export function resolveMappings(item: IngestItem, mappings: FieldMapping[]): MappedFields {
-  const out: MappedFields = { titles: [], texts: [], language: null, canonicalUrl: null, updatedAt: null, attributes: [], warnings: [] };
-  const sorted = [...mappings].sort((a, b) => (a.source_path + '\u001f' + a.target < b.source_path + '\u001f' + b.target ? -1 : 1));
+  const out: MappedFields = {
+    titles: [],
+    texts: [],
+    language: null,
+    canonicalUrl: null,
+    updatedAt: null,
+    attributes: [],
+    warnings: [],
+  };
+  const sorted = [...mappings].sort((a, b) =>
+    a.source_path + '\u001f' + a.target < b.source_path + '\u001f' + b.target ? -1 : 1,
+  );
   for (const mapping of sorted) {
     const raw = readPath(item, mapping.source_path);
     if (raw === undefined || raw === null) continue;
@@ -68,7 +88,10 @@ export function resolveMappings(item: IngestItem, mappings: FieldMapping[]): Map
       case 'attribute': {
         const value = scalar(raw);
         const predicate = toPredicate(mapping.attribute_name ?? '');
-        if (predicate === null) out.warnings.push(`predicate.dropped: mapping ${JSON.stringify(mapping.source_path)} skipped, attribute_name ${JSON.stringify(mapping.attribute_name ?? '')} has no snake_case predicate form`);
+        if (predicate === null)
+          out.warnings.push(
+            `predicate.dropped: mapping ${JSON.stringify(mapping.source_path)} skipped, attribute_name ${JSON.stringify(mapping.attribute_name ?? '')} has no snake_case predicate form`,
+          );
         else if (value !== null) out.attributes.push({ predicate, value, provenance });
         break;
       }
@@ -93,7 +116,13 @@ const C: number = SOURCE_CONFIDENCE.cmsField;
  */
 export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: EntityRef[] } {
   const { builder, item, subject } = ctx;
-  const fact = (predicate: string, value: string | number | boolean | Record<string, unknown>, extra: Record<string, string | undefined> = {}, provenance: ProvenanceMethod = 'cms_field', confidence = C): void => {
+  const fact = (
+    predicate: string,
+    value: string | number | boolean | Record<string, unknown>,
+    extra: Record<string, string | undefined> = {},
+    provenance: ProvenanceMethod = 'cms_field',
+    confidence = C,
+  ): void => {
     const clean: Record<string, string> = {};
     for (const [k, v] of Object.entries(extra)) if (v !== undefined) clean[k] = v;
     builder.addFact({ subject, subjectName: ctx.subjectName(), predicate, value, provenance, confidence, ...clean });
@@ -108,7 +137,8 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     const modified = normalizeDateTime(item.updated_at);
     fact('date_modified', modified?.value ?? item.updated_at, { display: modified?.display });
   }
-  for (const attribute of mapped.attributes) fact(attribute.predicate, attribute.value, {}, attribute.provenance, BASE_CONFIDENCE[attribute.provenance]);
+  for (const attribute of mapped.attributes)
+    fact(attribute.predicate, attribute.value, {}, attribute.provenance, BASE_CONFIDENCE[attribute.provenance]);
 
   const bags: Array<Record<string, unknown>> = [];
   if (item.attributes !== undefined) bags.push(item.attributes);
@@ -116,10 +146,16 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
   for (const bag of bags) {
     for (const key of Object.keys(bag).sort()) {
       const predicate = toPredicate(key);
-      if (predicate === null || lookup(PREDICATES, predicate) === undefined || ['price', 'author', 'brand', 'image', 'category'].includes(predicate)) continue;
+      if (
+        predicate === null ||
+        lookup(PREDICATES, predicate) === undefined ||
+        ['price', 'author', 'brand', 'image', 'category'].includes(predicate)
+      )
+        continue;
       const value = scalar(bag[key]);
       if (value === null) continue;
-      const date = predicate.startsWith('date_') || predicate.endsWith('_date') ? normalizeDateTime(String(value)) : null;
+      const date =
+        predicate.startsWith('date_') || predicate.endsWith('_date') ? normalizeDateTime(String(value)) : null;
       fact(predicate, date?.value ?? value, { display: date?.display }, 'cms_field', C - 0.01);
     }
   }
@@ -131,10 +167,17 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
   if (seoDescription !== null) fact('description', seoDescription);
   const description = textValue(json.description) ?? textValue(json.summary) ?? textValue(json.excerpt);
   if (description !== null) fact('description', description, {}, 'cms_field', C - 0.02);
-  listFact('keywords', commaItems(asList(seo.keywords).map(textValue).filter((k): k is string => k !== null)));
+  listFact(
+    'keywords',
+    commaItems(
+      asList(seo.keywords)
+        .map(textValue)
+        .filter((k): k is string => k !== null),
+    ),
+  );
 
   for (const image of asList(json.images).slice(0, 1)) {
-    const src = isObject(image) ? image.url ?? image.src : image;
+    const src = isObject(image) ? (image.url ?? image.src) : image;
     const url = typeof src === 'string' ? absoluteUrl(src, item.url) : null;
     if (url !== null) fact('image', url);
   }
@@ -146,19 +189,38 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     // An author with a url (their profile page) is keyed by it, as a schema.org author is (docs/contract.md#entity-identity).
     const url = isObject(raw) && typeof raw.url === 'string' ? absoluteUrl(raw.url, item.url) : null;
     const canonicalKey = (url === null ? null : urlKey(url)) ?? nameKey(name);
-    const ref = builder.addEntity({ type: 'Person', canonicalKey, name, provenance: 'cms_field', confidence: C, importance: 3 });
+    const ref = builder.addEntity({
+      type: 'Person',
+      canonicalKey,
+      name,
+      provenance: 'cms_field',
+      confidence: C,
+      importance: 3,
+    });
     builder.addRelationship(subject, 'authored_by', ref, 'cms_field', C);
     authors.push(ref);
   }
   listFact('author', authorNames);
   const brand = isObject(json.brand) ? textValue(json.brand.name) : textValue(json.brand);
   if (brand !== null) {
-    const ref = builder.addEntity({ type: 'Brand', canonicalKey: nameKey(brand), name: brand, provenance: 'cms_field', confidence: C, importance: 3 });
+    const ref = builder.addEntity({
+      type: 'Brand',
+      canonicalKey: nameKey(brand),
+      name: brand,
+      provenance: 'cms_field',
+      confidence: C,
+      importance: 3,
+    });
     builder.addRelationship(subject, 'brand', ref, 'cms_field', C);
     fact('brand', brand);
   }
-  for (const [field, kind] of [['categories', 'category'], ['tags', 'tag']] as const) {
-    const names = asList(json[field]).map((v) => (isObject(v) ? textValue(v.name) : textValue(v))).filter((v): v is string => v !== null);
+  for (const [field, kind] of [
+    ['categories', 'category'],
+    ['tags', 'tag'],
+  ] as const) {
+    const names = asList(json[field])
+      .map((v) => (isObject(v) ? textValue(v.name) : textValue(v)))
+      .filter((v): v is string => v !== null);
     for (const name of names) addCategory(builder, subject, name, 'cms_field', C, kind);
     listFact(kind, names);
   }
@@ -168,8 +230,10 @@ export function addCmsFacts(ctx: CmsContext, mapped: MappedFields): { authors: E
     const currency = normalizeCurrency(p.currency);
     if (amount !== null) {
       fact('price', amount, {
-        currency, display: formatMoney(amount, currency),
-        validFrom: normalizeDate(p.valid_from ?? p.validFrom) ?? undefined, validUntil: normalizeDate(p.valid_until ?? p.validUntil) ?? undefined,
+        currency,
+        display: formatMoney(amount, currency),
+        validFrom: normalizeDate(p.valid_from ?? p.validFrom) ?? undefined,
+        validUntil: normalizeDate(p.valid_until ?? p.validUntil) ?? undefined,
       });
     }
     const availability = textValue(p.availability);

@@ -1,5 +1,10 @@
 import type {
-  CandidateChunk, CandidateEntity, CandidateFact, CandidateQa, CandidateRelationship, EntityRef,
+  CandidateChunk,
+  CandidateEntity,
+  CandidateFact,
+  CandidateQa,
+  CandidateRelationship,
+  EntityRef,
 } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
 import { identityType, mostSpecificType } from './identity.js';
@@ -43,7 +48,9 @@ function stableJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return '[' + value.map(stableJson).join(',') + ']';
   const keys = Object.keys(value).sort();
-  return '{' + keys.map((k) => JSON.stringify(k) + ':' + stableJson((value as Record<string, unknown>)[k])).join(',') + '}';
+  return (
+    '{' + keys.map((k) => JSON.stringify(k) + ':' + stableJson((value as Record<string, unknown>)[k])).join(',') + '}'
+  );
 }
 
 /** Most warnings an item keeps; one more line says how many were left out. */
@@ -73,27 +80,39 @@ export class ContributionBuilder {
   readonly warnings: string[] = [];
 
   /** `hosts`: the website's hosts (websiteHosts); a canonical_url fact must name one, as the node's url policy requires. */
-  constructor(readonly language: string, private readonly hosts: ReadonlySet<string> = new Set()) {}
+  constructor(
+    readonly language: string,
+    private readonly hosts: ReadonlySet<string> = new Set(),
+  ) {}
 
   addEntity(input: EntityInput): EntityRef {
     const ref: EntityRef = { type: input.type, canonicalKey: input.canonicalKey };
     const key = refKey(ref);
     if (!isTypeName(input.type) || input.name === '') {
-      if (!this.droppedEntities.has(key)) this.warnings.push(`entity.dropped: ${quoted(input.name)} has ${input.name === '' ? 'an empty name' : `type ${quoted(input.type)}, not a schema.org type name`}`);
+      if (!this.droppedEntities.has(key))
+        this.warnings.push(
+          `entity.dropped: ${quoted(input.name)} has ${input.name === '' ? 'an empty name' : `type ${quoted(input.type)}, not a schema.org type name`}`,
+        );
       this.droppedEntities.add(key);
       return ref;
     }
     const existing = this.entities.get(key);
-    const better = existing === undefined
-      || PROVENANCE_RANK[input.provenance] < PROVENANCE_RANK[existing.provenanceMethod]
-      || (input.provenance === existing.provenanceMethod && input.confidence > existing.confidence);
+    const better =
+      existing === undefined ||
+      PROVENANCE_RANK[input.provenance] < PROVENANCE_RANK[existing.provenanceMethod] ||
+      (input.provenance === existing.provenanceMethod && input.confidence > existing.confidence);
     const attributes = { ...(input.attributes ?? {}), ...(existing?.attributes ?? {}) };
     if (better) {
       Object.assign(attributes, input.attributes ?? {});
       this.entities.set(key, {
-        type: mostSpecificType(existing === undefined ? [ref.type] : [ref.type, existing.type]), canonicalKey: ref.canonicalKey, name: input.name, language: this.language,
-        confidence: input.confidence, provenanceMethod: input.provenance,
-        importance: Math.max(input.importance, existing?.importance ?? 1), attributes,
+        type: mostSpecificType(existing === undefined ? [ref.type] : [ref.type, existing.type]),
+        canonicalKey: ref.canonicalKey,
+        name: input.name,
+        language: this.language,
+        confidence: input.confidence,
+        provenanceMethod: input.provenance,
+        importance: Math.max(input.importance, existing?.importance ?? 1),
+        attributes,
       });
     } else {
       existing.type = mostSpecificType([existing.type, ref.type]);
@@ -138,10 +157,12 @@ export class ContributionBuilder {
     }
     const facts = [...this.facts.values()];
     this.facts.clear();
-    for (const fact of facts) this.addFact({ ...fact, subject: moved(fact.subject), provenance: fact.provenanceMethod });
+    for (const fact of facts)
+      this.addFact({ ...fact, subject: moved(fact.subject), provenance: fact.provenanceMethod });
     const relationships = [...this.relationships.values()];
     this.relationships.clear();
-    for (const r of relationships) this.addRelationship(moved(r.from), r.type, moved(r.to), r.provenanceMethod, r.confidence);
+    for (const r of relationships)
+      this.addRelationship(moved(r.from), r.type, moved(r.to), r.provenanceMethod, r.confidence);
     for (const qa of this.qa) {
       qa.entities = qa.entities.map(moved);
       qa.facts = qa.facts.map((f) => ({ ...f, subject: moved(f.subject) }));
@@ -160,7 +181,10 @@ export class ContributionBuilder {
   }
 
   entityNames(): Array<{ ref: EntityRef; name: string }> {
-    return [...this.entities.values()].map((e) => ({ ref: { type: e.type, canonicalKey: e.canonicalKey }, name: e.name }));
+    return [...this.entities.values()].map((e) => ({
+      ref: { type: e.type, canonicalKey: e.canonicalKey },
+      name: e.name,
+    }));
   }
 
   addFact(input: FactInput): void {
@@ -177,7 +201,9 @@ export class ContributionBuilder {
     if (input.predicate === 'canonical_url') {
       const url = typeof value === 'string' ? toWebsiteUrl(value, this.hosts) : null;
       if (url === null) {
-        this.warnings.push(`fact.dropped: canonical_url ${quoted(value)} is not an absolute http(s) url on the website's hosts`);
+        this.warnings.push(
+          `fact.dropped: canonical_url ${quoted(value)} is not an absolute http(s) url on the website's hosts`,
+        );
         return;
       }
       value = url;
@@ -197,9 +223,19 @@ export class ContributionBuilder {
     if (input.unit !== undefined && input.unit !== '') fact.unit = input.unit;
     if (input.currency !== undefined && CURRENCY.test(input.currency)) fact.currency = input.currency;
     if (input.display !== undefined && input.display !== '') fact.display = input.display;
-    if (input.validFrom !== undefined) fact.validFrom = this.checkedDate(input.validFrom, 'valid_from', input.predicate);
-    if (input.validUntil !== undefined) fact.validUntil = this.checkedDate(input.validUntil, 'valid_until', input.predicate);
-    const key = [refKey(fact.subject), fact.predicate, fact.provenanceMethod, stableJson(fact.value), fact.currency ?? '', fact.validFrom ?? '', fact.validUntil ?? ''].join('\u001e');
+    if (input.validFrom !== undefined)
+      fact.validFrom = this.checkedDate(input.validFrom, 'valid_from', input.predicate);
+    if (input.validUntil !== undefined)
+      fact.validUntil = this.checkedDate(input.validUntil, 'valid_until', input.predicate);
+    const key = [
+      refKey(fact.subject),
+      fact.predicate,
+      fact.provenanceMethod,
+      stableJson(fact.value),
+      fact.currency ?? '',
+      fact.validFrom ?? '',
+      fact.validUntil ?? '',
+    ].join('\u001e');
     const existing = this.facts.get(key);
     if (existing === undefined || fact.confidence > existing.confidence) this.facts.set(key, fact);
   }
@@ -207,11 +243,19 @@ export class ContributionBuilder {
   /** The date when valid_from / valid_until accept it; else undefined, and the fact keeps no bound. */
   private checkedDate(value: string, field: string, predicate: string): string | undefined {
     if (isDateOrTimestamp(value)) return value;
-    this.warnings.push(`date.dropped: ${field} ${quoted(value)} of ${predicate} is not a date or an RFC 3339 UTC timestamp`);
+    this.warnings.push(
+      `date.dropped: ${field} ${quoted(value)} of ${predicate} is not a date or an RFC 3339 UTC timestamp`,
+    );
     return undefined;
   }
 
-  addRelationship(from: EntityRef, type: string, to: EntityRef, provenance: ProvenanceMethod, confidence: number): void {
+  addRelationship(
+    from: EntityRef,
+    type: string,
+    to: EntityRef,
+    provenance: ProvenanceMethod,
+    confidence: number,
+  ): void {
     if (refKey(from) === refKey(to)) return;
     if (!isSnakeCase(type)) {
       this.warnings.push(`relationship.dropped: type ${quoted(type)} is not snake_case`);
@@ -221,22 +265,28 @@ export class ContributionBuilder {
     const existing = this.relationships.get(key);
     if (existing !== undefined && existing.confidence >= confidence) return;
     this.relationships.set(key, {
-      from: { type: from.type, canonicalKey: from.canonicalKey }, type, to: { type: to.type, canonicalKey: to.canonicalKey },
-      language: this.language, confidence, provenanceMethod: provenance,
+      from: { type: from.type, canonicalKey: from.canonicalKey },
+      type,
+      to: { type: to.type, canonicalKey: to.canonicalKey },
+      language: this.language,
+      confidence,
+      provenanceMethod: provenance,
     });
   }
 
   /** Whether `from` has a relationship of `type` to an entity of type `toType` (a post's author who is a person). */
   hasRelationshipTo(from: EntityRef, type: string, toType: string): boolean {
     const fromKey = refKey(from);
-    for (const r of this.relationships.values()) if (r.type === type && r.to.type === toType && refKey(r.from) === fromKey) return true;
+    for (const r of this.relationships.values())
+      if (r.type === type && r.to.type === toType && refKey(r.from) === fromKey) return true;
     return false;
   }
 
   /** Whether an entity that is not a Person has this name, case aside (the publication a byline may name). */
   namesNonPerson(name: string): boolean {
     const wanted = name.toLowerCase();
-    for (const entity of this.entities.values()) if (entity.type !== 'Person' && entity.name.toLowerCase() === wanted) return true;
+    for (const entity of this.entities.values())
+      if (entity.type !== 'Person' && entity.name.toLowerCase() === wanted) return true;
     return false;
   }
 
@@ -252,7 +302,10 @@ export class ContributionBuilder {
   }
 
   allFacts(): CandidateFact[] {
-    return [...this.facts.values()].filter((f) => this.isKept(f.subject)).map((f) => ({ ...f, subject: this.typedRef(f.subject) })).sort(compareFacts);
+    return [...this.facts.values()]
+      .filter((f) => this.isKept(f.subject))
+      .map((f) => ({ ...f, subject: this.typedRef(f.subject) }))
+      .sort(compareFacts);
   }
 
   /** The ref with the type its entity kept (the most specific one stated for it). */
@@ -285,10 +338,16 @@ export class ContributionBuilder {
   }
 
   buildRelationships(): CandidateRelationship[] {
-    return [...this.relationships.values()].filter((r) => this.isKept(r.from) && this.isKept(r.to))
-      .map((r) => ({ ...r, from: this.typedRef(r.from), to: this.typedRef(r.to) })).sort((a, b) =>
-      compareText(refKey(a.from), refKey(b.from)) || compareText(a.type, b.type) || compareText(refKey(a.to), refKey(b.to))
-      || PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod]);
+    return [...this.relationships.values()]
+      .filter((r) => this.isKept(r.from) && this.isKept(r.to))
+      .map((r) => ({ ...r, from: this.typedRef(r.from), to: this.typedRef(r.to) }))
+      .sort(
+        (a, b) =>
+          compareText(refKey(a.from), refKey(b.from)) ||
+          compareText(a.type, b.type) ||
+          compareText(refKey(a.to), refKey(b.to)) ||
+          PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod],
+      );
   }
 
   buildQa(): CandidateQa[] {
@@ -297,8 +356,12 @@ export class ContributionBuilder {
       if (qa.question === '' || qa.answer === '') continue;
       const key = qa.question.toLowerCase();
       const existing = seen.get(key);
-      if (existing === undefined || PROVENANCE_RANK[qa.provenanceMethod] < PROVENANCE_RANK[existing.provenanceMethod]
-        || (qa.provenanceMethod === existing.provenanceMethod && qa.confidence > existing.confidence)) seen.set(key, qa);
+      if (
+        existing === undefined ||
+        PROVENANCE_RANK[qa.provenanceMethod] < PROVENANCE_RANK[existing.provenanceMethod] ||
+        (qa.provenanceMethod === existing.provenanceMethod && qa.confidence > existing.confidence)
+      )
+        seen.set(key, qa);
     }
     return [...seen.values()].sort((a, b) => compareText(a.question, b.question) || compareText(a.answer, b.answer));
   }
@@ -306,12 +369,14 @@ export class ContributionBuilder {
 
 /** Survivor order: provenance rank, then confidence (high first), then content. */
 export function compareFacts(a: CandidateFact, b: CandidateFact): number {
-  return compareText(refKey(a.subject), refKey(b.subject))
-    || compareText(a.predicate, b.predicate)
-    || PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod]
-    || b.confidence - a.confidence
-    || compareText(stableJson(a.value), stableJson(b.value))
-    || compareText(a.validFrom ?? '', b.validFrom ?? '');
+  return (
+    compareText(refKey(a.subject), refKey(b.subject)) ||
+    compareText(a.predicate, b.predicate) ||
+    PROVENANCE_RANK[a.provenanceMethod] - PROVENANCE_RANK[b.provenanceMethod] ||
+    b.confidence - a.confidence ||
+    compareText(stableJson(a.value), stableJson(b.value)) ||
+    compareText(a.validFrom ?? '', b.validFrom ?? '')
+  );
 }
 
 export type { CandidateChunk };

@@ -19,7 +19,11 @@ export const ITEM_ENTITY_TYPES: Readonly<Record<SourceType, string>> = {
 };
 
 /** A profile is a Person unless the item says it describes an organization. */
-export function itemEntityType(type: SourceType, json: Record<string, unknown> | undefined, attributes: Record<string, unknown> | undefined): string {
+export function itemEntityType(
+  type: SourceType,
+  json: Record<string, unknown> | undefined,
+  attributes: Record<string, unknown> | undefined,
+): string {
   if (type !== 'profile') return ITEM_ENTITY_TYPES[type];
   const raw = json?.profile_type ?? json?.kind ?? attributes?.profile_type ?? attributes?.kind;
   // Only a string says which: String() of a deeply nested array would exhaust the stack.

@@ -83,13 +83,40 @@ export interface HtmlScan {
   labelledDates: { published: string | null; modified: string | null };
 }
 
-const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input']);
+const SKIP_TAGS = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'button',
+  'select',
+  'textarea',
+  'input',
+]);
 const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'form', 'dialog', 'menu']);
-const BOILERPLATE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'menu', 'menubar', 'dialog', 'alertdialog', 'search']);
-const UNLIKELY = /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share|advert|(?:^|[\s_-])ads?(?:$|[\s_-])/i;
+const BOILERPLATE_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'menu',
+  'menubar',
+  'dialog',
+  'alertdialog',
+  'search',
+]);
+const UNLIKELY =
+  /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|cookie|newsletter|share|advert|(?:^|[\s_-])ads?(?:$|[\s_-])/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
 /** microformats2 roots, and the classic (microformats 1) ones blog themes still print (WordPress's hentry, vcard), which microformats-parser reads as their mf2 forms. */
-const MICROFORMAT_ROOT = /(?:^|\s)(?:h-(?:card|entry|event|product|review|adr|geo|item|recipe)|hentry|vcard|vevent|hreview|hproduct|hrecipe)(?:\s|$)/;
+const MICROFORMAT_ROOT =
+  /(?:^|\s)(?:h-(?:card|entry|event|product|review|adr|geo|item|recipe)|hentry|vcard|vevent|hreview|hproduct|hrecipe)(?:\s|$)/;
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
 export function parseHtml(html: string): Document {
@@ -160,9 +187,11 @@ const IN_ITEM = 8;
 const IN_FOOTER = 16;
 
 /** A link to a website's home page: "/", "./", an absolute url with no path, or a path to an index page ("/www/default.htm"). */
-const HOME_HREF = /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
+const HOME_HREF =
+  /^(?:\.?\/|(?:https?:)?\/\/[^/?#\s]+\/?|(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:index|default|home)(?:\.[a-z]{2,5})?)$/i;
 /** A link to a person's page on the site: a path segment naming authors, then the person's slug. */
-const AUTHOR_HREF = /^(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:authors?|autor(?:es|en|i)?|auteurs?|autore|writers?|contributors?|editors?|columnists?|reporters?|journalists?|correspondents?|bloggers?|people|profiles?|staff|by)\/[\w%.-]+\/?(?:[?#].*)?$/i;
+const AUTHOR_HREF =
+  /^(?:(?:https?:)?\/\/[^/?#\s]+)?(?:\/[\w.-]+)*\/(?:authors?|autor(?:es|en|i)?|auteurs?|autore|writers?|contributors?|editors?|columnists?|reporters?|journalists?|correspondents?|bloggers?|people|profiles?|staff|by)\/[\w%.-]+\/?(?:[?#].*)?$/i;
 const AUTHOR_LINKS = 5;
 
 /** The site's root itself (not an index page under a folder, "/blog/index.html"): a link's text there can name the site. */
@@ -207,7 +236,8 @@ function logoIn(link: Element, href: string): { alt: string; href: string } | nu
 
 const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
 /** Classes blog themes and news sites give the <time> of a post's publication (WordPress's "entry-date published", a dateline) and of its update. */
-const PUBLISHED_CLASS = /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date|posted-on|dateline)(?:$|[\s_-])/i;
+const PUBLISHED_CLASS =
+  /(?:^|[\s_-])(?:published|pubdate|post-date|entry-date|date-published|article-date|publish-date|posted-on|dateline)(?:$|[\s_-])/i;
 const MODIFIED_CLASS = /(?:^|[\s_-])(?:updated|modified|date-modified|update-date)(?:$|[\s_-])/i;
 
 /**
@@ -241,9 +271,12 @@ function markTime(marks: HtmlScan['timeMarks'], el: Element, datetime: string): 
   return false;
 }
 
-
 /** Plain times under the title so far; a second one with no update label makes the first no publication date. */
-interface PlainTimes { published: string | null; modified: string | null; unlabelled: number }
+interface PlainTimes {
+  published: string | null;
+  modified: string | null;
+  unlabelled: number;
+}
 
 /**
  * Keeps a time nothing marks: the first as the publication, the first after an update label as
@@ -283,7 +316,8 @@ function inListOrTable(el: Element): boolean {
 /** Whether an element is inside a <p> (a few levels up). */
 function inParagraph(el: Element): boolean {
   let parent = el.parent;
-  for (let level = 0; level < 3 && parent !== null && parent.type === 'tag'; level += 1, parent = parent.parent) if ((parent as Element).name === 'p') return true;
+  for (let level = 0; level < 3 && parent !== null && parent.type === 'tag'; level += 1, parent = parent.parent)
+    if ((parent as Element).name === 'p') return true;
   return false;
 }
 
@@ -303,10 +337,39 @@ const REL_AUTHORS_MAX = 20;
 export function scanHtml(html: string): HtmlScan {
   const document = parseHtml(html);
   const scan: HtmlScan = {
-    document, htmlLang: null, contentLanguage: null, title: null, baseHref: null, canonicalHref: null, metas: [], prefixes: [], hasRdfa: false, hasMicroformats: false, jsonLd: [],
-    microdataRoots: [], headingTexts: [], h1Texts: [], firstH1: null, byline: null, bylineElement: null, details: [], definitionLists: [], tables: [],
-    explicitMain: [], skipped: new Set(), scores: new Map(), body: null, homeLogo: null, homeLinkTexts: [], authorLinks: [], relAuthors: [], footers: [], translations: [], timeMarks: { published: null, modified: null },
-    plainTimes: { published: null, modified: null }, labelledDates: { published: null, modified: null },
+    document,
+    htmlLang: null,
+    contentLanguage: null,
+    title: null,
+    baseHref: null,
+    canonicalHref: null,
+    metas: [],
+    prefixes: [],
+    hasRdfa: false,
+    hasMicroformats: false,
+    jsonLd: [],
+    microdataRoots: [],
+    headingTexts: [],
+    h1Texts: [],
+    firstH1: null,
+    byline: null,
+    bylineElement: null,
+    details: [],
+    definitionLists: [],
+    tables: [],
+    explicitMain: [],
+    skipped: new Set(),
+    scores: new Map(),
+    body: null,
+    homeLogo: null,
+    homeLinkTexts: [],
+    authorLinks: [],
+    relAuthors: [],
+    footers: [],
+    translations: [],
+    timeMarks: { published: null, modified: null },
+    plainTimes: { published: null, modified: null },
+    labelledDates: { published: null, modified: null },
   };
   /** Whether a paragraph of body text was met: a byline comes before it. */
   let bodyTextSeen = false;
@@ -337,7 +400,8 @@ export function scanHtml(html: string): HtmlScan {
     if (node.type === 'script') {
       const el = node as Element;
       const type = (el.attribs.type ?? '').trim().toLowerCase();
-      if (type === 'application/ld+json') scan.jsonLd.push(el.children.map((c) => (c.type === 'text' ? c.data : '')).join(''));
+      if (type === 'application/ld+json')
+        scan.jsonLd.push(el.children.map((c) => (c.type === 'text' ? c.data : '')).join(''));
       continue;
     }
     if (node.type !== 'tag') {
@@ -358,23 +422,36 @@ export function scanHtml(html: string): HtmlScan {
       continue;
     } else if (name === 'meta') {
       if (a.content !== undefined) {
-        if (a.name !== undefined || a.property !== undefined) scan.metas.push({ name: a.name ?? null, property: a.property ?? null, content: a.content });
+        if (a.name !== undefined || a.property !== undefined)
+          scan.metas.push({ name: a.name ?? null, property: a.property ?? null, content: a.content });
         // <meta itemprop="datePublished" content> in no item (in the head, as some themes print
         // it): no microdata parser reads it, so it is read as head metadata, itemprop:<name>.
-        else if (a.itemprop !== undefined && (state & IN_ITEM) === 0 && a.itemprop.trim() !== '') scan.metas.push({ name: `itemprop:${a.itemprop.trim().split(/\s+/)[0]}`, property: null, content: a.content });
+        else if (a.itemprop !== undefined && (state & IN_ITEM) === 0 && a.itemprop.trim() !== '')
+          scan.metas.push({
+            name: `itemprop:${a.itemprop.trim().split(/\s+/)[0]}`,
+            property: null,
+            content: a.content,
+          });
         if ((a['http-equiv'] ?? '').toLowerCase() === 'content-language') scan.contentLanguage ??= a.content;
       }
     } else if (name === 'link') {
       const rel = (a.rel ?? '').toLowerCase();
       if (a.href !== undefined && /(^|\s)canonical(\s|$)/.test(rel)) scan.canonicalHref ??= a.href;
-      if (a.href !== undefined && a.hreflang !== undefined && /(^|\s)alternate(\s|$)/.test(rel) && scan.translations.length < REL_AUTHORS_MAX) {
+      if (
+        a.href !== undefined &&
+        a.hreflang !== undefined &&
+        /(^|\s)alternate(\s|$)/.test(rel) &&
+        scan.translations.length < REL_AUTHORS_MAX
+      ) {
         scan.translations.push({ language: a.hreflang.trim(), href: a.href.trim() });
       }
       // Dublin Core in links: <link rel="schema.DCTERMS" href="http://purl.org/dc/terms/"> declares
       // a prefix, <link rel="DCTERMS.relation" href="..."> states a value, read like a meta name.
       const linkRel = (a.rel ?? '').trim();
-      if (a.href !== undefined && /^schema\.[\w-]+$/i.test(linkRel)) scan.prefixes.push(`${linkRel.slice(7)}: ${a.href}`);
-      else if (a.href !== undefined && /^[\w-]+\.[\w.-]+$/.test(linkRel) && /^(dc|dcterms)\./i.test(linkRel)) scan.metas.push({ name: linkRel, property: null, content: a.href });
+      if (a.href !== undefined && /^schema\.[\w-]+$/i.test(linkRel))
+        scan.prefixes.push(`${linkRel.slice(7)}: ${a.href}`);
+      else if (a.href !== undefined && /^[\w-]+\.[\w.-]+$/.test(linkRel) && /^(dc|dcterms)\./i.test(linkRel))
+        scan.metas.push({ name: linkRel, property: null, content: a.href });
     } else if (name === 'base') {
       if (a.href !== undefined) scan.baseHref ??= a.href;
     } else if (name === 'body') {
@@ -383,28 +460,48 @@ export function scanHtml(html: string): HtmlScan {
     if (name === 'a' && scan.homeLogo === null && a.href !== undefined && HOME_HREF.test(a.href.trim())) {
       const href = a.href.trim();
       scan.homeLogo = logoIn(el, href);
-      if (scan.homeLogo === null && scan.homeLinkTexts.length < HOME_LINK_TEXTS && ROOT_HREF.test(href) && !hasImage(el)) {
+      if (
+        scan.homeLogo === null &&
+        scan.homeLinkTexts.length < HOME_LINK_TEXTS &&
+        ROOT_HREF.test(href) &&
+        !hasImage(el)
+      ) {
         const text = textOf(el).replace(/\s+/g, ' ').trim();
         if (text !== '' && text.length <= 60) scan.homeLinkTexts.push({ text, href });
       }
     }
     // A labelled date says what it is wherever it stands before the body text, above the title too.
     if (!bodyTextSeen && !skipped && !hidden && name !== 'time') noteLabelledDate(scan.labelledDates, el);
-    const footer = (state & (IN_FOOTER | IN_ARTICLE)) === 0 && (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) && !hidden && !isHidden(el);
+    const footer =
+      (state & (IN_FOOTER | IN_ARTICLE)) === 0 &&
+      (name === 'footer' || a.role === 'contentinfo' || FOOTER_NAME.test(`${a.class ?? ''} ${a.id ?? ''}`)) &&
+      !hidden &&
+      !isHidden(el);
     if (footer && scan.footers.push(el) > FOOTERS) scan.footers.shift();
     if (name === 'time' && a.datetime !== undefined) {
       // An unmarked one counts between the title and the body text (a masthead's date of the day comes before the title).
-      const underTitle = scan.firstH1 !== null && !bodyTextSeen && (paragraphsAfterTitle === 0 || (paragraphsAfterTitle === 1 && inParagraph(el)));
-      if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden && !isHidden(el)) notePlainTime(plainTimes, el, a.datetime);
+      const underTitle =
+        scan.firstH1 !== null &&
+        !bodyTextSeen &&
+        (paragraphsAfterTitle === 0 || (paragraphsAfterTitle === 1 && inParagraph(el)));
+      if (!markTime(scan.timeMarks, el, a.datetime) && underTitle && !skipped && !hidden && !isHidden(el))
+        notePlainTime(plainTimes, el, a.datetime);
     }
     // hAtom's <abbr class="published" title="2025-12-12T17:30:00+00:00">, as older themes print it.
     else if (name === 'abbr' && a.title !== undefined && a.class !== undefined) markTime(scan.timeMarks, el, a.title);
-    if ((name === 'a' || name === 'link') && a.href !== undefined && a.rel !== undefined && REL_AUTHOR.test(a.rel) && scan.relAuthors.length < REL_AUTHORS_MAX) {
+    if (
+      (name === 'a' || name === 'link') &&
+      a.href !== undefined &&
+      a.rel !== undefined &&
+      REL_AUTHOR.test(a.rel) &&
+      scan.relAuthors.length < REL_AUTHORS_MAX
+    ) {
       scan.relAuthors.push({ href: a.href.trim(), text: name === 'a' ? textOf(el).replace(/\s+/g, ' ').trim() : '' });
     }
     // A top-level item has no itemprop; an item whose itemprop belongs to no item (Blogger's
     // itemprop="blogPost" without its Blog) is read as one too, as microdata parsers do.
-    if (a.itemscope !== undefined && (a.itemprop === undefined || (state & IN_ITEM) === 0)) scan.microdataRoots.push(el);
+    if (a.itemscope !== undefined && (a.itemprop === undefined || (state & IN_ITEM) === 0))
+      scan.microdataRoots.push(el);
     if (a.typeof !== undefined || a.vocab !== undefined) scan.hasRdfa = true;
     if (!scan.hasMicroformats && a.class !== undefined && MICROFORMAT_ROOT.test(a.class)) scan.hasMicroformats = true;
     if (SKIP_TAGS.has(name)) continue;
@@ -415,7 +512,15 @@ export function scanHtml(html: string): HtmlScan {
       scan.skipped.add(el);
       nowSkipped = true;
     }
-    if (name === 'a' && !nowSkipped && !bodyTextSeen && scan.authorLinks.length < AUTHOR_LINKS && a.href !== undefined && AUTHOR_HREF.test(a.href)) scan.authorLinks.push(el);
+    if (
+      name === 'a' &&
+      !nowSkipped &&
+      !bodyTextSeen &&
+      scan.authorLinks.length < AUTHOR_LINKS &&
+      a.href !== undefined &&
+      AUTHOR_HREF.test(a.href)
+    )
+      scan.authorLinks.push(el);
     if (!nowHidden && scan.byline === null && isBylineMarked(el)) {
       scan.byline = readByline(el, textOf);
       if (scan.byline !== null) scan.bylineElement = el;
@@ -463,10 +568,20 @@ export function scanHtml(html: string): HtmlScan {
     }
     if (a.role === 'main' && name !== 'main' && !nowSkipped) mains.push(el);
     if ((a.itemprop ?? '').split(/\s+/).includes('articleBody') && !nowSkipped) articleBodies.push(el);
-    pushChildren(el, (nowHidden ? HIDDEN : 0) | (nowSkipped ? SKIPPED : 0) | (nowInArticle ? IN_ARTICLE : 0) | (a.itemscope !== undefined || (state & IN_ITEM) !== 0 ? IN_ITEM : 0)
-      | (footer || (state & IN_FOOTER) !== 0 ? IN_FOOTER : 0));
+    pushChildren(
+      el,
+      (nowHidden ? HIDDEN : 0) |
+        (nowSkipped ? SKIPPED : 0) |
+        (nowInArticle ? IN_ARTICLE : 0) |
+        (a.itemscope !== undefined || (state & IN_ITEM) !== 0 ? IN_ITEM : 0) |
+        (footer || (state & IN_FOOTER) !== 0 ? IN_FOOTER : 0),
+    );
   }
-  scan.explicitMain = [...articleBodies, ...(articles.length === 1 ? articles : []), ...(mains.length === 1 ? mains : [])];
+  scan.explicitMain = [
+    ...articleBodies,
+    ...(articles.length === 1 ? articles : []),
+    ...(mains.length === 1 ? mains : []),
+  ];
   // A page of several articles (a blog's list of posts, each "by <a href=/author/...>") has no one author by its links.
   if (articles.length > 1) {
     scan.authorLinks = [];

@@ -27,7 +27,11 @@ export function isObject(value: unknown): value is SchemaNode {
 export function readJsonLd(blocks: string[], warnings: string[]): SchemaNodes {
   const out: SchemaNodes = { nodes: [], byId: new Map() };
   blocks.forEach((block, index) => {
-    const text = block.trim().replace(/^<!\[CDATA\[|\]\]>$/g, '').replace(/^<!--|-->$/g, '').trim();
+    const text = block
+      .trim()
+      .replace(/^<!\[CDATA\[|\]\]>$/g, '')
+      .replace(/^<!--|-->$/g, '')
+      .trim();
     if (text === '') return;
     let parsed: unknown;
     try {
@@ -90,7 +94,8 @@ function schemaPrefixes(parsed: unknown): Set<string> {
     if (!isObject(root)) continue;
     for (const context of Array.isArray(root['@context']) ? root['@context'] : [root['@context']]) {
       if (!isObject(context)) continue;
-      for (const [prefix, iri] of Object.entries(context)) if (typeof iri === 'string' && SCHEMA_IRI.test(iri) && !prefix.startsWith('@')) prefixes.add(prefix);
+      for (const [prefix, iri] of Object.entries(context))
+        if (typeof iri === 'string' && SCHEMA_IRI.test(iri) && !prefix.startsWith('@')) prefixes.add(prefix);
     }
   }
   return prefixes;
@@ -118,7 +123,9 @@ function termOf(key: string, prefixes: ReadonlySet<string>): string {
   const iri = SCHEMA_TERM_IRI.exec(key);
   if (iri !== null) return iri[1]!;
   const colon = key.indexOf(':');
-  return colon > 0 && prefixes.has(key.slice(0, colon)) && /^[A-Za-z][A-Za-z0-9]*$/.test(key.slice(colon + 1)) ? key.slice(colon + 1) : key;
+  return colon > 0 && prefixes.has(key.slice(0, colon)) && /^[A-Za-z][A-Za-z0-9]*$/.test(key.slice(colon + 1))
+    ? key.slice(colon + 1)
+    : key;
 }
 
 /** Index of the nodes (nested ones included) that carry an @id and a description. */
@@ -155,8 +162,21 @@ export function resolveRef(value: unknown, byId: Map<string, SchemaNode>): unkno
 }
 
 const VALUE_ATTRIBUTE: Record<string, string> = {
-  meta: 'content', audio: 'src', embed: 'src', iframe: 'src', img: 'src', source: 'src', track: 'src', video: 'src',
-  a: 'href', area: 'href', link: 'href', object: 'data', data: 'value', meter: 'value', time: 'datetime',
+  meta: 'content',
+  audio: 'src',
+  embed: 'src',
+  iframe: 'src',
+  img: 'src',
+  source: 'src',
+  track: 'src',
+  video: 'src',
+  a: 'href',
+  area: 'href',
+  link: 'href',
+  object: 'data',
+  data: 'value',
+  meter: 'value',
+  time: 'datetime',
 };
 
 /** Microdata items (itemscope, itemtype, itemprop) turned into schema nodes shaped like JSON-LD. */
@@ -165,10 +185,14 @@ export function readMicrodata(roots: Element[], document?: Document): SchemaNode
   return roots.map((root) => readItem(root, 0, ids));
 }
 
-interface IdIndex { document: Document | undefined; byId: Map<string, Element> | null }
+interface IdIndex {
+  document: Document | undefined;
+  byId: Map<string, Element> | null;
+}
 
 function contains(ancestor: Element, node: Element): boolean {
-  for (let current: AnyNode | null = node; current !== null; current = current.parent) if (current === ancestor) return true;
+  for (let current: AnyNode | null = node; current !== null; current = current.parent)
+    if (current === ancestor) return true;
   return false;
 }
 
@@ -194,14 +218,20 @@ const MAX_ITEM_DEPTH = 8;
 
 function readItem(el: Element, depth: number, ids: IdIndex): SchemaNode {
   const node: SchemaNode = {};
-  const types = (el.attribs.itemtype ?? '').trim().split(/\s+/).filter((t) => t !== '');
+  const types = (el.attribs.itemtype ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== '');
   if (types.length === 1) node['@type'] = types[0];
   else if (types.length > 1) node['@type'] = types;
   if (el.attribs.itemid !== undefined) node['@id'] = el.attribs.itemid;
   if (depth < MAX_ITEM_DEPTH) {
     collectProps(el, node, depth, ids);
     // itemref: properties stated elsewhere in the page (by element id) belong to this item too.
-    const refs = (el.attribs.itemref ?? '').trim().split(/\s+/).filter((r) => r !== '');
+    const refs = (el.attribs.itemref ?? '')
+      .trim()
+      .split(/\s+/)
+      .filter((r) => r !== '');
     for (const ref of new Set(refs)) {
       const target = elementById(ids, ref);
       // A target around the item itself would read the item into itself.
@@ -211,17 +241,39 @@ function readItem(el: Element, depth: number, ids: IdIndex): SchemaNode {
     }
   }
   // A Breadcrumb keeps its own names (title, child): breadcrumbs.ts reads them.
-  return types.some((t) => DATA_VOCABULARY.test(t) && !/\/Breadcrumb$/i.test(t)) ? withSchemaOrgNames(node, types) : node;
+  return types.some((t) => DATA_VOCABULARY.test(t) && !/\/Breadcrumb$/i.test(t))
+    ? withSchemaOrgNames(node, types)
+    : node;
 }
 
 /** Google's retired vocabulary (data-vocabulary.org: Review, Person, Organization, Event, Product, Offer, Address, Breadcrumb), still in older pages. */
 const DATA_VOCABULARY = /^https?:\/\/(?:www\.)?data-vocabulary\.org\//i;
 /** Its property names that schema.org names otherwise; the rest are the same words. */
 const DATA_VOCABULARY_NAMES: Record<string, string> = {
-  itemreviewed: 'itemReviewed', reviewer: 'author', dtreviewed: 'datePublished', rating: 'ratingValue', summary: 'description', average: 'ratingValue',
-  count: 'reviewCount', votes: 'ratingCount', best: 'bestRating', worst: 'worstRating', pricerange: 'priceRange', currency: 'priceCurrency', photo: 'image',
-  tel: 'telephone', title: 'jobTitle', affiliation: 'worksFor', nickname: 'alternateName', locality: 'addressLocality', region: 'addressRegion',
-  'postal-code': 'postalCode', 'country-name': 'addressCountry', 'street-address': 'streetAddress', startdate: 'startDate', enddate: 'endDate',
+  itemreviewed: 'itemReviewed',
+  reviewer: 'author',
+  dtreviewed: 'datePublished',
+  rating: 'ratingValue',
+  summary: 'description',
+  average: 'ratingValue',
+  count: 'reviewCount',
+  votes: 'ratingCount',
+  best: 'bestRating',
+  worst: 'worstRating',
+  pricerange: 'priceRange',
+  currency: 'priceCurrency',
+  photo: 'image',
+  tel: 'telephone',
+  title: 'jobTitle',
+  affiliation: 'worksFor',
+  nickname: 'alternateName',
+  locality: 'addressLocality',
+  region: 'addressRegion',
+  'postal-code': 'postalCode',
+  'country-name': 'addressCountry',
+  'street-address': 'streetAddress',
+  startdate: 'startDate',
+  enddate: 'endDate',
   eventtype: 'eventType',
 };
 
@@ -234,7 +286,12 @@ function withSchemaOrgNames(node: SchemaNode, types: readonly string[]): SchemaN
   }
   // A review states its rating on itself; schema.org puts it in a Rating.
   if (types.some((t) => /\/Review$/i.test(t)) && out.ratingValue !== undefined && out.reviewRating === undefined) {
-    out.reviewRating = { '@type': 'Rating', ratingValue: out.ratingValue, bestRating: out.bestRating, worstRating: out.worstRating };
+    out.reviewRating = {
+      '@type': 'Rating',
+      ratingValue: out.ratingValue,
+      bestRating: out.bestRating,
+      worstRating: out.worstRating,
+    };
     delete out.ratingValue;
     delete out.bestRating;
     delete out.worstRating;
@@ -264,7 +321,10 @@ function collectProps(owner: Element, item: SchemaNode, depth: number, ids: IdIn
 
 /** The properties an element states (itemprop) added to item, several values of one property kept in order. */
 function addProps(el: Element, item: SchemaNode, depth: number, ids: IdIndex): void {
-  const props = (el.attribs.itemprop ?? '').trim().split(/\s+/).filter((p) => p !== '');
+  const props = (el.attribs.itemprop ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p !== '');
   if (props.length === 0) return;
   const value = el.attribs.itemscope !== undefined ? readItem(el, depth + 1, ids) : propValue(el, props);
   for (const prop of props) {
@@ -284,11 +344,18 @@ const URL_PROPERTY = /url|image|logo|sameas|thumbnail|item$|mainentityofpage|@id
  * Properties that name a person or an organization: on a link, its text is the thing's name and
  * its href the thing's own page (<a itemprop="author" href="/staff/jane">Jane Roe</a>).
  */
-const THING_PROPERTY = /^(?:author|creator|contributor|editor|publisher|brand|manufacturer|performer|organizer|founder|funder|sponsor|actor|director|composer|producer|translator|illustrator|provider|seller|memberOf|worksFor|affiliation|alumniOf)$/;
+const THING_PROPERTY =
+  /^(?:author|creator|contributor|editor|publisher|brand|manufacturer|performer|organizer|founder|funder|sponsor|actor|director|composer|producer|translator|illustrator|provider|seller|memberOf|worksFor|affiliation|alumniOf)$/;
 
 /** A link (<a>, <area>) whose every property names a person or organization: that thing, named by the link's text, with the link's page; else null. */
 export function linkedThing(el: Element, props: readonly string[]): SchemaNode | null {
-  if ((el.name !== 'a' && el.name !== 'area') || el.attribs.href === undefined || props.length === 0 || !props.every((p) => THING_PROPERTY.test(p))) return null;
+  if (
+    (el.name !== 'a' && el.name !== 'area') ||
+    el.attribs.href === undefined ||
+    props.length === 0 ||
+    !props.every((p) => THING_PROPERTY.test(p))
+  )
+    return null;
   const name = textOf(el).replace(/\s+/g, ' ').trim();
   return name === '' ? null : { name, url: el.attribs.href };
 }
@@ -300,7 +367,9 @@ export function linkAddress(href: string | undefined): string | null {
   let address = match[1]!;
   try {
     address = decodeURIComponent(address);
-  } catch { /* a malformed escape stays as written */ }
+  } catch {
+    /* a malformed escape stays as written */
+  }
   address = address.trim();
   return address === '' ? null : address;
 }

@@ -18,10 +18,59 @@ export interface Block {
   inByline?: boolean;
 }
 
-const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'button', 'select', 'textarea', 'input', 'head', 'title', 'form']);
+const SKIP_TAGS = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'button',
+  'select',
+  'textarea',
+  'input',
+  'head',
+  'title',
+  'form',
+]);
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
-  'footer', 'header', 'hr', 'li', 'main', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'caption',
+  'center',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
 const HEADING = /^h([1-6])$/;
 /**
@@ -77,7 +126,12 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
       const block: Block = { kind: 'text', level: 0, tag, text };
       if (tag === 'p' && el !== null && parts.length === 1) block.paragraph = el;
       // The byline, or the short line holding it ("Le Monde | 04.05.2015 | Par Martin Untersinger").
-      if (byline !== null && (isWithin(el, byline) || (el !== null && text.length < BYLINE_LINE_MAX_CHARS && isWithin(byline, el, BYLINE_LINE_DEPTH)))) block.inByline = true;
+      if (
+        byline !== null &&
+        (isWithin(el, byline) ||
+          (el !== null && text.length < BYLINE_LINE_MAX_CHARS && isWithin(byline, el, BYLINE_LINE_DEPTH)))
+      )
+        block.inByline = true;
       blocks.push(block);
     }
   };
@@ -85,7 +139,14 @@ export function readBlocks(root: AnyNode, skipped: Set<Element>, byline: Element
   // call stack. A frame reads its element's children in order; a block element flushes the
   // text before it and its own text when its frame closes.
   const stack: ReadFrame[] = [];
-  if ('children' in root) stack.push({ parent: root, index: 0, tag: root.type === 'tag' ? (root as Element).name : 'body', owner: root.type === 'tag' ? (root as Element) : null, block: false });
+  if ('children' in root)
+    stack.push({
+      parent: root,
+      index: 0,
+      tag: root.type === 'tag' ? (root as Element).name : 'body',
+      owner: root.type === 'tag' ? (root as Element) : null,
+      block: false,
+    });
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     if (frame.index >= frame.parent.children.length) {
@@ -129,7 +190,12 @@ const BYLINE_LINE_DEPTH = 3;
 /** Whether `el` is `ancestor` or below it (at most `levels` levels below). */
 function isWithin(el: Element | null, ancestor: Element, levels = Infinity): boolean {
   let depth = 0;
-  for (let node: Element | null = el; node !== null && depth <= levels; node = node.parent as Element | null, depth += 1) if (node === ancestor) return true;
+  for (
+    let node: Element | null = el;
+    node !== null && depth <= levels;
+    node = node.parent as Element | null, depth += 1
+  )
+    if (node === ancestor) return true;
   return false;
 }
 
@@ -148,7 +214,12 @@ export function readTextBlocks(text: string): Block[] {
       const heading = /^(#{1,6})\s+(.+)$/.exec(line.trim());
       if (heading !== null) {
         flush();
-        blocks.push({ kind: 'heading', level: heading[1]!.length, tag: `h${heading[1]!.length}`, text: cleanText(heading[2]!) });
+        blocks.push({
+          kind: 'heading',
+          level: heading[1]!.length,
+          tag: `h${heading[1]!.length}`,
+          text: cleanText(heading[2]!),
+        });
       } else {
         paragraph.push(line);
       }
@@ -172,7 +243,9 @@ export function readTextLead(text: string): { title: string | null; description:
   if (first === -1) return { title: null, description: null };
   const line = cleanText(lines[first]!.replace(/^\s*#{1,6}\s+/, ''));
   const title = line !== '' && line.length <= MAX_TEXT_TITLE_CHARS ? line : null;
-  const paragraph = readTextBlocks(lines.slice(title === null ? first : first + 1).join('\n')).find((b) => b.kind === 'text');
+  const paragraph = readTextBlocks(lines.slice(title === null ? first : first + 1).join('\n')).find(
+    (b) => b.kind === 'text',
+  );
   return { title, description: paragraph?.text ?? null };
 }
 
@@ -184,10 +257,12 @@ export function readTextLead(text: string): { title: string | null; description:
 const MIN_DIV_PARAGRAPH_CHARS = 80;
 
 /** The label an ad slot prints where no class says so: never a page's description. */
-const AD_LABEL = /^\s*(?:advertisement|advertising|sponsored(?: content)?|anzeige|werbung|publicité|publicidad|pubblicità|reklame|annons)\s*$/i;
+const AD_LABEL =
+  /^\s*(?:advertisement|advertising|sponsored(?: content)?|anzeige|werbung|publicité|publicidad|pubblicità|reklame|annons)\s*$/i;
 
 /** A photo's caption or credit by its first words ("Photo: ...", "(All photos: Atlas staff)", "图为 ..."). */
-const CAPTION_START = /^\(?(?:all\s+)?(?:photos?|pictures?|pictured|images?|illustrations?|credits?|video)\s*:|^(?:图为|圖為|图：|圖：|写真[:：])/i;
+const CAPTION_START =
+  /^\(?(?:all\s+)?(?:photos?|pictures?|pictured|images?|illustrations?|credits?|video)\s*:|^(?:图为|圖為|图：|圖：|写真[:：])/i;
 /** A caption's or a credit's class ("wp-caption-text", "article_caption_w_attr", "photo-credit"). */
 const CAPTION_CLASS = /caption|credit|attribution/i;
 /** A paragraph shorter than this that is a date line or one link is page furniture, not a summary. */
@@ -203,7 +278,11 @@ function isFurniture(paragraph: Element | undefined, text: string): boolean {
   if (CAPTION_START.test(text)) return true;
   if (paragraph === undefined) return false;
   if (CAPTION_CLASS.test(paragraph.attribs.class ?? '')) return true;
-  for (let el: ParentNode | null = paragraph.parent, level = 0; el !== null && el.type === 'tag' && level < 4; el = el.parent, level += 1) {
+  for (
+    let el: ParentNode | null = paragraph.parent, level = 0;
+    el !== null && el.type === 'tag' && level < 4;
+    el = el.parent, level += 1
+  ) {
     if ((el as Element).name === 'figcaption' || (el as Element).name === 'figure') return true;
   }
   if (text.length >= FURNITURE_MAX_CHARS) return false;

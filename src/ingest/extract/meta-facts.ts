@@ -25,50 +25,118 @@ export interface MetaFactsInput {
 
 /** Dublin Core elements not read as a title, author, description or date candidate, by predicate. */
 const DUBLIN_CORE: Record<string, string> = {
-  subject: 'subject', publisher: 'publisher', contributor: 'contributor', type: 'dc_type', format: 'format', identifier: 'identifier',
-  source: 'source', language: 'in_language', relation: 'relation', coverage: 'coverage', rights: 'rights', created: 'date_created',
-  license: 'license', spatial: 'coverage', temporal: 'coverage', ispartof: 'is_part_of', rightsholder: 'rights_holder',
+  subject: 'subject',
+  publisher: 'publisher',
+  contributor: 'contributor',
+  type: 'dc_type',
+  format: 'format',
+  identifier: 'identifier',
+  source: 'source',
+  language: 'in_language',
+  relation: 'relation',
+  coverage: 'coverage',
+  rights: 'rights',
+  created: 'date_created',
+  license: 'license',
+  spatial: 'coverage',
+  temporal: 'coverage',
+  ispartof: 'is_part_of',
+  rightsholder: 'rights_holder',
 };
 const DUBLIN_CORE_DATES = new Set(['date_created']);
 /** Open Graph namespaces read key by key; product:price:* is the price and handled on its own. */
 const OPEN_GRAPH_NAMESPACES = ['product', 'profile', 'music', 'video', 'book', 'article'];
 /** article:* keys read as candidates or categories elsewhere (dates, author, publisher, section, tags). */
-const READ_ELSEWHERE = new Set(['article:published_time', 'article:modified_time', 'article:author', 'article:publisher', 'article:section', 'article:tag']);
+const READ_ELSEWHERE = new Set([
+  'article:published_time',
+  'article:modified_time',
+  'article:author',
+  'article:publisher',
+  'article:section',
+  'article:tag',
+]);
 /** Keys of those namespaces whose predicate is not their last part. */
 const NAMESPACE_PREDICATES: Record<string, string> = {
-  'product:retailer_item_id': 'sku', 'product:upc': 'gtin', 'product:ean': 'gtin', 'product:isbn': 'isbn', 'product:category': 'category',
-  'product:availability': 'availability', 'product:condition': 'condition', 'book:isbn': 'isbn', 'book:tag': 'tag',
-  'book:author': 'author_url', 'music:musician': 'musician_url', 'music:creator': 'creator_url', 'video:director': 'director_url',
-  'video:writer': 'writer_url', 'video:actor': 'actor_url', 'video:series': 'series_url', 'music:album': 'album_url', 'music:song': 'song_url',
-  'video:tag': 'tag', 'profile:username': 'username',
+  'product:retailer_item_id': 'sku',
+  'product:upc': 'gtin',
+  'product:ean': 'gtin',
+  'product:isbn': 'isbn',
+  'product:category': 'category',
+  'product:availability': 'availability',
+  'product:condition': 'condition',
+  'book:isbn': 'isbn',
+  'book:tag': 'tag',
+  'book:author': 'author_url',
+  'music:musician': 'musician_url',
+  'music:creator': 'creator_url',
+  'video:director': 'director_url',
+  'video:writer': 'writer_url',
+  'video:actor': 'actor_url',
+  'video:series': 'series_url',
+  'music:album': 'album_url',
+  'music:song': 'song_url',
+  'video:tag': 'tag',
+  'profile:username': 'username',
 };
 /**
  * Scholarly citation tags (Highwire Press, as Google Scholar reads them) not read as a title,
  * author, description or date candidate, by predicate; any other citation_<x> is the fact <x>.
  */
 const CITATION: Record<string, string> = {
-  citation_journal_title: 'journal', citation_journal_abbrev: 'journal_abbreviation', citation_conference_title: 'conference', citation_firstpage: 'first_page',
-  citation_lastpage: 'last_page', citation_pdf_url: 'pdf_url', citation_fulltext_html_url: 'fulltext_url', citation_abstract_html_url: 'abstract_url',
-  citation_language: 'in_language', citation_dissertation_institution: 'institution', citation_technical_report_institution: 'institution',
+  citation_journal_title: 'journal',
+  citation_journal_abbrev: 'journal_abbreviation',
+  citation_conference_title: 'conference',
+  citation_firstpage: 'first_page',
+  citation_lastpage: 'last_page',
+  citation_pdf_url: 'pdf_url',
+  citation_fulltext_html_url: 'fulltext_url',
+  citation_abstract_html_url: 'abstract_url',
+  citation_language: 'in_language',
+  citation_dissertation_institution: 'institution',
+  citation_technical_report_institution: 'institution',
   citation_technical_report_number: 'report_number',
 };
-const CITATION_READ_ELSEWHERE = new Set(['citation_title', 'citation_author', 'citation_abstract', 'citation_publication_date', 'citation_online_date', 'citation_date']);
+const CITATION_READ_ELSEWHERE = new Set([
+  'citation_title',
+  'citation_author',
+  'citation_abstract',
+  'citation_publication_date',
+  'citation_online_date',
+  'citation_date',
+]);
 const SNAKE = /^[a-z][a-z0-9_]*$/;
 const DATE_KEY = /(date|time)$/;
 
 export function addMetaFacts(input: MetaFactsInput): void {
   const { meta, builder, primary, siteRef } = input;
-  const add = (subject: EntityRef, predicate: string, values: string[], confidence: number, displays: Array<string | undefined> = []): void => {
+  const add = (
+    subject: EntityRef,
+    predicate: string,
+    values: string[],
+    confidence: number,
+    displays: Array<string | undefined> = [],
+  ): void => {
     const list = listValue(values, displays);
     if (list === null) return;
     builder.addFact({
-      subject, subjectName: subject === siteRef ? input.siteName : input.subjectName(), predicate, value: list.value, provenance: 'seo_meta', confidence,
+      subject,
+      subjectName: subject === siteRef ? input.siteName : input.subjectName(),
+      predicate,
+      value: list.value,
+      provenance: 'seo_meta',
+      confidence,
       ...(list.display === undefined ? {} : { display: list.display }),
     });
   };
-  const urls = (values: string[]): string[] => values.map((v) => absoluteUrl(v, input.baseUrl)).filter((u): u is string => u !== null);
+  const urls = (values: string[]): string[] =>
+    values.map((v) => absoluteUrl(v, input.baseUrl)).filter((u): u is string => u !== null);
 
-  add(primary, 'image', urls([...meta.all('og:image'), ...meta.all('og:image:url'), ...meta.all('og:image:secure_url')]), C.metaOpenGraph);
+  add(
+    primary,
+    'image',
+    urls([...meta.all('og:image'), ...meta.all('og:image:url'), ...meta.all('og:image:secure_url')]),
+    C.metaOpenGraph,
+  );
   add(primary, 'image', urls(meta.all('twitter:image')), C.metaTwitter);
   add(primary, 'image_alt', [...meta.all('og:image:alt'), ...meta.all('twitter:image:alt')], C.metaOpenGraph);
   add(primary, 'video', urls([...meta.all('og:video'), ...meta.all('og:video:url')]), C.metaOpenGraph);
@@ -79,10 +147,20 @@ export function addMetaFacts(input: MetaFactsInput): void {
   add(primary, 'twitter_creator', meta.all('twitter:creator').slice(-1), C.metaTwitter);
   add(siteRef, 'twitter_site', meta.all('twitter:site').slice(-1), C.metaTwitter);
   // The geo meta tags of local pages: geo.position (or ICBM) "lat;lon", geo.placename, geo.region.
-  const position = /^\s*(-?\d+(?:\.\d+)?)\s*[;,]\s*(-?\d+(?:\.\d+)?)\s*$/.exec(meta.get('geo:position') ?? meta.get('icbm') ?? '');
+  const position = /^\s*(-?\d+(?:\.\d+)?)\s*[;,]\s*(-?\d+(?:\.\d+)?)\s*$/.exec(
+    meta.get('geo:position') ?? meta.get('icbm') ?? '',
+  );
   if (position !== null && Math.abs(Number(position[1])) <= 90 && Math.abs(Number(position[2])) <= 180) {
     const [latitude, longitude] = [Number(position[1]), Number(position[2])];
-    builder.addFact({ subject: primary, subjectName: input.subjectName(), predicate: 'geo', value: { latitude, longitude }, display: `${latitude}, ${longitude}`, provenance: 'seo_meta', confidence: C.metaName });
+    builder.addFact({
+      subject: primary,
+      subjectName: input.subjectName(),
+      predicate: 'geo',
+      value: { latitude, longitude },
+      display: `${latitude}, ${longitude}`,
+      provenance: 'seo_meta',
+      confidence: C.metaName,
+    });
   }
   add(primary, 'place_name', meta.all('geo:placename').slice(-1), C.metaName);
   add(primary, 'region', meta.all('geo:region').slice(-1), C.metaName);
@@ -92,13 +170,24 @@ export function addMetaFacts(input: MetaFactsInput): void {
     if (predicate !== null && SNAKE.test(predicate)) add(primary, predicate, [data], C.metaTwitter - 0.03);
   }
   // article:publisher names the publisher's own page elsewhere (its Facebook page): the site's sameAs.
-  add(siteRef, 'same_as', meta.all('article:publisher').filter((v) => /^https?:\/\//i.test(v.trim())).map((v) => v.trim()), C.metaOpenGraph);
+  add(
+    siteRef,
+    'same_as',
+    meta
+      .all('article:publisher')
+      .filter((v) => /^https?:\/\//i.test(v.trim()))
+      .map((v) => v.trim()),
+    C.metaOpenGraph,
+  );
   // Parse.ly's own tags (parsely-title, -author and -pub-date are title, author and date candidates).
   add(primary, 'url', urls(meta.all('parsely-link').slice(-1)), C.metaParsely);
   add(primary, 'image', urls(meta.all('parsely-image-url').slice(-1)), C.metaParsely);
-  for (const section of meta.all('parsely-section').slice(-1)) addCategory(builder, primary, section, 'seo_meta', C.metaParsely);
-  for (const tag of commaItems(meta.all('parsely-tags').slice(-1))) addCategory(builder, primary, tag, 'seo_meta', C.metaParsely, 'tag');
-  for (const section of meta.all('article:section')) addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);
+  for (const section of meta.all('parsely-section').slice(-1))
+    addCategory(builder, primary, section, 'seo_meta', C.metaParsely);
+  for (const tag of commaItems(meta.all('parsely-tags').slice(-1)))
+    addCategory(builder, primary, tag, 'seo_meta', C.metaParsely, 'tag');
+  for (const section of meta.all('article:section'))
+    addCategory(builder, primary, section, 'seo_meta', C.metaOpenGraph);
   for (const tag of meta.all('article:tag')) addCategory(builder, primary, tag, 'seo_meta', C.metaOpenGraph, 'tag');
 
   for (const key of meta.keys()) {
@@ -122,14 +211,24 @@ export function addMetaFacts(input: MetaFactsInput): void {
       if (predicate.endsWith('_url')) values = urls(values);
       else if (predicate === 'keywords') values = values.flatMap((v) => v.split(/\s*;\s*/)).filter((v) => v !== '');
       add(primary, predicate, values, C.metaParsely - 0.03);
-    } else if (OPEN_GRAPH_NAMESPACES.includes(prefix) && !key.startsWith('product:price:') && !READ_ELSEWHERE.has(key)) {
+    } else if (
+      OPEN_GRAPH_NAMESPACES.includes(prefix) &&
+      !key.startsWith('product:price:') &&
+      !READ_ELSEWHERE.has(key)
+    ) {
       const predicate = lookup(NAMESPACE_PREDICATES, key) ?? local.replace(/[:.-]/g, '_');
       if (!SNAKE.test(predicate)) continue;
       let values = meta.all(key);
       // Profile references (book:author, music:musician, ...): the urls; a name there is an author candidate (meta.ts).
       if (predicate.endsWith('_url')) values = urls(values);
       // "in stock" / "out of stock" read as schema.org's terms (InStock, OutOfStock), as offers give them.
-      if (predicate === 'availability' || predicate === 'condition') values = values.map((v) => schemaTerm(v).split(/[\s_]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(''));
+      if (predicate === 'availability' || predicate === 'condition')
+        values = values.map((v) =>
+          schemaTerm(v)
+            .split(/[\s_]+/)
+            .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+            .join(''),
+        );
       if (predicate === 'tag' || predicate === 'category') {
         for (const value of values) addCategory(builder, primary, value, 'seo_meta', C.metaOpenGraph, predicate);
         continue;
@@ -146,9 +245,21 @@ export function addMetaFacts(input: MetaFactsInput): void {
 
 /** Entity type an og:type names, for a page whose item type and schema.org data say nothing more specific. */
 const OG_TYPES: Record<string, string> = {
-  article: 'Article', product: 'Product', profile: 'Person', book: 'Book', 'music.song': 'MusicRecording', 'music.album': 'MusicAlbum',
-  'music.playlist': 'MusicPlaylist', 'music.radio_station': 'RadioStation', 'video.movie': 'Movie', 'video.episode': 'TVEpisode',
-  'video.tv_show': 'TVSeries', 'video.other': 'VideoObject', place: 'Place', event: 'Event', restaurant: 'Restaurant',
+  article: 'Article',
+  product: 'Product',
+  profile: 'Person',
+  book: 'Book',
+  'music.song': 'MusicRecording',
+  'music.album': 'MusicAlbum',
+  'music.playlist': 'MusicPlaylist',
+  'music.radio_station': 'RadioStation',
+  'video.movie': 'Movie',
+  'video.episode': 'TVEpisode',
+  'video.tv_show': 'TVSeries',
+  'video.other': 'VideoObject',
+  place: 'Place',
+  event: 'Event',
+  restaurant: 'Restaurant',
 };
 
 export function ogTypeHint(meta: MetaValues): string | undefined {

@@ -40,14 +40,20 @@ export function readMetaValues(metas: MetaTag[], prefixes: readonly string[] = [
       if (key !== '') values.add(canonicalKey(key, declared), content);
     }
   }
-  for (const { label, data } of twitterLabels(values)) if (WRITTEN_BY_LABEL.test(label)) values.add(WRITTEN_BY_KEY, data);
+  for (const { label, data } of twitterLabels(values))
+    if (WRITTEN_BY_LABEL.test(label)) values.add(WRITTEN_BY_KEY, data);
   addParselyPage(values);
   return values;
 }
 
 /** Fields of Parse.ly's older JSON meta (parsely-page), read as the parsely-* tags that replaced it. */
 const PARSELY_PAGE_FIELDS: Record<string, string> = {
-  title: 'parsely-title', author: 'parsely-author', pub_date: 'parsely-pub-date', link: 'parsely-link', image_url: 'parsely-image-url', section: 'parsely-section',
+  title: 'parsely-title',
+  author: 'parsely-author',
+  pub_date: 'parsely-pub-date',
+  link: 'parsely-link',
+  image_url: 'parsely-image-url',
+  section: 'parsely-section',
 };
 
 /** <meta name="parsely-page" content='{"title": ..., "author": ..., "tags": [...]}'>: its fields as parsely-* values, where the page does not state those tags. */
@@ -64,11 +70,16 @@ function addParselyPage(values: MetaValues): void {
   const fields = page as Record<string, unknown>;
   for (const [field, key] of Object.entries(PARSELY_PAGE_FIELDS)) {
     const value = fields[field];
-    if (typeof value === 'string' && cleanText(value) !== '' && values.get(key) === undefined) values.add(key, cleanText(value));
+    if (typeof value === 'string' && cleanText(value) !== '' && values.get(key) === undefined)
+      values.add(key, cleanText(value));
   }
   const tags = fields.tags;
   if (Array.isArray(tags) && values.get('parsely-tags') === undefined) {
-    const text = tags.filter((t): t is string => typeof t === 'string').map(cleanText).filter((t) => t !== '' && !t.includes(',')).join(',');
+    const text = tags
+      .filter((t): t is string => typeof t === 'string')
+      .map(cleanText)
+      .filter((t) => t !== '' && !t.includes(','))
+      .join(',');
     if (text !== '') values.add('parsely-tags', text);
   }
 }
@@ -114,10 +125,19 @@ export class MetaValues {
 
 /** Namespaces whose prefix a page may rename (`<html prefix="shop: http://ogp.me/ns/product#">`), by their usual prefix. */
 const NAMESPACES: Record<string, string> = {
-  'http://ogp.me/ns#': 'og', 'https://ogp.me/ns#': 'og', 'http://opengraphprotocol.org/schema/': 'og',
-  'http://ogp.me/ns/article#': 'article', 'http://ogp.me/ns/product#': 'product', 'http://ogp.me/ns/profile#': 'profile',
-  'http://ogp.me/ns/music#': 'music', 'http://ogp.me/ns/video#': 'video', 'http://ogp.me/ns/book#': 'book', 'http://ogp.me/ns/website#': 'website',
-  'http://ogp.me/ns/fb#': 'fb', 'http://purl.org/dc/elements/1.1/': 'dc', 'http://purl.org/dc/terms/': 'dcterms',
+  'http://ogp.me/ns#': 'og',
+  'https://ogp.me/ns#': 'og',
+  'http://opengraphprotocol.org/schema/': 'og',
+  'http://ogp.me/ns/article#': 'article',
+  'http://ogp.me/ns/product#': 'product',
+  'http://ogp.me/ns/profile#': 'profile',
+  'http://ogp.me/ns/music#': 'music',
+  'http://ogp.me/ns/video#': 'video',
+  'http://ogp.me/ns/book#': 'book',
+  'http://ogp.me/ns/website#': 'website',
+  'http://ogp.me/ns/fb#': 'fb',
+  'http://purl.org/dc/elements/1.1/': 'dc',
+  'http://purl.org/dc/terms/': 'dcterms',
 };
 
 /** Declared prefix (lowercase) -> the usual prefix of its namespace, for the namespaces above. */
@@ -157,22 +177,82 @@ const REPEATED_AUTHOR_KEYS = new Set(['article:author', 'citation_author', 'book
 
 /** Keys per predicate, in Readability's order of preference; the confidence encodes that order. */
 export const META_SOURCES = {
-  name: [['dc:title', C.metaDublinCore], ['dcterms:title', C.metaDublinCore], ['og:title', C.metaOpenGraph], ['weibo:article:title', C.metaOpenGraph], ['weibo:webpage:title', C.metaOpenGraph], ['title', C.metaName], ['twitter:title', C.metaTwitter], ['parsely-title', C.metaParsely], ['citation_title', C.metaParsely - 0.01]],
-  author: [['dc:creator', C.metaDublinCore], ['dcterms:creator', C.metaDublinCore], ['author', C.metaName], ['parsely-author', C.metaParsely], ['article:author', C.metaParsely - 0.02], ['sailthru:author', C.metaParsely - 0.02],
+  name: [
+    ['dc:title', C.metaDublinCore],
+    ['dcterms:title', C.metaDublinCore],
+    ['og:title', C.metaOpenGraph],
+    ['weibo:article:title', C.metaOpenGraph],
+    ['weibo:webpage:title', C.metaOpenGraph],
+    ['title', C.metaName],
+    ['twitter:title', C.metaTwitter],
+    ['parsely-title', C.metaParsely],
+    ['citation_title', C.metaParsely - 0.01],
+  ],
+  author: [
+    ['dc:creator', C.metaDublinCore],
+    ['dcterms:creator', C.metaDublinCore],
+    ['author', C.metaName],
+    ['parsely-author', C.metaParsely],
+    ['article:author', C.metaParsely - 0.02],
+    ['sailthru:author', C.metaParsely - 0.02],
     // The New York Times' byline tag ("By Jane Roe and Sam Lee"); OpenGraph's book:author (and the
     // older books:author) when a page writes the author's name there rather than a profile url.
-    ['byl', C.metaParsely - 0.02], ['book:author', C.metaParsely - 0.02], ['books:author', C.metaParsely - 0.02],
-    ['citation_author', C.metaParsely - 0.03], [WRITTEN_BY_KEY, C.metaTwitter - 0.03]],
-  description: [['dc:description', C.metaDublinCore], ['dcterms:description', C.metaDublinCore], ['dcterms:abstract', C.metaDublinCore - 0.01], ['og:description', C.metaOpenGraph], ['weibo:article:description', C.metaOpenGraph], ['weibo:webpage:description', C.metaOpenGraph], ['description', C.metaName], ['twitter:description', C.metaTwitter], ['citation_abstract', C.metaTwitter - 0.01]],
-  site_name: [['og:site_name', C.metaOpenGraph], ['application-name', C.metaParsely]],
-  date_published: [['article:published_time', C.metaOpenGraph], ['og:published_time', C.metaOpenGraph], ['parsely-pub-date', C.metaParsely], ['dcterms:issued', C.metaParsely - 0.01], ['dc:date', C.metaParsely - 0.02], ['dcterms:date', C.metaParsely - 0.02],
-    ['sailthru:date', C.metaParsely - 0.03], ['citation_publication_date', C.metaParsely - 0.03], ['citation_online_date', C.metaParsely - 0.04], ['citation_date', C.metaParsely - 0.04],
+    ['byl', C.metaParsely - 0.02],
+    ['book:author', C.metaParsely - 0.02],
+    ['books:author', C.metaParsely - 0.02],
+    ['citation_author', C.metaParsely - 0.03],
+    [WRITTEN_BY_KEY, C.metaTwitter - 0.03],
+  ],
+  description: [
+    ['dc:description', C.metaDublinCore],
+    ['dcterms:description', C.metaDublinCore],
+    ['dcterms:abstract', C.metaDublinCore - 0.01],
+    ['og:description', C.metaOpenGraph],
+    ['weibo:article:description', C.metaOpenGraph],
+    ['weibo:webpage:description', C.metaOpenGraph],
+    ['description', C.metaName],
+    ['twitter:description', C.metaTwitter],
+    ['citation_abstract', C.metaTwitter - 0.01],
+  ],
+  site_name: [
+    ['og:site_name', C.metaOpenGraph],
+    ['application-name', C.metaParsely],
+  ],
+  date_published: [
+    ['article:published_time', C.metaOpenGraph],
+    ['og:published_time', C.metaOpenGraph],
+    ['parsely-pub-date', C.metaParsely],
+    ['dcterms:issued', C.metaParsely - 0.01],
+    ['dc:date', C.metaParsely - 0.02],
+    ['dcterms:date', C.metaParsely - 0.02],
+    ['sailthru:date', C.metaParsely - 0.03],
+    ['citation_publication_date', C.metaParsely - 0.03],
+    ['citation_online_date', C.metaParsely - 0.04],
+    ['citation_date', C.metaParsely - 0.04],
     // Names without a standard, as news and government sites print them.
-    ['dc:date:issued', C.metaParsely - 0.05], ['pubdate', C.metaParsely - 0.05], ['publish-date', C.metaParsely - 0.05], ['publish_date', C.metaParsely - 0.05],
-    ['publication_date', C.metaParsely - 0.05], [ITEMPROP_KEY('datePublished'), C.metaParsely - 0.05], ['date', C.metaParsely - 0.06]],
-  date_modified: [['article:modified_time', C.metaOpenGraph], ['og:updated_time', C.metaName], ['dcterms:modified', C.metaParsely - 0.02], [ITEMPROP_KEY('dateModified'), C.metaParsely - 0.05]],
-  image: [['og:image', C.metaOpenGraph], ['twitter:image', C.metaTwitter]],
-  keywords: [['keywords', C.metaName], ['news_keywords', C.metaParsely], ['sailthru:tags', C.metaParsely - 0.01]],
+    ['dc:date:issued', C.metaParsely - 0.05],
+    ['pubdate', C.metaParsely - 0.05],
+    ['publish-date', C.metaParsely - 0.05],
+    ['publish_date', C.metaParsely - 0.05],
+    ['publication_date', C.metaParsely - 0.05],
+    [ITEMPROP_KEY('datePublished'), C.metaParsely - 0.05],
+    ['date', C.metaParsely - 0.06],
+  ],
+  date_modified: [
+    ['article:modified_time', C.metaOpenGraph],
+    ['og:updated_time', C.metaName],
+    ['dcterms:modified', C.metaParsely - 0.02],
+    [ITEMPROP_KEY('dateModified'), C.metaParsely - 0.05],
+  ],
+  image: [
+    ['og:image', C.metaOpenGraph],
+    ['twitter:image', C.metaTwitter],
+  ],
+  keywords: [
+    ['keywords', C.metaName],
+    ['news_keywords', C.metaParsely],
+    ['sailthru:tags', C.metaParsely - 0.01],
+  ],
 } as const satisfies Record<string, SourceTable>;
 
 export type MetaPredicate = keyof typeof META_SOURCES;
@@ -188,10 +268,17 @@ export function metaCandidates(values: MetaValues, predicate: MetaPredicate): Me
   const out: MetaCandidate[] = [];
   for (const [key, confidence] of META_SOURCES[predicate]) {
     if (predicate === 'author') {
-      const lines = authorLines(REPEATED_AUTHOR_KEYS.has(key) ? values.all(key) : values.all(key).slice(-1))
-        .map((line) => (key === 'citation_author' ? givenNameFirst(line) : line));
+      const lines = authorLines(REPEATED_AUTHOR_KEYS.has(key) ? values.all(key) : values.all(key).slice(-1)).map(
+        (line) => (key === 'citation_author' ? givenNameFirst(line) : line),
+      );
       // Lines that hold a comma themselves ("Roe, Jane", as citation tags write names) join with "; ".
-      if (lines.length > 0) out.push({ value: lines.join(lines.length > 1 && lines.some((line) => line.includes(',')) ? '; ' : ', '), names: [...new Set(lines.flatMap(personNames))], key, confidence });
+      if (lines.length > 0)
+        out.push({
+          value: lines.join(lines.length > 1 && lines.some((line) => line.includes(',')) ? '; ' : ', '),
+          names: [...new Set(lines.flatMap(personNames))],
+          key,
+          confidence,
+        });
       continue;
     }
     const value = predicate === 'site_name' ? siteNameValue(values.get(key)) : values.get(key);

@@ -10,24 +10,77 @@ import { lookup } from './record-values.js';
  * parses the page a second time.
  */
 const TYPES: Record<string, string> = {
-  'h-card': 'Person', 'h-entry': 'BlogPosting', 'h-event': 'Event', 'h-product': 'Product', 'h-review': 'Review',
-  'h-adr': 'PostalAddress', 'h-geo': 'GeoCoordinates', 'h-item': 'Thing', 'h-recipe': 'Recipe', 'h-cite': 'CreativeWork',
+  'h-card': 'Person',
+  'h-entry': 'BlogPosting',
+  'h-event': 'Event',
+  'h-product': 'Product',
+  'h-review': 'Review',
+  'h-adr': 'PostalAddress',
+  'h-geo': 'GeoCoordinates',
+  'h-item': 'Thing',
+  'h-recipe': 'Recipe',
+  'h-cite': 'CreativeWork',
 };
 
 /** mf2 property -> schema.org property; properties not listed are not read. */
 const PROPERTIES: Record<string, string> = {
-  name: 'name', summary: 'description', note: 'description', description: 'description', url: 'url', photo: 'image', logo: 'logo',
-  published: 'datePublished', updated: 'dateModified', author: 'author', category: 'keywords', start: 'startDate', end: 'endDate',
-  location: 'location', organizer: 'organizer', brand: 'brand', price: 'price', review: 'review', rating: 'ratingValue', best: 'bestRating',
-  worst: 'worstRating', item: 'itemReviewed', tel: 'telephone', email: 'email', 'job-title': 'jobTitle', org: 'worksFor', uid: 'identifier',
-  'street-address': 'streetAddress', locality: 'addressLocality', region: 'addressRegion', 'postal-code': 'postalCode',
-  'country-name': 'addressCountry', latitude: 'latitude', longitude: 'longitude', adr: 'address', geo: 'geo', 'given-name': 'givenName',
-  'family-name': 'familyName', nickname: 'alternateName', duration: 'duration', yield: 'recipeYield', ingredient: 'recipeIngredient',
-  'same-as': 'sameAs', syndication: 'sameAs', featured: 'image', bday: 'birthDate', instructions: 'recipeInstructions', content: 'text',
+  name: 'name',
+  summary: 'description',
+  note: 'description',
+  description: 'description',
+  url: 'url',
+  photo: 'image',
+  logo: 'logo',
+  published: 'datePublished',
+  updated: 'dateModified',
+  author: 'author',
+  category: 'keywords',
+  start: 'startDate',
+  end: 'endDate',
+  location: 'location',
+  organizer: 'organizer',
+  brand: 'brand',
+  price: 'price',
+  review: 'review',
+  rating: 'ratingValue',
+  best: 'bestRating',
+  worst: 'worstRating',
+  item: 'itemReviewed',
+  tel: 'telephone',
+  email: 'email',
+  'job-title': 'jobTitle',
+  org: 'worksFor',
+  uid: 'identifier',
+  'street-address': 'streetAddress',
+  locality: 'addressLocality',
+  region: 'addressRegion',
+  'postal-code': 'postalCode',
+  'country-name': 'addressCountry',
+  latitude: 'latitude',
+  longitude: 'longitude',
+  adr: 'address',
+  geo: 'geo',
+  'given-name': 'givenName',
+  'family-name': 'familyName',
+  nickname: 'alternateName',
+  duration: 'duration',
+  yield: 'recipeYield',
+  ingredient: 'recipeIngredient',
+  'same-as': 'sameAs',
+  syndication: 'sameAs',
+  featured: 'image',
+  bday: 'birthDate',
+  instructions: 'recipeInstructions',
+  content: 'text',
 };
 const ADDRESS_PARTS = ['streetAddress', 'addressLocality', 'addressRegion', 'postalCode', 'addressCountry'];
 
-interface MfItem { type?: string[]; properties?: Record<string, unknown[]>; value?: unknown; children?: MfItem[] }
+interface MfItem {
+  type?: string[];
+  properties?: Record<string, unknown[]>;
+  value?: unknown;
+  children?: MfItem[];
+}
 
 export function readMicroformats(html: string, baseUrl: string): SchemaNode[] {
   let items: MfItem[];
@@ -59,11 +112,21 @@ function toNode(item: MfItem, depth: number): SchemaNode | null {
   // A nested h-review with no property class (a child item) reviews its parent.
   for (const child of item.children ?? []) {
     const review = (child.type ?? []).includes('h-review') ? toNode(child, depth + 1) : null;
-    if (review !== null) node.review = [...(Array.isArray(node.review) ? node.review : node.review === undefined ? [] : [node.review]), review];
+    if (review !== null)
+      node.review = [
+        ...(Array.isArray(node.review) ? node.review : node.review === undefined ? [] : [node.review]),
+        review,
+      ];
   }
   // An h-card as an event's location is a place.
   const location = node.location;
-  if (typeof location === 'object' && location !== null && !Array.isArray(location) && (location as SchemaNode)['@type'] === 'Person') (location as SchemaNode)['@type'] = 'Place';
+  if (
+    typeof location === 'object' &&
+    location !== null &&
+    !Array.isArray(location) &&
+    (location as SchemaNode)['@type'] === 'Person'
+  )
+    (location as SchemaNode)['@type'] = 'Place';
   if (typeof node.email === 'string') node.email = node.email.replace(/^mailto:/i, '');
   if (typeof node.telephone === 'string') node.telephone = node.telephone.replace(/^tel:/i, '');
   // An h-card whose name is its org is an organization (the mf2 convention).
@@ -83,7 +146,12 @@ function toNode(item: MfItem, depth: number): SchemaNode | null {
     delete node.text;
   }
   if (type === 'Review' && node.ratingValue !== undefined) {
-    node.reviewRating = { '@type': 'Rating', ratingValue: node.ratingValue, bestRating: node.bestRating, worstRating: node.worstRating };
+    node.reviewRating = {
+      '@type': 'Rating',
+      ratingValue: node.ratingValue,
+      bestRating: node.bestRating,
+      worstRating: node.worstRating,
+    };
     delete node.ratingValue;
   }
   if (type === 'Product' && node.price !== undefined) {

@@ -11,7 +11,10 @@ export interface ListValue {
 }
 
 /** `displays`: a value's own display (a date's local time), by position in `values`; the joined display uses it. */
-export function listValue(values: ReadonlyArray<string | number>, displays: ReadonlyArray<string | undefined> = []): ListValue | null {
+export function listValue(
+  values: ReadonlyArray<string | number>,
+  displays: ReadonlyArray<string | undefined> = [],
+): ListValue | null {
   const unique: Array<string | number> = [];
   const seen = new Set<string | number>();
   const shown: string[] = [];
@@ -22,7 +25,10 @@ export function listValue(values: ReadonlyArray<string | number>, displays: Read
     shown.push(displays[index] ?? String(value));
   });
   if (unique.length === 0) return null;
-  if (unique.length === 1) return displays.length > 0 && shown[0] !== String(unique[0]) ? { value: unique[0]!, display: shown[0] } : { value: unique[0]! };
+  if (unique.length === 1)
+    return displays.length > 0 && shown[0] !== String(unique[0])
+      ? { value: unique[0]!, display: shown[0] }
+      : { value: unique[0]! };
   return { value: { values: unique }, display: shown.join(', ') };
 }
 
@@ -34,5 +40,8 @@ export function dateList(values: ReadonlyArray<unknown>): { values: string[]; di
 
 /** The items of comma-separated texts, as keywords are written ("owls, night" -> ["owls", "night"]); empty items are left out. */
 export function commaItems(texts: ReadonlyArray<string>): string[] {
-  return texts.flatMap((text) => text.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+  return texts
+    .flatMap((text) => text.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

@@ -113,10 +113,13 @@ const TRAILING_OFFSET = /\d:\d\d.*?(?:\s|GMT|UTC|\d)([+-])(\d{2}):?(\d{2})(?:\s*
 export function normalizeDateTime(value: unknown): DateValue | null {
   if (typeof value !== 'string') return null;
   // A year-first date with slashes ("2019/05/12", as scholarly citation tags write it) is that ISO date.
-  const text = value.trim().replace(SLASHED_DATE, (_, y: string, m: string, d: string) => `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`);
+  const text = value
+    .trim()
+    .replace(SLASHED_DATE, (_, y: string, m: string, d: string) => `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`);
   if (text === '') return null;
   const dateOnly = DATE_ONLY.exec(text);
-  if (dateOnly !== null) return utcMillis(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) === null ? null : { value: text };
+  if (dateOnly !== null)
+    return utcMillis(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])) === null ? null : { value: text };
   const match = DATE_TIME.exec(text);
   let ms: number | null;
   /** The offset east of UTC in minutes; 0 when none is stated (a time without one is read as UTC). */
@@ -136,7 +139,8 @@ export function normalizeDateTime(value: unknown): DateValue | null {
     if (!/[a-z]{3}/i.test(text) || !/\d{4}/.test(text)) return null;
     ms = Date.parse(text);
     const zone = TRAILING_OFFSET.exec(text);
-    if (zone !== null && Number(zone[2]) <= 23 && Number(zone[3]) <= 59) offset = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3]));
+    if (zone !== null && Number(zone[2]) <= 23 && Number(zone[3]) <= 59)
+      offset = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3]));
   }
   if (ms === null || !Number.isFinite(ms)) return null;
   const utc = rfc3339(ms);
@@ -167,7 +171,15 @@ function isLeapYear(year: number): boolean {
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Milliseconds of a proleptic Gregorian UTC time, or null when a part is out of range. */
-function utcMillis(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number | null {
+function utcMillis(
+  year: number,
+  month: number,
+  day: number,
+  hour = 0,
+  minute = 0,
+  second = 0,
+  millis = 0,
+): number | null {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   if (day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!)) return null;
   // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.

@@ -14,7 +14,32 @@ const LIST = new RegExp(`\\s*[,;]\\s*(?:${AND_WORDS}\\s+)?|\\s+(?:${AND_WORDS}|$
 /** Co-authors in closing parentheses, "(with John Doe and Ann Lee)": one more part of the list. */
 const WITH_PARENTHESES = new RegExp(`\\s*\\(${WITH_WORDS}\\s+([^()]+)\\)$`);
 /** Lower-case words inside names: "Ludwig van Beethoven", "María de la Cruz", "Ibn al Haytham". */
-const PARTICLES = new Set(['van', 'von', 'der', 'den', 'de', 'del', 'della', 'di', 'da', 'das', 'dos', 'du', 'la', 'le', 'ten', 'ter', 'bin', 'bint', 'ibn', 'al', 'el', 'zu', 'af', 'st.']);
+const PARTICLES = new Set([
+  'van',
+  'von',
+  'der',
+  'den',
+  'de',
+  'del',
+  'della',
+  'di',
+  'da',
+  'das',
+  'dos',
+  'du',
+  'la',
+  'le',
+  'ten',
+  'ter',
+  'bin',
+  'bint',
+  'ibn',
+  'al',
+  'el',
+  'zu',
+  'af',
+  'st.',
+]);
 const CAPITALISED = /^[\p{Lu}\p{Lt}][\p{L}\p{M}'’.-]*$/u;
 
 /** Two to five capitalised words, name particles (van, de, al) between them: "Jane Roe", "Ludwig van Beethoven". */
@@ -27,7 +52,10 @@ export function isFullName(part: string): boolean {
 
 /** The names in `line` (a cleaned byline: cleanByline), in order without repeats; `[line]` when it is one name or not a list of full names. */
 export function personNames(line: string): string[] {
-  const parts = line.replace(WITH_PARENTHESES, ', $1').split(LIST).map((part) => part.trim());
+  const parts = line
+    .replace(WITH_PARENTHESES, ', $1')
+    .split(LIST)
+    .map((part) => part.trim());
   if (parts.length < 2 || !parts.every(isFullName)) return [line];
   return [...new Set(parts)];
 }

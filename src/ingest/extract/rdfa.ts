@@ -15,9 +15,24 @@ import { lookup } from './record-values.js';
 const SCHEMA = /^https?:\/\/schema\.org\//;
 const INITIAL_PREFIXES: ReadonlyMap<string, string> = new Map([['schema', 'http://schema.org/']]);
 const SKIP = new Set(['script', 'style', 'template', 'noscript']);
-const IRI_ATTRIBUTE: Record<string, string> = { a: 'href', area: 'href', link: 'href', img: 'src', audio: 'src', video: 'src', source: 'src', iframe: 'src', embed: 'src', object: 'data' };
+const IRI_ATTRIBUTE: Record<string, string> = {
+  a: 'href',
+  area: 'href',
+  link: 'href',
+  img: 'src',
+  audio: 'src',
+  video: 'src',
+  source: 'src',
+  iframe: 'src',
+  embed: 'src',
+  object: 'data',
+};
 
-interface Context { vocab: string | null; prefixes: ReadonlyMap<string, string>; subject: SchemaNode | null }
+interface Context {
+  vocab: string | null;
+  prefixes: ReadonlyMap<string, string>;
+  subject: SchemaNode | null;
+}
 
 export function readRdfa(document: Document, baseUrl: string): SchemaNode[] {
   const top: SchemaNode[] = [];
@@ -59,7 +74,9 @@ export function readRdfa(document: Document, baseUrl: string): SchemaNode[] {
     if (props.length > 0 && ctx.subject !== null) {
       // <a property="author" href="/people/jane">Jane Roe</a>: Jane Roe, whose page that is (the
       // RDFa object is the page alone, which names nobody).
-      const value = (a.content === undefined && a.resource === undefined ? linkedThing(el, props) : null) ?? propertyValue(el, baseUrl);
+      const value =
+        (a.content === undefined && a.resource === undefined ? linkedThing(el, props) : null) ??
+        propertyValue(el, baseUrl);
       if (value !== null) for (const prop of props) addValue(ctx.subject, prop, value);
       // A property with a content, resource or href value may still have described children.
     }
@@ -80,7 +97,10 @@ function propertyValue(el: Element, baseUrl: string): string | null {
   const a = el.attribs;
   if (a.content !== undefined) return a.content;
   if (el.name === 'time' && a.datetime !== undefined) return a.datetime;
-  const iri = a.resource ?? a.href ?? (IRI_ATTRIBUTE[el.name] === 'src' ? a.src : IRI_ATTRIBUTE[el.name] === 'data' ? a.data : undefined);
+  const iri =
+    a.resource ??
+    a.href ??
+    (IRI_ATTRIBUTE[el.name] === 'src' ? a.src : IRI_ATTRIBUTE[el.name] === 'data' ? a.data : undefined);
   if (iri !== undefined) return linkAddress(iri) ?? absoluteUrl(iri, baseUrl);
   const text = textOf(el).replace(/\s+/g, ' ').trim();
   return text === '' ? null : text;

@@ -18,8 +18,28 @@ export function isSnakeCase(value: unknown): value is string {
 
 /** Latin letters that Unicode does not decompose into an ASCII letter and a mark. */
 const LATIN_LETTERS: Readonly<Record<string, string>> = {
-  ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ð: 'd', Ð: 'D',
-  þ: 'th', Þ: 'TH', ł: 'l', Ł: 'L', ı: 'i', ħ: 'h', Ħ: 'H', ŋ: 'ng', Ŋ: 'NG', ĸ: 'k',
+  ß: 'ss',
+  ẞ: 'SS',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ø: 'o',
+  Ø: 'O',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'TH',
+  ł: 'l',
+  Ł: 'L',
+  ı: 'i',
+  ħ: 'h',
+  Ħ: 'H',
+  ŋ: 'ng',
+  Ŋ: 'NG',
+  ĸ: 'k',
 };
 const LATIN_LETTER = new RegExp(`[${Object.keys(LATIN_LETTERS).join('')}]`, 'g');
 const MARKS = /\p{M}/gu;
@@ -40,7 +60,10 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 export function toPredicate(label: string): string | null {
   let ascii = label;
   if (!PRINTABLE_ASCII.test(label)) {
-    ascii = label.normalize('NFKD').replace(MARKS, '').replace(LATIN_LETTER, (c) => LATIN_LETTERS[c]!);
+    ascii = label
+      .normalize('NFKD')
+      .replace(MARKS, '')
+      .replace(LATIN_LETTER, (c) => LATIN_LETTERS[c]!);
     if (OTHER_LETTER.test(ascii)) return null;
   }
   const snake = ascii

@@ -2,14 +2,34 @@ import type { EntityRef } from './contribution.js';
 import type { ProvenanceMethod } from './contribution.js';
 import type { ContributionBuilder } from './contribution-builder.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
-import { formatMoney, nameKey, normalizeCurrency, normalizeDate, normalizeDateTime, parseAmount, schemaTerm, urlKey } from './normalize.js';
+import {
+  formatMoney,
+  nameKey,
+  normalizeCurrency,
+  normalizeDate,
+  normalizeDateTime,
+  parseAmount,
+  schemaTerm,
+  urlKey,
+} from './normalize.js';
 import { commaItems, listValue } from './multi-value.js';
 import { cleanByline } from './byline.js';
 import { personNames } from './person-names.js';
 import { lookup, toPredicate } from './record-values.js';
 import { PREDICATES } from './predicates.js';
 import {
-  addressValue, asList, looksLikeName, nodeName, openingHours, resolveEntity, textValue, textValues, typesOf, urlValue, urlValues, type EntityContext,
+  addressValue,
+  asList,
+  looksLikeName,
+  nodeName,
+  openingHours,
+  resolveEntity,
+  textValue,
+  textValues,
+  typesOf,
+  urlValue,
+  urlValues,
+  type EntityContext,
 } from './schema-values.js';
 
 /** Maps schema.org nodes (JSON-LD or microdata) to facts, entities and relationships. */
@@ -20,20 +40,63 @@ export interface SchemaContext extends EntityContext {
 }
 
 const TEXT_PROPERTIES: Record<string, string> = {
-  alternativeHeadline: 'alternative_headline', areaServed: 'area_served', award: 'award', color: 'color', description: 'description',
-  duration: 'duration', email: 'email', faxNumber: 'fax_number', genre: 'genre', gtin: 'gtin', gtin12: 'gtin', gtin13: 'gtin',
-  gtin14: 'gtin', gtin8: 'gtin', headline: 'headline', inLanguage: 'in_language', isbn: 'isbn', jobTitle: 'job_title',
-  material: 'material', model: 'model', mpn: 'mpn', pattern: 'pattern', priceRange: 'price_range', productGroupID: 'product_group_id', size: 'size', servesCuisine: 'cuisine', serviceType: 'service_type',
-  sku: 'sku', telephone: 'telephone', typicalAgeRange: 'typical_age_range', reviewBody: 'review_body', isbn10: 'isbn', isbn13: 'isbn',
+  alternativeHeadline: 'alternative_headline',
+  areaServed: 'area_served',
+  award: 'award',
+  color: 'color',
+  description: 'description',
+  duration: 'duration',
+  email: 'email',
+  faxNumber: 'fax_number',
+  genre: 'genre',
+  gtin: 'gtin',
+  gtin12: 'gtin',
+  gtin13: 'gtin',
+  gtin14: 'gtin',
+  gtin8: 'gtin',
+  headline: 'headline',
+  inLanguage: 'in_language',
+  isbn: 'isbn',
+  jobTitle: 'job_title',
+  material: 'material',
+  model: 'model',
+  mpn: 'mpn',
+  pattern: 'pattern',
+  priceRange: 'price_range',
+  productGroupID: 'product_group_id',
+  size: 'size',
+  servesCuisine: 'cuisine',
+  serviceType: 'service_type',
+  sku: 'sku',
+  telephone: 'telephone',
+  typicalAgeRange: 'typical_age_range',
+  reviewBody: 'review_body',
+  isbn10: 'isbn',
+  isbn13: 'isbn',
   alternateName: 'alternate_name',
 };
-const TERM_PROPERTIES: Record<string, string> = { eventStatus: 'event_status', eventAttendanceMode: 'attendance_mode', bookFormat: 'book_format' };
+const TERM_PROPERTIES: Record<string, string> = {
+  eventStatus: 'event_status',
+  eventAttendanceMode: 'attendance_mode',
+  bookFormat: 'book_format',
+};
 const NUMBER_PROPERTIES: Record<string, string> = { wordCount: 'word_count', numberOfPages: 'number_of_pages' };
 const DATE_PROPERTIES: Record<string, string> = {
-  datePublished: 'date_published', dateModified: 'date_modified', dateCreated: 'date_created', startDate: 'start_date',
-  endDate: 'end_date', foundingDate: 'founding_date', uploadDate: 'upload_date', doorTime: 'door_time', expires: 'expires',
+  datePublished: 'date_published',
+  dateModified: 'date_modified',
+  dateCreated: 'date_created',
+  startDate: 'start_date',
+  endDate: 'end_date',
+  foundingDate: 'founding_date',
+  uploadDate: 'upload_date',
+  doorTime: 'door_time',
+  expires: 'expires',
 };
-interface Link { rel: string; predicate: string; type: string }
+interface Link {
+  rel: string;
+  predicate: string;
+  type: string;
+}
 const LINK_PROPERTIES: Record<string, Link> = {
   author: { rel: 'authored_by', predicate: 'author', type: 'Person' },
   creator: { rel: 'authored_by', predicate: 'author', type: 'Person' },
@@ -72,21 +135,47 @@ const MAX_DEPTH = 2;
  * An ISO 8601 duration keeps its value and reads as a duration in display ("PT1H5M": "1 h 5 min").
  * `display`, when given, replaces the joined display of several values (an author line as written).
  */
-function addListFact(ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, values: Array<string | number>, display?: string): void {
-  const list = listValue(values, values.map((v) => (typeof v === 'string' ? durationDisplay(v) : undefined)));
-  if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: typeof list.value === 'object' ? display ?? list.display : list.display });
+function addListFact(
+  ctx: SchemaContext,
+  subject: EntityRef,
+  subjectName: string,
+  predicate: string,
+  values: Array<string | number>,
+  display?: string,
+): void {
+  const list = listValue(
+    values,
+    values.map((v) => (typeof v === 'string' ? durationDisplay(v) : undefined)),
+  );
+  if (list !== null)
+    addFact(ctx, subject, subjectName, predicate, list.value, {
+      display: typeof list.value === 'object' ? (display ?? list.display) : list.display,
+    });
 }
 
 export function addFact(
-  ctx: SchemaContext, subject: EntityRef, subjectName: string, predicate: string, value: string | number | Record<string, unknown>,
+  ctx: SchemaContext,
+  subject: EntityRef,
+  subjectName: string,
+  predicate: string,
+  value: string | number | Record<string, unknown>,
   extra: { currency?: string; display?: string; validFrom?: string; validUntil?: string; confidence?: number } = {},
 ): void {
-  ctx.builder.addFact({ subject, subjectName, predicate, value, provenance: ctx.provenance, confidence: extra.confidence ?? ctx.confidence, ...strip(extra) });
+  ctx.builder.addFact({
+    subject,
+    subjectName,
+    predicate,
+    value,
+    provenance: ctx.provenance,
+    confidence: extra.confidence ?? ctx.confidence,
+    ...strip(extra),
+  });
 }
 
 function strip<T extends Record<string, unknown>>(extra: T): Partial<T> {
   const out: Partial<T> = {};
-  for (const key of Object.keys(extra) as Array<keyof T>) if (extra[key] !== undefined && key !== 'confidence') out[key] = extra[key];
+  for (const key of Object.keys(extra) as Array<keyof T>)
+    if (extra[key] !== undefined && key !== 'confidence') out[key] = extra[key];
   return out;
 }
 
@@ -94,15 +183,26 @@ function strip<T extends Record<string, unknown>>(extra: T): Partial<T> {
  * Emits the facts a schema.org node states about its entity (subject). Names are not emitted
  * here: the entity carries its name, and the item's own title is chosen in title.ts.
  */
-export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>, skip: ReadonlySet<string> = NO_SKIP): void {
+export function mapSchemaNode(
+  node: SchemaNode,
+  subject: EntityRef,
+  subjectName: string,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+  skip: ReadonlySet<string> = NO_SKIP,
+): void {
   if (seen.has(node)) return;
   seen.add(node);
   let others = 0;
   // The images among a node's associatedMedia are its images too (one image fact with the image property's).
-  const mediaImages = asList(node.associatedMedia).map((m) => resolveRef(m, ctx.byId)).filter((m) => isObject(m) && typesOf(m).includes('ImageObject'));
+  const mediaImages = asList(node.associatedMedia)
+    .map((m) => resolveRef(m, ctx.byId))
+    .filter((m) => isObject(m) && typesOf(m).includes('ImageObject'));
   // A name of several values (one per language, say): the first names the entity, the others are alternate names.
   const moreNames = textValues(node.name).slice(1);
-  if (moreNames.length > 0 && !skip.has('name')) addListFact(ctx, subject, subjectName, 'alternate_name', [...textValues(node.alternateName), ...moreNames]);
+  if (moreNames.length > 0 && !skip.has('name'))
+    addListFact(ctx, subject, subjectName, 'alternate_name', [...textValues(node.alternateName), ...moreNames]);
   for (const key of Object.keys(node).sort()) {
     if (skip.has(key) || (key === 'alternateName' && moreNames.length > 0)) continue;
     const value = node[key];
@@ -136,12 +236,25 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (urlPredicate !== undefined) {
       // An image or a logo given by reference ({"@id": ".../#primaryimage"}, as Yoast writes them) is the ImageObject's url, not the reference.
       const urls = key === 'image' || key === 'logo' ? asList(value).map((v) => resolveRef(v, ctx.byId)) : value;
-      addListFact(ctx, subject, subjectName, urlPredicate, urlValues(key === 'image' ? [...asList(urls), ...mediaImages] : urls, ctx.baseUrl));
+      addListFact(
+        ctx,
+        subject,
+        subjectName,
+        urlPredicate,
+        urlValues(key === 'image' ? [...asList(urls), ...mediaImages] : urls, ctx.baseUrl),
+      );
     } else if (key === 'associatedMedia') {
-      if (node.image === undefined) addListFact(ctx, subject, subjectName, 'image', urlValues(mediaImages, ctx.baseUrl));
+      if (node.image === undefined)
+        addListFact(ctx, subject, subjectName, 'image', urlValues(mediaImages, ctx.baseUrl));
     } else if (key === 'identifier') {
       // A PropertyValue identifier ({"propertyID": "isbn", "value": ...}) states its value in "value".
-      addListFact(ctx, subject, subjectName, 'identifier', asList(value).flatMap((v) => textValues(isObject(v) ? v.value ?? v['@id'] : v)));
+      addListFact(
+        ctx,
+        subject,
+        subjectName,
+        'identifier',
+        asList(value).flatMap((v) => textValues(isObject(v) ? (v.value ?? v['@id']) : v)),
+      );
     } else if (key === 'interactionStatistic') {
       mapInteractions(value, subject, subjectName, ctx);
     } else if (key === 'itemListElement' && !typesOf(node).includes('BreadcrumbList')) {
@@ -149,12 +262,21 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
     } else if (key === 'mainEntity') {
       for (const raw of asList(value)) {
         const list = resolveRef(raw, ctx.byId);
-        if (isObject(list) && typesOf(list).includes('ItemList')) mapListMembers(list.itemListElement, subject, subjectName, ctx, depth, seen);
+        if (isObject(list) && typesOf(list).includes('ItemList'))
+          mapListMembers(list.itemListElement, subject, subjectName, ctx, depth, seen);
       }
     } else if (key === 'review' || key === 'reviews') {
       mapReviews(value, subject, subjectName, ctx, depth, seen);
     } else if (key === 'offers') {
-      mapOffers(asList(value).map((offer) => resolveRef(offer, ctx.byId)), node, subject, subjectName, ctx, depth, seen);
+      mapOffers(
+        asList(value).map((offer) => resolveRef(offer, ctx.byId)),
+        node,
+        subject,
+        subjectName,
+        ctx,
+        depth,
+        seen,
+      );
     } else if (key === 'aggregateRating' || key === 'reviewRating') {
       mapRating(resolveRef(asList(value)[0], ctx.byId), subject, subjectName, ctx, key === 'aggregateRating');
     } else if (key === 'address') {
@@ -165,17 +287,34 @@ export function mapSchemaNode(node: SchemaNode, subject: EntityRef, subjectName:
       if (isObject(geo)) {
         const latitude = parseAmount(textValue(geo.latitude));
         const longitude = parseAmount(textValue(geo.longitude));
-        if (latitude !== null && longitude !== null) addFact(ctx, subject, subjectName, 'geo', { latitude, longitude }, { display: `${latitude}, ${longitude}` });
+        if (latitude !== null && longitude !== null)
+          addFact(ctx, subject, subjectName, 'geo', { latitude, longitude }, { display: `${latitude}, ${longitude}` });
       }
     } else if (OTHER_PROPERTY.test(key) && !NOT_STATED.has(key) && others++ < OTHER_PROPERTIES_MAX) {
       mapOtherProperty(key, value, subject, subjectName, ctx, depth, seen);
     }
   }
   const hours = openingHours(node);
-  if (hours !== null) addFact(ctx, subject, subjectName, 'opening_hours', hours.value, hours.value === hours.display ? {} : { display: hours.display });
+  if (hours !== null)
+    addFact(
+      ctx,
+      subject,
+      subjectName,
+      'opening_hours',
+      hours.value,
+      hours.value === hours.display ? {} : { display: hours.display },
+    );
 }
 
-function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+function mapLink(
+  link: Link,
+  value: unknown,
+  subject: EntityRef,
+  subjectName: string,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+): void {
   const names: string[] = [];
   const named = new Set<string>();
   // What the display shows of each given value: a line naming several people ("Jane Roe and John Doe") as the page writes it.
@@ -202,7 +341,14 @@ function mapLink(link: Link, value: unknown, subject: EntityRef, subjectName: st
 }
 
 /** One linked thing: its entity, the relationship to it and what the node says of it; its label in the link's fact, or null when it names nothing. */
-function mapLinked(link: Link, item: unknown, subject: EntityRef, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): string | null {
+function mapLinked(
+  link: Link,
+  item: unknown,
+  subject: EntityRef,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+): string | null {
   const entity = resolveEntity(item, link.type, ctx);
   if (entity === null || NOT_LINKED.has(entity.ref.type)) return null;
   let label = entity.name;
@@ -212,13 +358,25 @@ function mapLinked(link: Link, item: unknown, subject: EntityRef, ctx: SchemaCon
   }
   if (link.predicate === 'variant' && entity.node !== null) label = variantLabel(entity.name, entity.node);
   if (entity.ref !== ctx.siteRef) {
-    ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
+    ctx.builder.addEntity({
+      ...entity.ref,
+      name: entity.name,
+      provenance: ctx.provenance,
+      confidence: ctx.confidence,
+      importance: 3,
+    });
   }
   ctx.builder.addRelationship(subject, link.rel, entity.ref, ctx.provenance, ctx.confidence);
   if (entity.node !== null) {
     // A thing identified by its page (an itemid, an RDFa link) without a url property: that page is its url.
     const id = entity.node['@id'];
-    if (entity.node.url === undefined && typeof id === 'string' && !id.includes('#') && entity.ref !== ctx.siteRef && urlKey(id) === entity.ref.canonicalKey) {
+    if (
+      entity.node.url === undefined &&
+      typeof id === 'string' &&
+      !id.includes('#') &&
+      entity.ref !== ctx.siteRef &&
+      urlKey(id) === entity.ref.canonicalKey
+    ) {
       addFact(ctx, entity.ref, entity.name, 'url', id.trim());
     }
     if (depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
@@ -244,7 +402,9 @@ const DURATION_UNITS = ['y', 'mo', 'wk', 'd', 'h', 'min', 's'];
 function durationDisplay(text: string): string | undefined {
   const match = ISO_DURATION.exec(text);
   if (match === null) return undefined;
-  const parts = DURATION_UNITS.flatMap((unit, i) => (match[i + 1] === undefined ? [] : [`${Number(match[i + 1])} ${unit}`]));
+  const parts = DURATION_UNITS.flatMap((unit, i) =>
+    match[i + 1] === undefined ? [] : [`${Number(match[i + 1])} ${unit}`],
+  );
   return parts.length === 0 ? undefined : parts.join(' ');
 }
 
@@ -257,12 +417,47 @@ const OTHER_PROPERTY = /^[a-z][A-Za-z0-9]{0,63}$/;
  * site), media plumbing, and the body text, which the chunks hold.
  */
 const NOT_STATED = new Set([
-  'name', 'text', 'articleBody', 'potentialAction', 'mainEntityOfPage', 'isPartOf', 'breadcrumb', 'speakable', 'primaryImageOfPage',
-  'significantLink', 'significantLinks', 'relatedLink', 'encoding', 'encodingFormat', 'thumbnail', 'hasMap', 'sdPublisher',
-  'sdDatePublished', 'sdLicense', 'width', 'height', 'position', 'contentUrl', 'embedUrl', 'thumbnailUrl', 'caption', 'exifData', 'representativeOfPage',
-  'acceptedAnswer', 'suggestedAnswer', 'itemListOrder', 'numberOfItems', 'mainContentOfPage', 'accessMode', 'accessibilityFeature', 'cssSelector', 'xpath',
+  'name',
+  'text',
+  'articleBody',
+  'potentialAction',
+  'mainEntityOfPage',
+  'isPartOf',
+  'breadcrumb',
+  'speakable',
+  'primaryImageOfPage',
+  'significantLink',
+  'significantLinks',
+  'relatedLink',
+  'encoding',
+  'encodingFormat',
+  'thumbnail',
+  'hasMap',
+  'sdPublisher',
+  'sdDatePublished',
+  'sdLicense',
+  'width',
+  'height',
+  'position',
+  'contentUrl',
+  'embedUrl',
+  'thumbnailUrl',
+  'caption',
+  'exifData',
+  'representativeOfPage',
+  'acceptedAnswer',
+  'suggestedAnswer',
+  'itemListOrder',
+  'numberOfItems',
+  'mainContentOfPage',
+  'accessMode',
+  'accessibilityFeature',
+  'cssSelector',
+  'xpath',
   // Read by the rules after the properties' loop (openingHoursValue) or by the page (a BreadcrumbList's items).
-  'openingHours', 'openingHoursSpecification', 'itemListElement',
+  'openingHours',
+  'openingHoursSpecification',
+  'itemListElement',
 ]);
 /** Properties of one node read by mapOtherProperty at most (in name order): a hostile node of ten thousand keys stays bounded. */
 const OTHER_PROPERTIES_MAX = 100;
@@ -281,7 +476,15 @@ const DATE_LIKE = /date|time$|^valid|through$|^expires|posted|founded|birth|deat
  * lists are their texts; a structured value without a name (NutritionInformation, ContactPoint,
  * ...) gives one fact per property, prefixed with the property's name ("contact_point_telephone").
  */
-function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+function mapOtherProperty(
+  key: string,
+  value: unknown,
+  subject: EntityRef,
+  subjectName: string,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+): void {
   const predicate = toPredicate(key);
   // A predicate a rule makes (price, availability, author, ...) keeps that rule's form: a stray "price" beside the offers is not a second price.
   if (predicate === null || lookup(PREDICATES, predicate) !== undefined) return;
@@ -303,16 +506,22 @@ function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subje
     const flat = structuredText(item, ctx);
     if (flat !== null) texts.push(flat);
     else if (depth < MAX_DEPTH) {
-      for (const inner of Object.keys(item).filter((k) => OTHER_PROPERTY.test(k) && !NOT_STATED.has(k)).sort()) {
+      for (const inner of Object.keys(item)
+        .filter((k) => OTHER_PROPERTY.test(k) && !NOT_STATED.has(k))
+        .sort()) {
         const innerPredicate = toPredicate(`${key}_${inner}`);
         if (innerPredicate === null || (!parts.has(innerPredicate) && parts.size >= OTHER_PROPERTIES_MAX)) continue;
-        const values = asList(item[inner]).slice(0, OTHER_VALUES_MAX).map((v) => scalarText(inner, resolveRef(v, ctx.byId))).filter((t): t is string => t !== null);
+        const values = asList(item[inner])
+          .slice(0, OTHER_VALUES_MAX)
+          .map((v) => scalarText(inner, resolveRef(v, ctx.byId)))
+          .filter((t): t is string => t !== null);
         parts.set(innerPredicate, [...(parts.get(innerPredicate) ?? []), ...values]);
       }
     }
   }
   for (const [innerPredicate, values] of parts) addListFact(ctx, subject, subjectName, innerPredicate, values);
-  if (linked.length > 0) mapLink({ rel: predicate, predicate, type: 'Thing' }, linked, subject, subjectName, ctx, depth, seen);
+  if (linked.length > 0)
+    mapLink({ rel: predicate, predicate, type: 'Thing' }, linked, subject, subjectName, ctx, depth, seen);
   if (texts.length === 0) return;
   if (!DATE_LIKE.test(key)) return addListFact(ctx, subject, subjectName, predicate, texts);
   // A date-like property's dates are normalised; a malformed or out-of-range ISO date is dropped, as a known date property's is.
@@ -321,7 +530,10 @@ function mapOtherProperty(key: string, value: unknown, subject: EntityRef, subje
     if (date !== null) return [{ value: date.value, display: date.display }];
     return REDUCED_DATE.test(text) || !/^\d{4}-/.test(text) ? [{ value: text, display: durationDisplay(text) }] : [];
   });
-  const list = listValue(values.map((v) => v.value), values.map((v) => v.display));
+  const list = listValue(
+    values.map((v) => v.value),
+    values.map((v) => v.display),
+  );
   if (list !== null) addFact(ctx, subject, subjectName, predicate, list.value, { display: list.display });
 }
 
@@ -345,7 +557,8 @@ function structuredText(node: SchemaNode, ctx: SchemaContext): string | null {
   const quantityNode = isObject(inner) && inner['@value'] === undefined ? inner : node;
   const amount = quantityNode === node ? textValue(inner) : textValue(quantityNode.value);
   const range = [textValue(quantityNode.minValue), textValue(quantityNode.maxValue)];
-  const quantity = amount ?? (range[0] !== null || range[1] !== null ? range.filter((r) => r !== null).join('-') : null);
+  const quantity =
+    amount ?? (range[0] !== null || range[1] !== null ? range.filter((r) => r !== null).join('-') : null);
   if (quantity !== null) {
     const currency = textValue(node.currency) ?? textValue(quantityNode.currency);
     const unit = textValue(quantityNode.unitText) ?? textValue(quantityNode.unitCode);
@@ -355,7 +568,10 @@ function structuredText(node: SchemaNode, ctx: SchemaContext): string | null {
   const step = textValue(node.text);
   if (step !== null && step.length <= OTHER_TEXT_MAX) return step;
   if (node.itemListElement !== undefined) {
-    const items = asList(node.itemListElement).map((i) => resolveRef(i, ctx.byId)).map((i) => (isObject(i) ? textValue(i.text) ?? nodeName(i) : textValue(i))).filter((t): t is string => t !== null);
+    const items = asList(node.itemListElement)
+      .map((i) => resolveRef(i, ctx.byId))
+      .map((i) => (isObject(i) ? (textValue(i.text) ?? nodeName(i)) : textValue(i)))
+      .filter((t): t is string => t !== null);
     return items.length > 0 ? items.join(' / ') : null;
   }
   return addressValue(node.address) ?? (typeof node.url === 'string' ? urlValue(node.url, ctx.baseUrl) : null);
@@ -363,7 +579,9 @@ function structuredText(node: SchemaNode, ctx: SchemaContext): string | null {
 
 /** Variants often share their group's name: "Tee (M, blue)" names one by what sets it apart (else its sku). */
 function variantLabel(name: string, node: SchemaNode): string {
-  const traits = ['size', 'color', 'pattern', 'material'].map((key) => textValue(asList(node[key])[0])).filter((t): t is string => t !== null);
+  const traits = ['size', 'color', 'pattern', 'material']
+    .map((key) => textValue(asList(node[key])[0]))
+    .filter((t): t is string => t !== null);
   if (traits.length === 0) {
     const sku = textValue(asList(node.sku)[0]);
     if (sku !== null) traits.push(sku);
@@ -376,23 +594,43 @@ function variantLabel(name: string, node: SchemaNode): string {
  * when it names something, becomes an entity the subject `lists`, in position order (source
  * order when positions are missing); the subject gets one list_item fact naming them all.
  */
-export function mapListMembers(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
-  const members = asList(value).map((raw, index) => {
-    const element = resolveRef(raw, ctx.byId);
-    const position = isObject(element) ? parseAmount(textValue(element.position)) : null;
-    const inner = isObject(element) && typesOf(element).includes('ListItem') && element.item !== undefined ? resolveRef(element.item, ctx.byId) : element;
-    // A ListItem whose item is a bare url takes its name from the ListItem.
-    const target = typeof inner === 'string' && isObject(element) ? { ...element, '@type': 'Thing', url: inner } : inner;
-    return { target, position: position ?? Number.MAX_SAFE_INTEGER, index };
-  }).sort((a, b) => a.position - b.position || a.index - b.index);
+export function mapListMembers(
+  value: unknown,
+  subject: EntityRef,
+  subjectName: string,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+): void {
+  const members = asList(value)
+    .map((raw, index) => {
+      const element = resolveRef(raw, ctx.byId);
+      const position = isObject(element) ? parseAmount(textValue(element.position)) : null;
+      const inner =
+        isObject(element) && typesOf(element).includes('ListItem') && element.item !== undefined
+          ? resolveRef(element.item, ctx.byId)
+          : element;
+      // A ListItem whose item is a bare url takes its name from the ListItem.
+      const target =
+        typeof inner === 'string' && isObject(element) ? { ...element, '@type': 'Thing', url: inner } : inner;
+      return { target, position: position ?? Number.MAX_SAFE_INTEGER, index };
+    })
+    .sort((a, b) => a.position - b.position || a.index - b.index);
   const names = new Set<string>();
   for (const { target } of members) {
     const entity = resolveEntity(target, 'Thing', ctx);
     if (entity === null || entity.ref === ctx.siteRef) continue;
-    ctx.builder.addEntity({ ...entity.ref, name: entity.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 2 });
+    ctx.builder.addEntity({
+      ...entity.ref,
+      name: entity.name,
+      provenance: ctx.provenance,
+      confidence: ctx.confidence,
+      importance: 2,
+    });
     ctx.builder.addRelationship(subject, 'lists', entity.ref, ctx.provenance, ctx.confidence);
     names.add(entity.name);
-    if (entity.node !== null && depth < MAX_DEPTH) mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
+    if (entity.node !== null && depth < MAX_DEPTH)
+      mapSchemaNode(entity.node, entity.ref, entity.name, ctx, depth + 1, seen);
   }
   addListFact(ctx, subject, subjectName, 'list_item', [...names]);
 }
@@ -403,9 +641,14 @@ function mapInteractions(value: unknown, subject: EntityRef, subjectName: string
     const stat = resolveRef(raw, ctx.byId);
     if (!isObject(stat)) continue;
     const count = parseAmount(textValue(stat.userInteractionCount));
-    const typeValue = isObject(stat.interactionType) ? typesOf(stat.interactionType)[0] ?? null : textValue(stat.interactionType);
+    const typeValue = isObject(stat.interactionType)
+      ? (typesOf(stat.interactionType)[0] ?? null)
+      : textValue(stat.interactionType);
     if (count === null || typeValue === null) continue;
-    const action = schemaTerm(typeValue).replace(/Action$/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+    const action = schemaTerm(typeValue)
+      .replace(/Action$/, '')
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toLowerCase();
     if (/^[a-z][a-z0-9_]*$/.test(action)) addFact(ctx, subject, subjectName, `${action}_count`, count);
   }
 }
@@ -415,16 +658,27 @@ function mapInteractions(value: unknown, subject: EntityRef, subjectName: string
  * facts (rating, body, author). A review without a name is named by its author; one without
  * either is not an entity. Keyed by its url, else by name and the reviewed thing.
  */
-export function mapReviews(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+export function mapReviews(
+  value: unknown,
+  subject: EntityRef,
+  subjectName: string,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+): void {
   const names = new Set<string>();
   for (const raw of asList(value)) {
     const node = resolveRef(raw, ctx.byId);
     if (!isObject(node)) continue;
     const author = resolveEntity(asList(node.author)[0], 'Person', ctx);
-    const name = textValue(node.name) ?? textValue(node.headline) ?? (author === null ? null : `Review by ${author.name}`);
+    const name =
+      textValue(node.name) ?? textValue(node.headline) ?? (author === null ? null : `Review by ${author.name}`);
     if (name === null) continue;
     const url = urlValue(node.url, ctx.baseUrl);
-    const ref: EntityRef = { type: typesOf(node)[0] ?? 'Review', canonicalKey: (url === null ? null : urlKey(url)) ?? nameKey(`${name} of ${subject.canonicalKey}`) };
+    const ref: EntityRef = {
+      type: typesOf(node)[0] ?? 'Review',
+      canonicalKey: (url === null ? null : urlKey(url)) ?? nameKey(`${name} of ${subject.canonicalKey}`),
+    };
     ctx.builder.addEntity({ ...ref, name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 2 });
     ctx.builder.addRelationship(ref, 'reviews', subject, ctx.provenance, ctx.confidence);
     names.add(name);
@@ -434,15 +688,32 @@ export function mapReviews(value: unknown, subject: EntityRef, subjectName: stri
 }
 
 function mapCategories(value: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext): void {
-  const names = asList(value).map((v) => textValue(isObject(v) ? v.name : v)).filter((v): v is string => v !== null);
+  const names = asList(value)
+    .map((v) => textValue(isObject(v) ? v.name : v))
+    .filter((v): v is string => v !== null);
   for (const name of names) addCategory(ctx.builder, subject, name, ctx.provenance, ctx.confidence);
   addListFact(ctx, subject, subjectName, 'category', names);
 }
 
 /** Categories and tags are DefinedTerm entities keyed "category/<name>" and "tag/<name>". */
-export function addCategory(builder: ContributionBuilder, subject: EntityRef, name: string, provenance: ProvenanceMethod, confidence: number, kind: 'category' | 'tag' = 'category'): void {
+export function addCategory(
+  builder: ContributionBuilder,
+  subject: EntityRef,
+  name: string,
+  provenance: ProvenanceMethod,
+  confidence: number,
+  kind: 'category' | 'tag' = 'category',
+): void {
   const key = `${kind}/${name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
-  const ref = builder.addEntity({ type: 'DefinedTerm', canonicalKey: key, name, provenance, confidence, importance: 2, attributes: { termSet: kind } });
+  const ref = builder.addEntity({
+    type: 'DefinedTerm',
+    canonicalKey: key,
+    name,
+    provenance,
+    confidence,
+    importance: 2,
+    attributes: { termSet: kind },
+  });
   builder.addRelationship(subject, kind === 'category' ? 'in_category' : 'tagged', ref, provenance, confidence);
 }
 
@@ -454,7 +725,15 @@ type FactSink = (predicate: string, value: string | number, extra?: FactExtra) =
  * with its currency and validity. Several offers (sizes, sellers, editions) that differ give the values of all offers as one {"values"} fact in offer order, its display
  * joined with ", ", its currency when every price has the same one (docs/contract.md#fact-rules).
  */
-function mapOffers(offers: unknown[], item: SchemaNode, subject: EntityRef, subjectName: string, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>): void {
+function mapOffers(
+  offers: unknown[],
+  item: SchemaNode,
+  subject: EntityRef,
+  subjectName: string,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+): void {
   const described = offers.filter(isObject);
   const collected = new Map<string, Array<{ value: string | number; extra: FactExtra }>>();
   const sink: FactSink = (predicate, value, extra = {}) => {
@@ -464,7 +743,9 @@ function mapOffers(offers: unknown[], item: SchemaNode, subject: EntityRef, subj
   };
   for (const offer of described) mapOffer(offer, subject, ctx, depth, seen, sink, item);
   for (const [predicate, entries] of collected) {
-    const unique = entries.filter((e, i) => entries.findIndex((o) => o.value === e.value && o.extra.currency === e.extra.currency) === i);
+    const unique = entries.filter(
+      (e, i) => entries.findIndex((o) => o.value === e.value && o.extra.currency === e.extra.currency) === i,
+    );
     if (unique.length === 1) {
       addFact(ctx, subject, subjectName, predicate, unique[0]!.value, unique[0]!.extra);
       continue;
@@ -483,8 +764,20 @@ const OFFER_IDENTIFIERS = ['sku', 'gtin8', 'gtin12', 'gtin13', 'gtin14', 'gtin',
  * mpn) keeps that name; an offer's other value of it is a variant's (Shopify's offer per size and
  * colour), `offer_sku`, so the item's own is not one candidate among its variants'.
  */
-function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, depth: number, seen: Set<SchemaNode>, sink: FactSink, item: SchemaNode): void {
-  const spec = isObject(offer.priceSpecification) ? offer.priceSpecification : Array.isArray(offer.priceSpecification) && isObject(offer.priceSpecification[0]) ? offer.priceSpecification[0] : {};
+function mapOffer(
+  offer: SchemaNode,
+  subject: EntityRef,
+  ctx: SchemaContext,
+  depth: number,
+  seen: Set<SchemaNode>,
+  sink: FactSink,
+  item: SchemaNode,
+): void {
+  const spec = isObject(offer.priceSpecification)
+    ? offer.priceSpecification
+    : Array.isArray(offer.priceSpecification) && isObject(offer.priceSpecification[0])
+      ? offer.priceSpecification[0]
+      : {};
   const currency = normalizeCurrency(textValue(offer.priceCurrency) ?? textValue(spec.priceCurrency));
   const amount = parseAmount(textValue(offer.price) ?? textValue(offer.lowPrice) ?? textValue(spec.price));
   const validFrom = normalizeDate(textValue(offer.validFrom)) ?? undefined;
@@ -494,7 +787,8 @@ function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, dep
     sink('price', amount, { currency, display: formatMoney(amount, currency), validFrom, validUntil });
   }
   const high = parseAmount(textValue(offer.highPrice));
-  if (high !== null) sink('high_price', high, { currency, display: formatMoney(high, currency), validFrom, validUntil });
+  if (high !== null)
+    sink('high_price', high, { currency, display: formatMoney(high, currency), validFrom, validUntil });
   if (until !== null) sink('price_valid_until', until.value, { display: until.display });
   const availability = textValue(offer.availability);
   if (availability !== null) sink('availability', schemaTerm(availability), { validFrom, validUntil });
@@ -509,7 +803,9 @@ function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, dep
     if (text === null) continue;
     const predicate = TEXT_PROPERTIES[key]!;
     // The item's own values of the predicate (gtin8 to gtin14 are all `gtin`).
-    const own = OFFER_IDENTIFIERS.filter((k) => TEXT_PROPERTIES[k] === predicate).flatMap((k) => textValue(item[k]) ?? []);
+    const own = OFFER_IDENTIFIERS.filter((k) => TEXT_PROPERTIES[k] === predicate).flatMap(
+      (k) => textValue(item[k]) ?? [],
+    );
     if (own.length === 0) sink(predicate, text);
     else if (!own.includes(text)) sink(`offer_${predicate}`, text);
   }
@@ -518,19 +814,36 @@ function mapOffer(offer: SchemaNode, subject: EntityRef, ctx: SchemaContext, dep
     const seller = resolveEntity(raw, 'Organization', ctx);
     if (seller === null) continue;
     sellers.push(seller.name);
-    if (seller.ref !== ctx.siteRef) ctx.builder.addEntity({ ...seller.ref, name: seller.name, provenance: ctx.provenance, confidence: ctx.confidence, importance: 3 });
+    if (seller.ref !== ctx.siteRef)
+      ctx.builder.addEntity({
+        ...seller.ref,
+        name: seller.name,
+        provenance: ctx.provenance,
+        confidence: ctx.confidence,
+        importance: 3,
+      });
     ctx.builder.addRelationship(subject, 'offered_by', seller.ref, ctx.provenance, ctx.confidence);
-    if (seller.node !== null && depth < MAX_DEPTH) mapSchemaNode(seller.node, seller.ref, seller.name, ctx, depth + 1, seen);
+    if (seller.node !== null && depth < MAX_DEPTH)
+      mapSchemaNode(seller.node, seller.ref, seller.name, ctx, depth + 1, seen);
   }
   for (const seller of sellers) sink('seller', seller);
 }
 
-function mapRating(rating: unknown, subject: EntityRef, subjectName: string, ctx: SchemaContext, aggregate: boolean): void {
+function mapRating(
+  rating: unknown,
+  subject: EntityRef,
+  subjectName: string,
+  ctx: SchemaContext,
+  aggregate: boolean,
+): void {
   if (!isObject(rating)) return;
   const value = parseAmount(textValue(rating.ratingValue));
   const best = parseAmount(textValue(rating.bestRating));
   const worst = parseAmount(textValue(rating.worstRating));
-  if (value !== null) addFact(ctx, subject, subjectName, 'rating_value', value, { display: best !== null ? `${value}/${best}` : undefined });
+  if (value !== null)
+    addFact(ctx, subject, subjectName, 'rating_value', value, {
+      display: best !== null ? `${value}/${best}` : undefined,
+    });
   if (best !== null) addFact(ctx, subject, subjectName, 'best_rating', best);
   if (worst !== null) addFact(ctx, subject, subjectName, 'worst_rating', worst);
   if (aggregate) {
@@ -540,7 +853,10 @@ function mapRating(rating: unknown, subject: EntityRef, subjectName: string, ctx
 }
 
 /** Question/answer pairs of FAQPage (mainEntity) and any Question node. */
-export function readSchemaFaq(nodes: SchemaNode[], byId: Map<string, SchemaNode>): Array<{ question: string; answer: string }> {
+export function readSchemaFaq(
+  nodes: SchemaNode[],
+  byId: Map<string, SchemaNode>,
+): Array<{ question: string; answer: string }> {
   const out: Array<{ question: string; answer: string }> = [];
   const visit = (value: unknown, depth: number): void => {
     if (depth > 4) return;
@@ -562,8 +878,33 @@ export function readSchemaFaq(nodes: SchemaNode[], byId: Map<string, SchemaNode>
   return out;
 }
 
-const NEVER_MAIN = new Set(['WebSite', 'BreadcrumbList', 'SiteNavigationElement', 'ListItem', 'SearchAction', 'ReadAction', 'WPHeader', 'WPFooter', 'WPSideBar', 'ItemList', 'Brand', 'Offer', 'AggregateRating', 'Rating', 'PostalAddress', 'GeoCoordinates', 'EntryPoint']);
-const PROFILE_TYPES = new Set(['Organization', 'Corporation', 'NewsMediaOrganization', 'Person', 'EducationalOrganization', 'NGO']);
+const NEVER_MAIN = new Set([
+  'WebSite',
+  'BreadcrumbList',
+  'SiteNavigationElement',
+  'ListItem',
+  'SearchAction',
+  'ReadAction',
+  'WPHeader',
+  'WPFooter',
+  'WPSideBar',
+  'ItemList',
+  'Brand',
+  'Offer',
+  'AggregateRating',
+  'Rating',
+  'PostalAddress',
+  'GeoCoordinates',
+  'EntryPoint',
+]);
+const PROFILE_TYPES = new Set([
+  'Organization',
+  'Corporation',
+  'NewsMediaOrganization',
+  'Person',
+  'EducationalOrganization',
+  'NGO',
+]);
 const MEDIA_TYPES = new Set(['ImageObject', 'VideoObject', 'AudioObject', 'MediaObject']);
 const ARTICLE = /Article$|BlogPosting|Report|SocialMediaPosting|LiveBlogPosting|DiscussionForumPosting|APIReference/;
 const PAGE = /Page$/;
@@ -588,7 +929,13 @@ export function followMainEntity(main: SchemaNode | null, byId: Map<string, Sche
 }
 
 /** Which node describes the item itself: url match, then the expected type, then document order. */
-export function pickMainNode(nodes: SchemaNode[], itemUrls: string[], itemType: string, expectedType: string, baseUrl: string): SchemaNode | null {
+export function pickMainNode(
+  nodes: SchemaNode[],
+  itemUrls: string[],
+  itemType: string,
+  expectedType: string,
+  baseUrl: string,
+): SchemaNode | null {
   let best: SchemaNode | null = null;
   let bestScore = -1;
   for (const node of nodes) {
@@ -601,10 +948,11 @@ export function pickMainNode(nodes: SchemaNode[], itemUrls: string[], itemType: 
     const key = url === null ? null : urlKey(url);
     if (key !== null && itemUrls.includes(key)) score += 4;
     const mainOf = resolveRef(node.mainEntityOfPage, new Map());
-    const mainUrl = urlValue(isObject(mainOf) ? mainOf['@id'] ?? mainOf.url : mainOf, baseUrl);
+    const mainUrl = urlValue(isObject(mainOf) ? (mainOf['@id'] ?? mainOf.url) : mainOf, baseUrl);
     if (mainUrl !== null && itemUrls.includes(urlKey(mainUrl) ?? '')) score += 3;
     if (types.includes(expectedType)) score += 2;
-    if (types.some((t) => ARTICLE.test(t)) && (itemType === 'page' || itemType === 'post' || itemType === 'doc')) score += 2;
+    if (types.some((t) => ARTICLE.test(t)) && (itemType === 'page' || itemType === 'post' || itemType === 'doc'))
+      score += 2;
     if (types.some((t) => PAGE.test(t)) && expectedType !== 'WebPage') score -= 1;
     if (score > bestScore) {
       best = node;

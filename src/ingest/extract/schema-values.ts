@@ -3,7 +3,16 @@ import type { WebsiteInfo } from '../../control/records/website-info.js';
 import { isObject, resolveRef, type SchemaNode } from './json-ld.js';
 import { cleanByline } from './byline.js';
 import { identityType, typeFamily } from './identity.js';
-import { absoluteUrl, cleanText, nameKey, normalizeDate, parseAmount, schemaTerm, unescapeHtml, urlKey } from './normalize.js';
+import {
+  absoluteUrl,
+  cleanText,
+  nameKey,
+  normalizeDate,
+  parseAmount,
+  schemaTerm,
+  unescapeHtml,
+  urlKey,
+} from './normalize.js';
 import { lookup, toTypeName } from './record-values.js';
 
 /** Reading helpers for schema.org values, shared by the JSON-LD and microdata mappers. */
@@ -67,8 +76,13 @@ export function typesOf(node: SchemaNode): string[] {
 export function nodeName(node: SchemaNode): string | null {
   const given = textValue(node.givenName);
   const family = textValue(node.familyName);
-  return textValue(node.name) ?? textValue(node.headline) ?? textValue(node.legalName)
-    ?? (given !== null || family !== null ? cleanText(`${given ?? ''} ${family ?? ''}`) : null) ?? textValue(node.alternateName);
+  return (
+    textValue(node.name) ??
+    textValue(node.headline) ??
+    textValue(node.legalName) ??
+    (given !== null || family !== null ? cleanText(`${given ?? ''} ${family ?? ''}`) : null) ??
+    textValue(node.alternateName)
+  );
 }
 
 /** The first url of a url-ish value (string, ImageObject, array). */
@@ -148,12 +162,18 @@ export function resolveEntity(value: unknown, defaultType: string, ctx: EntityCo
 }
 
 /** withLocation: an event's key names its place (not for the place of an event's place). */
-function resolveEntityAt(value: unknown, defaultType: string, ctx: EntityContext, withLocation: boolean): ResolvedEntity | null {
+function resolveEntityAt(
+  value: unknown,
+  defaultType: string,
+  ctx: EntityContext,
+  withLocation: boolean,
+): ResolvedEntity | null {
   const resolved = resolveRef(value, ctx.byId);
   if (typeof resolved === 'string' || typeof resolved === 'number') {
     const name = textValue(resolved);
     if (name === null || /^https?:\/\//i.test(name) || !looksLikeName(name)) return null;
-    if (defaultType === 'Organization' && isSiteOrganization(name, null, ctx)) return { ref: ctx.siteRef, name: ctx.site.brand, node: null };
+    if (defaultType === 'Organization' && isSiteOrganization(name, null, ctx))
+      return { ref: ctx.siteRef, name: ctx.site.brand, node: null };
     return { ref: { type: defaultType, canonicalKey: nameKey(name) }, name, node: null };
   }
   if (!isObject(resolved)) return null;
@@ -166,7 +186,10 @@ function resolveEntityAt(value: unknown, defaultType: string, ctx: EntityContext
     return { ref: ctx.siteRef, name: ctx.site.brand, node: resolved };
   }
   const url = identityUrl(resolved, ctx.baseUrl, identityType(type) === 'Person');
-  const key = url !== null && ctx.sharedUrls?.has(identityGroup(type, url)) !== true ? url : naturalKey(name, type, resolved, ctx, withLocation);
+  const key =
+    url !== null && ctx.sharedUrls?.has(identityGroup(type, url)) !== true
+      ? url
+      : naturalKey(name, type, resolved, ctx, withLocation);
   return { ref: { type, canonicalKey: key }, name, node: resolved };
 }
 
@@ -194,7 +217,8 @@ function idUrl(id: unknown): string | null {
 }
 
 /** Last path segments of pages about many people ("/company/team/", "/authors", "/about-us"). */
-const LISTING_PAGE = /^(?:team|teams|our-team|the-team|meet-the-team|people|staff|authors?|contributors?|writers?|editors?|editorial|journalists?|about|about-us|aboutus|contact|contact-us|company|leadership|newsroom|news|blog|masthead|us)$/i;
+const LISTING_PAGE =
+  /^(?:team|teams|our-team|the-team|meet-the-team|people|staff|authors?|contributors?|writers?|editors?|editorial|journalists?|about|about-us|aboutus|contact|contact-us|company|leadership|newsroom|news|blog|masthead|us)$/i;
 
 /**
  * Whether a url (a urlKey) can be one person's own page: not a page about many people, and not
@@ -205,7 +229,10 @@ export function personPage(key: string, baseUrl: string): boolean {
   const url = URL_PARTS.exec(key);
   if (url === null) return false;
   const [, host, path = '', hash = ''] = url;
-  const last = path.split('/').filter((segment) => segment !== '').pop();
+  const last = path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .pop();
   if (last !== undefined) return !LISTING_PAGE.test(last);
   if (hash !== '') return true;
   return host!.toLowerCase() !== (URL_PARTS.exec(baseUrl)?.[1] ?? '').toLowerCase();
@@ -242,7 +269,8 @@ export function sharedIdentityUrls(nodes: readonly SchemaNode[], ctx: EntityCont
     if (!isObject(value)) continue;
     const type = typesOf(value)[0];
     const name = type === undefined ? null : nodeName(value);
-    const url = name === null || type === undefined ? null : identityUrl(value, ctx.baseUrl, identityType(type) === 'Person');
+    const url =
+      name === null || type === undefined ? null : identityUrl(value, ctx.baseUrl, identityType(type) === 'Person');
     if (type !== undefined && name !== null && url !== null) {
       const group = identityGroup(type, url);
       const { family, parts } = keyParts(type, value, ctx, true);
@@ -252,7 +280,8 @@ export function sharedIdentityUrls(nodes: readonly SchemaNode[], ctx: EntityCont
       earlier.push(signature);
       claims.set(group, earlier);
     }
-    if (depth < MAX_SCAN_DEPTH) for (const key of Object.keys(value)) if (key !== '@context') stack.push({ value: value[key], depth: depth + 1 });
+    if (depth < MAX_SCAN_DEPTH)
+      for (const key of Object.keys(value)) if (key !== '@context') stack.push({ value: value[key], depth: depth + 1 });
   }
   return shared;
 }
@@ -273,7 +302,12 @@ const CREATIVE_WORK = /Article|Posting|Work|Page|Book|Movie|Recording|Album|Reci
 /** A product's own identifiers, most global first: what tells apart variants of one name (sizes, colours). */
 const PRODUCT_IDS = ['gtin14', 'gtin13', 'gtin12', 'gtin8', 'gtin', 'isbn', 'sku', 'mpn'] as const;
 
-function keyParts(type: string, node: SchemaNode, ctx: EntityContext, withLocation: boolean): { family: 'Event' | 'Place' | 'Product' | null; parts: Record<string, string> } {
+function keyParts(
+  type: string,
+  node: SchemaNode,
+  ctx: EntityContext,
+  withLocation: boolean,
+): { family: 'Event' | 'Place' | 'Product' | null; parts: Record<string, string> } {
   const parts: Record<string, string> = {};
   const family = typeFamily(type);
   if (family === 'Product') {
@@ -292,7 +326,13 @@ function keyParts(type: string, node: SchemaNode, ctx: EntityContext, withLocati
     if (location !== null) parts.location = location;
     return { family: 'Event', parts };
   }
-  if (family === 'Place' || (family === null && !NOT_PLACE.has(type) && !CREATIVE_WORK.test(type) && (node.address !== undefined || node.geo !== undefined))) {
+  if (
+    family === 'Place' ||
+    (family === null &&
+      !NOT_PLACE.has(type) &&
+      !CREATIVE_WORK.test(type) &&
+      (node.address !== undefined || node.geo !== undefined))
+  ) {
     const address = addressValue(resolveRef(asList(node.address)[0], ctx.byId));
     if (address !== null) parts.address = nameKey(address);
     const geo = resolveRef(asList(node.geo)[0], ctx.byId);
@@ -315,7 +355,8 @@ function keyParts(type: string, node: SchemaNode, ctx: EntityContext, withLocati
  */
 function naturalKey(name: string, type: string, node: SchemaNode, ctx: EntityContext, withLocation: boolean): string {
   const { family, parts } = keyParts(type, node, ctx, withLocation);
-  if (family === 'Event') return [nameKey(name), parts.start, parts.location].filter((p) => p !== undefined).join(' @ ');
+  if (family === 'Event')
+    return [nameKey(name), parts.start, parts.location].filter((p) => p !== undefined).join(' @ ');
   if (family === 'Product' && parts.id !== undefined) return `${nameKey(name)} # ${parts.id}`;
   if (family === 'Place') {
     if (parts.address !== undefined && parts.address !== nameKey(name)) return `${nameKey(name)}, ${parts.address}`;
@@ -336,7 +377,16 @@ function locationKey(value: unknown, ctx: EntityContext): string | null {
   return url === null ? null : urlKey(url);
 }
 
-const DAYS: Record<string, string> = { monday: 'Mo', tuesday: 'Tu', wednesday: 'We', thursday: 'Th', friday: 'Fr', saturday: 'Sa', sunday: 'Su', publicholidays: 'PH' };
+const DAYS: Record<string, string> = {
+  monday: 'Mo',
+  tuesday: 'Tu',
+  wednesday: 'We',
+  thursday: 'Th',
+  friday: 'Fr',
+  saturday: 'Sa',
+  sunday: 'Su',
+  publicholidays: 'PH',
+};
 
 function hhmm(value: unknown): string | null {
   const text = textValue(value);
@@ -346,7 +396,16 @@ function hhmm(value: unknown): string | null {
 }
 
 /** Opening hours in the schema.org openingHours text form ("Mo,Tu 09:00-17:00"), joined by "; ". */
-const DAY_NAMES: Record<string, string> = { Mo: 'Monday', Tu: 'Tuesday', We: 'Wednesday', Th: 'Thursday', Fr: 'Friday', Sa: 'Saturday', Su: 'Sunday', PH: 'public holidays' };
+const DAY_NAMES: Record<string, string> = {
+  Mo: 'Monday',
+  Tu: 'Tuesday',
+  We: 'Wednesday',
+  Th: 'Thursday',
+  Fr: 'Friday',
+  Sa: 'Saturday',
+  Su: 'Sunday',
+  PH: 'public holidays',
+};
 const DAY_ABBREVIATION = /\b(Mo|Tu|We|Th|Fr|Sa|Su|PH)\b/g;
 
 /**
@@ -368,11 +427,13 @@ function openingHoursValue(node: SchemaNode): string | null {
   }
   for (const raw of asList(node.openingHoursSpecification)) {
     if (!isObject(raw)) continue;
-    const days = asList(raw.dayOfWeek).map((d) => textValue(d)).filter((d): d is string => d !== null)
+    const days = asList(raw.dayOfWeek)
+      .map((d) => textValue(d))
+      .filter((d): d is string => d !== null)
       .map((d) => lookup(DAYS, schemaTerm(d).toLowerCase()) ?? schemaTerm(d));
     const opens = hhmm(raw.opens);
     const closes = hhmm(raw.closes);
-    const hours = opens !== null && closes !== null ? `${opens}-${closes}` : opens ?? closes ?? 'closed';
+    const hours = opens !== null && closes !== null ? `${opens}-${closes}` : (opens ?? closes ?? 'closed');
     parts.push(days.length > 0 ? `${days.join(',')} ${hours}` : hours);
   }
   return parts.length === 0 ? null : parts.join('; ');
@@ -382,9 +443,16 @@ function openingHoursValue(node: SchemaNode): string | null {
 export function addressValue(value: unknown): string | null {
   if (typeof value === 'string') return textValue(value);
   if (!isObject(value)) return textValue(value);
-  const country = isObject(value.addressCountry) ? textValue(value.addressCountry.name) : textValue(value.addressCountry);
+  const country = isObject(value.addressCountry)
+    ? textValue(value.addressCountry.name)
+    : textValue(value.addressCountry);
   const locality = [textValue(value.postalCode), textValue(value.addressLocality)].filter((p) => p !== null).join(' ');
-  const parts = [textValue(value.streetAddress), locality === '' ? null : locality, textValue(value.addressRegion), country];
+  const parts = [
+    textValue(value.streetAddress),
+    locality === '' ? null : locality,
+    textValue(value.addressRegion),
+    country,
+  ];
   const line = parts.filter((p): p is string => p !== null && p !== '').join(', ');
   return line === '' ? textValue(value.name) : line;
 }

@@ -8,7 +8,8 @@ import { cleanText } from './normalize.js';
  */
 
 /** Separators between a name and a tagline, or between the parts of a <title>. */
-const PART_SEPARATOR = /\s+[|\-\u2013\u2014\u00b7\u2022»/]\s+|\s+::\s+|\s*\uff5c\s*|(?<=[^\x00-\x7f])_(?=[^\x00-\x7f])/g;
+const PART_SEPARATOR =
+  /\s+[|\-\u2013\u2014\u00b7\u2022»/]\s+|\s+::\s+|\s*\uff5c\s*|(?<=[^\x00-\x7f])_(?=[^\x00-\x7f])/g;
 /** A cheap first test: a title without any of these characters has no site part. */
 const ANY_SEPARATOR = /[|\-\u2013\u2014\u00b7\u2022»/:_\uff5c]/;
 /** Hierarchical separators: a breadcrumb title ("Bird Notes » Owls") starts with the site. */
@@ -26,7 +27,16 @@ const MAX_LENGTH = 50;
 export function cleanSiteName(value: string): string | null {
   const text = cleanText(value);
   const parts = splitParts(text);
-  if (parts.length > 1 && parts.slice(1).map((part) => part.text).join(' ').split(' ').length >= 2 && plausibleName(parts[0]!.text)) return parts[0]!.text;
+  if (
+    parts.length > 1 &&
+    parts
+      .slice(1)
+      .map((part) => part.text)
+      .join(' ')
+      .split(' ').length >= 2 &&
+    plausibleName(parts[0]!.text)
+  )
+    return parts[0]!.text;
   return /\p{L}|\p{N}/u.test(text) ? text : null;
 }
 
@@ -60,7 +70,11 @@ function splitParts(title: string): TitlePart[] {
  * word of the rest ("draft-x-remotestorage-04 - remoteStorage"). A logo <h1> naming the site
  * ("V8") does not stop it.
  */
-export function siteNameFromTitle(rawTitle: string | null, pageTitles: readonly string[], host: string | null): string | null {
+export function siteNameFromTitle(
+  rawTitle: string | null,
+  pageTitles: readonly string[],
+  host: string | null,
+): string | null {
   if (rawTitle === null || !ANY_SEPARATOR.test(rawTitle)) return null;
   const title = cleanText(rawTitle);
   const own = pageTitles.map((t) => cleanText(t).toLowerCase()).filter((t) => t !== '' && t !== title.toLowerCase());
@@ -92,7 +106,9 @@ function confirmedByPageTitle(title: string, own: string[]): { name: string; res
       const rest = /^\s*(?:[|\-\u2013\u2014\u00b7\u2022»/:]|::|\uff5c|_)\s*(.+)$/.exec(title.slice(page.length));
       if (rest !== null) name = outerPart(rest[1]!, 'last');
     } else if (lower.endsWith(page)) {
-      const rest = /^(.+?)\s*(?:[|\-\u2013\u2014\u00b7\u2022«/:]|::|\uff5c|_)\s*$/.exec(title.slice(0, title.length - page.length));
+      const rest = /^(.+?)\s*(?:[|\-\u2013\u2014\u00b7\u2022«/:]|::|\uff5c|_)\s*$/.exec(
+        title.slice(0, title.length - page.length),
+      );
       if (rest !== null) name = outerPart(rest[1]!, 'first');
     }
     if (name !== null && name.length <= page.length) return { name, rest: page };
@@ -118,7 +134,42 @@ function acceptable(name: string, rest: string): boolean {
 }
 
 /** Short words a name keeps in lower case ("Careers at Loop", "Cuisine de Mamie", "Diario del Sur"). */
-const NAME_FUNCTION_WORDS = new Set(['a', 'an', 'and', 'at', 'by', 'for', 'in', 'of', 'on', 'the', 'to', 'de', 'del', 'della', 'des', 'di', 'da', 'do', 'dos', 'das', 'du', 'la', 'le', 'les', 'von', 'van', 'der', 'den', 'y', 'e', 'et', 'und', 'och', 'og']);
+const NAME_FUNCTION_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'at',
+  'by',
+  'for',
+  'in',
+  'of',
+  'on',
+  'the',
+  'to',
+  'de',
+  'del',
+  'della',
+  'des',
+  'di',
+  'da',
+  'do',
+  'dos',
+  'das',
+  'du',
+  'la',
+  'le',
+  'les',
+  'von',
+  'van',
+  'der',
+  'den',
+  'y',
+  'e',
+  'et',
+  'und',
+  'och',
+  'og',
+]);
 
 /**
  * A tagline or a sentence rather than a name: three words or more, one of them after the first a
@@ -127,23 +178,54 @@ const NAME_FUNCTION_WORDS = new Set(['a', 'an', 'and', 'at', 'by', 'for', 'in', 
  */
 function isTagline(name: string): boolean {
   const words = name.split(/\s+/);
-  return words.length >= 3 && words.slice(1).some((word) => /^\p{Ll}/u.test(word) && !NAME_FUNCTION_WORDS.has(word.toLowerCase()) && !SITE_KIND_WORDS.has(word));
+  return (
+    words.length >= 3 &&
+    words
+      .slice(1)
+      .some(
+        (word) => /^\p{Ll}/u.test(word) && !NAME_FUNCTION_WORDS.has(word.toLowerCase()) && !SITE_KIND_WORDS.has(word),
+      )
+  );
 }
 
 /** Lower-case words that say what kind of site a name is ("Requestor 2.31.0 documentation", "Acme help center"), not a tagline's. */
-const SITE_KIND_WORDS = new Set(['documentation', 'docs', 'wiki', 'blog', 'forum', 'forums', 'community', 'help', 'center', 'centre', 'support', 'store', 'shop', 'news']);
+const SITE_KIND_WORDS = new Set([
+  'documentation',
+  'docs',
+  'wiki',
+  'blog',
+  'forum',
+  'forums',
+  'community',
+  'help',
+  'center',
+  'centre',
+  'support',
+  'store',
+  'shop',
+  'news',
+]);
 
 function isWordChar(char: string | undefined): boolean {
   return char !== undefined && (char === '_' || char === '-' || /[\p{L}\p{N}]/u.test(char));
 }
 
 function plausibleName(name: string): boolean {
-  return name.length > 0 && name.length <= MAX_LENGTH && name.split(/\s+/).length <= MAX_WORDS && /\p{L}/u.test(name) && !/^\d[\d\s.,:/-]*$/.test(name);
+  return (
+    name.length > 0 &&
+    name.length <= MAX_LENGTH &&
+    name.split(/\s+/).length <= MAX_WORDS &&
+    /\p{L}/u.test(name) &&
+    !/^\d[\d\s.,:/-]*$/.test(name)
+  );
 }
 
 /** Text as a host name could spell it: accents folded, lower case, letters and digits only ("Bäckerei Sonnenkorn" -> "backereisonnenkorn"). */
 function folded(text: string): string {
-  return text.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]/g, '');
+  return text
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 }
 
 /** True when the name, letters and digits only, is one of the host's labels or contains or is contained in one (4+ characters). */
@@ -151,8 +233,16 @@ function matchesHost(name: string, host: string | null): boolean {
   if (host === null) return false;
   const compact = folded(name);
   if (compact.length < 2) return false;
-  return host.toLowerCase().replace(/^www\d*\./, '').split('.').some((label) => label === compact
-    || (label.length >= 4 && compact.includes(label)) || (compact.length >= 4 && label.includes(compact)));
+  return host
+    .toLowerCase()
+    .replace(/^www\d*\./, '')
+    .split('.')
+    .some(
+      (label) =>
+        label === compact ||
+        (label.length >= 4 && compact.includes(label)) ||
+        (compact.length >= 4 && label.includes(compact)),
+    );
 }
 
 /**
@@ -192,7 +282,10 @@ export function hostOf(url: string): string | null {
  * page's own host that is a name and not a page word ("Northfield Nature Club", not "Home"), as
  * blog and small-site themes print their name in the header. Null when none is.
  */
-export function siteNameFromHomeLink(links: ReadonlyArray<{ text: string; href: string }>, baseUrl: string): string | null {
+export function siteNameFromHomeLink(
+  links: ReadonlyArray<{ text: string; href: string }>,
+  baseUrl: string,
+): string | null {
   for (const link of links) {
     if (!onOwnHost(link.href, baseUrl)) continue;
     const name = cleanText(outerPart(link.text, 'first') ?? link.text);
@@ -202,7 +295,8 @@ export function siteNameFromHomeLink(links: ReadonlyArray<{ text: string; href: 
 }
 
 /** Link texts that lead home without naming the site. */
-const HOME_WORDS = /^(?:home|homepage|front page|back(?: to (?:home|start|top))?|start(?:seite)?|accueil|inicio|startsida|forside|главная|首页|ホーム|skip to (?:main )?content|menu|main menu|logo|site logo)$/i;
+const HOME_WORDS =
+  /^(?:home|homepage|front page|back(?: to (?:home|start|top))?|start(?:seite)?|accueil|inicio|startsida|forside|главная|首页|ホーム|skip to (?:main )?content|menu|main menu|logo|site logo)$/i;
 /** A language switcher's link to the root ("EN", "de", "pt-BR"). */
 const LANGUAGE_CODE = /^[a-z]{2}(?:[-_][a-z]{2})?$/i;
 
@@ -248,9 +342,11 @@ export function siteNameFromHostTitle(rawTitle: string | null, host: string | nu
 /** The copyright sign or word that opens a footer's copyright line. */
 const COPYRIGHT = /©|\(c\)|\bcopyright\b/i;
 /** Years after the sign: "2024", "2009-2024", "2009 – present", "MMXXIII" (capitals only: "Civil" is a name). */
-const COPYRIGHT_YEARS = /^(?:(?:©|\([cC]\)|[Cc]opyright|COPYRIGHT)\s*)*(?:(?:(?:19|20)\d{2}|[MDCLXVI]{4,}(?=\s))(?:\s*[-–—/]\s*(?:(?:19|20)\d{2}|[Pp]resent|heute|aujourd'hui))?\s*[,:]?\s*)*(?:[-–—]\s+)?(?:[Bb]y\s+)?/;
+const COPYRIGHT_YEARS =
+  /^(?:(?:©|\([cC]\)|[Cc]opyright|COPYRIGHT)\s*)*(?:(?:(?:19|20)\d{2}|[MDCLXVI]{4,}(?=\s))(?:\s*[-–—/]\s*(?:(?:19|20)\d{2}|[Pp]resent|heute|aujourd'hui))?\s*[,:]?\s*)*(?:[-–—]\s+)?(?:[Bb]y\s+)?/;
 /** Where the holder's name ends: a full stop, a separator, the rights clause. */
-const HOLDER_END = /(?<!(?:^|\s)\p{Lu})\.(?:\s|$)|\s*[|·•;]|\s[-–—]\s|,?\s*\b(?:all rights|some rights|tous droits|alle rechte|todos los derechos|tutti i diritti|alle rettigheter|alla rättigheter)\b|,\s*(?=(?:19|20)\d{2}\b)/iu;
+const HOLDER_END =
+  /(?<!(?:^|\s)\p{Lu})\.(?:\s|$)|\s*[|·•;]|\s[-–—]\s|,?\s*\b(?:all rights|some rights|tous droits|alle rechte|todos los derechos|tutti i diritti|alle rettigheter|alla rättigheter)\b|,\s*(?=(?:19|20)\d{2}\b)/iu;
 /** A company's legal form after its name ("Acme, Inc.", "Acme GmbH"): the site goes by the name. */
 const LEGAL_FORM = /(?:,?\s+co\.?)?,?\s+(?:inc|llc|ltd|limited|gmbh|s\.a|s\.l|s\.r\.l|b\.v|plc|corp|corporation)\.?$/i;
 /**
@@ -258,7 +354,8 @@ const LEGAL_FORM = /(?:,?\s+co\.?)?,?\s+(?:inc|llc|ltd|limited|gmbh|s\.a|s\.l|s\
  * Ghost"), or holders that are no one site ("OpenStreetMap contributors", "their respective owners",
  * the UK's "Crown copyright").
  */
-const CREDIT = /\b(?:theme|template|powered|designed|built|hosted|contributors|authors|licensors|affiliates|owners|copyright|rights|reserved)\b/i;
+const CREDIT =
+  /\b(?:theme|template|powered|designed|built|hosted|contributors|authors|licensors|affiliates|owners|copyright|rights|reserved)\b/i;
 
 /**
  * The website's name as the copyright line of its footer gives it ("© 2024 Spoke & Chain Cycles.
@@ -267,7 +364,11 @@ const CREDIT = /\b(?:theme|template|powered|designed|built|hosted|contributors|a
  * (a page's own footer may come before the site's). Null when no footer has such a line or it
  * names nothing name-like.
  */
-export function siteNameFromCopyright(footers: readonly Element[], textOf: (node: AnyNode) => string, host: string | null): string | null {
+export function siteNameFromCopyright(
+  footers: readonly Element[],
+  textOf: (node: AnyNode) => string,
+  host: string | null,
+): string | null {
   for (const footer of [...footers].reverse()) {
     for (const line of copyrightLines(footer, textOf)) {
       const name = copyrightHolder(line);
@@ -285,7 +386,10 @@ export function siteNameFromCopyright(footers: readonly Element[], textOf: (node
  */
 function sharesWordWithHost(name: string, host: string | null): boolean {
   if (host === null) return false;
-  const labels = host.toLowerCase().replace(/^www\d*\./, '').replace(/-/g, '');
+  const labels = host
+    .toLowerCase()
+    .replace(/^www\d*\./, '')
+    .replace(/-/g, '');
   const whole = folded(name);
   if (whole.length >= 3 && labels.includes(whole)) return true;
   return name.split(/[\s&+.,-]+/).some((word) => {
@@ -305,7 +409,13 @@ export function copyrightHolder(line: string): string | null {
   if (end !== null) rest = rest.slice(0, end.index);
   rest = rest.replace(/[\s,;:|·•\-–—]+$/, '').replace(/\s*(?:19|20)\d{2}(?:\s*[-–—]\s*(?:19|20)\d{2})?$/, '');
   const name = cleanText(rest.replace(LEGAL_FORM, '').replace(/[\s,;:]+$/, ''));
-  return plausibleName(name) && /^[\p{Lu}\p{Lo}\p{N}]/u.test(name) && !GENERIC.test(name) && !isTagline(name) && !CREDIT.test(name) ? name : null;
+  return plausibleName(name) &&
+    /^[\p{Lu}\p{Lo}\p{N}]/u.test(name) &&
+    !GENERIC.test(name) &&
+    !isTagline(name) &&
+    !CREDIT.test(name)
+    ? name
+    : null;
 }
 
 /**

@@ -124,7 +124,8 @@ export function readQuestionHeadings(blocks: Block[]): QuestionAnswer[] {
     const block = blocks[i]!;
     if (block.kind !== 'heading' || (block.level !== 2 && block.level !== 3) || !/[?？]$/.test(block.text)) continue;
     const parts: string[] = [];
-    for (let j = i + 1; j < blocks.length && blocks[j]!.kind === 'text' && blocks[j]!.tag !== 'summary'; j += 1) parts.push(blocks[j]!.text);
+    for (let j = i + 1; j < blocks.length && blocks[j]!.kind === 'text' && blocks[j]!.tag !== 'summary'; j += 1)
+      parts.push(blocks[j]!.text);
     const answer = parts.join(' ');
     if (answer !== '' && answer.length <= MAX_ANSWER) out.push({ question: block.text, answer });
   }

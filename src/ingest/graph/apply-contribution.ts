@@ -29,7 +29,16 @@ export function deleteItemsRows(db: Db, itemKeys: readonly string[], touched: To
   vacate(s.itemsRelIds.all(keys) as string[], touched.relationships, touched.vacated.relationships);
   for (const id of s.itemsFactIds.all(keys) as string[]) touched.facts.add(id);
   for (const id of s.itemsChunkIds.all(keys) as string[]) touched.chunks.add(id);
-  for (const stmt of [s.deleteEntityContributors, s.deleteRelContributors, s.deleteFacts, s.deleteChunks, s.deleteQa, s.deleteQaFacts, s.deleteItems]) stmt.run(keys);
+  for (const stmt of [
+    s.deleteEntityContributors,
+    s.deleteRelContributors,
+    s.deleteFacts,
+    s.deleteChunks,
+    s.deleteQa,
+    s.deleteQaFacts,
+    s.deleteItems,
+  ])
+    stmt.run(keys);
   return existing;
 }
 
@@ -45,14 +54,46 @@ function insertContributionRows(db: Db, items: readonly ContributionRows[], touc
     if (r.qa.length > 0) touched.qaItems.add(r.itemKey);
   }
   // Ranking sets each incoming fact row's status and rank.
-  rankFactCandidates(db, touched.facts, items.flatMap((r) => r.facts.map((row) => FactCandidate.ofRow(row))));
-  insertRows(db, INSERTS.items, items.map((r) => r.item));
-  insertRows(db, INSERTS.entityContributors, items.flatMap((r) => r.entityContributors));
-  insertRows(db, INSERTS.relContributors, items.flatMap((r) => r.relContributors));
-  insertRows(db, INSERTS.facts, items.flatMap((r) => r.facts));
-  insertRows(db, INSERTS.chunks, items.flatMap((r) => r.chunks));
-  insertRows(db, INSERTS.qa, items.flatMap((r) => r.qa));
-  insertRows(db, INSERTS.qaFacts, items.flatMap((r) => r.qaFacts));
+  rankFactCandidates(
+    db,
+    touched.facts,
+    items.flatMap((r) => r.facts.map((row) => FactCandidate.ofRow(row))),
+  );
+  insertRows(
+    db,
+    INSERTS.items,
+    items.map((r) => r.item),
+  );
+  insertRows(
+    db,
+    INSERTS.entityContributors,
+    items.flatMap((r) => r.entityContributors),
+  );
+  insertRows(
+    db,
+    INSERTS.relContributors,
+    items.flatMap((r) => r.relContributors),
+  );
+  insertRows(
+    db,
+    INSERTS.facts,
+    items.flatMap((r) => r.facts),
+  );
+  insertRows(
+    db,
+    INSERTS.chunks,
+    items.flatMap((r) => r.chunks),
+  );
+  insertRows(
+    db,
+    INSERTS.qa,
+    items.flatMap((r) => r.qa),
+  );
+  insertRows(
+    db,
+    INSERTS.qaFacts,
+    items.flatMap((r) => r.qaFacts),
+  );
 }
 
 /**
@@ -66,19 +107,38 @@ function insertContributionRows(db: Db, items: readonly ContributionRows[], touc
  * re-index are added to it instead, and the caller refreshes them (refreshSearchDocs) before its
  * transaction commits.
  */
-export function applyContributions(db: Db, site: WebsiteInfo, contributions: readonly ItemContribution[], searchBatch?: SearchTouched): void {
+export function applyContributions(
+  db: Db,
+  site: WebsiteInfo,
+  contributions: readonly ItemContribution[],
+  searchBatch?: SearchTouched,
+): void {
   const ids = new BatchIds(site.websiteId);
-  applyContributionRows(db, site, contributions.map((c) => contributionRows(site, c, ids)), searchBatch);
+  applyContributionRows(
+    db,
+    site,
+    contributions.map((c) => contributionRows(site, c, ids)),
+    searchBatch,
+  );
 }
 
 /** applyContributions on contributions already turned into rows (contributionRows, in the thread that extracted them). */
-export function applyContributionRows(db: Db, site: WebsiteInfo, rows: readonly ContributionRows[], searchBatch?: SearchTouched): void {
+export function applyContributionRows(
+  db: Db,
+  site: WebsiteInfo,
+  rows: readonly ContributionRows[],
+  searchBatch?: SearchTouched,
+): void {
   if (rows.length === 0) return;
   db.transaction(() => {
     // An item given twice: its later contribution replaces the earlier one, as if applied one after the other.
     for (const run of runsOfDistinctItems(rows)) {
       const touched = emptyTouched();
-      deleteItemsRows(db, run.map((r) => r.itemKey), touched);
+      deleteItemsRows(
+        db,
+        run.map((r) => r.itemKey),
+        touched,
+      );
       insertContributionRows(db, run, touched);
       recomputeTouched(db, touched, trustScore(site.verification.method, site.verification.state));
       if (searchBatch) mergeSearchTouched(searchBatch, touched);
@@ -88,7 +148,12 @@ export function applyContributionRows(db: Db, site: WebsiteInfo, rows: readonly 
 }
 
 /** Replaces what one item contributed (applyContributions with one item). */
-export function applyContribution(db: Db, site: WebsiteInfo, contribution: ItemContribution, searchBatch?: SearchTouched): void {
+export function applyContribution(
+  db: Db,
+  site: WebsiteInfo,
+  contribution: ItemContribution,
+  searchBatch?: SearchTouched,
+): void {
   applyContributions(db, site, [contribution], searchBatch);
 }
 

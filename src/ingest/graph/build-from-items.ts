@@ -32,15 +32,26 @@ export interface BuiltGraph {
  * written by the ingest writer, then processRawItems, so a fixture and a served website with the
  * same items produce the same graph. An invalid item throws (the daemon would reject it).
  */
-export function buildGraphFromItems(items: readonly IngestItem[], site: WebsiteInfo, options: BuildGraphOptions): BuiltGraph {
+export function buildGraphFromItems(
+  items: readonly IngestItem[],
+  site: WebsiteInfo,
+  options: BuildGraphOptions,
+): BuiltGraph {
   const valid: IngestItem[] = items.map((item, index) => {
     const parsed = IngestItemSchema.safeParse(item);
-    if (!parsed.success) throw new Error(`item ${index} (${String((item as { id?: unknown }).id)}) is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `item ${index} (${String((item as { id?: unknown }).id)}) is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     return parsed.data;
   });
   const db = openDatabase(options.file ?? ':memory:', GRAPH_DB_OPTIONS);
   try {
-    const outcomes = writeRawItems(db, valid, (i) => JSON.stringify(valid[i]), { connectorId: 'fixture', defaultLanguage: site.defaultLanguage, receivedAt: options.receivedAt });
+    const outcomes = writeRawItems(db, valid, (i) => JSON.stringify(valid[i]), {
+      connectorId: 'fixture',
+      defaultLanguage: site.defaultLanguage,
+      receivedAt: options.receivedAt,
+    });
     const ids = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
     const result = processRawItems(db, site, ids, { mappings: options.mappings ?? [], now: options.receivedAt });
     if (options.editorial && options.editorial.length > 0) applyEditorialEntries(db, options.editorial);

@@ -34,6 +34,16 @@ export const contentIngestJob = defineJob({
     // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.
     const { processed, failed, skipped, removed, warned } = outcome;
     // Without an fsync: the worker's completion of the job, right after, syncs it too (one fsync per job, not two).
-    withoutFsync(services.controlDb, () => emitEvent(services.controlDb, { type: 'ingest.completed', website_id: payload.website_id, data: { job_id: job.id, processed, failed, skipped, removed, warned } }, services.now()));
+    withoutFsync(services.controlDb, () =>
+      emitEvent(
+        services.controlDb,
+        {
+          type: 'ingest.completed',
+          website_id: payload.website_id,
+          data: { job_id: job.id, processed, failed, skipped, removed, warned },
+        },
+        services.now(),
+      ),
+    );
   },
 });

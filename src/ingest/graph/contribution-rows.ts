@@ -28,7 +28,16 @@ export function sourceIdOf(websiteId: string, url: string, canonicalUrl: string 
 }
 
 /** Where the survivor choice's fields sit in a fact row (INSERTS.facts column order). */
-const FACT = { factId: 0, itemKey: 1, ordinal: 2, confidence: 8, provenanceRank: 10, lastSeenAt: 20, status: 21, rank: 22 } as const;
+const FACT = {
+  factId: 0,
+  itemKey: 1,
+  ordinal: 2,
+  confidence: 8,
+  provenanceRank: 10,
+  lastSeenAt: 20,
+  status: 21,
+  rank: 22,
+} as const;
 
 /**
  * One fact candidate as the survivor choice sees it (recompute.ts rankFactCandidates): a stored
@@ -39,8 +48,14 @@ export class FactCandidate {
   /** 0 when an editorial pin puts it first. */
   pinned = 1;
   constructor(
-    readonly factId: string, readonly itemKey: string, readonly ordinal: number, readonly provenanceRank: number, readonly confidence: number,
-    readonly lastSeenAt: string, readonly row?: unknown[], readonly stored?: { status: string; rank: number },
+    readonly factId: string,
+    readonly itemKey: string,
+    readonly ordinal: number,
+    readonly provenanceRank: number,
+    readonly confidence: number,
+    readonly lastSeenAt: string,
+    readonly row?: unknown[],
+    readonly stored?: { status: string; rank: number },
   ) {}
 
   /**
@@ -53,8 +68,15 @@ export class FactCandidate {
   }
 
   static ofRow(row: unknown[]): FactCandidate {
-    return new FactCandidate(row[FACT.factId] as string, row[FACT.itemKey] as string, row[FACT.ordinal] as number, row[FACT.provenanceRank] as number,
-      row[FACT.confidence] as number, row[FACT.lastSeenAt] as string, row);
+    return new FactCandidate(
+      row[FACT.factId] as string,
+      row[FACT.itemKey] as string,
+      row[FACT.ordinal] as number,
+      row[FACT.provenanceRank] as number,
+      row[FACT.confidence] as number,
+      row[FACT.lastSeenAt] as string,
+      row,
+    );
   }
 }
 
@@ -99,8 +121,9 @@ type ItemColumn = 'itemKey' | 'sourceId' | 'sourceUrl' | 'lastSeenAt';
 const ITEM_ROW = { itemKey: 0, sourceId: 3, url: 4, canonicalUrl: 5, lastSeenAt: 8 } as const;
 
 /** ITEM_COLUMNS as lists, made once: setItemColumns runs for every item on the writing thread. */
-const ITEM_COLUMN_LISTS = (Object.keys(ITEM_COLUMNS) as Array<keyof typeof ITEM_COLUMNS>)
-  .map((table) => [table, Object.entries(ITEM_COLUMNS[table]) as Array<[ItemColumn, number]>] as const);
+const ITEM_COLUMN_LISTS = (Object.keys(ITEM_COLUMNS) as Array<keyof typeof ITEM_COLUMNS>).map(
+  (table) => [table, Object.entries(ITEM_COLUMNS[table]) as Array<[ItemColumn, number]>] as const,
+);
 
 function setItemColumns(rows: ContributionRows, valueOf: (column: ItemColumn) => unknown): ContributionRows {
   for (const [table, columns] of ITEM_COLUMN_LISTS) {
@@ -119,7 +142,10 @@ export function withoutItemColumns(rows: ContributionRows): ContributionRows {
 export function withItemColumns(rows: ContributionRows): ContributionRows {
   const item = rows.item;
   const values: Record<ItemColumn, unknown> = {
-    itemKey: item[ITEM_ROW.itemKey], sourceId: item[ITEM_ROW.sourceId], sourceUrl: item[ITEM_ROW.canonicalUrl] ?? item[ITEM_ROW.url], lastSeenAt: item[ITEM_ROW.lastSeenAt],
+    itemKey: item[ITEM_ROW.itemKey],
+    sourceId: item[ITEM_ROW.sourceId],
+    sourceUrl: item[ITEM_ROW.canonicalUrl] ?? item[ITEM_ROW.url],
+    lastSeenAt: item[ITEM_ROW.lastSeenAt],
   };
   return setItemColumns(rows, (column) => values[column]);
 }
@@ -161,9 +187,28 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
   const sourceId = sourceIdOf(ws, src.url, src.canonicalUrl);
   const sourceUrl = src.canonicalUrl ?? src.url;
   const out: ContributionRows = {
-    itemKey: key, sourceId, warnings: c.warnings,
-    item: [key, ids.entity(c.primaryEntity), c.language, sourceId, src.url, src.canonicalUrl, src.title, src.contentType, src.lastSeenAt, src.checksum, JSON.stringify(c.warnings)],
-    entityContributors: [], relContributors: [], facts: [], chunks: [], qa: [], qaFacts: [],
+    itemKey: key,
+    sourceId,
+    warnings: c.warnings,
+    item: [
+      key,
+      ids.entity(c.primaryEntity),
+      c.language,
+      sourceId,
+      src.url,
+      src.canonicalUrl,
+      src.title,
+      src.contentType,
+      src.lastSeenAt,
+      src.checksum,
+      JSON.stringify(c.warnings),
+    ],
+    entityContributors: [],
+    relContributors: [],
+    facts: [],
+    chunks: [],
+    qa: [],
+    qaFacts: [],
   };
 
   // One contributor row per entity: the extractor dedupes, but a hand-made contribution may not.
@@ -173,20 +218,52 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     if (seenEntities.has(id)) continue;
     seenEntities.add(id);
     const rank = provenanceRank(e.provenanceMethod);
-    out.entityContributors.push([id, key, e.type, e.canonicalKey, e.name, e.language, languageRank(site, e.language), e.confidence, e.provenanceMethod,
-      rank, e.importance, JSON.stringify(e.attributes ?? {}), sourceId, sourceUrl]);
+    out.entityContributors.push([
+      id,
+      key,
+      e.type,
+      e.canonicalKey,
+      e.name,
+      e.language,
+      languageRank(site, e.language),
+      e.confidence,
+      e.provenanceMethod,
+      rank,
+      e.importance,
+      JSON.stringify(e.attributes ?? {}),
+      sourceId,
+      sourceUrl,
+    ]);
   }
 
   const bestRel = new Map<string, CandidateRelationship>();
   for (const r of c.relationships) {
     const id = stableId('rel', ws, ids.entity(r.from), r.type, ids.entity(r.to));
     const prior = bestRel.get(id);
-    if (prior === undefined || provenanceRank(r.provenanceMethod) < provenanceRank(prior.provenanceMethod)
-      || (r.provenanceMethod === prior.provenanceMethod && r.confidence > prior.confidence)) bestRel.set(id, r);
+    if (
+      prior === undefined ||
+      provenanceRank(r.provenanceMethod) < provenanceRank(prior.provenanceMethod) ||
+      (r.provenanceMethod === prior.provenanceMethod && r.confidence > prior.confidence)
+    )
+      bestRel.set(id, r);
   }
   for (const [id, r] of bestRel) {
-    out.relContributors.push([id, key, r.type, ids.entity(r.from), ids.entity(r.to), r.to.type, r.to.canonicalKey, r.language, languageRank(site, r.language),
-      r.confidence, r.provenanceMethod, provenanceRank(r.provenanceMethod), sourceId, sourceUrl]);
+    out.relContributors.push([
+      id,
+      key,
+      r.type,
+      ids.entity(r.from),
+      ids.entity(r.to),
+      r.to.type,
+      r.to.canonicalKey,
+      r.language,
+      languageRank(site, r.language),
+      r.confidence,
+      r.provenanceMethod,
+      provenanceRank(r.provenanceMethod),
+      sourceId,
+      sourceUrl,
+    ]);
   }
 
   // The value of the item's own best candidate of each fact id (survivor order without pins): what its Q&A are made from.
@@ -196,11 +273,33 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     const id = ids.fact(subjectId, f.predicate, f.language);
     const rank = provenanceRank(f.provenanceMethod);
     const value = JSON.stringify(f.value);
-    const row = [id, key, ordinal, f.subjectName, subjectId, f.predicate, value, f.language, f.confidence, f.provenanceMethod, rank,
-      f.unit ?? null, f.currency ?? null, f.display ?? null, f.importance, f.freshness, f.validFrom ?? null, f.validUntil ?? null, sourceId, sourceUrl, src.lastSeenAt];
+    const row = [
+      id,
+      key,
+      ordinal,
+      f.subjectName,
+      subjectId,
+      f.predicate,
+      value,
+      f.language,
+      f.confidence,
+      f.provenanceMethod,
+      rank,
+      f.unit ?? null,
+      f.currency ?? null,
+      f.display ?? null,
+      f.importance,
+      f.freshness,
+      f.validFrom ?? null,
+      f.validUntil ?? null,
+      sourceId,
+      sourceUrl,
+      src.lastSeenAt,
+    ];
     out.facts.push(row);
     const prior = ownBest.get(id);
-    if (prior === undefined || rank < prior.rank || (rank === prior.rank && f.confidence > prior.confidence)) ownBest.set(id, { rank, confidence: f.confidence, value });
+    if (prior === undefined || rank < prior.rank || (rank === prior.rank && f.confidence > prior.confidence))
+      ownBest.set(id, { rank, confidence: f.confidence, value });
   });
 
   // A chunk id repeated within the item keeps the last row's content (the table's ON CONFLICT rule).
@@ -208,7 +307,17 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
   for (const ch of c.chunks) {
     const mentions = [...new Set(ch.mentions.map((m) => ids.entity(m)))].sort();
     const chunkId = chunkIdOf(ws, key, ch.position, ch.language);
-    chunks.set(chunkId, [chunkId, key, ch.position, ch.language, ch.text, JSON.stringify(ch.headingPath), estimateTokens(ch.text), JSON.stringify(mentions), sourceId]);
+    chunks.set(chunkId, [
+      chunkId,
+      key,
+      ch.position,
+      ch.language,
+      ch.text,
+      JSON.stringify(ch.headingPath),
+      estimateTokens(ch.text),
+      JSON.stringify(mentions),
+      sourceId,
+    ]);
   }
   out.chunks = [...chunks.values()];
 
@@ -217,12 +326,25 @@ export function contributionRows(site: WebsiteInfo, c: ItemContribution, ids: Ba
     const qaFacts = new Set<string>();
     for (const q of c.qa) {
       const id = stableId('qa', ws, q.question, q.language);
-      const factIdsOfQa = [...new Set(q.facts.map((f) => ids.fact(ids.entity(f.subject), f.predicate, q.language)))].sort();
+      const factIdsOfQa = [
+        ...new Set(q.facts.map((f) => ids.fact(ids.entity(f.subject), f.predicate, q.language))),
+      ].sort();
       const entityIds = [...new Set(q.entities.map((e) => ids.entity(e)))].sort();
       const values: Record<string, string | null> = {};
       for (const f of factIdsOfQa) values[f] = ownBest.get(f)?.value ?? null;
       // A question asked twice keeps the last answer (the table's ON CONFLICT rule); its fact links add up.
-      qa.set(id, [id, key, q.question, q.answer, q.language, JSON.stringify(factIdsOfQa), JSON.stringify(entityIds), JSON.stringify(values), q.confidence, q.provenanceMethod]);
+      qa.set(id, [
+        id,
+        key,
+        q.question,
+        q.answer,
+        q.language,
+        JSON.stringify(factIdsOfQa),
+        JSON.stringify(entityIds),
+        JSON.stringify(values),
+        q.confidence,
+        q.provenanceMethod,
+      ]);
       for (const f of factIdsOfQa) {
         if (qaFacts.has(f + '\u001f' + id)) continue;
         qaFacts.add(f + '\u001f' + id);

@@ -30,8 +30,12 @@ const EditorialLineSchema = z
     reviewed_by: z.string().nullable().optional(),
     original_value: z.unknown().optional(),
   })
-  .refine((l) => (l.record_id === undefined) !== (l.item === undefined), { message: 'exactly one of record_id or item is required' })
-  .refine((l) => l.record_id === undefined || (l.predicate === undefined && l.language === undefined), { message: 'predicate and language go with item, not record_id' });
+  .refine((l) => (l.record_id === undefined) !== (l.item === undefined), {
+    message: 'exactly one of record_id or item is required',
+  })
+  .refine((l) => l.record_id === undefined || (l.predicate === undefined && l.language === undefined), {
+    message: 'predicate and language go with item, not record_id',
+  });
 
 /** Parses editorial.jsonl text; a bad line throws naming its line number. */
 export function parseEditorialJsonl(text: string): EditorialEntry[] {
@@ -46,11 +50,19 @@ export function parseEditorialJsonl(text: string): EditorialEntry[] {
       throw new Error(`editorial.jsonl line ${index + 1}: not JSON (${(error as Error).message})`);
     }
     const parsed = EditorialLineSchema.safeParse(json);
-    if (!parsed.success) throw new Error(`editorial.jsonl line ${index + 1}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `editorial.jsonl line ${index + 1}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ')}`,
+      );
     const l = parsed.data;
-    const match: EditorialMatch = l.record_id !== undefined
-      ? { recordId: l.record_id }
-      : { item: l.item!, ...(l.predicate !== undefined ? { predicate: l.predicate } : {}), ...(l.language !== undefined ? { language: l.language } : {}) };
+    const match: EditorialMatch =
+      l.record_id !== undefined
+        ? { recordId: l.record_id }
+        : {
+            item: l.item!,
+            ...(l.predicate !== undefined ? { predicate: l.predicate } : {}),
+            ...(l.language !== undefined ? { language: l.language } : {}),
+          };
     const patch: EditorialPatch = {};
     if (l.hidden !== undefined) patch.hidden = l.hidden;
     if (l.pinned !== undefined) patch.pinned = l.pinned;
@@ -69,12 +81,19 @@ export function parseEditorialJsonl(text: string): EditorialEntry[] {
  */
 export function resolveEditorialMatch(db: Db, match: EditorialMatch): string[] {
   if ('recordId' in match) return [match.recordId];
-  const item = db.prepare('SELECT primary_entity_id FROM item_contributions WHERE item_key = ?').get(match.item) as { primary_entity_id: string } | undefined;
+  const item = db.prepare('SELECT primary_entity_id FROM item_contributions WHERE item_key = ?').get(match.item) as
+    { primary_entity_id: string } | undefined;
   if (!item) return [];
   if (match.predicate === undefined) return [item.primary_entity_id];
   const sql = `SELECT DISTINCT fact_id FROM fact_candidates WHERE subject_entity_id = ? AND predicate = ?${match.language !== undefined ? ' AND language = ?' : ''} ORDER BY fact_id`;
-  const args = match.language !== undefined ? [item.primary_entity_id, match.predicate, match.language] : [item.primary_entity_id, match.predicate];
-  return db.prepare(sql).pluck().all(...args) as string[];
+  const args =
+    match.language !== undefined
+      ? [item.primary_entity_id, match.predicate, match.language]
+      : [item.primary_entity_id, match.predicate];
+  return db
+    .prepare(sql)
+    .pluck()
+    .all(...args) as string[];
 }
 
 /** Applies entries in order; an entry that names no record throws (a fixture typo should be loud). */
@@ -82,9 +101,11 @@ export function applyEditorialEntries(db: Db, entries: readonly EditorialEntry[]
   let applied = 0;
   for (const entry of entries) {
     const ids = resolveEditorialMatch(db, entry.match);
-    if (ids.length === 0) throw new Error(`editorial entry ${JSON.stringify(entry.match)} names no record in the graph`);
+    if (ids.length === 0)
+      throw new Error(`editorial entry ${JSON.stringify(entry.match)} names no record in the graph`);
     const patch: EditorialPatch = { ...entry.patch };
-    if ('item' in entry.match && patch.pinned === true && patch.pinnedItemKey === undefined) patch.pinnedItemKey = entry.match.item;
+    if ('item' in entry.match && patch.pinned === true && patch.pinnedItemKey === undefined)
+      patch.pinnedItemKey = entry.match.item;
     for (const id of ids) (setEditorial(db, id, patch), applied++);
   }
   return applied;

@@ -18,10 +18,21 @@ export interface EditorialPatch {
 }
 
 interface EditorialRow {
-  hidden: number; pinned: number; pinned_item_key: string | null; editorial_status: EditorialStatus | null; reviewed_by: string | null; original_value: string | null;
+  hidden: number;
+  pinned: number;
+  pinned_item_key: string | null;
+  editorial_status: EditorialStatus | null;
+  reviewed_by: string | null;
+  original_value: string | null;
 }
 
-export const NO_EDITORIAL: Readonly<EditorialState> = Object.freeze({ hidden: false, pinned: false, editorialStatus: null, reviewedBy: null, originalValue: null });
+export const NO_EDITORIAL: Readonly<EditorialState> = Object.freeze({
+  hidden: false,
+  pinned: false,
+  editorialStatus: null,
+  reviewedBy: null,
+  originalValue: null,
+});
 
 function toState(row: EditorialRow | undefined): EditorialState {
   if (!row) return { ...NO_EDITORIAL };
@@ -48,26 +59,47 @@ export function readEditorial(db: Db, recordId: string): EditorialState & { pinn
 export function setEditorial(db: Db, recordId: string, patch: EditorialPatch): EditorialState {
   const run = db.transaction(() => {
     const before = db.prepare('SELECT * FROM editorial WHERE record_id = ?').get(recordId) as EditorialRow | undefined;
-    const next: EditorialRow = before ? { ...before } : { hidden: 0, pinned: 0, pinned_item_key: null, editorial_status: null, reviewed_by: null, original_value: null };
+    const next: EditorialRow = before
+      ? { ...before }
+      : {
+          hidden: 0,
+          pinned: 0,
+          pinned_item_key: null,
+          editorial_status: null,
+          reviewed_by: null,
+          original_value: null,
+        };
     if (patch.hidden !== undefined) next.hidden = patch.hidden ? 1 : 0;
     if (patch.editorialStatus !== undefined) next.editorial_status = patch.editorialStatus;
     if (patch.reviewedBy !== undefined) next.reviewed_by = patch.reviewedBy;
-    if (patch.originalValue !== undefined) next.original_value = patch.originalValue === null ? null : JSON.stringify(patch.originalValue);
+    if (patch.originalValue !== undefined)
+      next.original_value = patch.originalValue === null ? null : JSON.stringify(patch.originalValue);
     if (patch.pinned !== undefined) {
       next.pinned = patch.pinned ? 1 : 0;
       if (!patch.pinned) next.pinned_item_key = null;
       else if (patch.pinnedItemKey !== undefined) next.pinned_item_key = patch.pinnedItemKey;
       else {
-        const current = db.prepare(`SELECT item_key FROM fact_candidates WHERE fact_id = ? AND status = 'active' LIMIT 1`).get(recordId) as { item_key: string } | undefined;
+        const current = db
+          .prepare(`SELECT item_key FROM fact_candidates WHERE fact_id = ? AND status = 'active' LIMIT 1`)
+          .get(recordId) as { item_key: string } | undefined;
         next.pinned_item_key = current?.item_key ?? null;
       }
     } else if (patch.pinnedItemKey !== undefined) {
       next.pinned_item_key = patch.pinnedItemKey;
     }
-    db.prepare(`INSERT INTO editorial (record_id, hidden, pinned, pinned_item_key, editorial_status, reviewed_by, original_value) VALUES (?, ?, ?, ?, ?, ?, ?)
+    db.prepare(
+      `INSERT INTO editorial (record_id, hidden, pinned, pinned_item_key, editorial_status, reviewed_by, original_value) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(record_id) DO UPDATE SET hidden = excluded.hidden, pinned = excluded.pinned, pinned_item_key = excluded.pinned_item_key,
-        editorial_status = excluded.editorial_status, reviewed_by = excluded.reviewed_by, original_value = excluded.original_value`)
-      .run(recordId, next.hidden, next.pinned, next.pinned_item_key, next.editorial_status, next.reviewed_by, next.original_value);
+        editorial_status = excluded.editorial_status, reviewed_by = excluded.reviewed_by, original_value = excluded.original_value`,
+    ).run(
+      recordId,
+      next.hidden,
+      next.pinned,
+      next.pinned_item_key,
+      next.editorial_status,
+      next.reviewed_by,
+      next.original_value,
+    );
     if (recordId.startsWith('fact_')) {
       recomputeFactSurvivor(db, recordId);
       // A pin can change the survivor, whose value the fact's search document holds.

@@ -2,10 +2,22 @@ import type { WebsiteInfo } from '../../control/records/website-info.js';
 import { IngestItemSchema, type FieldMapping } from '../../platform/contract/ingest-item.js';
 import { extractItem } from '../extract/index.js';
 import type { ItemContribution } from '../extract/contribution.js';
-import { BatchIds, contributionRows, withItemColumns, withoutItemColumns, type ContributionRows } from './contribution-rows.js';
+import {
+  BatchIds,
+  contributionRows,
+  withItemColumns,
+  withoutItemColumns,
+  type ContributionRows,
+} from './contribution-rows.js';
 
 /** A pending raw_items row as content.ingest reads it. */
-export interface RawRow { raw_content_id: string; item_type: string; item_id: string; body: string | null; received_at: string }
+export interface RawRow {
+  raw_content_id: string;
+  item_type: string;
+  item_id: string;
+  body: string | null;
+  received_at: string;
+}
 
 /** An error as last_error stores it: the message, at most 1,000 characters. */
 export function describeError(error: unknown): string {
@@ -18,9 +30,13 @@ export function extractRow(row: RawRow, site: WebsiteInfo, mappings: FieldMappin
   const itemKey = `${row.item_type}:${row.item_id}`;
   if (row.body === null) throw new Error('raw item has no body');
   const parsed = IngestItemSchema.safeParse(JSON.parse(row.body));
-  if (!parsed.success) throw new Error(`stored body is not a valid IngestItem: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `stored body is not a valid IngestItem: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
   const contribution = extractItem(parsed.data, site, { receivedAt: row.received_at, mappings });
-  if (contribution.itemKey !== itemKey) throw new Error(`contribution item key ${contribution.itemKey} does not match ${itemKey}`);
+  if (contribution.itemKey !== itemKey)
+    throw new Error(`contribution item key ${contribution.itemKey} does not match ${itemKey}`);
   return contribution;
 }
 
@@ -42,11 +58,17 @@ export function extractRows(rows: readonly RawRow[], site: WebsiteInfo, mappings
  */
 export function extractRowsJson(rows: readonly RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): string {
   const ids = new BatchIds(site.websiteId);
-  return '[' + rows.map((row) => {
-    const outcome = extractOutcome(row, site, mappings, ids);
-    if ('rows' in outcome) withoutItemColumns(outcome.rows);
-    return JSON.stringify(outcome);
-  }).join(',') + ']';
+  return (
+    '[' +
+    rows
+      .map((row) => {
+        const outcome = extractOutcome(row, site, mappings, ids);
+        if ('rows' in outcome) withoutItemColumns(outcome.rows);
+        return JSON.stringify(outcome);
+      })
+      .join(',') +
+    ']'
+  );
 }
 
 /** The outcomes of extractRowsJson's text, parsed, made what extractRows returns, in place. */

@@ -13,7 +13,9 @@ import { nameThread } from '../../platform/threads/thread-name.js';
  * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
  * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending).
  */
-export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & ({ rows: RawRow[] } | { file: string; ids: string[] } | WarmUpRequest);
+export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & (
+  { rows: RawRow[] } | { file: string; ids: string[] } | WarmUpRequest
+);
 /**
  * Extract warm-up pages first to first + count - 1 (warm-up-pages.ts), the JIT's warm-up, and
  * answer them as a file request is answered (a PendingExtraction), for the graph writer thread's
@@ -22,7 +24,9 @@ export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMap
  * same objects written out in this thread, and V8's code optimised for one was thrown away at the
  * first real batch (`--trace-deopt`: "wrong map").
  */
-export interface WarmUpRequest { warmUp: { first: number; count: number } }
+export interface WarmUpRequest {
+  warmUp: { first: number; count: number };
+}
 /**
  * What the worker answers: the outcome of each row, in order, as JSON text (extractRowsJson: each
  * item's rows without the columns they repeat from the item; for a file request, a
@@ -30,10 +34,16 @@ export interface WarmUpRequest { warmUp: { first: number; count: number } }
  * it in about half the time a structured clone of the same objects takes to arrive, and
  * contributions are plain JSON data (the store writes them as JSON or as SQLite values).
  */
-export interface ExtractResponse { id: number; outcomes: string }
+export interface ExtractResponse {
+  id: number;
+  outcomes: string;
+}
 
 /** The pending rows the worker read (bodies left out) and the outcome of each, in order. */
-export interface PendingExtraction { rows: RawRow[]; outcomes: ExtractOutcome[] }
+export interface PendingExtraction {
+  rows: RawRow[];
+  outcomes: ExtractOutcome[];
+}
 
 export type { ExtractOutcome };
 
@@ -42,7 +52,12 @@ const connections = new KeptConnections((file) => openDatabase(file, { ...GRAPH_
 
 /** The pending raw_items rows among `ids`, in the order of `ids`. */
 function readPendingRows(file: string, ids: string[]): RawRow[] {
-  const byId = new Map((connections.get(file).prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [row.raw_content_id, row]));
+  const byId = new Map(
+    (connections.get(file).prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [
+      row.raw_content_id,
+      row,
+    ]),
+  );
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -63,7 +78,11 @@ parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('warmUp' in request) {
     // Copied as a message copies (structuredClone): the rows SQLite makes for a real batch have the copies' hidden classes.
-    outcomes = pendingExtractionJson(structuredClone(warmUpRows(request.warmUp.first, request.warmUp.count)), request.site, request.mappings);
+    outcomes = pendingExtractionJson(
+      structuredClone(warmUpRows(request.warmUp.first, request.warmUp.count)),
+      request.site,
+      request.mappings,
+    );
   } else if ('rows' in request) {
     outcomes = extractRowsJson(request.rows, request.site, request.mappings);
   } else {

@@ -52,10 +52,20 @@ const WARM_UP_BATCH = 25;
 /** A parsed response: ExtractOutcome[] for a rows request, PendingExtraction for a file request. */
 type Parsed = unknown;
 /** A request posted or waiting: how its answer's text is read, and the caller's promise. */
-interface Pending { decode: (text: string) => Parsed; resolve: (o: Parsed) => void; reject: (e: Error) => void }
+interface Pending {
+  decode: (text: string) => Parsed;
+  resolve: (o: Parsed) => void;
+  reject: (e: Error) => void;
+}
 /** A worker and the requests posted to it, by id, in the order it answers them. */
-interface Slot { worker: Worker; posted: Map<number, Pending>; idleTimer?: NodeJS.Timeout }
-interface Waiting extends Pending { request: ExtractRequest }
+interface Slot {
+  worker: Worker;
+  posted: Map<number, Pending>;
+  idleTimer?: NodeJS.Timeout;
+}
+interface Waiting extends Pending {
+  request: ExtractRequest;
+}
 
 /**
  * At most this many requests posted to one worker at once. A worker takes the next one from its own message queue
@@ -144,9 +154,18 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     get running() {
       return slots.size;
     },
-    extract: (site, mappings, rows) => (batchesAsked++, send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[]))),
-    extractPending: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, readPendingExtraction)),
-    extractPendingText: (site, mappings, file, ids) => (batchesAsked++, send({ id: nextId++, site, mappings, file, ids }, (text) => text)),
+    extract: (site, mappings, rows) => (
+      batchesAsked++,
+      send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[]))
+    ),
+    extractPending: (site, mappings, file, ids) => (
+      batchesAsked++,
+      send({ id: nextId++, site, mappings, file, ids }, readPendingExtraction)
+    ),
+    extractPendingText: (site, mappings, file, ids) => (
+      batchesAsked++,
+      send({ id: nextId++, site, mappings, file, ids }, (text) => text)
+    ),
     async warmUp(pages, extracted) {
       keepIdleWorkers = true;
       for (const slot of slots) clearTimeout(slot.idleTimer);
@@ -154,9 +173,17 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       // One request at a time per loop, and one loop per worker: pick() gives each its own.
       const warmOne = async () => {
         for (let first = 0; first < pages && !closed && batchesAsked === before; first += WARM_UP_BATCH) {
-          await send({ id: nextId++, site: WARM_UP_SITE, mappings: [], warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) } }, (text) => {
-            if (batchesAsked === before) extracted?.(text);
-          });
+          await send(
+            {
+              id: nextId++,
+              site: WARM_UP_SITE,
+              mappings: [],
+              warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) },
+            },
+            (text) => {
+              if (batchesAsked === before) extracted?.(text);
+            },
+          );
         }
       };
       await Promise.all(Array.from({ length: options.size }, warmOne)).catch(() => undefined);

@@ -28,9 +28,14 @@ export type Extracted = PendingExtraction | string;
  * that the code is optimised for the hidden classes of copied objects.
  */
 export type GraphWriteRequest = (GraphWrite | WarmUpRequest) & { id: number };
-interface WarmUpRequest { warmUp: string; site: WebsiteInfo }
+interface WarmUpRequest {
+  warmUp: string;
+  site: WebsiteInfo;
+}
 /** What a batch's write did, the warm-up pages written so far (a warm-up's answer), or why it failed. */
-export type GraphWriteResponse = { id: number } & ({ result: ProcessRawItemsResult } | { warmedUp: number } | { error: string });
+export type GraphWriteResponse = { id: number } & (
+  { result: ProcessRawItemsResult } | { warmedUp: number } | { error: string }
+);
 
 /** The writer thread ended (failed, or was closed) before it answered: nothing of the batch was committed by it. */
 export class GraphWriterStopped extends Error {
@@ -71,7 +76,10 @@ export interface GraphWriter {
  */
 const WRITER_YOUNG_GENERATION_MB = 64;
 
-interface Pending { resolve: (answer: ProcessRawItemsResult | number) => void; reject: (error: Error) => void }
+interface Pending {
+  resolve: (answer: ProcessRawItemsResult | number) => void;
+  reject: (error: Error) => void;
+}
 
 /**
  * Starts the thread at the first write, and again at the next write after it ended. The thread is
@@ -113,7 +121,9 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     const id = nextId++;
     // Referenced while it has requests to answer, so a process waiting only for them does not exit.
     worker.ref();
-    const answer = new Promise<T>((resolve, reject) => pending.set(id, { resolve: resolve as Pending['resolve'], reject }));
+    const answer = new Promise<T>((resolve, reject) =>
+      pending.set(id, { resolve: resolve as Pending['resolve'], reject }),
+    );
     worker.postMessage({ ...request, id } satisfies GraphWriteRequest);
     return answer;
   };

@@ -33,7 +33,12 @@ export interface ProcessRawItemsOptions {
  * batch's contributions merged at once (applyContributions); when that fails, the batch is merged
  * again item by item, each in a savepoint, so a failure rolls back only its own rows.
  */
-export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions): ProcessRawItemsResult {
+export function processRawItems(
+  db: Db,
+  site: WebsiteInfo,
+  rawContentIds: readonly string[],
+  options: ProcessRawItemsOptions,
+): ProcessRawItemsResult {
   const result = emptyResult();
   const batches = batchesOf(rawContentIds, options);
   for (const batch of batches) {
@@ -59,7 +64,12 @@ export function processRawItems(db: Db, site: WebsiteInfo, rawContentIds: readon
  * (its raw_content_id changes or it is no longer pending) is skipped, as if it had not been
  * pending. Same graph as processRawItems.
  */
-export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, rawContentIds: readonly string[], options: ProcessRawItemsOptions & { pool: ExtractionPool; writer?: GraphWriter }): Promise<ProcessRawItemsResult> {
+export async function processRawItemsConcurrently(
+  db: Db,
+  site: WebsiteInfo,
+  rawContentIds: readonly string[],
+  options: ProcessRawItemsOptions & { pool: ExtractionPool; writer?: GraphWriter },
+): Promise<ProcessRawItemsResult> {
   const result = emptyResult();
   const file = db.memory || db.name === '' ? undefined : db.name;
   const writer = file === undefined ? undefined : options.writer;
@@ -76,7 +86,8 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
     return { batch, extraction: extraction.catch(() => null) };
   };
   const inFlight = batches.slice(0, options.pool.size + 1).map(start);
-  const writeHere = (batch: string[], extracted: PendingExtraction) => writeQueueOf(db).write(batch.length, () => writePendingBatch(db, site, batch, extracted, options.now));
+  const writeHere = (batch: string[], extracted: PendingExtraction) =>
+    writeQueueOf(db).write(batch.length, () => writePendingBatch(db, site, batch, extracted, options.now));
   const writes: Array<Promise<void>> = [];
   let failure: { error: unknown } | undefined;
   for (let next = inFlight.length; inFlight.length > 0 && failure === undefined; next++) {
@@ -85,13 +96,20 @@ export async function processRawItemsConcurrently(db: Db, site: WebsiteInfo, raw
     const extracted = done ?? extractHere(db, site, mappings, batch);
     if (next < batches.length) inFlight.push(start(batches[next]!));
     const written = writer
-      ? writer.write({ file: file!, turn: writeTurnOf(db), site, batch, extracted, now: options.now }).catch((error: unknown) => {
-        if (!(error instanceof GraphWriterStopped)) throw error;
-        return writeHere(batch, typeof extracted === 'string' ? readPendingExtraction(extracted) : extracted);
-      })
+      ? writer
+          .write({ file: file!, turn: writeTurnOf(db), site, batch, extracted, now: options.now })
+          .catch((error: unknown) => {
+            if (!(error instanceof GraphWriterStopped)) throw error;
+            return writeHere(batch, typeof extracted === 'string' ? readPendingExtraction(extracted) : extracted);
+          })
       : writeHere(batch, extracted as PendingExtraction);
     // Results are added in batch order (the queues write in submission order); the first error ends the run once its writes settle.
-    writes.push(written.then((part) => addResult(result, part), (error: unknown) => void (failure ??= { error })));
+    writes.push(
+      written.then(
+        (part) => addResult(result, part),
+        (error: unknown) => void (failure ??= { error }),
+      ),
+    );
     if (writes.length > WRITES_AHEAD) await writes[writes.length - 1 - WRITES_AHEAD];
   }
   await Promise.all(writes);
@@ -109,11 +127,27 @@ function extractHere(db: Db, site: WebsiteInfo, mappings: FieldMapping[], batch:
  * One batch's write, inside the write transaction: merges the extracted rows still pending and
  * marks them processed or failed. Returns what it did (added to the run's result once committed).
  */
-export function writePendingBatch(db: Db, site: WebsiteInfo, batch: readonly string[], extracted: PendingExtraction, now: string): ProcessRawItemsResult {
+export function writePendingBatch(
+  db: Db,
+  site: WebsiteInfo,
+  batch: readonly string[],
+  extracted: PendingExtraction,
+  now: string,
+): ProcessRawItemsResult {
   const part = emptyResult();
   const stillPending = new Set(graphStatements(db).pendingIds.all(JSON.stringify(batch)) as string[]);
-  const current = extracted.rows.flatMap((row, i) => (stillPending.has(row.raw_content_id) ? [[row, extracted.outcomes[i]!] as const] : []));
-  commitBatch(db, site, batch, current.map(([row]) => row), current.map(([, outcome]) => outcome), { now }, part);
+  const current = extracted.rows.flatMap((row, i) =>
+    stillPending.has(row.raw_content_id) ? [[row, extracted.outcomes[i]!] as const] : [],
+  );
+  commitBatch(
+    db,
+    site,
+    batch,
+    current.map(([row]) => row),
+    current.map(([, outcome]) => outcome),
+    { now },
+    part,
+  );
   return part;
 }
 
@@ -135,7 +169,6 @@ export function writeQueueOf(db: Db): WriteQueue {
   }
   return queue;
 }
-
 
 /** The ids, each once, in write batches. */
 function batchesOf(rawContentIds: readonly string[], options: ProcessRawItemsOptions): string[][] {
@@ -165,7 +198,9 @@ export function writeBatch(db: Db, write: () => void): void {
 }
 
 function readPending(db: Db, batch: readonly string[]): RawRow[] {
-  const byId = new Map((graphStatements(db).pendingRaw.all(JSON.stringify(batch)) as RawRow[]).map((row) => [row.raw_content_id, row]));
+  const byId = new Map(
+    (graphStatements(db).pendingRaw.all(JSON.stringify(batch)) as RawRow[]).map((row) => [row.raw_content_id, row]),
+  );
   return batch.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -174,7 +209,15 @@ function readPending(db: Db, batch: readonly string[]): RawRow[] {
  * documents. First the sources already stored take the site's current trust (it changes with
  * verification), in the same transaction: the run's extraction never waits for a write of its own.
  */
-function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: readonly RawRow[], outcomes: readonly ExtractOutcome[], options: Pick<ProcessRawItemsOptions, 'now'>, result: ProcessRawItemsResult): void {
+function commitBatch(
+  db: Db,
+  site: WebsiteInfo,
+  batch: readonly string[],
+  rows: readonly RawRow[],
+  outcomes: readonly ExtractOutcome[],
+  options: Pick<ProcessRawItemsOptions, 'now'>,
+  result: ProcessRawItemsResult,
+): void {
   const s = graphStatements(db);
   refreshSourceTrust(db, site);
   result.skipped += batch.length - rows.length;
@@ -193,7 +236,8 @@ function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: 
     result.processed++;
     if (item.warnings.length === 0) continue;
     result.warned++;
-    if (result.warnings.length < WARNED_LISTED) result.warnings.push({ itemKey: item.itemKey, warnings: item.warnings });
+    if (result.warnings.length < WARNED_LISTED)
+      result.warnings.push({ itemKey: item.itemKey, warnings: item.warnings });
   }
   for (const row of rows) {
     const failure = failures.get(row.raw_content_id);
@@ -209,11 +253,21 @@ function commitBatch(db: Db, site: WebsiteInfo, batch: readonly string[], rows: 
  * Merges the batch's contributions in one go; if that throws, item by item, each in its own
  * savepoint, recording the ones that fail. Returns the ones merged.
  */
-function mergeBatch<T extends { rawContentId: string; rows: ContributionRows }>(db: Db, site: WebsiteInfo, extracted: T[], search: SearchTouched,
-  failures: Map<string, { itemKey: string; error: string }>): T[] {
+function mergeBatch<T extends { rawContentId: string; rows: ContributionRows }>(
+  db: Db,
+  site: WebsiteInfo,
+  extracted: T[],
+  search: SearchTouched,
+  failures: Map<string, { itemKey: string; error: string }>,
+): T[] {
   const batchSearch = emptySearchTouched();
   try {
-    applyContributionRows(db, site, extracted.map((e) => e.rows), batchSearch);
+    applyContributionRows(
+      db,
+      site,
+      extracted.map((e) => e.rows),
+      batchSearch,
+    );
     mergeSearchTouched(search, batchSearch);
     return extracted;
   } catch {

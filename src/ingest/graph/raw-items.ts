@@ -40,7 +40,11 @@ function prepare(db: Db): Statements {
   return s;
 }
 
-interface StoredRow { raw_content_id: string; checksum: string; state: string }
+interface StoredRow {
+  raw_content_id: string;
+  checksum: string;
+  state: string;
+}
 
 export interface WriteItemsOptions {
   connectorId: string;
@@ -57,13 +61,20 @@ export interface WriteItemsOptions {
  * a changed checksum accepted as an update with a new raw_content_id. `bodyOf(i)` serialises item i
  * only when it is written, so skipped items cost no JSON work.
  */
-export function writeRawItems(db: Db, items: readonly IngestItem[], bodyOf: (index: number) => string, options: WriteItemsOptions): WriteOutcome[] {
+export function writeRawItems(
+  db: Db,
+  items: readonly IngestItem[],
+  bodyOf: (index: number) => string,
+  options: WriteItemsOptions,
+): WriteOutcome[] {
   const s = prepare(db);
   const run = db.transaction(() => {
     const out: WriteOutcome[] = [];
     let budget = options.acceptAtMost ?? Infinity;
     const stored = new Map<string, StoredRow>();
-    for (const row of s.findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as Array<StoredRow & { item_type: string; item_id: string }>) {
+    for (const row of s.findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as Array<
+      StoredRow & { item_type: string; item_id: string }
+    >) {
       stored.set(row.item_type + '\u001f' + row.item_id, row);
     }
     for (let i = 0; i < items.length; i++) {
@@ -86,9 +97,31 @@ export function writeRawItems(db: Db, items: readonly IngestItem[], bodyOf: (ind
       const rawContentId = `raw_${nextUlid()}`;
       const language = item.language ?? options.defaultLanguage;
       if (existing) {
-        s.update.run(rawContentId, item.checksum, item.url, item.canonical_url ?? null, language, bodyOf(i), options.connectorId, options.receivedAt, item.type, item.id);
+        s.update.run(
+          rawContentId,
+          item.checksum,
+          item.url,
+          item.canonical_url ?? null,
+          language,
+          bodyOf(i),
+          options.connectorId,
+          options.receivedAt,
+          item.type,
+          item.id,
+        );
       } else {
-        s.insert.run(rawContentId, item.type, item.id, item.checksum, item.url, item.canonical_url ?? null, language, bodyOf(i), options.connectorId, options.receivedAt);
+        s.insert.run(
+          rawContentId,
+          item.type,
+          item.id,
+          item.checksum,
+          item.url,
+          item.canonical_url ?? null,
+          language,
+          bodyOf(i),
+          options.connectorId,
+          options.receivedAt,
+        );
       }
       out.push({ status: 'accepted', rawContentId, update: existing !== undefined });
       // The same (type, id) again later in the batch is compared with this version.

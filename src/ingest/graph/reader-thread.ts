@@ -1,17 +1,40 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { GRAPH_QUERIES, uniqueQa, type GraphQueryName } from './reader.js';
-import type { ChunkRow, EntityRow, FactRow, GraphReader, PlannedRead, QaRow, RelationshipRow, SourceRow } from './types.js';
+import type {
+  ChunkRow,
+  EntityRow,
+  FactRow,
+  GraphReader,
+  PlannedRead,
+  QaRow,
+  RelationshipRow,
+  SourceRow,
+} from './types.js';
 import { workerModuleUrl } from '../../platform/threads/worker-url.js';
 
 /** What the reading thread is asked: a query of GRAPH_QUERIES (or the languages) and its parameters, or a plan of them to run in turn. */
-export interface ReaderRequest { query: GraphQueryName | 'languages'; params: string[] }
+export interface ReaderRequest {
+  query: GraphQueryName | 'languages';
+  params: string[];
+}
 export type ReaderAsk = ReaderRequest | { plan: ReaderRequest[] };
 /**
  * What it answers, one message at a time: rows (a JSON array of the rows' arrays), `done` with a
  * query's last rows, `value` for a query of one answer, or `error`, which ends the query.
  */
-export interface ReaderMessage { rows?: string; done?: boolean; value?: unknown; error?: string }
-export interface ReaderWorkerData { file: string; port: MessagePort; signal: SharedArrayBuffer; chunkRows: number; chunksAhead: number }
+export interface ReaderMessage {
+  rows?: string;
+  done?: boolean;
+  value?: unknown;
+  error?: string;
+}
+export interface ReaderWorkerData {
+  file: string;
+  port: MessagePort;
+  signal: SharedArrayBuffer;
+  chunkRows: number;
+  chunksAhead: number;
+}
 
 /**
  * Slots of the shared Int32Array: messages posted and taken so far, and the number of the query
@@ -48,19 +71,31 @@ export class ThreadedGraphReader implements GraphReader {
   /** Reads of the plan the thread runs ahead, not begun by the compile yet. */
   private planned: ReaderRequest[] = [];
 
-  private constructor(private readonly worker: Worker, private readonly port: MessagePort, private readonly signal: Int32Array) {}
+  private constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly signal: Int32Array,
+  ) {}
 
   /** Starts the reading thread on the graph file `file`; resolves once its read transaction has begun. */
   static async open(file: string, options: ThreadedReaderOptions = {}): Promise<ThreadedGraphReader> {
     const { port1, port2 } = new MessageChannel();
     const signal = new SharedArrayBuffer(4 * Object.keys(SIGNAL).length);
-    const workerData: ReaderWorkerData = { file, port: port2, signal, chunkRows: options.chunkRows ?? 2000, chunksAhead: options.chunksAhead ?? 16 };
+    const workerData: ReaderWorkerData = {
+      file,
+      port: port2,
+      signal,
+      chunkRows: options.chunkRows ?? 2000,
+      chunksAhead: options.chunksAhead ?? 16,
+    };
     const worker = new Worker(options.workerUrl ?? readerWorkerUrl(), { workerData, transferList: [port2] });
     try {
       await new Promise<void>((resolve, reject) => {
         worker.once('message', () => resolve());
         worker.once('error', reject);
-        worker.once('exit', (code) => reject(new Error(`the graph reading thread exited (code ${code}) before it began reading`)));
+        worker.once('exit', (code) =>
+          reject(new Error(`the graph reading thread exited (code ${code}) before it began reading`)),
+        );
       });
     } catch (error) {
       port1.close();
@@ -105,7 +140,8 @@ export class ThreadedGraphReader implements GraphReader {
   }
 
   plan(reads: readonly PlannedRead[]): void {
-    if (this.reading || this.planned.length > 0) throw new Error('the graph reading thread takes a plan only between reads');
+    if (this.reading || this.planned.length > 0)
+      throw new Error('the graph reading thread takes a plan only between reads');
     this.planned = reads.map((read) => ({ query: read.kind, params: read.kind === 'sources' ? [] : [read.language] }));
     this.port.postMessage({ plan: this.planned } satisfies ReaderAsk);
   }
@@ -127,7 +163,10 @@ export class ThreadedGraphReader implements GraphReader {
     }
   }
 
-  private *rows<Q extends Exclude<GraphQueryName, 'entityById'>>(query: Q, ...params: string[]): Generator<ReturnType<(typeof GRAPH_QUERIES)[Q]['row']>> {
+  private *rows<Q extends Exclude<GraphQueryName, 'entityById'>>(
+    query: Q,
+    ...params: string[]
+  ): Generator<ReturnType<(typeof GRAPH_QUERIES)[Q]['row']>> {
     const { row } = GRAPH_QUERIES[query];
     this.begin({ query, params });
     const number = this.begun;
@@ -137,7 +176,9 @@ export class ThreadedGraphReader implements GraphReader {
         const message = this.take();
         ended = message.done === true || message.error !== undefined;
         if (message.error !== undefined) throw new Error(`reading the graph failed: ${message.error}`);
-        if (message.rows !== undefined) for (const values of JSON.parse(message.rows) as unknown[][]) yield row(values) as ReturnType<(typeof GRAPH_QUERIES)[Q]['row']>;
+        if (message.rows !== undefined)
+          for (const values of JSON.parse(message.rows) as unknown[][])
+            yield row(values) as ReturnType<(typeof GRAPH_QUERIES)[Q]['row']>;
       }
     } finally {
       // Left before the end (a break, an error of the caller): the thread stops the query, the rest of its messages are dropped.
@@ -155,7 +196,9 @@ export class ThreadedGraphReader implements GraphReader {
     const next = this.planned.shift();
     if (next === undefined) this.port.postMessage(request satisfies ReaderAsk);
     else if (next.query !== request.query || next.params.join('\u0000') !== request.params.join('\u0000')) {
-      throw new Error(`the compile read ${request.query}(${request.params.join(', ')}) where its plan said ${next.query}(${next.params.join(', ')})`);
+      throw new Error(
+        `the compile read ${request.query}(${request.params.join(', ')}) where its plan said ${next.query}(${next.params.join(', ')})`,
+      );
     }
     this.reading = true;
     this.begun++;
@@ -173,7 +216,8 @@ export class ThreadedGraphReader implements GraphReader {
         return received.message as ReaderMessage;
       }
       Atomics.wait(this.signal, SIGNAL.posted, posted, 1000);
-      if (Date.now() - started > STALLED_MS) throw new Error(`the graph reading thread sent nothing for ${STALLED_MS / 1000} s`);
+      if (Date.now() - started > STALLED_MS)
+        throw new Error(`the graph reading thread sent nothing for ${STALLED_MS / 1000} s`);
     }
   }
 }

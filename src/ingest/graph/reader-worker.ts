@@ -4,7 +4,13 @@ import { openDatabase } from '../../platform/storage/sqlite.js';
 import { lowerThreadPriority } from '../../platform/threads/priority.js';
 import { nameThread } from '../../platform/threads/thread-name.js';
 import { GRAPH_QUERIES, LANGUAGES_SQL } from './reader.js';
-import { SIGNAL, type ReaderAsk, type ReaderMessage, type ReaderRequest, type ReaderWorkerData } from './reader-thread.js';
+import {
+  SIGNAL,
+  type ReaderAsk,
+  type ReaderMessage,
+  type ReaderRequest,
+  type ReaderWorkerData,
+} from './reader-thread.js';
 
 /**
  * The reading thread of ThreadedGraphReader (reader-thread.ts): one read-only connection, one
@@ -46,9 +52,19 @@ function answer(request: ReaderRequest): void {
   answering++;
   if (request.query === 'languages') return post({ value: db.prepare(LANGUAGES_SQL).pluck().all() });
   const sql = GRAPH_QUERIES[request.query].sql;
-  if (request.query === 'entityById') return post({ value: db.prepare(sql).pluck().get(...request.params) ?? null });
+  if (request.query === 'entityById')
+    return post({
+      value:
+        db
+          .prepare(sql)
+          .pluck()
+          .get(...request.params) ?? null,
+    });
   let rows: string[] = [];
-  for (const json of db.prepare(sql).pluck().iterate(...request.params) as IterableIterator<string>) {
+  for (const json of db
+    .prepare(sql)
+    .pluck()
+    .iterate(...request.params) as IterableIterator<string>) {
     rows.push(json);
     if (rows.length < chunkRows) continue;
     if (!room()) return post({ done: true });

@@ -1,6 +1,15 @@
 import type { Db } from '../../platform/storage/sqlite.js';
 import type {
-  ChunkRow, EditorialState, EntityRow, FactRow, Freshness, GraphReader, ProvenanceMethod, QaRow, RelationshipRow, SourceRow,
+  ChunkRow,
+  EditorialState,
+  EntityRow,
+  FactRow,
+  Freshness,
+  GraphReader,
+  ProvenanceMethod,
+  QaRow,
+  RelationshipRow,
+  SourceRow,
 } from './types.js';
 
 /**
@@ -16,19 +25,55 @@ export interface RowQuery<T> {
   row: (values: unknown[]) => T;
 }
 
-const rowQuery = <V extends unknown[], T>(sql: string, row: (values: V) => T): RowQuery<T> => ({ sql, row: row as (values: unknown[]) => T });
+const rowQuery = <V extends unknown[], T>(sql: string, row: (values: V) => T): RowQuery<T> => ({
+  sql,
+  row: row as (values: unknown[]) => T,
+});
 
 const ENTITY_COLUMNS = `json_array(e.id, e.type, e.canonical_key, e.name, e.language, e.confidence, e.provenance_method, e.source_id, e.source_url,
     e.importance, e.attributes, ed.hidden)
   FROM entities e LEFT JOIN editorial ed ON ed.record_id = e.id`;
 type EntityValues = [
-  id: string, type: string, canonical_key: string, name: string, language: string, confidence: number, provenance_method: ProvenanceMethod,
-  source_id: string | null, source_url: string | null, importance: number, attributes: string, hidden: number | null,
+  id: string,
+  type: string,
+  canonical_key: string,
+  name: string,
+  language: string,
+  confidence: number,
+  provenance_method: ProvenanceMethod,
+  source_id: string | null,
+  source_url: string | null,
+  importance: number,
+  attributes: string,
+  hidden: number | null,
 ];
-function toEntity([id, type, canonicalKey, name, language, confidence, provenanceMethod, sourceId, sourceUrl, importance, attributes, hidden]: EntityValues): EntityRow {
+function toEntity([
+  id,
+  type,
+  canonicalKey,
+  name,
+  language,
+  confidence,
+  provenanceMethod,
+  sourceId,
+  sourceUrl,
+  importance,
+  attributes,
+  hidden,
+]: EntityValues): EntityRow {
   return {
-    id, type, canonicalKey, name, language, confidence, provenanceMethod, sourceId, sourceUrl, importance,
-    attributes: JSON.parse(attributes) as Record<string, unknown>, hidden: hidden === 1,
+    id,
+    type,
+    canonicalKey,
+    name,
+    language,
+    confidence,
+    provenanceMethod,
+    sourceId,
+    sourceUrl,
+    importance,
+    attributes: JSON.parse(attributes) as Record<string, unknown>,
+    hidden: hidden === 1,
   };
 }
 
@@ -41,19 +86,81 @@ export const FACT_SQL = `SELECT json_array(f.fact_id, f.item_key, f.subject, f.s
   FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id
   WHERE f.language = ? ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`;
 type FactValues = [
-  fact_id: string, item_key: string, subject: string, subject_entity_id: string, subject_exists: number, predicate: string, value: string, language: string,
-  confidence: number, provenance_method: ProvenanceMethod, unit: string | null, currency: string | null, display: string | null, importance: number,
-  freshness: Freshness, valid_from: string | null, valid_until: string | null, source_id: string | null, source_url: string | null, status: FactRow['status'],
-  ed_hidden: number | null, ed_pinned: number | null, ed_pinned_item: string | null, ed_status: EditorialState['editorialStatus'], ed_reviewed_by: string | null, ed_original: string | null,
+  fact_id: string,
+  item_key: string,
+  subject: string,
+  subject_entity_id: string,
+  subject_exists: number,
+  predicate: string,
+  value: string,
+  language: string,
+  confidence: number,
+  provenance_method: ProvenanceMethod,
+  unit: string | null,
+  currency: string | null,
+  display: string | null,
+  importance: number,
+  freshness: Freshness,
+  valid_from: string | null,
+  valid_until: string | null,
+  source_id: string | null,
+  source_url: string | null,
+  status: FactRow['status'],
+  ed_hidden: number | null,
+  ed_pinned: number | null,
+  ed_pinned_item: string | null,
+  ed_status: EditorialState['editorialStatus'],
+  ed_reviewed_by: string | null,
+  ed_original: string | null,
 ];
 function toFact(r: FactValues): FactRow {
-  const [factId, itemKey, subject, subjectEntityId, subjectExists, predicate, value, language, confidence, provenanceMethod, unit, currency, display, importance,
-    freshness, validFrom, validUntil, sourceId, sourceUrl, status, edHidden, edPinned, edPinnedItem, edStatus, edReviewedBy, edOriginal] = r;
+  const [
+    factId,
+    itemKey,
+    subject,
+    subjectEntityId,
+    subjectExists,
+    predicate,
+    value,
+    language,
+    confidence,
+    provenanceMethod,
+    unit,
+    currency,
+    display,
+    importance,
+    freshness,
+    validFrom,
+    validUntil,
+    sourceId,
+    sourceUrl,
+    status,
+    edHidden,
+    edPinned,
+    edPinnedItem,
+    edStatus,
+    edReviewedBy,
+    edOriginal,
+  ] = r;
   return {
-    id: factId, subject, subjectEntityId: subjectExists === 1 ? subjectEntityId : null, predicate,
-    value: JSON.parse(value) as FactRow['value'], language, confidence, provenanceMethod,
-    unit, currency, display, importance, freshness, validFrom, validUntil,
-    sourceId, sourceUrl, status,
+    id: factId,
+    subject,
+    subjectEntityId: subjectExists === 1 ? subjectEntityId : null,
+    predicate,
+    value: JSON.parse(value) as FactRow['value'],
+    language,
+    confidence,
+    provenanceMethod,
+    unit,
+    currency,
+    display,
+    importance,
+    freshness,
+    validFrom,
+    validUntil,
+    sourceId,
+    sourceUrl,
+    status,
     editorial: {
       hidden: edHidden === 1,
       // A pin names one item's candidate (or all of them when no item is named).
@@ -66,15 +173,49 @@ function toFact(r: FactValues): FactRow {
 }
 
 type RelValues = [
-  id: string, type: string, from_entity_id: string, to_entity_id: string | null, to_ref: string, resolution_status: 'resolved' | 'dangling', language: string,
-  confidence: number, provenance_method: ProvenanceMethod, source_id: string | null, source_url: string | null,
+  id: string,
+  type: string,
+  from_entity_id: string,
+  to_entity_id: string | null,
+  to_ref: string,
+  resolution_status: 'resolved' | 'dangling',
+  language: string,
+  confidence: number,
+  provenance_method: ProvenanceMethod,
+  source_id: string | null,
+  source_url: string | null,
 ];
-type ChunkValues = [id: string, text: string, tokens_estimate: number, language: string, source_id: string | null, heading_path: string, position: number, entity_ids: string[]];
+type ChunkValues = [
+  id: string,
+  text: string,
+  tokens_estimate: number,
+  language: string,
+  source_id: string | null,
+  heading_path: string,
+  position: number,
+  entity_ids: string[],
+];
 type QaValues = [
-  id: string, question: string, answer: string, language: string, fact_ids: string[], present_entity_ids: string[], confidence: number, provenance_method: ProvenanceMethod, stale: number,
+  id: string,
+  question: string,
+  answer: string,
+  language: string,
+  fact_ids: string[],
+  present_entity_ids: string[],
+  confidence: number,
+  provenance_method: ProvenanceMethod,
+  stale: number,
 ];
 type SourceValues = [
-  id: string, url: string, canonical_url: string | null, title: string | null, content_type: string, last_seen_at: string, checksum: string, language: string, trust: number,
+  id: string,
+  url: string,
+  canonical_url: string | null,
+  title: string | null,
+  content_type: string,
+  last_seen_at: string,
+  checksum: string,
+  language: string,
+  trust: number,
 ];
 
 /** The reader's queries; those of a language take it as their one parameter. */
@@ -82,26 +223,93 @@ export const GRAPH_QUERIES = {
   entities: rowQuery(`SELECT ${ENTITY_COLUMNS} WHERE e.language = ? ORDER BY e.id`, toEntity),
   entityById: rowQuery(`SELECT ${ENTITY_COLUMNS} WHERE e.id = ?`, toEntity),
   facts: rowQuery(FACT_SQL, toFact),
-  relationships: rowQuery(`SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url)
+  relationships: rowQuery(
+    `SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url)
     FROM relationships WHERE language = ? ORDER BY id`,
-  ([id, type, fromEntityId, toEntityId, toRef, resolutionStatus, language, confidence, provenanceMethod, sourceId, sourceUrl]: RelValues): RelationshipRow =>
-    ({ id, type, fromEntityId, toEntityId, toRef, resolutionStatus, language, confidence, provenanceMethod, sourceId, sourceUrl })),
+    ([
+      id,
+      type,
+      fromEntityId,
+      toEntityId,
+      toRef,
+      resolutionStatus,
+      language,
+      confidence,
+      provenanceMethod,
+      sourceId,
+      sourceUrl,
+    ]: RelValues): RelationshipRow => ({
+      id,
+      type,
+      fromEntityId,
+      toEntityId,
+      toRef,
+      resolutionStatus,
+      language,
+      confidence,
+      provenanceMethod,
+      sourceId,
+      sourceUrl,
+    }),
+  ),
   // A chunk's entity ids are those it mentions that exist.
-  chunks: rowQuery(`SELECT json_array(c.id, c.text, c.tokens_estimate, c.language, c.source_id, c.heading_path, c.position,
+  chunks: rowQuery(
+    `SELECT json_array(c.id, c.text, c.tokens_estimate, c.language, c.source_id, c.heading_path, c.position,
       json((SELECT json_group_array(j.value) FROM json_each(c.mention_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value))))
     FROM chunks c WHERE c.language = ? ORDER BY c.id`,
-  ([id, text, tokensEstimate, language, sourceId, headingPath, position, entityIds]: ChunkValues): ChunkRow =>
-    ({ id, text, tokensEstimate, language, entityIds: entityIds.sort(), sourceId, headingPath: JSON.parse(headingPath) as string[], position })),
+    ([id, text, tokensEstimate, language, sourceId, headingPath, position, entityIds]: ChunkValues): ChunkRow => ({
+      id,
+      text,
+      tokensEstimate,
+      language,
+      entityIds: entityIds.sort(),
+      sourceId,
+      headingPath: JSON.parse(headingPath) as string[],
+      position,
+    }),
+  ),
   // Several items may ask the same question: a fresh row first for each id, then the most confident, then the first item key (uniqueQa keeps it).
-  qa: rowQuery(`SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
+  qa: rowQuery(
+    `SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
       (SELECT json_group_array(j.value) FROM json_each(q.entity_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value)),
       q.confidence, q.provenance_method, q.stale)
     FROM qa q WHERE q.language = ? ORDER BY q.id, q.stale, q.confidence DESC, q.item_key`,
-  ([id, question, answer, language, factIds, presentEntityIds, confidence, provenanceMethod, stale]: QaValues): QaRow =>
-    ({ id, question, answer, language, factIds, entityIds: presentEntityIds.sort(), confidence, provenanceMethod, stale: stale === 1 })),
-  sources: rowQuery('SELECT json_array(id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust) FROM sources ORDER BY id',
-    ([id, url, canonicalUrl, title, contentType, lastSeenAt, checksum, language, trust]: SourceValues): SourceRow =>
-      ({ id, url, canonicalUrl, title, contentType, lastSeenAt, checksum, language, trust })),
+    ([
+      id,
+      question,
+      answer,
+      language,
+      factIds,
+      presentEntityIds,
+      confidence,
+      provenanceMethod,
+      stale,
+    ]: QaValues): QaRow => ({
+      id,
+      question,
+      answer,
+      language,
+      factIds,
+      entityIds: presentEntityIds.sort(),
+      confidence,
+      provenanceMethod,
+      stale: stale === 1,
+    }),
+  ),
+  sources: rowQuery(
+    'SELECT json_array(id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust) FROM sources ORDER BY id',
+    ([id, url, canonicalUrl, title, contentType, lastSeenAt, checksum, language, trust]: SourceValues): SourceRow => ({
+      id,
+      url,
+      canonicalUrl,
+      title,
+      contentType,
+      lastSeenAt,
+      checksum,
+      language,
+      trust,
+    }),
+  ),
 } as const;
 
 export type GraphQueryName = keyof typeof GRAPH_QUERIES;
@@ -167,6 +375,12 @@ export class SqliteGraphReader implements GraphReader {
   }
 
   private rows<T>(query: RowQuery<T>, ...params: string[]): Iterable<T> {
-    return mapJsonRows(this.db.prepare(query.sql).pluck().iterate(...params), query);
+    return mapJsonRows(
+      this.db
+        .prepare(query.sql)
+        .pluck()
+        .iterate(...params),
+      query,
+    );
   }
 }

@@ -25,7 +25,12 @@ export interface TouchedKeys {
 
 export function emptyTouched(): TouchedKeys {
   return {
-    entities: new Set(), relationships: new Set(), facts: new Set(), sources: new Set(), qaItems: new Set(), chunks: new Set(),
+    entities: new Set(),
+    relationships: new Set(),
+    facts: new Set(),
+    sources: new Set(),
+    qaItems: new Set(),
+    chunks: new Set(),
     vacated: { sources: new Set(), entities: new Set(), relationships: new Set() },
   };
 }
@@ -37,7 +42,14 @@ function compareText(a: string, b: string): number {
 }
 
 interface CandidateRankRow {
-  fact_id: string; item_key: string; ordinal: number; provenance_rank: number; confidence: number; last_seen_at: string; status: string; rank: number;
+  fact_id: string;
+  item_key: string;
+  ordinal: number;
+  provenance_rank: number;
+  confidence: number;
+  last_seen_at: string;
+  status: string;
+  rank: number;
 }
 
 /**
@@ -46,8 +58,14 @@ interface CandidateRankRow {
  * stable tiebreak.
  */
 function bySurvivorOrder(a: FactCandidate, b: FactCandidate): number {
-  return a.pinned - b.pinned || a.provenanceRank - b.provenanceRank || b.confidence - a.confidence
-    || compareText(b.lastSeenAt, a.lastSeenAt) || compareText(a.itemKey, b.itemKey) || a.ordinal - b.ordinal;
+  return (
+    a.pinned - b.pinned ||
+    a.provenanceRank - b.provenanceRank ||
+    b.confidence - a.confidence ||
+    compareText(b.lastSeenAt, a.lastSeenAt) ||
+    compareText(a.itemKey, b.itemKey) ||
+    a.ordinal - b.ordinal
+  );
 }
 
 /**
@@ -61,7 +79,12 @@ export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: 
   const s = graphStatements(db);
   const ids = JSON.stringify([...factIds]);
   if (ids === '[]') return;
-  const pins = new Map((s.factPins.all(ids) as Array<{ record_id: string; pinned_item_key: string | null }>).map((r) => [r.record_id, r.pinned_item_key]));
+  const pins = new Map(
+    (s.factPins.all(ids) as Array<{ record_id: string; pinned_item_key: string | null }>).map((r) => [
+      r.record_id,
+      r.pinned_item_key,
+    ]),
+  );
   const groups = new Map<string, FactCandidate[]>();
   const add = (candidate: FactCandidate) => {
     const pin = pins.get(candidate.factId);
@@ -71,7 +94,18 @@ export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: 
     else groups.set(candidate.factId, [candidate]);
   };
   for (const row of s.factCandidates.all(ids) as CandidateRankRow[]) {
-    add(new FactCandidate(row.fact_id, row.item_key, row.ordinal, row.provenance_rank, row.confidence, row.last_seen_at, undefined, { status: row.status, rank: row.rank }));
+    add(
+      new FactCandidate(
+        row.fact_id,
+        row.item_key,
+        row.ordinal,
+        row.provenance_rank,
+        row.confidence,
+        row.last_seen_at,
+        undefined,
+        { status: row.status, rank: row.rank },
+      ),
+    );
   }
   for (const candidate of incoming) add(candidate);
   for (const group of groups.values()) {
@@ -80,7 +114,8 @@ export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: 
       const c = group[rank]!;
       const status = rank === 0 ? 'active' : 'superseded';
       if (c.row) c.place(status, rank);
-      else if (c.stored!.status !== status || c.stored!.rank !== rank) s.setFactRank.run(status, rank, c.factId, c.itemKey, c.ordinal);
+      else if (c.stored!.status !== status || c.stored!.rank !== rank)
+        s.setFactRank.run(status, rank, c.factId, c.itemKey, c.ordinal);
     }
   }
 }

@@ -56,13 +56,17 @@ export function removeItem(db: Db, site: WebsiteInfo, itemKey: string, options: 
     if (options.erase) {
       eraseEditorial(db, recordIds);
       if (options.keepTombstone) {
-        db.prepare(`UPDATE raw_items SET state = 'tombstoned', tombstone_reason = 'gdpr_erasure', body = NULL, url = '', canonical_url = NULL, checksum = '',
-          language = NULL, connector_id = NULL, last_error = NULL WHERE item_type = ? AND item_id = ?`).run(type, id);
+        db.prepare(
+          `UPDATE raw_items SET state = 'tombstoned', tombstone_reason = 'gdpr_erasure', body = NULL, url = '', canonical_url = NULL, checksum = '',
+          language = NULL, connector_id = NULL, last_error = NULL WHERE item_type = ? AND item_id = ?`,
+        ).run(type, id);
       } else {
         db.prepare('DELETE FROM raw_items WHERE item_type = ? AND item_id = ?').run(type, id);
       }
     } else {
-      db.prepare(`UPDATE raw_items SET state = 'tombstoned', tombstone_reason = COALESCE(tombstone_reason, 'deleted'), body = NULL WHERE item_type = ? AND item_id = ? AND state != 'tombstoned'`).run(type, id);
+      db.prepare(
+        `UPDATE raw_items SET state = 'tombstoned', tombstone_reason = COALESCE(tombstone_reason, 'deleted'), body = NULL WHERE item_type = ? AND item_id = ? AND state != 'tombstoned'`,
+      ).run(type, id);
     }
     return had;
   });
@@ -73,7 +77,8 @@ export function removeItem(db: Db, site: WebsiteInfo, itemKey: string, options: 
 
 /** Editorial rows of records that no longer exist go; shared records lose their originalValue. */
 function eraseEditorial(db: Db, recordIds: Set<string>): void {
-  const exists = db.prepare(`SELECT EXISTS (SELECT 1 FROM entities WHERE id = @id) OR EXISTS (SELECT 1 FROM fact_candidates WHERE fact_id = @id)
+  const exists =
+    db.prepare(`SELECT EXISTS (SELECT 1 FROM entities WHERE id = @id) OR EXISTS (SELECT 1 FROM fact_candidates WHERE fact_id = @id)
     OR EXISTS (SELECT 1 FROM relationships WHERE id = @id) OR EXISTS (SELECT 1 FROM chunks WHERE id = @id) OR EXISTS (SELECT 1 FROM qa WHERE id = @id) AS present`);
   const drop = db.prepare('DELETE FROM editorial WHERE record_id = ?');
   const blank = db.prepare('UPDATE editorial SET original_value = NULL WHERE record_id = ?');
@@ -114,7 +119,11 @@ function recordRowidsDigest(db: Db): string {
   const hash = createHash('sha256');
   for (const [table, key] of SEARCHED_RECORDS) {
     hash.update(`${table}\n`);
-    for (const [rowid, id] of db.prepare(`SELECT rowid, ${key} FROM ${table} ORDER BY rowid`).raw().iterate() as Iterable<[number, string]>) hash.update(`${rowid} ${id}\n`);
+    for (const [rowid, id] of db
+      .prepare(`SELECT rowid, ${key} FROM ${table} ORDER BY rowid`)
+      .raw()
+      .iterate() as Iterable<[number, string]>)
+      hash.update(`${rowid} ${id}\n`);
   }
   return hash.digest('hex');
 }

@@ -39,7 +39,10 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
  * writing in the graph writer thread (processRawItemsConcurrently). A website deleted since the
  * job was queued is a no-op.
  */
-export async function runContentIngestJob(job: ContentIngestInput, services: ContentIngestDeps): Promise<ContentIngestOutcome | null> {
+export async function runContentIngestJob(
+  job: ContentIngestInput,
+  services: ContentIngestDeps,
+): Promise<ContentIngestOutcome | null> {
   const site = loadWebsiteInfo(services.controlDb, job.website_id);
   if (!site) return null;
   const db = services.graphs.get(job.website_id);
@@ -61,8 +64,18 @@ export async function runContentIngestJob(job: ContentIngestInput, services: Con
   const options = { mappings: loadFieldMappings(services.controlDb, job.website_id), now };
   const pool = services.extraction === undefined ? sharedExtractionPool() : services.extraction;
   const writer = (services.writer === undefined ? sharedGraphWriter() : services.writer) ?? undefined;
-  const result = pool ? await processRawItemsConcurrently(db, site, job.raw_content_ids, { ...options, pool, writer }) : processRawItems(db, site, job.raw_content_ids, options);
-  if (result.failed > 0) services.logger.warn({ websiteId: site.websiteId, failed: result.failed, failures: result.failures.slice(0, 5) }, 'content.ingest: some items failed');
-  if (result.warned > 0) services.logger.info({ websiteId: site.websiteId, warned: result.warned, warnings: result.warnings.slice(0, 5) }, 'content.ingest: some items were extracted with warnings (kept in item_contributions.warnings)');
+  const result = pool
+    ? await processRawItemsConcurrently(db, site, job.raw_content_ids, { ...options, pool, writer })
+    : processRawItems(db, site, job.raw_content_ids, options);
+  if (result.failed > 0)
+    services.logger.warn(
+      { websiteId: site.websiteId, failed: result.failed, failures: result.failures.slice(0, 5) },
+      'content.ingest: some items failed',
+    );
+  if (result.warned > 0)
+    services.logger.info(
+      { websiteId: site.websiteId, warned: result.warned, warnings: result.warnings.slice(0, 5) },
+      'content.ingest: some items were extracted with warnings (kept in item_contributions.warnings)',
+    );
   return { ...result, removed };
 }

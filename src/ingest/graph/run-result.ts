@@ -13,7 +13,14 @@ export interface ProcessRawItemsResult {
 
 export const WARNED_LISTED = 20;
 
-export const emptyResult = (): ProcessRawItemsResult => ({ processed: 0, failed: 0, skipped: 0, failures: [], warned: 0, warnings: [] });
+export const emptyResult = (): ProcessRawItemsResult => ({
+  processed: 0,
+  failed: 0,
+  skipped: 0,
+  failures: [],
+  warned: 0,
+  warnings: [],
+});
 
 export function addResult(total: ProcessRawItemsResult, part: ProcessRawItemsResult): void {
   total.processed += part.processed;

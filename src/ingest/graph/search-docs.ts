@@ -14,7 +14,11 @@ export type SearchDocKind = 'entity' | 'fact' | 'chunk';
 
 /** Record rowids stay below this; a document's FTS5 rowid is its record's rowid plus its kind's base. */
 const ROWID_SPAN = 2 ** 40;
-const KIND_BASE: Readonly<Record<SearchDocKind, number>> = { chunk: ROWID_SPAN, fact: 2 * ROWID_SPAN, entity: 3 * ROWID_SPAN };
+const KIND_BASE: Readonly<Record<SearchDocKind, number>> = {
+  chunk: ROWID_SPAN,
+  fact: 2 * ROWID_SPAN,
+  entity: 3 * ROWID_SPAN,
+};
 
 /**
  * The FTS5 rowids of each kind's documents: chunks, facts and entities in ranges of their own. A
@@ -98,8 +102,13 @@ export interface SearchDocument {
 
 type Stmt = Database.Statement<unknown[]>;
 interface SearchStatements {
-  staleFacts: Stmt; staleChunks: Stmt; deleteStale: Stmt; insertStale: Stmt; clearStale: Stmt;
-  readDocs: Stmt; recordIds: Record<SearchDocKind, Stmt>;
+  staleFacts: Stmt;
+  staleChunks: Stmt;
+  deleteStale: Stmt;
+  insertStale: Stmt;
+  clearStale: Stmt;
+  readDocs: Stmt;
+  recordIds: Record<SearchDocKind, Stmt>;
 }
 
 const prepared = new WeakMap<Db, SearchStatements>();
@@ -110,11 +119,19 @@ function statementsOf(db: Db): SearchStatements {
   s = {
     // Every candidate of a touched fact: the survivor gets its document, one that lost the
     // survival (or was re-ranked) loses its own.
-    staleFacts: db.prepare(`INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('fact', 'f')} FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`),
-    staleChunks: db.prepare(`INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('chunk', 'c')} FROM json_each(?) t JOIN chunks c ON c.id = t.value`),
+    staleFacts: db.prepare(
+      `INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('fact', 'f')} FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`,
+    ),
+    staleChunks: db.prepare(
+      `INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('chunk', 'c')} FROM json_each(?) t JOIN chunks c ON c.id = t.value`,
+    ),
     // Only documents the index holds (FTS5's own docsize table, one row per document).
-    deleteStale: db.prepare('DELETE FROM search_fts WHERE rowid IN (SELECT s.rowid FROM search_stale s JOIN search_fts_docsize d ON d.id = s.rowid)'),
-    insertStale: db.prepare(`INSERT INTO search_fts (rowid, name, context, value, body)\n  ${documentsSql('search_stale')}`),
+    deleteStale: db.prepare(
+      'DELETE FROM search_fts WHERE rowid IN (SELECT s.rowid FROM search_stale s JOIN search_fts_docsize d ON d.id = s.rowid)',
+    ),
+    insertStale: db.prepare(
+      `INSERT INTO search_fts (rowid, name, context, value, body)\n  ${documentsSql('search_stale')}`,
+    ),
     clearStale: db.prepare('DELETE FROM search_stale'),
     readDocs: db.prepare(documentsSql('(SELECT value AS rowid FROM json_each(@rowids))')),
     recordIds: {

@@ -9,7 +9,11 @@ export type StableIdPrefix = 'entity' | 'fact' | 'rel' | 'chunk' | 'qa' | 'src';
  * One-shot hash of the joined string: the same digest as feeding the parts one by one, at about
  * half the cost (a graph write computes some forty ids per item).
  */
-export function stableId(prefix: StableIdPrefix, websiteId: string, ...naturalKey: ReadonlyArray<string | number>): string {
+export function stableId(
+  prefix: StableIdPrefix,
+  websiteId: string,
+  ...naturalKey: ReadonlyArray<string | number>
+): string {
   let text = websiteId;
   for (const part of naturalKey) text += '\u001f' + String(part);
   return `${prefix}_${hash('sha256', text).slice(0, 24)}`;

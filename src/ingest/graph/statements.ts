@@ -20,18 +20,44 @@ const IDS = 'SELECT value FROM json_each(?)';
  */
 export interface GraphStatements {
   /* One item (ingest's erasure summary, removeItem's erase). */
-  itemEntityIds: Stmt; itemRelIds: Stmt; itemFactIds: Stmt; itemChunkIds: Stmt; itemQaIds: Stmt; itemRow: Stmt;
+  itemEntityIds: Stmt;
+  itemRelIds: Stmt;
+  itemFactIds: Stmt;
+  itemChunkIds: Stmt;
+  itemQaIds: Stmt;
+  itemRow: Stmt;
   /* A batch of items, by item key. */
-  existingItems: Stmt; itemsSourceIds: Stmt; itemsEntityIds: Stmt; itemsRelIds: Stmt; itemsFactIds: Stmt; itemsChunkIds: Stmt;
-  deleteEntityContributors: Stmt; deleteRelContributors: Stmt; deleteFacts: Stmt; deleteChunks: Stmt; deleteQa: Stmt; deleteQaFacts: Stmt; deleteItems: Stmt;
+  existingItems: Stmt;
+  itemsSourceIds: Stmt;
+  itemsEntityIds: Stmt;
+  itemsRelIds: Stmt;
+  itemsFactIds: Stmt;
+  itemsChunkIds: Stmt;
+  deleteEntityContributors: Stmt;
+  deleteRelContributors: Stmt;
+  deleteFacts: Stmt;
+  deleteChunks: Stmt;
+  deleteQa: Stmt;
+  deleteQaFacts: Stmt;
+  deleteItems: Stmt;
   /* Re-deriving records, by record id. */
-  upsertSources: Stmt; deleteSources: Stmt;
-  existingEntities: Stmt; upsertEntities: Stmt; deleteEntities: Stmt;
-  upsertRels: Stmt; deleteRels: Stmt; reresolveRels: Stmt;
-  factCandidates: Stmt; factPins: Stmt; setFactRank: Stmt;
+  upsertSources: Stmt;
+  deleteSources: Stmt;
+  existingEntities: Stmt;
+  upsertEntities: Stmt;
+  deleteEntities: Stmt;
+  upsertRels: Stmt;
+  deleteRels: Stmt;
+  reresolveRels: Stmt;
+  factCandidates: Stmt;
+  factPins: Stmt;
+  setFactRank: Stmt;
   refreshQaStale: Stmt;
   /* raw_items, by raw content id. */
-  pendingRaw: Stmt; pendingIds: Stmt; markProcessed: Stmt; markFailed: Stmt;
+  pendingRaw: Stmt;
+  pendingIds: Stmt;
+  markProcessed: Stmt;
+  markFailed: Stmt;
 }
 
 const cache = new WeakMap<Db, GraphStatements>();
@@ -40,7 +66,8 @@ const cache = new WeakMap<Db, GraphStatements>();
 export const PENDING_RAW_SQL = `SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (${IDS}) AND state = 'pending'`;
 
 /** Resolved means both ends exist. */
-const RESOLVED = (rel: string) => `EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.from_entity_id)`;
+const RESOLVED = (rel: string) =>
+  `EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.from_entity_id)`;
 
 export function graphStatements(db: Db): GraphStatements {
   let s = cache.get(db);
@@ -72,19 +99,23 @@ export function graphStatements(db: Db): GraphStatements {
     deleteItems: p(`DELETE FROM item_contributions WHERE item_key IN (${IDS})`),
 
     // A source is taken from its newest contributor (last_seen_at, then item key).
-    upsertSources: p(`INSERT INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust)
+    upsertSources:
+      p(`INSERT INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust)
       SELECT t.value, i.url, i.canonical_url, i.title, i.content_type, i.last_seen_at, i.checksum, i.language, ?
       FROM json_each(?) t JOIN item_contributions i ON i.rowid = (SELECT b.rowid FROM item_contributions b WHERE b.source_id = t.value ORDER BY b.last_seen_at DESC, b.item_key LIMIT 1)
       WHERE true
       ON CONFLICT(id) DO UPDATE SET url = excluded.url, canonical_url = excluded.canonical_url, title = excluded.title, content_type = excluded.content_type,
         last_seen_at = excluded.last_seen_at, checksum = excluded.checksum, language = excluded.language, trust = excluded.trust`),
-    deleteSources: p(`DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`),
+    deleteSources: p(
+      `DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`,
+    ),
 
     existingEntities: p(`SELECT e.id FROM json_each(?) t JOIN entities e ON e.id = t.value`).pluck(),
     // An entity is taken from its best contributor (docs/graph.md "Merge rules"); importance is the maximum over all. Among
     // equal statements the entity's own page (importance 5) describes it, not a page naming it (a post naming its author).
     // The type is the most specific one stated (MusicEvent over Event: one id per type family, src/ingest/extract/identity.ts).
-    upsertEntities: p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
+    upsertEntities:
+      p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
       SELECT c.entity_id,
         COALESCE((SELECT s.type FROM entity_contributors s WHERE s.entity_id = c.entity_id AND s.type NOT IN (${FAMILY_ROOTS.map((r) => `'${r}'`).join(', ')})
           ORDER BY s.language_rank, s.provenance_rank, s.confidence DESC, s.importance DESC, s.item_key LIMIT 1), c.type),
@@ -96,7 +127,9 @@ export function graphStatements(db: Db): GraphStatements {
       ON CONFLICT(id) DO UPDATE SET type = excluded.type, name = excluded.name, language = excluded.language, confidence = excluded.confidence, provenance_method = excluded.provenance_method,
         source_id = excluded.source_id, source_url = excluded.source_url, importance = excluded.importance, attributes = excluded.attributes, item_key = excluded.item_key
       RETURNING id`).pluck(),
-    deleteEntities: p(`DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE c.entity_id = entities.id) RETURNING id`).pluck(),
+    deleteEntities: p(
+      `DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE c.entity_id = entities.id) RETURNING id`,
+    ).pluck(),
 
     // Resolution is computed once per edge (a materialised CTE), then written to both columns. The
     // target's type is the best contributor's too: one target id covers a type family (src/ingest/extract/identity.ts).
@@ -110,7 +143,9 @@ export function graphStatements(db: Db): GraphStatements {
       FROM best WHERE true
       ON CONFLICT(id) DO UPDATE SET to_type = excluded.to_type, to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
         confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url`),
-    deleteRels: p(`DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`),
+    deleteRels: p(
+      `DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`,
+    ),
     // Run for the entities that appeared or disappeared. Only edges whose resolution changes are written: most were just
     // upserted by this batch, resolved against its entities already (to_entity_id always goes with resolution_status).
     reresolveRels: p(`WITH checked AS MATERIALIZED (
@@ -122,11 +157,16 @@ export function graphStatements(db: Db): GraphStatements {
       FROM checked WHERE relationships.rowid = checked.rid AND checked.resolved != checked.was`),
 
     // A join, not IN: IN first copies the thousands of ids of a batch into a temporary index.
-    factCandidates: p(`SELECT f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
+    factCandidates:
+      p(`SELECT f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
       FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`),
     // A join, not IN, here too: each id is one lookup in editorial's key, where IN first built a temporary index of them all.
-    factPins: p(`SELECT e.record_id, e.pinned_item_key FROM json_each(?) t JOIN editorial e ON e.record_id = t.value WHERE e.pinned = 1`),
-    setFactRank: p('UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?'),
+    factPins: p(
+      `SELECT e.record_id, e.pinned_item_key FROM json_each(?) t JOIN editorial e ON e.record_id = t.value WHERE e.pinned = 1`,
+    ),
+    setFactRank: p(
+      'UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?',
+    ),
 
     // Q&A citing the facts (first parameter) or made by the items (second): stale when a cited fact has no survivor, a
     // survivor whose value differs from the one the answer was made from, or is hidden.
@@ -144,30 +184,61 @@ export function graphStatements(db: Db): GraphStatements {
     pendingRaw: p(PENDING_RAW_SQL),
     // Joins, not IN (see factCandidates): the ids of a batch are distinct. CROSS JOIN keeps the ids as the outer loop (the
     // planner otherwise scans the pending rows by raw_items' state index and probes the ids for each: 40 times slower).
-    pendingIds: p(`SELECT r.raw_content_id FROM json_each(?) t CROSS JOIN raw_items r ON r.raw_content_id = t.value WHERE r.state = 'pending'`).pluck(),
-    markProcessed: p(`UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`),
-    markFailed: p(`UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`),
+    pendingIds: p(
+      `SELECT r.raw_content_id FROM json_each(?) t CROSS JOIN raw_items r ON r.raw_content_id = t.value WHERE r.state = 'pending'`,
+    ).pluck(),
+    markProcessed: p(
+      `UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`,
+    ),
+    markFailed: p(
+      `UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`,
+    ),
   };
   cache.set(db, s);
   return s;
 }
 
 /** A table's INSERT: its columns, and the row tuple (placeholders, constants). */
-interface TableInsert { head: string; tuple: string }
+interface TableInsert {
+  head: string;
+  tuple: string;
+}
 
-const insert = (head: string, placeholders: number, constants = ''): TableInsert => ({ head, tuple: `(${Array.from({ length: placeholders }, () => '?').join(', ')}${constants})` });
+const insert = (head: string, placeholders: number, constants = ''): TableInsert => ({
+  head,
+  tuple: `(${Array.from({ length: placeholders }, () => '?').join(', ')}${constants})`,
+});
 
 /** Column order of the rows built by contribution-rows.ts. */
 export const INSERTS = {
-  items: insert('INSERT INTO item_contributions (item_key, primary_entity_id, language, source_id, url, canonical_url, title, content_type, last_seen_at, checksum, warnings)', 11),
-  entityContributors: insert(`INSERT INTO entity_contributors (entity_id, item_key, type, canonical_key, name, language, language_rank, confidence, provenance_method, provenance_rank,
-    importance, attributes, source_id, source_url)`, 14),
-  relContributors: insert(`INSERT INTO relationship_contributors (rel_id, item_key, type, from_entity_id, to_ref, to_type, to_canonical_key, language, language_rank, confidence,
-    provenance_method, provenance_rank, source_id, source_url)`, 14),
-  facts: insert(`INSERT INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
-    unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)`, 23),
-  chunks: insert('INSERT INTO chunks (id, item_key, position, language, text, heading_path, tokens_estimate, mention_ids, source_id)', 9),
-  qa: insert('INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale)', 10, ', 0'),
+  items: insert(
+    'INSERT INTO item_contributions (item_key, primary_entity_id, language, source_id, url, canonical_url, title, content_type, last_seen_at, checksum, warnings)',
+    11,
+  ),
+  entityContributors: insert(
+    `INSERT INTO entity_contributors (entity_id, item_key, type, canonical_key, name, language, language_rank, confidence, provenance_method, provenance_rank,
+    importance, attributes, source_id, source_url)`,
+    14,
+  ),
+  relContributors: insert(
+    `INSERT INTO relationship_contributors (rel_id, item_key, type, from_entity_id, to_ref, to_type, to_canonical_key, language, language_rank, confidence,
+    provenance_method, provenance_rank, source_id, source_url)`,
+    14,
+  ),
+  facts: insert(
+    `INSERT INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
+    unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)`,
+    23,
+  ),
+  chunks: insert(
+    'INSERT INTO chunks (id, item_key, position, language, text, heading_path, tokens_estimate, mention_ids, source_id)',
+    9,
+  ),
+  qa: insert(
+    'INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale)',
+    10,
+    ', 0',
+  ),
   qaFacts: insert('INSERT OR IGNORE INTO qa_facts (fact_id, qa_id, item_key)', 3),
 } as const;
 

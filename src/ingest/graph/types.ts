@@ -131,4 +131,5 @@ export interface GraphReader {
 }
 
 /** One read of a plan: a record kind of one language, or the sources. */
-export type PlannedRead = { kind: 'entities' | 'facts' | 'relationships' | 'chunks' | 'qa'; language: string } | { kind: 'sources' };
+export type PlannedRead =
+  { kind: 'entities' | 'facts' | 'relationships' | 'chunks' | 'qa'; language: string } | { kind: 'sources' };

@@ -18,9 +18,15 @@ const LOOP = 0;
 const WRITER = 1;
 
 /** Atomics.waitAsync, in Node since 16; TypeScript types it only from lib ES2024, whose other additions Node 20 lacks. */
-const waitAsync = (Atomics as unknown as {
-  waitAsync(array: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
-}).waitAsync;
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
 export function newWriteTurn(): WriteTurn {
   return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));

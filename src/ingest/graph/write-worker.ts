@@ -17,7 +17,11 @@ const queues = new WeakMap<Db, WriteQueue>();
  * Each graph file's connection, kept between batches: closed after a second unused, unless
  * writes still wait for it (a long transaction on another file may hold them past that second).
  */
-const connections = new KeptConnections((file) => openDatabase(file, GRAPH_DB_OPTIONS), 1000, (db) => (queues.get(db)?.waitingWrites ?? 0) > 0);
+const connections = new KeptConnections(
+  (file) => openDatabase(file, GRAPH_DB_OPTIONS),
+  1000,
+  (db) => (queues.get(db)?.waitingWrites ?? 0) > 0,
+);
 /** Each connection's write turn, the one its last request came with (the event loop's connection to a file may be opened again). */
 const turns = new WeakMap<Db, WriteTurn>();
 
@@ -41,7 +45,9 @@ function queueOf(db: Db): WriteQueue {
 
 /** A batch's write, in the next transaction of the connection's write queue; resolves with what it did once committed. */
 function queueBatch(db: Db, write: BatchWrite): Promise<ProcessRawItemsResult> {
-  return queueOf(db).write(write.batch.length, () => writePendingBatch(db, write.site, write.batch, write.extracted, write.now));
+  return queueOf(db).write(write.batch.length, () =>
+    writePendingBatch(db, write.site, write.batch, write.extracted, write.now),
+  );
 }
 
 /** Warm-up batches go through the write queue of their own private graph, in a turn nobody else takes. */
@@ -60,14 +66,23 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
   if ('warmUp' in request) {
     const { warmUp: text, site } = request;
-    warmUp.write(() => readPendingExtraction(text), site).then((warmedUp) => answer({ id: request.id, warmedUp }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
+    warmUp
+      .write(() => readPendingExtraction(text), site)
+      .then(
+        (warmedUp) => answer({ id: request.id, warmedUp }),
+        (error: unknown) => answer({ id: request.id, error: describeError(error) }),
+      );
     return;
   }
   try {
     const db = connections.get(request.file);
     turns.set(db, request.turn);
-    const extracted = typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
-    queueBatch(db, { ...request, extracted }).then((result) => answer({ id: request.id, result }), (error: unknown) => answer({ id: request.id, error: describeError(error) }));
+    const extracted =
+      typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
+    queueBatch(db, { ...request, extracted }).then(
+      (result) => answer({ id: request.id, result }),
+      (error: unknown) => answer({ id: request.id, error: describeError(error) }),
+    );
   } catch (error) {
     answer({ id: request.id, error: describeError(error) });
   }

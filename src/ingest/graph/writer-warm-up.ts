@@ -16,7 +16,12 @@ export const WRITER_WARM_UP_PAGES = 1000;
 export const WARM_UP_NOW = '2026-01-01T00:00:00.000Z';
 
 /** One batch's write, as process-raw-items.ts writePendingBatch takes it (a warm-up batch's and a real one's). */
-export interface BatchWrite { site: WebsiteInfo; batch: string[]; extracted: PendingExtraction; now: string }
+export interface BatchWrite {
+  site: WebsiteInfo;
+  batch: string[];
+  extracted: PendingExtraction;
+  now: string;
+}
 
 /**
  * The writer thread's warm-up: a private graph in memory (every graph migration, nothing else
@@ -27,7 +32,10 @@ export class WriterWarmUp {
   private graph: Db | undefined;
   private pages = 0;
 
-  constructor(private readonly writeBatch: (db: Db, write: BatchWrite) => Promise<unknown>, private readonly limit = WRITER_WARM_UP_PAGES) {}
+  constructor(
+    private readonly writeBatch: (db: Db, write: BatchWrite) => Promise<unknown>,
+    private readonly limit = WRITER_WARM_UP_PAGES,
+  ) {}
 
   /**
    * Writes the extraction's rows into the private graph for `site`; resolves with the pages
@@ -65,7 +73,8 @@ export class WriterWarmUp {
  * same pages) is pending again, and its write then replaces its contribution.
  */
 function insertWarmUpRows(db: Db, extracted: PendingExtraction): string[] {
-  const insert = db.prepare(`INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, state, received_at)
+  const insert =
+    db.prepare(`INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, state, received_at)
     VALUES (?, ?, ?, 'sha256:warm-up', 'https://warm-up.example/', 'pending', ?) ON CONFLICT (raw_content_id) DO UPDATE SET state = 'pending'`);
   db.transaction(() => {
     for (const row of extracted.rows) insert.run(row.raw_content_id, row.item_type, row.item_id, row.received_at);

@@ -23,16 +23,28 @@ export const SearchQuerySchema = ListQuerySchema.extend({
     .trim()
     .min(1, 'must not be empty')
     .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
-    .describe('The words to find (all must match; "quoted phrases" match as a phrase; the last word of 3 or more characters also matches as a prefix, unless it is common as a whole word); no query operators'),
-  kind: z.enum(SEARCH_KINDS, { error: `must be one of ${SEARCH_KINDS.join(', ')}` }).optional().describe('Only hits of this kind'),
+    .describe(
+      'The words to find (all must match; "quoted phrases" match as a phrase; the last word of 3 or more characters also matches as a prefix, unless it is common as a whole word); no query operators',
+    ),
+  kind: z
+    .enum(SEARCH_KINDS, { error: `must be one of ${SEARCH_KINDS.join(', ')}` })
+    .optional()
+    .describe('Only hits of this kind'),
 });
 
 export const FactsQuerySchema = z.object({
-  include: z.literal('candidates', { error: 'must be candidates' }).optional().describe('candidates: also list each fact\'s superseded candidates with their provenance (editor role or higher)'),
+  include: z
+    .literal('candidates', { error: 'must be candidates' })
+    .optional()
+    .describe("candidates: also list each fact's superseded candidates with their provenance (editor role or higher)"),
 });
 
 export const RelatedQuerySchema = z.object({
-  depth: z.enum(['1', '2'], { error: 'must be 1 or 2' }).default('1').transform(Number).describe('1: direct neighbours; 2: their neighbours too'),
+  depth: z
+    .enum(['1', '2'], { error: 'must be 1 or 2' })
+    .default('1')
+    .transform(Number)
+    .describe('1: direct neighbours; 2: their neighbours too'),
   limit: z.coerce
     .number({ error: `must be a whole number from 1 to ${LIST_LIMIT_MAX}` })
     .int(`must be a whole number from 1 to ${LIST_LIMIT_MAX}`)
@@ -46,10 +58,16 @@ export const RelatedQuerySchema = z.object({
 export const SearchHitSchema = z.object({
   kind: z.enum(SEARCH_KINDS),
   id: z.string().describe("The record's stable id (entity_*, fact_*, chunk_*)"),
-  score: z.number().describe('Relevance: BM25 over the uncommon words (in at most 10,000 documents), higher is better, 6 significant digits; 0 when every word is common and hits come unranked, newest first'),
+  score: z
+    .number()
+    .describe(
+      'Relevance: BM25 over the uncommon words (in at most 10,000 documents), higher is better, 6 significant digits; 0 when every word is common and hits come unranked, newest first',
+    ),
   language: z.string(),
   title: z.string().describe('The entity name, "subject: predicate" of a fact, or the first words of a chunk'),
-  snippet: z.string().describe('The best-matching text around the matched terms, HTML-escaped, each matched term in <mark>...</mark>'),
+  snippet: z
+    .string()
+    .describe('The best-matching text around the matched terms, HTML-escaped, each matched term in <mark>...</mark>'),
   entity_id: z.string().optional().describe("A fact's subject entity, when it is exported"),
   source_url: z.string().optional(),
 });
@@ -95,13 +113,18 @@ export const FactSchema = z.object({
   valid_until: z.string().optional(),
   source_id: z.string().optional(),
   source_url: z.string().optional(),
-  candidates: z.array(FactCandidateSchema).optional().describe('With include=candidates: the other candidates of the fact, in survivor order'),
+  candidates: z
+    .array(FactCandidateSchema)
+    .optional()
+    .describe('With include=candidates: the other candidates of the fact, in survivor order'),
 });
 
 /** GET .../entities/:eid/facts. */
 export const EntityFactsSchema = z.object({
   entity: EntitySchema,
-  facts: z.array(FactSchema).describe('The exported facts (each fact\'s survivor, hidden ones left out), most important first'),
+  facts: z
+    .array(FactSchema)
+    .describe("The exported facts (each fact's survivor, hidden ones left out), most important first"),
 });
 
 /** GET .../entities/:eid/related (entities.ts readRelated). */
@@ -112,7 +135,13 @@ export const RelatedEntitiesSchema = z.object({
       z.object({
         entity: EntitySchema,
         via: z
-          .array(z.object({ rel_id: z.string().describe('The relationship id'), type: z.string(), direction: z.enum(['out', 'in']).describe('out: from the asked side to the neighbour') }))
+          .array(
+            z.object({
+              rel_id: z.string().describe('The relationship id'),
+              type: z.string(),
+              direction: z.enum(['out', 'in']).describe('out: from the asked side to the neighbour'),
+            }),
+          )
           .describe('The path from the asked entity: one hop at depth 1, two at depth 2'),
       }),
     )
@@ -140,10 +169,16 @@ export const NodePreviewSchema = z.object({
     )
     .describe('Every file a publish would write'),
   removed_files: z.array(z.string()).describe('Files the live version has that a publish would drop'),
-  same_as_live: z.boolean().describe('A publish would find the live version says the same (it publishes nothing without force)'),
+  same_as_live: z
+    .boolean()
+    .describe('A publish would find the live version says the same (it publishes nothing without force)'),
   llms_txt: z.string().describe('The llms.txt a publish would write'),
-  top_entities: z.array(z.object({ ...PreviewRecordSchema, name: z.string() })).describe('The first entities of the priority feed'),
-  top_facts: z.array(z.object({ ...PreviewRecordSchema, label: z.string() })).describe('The first facts of the priority feed'),
+  top_entities: z
+    .array(z.object({ ...PreviewRecordSchema, name: z.string() }))
+    .describe('The first entities of the priority feed'),
+  top_facts: z
+    .array(z.object({ ...PreviewRecordSchema, label: z.string() }))
+    .describe('The first facts of the priority feed'),
   counts: z.object({
     entities: z.number().int(),
     facts: z.number().int(),

@@ -55,25 +55,62 @@ export interface RelatedView {
   via: Array<{ rel_id: string; type: string; direction: 'out' | 'in' }>;
 }
 
-interface EntitySql { id: string; type: string; name: string; language: string; importance: number; source_url: string | null }
-interface FactSql {
-  fact_id: string; subject: string; predicate: string; value: string; display: string | null; unit: string | null; currency: string | null; language: string; confidence: number;
-  provenance_method: string; importance: number; freshness: string; valid_from: string | null; valid_until: string | null; source_id: string | null; source_url: string | null;
-  last_seen_at: string; status: 'active' | 'superseded' | 'merged';
+interface EntitySql {
+  id: string;
+  type: string;
+  name: string;
+  language: string;
+  importance: number;
+  source_url: string | null;
 }
-interface EdgeSql extends EntitySql { rel_id: string; rel_type: string; direction: 'out' | 'in' }
+interface FactSql {
+  fact_id: string;
+  subject: string;
+  predicate: string;
+  value: string;
+  display: string | null;
+  unit: string | null;
+  currency: string | null;
+  language: string;
+  confidence: number;
+  provenance_method: string;
+  importance: number;
+  freshness: string;
+  valid_from: string | null;
+  valid_until: string | null;
+  source_id: string | null;
+  source_url: string | null;
+  last_seen_at: string;
+  status: 'active' | 'superseded' | 'merged';
+}
+interface EdgeSql extends EntitySql {
+  rel_id: string;
+  rel_type: string;
+  direction: 'out' | 'in';
+}
 
-const NOT_HIDDEN = (column: string) => `NOT EXISTS (SELECT 1 FROM editorial ed WHERE ed.record_id = ${column} AND ed.hidden = 1)`;
+const NOT_HIDDEN = (column: string) =>
+  `NOT EXISTS (SELECT 1 FROM editorial ed WHERE ed.record_id = ${column} AND ed.hidden = 1)`;
 
 function toEntity(row: EntitySql): EntityView {
-  const view: EntityView = { id: row.id, type: row.type, name: row.name, language: row.language, importance: row.importance };
+  const view: EntityView = {
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    language: row.language,
+    importance: row.importance,
+  };
   if (row.source_url) view.source_url = row.source_url;
   return view;
 }
 
 /** The entity as the next publish would export it; undefined when it does not exist or is hidden. */
 export function readExportedEntity(db: Db, entityId: string): EntityView | undefined {
-  const row = db.prepare(`SELECT id, type, name, language, importance, source_url FROM entities e WHERE id = ? AND ${NOT_HIDDEN('e.id')}`).get(entityId) as EntitySql | undefined;
+  const row = db
+    .prepare(
+      `SELECT id, type, name, language, importance, source_url FROM entities e WHERE id = ? AND ${NOT_HIDDEN('e.id')}`,
+    )
+    .get(entityId) as EntitySql | undefined;
   return row ? toEntity(row) : undefined;
 }
 
@@ -84,9 +121,13 @@ export function readExportedEntity(db: Db, entityId: string): EntityView | undef
  */
 export function readEntityFacts(db: Db, entityId: string, options: { candidates: boolean }): FactView[] {
   // The surviving candidates by subject (search_facts_by_subject, graph migration 0006), then each fact's candidates.
-  const rows = db.prepare(`SELECT f.* FROM fact_candidates s JOIN fact_candidates f ON f.fact_id = s.fact_id
+  const rows = db
+    .prepare(
+      `SELECT f.* FROM fact_candidates s JOIN fact_candidates f ON f.fact_id = s.fact_id
     WHERE s.subject_entity_id = ? AND s.status = 'active' AND ${NOT_HIDDEN('s.fact_id')} ${options.candidates ? '' : "AND f.status = 'active'"}
-    ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`).all(entityId) as FactSql[];
+    ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`,
+    )
+    .all(entityId) as FactSql[];
   const facts: FactView[] = [];
   for (const row of rows) {
     if (row.status === 'active') {
@@ -96,11 +137,27 @@ export function readEntityFacts(db: Db, entityId: string, options: { candidates:
     const fact = facts[facts.length - 1];
     if (fact?.id === row.fact_id) fact.candidates!.push(toCandidate(row));
   }
-  return facts.sort((a, b) => b.importance - a.importance || compare(a.predicate, b.predicate) || compare(a.language, b.language) || compare(a.id, b.id));
+  return facts.sort(
+    (a, b) =>
+      b.importance - a.importance ||
+      compare(a.predicate, b.predicate) ||
+      compare(a.language, b.language) ||
+      compare(a.id, b.id),
+  );
 }
 
 function toFact(row: FactSql, withCandidates: boolean): FactView {
-  const fact: FactView = { id: row.fact_id, subject: row.subject, predicate: row.predicate, value: JSON.parse(row.value), language: row.language, confidence: row.confidence, provenance_method: row.provenance_method, importance: row.importance, freshness: row.freshness };
+  const fact: FactView = {
+    id: row.fact_id,
+    subject: row.subject,
+    predicate: row.predicate,
+    value: JSON.parse(row.value),
+    language: row.language,
+    confidence: row.confidence,
+    provenance_method: row.provenance_method,
+    importance: row.importance,
+    freshness: row.freshness,
+  };
   if (row.display !== null) fact.display = row.display;
   if (row.unit !== null) fact.unit = row.unit;
   if (row.currency !== null) fact.currency = row.currency;
@@ -113,7 +170,14 @@ function toFact(row: FactSql, withCandidates: boolean): FactView {
 }
 
 function toCandidate(row: FactSql): CandidateView {
-  const candidate: CandidateView = { value: JSON.parse(row.value), language: row.language, confidence: row.confidence, provenance_method: row.provenance_method, last_seen_at: row.last_seen_at, status: row.status === 'merged' ? 'merged' : 'superseded' };
+  const candidate: CandidateView = {
+    value: JSON.parse(row.value),
+    language: row.language,
+    confidence: row.confidence,
+    provenance_method: row.provenance_method,
+    last_seen_at: row.last_seen_at,
+    status: row.status === 'merged' ? 'merged' : 'superseded',
+  };
   if (row.display !== null) candidate.display = row.display;
   if (row.source_id !== null) candidate.source_id = row.source_id;
   if (row.source_url !== null) candidate.source_url = row.source_url;
@@ -135,7 +199,12 @@ const EDGES_SQL = `SELECT x.rel_id, x.rel_type, x.direction, e.id, e.type, e.nam
  * once, by its shortest path (the first in EDGES_SQL order): every depth-1 neighbour before any
  * depth-2 one. At most `limit`; `truncated` says more exist.
  */
-export function readRelated(db: Db, entityId: string, depth: 1 | 2, limit: number): { related: RelatedView[]; truncated: boolean } {
+export function readRelated(
+  db: Db,
+  entityId: string,
+  depth: 1 | 2,
+  limit: number,
+): { related: RelatedView[]; truncated: boolean } {
   const edges = db.prepare(EDGES_SQL);
   const seen = new Set([entityId]);
   const related: RelatedView[] = [];
@@ -147,7 +216,10 @@ export function readRelated(db: Db, entityId: string, depth: 1 | 2, limit: numbe
         if (seen.has(row.id)) continue;
         if (related.length === limit) return { related, truncated: true };
         seen.add(row.id);
-        const view: RelatedView = { entity: toEntity(row), via: [...from.via, { rel_id: row.rel_id, type: row.rel_type, direction: row.direction }] };
+        const view: RelatedView = {
+          entity: toEntity(row),
+          via: [...from.via, { rel_id: row.rel_id, type: row.rel_type, direction: row.direction }],
+        };
         related.push(view);
         next.push(view);
       }

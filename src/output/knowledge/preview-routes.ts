@@ -19,7 +19,10 @@ const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: 
  */
 export const previewRoutes: RoutePlugin = async (app, { services }) => {
   let target: Promise<PublishTarget> | undefined;
-  const getTarget = () => (target ??= import('../publish/targets/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
+  const getTarget = () =>
+    (target ??= import('../publish/targets/index.js').then((m) =>
+      m.createTargetFromSettings(services.config.settings),
+    ));
   const previews = createPreviewService(services, getTarget);
   app.addHook('onClose', async () => {
     await previews.close();
@@ -30,10 +33,14 @@ export const previewRoutes: RoutePlugin = async (app, { services }) => {
     '/v1/websites/:id/node/preview',
     {
       // The compile refuses what a publish would (node.uuid_leak, publish.validation_failed).
-      config: { access: VIEWER_READ, errors: ['publish.nothing_to_publish', 'publish.validation_failed', 'node.uuid_leak'] },
+      config: {
+        access: VIEWER_READ,
+        errors: ['publish.nothing_to_publish', 'publish.validation_failed', 'node.uuid_leak'],
+      },
       schema: {
         summary: 'What a publish would produce now, each file against the live version; nothing is written',
-        description: 'The compile is reused while the graph and the website are unchanged: header X-Nodectl-Preview says cached or computed.',
+        description:
+          'The compile is reused while the graph and the website are unchanged: header X-Nodectl-Preview says cached or computed.',
         tags: ['knowledge'],
         params: WebsitePathSchema,
         response: { 200: dataEnvelope(NodePreviewSchema).describe('The preview') },

@@ -48,18 +48,32 @@ function graphState(db: Db): string {
  * preview-worker.ts) and is kept per website with the graph state and website settings it was
  * made from, so a repeated preview of an unchanged graph only compares with the live manifest.
  */
-export function createPreviewService(services: Pick<AppServices, 'controlDb' | 'layout' | 'graphs' | 'now'>, target: () => Promise<PublishTarget>): PreviewService {
+export function createPreviewService(
+  services: Pick<AppServices, 'controlDb' | 'layout' | 'graphs' | 'now'>,
+  target: () => Promise<PublishTarget>,
+): PreviewService {
   const cache = new Map<string, { key: string; compiled: Promise<CompiledPreview> }>();
   const running = new Set<Worker>();
 
   const compileInWorker = (site: WebsiteInfo): Promise<CompiledPreview> => {
-    const input: PreviewWorkerInput = { graphFile: graphDbPath(services.layout, site.websiteId), site, buildTime: new Date(services.now()).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    const input: PreviewWorkerInput = {
+      graphFile: graphDbPath(services.layout, site.websiteId),
+      site,
+      buildTime: new Date(services.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
     const worker = new Worker(previewWorkerUrl(), { workerData: input });
     running.add(worker);
     return new Promise<CompiledPreview>((resolve, reject) => {
       worker.once('message', (message: PreviewWorkerMessage) => {
         if (message.kind === 'done') resolve(message.preview);
-        else if (message.kind === 'app_error') reject(new AppError(message.code as ErrorCode, message.message, message.details ? { details: message.details } : {}));
+        else if (message.kind === 'app_error')
+          reject(
+            new AppError(
+              message.code as ErrorCode,
+              message.message,
+              message.details ? { details: message.details } : {},
+            ),
+          );
         else reject(Object.assign(new Error(`preview worker: ${message.message}`), { stack: message.stack }));
       });
       worker.once('error', reject);
@@ -74,7 +88,11 @@ export function createPreviewService(services: Pick<AppServices, 'controlDb' | '
     async preview(websiteId) {
       const site = loadWebsiteInfo(services.controlDb, websiteId);
       const db = existingGraph(services, websiteId);
-      if (!site || !db) throw new AppError('publish.nothing_to_publish', `Nothing has been ingested for website ${websiteId} yet, so there is nothing to preview. Push content first (nodectl push, or POST /v1/ingest/batch) and wait for the ingest jobs to finish.`);
+      if (!site || !db)
+        throw new AppError(
+          'publish.nothing_to_publish',
+          `Nothing has been ingested for website ${websiteId} yet, so there is nothing to preview. Push content first (nodectl push, or POST /v1/ingest/batch) and wait for the ingest jobs to finish.`,
+        );
       const key = `${graphState(db)}:${JSON.stringify(site)}`;
       let entry = cache.get(websiteId);
       const cached = entry?.key === key;

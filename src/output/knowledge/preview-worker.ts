@@ -33,7 +33,13 @@ function main(input: PreviewWorkerInput): PreviewWorkerMessage {
     db.exec('COMMIT');
     return { kind: 'done', preview };
   } catch (error) {
-    if (isAppError(error)) return { kind: 'app_error', code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    if (isAppError(error))
+      return {
+        kind: 'app_error',
+        code: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+      };
     return { kind: 'failed', message: (error as Error)?.message ?? String(error), stack: (error as Error)?.stack };
   } finally {
     db.close();

@@ -40,7 +40,15 @@ export interface NodePreview {
   llms_txt: string;
   top_entities: CompiledPreview['topEntities'];
   top_facts: CompiledPreview['topFacts'];
-  counts: { entities: number; facts: number; relationships: number; chunks: number; qa: number; sources: number; withheld: CompileCounts['withheld'] };
+  counts: {
+    entities: number;
+    facts: number;
+    relationships: number;
+    chunks: number;
+    qa: number;
+    sources: number;
+    withheld: CompileCounts['withheld'];
+  };
   live_version: { node_version: string; node_version_label: string | null; generated_at: string } | null;
 }
 
@@ -68,13 +76,27 @@ function createPreviewSink(kept: Map<string, string>): NodeSink {
 export function compilePreview(reader: GraphReader, site: WebsiteInfo, buildTime: string): CompiledPreview {
   const kept = new Map<string, string>();
   const result = compileNode(reader, site, { buildTime }, createPreviewSink(kept));
-  const feed = (kept.get('priority-feed.jsonl') ?? '').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as PriorityFeedRecord);
+  const feed = (kept.get('priority-feed.jsonl') ?? '')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as PriorityFeedRecord);
   const url = (r: PriorityFeedRecord) => (r.source_url === undefined ? {} : { source_url: r.source_url });
   return {
-    files: result.files.map((f) => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, ...(f.records === undefined ? {} : { records: f.records }) })),
+    files: result.files.map((f) => ({
+      path: f.path,
+      bytes: f.bytes,
+      checksum: f.checksum,
+      ...(f.records === undefined ? {} : { records: f.records }),
+    })),
     llmsTxt: kept.get('llms.txt') ?? '',
-    topEntities: feed.filter((r) => r.record_kind === 'entity').slice(0, PREVIEW_TOP).map((r) => ({ id: r.record_id, name: r.label, importance: r.importance, language: r.language, ...url(r) })),
-    topFacts: feed.filter((r) => r.record_kind === 'fact').slice(0, PREVIEW_TOP).map((r) => ({ id: r.record_id, label: r.label, importance: r.importance, language: r.language, ...url(r) })),
+    topEntities: feed
+      .filter((r) => r.record_kind === 'entity')
+      .slice(0, PREVIEW_TOP)
+      .map((r) => ({ id: r.record_id, name: r.label, importance: r.importance, language: r.language, ...url(r) })),
+    topFacts: feed
+      .filter((r) => r.record_kind === 'fact')
+      .slice(0, PREVIEW_TOP)
+      .map((r) => ({ id: r.record_id, label: r.label, importance: r.importance, language: r.language, ...url(r) })),
     counts: result.counts,
   };
 }
@@ -110,6 +132,12 @@ export function compareWithLive(compiled: CompiledPreview, live: Manifest | unde
     top_entities: compiled.topEntities,
     top_facts: compiled.topFacts,
     counts: { entities, facts, relationships, chunks, qa, sources, withheld },
-    live_version: live ? { node_version: live.node_version, node_version_label: live.node_version_label ?? null, generated_at: live.generated_at } : null,
+    live_version: live
+      ? {
+          node_version: live.node_version,
+          node_version_label: live.node_version_label ?? null,
+          generated_at: live.generated_at,
+        }
+      : null,
   };
 }

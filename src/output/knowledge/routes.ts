@@ -9,7 +9,16 @@ import { sendData } from '../../platform/http/envelope.js';
 import { pageOf, parseListQuery } from '../../platform/http/list-query.js';
 import { dataEnvelope, listEnvelope } from '../../platform/http/route-docs.js';
 import { roleAtLeast, type Role } from '../../control/records/record-types.js';
-import { EntityFactsSchema, EntityPathSchema, FactsQuerySchema, RelatedEntitiesSchema, RelatedQuerySchema, SearchHitSchema, SearchQuerySchema, WebsitePathSchema } from './api-schemas.js';
+import {
+  EntityFactsSchema,
+  EntityPathSchema,
+  FactsQuerySchema,
+  RelatedEntitiesSchema,
+  RelatedQuerySchema,
+  SearchHitSchema,
+  SearchQuerySchema,
+  WebsitePathSchema,
+} from './api-schemas.js';
 import { readEntityFacts, readExportedEntity, readRelated } from './entities.js';
 import { searchDigest, searchKnowledge, type RankedHit, type SearchPosition } from './search.js';
 import { existingGraph } from './website-graph.js';
@@ -19,7 +28,12 @@ const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: 
 /** What a search cursor holds: the last hit's sort key and a digest of the query it belongs to. */
 const CursorSchema = z.object({ d: z.string(), r: z.number(), i: z.number().int() });
 
-const badCursor = () => new AppError('validation.failed', 'The cursor belongs to another search: pass next_cursor of the previous page with the same q and kind.', { details: { fields: [{ path: 'cursor', message: 'not a cursor of this search' }] } });
+const badCursor = () =>
+  new AppError(
+    'validation.failed',
+    'The cursor belongs to another search: pass next_cursor of the previous page with the same q and kind.',
+    { details: { fields: [{ path: 'cursor', message: 'not a cursor of this search' }] } },
+  );
 
 function readCursor(after: string | undefined, digest: string): SearchPosition | undefined {
   if (after === undefined) return undefined;
@@ -35,7 +49,11 @@ function readCursor(after: string | undefined, digest: string): SearchPosition |
 
 const ENTITY_ID = /^entity_[0-9a-f]{24}$/;
 
-const entityNotFound = (id: string) => new AppError('entity.not_found', `No entity ${id} in this website's graph (or it is hidden, so no publish exports it); find ids with GET /v1/websites/:id/knowledge/search.`);
+const entityNotFound = (id: string) =>
+  new AppError(
+    'entity.not_found',
+    `No entity ${id} in this website's graph (or it is hidden, so no publish exports it); find ids with GET /v1/websites/:id/knowledge/search.`,
+  );
 
 /**
  * Knowledge reads over the website's graph, what the next publish would export
@@ -51,11 +69,16 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
     {
       config: { access: VIEWER_READ },
       schema: {
-        summary: "Search the website's knowledge (entities, facts, text chunks) as the next publish would export it, best first",
+        summary:
+          "Search the website's knowledge (entities, facts, text chunks) as the next publish would export it, best first",
         tags: ['knowledge'],
         params: WebsitePathSchema,
         querystring: SearchQuerySchema,
-        response: { 200: listEnvelope(SearchHitSchema).describe('One page of hits, best first; next_cursor pages on with the same q and kind') },
+        response: {
+          200: listEnvelope(SearchHitSchema).describe(
+            'One page of hits, best first; next_cursor pages on with the same q and kind',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -65,9 +88,20 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
       const digest = searchDigest(q, kind);
       const after = readCursor(list.after, digest);
       const db = existingGraph(services, website.id);
-      const hits = db ? searchKnowledge(db, { query: q, limit: list.limit + 1, ...(kind ? { kind } : {}), ...(after ? { after } : {}) }) : [];
+      const hits = db
+        ? searchKnowledge(db, {
+            query: q,
+            limit: list.limit + 1,
+            ...(kind ? { kind } : {}),
+            ...(after ? { after } : {}),
+          })
+        : [];
       const keyOf = (hit: RankedHit) => JSON.stringify({ d: digest, r: hit.position.rank, i: hit.position.doc });
-      return sendData(request, reply, pageOf(hits, list, keyOf, ({ position: _position, ...hit }) => hit));
+      return sendData(
+        request,
+        reply,
+        pageOf(hits, list, keyOf, ({ position: _position, ...hit }) => hit),
+      );
     },
   );
 
@@ -77,7 +111,8 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
       // auth.forbidden: include=candidates below the editor role.
       config: { access: VIEWER_READ, errors: ['entity.not_found', 'auth.forbidden'] },
       schema: {
-        summary: 'An entity and its exported facts; include=candidates adds the superseded candidates with provenance (editors)',
+        summary:
+          'An entity and its exported facts; include=candidates adds the superseded candidates with provenance (editors)',
         tags: ['knowledge'],
         params: EntityPathSchema,
         querystring: FactsQuerySchema,
@@ -88,11 +123,18 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
       const website = authorizedWebsite(request);
       const { include } = request.query;
       // Superseded candidates show the editorial side of the graph: editors and above (docs/contract.md#roles).
-      if (include === 'candidates' && !isEditor(request.tenant?.role)) throw new AppError('auth.forbidden', 'include=candidates needs the editor role or higher; leave it out to read the exported facts.');
+      if (include === 'candidates' && !isEditor(request.tenant?.role))
+        throw new AppError(
+          'auth.forbidden',
+          'include=candidates needs the editor role or higher; leave it out to read the exported facts.',
+        );
       const db = existingGraph(services, website.id);
       const entity = db && ENTITY_ID.test(request.params.eid) ? readExportedEntity(db, request.params.eid) : undefined;
       if (!db || !entity) throw entityNotFound(request.params.eid);
-      return sendData(request, reply, { entity, facts: readEntityFacts(db, entity.id, { candidates: include === 'candidates' }) });
+      return sendData(request, reply, {
+        entity,
+        facts: readEntityFacts(db, entity.id, { candidates: include === 'candidates' }),
+      });
     },
   );
 
@@ -101,7 +143,8 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
     {
       config: { access: VIEWER_READ, errors: ['entity.not_found'] },
       schema: {
-        summary: 'Entities related to an entity through exported relationships, one or two hops away, each with its path',
+        summary:
+          'Entities related to an entity through exported relationships, one or two hops away, each with its path',
         tags: ['knowledge'],
         params: EntityPathSchema,
         querystring: RelatedQuerySchema,

@@ -53,9 +53,17 @@ export function queryTerms(query: string): QueryTerm[] {
   const parts = splitQuery(query);
   const last = parts[parts.length - 1];
   // The prefix applies to the term's last token: `259.00` is the tokens 259 and 00, so it counts 2.
-  const lastToken = last?.text.split(/[^\p{L}\p{N}]+/u).filter(Boolean).pop() ?? '';
-  const prefixLast = last !== undefined && !last.phrase && !/\s$/.test(query) && [...lastToken].length >= MIN_PREFIX_CHARS;
-  return parts.map((part, index) => ({ exact: quote(part.text), ...(prefixLast && index === parts.length - 1 ? { prefix: `${quote(part.text)}*` } : {}) }));
+  const lastToken =
+    last?.text
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .pop() ?? '';
+  const prefixLast =
+    last !== undefined && !last.phrase && !/\s$/.test(query) && [...lastToken].length >= MIN_PREFIX_CHARS;
+  return parts.map((part, index) => ({
+    exact: quote(part.text),
+    ...(prefixLast && index === parts.length - 1 ? { prefix: `${quote(part.text)}*` } : {}),
+  }));
 }
 
 /**

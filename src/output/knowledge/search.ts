@@ -68,7 +68,9 @@ export interface RankedHit extends SearchHit {
  */
 export const COMMON_DOCUMENTS = 10_000;
 
-const WEIGHTS = Object.values(COLUMN_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
+const WEIGHTS = Object.values(COLUMN_WEIGHTS)
+  .map((w) => w.toFixed(1))
+  .join(', ');
 const ALL_DOCS = { first: ROWID_RANGE.chunk.first, last: ROWID_RANGE.entity.last };
 
 // Rowid bounds are CAST: better-sqlite3 binds a JS number as REAL, and FTS5 then drops a rowid
@@ -125,11 +127,22 @@ const DETAIL_SQL: Record<SearchKind, string> = {
   chunk: `SELECT c.text AS title, c.language, (SELECT COALESCE(s.canonical_url, s.url) FROM sources s WHERE s.id = c.source_id) AS sourceUrl FROM chunks c WHERE c.id = ?`,
 };
 
-interface DetailRow { title: string; language: string; sourceUrl: string | null; entityId?: string | null }
-interface MatchedRow { rowid: number; rank: number }
+interface DetailRow {
+  title: string;
+  language: string;
+  sourceUrl: string | null;
+  entityId?: string | null;
+}
+interface MatchedRow {
+  rowid: number;
+  rank: number;
+}
 
 /** How a query runs: the FTS5 expression of every term, and that of the uncommon ones (none: unranked). */
-interface SearchPlan { match: string; rank?: string }
+interface SearchPlan {
+  match: string;
+  rank?: string;
+}
 
 /**
  * Decides per term whether it ranks (docs/knowledge.md "Ranking"). The typed last word matches
@@ -143,7 +156,10 @@ function planSearch(terms: QueryTerm[], isCommon: (match: string) => boolean): S
     return { match: term.prefix, common: isCommon(term.prefix) };
   });
   const rare = forms.filter((form) => !form.common);
-  return { match: forms.map((form) => form.match).join(' '), ...(rare.length > 0 ? { rank: rare.map((form) => form.match).join(' ') } : {}) };
+  return {
+    match: forms.map((form) => form.match).join(' '),
+    ...(rare.length > 0 ? { rank: rare.map((form) => form.match).join(' ') } : {}),
+  };
 }
 
 /**
@@ -161,12 +177,28 @@ export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
   const withheld = statements.withheld.get() as string;
   const range = request.kind ? ROWID_RANGE[request.kind] : ALL_DOCS;
   const base = { match: plan.match, excluded: withheld === '[]' ? null : withheld, limit: request.limit };
-  const rows = (plan.rank === undefined
-    ? statements.unranked.all({ ...base, first: range.first, last: request.after ? Math.min(range.last, request.after.doc - 1) : range.last })
-    : (plan.rank === plan.match ? statements.ranked : statements.rankedFiltered).all({
-      ...base, rank: plan.rank, first: range.first, last: range.last, afterRank: request.after?.rank ?? null, afterRowid: request.after?.doc ?? null,
-    })) as MatchedRow[];
-  const snippets = snippetsOf(db, statements, plan.match, rows.map((row) => row.rowid));
+  const rows = (
+    plan.rank === undefined
+      ? statements.unranked.all({
+          ...base,
+          first: range.first,
+          last: request.after ? Math.min(range.last, request.after.doc - 1) : range.last,
+        })
+      : (plan.rank === plan.match ? statements.ranked : statements.rankedFiltered).all({
+          ...base,
+          rank: plan.rank,
+          first: range.first,
+          last: range.last,
+          afterRank: request.after?.rank ?? null,
+          afterRowid: request.after?.doc ?? null,
+        })
+  ) as MatchedRow[];
+  const snippets = snippetsOf(
+    db,
+    statements,
+    plan.match,
+    rows.map((row) => row.rowid),
+  );
   const hits: RankedHit[] = [];
   for (const row of rows) {
     const doc = searchRecordOf(db, row.rowid);
@@ -202,9 +234,15 @@ function snippetsOf(db: Db, statements: SearchStatements, match: string, rowids:
 
 type Statement = Database.Statement<unknown[]>;
 interface SearchStatements {
-  probe: Statement; ranked: Statement; rankedFiltered: Statement; unranked: Statement;
-  snippetInsert: Statement; snippets: Statement; snippetClear: Statement;
-  withheld: Statement; details: Record<SearchKind, Statement>;
+  probe: Statement;
+  ranked: Statement;
+  rankedFiltered: Statement;
+  unranked: Statement;
+  snippetInsert: Statement;
+  snippets: Statement;
+  snippetClear: Statement;
+  withheld: Statement;
+  details: Record<SearchKind, Statement>;
 }
 const prepared = new WeakMap<Db, SearchStatements>();
 
@@ -218,11 +256,17 @@ function statementsOf(db: Db): SearchStatements {
       ranked: db.prepare(rankedSql(false)),
       rankedFiltered: db.prepare(rankedSql(true)),
       unranked: db.prepare(UNRANKED_SQL),
-      snippetInsert: db.prepare('INSERT INTO temp.search_snippets (rowid, name, context, value, body) VALUES (CAST(@rowid AS INTEGER), @name, @context, @value, @body)'),
+      snippetInsert: db.prepare(
+        'INSERT INTO temp.search_snippets (rowid, name, context, value, body) VALUES (CAST(@rowid AS INTEGER), @name, @context, @value, @body)',
+      ),
       snippets: db.prepare(SNIPPETS_SQL),
       snippetClear: db.prepare('DELETE FROM temp.search_snippets'),
       withheld: db.prepare(WITHHELD_SQL).pluck(),
-      details: { entity: db.prepare(DETAIL_SQL.entity), fact: db.prepare(DETAIL_SQL.fact), chunk: db.prepare(DETAIL_SQL.chunk) },
+      details: {
+        entity: db.prepare(DETAIL_SQL.entity),
+        fact: db.prepare(DETAIL_SQL.fact),
+        chunk: db.prepare(DETAIL_SQL.chunk),
+      },
     };
     prepared.set(db, s);
   }
@@ -231,14 +275,22 @@ function statementsOf(db: Db): SearchStatements {
 
 /** A digest of what a cursor's position is valid for: the same query text and kind. */
 export function searchDigest(query: string, kind: SearchKind | undefined): string {
-  return createHash('sha256').update(`${kind ?? ''}\u0000${query}`).digest('base64url').slice(0, 12);
+  return createHash('sha256')
+    .update(`${kind ?? ''}\u0000${query}`)
+    .digest('base64url')
+    .slice(0, 12);
 }
 
 function titleOf(kind: SearchKind, text: string): string {
   if (kind !== 'chunk') return text;
   const line = (text.split('\n', 1)[0] ?? '').trim();
   const chars = [...line];
-  return chars.length <= CHUNK_TITLE_CHARS ? line : `${chars.slice(0, CHUNK_TITLE_CHARS - 1).join('').trimEnd()}…`;
+  return chars.length <= CHUNK_TITLE_CHARS
+    ? line
+    : `${chars
+        .slice(0, CHUNK_TITLE_CHARS - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };

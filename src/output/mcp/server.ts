@@ -7,7 +7,9 @@ import { NODECTL_VERSION } from '../../platform/app/version.js';
 
 const DEFAULT_LIMIT = 10;
 
-const answer = (data: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(data, null, 2) }] });
+const answer = (data: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(data, null, 2) }],
+});
 const refuse = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
 
 /**
@@ -19,7 +21,10 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
   const index = new KnowledgeIndex(node);
   const server = new McpServer({ name: `nodectl-${node.manifest.domain}`, version: NODECTL_VERSION });
   const scope = { websiteId: z.string().describe('the website this server is scoped to') };
-  const wrongSite = (asked: string) => (asked === websiteId ? undefined : refuse(`This server serves website ${websiteId} only; got websiteId ${JSON.stringify(asked)}.`));
+  const wrongSite = (asked: string) =>
+    asked === websiteId
+      ? undefined
+      : refuse(`This server serves website ${websiteId} only; got websiteId ${JSON.stringify(asked)}.`);
 
   server.registerTool(
     'search_website_knowledge',
@@ -28,7 +33,9 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
       inputSchema: { ...scope, query: z.string().min(1), limit: z.number().int().min(1).max(50).optional() },
       annotations: { readOnlyHint: true },
     },
-    async ({ websiteId: asked, query, limit }) => wrongSite(asked) ?? answer({ node_version: node.manifest.node_version, query, hits: index.search(query, limit ?? DEFAULT_LIMIT) }),
+    async ({ websiteId: asked, query, limit }) =>
+      wrongSite(asked) ??
+      answer({ node_version: node.manifest.node_version, query, hits: index.search(query, limit ?? DEFAULT_LIMIT) }),
   );
 
   server.registerTool(
@@ -42,7 +49,10 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
       const refused = wrongSite(asked);
       if (refused) return refused;
       const entity = index.entity(entityId);
-      if (!entity) return refuse(`No entity ${entityId} in node ${node.manifest.node_version}; find ids with search_website_knowledge.`);
+      if (!entity)
+        return refuse(
+          `No entity ${entityId} in node ${node.manifest.node_version}; find ids with search_website_knowledge.`,
+        );
       return answer({ node_version: node.manifest.node_version, entity, facts: index.factsOf(entityId) });
     },
   );
@@ -56,7 +66,22 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
     },
     async ({ websiteId: asked }) => {
       const { manifest } = node;
-      return wrongSite(asked) ?? answer({ node_version: manifest.node_version, node_version_label: manifest.node_version_label ?? null, domain: manifest.domain, files: manifest.files.map(({ path, content_type, checksum, bytes, records, language }) => ({ path, content_type, checksum, bytes, ...(records !== undefined ? { records } : {}), ...(language !== undefined ? { language } : {}) })) });
+      return (
+        wrongSite(asked) ??
+        answer({
+          node_version: manifest.node_version,
+          node_version_label: manifest.node_version_label ?? null,
+          domain: manifest.domain,
+          files: manifest.files.map(({ path, content_type, checksum, bytes, records, language }) => ({
+            path,
+            content_type,
+            checksum,
+            bytes,
+            ...(records !== undefined ? { records } : {}),
+            ...(language !== undefined ? { language } : {}),
+          })),
+        })
+      );
     },
   );
   return server;

@@ -27,7 +27,10 @@ export function nodeFilesPath(settings: Parameters<typeof nodeBaseUrl>[0]): stri
  */
 export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
   const reader = createNodeReader(createFsTarget({ root: services.layout.nodesDir }));
-  const counter = createReadCounter(services.controlDb, { now: services.now, onError: (error) => services.logger.warn({ err: error }, 'node read counts dropped: the write failed') });
+  const counter = createReadCounter(services.controlDb, {
+    now: services.now,
+    onError: (error) => services.logger.warn({ err: error }, 'node read counts dropped: the write failed'),
+  });
   app.addHook('onClose', async () => counter.close());
   const base = nodeFilesPath(services.config.settings);
 
@@ -36,13 +39,29 @@ export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (lookup.kind !== 'file') {
       services.metrics.nodeReads.inc({ status: lookup.kind === 'gone' ? '410' : '404' });
-      if (lookup.kind === 'gone') throw new AppError('node.gone', lookup.purged ? 'This file of the version was deleted by an erasure request; the live version does not hold the erased content.' : 'This node was taken down by its owner.');
+      if (lookup.kind === 'gone')
+        throw new AppError(
+          'node.gone',
+          lookup.purged
+            ? 'This file of the version was deleted by an erasure request; the live version does not hold the erased content.'
+            : 'This node was taken down by its owner.',
+        );
       throw new AppError('node.not_found', `No node file ${request.url.split('?')[0]}.`);
     }
-    counter.count(lookup.websiteId, classifyAgent(request.headers['user-agent']), (request.params as { file: string }).file);
-    reply.header('ETag', lookup.etag).header('Cache-Control', lookup.cacheControl).header('Content-Type', lookup.contentType);
+    counter.count(
+      lookup.websiteId,
+      classifyAgent(request.headers['user-agent']),
+      (request.params as { file: string }).file,
+    );
+    reply
+      .header('ETag', lookup.etag)
+      .header('Cache-Control', lookup.cacheControl)
+      .header('Content-Type', lookup.contentType);
     const match = request.headers['if-none-match'];
-    if (typeof match === 'string' && (match.trim() === '*' || match.split(',').some((t) => t.trim().replace(/^W\//, '') === lookup.etag))) {
+    if (
+      typeof match === 'string' &&
+      (match.trim() === '*' || match.split(',').some((t) => t.trim().replace(/^W\//, '') === lookup.etag))
+    ) {
       services.metrics.nodeReads.inc({ status: '304' });
       return reply.code(304).send();
     }
@@ -57,9 +76,13 @@ export const nodeFileRoutes: RoutePlugin = async (app, { services }) => {
     if (!check(domain, request.params.file)) return serve(request, reply, { kind: 'not_found', websiteId: undefined });
     return serve(request, reply, reader.resolveLatest(domain, request.params.file));
   });
-  app.get<{ Params: { domain: string; ulid: string; file: string } }>(`${base}/:domain/versions/:ulid/:file`, async (request, reply) => {
-    const domain = request.params.domain.toLowerCase();
-    if (!check(domain, request.params.file)) return serve(request, reply, { kind: 'not_found', websiteId: undefined });
-    return serve(request, reply, reader.resolvePinned(domain, request.params.ulid, request.params.file));
-  });
+  app.get<{ Params: { domain: string; ulid: string; file: string } }>(
+    `${base}/:domain/versions/:ulid/:file`,
+    async (request, reply) => {
+      const domain = request.params.domain.toLowerCase();
+      if (!check(domain, request.params.file))
+        return serve(request, reply, { kind: 'not_found', websiteId: undefined });
+      return serve(request, reply, reader.resolvePinned(domain, request.params.ulid, request.params.file));
+    },
+  );
 };

@@ -9,7 +9,9 @@ import { PROVENANCE_METHODS } from '../../platform/contract/provenance.js';
  * that file's const.
  */
 export { NODE_SCHEMA_VERSION };
-export const SchemaVersionSchema = z.literal(NODE_SCHEMA_VERSION).describe('Schema version of this record kind; consumers branch on it.');
+export const SchemaVersionSchema = z
+  .literal(NODE_SCHEMA_VERSION)
+  .describe('Schema version of this record kind; consumers branch on it.');
 
 /** `<prefix>_<hex hash>`: stable across versions; a uuid never matches (no dashes). */
 export function stableIdSchema(prefix: 'entity' | 'fact' | 'rel' | 'chunk' | 'qa' | 'src') {
@@ -22,11 +24,16 @@ export const ChunkIdSchema = stableIdSchema('chunk');
 export const QaIdSchema = stableIdSchema('qa');
 export const SourceIdSchema = stableIdSchema('src');
 /** Any exported record id (entities, facts, relationships, chunks, Q&A, sources). */
-export const RecordIdSchema = z.string().regex(/^(entity|fact|rel|chunk|qa|src)_[0-9a-f]{8,64}$/, 'must be a stable record id');
+export const RecordIdSchema = z
+  .string()
+  .regex(/^(entity|fact|rel|chunk|qa|src)_[0-9a-f]{8,64}$/, 'must be a stable record id');
 
 export const LanguageSchema = z
   .string()
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$/, 'must be a BCP-47 language tag');
+  .regex(
+    /^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$/,
+    'must be a BCP-47 language tag',
+  );
 export const ConfidenceSchema = z.number().min(0).max(1);
 export const ImportanceSchema = z.number().int().min(1).max(5);
 export const ProvenanceSchema = z.enum(PROVENANCE_METHODS);
@@ -38,7 +45,11 @@ export const DateOrTimestampSchema = z.union([z.iso.date(), TimestampSchema]);
 export const HTTP_URL_PATTERN = /^https?:\/\/[^\s/?#]+[^\s]*$/;
 export const HTTP_URL_MAX_LENGTH = MAX_URL_LENGTH;
 /** An absolute http(s) URL. A pattern rather than a URL parse: it runs once per record of a million-record node. */
-export const HttpUrlSchema = z.string().max(HTTP_URL_MAX_LENGTH).regex(HTTP_URL_PATTERN, 'must be an absolute http(s) URL').meta({ format: 'uri' });
+export const HttpUrlSchema = z
+  .string()
+  .max(HTTP_URL_MAX_LENGTH)
+  .regex(HTTP_URL_PATTERN, 'must be an absolute http(s) URL')
+  .meta({ format: 'uri' });
 export const ChecksumSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>');
 export const UlidSchema = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID');
 export const VersionLabelSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}\.[1-9]\d*$/, 'must be YYYY-MM-DD.N');
@@ -48,4 +59,6 @@ export const VerificationStateSchema = z.enum(['pending', 'verified', 'failed', 
 /** Trust tier: the verification method while the website is verified (or in grace), else unverified. */
 export const TrustTierSchema = z.enum(['dns_txt', 'plugin_signed', 'well_known', 'meta_tag', 'manual', 'unverified']);
 /** A relative path of a node file: no directories, no dot-dot. */
-export const NodePathSchema = z.string().regex(/^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml)$/, 'must be a node file name');
+export const NodePathSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml)$/, 'must be a node file name');

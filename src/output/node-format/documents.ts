@@ -1,7 +1,19 @@
 import { z } from 'zod';
 import {
-  CapabilitySchema, ChecksumSchema, ChunkIdSchema, EntityIdSchema, FactIdSchema, LanguageSchema, NodePathSchema,
-  SchemaVersionSchema, TimestampSchema, TrustTierSchema, UlidSchema, VerificationMethodSchema, VerificationStateSchema, VersionLabelSchema,
+  CapabilitySchema,
+  ChecksumSchema,
+  ChunkIdSchema,
+  EntityIdSchema,
+  FactIdSchema,
+  LanguageSchema,
+  NodePathSchema,
+  SchemaVersionSchema,
+  TimestampSchema,
+  TrustTierSchema,
+  UlidSchema,
+  VerificationMethodSchema,
+  VerificationStateSchema,
+  VersionLabelSchema,
 } from './common.js';
 
 export const ManifestFileSchema = z.strictObject({
@@ -51,7 +63,10 @@ export const VersionEntrySchema = z.strictObject({
   node_version: UlidSchema,
   node_version_label: VersionLabelSchema.optional(),
   generated_at: TimestampSchema,
-  purged: z.literal(true).optional().describe('files of this version were deleted by a gdpr_erasure (they answer 410 node.gone); absent otherwise'),
+  purged: z
+    .literal(true)
+    .optional()
+    .describe('files of this version were deleted by a gdpr_erasure (they answer 410 node.gone); absent otherwise'),
 });
 
 export const VersionsSchema = z
@@ -98,7 +113,11 @@ export const TrustSchema = z
 export const OpenApiSchema = z
   .looseObject({
     openapi: z.string().regex(/^3\.1\.\d+$/, 'must be 3.1.x'),
-    info: z.looseObject({ title: z.string().min(1), version: z.string().min(1), 'x-service-node-version': VersionLabelSchema.optional() }),
+    info: z.looseObject({
+      title: z.string().min(1),
+      version: z.string().min(1),
+      'x-service-node-version': VersionLabelSchema.optional(),
+    }),
     paths: z.record(z.string(), z.unknown()),
   })
   .meta({ title: 'OpenAPI wrapper constraints (openapi.json, cap.advanced)' });
@@ -109,8 +128,12 @@ export const EmbeddingsManifestSchema = z
     status: z.enum(['not_computed', 'ready']).describe('not_computed: no vectors are stored for this version yet'),
     model: z.string().min(1).nullable(),
     dimensions: z.number().int().min(1).nullable(),
-    chunk_files: z.array(z.strictObject({ path: NodePathSchema, language: LanguageSchema, records: z.number().int().min(0) })),
-    vectors: z.array(z.strictObject({ chunk_id: ChunkIdSchema, vector_ref: z.string().min(1) })).describe('chunk id to stored vector; never the vector itself'),
+    chunk_files: z.array(
+      z.strictObject({ path: NodePathSchema, language: LanguageSchema, records: z.number().int().min(0) }),
+    ),
+    vectors: z
+      .array(z.strictObject({ chunk_id: ChunkIdSchema, vector_ref: z.string().min(1) }))
+      .describe('chunk id to stored vector; never the vector itself'),
   })
   .meta({ title: 'Embeddings manifest (embeddings-manifest.json, cap.advanced + cap.embeddings)' });
 

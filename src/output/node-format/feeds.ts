@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import {
-  ChecksumSchema, ConfidenceSchema, HttpUrlSchema, ImportanceSchema, LanguageSchema, NodePathSchema, ProvenanceSchema, RecordIdSchema,
-  SchemaVersionSchema, SourceIdSchema, TimestampSchema, UlidSchema,
+  ChecksumSchema,
+  ConfidenceSchema,
+  HttpUrlSchema,
+  ImportanceSchema,
+  LanguageSchema,
+  NodePathSchema,
+  ProvenanceSchema,
+  RecordIdSchema,
+  SchemaVersionSchema,
+  SourceIdSchema,
+  TimestampSchema,
+  UlidSchema,
 } from './common.js';
 
 /** Record kinds as named in the feed files. */
@@ -53,7 +63,9 @@ export const ChangeRecordSchema = z
     file: NodePathSchema,
     content_hash: ChecksumSchema.optional().describe('hash in this version; absent when removed'),
     previous_content_hash: ChecksumSchema.optional().describe('hash in the previous version; absent when added'),
-    since_version: UlidSchema.optional().describe('node_version this change is measured against; absent for a first version'),
+    since_version: UlidSchema.optional().describe(
+      'node_version this change is measured against; absent for a first version',
+    ),
   })
   .meta({ title: 'Change (changes.jsonl)' });
 

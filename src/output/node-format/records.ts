@@ -1,7 +1,21 @@
 import { z } from 'zod';
 import {
-  ChecksumSchema, ChunkIdSchema, ConfidenceSchema, DateOrTimestampSchema, EntityIdSchema, FactIdSchema, FreshnessSchema, HttpUrlSchema,
-  ImportanceSchema, LanguageSchema, ProvenanceSchema, QaIdSchema, RelIdSchema, SchemaVersionSchema, SourceIdSchema, TimestampSchema,
+  ChecksumSchema,
+  ChunkIdSchema,
+  ConfidenceSchema,
+  DateOrTimestampSchema,
+  EntityIdSchema,
+  FactIdSchema,
+  FreshnessSchema,
+  HttpUrlSchema,
+  ImportanceSchema,
+  LanguageSchema,
+  ProvenanceSchema,
+  QaIdSchema,
+  RelIdSchema,
+  SchemaVersionSchema,
+  SourceIdSchema,
+  TimestampSchema,
 } from './common.js';
 
 /**
@@ -37,7 +51,10 @@ export const FactRecordSchema = z
     confidence: ConfidenceSchema,
     provenance_method: ProvenanceSchema,
     unit: z.string().min(1).optional(),
-    currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional(),
     display: z.string().min(1).optional(),
     subject_entity_id: EntityIdSchema.optional(),
     importance: ImportanceSchema.optional(),

@@ -1,7 +1,23 @@
 import { z } from 'zod';
-import { AiJsonSchema, EmbeddingsManifestSchema, ManifestSchema, McpManifestSchema, OpenApiSchema, SchemaJsonLdSchema, TrustSchema, VersionsSchema } from './documents.js';
+import {
+  AiJsonSchema,
+  EmbeddingsManifestSchema,
+  ManifestSchema,
+  McpManifestSchema,
+  OpenApiSchema,
+  SchemaJsonLdSchema,
+  TrustSchema,
+  VersionsSchema,
+} from './documents.js';
 import { ChangeRecordSchema, CitationRecordSchema, PriorityFeedRecordSchema } from './feeds.js';
-import { ChunkRecordSchema, EntityRecordSchema, FactRecordSchema, QaRecordSchema, RelationshipRecordSchema, SourceRecordSchema } from './records.js';
+import {
+  ChunkRecordSchema,
+  EntityRecordSchema,
+  FactRecordSchema,
+  QaRecordSchema,
+  RelationshipRecordSchema,
+  SourceRecordSchema,
+} from './records.js';
 
 /**
  * Every node file kind with its zod schema. `line` kinds validate each line of a .jsonl file,
@@ -36,7 +52,12 @@ export const NODE_SCHEMAS: readonly NodeSchemaEntry[] = [
   { name: 'mcp', shape: 'document', schema: McpManifestSchema, matches: exactly('mcp.json') },
   { name: 'trust', shape: 'document', schema: TrustSchema, matches: exactly('trust.json') },
   { name: 'openapi', shape: 'document', schema: OpenApiSchema, matches: exactly('openapi.json') },
-  { name: 'embeddings-manifest', shape: 'document', schema: EmbeddingsManifestSchema, matches: exactly('embeddings-manifest.json') },
+  {
+    name: 'embeddings-manifest',
+    shape: 'document',
+    schema: EmbeddingsManifestSchema,
+    matches: exactly('embeddings-manifest.json'),
+  },
   { name: 'schema-jsonld', shape: 'document', schema: SchemaJsonLdSchema, matches: exactly('schema.jsonld') },
 ];
 
@@ -49,7 +70,10 @@ export const JSON_SCHEMA_ID_BASE = 'https://nodectl.dev/schemas/node/1.0.0/';
 
 /** The JSON Schema (draft 2020-12) of one entry, as committed under schemas/. */
 export function toJsonSchema(entry: NodeSchemaEntry): Record<string, unknown> {
-  const generated = z.toJSONSchema(entry.schema, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(entry.schema, { target: 'draft-2020-12', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   const { $schema, ...rest } = generated;
   return {
     $comment: `Generated from src/output/node-format by \`npm run schemas\`; do not edit. Validates ${entry.shape === 'line' ? 'each line of' : 'the whole of'} the matching node file.`,

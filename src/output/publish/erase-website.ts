@@ -11,12 +11,20 @@ import type { PublishTarget } from './targets/types.js';
  * the node back. Holds the publish lock, so no publish of the website runs meanwhile (a held lock
  * fails with 409 publish.conflict: retry). Returns how many objects were deleted.
  */
-export async function eraseWebsiteFromTarget(target: PublishTarget, controlDb: Db, website: { websiteId: string; domain: string; now?: () => number }): Promise<number> {
+export async function eraseWebsiteFromTarget(
+  target: PublishTarget,
+  controlDb: Db,
+  website: { websiteId: string; domain: string; now?: () => number },
+): Promise<number> {
   const keys = siteKeys(siteHashOf(website.websiteId));
   const lock = acquirePublishLock(controlDb, website.websiteId, { now: website.now });
   try {
     await target.delete(keys.pointer);
-    const doomed = [...(await target.list(keys.root)), ...(await target.list(aliasKey(website.domain, ''))), domainMapKey(website.domain)];
+    const doomed = [
+      ...(await target.list(keys.root)),
+      ...(await target.list(aliasKey(website.domain, ''))),
+      domainMapKey(website.domain),
+    ];
     for (const key of doomed) await target.delete(key);
     return doomed.length;
   } finally {

@@ -15,9 +15,36 @@ const MAX_CHUNK_POSITION = 10_000;
 
 /** Fields that hold structure (ids, enums, timestamps), not text: never searched for as erased text. */
 const STRUCTURAL = new Set([
-  'id', 'schema_version', 'language', 'type', 'confidence', 'provenance_method', 'predicate', 'unit', 'currency', 'importance', 'freshness',
-  'valid_from', 'valid_until', 'source_id', 'subject_entity_id', 'from_entity_id', 'to_entity_id', 'resolution_status', 'entity_ids', 'fact_ids',
-  'tokens_estimate', 'content_type', 'last_seen_at', 'checksum', 'trust', 'record_id', 'record_kind', 'rank', 'file', 'retrieved_at',
+  'id',
+  'schema_version',
+  'language',
+  'type',
+  'confidence',
+  'provenance_method',
+  'predicate',
+  'unit',
+  'currency',
+  'importance',
+  'freshness',
+  'valid_from',
+  'valid_until',
+  'source_id',
+  'subject_entity_id',
+  'from_entity_id',
+  'to_entity_id',
+  'resolution_status',
+  'entity_ids',
+  'fact_ids',
+  'tokens_estimate',
+  'content_type',
+  'last_seen_at',
+  'checksum',
+  'trust',
+  'record_id',
+  'record_kind',
+  'rank',
+  'file',
+  'retrieved_at',
 ]);
 
 interface RecordLine {
@@ -44,7 +71,11 @@ export class ErasedRecords {
   /** Text values and ids of the erased lines seen so far. */
   readonly texts = new Set<string>();
 
-  constructor(private readonly websiteId: string, private readonly spec: ErasureSpec, private readonly inGraph: (recordId: string) => boolean) {
+  constructor(
+    private readonly websiteId: string,
+    private readonly spec: ErasureSpec,
+    private readonly inGraph: (recordId: string) => boolean,
+  ) {
     this.sources = new Set(spec.sourceIds);
     this.records = new Set(spec.recordIds);
   }
@@ -78,7 +109,8 @@ export class ErasedRecords {
       if (typeof r.source_id === 'string') this.sources.add(r.source_id);
       return true;
     }
-    if (id.startsWith('qa_')) return this.records.has(id) || (Array.isArray(r.fact_ids) && r.fact_ids.some((f) => this.facts.has(f as string)));
+    if (id.startsWith('qa_'))
+      return this.records.has(id) || (Array.isArray(r.fact_ids) && r.fact_ids.some((f) => this.facts.has(f as string)));
     if (id !== '' && this.records.has(id) && !this.inGraph(id)) {
       if (id.startsWith('fact_')) this.facts.add(id);
       return true;
@@ -90,7 +122,8 @@ export class ErasedRecords {
     let ids = this.chunkIds.get(language);
     if (!ids) {
       ids = new Set();
-      for (const key of this.spec.itemKeys) for (let p = 0; p < MAX_CHUNK_POSITION; p++) ids.add(chunkIdOf(this.websiteId, key, p, language));
+      for (const key of this.spec.itemKeys)
+        for (let p = 0; p < MAX_CHUNK_POSITION; p++) ids.add(chunkIdOf(this.websiteId, key, p, language));
       this.chunkIds.set(language, ids);
     }
     return ids;

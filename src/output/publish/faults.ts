@@ -23,7 +23,11 @@ export async function faultPoint(step: PublishStep, index: number, total: number
 }
 
 /** Runs `work` over `items` with at most `limit` at once; results keep the input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

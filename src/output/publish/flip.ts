@@ -12,7 +12,12 @@ export const CONCURRENCY = 16;
  * Step "verify": every file the manifest names must exist at versions/<ulid>/ with its size,
  * else 409 publish.atomic_conflict (retryable) and nothing is flipped.
  */
-export async function verifyVersion(target: PublishTarget, siteHash: string, manifest: Manifest, progress: PublishProgress): Promise<void> {
+export async function verifyVersion(
+  target: PublishTarget,
+  siteHash: string,
+  manifest: Manifest,
+  progress: PublishProgress,
+): Promise<void> {
   const keys = siteKeys(siteHash);
   progress.step('verify', manifest.files.length);
   const missing: string[] = [];
@@ -23,7 +28,11 @@ export async function verifyVersion(target: PublishTarget, siteHash: string, man
     progress.advance(file.path, 'written');
   });
   if (missing.length > 0) {
-    throw new AppError('publish.atomic_conflict', `${missing.length} file(s) named by the manifest of ${manifest.node_version} are missing or short in the store (${missing.sort().slice(0, 5).join(', ')}); nothing was flipped. Retry the publish.`, { details: { missing: missing.sort() } });
+    throw new AppError(
+      'publish.atomic_conflict',
+      `${missing.length} file(s) named by the manifest of ${manifest.node_version} are missing or short in the store (${missing.sort().slice(0, 5).join(', ')}); nothing was flipped. Retry the publish.`,
+      { details: { missing: missing.sort() } },
+    );
   }
 }
 
@@ -35,7 +44,15 @@ export async function verifyVersion(target: PublishTarget, siteHash: string, man
  * pointer (the daemon, and any consumer that follows manifest.json to versions/<ulid>/) see the
  * old version whole until that write and the new one whole after it.
  */
-export async function flipLatest(target: PublishTarget, siteHash: string, websiteId: string, manifest: Manifest, manifestBody: Buffer, progress: PublishProgress, options: FlipOptions): Promise<number> {
+export async function flipLatest(
+  target: PublishTarget,
+  siteHash: string,
+  websiteId: string,
+  manifest: Manifest,
+  manifestBody: Buffer,
+  progress: PublishProgress,
+  options: FlipOptions,
+): Promise<number> {
   const keys = siteKeys(siteHash);
   const ulid = manifest.node_version;
   const alias = target.publicAlias({ domain: manifest.domain, websiteId, siteHash });
@@ -83,9 +100,17 @@ export interface FlipOptions {
  * backwards on a publish, only by a rollback. Versions built in the same millisecond (the ULID's
  * time part) are not ordered, so neither refuses the other.
  */
-export function assertNotBehindLive(live: Pick<Manifest, 'node_version' | 'node_version_label'> | undefined, ulid: string, websiteId: string): void {
+export function assertNotBehindLive(
+  live: Pick<Manifest, 'node_version' | 'node_version_label'> | undefined,
+  ulid: string,
+  websiteId: string,
+): void {
   if (!live || ulid.slice(0, 10) >= live.node_version.slice(0, 10)) return;
-  throw new AppError('publish.conflict', `The live version ${live.node_version}${live.node_version_label ? ` (${live.node_version_label})` : ''} of website ${websiteId} was built after this one (${ulid}); a publish never moves latest/ backwards, so nothing was flipped. Publish a newer build, or serve an older published version with \`nodectl rollback --website ${websiteId} --to <ulid>\`.`, { retryAfterSeconds: 1, details: { liveVersion: live.node_version, version: ulid } });
+  throw new AppError(
+    'publish.conflict',
+    `The live version ${live.node_version}${live.node_version_label ? ` (${live.node_version_label})` : ''} of website ${websiteId} was built after this one (${ulid}); a publish never moves latest/ backwards, so nothing was flipped. Publish a newer build, or serve an older published version with \`nodectl rollback --website ${websiteId} --to <ulid>\`.`,
+    { retryAfterSeconds: 1, details: { liveVersion: live.node_version, version: ulid } },
+  );
 }
 
 /** The folders of serving copies of the live version: latest/, and the alias's mirror when the target keeps one. */
@@ -98,13 +123,24 @@ export function servingPrefixes(siteHash: string, alias: PublicAlias): string[] 
  * those folders hold exactly the live version's files. Runs before the flip; readers that follow
  * the pointer never read latest/ copies, so they are not affected.
  */
-async function pruneServingCopies(target: PublishTarget, servingPrefixes: readonly string[], manifest: Manifest): Promise<void> {
+async function pruneServingCopies(
+  target: PublishTarget,
+  servingPrefixes: readonly string[],
+  manifest: Manifest,
+): Promise<void> {
   const named = new Set(['manifest.json', ...manifest.files.map((f) => f.path)]);
   const stale: string[] = [];
-  for (const prefix of servingPrefixes) for (const key of await target.list(prefix)) if (!named.has(key.slice(prefix.length))) stale.push(key);
+  for (const prefix of servingPrefixes)
+    for (const key of await target.list(prefix)) if (!named.has(key.slice(prefix.length))) stale.push(key);
   await mapLimit(stale, CONCURRENCY, (key) => target.delete(key));
 }
 
 function holdsSame(info: ObjectInfo | undefined, bytes: number, meta: Required<PutOptions>): boolean {
-  return info !== undefined && info.sha256 === meta.sha256 && info.bytes === bytes && info.contentType === meta.contentType && info.cacheControl === meta.cacheControl;
+  return (
+    info !== undefined &&
+    info.sha256 === meta.sha256 &&
+    info.bytes === bytes &&
+    info.contentType === meta.contentType &&
+    info.cacheControl === meta.cacheControl
+  );
 }

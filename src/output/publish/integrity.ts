@@ -12,9 +12,19 @@ import type { Manifest } from '../node-format/index.js';
  * other check is. Loaded lazily so the publish module does not pull the validator into commands
  * that do not publish.
  */
-export async function assertNodeValid(nodeDir: string, validatedNode?: Manifest, options: { ownCompile?: boolean } = {}): Promise<{ warnings: number }> {
+export async function assertNodeValid(
+  nodeDir: string,
+  validatedNode?: Manifest,
+  options: { ownCompile?: boolean } = {},
+): Promise<{ warnings: number }> {
   const { validateNode } = await import('../../compiler/validate/validate-node.js');
-  return refuseInvalidNode(await validateNode(nodeDir, { ...(validatedNode === undefined ? {} : { validatedNode }), recordsPassedSchemas: options.ownCompile === true }), nodeDir);
+  return refuseInvalidNode(
+    await validateNode(nodeDir, {
+      ...(validatedNode === undefined ? {} : { validatedNode }),
+      recordsPassedSchemas: options.ownCompile === true,
+    }),
+    nodeDir,
+  );
 }
 
 /**
@@ -24,20 +34,37 @@ export async function assertNodeValid(nodeDir: string, validatedNode?: Manifest,
  */
 export function refuseInvalidNode(report: ValidationReport, nodeDir: string): { warnings: number } {
   if (report.ok) return { warnings: report.warnings.length };
-  const issues = report.errors.slice(0, 20).map((i) => ({ code: i.code, file: i.file, ...(i.line !== undefined ? { line: i.line } : {}), message: i.message }));
+  const issues = report.errors.slice(0, 20).map((i) => ({
+    code: i.code,
+    file: i.file,
+    ...(i.line !== undefined ? { line: i.line } : {}),
+    message: i.message,
+  }));
   if (report.errors.some((i) => i.code === 'node.uuid_leak')) {
-    throw new AppError('node.uuid_leak', `The node holds a uuid where a stable id is required (${report.counts['node.uuid_leak'] ?? 1} places); nothing was published.`, { details: { issues: issues.filter((i) => i.code === 'node.uuid_leak') } });
+    throw new AppError(
+      'node.uuid_leak',
+      `The node holds a uuid where a stable id is required (${report.counts['node.uuid_leak'] ?? 1} places); nothing was published.`,
+      { details: { issues: issues.filter((i) => i.code === 'node.uuid_leak') } },
+    );
   }
-  throw new AppError('publish.validation_failed', `The node fails validation with ${report.errors.length} error(s), first: [${issues[0]?.code}] ${issues[0]?.file}: ${issues[0]?.message}. Nothing was published; run \`nodectl validate ${nodeDir}\`.`, { details: { issues } });
+  throw new AppError(
+    'publish.validation_failed',
+    `The node fails validation with ${report.errors.length} error(s), first: [${issues[0]?.code}] ${issues[0]?.file}: ${issues[0]?.message}. Nothing was published; run \`nodectl validate ${nodeDir}\`.`,
+    { details: { issues } },
+  );
 }
 
 /** Refuses the node unless `nodeDir` equals `goldenDir` byte for byte (same files, same bytes). */
 export function assertMatchesGolden(nodeDir: string, goldenDir: string): void {
   const list = (dir: string) => {
     try {
-      return readdirSync(dir).filter((n) => !n.startsWith('.') && statSync(join(dir, n)).isFile()).sort();
+      return readdirSync(dir)
+        .filter((n) => !n.startsWith('.') && statSync(join(dir, n)).isFile())
+        .sort();
     } catch {
-      throw new AppError('publish.golden_mismatch', `The golden directory ${dir} cannot be read.`, { details: { differences: [{ path: '(golden)', difference: 'unreadable' }] } });
+      throw new AppError('publish.golden_mismatch', `The golden directory ${dir} cannot be read.`, {
+        details: { differences: [{ path: '(golden)', difference: 'unreadable' }] },
+      });
     }
   };
   const a = list(nodeDir);
@@ -46,9 +73,17 @@ export function assertMatchesGolden(nodeDir: string, goldenDir: string): void {
   for (const path of [...new Set([...a, ...b])].sort()) {
     if (!a.includes(path)) differences.push({ path, difference: 'only in golden' });
     else if (!b.includes(path)) differences.push({ path, difference: 'only in the compiled node' });
-    else if (!readFileSync(join(nodeDir, path)).equals(readFileSync(join(goldenDir, path)))) differences.push({ path, difference: 'bytes differ' });
+    else if (!readFileSync(join(nodeDir, path)).equals(readFileSync(join(goldenDir, path))))
+      differences.push({ path, difference: 'bytes differ' });
   }
   if (differences.length > 0) {
-    throw new AppError('publish.golden_mismatch', `The compiled node differs from ${goldenDir} in ${differences.length} file(s): ${differences.slice(0, 5).map((d) => `${d.path} (${d.difference})`).join(', ')}. Nothing was published.`, { details: { differences } });
+    throw new AppError(
+      'publish.golden_mismatch',
+      `The compiled node differs from ${goldenDir} in ${differences.length} file(s): ${differences
+        .slice(0, 5)
+        .map((d) => `${d.path} (${d.difference})`)
+        .join(', ')}. Nothing was published.`,
+      { details: { differences } },
+    );
   }
 }

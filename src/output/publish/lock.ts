@@ -30,23 +30,39 @@ function holderIsDead(holder: string): boolean {
  * the data directory). A live holder makes this fail with 409 publish.conflict (retryable); a
  * lock past its expiry, or held by a dead process on this host, is taken over.
  */
-export function acquirePublishLock(db: Db, websiteId: string, options: { now?: () => number; ttlMs?: number } = {}): PublishLock {
+export function acquirePublishLock(
+  db: Db,
+  websiteId: string,
+  options: { now?: () => number; ttlMs?: number } = {},
+): PublishLock {
   const now = options.now ?? Date.now;
   const ttl = options.ttlMs ?? PUBLISH_LOCK_TTL_MS;
   const holder = `${hostname()}:${process.pid}:${newUlid()}`;
   const take = db.transaction(() => {
-    const row = db.prepare('SELECT holder, expires_at AS expiresAt FROM publish_locks WHERE website_id = ?').get(websiteId) as { holder: string; expiresAt: number } | undefined;
+    const row = db
+      .prepare('SELECT holder, expires_at AS expiresAt FROM publish_locks WHERE website_id = ?')
+      .get(websiteId) as { holder: string; expiresAt: number } | undefined;
     if (row && row.expiresAt > now() && !holderIsDead(row.holder)) {
       const seconds = Math.max(1, Math.ceil((row.expiresAt - now()) / 1000));
-      throw new AppError('publish.conflict', `Another publish of website ${websiteId} is running (${row.holder.split(':').slice(0, 2).join(' pid ')}); retry when it finishes.`, { retryAfterSeconds: Math.min(seconds, 30), details: { holder: row.holder } });
+      throw new AppError(
+        'publish.conflict',
+        `Another publish of website ${websiteId} is running (${row.holder.split(':').slice(0, 2).join(' pid ')}); retry when it finishes.`,
+        { retryAfterSeconds: Math.min(seconds, 30), details: { holder: row.holder } },
+      );
     }
-    db.prepare('INSERT INTO publish_locks (website_id, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (website_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at').run(websiteId, holder, now() + ttl);
+    db.prepare(
+      'INSERT INTO publish_locks (website_id, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (website_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at',
+    ).run(websiteId, holder, now() + ttl);
   });
   take.immediate();
   return {
     holder,
     renew() {
-      db.prepare('UPDATE publish_locks SET expires_at = ? WHERE website_id = ? AND holder = ?').run(now() + ttl, websiteId, holder);
+      db.prepare('UPDATE publish_locks SET expires_at = ? WHERE website_id = ? AND holder = ?').run(
+        now() + ttl,
+        websiteId,
+        holder,
+      );
     },
     release() {
       if (db.open) db.prepare('DELETE FROM publish_locks WHERE website_id = ? AND holder = ?').run(websiteId, holder);

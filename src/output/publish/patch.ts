@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChangeRecordSchema, NODE_SCHEMA_VERSION, VersionsSchema, type ChangeRecord, type Manifest, type ManifestFile, type Versions, type VersionEntry } from '../node-format/index.js';
+import {
+  ChangeRecordSchema,
+  NODE_SCHEMA_VERSION,
+  VersionsSchema,
+  type ChangeRecord,
+  type Manifest,
+  type ManifestFile,
+  type Versions,
+  type VersionEntry,
+} from '../node-format/index.js';
 import { sha256Hex } from './layout.js';
 
 /** Files the publisher rewrites before the flip ("mutable patches"). */
@@ -41,10 +50,24 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * - openapi.json: info.version and info.x-service-node-version echo the store's label;
  * - manifest.json: node_version_label, and the entries of the patched files.
  */
-export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | undefined, history: VersionEntry[], label: string): PatchedNode {
+export function patchNode(
+  nodeDir: string,
+  compiled: Manifest,
+  live: Manifest | undefined,
+  history: VersionEntry[],
+  label: string,
+): PatchedNode {
   const bodies = new Map<string, Buffer>();
-  const current: VersionEntry = { node_version: compiled.node_version, node_version_label: label, generated_at: compiled.generated_at };
-  const versions: Versions = { schema_version: NODE_SCHEMA_VERSION, current, history: history.filter((h) => h.node_version !== compiled.node_version).slice(0, 100) };
+  const current: VersionEntry = {
+    node_version: compiled.node_version,
+    node_version_label: label,
+    generated_at: compiled.generated_at,
+  };
+  const versions: Versions = {
+    schema_version: NODE_SCHEMA_VERSION,
+    current,
+    history: history.filter((h) => h.node_version !== compiled.node_version).slice(0, 100),
+  };
   if (live && live.node_version !== compiled.node_version) versions.previous = live.node_version;
   VersionsSchema.parse(versions);
   const has = (path: string) => compiled.files.some((f) => f.path === path);
@@ -53,7 +76,9 @@ export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | 
   const fileChanges = diffFiles(compiled.files, live?.files ?? []);
   let droppedRecordChanges = false;
   if (has('changes.jsonl')) {
-    const lines = readFileSync(join(nodeDir, 'changes.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const lines = readFileSync(join(nodeDir, 'changes.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     const records = lines.map((l) => JSON.parse(l) as ChangeRecord).filter((r) => r.record_kind !== 'file');
     const since = live?.node_version;
     const kept = records.filter((r) => r.since_version === since);
@@ -62,7 +87,13 @@ export function patchNode(nodeDir: string, compiled: Manifest, live: Manifest | 
     // A first version has nothing to change against: like the compiler, no lines at all.
     for (const c of live ? fileChanges : []) {
       if (c.change === 'unchanged') continue;
-      const record: ChangeRecord = { schema_version: NODE_SCHEMA_VERSION, change: c.change, record_kind: 'file', record_id: c.path, file: c.path };
+      const record: ChangeRecord = {
+        schema_version: NODE_SCHEMA_VERSION,
+        change: c.change,
+        record_kind: 'file',
+        record_id: c.path,
+        file: c.path,
+      };
       if (c.checksum) record.content_hash = c.checksum;
       if (c.previousChecksum) record.previous_content_hash = c.previousChecksum;
       if (since) record.since_version = since;
@@ -106,19 +137,33 @@ function openapiWithLabel(nodeDir: string, label: string): Buffer | undefined {
  * version under a new ULID (docs/publishing.md "Same content twice").
  */
 export function sameContentAsLive(nodeDir: string, compiled: Manifest, live: Manifest): boolean {
-  const { node_version: _v, generated_at: _g, node_version_label: _l, files: compiledFiles, ...compiledRest } = compiled;
+  const {
+    node_version: _v,
+    generated_at: _g,
+    node_version_label: _l,
+    files: compiledFiles,
+    ...compiledRest
+  } = compiled;
   const { node_version: _lv, generated_at: _lg, node_version_label: _ll, files: liveFiles, ...liveRest } = live;
   if (JSON.stringify(compiledRest) !== JSON.stringify(liveRest)) return false;
-  if (compiledFiles.length !== liveFiles.length || diffFiles(compiledFiles, liveFiles).some((c) => c.change !== 'unchanged')) return false;
+  if (
+    compiledFiles.length !== liveFiles.length ||
+    diffFiles(compiledFiles, liveFiles).some((c) => c.change !== 'unchanged')
+  )
+    return false;
   const liveOpenapi = liveFiles.find((f) => f.path === 'openapi.json');
   if (!compiledFiles.some((f) => f.path === 'openapi.json')) return liveOpenapi === undefined;
   if (liveOpenapi === undefined) return false;
-  const relabelled = openapiWithLabel(nodeDir, live.node_version_label ?? '') ?? readFileSync(join(nodeDir, 'openapi.json'));
+  const relabelled =
+    openapiWithLabel(nodeDir, live.node_version_label ?? '') ?? readFileSync(join(nodeDir, 'openapi.json'));
   return `sha256:${sha256Hex(relabelled)}` === liveOpenapi.checksum;
 }
 
 /** File-level changes of `next` against `previous`, by path (versioned files left out). */
-export function diffFiles(next: ReadonlyArray<Pick<ManifestFile, 'path' | 'checksum'>>, previous: ReadonlyArray<Pick<ManifestFile, 'path' | 'checksum'>>): FileChange[] {
+export function diffFiles(
+  next: ReadonlyArray<Pick<ManifestFile, 'path' | 'checksum'>>,
+  previous: ReadonlyArray<Pick<ManifestFile, 'path' | 'checksum'>>,
+): FileChange[] {
   const before = new Map(previous.map((f) => [f.path, f.checksum]));
   const now = new Map(next.map((f) => [f.path, f.checksum]));
   const paths = [...new Set([...before.keys(), ...now.keys()])].filter((p) => !VERSIONED.has(p)).sort(compare);
@@ -127,6 +172,8 @@ export function diffFiles(next: ReadonlyArray<Pick<ManifestFile, 'path' | 'check
     const b = now.get(path);
     if (a === undefined) return { path, change: 'added', checksum: b };
     if (b === undefined) return { path, change: 'removed', previousChecksum: a };
-    return a === b ? { path, change: 'unchanged', checksum: b } : { path, change: 'changed', checksum: b, previousChecksum: a };
+    return a === b
+      ? { path, change: 'unchanged', checksum: b }
+      : { path, change: 'changed', checksum: b, previousChecksum: a };
   });
 }

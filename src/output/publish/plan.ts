@@ -49,20 +49,40 @@ export interface PublishPlan {
  * reads a cas object that is not there yet. Compiled files are copied in the upload step, patched
  * files in the patch step. Pure: `held` is the set of shas cas/ already holds.
  */
-export function planPublish(files: readonly ManifestFile[], bodies: ReadonlyMap<string, Buffer>, held: ReadonlySet<string>): PublishPlan {
+export function planPublish(
+  files: readonly ManifestFile[],
+  bodies: ReadonlyMap<string, Buffer>,
+  held: ReadonlySet<string>,
+): PublishPlan {
   const source = new Map<string, { file: ManifestFile; body: Buffer | undefined }>();
   // A compiled file is the preferred source: it is sent in the earlier step.
-  for (const f of files) if (!bodies.has(f.path)) setIfAbsent(source, hexOfChecksum(f.checksum), { file: f, body: undefined });
-  for (const f of files) if (bodies.has(f.path)) setIfAbsent(source, hexOfChecksum(f.checksum), { file: f, body: bodies.get(f.path) });
+  for (const f of files)
+    if (!bodies.has(f.path)) setIfAbsent(source, hexOfChecksum(f.checksum), { file: f, body: undefined });
+  for (const f of files)
+    if (bodies.has(f.path)) setIfAbsent(source, hexOfChecksum(f.checksum), { file: f, body: bodies.get(f.path) });
 
   const sends: PlannedSend[] = [];
-  for (const [sha, s] of source) if (!held.has(sha)) sends.push({ sha, step: s.body === undefined ? 'upload' : 'patch', file: s.file, body: s.body });
+  for (const [sha, s] of source)
+    if (!held.has(sha))
+      sends.push({ sha, step: s.body === undefined ? 'upload' : 'patch', file: s.file, body: s.body });
   const sent = new Map(sends.map((s) => [s.sha, s]));
-  const planned = files.map((f): PlannedFile => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, immutable: f.immutable, state: sent.get(hexOfChecksum(f.checksum))?.file === f ? 'uploaded' : 'carried' }));
-  const copies = files.map((f, i): PlannedCopy => ({ sha: hexOfChecksum(f.checksum), step: bodies.has(f.path) ? 'patch' : 'upload', file: f, state: planned[i]!.state }));
+  const planned = files.map((f): PlannedFile => ({
+    path: f.path,
+    bytes: f.bytes,
+    checksum: f.checksum,
+    immutable: f.immutable,
+    state: sent.get(hexOfChecksum(f.checksum))?.file === f ? 'uploaded' : 'carried',
+  }));
+  const copies = files.map((f, i): PlannedCopy => ({
+    sha: hexOfChecksum(f.checksum),
+    step: bodies.has(f.path) ? 'patch' : 'upload',
+    file: f,
+    state: planned[i]!.state,
+  }));
   for (const c of copies) {
     // Cannot happen by construction; a wrong plan would copy a cas object that is not there yet.
-    if (sent.get(c.sha)?.step === 'patch' && c.step === 'upload') throw new Error(`publish plan: ${c.file.path} would be copied before its bytes are sent`);
+    if (sent.get(c.sha)?.step === 'patch' && c.step === 'upload')
+      throw new Error(`publish plan: ${c.file.path} would be copied before its bytes are sent`);
   }
   return {
     files: planned,

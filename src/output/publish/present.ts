@@ -6,7 +6,12 @@ import { listStoredVersions, type StoredVersion } from './store.js';
 import { siteHashOf } from './layout.js';
 import type { PublishTarget } from './targets/types.js';
 
-const fileView = (f: PublishResult['files'][number]) => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, state: f.state });
+const fileView = (f: PublishResult['files'][number]) => ({
+  path: f.path,
+  bytes: f.bytes,
+  checksum: f.checksum,
+  state: f.state,
+});
 const changeView = (c: PublishResult['changes'][number]) => ({ path: c.path, change: c.change });
 
 /** A publish as POST /v1/websites/:id/publish answers it (PublishResultSchema). */
@@ -30,11 +35,23 @@ export function presentPublishResult(result: PublishResult): PublishResultView {
 
 /** A rollback as POST /v1/websites/:id/rollback answers it (RollbackResultSchema). */
 export function presentRollbackResult(result: FlipResult): RollbackResultView {
-  return { versionUlid: result.versionUlid, versionLabel: result.versionLabel, previousVersion: result.previousVersion, files: result.files.map(fileView), changes: result.changes.map(changeView) };
+  return {
+    versionUlid: result.versionUlid,
+    versionLabel: result.versionLabel,
+    previousVersion: result.previousVersion,
+    files: result.files.map(fileView),
+    changes: result.changes.map(changeView),
+  };
 }
 
 function presentVersion(version: StoredVersion): PublishedVersionView {
-  return { node_version: version.node_version, node_version_label: version.node_version_label ?? null, generated_at: version.generated_at, live: version.live, purged: version.purged === true };
+  return {
+    node_version: version.node_version,
+    node_version_label: version.node_version_label ?? null,
+    generated_at: version.generated_at,
+    live: version.live,
+    purged: version.purged === true,
+  };
 }
 
 /**

@@ -2,7 +2,9 @@ import { createElement as h } from 'react';
 import type { PublishProgress } from './progress.js';
 
 /** Plain lines on stderr, one per step (not a TTY, or --json). */
-export function createPlainPublishProgress(write: (line: string) => void = (l) => process.stderr.write(l + '\n')): PublishProgress {
+export function createPlainPublishProgress(
+  write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): PublishProgress {
   let current = '';
   let uploaded = 0;
   let carried = 0;
@@ -32,9 +34,24 @@ export async function createInkPublishProgress(): Promise<PublishProgress> {
   const { render, Box, Text } = await import('ink');
   const state = { step: 'check', done: 0, total: 0, uploaded: 0, carried: 0, last: '' };
   const view = () =>
-    h(Box, { flexDirection: 'column' },
-      h(Text, null, h(Text, { bold: true }, state.step.padEnd(7)), ` ${bar(state.done, state.total)} ${state.done}/${state.total}`),
-      h(Text, null, h(Text, { color: 'green' }, `uploaded ${state.uploaded}`), '  ', h(Text, { color: 'cyan' }, `carried forward ${state.carried}`), h(Text, { dimColor: true }, `  ${state.last}`)));
+    h(
+      Box,
+      { flexDirection: 'column' },
+      h(
+        Text,
+        null,
+        h(Text, { bold: true }, state.step.padEnd(7)),
+        ` ${bar(state.done, state.total)} ${state.done}/${state.total}`,
+      ),
+      h(
+        Text,
+        null,
+        h(Text, { color: 'green' }, `uploaded ${state.uploaded}`),
+        '  ',
+        h(Text, { color: 'cyan' }, `carried forward ${state.carried}`),
+        h(Text, { dimColor: true }, `  ${state.last}`),
+      ),
+    );
   const instance = render(view(), { stdout: process.stderr, patchConsole: false, exitOnCtrlC: false });
   return {
     step(step, total) {

@@ -40,7 +40,13 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
   renewal?.unref();
   let stop: (() => void) | undefined;
   try {
-    const input: PublishWorkerInput = { settings, source, options: plain, nowMs: now(), ...(lock ? { lockHolder: lock.holder } : {}) };
+    const input: PublishWorkerInput = {
+      settings,
+      source,
+      options: plain,
+      nowMs: now(),
+      ...(lock ? { lockHolder: lock.holder } : {}),
+    };
     const worker = startWorker(input);
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
@@ -53,8 +59,19 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       worker.on('message', (message: PublishWorkerMessage) => {
         if (message.kind === 'renew') lock?.renew();
         else if (message.kind === 'done') settle(() => resolve(message.result));
-        else if (message.kind === 'app_error') settle(() => reject(new AppError(message.code as ErrorCode, message.message, { details: message.details, retryAfterSeconds: message.retryAfterSeconds })));
-        else settle(() => reject(Object.assign(new Error(`publish worker: ${message.message}`), { stack: message.stack })));
+        else if (message.kind === 'app_error')
+          settle(() =>
+            reject(
+              new AppError(message.code as ErrorCode, message.message, {
+                details: message.details,
+                retryAfterSeconds: message.retryAfterSeconds,
+              }),
+            ),
+          );
+        else
+          settle(() =>
+            reject(Object.assign(new Error(`publish worker: ${message.message}`), { stack: message.stack })),
+          );
       });
       worker.on('error', (error) => settle(() => reject(error)));
       let stopped = false;
@@ -64,7 +81,17 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       };
       signal?.addEventListener('abort', stop, { once: true });
       // 'exit' comes once the thread has ended, so a stopped worker writes nothing after the lock is released.
-      worker.on('exit', (code) => settle(() => reject(stopped ? new Error(`the publish of website ${source.websiteId} was stopped; the previous version stays live`, { cause: signal?.reason }) : new Error(`the publish worker exited (code ${code}) before it answered`))));
+      worker.on('exit', (code) =>
+        settle(() =>
+          reject(
+            stopped
+              ? new Error(`the publish of website ${source.websiteId} was stopped; the previous version stays live`, {
+                  cause: signal?.reason,
+                })
+              : new Error(`the publish worker exited (code ${code}) before it answered`),
+          ),
+        ),
+      );
     });
   } finally {
     if (stop) signal?.removeEventListener('abort', stop);

@@ -90,10 +90,27 @@ function readCompiledManifest(nodeDir: string): Manifest {
   try {
     text = readFileSync(join(nodeDir, 'manifest.json'), 'utf8');
   } catch {
-    throw new AppError('publish.validation_failed', `${nodeDir} holds no manifest.json: give a compiled node directory.`, { details: { issues: [{ code: 'manifest.missing', file: 'manifest.json' }] } });
+    throw new AppError(
+      'publish.validation_failed',
+      `${nodeDir} holds no manifest.json: give a compiled node directory.`,
+      { details: { issues: [{ code: 'manifest.missing', file: 'manifest.json' }] } },
+    );
   }
   const parsed = ManifestSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new AppError('publish.validation_failed', `manifest.json of ${nodeDir} fails its schema: ${parsed.error.issues[0]?.message}`, { details: { issues: parsed.error.issues.slice(0, 20).map((i) => ({ code: 'schema.invalid', file: 'manifest.json', message: `${i.path.join('.')}: ${i.message}` })) } });
+  if (!parsed.success)
+    throw new AppError(
+      'publish.validation_failed',
+      `manifest.json of ${nodeDir} fails its schema: ${parsed.error.issues[0]?.message}`,
+      {
+        details: {
+          issues: parsed.error.issues.slice(0, 20).map((i) => ({
+            code: 'schema.invalid',
+            file: 'manifest.json',
+            message: `${i.path.join('.')}: ${i.message}`,
+          })),
+        },
+      },
+    );
   return parsed.data;
 }
 
@@ -112,14 +129,25 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
   const { target, nodeDir } = options;
   progress.step('check', 1);
   const compiled = readCompiledManifest(nodeDir);
-  if (compiled.website_id !== options.websiteId) throw new AppError('publish.validation_failed', `The node belongs to website ${compiled.website_id}, not ${options.websiteId}.`, { details: { issues: [{ code: 'manifest.website_id', file: 'manifest.json' }] } });
+  if (compiled.website_id !== options.websiteId)
+    throw new AppError(
+      'publish.validation_failed',
+      `The node belongs to website ${compiled.website_id}, not ${options.websiteId}.`,
+      { details: { issues: [{ code: 'manifest.website_id', file: 'manifest.json' }] } },
+    );
   if (options.golden) assertMatchesGolden(nodeDir, options.golden);
   const siteHash = siteHashOf(options.websiteId);
   const keys = siteKeys(siteHash);
   if (options.writtenReport !== undefined) refuseInvalidNode(options.writtenReport, nodeDir);
-  else await assertNodeValid(nodeDir, await validatedLiveNode(target, siteHash, await readLiveManifest(target, siteHash), compiled), { ownCompile: options.ownCompile });
+  else
+    await assertNodeValid(
+      nodeDir,
+      await validatedLiveNode(target, siteHash, await readLiveManifest(target, siteHash), compiled),
+      { ownCompile: options.ownCompile },
+    );
 
-  const ownLock = options.dryRun || options.lock ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
+  const ownLock =
+    options.dryRun || options.lock ? undefined : acquirePublishLock(options.controlDb, options.websiteId, { now });
   const lock = options.lock ?? ownLock;
   try {
     // Read again under the lock: another publish may have flipped meanwhile.
@@ -128,16 +156,50 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     if (live && !options.allowDrop) {
       const before = recordCount(live);
       if (before > 0 && (before - records) / before > options.maxDrop) {
-        throw new AppError('publish.drop_gate', `This version has ${records} records against ${before} live (a ${Math.round(((before - records) / before) * 100)} % drop, more than the allowed ${Math.round(options.maxDrop * 100)} %). Nothing was published; pass --allow-drop if the drop is intended.`, { details: { records, liveRecords: before, maxDrop: options.maxDrop } });
+        throw new AppError(
+          'publish.drop_gate',
+          `This version has ${records} records against ${before} live (a ${Math.round(((before - records) / before) * 100)} % drop, more than the allowed ${Math.round(options.maxDrop * 100)} %). Nothing was published; pass --allow-drop if the drop is intended.`,
+          { details: { records, liveRecords: before, maxDrop: options.maxDrop } },
+        );
       }
     }
-    const base = { websiteId: options.websiteId, domain: compiled.domain, siteHash, previousVersion: live?.node_version ?? null, dryRun: Boolean(options.dryRun), recordCount: records, cdnPath: `${options.nodeBaseUrl}/${compiled.domain}`, publicUrl: `${options.nodeBaseUrl}/${compiled.domain}/manifest.json` };
+    const base = {
+      websiteId: options.websiteId,
+      domain: compiled.domain,
+      siteHash,
+      previousVersion: live?.node_version ?? null,
+      dryRun: Boolean(options.dryRun),
+      recordCount: records,
+      cdnPath: `${options.nodeBaseUrl}/${compiled.domain}`,
+      publicUrl: `${options.nodeBaseUrl}/${compiled.domain}/manifest.json`,
+    };
     // Same ULID (same build time and content), or a new build of the same content: the live
     // version already says all of it, so nothing is written (unless forced).
-    if (live && (live.node_version === compiled.node_version || (!options.force && sameContentAsLive(nodeDir, compiled, live)))) {
-      const files = live.files.map((f): PublishedFile => ({ path: f.path, bytes: f.bytes, checksum: f.checksum, immutable: f.immutable, state: 'carried' }));
+    if (
+      live &&
+      (live.node_version === compiled.node_version || (!options.force && sameContentAsLive(nodeDir, compiled, live)))
+    ) {
+      const files = live.files.map((f): PublishedFile => ({
+        path: f.path,
+        bytes: f.bytes,
+        checksum: f.checksum,
+        immutable: f.immutable,
+        state: 'carried',
+      }));
       progress.step('done', 0);
-      return { ...base, previousVersion: live.node_version, versionUlid: live.node_version, versionLabel: live.node_version_label ?? '', alreadyLive: true, files, changes: diffFiles(live.files, live.files) /* every file unchanged */, bytesUploaded: 0, bytesCarried: files.reduce((s, f) => s + f.bytes, 0), objectsWritten: 0, durationMs: Date.now() - started };
+      return {
+        ...base,
+        previousVersion: live.node_version,
+        versionUlid: live.node_version,
+        versionLabel: live.node_version_label ?? '',
+        alreadyLive: true,
+        files,
+        changes: diffFiles(live.files, live.files) /* every file unchanged */,
+        bytesUploaded: 0,
+        bytesCarried: files.reduce((s, f) => s + f.bytes, 0),
+        objectsWritten: 0,
+        durationMs: Date.now() - started,
+      };
     }
 
     // latest/ never moves backwards on a publish (a slower, older build losing a race): only a rollback does.
@@ -147,11 +209,19 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     if (stored.some((v) => v.node_version === compiled.node_version) && !options.dryRun) {
       // The store already holds this exact version (an earlier publish): flip back to it as it was.
       const { flipToStoredVersion } = await import('./rollback.js');
-      const flipped = await flipToStoredVersion(target, options.websiteId, compiled.node_version, progress, { rollback: false });
+      const flipped = await flipToStoredVersion(target, options.websiteId, compiled.node_version, progress, {
+        rollback: false,
+      });
       return { ...base, ...flipped, alreadyLive: false, durationMs: Date.now() - started };
     }
     const label = nextVersionLabel(stored, now());
-    const patched = patchNode(nodeDir, compiled, live, stored.map(({ live: _live, ...v }) => v), label);
+    const patched = patchNode(
+      nodeDir,
+      compiled,
+      live,
+      stored.map(({ live: _live, ...v }) => v),
+      label,
+    );
     const manifest = patched.manifest;
 
     // Plan: which bytes the store already holds (cas/<aa>/<sha>) and which must be sent, once each.
@@ -159,7 +229,16 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
     const holds = await mapLimit(shas, CONCURRENCY, async (sha) => (await target.head(keys.cas(sha))) !== undefined);
     const plan = planPublish(manifest.files, patched.bodies, new Set(shas.filter((_, i) => holds[i])));
     const files = plan.files.map((f): PublishedFile => ({ ...f }));
-    const result = { ...base, versionUlid: manifest.node_version, versionLabel: label, alreadyLive: false, files, changes: patched.fileChanges, bytesUploaded: plan.bytesUploaded + patched.manifestBody.length, bytesCarried: plan.bytesCarried };
+    const result = {
+      ...base,
+      versionUlid: manifest.node_version,
+      versionLabel: label,
+      alreadyLive: false,
+      files,
+      changes: patched.fileChanges,
+      bytesUploaded: plan.bytesUploaded + patched.manifestBody.length,
+      bytesCarried: plan.bytesCarried,
+    };
     if (options.dryRun) {
       progress.step('done', 0);
       return { ...result, objectsWritten: 0, durationMs: Date.now() - started };
@@ -182,7 +261,11 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
       });
       await mapLimit(copies, CONCURRENCY, async (c, i) => {
         await faultPoint(step, sends.length + i, total);
-        await target.copy(keys.cas(c.sha), keys.version(ulid, c.file.path), { contentType: c.file.content_type, cacheControl: versionedCache(c.file.immutable), sha256: c.sha });
+        await target.copy(keys.cas(c.sha), keys.version(ulid, c.file.path), {
+          contentType: c.file.content_type,
+          cacheControl: versionedCache(c.file.immutable),
+          sha256: c.sha,
+        });
         objectsWritten++;
         progress.advance(c.file.path, c.state === 'carried' ? 'carried' : 'written');
       });
@@ -191,12 +274,17 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
 
     // Step verify, then the version's manifest marks versions/<ulid>/ complete.
     await verifyVersion(target, siteHash, manifest, progress);
-    await target.put(keys.version(ulid, 'manifest.json'), patched.manifestBody, { contentType: 'application/json', cacheControl: versionedCache(false) });
+    await target.put(keys.version(ulid, 'manifest.json'), patched.manifestBody, {
+      contentType: 'application/json',
+      cacheControl: versionedCache(false),
+    });
     objectsWritten++;
     lock?.renew();
 
     // Steps latest and flip.
-    objectsWritten += await flipLatest(target, siteHash, options.websiteId, manifest, patched.manifestBody, progress, { rollback: false });
+    objectsWritten += await flipLatest(target, siteHash, options.websiteId, manifest, patched.manifestBody, progress, {
+      rollback: false,
+    });
     progress.step('done', 0);
     return { ...result, objectsWritten, durationMs: Date.now() - started };
   } finally {
@@ -208,11 +296,18 @@ export async function publishNode(options: PublishNodeOptions): Promise<PublishR
  * Sends one planned body into cas/: a patched body as it is, a compiled file streamed from the
  * node directory (handed over when the folder is this publish's own compile: fs links it).
  */
-async function sendToCas(target: PublishTarget, casKey: string, nodeDir: string, send: PlannedSend, handOver: boolean): Promise<void> {
+async function sendToCas(
+  target: PublishTarget,
+  casKey: string,
+  nodeDir: string,
+  send: PlannedSend,
+  handOver: boolean,
+): Promise<void> {
   const meta = { contentType: send.file.content_type, cacheControl: versionedCache(true), sha256: send.sha };
   if (send.body !== undefined) return target.put(casKey, send.body, meta);
   const local = join(nodeDir, send.file.path);
-  if (statSync(local).size !== send.file.bytes) throw new AppError('publish.validation_failed', `${send.file.path} changed while publishing.`);
+  if (statSync(local).size !== send.file.bytes)
+    throw new AppError('publish.validation_failed', `${send.file.path} changed while publishing.`);
   await target.putFile(casKey, local, { ...meta, handOver });
 }
 

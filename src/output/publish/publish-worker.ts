@@ -13,7 +13,10 @@ import { nameThread } from '../../platform/threads/thread-name.js';
  * option of runPublish reaches the worker without more code); databases, targets, clocks,
  * progress callbacks and the lock stay with each thread.
  */
-export type PlainPublishOptions = Omit<RunPublishOptions, 'settings' | 'controlDb' | 'target' | 'source' | 'now' | 'progress' | 'lock'>;
+export type PlainPublishOptions = Omit<
+  RunPublishOptions,
+  'settings' | 'controlDb' | 'target' | 'source' | 'now' | 'progress' | 'lock'
+>;
 
 /** What the calling thread sends (structured clone: plain data only). */
 export interface PublishWorkerInput {
@@ -44,7 +47,10 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
   const controlDb = openControlDb(dataDirLayout(settings.dataDir));
   const target = await createTargetFromSettings(settings);
   try {
-    const lock = input.lockHolder === undefined ? undefined : { holder: input.lockHolder, renew: () => post({ kind: 'renew' }), release() {} };
+    const lock =
+      input.lockHolder === undefined
+        ? undefined
+        : { holder: input.lockHolder, renew: () => post({ kind: 'renew' }), release() {} };
     const result = await runPublish({
       ...input.options,
       settings,
@@ -56,7 +62,14 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
     });
     post({ kind: 'done', result });
   } catch (error) {
-    if (isAppError(error)) post({ kind: 'app_error', code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}) });
+    if (isAppError(error))
+      post({
+        kind: 'app_error',
+        code: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+        ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+      });
     else post({ kind: 'failed', message: (error as Error)?.message ?? String(error), stack: (error as Error)?.stack });
   } finally {
     await target.close();
@@ -69,7 +82,11 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
  * spare worker loads them while it waits, so its publish starts compiling at once.
  */
 function preload(): Promise<unknown> {
-  return Promise.all([import('../../compiler/cli-support.js'), import('../../compiler/validate/written-node-thread.js'), import('../../compiler/previous.js')]);
+  return Promise.all([
+    import('../../compiler/cli-support.js'),
+    import('../../compiler/validate/written-node-thread.js'),
+    import('../../compiler/previous.js'),
+  ]);
 }
 
 if (parentPort) {
@@ -83,7 +100,10 @@ if (parentPort) {
     const loaded = preload();
     port.once('message', (input: PublishWorkerInput) => {
       // A module that failed to load fails the publish that imports it, with its own error.
-      void loaded.then(() => main(input, post), () => main(input, post));
+      void loaded.then(
+        () => main(input, post),
+        () => main(input, post),
+      );
     });
   }
 }

@@ -15,7 +15,11 @@ const PurgeMarkerSchema = z.object({
 export type PurgeMarker = z.infer<typeof PurgeMarkerSchema>;
 
 /** The version's purge marker, or undefined when it has none; a marker that fails its schema throws. */
-export async function readPurgeMarker(target: PublishTarget, websiteId: string, ulid: string): Promise<PurgeMarker | undefined> {
+export async function readPurgeMarker(
+  target: PublishTarget,
+  websiteId: string,
+  ulid: string,
+): Promise<PurgeMarker | undefined> {
   const key = siteKeys(siteHashOf(websiteId)).version(ulid, PURGE_MARKER);
   const body = await target.get(key);
   if (body === undefined) return undefined;
@@ -24,8 +28,17 @@ export async function readPurgeMarker(target: PublishTarget, websiteId: string, 
   return parsed.data;
 }
 
-export async function writePurgeMarker(target: PublishTarget, websiteId: string, ulid: string, marker: PurgeMarker): Promise<void> {
-  await target.put(siteKeys(siteHashOf(websiteId)).version(ulid, PURGE_MARKER), JSON.stringify(marker, null, 2) + '\n', { contentType: 'application/json', cacheControl: 'no-store' });
+export async function writePurgeMarker(
+  target: PublishTarget,
+  websiteId: string,
+  ulid: string,
+  marker: PurgeMarker,
+): Promise<void> {
+  await target.put(
+    siteKeys(siteHashOf(websiteId)).version(ulid, PURGE_MARKER),
+    JSON.stringify(marker, null, 2) + '\n',
+    { contentType: 'application/json', cacheControl: 'no-store' },
+  );
 }
 
 /**
@@ -42,8 +55,13 @@ export async function assertNotPurged(target: PublishTarget, websiteId: string, 
   }
   if (marker === undefined) return;
   const when = marker.purged_at === '' ? '' : ` at ${marker.purged_at}`;
-  const what = marker.files.length > 0
-    ? `was purged by a gdpr_erasure${when}: ${marker.files.length} of its files (${marker.files.slice(0, 5).join(', ')}${marker.files.length > 5 ? ', ...' : ''}) held erased items and were deleted for good`
-    : `holds records of erased items and is marked for a gdpr_erasure purge${when}`;
-  throw new AppError('publish.version_purged', `Version ${ulid} of website ${websiteId} ${what}, so it cannot be served again; nothing was changed. Roll back to a version that \`nodectl versions --website ${websiteId}\` does not mark purged, or publish a new build.`, { details: { version: ulid, purgedAt: marker.purged_at === '' ? null : marker.purged_at, files: marker.files } });
+  const what =
+    marker.files.length > 0
+      ? `was purged by a gdpr_erasure${when}: ${marker.files.length} of its files (${marker.files.slice(0, 5).join(', ')}${marker.files.length > 5 ? ', ...' : ''}) held erased items and were deleted for good`
+      : `holds records of erased items and is marked for a gdpr_erasure purge${when}`;
+  throw new AppError(
+    'publish.version_purged',
+    `Version ${ulid} of website ${websiteId} ${what}, so it cannot be served again; nothing was changed. Roll back to a version that \`nodectl versions --website ${websiteId}\` does not mark purged, or publish a new build.`,
+    { details: { version: ulid, purgedAt: marker.purged_at === '' ? null : marker.purged_at, files: marker.files } },
+  );
 }

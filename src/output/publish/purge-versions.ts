@@ -11,7 +11,6 @@ import { patternsOf, TextMatcher } from './text-matcher.js';
 
 export type { ErasureSpec } from './erased-records.js';
 
-
 export interface PurgeOptions {
   target: PublishTarget;
   /** control.sqlite: the purge holds the site's publish lock while it deletes. */
@@ -56,19 +55,33 @@ interface StoreIndex {
  * line of an erased item. They are marked with versions/<ulid>/purged.json before the republish,
  * so the new version's versions.json already says `purged: true` for them.
  */
-export async function findVersionsToPurge(target: PublishTarget, websiteId: string, spec: ErasureSpec, inGraph: (id: string) => boolean): Promise<string[]> {
+export async function findVersionsToPurge(
+  target: PublishTarget,
+  websiteId: string,
+  spec: ErasureSpec,
+  inGraph: (id: string) => boolean,
+): Promise<string[]> {
   const index = await indexStore(target, websiteId);
   const erased = new ErasedRecords(websiteId, spec, inGraph);
   const objects = [...index.manifests].flatMap(([ulid, m]) => versionObjects(websiteId, ulid, m, index.keys));
   const dirty = await scanRecordLines(target, websiteId, objects, erased, new Set());
-  return [...index.manifests].filter(([ulid, m]) => versionObjects(websiteId, ulid, m, index.keys).some((o) => dirty.has(contentOf(o)))).map(([ulid]) => ulid).sort();
+  return [...index.manifests]
+    .filter(([ulid, m]) => versionObjects(websiteId, ulid, m, index.keys).some((o) => dirty.has(contentOf(o))))
+    .map(([ulid]) => ulid)
+    .sort();
 }
 
 /** Writes the purge marker of each version that has none yet (an empty file list). */
-export async function markVersionsPurged(target: PublishTarget, websiteId: string, ulids: readonly string[], now: () => number): Promise<void> {
+export async function markVersionsPurged(
+  target: PublishTarget,
+  websiteId: string,
+  ulids: readonly string[],
+  now: () => number,
+): Promise<void> {
   for (const ulid of ulids) {
     const marker = await readPurgeMarker(target, websiteId, ulid);
-    if (!marker) await writePurgeMarker(target, websiteId, ulid, { reason: 'gdpr_erasure', purged_at: isoOf(now()), files: [] });
+    if (!marker)
+      await writePurgeMarker(target, websiteId, ulid, { reason: 'gdpr_erasure', purged_at: isoOf(now()), files: [] });
   }
 }
 
@@ -125,7 +138,8 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
     }
     // A cas/ object goes when no file that survives the purge still has its bytes.
     const kept = new Set(liveShas);
-    for (const [ulid, m] of index.manifests) for (const o of versionObjects(websiteId, ulid, m, index.keys)) if (!dirty.has(contentOf(o))) kept.add(o.sha!);
+    for (const [ulid, m] of index.manifests)
+      for (const o of versionObjects(websiteId, ulid, m, index.keys)) if (!dirty.has(contentOf(o))) kept.add(o.sha!);
     let casDeleted = 0;
     for (const key of index.keys) {
       const sha = casShaOf(key);
@@ -136,7 +150,11 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
     }
     for (const [ulid, files] of purgedFiles) {
       const marker = await readPurgeMarker(target, websiteId, ulid);
-      await writePurgeMarker(target, websiteId, ulid, { reason: 'gdpr_erasure', purged_at: isoOf(options.now()), files: [...new Set([...(marker?.files ?? []), ...files])].sort() });
+      await writePurgeMarker(target, websiteId, ulid, {
+        reason: 'gdpr_erasure',
+        purged_at: isoOf(options.now()),
+        files: [...new Set([...(marker?.files ?? []), ...files])].sort(),
+      });
     }
     // A version marked before the republish that stayed live, or lost nothing, is not purged.
     for (const ulid of index.manifests.keys()) {
@@ -154,7 +172,10 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
 /** Every key of the site's store, and of the alias's mirror when there is one. */
 async function indexStore(target: PublishTarget, websiteId: string, mirrorPrefix?: string): Promise<StoreIndex> {
   const keys = siteKeys(siteHashOf(websiteId));
-  const listed = new Set([...(await target.list(keys.root)), ...(mirrorPrefix === undefined ? [] : await target.list(mirrorPrefix))]);
+  const listed = new Set([
+    ...(await target.list(keys.root)),
+    ...(mirrorPrefix === undefined ? [] : await target.list(mirrorPrefix)),
+  ]);
   const manifests = new Map<string, Manifest>();
   const byVersion = new Map<string, string[]>();
   for (const key of listed) {
@@ -163,7 +184,9 @@ async function indexStore(target: PublishTarget, websiteId: string, mirrorPrefix
   }
   const incomplete: string[] = [];
   for (const [ulid, versionKeys] of [...byVersion].sort()) {
-    const body = versionKeys.includes(keys.version(ulid, 'manifest.json')) ? await target.get(keys.version(ulid, 'manifest.json')) : undefined;
+    const body = versionKeys.includes(keys.version(ulid, 'manifest.json'))
+      ? await target.get(keys.version(ulid, 'manifest.json'))
+      : undefined;
     const parsed = body ? ManifestSchema.safeParse(JSON.parse(body.toString('utf8'))) : undefined;
     if (parsed?.success) manifests.set(ulid, parsed.data);
     else incomplete.push(...versionKeys.filter((k) => !k.endsWith('/' + PURGE_MARKER)));
@@ -174,7 +197,9 @@ async function indexStore(target: PublishTarget, websiteId: string, mirrorPrefix
 /** The files of a complete version that are still in the store. */
 function versionObjects(websiteId: string, ulid: string, manifest: Manifest, listed: Set<string>): StoredObject[] {
   const keys = siteKeys(siteHashOf(websiteId));
-  return manifest.files.map((f) => ({ key: keys.version(ulid, f.path), path: f.path, sha: hexOfChecksum(f.checksum) })).filter((o) => listed.has(o.key));
+  return manifest.files
+    .map((f) => ({ key: keys.version(ulid, f.path), path: f.path, sha: hexOfChecksum(f.checksum) }))
+    .filter((o) => listed.has(o.key));
 }
 
 /** Every object outside the live version that could hold erased content. */
@@ -182,13 +207,17 @@ function candidateObjects(websiteId: string, index: StoreIndex, serving: readonl
   const live = index.live;
   const named = new Set((live?.files ?? []).map((f) => f.path));
   const out: StoredObject[] = [];
-  for (const [ulid, m] of index.manifests) if (ulid !== live?.node_version) out.push(...versionObjects(websiteId, ulid, m, index.keys));
+  for (const [ulid, m] of index.manifests)
+    if (ulid !== live?.node_version) out.push(...versionObjects(websiteId, ulid, m, index.keys));
   for (const key of index.incomplete) out.push({ key, path: key.slice(key.lastIndexOf('/') + 1) });
-  const referenced = new Set([...index.manifests.values()].flatMap((m) => m.files.map((f) => hexOfChecksum(f.checksum))));
+  const referenced = new Set(
+    [...index.manifests.values()].flatMap((m) => m.files.map((f) => hexOfChecksum(f.checksum))),
+  );
   for (const key of [...index.keys].sort()) {
     const prefix = serving.find((p) => key.startsWith(p));
     const servedPath = prefix === undefined ? undefined : key.slice(prefix.length);
-    if (servedPath !== undefined && servedPath !== 'manifest.json' && !named.has(servedPath)) out.push({ key, path: servedPath });
+    if (servedPath !== undefined && servedPath !== 'manifest.json' && !named.has(servedPath))
+      out.push({ key, path: servedPath });
     const sha = casShaOf(key);
     if (sha && !referenced.has(sha)) out.push({ key, path: '', sha });
   }
@@ -200,11 +229,19 @@ function candidateObjects(websiteId: string, index: StoreIndex, serving: readonl
  * and returns the contents with a line of an erased item. Contents the live version serves are
  * skipped: they are what remains.
  */
-async function scanRecordLines(target: PublishTarget, websiteId: string, objects: StoredObject[], erased: ErasedRecords, liveShas: Set<string>): Promise<Set<string>> {
+async function scanRecordLines(
+  target: PublishTarget,
+  websiteId: string,
+  objects: StoredObject[],
+  erased: ErasedRecords,
+  liveShas: Set<string>,
+): Promise<Set<string>> {
   const dirty = new Set<string>();
   const seen = new Set<string>();
   const order = (o: StoredObject) => (o.path === '' ? 3 : recordFileOrder(o.path));
-  const jsonl = objects.filter((o) => o.path === '' || o.path.endsWith('.jsonl')).sort((a, b) => order(a) - order(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const jsonl = objects
+    .filter((o) => o.path === '' || o.path.endsWith('.jsonl'))
+    .sort((a, b) => order(a) - order(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const o of jsonl) {
     const content = contentOf(o);
     if (seen.has(content) || (o.sha && liveShas.has(o.sha))) continue;

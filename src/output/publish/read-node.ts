@@ -6,11 +6,28 @@ import { PURGE_MARKER } from './purge-marker.js';
 import type { FsTarget } from './targets/fs.js';
 
 export type NodeFileLookup =
-  | { kind: 'file'; websiteId: string; localPath: string; contentType: string; cacheControl: string; etag: string; bytes: number }
-  | { kind: 'gone'; websiteId: string; /** purged: this file was deleted by a gdpr_erasure; else the node was taken down. */ purged?: true }
+  | {
+      kind: 'file';
+      websiteId: string;
+      localPath: string;
+      contentType: string;
+      cacheControl: string;
+      etag: string;
+      bytes: number;
+    }
+  | {
+      kind: 'gone';
+      websiteId: string;
+      /** purged: this file was deleted by a gdpr_erasure; else the node was taken down. */ purged?: true;
+    }
   | { kind: 'not_found'; websiteId: string | undefined };
 
-interface CachedManifest { mtimeMs: number; size: number; manifest: Manifest; etag: string }
+interface CachedManifest {
+  mtimeMs: number;
+  size: number;
+  manifest: Manifest;
+  etag: string;
+}
 
 /**
  * Resolves public node paths against the local (fs) store, for the daemon; it streams the files
@@ -43,7 +60,12 @@ export function createNodeReader(store: Pick<FsTarget, 'filePath'>) {
     } catch {
       return undefined;
     }
-    const entry = { mtimeMs: s.mtimeMs, size: Buffer.byteLength(text), manifest: ManifestSchema.parse(JSON.parse(text)), etag: `"${createHash('sha256').update(text).digest('hex')}"` };
+    const entry = {
+      mtimeMs: s.mtimeMs,
+      size: Buffer.byteLength(text),
+      manifest: ManifestSchema.parse(JSON.parse(text)),
+      etag: `"${createHash('sha256').update(text).digest('hex')}"`,
+    };
     manifests.set(key, entry);
     return entry;
   }
@@ -60,10 +82,30 @@ export function createNodeReader(store: Pick<FsTarget, 'filePath'>) {
     return entry;
   }
 
-  const fileOf = (websiteId: string, siteHash: string, ulid: string, entry: Pick<ManifestFile, 'path' | 'content_type' | 'checksum' | 'bytes'>, cacheControl: string): NodeFileLookup => ({
-    kind: 'file', websiteId, localPath: local(siteKeys(siteHash).version(ulid, entry.path)), contentType: entry.content_type, cacheControl, etag: `"${hexOfChecksum(entry.checksum)}"`, bytes: entry.bytes,
+  const fileOf = (
+    websiteId: string,
+    siteHash: string,
+    ulid: string,
+    entry: Pick<ManifestFile, 'path' | 'content_type' | 'checksum' | 'bytes'>,
+    cacheControl: string,
+  ): NodeFileLookup => ({
+    kind: 'file',
+    websiteId,
+    localPath: local(siteKeys(siteHash).version(ulid, entry.path)),
+    contentType: entry.content_type,
+    cacheControl,
+    etag: `"${hexOfChecksum(entry.checksum)}"`,
+    bytes: entry.bytes,
   });
-  const manifestFile = (websiteId: string, key: string, m: CachedManifest, cacheControl: string): NodeFileLookup => ({ kind: 'file', websiteId, localPath: local(key), contentType: 'application/json', cacheControl, etag: m.etag, bytes: m.size });
+  const manifestFile = (websiteId: string, key: string, m: CachedManifest, cacheControl: string): NodeFileLookup => ({
+    kind: 'file',
+    websiteId,
+    localPath: local(key),
+    contentType: 'application/json',
+    cacheControl,
+    etag: m.etag,
+    bytes: m.size,
+  });
 
   return {
     /** `{node_base_url}/{domain}/{file}`: the live version, with mutable cache headers. */
@@ -72,10 +114,15 @@ export function createNodeReader(store: Pick<FsTarget, 'filePath'>) {
       if (!s) return { kind: 'not_found', websiteId: undefined };
       const keys = siteKeys(s.siteHash);
       const live = manifestAt(keys.pointer);
-      if (!live) return statOf(keys.tombstone) ? { kind: 'gone', websiteId: s.websiteId } : { kind: 'not_found', websiteId: s.websiteId };
+      if (!live)
+        return statOf(keys.tombstone)
+          ? { kind: 'gone', websiteId: s.websiteId }
+          : { kind: 'not_found', websiteId: s.websiteId };
       if (path === 'manifest.json') return manifestFile(s.websiteId, keys.pointer, live, MUTABLE_CACHE);
       const entry = live.manifest.files.find((f) => f.path === path);
-      return entry ? fileOf(s.websiteId, s.siteHash, live.manifest.node_version, entry, MUTABLE_CACHE) : { kind: 'not_found', websiteId: s.websiteId };
+      return entry
+        ? fileOf(s.websiteId, s.siteHash, live.manifest.node_version, entry, MUTABLE_CACHE)
+        : { kind: 'not_found', websiteId: s.websiteId };
     },
     /** `{node_base_url}/{domain}/versions/{ulid}/{file}`: a pinned version, each file with its own cache class. */
     resolvePinned(domain: string, ulid: string, path: string): NodeFileLookup {
@@ -91,7 +138,8 @@ export function createNodeReader(store: Pick<FsTarget, 'filePath'>) {
       const entry = m.manifest.files.find((f) => f.path === path);
       if (!entry) return { kind: 'not_found', websiteId: s.websiteId };
       // A file a gdpr_erasure deleted (its purge leaves versions/<ulid>/purged.json).
-      if (!statOf(keys.version(ulid, entry.path)) && statOf(keys.version(ulid, PURGE_MARKER))) return { kind: 'gone', websiteId: s.websiteId, purged: true };
+      if (!statOf(keys.version(ulid, entry.path)) && statOf(keys.version(ulid, PURGE_MARKER)))
+        return { kind: 'gone', websiteId: s.websiteId, purged: true };
       return fileOf(s.websiteId, s.siteHash, ulid, entry, versionedCache(entry.immutable));
     },
   };

@@ -14,7 +14,11 @@ export interface PublishRejections {
 }
 
 /** What a publish that compiled nothing reports. */
-export const NO_REJECTIONS: PublishRejections = Object.freeze({ total: 0, counts: { sources: 0, entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0 }, records: [] });
+export const NO_REJECTIONS: PublishRejections = Object.freeze({
+  total: 0,
+  counts: { sources: 0, entities: 0, facts: 0, relationships: 0, chunks: 0, qa: 0 },
+  records: [],
+});
 
 export function rejectionsOf(compiled: Pick<CompileResult, 'counts' | 'rejected'>): PublishRejections {
   const counts = { ...compiled.counts.rejected };
@@ -22,7 +26,10 @@ export function rejectionsOf(compiled: Pick<CompileResult, 'counts' | 'rejected'
 }
 
 /** Adds a publish's rejected records to nodectl_compile_records_rejected_total{kind}. */
-export function countRejections(metrics: Pick<Metrics, 'compileRecordsRejected'>, rejected: PublishRejections | undefined): void {
+export function countRejections(
+  metrics: Pick<Metrics, 'compileRecordsRejected'>,
+  rejected: PublishRejections | undefined,
+): void {
   if (!rejected) return;
   for (const [kind, n] of Object.entries(rejected.counts)) if (n > 0) metrics.compileRecordsRejected.inc({ kind }, n);
 }

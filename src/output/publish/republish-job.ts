@@ -16,7 +16,9 @@ const RepublishPayloadSchema = z.object({
   /** Items whose removal from the graph must have run before the compile. */
   removed: z.array(ItemRefSchema),
   /** Present when any of the deletes was a gdpr_erasure: what to purge from earlier versions. */
-  erasure: z.object({ item_keys: z.array(z.string()), source_ids: z.array(z.string()), record_ids: z.array(z.string()) }).optional(),
+  erasure: z
+    .object({ item_keys: z.array(z.string()), source_ids: z.array(z.string()), record_ids: z.array(z.string()) })
+    .optional(),
 });
 export type RepublishPayload = z.infer<typeof RepublishPayloadSchema>;
 
@@ -48,10 +50,17 @@ export function requestRepublish(services: AppServices, addition: RepublishPaylo
 function mergePayloads(a: RepublishPayload, b: RepublishPayload): RepublishPayload {
   const union = (x: readonly string[], y: readonly string[]) => [...new Set([...x, ...y])].sort();
   const removed = new Map([...a.removed, ...b.removed].map((r) => [`${r.type}:${r.id}`, r]));
-  const merged: RepublishPayload = { website_id: a.website_id, removed: [...removed.keys()].sort().map((k) => removed.get(k)!) };
+  const merged: RepublishPayload = {
+    website_id: a.website_id,
+    removed: [...removed.keys()].sort().map((k) => removed.get(k)!),
+  };
   if (a.erasure || b.erasure) {
     const e = (p: RepublishPayload) => p.erasure ?? { item_keys: [], source_ids: [], record_ids: [] };
-    merged.erasure = { item_keys: union(e(a).item_keys, e(b).item_keys), source_ids: union(e(a).source_ids, e(b).source_ids), record_ids: union(e(a).record_ids, e(b).record_ids) };
+    merged.erasure = {
+      item_keys: union(e(a).item_keys, e(b).item_keys),
+      source_ids: union(e(a).source_ids, e(b).source_ids),
+      record_ids: union(e(a).record_ids, e(b).record_ids),
+    };
   }
   return merged;
 }
@@ -62,18 +71,31 @@ function mergePayloads(a: RepublishPayload, b: RepublishPayload): RepublishPaylo
  * A store that cannot be read counts as published: the job checks again when it runs.
  */
 export async function hasPublishedNode(services: AppServices, websiteId: string, erase: boolean): Promise<boolean> {
-  if (services.controlDb.prepare('SELECT 1 FROM publish_locks WHERE website_id = ? AND expires_at > ?').get(websiteId, services.now())) return true;
+  if (
+    services.controlDb
+      .prepare('SELECT 1 FROM publish_locks WHERE website_id = ? AND expires_at > ?')
+      .get(websiteId, services.now())
+  )
+    return true;
   try {
-    const [{ createTargetFromSettings }, { siteHashOf, siteKeys }] = await Promise.all([import('./targets/index.js'), import('./layout.js')]);
+    const [{ createTargetFromSettings }, { siteHashOf, siteKeys }] = await Promise.all([
+      import('./targets/index.js'),
+      import('./layout.js'),
+    ]);
     const keys = siteKeys(siteHashOf(websiteId));
     const target = await createTargetFromSettings(services.config.settings);
     try {
-      return (await target.head(keys.pointer)) !== undefined || (erase && (await target.head(keys.tombstone)) !== undefined);
+      return (
+        (await target.head(keys.pointer)) !== undefined || (erase && (await target.head(keys.tombstone)) !== undefined)
+      );
     } finally {
       await target.close();
     }
   } catch (error) {
-    services.logger.warn({ err: error, websiteId }, 'the publish target could not be read; the delete enqueues a republish anyway');
+    services.logger.warn(
+      { err: error, websiteId },
+      'the publish target could not be read; the delete enqueues a republish anyway',
+    );
     return true;
   }
 }
@@ -91,23 +113,69 @@ async function republish(payload: RepublishPayload, { services, signal }: JobCon
   if (!site) return;
   const graph = services.graphs.get(site.websiteId);
   await waitForRemovals(graph, payload.removed, signal);
-  const [{ createTargetFromSettings }, { runPublishInWorker }, { countRejections }, purge, { readLiveManifest }, { siteHashOf }] = await Promise.all([
-    import('./targets/index.js'), import('./publish-in-worker.js'), import('./rejections.js'), import('./purge-versions.js'), import('./store.js'), import('./layout.js'),
+  const [
+    { createTargetFromSettings },
+    { runPublishInWorker },
+    { countRejections },
+    purge,
+    { readLiveManifest },
+    { siteHashOf },
+  ] = await Promise.all([
+    import('./targets/index.js'),
+    import('./publish-in-worker.js'),
+    import('./rejections.js'),
+    import('./purge-versions.js'),
+    import('./store.js'),
+    import('./layout.js'),
   ]);
   const target = await createTargetFromSettings(services.config.settings);
   try {
-    const spec = payload.erasure && { itemKeys: payload.erasure.item_keys, sourceIds: payload.erasure.source_ids, recordIds: payload.erasure.record_ids };
+    const spec = payload.erasure && {
+      itemKeys: payload.erasure.item_keys,
+      sourceIds: payload.erasure.source_ids,
+      recordIds: payload.erasure.record_ids,
+    };
     const inGraph = createRecordLookup(graph);
-    if (spec) await purge.markVersionsPurged(target, site.websiteId, await purge.findVersionsToPurge(target, site.websiteId, spec, inGraph), services.now);
+    if (spec)
+      await purge.markVersionsPurged(
+        target,
+        site.websiteId,
+        await purge.findVersionsToPurge(target, site.websiteId, spec, inGraph),
+        services.now,
+      );
     const live = await readLiveManifest(target, siteHashOf(site.websiteId));
     if (live) {
       // In a worker thread, like the HTTP route: a large compile must not stall the daemon's event loop.
-      const result = await runPublishInWorker({ settings: services.config.settings, controlDb: services.controlDb, source: { kind: 'website', websiteId: site.websiteId }, allowDrop: spec !== undefined, quotaExempt: spec !== undefined, now: services.now, signal });
+      const result = await runPublishInWorker({
+        settings: services.config.settings,
+        controlDb: services.controlDb,
+        source: { kind: 'website', websiteId: site.websiteId },
+        allowDrop: spec !== undefined,
+        quotaExempt: spec !== undefined,
+        now: services.now,
+        signal,
+      });
       countRejections(services.metrics, result.rejected);
-      services.logger.info({ websiteId: site.websiteId, version: result.versionUlid, alreadyLive: result.alreadyLive, removed: payload.removed.length }, 'node republished after deletes');
+      services.logger.info(
+        {
+          websiteId: site.websiteId,
+          version: result.versionUlid,
+          alreadyLive: result.alreadyLive,
+          removed: payload.removed.length,
+        },
+        'node republished after deletes',
+      );
     }
     if (spec) {
-      const report = await purge.purgeErasedContent({ target, controlDb: services.controlDb, websiteId: site.websiteId, domain: live?.domain ?? site.domain, spec, inGraph, now: services.now });
+      const report = await purge.purgeErasedContent({
+        target,
+        controlDb: services.controlDb,
+        websiteId: site.websiteId,
+        domain: live?.domain ?? site.domain,
+        spec,
+        inGraph,
+        now: services.now,
+      });
       services.logger.info({ websiteId: site.websiteId, ...report }, 'erased items purged from earlier versions');
       // The content.ingest job's WAL truncate may have met this job's compile reading the graph
       // and left the WAL (which held the erased rows) in place: truncate it now that reads are done.
@@ -126,7 +194,12 @@ async function waitForRemovals(graph: Db, removed: RepublishPayload['removed'], 
     const pending = removed.filter((r) => contributes.get(`${r.type}:${r.id}`) !== undefined);
     if (pending.length === 0) return;
     if (Date.now() >= deadline || signal.aborted) {
-      throw new Error(`${pending.length} deleted item(s) (${pending.slice(0, 3).map((r) => `${r.type}:${r.id}`).join(', ')}) are still in the graph: their content.ingest job has not run; the republish retries`);
+      throw new Error(
+        `${pending.length} deleted item(s) (${pending
+          .slice(0, 3)
+          .map((r) => `${r.type}:${r.id}`)
+          .join(', ')}) are still in the graph: their content.ingest job has not run; the republish retries`,
+      );
     }
     await sleep(100);
   }
@@ -134,7 +207,16 @@ async function waitForRemovals(graph: Db, removed: RepublishPayload['removed'], 
 
 /** Whether the graph still holds a record id (by its prefix's table). */
 function createRecordLookup(graph: Db): (recordId: string) => boolean {
-  const tables: Record<string, string> = { entity: 'entities WHERE id', fact: 'fact_candidates WHERE fact_id', rel: 'relationships WHERE id', chunk: 'chunks WHERE id', qa: 'qa WHERE id', src: 'sources WHERE id' };
-  const statements = new Map(Object.entries(tables).map(([prefix, from]) => [prefix, graph.prepare(`SELECT 1 FROM ${from} = ? LIMIT 1`)]));
+  const tables: Record<string, string> = {
+    entity: 'entities WHERE id',
+    fact: 'fact_candidates WHERE fact_id',
+    rel: 'relationships WHERE id',
+    chunk: 'chunks WHERE id',
+    qa: 'qa WHERE id',
+    src: 'sources WHERE id',
+  };
+  const statements = new Map(
+    Object.entries(tables).map(([prefix, from]) => [prefix, graph.prepare(`SELECT 1 FROM ${from} = ? LIMIT 1`)]),
+  );
   return (recordId) => statements.get(recordId.slice(0, recordId.indexOf('_')))?.get(recordId) !== undefined;
 }

@@ -22,7 +22,11 @@ import {
 import type { PublishTarget } from './targets/types.js';
 
 const EDITOR_MUTATE: RouteAccess = { minRole: 'editor', access: 'mutate', resource: { kind: 'website', param: 'id' } };
-const ADMIN_MUTATE: RouteAccess = { minRole: 'organization_admin', access: 'mutate', resource: { kind: 'website', param: 'id' } };
+const ADMIN_MUTATE: RouteAccess = {
+  minRole: 'organization_admin',
+  access: 'mutate',
+  resource: { kind: 'website', param: 'id' },
+};
 const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
 
 /**
@@ -38,7 +42,8 @@ const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: 
 export const publishRoutes: RoutePlugin = async (plain, { services }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   let target: Promise<PublishTarget> | undefined;
-  const getTarget = () => (target ??= import('./targets/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
+  const getTarget = () =>
+    (target ??= import('./targets/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
   app.addHook('onClose', async () => {
     if (target) await (await target).close();
   });
@@ -48,11 +53,20 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
     {
       config: {
         access: EDITOR_MUTATE,
-        errors: ['publish.nothing_to_publish', 'publish.conflict', 'publish.atomic_conflict', 'publish.drop_gate', 'publish.validation_failed', 'node.uuid_leak', 'entitlement.limit_reached'],
+        errors: [
+          'publish.nothing_to_publish',
+          'publish.conflict',
+          'publish.atomic_conflict',
+          'publish.drop_gate',
+          'publish.validation_failed',
+          'node.uuid_leak',
+          'entitlement.limit_reached',
+        ],
       },
       schema: {
         summary: "Compile the website's graph and publish it as a new version",
-        description: 'Synchronous: answers once latest/ serves the new version (or nothing changed, or a dry run). One publish per website at a time (409 publish.conflict, retryable).',
+        description:
+          'Synchronous: answers once latest/ serves the new version (or nothing changed, or a dry run). One publish per website at a time (409 publish.conflict, retryable).',
         tags: ['publish'],
         params: WebsiteParamsSchema,
         body: PublishRequestSchema,
@@ -77,8 +91,26 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
         listenPort: request.socket.localPort,
       });
       countRejections(services.metrics, result.rejected);
-      services.logger.info({ websiteId: website.id, version: result.versionUlid, uploaded: result.bytesUploaded, rejected: result.rejected?.total ?? 0 }, 'node published');
-      auditRequest(services, request, { organizationId: website.organizationId, action: 'node.published', target: website.id, details: { version: result.versionUlid, label: result.versionLabel, already_live: result.alreadyLive, dry_run: result.dryRun } });
+      services.logger.info(
+        {
+          websiteId: website.id,
+          version: result.versionUlid,
+          uploaded: result.bytesUploaded,
+          rejected: result.rejected?.total ?? 0,
+        },
+        'node published',
+      );
+      auditRequest(services, request, {
+        organizationId: website.organizationId,
+        action: 'node.published',
+        target: website.id,
+        details: {
+          version: result.versionUlid,
+          label: result.versionLabel,
+          already_live: result.alreadyLive,
+          dry_run: result.dryRun,
+        },
+      });
       return sendData(request, reply, presentPublishResult(result));
     },
   );
@@ -89,7 +121,8 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
       config: { access: VIEWER_READ },
       schema: {
         summary: 'List the published versions of the website, newest first',
-        description: 'Every complete version the publish target holds, with which one is live and which a gdpr_erasure purged (same data as `nodectl versions`).',
+        description:
+          'Every complete version the publish target holds, with which one is live and which a gdpr_erasure purged (same data as `nodectl versions`).',
         tags: ['publish'],
         params: WebsiteParamsSchema,
         querystring: VersionsQuerySchema,
@@ -102,17 +135,25 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
       const versions = await listWebsiteVersions(await getTarget(), website.id);
       // Newest first: the next page holds the versions older than the cursor's.
       const rest = page.after === undefined ? versions : versions.filter((v) => v.node_version < page.after!);
-      return sendData(request, reply, pageOf(rest.slice(0, page.limit + 1), page, (v) => v.node_version));
+      return sendData(
+        request,
+        reply,
+        pageOf(rest.slice(0, page.limit + 1), page, (v) => v.node_version),
+      );
     },
   );
 
   app.post(
     '/v1/websites/:id/rollback',
     {
-      config: { access: EDITOR_MUTATE, errors: ['version.not_found', 'publish.version_purged', 'publish.conflict', 'publish.atomic_conflict'] },
+      config: {
+        access: EDITOR_MUTATE,
+        errors: ['version.not_found', 'publish.version_purged', 'publish.conflict', 'publish.atomic_conflict'],
+      },
       schema: {
         summary: 'Serve an earlier published version again',
-        description: 'The same atomic flip as a publish (verify, latest, flip), nothing uploaded; the same as `nodectl rollback`.',
+        description:
+          'The same atomic flip as a publish (verify, latest, flip), nothing uploaded; the same as `nodectl rollback`.',
         tags: ['publish'],
         params: WebsiteParamsSchema,
         body: RollbackRequestSchema,
@@ -122,9 +163,23 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
     async (request, reply) => {
       const website = authorizedWebsite(request);
       const { rollbackNode } = await import('./rollback.js');
-      const result = await rollbackNode({ target: await getTarget(), controlDb: services.controlDb, websiteId: website.id, to: request.body.version, now: services.now });
-      services.logger.info({ websiteId: website.id, version: result.versionUlid, previous: result.previousVersion }, 'node rolled back');
-      auditRequest(services, request, { organizationId: website.organizationId, action: 'node.rolled_back', target: website.id, details: { version: result.versionUlid, label: result.versionLabel, previous_version: result.previousVersion } });
+      const result = await rollbackNode({
+        target: await getTarget(),
+        controlDb: services.controlDb,
+        websiteId: website.id,
+        to: request.body.version,
+        now: services.now,
+      });
+      services.logger.info(
+        { websiteId: website.id, version: result.versionUlid, previous: result.previousVersion },
+        'node rolled back',
+      );
+      auditRequest(services, request, {
+        organizationId: website.organizationId,
+        action: 'node.rolled_back',
+        target: website.id,
+        details: { version: result.versionUlid, label: result.versionLabel, previous_version: result.previousVersion },
+      });
       return sendData(request, reply, presentRollbackResult(result));
     },
   );
@@ -135,7 +190,8 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
       config: { access: ADMIN_MUTATE, errors: ['publish.conflict'] },
       schema: {
         summary: "Take the website's node down",
-        description: 'Its public alias answers 410 node.gone; the versions stay in the store, so a publish or rollback brings it back. Repeatable.',
+        description:
+          'Its public alias answers 410 node.gone; the versions stay in the store, so a publish or rollback brings it back. Repeatable.',
         tags: ['publish'],
         params: WebsiteParamsSchema,
         response: { 200: dataEnvelope(TakedownResultSchema) },
@@ -144,8 +200,18 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
     async (request, reply) => {
       const website = authorizedWebsite(request);
       const { takeDownNode } = await import('./rollback.js');
-      await takeDownNode({ target: await getTarget(), controlDb: services.controlDb, websiteId: website.id, domain: website.domain, now: services.now });
-      auditRequest(services, request, { organizationId: website.organizationId, action: 'node.taken_down', target: website.id });
+      await takeDownNode({
+        target: await getTarget(),
+        controlDb: services.controlDb,
+        websiteId: website.id,
+        domain: website.domain,
+        now: services.now,
+      });
+      auditRequest(services, request, {
+        organizationId: website.organizationId,
+        action: 'node.taken_down',
+        target: website.id,
+      });
       return sendData(request, reply, { tombstoned: true as const });
     },
   );

@@ -23,7 +23,8 @@ import { isRecordFile, readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
 
 /** What to publish: a website's graph, a fixture folder, or an already compiled node. */
-export type PublishSource = { kind: 'website'; websiteId: string } | { kind: 'fixture'; dir: string } | { kind: 'node'; dir: string };
+export type PublishSource =
+  { kind: 'website'; websiteId: string } | { kind: 'fixture'; dir: string } | { kind: 'node'; dir: string };
 
 export interface RunPublishOptions {
   settings: Settings;
@@ -66,7 +67,8 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
   // The lock covers the compile too: two publishes of one site never interleave, so a slower,
   // older build cannot flip after a newer one (the other gets 409 publish.conflict at once).
   const lockSite = (websiteId: string) => {
-    if (!options.dryRun && !options.lock && !ownLock) ownLock = acquirePublishLock(options.controlDb, websiteId, { now });
+    if (!options.dryRun && !options.lock && !ownLock)
+      ownLock = acquirePublishLock(options.controlDb, websiteId, { now });
   };
   // The publishes-per-day quota (docs/contract.md#plans): checked before the compile and again
   // before the flip (a fixture or node names its website only once read); a dry run publishes nothing.
@@ -109,23 +111,46 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        rejected = rejectionsOf(await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, { buildTime, ...compileAgainst(previous) }));
+        rejected = rejectionsOf(
+          await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, {
+            buildTime,
+            ...compileAgainst(previous),
+          }),
+        );
       } else {
         let fixture;
         try {
           fixture = compiler.loadFixture(source.dir);
         } catch (error) {
-          throw new AppError('publish.validation_failed', `The fixture ${source.dir} cannot be read: ${(error as Error).message}`, { details: { issues: [] } });
+          throw new AppError(
+            'publish.validation_failed',
+            `The fixture ${source.dir} cannot be read: ${(error as Error).message}`,
+            { details: { issues: [] } },
+          );
         }
-        if (websiteId !== undefined && websiteId !== fixture.site.websiteId) throw new AppError('publish.validation_failed', `The fixture belongs to website ${fixture.site.websiteId}, not ${websiteId}.`, { details: { issues: [] } });
+        if (websiteId !== undefined && websiteId !== fixture.site.websiteId)
+          throw new AppError(
+            'publish.validation_failed',
+            `The fixture belongs to website ${fixture.site.websiteId}, not ${websiteId}.`,
+            { details: { issues: [] } },
+          );
         websiteId = fixture.site.websiteId;
         lockSite(websiteId);
         const previous = await readLivePrevious(options.target, websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? fixture.buildTime;
         const { buildGraphFromItems } = await import('../../ingest/graph/build-from-items.js');
-        const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'), editorial: fixture.editorial });
+        const graph = buildGraphFromItems(fixture.items, fixture.site, {
+          receivedAt: new Date(Date.parse(buildTime)).toISOString().replace(/\.000Z$/, 'Z'),
+          editorial: fixture.editorial,
+        });
         try {
-          rejected = rejectionsOf(await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, { ...fixture.presentation, buildTime, ...compileAgainst(previous) }));
+          rejected = rejectionsOf(
+            await compiler.compileToDirectory(graph.reader, fixture.site, nodeDir, {
+              ...fixture.presentation,
+              buildTime,
+              ...compileAgainst(previous),
+            }),
+          );
         } finally {
           graph.close();
         }
@@ -134,9 +159,14 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     }
     if (websiteId === undefined) {
       try {
-        websiteId = (JSON.parse(readFileSync(join(nodeDir, 'manifest.json'), 'utf8')) as { website_id: string }).website_id;
+        websiteId = (JSON.parse(readFileSync(join(nodeDir, 'manifest.json'), 'utf8')) as { website_id: string })
+          .website_id;
       } catch {
-        throw new AppError('publish.validation_failed', `${nodeDir} holds no readable manifest.json: give a compiled node directory.`, { details: { issues: [{ code: 'manifest.missing', file: 'manifest.json' }] } });
+        throw new AppError(
+          'publish.validation_failed',
+          `${nodeDir} holds no readable manifest.json: give a compiled node directory.`,
+          { details: { issues: [{ code: 'manifest.missing', file: 'manifest.json' }] } },
+        );
       }
     }
     lockSite(websiteId);
@@ -168,7 +198,21 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       db.transaction(() => {
         countPublish(db, result.websiteId, now());
         addWebsiteEvent(db, result.websiteId, METRICS.publishedVersions, 1, now());
-        emitEvent(db, { type: 'node.published', website_id: result.websiteId, data: { node_version: result.versionUlid, node_version_label: result.versionLabel, previous_version: result.previousVersion, public_url: result.publicUrl, rollback: false } }, now());
+        emitEvent(
+          db,
+          {
+            type: 'node.published',
+            website_id: result.websiteId,
+            data: {
+              node_version: result.versionUlid,
+              node_version_label: result.versionLabel,
+              previous_version: result.previousVersion,
+              public_url: result.publicUrl,
+              rollback: false,
+            },
+          },
+          now(),
+        );
       }).immediate();
     }
     return rejected ? { ...result, rejected } : result;
@@ -209,9 +253,13 @@ function publishWorkDir(dataDir: string, nowMs: number): string {
  * publish.nothing_to_publish when nothing has been ingested for it yet (it has no graph).
  */
 function assertSomethingToPublish(settings: Settings, controlDb: Db, websiteId: string): void {
-  if (loadWebsiteInfo(controlDb, websiteId) === undefined) throw new AppError('website.not_found', `Website ${websiteId} does not exist in ${settings.dataDir}.`);
+  if (loadWebsiteInfo(controlDb, websiteId) === undefined)
+    throw new AppError('website.not_found', `Website ${websiteId} does not exist in ${settings.dataDir}.`);
   if (existsSync(graphDbPath(dataDirLayout(settings.dataDir), websiteId))) return;
-  throw new AppError('publish.nothing_to_publish', `Nothing has been ingested for website ${websiteId} yet, so there is no graph to publish. Push content first (nodectl push, or POST /v1/ingest/batch), wait for the ingest jobs to finish, then publish.`);
+  throw new AppError(
+    'publish.nothing_to_publish',
+    `Nothing has been ingested for website ${websiteId} yet, so there is no graph to publish. Push content first (nodectl push, or POST /v1/ingest/batch), wait for the ingest jobs to finish, then publish.`,
+  );
 }
 
 /**
@@ -219,11 +267,19 @@ function assertSomethingToPublish(settings: Settings, controlDb: Db, websiteId: 
  * read from a local folder the target gives (fs: versions/<ulid>/ in place; S3: downloaded into
  * `dir`).
  */
-export async function readLivePrevious(target: PublishTarget, websiteId: string, dir: string): Promise<PreviousNode | undefined> {
+export async function readLivePrevious(
+  target: PublishTarget,
+  websiteId: string,
+  dir: string,
+): Promise<PreviousNode | undefined> {
   const siteHash = siteHashOf(websiteId);
   const live = await readLiveManifest(target, siteHash);
   if (!live) return undefined;
   const { readPreviousNode } = await import('../../compiler/previous.js');
-  const wanted = ['manifest.json', 'versions.json', ...live.files.filter((f) => isRecordFile(f.path)).map((f) => f.path)];
+  const wanted = [
+    'manifest.json',
+    'versions.json',
+    ...live.files.filter((f) => isRecordFile(f.path)).map((f) => f.path),
+  ];
   return readPreviousNode(await target.localFolder(siteKeys(siteHash).version(live.node_version, ''), wanted, dir));
 }

@@ -13,9 +13,20 @@ export const WebsiteParamsSchema = z.object({ id: z.string().describe('The websi
 
 export const PublishRequestSchema = z
   .strictObject({
-    allowDrop: z.boolean().optional().describe('Publish even when the record count falls more than publishMaxDrop against the live version; default false'),
-    dryRun: z.boolean().optional().describe('Report what would be uploaded and carried forward; write nothing; default false'),
-    force: z.boolean().optional().describe("Publish a new version even when its content equals the live version's; default false"),
+    allowDrop: z
+      .boolean()
+      .optional()
+      .describe(
+        'Publish even when the record count falls more than publishMaxDrop against the live version; default false',
+      ),
+    dryRun: z
+      .boolean()
+      .optional()
+      .describe('Report what would be uploaded and carried forward; write nothing; default false'),
+    force: z
+      .boolean()
+      .optional()
+      .describe("Publish a new version even when its content equals the live version's; default false"),
   })
   .optional();
 
@@ -23,7 +34,9 @@ const PublishedFileSchema = z.object({
   path: z.string().describe('File path inside the node, e.g. entities.en.jsonl'),
   bytes: z.number().int().describe('Size in bytes'),
   checksum: z.string().describe('sha256:<hex> of the bytes'),
-  state: z.enum(['uploaded', 'carried']).describe('uploaded: its bytes were sent; carried: the store already held them, nothing sent'),
+  state: z
+    .enum(['uploaded', 'carried'])
+    .describe('uploaded: its bytes were sent; carried: the store already held them, nothing sent'),
 });
 
 const FileChangeSchema = z.object({
@@ -41,41 +54,63 @@ const RejectedRecordSchema = z.object({
 const RejectionsSchema = z
   .object({
     total: z.number().int(),
-    counts: z.object({ sources: z.number().int(), entities: z.number().int(), facts: z.number().int(), relationships: z.number().int(), chunks: z.number().int(), qa: z.number().int() }),
+    counts: z.object({
+      sources: z.number().int(),
+      entities: z.number().int(),
+      facts: z.number().int(),
+      relationships: z.number().int(),
+      chunks: z.number().int(),
+      qa: z.number().int(),
+    }),
     records: z.array(RejectedRecordSchema).describe('The first rejected records, sorted by file then id'),
   })
-  .describe('Graph records the compile left out because they failed their schema or the URL policy (docs/node-format.md "Rejected records")');
+  .describe(
+    'Graph records the compile left out because they failed their schema or the URL policy (docs/node-format.md "Rejected records")',
+  );
 
 export const PublishResultSchema = z.object({
   versionUlid: z.string().describe('node_version of the published version (the live one when alreadyLive)'),
   versionLabel: z.string().describe('YYYY-MM-DD.N, for display only'),
   files: z.array(PublishedFileSchema).describe('Every file of the version but manifest.json'),
   changes: z.array(FileChangeSchema).describe('File-level changes against previousVersion'),
-  recordCount: z.number().int().describe('Knowledge records of the version (entities, facts, relationships, chunks, Q&A, sources)'),
+  recordCount: z
+    .number()
+    .int()
+    .describe('Knowledge records of the version (entities, facts, relationships, chunks, Q&A, sources)'),
   cdnPath: z.string().describe('{node_base_url}/{domain}'),
   publicUrl: z.string().describe('{node_base_url}/{domain}/manifest.json'),
   previousVersion: z.string().nullable().describe('The version that was live before; null when nothing was'),
-  alreadyLive: z.boolean().describe('The live version already holds this content: nothing was written ({"force": true} publishes anyway)'),
+  alreadyLive: z
+    .boolean()
+    .describe('The live version already holds this content: nothing was written ({"force": true} publishes anyway)'),
   dryRun: z.boolean(),
   bytesUploaded: z.number().int(),
   bytesCarried: z.number().int().describe('Bytes the store already held (content-addressed), not sent again'),
   rejected: RejectionsSchema,
 });
 
-export const TakedownResultSchema = z.object({ tombstoned: z.literal(true).describe('The node is no longer served; its alias answers 410 node.gone') });
+export const TakedownResultSchema = z.object({
+  tombstoned: z.literal(true).describe('The node is no longer served; its alias answers 410 node.gone'),
+});
 
 export const VersionsQuerySchema = ListQuerySchema;
 
 export const PublishedVersionSchema = z.object({
   node_version: z.string().describe('The version ULID; newer versions sort after older ones'),
-  node_version_label: z.string().nullable().describe('YYYY-MM-DD.N, for display only; null when the store does not know it'),
+  node_version_label: z
+    .string()
+    .nullable()
+    .describe('YYYY-MM-DD.N, for display only; null when the store does not know it'),
   generated_at: z.string().describe('Build time (RFC 3339)'),
   live: z.boolean().describe('latest/ serves this version'),
   purged: z.boolean().describe('A gdpr_erasure deleted files of this version: it cannot be served again'),
 });
 
 export const RollbackRequestSchema = z.strictObject({
-  version: z.string({ error: 'is required: a node_version from GET /v1/websites/:id/versions' }).regex(ULID, 'must be a node_version (a 26-character ULID) from GET /v1/websites/:id/versions').describe('The published version to serve again'),
+  version: z
+    .string({ error: 'is required: a node_version from GET /v1/websites/:id/versions' })
+    .regex(ULID, 'must be a node_version (a 26-character ULID) from GET /v1/websites/:id/versions')
+    .describe('The published version to serve again'),
 });
 
 export const RollbackResultSchema = z.object({

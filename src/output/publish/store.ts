@@ -30,7 +30,11 @@ export async function listStoredVersions(target: PublishTarget, siteHash: string
     .map((key) => /^[0-9a-f]{16}\/versions\/([0-9A-HJKMNP-TV-Z]{26})\/manifest\.json$/.exec(key)?.[1])
     .filter((u): u is string => u !== undefined);
   // A gdpr_erasure leaves versions/<ulid>/purged.json (src/output/publish/purge-marker.ts).
-  const purged = new Set(listed.map((key) => /^[0-9a-f]{16}\/versions\/([0-9A-HJKMNP-TV-Z]{26})\/purged\.json$/.exec(key)?.[1]).filter((u) => u !== undefined));
+  const purged = new Set(
+    listed
+      .map((key) => /^[0-9a-f]{16}\/versions\/([0-9A-HJKMNP-TV-Z]{26})\/purged\.json$/.exec(key)?.[1])
+      .filter((u) => u !== undefined),
+  );
   const live = await readLiveManifest(target, siteHash);
   const known = new Map<string, VersionEntry>();
   if (live) {
@@ -44,9 +48,18 @@ export async function listStoredVersions(target: PublishTarget, siteHash: string
     if (!entry) {
       const manifest = await readManifestAt(target, keys.version(ulid, 'manifest.json')).catch(() => undefined);
       if (!manifest) continue;
-      entry = { node_version: ulid, generated_at: manifest.generated_at, ...(manifest.node_version_label ? { node_version_label: manifest.node_version_label } : {}) };
+      entry = {
+        node_version: ulid,
+        generated_at: manifest.generated_at,
+        ...(manifest.node_version_label ? { node_version_label: manifest.node_version_label } : {}),
+      };
     }
-    out.push({ ...entry, node_version: ulid, ...(purged.has(ulid) ? { purged: true as const } : {}), live: live?.node_version === ulid });
+    out.push({
+      ...entry,
+      node_version: ulid,
+      ...(purged.has(ulid) ? { purged: true as const } : {}),
+      live: live?.node_version === ulid,
+    });
   }
   return out;
 }
@@ -55,7 +68,10 @@ export async function listStoredVersions(target: PublishTarget, siteHash: string
  * node_version_label `YYYY-MM-DD.N` (docs/contract.md#published-layout): the publish day (UTC) and one
  * more than the highest sequence the store already holds for that day.
  */
-export function nextVersionLabel(stored: ReadonlyArray<Pick<VersionEntry, 'node_version_label'>>, nowMs: number): string {
+export function nextVersionLabel(
+  stored: ReadonlyArray<Pick<VersionEntry, 'node_version_label'>>,
+  nowMs: number,
+): string {
   const day = new Date(nowMs).toISOString().slice(0, 10);
   let max = 0;
   for (const v of stored) {
@@ -75,5 +91,5 @@ export const isRecordFile = (path: string): boolean => RECORD_FILE.test(path);
  * relationship, chunk, Q&A and source files (feeds such as changes.jsonl are derived, not counted).
  */
 export function recordCount(manifest: Pick<Manifest, 'files'>): number {
-  return manifest.files.reduce((sum, f) => sum + (isRecordFile(f.path) ? f.records ?? 0 : 0), 0);
+  return manifest.files.reduce((sum, f) => sum + (isRecordFile(f.path) ? (f.records ?? 0) : 0), 0);
 }

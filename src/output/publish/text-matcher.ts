@@ -23,7 +23,8 @@ export class TextMatcher {
     this.patterns.forEach((pattern, index) => {
       const width = [...WIDTHS].reverse().find((w) => w <= pattern.length)!;
       let table = this.tables.get(width);
-      if (!table) this.tables.set(width, (table = { pow: powOf(width), byHash: new Map(), filter: new Uint8Array(1 << 16) }));
+      if (!table)
+        this.tables.set(width, (table = { pow: powOf(width), byHash: new Map(), filter: new Uint8Array(1 << 16) }));
       const h = hashOf(pattern, 0, width);
       table.filter[h & 0xffff] = 1;
       const list = table.byHash.get(h);
@@ -59,7 +60,12 @@ export class TextMatcher {
         if (table.filter[h & 0xffff] === 1) {
           for (const index of table.byHash.get(h) ?? []) {
             const p = this.patterns[index]!;
-            if (i + p.length <= text.length && text.compare(p, 0, p.length, i, i + p.length) === 0 && onMatch(index) === true) return;
+            if (
+              i + p.length <= text.length &&
+              text.compare(p, 0, p.length, i, i + p.length) === 0 &&
+              onMatch(index) === true
+            )
+              return;
           }
         }
         if (i + width >= text.length) break;
@@ -93,7 +99,8 @@ function uriOf(text: string): string {
   }
 }
 
-const percent = (char: string) => [...Buffer.from(char, 'utf8')].map((b) => '%' + b.toString(16).toUpperCase().padStart(2, '0')).join('');
+const percent = (char: string) =>
+  [...Buffer.from(char, 'utf8')].map((b) => '%' + b.toString(16).toUpperCase().padStart(2, '0')).join('');
 
 /**
  * The skeleton patterns that find `text` where a node file may hold it: as is (text files), JSON
@@ -105,7 +112,12 @@ export function patternsOf(text: string): Buffer[] {
   const forms = new Set([
     text,
     JSON.stringify(text).slice(1, -1),
-    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;'),
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;'),
     uriOf(text),
   ]);
   const out: Buffer[] = [];

@@ -13,11 +13,20 @@ import type { PublishTarget } from './targets/types.js';
  * directory: it is copied from cas/<sha>, those validated bytes. So each shared file's cas
  * object must exist; if one is missing (the bytes would be uploaded), everything is checked.
  */
-export async function validatedLiveNode(target: PublishTarget, siteHash: string, live: Manifest | undefined, compiled: Manifest): Promise<Manifest | undefined> {
+export async function validatedLiveNode(
+  target: PublishTarget,
+  siteHash: string,
+  live: Manifest | undefined,
+  compiled: Manifest,
+): Promise<Manifest | undefined> {
   if (live === undefined) return undefined;
   const keys = siteKeys(siteHash);
   const liveChecksums = new Map(live.files.map((f) => [f.path, f.checksum]));
   const shared = compiled.files.filter((f) => liveChecksums.get(f.path) === f.checksum);
-  const held = await mapLimit(shared, CONCURRENCY, async (f) => (await target.head(keys.cas(hexOfChecksum(f.checksum)))) !== undefined);
+  const held = await mapLimit(
+    shared,
+    CONCURRENCY,
+    async (f) => (await target.head(keys.cas(hexOfChecksum(f.checksum)))) !== undefined,
+  );
   return held.every(Boolean) ? live : undefined;
 }

@@ -43,14 +43,24 @@ export function createServices(config: ResolvedConfig, options: CreateServicesOp
   const layout = dataDirLayout(config.settings.dataDir);
   const controlDb = openControlDb(layout);
   const now = options.now ?? Date.now;
-  const jobs = new JobQueue(controlDb, { maxAttempts: config.settings.jobMaxAttempts, leaseMs: config.settings.jobLeaseSeconds * 1000, now });
+  const jobs = new JobQueue(controlDb, {
+    maxAttempts: config.settings.jobMaxAttempts,
+    leaseMs: config.settings.jobLeaseSeconds * 1000,
+    now,
+  });
   const graphs = new GraphDbPool(layout);
   const metrics = createMetrics(() => jobs);
   const logger = options.logger ?? silentLogger;
-  const usage = createUsageBuffer(controlDb, { now, onError: (error) => logger.warn({ err: error }, 'usage counter flush failed') });
+  const usage = createUsageBuffer(controlDb, {
+    now,
+    onError: (error) => logger.warn({ err: error }, 'usage counter flush failed'),
+  });
   // Background flushes never wait for another process's write lock (that would stall the event
   // loop for the busy timeout); a busy database keeps the counts for the next flush.
-  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb, { waitForLock: false }), { now, onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')) });
+  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb, { waitForLock: false }), {
+    now,
+    onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')),
+  });
   return {
     config,
     layout,

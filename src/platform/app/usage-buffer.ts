@@ -40,9 +40,11 @@ export function createUsageBuffer(db: Db, options: UsageBufferOptions = {}): Usa
     pending.clear();
     try {
       const written = writeWithoutWaiting(db, () =>
-        db.transaction(() => {
-          for (const row of rows) addUsage(db, row.organizationId, row.metric, row.amount, row.atMs);
-        }).immediate(),
+        db
+          .transaction(() => {
+            for (const row of rows) addUsage(db, row.organizationId, row.metric, row.amount, row.atMs);
+          })
+          .immediate(),
       );
       // Another process holds the write lock: nothing was written, so the counts wait for the next flush.
       if (!written) for (const row of rows) keep(row);

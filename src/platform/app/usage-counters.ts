@@ -39,13 +39,17 @@ export function addUsage(db: Db, organizationId: string, metric: UsageMetric, am
 
 /** One counter's value in one period (0 when nothing was counted). */
 export function readCounter(db: Db, organizationId: string, metric: string, period: string): number {
-  const row = db.prepare('SELECT value FROM usage_counters WHERE organization_id = ? AND metric = ? AND period = ?').get(organizationId, metric, period) as { value: number } | undefined;
+  const row = db
+    .prepare('SELECT value FROM usage_counters WHERE organization_id = ? AND metric = ? AND period = ?')
+    .get(organizationId, metric, period) as { value: number } | undefined;
   return row?.value ?? 0;
 }
 
 /** Every usage metric of the organization in one month (`YYYY-MM`), 0 for those not counted. */
 export function readUsage(db: Db, organizationId: string, month: string): Record<UsageMetric, number> {
-  const rows = db.prepare('SELECT metric, value FROM usage_counters WHERE organization_id = ? AND period = ?').all(organizationId, month) as Array<{ metric: string; value: number }>;
+  const rows = db
+    .prepare('SELECT metric, value FROM usage_counters WHERE organization_id = ? AND period = ?')
+    .all(organizationId, month) as Array<{ metric: string; value: number }>;
   const values = new Map(rows.map((r) => [r.metric, r.value]));
   return Object.fromEntries(USAGE_METRICS.map((m) => [m, values.get(m) ?? 0])) as Record<UsageMetric, number>;
 }

@@ -27,7 +27,12 @@ export interface ResolveConfigInput {
   configFile?: string;
 }
 
-const FileSchema = z.strictObject(Object.fromEntries(Object.keys(SETTINGS).map((name) => [name, z.unknown().optional()])) as Record<SettingName, z.ZodOptional<z.ZodUnknown>>);
+const FileSchema = z.strictObject(
+  Object.fromEntries(Object.keys(SETTINGS).map((name) => [name, z.unknown().optional()])) as Record<
+    SettingName,
+    z.ZodOptional<z.ZodUnknown>
+  >,
+);
 
 /**
  * Resolves every setting as flag, then NODECTL_* environment, then config file, then default;
@@ -38,17 +43,23 @@ export function resolveConfig(input: ResolveConfigInput = {}): ResolvedConfig {
   const env = input.env ?? process.env;
   const flags = input.flags ?? {};
   const explicitFile = input.configFile ?? env.NODECTL_CONFIG;
-  const layers = (fileValues: Record<string, unknown>) => (name: SettingName): [unknown, SettingSource] => {
-    if (flags[name] !== undefined) return [flags[name], 'flag'];
-    const envValue = env[SETTINGS[name].env];
-    if (envValue !== undefined && envValue !== '') return [envValue, 'env'];
-    if (fileValues[name] !== undefined) return [fileValues[name], 'file'];
-    return [SETTINGS[name].default, 'default'];
-  };
+  const layers =
+    (fileValues: Record<string, unknown>) =>
+    (name: SettingName): [unknown, SettingSource] => {
+      if (flags[name] !== undefined) return [flags[name], 'flag'];
+      const envValue = env[SETTINGS[name].env];
+      if (envValue !== undefined && envValue !== '') return [envValue, 'env'];
+      if (fileValues[name] !== undefined) return [fileValues[name], 'file'];
+      return [SETTINGS[name].default, 'default'];
+    };
 
   // The data directory decides where the default config file is, so resolve it without a file first.
   const preDataDir = String(layers({})('dataDir')[0]);
-  const file = explicitFile ? resolve(explicitFile) : existsSync(join(preDataDir, 'config.json')) ? resolve(preDataDir, 'config.json') : null;
+  const file = explicitFile
+    ? resolve(explicitFile)
+    : existsSync(join(preDataDir, 'config.json'))
+      ? resolve(preDataDir, 'config.json')
+      : null;
   const fileValues = file ? readConfigFile(file) : {};
   const pick = layers(fileValues);
 
@@ -58,8 +69,17 @@ export function resolveConfig(input: ResolveConfigInput = {}): ResolvedConfig {
     const [raw, source] = pick(name);
     const parsed = SETTINGS[name].schema.safeParse(raw);
     if (!parsed.success) {
-      const where = source === 'flag' ? `flag --${kebab(name)}` : source === 'env' ? `environment variable ${SETTINGS[name].env}` : source === 'file' ? `config file ${file}` : 'default';
-      throw new ConfigError(`Invalid value for ${name} (from ${where}): ${JSON.stringify(raw)}. ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+      const where =
+        source === 'flag'
+          ? `flag --${kebab(name)}`
+          : source === 'env'
+            ? `environment variable ${SETTINGS[name].env}`
+            : source === 'file'
+              ? `config file ${file}`
+              : 'default';
+      throw new ConfigError(
+        `Invalid value for ${name} (from ${where}): ${JSON.stringify(raw)}. ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+      );
     }
     settings[name] = parsed.data;
     sources[name] = source;
@@ -70,7 +90,11 @@ export function resolveConfig(input: ResolveConfigInput = {}): ResolvedConfig {
     settings.jobLaneIngestConcurrency = settings.workerConcurrency;
     sources.jobLaneIngestConcurrency = sources.workerConcurrency!;
   }
-  return Object.freeze({ settings: Object.freeze(settings) as Settings, sources: Object.freeze(sources) as ResolvedConfig['sources'], file });
+  return Object.freeze({
+    settings: Object.freeze(settings) as Settings,
+    sources: Object.freeze(sources) as ResolvedConfig['sources'],
+    file,
+  });
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
@@ -83,7 +107,9 @@ function readConfigFile(file: string): Record<string, unknown> {
   const parsed = FileSchema.safeParse(raw);
   if (!parsed.success) {
     const known = Object.keys(SETTINGS).join(', ');
-    throw new ConfigError(`Config file ${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}. Known settings: ${known}.`);
+    throw new ConfigError(
+      `Config file ${file} is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}. Known settings: ${known}.`,
+    );
   }
   return parsed.data as Record<string, unknown>;
 }
@@ -93,7 +119,9 @@ export function kebab(name: string): string {
 }
 
 /** Settings as `nodectl config` shows them: secrets masked. */
-export function describeConfig(config: ResolvedConfig): Array<{ name: SettingName; value: unknown; source: SettingSource; env: string }> {
+export function describeConfig(
+  config: ResolvedConfig,
+): Array<{ name: SettingName; value: unknown; source: SettingSource; env: string }> {
   return (Object.keys(SETTINGS) as SettingName[]).map((name) => {
     const value = config.settings[name];
     const masked = SETTINGS[name].secret && value !== undefined ? '********' : value;

@@ -22,7 +22,12 @@ function isContainer(value: unknown): value is Container {
   return value !== null && typeof value === 'object';
 }
 
-interface SortFrame { source: Container; copy: Container; keys: readonly string[]; next: number }
+interface SortFrame {
+  source: Container;
+  copy: Container;
+  keys: readonly string[];
+  next: number;
+}
 
 /**
  * A copy of `value` with object keys sorted at every depth and undefined members dropped.
@@ -58,9 +63,13 @@ function sortCopy(value: unknown): { copy: unknown; depth: number } {
       (frame.copy as Record<string, unknown>)[key] = v;
       continue;
     }
-    if (onPath === undefined && stack.length >= NATIVE_STRINGIFY_MAX_DEPTH) onPath = new Set(stack.map((f) => f.source));
+    if (onPath === undefined && stack.length >= NATIVE_STRINGIFY_MAX_DEPTH)
+      onPath = new Set(stack.map((f) => f.source));
     if (onPath !== undefined) {
-      if (onPath.has(v)) throw new TypeError('canonical JSON: the value contains itself (a circular structure cannot be written as JSON)');
+      if (onPath.has(v))
+        throw new TypeError(
+          'canonical JSON: the value contains itself (a circular structure cannot be written as JSON)',
+        );
       onPath.add(v);
     }
     const copy = emptyCopyOf(v);
@@ -107,7 +116,12 @@ export function canonicalJson(value: unknown): string {
   return depth <= NATIVE_STRINGIFY_MAX_DEPTH ? JSON.stringify(copy) : writeJson(copy);
 }
 
-interface WriteFrame { node: Container; keys: readonly string[]; next: number; written: number }
+interface WriteFrame {
+  node: Container;
+  keys: readonly string[];
+  next: number;
+  written: number;
+}
 
 /**
  * JSON.stringify for plain data (what sortKeysDeep returns: plain objects, arrays, primitives;

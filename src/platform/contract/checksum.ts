@@ -16,6 +16,12 @@ export interface ChecksumInput {
  * are excluded. Returns `sha256:<64 lowercase hex>`.
  */
 export function computeItemChecksum(item: ChecksumInput): string {
-  const subject = { type: item.type, url: item.url, html: item.html ?? null, text: item.text ?? null, json: item.json ?? null };
+  const subject = {
+    type: item.type,
+    url: item.url,
+    html: item.html ?? null,
+    text: item.text ?? null,
+    json: item.json ?? null,
+  };
   return 'sha256:' + createHash('sha256').update(canonicalJson(subject), 'utf8').digest('hex');
 }

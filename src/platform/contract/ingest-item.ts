@@ -3,7 +3,20 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { PROVENANCE_METHODS } from './provenance.js';
 
 export const SOURCE_TYPES = [
-  'page', 'post', 'product', 'category', 'collection', 'faq', 'review', 'event', 'location', 'profile', 'doc', 'media', 'service', 'custom',
+  'page',
+  'post',
+  'product',
+  'category',
+  'collection',
+  'faq',
+  'review',
+  'event',
+  'location',
+  'profile',
+  'doc',
+  'media',
+  'service',
+  'custom',
 ] as const;
 export const SourceTypeSchema = z.enum(SOURCE_TYPES);
 export type SourceType = z.infer<typeof SourceTypeSchema>;
@@ -11,9 +24,14 @@ export type SourceType = z.infer<typeof SourceTypeSchema>;
 /** BCP-47 language tag (RFC 5646 shape: language, optional script, region, variants). */
 export const LanguageTagSchema = z
   .string()
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$/, 'must be a BCP-47 language tag such as "en" or "de-CH"');
+  .regex(
+    /^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$/,
+    'must be a BCP-47 language tag such as "en" or "de-CH"',
+  );
 
-export const ChecksumSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex characters');
+export const ChecksumSchema = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex characters');
 
 /** Longest URL a node record can hold once encoded (node-format's HTTP_URL_MAX_LENGTH reads it). */
 export const MAX_URL_LENGTH = 4096;
@@ -33,16 +51,27 @@ const HttpUrlSchema = z
       ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
       return;
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
-    else if (url.href.length > MAX_URL_LENGTH) ctx.addIssue({ code: 'custom', message: `is ${url.href.length} characters once percent-encoded; the limit is ${MAX_URL_LENGTH}` });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+    else if (url.href.length > MAX_URL_LENGTH)
+      ctx.addIssue({
+        code: 'custom',
+        message: `is ${url.href.length} characters once percent-encoded; the limit is ${MAX_URL_LENGTH}`,
+      });
   });
 
 /** A JSON object nesting at most MAX_JSON_DEPTH levels (json-depth.ts says why). */
 const BoundedJsonObjectSchema = z
   .record(z.string(), z.unknown())
-  .refine((value) => !exceedsJsonDepth(value, MAX_JSON_DEPTH), `must nest at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it`);
+  .refine(
+    (value) => !exceedsJsonDepth(value, MAX_JSON_DEPTH),
+    `must nest at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it`,
+  );
 
-export const Rfc3339UtcSchema = z.iso.datetime({ offset: false, message: 'must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00Z' });
+export const Rfc3339UtcSchema = z.iso.datetime({
+  offset: false,
+  message: 'must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00Z',
+});
 
 /** One content item as a connector sends it (docs/contract.md#ingest-item). Strict: unknown fields are rejected. */
 export const IngestItemSchema = z
@@ -76,7 +105,13 @@ export const FieldMappingSchema = z
     attribute_name: z.string().min(1).max(128).optional(),
     provenance_method: z.enum(PROVENANCE_METHODS),
   })
-  .refine((m) => m.target !== 'attribute' || m.attribute_name !== undefined, { message: 'attribute_name is required when target is attribute', path: ['attribute_name'] })
-  .refine((m) => m.provenance_method !== 'llm_inferred', { message: 'llm_inferred mappings are not accepted: ingestion is deterministic', path: ['provenance_method'] });
+  .refine((m) => m.target !== 'attribute' || m.attribute_name !== undefined, {
+    message: 'attribute_name is required when target is attribute',
+    path: ['attribute_name'],
+  })
+  .refine((m) => m.provenance_method !== 'llm_inferred', {
+    message: 'llm_inferred mappings are not accepted: ingestion is deterministic',
+    path: ['provenance_method'],
+  });
 
 export type FieldMapping = z.infer<typeof FieldMappingSchema>;

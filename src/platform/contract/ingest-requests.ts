@@ -24,7 +24,10 @@ export type DeleteReason = (typeof DELETE_REASONS)[number];
 
 export const DeleteRequestSchema = z.strictObject({
   website_id: z.string().min(1),
-  ids: z.array(z.string().min(1).max(256)).min(1, 'must list at least one id').max(MAX_BATCH_ITEMS, `must list at most ${MAX_BATCH_ITEMS} ids`),
+  ids: z
+    .array(z.string().min(1).max(256))
+    .min(1, 'must list at least one id')
+    .max(MAX_BATCH_ITEMS, `must list at most ${MAX_BATCH_ITEMS} ids`),
   reason: z.enum(DELETE_REASONS).default('source_deleted'),
 });
 

@@ -16,7 +16,15 @@ export function parseConnectorToken(token: string): ConnectorToken | undefined {
 
 /** HKDF-SHA256(ikm = secret as UTF-8, salt = websiteId, info = scheme id, 32 bytes). */
 export function deriveSigningKey(secret: string, websiteId: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.from(websiteId, 'utf8'), Buffer.from(SIGNING_SCHEME, 'utf8'), 32));
+  return Buffer.from(
+    hkdfSync(
+      'sha256',
+      Buffer.from(secret, 'utf8'),
+      Buffer.from(websiteId, 'utf8'),
+      Buffer.from(SIGNING_SCHEME, 'utf8'),
+      32,
+    ),
+  );
 }
 
 /** Lowercase hex SHA-256 of the exact body bytes. */
@@ -36,7 +44,14 @@ export interface CanonicalParts {
 /** The six-line canonical string: METHOD, path, body sha, timestamp, nonce, website id. */
 export function canonicalString(parts: CanonicalParts): string {
   const pathOnly = parts.path.split('?')[0] ?? '';
-  return [parts.method.toUpperCase(), pathOnly, parts.bodySha256, String(parts.timestamp), parts.nonce, parts.websiteId].join('\n');
+  return [
+    parts.method.toUpperCase(),
+    pathOnly,
+    parts.bodySha256,
+    String(parts.timestamp),
+    parts.nonce,
+    parts.websiteId,
+  ].join('\n');
 }
 
 /** Lowercase hex HMAC-SHA256(signingKey, canonical). */
@@ -75,7 +90,14 @@ export function signRequest(input: SignRequestInput): SignedHeaders {
   const timestamp = String(input.timestamp ?? Math.floor(Date.now() / 1000));
   const nonce = input.nonce ?? crypto.randomUUID();
   const key = input.signingKey ?? deriveSigningKey(token.secret, input.websiteId);
-  const canonical = canonicalString({ method: input.method ?? 'POST', path: input.path, bodySha256, timestamp, nonce, websiteId: input.websiteId });
+  const canonical = canonicalString({
+    method: input.method ?? 'POST',
+    path: input.path,
+    bodySha256,
+    timestamp,
+    nonce,
+    websiteId: input.websiteId,
+  });
   return {
     authorization: `Bearer ${input.token}`,
     'x-signature': signCanonical(key, canonical),

@@ -9,14 +9,19 @@ export class AppError extends Error {
   /** Seconds a client should wait before retrying (sets Retry-After). */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { details?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.retryable = ERROR_CODES[code].retryable;
     this.details = options.details;
-    this.retryAfterSeconds = options.retryAfterSeconds ?? (this.retryable && (this.status === 429 || this.status === 503) ? 1 : undefined);
+    this.retryAfterSeconds =
+      options.retryAfterSeconds ?? (this.retryable && (this.status === 429 || this.status === 503) ? 1 : undefined);
   }
 }
 
@@ -31,7 +36,10 @@ export interface FieldProblem {
 }
 
 /** Turns zod issues into the contract's details.fields[] shape. */
-export function fieldProblemsFromZod(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ''): FieldProblem[] {
+export function fieldProblemsFromZod(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  prefix = '',
+): FieldProblem[] {
   return issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].filter((part) => part !== '').join('.') || '(root)',
     message: issue.message,

@@ -39,14 +39,23 @@ export function appErrorOfClientError(error: NodeJS.ErrnoException): AppError | 
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return requestTimeoutError();
     case 'HPE_HEADER_OVERFLOW':
-      return new AppError('request.header_too_large', 'The request line and headers are larger than 16 KiB: send a shorter URL or fewer, smaller headers.');
+      return new AppError(
+        'request.header_too_large',
+        'The request line and headers are larger than 16 KiB: send a shorter URL or fewer, smaller headers.',
+      );
     default:
-      return new AppError('request.malformed', 'The request is not well-formed HTTP/1.1; check the request line, the header syntax and the body framing.');
+      return new AppError(
+        'request.malformed',
+        'The request is not well-formed HTTP/1.1; check the request line, the header syntax and the body framing.',
+      );
   }
 }
 
 export function requestTimeoutError(): AppError {
-  return new AppError('request.timeout', 'The request was not received in time: send the headers and the whole body promptly, then retry.');
+  return new AppError(
+    'request.timeout',
+    'The request was not received in time: send the headers and the whole body promptly, then retry.',
+  );
 }
 
 export interface RawErrorAnswer {
@@ -73,7 +82,11 @@ export function answerOnSocket(socket: Socket, error: AppError, apiVersion: stri
     return undefined;
   }
   const requestId = active?.requestId ?? newUlid();
-  const envelope: ErrorEnvelope = { ok: false, error: { code: error.code, message: error.message, details: error.details ?? {}, retryable: error.retryable }, meta: { requestId } };
+  const envelope: ErrorEnvelope = {
+    ok: false,
+    error: { code: error.code, message: error.message, details: error.details ?? {}, retryable: error.retryable },
+    meta: { requestId },
+  };
   const body = JSON.stringify(envelope);
   const head = [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,

@@ -2,7 +2,13 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Socket } from 'node:net';
 import type { Settings } from '../config/settings.js';
 import type { AppError } from '../errors/app-error.js';
-import { answerOnSocket, appErrorOfClientError, requestTimeoutError, trackActiveRequest, untrackActiveRequest } from './client-errors.js';
+import {
+  answerOnSocket,
+  appErrorOfClientError,
+  requestTimeoutError,
+  trackActiveRequest,
+  untrackActiveRequest,
+} from './client-errors.js';
 import { decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';
 import { sendErrorReply, toAppError } from './errors.js';
@@ -73,7 +79,11 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     forceCloseConnections: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Node's own clocks: headers, and the whole request as a backstop to the per-route body timers below.
-    http: { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: options.settings.keepAliveTimeoutMs,
     // Bad percent-encoding and over-long path parameters, found before any hook runs.
@@ -91,8 +101,14 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   answerRaw = (socket, appError, cause) => {
     const answer = answerOnSocket(socket, appError, options.apiVersion);
     if (!answer) return;
-    app.log.info({ reqId: answer.requestId, code: appError.code, cause }, 'answered on the socket and closed the connection');
-    onAnswered({ method: answer.method ?? 'UNKNOWN', route: answer.route ?? 'unmatched', status: String(answer.status) }, undefined);
+    app.log.info(
+      { reqId: answer.requestId, code: appError.code, cause },
+      'answered on the socket and closed the connection',
+    );
+    onAnswered(
+      { method: answer.method ?? 'UNKNOWN', route: answer.route ?? 'unmatched', status: String(answer.status) },
+      undefined,
+    );
   };
 
   // Route schemas are zod: they validate requests and document answers (src/daemon/openapi).
@@ -124,10 +140,18 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     reply.header('X-Request-Id', request.id);
     reply.header('X-Api-Version', options.apiVersion);
     const socket = request.raw.socket as Socket | null;
-    if (socket) trackActiveRequest(socket, { requestId: request.id, response: reply.raw, method: request.method, route: request.routeOptions.url ?? 'unmatched' });
+    if (socket)
+      trackActiveRequest(socket, {
+        requestId: request.id,
+        response: reply.raw,
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+      });
     if (!request.raw.complete && socket) {
       const limitMs = request.url.startsWith(LONG_BODY_PREFIX) ? timeouts.ingestBodyMs : timeouts.bodyMs;
-      armBodyTimer(request, limitMs, () => answerRaw(socket, requestTimeoutError(), `body not received within ${limitMs} ms`));
+      armBodyTimer(request, limitMs, () =>
+        answerRaw(socket, requestTimeoutError(), `body not received within ${limitMs} ms`),
+      );
     }
     done();
   });
@@ -141,12 +165,23 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   app.addHook('onResponse', (request, reply, done) => {
     if (request.raw.socket) untrackActiveRequest(request.raw.socket as Socket, request.id);
-    onAnswered({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    onAnswered(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorEnvelope(request, 'route.not_found', `No route for ${request.method} ${request.url.split('?')[0]}. Every route is described in the OpenAPI document at GET /v1/openapi.json and in docs/api.md.`));
+    reply
+      .code(404)
+      .send(
+        errorEnvelope(
+          request,
+          'route.not_found',
+          `No route for ${request.method} ${request.url.split('?')[0]}. Every route is described in the OpenAPI document at GET /v1/openapi.json and in docs/api.md.`,
+        ),
+      );
   });
 
   app.setErrorHandler(async (error, request, reply) => {

@@ -14,9 +14,13 @@ export function decodeUtf8Body(raw: Buffer): string {
     return strictUtf8.decode(raw);
   } catch {
     const offset = firstInvalidUtf8Offset(raw);
-    throw new AppError('validation.failed', `The body is not valid UTF-8 (bad byte at offset ${offset}): send JSON text encoded as UTF-8.`, {
-      details: { fields: [{ path: '(body)', message: `invalid UTF-8 byte sequence at byte offset ${offset}` }] },
-    });
+    throw new AppError(
+      'validation.failed',
+      `The body is not valid UTF-8 (bad byte at offset ${offset}): send JSON text encoded as UTF-8.`,
+      {
+        details: { fields: [{ path: '(body)', message: `invalid UTF-8 byte sequence at byte offset ${offset}` }] },
+      },
+    );
   }
 }
 

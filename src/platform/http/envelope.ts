@@ -19,8 +19,17 @@ export function successEnvelope<T>(request: FastifyRequest, data: T, cursor?: st
   return { ok: true, data, meta: cursor === undefined ? { requestId: request.id } : { requestId: request.id, cursor } };
 }
 
-export function errorEnvelope(request: FastifyRequest, code: ErrorCode, message: string, details: Record<string, unknown> = {}): ErrorEnvelope {
-  return { ok: false, error: { code, message, details, retryable: ERROR_CODES[code].retryable }, meta: { requestId: request.id } };
+export function errorEnvelope(
+  request: FastifyRequest,
+  code: ErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+): ErrorEnvelope {
+  return {
+    ok: false,
+    error: { code, message, details, retryable: ERROR_CODES[code].retryable },
+    meta: { requestId: request.id },
+  };
 }
 
 /** Sends an AppError in the envelope, with Retry-After where the code is retryable. */

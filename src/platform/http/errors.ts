@@ -13,8 +13,13 @@ const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
  * MAX_DISCARDED_BODY_BYTES): a client still uploading would otherwise meet a closed connection
  * (EPIPE) instead of the contract's 413, and the connection can then stay open.
  */
-export async function sendErrorReply(request: FastifyRequest, reply: FastifyReply, appError: AppError): Promise<FastifyReply> {
-  if (appError.code === 'request.body_too_large' && (await discardRestOfBody(request.raw, MAX_DISCARDED_BODY_BYTES))) reply.removeHeader('connection');
+export async function sendErrorReply(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  appError: AppError,
+): Promise<FastifyReply> {
+  if (appError.code === 'request.body_too_large' && (await discardRestOfBody(request.raw, MAX_DISCARDED_BODY_BYTES)))
+    reply.removeHeader('connection');
   return sendError(request, reply, appError);
 }
 
@@ -41,33 +46,59 @@ function discardRestOfBody(raw: IncomingMessage, maxBytes: number): Promise<bool
 /** Maps framework, zod and unexpected errors to contract codes; nothing else reaches a client. */
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  if (error instanceof ZodError) return new AppError('validation.failed', 'The request does not match the schema; see details.fields.', { details: { fields: fieldProblemsFromZod(error.issues) } });
+  if (error instanceof ZodError)
+    return new AppError('validation.failed', 'The request does not match the schema; see details.fields.', {
+      details: { fields: fieldProblemsFromZod(error.issues) },
+    });
   const fastifyError = error as { code?: string; statusCode?: number; message?: string; validation?: unknown };
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('request.body_too_large', 'The request body is larger than this route accepts (16 MiB on /v1/ingest/*, 1 MiB elsewhere). Send smaller batches.');
+      return new AppError(
+        'request.body_too_large',
+        'The request body is larger than this route accepts (16 MiB on /v1/ingest/*, 1 MiB elsewhere). Send smaller batches.',
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('request.unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('validation.failed', 'The body is empty; send a JSON object.', { details: { fields: [{ path: '(body)', message: 'body is empty' }] } });
+      return new AppError('validation.failed', 'The body is empty; send a JSON object.', {
+        details: { fields: [{ path: '(body)', message: 'body is empty' }] },
+      });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return malformedJson(fastifyError.message);
     case 'FST_ERR_BAD_URL':
-      return new AppError('request.malformed', 'The URL path is not valid percent-encoding: encode reserved and non-ASCII characters as %XX of their UTF-8 bytes.');
+      return new AppError(
+        'request.malformed',
+        'The URL path is not valid percent-encoding: encode reserved and non-ASCII characters as %XX of their UTF-8 bytes.',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new AppError('request.uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters: no id, domain or file name is that long.`);
+      return new AppError(
+        'request.uri_too_long',
+        `A path segment is longer than ${MAX_PARAM_LENGTH} characters: no id, domain or file name is that long.`,
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError('request.malformed', 'The body is shorter or longer than its Content-Length header: send the exact length.');
+      return new AppError(
+        'request.malformed',
+        'The body is shorter or longer than its Content-Length header: send the exact length.',
+      );
   }
-  if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /JSON/i.test(fastifyError.message ?? ''))) return malformedJson(fastifyError.message);
-  if (fastifyError.validation) return new AppError('validation.failed', fastifyError.message ?? 'invalid request', { details: { fields: [{ path: '(request)', message: fastifyError.message ?? '' }] } });
+  if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /JSON/i.test(fastifyError.message ?? '')))
+    return malformedJson(fastifyError.message);
+  if (fastifyError.validation)
+    return new AppError('validation.failed', fastifyError.message ?? 'invalid request', {
+      details: { fields: [{ path: '(request)', message: fastifyError.message ?? '' }] },
+    });
   // Any other client-side failure the framework or Node reports (e.g. a body cut off mid-upload).
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError('request.malformed', 'The request could not be read: send a complete, well-formed HTTP request.');
+    return new AppError(
+      'request.malformed',
+      'The request could not be read: send a complete, well-formed HTTP request.',
+    );
   }
   return new AppError('internal.error', 'An unexpected error happened. Quote the request id when you report it.');
 }
 
 function malformedJson(message: string | undefined): AppError {
-  return new AppError('validation.failed', 'The body is not valid JSON.', { details: { fields: [{ path: '(body)', message: message ?? 'invalid JSON' }] } });
+  return new AppError('validation.failed', 'The body is not valid JSON.', {
+    details: { fields: [{ path: '(body)', message: message ?? 'invalid JSON' }] },
+  });
 }

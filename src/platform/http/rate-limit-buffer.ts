@@ -35,7 +35,10 @@ interface Counter {
  * within a flush, so the limit is exact for one daemon and off by at most a second's worth of
  * another's requests (a crash forgets at most that much). bench/limits.mjs measures the saving.
  */
-export function createBufferedRateLimitStore(shared: RateLimitStore, options: BufferedRateLimitOptions = {}): BufferedRateLimitStore {
+export function createBufferedRateLimitStore(
+  shared: RateLimitStore,
+  options: BufferedRateLimitOptions = {},
+): BufferedRateLimitStore {
   const now = options.now ?? Date.now;
   const counters = new Map<string, Counter>();
 
@@ -63,7 +66,13 @@ export function createBufferedRateLimitStore(shared: RateLimitStore, options: Bu
       if (counter.pending === 0) {
         if (counter.windowStart + counter.windowMs <= now()) counters.delete(key);
         // Nothing to add: learn what other processes added meanwhile.
-        else writes.push(shared.read(counter.bucket, counter.windowStart).then((count) => void (counter.shared = count), (error: unknown) => options.onError?.(error)));
+        else
+          writes.push(
+            shared.read(counter.bucket, counter.windowStart).then(
+              (count) => void (counter.shared = count),
+              (error: unknown) => options.onError?.(error),
+            ),
+          );
         continue;
       }
       const by = counter.pending;

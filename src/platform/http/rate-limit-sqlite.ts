@@ -41,7 +41,8 @@ export function createSqliteRateLimitStore(db: Db, options: { waitForLock?: bool
     async increment(bucket, windowStart, _windowMs, by = 1) {
       if (options.waitForLock ?? true) return incrementSqliteCounter(db, bucket, windowStart, by);
       let count = 0;
-      if (!writeWithoutWaiting(db, () => void (count = incrementSqliteCounter(db, bucket, windowStart, by)))) throw new RateLimitStoreBusyError();
+      if (!writeWithoutWaiting(db, () => void (count = incrementSqliteCounter(db, bucket, windowStart, by))))
+        throw new RateLimitStoreBusyError();
       return count;
     },
     async read(bucket, windowStart) {

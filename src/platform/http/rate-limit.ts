@@ -45,10 +45,14 @@ function bucketOf(rule: RateLimitRule, key: string): string {
 
 /** 429 quota.rate_limited with Retry-After (the seconds until the window ends). */
 export function rateLimitedError(state: RateLimitState): AppError {
-  return new AppError('quota.rate_limited', `Too many requests: at most ${state.limit} per ${state.windowSeconds} s; try again in ${state.resetSeconds} s.`, {
-    retryAfterSeconds: state.resetSeconds,
-    details: { limit: state.limit, window_seconds: state.windowSeconds },
-  });
+  return new AppError(
+    'quota.rate_limited',
+    `Too many requests: at most ${state.limit} per ${state.windowSeconds} s; try again in ${state.resetSeconds} s.`,
+    {
+      retryAfterSeconds: state.resetSeconds,
+      details: { limit: state.limit, window_seconds: state.windowSeconds },
+    },
+  );
 }
 
 /**
@@ -67,7 +71,13 @@ export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState):
  * Counts one request of `key` under `rule`; throws 429 once the window's count passes the limit.
  * With `reply`, the RateLimit headers go on it, on the 429 too.
  */
-export async function consumeRateLimit(store: RateLimitStore, rule: RateLimitRule, key: string, nowMs: number, reply?: FastifyReply): Promise<RateLimitState> {
+export async function consumeRateLimit(
+  store: RateLimitStore,
+  rule: RateLimitRule,
+  key: string,
+  nowMs: number,
+  reply?: FastifyReply,
+): Promise<RateLimitState> {
   const count = await increment(store, rule, key, nowMs);
   const state = stateOf(rule, count, nowMs);
   if (reply) setRateLimitHeaders(reply, state);
@@ -79,7 +89,12 @@ export async function consumeRateLimit(store: RateLimitStore, rule: RateLimitRul
  * Throws 429 when `key` already used up `rule` in this window, without counting: for a budget
  * spent only by failures (countRateLimitFailure), checked before the work a failure costs.
  */
-export async function assertRateLimitBudget(store: RateLimitStore, rule: RateLimitRule, key: string, nowMs: number): Promise<void> {
+export async function assertRateLimitBudget(
+  store: RateLimitStore,
+  rule: RateLimitRule,
+  key: string,
+  nowMs: number,
+): Promise<void> {
   let count: number;
   try {
     count = await store.read(bucketOf(rule, key), nowMs - (nowMs % rule.windowMs));
@@ -90,7 +105,12 @@ export async function assertRateLimitBudget(store: RateLimitStore, rule: RateLim
 }
 
 /** Spends one unit of a failure budget (see assertRateLimitBudget). */
-export async function countRateLimitFailure(store: RateLimitStore, rule: RateLimitRule, key: string, nowMs: number): Promise<void> {
+export async function countRateLimitFailure(
+  store: RateLimitStore,
+  rule: RateLimitRule,
+  key: string,
+  nowMs: number,
+): Promise<void> {
   await increment(store, rule, key, nowMs);
 }
 

@@ -11,13 +11,21 @@ export interface ConnectionTimeouts {
 }
 
 /** The daemon's connection clocks from the settings (headersTimeoutMs, bodyTimeoutMs, ingestBodyTimeoutMs). */
-export function connectionTimeouts(settings: Pick<Settings, 'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs'>): ConnectionTimeouts {
+export function connectionTimeouts(
+  settings: Pick<Settings, 'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs'>,
+): ConnectionTimeouts {
   const headersMs = settings.headersTimeoutMs;
   const requestMs = headersMs + Math.max(settings.bodyTimeoutMs, settings.ingestBodyTimeoutMs);
   // Node checks expired connections on an interval (30 s by default): check often enough that
   // the headers timeout is kept within a quarter of itself.
   const checkEveryMs = Math.max(10, Math.min(1000, Math.floor(headersMs / 4)));
-  return { headersMs, bodyMs: settings.bodyTimeoutMs, ingestBodyMs: settings.ingestBodyTimeoutMs, requestMs, checkEveryMs };
+  return {
+    headersMs,
+    bodyMs: settings.bodyTimeoutMs,
+    ingestBodyMs: settings.ingestBodyTimeoutMs,
+    requestMs,
+    checkEveryMs,
+  };
 }
 
 /**

@@ -2,7 +2,12 @@ import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 import { z } from 'zod';
 import { AppError, fieldProblemsFromZod } from '../errors/app-error.js';
 
-const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path parameters', headers: 'headers' };
+const PART_NAMES: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path parameters',
+  headers: 'headers',
+};
 
 /**
  * Lets a route declare its body, query and path parameters as zod schemas (`schema: { body, querystring, params }`),
@@ -17,7 +22,11 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
     const parsed = schema.safeParse(data ?? undefined);
     if (parsed.success) return { value: parsed.data };
     const part = PART_NAMES[httpPart ?? 'body'] ?? 'request';
-    return { error: new AppError('validation.failed', `The ${part} of ${method} ${url} is not valid; see details.fields.`, { details: { fields: fieldProblemsFromZod(parsed.error.issues) } }) };
+    return {
+      error: new AppError('validation.failed', `The ${part} of ${method} ${url} is not valid; see details.fields.`, {
+        details: { fields: fieldProblemsFromZod(parsed.error.issues) },
+      }),
+    };
   };
 };
 

@@ -43,11 +43,23 @@ const KIND = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 
 /** Declares a job kind; a definition that could never run (bad kind, schedule without a `{}` payload) throws at load. */
 export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
-  if (!KIND.test(definition.kind)) throw new Error(`job kind ${JSON.stringify(definition.kind)} must be dot-separated lower-case words, e.g. content.ingest`);
-  if (!JOB_LANES.includes(definition.lane)) throw new Error(`job ${definition.kind}: lane must be one of ${JOB_LANES.join(', ')}; got ${String(definition.lane)}`);
+  if (!KIND.test(definition.kind))
+    throw new Error(
+      `job kind ${JSON.stringify(definition.kind)} must be dot-separated lower-case words, e.g. content.ingest`,
+    );
+  if (!JOB_LANES.includes(definition.lane))
+    throw new Error(
+      `job ${definition.kind}: lane must be one of ${JOB_LANES.join(', ')}; got ${String(definition.lane)}`,
+    );
   const interval = definition.schedule?.intervalSeconds;
-  if (interval !== undefined && !(Number.isInteger(interval) && interval > 0)) throw new Error(`job ${definition.kind}: schedule.intervalSeconds must be a positive whole number; got ${interval}`);
-  if (interval !== undefined && !definition.payload.safeParse({}).success) throw new Error(`job ${definition.kind}: a scheduled job is enqueued with the payload {}, which its schema rejects`);
+  if (interval !== undefined && !(Number.isInteger(interval) && interval > 0))
+    throw new Error(
+      `job ${definition.kind}: schedule.intervalSeconds must be a positive whole number; got ${interval}`,
+    );
+  if (interval !== undefined && !definition.payload.safeParse({}).success)
+    throw new Error(
+      `job ${definition.kind}: a scheduled job is enqueued with the payload {}, which its schema rejects`,
+    );
   return Object.freeze({ ...definition });
 }
 

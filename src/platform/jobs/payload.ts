@@ -12,7 +12,10 @@ export interface JobKind<S extends z.ZodType = z.ZodType> {
 
 /** Thrown when a payload does not match its kind's schema; the message names the kind and every bad field. */
 export class JobPayloadError extends Error {
-  constructor(readonly kind: string, issues: z.ZodError['issues']) {
+  constructor(
+    readonly kind: string,
+    issues: z.ZodError['issues'],
+  ) {
     super(`${kind} payload is invalid: ${describeIssues(issues)}`);
     this.name = 'JobPayloadError';
   }

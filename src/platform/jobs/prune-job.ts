@@ -14,5 +14,6 @@ export const jobsPruneJob = defineJob({
   lane: 'maintenance',
   payload: z.object({}),
   schedule: { intervalSeconds: 3600 },
-  handler: async (_payload, { services }) => void pruneFinishedJobs(services.jobs, services.now(), services.config.settings.jobRetentionDays),
+  handler: async (_payload, { services }) =>
+    void pruneFinishedJobs(services.jobs, services.now(), services.config.settings.jobRetentionDays),
 });

@@ -61,14 +61,34 @@ export interface JobQueueOptions {
 }
 
 interface JobRow {
-  id: string; kind: string; payload: string; state: JobState; attempts: number; max_attempts: number; run_at: number;
-  lease_owner: string | null; lease_until: number | null; last_error: string | null; created_at: number; updated_at: number;
+  id: string;
+  kind: string;
+  payload: string;
+  state: JobState;
+  attempts: number;
+  max_attempts: number;
+  run_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 function toJob(row: JobRow): Job {
   return {
-    id: row.id, kind: row.kind, payload: JSON.parse(row.payload), state: row.state, attempts: row.attempts, maxAttempts: row.max_attempts,
-    runAt: row.run_at, leaseOwner: row.lease_owner, leaseUntil: row.lease_until, lastError: row.last_error, createdAt: row.created_at, updatedAt: row.updated_at,
+    id: row.id,
+    kind: row.kind,
+    payload: JSON.parse(row.payload),
+    state: row.state,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    runAt: row.run_at,
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -86,7 +106,10 @@ export class JobQueue {
   private readonly now: () => number;
   private readonly enqueueListeners = new Set<(job: Job) => void>();
 
-  constructor(private readonly db: Db, options: JobQueueOptions = {}) {
+  constructor(
+    private readonly db: Db,
+    options: JobQueueOptions = {},
+  ) {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.backoffBaseMs = options.backoffBaseMs ?? 1_000;
@@ -104,12 +127,16 @@ export class JobQueue {
     const id = `job_${newUlid(now)}`;
     const insert = this.db.transaction(() => {
       if (options.dedupeKey) {
-        const existing = this.db.prepare(`SELECT * FROM jobs WHERE dedupe_key = ? AND state IN ('queued','running')`).get(options.dedupeKey) as JobRow | undefined;
+        const existing = this.db
+          .prepare(`SELECT * FROM jobs WHERE dedupe_key = ? AND state IN ('queued','running')`)
+          .get(options.dedupeKey) as JobRow | undefined;
         if (existing && existing.state === 'queued' && options.merge) {
           const queued = job.payload.safeParse(JSON.parse(existing.payload));
           if (queued.success) {
             const merged = parseJobPayload(job, options.merge(queued.data));
-            this.db.prepare('UPDATE jobs SET payload = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(merged ?? null), now, existing.id);
+            this.db
+              .prepare('UPDATE jobs SET payload = ?, updated_at = ? WHERE id = ?')
+              .run(JSON.stringify(merged ?? null), now, existing.id);
             return this.get(existing.id)!;
           }
           this.bury(existing.id, new JobPayloadError(job.kind, queued.error.issues).message, now);
@@ -118,8 +145,19 @@ export class JobQueue {
         }
       }
       this.db
-        .prepare(`INSERT INTO jobs (id, kind, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)`)
-        .run(id, job.kind, JSON.stringify(parsed ?? null), options.maxAttempts ?? this.maxAttempts, options.runAt ?? now, options.dedupeKey ?? null, now, now);
+        .prepare(
+          `INSERT INTO jobs (id, kind, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          job.kind,
+          JSON.stringify(parsed ?? null),
+          options.maxAttempts ?? this.maxAttempts,
+          options.runAt ?? now,
+          options.dedupeKey ?? null,
+          now,
+          now,
+        );
       return this.get(id)!;
     });
     const enqueued = insert.immediate();
@@ -156,7 +194,9 @@ export class JobQueue {
         .get(now, now, ...(kinds ?? [])) as { id: string } | undefined;
       if (!row) return undefined;
       this.db
-        .prepare(`UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ?`)
+        .prepare(
+          `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ?`,
+        )
         .run(owner, now + this.leaseMs, now, row.id);
       return this.get(row.id);
     });
@@ -166,12 +206,22 @@ export class JobQueue {
   /** Extends a running job's lease (for long jobs). Returns false if the lease was lost. */
   heartbeat(id: string, owner: string): boolean {
     const now = this.now();
-    return this.db.prepare(`UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`).run(now + this.leaseMs, now, id, owner).changes === 1;
+    return (
+      this.db
+        .prepare(
+          `UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+        )
+        .run(now + this.leaseMs, now, id, owner).changes === 1
+    );
   }
 
   complete(id: string, owner: string): void {
     const now = this.now();
-    this.db.prepare(`UPDATE jobs SET state = 'succeeded', lease_owner = NULL, lease_until = NULL, last_error = NULL, updated_at = ? WHERE id = ? AND lease_owner = ?`).run(now, id, owner);
+    this.db
+      .prepare(
+        `UPDATE jobs SET state = 'succeeded', lease_owner = NULL, lease_until = NULL, last_error = NULL, updated_at = ? WHERE id = ? AND lease_owner = ?`,
+      )
+      .run(now, id, owner);
   }
 
   /** Records a failure: retried after an exponential backoff, or dead-lettered when out of attempts. */
@@ -183,7 +233,11 @@ export class JobQueue {
       this.bury(id, error, now);
     } else {
       const delay = Math.min(this.backoffCapMs, this.backoffBaseMs * 2 ** (job.attempts - 1));
-      this.db.prepare(`UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`).run(now + delay, error, now, id);
+      this.db
+        .prepare(
+          `UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(now + delay, error, now, id);
     }
     return this.get(id);
   }
@@ -199,12 +253,17 @@ export class JobQueue {
   }
 
   private bury(id: string, error: string, now: number): void {
-    this.db.prepare(`UPDATE jobs SET state = 'dead', lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`).run(error, now, id);
+    this.db
+      .prepare(
+        `UPDATE jobs SET state = 'dead', lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(error, now, id);
   }
 
   /** Deletes succeeded and dead jobs that finished before `before` (ms); queued and running jobs stay. */
   pruneFinished(before: number): number {
-    return this.db.prepare(`DELETE FROM jobs WHERE state IN ('succeeded','dead') AND updated_at < ?`).run(before).changes;
+    return this.db.prepare(`DELETE FROM jobs WHERE state IN ('succeeded','dead') AND updated_at < ?`).run(before)
+      .changes;
   }
 
   /** Jobs newest first (created_at, then id), filtered; `before` continues a listing after its last job. */
@@ -223,9 +282,10 @@ export class JobQueue {
   /** Number of jobs per state (of one kind when given), for /metrics and `nodectl jobs wait`. */
   depth(kind?: string): Record<JobState, number> {
     const counts: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, dead: 0 };
-    const rows = kind === undefined
-      ? this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all()
-      : this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs WHERE kind = ? GROUP BY state').all(kind);
+    const rows =
+      kind === undefined
+        ? this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all()
+        : this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs WHERE kind = ? GROUP BY state').all(kind);
     for (const row of rows as Array<{ state: JobState; n: number }>) counts[row.state] = row.n;
     return counts;
   }

@@ -12,18 +12,34 @@ export function periodicJobs(jobs: readonly JobDefinition[]): Array<{ job: JobDe
  * time lives in the control database, so a restart neither skips nor doubles a run, and a dedupe
  * key keeps one instance in the queue.
  */
-export function enqueueDuePeriodicJobs(db: Db, queue: JobQueue, jobs: readonly JobDefinition[], now = Date.now()): string[] {
+export function enqueueDuePeriodicJobs(
+  db: Db,
+  queue: JobQueue,
+  jobs: readonly JobDefinition[],
+  now = Date.now(),
+): string[] {
   const periodic = periodicJobs(jobs);
   const enqueued: string[] = [];
   const tx = db.transaction(() => {
-    unscheduleDroppedKinds(db, periodic.map(({ job }) => job.kind));
+    unscheduleDroppedKinds(
+      db,
+      periodic.map(({ job }) => job.kind),
+    );
     for (const { job, intervalSeconds } of periodic) {
       const kind = job.kind;
-      db.prepare('INSERT OR IGNORE INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, ?, ?)').run(kind, intervalSeconds, now);
+      db.prepare('INSERT OR IGNORE INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, ?, ?)').run(
+        kind,
+        intervalSeconds,
+        now,
+      );
       const row = db.prepare('SELECT next_run_at FROM schedules WHERE kind = ?').get(kind) as { next_run_at: number };
       if (row.next_run_at > now) continue;
       queue.enqueue(job, {}, { dedupeKey: scheduleKey(kind) });
-      db.prepare('UPDATE schedules SET next_run_at = ?, interval_seconds = ? WHERE kind = ?').run(now + intervalSeconds * 1000, intervalSeconds, kind);
+      db.prepare('UPDATE schedules SET next_run_at = ?, interval_seconds = ? WHERE kind = ?').run(
+        now + intervalSeconds * 1000,
+        intervalSeconds,
+        kind,
+      );
       enqueued.push(kind);
     }
   });
@@ -37,7 +53,9 @@ export function enqueueDuePeriodicJobs(db: Db, queue: JobQueue, jobs: readonly J
  * waits forever for a handler that is not there.
  */
 function unscheduleDroppedKinds(db: Db, kinds: readonly string[]): void {
-  const dropped = db.prepare(`SELECT kind FROM schedules WHERE kind NOT IN (${kinds.map(() => '?').join(',')})`).all(...kinds) as Array<{ kind: string }>;
+  const dropped = db
+    .prepare(`SELECT kind FROM schedules WHERE kind NOT IN (${kinds.map(() => '?').join(',')})`)
+    .all(...kinds) as Array<{ kind: string }>;
   for (const { kind } of dropped) {
     db.prepare('DELETE FROM schedules WHERE kind = ?').run(kind);
     db.prepare(`DELETE FROM jobs WHERE dedupe_key = ? AND state = 'queued'`).run(scheduleKey(kind));

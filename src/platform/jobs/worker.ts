@@ -57,11 +57,16 @@ export class JobWorker {
     private readonly options: WorkerOptions,
   ) {
     this.byKind = indexJobsByKind(jobs);
-    this.lanes = new Map(JOB_LANES.map((name) => [name, {
-      kinds: jobs.filter((job) => job.lane === name).map((job) => job.kind),
-      concurrency: options.lanes[name],
-      inFlight: new Set<Promise<void>>(),
-    }]));
+    this.lanes = new Map(
+      JOB_LANES.map((name) => [
+        name,
+        {
+          kinds: jobs.filter((job) => job.lane === name).map((job) => job.kind),
+          concurrency: options.lanes[name],
+          inFlight: new Set<Promise<void>>(),
+        },
+      ]),
+    );
   }
 
   start(): void {
@@ -111,7 +116,9 @@ export class JobWorker {
     if (this.stopping) return;
     try {
       for (;;) {
-        const kinds = [...this.lanes.values()].flatMap((lane) => (lane.inFlight.size < lane.concurrency ? lane.kinds : []));
+        const kinds = [...this.lanes.values()].flatMap((lane) =>
+          lane.inFlight.size < lane.concurrency ? lane.kinds : [],
+        );
         if (kinds.length === 0) break;
         const job = this.queue.claim(this.id, kinds);
         if (!job) break;
@@ -142,7 +149,10 @@ export class JobWorker {
       const error = `${job.kind} payload no longer matches its schema: ${describeIssues(parsed.error.issues)}`;
       this.queue.deadLetter(job.id, this.id, error);
       this.options.onOutcome?.(job, 'dead', new Error(error));
-      this.services.logger.warn({ jobId: job.id, kind: job.kind, error }, 'job dead-lettered: its payload does not parse');
+      this.services.logger.warn(
+        { jobId: job.id, kind: job.kind, error },
+        'job dead-lettered: its payload does not parse',
+      );
       return;
     }
     const leaseRenewal = setInterval(() => this.queue.heartbeat(job.id, this.id), 10_000);
@@ -155,7 +165,10 @@ export class JobWorker {
     } catch (error) {
       const after = this.queue.fail(job.id, this.id, error instanceof Error ? error.message : String(error));
       this.options.onOutcome?.(job, after?.state === 'dead' ? 'dead' : 'retry', error);
-      this.services.logger.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts, err: error }, 'job attempt failed');
+      this.services.logger.warn(
+        { jobId: job.id, kind: job.kind, attempt: job.attempts, err: error },
+        'job attempt failed',
+      );
     } finally {
       clearInterval(leaseRenewal);
     }

@@ -18,14 +18,24 @@ export interface AddressPolicy {
 export type AddressVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
 
 /** The ranges allowPrivateAddresses opens (ipaddr.js range names). */
-const PRIVATE_RANGES: ReadonlySet<string> = new Set(['loopback', 'private', 'linkLocal', 'carrierGradeNat', 'uniqueLocal']);
+const PRIVATE_RANGES: ReadonlySet<string> = new Set([
+  'loopback',
+  'private',
+  'linkLocal',
+  'carrierGradeNat',
+  'uniqueLocal',
+]);
 
 /**
  * Instance metadata services of the large clouds (AWS, GCP and Azure share 169.254.169.254; AWS
  * IPv6, ECS task metadata, Alibaba): refused even on a network that allows private addresses,
  * since a fetch there hands out the host's credentials.
  */
-const METADATA_ADDRESSES: ReadonlySet<string> = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'].map((a) => ipaddr.parse(a).toNormalizedString()));
+const METADATA_ADDRESSES: ReadonlySet<string> = new Set(
+  ['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'].map((a) =>
+    ipaddr.parse(a).toNormalizedString(),
+  ),
+);
 
 /**
  * Whether a fetch may connect to `address` (an IP address as text, as a resolver or a socket
@@ -39,7 +49,8 @@ export function checkAddress(address: string, policy: AddressPolicy): AddressVer
   const parsed = ipaddr.parse(address);
   const range = parsed.range();
   if (range === 'unicast') return { allowed: true };
-  if (METADATA_ADDRESSES.has(parsed.toNormalizedString())) return { allowed: false, reason: `${address} is a cloud metadata address` };
+  if (METADATA_ADDRESSES.has(parsed.toNormalizedString()))
+    return { allowed: false, reason: `${address} is a cloud metadata address` };
   if (policy.allowPrivateAddresses && PRIVATE_RANGES.has(range)) return { allowed: true };
   if (policy.allowedRanges?.some((cidr) => inRange(parsed, cidr))) return { allowed: true };
   return { allowed: false, reason: `${address} is in a ${describeRange(range)} range` };
@@ -47,7 +58,9 @@ export function checkAddress(address: string, policy: AddressPolicy): AddressVer
 
 /** Whether `address` is in `cidr` (a bare address is its own /32 or /128); one of another family never is. */
 function inRange(address: ipaddr.IPv4 | ipaddr.IPv6, cidr: string): boolean {
-  const [network, bits] = cidr.includes('/') ? ipaddr.parseCIDR(cidr) : [ipaddr.parse(cidr), address.kind() === 'ipv4' ? 32 : 128];
+  const [network, bits] = cidr.includes('/')
+    ? ipaddr.parseCIDR(cidr)
+    : [ipaddr.parse(cidr), address.kind() === 'ipv4' ? 32 : 128];
   return network.kind() === address.kind() && address.match(network, bits);
 }
 
@@ -63,9 +76,20 @@ export function isAddressOrRange(entry: string): boolean {
 }
 
 const RANGE_NAMES: Readonly<Record<string, string>> = {
-  loopback: 'loopback', private: 'private', linkLocal: 'link-local', carrierGradeNat: 'carrier-grade NAT', uniqueLocal: 'unique-local',
-  unspecified: 'unspecified', multicast: 'multicast', broadcast: 'broadcast', ipv4Mapped: 'IPv4-mapped IPv6', rfc6052: 'NAT64', rfc6145: 'IPv4-translated',
-  '6to4': '6to4', teredo: 'Teredo', reserved: 'reserved',
+  loopback: 'loopback',
+  private: 'private',
+  linkLocal: 'link-local',
+  carrierGradeNat: 'carrier-grade NAT',
+  uniqueLocal: 'unique-local',
+  unspecified: 'unspecified',
+  multicast: 'multicast',
+  broadcast: 'broadcast',
+  ipv4Mapped: 'IPv4-mapped IPv6',
+  rfc6052: 'NAT64',
+  rfc6145: 'IPv4-translated',
+  '6to4': '6to4',
+  teredo: 'Teredo',
+  reserved: 'reserved',
 };
 
 function describeRange(range: string): string {

@@ -7,7 +7,10 @@ import { createHostResolver, describeDnsError, type HostResolver, type ResolvedA
 export type FetchFailure = 'scheme' | 'credentials' | 'address' | 'dns' | 'redirect' | 'timeout' | 'network';
 
 export class GuardedFetchError extends Error {
-  constructor(readonly failure: FetchFailure, message: string) {
+  constructor(
+    readonly failure: FetchFailure,
+    message: string,
+  ) {
     super(message);
     this.name = 'GuardedFetchError';
   }
@@ -56,23 +59,38 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * way, at most maxRedirects; the whole exchange has one deadline and the body one size cap.
  */
 export async function guardedFetch(url: string, options: GuardedFetchOptions = {}): Promise<GuardedResponse> {
-  const policy: AddressPolicy = { allowPrivateAddresses: options.allowPrivateAddresses ?? false, allowedRanges: options.allowedRanges ?? [] };
+  const policy: AddressPolicy = {
+    allowPrivateAddresses: options.allowPrivateAddresses ?? false,
+    allowedRanges: options.allowedRanges ?? [],
+  };
   const timeoutMs = options.timeoutMs ?? GUARDED_FETCH_DEFAULTS.timeoutMs;
   const maxBytes = options.maxBytes ?? GUARDED_FETCH_DEFAULTS.maxBytes;
   const maxRedirects = options.maxRedirects ?? GUARDED_FETCH_DEFAULTS.maxRedirects;
   const resolver = options.resolver ?? createHostResolver();
   const signal = AbortSignal.timeout(timeoutMs);
   let remoteAddress = '';
-  const agent = new Agent({ connect: guardedConnector(policy, resolver, timeoutMs, (address) => (remoteAddress = address)), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connections: 1 });
+  const agent = new Agent({
+    connect: guardedConnector(policy, resolver, timeoutMs, (address) => (remoteAddress = address)),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: 1,
+  });
   const redirects: string[] = [];
   try {
     let current = checkUrl(url, policy);
     for (;;) {
-      const response = await request(current, { dispatcher: agent, method: options.method ?? 'GET', headers: { 'user-agent': 'nodectl-verify', ...options.headers }, body: options.body, signal });
+      const response = await request(current, {
+        dispatcher: agent,
+        method: options.method ?? 'GET',
+        headers: { 'user-agent': 'nodectl-verify', ...options.headers },
+        body: options.body,
+        signal,
+      });
       const location = headerValue(response.headers.location);
       if (REDIRECTS.has(response.statusCode) && location !== undefined && maxRedirects > 0) {
         await response.body.dump();
-        if (redirects.length >= maxRedirects) throw new GuardedFetchError('redirect', `${url} redirected more than ${maxRedirects} times`);
+        if (redirects.length >= maxRedirects)
+          throw new GuardedFetchError('redirect', `${url} redirected more than ${maxRedirects} times`);
         redirects.push(current.href);
         current = checkUrl(new URL(location, current).href, policy);
         continue;
@@ -103,8 +121,10 @@ function checkUrl(text: string, policy: AddressPolicy): URL {
   } catch {
     throw new GuardedFetchError('scheme', `${JSON.stringify(text)} is not an absolute URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuardedFetchError('scheme', `${url.protocol} URLs are not fetched: only http and https`);
-  if (url.username !== '' || url.password !== '') throw new GuardedFetchError('credentials', `${url.host}: URLs with a user name or password are not fetched`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new GuardedFetchError('scheme', `${url.protocol} URLs are not fetched: only http and https`);
+  if (url.username !== '' || url.password !== '')
+    throw new GuardedFetchError('credentials', `${url.host}: URLs with a user name or password are not fetched`);
   // WHATWG parsing already turned decimal, octal and hex IPv4 forms (2130706433, 0177.0.0.1) into dotted quads.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isIP(host)) {
@@ -119,7 +139,12 @@ function checkUrl(text: string, policy: AddressPolicy): URL {
  * unless every address passes, so what is checked is what is connected to; the connected
  * socket's peer address is checked once more.
  */
-function guardedConnector(policy: AddressPolicy, resolver: Pick<HostResolver, 'resolveAddresses'>, timeoutMs: number, onConnected: (address: string) => void): buildConnector.connector {
+function guardedConnector(
+  policy: AddressPolicy,
+  resolver: Pick<HostResolver, 'resolveAddresses'>,
+  timeoutMs: number,
+  onConnected: (address: string) => void,
+): buildConnector.connector {
   const connect = buildConnector({ lookup: pinnedLookup(policy, resolver), timeout: timeoutMs });
   return (options, callback) => {
     connect(options, (error, socket) => {
@@ -127,7 +152,13 @@ function guardedConnector(policy: AddressPolicy, resolver: Pick<HostResolver, 'r
       const verdict = checkAddress(socket.remoteAddress ?? '', policy);
       if (!verdict.allowed) {
         socket.destroy();
-        return callback(new GuardedFetchError('address', `${options.hostname} is not fetched: the connection reached ${socket.remoteAddress}, and ${verdict.reason}`), null);
+        return callback(
+          new GuardedFetchError(
+            'address',
+            `${options.hostname} is not fetched: the connection reached ${socket.remoteAddress}, and ${verdict.reason}`,
+          ),
+          null,
+        );
       }
       onConnected(socket.remoteAddress ?? '');
       callback(null, socket);
@@ -142,7 +173,8 @@ function pinnedLookup(policy: AddressPolicy, resolver: Pick<HostResolver, 'resol
       (addresses) => {
         const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
         const usable = family === undefined ? addresses : addresses.filter((a) => a.family === family);
-        if (usable.length === 0) return callback(new GuardedFetchError('dns', `${hostname} has no IPv${family} address`), '', 0);
+        if (usable.length === 0)
+          return callback(new GuardedFetchError('dns', `${hostname} has no IPv${family} address`), '', 0);
         if (lookupOptions.all) return (callback as unknown as (e: null, all: ResolvedAddress[]) => void)(null, usable);
         callback(null, usable[0]!.address, usable[0]!.family);
       },
@@ -151,7 +183,11 @@ function pinnedLookup(policy: AddressPolicy, resolver: Pick<HostResolver, 'resol
   };
 }
 
-async function resolveChecked(hostname: string, policy: AddressPolicy, resolver: Pick<HostResolver, 'resolveAddresses'>): Promise<ResolvedAddress[]> {
+async function resolveChecked(
+  hostname: string,
+  policy: AddressPolicy,
+  resolver: Pick<HostResolver, 'resolveAddresses'>,
+): Promise<ResolvedAddress[]> {
   let addresses: ResolvedAddress[];
   try {
     addresses = await resolver.resolveAddresses(hostname);
@@ -161,12 +197,19 @@ async function resolveChecked(hostname: string, policy: AddressPolicy, resolver:
   if (addresses.length === 0) throw new GuardedFetchError('dns', `${hostname} has no address`);
   for (const { address } of addresses) {
     const verdict = checkAddress(address, policy);
-    if (!verdict.allowed) throw new GuardedFetchError('address', `${hostname} is not fetched: it resolves to ${address}, and ${verdict.reason}`);
+    if (!verdict.allowed)
+      throw new GuardedFetchError(
+        'address',
+        `${hostname} is not fetched: it resolves to ${address}, and ${verdict.reason}`,
+      );
   }
   return addresses;
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  maxBytes: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -189,7 +232,8 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 function toFetchError(error: unknown, signal: AbortSignal, timeoutMs: number): GuardedFetchError {
   for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) if (e instanceof GuardedFetchError) return e;
   const name = (error as Error | undefined)?.name ?? '';
-  if (signal.aborted || /Timeout/.test(name) || (error as { code?: string })?.code === 'UND_ERR_CONNECT_TIMEOUT') return new GuardedFetchError('timeout', `no complete answer within ${timeoutMs} ms`);
+  if (signal.aborted || /Timeout/.test(name) || (error as { code?: string })?.code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new GuardedFetchError('timeout', `no complete answer within ${timeoutMs} ms`);
   const code = (error as { code?: string })?.code;
   const message = error instanceof Error ? error.message : String(error);
   return new GuardedFetchError('network', code ? `${code}: ${message}` : message);

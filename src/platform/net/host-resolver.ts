@@ -37,7 +37,12 @@ export function createHostResolver(options: HostResolverOptions = {}): HostResol
   const servers = options.servers ?? [];
   if (servers.length > 0) resolver.setServers([...servers]);
   return {
-    resolveAddresses: (hostname) => (isIP(hostname) ? Promise.resolve([{ address: hostname, family: isIP(hostname) as 4 | 6 }]) : servers.length > 0 ? queryAddresses(resolver, hostname) : lookupAddresses(hostname)),
+    resolveAddresses: (hostname) =>
+      isIP(hostname)
+        ? Promise.resolve([{ address: hostname, family: isIP(hostname) as 4 | 6 }])
+        : servers.length > 0
+          ? queryAddresses(resolver, hostname)
+          : lookupAddresses(hostname),
     resolveTxt: (name) => resolver.resolveTxt(name),
   };
 }
@@ -51,11 +56,17 @@ async function lookupAddresses(hostname: string): Promise<ResolvedAddress[]> {
 const EMPTY_ANSWER = new Set(['ENODATA', 'ENOTFOUND']);
 
 /** A and AAAA through the configured servers; empty when neither exists, the first real error when one query failed. */
-async function queryAddresses(resolver: InstanceType<typeof dns.Resolver>, hostname: string): Promise<ResolvedAddress[]> {
+async function queryAddresses(
+  resolver: InstanceType<typeof dns.Resolver>,
+  hostname: string,
+): Promise<ResolvedAddress[]> {
   const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
   const addresses: ResolvedAddress[] = [];
   const errors: unknown[] = [];
-  for (const [result, family] of [[v4, 4], [v6, 6]] as const) {
+  for (const [result, family] of [
+    [v4, 4],
+    [v6, 6],
+  ] as const) {
     if (result.status === 'fulfilled') addresses.push(...result.value.map((address) => ({ address, family })));
     else if (!EMPTY_ANSWER.has((result.reason as NodeJS.ErrnoException).code ?? '')) errors.push(result.reason);
   }

@@ -54,15 +54,19 @@ function createSecretFile(file: string, contents: () => string): void {
  * are missing. Safe to call repeatedly and from several processes at once.
  */
 export function ensureDataDir(layout: DataDirLayout): void {
-  for (const dir of [layout.root, layout.graphsDir, layout.nodesDir, layout.mailDir, layout.locksDir]) mkdirSync(dir, { recursive: true });
+  for (const dir of [layout.root, layout.graphsDir, layout.nodesDir, layout.mailDir, layout.locksDir])
+    mkdirSync(dir, { recursive: true });
   mkdirSync(layout.keysDir, { recursive: true, mode: 0o700 });
   createSecretFile(layout.masterKeyFile, () => randomBytes(32).toString('base64') + '\n');
   if (!existsSync(layout.jwtPrivateKeyFile)) {
     const pair = generateKeyPairSync('ed25519');
-    createSecretFile(layout.jwtPrivateKeyFile, () => pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+    createSecretFile(layout.jwtPrivateKeyFile, () =>
+      pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    );
     createSecretFile(layout.jwtPublicKeyFile, () => pair.publicKey.export({ format: 'pem', type: 'spki' }).toString());
   }
-  for (const file of [layout.masterKeyFile, layout.jwtPrivateKeyFile, layout.jwtPublicKeyFile]) if (existsSync(file)) chmodSync(file, 0o600);
+  for (const file of [layout.masterKeyFile, layout.jwtPrivateKeyFile, layout.jwtPublicKeyFile])
+    if (existsSync(file)) chmodSync(file, 0o600);
 }
 
 export function readMasterKey(layout: DataDirLayout): Buffer {

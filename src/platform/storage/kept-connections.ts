@@ -1,7 +1,12 @@
 import { statSync } from 'node:fs';
 import type { Db } from './sqlite.js';
 
-interface Kept { dev: number; ino: number; db: Db; idle?: NodeJS.Timeout }
+interface Kept {
+  dev: number;
+  ino: number;
+  db: Db;
+  idle?: NodeJS.Timeout;
+}
 
 /**
  * Connections a worker thread keeps open between requests, one per database file, each closed
@@ -13,7 +18,11 @@ interface Kept { dev: number; ino: number; db: Db; idle?: NodeJS.Timeout }
 export class KeptConnections {
   private readonly kept = new Map<string, Kept>();
 
-  constructor(private readonly open: (file: string) => Db, private readonly idleMs: number, private readonly inUse: (db: Db) => boolean = () => false) {}
+  constructor(
+    private readonly open: (file: string) => Db,
+    private readonly idleMs: number,
+    private readonly inUse: (db: Db) => boolean = () => false,
+  ) {}
 
   get(file: string): Db {
     const { dev, ino } = statSync(file);

@@ -12,7 +12,11 @@ export interface Migration {
 }
 
 export class SchemaTooNewError extends Error {
-  constructor(readonly file: string, readonly found: number, readonly supported: number) {
+  constructor(
+    readonly file: string,
+    readonly found: number,
+    readonly supported: number,
+  ) {
     super(
       `${file} has schema version ${found}, but this nodectl only knows versions up to ${supported}. ` +
         'It was written by a newer nodectl: upgrade nodectl, or point --data-dir at another folder.',

@@ -12,6 +12,7 @@ export function workerModuleUrl(here: string, file: string, what: string): URL {
   if (!here.endsWith('.ts')) return new URL(`./${file}`, here);
   const at = here.lastIndexOf('/src/');
   const built = new URL(`./${file}`, at < 0 ? here : `${here.slice(0, at)}/dist/${here.slice(at + '/src/'.length)}`);
-  if (!existsSync(built)) throw new Error(`${what} runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
+  if (!existsSync(built))
+    throw new Error(`${what} runs from the build, and ${fileURLToPath(built)} is missing: run npm run build`);
   return built;
 }

@@ -1,14 +1,38 @@
 import type { z } from 'zod';
 import type { AnalyticsRangeSchema } from '../../control/analytics/analytics-range.js';
 import type { WebsiteAnalyticsSchema } from '../../control/analytics/schemas.js';
-import type { ConnectorSchema, ConnectorWithTokenSchema, CreateConnectorBodySchema } from '../../control/connectors/schemas.js';
+import type {
+  ConnectorSchema,
+  ConnectorWithTokenSchema,
+  CreateConnectorBodySchema,
+} from '../../control/connectors/schemas.js';
 import type { ListQuerySchema } from '../../platform/http/list-query.js';
 import type { JobSchema, JobsQuerySchema } from '../../control/websites/job-schemas.js';
 import type { OrganizationSchema } from '../../control/organizations/schemas.js';
 import type { SearchHitSchema, SearchQuerySchema } from '../../output/knowledge/api-schemas.js';
-import type { PublishedVersionSchema, PublishRequestSchema, PublishResultSchema, RollbackRequestSchema, RollbackResultSchema, TakedownResultSchema } from '../../output/publish/schemas.js';
-import type { CreateSubscriptionSchema, DeliveryListQuerySchema, DeliverySchema, PingResultSchema, SubscriptionSchema, SubscriptionWithSecretSchema, UpdateSubscriptionSchema } from '../../control/webhooks/schemas.js';
-import type { CreateWebsiteBodySchema, DeleteWebsiteBodySchema, UpdateWebsiteBodySchema, WebsiteSchema } from '../../control/websites/schemas.js';
+import type {
+  PublishedVersionSchema,
+  PublishRequestSchema,
+  PublishResultSchema,
+  RollbackRequestSchema,
+  RollbackResultSchema,
+  TakedownResultSchema,
+} from '../../output/publish/schemas.js';
+import type {
+  CreateSubscriptionSchema,
+  DeliveryListQuerySchema,
+  DeliverySchema,
+  PingResultSchema,
+  SubscriptionSchema,
+  SubscriptionWithSecretSchema,
+  UpdateSubscriptionSchema,
+} from '../../control/webhooks/schemas.js';
+import type {
+  CreateWebsiteBodySchema,
+  DeleteWebsiteBodySchema,
+  UpdateWebsiteBodySchema,
+  WebsiteSchema,
+} from '../../control/websites/schemas.js';
 import { createTransport, pathOf, type Call, type Query, type TransportOptions } from './transport.js';
 
 /**
@@ -104,37 +128,47 @@ export function createApiClient(options: ApiClientOptions) {
     },
     websites: {
       /** GET /v1/organizations/:id/websites */
-      list: (organizationId: string, query?: ListQuery) => call<Page<Website>>('GET', pathOf`/v1/organizations/${organizationId}/websites`, { query: queryOf(query) }),
+      list: (organizationId: string, query?: ListQuery) =>
+        call<Page<Website>>('GET', pathOf`/v1/organizations/${organizationId}/websites`, { query: queryOf(query) }),
       /** GET /v1/websites/:id */
       get: (websiteId: string) => call<Website>('GET', pathOf`/v1/websites/${websiteId}`),
       /** POST /v1/organizations/:id/websites (organization_admin) */
-      create: (organizationId: string, body: CreateWebsiteBody) => call<Website>('POST', pathOf`/v1/organizations/${organizationId}/websites`, { body }),
+      create: (organizationId: string, body: CreateWebsiteBody) =>
+        call<Website>('POST', pathOf`/v1/organizations/${organizationId}/websites`, { body }),
       /** PATCH /v1/websites/:id (editor): name, brand (null: the name) or default language; never the domain. */
-      update: (websiteId: string, body: UpdateWebsiteBody) => call<Website>('PATCH', pathOf`/v1/websites/${websiteId}`, { body }),
+      update: (websiteId: string, body: UpdateWebsiteBody) =>
+        call<Website>('PATCH', pathOf`/v1/websites/${websiteId}`, { body }),
       /** DELETE /v1/websites/:id (organization_admin): for good, with its graph and every published version; `confirm` is its domain. */
-      delete: (websiteId: string, body: DeleteWebsiteBody) => call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}`, { body }),
+      delete: (websiteId: string, body: DeleteWebsiteBody) =>
+        call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}`, { body }),
     },
     publish: {
       /** POST /v1/websites/:id/publish (editor): compiles and publishes; answers once the new version is live. */
-      publish: (websiteId: string, body: PublishBody = {}) => call<PublishResult>('POST', pathOf`/v1/websites/${websiteId}/publish`, { body }),
+      publish: (websiteId: string, body: PublishBody = {}) =>
+        call<PublishResult>('POST', pathOf`/v1/websites/${websiteId}/publish`, { body }),
       /** GET /v1/websites/:id/versions: the stored versions, newest first. */
-      versions: (websiteId: string, query?: ListQuery) => call<Page<PublishedVersion>>('GET', pathOf`/v1/websites/${websiteId}/versions`, { query: queryOf(query) }),
+      versions: (websiteId: string, query?: ListQuery) =>
+        call<Page<PublishedVersion>>('GET', pathOf`/v1/websites/${websiteId}/versions`, { query: queryOf(query) }),
       /** POST /v1/websites/:id/rollback (editor): serves a stored version again. */
-      rollback: (websiteId: string, body: RollbackBody) => call<RollbackResult>('POST', pathOf`/v1/websites/${websiteId}/rollback`, { body }),
+      rollback: (websiteId: string, body: RollbackBody) =>
+        call<RollbackResult>('POST', pathOf`/v1/websites/${websiteId}/rollback`, { body }),
       /** DELETE /v1/websites/:id/node (organization_admin): takes the node down. */
       takeDown: (websiteId: string) => call<TakedownResult>('DELETE', pathOf`/v1/websites/${websiteId}/node`),
     },
     jobs: {
       /** GET /v1/websites/:id/jobs: the website's jobs, newest first. */
-      list: (websiteId: string, query?: JobsQuery) => call<Page<Job>>('GET', pathOf`/v1/websites/${websiteId}/jobs`, { query: queryOf(query) }),
+      list: (websiteId: string, query?: JobsQuery) =>
+        call<Page<Job>>('GET', pathOf`/v1/websites/${websiteId}/jobs`, { query: queryOf(query) }),
       /** GET /v1/websites/:id/jobs/:jobId */
       get: (websiteId: string, jobId: string) => call<Job>('GET', pathOf`/v1/websites/${websiteId}/jobs/${jobId}`),
     },
     connectors: {
       /** GET /v1/websites/:id/connectors (no secrets) */
-      list: (websiteId: string, query?: ListQuery) => call<Page<Connector>>('GET', pathOf`/v1/websites/${websiteId}/connectors`, { query: queryOf(query) }),
+      list: (websiteId: string, query?: ListQuery) =>
+        call<Page<Connector>>('GET', pathOf`/v1/websites/${websiteId}/connectors`, { query: queryOf(query) }),
       /** POST /v1/websites/:id/connectors (organization_admin): the token is in this answer only. */
-      create: (websiteId: string, body: CreateConnectorBody) => call<ConnectorWithToken>('POST', pathOf`/v1/websites/${websiteId}/connectors`, { body }),
+      create: (websiteId: string, body: CreateConnectorBody) =>
+        call<ConnectorWithToken>('POST', pathOf`/v1/websites/${websiteId}/connectors`, { body }),
       /** POST /v1/connectors/:cid/rotate (organization_admin): a new token, in this answer only; the old one stops working. */
       rotate: (connectorId: string) => call<ConnectorWithToken>('POST', pathOf`/v1/connectors/${connectorId}/rotate`),
       /** POST /v1/connectors/:cid/suspend (organization_admin): its requests are refused until it is resumed. */
@@ -146,27 +180,38 @@ export function createApiClient(options: ApiClientOptions) {
     },
     webhooks: {
       /** GET /v1/websites/:id/webhooks (organization_admin) */
-      list: (websiteId: string, query?: ListQuery) => call<Page<WebhookSubscription>>('GET', pathOf`/v1/websites/${websiteId}/webhooks`, { query: queryOf(query) }),
+      list: (websiteId: string, query?: ListQuery) =>
+        call<Page<WebhookSubscription>>('GET', pathOf`/v1/websites/${websiteId}/webhooks`, { query: queryOf(query) }),
       /** POST /v1/websites/:id/webhooks (organization_admin): the signing secret is in this answer only. */
-      create: (websiteId: string, body: CreateWebhookBody) => call<WebhookSubscriptionWithSecret>('POST', pathOf`/v1/websites/${websiteId}/webhooks`, { body }),
+      create: (websiteId: string, body: CreateWebhookBody) =>
+        call<WebhookSubscriptionWithSecret>('POST', pathOf`/v1/websites/${websiteId}/webhooks`, { body }),
       /** GET /v1/websites/:id/webhooks/:webhookId (organization_admin) */
-      get: (websiteId: string, webhookId: string) => call<WebhookSubscription>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
+      get: (websiteId: string, webhookId: string) =>
+        call<WebhookSubscription>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
       /** PATCH /v1/websites/:id/webhooks/:webhookId (organization_admin): url, events, description, or enabled (false disables by hand). */
-      update: (websiteId: string, webhookId: string, body: UpdateWebhookBody) => call<WebhookSubscription>('PATCH', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`, { body }),
+      update: (websiteId: string, webhookId: string, body: UpdateWebhookBody) =>
+        call<WebhookSubscription>('PATCH', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`, { body }),
       /** GET /v1/websites/:id/webhooks/:webhookId/deliveries (organization_admin): newest first, optionally of one state. */
-      deliveries: (websiteId: string, webhookId: string, query?: WebhookDeliveriesQuery) => call<Page<WebhookDelivery>>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/deliveries`, { query: queryOf(query) }),
+      deliveries: (websiteId: string, webhookId: string, query?: WebhookDeliveriesQuery) =>
+        call<Page<WebhookDelivery>>('GET', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/deliveries`, {
+          query: queryOf(query),
+        }),
       /** DELETE /v1/websites/:id/webhooks/:webhookId (organization_admin) */
-      delete: (websiteId: string, webhookId: string) => call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
+      delete: (websiteId: string, webhookId: string) =>
+        call<undefined>('DELETE', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}`),
       /** POST /v1/websites/:id/webhooks/:webhookId/test (organization_admin): one signed webhook.test request, and what the receiver answered. */
-      test: (websiteId: string, webhookId: string) => call<WebhookPingResult>('POST', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/test`),
+      test: (websiteId: string, webhookId: string) =>
+        call<WebhookPingResult>('POST', pathOf`/v1/websites/${websiteId}/webhooks/${webhookId}/test`),
     },
     knowledge: {
       /** GET /v1/websites/:id/knowledge/search: ranked hits over what the next publish would export. */
-      search: (websiteId: string, query: SearchQuery) => call<Page<SearchHit>>('GET', pathOf`/v1/websites/${websiteId}/knowledge/search`, { query: queryOf(query) }),
+      search: (websiteId: string, query: SearchQuery) =>
+        call<Page<SearchHit>>('GET', pathOf`/v1/websites/${websiteId}/knowledge/search`, { query: queryOf(query) }),
     },
     analytics: {
       /** GET /v1/websites/:id/analytics: per UTC day, default the last 30 days. */
-      read: (websiteId: string, query?: AnalyticsQuery) => call<WebsiteAnalytics>('GET', pathOf`/v1/websites/${websiteId}/analytics`, { query: queryOf(query) }),
+      read: (websiteId: string, query?: AnalyticsQuery) =>
+        call<WebsiteAnalytics>('GET', pathOf`/v1/websites/${websiteId}/analytics`, { query: queryOf(query) }),
     },
   };
 }

@@ -24,7 +24,17 @@ export class ApiError extends Error {
   /** Attempts the client made, retries included; this error is the last one's. */
   readonly attempts: number;
 
-  constructor(init: { code: ErrorCode | ClientErrorCode; message: string; status: number; details?: Record<string, unknown>; retryable?: boolean; requestId?: string; retryAfterSeconds?: number; attempts?: number; cause?: unknown }) {
+  constructor(init: {
+    code: ErrorCode | ClientErrorCode;
+    message: string;
+    status: number;
+    details?: Record<string, unknown>;
+    retryable?: boolean;
+    requestId?: string;
+    retryAfterSeconds?: number;
+    attempts?: number;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'ApiError';
     this.code = init.code;
@@ -39,5 +49,11 @@ export class ApiError extends Error {
 
 /** True for an ApiError (also one from another copy of this module). */
 export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError || (error instanceof Error && error.name === 'ApiError' && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { status?: unknown }).status === 'number');
+  return (
+    error instanceof ApiError ||
+    (error instanceof Error &&
+      error.name === 'ApiError' &&
+      typeof (error as { code?: unknown }).code === 'string' &&
+      typeof (error as { status?: unknown }).status === 'number')
+  );
 }

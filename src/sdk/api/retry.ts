@@ -26,7 +26,15 @@ export interface RetryPolicy {
 export const DEFAULT_API_RETRY: RetryPolicy = { retries: 2, baseMs: 500, maxDelayMs: 30_000 };
 
 /** Network failures that happen before a byte of the request is written. */
-const NOTHING_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOTHING_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 /** The call's own clocks (timeoutMs) ran out. */
 const OWN_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -56,7 +64,12 @@ export function isSafeToRetry(method: string, error: ApiError): boolean {
  * Retry-After asks for more than maxDelayMs: the call then fails with that answer at once,
  * and ApiError.retryAfterSeconds says when to come back.
  */
-export function retryDelayMs(policy: RetryPolicy, retry: number, error: ApiError, random: () => number = Math.random): number | undefined {
+export function retryDelayMs(
+  policy: RetryPolicy,
+  retry: number,
+  error: ApiError,
+  random: () => number = Math.random,
+): number | undefined {
   if (error.retryAfterSeconds !== undefined) {
     const askedMs = error.retryAfterSeconds * 1000;
     return askedMs <= policy.maxDelayMs ? askedMs : undefined;
@@ -66,10 +79,23 @@ export function retryDelayMs(policy: RetryPolicy, retry: number, error: ApiError
 }
 
 /** The policy of the client's options, checked: a count or delay that is not a whole number from 0 is a programming error. */
-export function retryPolicyOf(options: { retries?: number; retryBaseMs?: number; maxRetryDelayMs?: number }): RetryPolicy {
-  const policy = { retries: options.retries ?? DEFAULT_API_RETRY.retries, baseMs: options.retryBaseMs ?? DEFAULT_API_RETRY.baseMs, maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_API_RETRY.maxDelayMs };
-  for (const [name, value] of [['retries', policy.retries], ['retryBaseMs', policy.baseMs], ['maxRetryDelayMs', policy.maxDelayMs]] as const) {
-    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`createApiClient: ${name} must be a whole number from 0, got ${value}`);
+export function retryPolicyOf(options: {
+  retries?: number;
+  retryBaseMs?: number;
+  maxRetryDelayMs?: number;
+}): RetryPolicy {
+  const policy = {
+    retries: options.retries ?? DEFAULT_API_RETRY.retries,
+    baseMs: options.retryBaseMs ?? DEFAULT_API_RETRY.baseMs,
+    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_API_RETRY.maxDelayMs,
+  };
+  for (const [name, value] of [
+    ['retries', policy.retries],
+    ['retryBaseMs', policy.baseMs],
+    ['maxRetryDelayMs', policy.maxDelayMs],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new RangeError(`createApiClient: ${name} must be a whole number from 0, got ${value}`);
   }
   return policy;
 }

@@ -72,18 +72,42 @@ export function createTransport(options: TransportOptions): Call {
   const timeout = options.timeoutMs ?? 300_000;
   const policy = retryPolicyOf(options);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const auth: Record<string, string> = !options.credential ? {} : 'apiKey' in options.credential ? { 'x-api-key': options.credential.apiKey } : { authorization: `Bearer ${options.credential.accessToken}` };
+  const auth: Record<string, string> = !options.credential
+    ? {}
+    : 'apiKey' in options.credential
+      ? { 'x-api-key': options.credential.apiKey }
+      : { authorization: `Bearer ${options.credential.accessToken}` };
 
   /** One attempt: the envelope's data, or the ApiError of its failure. */
-  async function attempt<T>(method: Method, url: URL, headers: Record<string, string>, body: string | undefined, attempts: number): Promise<T> {
+  async function attempt<T>(
+    method: Method,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    attempts: number,
+  ): Promise<T> {
     let answer: Dispatcher.ResponseData;
     let text: string;
     try {
-      answer = await request(url, { method, headers, body, headersTimeout: timeout, bodyTimeout: timeout, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
+      answer = await request(url, {
+        method,
+        headers,
+        body,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      });
       text = await answer.body.text();
     } catch (error) {
       const reason = networkCodeOf(error) ?? (error as Error).message;
-      throw new ApiError({ code: 'network.error', status: 0, message: `cannot reach ${origin}: ${reason}`, retryable: true, attempts, cause: error });
+      throw new ApiError({
+        code: 'network.error',
+        status: 0,
+        message: `cannot reach ${origin}: ${reason}`,
+        retryable: true,
+        attempts,
+        cause: error,
+      });
     }
     const requestId = headerText(answer.headers['x-request-id']);
     // A 204 has no envelope to tell a daemon by; every answer of one carries X-Api-Version.
@@ -102,7 +126,11 @@ export function createTransport(options: TransportOptions): Call {
       // daemon is unreachable or busy, 429 that the proxy refused the request; worth another try.
       const fromGateway = GATEWAY_STATUSES.has(answer.statusCode);
       throw new ApiError({
-        code: 'response.invalid', status: answer.statusCode, requestId, attempts, retryable: fromGateway,
+        code: 'response.invalid',
+        status: answer.statusCode,
+        requestId,
+        attempts,
+        retryable: fromGateway,
         message: fromGateway
           ? `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope: a proxy in front of the daemon could not reach it or refused the request`
           : `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope; is it a nodectl daemon?`,
@@ -113,7 +141,8 @@ export function createTransport(options: TransportOptions): Call {
       code: error.code as ErrorCode,
       message: error.message,
       status: answer.statusCode,
-      details: typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {},
+      details:
+        typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {},
       retryable: error.retryable === true,
       requestId: typeof envelope?.meta?.requestId === 'string' ? envelope.meta.requestId : requestId,
       attempts,
@@ -123,8 +152,13 @@ export function createTransport(options: TransportOptions): Call {
 
   return async <T>(method: Method, path: string, call: { query?: Query; body?: unknown } = {}): Promise<T> => {
     const url = new URL(path, origin);
-    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `nodectl-api/${NODECTL_VERSION}`, ...auth };
+    for (const [name, value] of Object.entries(call.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': `nodectl-api/${NODECTL_VERSION}`,
+      ...auth,
+    };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     for (let attempts = 1; ; attempts++) {
@@ -132,7 +166,10 @@ export function createTransport(options: TransportOptions): Call {
         return await attempt<T>(method, url, headers, body, attempts);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        const delayMs = attempts <= policy.retries && isSafeToRetry(method, error) ? retryDelayMs(policy, attempts, error) : undefined;
+        const delayMs =
+          attempts <= policy.retries && isSafeToRetry(method, error)
+            ? retryDelayMs(policy, attempts, error)
+            : undefined;
         if (delayMs === undefined) throw error;
         options.onRetry?.({ retry: attempts, delayMs, error });
         await sleep(delayMs);

@@ -4,7 +4,17 @@ import { MAX_BATCH_ITEMS } from '../../platform/contract/ingest-limits.js';
 import { IngestError } from './errors.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { deriveSigningKey, parseConnectorToken, signRequest } from '../../platform/contract/signing.js';
-import type { BatchResult, DeleteReason, DeleteResult, FieldMapping, HeartbeatInput, HeartbeatResult, IngestItemInput, ItemResult, SchemaResult } from './types.js';
+import type {
+  BatchResult,
+  DeleteReason,
+  DeleteResult,
+  FieldMapping,
+  HeartbeatInput,
+  HeartbeatResult,
+  IngestItemInput,
+  ItemResult,
+  SchemaResult,
+} from './types.js';
 
 export const CLIENT_VERSION = '0.3.0';
 
@@ -68,21 +78,44 @@ export class IngestClient {
 
   constructor(private readonly options: IngestClientOptions) {
     const token = parseConnectorToken(options.token);
-    if (!token) throw new IngestError('The connector token must look like <connectorId>.<secret>.', 'client.bad_token', 0);
+    if (!token)
+      throw new IngestError('The connector token must look like <connectorId>.<secret>.', 'client.bad_token', 0);
     this.signingKey = deriveSigningKey(token.secret, options.websiteId);
     this.policy = { ...DEFAULT_RETRY, ...options.retry };
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   /** POST /v1/ingest/batch with up to 500 items. */
-  sendBatch(items: readonly IngestItemInput[], options: SendOptions & { partial?: boolean } = {}): Promise<BatchResult> {
-    if (items.length > MAX_BATCH_ITEMS) throw new IngestError(`At most ${MAX_BATCH_ITEMS} items per batch; use pushItems() to split.`, 'client.batch_too_large', 0);
-    return this.call<BatchResult>('/v1/ingest/batch', { website_id: this.options.websiteId, partial: options.partial ?? true, items }, options);
+  sendBatch(
+    items: readonly IngestItemInput[],
+    options: SendOptions & { partial?: boolean } = {},
+  ): Promise<BatchResult> {
+    if (items.length > MAX_BATCH_ITEMS)
+      throw new IngestError(
+        `At most ${MAX_BATCH_ITEMS} items per batch; use pushItems() to split.`,
+        'client.batch_too_large',
+        0,
+      );
+    return this.call<BatchResult>(
+      '/v1/ingest/batch',
+      { website_id: this.options.websiteId, partial: options.partial ?? true, items },
+      options,
+    );
   }
 
   /** Sends any number of items in batches of 500 and merges the outcomes in order. */
-  async pushItems(items: readonly IngestItemInput[], options: { partial?: boolean; onBatch?: (result: BatchResult, done: number, total: number) => void } = {}): Promise<BatchResult> {
-    const merged: BatchResult = { website_id: this.options.websiteId, received: 0, accepted: 0, skipped: 0, errored: 0, results: [] };
+  async pushItems(
+    items: readonly IngestItemInput[],
+    options: { partial?: boolean; onBatch?: (result: BatchResult, done: number, total: number) => void } = {},
+  ): Promise<BatchResult> {
+    const merged: BatchResult = {
+      website_id: this.options.websiteId,
+      received: 0,
+      accepted: 0,
+      skipped: 0,
+      errored: 0,
+      results: [],
+    };
     for (let i = 0; i < items.length; i += MAX_BATCH_ITEMS) {
       const result = await this.sendBatch(items.slice(i, i + MAX_BATCH_ITEMS), { partial: options.partial });
       merged.received += result.received;
@@ -101,13 +134,21 @@ export class IngestClient {
   }
 
   /** POST /v1/ingest/delete. */
-  deleteItems(ids: readonly string[], reason: DeleteReason = 'source_deleted', options: SendOptions = {}): Promise<DeleteResult> {
+  deleteItems(
+    ids: readonly string[],
+    reason: DeleteReason = 'source_deleted',
+    options: SendOptions = {},
+  ): Promise<DeleteResult> {
     return this.call<DeleteResult>('/v1/ingest/delete', { website_id: this.options.websiteId, ids, reason }, options);
   }
 
   /** POST /v1/ingest/heartbeat. */
   heartbeat(input: HeartbeatInput, options: SendOptions = {}): Promise<HeartbeatResult> {
-    return this.call<HeartbeatResult>('/v1/ingest/heartbeat', { website_id: this.options.websiteId, ...input }, options);
+    return this.call<HeartbeatResult>(
+      '/v1/ingest/heartbeat',
+      { website_id: this.options.websiteId, ...input },
+      options,
+    );
   }
 
   /** POST /v1/ingest/schema. */
@@ -122,7 +163,14 @@ export class IngestClient {
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
     for (let attempt = 1; ; attempt++) {
       const timestamp = Math.floor(Date.now() / 1000) + (this.options.clockOffsetSeconds ?? 0);
-      const signed = signRequest({ token: this.options.token, websiteId: this.options.websiteId, path, body: bytes, timestamp, signingKey: this.signingKey });
+      const signed = signRequest({
+        token: this.options.token,
+        websiteId: this.options.websiteId,
+        path,
+        body: bytes,
+        timestamp,
+        signingKey: this.signingKey,
+      });
       let status = 0;
       let code = 'network.error';
       let message = '';
@@ -167,7 +215,15 @@ export class IngestClient {
         await this.sleep(delayMs);
         continue;
       }
-      throw new IngestError(message || `HTTP ${status}`, code, status, envelope?.error?.details ?? {}, isRetryableStatus(status), envelope?.meta?.requestId, attempt);
+      throw new IngestError(
+        message || `HTTP ${status}`,
+        code,
+        status,
+        envelope?.error?.details ?? {},
+        isRetryableStatus(status),
+        envelope?.meta?.requestId,
+        attempt,
+      );
     }
   }
 }

@@ -22,8 +22,14 @@ export function isRetryableStatus(status: number): boolean {
  * Wait before retry number `attempt` (1 = first retry): exponential with equal jitter, or the
  * server's Retry-After when it gave one, never beyond the cap.
  */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number, random: () => number = Math.random): number {
-  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) return Math.min(policy.capMs, retryAfterSeconds * 1000);
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterSeconds?: number,
+  random: () => number = Math.random,
+): number {
+  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0)
+    return Math.min(policy.capMs, retryAfterSeconds * 1000);
   const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }

@@ -15,9 +15,25 @@ const orgLookups = { organizationExists: (id: string) => id === OWN || id === FO
 const API_KEY_ROLES = ['viewer', 'editor', 'organization_admin'] as const;
 const ACCESSES: Access[] = ['read', 'mutate'];
 
-const apiKey = (role: (typeof API_KEY_ROLES)[number]): Principal => ({ kind: 'api_key', keyId: 'key_1', organizationId: OWN, role });
-const member = (role: Role): Principal => ({ kind: 'user', userId: 'usr_1', sessionId: 'ses_1', memberships: (org) => (org === OWN ? role : undefined) });
-const platform = (platformRole: 'admin' | 'super_admin'): Principal => ({ kind: 'user', userId: 'usr_p', sessionId: 'ses_p', platformRole, memberships: () => undefined });
+const apiKey = (role: (typeof API_KEY_ROLES)[number]): Principal => ({
+  kind: 'api_key',
+  keyId: 'key_1',
+  organizationId: OWN,
+  role,
+});
+const member = (role: Role): Principal => ({
+  kind: 'user',
+  userId: 'usr_1',
+  sessionId: 'ses_1',
+  memberships: (org) => (org === OWN ? role : undefined),
+});
+const platform = (platformRole: 'admin' | 'super_admin'): Principal => ({
+  kind: 'user',
+  userId: 'usr_p',
+  sessionId: 'ses_p',
+  platformRole,
+  memberships: () => undefined,
+});
 
 /** The error code a call throws, or 'ok'. */
 function outcome(call: () => unknown): string {
@@ -49,8 +65,14 @@ describe('authorizeWebsite and authorizeOrganization (pure): every caller role x
           for (const minRole of ROLES) {
             const website = own ? 'web_own' : 'web_foreign';
             const org = own ? OWN : FOREIGN;
-            expect(outcome(() => authorizeWebsite(caller.principal, website, minRole, access, websiteLookups)), `website, min ${minRole}`).toBe(expected(caller.role, own, minRole, access, 'website.not_found'));
-            expect(outcome(() => authorizeOrganization(caller.principal, org, minRole, access, orgLookups)), `organization, min ${minRole}`).toBe(expected(caller.role, own, minRole, access, 'organization.not_found'));
+            expect(
+              outcome(() => authorizeWebsite(caller.principal, website, minRole, access, websiteLookups)),
+              `website, min ${minRole}`,
+            ).toBe(expected(caller.role, own, minRole, access, 'website.not_found'));
+            expect(
+              outcome(() => authorizeOrganization(caller.principal, org, minRole, access, orgLookups)),
+              `organization, min ${minRole}`,
+            ).toBe(expected(caller.role, own, minRole, access, 'organization.not_found'));
           }
         });
       }
@@ -59,9 +81,15 @@ describe('authorizeWebsite and authorizeOrganization (pure): every caller role x
 
   it('a foreign read is the same 404 as a resource that does not exist (existence is not revealed)', () => {
     for (const caller of callers) {
-      expect(outcome(() => authorizeWebsite(caller.principal, 'web_missing', 'viewer', 'read', websiteLookups))).toBe('404 website.not_found');
-      expect(outcome(() => authorizeWebsite(caller.principal, 'web_missing', 'viewer', 'mutate', websiteLookups))).toBe('404 website.not_found');
-      expect(outcome(() => authorizeOrganization(caller.principal, 'org_missing', 'viewer', 'read', orgLookups))).toBe('404 organization.not_found');
+      expect(outcome(() => authorizeWebsite(caller.principal, 'web_missing', 'viewer', 'read', websiteLookups))).toBe(
+        '404 website.not_found',
+      );
+      expect(outcome(() => authorizeWebsite(caller.principal, 'web_missing', 'viewer', 'mutate', websiteLookups))).toBe(
+        '404 website.not_found',
+      );
+      expect(outcome(() => authorizeOrganization(caller.principal, 'org_missing', 'viewer', 'read', orgLookups))).toBe(
+        '404 organization.not_found',
+      );
     }
   });
 
@@ -73,20 +101,32 @@ describe('authorizeWebsite and authorizeOrganization (pure): every caller role x
           expect(outcome(() => authorizeOrganization(p, FOREIGN, minRole, access, orgLookups))).toBe('ok');
         }
       }
-      expect(outcome(() => authorizeWebsite(p, 'web_missing', 'viewer', 'read', websiteLookups))).toBe('404 website.not_found');
+      expect(outcome(() => authorizeWebsite(p, 'web_missing', 'viewer', 'read', websiteLookups))).toBe(
+        '404 website.not_found',
+      );
     }
   });
 
   it('an anonymous caller is 401 auth.unauthenticated before anything is looked up', () => {
-    const lookups = { website: () => expect.unreachable('looked up'), organizationExists: () => expect.unreachable('looked up') };
+    const lookups = {
+      website: () => expect.unreachable('looked up'),
+      organizationExists: () => expect.unreachable('looked up'),
+    };
     for (const access of ACCESSES) {
-      expect(outcome(() => authorizeWebsite(ANONYMOUS, 'web_own', 'viewer', access, lookups as never))).toBe('401 auth.unauthenticated');
-      expect(outcome(() => authorizeOrganization(ANONYMOUS, OWN, 'viewer', access, lookups as never))).toBe('401 auth.unauthenticated');
+      expect(outcome(() => authorizeWebsite(ANONYMOUS, 'web_own', 'viewer', access, lookups as never))).toBe(
+        '401 auth.unauthenticated',
+      );
+      expect(outcome(() => authorizeOrganization(ANONYMOUS, OWN, 'viewer', access, lookups as never))).toBe(
+        '401 auth.unauthenticated',
+      );
     }
   });
 
   it('returns the website and the effective role; roleIn reads a user role per organization', () => {
-    expect(authorizeWebsite(apiKey('editor'), 'web_own', 'viewer', 'read', websiteLookups)).toEqual({ website: { id: 'web_own', organizationId: OWN }, role: 'editor' });
+    expect(authorizeWebsite(apiKey('editor'), 'web_own', 'viewer', 'read', websiteLookups)).toEqual({
+      website: { id: 'web_own', organizationId: OWN },
+      role: 'editor',
+    });
     expect(roleIn(member('organization_owner'), OWN)).toBe('organization_owner');
     expect(roleIn(member('organization_owner'), FOREIGN)).toBeUndefined();
     expect(roleIn(apiKey('viewer'), FOREIGN)).toBeUndefined();
@@ -94,6 +134,8 @@ describe('authorizeWebsite and authorizeOrganization (pure): every caller role x
   });
 
   it('the 403 auth.forbidden message names the role needed and the role held', () => {
-    expect(() => authorizeWebsite(apiKey('viewer'), 'web_own', 'organization_admin', 'mutate', websiteLookups)).toThrow('This needs the organization_admin role or higher; the caller has viewer.');
+    expect(() => authorizeWebsite(apiKey('viewer'), 'web_own', 'organization_admin', 'mutate', websiteLookups)).toThrow(
+      'This needs the organization_admin role or higher; the caller has viewer.',
+    );
   });
 });

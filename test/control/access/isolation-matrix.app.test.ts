@@ -3,7 +3,14 @@ import type { UserPrincipal } from '../../../src/control/access/principal.js';
 import type { ManagementRoute } from '../../../src/control/access/route-access.js';
 import { createApiKey } from '../../../src/control/records/api-keys.js';
 import { ROLES, roleAtLeast, type Role } from '../../../src/control/records/record-types.js';
-import { buildTestApp, fakeClock, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../../helpers/app.js';
+import {
+  buildTestApp,
+  fakeClock,
+  injectJson,
+  seedWebsite,
+  type SeededWebsite,
+  type TestApp,
+} from '../../helpers/app.js';
 
 /**
  * The isolation matrix (docs/contract.md#tenant-isolation): every management route the app
@@ -112,22 +119,55 @@ const callers: Caller[] = [];
 const users = new Map<string, UserPrincipal>();
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock: fakeClock(), principalResolvers: { resolveUserPrincipal: (token) => users.get(token) } });
+  t = await buildTestApp({
+    clock: fakeClock(),
+    principalResolvers: { resolveUserPrincipal: (token) => users.get(token) },
+  });
   sites.own = await seedWebsite(t.services, 'own.example');
   sites.foreign = await seedWebsite(t.services, 'foreign.example');
   for (const org of ['own', 'foreign'] as const) {
     for (const role of API_KEY_ROLES) {
-      const key = createApiKey(t.services.controlDb, { organizationId: sites[org].organizationId, role }, t.services.now()).key;
-      callers.push({ name: `${org} api key ${role}`, headers: { authorization: `Bearer ${key}` }, roleIn: { [org]: role }, kind: 'api_key' });
+      const key = createApiKey(
+        t.services.controlDb,
+        { organizationId: sites[org].organizationId, role },
+        t.services.now(),
+      ).key;
+      callers.push({
+        name: `${org} api key ${role}`,
+        headers: { authorization: `Bearer ${key}` },
+        roleIn: { [org]: role },
+        kind: 'api_key',
+      });
     }
     for (const role of ROLES) {
       const token = `user-${org}-${role}`;
-      users.set(token, { kind: 'user', userId: `usr_${org}_${role}`, sessionId: `ses_${token}`, memberships: (id) => (id === sites[org].organizationId ? role : undefined) });
-      callers.push({ name: `${org} user ${role}`, headers: { authorization: `Bearer ${token}` }, roleIn: { [org]: role }, kind: 'user' });
+      users.set(token, {
+        kind: 'user',
+        userId: `usr_${org}_${role}`,
+        sessionId: `ses_${token}`,
+        memberships: (id) => (id === sites[org].organizationId ? role : undefined),
+      });
+      callers.push({
+        name: `${org} user ${role}`,
+        headers: { authorization: `Bearer ${token}` },
+        roleIn: { [org]: role },
+        kind: 'user',
+      });
     }
   }
-  users.set('user-platform-admin', { kind: 'user', userId: 'usr_admin', sessionId: 'ses_admin', platformRole: 'admin', memberships: () => undefined });
-  callers.push({ name: 'platform admin', headers: { authorization: 'Bearer user-platform-admin' }, roleIn: {}, kind: 'platform' });
+  users.set('user-platform-admin', {
+    kind: 'user',
+    userId: 'usr_admin',
+    sessionId: 'ses_admin',
+    platformRole: 'admin',
+    memberships: () => undefined,
+  });
+  callers.push({
+    name: 'platform admin',
+    headers: { authorization: 'Bearer user-platform-admin' },
+    roleIn: {},
+    kind: 'platform',
+  });
   callers.push({ name: 'anonymous', headers: {}, roleIn: {}, kind: 'anonymous' });
 }, 60_000);
 afterAll(async () => t?.close());
@@ -141,7 +181,8 @@ function expectedAnswer(route: ManagementRoute, caller: Caller): 'allowed' | str
   if (access.minRole === 'authenticated') return 'allowed';
   if (caller.kind === 'platform') return 'allowed';
   const role = caller.roleIn.own;
-  if (role === undefined) return access.access === 'read' ? `404 ${access.resource.kind}.not_found` : '403 auth.tenant_mismatch';
+  if (role === undefined)
+    return access.access === 'read' ? `404 ${access.resource.kind}.not_found` : '403 auth.tenant_mismatch';
   return roleAtLeast(role, access.minRole) ? 'allowed' : '403 auth.forbidden';
 }
 
@@ -150,15 +191,22 @@ function pathOf(route: ManagementRoute): string {
   const resource = 'resource' in route.access ? route.access.resource : undefined;
   return route.url.replace(/:([A-Za-z_]+)/g, (_m, param: string) => {
     if (param !== resource?.param) return 'x';
-    return { website: sites.own.websiteId, organization: sites.own.organizationId, connector: sites.own.connectorId }[resource.kind];
+    return { website: sites.own.websiteId, organization: sites.own.organizationId, connector: sites.own.connectorId }[
+      resource.kind
+    ];
   });
 }
 
 describe('the isolation matrix: every management route x every role x own and foreign organization', () => {
   it('every management route declares the minimum role and access docs/contract.md#routes gives it', () => {
-    const declared = Object.fromEntries(t.app.managementRoutes.map((r) => [`${r.method} ${r.url}`, `${r.access.minRole} ${r.access.access}`]));
+    const declared = Object.fromEntries(
+      t.app.managementRoutes.map((r) => [`${r.method} ${r.url}`, `${r.access.minRole} ${r.access.access}`]),
+    );
     expect(Object.keys(declared).length).toBeGreaterThanOrEqual(Object.keys(CONTRACT_ROUTES).length);
-    for (const [route, access] of Object.entries(declared)) expect(access, `${route}: add it to CONTRACT_ROUTES with its role from docs/contract.md#routes`).toBe(CONTRACT_ROUTES[route]);
+    for (const [route, access] of Object.entries(declared))
+      expect(access, `${route}: add it to CONTRACT_ROUTES with its role from docs/contract.md#routes`).toBe(
+        CONTRACT_ROUTES[route],
+      );
   });
 
   it('each caller gets what docs/contract.md#tenant-isolation and #routes say, and an allowed one reaches the handler', async () => {
@@ -166,11 +214,25 @@ describe('the isolation matrix: every management route x every role x own and fo
     for (const route of t.app.managementRoutes) {
       for (const caller of callers) {
         // A body no route schema accepts: an allowed caller reaches the handler and gets its 422 (or the route's answer), nothing is published.
-        const body = route.method === 'GET' ? {} : { payload: { isolationMatrixProbe: true }, headers: { 'content-type': 'application/json' } };
-        const res = await injectJson(t.app, { method: route.method as 'POST', url: pathOf(route), ...body, headers: { ...caller.headers, ...body.headers } });
+        const body =
+          route.method === 'GET'
+            ? {}
+            : { payload: { isolationMatrixProbe: true }, headers: { 'content-type': 'application/json' } };
+        const res = await injectJson(t.app, {
+          method: route.method as 'POST',
+          url: pathOf(route),
+          ...body,
+          headers: { ...caller.headers, ...body.headers },
+        });
         const got = res.status < 400 ? 'allowed' : `${res.status} ${res.json?.error?.code}`;
         const want = expectedAnswer(route, caller);
-        const ok = want === 'allowed' ? res.status !== 401 && res.status !== 403 && res.status < 500 && !/^404 (website|organization|connector)\.not_found$/.test(got) : got === want;
+        const ok =
+          want === 'allowed'
+            ? res.status !== 401 &&
+              res.status !== 403 &&
+              res.status < 500 &&
+              !/^404 (website|organization|connector)\.not_found$/.test(got)
+            : got === want;
         if (!ok) mismatches.push(`${route.method} ${route.url} as ${caller.name}: got ${got}, want ${want}`);
       }
     }
@@ -179,7 +241,11 @@ describe('the isolation matrix: every management route x every role x own and fo
 
   it('an unknown or revoked API key is 401 auth.unauthenticated on every route that needs a credential', async () => {
     for (const route of t.app.managementRoutes.filter((r) => r.access.minRole !== 'anonymous')) {
-      const res = await injectJson(t.app, { method: route.method as 'POST', url: pathOf(route), headers: { 'x-api-key': 'nk_live_00000000000000000000000000000000' } });
+      const res = await injectJson(t.app, {
+        method: route.method as 'POST',
+        url: pathOf(route),
+        headers: { 'x-api-key': 'nk_live_00000000000000000000000000000000' },
+      });
       expect(`${res.status} ${res.json.error.code}`, `${route.method} ${route.url}`).toBe('401 auth.unauthenticated');
     }
   });

@@ -26,13 +26,18 @@ afterEach(async () => {
   fixtures.splice(0).forEach((f) => f.close());
 });
 
-async function open(overrides: Parameters<typeof openAccountsFixture>[0] = {}, options: Parameters<typeof openAccountsFixture>[1] = {}) {
+async function open(
+  overrides: Parameters<typeof openAccountsFixture>[0] = {},
+  options: Parameters<typeof openAccountsFixture>[1] = {},
+) {
   const f = await openAccountsFixture(overrides, options);
   fixtures.push(f);
   return f;
 }
 
-async function failure(promise: Promise<unknown> | (() => unknown)): Promise<{ code?: string; status?: number; message: string; details?: unknown }> {
+async function failure(
+  promise: Promise<unknown> | (() => unknown),
+): Promise<{ code?: string; status?: number; message: string; details?: unknown }> {
   try {
     await (typeof promise === 'function' ? promise() : promise);
   } catch (error) {
@@ -46,34 +51,56 @@ const PASSWORD = 'correct-horse-battery';
 describe('register and email verification', () => {
   it('register creates the user and an organization it owns, and mails a verification token that verifies the address once', async () => {
     const f = await open();
-    const result = await register(f.ctx, { email: 'Ada@Example.com', password: PASSWORD, orgName: 'Analytical Engines' });
+    const result = await register(f.ctx, {
+      email: 'Ada@Example.com',
+      password: PASSWORD,
+      orgName: 'Analytical Engines',
+    });
     expect(result).toEqual({ userId: expect.stringMatching(/^usr_/), emailVerificationSent: true });
     expect(listOrganizations(f.db)).toMatchObject([{ name: 'Analytical Engines', slug: 'analytical-engines' }]);
-    expect(readAccountProfile(f.ctx, { userId: result.userId })).toMatchObject({ user: { email: 'ada@example.com', emailVerified: false }, organizations: [{ name: 'Analytical Engines', role: 'organization_owner' }] });
+    expect(readAccountProfile(f.ctx, { userId: result.userId })).toMatchObject({
+      user: { email: 'ada@example.com', emailVerified: false },
+      organizations: [{ name: 'Analytical Engines', role: 'organization_owner' }],
+    });
     const mails = f.mails();
     expect(mails).toHaveLength(1);
     expect(mails[0]).toContain('To: ada@example.com');
     const token = tokenInMail(mails[0]!);
-    expect(verifyEmail(f.ctx, { token })).toEqual({ userId: result.userId, email: 'ada@example.com', emailVerified: true });
+    expect(verifyEmail(f.ctx, { token })).toEqual({
+      userId: result.userId,
+      email: 'ada@example.com',
+      emailVerified: true,
+    });
     expect(readAccountProfile(f.ctx, { userId: result.userId }).user.emailVerified).toBe(true);
     expect((await failure(() => verifyEmail(f.ctx, { token }))).code).toBe('auth.mail_token_used');
   });
 
   it('register validates with its schema: short password, bad email, empty orgName, unknown field, taken email (422 validation.failed naming the field)', async () => {
     const f = await open();
-    const fieldsOf = async (input: unknown) => ((await failure(register(f.ctx, input))).details as { fields: Array<{ path: string }> }).fields.map((p) => p.path);
+    const fieldsOf = async (input: unknown) =>
+      ((await failure(register(f.ctx, input))).details as { fields: Array<{ path: string }> }).fields.map(
+        (p) => p.path,
+      );
     expect(await fieldsOf({ email: 'ada@example.com', password: 'short', orgName: 'X' })).toEqual(['password']);
     expect(await fieldsOf({ email: 'nope', password: PASSWORD, orgName: 'X' })).toEqual(['email']);
     expect(await fieldsOf({ email: 'ada@example.com', password: PASSWORD, orgName: '  ' })).toEqual(['orgName']);
-    expect(await fieldsOf({ email: 'ada@example.com', password: PASSWORD, orgName: 'X', role: 'admin' })).toEqual(['(root)']);
+    expect(await fieldsOf({ email: 'ada@example.com', password: PASSWORD, orgName: 'X', role: 'admin' })).toEqual([
+      '(root)',
+    ]);
     await register(f.ctx, { email: 'ada@example.com', password: PASSWORD, orgName: 'X' });
     expect(await fieldsOf({ email: 'ADA@example.com', password: PASSWORD, orgName: 'Y' })).toEqual(['email']);
   });
 
   it('a mail transport that fails does not fail register: emailVerificationSent is false', async () => {
-    const broken: MailTransport = { kind: 'smtp', send: () => Promise.reject(new Error('connect ECONNREFUSED')), close() {} };
+    const broken: MailTransport = {
+      kind: 'smtp',
+      send: () => Promise.reject(new Error('connect ECONNREFUSED')),
+      close() {},
+    };
     const f = await open({}, { mailTransport: broken });
-    await expect(register(f.ctx, { email: 'ada@example.com', password: PASSWORD, orgName: 'X' })).resolves.toMatchObject({ emailVerificationSent: false });
+    await expect(
+      register(f.ctx, { email: 'ada@example.com', password: PASSWORD, orgName: 'X' }),
+    ).resolves.toMatchObject({ emailVerificationSent: false });
   });
 });
 
@@ -112,12 +139,22 @@ describe('passwords', () => {
     const f = await open();
     const { userId } = await register(f.ctx, { email: 'ada@example.com', password: PASSWORD, orgName: 'X' });
     const session = await login(f.ctx, { email: 'ada@example.com', password: PASSWORD });
-    expect((await failure(changePassword(f.ctx, { userId }, { currentPassword: 'wrong-password-1', newPassword: 'new-horse-battery' }))).code).toBe('auth.invalid_credentials');
-    expect((await failure(changePassword(f.ctx, { userId }, { currentPassword: PASSWORD, newPassword: PASSWORD }))).code).toBe('validation.failed');
+    expect(
+      (
+        await failure(
+          changePassword(f.ctx, { userId }, { currentPassword: 'wrong-password-1', newPassword: 'new-horse-battery' }),
+        )
+      ).code,
+    ).toBe('auth.invalid_credentials');
+    expect(
+      (await failure(changePassword(f.ctx, { userId }, { currentPassword: PASSWORD, newPassword: PASSWORD }))).code,
+    ).toBe('validation.failed');
     await changePassword(f.ctx, { userId }, { currentPassword: PASSWORD, newPassword: 'new-horse-battery' });
     expect((await failure(verifyAccessToken(f.ctx, session.grant.accessToken))).code).toBe('auth.unauthenticated');
     expect((await failure(refreshSession(f.ctx, session.grant.refreshToken))).code).toBe('auth.unauthenticated');
-    expect((await failure(login(f.ctx, { email: 'ada@example.com', password: PASSWORD }))).code).toBe('auth.invalid_credentials');
+    expect((await failure(login(f.ctx, { email: 'ada@example.com', password: PASSWORD }))).code).toBe(
+      'auth.invalid_credentials',
+    );
     await expect(login(f.ctx, { email: 'ada@example.com', password: 'new-horse-battery' })).resolves.toBeDefined();
   });
 
@@ -138,9 +175,13 @@ describe('passwords', () => {
 
     f.advance(59 * MINUTE);
     await resetPassword(f.ctx, { token, password: 'brand-new-password' });
-    expect((await failure(resetPassword(f.ctx, { token, password: 'another-new-password' }))).code).toBe('auth.mail_token_used');
+    expect((await failure(resetPassword(f.ctx, { token, password: 'another-new-password' }))).code).toBe(
+      'auth.mail_token_used',
+    );
     expect((await failure(verifyAccessToken(f.ctx, session.grant.accessToken))).code).toBe('auth.unauthenticated');
-    await expect(login(f.ctx, { email: 'ada@example.com', password: 'brand-new-password' })).resolves.toMatchObject({ grant: { user: { emailVerified: true } } });
+    await expect(login(f.ctx, { email: 'ada@example.com', password: 'brand-new-password' })).resolves.toMatchObject({
+      grant: { user: { emailVerified: true } },
+    });
   });
 
   it('a reset token older than 1 hour is auth.mail_token_expired', async () => {
@@ -150,7 +191,9 @@ describe('passwords', () => {
     await f.ctx.mail.idle();
     const token = tokenInMail(f.mails().at(-1)!);
     f.advance(60 * MINUTE);
-    expect((await failure(resetPassword(f.ctx, { token, password: 'brand-new-password' }))).code).toBe('auth.mail_token_expired');
+    expect((await failure(resetPassword(f.ctx, { token, password: 'brand-new-password' }))).code).toBe(
+      'auth.mail_token_expired',
+    );
   });
 });
 
@@ -163,7 +206,10 @@ describe('Google sign-in', () => {
     const jwk = { ...(await exportJWK(publicKey)), kid: 'google-test-1', alg: 'RS256', use: 'sig' };
     const server = await serveJson(() => ({ keys: [jwk] }));
     cleanups.push(() => server.close());
-    const idToken = (claims: Record<string, unknown>, options: { audience?: string; issuer?: string; key?: typeof privateKey } = {}) =>
+    const idToken = (
+      claims: Record<string, unknown>,
+      options: { audience?: string; issuer?: string; key?: typeof privateKey } = {},
+    ) =>
       new SignJWT({ email: 'ada@example.com', email_verified: true, ...claims })
         .setProtectedHeader({ alg: 'RS256', kid: 'google-test-1' })
         .setIssuer(options.issuer ?? 'https://accounts.google.com')
@@ -182,13 +228,17 @@ describe('Google sign-in', () => {
     const { f, idToken } = await fakeGoogle();
     const result = await googleSignIn(f.ctx, { idToken: await idToken({ email: 'new@example.com' }) });
     expect(result.grant.user).toMatchObject({ email: 'new@example.com', emailVerified: true });
-    await expect(verifyAccessToken(f.ctx, result.grant.accessToken)).resolves.toMatchObject({ userId: result.grant.user.id });
+    await expect(verifyAccessToken(f.ctx, result.grant.accessToken)).resolves.toMatchObject({
+      userId: result.grant.user.id,
+    });
     expect(f.db.prepare('SELECT password_hash FROM users WHERE id = ?').pluck().get(result.grant.user.id)).toBeNull();
     // Signing in again finds the same account through the linked subject.
     const again = await googleSignIn(f.ctx, { idToken: await idToken({ email: 'new@example.com' }) });
     expect(again.grant.user.id).toBe(result.grant.user.id);
     // The account has no password, so password login fails the usual way.
-    expect((await failure(login(f.ctx, { email: 'new@example.com', password: PASSWORD }))).code).toBe('auth.invalid_credentials');
+    expect((await failure(login(f.ctx, { email: 'new@example.com', password: PASSWORD }))).code).toBe(
+      'auth.invalid_credentials',
+    );
   });
 
   it('links an existing account by verified email; an account whose email was never verified loses its password and sessions (pre-hijacking)', async () => {
@@ -198,22 +248,34 @@ describe('Google sign-in', () => {
     const result = await googleSignIn(f.ctx, { idToken: await idToken({ sub: 'google-ada' }) });
     expect(result.grant.user).toMatchObject({ id: userId, emailVerified: true });
     expect((await failure(verifyAccessToken(f.ctx, squatter.grant.accessToken))).code).toBe('auth.unauthenticated');
-    expect((await failure(login(f.ctx, { email: 'ada@example.com', password: PASSWORD }))).code).toBe('auth.invalid_credentials');
+    expect((await failure(login(f.ctx, { email: 'ada@example.com', password: PASSWORD }))).code).toBe(
+      'auth.invalid_credentials',
+    );
 
     // A verified account keeps its password when linked.
     const other = await register(f.ctx, { email: 'bob@example.com', password: PASSWORD, orgName: 'Y' });
     verifyEmail(f.ctx, { token: tokenInMail(f.mails().at(-1)!) });
-    await expect(googleSignIn(f.ctx, { idToken: await idToken({ sub: 'google-bob', email: 'bob@example.com' }) })).resolves.toMatchObject({ grant: { user: { id: other.userId } } });
+    await expect(
+      googleSignIn(f.ctx, { idToken: await idToken({ sub: 'google-bob', email: 'bob@example.com' }) }),
+    ).resolves.toMatchObject({ grant: { user: { id: other.userId } } });
     await expect(login(f.ctx, { email: 'bob@example.com', password: PASSWORD })).resolves.toBeDefined();
   });
 
   it('refuses an unverified email (auth.idp_email_unverified), another audience, another issuer, an expired token and a foreign signature (auth.idp_token_invalid)', async () => {
     const { f, idToken } = await fakeGoogle();
-    expect((await failure(googleSignIn(f.ctx, { idToken: await idToken({ email_verified: false }) }))).code).toBe('auth.idp_email_unverified');
-    expect((await failure(googleSignIn(f.ctx, { idToken: await idToken({}, { audience: 'someone-else' }) }))).code).toBe('auth.idp_token_invalid');
-    expect((await failure(googleSignIn(f.ctx, { idToken: await idToken({}, { issuer: 'https://evil.example' }) }))).code).toBe('auth.idp_token_invalid');
+    expect((await failure(googleSignIn(f.ctx, { idToken: await idToken({ email_verified: false }) }))).code).toBe(
+      'auth.idp_email_unverified',
+    );
+    expect(
+      (await failure(googleSignIn(f.ctx, { idToken: await idToken({}, { audience: 'someone-else' }) }))).code,
+    ).toBe('auth.idp_token_invalid');
+    expect(
+      (await failure(googleSignIn(f.ctx, { idToken: await idToken({}, { issuer: 'https://evil.example' }) }))).code,
+    ).toBe('auth.idp_token_invalid');
     const foreign = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    expect((await failure(googleSignIn(f.ctx, { idToken: await idToken({}, { key: foreign }) }))).code).toBe('auth.idp_token_invalid');
+    expect((await failure(googleSignIn(f.ctx, { idToken: await idToken({}, { key: foreign }) }))).code).toBe(
+      'auth.idp_token_invalid',
+    );
     const token = await idToken({});
     f.advance(61 * MINUTE);
     expect((await failure(googleSignIn(f.ctx, { idToken: token }))).code).toBe('auth.idp_token_invalid');
@@ -223,8 +285,13 @@ describe('Google sign-in', () => {
   it('with 2FA on, Google sign-in also needs the second factor (auth.mfa_required)', async () => {
     const { f, idToken } = await fakeGoogle();
     const first = await googleSignIn(f.ctx, { idToken: await idToken({}) });
-    f.db.prepare('INSERT INTO user_totp (user_id, secret_ciphertext, created_at, enabled_at) VALUES (?, ?, ?, ?)').run(first.grant.user.id, 'v1.x.y.z', f.clock.now, f.clock.now);
-    expect(await failure(googleSignIn(f.ctx, { idToken: await idToken({}) }))).toMatchObject({ code: 'auth.mfa_required', details: { mfa: 'totp' } });
+    f.db
+      .prepare('INSERT INTO user_totp (user_id, secret_ciphertext, created_at, enabled_at) VALUES (?, ?, ?, ?)')
+      .run(first.grant.user.id, 'v1.x.y.z', f.clock.now, f.clock.now);
+    expect(await failure(googleSignIn(f.ctx, { idToken: await idToken({}) }))).toMatchObject({
+      code: 'auth.mfa_required',
+      details: { mfa: 'totp' },
+    });
   });
 
   it('is auth.idp_unconfigured without googleClientId, and service.unavailable when the JWKS cannot be fetched', async () => {
@@ -233,6 +300,9 @@ describe('Google sign-in', () => {
     const { idToken } = await fakeGoogle();
     const token = await idToken({});
     const down = await open({ googleClientId: CLIENT_ID, googleJwksUrl: 'http://127.0.0.1:1/jwks.json' });
-    expect(await failure(googleSignIn(down.ctx, { idToken: token }))).toMatchObject({ code: 'service.unavailable', status: 503 });
+    expect(await failure(googleSignIn(down.ctx, { idToken: token }))).toMatchObject({
+      code: 'service.unavailable',
+      status: 503,
+    });
   });
 });

@@ -19,7 +19,10 @@ describe('nodectl admin keys (the real binary)', () => {
 
     const list = await runNodectl(['--json', 'admin', 'keys', 'list'], { dataDir: temp.dir });
     expect(list.exitCode, list.stderr).toBe(0);
-    expect(list.json<Array<{ kid: string; state: string }>>().map((k) => [k.kid, k.state])).toEqual([[a.kid, 'retired'], [b.kid, 'active']]);
+    expect(list.json<Array<{ kid: string; state: string }>>().map((k) => [k.kid, k.state])).toEqual([
+      [a.kid, 'retired'],
+      [b.kid, 'active'],
+    ]);
     const dir = join(temp.dir, 'keys', 'signing');
     for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
 

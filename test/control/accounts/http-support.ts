@@ -2,7 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOTP, Secret } from 'otpauth';
 import type { SettingName } from '../../../src/platform/config/settings.js';
-import { buildTestApp, fakeClock, injectJson, type FakeClock, type InjectAnswer, type TestApp } from '../../helpers/app.js';
+import {
+  buildTestApp,
+  fakeClock,
+  injectJson,
+  type FakeClock,
+  type InjectAnswer,
+  type TestApp,
+} from '../../helpers/app.js';
 import { tokenInMail } from './support.js';
 
 export const PASSWORD = 'correct-horse-battery';
@@ -25,7 +32,13 @@ export async function openAuthApp(settings: Partial<Record<SettingName, unknown>
     ...t,
     clock,
     post: (url, body, headers = {}, remoteAddress) =>
-      injectJson(t.app, { method: 'POST', url, ...(body === undefined ? {} : { payload: JSON.stringify(body) }), headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(remoteAddress ? { remoteAddress } : {}) }),
+      injectJson(t.app, {
+        method: 'POST',
+        url,
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        ...(remoteAddress ? { remoteAddress } : {}),
+      }),
     get: (url, headers = {}) => injectJson(t.app, { method: 'GET', url, headers }),
     async mails() {
       // The outbox sends in the background (forgot-password); wait for it like shutdown does.
@@ -33,7 +46,9 @@ export async function openAuthApp(settings: Partial<Record<SettingName, unknown>
       await (await accountsContextOf(t.services)).mail.idle();
       let names: string[] = [];
       try {
-        names = readdirSync(mailDir).filter((f) => f.endsWith('.eml')).sort();
+        names = readdirSync(mailDir)
+          .filter((f) => f.endsWith('.eml'))
+          .sort();
       } catch {
         return [];
       }
@@ -46,8 +61,14 @@ export async function openAuthApp(settings: Partial<Record<SettingName, unknown>
  * The token of the one mail to `email` with `subject` (file names are ULIDs of one fake-clock
  * millisecond, so they do not sort by sending order: select, do not take the last).
  */
-export async function mailedToken(a: AuthApp, email: string, subject: 'Confirm your email address' | 'Reset your password'): Promise<string> {
-  const matching = (await a.mails()).filter((m) => m.includes(`To: ${email.toLowerCase()}\r\n`) && m.includes(`Subject: ${subject}\r\n`));
+export async function mailedToken(
+  a: AuthApp,
+  email: string,
+  subject: 'Confirm your email address' | 'Reset your password',
+): Promise<string> {
+  const matching = (await a.mails()).filter(
+    (m) => m.includes(`To: ${email.toLowerCase()}\r\n`) && m.includes(`Subject: ${subject}\r\n`),
+  );
   if (matching.length !== 1) throw new Error(`expected one "${subject}" mail to ${email}, found ${matching.length}`);
   return tokenInMail(matching[0]!);
 }
@@ -61,7 +82,9 @@ export function setCookies(answer: InjectAnswer): string[] {
 }
 
 /** The svc_refresh cookie an answer sets: its value and attributes (names lower-cased). */
-export function refreshCookieOf(answer: InjectAnswer): { value: string; attributes: Record<string, string | true> } | undefined {
+export function refreshCookieOf(
+  answer: InjectAnswer,
+): { value: string; attributes: Record<string, string | true> } | undefined {
   const cookie = setCookies(answer).find((c) => c.startsWith('svc_refresh='));
   if (!cookie) return undefined;
   const [pair, ...rest] = cookie.split(';').map((p) => p.trim());
@@ -76,7 +99,9 @@ export function refreshCookieOf(answer: InjectAnswer): { value: string; attribut
 
 /** The current TOTP code of a base32 secret at `ms` (an authenticator app's view). */
 export function totpCode(secret: string, ms: number): string {
-  return new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: ms });
+  return new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
+    timestamp: ms,
+  });
 }
 
 export interface SignedInUser {
@@ -87,14 +112,30 @@ export interface SignedInUser {
 }
 
 /** Registers through the route, verifies the address with the mailed token, and logs in. */
-export async function registerAndLogin(a: AuthApp, email: string, options: { orgName?: string; remoteAddress?: string } = {}): Promise<SignedInUser> {
-  const registered = await a.post('/v1/auth/register', { email, password: PASSWORD, orgName: options.orgName ?? 'Analytical Engines' }, {}, options.remoteAddress);
+export async function registerAndLogin(
+  a: AuthApp,
+  email: string,
+  options: { orgName?: string; remoteAddress?: string } = {},
+): Promise<SignedInUser> {
+  const registered = await a.post(
+    '/v1/auth/register',
+    { email, password: PASSWORD, orgName: options.orgName ?? 'Analytical Engines' },
+    {},
+    options.remoteAddress,
+  );
   if (registered.status !== 201) throw new Error(`register: ${registered.body}`);
-  const verified = await a.post('/v1/auth/verify-email', { token: await mailedToken(a, email, 'Confirm your email address') });
+  const verified = await a.post('/v1/auth/verify-email', {
+    token: await mailedToken(a, email, 'Confirm your email address'),
+  });
   if (verified.status !== 200) throw new Error(`verify-email: ${verified.body}`);
   const login = await a.post('/v1/auth/login', { email, password: PASSWORD }, {}, options.remoteAddress);
   if (login.status !== 200) throw new Error(`login: ${login.body}`);
-  return { userId: registered.json.data.userId, email: email.toLowerCase(), accessToken: login.json.data.accessToken, refreshToken: login.json.data.refreshToken };
+  return {
+    userId: registered.json.data.userId,
+    email: email.toLowerCase(),
+    accessToken: login.json.data.accessToken,
+    refreshToken: login.json.data.refreshToken,
+  };
 }
 
 /** The error code and status of an answer, as one string ("401 auth.unauthenticated"). */

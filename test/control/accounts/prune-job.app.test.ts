@@ -20,10 +20,14 @@ describe('maintenance.accounts.prune', () => {
 
     a = await openAuthApp();
     const app = a;
-    const count = (table: string) => (app.services.controlDb.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const count = (table: string) =>
+      (app.services.controlDb.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     const runSchedule = async () => {
       enqueueDuePeriodicJobs(app.services.controlDb, app.services.jobs, JOBS, app.clock.now());
-      await new JobWorker(app.services.jobs, JOBS, app.services, { lanes: laneConcurrency(app.services.config.settings), pollMs: 1000 }).drain();
+      await new JobWorker(app.services.jobs, JOBS, app.services, {
+        lanes: laneConcurrency(app.services.config.settings),
+        pollMs: 1000,
+      }).drain();
     };
 
     const user = await registerAndLogin(a, 'ada@example.com');

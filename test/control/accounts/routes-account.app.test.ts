@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { REDACTED_PATHS } from '../../../src/platform/http/create-app.js';
-import { bearer, failure, mailedToken, openAuthApp, PASSWORD, refreshCookieOf, registerAndLogin, totpCode, type AuthApp } from './http-support.js';
+import {
+  bearer,
+  failure,
+  mailedToken,
+  openAuthApp,
+  PASSWORD,
+  refreshCookieOf,
+  registerAndLogin,
+  totpCode,
+  type AuthApp,
+} from './http-support.js';
 
 const apps: AuthApp[] = [];
 afterEach(async () => {
@@ -20,20 +30,50 @@ describe('POST /v1/auth/password/change, /forgot and /reset', () => {
   it('change (204) sets the new password and ends every session, the caller included; the old password no longer signs in', async () => {
     const a = await open();
     const user = await registerAndLogin(a, 'ada@example.com');
-    const res = await a.post('/v1/auth/password/change', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD }, bearer(user.accessToken));
+    const res = await a.post(
+      '/v1/auth/password/change',
+      { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
+      bearer(user.accessToken),
+    );
     expect(res.status).toBe(204);
     expect(refreshCookieOf(res)!.attributes['max-age']).toBe('0');
     expect(failure(await a.get('/v1/auth/me', bearer(user.accessToken)))).toBe('401 auth.unauthenticated');
-    expect(failure(await a.post('/v1/auth/login', { email: user.email, password: PASSWORD }))).toBe('401 auth.invalid_credentials');
+    expect(failure(await a.post('/v1/auth/login', { email: user.email, password: PASSWORD }))).toBe(
+      '401 auth.invalid_credentials',
+    );
     expect((await a.post('/v1/auth/login', { email: user.email, password: NEW_PASSWORD })).status).toBe(200);
   });
 
   it('change: a wrong current password is 401 auth.invalid_credentials, the same or a short new one 422, no token 401 before the body is looked at', async () => {
     const a = await open();
     const user = await registerAndLogin(a, 'ada@example.com');
-    expect(failure(await a.post('/v1/auth/password/change', { currentPassword: 'not-the-password', newPassword: NEW_PASSWORD }, bearer(user.accessToken)))).toBe('401 auth.invalid_credentials');
-    expect(failure(await a.post('/v1/auth/password/change', { currentPassword: PASSWORD, newPassword: PASSWORD }, bearer(user.accessToken)))).toBe('422 validation.failed');
-    expect(failure(await a.post('/v1/auth/password/change', { currentPassword: PASSWORD, newPassword: 'short' }, bearer(user.accessToken)))).toBe('422 validation.failed');
+    expect(
+      failure(
+        await a.post(
+          '/v1/auth/password/change',
+          { currentPassword: 'not-the-password', newPassword: NEW_PASSWORD },
+          bearer(user.accessToken),
+        ),
+      ),
+    ).toBe('401 auth.invalid_credentials');
+    expect(
+      failure(
+        await a.post(
+          '/v1/auth/password/change',
+          { currentPassword: PASSWORD, newPassword: PASSWORD },
+          bearer(user.accessToken),
+        ),
+      ),
+    ).toBe('422 validation.failed');
+    expect(
+      failure(
+        await a.post(
+          '/v1/auth/password/change',
+          { currentPassword: PASSWORD, newPassword: 'short' },
+          bearer(user.accessToken),
+        ),
+      ),
+    ).toBe('422 validation.failed');
     expect(failure(await a.post('/v1/auth/password/change', { nonsense: true }))).toBe('401 auth.unauthenticated');
     expect((await a.get('/v1/auth/me', bearer(user.accessToken))).status).toBe(200);
   });
@@ -57,12 +97,18 @@ describe('POST /v1/auth/password/change, /forgot and /reset', () => {
     const user = await registerAndLogin(a, 'ada@example.com');
     await a.post('/v1/auth/password/forgot', { email: user.email });
     const token = await mailedToken(a, user.email, 'Reset your password');
-    expect(failure(await a.post('/v1/auth/password/reset', { token, password: 'short' }))).toBe('422 validation.failed');
+    expect(failure(await a.post('/v1/auth/password/reset', { token, password: 'short' }))).toBe(
+      '422 validation.failed',
+    );
     expect((await a.post('/v1/auth/password/reset', { token, password: NEW_PASSWORD })).status).toBe(204);
     expect(failure(await a.get('/v1/auth/me', bearer(user.accessToken)))).toBe('401 auth.unauthenticated');
     expect((await a.post('/v1/auth/login', { email: user.email, password: NEW_PASSWORD })).status).toBe(200);
-    expect(failure(await a.post('/v1/auth/password/reset', { token, password: NEW_PASSWORD }))).toBe('410 auth.mail_token_used');
-    expect(failure(await a.post('/v1/auth/password/reset', { token: 'B'.repeat(43), password: NEW_PASSWORD }))).toBe('400 auth.mail_token_invalid');
+    expect(failure(await a.post('/v1/auth/password/reset', { token, password: NEW_PASSWORD }))).toBe(
+      '410 auth.mail_token_used',
+    );
+    expect(failure(await a.post('/v1/auth/password/reset', { token: 'B'.repeat(43), password: NEW_PASSWORD }))).toBe(
+      '400 auth.mail_token_invalid',
+    );
   });
 
   it('reset: a token past its hour is 410 auth.mail_token_expired', async () => {
@@ -71,7 +117,9 @@ describe('POST /v1/auth/password/change, /forgot and /reset', () => {
     await a.post('/v1/auth/password/forgot', { email: user.email });
     const token = await mailedToken(a, user.email, 'Reset your password');
     a.clock.advance(3600_000 + 1);
-    expect(failure(await a.post('/v1/auth/password/reset', { token, password: NEW_PASSWORD }))).toBe('410 auth.mail_token_expired');
+    expect(failure(await a.post('/v1/auth/password/reset', { token, password: NEW_PASSWORD }))).toBe(
+      '410 auth.mail_token_expired',
+    );
   });
 });
 
@@ -80,24 +128,45 @@ describe('the /v1/auth/2fa routes', () => {
     const a = await open();
     const user = await registerAndLogin(a, 'ada@example.com');
     const auth = bearer(user.accessToken);
-    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({ enabled: false, pending: false, recoveryCodesRemaining: 0 });
+    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({
+      enabled: false,
+      pending: false,
+      recoveryCodesRemaining: 0,
+    });
     const setup = await a.post('/v1/auth/2fa/setup', undefined, auth);
     expect(setup.status).toBe(200);
-    expect(setup.json.data).toEqual({ secret: expect.stringMatching(/^[A-Z2-7]{32}$/), otpauthUri: expect.stringMatching(/^otpauth:\/\/totp\/nodectl:ada%40example\.com\?/) });
-    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({ enabled: false, pending: true, recoveryCodesRemaining: 0 });
+    expect(setup.json.data).toEqual({
+      secret: expect.stringMatching(/^[A-Z2-7]{32}$/),
+      otpauthUri: expect.stringMatching(/^otpauth:\/\/totp\/nodectl:ada%40example\.com\?/),
+    });
+    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({
+      enabled: false,
+      pending: true,
+      recoveryCodesRemaining: 0,
+    });
     const { secret } = setup.json.data;
     const activated = await a.post('/v1/auth/2fa/activate', { code: totpCode(secret, a.clock.now()) }, auth);
     expect(activated.status).toBe(200);
     expect(activated.json.data.recoveryCodes).toHaveLength(10);
-    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({ enabled: true, pending: false, recoveryCodesRemaining: 10 });
+    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({
+      enabled: true,
+      pending: false,
+      recoveryCodesRemaining: 10,
+    });
     a.clock.advance(30_000);
     const replaced = await a.post('/v1/auth/2fa/recovery-codes', { totp: totpCode(secret, a.clock.now()) }, auth);
     expect(replaced.status).toBe(200);
     expect(replaced.json.data.recoveryCodes).toHaveLength(10);
-    expect(failure(await a.post('/v1/auth/2fa/disable', { recoveryCode: activated.json.data.recoveryCodes[0] }, auth))).toBe('401 auth.mfa_invalid');
+    expect(
+      failure(await a.post('/v1/auth/2fa/disable', { recoveryCode: activated.json.data.recoveryCodes[0] }, auth)),
+    ).toBe('401 auth.mfa_invalid');
     const disabled = await a.post('/v1/auth/2fa/disable', { recoveryCode: replaced.json.data.recoveryCodes[0] }, auth);
     expect(disabled.status).toBe(204);
-    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({ enabled: false, pending: false, recoveryCodesRemaining: 0 });
+    expect((await a.get('/v1/auth/2fa', auth)).json.data).toEqual({
+      enabled: false,
+      pending: false,
+      recoveryCodesRemaining: 0,
+    });
   });
 
   it('activate before setup and disable or regenerate while off are 409 auth.mfa_not_enrolled; setup or activate while on 409 auth.mfa_already_enabled; a wrong code 401 auth.mfa_invalid; no factor 422', async () => {
@@ -106,7 +175,9 @@ describe('the /v1/auth/2fa routes', () => {
     const auth = bearer(user.accessToken);
     expect(failure(await a.post('/v1/auth/2fa/activate', { code: '123456' }, auth))).toBe('409 auth.mfa_not_enrolled');
     expect(failure(await a.post('/v1/auth/2fa/disable', { totp: '123456' }, auth))).toBe('409 auth.mfa_not_enrolled');
-    expect(failure(await a.post('/v1/auth/2fa/recovery-codes', { totp: '123456' }, auth))).toBe('409 auth.mfa_not_enrolled');
+    expect(failure(await a.post('/v1/auth/2fa/recovery-codes', { totp: '123456' }, auth))).toBe(
+      '409 auth.mfa_not_enrolled',
+    );
     const { secret } = (await a.post('/v1/auth/2fa/setup', undefined, auth)).json.data;
     const good = totpCode(secret, a.clock.now());
     const wrong = good === '000000' ? '111111' : '000000';
@@ -122,7 +193,13 @@ describe('the /v1/auth/2fa routes', () => {
   it('every 2fa route refuses an anonymous caller with 401 auth.unauthenticated', async () => {
     const a = await open();
     expect(failure(await a.get('/v1/auth/2fa'))).toBe('401 auth.unauthenticated');
-    for (const url of ['/v1/auth/2fa/setup', '/v1/auth/2fa/activate', '/v1/auth/2fa/disable', '/v1/auth/2fa/recovery-codes']) expect(failure(await a.post(url, {}))).toBe('401 auth.unauthenticated');
+    for (const url of [
+      '/v1/auth/2fa/setup',
+      '/v1/auth/2fa/activate',
+      '/v1/auth/2fa/disable',
+      '/v1/auth/2fa/recovery-codes',
+    ])
+      expect(failure(await a.post(url, {}))).toBe('401 auth.unauthenticated');
   });
 });
 
@@ -160,7 +237,9 @@ describe('rate limits of login, register, forgot-password and Google sign-in (do
         const res = await a.post(`/v1/auth/${route}`, body('target@example.com'), {}, `198.51.100.${i}`);
         expect(res.status, `request ${i}`).not.toBe(429);
       }
-      expect(failure(await a.post(`/v1/auth/${route}`, body('TARGET@example.com'), {}, '198.51.100.11'))).toBe('429 quota.rate_limited');
+      expect(failure(await a.post(`/v1/auth/${route}`, body('TARGET@example.com'), {}, '198.51.100.11'))).toBe(
+        '429 quota.rate_limited',
+      );
       expect((await a.post(`/v1/auth/${route}`, body('other@example.com'), {}, '198.51.100.12')).status).not.toBe(429);
     });
   }
@@ -177,10 +256,15 @@ describe('rate limits of login, register, forgot-password and Google sign-in (do
 
   it('the limit is a setting (authRateLimitPerMinute); a body that fails its schema is not counted', async () => {
     const a = await open({ authRateLimitPerMinute: 2 });
-    for (let i = 0; i < 5; i++) expect(failure(await a.post('/v1/auth/login', { email: 'not-an-email', password: 'x' }))).toBe('422 validation.failed');
+    for (let i = 0; i < 5; i++)
+      expect(failure(await a.post('/v1/auth/login', { email: 'not-an-email', password: 'x' }))).toBe(
+        '422 validation.failed',
+      );
     await a.post('/v1/auth/login', { email: 'a@example.com', password: 'x' });
     await a.post('/v1/auth/login', { email: 'b@example.com', password: 'x' });
-    expect(failure(await a.post('/v1/auth/login', { email: 'c@example.com', password: 'x' }))).toBe('429 quota.rate_limited');
+    expect(failure(await a.post('/v1/auth/login', { email: 'c@example.com', password: 'x' }))).toBe(
+      '429 quota.rate_limited',
+    );
   });
 });
 
@@ -188,7 +272,13 @@ describe('log redaction (REDACTED_PATHS of the HTTP app)', () => {
   it('no password, token, code or cookie of the auth routes reaches a log line, while err.code of a logged error stays', () => {
     const lines: string[] = [];
     // The logger options the daemon passes to Fastify (src/daemon/server.ts).
-    const log = Fastify({ logger: { level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, stream: { write: (line: string) => void lines.push(line) } } }).log;
+    const log = Fastify({
+      logger: {
+        level: 'info',
+        redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+        stream: { write: (line: string) => void lines.push(line) },
+      },
+    }).log;
     const body = {
       password: 'secret-password-1',
       currentPassword: 'secret-password-2',
@@ -202,11 +292,18 @@ describe('log redaction (REDACTED_PATHS of the HTTP app)', () => {
       token: 'secret-mail-token',
     };
     log.info({ body }, 'a body');
-    log.info({ req: { body, headers: { cookie: 'svc_refresh=secret-cookie', authorization: 'Bearer secret-bearer' } }, res: { headers: { 'set-cookie': 'svc_refresh=secret-set-cookie' } } }, 'a request');
+    log.info(
+      {
+        req: { body, headers: { cookie: 'svc_refresh=secret-cookie', authorization: 'Bearer secret-bearer' } },
+        res: { headers: { 'set-cookie': 'svc_refresh=secret-set-cookie' } },
+      },
+      'a request',
+    );
     const error = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
     log.error({ err: error }, 'an error');
     const output = lines.join('');
-    for (const secret of [...Object.values(body), 'secret-cookie', 'secret-bearer', 'secret-set-cookie']) expect(output, secret).not.toContain(secret);
+    for (const secret of [...Object.values(body), 'secret-cookie', 'secret-bearer', 'secret-set-cookie'])
+      expect(output, secret).not.toContain(secret);
     expect(output).toContain('SQLITE_BUSY');
   });
 });

@@ -19,7 +19,10 @@ async function withUser(overrides: Parameters<typeof openAccountsFixture>[0] = {
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  return promise.then(() => undefined, (e: { code?: string }) => e.code ?? String(e));
+  return promise.then(
+    () => undefined,
+    (e: { code?: string }) => e.code ?? String(e),
+  );
 }
 
 describe('sessions and refresh tokens', () => {
@@ -27,10 +30,17 @@ describe('sessions and refresh tokens', () => {
     const { f, user } = await withUser();
     const { grant, sessionId, sessionExpiresAt } = await startSession(f.ctx, user);
     expect(Object.keys(grant).sort()).toEqual(['accessToken', 'expiresIn', 'refreshToken', 'tokenType', 'user']);
-    expect(grant).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, user: { id: user.id, email: 'ada@example.com', emailVerified: false, mfaEnabled: false } });
+    expect(grant).toMatchObject({
+      tokenType: 'Bearer',
+      expiresIn: 900,
+      user: { id: user.id, email: 'ada@example.com', emailVerified: false, mfaEnabled: false },
+    });
     expect(grant.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(sessionExpiresAt).toBe(f.clock.now + 30 * DAY);
-    const stored = f.db.prepare('SELECT token_hash FROM refresh_tokens WHERE session_id = ?').pluck().all(sessionId) as string[];
+    const stored = f.db
+      .prepare('SELECT token_hash FROM refresh_tokens WHERE session_id = ?')
+      .pluck()
+      .all(sessionId) as string[];
     expect(stored).toHaveLength(1);
     expect(stored[0]).not.toContain(grant.refreshToken);
     expect(JSON.stringify(f.db.prepare('SELECT * FROM refresh_tokens').all())).not.toContain(grant.refreshToken);
@@ -44,7 +54,10 @@ describe('sessions and refresh tokens', () => {
     expect(second.sessionId).toBe(first.sessionId);
     expect(second.grant.refreshToken).not.toBe(first.grant.refreshToken);
     expect(second.grant.accessToken).not.toBe(first.grant.accessToken);
-    await expect(verifyAccessToken(f.ctx, second.grant.accessToken)).resolves.toMatchObject({ userId: user.id, sessionId: first.sessionId });
+    await expect(verifyAccessToken(f.ctx, second.grant.accessToken)).resolves.toMatchObject({
+      userId: user.id,
+      sessionId: first.sessionId,
+    });
     const third = await refreshSession(f.ctx, second.grant.refreshToken);
     expect(third.sessionId).toBe(first.sessionId);
   });
@@ -58,7 +71,9 @@ describe('sessions and refresh tokens', () => {
     // The thief's copy and the owner's copy are both dead now.
     expect(await codeOf(refreshSession(f.ctx, second.grant.refreshToken))).toBe('auth.unauthenticated');
     expect(await codeOf(verifyAccessToken(f.ctx, second.grant.accessToken))).toBe('auth.unauthenticated');
-    expect(f.db.prepare('SELECT revoked_reason FROM sessions WHERE id = ?').pluck().get(first.sessionId)).toBe('refresh_reused');
+    expect(f.db.prepare('SELECT revoked_reason FROM sessions WHERE id = ?').pluck().get(first.sessionId)).toBe(
+      'refresh_reused',
+    );
     // Another session of the same user is untouched.
     const other = await startSession(f.ctx, user);
     await expect(refreshSession(f.ctx, other.grant.refreshToken)).resolves.toBeDefined();
@@ -67,11 +82,14 @@ describe('sessions and refresh tokens', () => {
   it('two concurrent refreshes with one token: exactly one succeeds', async () => {
     const { f, user } = await withUser();
     const first = await startSession(f.ctx, user);
-    const results = await Promise.allSettled([refreshSession(f.ctx, first.grant.refreshToken), refreshSession(f.ctx, first.grant.refreshToken)]);
+    const results = await Promise.allSettled([
+      refreshSession(f.ctx, first.grant.refreshToken),
+      refreshSession(f.ctx, first.grant.refreshToken),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 
-  it('logout ends one session at once (its access and refresh tokens); the user\'s other sessions live on', async () => {
+  it("logout ends one session at once (its access and refresh tokens); the user's other sessions live on", async () => {
     const { f, user } = await withUser();
     const a = await startSession(f.ctx, user);
     const b = await startSession(f.ctx, user);

@@ -30,14 +30,23 @@ export interface AccountsFixture {
 }
 
 /** A real data directory (control.sqlite, keys/, mail/) and an accounts context on it, with a movable clock. */
-export async function openAccountsFixture(overrides: Partial<Record<keyof Settings, unknown>> = {}, options: { mailTransport?: MailTransport } = {}): Promise<AccountsFixture> {
+export async function openAccountsFixture(
+  overrides: Partial<Record<keyof Settings, unknown>> = {},
+  options: { mailTransport?: MailTransport } = {},
+): Promise<AccountsFixture> {
   const temp = makeTempDir('nodectl-accounts-');
   const base = resolveConfig({ env: {}, flags: { dataDir: temp.dir } }).settings;
   const settings = Object.freeze({ ...base, publicBaseUrl: 'https://api.example.test', ...overrides }) as Settings;
   const layout = dataDirLayout(temp.dir);
   const db = openControlDb(layout);
   const clock = { now: T0 };
-  const ctx = await createAccountsContext({ db, layout, settings, now: () => clock.now, mailTransport: options.mailTransport });
+  const ctx = await createAccountsContext({
+    db,
+    layout,
+    settings,
+    now: () => clock.now,
+    mailTransport: options.mailTransport,
+  });
   return {
     ctx,
     db,
@@ -46,7 +55,11 @@ export async function openAccountsFixture(overrides: Partial<Record<keyof Settin
     settings,
     clock,
     advance: (ms) => void (clock.now += ms),
-    mails: () => readdirSync(layout.mailDir).filter((f) => f.endsWith('.eml')).sort().map((f) => readFileSync(join(layout.mailDir, f), 'utf8')),
+    mails: () =>
+      readdirSync(layout.mailDir)
+        .filter((f) => f.endsWith('.eml'))
+        .sort()
+        .map((f) => readFileSync(join(layout.mailDir, f), 'utf8')),
     close() {
       ctx.close();
       db.close();
@@ -63,7 +76,9 @@ export function tokenInMail(eml: string): string {
 }
 
 /** A loopback HTTP server answering GET with a JSON body (a JWKS); counts requests. */
-export async function serveJson(body: () => unknown): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
+export async function serveJson(
+  body: () => unknown,
+): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
   let hits = 0;
   const server: Server = createServer((req, res) => {
     hits++;

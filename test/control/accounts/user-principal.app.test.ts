@@ -18,11 +18,17 @@ import { bearer, failure, openAuthApp, registerAndLogin, type AuthApp, type Sign
  * any feature declares them, over the same services (the same key ring and database).
  */
 const probeRoutes: RoutePlugin = async (app) => {
-  app.get<{ Params: { id: string } }>('/v1/websites/:id/probe', { config: { access: { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } } } }, async (request, reply) =>
-    sendData(request, reply, { websiteId: request.tenant!.website!.id, role: request.tenant!.role }),
+  app.get<{ Params: { id: string } }>(
+    '/v1/websites/:id/probe',
+    { config: { access: { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } } } },
+    async (request, reply) =>
+      sendData(request, reply, { websiteId: request.tenant!.website!.id, role: request.tenant!.role }),
   );
-  app.post<{ Params: { id: string } }>('/v1/websites/:id/probe', { config: { access: { minRole: 'editor', access: 'mutate', resource: { kind: 'website', param: 'id' } } } }, async (request, reply) =>
-    sendData(request, reply, { websiteId: request.tenant!.website!.id, role: request.tenant!.role }),
+  app.post<{ Params: { id: string } }>(
+    '/v1/websites/:id/probe',
+    { config: { access: { minRole: 'editor', access: 'mutate', resource: { kind: 'website', param: 'id' } } } },
+    async (request, reply) =>
+      sendData(request, reply, { websiteId: request.tenant!.website!.id, role: request.tenant!.role }),
   );
 };
 
@@ -34,7 +40,9 @@ let editor: SignedInUser;
 let viewer: SignedInUser;
 
 function addMember(organizationId: string, userId: string, role: string): void {
-  a.services.controlDb.prepare('INSERT INTO members (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)').run(organizationId, userId, role, new Date(a.clock.now()).toISOString());
+  a.services.controlDb
+    .prepare('INSERT INTO members (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)')
+    .run(organizationId, userId, role, new Date(a.clock.now()).toISOString());
 }
 
 beforeAll(async () => {
@@ -46,7 +54,10 @@ beforeAll(async () => {
   addMember(siteA.organizationId, editor.userId, 'editor');
   addMember(siteA.organizationId, viewer.userId, 'viewer');
   probe = createHttpApp({ settings: a.services.config.settings, apiVersion: 'test' });
-  const resolvers = { resolveApiKeyPrincipal: apiKeyPrincipalResolver(a.services.controlDb), resolveUserPrincipal: userPrincipalResolver(() => accountsContextOf(a.services)) };
+  const resolvers = {
+    resolveApiKeyPrincipal: apiKeyPrincipalResolver(a.services.controlDb),
+    resolveUserPrincipal: userPrincipalResolver(() => accountsContextOf(a.services)),
+  };
   const routeTable: ManagementRoute[] = [];
   await probe.register(managementScope, { services: a.services, resolvers, routes: [probeRoutes], routeTable });
   await probe.ready();
@@ -56,7 +67,8 @@ afterAll(async () => {
   await a?.close();
 });
 
-const call = (method: 'GET' | 'POST', websiteId: string, headers: Record<string, string>) => injectJson(probe, { method, url: `/v1/websites/${websiteId}/probe`, headers });
+const call = (method: 'GET' | 'POST', websiteId: string, headers: Record<string, string>) =>
+  injectJson(probe, { method, url: `/v1/websites/${websiteId}/probe`, headers });
 
 describe('a user principal acts by its memberships', () => {
   it('an editor of org A reads and mutates a website of org A with its role there', async () => {
@@ -72,8 +84,18 @@ describe('a user principal acts by its memberships', () => {
   });
 
   it("on the daemon's own routes: publishing org B's website is 403 auth.tenant_mismatch, taking down org A's node needs organization_admin (403 auth.forbidden)", async () => {
-    expect(failure(await a.post(`/v1/websites/${siteB.websiteId}/publish`, {}, bearer(editor.accessToken)))).toBe('403 auth.tenant_mismatch');
-    expect(failure(await injectJson(a.app, { method: 'DELETE', url: `/v1/websites/${siteA.websiteId}/node`, headers: bearer(editor.accessToken) }))).toBe('403 auth.forbidden');
+    expect(failure(await a.post(`/v1/websites/${siteB.websiteId}/publish`, {}, bearer(editor.accessToken)))).toBe(
+      '403 auth.tenant_mismatch',
+    );
+    expect(
+      failure(
+        await injectJson(a.app, {
+          method: 'DELETE',
+          url: `/v1/websites/${siteA.websiteId}/node`,
+          headers: bearer(editor.accessToken),
+        }),
+      ),
+    ).toBe('403 auth.forbidden');
   });
 
   it('a viewer of org A reads but may not mutate (403 auth.forbidden)', async () => {
@@ -93,20 +115,27 @@ describe('a user principal acts by its memberships', () => {
   });
 
   it('a membership removed takes effect on the next request (roles are read per request, not frozen in the token)', async () => {
-    a.services.controlDb.prepare('DELETE FROM members WHERE organization_id = ? AND user_id = ?').run(siteA.organizationId, viewer.userId);
+    a.services.controlDb
+      .prepare('DELETE FROM members WHERE organization_id = ? AND user_id = ?')
+      .run(siteA.organizationId, viewer.userId);
     expect(failure(await call('GET', siteA.websiteId, bearer(viewer.accessToken)))).toBe('404 website.not_found');
   });
 
   it('API keys still resolve beside user tokens (a bearer not shaped like a JWT goes to the API-key resolver)', async () => {
     expect((await call('POST', siteA.websiteId, bearer(siteA.apiKey))).status).toBe(200);
     expect((await call('GET', siteA.websiteId, { 'x-api-key': siteA.apiKey })).status).toBe(200);
-    expect(failure(await call('GET', siteA.websiteId, bearer('nk_live_00000000000000000000000000000000')))).toBe('401 auth.unauthenticated');
+    expect(failure(await call('GET', siteA.websiteId, bearer('nk_live_00000000000000000000000000000000')))).toBe(
+      '401 auth.unauthenticated',
+    );
   });
 
   it('a JWT-shaped bearer that fails verification is 401 auth.unauthenticated, a logged-out session too', async () => {
     const [header, payload] = editor.accessToken.split('.');
-    expect(failure(await call('GET', siteA.websiteId, bearer(`${header}.${payload}.c2lnbmF0dXJl`)))).toBe('401 auth.unauthenticated');
-    const session = (await a.post('/v1/auth/login', { email: editor.email, password: 'correct-horse-battery' })).json.data;
+    expect(failure(await call('GET', siteA.websiteId, bearer(`${header}.${payload}.c2lnbmF0dXJl`)))).toBe(
+      '401 auth.unauthenticated',
+    );
+    const session = (await a.post('/v1/auth/login', { email: editor.email, password: 'correct-horse-battery' })).json
+      .data;
     expect((await call('GET', siteA.websiteId, bearer(session.accessToken))).status).toBe(200);
     expect((await a.post('/v1/auth/logout', undefined, bearer(session.accessToken))).status).toBe(204);
     expect(failure(await call('GET', siteA.websiteId, bearer(session.accessToken)))).toBe('401 auth.unauthenticated');

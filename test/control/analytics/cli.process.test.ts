@@ -35,7 +35,9 @@ afterAll(() => temp?.cleanup());
 
 describe('nodectl analytics', () => {
   it('prints one line a day with reads, AI reads and a bar scaled to the busiest day, then the most read files', async () => {
-    const run = await runNodectl(['analytics', '--website', websiteId, '--from', '2026-11-19', '--to', '2026-11-21'], { dataDir: temp.dir });
+    const run = await runNodectl(['analytics', '--website', websiteId, '--from', '2026-11-19', '--to', '2026-11-21'], {
+      dataDir: temp.dir,
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
     const day = (date: string) => lines.find((l) => l.startsWith(date)) ?? '';
@@ -46,7 +48,10 @@ describe('nodectl analytics', () => {
   });
 
   it('--json gives exactly what GET /v1/websites/:id/analytics answers', async () => {
-    const run = await runNodectl(['--json', 'analytics', '--website', websiteId, '--from', '2026-11-19', '--to', '2026-11-21'], { dataDir: temp.dir });
+    const run = await runNodectl(
+      ['--json', 'analytics', '--website', websiteId, '--from', '2026-11-19', '--to', '2026-11-21'],
+      { dataDir: temp.dir },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     const db = openControlDb(dataDirLayout(temp.dir));
     try {
@@ -60,7 +65,10 @@ describe('nodectl analytics', () => {
     const bad = await runNodectl(['analytics', '--website', websiteId, '--from', '2026-02-30'], { dataDir: temp.dir });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--from: must be a real calendar date');
-    const backwards = await runNodectl(['analytics', '--website', websiteId, '--from', '2026-11-21', '--to', '2026-11-19'], { dataDir: temp.dir });
+    const backwards = await runNodectl(
+      ['analytics', '--website', websiteId, '--from', '2026-11-21', '--to', '2026-11-19'],
+      { dataDir: temp.dir },
+    );
     expect(backwards.exitCode).toBe(2);
     expect(backwards.stderr).toContain('--from: must not be after to');
     const unknown = await runNodectl(['analytics', '--website', 'web_nope'], { dataDir: temp.dir });

@@ -24,7 +24,10 @@ describe('POST /v1/organizations/:id/api-keys', () => {
     expect(created).toMatchObject({ name: 'ci deploy', role: 'viewer', createdBy: owner, revokedAt: null });
     expect(created.key).toMatch(/^nk_live_[0-9A-Za-z]{32}$/);
     expect(created.prefix).toBe(created.key.slice(0, 12));
-    const stored = t.services.controlDb.prepare('SELECT * FROM api_keys WHERE id = ?').get(created.id) as Record<string, unknown>;
+    const stored = t.services.controlDb.prepare('SELECT * FROM api_keys WHERE id = ?').get(created.id) as Record<
+      string,
+      unknown
+    >;
     expect(stored.secret_hash).toBe(hashApiKey(created.key));
     expect(JSON.stringify(stored)).not.toContain(created.key);
     expect((await t.call(created.key, 'GET', `/v1/organizations/${orgId}`)).json.data.role).toBe('viewer');
@@ -33,7 +36,10 @@ describe('POST /v1/organizations/:id/api-keys', () => {
   it('defaults to an editor key named "api key"; an owner role, an unknown field or a long name is 422 validation.failed', async () => {
     expect((await t.call(owner, 'POST', keys())).json.data).toMatchObject({ name: 'api key', role: 'editor' });
     expect((await t.call(owner, 'POST', keys(), {})).json.data).toMatchObject({ name: 'api key', role: 'editor' });
-    expect((await t.call(owner, 'POST', keys(), { name: ' CI ' })).json.data).toMatchObject({ name: 'CI', role: 'editor' });
+    expect((await t.call(owner, 'POST', keys(), { name: ' CI ' })).json.data).toMatchObject({
+      name: 'CI',
+      role: 'editor',
+    });
     for (const body of [{ role: 'organization_owner' }, { role: 'editor', secret: 'x' }, { name: 'n'.repeat(201) }]) {
       expect(outcome(await t.call(owner, 'POST', keys(), body))).toBe('422 validation.failed');
     }
@@ -44,7 +50,11 @@ describe('POST /v1/organizations/:id/api-keys', () => {
     await t.call(owner, 'POST', `/v1/organizations/${orgId}/members`, { email: 'editor@corp.test', role: 'editor' });
     expect(outcome(await t.call(editor, 'POST', keys(), { role: 'viewer' }))).toBe('403 auth.forbidden');
     const adminKey = createApiKey(t.services.controlDb, { organizationId: orgId, role: 'organization_admin' }).key;
-    for (const [method, path] of [['POST', keys()], ['GET', keys()], ['DELETE', keys('/key_x')]] as const) {
+    for (const [method, path] of [
+      ['POST', keys()],
+      ['GET', keys()],
+      ['DELETE', keys('/key_x')],
+    ] as const) {
       const res = await t.call(adminKey, method, path, method === 'POST' ? { role: 'viewer' } : undefined);
       expect(outcome(res), `${method} ${path}`).toBe('403 auth.forbidden');
       expect(res.json.error.message).toMatch(/sign in as a user/);
@@ -63,7 +73,8 @@ describe('the role rules of keys and members (role-policy.ts)', () => {
         else expect(() => assertMayManage(caller, role)).toThrow(/above your own role/);
       }
     }
-    for (const platform of ['admin', 'super_admin'] as const) expect(() => assertMayGrant(platform, 'organization_owner')).not.toThrow();
+    for (const platform of ['admin', 'super_admin'] as const)
+      expect(() => assertMayGrant(platform, 'organization_owner')).not.toThrow();
   });
 });
 
@@ -91,7 +102,9 @@ describe('DELETE /v1/organizations/:id/api-keys/:keyId', () => {
     expect(outcome(await t.call(owner, 'DELETE', keys(`/${id}`)))).toBe('204');
     expect(outcome(await t.call(key, 'GET', `/v1/organizations/${orgId}`))).toBe('401 auth.unauthenticated');
     expect(outcome(await t.call(owner, 'DELETE', keys(`/${id}`)))).toBe('204');
-    const revocations = (await t.call(owner, 'GET', `/v1/organizations/${orgId}/audit`)).json.data.items.filter((r: { action: string }) => r.action === 'api_key.revoked');
+    const revocations = (await t.call(owner, 'GET', `/v1/organizations/${orgId}/audit`)).json.data.items.filter(
+      (r: { action: string }) => r.action === 'api_key.revoked',
+    );
     expect(revocations).toEqual([expect.objectContaining({ target: id, actor: { kind: 'user', id: owner } })]);
   });
 
@@ -102,6 +115,8 @@ describe('DELETE /v1/organizations/:id/api-keys/:keyId', () => {
     expect(outcome(await t.call(owner, 'DELETE', keys(`/${other.id}`)))).toBe('404 organization.api_key_not_found');
     expect(outcome(await t.call(owner, 'DELETE', keys('/key_nope')))).toBe('404 organization.api_key_not_found');
     expect((await t.call(other.key, 'GET', `/v1/organizations/${otherOrg}`)).status).toBe(200);
-    expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${otherOrg}/api-keys/${other.id}`))).toBe('403 auth.tenant_mismatch');
+    expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${otherOrg}/api-keys/${other.id}`))).toBe(
+      '403 auth.tenant_mismatch',
+    );
   });
 });

@@ -22,7 +22,11 @@ async function member(email: string, role: string): Promise<string> {
   return id;
 }
 
-const roleOf = (userId: string) => t.services.controlDb.prepare('SELECT role FROM members WHERE organization_id = ? AND user_id = ?').pluck().get(orgId, userId);
+const roleOf = (userId: string) =>
+  t.services.controlDb
+    .prepare('SELECT role FROM members WHERE organization_id = ? AND user_id = ?')
+    .pluck()
+    .get(orgId, userId);
 
 describe('GET /v1/organizations/:id/members', () => {
   it('any member (viewer up) lists them by user id, paginated; an API key of the organization may read them too', async () => {
@@ -38,7 +42,11 @@ describe('GET /v1/organizations/:id/members', () => {
 
   it('a stranger is 404 organization.not_found; a bad limit or a cursor this list did not give out is 422 validation.failed naming the parameter', async () => {
     expect(outcome(await t.call(t.user('stranger@corp.test'), 'GET', members()))).toBe('404 organization.not_found');
-    for (const [query, field] of [['limit=0', 'limit'], ['limit=many', 'limit'], ['cursor=c1.%2F%2F', 'cursor']] as const) {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=many', 'limit'],
+      ['cursor=c1.%2F%2F', 'cursor'],
+    ] as const) {
       const res = await t.call(owner, 'GET', `${members()}?${query}`);
       expect(outcome(res), query).toBe('422 validation.failed');
       expect(res.json.error.details.fields, query).toEqual([expect.objectContaining({ path: field })]);
@@ -52,7 +60,9 @@ describe('POST /v1/organizations/:id/members', () => {
     const res = await t.call(owner, 'POST', members(), { email: 'DEV@corp.test', role: 'editor' });
     expect(res.status).toBe(201);
     expect(res.json.data.member).toMatchObject({ userId: user, email: 'dev@corp.test', role: 'editor' });
-    expect(outcome(await t.call(owner, 'POST', members(), { email: 'dev@corp.test', role: 'viewer' }))).toBe('409 organization.member_exists');
+    expect(outcome(await t.call(owner, 'POST', members(), { email: 'dev@corp.test', role: 'viewer' }))).toBe(
+      '409 organization.member_exists',
+    );
     expect(sentMails(t.dataDir)).toEqual([]);
   });
 
@@ -64,15 +74,23 @@ describe('POST /v1/organizations/:id/members', () => {
     expect(invitation).toMatchObject({ to: 'newbie@corp.test', subject: 'Join Acme on nodectl' });
     expect(invitation!.text).toContain('owner@corp.test invites you to the organization "Acme" as editor');
 
-    const registered = await t.call(undefined, 'POST', '/v1/auth/register', { email: 'newbie@corp.test', password: 'correct-horse-battery', orgName: 'Newbie Ltd' });
+    const registered = await t.call(undefined, 'POST', '/v1/auth/register', {
+      email: 'newbie@corp.test',
+      password: 'correct-horse-battery',
+      orgName: 'Newbie Ltd',
+    });
     expect(registered.status).toBe(201);
     const userId = registered.json.data.userId;
     expect(roleOf(userId)).toBeUndefined(); // not before the address is proven
     const verification = sentMails(t.dataDir).find((m) => m.subject === 'Confirm your email address')!;
-    expect(outcome(await t.call(undefined, 'POST', '/v1/auth/verify-email', { token: verification.token }))).toBe('200');
+    expect(outcome(await t.call(undefined, 'POST', '/v1/auth/verify-email', { token: verification.token }))).toBe(
+      '200',
+    );
     expect(roleOf(userId)).toBe('editor');
     const audit = await t.call(owner, 'GET', `/v1/organizations/${orgId}/audit`);
-    expect(audit.json.data.items.map((r: { action: string }) => r.action)).toEqual(expect.arrayContaining(['member.invited', 'member.joined']));
+    expect(audit.json.data.items.map((r: { action: string }) => r.action)).toEqual(
+      expect.arrayContaining(['member.invited', 'member.joined']),
+    );
     expect(t.services.controlDb.prepare('SELECT COUNT(*) FROM organization_invitations').pluck().get()).toBe(0);
   });
 
@@ -94,7 +112,12 @@ describe('POST /v1/organizations/:id/members', () => {
     expect((await t.call(slow, 'GET', '/v1/organizations')).json.data.items).toEqual([]);
     await t.call(owner, 'POST', members(), { email: 'again@corp.test', role: 'viewer' });
     await t.call(owner, 'POST', members(), { email: 'again@corp.test', role: 'editor' });
-    const tokens = t.services.controlDb.prepare(`SELECT used_at FROM mail_tokens WHERE kind = 'invitation' AND email = 'again@corp.test' ORDER BY created_at, used_at`).pluck().all();
+    const tokens = t.services.controlDb
+      .prepare(
+        `SELECT used_at FROM mail_tokens WHERE kind = 'invitation' AND email = 'again@corp.test' ORDER BY created_at, used_at`,
+      )
+      .pluck()
+      .all();
     expect(tokens.filter((used) => used === null)).toHaveLength(1);
     const again = t.user('again@corp.test');
     await t.call(again, 'GET', '/v1/organizations');
@@ -109,7 +132,12 @@ describe('POST /v1/organizations/:id/members', () => {
     const res = await t.call(owner, 'POST', members(), { email: 'offline@corp.test', role: 'viewer' });
     expect(res.status).toBe(202);
     expect(res.json.data).toMatchObject({ invitation: { email: 'offline@corp.test' }, mailSent: false });
-    expect(t.services.controlDb.prepare('SELECT COUNT(*) FROM organization_invitations WHERE email = ?').pluck().get('offline@corp.test')).toBe(1);
+    expect(
+      t.services.controlDb
+        .prepare('SELECT COUNT(*) FROM organization_invitations WHERE email = ?')
+        .pluck()
+        .get('offline@corp.test'),
+    ).toBe(1);
   });
 
   it('nobody grants a role above their own: an organization_admin adding an organization_owner is 403 auth.forbidden', async () => {
@@ -118,15 +146,23 @@ describe('POST /v1/organizations/:id/members', () => {
     const res = await t.call(admin, 'POST', members(), { email: 'x@corp.test', role: 'organization_owner' });
     expect(outcome(res)).toBe('403 auth.forbidden');
     expect(res.json.error.message).toMatch(/above your own role/);
-    expect(outcome(await t.call(admin, 'POST', members(), { email: 'x@corp.test', role: 'organization_admin' }))).toBe('201');
+    expect(outcome(await t.call(admin, 'POST', members(), { email: 'x@corp.test', role: 'organization_admin' }))).toBe(
+      '201',
+    );
   });
 
   it('a bad email or role is 422 validation.failed; an editor is 403 auth.forbidden; an API key is 403 (a user session is needed)', async () => {
-    for (const body of [{ email: 'nope', role: 'viewer' }, { email: 'a@corp.test', role: 'god' }, { email: 'a@corp.test' }]) {
+    for (const body of [
+      { email: 'nope', role: 'viewer' },
+      { email: 'a@corp.test', role: 'god' },
+      { email: 'a@corp.test' },
+    ]) {
       expect(outcome(await t.call(owner, 'POST', members(), body))).toBe('422 validation.failed');
     }
     const editor = await member('editor@corp.test', 'editor');
-    expect(outcome(await t.call(editor, 'POST', members(), { email: 'z@corp.test', role: 'viewer' }))).toBe('403 auth.forbidden');
+    expect(outcome(await t.call(editor, 'POST', members(), { email: 'z@corp.test', role: 'viewer' }))).toBe(
+      '403 auth.forbidden',
+    );
     const key = createApiKey(t.services.controlDb, { organizationId: orgId, role: 'organization_admin' }).key;
     const res = await t.call(key, 'POST', members(), { email: 'z@corp.test', role: 'viewer' });
     expect(outcome(res)).toBe('403 auth.forbidden');
@@ -143,13 +179,24 @@ describe('PATCH and DELETE /v1/organizations/:id/members/:userId', () => {
     expect(roleOf(dev)).toBeUndefined();
     const actions = (await t.call(owner, 'GET', `/v1/organizations/${orgId}/audit`)).json.data.items;
     expect(actions.slice(0, 2)).toEqual([
-      expect.objectContaining({ action: 'member.removed', target: dev, actor: { kind: 'user', id: owner }, details: { role_before: 'editor' } }),
-      expect.objectContaining({ action: 'member.role_changed', target: dev, details: { role_before: 'viewer', role: 'editor' } }),
+      expect.objectContaining({
+        action: 'member.removed',
+        target: dev,
+        actor: { kind: 'user', id: owner },
+        details: { role_before: 'editor' },
+      }),
+      expect.objectContaining({
+        action: 'member.role_changed',
+        target: dev,
+        details: { role_before: 'viewer', role: 'editor' },
+      }),
     ]);
   });
 
   it('the last owner cannot be demoted or removed (409 organization.last_owner); with a second owner both work', async () => {
-    expect(outcome(await t.call(owner, 'PATCH', members(`/${owner}`), { role: 'organization_admin' }))).toBe('409 organization.last_owner');
+    expect(outcome(await t.call(owner, 'PATCH', members(`/${owner}`), { role: 'organization_admin' }))).toBe(
+      '409 organization.last_owner',
+    );
     expect(outcome(await t.call(owner, 'DELETE', members(`/${owner}`)))).toBe('409 organization.last_owner');
     expect(roleOf(owner)).toBe('organization_owner');
     const second = await member('second@corp.test', 'organization_owner');
@@ -161,7 +208,9 @@ describe('PATCH and DELETE /v1/organizations/:id/members/:userId', () => {
   it('an admin may neither raise anyone to owner nor change or remove an owner (403 auth.forbidden)', async () => {
     const admin = await member('admin@corp.test', 'organization_admin');
     const dev = await member('dev@corp.test', 'viewer');
-    expect(outcome(await t.call(admin, 'PATCH', members(`/${dev}`), { role: 'organization_owner' }))).toBe('403 auth.forbidden');
+    expect(outcome(await t.call(admin, 'PATCH', members(`/${dev}`), { role: 'organization_owner' }))).toBe(
+      '403 auth.forbidden',
+    );
     expect(outcome(await t.call(admin, 'PATCH', members(`/${owner}`), { role: 'viewer' }))).toBe('403 auth.forbidden');
     expect(outcome(await t.call(admin, 'DELETE', members(`/${owner}`)))).toBe('403 auth.forbidden');
     expect(outcome(await t.call(admin, 'PATCH', members(`/${dev}`), { role: 'organization_admin' }))).toBe('200');
@@ -169,7 +218,9 @@ describe('PATCH and DELETE /v1/organizations/:id/members/:userId', () => {
 
   it('a user who is not a member is 404 member.not_found; a bad role 422; a stranger 403 auth.tenant_mismatch', async () => {
     const outsider = t.user('outsider@corp.test');
-    expect(outcome(await t.call(owner, 'PATCH', members(`/${outsider}`), { role: 'viewer' }))).toBe('404 member.not_found');
+    expect(outcome(await t.call(owner, 'PATCH', members(`/${outsider}`), { role: 'viewer' }))).toBe(
+      '404 member.not_found',
+    );
     expect(outcome(await t.call(owner, 'DELETE', members('/usr_nobody')))).toBe('404 member.not_found');
     expect(outcome(await t.call(owner, 'PATCH', members(`/${owner}`), { role: 'boss' }))).toBe('422 validation.failed');
     expect(outcome(await t.call(outsider, 'DELETE', members(`/${owner}`)))).toBe('403 auth.tenant_mismatch');

@@ -21,12 +21,19 @@ describe('POST /v1/organizations', () => {
   it('any signed-in user creates one and becomes its organization_owner; the slug comes from the name and stays unique', async () => {
     const first = await t.call(owner, 'POST', '/v1/organizations', { name: '  Acme Bikes & Co. ' });
     expect(first.status).toBe(201);
-    expect(first.json.data).toMatchObject({ name: 'Acme Bikes & Co.', slug: 'acme-bikes-co', plan: 'free', role: 'organization_owner' });
+    expect(first.json.data).toMatchObject({
+      name: 'Acme Bikes & Co.',
+      slug: 'acme-bikes-co',
+      plan: 'free',
+      role: 'organization_owner',
+    });
     const other = t.user('other@corp.test');
     const second = await t.call(other, 'POST', '/v1/organizations', { name: 'Acme Bikes Co' });
     expect(second.json.data.slug).toBe('acme-bikes-co-2');
     const members = await t.call(owner, 'GET', `/v1/organizations/${first.json.data.id}/members`);
-    expect(members.json.data.items).toEqual([expect.objectContaining({ userId: owner, email: 'owner@corp.test', role: 'organization_owner' })]);
+    expect(members.json.data.items).toEqual([
+      expect.objectContaining({ userId: owner, email: 'owner@corp.test', role: 'organization_owner' }),
+    ]);
   });
 
   it('a missing or empty name is 422 validation.failed naming the field; an unknown field too', async () => {
@@ -43,7 +50,9 @@ describe('POST /v1/organizations', () => {
     const res = await t.call(key, 'POST', '/v1/organizations', { name: 'Via key' });
     expect(outcome(res)).toBe('403 auth.forbidden');
     expect(res.json.error.message).toMatch(/sign in as a user/);
-    expect(outcome(await t.call(undefined, 'POST', '/v1/organizations', { name: 'Anon' }))).toBe('401 auth.unauthenticated');
+    expect(outcome(await t.call(undefined, 'POST', '/v1/organizations', { name: 'Anon' }))).toBe(
+      '401 auth.unauthenticated',
+    );
   });
 });
 
@@ -74,7 +83,10 @@ describe('GET /v1/organizations', () => {
     await createOrg(owner, 'Second');
     const key = createApiKey(t.services.controlDb, { organizationId: org.id, role: 'viewer' }).key;
     const res = await t.call(key, 'GET', '/v1/organizations');
-    expect(res.json.data).toEqual({ items: [expect.objectContaining({ id: org.id, role: 'viewer' })], next_cursor: null });
+    expect(res.json.data).toEqual({
+      items: [expect.objectContaining({ id: org.id, role: 'viewer' })],
+      next_cursor: null,
+    });
   });
 });
 
@@ -82,7 +94,13 @@ describe('GET, PATCH /v1/organizations/:id', () => {
   it('a member reads it with its role; a stranger gets 404 organization.not_found, as for an id that does not exist', async () => {
     const org = await createOrg(owner);
     const res = await t.call(owner, 'GET', `/v1/organizations/${org.id}`);
-    expect(res.json.data).toMatchObject({ id: org.id, name: 'Acme Bikes', slug: 'acme-bikes', plan: 'free', role: 'organization_owner' });
+    expect(res.json.data).toMatchObject({
+      id: org.id,
+      name: 'Acme Bikes',
+      slug: 'acme-bikes',
+      plan: 'free',
+      role: 'organization_owner',
+    });
     const stranger = t.user('stranger@corp.test');
     expect(outcome(await t.call(stranger, 'GET', `/v1/organizations/${org.id}`))).toBe('404 organization.not_found');
     expect(outcome(await t.call(stranger, 'GET', '/v1/organizations/org_nope'))).toBe('404 organization.not_found');
@@ -93,12 +111,21 @@ describe('GET, PATCH /v1/organizations/:id', () => {
     const editor = t.user('editor@corp.test');
     const admin = t.user('admin@corp.test');
     await t.call(owner, 'POST', `/v1/organizations/${org.id}/members`, { email: 'editor@corp.test', role: 'editor' });
-    await t.call(owner, 'POST', `/v1/organizations/${org.id}/members`, { email: 'admin@corp.test', role: 'organization_admin' });
-    expect(outcome(await t.call(editor, 'PATCH', `/v1/organizations/${org.id}`, { name: 'Nope' }))).toBe('403 auth.forbidden');
-    expect(outcome(await t.call(t.user('x@corp.test'), 'PATCH', `/v1/organizations/${org.id}`, { name: 'Nope' }))).toBe('403 auth.tenant_mismatch');
+    await t.call(owner, 'POST', `/v1/organizations/${org.id}/members`, {
+      email: 'admin@corp.test',
+      role: 'organization_admin',
+    });
+    expect(outcome(await t.call(editor, 'PATCH', `/v1/organizations/${org.id}`, { name: 'Nope' }))).toBe(
+      '403 auth.forbidden',
+    );
+    expect(outcome(await t.call(t.user('x@corp.test'), 'PATCH', `/v1/organizations/${org.id}`, { name: 'Nope' }))).toBe(
+      '403 auth.tenant_mismatch',
+    );
     const res = await t.call(admin, 'PATCH', `/v1/organizations/${org.id}`, { name: 'Acme Cycles' });
     expect(res.json.data).toMatchObject({ name: 'Acme Cycles', slug: 'acme-bikes', role: 'organization_admin' });
-    expect(outcome(await t.call(admin, 'PATCH', `/v1/organizations/${org.id}`, { slug: 'other' }))).toBe('422 validation.failed');
+    expect(outcome(await t.call(admin, 'PATCH', `/v1/organizations/${org.id}`, { slug: 'other' }))).toBe(
+      '422 validation.failed',
+    );
   });
 });
 
@@ -109,7 +136,8 @@ describe('DELETE /v1/organizations/:id', () => {
     expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${org.id}`))).toBe('204');
     expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${org.id}`))).toBe('404 organization.not_found');
     const db = t.services.controlDb;
-    for (const table of ['members', 'api_keys', 'audit_log']) expect(db.prepare(`SELECT COUNT(*) FROM ${table} WHERE organization_id = ?`).pluck().get(org.id), table).toBe(0);
+    for (const table of ['members', 'api_keys', 'audit_log'])
+      expect(db.prepare(`SELECT COUNT(*) FROM ${table} WHERE organization_id = ?`).pluck().get(org.id), table).toBe(0);
     expect(db.prepare('SELECT COUNT(*) FROM users WHERE id = ?').pluck().get(owner)).toBe(1);
   });
 
@@ -124,7 +152,10 @@ describe('DELETE /v1/organizations/:id', () => {
   it('needs organization_owner (an admin is 403) and a user session (an API key is 403 auth.forbidden)', async () => {
     const org = await createOrg(owner);
     const admin = t.user('admin@corp.test');
-    await t.call(owner, 'POST', `/v1/organizations/${org.id}/members`, { email: 'admin@corp.test', role: 'organization_admin' });
+    await t.call(owner, 'POST', `/v1/organizations/${org.id}/members`, {
+      email: 'admin@corp.test',
+      role: 'organization_admin',
+    });
     expect(outcome(await t.call(admin, 'DELETE', `/v1/organizations/${org.id}`))).toBe('403 auth.forbidden');
     const key = createApiKey(t.services.controlDb, { organizationId: org.id, role: 'organization_admin' }).key;
     expect(outcome(await t.call(key, 'DELETE', `/v1/organizations/${org.id}`))).toBe('403 auth.forbidden');
@@ -136,8 +167,12 @@ describe('DELETE /v1/organizations/:id', () => {
     await t.call(owner, 'POST', `/v1/organizations/${org.id}/transfer`, { email: 'buyer@corp.test' });
     expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${org.id}`))).toBe('403 privacy.erasure_forbidden');
     await t.call(owner, 'POST', `/v1/organizations/${org.id}/transfer/cancel`);
-    expect(outcome(await t.call(owner, 'POST', `/v1/organizations/${org.id}/erase`, { confirm: org.slug }))).toBe('202');
-    expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${org.id}`))).toBe('409 privacy.erasure_in_progress');
+    expect(outcome(await t.call(owner, 'POST', `/v1/organizations/${org.id}/erase`, { confirm: org.slug }))).toBe(
+      '202',
+    );
+    expect(outcome(await t.call(owner, 'DELETE', `/v1/organizations/${org.id}`))).toBe(
+      '409 privacy.erasure_in_progress',
+    );
   });
 });
 

@@ -4,7 +4,15 @@ import type { AppServices } from '../../../src/platform/app/services.js';
 import type { PlatformRole, UserPrincipal } from '../../../src/control/access/principal.js';
 import { newUlid } from '../../../src/platform/ids/ulid.js';
 import { memberRole } from '../../../src/control/records/member-rows.js';
-import { buildTestApp, fakeClock, injectJson, type BuildTestAppOptions, type FakeClock, type InjectAnswer, type TestApp } from '../../helpers/app.js';
+import {
+  buildTestApp,
+  fakeClock,
+  injectJson,
+  type BuildTestAppOptions,
+  type FakeClock,
+  type InjectAnswer,
+  type TestApp,
+} from '../../helpers/app.js';
 
 /**
  * An in-process app whose user sessions are bearer tokens `session:<userId>`, resolved against
@@ -16,7 +24,12 @@ export interface OrgTestApp extends TestApp {
   /** Creates a user row (no password: these tests never sign in with one). */
   user(email: string, options?: { verified?: boolean; platformRole?: PlatformRole }): string;
   /** Injects a request as a user (a user id), an API key (nk_live_...), or anonymously (undefined). */
-  call(as: string | undefined, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<InjectAnswer>;
+  call(
+    as: string | undefined,
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+  ): Promise<InjectAnswer>;
   /** Runs every due job until none is due; returns how many ran. */
   runJobs(): Promise<number>;
 }
@@ -27,23 +40,36 @@ export async function buildOrgApp(options: BuildTestAppOptions = {}): Promise<Or
   const resolveUserPrincipal = (token: string): UserPrincipal | undefined => {
     if (!token.startsWith('session:') || !services) return undefined;
     const userId = token.slice('session:'.length);
-    const row = services.controlDb.prepare('SELECT platform_role AS platformRole FROM users WHERE id = ?').get(userId) as { platformRole: PlatformRole | null } | undefined;
+    const row = services.controlDb
+      .prepare('SELECT platform_role AS platformRole FROM users WHERE id = ?')
+      .get(userId) as { platformRole: PlatformRole | null } | undefined;
     if (!row) return undefined;
     const db = services.controlDb;
-    return { kind: 'user', userId, sessionId: `ses_${userId}`, ...(row.platformRole ? { platformRole: row.platformRole } : {}), memberships: (organizationId) => memberRole(db, organizationId, userId) };
+    return {
+      kind: 'user',
+      userId,
+      sessionId: `ses_${userId}`,
+      ...(row.platformRole ? { platformRole: row.platformRole } : {}),
+      memberships: (organizationId) => memberRole(db, organizationId, userId),
+    };
   };
   const t = await buildTestApp({ ...options, clock, principalResolvers: { resolveUserPrincipal } });
   services = t.services;
   const { JOBS } = await import('../../../src/daemon/job-kinds.js');
   const { JobWorker, laneConcurrency } = await import('../../../src/platform/jobs/worker.js');
-  const worker = new JobWorker(t.services.jobs, JOBS, t.services, { lanes: laneConcurrency(t.services.config.settings), pollMs: 10 });
+  const worker = new JobWorker(t.services.jobs, JOBS, t.services, {
+    lanes: laneConcurrency(t.services.config.settings),
+    pollMs: 10,
+  });
   return {
     ...t,
     clock,
     user(email, o = {}) {
       const id = `usr_${newUlid(clock.now())}`;
       const at = new Date(clock.now()).toISOString();
-      t.services.controlDb.prepare('INSERT INTO users (id, email, email_verified_at, platform_role, created_at) VALUES (?, ?, ?, ?, ?)').run(id, email, o.verified === false ? null : at, o.platformRole ?? null, at);
+      t.services.controlDb
+        .prepare('INSERT INTO users (id, email, email_verified_at, platform_role, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(id, email, o.verified === false ? null : at, o.platformRole ?? null, at);
       return id;
     },
     call(as, method, url, body) {
@@ -51,7 +77,12 @@ export async function buildOrgApp(options: BuildTestAppOptions = {}): Promise<Or
       if (as?.startsWith('nk_live_')) headers['x-api-key'] = as;
       else if (as) headers.authorization = `Bearer session:${as}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      return injectJson(t.app, { method, url, headers, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) });
+      return injectJson(t.app, {
+        method,
+        url,
+        headers,
+        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      });
     },
     runJobs: () => worker.drain(),
     async close() {
@@ -79,7 +110,9 @@ export function sentMails(dataDir: string): SentMail[] {
   const dir = join(dataDir, 'mail');
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.eml')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.eml'))
+      .sort();
   } catch {
     return [];
   }

@@ -6,8 +6,13 @@ let t: OrgTestApp;
 let owner: string;
 let orgId: string;
 const org = (path = '') => `/v1/organizations/${orgId}${path}`;
-const roleOf = (userId: string) => t.services.controlDb.prepare('SELECT role FROM members WHERE organization_id = ? AND user_id = ?').pluck().get(orgId, userId);
-const accept = (as: string | undefined, token: string) => t.call(as, 'POST', `/v1/organizations/transfers/${token}/accept`);
+const roleOf = (userId: string) =>
+  t.services.controlDb
+    .prepare('SELECT role FROM members WHERE organization_id = ? AND user_id = ?')
+    .pluck()
+    .get(orgId, userId);
+const accept = (as: string | undefined, token: string) =>
+  t.call(as, 'POST', `/v1/organizations/transfers/${token}/accept`);
 
 beforeEach(async () => {
   t = await buildOrgApp();
@@ -20,7 +25,9 @@ afterEach(async () => t.close());
 async function startTransfer(email: string): Promise<string> {
   const res = await t.call(owner, 'POST', org('/transfer'), { email });
   expect(outcome(res)).toBe('201');
-  const mail = sentMails(t.dataDir).filter((m) => m.to === email).at(-1)!;
+  const mail = sentMails(t.dataDir)
+    .filter((m) => m.to === email)
+    .at(-1)!;
   expect(mail.subject).toBe('Take over the organization Acme');
   return mail.token!;
 }
@@ -30,7 +37,14 @@ describe('an organization transfer, start to finish', () => {
     const buyer = t.user('buyer@corp.test');
     const start = await t.call(owner, 'POST', org('/transfer'), { email: 'Buyer@corp.test' });
     expect(start.status).toBe(201);
-    expect(start.json.data).toMatchObject({ transfer: { email: 'buyer@corp.test', state: 'pending', expiresAt: new Date(t.clock.now() + 7 * 86_400_000).toISOString() }, mailSent: true });
+    expect(start.json.data).toMatchObject({
+      transfer: {
+        email: 'buyer@corp.test',
+        state: 'pending',
+        expiresAt: new Date(t.clock.now() + 7 * 86_400_000).toISOString(),
+      },
+      mailSent: true,
+    });
     const token = sentMails(t.dataDir)[0]!.token!;
     expect(sentMails(t.dataDir)[0]!.text).toContain('owner@corp.test wants to transfer the organization "Acme" to you');
 
@@ -45,8 +59,14 @@ describe('an organization transfer, start to finish', () => {
     expect(roleOf(owner)).toBe('organization_admin');
     // The new owner acts as owner at once; the old one no longer can.
     expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'x@corp.test' }))).toBe('403 auth.forbidden');
-    const audit = (await t.call(buyer, 'GET', org('/audit'))).json.data.items.map((r: { action: string; actor: { kind: string } }) => `${r.action} ${r.actor.kind}`);
-    expect(audit.slice(0, 3)).toEqual(['organization.transferred system', 'transfer.accepted user', 'transfer.requested user']);
+    const audit = (await t.call(buyer, 'GET', org('/audit'))).json.data.items.map(
+      (r: { action: string; actor: { kind: string } }) => `${r.action} ${r.actor.kind}`,
+    );
+    expect(audit.slice(0, 3)).toEqual([
+      'organization.transferred system',
+      'transfer.accepted user',
+      'transfer.requested user',
+    ]);
     // The token works once.
     expect(outcome(await accept(buyer, token))).toBe('410 auth.mail_token_used');
   });
@@ -73,7 +93,11 @@ describe('org.transfer.execute', () => {
     expect(t.services.jobs.get(jobId)).toMatchObject({ state: 'succeeded' });
     expect(roleOf(owner)).toBe('organization_owner');
     const [failed] = (await t.call(owner, 'GET', org('/audit'))).json.data.items;
-    expect(failed).toMatchObject({ action: 'transfer.failed', actor: { kind: 'system', id: null }, details: { reason: 'the recipient account no longer exists' } });
+    expect(failed).toMatchObject({
+      action: 'transfer.failed',
+      actor: { kind: 'system', id: null },
+      details: { reason: 'the recipient account no longer exists' },
+    });
     expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'next@corp.test' }))).toBe('201');
   });
 });
@@ -81,17 +105,26 @@ describe('org.transfer.execute', () => {
 describe('POST /v1/organizations/:id/transfer', () => {
   it('one transfer at a time: a second one is 409 organization.transfer_pending until the first is cancelled or expires', async () => {
     await startTransfer('first@corp.test');
-    expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'second@corp.test' }))).toBe('409 organization.transfer_pending');
+    expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'second@corp.test' }))).toBe(
+      '409 organization.transfer_pending',
+    );
     t.clock.advance(7 * 86_400_000);
     expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'second@corp.test' }))).toBe('201');
   });
 
   it('a bad or own address is 422 validation.failed; an admin is 403 auth.forbidden; an API key is 403 (a user session is needed)', async () => {
-    expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'not-an-email' }))).toBe('422 validation.failed');
-    expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'owner@corp.test' }))).toBe('422 validation.failed');
+    expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'not-an-email' }))).toBe(
+      '422 validation.failed',
+    );
+    expect(outcome(await t.call(owner, 'POST', org('/transfer'), { email: 'owner@corp.test' }))).toBe(
+      '422 validation.failed',
+    );
     t.user('admin@corp.test');
     await t.call(owner, 'POST', org('/members'), { email: 'admin@corp.test', role: 'organization_admin' });
-    const admin = t.services.controlDb.prepare("SELECT id FROM users WHERE email = 'admin@corp.test'").pluck().get() as string;
+    const admin = t.services.controlDb
+      .prepare("SELECT id FROM users WHERE email = 'admin@corp.test'")
+      .pluck()
+      .get() as string;
     expect(outcome(await t.call(admin, 'POST', org('/transfer'), { email: 'b@corp.test' }))).toBe('403 auth.forbidden');
     const key = createApiKey(t.services.controlDb, { organizationId: orgId, role: 'organization_admin' }).key;
     expect(outcome(await t.call(key, 'POST', org('/transfer'), { email: 'b@corp.test' }))).toBe('403 auth.forbidden');
@@ -104,7 +137,9 @@ describe('POST /v1/organizations/:id/transfer/cancel', () => {
     const buyer = t.user('buyer@corp.test');
     const token = await startTransfer('buyer@corp.test');
     // The route takes no body: an unknown field is refused and the transfer stays pending; {} is no body.
-    expect(outcome(await t.call(owner, 'POST', org('/transfer/cancel'), { reason: 'changed my mind' }))).toBe('422 validation.failed');
+    expect(outcome(await t.call(owner, 'POST', org('/transfer/cancel'), { reason: 'changed my mind' }))).toBe(
+      '422 validation.failed',
+    );
     const res = await t.call(owner, 'POST', org('/transfer/cancel'), {});
     expect(res.json.data.transfer).toMatchObject({ email: 'buyer@corp.test', state: 'cancelled' });
     const refused = await accept(buyer, token);

@@ -30,19 +30,43 @@ async function compileOn(plan: 'free' | 'pro' | 'business') {
   await compileWebsite(h.dataDir, WEBSITE_ID, dir, { buildTime: '2026-03-02T10:00:00Z' });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { capabilities: string[] };
   const has = (file: string) => existsSync(join(dir, file));
-  return { capabilities: manifest.capabilities, trust: has('trust.json'), openapi: has('openapi.json'), embeddings: has('embeddings-manifest.json'), mcp: JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')).available };
+  return {
+    capabilities: manifest.capabilities,
+    trust: has('trust.json'),
+    openapi: has('openapi.json'),
+    embeddings: has('embeddings-manifest.json'),
+    mcp: JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')).available,
+  };
 }
 
-describe('the compile reads the plan of the website\'s organization', () => {
+describe("the compile reads the plan of the website's organization", () => {
   it('free: cap.core only; no trust.json, openapi.json or embeddings-manifest.json; mcp.json says unavailable', async () => {
-    expect(await compileOn('free')).toEqual({ capabilities: ['cap.core'], trust: false, openapi: false, embeddings: false, mcp: false });
+    expect(await compileOn('free')).toEqual({
+      capabilities: ['cap.core'],
+      trust: false,
+      openapi: false,
+      embeddings: false,
+      mcp: false,
+    });
   });
 
   it('pro: cap.advanced adds trust.json and openapi.json; MCP available; no embeddings manifest', async () => {
-    expect(await compileOn('pro')).toEqual({ capabilities: ['cap.advanced', 'cap.core', 'cap.mcp', 'cap.webhooks'], trust: true, openapi: true, embeddings: false, mcp: true });
+    expect(await compileOn('pro')).toEqual({
+      capabilities: ['cap.advanced', 'cap.core', 'cap.mcp', 'cap.webhooks'],
+      trust: true,
+      openapi: true,
+      embeddings: false,
+      mcp: true,
+    });
   });
 
   it('business: cap.embeddings adds embeddings-manifest.json', async () => {
-    expect(await compileOn('business')).toEqual({ capabilities: ['cap.advanced', 'cap.core', 'cap.embeddings', 'cap.mcp', 'cap.webhooks'], trust: true, openapi: true, embeddings: true, mcp: true });
+    expect(await compileOn('business')).toEqual({
+      capabilities: ['cap.advanced', 'cap.core', 'cap.embeddings', 'cap.mcp', 'cap.webhooks'],
+      trust: true,
+      openapi: true,
+      embeddings: true,
+      mcp: true,
+    });
   });
 });

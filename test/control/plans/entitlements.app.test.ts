@@ -26,13 +26,32 @@ describe('the plan table', () => {
     const section = contract.slice(contract.indexOf('## Plans'), contract.indexOf('## Rate limits'));
     const rows = section.split('\n').filter((line) => /^\| (free|pro|business) \|/.test(line));
     const number = (cell: string) => Number(cell.replace(/,/g, ''));
-    const parsed = rows.map((line) => line.split('|').slice(1, -1).map((c) => c.trim()));
-    expect(parsed.map(([plan, websites, items, publishes, members]) => ({ plan, limits: { websites: number(websites!), items: number(items!), publishes_per_day: number(publishes!), members: number(members!) } }))).toEqual(
-      (['free', 'pro', 'business'] as const).map((plan) => ({ plan, limits: PLAN_TABLE[plan].limits })),
+    const parsed = rows.map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
     );
+    expect(
+      parsed.map(([plan, websites, items, publishes, members]) => ({
+        plan,
+        limits: {
+          websites: number(websites!),
+          items: number(items!),
+          publishes_per_day: number(publishes!),
+          members: number(members!),
+        },
+      })),
+    ).toEqual((['free', 'pro', 'business'] as const).map((plan) => ({ plan, limits: PLAN_TABLE[plan].limits })));
     expect(PLAN_TABLE.free.capabilities).toEqual(['cap.core']);
     expect(PLAN_TABLE.pro.capabilities).toEqual(['cap.advanced', 'cap.core', 'cap.mcp', 'cap.webhooks']);
-    expect(PLAN_TABLE.business.capabilities).toEqual(['cap.advanced', 'cap.core', 'cap.embeddings', 'cap.mcp', 'cap.webhooks']);
+    expect(PLAN_TABLE.business.capabilities).toEqual([
+      'cap.advanced',
+      'cap.core',
+      'cap.embeddings',
+      'cap.mcp',
+      'cap.webhooks',
+    ]);
   });
 });
 
@@ -42,7 +61,8 @@ describe('entitlements, usage and the quotas of organizations', () => {
   let orgId: string;
   let foreignOrg: string;
   let admin: string;
-  const setPlan = (plan: string, id = orgId) => t.services.controlDb.prepare('UPDATE organizations SET plan = ? WHERE id = ?').run(plan, id);
+  const setPlan = (plan: string, id = orgId) =>
+    t.services.controlDb.prepare('UPDATE organizations SET plan = ? WHERE id = ?').run(plan, id);
 
   beforeAll(async () => {
     t = await buildOrgApp();
@@ -62,22 +82,39 @@ describe('entitlements, usage and the quotas of organizations', () => {
       organization_id: orgId,
       plan: 'free',
       capabilities: ['cap.core'],
-      limits: { websites: { limit: 1, used: 0 }, items: { limit: 1000, used: 0 }, publishes_per_day: { limit: 10, used: 0 }, members: { limit: 3, used: 1 } },
+      limits: {
+        websites: { limit: 1, used: 0 },
+        items: { limit: 1000, used: 0 },
+        publishes_per_day: { limit: 10, used: 0 },
+        members: { limit: 3, used: 1 },
+      },
     });
   });
 
   it('a viewer API key reads its own organization; another organization reads as 404 organization.not_found; a platform admin reads any', async () => {
     const key = createApiKey(t.services.controlDb, { organizationId: orgId, role: 'viewer' }, t.clock.now()).key;
     expect(outcome(await t.call(key, 'GET', `/v1/organizations/${orgId}/entitlements`))).toBe('200');
-    expect(outcome(await t.call(key, 'GET', `/v1/organizations/${foreignOrg}/entitlements`))).toBe('404 organization.not_found');
-    expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${foreignOrg}/usage`))).toBe('404 organization.not_found');
+    expect(outcome(await t.call(key, 'GET', `/v1/organizations/${foreignOrg}/entitlements`))).toBe(
+      '404 organization.not_found',
+    );
+    expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${foreignOrg}/usage`))).toBe(
+      '404 organization.not_found',
+    );
     expect(outcome(await t.call(admin, 'GET', `/v1/organizations/${foreignOrg}/entitlements`))).toBe('200');
     expect(outcome(await t.call(admin, 'GET', `/v1/organizations/${foreignOrg}/usage`))).toBe('200');
   });
 
-  it('websites: the free plan\'s first website is created, the second is 403 entitlement.limit_reached (details.limit 1, details.used 1)', () => {
+  it("websites: the free plan's first website is created, the second is 403 entitlement.limit_reached (details.limit 1, details.used 1)", () => {
     createWebsite(t.services.controlDb, { organizationId: orgId, domain: 'corp.test', name: 'Corp' }, t.clock.now());
-    expect(thrown(() => createWebsite(t.services.controlDb, { organizationId: orgId, domain: 'two.corp.test', name: 'Two' }, t.clock.now()))).toEqual({
+    expect(
+      thrown(() =>
+        createWebsite(
+          t.services.controlDb,
+          { organizationId: orgId, domain: 'two.corp.test', name: 'Two' },
+          t.clock.now(),
+        ),
+      ),
+    ).toEqual({
       code: 'entitlement.limit_reached',
       details: { limit: 1, used: 1, quota: 'websites', plan: 'free' },
     });
@@ -95,28 +132,45 @@ describe('entitlements, usage and the quotas of organizations', () => {
     t.user('late@corp.test');
     const refused = await t.call(owner, 'POST', members, { email: 'late@corp.test', role: 'viewer' });
     expect(refused.status).toBe(403);
-    expect(refused.json.error).toMatchObject({ code: 'entitlement.limit_reached', details: { limit: 3, used: 3, quota: 'members' } });
-    expect(outcome(await t.call(owner, 'POST', members, { email: 'another@corp.test', role: 'viewer' }))).toBe('403 entitlement.limit_reached');
+    expect(refused.json.error).toMatchObject({
+      code: 'entitlement.limit_reached',
+      details: { limit: 3, used: 3, quota: 'members' },
+    });
+    expect(outcome(await t.call(owner, 'POST', members, { email: 'another@corp.test', role: 'viewer' }))).toBe(
+      '403 entitlement.limit_reached',
+    );
   });
 
   it('capabilities: a missing one is 403 entitlement.capability_missing naming it and the plan', () => {
     expect(hasCapability(t.services.controlDb, orgId, 'cap.core')).toBe(true);
-    expect(thrown(() => assertCapability(t.services.controlDb, orgId, 'cap.webhooks'))).toEqual({ code: 'entitlement.capability_missing', details: { capability: 'cap.webhooks', plan: 'free' } });
+    expect(thrown(() => assertCapability(t.services.controlDb, orgId, 'cap.webhooks'))).toEqual({
+      code: 'entitlement.capability_missing',
+      details: { capability: 'cap.webhooks', plan: 'free' },
+    });
     setPlan('pro');
     expect(() => assertCapability(t.services.controlDb, orgId, 'cap.webhooks')).not.toThrow();
-    expect(thrown(() => assertCapability(t.services.controlDb, orgId, 'cap.embeddings')).code).toBe('entitlement.capability_missing');
+    expect(thrown(() => assertCapability(t.services.controlDb, orgId, 'cap.embeddings')).code).toBe(
+      'entitlement.capability_missing',
+    );
     setPlan('free');
   });
 
   it('GET .../usage answers the four counters of the month; api_requests counts every management request made for the organization', async () => {
     const before = (await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage`)).json.data;
     expect(before).toMatchObject({ organization_id: orgId, period: '2026-03' });
-    expect(Object.keys(before.usage).sort()).toEqual(['api_requests', 'items_ingested', 'node_reads', 'published_versions']);
+    expect(Object.keys(before.usage).sort()).toEqual([
+      'api_requests',
+      'items_ingested',
+      'node_reads',
+      'published_versions',
+    ]);
     for (let i = 0; i < 3; i++) await t.call(owner, 'GET', `/v1/organizations/${orgId}/entitlements`);
     const after = (await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage`)).json.data;
     // The three reads and the first usage request itself (counted once it answered).
     expect(after.usage.api_requests - before.usage.api_requests).toBe(4);
-    const stored = t.services.controlDb.prepare("SELECT period, value FROM usage_counters WHERE organization_id = ? AND metric = 'api_requests'").all(orgId);
+    const stored = t.services.controlDb
+      .prepare("SELECT period, value FROM usage_counters WHERE organization_id = ? AND metric = 'api_requests'")
+      .all(orgId);
     expect(stored).toEqual([{ period: '2026-03', value: after.usage.api_requests }]);
   });
 
@@ -126,17 +180,27 @@ describe('entitlements, usage and the quotas of organizations', () => {
     t.services.usage.flush();
     t.services.usage.count(gone, 'api_requests');
     t.services.usage.flush();
-    expect(t.services.controlDb.prepare('SELECT COUNT(*) AS n FROM usage_counters WHERE organization_id = ?').get(gone)).toEqual({ n: 0 });
+    expect(
+      t.services.controlDb.prepare('SELECT COUNT(*) AS n FROM usage_counters WHERE organization_id = ?').get(gone),
+    ).toEqual({ n: 0 });
   });
 
   it('GET .../usage?period= reads another month; a bad period is 422 validation.failed', async () => {
-    t.services.controlDb.prepare("INSERT INTO usage_counters (organization_id, metric, period, value) VALUES (?, 'node_reads', '2026-01', 42)").run(orgId);
+    t.services.controlDb
+      .prepare(
+        "INSERT INTO usage_counters (organization_id, metric, period, value) VALUES (?, 'node_reads', '2026-01', 42)",
+      )
+      .run(orgId);
     expect((await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage?period=2026-01`)).json.data).toEqual({
       organization_id: orgId,
       period: '2026-01',
       usage: { items_ingested: 0, published_versions: 0, node_reads: 42, api_requests: 0 },
     });
-    expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage?period=2026-13`))).toBe('422 validation.failed');
-    expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage?month=2026-01`))).toBe('422 validation.failed');
+    expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage?period=2026-13`))).toBe(
+      '422 validation.failed',
+    );
+    expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage?month=2026-01`))).toBe(
+      '422 validation.failed',
+    );
   });
 });

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../../src/platform/errors/app-error.js';
 import { createDeleteHarness, type DeleteHarness } from '../../output/publish/deletes-support.js';
-import { buildTestApp, fakeClock, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../../helpers/app.js';
+import {
+  buildTestApp,
+  fakeClock,
+  injectJson,
+  seedWebsite,
+  type SeededWebsite,
+  type TestApp,
+} from '../../helpers/app.js';
 import { pageItem } from '../../ingest/endpoints/support.js';
 
 /**
@@ -10,7 +17,12 @@ import { pageItem } from '../../ingest/endpoints/support.js';
  * counts in published_versions (monthly) and in the day's publishes.
  */
 let h: DeleteHarness;
-const counters = () => h.services.controlDb.prepare("SELECT metric, period, value FROM usage_counters WHERE organization_id = 'org_1' AND metric LIKE 'published_versions%' ORDER BY metric, period").all();
+const counters = () =>
+  h.services.controlDb
+    .prepare(
+      "SELECT metric, period, value FROM usage_counters WHERE organization_id = 'org_1' AND metric LIKE 'published_versions%' ORDER BY metric, period",
+    )
+    .all();
 const refusal = async (run: Promise<unknown>) => {
   try {
     await run;
@@ -35,7 +47,15 @@ describe('publishes per UTC day (free plan: 10)', () => {
     expect(first.alreadyLive).toBe(false);
     expect((await h.publish()).alreadyLive).toBe(true);
     const { runPublish } = await import('../../../src/output/publish/run-publish.js');
-    const dry = await runPublish({ settings: h.services.config.settings, controlDb: h.services.controlDb, target: h.target, source: { kind: 'website', websiteId: first.websiteId }, dryRun: true, force: true, now: h.services.now });
+    const dry = await runPublish({
+      settings: h.services.config.settings,
+      controlDb: h.services.controlDb,
+      target: h.target,
+      source: { kind: 'website', websiteId: first.websiteId },
+      dryRun: true,
+      force: true,
+      now: h.services.now,
+    });
     expect(dry.dryRun).toBe(true);
     expect(counters()).toEqual([
       { metric: 'published_versions', period: '2026-03', value: 1 },
@@ -50,7 +70,10 @@ describe('publishes per UTC day (free plan: 10)', () => {
     }
     const live = await h.liveVersion();
     h.advance(1000);
-    expect(await refusal(h.publish(true))).toEqual({ code: 'entitlement.limit_reached', details: expect.objectContaining({ limit: 10, used: 10, quota: 'publishes_per_day' }) });
+    expect(await refusal(h.publish(true))).toEqual({
+      code: 'entitlement.limit_reached',
+      details: expect.objectContaining({ limit: 10, used: 10, quota: 'publishes_per_day' }),
+    });
     expect(await h.liveVersion()).toBe(live);
     expect(counters()).toEqual([
       { metric: 'published_versions', period: '2026-03', value: 10 },
@@ -84,13 +107,24 @@ describe('the publish route refuses before it starts a worker', () => {
   beforeAll(async () => {
     t = await buildTestApp({ clock: fakeClock() });
     site = await seedWebsite(t.services);
-    t.services.controlDb.prepare("INSERT INTO usage_counters (organization_id, metric, period, value) VALUES (?, 'published_versions.day', '2026-03-02', 100)").run(site.organizationId);
+    t.services.controlDb
+      .prepare(
+        "INSERT INTO usage_counters (organization_id, metric, period, value) VALUES (?, 'published_versions.day', '2026-03-02', 100)",
+      )
+      .run(site.organizationId);
   }, 60_000);
   afterAll(async () => t?.close());
 
-  it('POST /v1/websites/:id/publish is 403 entitlement.limit_reached once the pro plan\'s 100 publishes of the day are used', async () => {
-    const res = await injectJson(t.app, { method: 'POST', url: `/v1/websites/${site.websiteId}/publish`, headers: { authorization: `Bearer ${site.apiKey}` } });
+  it("POST /v1/websites/:id/publish is 403 entitlement.limit_reached once the pro plan's 100 publishes of the day are used", async () => {
+    const res = await injectJson(t.app, {
+      method: 'POST',
+      url: `/v1/websites/${site.websiteId}/publish`,
+      headers: { authorization: `Bearer ${site.apiKey}` },
+    });
     expect(res.status).toBe(403);
-    expect(res.json).toMatchObject({ ok: false, error: { code: 'entitlement.limit_reached', retryable: false, details: { limit: 100, used: 100 } } });
+    expect(res.json).toMatchObject({
+      ok: false,
+      error: { code: 'entitlement.limit_reached', retryable: false, details: { limit: 100, used: 100 } },
+    });
   });
 });

@@ -20,7 +20,9 @@ beforeAll(async () => {
   web = await startLoopbackHttp((req, res) => {
     const page = pages.get((req.headers.host ?? '').replace(/:\d+$/, ''))?.get(req.url ?? '/');
     if (!page) return void res.writeHead(404).end('not found');
-    res.writeHead(page.status ?? 200, page.location ? { location: page.location } : { 'content-type': 'text/html' }).end(page.body);
+    res
+      .writeHead(page.status ?? 200, page.location ? { location: page.location } : { 'content-type': 'text/html' })
+      .end(page.body);
   });
   h = await startHarness({ verificationBaseUrl: `http://{domain}:${web.port}` });
   owner = h.user('owner');
@@ -40,17 +42,28 @@ async function challenged(domain: string, method: string) {
   return { id: site.id, token: res.json.data.challenge.token as string, challenge: res.json.data.challenge };
 }
 
-const check = (id: string, body?: unknown) => h.call('POST', `/v1/websites/${id}/verification/check`, owner.token, body);
+const check = (id: string, body?: unknown) =>
+  h.call('POST', `/v1/websites/${id}/verification/check`, owner.token, body);
 
 describe('dns_txt', () => {
   it('verifies with the TXT record at _nodectl-verify.<domain> (tier dns_txt, trust 1.0); the instructions name it', async () => {
     const site = await challenged('dns-ok.example.com', 'dns_txt');
-    expect(site.challenge.instructions).toEqual({ type: 'TXT', name: '_nodectl-verify.dns-ok.example.com', value: `nodectl-verify=${site.token}` });
+    expect(site.challenge.instructions).toEqual({
+      type: 'TXT',
+      name: '_nodectl-verify.dns-ok.example.com',
+      value: `nodectl-verify=${site.token}`,
+    });
     // DNS splits long TXT values into strings of at most 255 bytes: they are joined.
     h.dns.set('_nodectl-verify.dns-ok.example.com', { TXT: [['v=spf1 -all'], ['nodectl-verify=', site.token]] });
     const res = await check(site.id);
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ state: 'verified', method: 'dns_txt', trustTier: 'dns_txt', trustScore: 1, check: { method: 'dns_txt', passed: true } });
+    expect(res.json.data).toMatchObject({
+      state: 'verified',
+      method: 'dns_txt',
+      trustTier: 'dns_txt',
+      trustScore: 1,
+      check: { method: 'dns_txt', passed: true },
+    });
     expect(res.json.data.check.evidence).toContain(`"nodectl-verify=${site.token}"`);
   });
 
@@ -64,7 +77,12 @@ describe('dns_txt', () => {
     const site = await challenged(domain, 'dns_txt');
     h.dns.set(`_nodectl-verify.${domain}`, answer);
     const res = await check(site.id);
-    expect(res.json.data).toMatchObject({ state: 'failed', trustTier: 'unverified', trustScore: 0, check: { passed: false } });
+    expect(res.json.data).toMatchObject({
+      state: 'failed',
+      trustTier: 'unverified',
+      trustScore: 0,
+      check: { passed: false },
+    });
     expect(res.json.data.check.evidence).toContain(said);
   });
 });
@@ -72,40 +90,93 @@ describe('dns_txt', () => {
 describe('meta_tag (alias html_meta)', () => {
   it('verifies with <meta name="nodectl-verify" content="<token>"> on the home page (tier meta_tag, 0.7), through a redirect', async () => {
     const site = await challenged('meta-ok.example.com', 'html_meta');
-    expect(site.challenge).toMatchObject({ method: 'meta_tag', instructions: { url: `http://meta-ok.example.com:${web.port}/`, tag: `<meta name="nodectl-verify" content="${site.token}">` } });
-    pages.set('meta-ok.example.com', new Map([['/', { status: 301, body: '', location: '/home' }], ['/home', { body: `<!doctype html><html><head><title>x</title><META NAME="nodectl-verify" CONTENT="${site.token}"></head><body>hi</body></html>` }]]));
+    expect(site.challenge).toMatchObject({
+      method: 'meta_tag',
+      instructions: {
+        url: `http://meta-ok.example.com:${web.port}/`,
+        tag: `<meta name="nodectl-verify" content="${site.token}">`,
+      },
+    });
+    pages.set(
+      'meta-ok.example.com',
+      new Map([
+        ['/', { status: 301, body: '', location: '/home' }],
+        [
+          '/home',
+          {
+            body: `<!doctype html><html><head><title>x</title><META NAME="nodectl-verify" CONTENT="${site.token}"></head><body>hi</body></html>`,
+          },
+        ],
+      ]),
+    );
     const res = await check(site.id);
-    expect(res.json.data).toMatchObject({ state: 'verified', method: 'meta_tag', trustTier: 'meta_tag', trustScore: 0.7 });
-    expect(res.json.data.check.evidence).toMatch(/GET http:\/\/meta-ok\.example\.com:\d+\/home via http:\/\/meta-ok\.example\.com:\d+\/ \(127\.0\.0\.1\): HTTP 200/);
+    expect(res.json.data).toMatchObject({
+      state: 'verified',
+      method: 'meta_tag',
+      trustTier: 'meta_tag',
+      trustScore: 0.7,
+    });
+    expect(res.json.data.check.evidence).toMatch(
+      /GET http:\/\/meta-ok\.example\.com:\d+\/home via http:\/\/meta-ok\.example\.com:\d+\/ \(127\.0\.0\.1\): HTTP 200/,
+    );
   });
 
   it('fails on a page without the tag, and on a 404', async () => {
     const site = await challenged('meta-none.example.com', 'meta_tag');
-    pages.set('meta-none.example.com', new Map([['/', { body: '<html><head><meta name="description" content="x"></head></html>' }]]));
-    expect((await check(site.id)).json.data.check).toMatchObject({ passed: false, evidence: expect.stringContaining('no nodectl-verify meta tag') });
+    pages.set(
+      'meta-none.example.com',
+      new Map([['/', { body: '<html><head><meta name="description" content="x"></head></html>' }]]),
+    );
+    expect((await check(site.id)).json.data.check).toMatchObject({
+      passed: false,
+      evidence: expect.stringContaining('no nodectl-verify meta tag'),
+    });
     const missing = await challenged('meta-404.example.com', 'meta_tag');
-    expect((await check(missing.id)).json.data.check).toMatchObject({ passed: false, evidence: expect.stringContaining('HTTP 404') });
+    expect((await check(missing.id)).json.data.check).toMatchObject({
+      passed: false,
+      evidence: expect.stringContaining('HTTP 404'),
+    });
   });
 });
 
 describe('well_known_file', () => {
   it('verifies with the token in /.well-known/nodectl-verify.txt (tier well_known, 0.8)', async () => {
     const site = await challenged('file-ok.example.com', 'well_known_file');
-    expect(site.challenge.instructions).toMatchObject({ url: `http://file-ok.example.com:${web.port}/.well-known/nodectl-verify.txt`, content: `nodectl-verify=${site.token}` });
-    pages.set('file-ok.example.com', new Map([['/.well-known/nodectl-verify.txt', { body: `# ours\nnodectl-verify=${site.token}\n` }]]));
-    expect((await check(site.id)).json.data).toMatchObject({ state: 'verified', method: 'well_known_file', trustTier: 'well_known', trustScore: 0.8 });
+    expect(site.challenge.instructions).toMatchObject({
+      url: `http://file-ok.example.com:${web.port}/.well-known/nodectl-verify.txt`,
+      content: `nodectl-verify=${site.token}`,
+    });
+    pages.set(
+      'file-ok.example.com',
+      new Map([['/.well-known/nodectl-verify.txt', { body: `# ours\nnodectl-verify=${site.token}\n` }]]),
+    );
+    expect((await check(site.id)).json.data).toMatchObject({
+      state: 'verified',
+      method: 'well_known_file',
+      trustTier: 'well_known',
+      trustScore: 0.8,
+    });
   });
 
   it('fails on a file holding another token', async () => {
     const site = await challenged('file-bad.example.com', 'well_known_file');
-    pages.set('file-bad.example.com', new Map([['/.well-known/nodectl-verify.txt', { body: 'nodectl-verify=someone-else' }]]));
-    expect((await check(site.id)).json.data).toMatchObject({ state: 'failed', check: { passed: false, evidence: expect.stringContaining('someone-else') } });
+    pages.set(
+      'file-bad.example.com',
+      new Map([['/.well-known/nodectl-verify.txt', { body: 'nodectl-verify=someone-else' }]]),
+    );
+    expect((await check(site.id)).json.data).toMatchObject({
+      state: 'failed',
+      check: { passed: false, evidence: expect.stringContaining('someone-else') },
+    });
   });
 });
 
 describe('the guarded fetcher stands between a check and the network', () => {
   it('with private addresses not allowed, a domain resolving to loopback fails the check without a request', async () => {
-    const strict = await startHarness({ verificationBaseUrl: `http://{domain}:${web.port}`, fetchAllowPrivateAddresses: false });
+    const strict = await startHarness({
+      verificationBaseUrl: `http://{domain}:${web.port}`,
+      fetchAllowPrivateAddresses: false,
+    });
     try {
       const user = strict.user('strict');
       const orgId = strict.organization(user, 'pro');
@@ -114,7 +185,10 @@ describe('the guarded fetcher stands between a check and the network', () => {
       await strict.call('POST', `/v1/websites/${site.id}/verification/challenge`, user.token, { method: 'meta_tag' });
       const before = web.requests.length;
       const res = await strict.call('POST', `/v1/websites/${site.id}/verification/check`, user.token);
-      expect(res.json.data.check).toMatchObject({ passed: false, evidence: expect.stringMatching(/address: .*127\.0\.0\.1.*loopback/) });
+      expect(res.json.data.check).toMatchObject({
+        passed: false,
+        evidence: expect.stringMatching(/address: .*127\.0\.0\.1.*loopback/),
+      });
       expect(web.requests.length).toBe(before);
     } finally {
       await strict.close();

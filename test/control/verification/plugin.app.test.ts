@@ -22,28 +22,52 @@ afterAll(async () => h?.close());
 
 async function pluginSite(domain: string) {
   const site = await h.website(org, owner.token, domain);
-  const connector = (await h.call('POST', `/v1/websites/${site.id}/connectors`, owner.token, { connectorType: 'wordpress', sourceTypes: ['page'] })).json.data;
+  const connector = (
+    await h.call('POST', `/v1/websites/${site.id}/connectors`, owner.token, {
+      connectorType: 'wordpress',
+      sourceTypes: ['page'],
+    })
+  ).json.data;
   return { ...site, connector };
 }
-const challenge = (id: string) => h.call('POST', `/v1/websites/${id}/verification/challenge`, owner.token, { method: 'plugin' });
+const challenge = (id: string) =>
+  h.call('POST', `/v1/websites/${id}/verification/challenge`, owner.token, { method: 'plugin' });
 const state = async (id: string) => (await h.call('GET', `/v1/websites/${id}/verification`, owner.token)).json.data;
 
 describe('plugin verification through a signed heartbeat', () => {
   it('a heartbeat carrying the token verifies the website at once (tier plugin_signed, 0.9), recorded with the connector as actor', async () => {
     const site = await pluginSite('plugin.example.com');
     const issued = await challenge(site.id);
-    expect(issued.json.data.challenge.instructions).toMatchObject({ heartbeatField: 'verification_token', value: issued.json.data.challenge.token });
-    const beat = await h.heartbeat(site.connector.token, site.id, { verification_token: issued.json.data.challenge.token });
+    expect(issued.json.data.challenge.instructions).toMatchObject({
+      heartbeatField: 'verification_token',
+      value: issued.json.data.challenge.token,
+    });
+    const beat = await h.heartbeat(site.connector.token, site.id, {
+      verification_token: issued.json.data.challenge.token,
+    });
     expect({ status: beat.status, next: beat.json.data.next_action }).toEqual({ status: 200, next: 'continue' });
-    expect(await state(site.id)).toMatchObject({ state: 'verified', method: 'plugin', trustTier: 'plugin_signed', trustScore: 0.9 });
-    expect((await state(site.id)).history[0]).toMatchObject({ event: 'plugin_heartbeat', result: 'passed', actor: `connector:${site.connector.id}` });
+    expect(await state(site.id)).toMatchObject({
+      state: 'verified',
+      method: 'plugin',
+      trustTier: 'plugin_signed',
+      trustScore: 0.9,
+    });
+    expect((await state(site.id)).history[0]).toMatchObject({
+      event: 'plugin_heartbeat',
+      result: 'passed',
+      actor: `connector:${site.connector.id}`,
+    });
     // The check route reads the same proof.
-    expect((await h.call('POST', `/v1/websites/${site.id}/verification/check`, owner.token)).json.data.check).toMatchObject({ method: 'plugin', passed: true });
+    expect(
+      (await h.call('POST', `/v1/websites/${site.id}/verification/check`, owner.token)).json.data.check,
+    ).toMatchObject({ method: 'plugin', passed: true });
   });
 
   it('a heartbeat with another token, or before the challenge, proves nothing; the heartbeat itself still succeeds', async () => {
     const site = await pluginSite('plugin-wrong.example.com');
-    const early = await h.call('POST', `/v1/websites/${site.id}/verification/challenge`, owner.token, { method: 'dns_txt' });
+    const early = await h.call('POST', `/v1/websites/${site.id}/verification/challenge`, owner.token, {
+      method: 'dns_txt',
+    });
     const token = early.json.data.challenge.token as string;
     // The token sent while the challenge asked for dns_txt: kept as proof, but the plugin check needs a heartbeat after a plugin challenge.
     expect((await h.heartbeat(site.connector.token, site.id, { verification_token: token })).status).toBe(200);
@@ -52,11 +76,14 @@ describe('plugin verification through a signed heartbeat', () => {
     await challenge(site.id);
     expect((await h.heartbeat(site.connector.token, site.id, { verification_token: 'f'.repeat(32) })).status).toBe(200);
     const check = await h.call('POST', `/v1/websites/${site.id}/verification/check`, owner.token);
-    expect(check.json.data).toMatchObject({ state: 'failed', check: { passed: false, evidence: expect.stringContaining('older than the challenge') } });
+    expect(check.json.data).toMatchObject({
+      state: 'failed',
+      check: { passed: false, evidence: expect.stringContaining('older than the challenge') },
+    });
     expect((await h.heartbeat(site.connector.token, site.id, { verification_token: 42 })).status).toBe(422);
   });
 
-  it('the daily re-check fails once the plugin stops sending the token for 2 days (grace), and a suspended connector\'s proof does not count', async () => {
+  it("the daily re-check fails once the plugin stops sending the token for 2 days (grace), and a suspended connector's proof does not count", async () => {
     const site = await pluginSite('plugin-quiet.example.com');
     const token = (await challenge(site.id)).json.data.challenge.token as string;
     await h.heartbeat(site.connector.token, site.id, { verification_token: token });
@@ -75,6 +102,9 @@ describe('plugin verification through a signed heartbeat', () => {
 
     await h.call('POST', `/v1/connectors/${site.connector.id}/suspend`, owner.token);
     const check = await h.call('POST', `/v1/websites/${site.id}/verification/check`, owner.token);
-    expect(check.json.data).toMatchObject({ state: 'grace', check: { passed: false, evidence: expect.stringContaining('no longer active') } });
+    expect(check.json.data).toMatchObject({
+      state: 'grace',
+      check: { passed: false, evidence: expect.stringContaining('no longer active') },
+    });
   });
 });

@@ -14,7 +14,13 @@ describe('POST /v1/waitlist', () => {
   afterAll(async () => t?.close());
 
   const join = (body: unknown, address: string): Promise<InjectAnswer> =>
-    injectJson(t.app, { method: 'POST', url: '/v1/waitlist', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body), remoteAddress: address });
+    injectJson(t.app, {
+      method: 'POST',
+      url: '/v1/waitlist',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+      remoteAddress: address,
+    });
   const rows = () => t.services.controlDb.prepare('SELECT email, source FROM waitlist ORDER BY email').all();
 
   it('answers 202 {status: accepted} for a new and for a known address, and keeps one lowercased row', async () => {
@@ -38,7 +44,12 @@ describe('POST /v1/waitlist', () => {
 
   it('invalid submits count against the per-address limit: after 3 the 4th, even a valid one, is 429 quota.rate_limited', async () => {
     const address = '198.51.100.3';
-    const answers = [await join({ email: 'a@example.com' }, address), await join({ email: 'b@example.com' }, address), await join({ email: 'c@example.com', consent: true }, address), await join({ email: 'd@example.com', consent: true }, address)];
+    const answers = [
+      await join({ email: 'a@example.com' }, address),
+      await join({ email: 'b@example.com' }, address),
+      await join({ email: 'c@example.com', consent: true }, address),
+      await join({ email: 'd@example.com', consent: true }, address),
+    ];
     expect(answers.map((a) => a.status)).toEqual([422, 422, 202, 429]);
     expect(answers[3]!.json.error.code).toBe('quota.rate_limited');
     expect(answers[3]!.headers['retry-after']).toBeDefined();

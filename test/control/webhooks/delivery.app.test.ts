@@ -5,7 +5,14 @@ import type { JobWorker } from '../../../src/platform/jobs/worker.js';
 import { readMasterKey } from '../../../src/platform/storage/data-dir.js';
 import { attemptDelivery, RETRY_DELAYS_MS } from '../../../src/control/webhooks/deliver.js';
 import { deliveryFetchOptions } from '../../../src/control/webhooks/send.js';
-import { buildTestApp, fakeClock, seedWebsite, type FakeClock, type SeededWebsite, type TestApp } from '../../helpers/app.js';
+import {
+  buildTestApp,
+  fakeClock,
+  seedWebsite,
+  type FakeClock,
+  type SeededWebsite,
+  type TestApp,
+} from '../../helpers/app.js';
 import { adminKey, api, createWorker, startReceiver, subscribe, verifyWebhook, type Receiver } from './support.js';
 
 let t: TestApp;
@@ -37,10 +44,32 @@ const hooks = (id = '') => `/v1/websites/${site.websiteId}/webhooks${id ? `/${id
 const runDue = () => worker.drain(['webhooks.dispatch', 'webhook.deliver']);
 
 function emitStale(connector = 'conn_x'): string {
-  return emitEvent(db(), { type: 'connector.stale', website_id: site.websiteId, data: { connector_id: connector, name: 'wp', last_heartbeat_at: new Date(clock.now() - 16 * MINUTE).toISOString(), stale_after_ms: 15 * MINUTE } }, clock.now());
+  return emitEvent(
+    db(),
+    {
+      type: 'connector.stale',
+      website_id: site.websiteId,
+      data: {
+        connector_id: connector,
+        name: 'wp',
+        last_heartbeat_at: new Date(clock.now() - 16 * MINUTE).toISOString(),
+        stale_after_ms: 15 * MINUTE,
+      },
+    },
+    clock.now(),
+  );
 }
 
-async function deliveriesOf(subscriptionId: string): Promise<Array<{ id: string; eventId: string; state: string; attempts: number; nextAttemptAt: string | null; lastStatus: number | null }>> {
+async function deliveriesOf(subscriptionId: string): Promise<
+  Array<{
+    id: string;
+    eventId: string;
+    state: string;
+    attempts: number;
+    nextAttemptAt: string | null;
+    lastStatus: number | null;
+  }>
+> {
   const res = await api(t, key, 'GET', `${hooks(subscriptionId)}/deliveries`);
   expect(res.status).toBe(200);
   return res.json.data.items;
@@ -49,26 +78,45 @@ async function deliveriesOf(subscriptionId: string): Promise<Array<{ id: string;
 describe('webhook delivery', () => {
   it('an event reaches each listening subscription once, signed (verified by standardwebhooks), with webhook-id = the event id and the contract payload', async () => {
     const a = await subscribe(t, key, site.websiteId, { url: `${receiver.url}?a`, events: ['connector.stale'] });
-    const b = await subscribe(t, key, site.websiteId, { url: `${receiver.url}?b`, events: ['connector.stale', 'node.published'] });
+    const b = await subscribe(t, key, site.websiteId, {
+      url: `${receiver.url}?b`,
+      events: ['connector.stale', 'node.published'],
+    });
     const deaf = await subscribe(t, key, site.websiteId, { url: `${receiver.url}?deaf`, events: ['node.published'] });
     const before = receiver.received.length;
     const eventId = emitStale('conn_a');
     await runDue();
     const got = receiver.received.slice(before);
     expect(got).toHaveLength(2);
-    for (const [request, secret] of [[got.find((r) => r.headers['webhook-signature'] && verifies(b.secret, r)), b.secret], [got.find((r) => verifies(a.secret, r)), a.secret]] as const) {
+    for (const [request, secret] of [
+      [got.find((r) => r.headers['webhook-signature'] && verifies(b.secret, r)), b.secret],
+      [got.find((r) => verifies(a.secret, r)), a.secret],
+    ] as const) {
       expect(request, 'a request signed for each subscription').toBeDefined();
       const payload = verifyWebhook(secret, request!);
       expect(request!.headers['webhook-id']).toBe(eventId);
       expect(request!.headers['content-type']).toBe('application/json');
-      expect(payload).toEqual({ id: eventId, type: 'connector.stale', created_at: new Date(clock.now()).toISOString(), website_id: site.websiteId, data: { connector_id: 'conn_a', name: 'wp', last_heartbeat_at: expect.any(String), stale_after_ms: 15 * MINUTE } });
+      expect(payload).toEqual({
+        id: eventId,
+        type: 'connector.stale',
+        created_at: new Date(clock.now()).toISOString(),
+        website_id: site.websiteId,
+        data: {
+          connector_id: 'conn_a',
+          name: 'wp',
+          last_heartbeat_at: expect.any(String),
+          stale_after_ms: 15 * MINUTE,
+        },
+      });
     }
-    expect((await deliveriesOf(a.id)).map((d) => [d.eventId, d.state, d.attempts, d.lastStatus])).toEqual([[eventId, 'succeeded', 1, 204]]);
+    expect((await deliveriesOf(a.id)).map((d) => [d.eventId, d.state, d.attempts, d.lastStatus])).toEqual([
+      [eventId, 'succeeded', 1, 204],
+    ]);
     expect(await deliveriesOf(deaf.id)).toEqual([]);
     for (const s of [a, b, deaf]) await api(t, key, 'DELETE', hooks(s.id));
   });
 
-  it('emitEvent makes the deliveries in the change\'s transaction (no job when nobody listens); the dispatch sweep fans out an event inserted without them, never to a subscription made after it', async () => {
+  it("emitEvent makes the deliveries in the change's transaction (no job when nobody listens); the dispatch sweep fans out an event inserted without them, never to a subscription made after it", async () => {
     const jobCount = () => db().prepare('SELECT COUNT(*) FROM jobs').pluck().get();
     const jobsBefore = jobCount();
     const old = emitStale('conn_old');
@@ -78,15 +126,27 @@ describe('webhook delivery', () => {
     db().prepare('UPDATE events_outbox SET dispatched_at = NULL WHERE id = ?').run(old);
     clock.advance(1);
     const s = await subscribe(t, key, site.websiteId, { url: receiver.url, events: ['connector.stale'] });
-    const swept = db().prepare(`INSERT INTO events_outbox (id, type, website_id, data, created_at) VALUES ('evt_inserted_directly', 'connector.stale', ?, ?, ?)`)
-      .run(site.websiteId, JSON.stringify({ connector_id: 'conn_swept', name: 'wp', last_heartbeat_at: 'x', stale_after_ms: 1 }), clock.now());
+    const swept = db()
+      .prepare(
+        `INSERT INTO events_outbox (id, type, website_id, data, created_at) VALUES ('evt_inserted_directly', 'connector.stale', ?, ?, ?)`,
+      )
+      .run(
+        site.websiteId,
+        JSON.stringify({ connector_id: 'conn_swept', name: 'wp', last_heartbeat_at: 'x', stale_after_ms: 1 }),
+        clock.now(),
+      );
     expect(swept.changes).toBe(1);
     const before = receiver.received.length;
     const fresh = emitStale('conn_new');
     expect(db().prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE event_id = ?').pluck().get(fresh)).toBe(1);
     t.services.jobs.enqueue(webhooksDispatchJob, {});
     await worker.drain();
-    expect(receiver.received.slice(before).map((r) => JSON.parse(r.body).data.connector_id).sort()).toEqual(['conn_new', 'conn_swept']);
+    expect(
+      receiver.received
+        .slice(before)
+        .map((r) => JSON.parse(r.body).data.connector_id)
+        .sort(),
+    ).toEqual(['conn_new', 'conn_swept']);
     expect(db().prepare('SELECT COUNT(*) FROM events_outbox WHERE dispatched_at IS NULL').pluck().get()).toBe(0);
     expect(db().prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE event_id = ?').pluck().get(old)).toBe(0);
     await api(t, key, 'DELETE', hooks(s.id));
@@ -124,7 +184,8 @@ describe('webhook delivery', () => {
       expect(attempt.responseExcerpt).toBe('busy '.repeat(1000).slice(0, 1024));
     }
     // Every attempt was signed; each verifies with the standardwebhooks package.
-    for (const request of receiver.received.slice(before)) expect(verifyWebhook(s.secret, request).type).toBe('connector.stale');
+    for (const request of receiver.received.slice(before))
+      expect(verifyWebhook(s.secret, request).type).toBe('connector.stale');
     await api(t, key, 'DELETE', hooks(s.id));
   });
 
@@ -133,7 +194,9 @@ describe('webhook delivery', () => {
     receiver.answer(() => ({ status: 500 }));
     emitStale();
     await runDue();
-    expect(db().prepare('SELECT failing_since FROM webhook_subscriptions WHERE id = ?').pluck().get(s.id)).toBe(clock.now());
+    expect(db().prepare('SELECT failing_since FROM webhook_subscriptions WHERE id = ?').pluck().get(s.id)).toBe(
+      clock.now(),
+    );
     receiver.answer(() => ({ status: 202 }));
     clock.advance(5_000);
     await runDue();
@@ -149,7 +212,11 @@ describe('webhook delivery', () => {
     expect(receiver.received.length - before).toBe(1);
     expect(receiver.received.at(-1)!.headers['webhook-id']).toBe(delivery!.eventId);
     const attempts = (await api(t, key, 'GET', `${hooks(s.id)}/deliveries/${delivery!.id}/attempts`)).json.data.items;
-    expect(attempts.map((a: { trigger: string; status: number }) => [a.trigger, a.status])).toEqual([['schedule', 500], ['schedule', 202], ['manual', 202]]);
+    expect(attempts.map((a: { trigger: string; status: number }) => [a.trigger, a.status])).toEqual([
+      ['schedule', 500],
+      ['schedule', 202],
+      ['manual', 202],
+    ]);
 
     await api(t, key, 'PATCH', hooks(s.id), { enabled: false });
     const refused = await api(t, key, 'POST', `${hooks(s.id)}/deliveries/${delivery!.id}/resend`, {});
@@ -166,18 +233,38 @@ describe('webhook delivery', () => {
     const [listed] = await deliveriesOf(s.id);
     const one = await api(t, key, 'GET', `${hooks(s.id)}/deliveries/${listed!.id}`);
     expect([one.status, one.json.data]).toEqual([200, listed]);
-    expect(one.json.data).toMatchObject({ subscriptionId: s.id, eventId, eventType: 'connector.stale', state: 'succeeded', attempts: 1, lastStatus: 204, lastError: null });
-    const ids = async (state: string) => (await api(t, key, 'GET', `${hooks(s.id)}/deliveries?state=${state}`)).json.data.items.map((d: { id: string }) => d.id);
-    expect({ succeeded: await ids('succeeded'), pending: await ids('pending') }).toEqual({ succeeded: [listed!.id], pending: [] });
+    expect(one.json.data).toMatchObject({
+      subscriptionId: s.id,
+      eventId,
+      eventType: 'connector.stale',
+      state: 'succeeded',
+      attempts: 1,
+      lastStatus: 204,
+      lastError: null,
+    });
+    const ids = async (state: string) =>
+      (await api(t, key, 'GET', `${hooks(s.id)}/deliveries?state=${state}`)).json.data.items.map(
+        (d: { id: string }) => d.id,
+      );
+    expect({ succeeded: await ids('succeeded'), pending: await ids('pending') }).toEqual({
+      succeeded: [listed!.id],
+      pending: [],
+    });
     const badState = await api(t, key, 'GET', `${hooks(s.id)}/deliveries?state=lost`);
-    expect([badState.status, badState.json.error.details.fields.map((f: { path: string }) => f.path)]).toEqual([422, ['state']]);
+    expect([badState.status, badState.json.error.details.fields.map((f: { path: string }) => f.path)]).toEqual([
+      422,
+      ['state'],
+    ]);
     const unknown = await api(t, key, 'GET', `${hooks(s.id)}/deliveries/dlv_missing`);
     expect([unknown.status, unknown.json.error.code]).toEqual([404, 'webhook.delivery_not_found']);
     const unknownAttempts = await api(t, key, 'GET', `${hooks(s.id)}/deliveries/dlv_missing/attempts`);
     expect([unknownAttempts.status, unknownAttempts.json.error.code]).toEqual([404, 'webhook.delivery_not_found']);
     // rotate, test and resend: no body at all is as good as {}; a field is refused.
     expect((await api(t, key, 'POST', `${hooks(s.id)}/deliveries/${listed!.id}/resend`)).status).toBe(202);
-    expect((await api(t, key, 'POST', `${hooks(s.id)}/test`)).json.data).toMatchObject({ delivered: true, status: 204 });
+    expect((await api(t, key, 'POST', `${hooks(s.id)}/test`)).json.data).toMatchObject({
+      delivered: true,
+      status: 204,
+    });
     expect((await api(t, key, 'POST', `${hooks(s.id)}/rotate`)).json.data.secretVersion).toBe(2);
     expect((await api(t, key, 'POST', `${hooks(s.id)}/rotate`, { now: true })).status).toBe(422);
     await runDue();
@@ -194,7 +281,12 @@ describe('webhook delivery', () => {
     expect((await api(t, key, 'POST', `${hooks(s.id)}/deliveries/${pending!.id}/resend`, {})).status).toBe(202);
     await runDue();
     const [after] = await deliveriesOf(s.id);
-    expect(after).toMatchObject({ state: 'pending', attempts: 2, nextAttemptAt: pending!.nextAttemptAt, lastStatus: 500 });
+    expect(after).toMatchObject({
+      state: 'pending',
+      attempts: 2,
+      nextAttemptAt: pending!.nextAttemptAt,
+      lastStatus: 500,
+    });
     clock.advance(5_000);
     await runDue();
     expect((await deliveriesOf(s.id))[0]).toMatchObject({ state: 'pending', attempts: 3 });
@@ -233,7 +325,11 @@ describe('webhook delivery', () => {
     clock.advance(1);
     emitStale('day3');
     await runDue();
-    expect((await api(t, key, 'GET', hooks(s.id))).json.data).toMatchObject({ enabled: false, disabledReason: 'failing', failingSince: expect.any(String) });
+    expect((await api(t, key, 'GET', hooks(s.id))).json.data).toMatchObject({
+      enabled: false,
+      disabledReason: 'failing',
+      failingSince: expect.any(String),
+    });
     await api(t, key, 'DELETE', hooks(s.id));
   });
 
@@ -257,14 +353,22 @@ describe('webhook delivery', () => {
     emitStale();
     await worker.drain(['webhooks.dispatch']);
     const [delivery] = await deliveriesOf(s.id);
-    const deps = { controlDb: db(), jobs: t.services.jobs, masterKey: readMasterKey(t.services.layout), now: clock.now, fetchOptions: deliveryFetchOptions(t.services.config.settings) };
+    const deps = {
+      controlDb: db(),
+      jobs: t.services.jobs,
+      masterKey: readMasterKey(t.services.layout),
+      now: clock.now,
+      fetchOptions: deliveryFetchOptions(t.services.config.settings),
+    };
     const payload = { delivery_id: delivery!.id, website_id: site.websiteId, step: 0 };
     const before = receiver.received.length;
     expect(await attemptDelivery(deps, payload)).toBe('delivered');
     expect(await attemptDelivery(deps, payload)).toBe('skipped');
     await runDue(); // the queued job of step 0 finds it taken
     expect(receiver.received.length - before).toBe(1);
-    expect(db().prepare('SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?').pluck().get(delivery!.id)).toBe(1);
+    expect(db().prepare('SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?').pluck().get(delivery!.id)).toBe(
+      1,
+    );
     await api(t, key, 'DELETE', hooks(s.id));
   });
 
@@ -273,14 +377,28 @@ describe('webhook delivery', () => {
     const events = () => db().prepare('SELECT COUNT(*) FROM events_outbox').pluck().get();
     const jobs = () => db().prepare('SELECT COUNT(*) FROM jobs').pluck().get();
     const [e0, j0] = [events(), jobs()];
-    expect(() => db().transaction(() => {
-      emitStale();
-      throw new Error('the change failed');
-    })()).toThrow('the change failed');
+    expect(() =>
+      db().transaction(() => {
+        emitStale();
+        throw new Error('the change failed');
+      })(),
+    ).toThrow('the change failed');
     expect([events(), jobs()]).toEqual([e0, j0]);
-    expect(() => emitEvent(db(), { type: 'node.taken_down', website_id: site.websiteId, data: { removed_files: 'many' } } as never, clock.now())).toThrow();
+    expect(() =>
+      emitEvent(
+        db(),
+        { type: 'node.taken_down', website_id: site.websiteId, data: { removed_files: 'many' } } as never,
+        clock.now(),
+      ),
+    ).toThrow();
     // A fixture published by the CLI names a website control.sqlite does not hold: no event, no failure after the flip.
-    expect(emitEvent(db(), { type: 'node.taken_down', website_id: 'web_not_here', data: { previous_version: null, removed_files: 1 } }, clock.now())).toBeUndefined();
+    expect(
+      emitEvent(
+        db(),
+        { type: 'node.taken_down', website_id: 'web_not_here', data: { previous_version: null, removed_files: 1 } },
+        clock.now(),
+      ),
+    ).toBeUndefined();
     expect([events(), jobs()]).toEqual([e0, j0]);
     await api(t, key, 'DELETE', hooks(s.id));
   });

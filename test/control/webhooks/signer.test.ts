@@ -17,7 +17,9 @@ function verify(secret: string, headers: Record<string, string>, body: string, a
 describe('webhook signatures (Standard Webhooks)', () => {
   it('the signer passes the Standard Webhooks reference vector', () => {
     const key = parseSecret('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
-    expect(computeSignature(key, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    expect(computeSignature(key, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
   });
 
   it('a signed request verifies with the standardwebhooks package; a changed body, id or timestamp does not', () => {
@@ -26,9 +28,15 @@ describe('webhook signatures (Standard Webhooks)', () => {
     const body = JSON.stringify({ id: 'evt_1', type: 'node.published', data: { node_version: 'x' } });
     const headers = signWebhook([key], 'evt_1', 1_772_445_600, body);
     expect(verify(secret, { ...headers }, body, 1_772_445_600)).toEqual(JSON.parse(body));
-    expect(() => verify(secret, { ...headers }, body.replace('x', 'y'), 1_772_445_600)).toThrow(WebhookVerificationError);
-    expect(() => verify(secret, { ...headers, 'webhook-id': 'evt_2' }, body, 1_772_445_600)).toThrow(WebhookVerificationError);
-    expect(() => verify(secret, { ...headers, 'webhook-timestamp': '1772445601' }, body, 1_772_445_600)).toThrow(WebhookVerificationError);
+    expect(() => verify(secret, { ...headers }, body.replace('x', 'y'), 1_772_445_600)).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() => verify(secret, { ...headers, 'webhook-id': 'evt_2' }, body, 1_772_445_600)).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() => verify(secret, { ...headers, 'webhook-timestamp': '1772445601' }, body, 1_772_445_600)).toThrow(
+      WebhookVerificationError,
+    );
   });
 
   it('during a rotation the header carries two space-separated signatures and the package verifies with either secret, not a third', () => {
@@ -40,7 +48,9 @@ describe('webhook signatures (Standard Webhooks)', () => {
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]{44} v1,[A-Za-z0-9+/=]{44}$/);
     expect(verify(formatSecret(current), { ...headers }, body, 1_772_445_600)).toEqual({ id: 'evt_9' });
     expect(verify(formatSecret(previous), { ...headers }, body, 1_772_445_600)).toEqual({ id: 'evt_9' });
-    expect(() => verify(formatSecret(randomBytes(32)), { ...headers }, body, 1_772_445_600)).toThrow(WebhookVerificationError);
+    expect(() => verify(formatSecret(randomBytes(32)), { ...headers }, body, 1_772_445_600)).toThrow(
+      WebhookVerificationError,
+    );
   });
 
   it('the key is HMAC-SHA256(master key, subscription id + ":" + secret version), shown as whsec_<base64 key>; the database form is its SHA-256', () => {

@@ -43,31 +43,55 @@ describe('a receiver that holds every request', () => {
     const ingestDepth = () => t.services.jobs.depth('content.ingest');
     const started = performance.now();
     for (let from = 0; from < ITEMS; from += BATCH) {
-      const items = Array.from({ length: BATCH }, (_, i) => pageItem(`p${from + i}`, `Page ${from + i} text about widgets.`));
-      const res = await injectSigned(t.app, '/v1/ingest/batch', { token: site.connectorToken, websiteId: site.websiteId, body: { website_id: site.websiteId, items } });
+      const items = Array.from({ length: BATCH }, (_, i) =>
+        pageItem(`p${from + i}`, `Page ${from + i} text about widgets.`),
+      );
+      const res = await injectSigned(t.app, '/v1/ingest/batch', {
+        token: site.connectorToken,
+        websiteId: site.websiteId,
+        body: { website_id: site.websiteId, items },
+      });
       expect(res.status, res.body).toBe(200);
       expect(res.json.data.accepted).toBe(BATCH);
     }
-    await until(jobs, 'outcome', () => {
-      const depth = ingestDepth();
-      return depth.queued === 0 && depth.running === 0;
-    }, 'the content.ingest jobs', 120_000);
+    await until(
+      jobs,
+      'outcome',
+      () => {
+        const depth = ingestDepth();
+        return depth.queued === 0 && depth.running === 0;
+      },
+      'the content.ingest jobs',
+      120_000,
+    );
     const ingested = performance.now();
     expect(ingestDepth().dead).toBe(0);
-    expect(receiver.received.length, 'a delivery of ingest.completed was under way during ingestion').toBeGreaterThanOrEqual(1);
+    expect(
+      receiver.received.length,
+      'a delivery of ingest.completed was under way during ingestion',
+    ).toBeGreaterThanOrEqual(1);
 
     const publish = await api(t, key, 'POST', `/v1/websites/${site.websiteId}/publish`, {});
     const published = performance.now();
     expect(publish.status, publish.body).toBe(200);
     expect(publish.json.data.files.length).toBeGreaterThan(0);
 
-    const states = Object.fromEntries((db.prepare('SELECT state, COUNT(*) AS n FROM webhook_deliveries GROUP BY state').all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n]));
+    const states = Object.fromEntries(
+      (
+        db.prepare('SELECT state, COUNT(*) AS n FROM webhook_deliveries GROUP BY state').all() as Array<{
+          state: string;
+          n: number;
+        }>
+      ).map((r) => [r.state, r.n]),
+    );
     expect(states.succeeded ?? 0, 'no delivery has been answered yet').toBe(0);
     expect(states.pending, 'deliveries are still pending').toBeGreaterThanOrEqual(1);
     // Ingestion and the publish ran beside a delivery lane that was full the whole time.
     const firstAnswer = Math.min(...receiver.received.map((r) => r.answeredAt ?? Infinity));
     const firstRequest = Math.min(...receiver.received.map((r) => r.startedAt));
     expect(firstRequest).toBeLessThan(ingested);
-    console.log(`slow receiver: ${ITEMS} items ingested in ${Math.round(ingested - started)} ms, published in ${Math.round(published - ingested)} ms; first delivery request at ${Math.round(firstRequest - started)} ms, first answer ${Number.isFinite(firstAnswer) ? `at ${Math.round(firstAnswer - started)} ms` : 'not yet'}; deliveries ${JSON.stringify(states)}`);
+    console.log(
+      `slow receiver: ${ITEMS} items ingested in ${Math.round(ingested - started)} ms, published in ${Math.round(published - ingested)} ms; first delivery request at ${Math.round(firstRequest - started)} ms, first answer ${Number.isFinite(firstAnswer) ? `at ${Math.round(firstAnswer - started)} ms` : 'not yet'}; deliveries ${JSON.stringify(states)}`,
+    );
   }, 180_000);
 });

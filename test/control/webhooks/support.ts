@@ -52,7 +52,12 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry: ReceivedWebhook = { headers: request.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), clockMs: clock(), startedAt: performance.now() };
+      const entry: ReceivedWebhook = {
+        headers: request.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString('utf8'),
+        clockMs: clock(),
+        startedAt: performance.now(),
+      };
       received.push(entry);
       const reply = answer(request, received.length);
       open++;
@@ -93,7 +98,10 @@ export async function startReceiver(clock: () => number = Date.now, path = '/hoo
  * matches. The package checks the timestamp against Date.now(), so Date.now() is the app's clock
  * at arrival for the call (the tests run on fake clocks).
  */
-export function verifyWebhook(secret: string, webhook: ReceivedWebhook): { id: string; type: string; created_at: string; website_id: string; data: Record<string, unknown> } {
+export function verifyWebhook(
+  secret: string,
+  webhook: ReceivedWebhook,
+): { id: string; type: string; created_at: string; website_id: string; data: Record<string, unknown> } {
   const spy = vi.spyOn(Date, 'now').mockReturnValue(webhook.clockMs);
   try {
     return new Webhook(secret).verify(webhook.body, webhook.headers) as ReturnType<typeof verifyWebhook>;
@@ -104,7 +112,11 @@ export function verifyWebhook(secret: string, webhook: ReceivedWebhook): { id: s
 
 /** A worker over the app's queue with every job kind; drain() runs what is due on the app's clock. `onOutcome` hears each job's end. */
 export function createWorker(services: AppServices, onOutcome?: WorkerOptions['onOutcome']): JobWorker {
-  return new JobWorker(services.jobs, JOBS, services, { lanes: laneConcurrency(services.config.settings), pollMs: 10, onOutcome });
+  return new JobWorker(services.jobs, JOBS, services, {
+    lanes: laneConcurrency(services.config.settings),
+    pollMs: 10,
+    onOutcome,
+  });
 }
 
 /** An organization_admin API key of the organization. */
@@ -113,12 +125,28 @@ export function adminKey(services: AppServices, organizationId: string): string 
 }
 
 /** A management request with an API key. */
-export function api(t: Pick<TestApp, 'app'>, key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<InjectAnswer> {
-  return injectJson(t.app, { method, url, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+export function api(
+  t: Pick<TestApp, 'app'>,
+  key: string,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  body?: unknown,
+): Promise<InjectAnswer> {
+  return injectJson(t.app, {
+    method,
+    url,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
 }
 
 /** Creates a subscription over HTTP; returns its id and the secret shown once. */
-export async function subscribe(t: Pick<TestApp, 'app'>, key: string, websiteId: string, body: { url: string; events: string[]; description?: string }): Promise<{ id: string; secret: string }> {
+export async function subscribe(
+  t: Pick<TestApp, 'app'>,
+  key: string,
+  websiteId: string,
+  body: { url: string; events: string[]; description?: string },
+): Promise<{ id: string; secret: string }> {
   const res = await api(t, key, 'POST', `/v1/websites/${websiteId}/webhooks`, body);
   if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.body}`);
   return { id: res.json.data.id, secret: res.json.data.secret };

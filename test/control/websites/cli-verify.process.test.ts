@@ -26,17 +26,46 @@ afterAll(() => temp.cleanup());
 
 describe('nodectl admin website verify', () => {
   it('--manual grants the manual tier (0.5) with the note as evidence; load-website and the API see it', async () => {
-    const run = await runNodectl(['--json', 'admin', 'website', 'verify', '--website', websiteId, '--manual', '--note', 'contract signed on paper'], { dataDir: temp.dir });
+    const run = await runNodectl(
+      [
+        '--json',
+        'admin',
+        'website',
+        'verify',
+        '--website',
+        websiteId,
+        '--manual',
+        '--note',
+        'contract signed on paper',
+      ],
+      { dataDir: temp.dir },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.json()).toMatchObject({ domain: 'shell.example.com', state: 'verified', method: 'manual', trustTier: 'manual', trustScore: 0.5 });
-    const text = await runNodectl(['admin', 'website', 'verify', '--website', websiteId, '--manual'], { dataDir: temp.dir });
+    expect(run.json()).toMatchObject({
+      domain: 'shell.example.com',
+      state: 'verified',
+      method: 'manual',
+      trustTier: 'manual',
+      trustScore: 0.5,
+    });
+    const text = await runNodectl(['admin', 'website', 'verify', '--website', websiteId, '--manual'], {
+      dataDir: temp.dir,
+    });
     expect(text.stdout).toContain('shell.example.com: verification verified (method manual, trust score 0.5)');
   });
 
   it('without --manual it exits 2 and says how owners verify; an unknown website exits 1', async () => {
     const usage = await runNodectl(['admin', 'website', 'verify', '--website', websiteId], { dataDir: temp.dir });
-    expect({ exitCode: usage.exitCode, said: /--manual/.test(usage.stderr) && /verification\/challenge/.test(usage.stderr) }).toEqual({ exitCode: 2, said: true });
-    const missing = await runNodectl(['admin', 'website', 'verify', '--website', 'web_missing', '--manual'], { dataDir: temp.dir });
-    expect({ exitCode: missing.exitCode, said: /web_missing/.test(missing.stderr) }).toEqual({ exitCode: 1, said: true });
+    expect({
+      exitCode: usage.exitCode,
+      said: /--manual/.test(usage.stderr) && /verification\/challenge/.test(usage.stderr),
+    }).toEqual({ exitCode: 2, said: true });
+    const missing = await runNodectl(['admin', 'website', 'verify', '--website', 'web_missing', '--manual'], {
+      dataDir: temp.dir,
+    });
+    expect({ exitCode: missing.exitCode, said: /web_missing/.test(missing.stderr) }).toEqual({
+      exitCode: 1,
+      said: true,
+    });
   });
 });

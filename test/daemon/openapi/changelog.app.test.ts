@@ -5,7 +5,10 @@ import { generateOpenApiDocument } from '../../../src/daemon/openapi-document.js
 import { apiSurface, unannouncedRemovals } from '../../../src/daemon/openapi/surface.js';
 import { PROJECT_ROOT } from '../../helpers/paths.js';
 
-const committedSurface = () => readFileSync(join(PROJECT_ROOT, 'docs', 'api-surface.txt'), 'utf8').split('\n').filter((line) => line !== '');
+const committedSurface = () =>
+  readFileSync(join(PROJECT_ROOT, 'docs', 'api-surface.txt'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
 const changelog = () => readFileSync(join(PROJECT_ROOT, 'CHANGELOG.md'), 'utf8');
 
 describe('the API only loses a route or field with a CHANGELOG.md note', () => {
@@ -21,10 +24,18 @@ describe('the API only loses a route or field with a CHANGELOG.md note', () => {
   });
 
   it('a removed field is caught, and quoting its line in the changelog lets it go', () => {
-    const before = ['GET /v1/websites/{id}', 'GET /v1/websites/{id} 200 data.brand', 'GET /v1/websites/{id} 200 data.name'];
+    const before = [
+      'GET /v1/websites/{id}',
+      'GET /v1/websites/{id} 200 data.brand',
+      'GET /v1/websites/{id} 200 data.name',
+    ];
     const after = ['GET /v1/websites/{id}', 'GET /v1/websites/{id} 200 data.name'];
-    expect(unannouncedRemovals(before, after, '## Unreleased\n### Removed\n- nothing')).toEqual(['GET /v1/websites/{id} 200 data.brand']);
-    expect(unannouncedRemovals(before, after, '### Removed\n- `GET /v1/websites/{id} 200 data.brand`: use data.name')).toEqual([]);
+    expect(unannouncedRemovals(before, after, '## Unreleased\n### Removed\n- nothing')).toEqual([
+      'GET /v1/websites/{id} 200 data.brand',
+    ]);
+    expect(
+      unannouncedRemovals(before, after, '### Removed\n- `GET /v1/websites/{id} 200 data.brand`: use data.name'),
+    ).toEqual([]);
   });
 
   it('the surface lists operations, parameters, body fields and answer fields, nested ones by their path', () => {
@@ -34,7 +45,18 @@ describe('the API only loses a route or field with a CHANGELOG.md note', () => {
           patch: {
             parameters: [{ in: 'path', name: 'id' }],
             requestBody: { content: { 'application/json': { schema: { properties: { name: {} } } } } },
-            responses: { '200': { content: { 'application/json': { schema: { properties: { data: { properties: { tags: { items: { properties: { label: {} } } } } } } } } } }, '404': {} },
+            responses: {
+              '200': {
+                content: {
+                  'application/json': {
+                    schema: {
+                      properties: { data: { properties: { tags: { items: { properties: { label: {} } } } } } },
+                    },
+                  },
+                },
+              },
+              '404': {},
+            },
           },
         },
       },

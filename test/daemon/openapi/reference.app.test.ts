@@ -13,7 +13,8 @@ describe('the OpenAPI document and docs/api.md', () => {
     expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(document.openapi).toBe('3.1.0');
-    const packageVersion = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const packageVersion = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string })
+      .version;
     expect((document.info as { version: string }).version).toBe(packageVersion);
   });
 

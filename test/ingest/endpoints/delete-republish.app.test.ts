@@ -5,7 +5,10 @@ import { listStoredVersions } from '../../../src/output/publish/store.js';
 import { createDeleteHarness, KEYS, SITE_HASH, type DeleteHarness } from '../../output/publish/deletes-support.js';
 import { pageItem } from './support.js';
 
-const pages = (n: number) => Array.from({ length: n }, (_, i) => pageItem(`page-${i}`, `Page ${i}: the unique kettle model Kx${i}y is made of copper.`, { title: `Kettle Kx${i}y` }));
+const pages = (n: number) =>
+  Array.from({ length: n }, (_, i) =>
+    pageItem(`page-${i}`, `Page ${i}: the unique kettle model Kx${i}y is made of copper.`, { title: `Kettle Kx${i}y` }),
+  );
 
 let h: DeleteHarness | undefined;
 afterEach(async () => {
@@ -61,7 +64,10 @@ describe('POST /v1/ingest/delete republishes the live node (coalesced)', () => {
     }
     expect(ids.size).toBe(1);
     const [job] = republishJobs(x);
-    expect(job!.payload).toEqual({ website_id: x.website.id, removed: ['page-1', 'page-5', 'page-7'].map((id) => ({ type: 'page', id })) });
+    expect(job!.payload).toEqual({
+      website_id: x.website.id,
+      removed: ['page-1', 'page-5', 'page-7'].map((id) => ({ type: 'page', id })),
+    });
     expect(x.services.jobs.list({ kind: CONTENT_INGEST_JOB, state: 'queued' })).toHaveLength(3);
     x.advance(60_000);
     expect(await x.runJobs()).toBe(4); // three content.ingest (earlier run_at), then the republish
@@ -71,14 +77,18 @@ describe('POST /v1/ingest/delete republishes the live node (coalesced)', () => {
     for (const gone of ['Kx1y', 'Kx5y', 'Kx7y']) expect(chunks).not.toContain(gone);
   });
 
-  it('a delete while the minute\'s republish is running goes to the next minute instead of being lost', async () => {
+  it("a delete while the minute's republish is running goes to the next minute instead of being lost", async () => {
     const x = await publishedHarness();
     const first = (await x.remove(['page-2'])).republish_job_id!;
     x.advance(50_000);
     expect(x.services.jobs.claim('other-worker', [REPUBLISH_JOB])?.id).toBe(first);
     const second = (await x.remove(['page-6'])).republish_job_id!;
     expect(second).not.toBe(first);
-    expect(x.services.jobs.get(second)).toMatchObject({ state: 'queued', runAt: Date.parse('2026-03-02T10:02:00Z'), payload: { removed: [{ type: 'page', id: 'page-6' }] } });
+    expect(x.services.jobs.get(second)).toMatchObject({
+      state: 'queued',
+      runAt: Date.parse('2026-03-02T10:02:00Z'),
+      payload: { removed: [{ type: 'page', id: 'page-6' }] },
+    });
   });
 
   it('a republish due before the content.ingest removal ran does not publish the deleted item again: it fails and is retried', async () => {
@@ -88,7 +98,13 @@ describe('POST /v1/ingest/delete republishes the live node (coalesced)', () => {
     // The removal has not run (no jobs were run); a shut-down worker stops waiting for it at once.
     const stopped = new AbortController();
     stopped.abort();
-    await expect(republishJob.handler(republishJob.payload.parse(job.payload), { job, services: x.services, signal: stopped.signal })).rejects.toThrow(/page:page-4\) are still in the graph/);
+    await expect(
+      republishJob.handler(republishJob.payload.parse(job.payload), {
+        job,
+        services: x.services,
+        signal: stopped.signal,
+      }),
+    ).rejects.toThrow(/page:page-4\) are still in the graph/);
     expect(await x.liveVersion()).toBe(before);
     x.advance(60_000);
     expect(await x.runJobs()).toBe(2);
@@ -103,6 +119,10 @@ describe('POST /v1/ingest/delete republishes the live node (coalesced)', () => {
     expect(result).toMatchObject({ tombstoned: ['page-0'], not_found: ['page-missing'] });
     expect(h.services.jobs.get(result.republish_job_id!)?.kind).toBe(CONTENT_INGEST_JOB);
     expect(republishJobs(h)).toEqual([]);
-    expect(await h.remove(['page-missing'])).toEqual({ tombstoned: [], not_found: ['page-missing'], republish_job_id: null });
+    expect(await h.remove(['page-missing'])).toEqual({
+      tombstoned: [],
+      not_found: ['page-missing'],
+      republish_job_id: null,
+    });
   });
 });

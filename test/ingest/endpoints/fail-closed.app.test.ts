@@ -19,7 +19,13 @@ afterAll(async () => {
 describe('the replay guard fails closed', () => {
   it('answers 503 service.unavailable (retryable) and stores nothing while the nonce store cannot write; the retry succeeds', async () => {
     const { websiteId, connectorToken: token } = site;
-    const send = () => signedInject(t.app, '/v1/ingest/item', { token, websiteId, body: { website_id: websiteId, item: pageItem('locked:1') }, idempotencyKey: 'fail-closed-1' });
+    const send = () =>
+      signedInject(t.app, '/v1/ingest/item', {
+        token,
+        websiteId,
+        body: { website_id: websiteId, item: pageItem('locked:1') },
+        idempotencyKey: 'fail-closed-1',
+      });
     // Another connection holds the control database's write lock past the app's busy timeout.
     const holder = new Database(t.services.layout.controlDb);
     holder.exec('BEGIN IMMEDIATE');

@@ -5,12 +5,16 @@ import { isOwnerGone, PROCESS_OWNER } from '../../../src/ingest/endpoints/stores
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
-  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+  return Number(
+    execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }),
+  );
 }
 
 describe('the owner of an in-flight idempotency record', () => {
   it('is this host, this pid and a per-start ulid', () => {
-    expect(PROCESS_OWNER).toMatch(new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${process.pid}:[0-9A-HJKMNP-TV-Z]{26}$`));
+    expect(PROCESS_OWNER).toMatch(
+      new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${process.pid}:[0-9A-HJKMNP-TV-Z]{26}$`),
+    );
   });
 
   it('is gone when its pid on this host has exited, or when it was an earlier life of this pid', () => {
@@ -22,6 +26,7 @@ describe('the owner of an in-flight idempotency record', () => {
     expect(isOwnerGone(PROCESS_OWNER)).toBe(false);
     expect(isOwnerGone(`${hostname()}:${process.ppid}:01J00000000000000000000000`)).toBe(false);
     expect(isOwnerGone(`another-host.example:${deadPid()}:01J00000000000000000000000`)).toBe(false);
-    for (const owner of ['', 'garbage', `${hostname()}:notapid:X`, `${hostname()}:-5:X`]) expect(isOwnerGone(owner)).toBe(false);
+    for (const owner of ['', 'garbage', `${hostname()}:notapid:X`, `${hostname()}:-5:X`])
+      expect(isOwnerGone(owner)).toBe(false);
   });
 });

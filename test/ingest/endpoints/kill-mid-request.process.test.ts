@@ -32,7 +32,8 @@ function readControl<T>(sql: string, ...params: unknown[]): T | undefined {
   }
 }
 
-const idempotencyRow = (key: string) => readControl<{ state: string; owner: string | null }>('SELECT * FROM idempotency WHERE idempotency_key = ?', key);
+const idempotencyRow = (key: string) =>
+  readControl<{ state: string; owner: string | null }>('SELECT * FROM idempotency WHERE idempotency_key = ?', key);
 
 // The daemon is another process and announces neither below: its control database is polled.
 const waitFor = <T>(probe: () => T | undefined, what: string) => poll(probe, what, { timeoutMs: 15_000 });
@@ -40,11 +41,33 @@ const waitFor = <T>(probe: () => T | undefined, what: string) => poll(probe, wha
 describe('a daemon killed mid-request', () => {
   it('leaves no in-flight Idempotency-Key behind: the restarted daemon answers the retry normally (bug: 503 for about 300 s)', async () => {
     daemon = await startTestDaemon({ dataDir: temp.dir });
-    const send = (url: string) => signedPost(url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('killed:1') }, idempotencyKey: 'killed-mid-request' });
+    const send = (url: string) =>
+      signedPost(url, '/v1/ingest/item', {
+        token: connector.token,
+        websiteId,
+        body: { website_id: websiteId, item: pageItem('killed:1') },
+        idempotencyKey: 'killed-mid-request',
+      });
     // Creates the website's graph database, so this test can hold its write lock.
-    expect((await signedPost(daemon.url, '/v1/ingest/item', { token: connector.token, websiteId, body: { website_id: websiteId, item: pageItem('warm:1') } })).status).toBe(200);
+    expect(
+      (
+        await signedPost(daemon.url, '/v1/ingest/item', {
+          token: connector.token,
+          websiteId,
+          body: { website_id: websiteId, item: pageItem('warm:1') },
+        })
+      ).status,
+    ).toBe(200);
     // Its content.ingest job must not be the one stalled by the lock below.
-    await waitFor(() => (readControl<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state IN ('queued','running')")!.n === 0 ? true : undefined), 'the content.ingest job');
+    await waitFor(
+      () =>
+        readControl<{ n: number }>(
+          "SELECT count(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state IN ('queued','running')",
+        )!.n === 0
+          ? true
+          : undefined,
+      'the content.ingest job',
+    );
 
     // Hold the graph database's write lock: the request stops inside its transaction, in flight.
     const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`));

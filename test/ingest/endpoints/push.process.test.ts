@@ -19,10 +19,16 @@ let connector: Connector;
 
 function rows(): Array<{ item_id: string; item_type: string; url: string; state: string; language: string | null }> {
   const db = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`), { readonly: true, fileMustExist: true });
-  try { return db.prepare('SELECT item_id, item_type, url, state, language FROM raw_items ORDER BY item_id').all() as never; } finally { db.close(); }
+  try {
+    return db.prepare('SELECT item_id, item_type, url, state, language FROM raw_items ORDER BY item_id').all() as never;
+  } finally {
+    db.close();
+  }
 }
 const push = (args: string[], env: Record<string, string> = {}) =>
-  runNodectl(['push', ...args, '--url', daemon.url, '--website', websiteId, '--domain', 'example.com'], { env: { NODECTL_CONNECTOR_TOKEN: connector.token, ...env } });
+  runNodectl(['push', ...args, '--url', daemon.url, '--website', websiteId, '--domain', 'example.com'], {
+    env: { NODECTL_CONNECTOR_TOKEN: connector.token, ...env },
+  });
 
 beforeAll(async () => {
   temp = makeTempDir('nodectl-push-');
@@ -33,7 +39,10 @@ beforeAll(async () => {
   mkdirSync(join(content.dir, 'blog'));
   writeFileSync(join(content.dir, 'index.md'), '---\ntitle: Home\nlanguage: en\n---\n# Welcome\n\nHello there.\n');
   writeFileSync(join(content.dir, 'blog', 'first.md'), '---\ntitle: "First post"\ntype: post\n---\nA post.\n');
-  writeFileSync(join(content.dir, 'about.html'), '<html lang="de"><head><title>Über uns</title></head><body><p>Wir</p></body></html>');
+  writeFileSync(
+    join(content.dir, 'about.html'),
+    '<html lang="de"><head><title>Über uns</title></head><body><p>Wir</p></body></html>',
+  );
   writeFileSync(join(content.dir, 'shop.json'), JSON.stringify({ title: 'Shop', hours: '9-5' }));
 }, 60_000);
 afterAll(async () => {
@@ -79,7 +88,10 @@ describe('nodectl push', () => {
 
   it('pushes a .jsonl file of items', async () => {
     const file = join(content.dir, '..', `items-${Date.now()}.jsonl`);
-    writeFileSync(file, JSON.stringify({ type: 'page', id: 'jsonl:1', url: 'https://example.com/j1', text: 'one' }) + '\n');
+    writeFileSync(
+      file,
+      JSON.stringify({ type: 'page', id: 'jsonl:1', url: 'https://example.com/j1', text: 'one' }) + '\n',
+    );
     try {
       const run = await push([file, '--json']);
       expect(run.exitCode, run.stderr).toBe(0);
@@ -90,7 +102,10 @@ describe('nodectl push', () => {
   });
 
   it('exits 2 on bad usage: no token, missing source', async () => {
-    const noToken = await runNodectl(['push', content.dir, '--url', daemon.url, '--website', websiteId, '--domain', 'example.com'], { env: { NODECTL_CONNECTOR_TOKEN: '' } });
+    const noToken = await runNodectl(
+      ['push', content.dir, '--url', daemon.url, '--website', websiteId, '--domain', 'example.com'],
+      { env: { NODECTL_CONNECTOR_TOKEN: '' } },
+    );
     expect(noToken.exitCode).toBe(2);
     expect(noToken.stderr).toMatch(/connector token is required/);
     const missing = await push(['/definitely/not/here']);
@@ -106,16 +121,34 @@ describe('nodectl push', () => {
   });
 
   it('--watch pushes changes and deletions as they happen', async () => {
-    const child = execa('node', [NODECTL_BIN, 'push', content.dir, '--watch', '--url', daemon.url, '--website', websiteId, '--domain', 'example.com', '--json'], {
-      env: { NODECTL_CONNECTOR_TOKEN: connector.token }, reject: false,
-    });
+    const child = execa(
+      'node',
+      [
+        NODECTL_BIN,
+        'push',
+        content.dir,
+        '--watch',
+        '--url',
+        daemon.url,
+        '--website',
+        websiteId,
+        '--domain',
+        'example.com',
+        '--json',
+      ],
+      {
+        env: { NODECTL_CONNECTOR_TOKEN: connector.token },
+        reject: false,
+      },
+    );
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     // Each step waits for the line the watcher prints once it is done (plain progress lines: not a TTY).
     // The start pushes the folder as it is (pushed n/4); then each change is a push of its own.
-    const printed = (line: RegExp, what: string) => until(child.stderr!, 'data', () => err.split('\n').some((l) => line.test(l)), what, 20_000).catch((e: Error) => {
-      throw new Error(`${e.message}; stderr:\n${err}`);
-    });
+    const printed = (line: RegExp, what: string) =>
+      until(child.stderr!, 'data', () => err.split('\n').some((l) => line.test(l)), what, 20_000).catch((e: Error) => {
+        throw new Error(`${e.message}; stderr:\n${err}`);
+      });
     try {
       await printed(/^watching .* for changes \(Ctrl-C to stop\)$/, 'the watcher');
       writeFileSync(join(content.dir, 'blog', 'second.md'), '---\ntype: post\n---\nSecond post.\n');

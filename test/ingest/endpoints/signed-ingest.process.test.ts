@@ -12,15 +12,25 @@ let websiteId: string;
 let connector: Connector;
 
 function rawRows(): Array<{ item_id: string; state: string; checksum: string; body: string | null }> {
-  return t.services.graphs.get(websiteId).prepare('SELECT item_id, state, checksum, body FROM raw_items ORDER BY item_id').all() as never;
+  return t.services.graphs
+    .get(websiteId)
+    .prepare('SELECT item_id, state, checksum, body FROM raw_items ORDER BY item_id')
+    .all() as never;
 }
 function countRaw(prefix: string): number {
   return rawRows().filter((r) => r.item_id.startsWith(prefix)).length;
 }
-const sign = (token: string, path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) => signedInject(t.app, path, { token, websiteId, nowMs: clock.now(), ...o });
-const post = (path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) => sign(connector.token, path, o);
+const sign = (token: string, path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) =>
+  signedInject(t.app, path, { token, websiteId, nowMs: clock.now(), ...o });
+const post = (path: string, o: Partial<Parameters<typeof signedInject>[2]> & { body?: unknown }) =>
+  sign(connector.token, path, o);
 /** A second connector of the website, made by the library (the CLI's create is covered by test/ingest/endpoints/push.process.test.ts). */
-const newConnector = (): Connector => createConnector(t.services.controlDb, readMasterKey(t.services.layout), { websiteId, connectorType: 'test', sourceTypes: ['page', 'post'] });
+const newConnector = (): Connector =>
+  createConnector(t.services.controlDb, readMasterKey(t.services.layout), {
+    websiteId,
+    connectorType: 'test',
+    sourceTypes: ['page', 'post'],
+  });
 const batch = (items: unknown[], extra: Record<string, unknown> = {}) => ({ website_id: websiteId, items, ...extra });
 
 beforeAll(async () => {
@@ -45,7 +55,11 @@ describe('signed ingest (in process)', () => {
     expect(data.results[0].raw_content_id).toMatch(/^raw_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(data.results[0].job_id).toMatch(/^job_/);
     expect(data.results[1].job_id).toBe(data.results[0].job_id);
-    expect(rawRows().filter((r) => r.item_id.startsWith('ok:')).map((r) => r.state)).toEqual(['pending', 'pending']);
+    expect(
+      rawRows()
+        .filter((r) => r.item_id.startsWith('ok:'))
+        .map((r) => r.state),
+    ).toEqual(['pending', 'pending']);
     expect(t.services.jobs.get(data.results[0].job_id)?.kind).toBe('content.ingest');
   });
 
@@ -65,25 +79,38 @@ describe('signed ingest (in process)', () => {
 
   it('rejects a tampered body with 401 auth.invalid_signature and stores nothing', async () => {
     const signed = JSON.stringify(batch([pageItem('tamper:1')]));
-    const res = await post('/v1/ingest/batch', { raw: signed, sendRaw: signed.replace('tamper:1', 'tamper:2'), tamper: (h) => void h });
+    const res = await post('/v1/ingest/batch', {
+      raw: signed,
+      sendRaw: signed.replace('tamper:1', 'tamper:2'),
+      tamper: (h) => void h,
+    });
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe('auth.invalid_signature');
     expect(countRaw('tamper:')).toBe(0);
   });
 
   it('rejects a missing X-Signature and a wrong X-Body-Sha256 with auth.invalid_signature', async () => {
-    const a = await post('/v1/ingest/batch', { body: batch([pageItem('nosig:1')]), tamper: (h) => void delete h['x-signature'] });
+    const a = await post('/v1/ingest/batch', {
+      body: batch([pageItem('nosig:1')]),
+      tamper: (h) => void delete h['x-signature'],
+    });
     expect(a.status).toBe(401);
     expect(a.json.error.code).toBe('auth.invalid_signature');
     expect(a.json.error.message).toMatch(/X-Signature/);
-    const b = await post('/v1/ingest/batch', { body: batch([pageItem('nosig:1')]), tamper: (h) => void (h['x-body-sha256'] = '0'.repeat(64)) });
+    const b = await post('/v1/ingest/batch', {
+      body: batch([pageItem('nosig:1')]),
+      tamper: (h) => void (h['x-body-sha256'] = '0'.repeat(64)),
+    });
     expect(b.json.error.code).toBe('auth.invalid_signature');
     expect(countRaw('nosig:')).toBe(0);
   });
 
   it('rejects another website_id with 403 auth.scope_violation', async () => {
     const other = 'web_01JD2Q7Z3K4M5N6P7Q8R9S0T1V';
-    const res = await post('/v1/ingest/batch', { websiteId: other, body: { website_id: other, items: [pageItem('scope:1')] } });
+    const res = await post('/v1/ingest/batch', {
+      websiteId: other,
+      body: { website_id: other, items: [pageItem('scope:1')] },
+    });
     expect(res.status).toBe(403);
     expect(res.json.error.code).toBe('auth.scope_violation');
   });
@@ -125,7 +152,11 @@ describe('signed ingest (in process)', () => {
 
   it('413 request.body_too_large for a 50 MB body', async () => {
     const raw = JSON.stringify(batch([pageItem('huge:1', 'x'.repeat(50 * 1024 * 1024))]));
-    const res = await post('/v1/ingest/batch', { raw }).catch((error: Error) => ({ status: -1, json: { error: { code: error.message } }, headers: {} }));
+    const res = await post('/v1/ingest/batch', { raw }).catch((error: Error) => ({
+      status: -1,
+      json: { error: { code: error.message } },
+      headers: {},
+    }));
     expect(res.status).toBe(413);
     expect(res.json.error.code).toBe('request.body_too_large');
     expect(countRaw('huge:')).toBe(0);
@@ -169,10 +200,14 @@ describe('signed ingest (in process)', () => {
   });
 
   it('partial=false rejects the whole batch on one invalid item and stores nothing', async () => {
-    const res = await post('/v1/ingest/batch', { body: batch([pageItem('pf:1'), { ...pageItem('pf:2'), checksum: 'nope' }], { partial: false }) });
+    const res = await post('/v1/ingest/batch', {
+      body: batch([pageItem('pf:1'), { ...pageItem('pf:2'), checksum: 'nope' }], { partial: false }),
+    });
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe('ingest.batch_rejected');
-    expect(res.json.error.details.items).toEqual([{ index: 1, id: 'pf:2', code: 'validation.failed', message: expect.stringMatching(/checksum/) }]);
+    expect(res.json.error.details.items).toEqual([
+      { index: 1, id: 'pf:2', code: 'validation.failed', message: expect.stringMatching(/checksum/) },
+    ]);
     expect(countRaw('pf:')).toBe(0);
   });
 
@@ -180,7 +215,10 @@ describe('signed ingest (in process)', () => {
     const broken = { website_id: websiteId, items: 'not a list', colour: 'red' };
     const unsigned = await post('/v1/ingest/batch', { body: broken, tamper: (h) => void delete h['x-signature'] });
     expect(`${unsigned.status} ${unsigned.json.error.code}`).toBe('401 auth.invalid_signature');
-    const badTimestamp = await post('/v1/ingest/batch', { body: batch([pageItem('order:1')]), tamper: (h) => void (h['x-timestamp'] = 'soon') });
+    const badTimestamp = await post('/v1/ingest/batch', {
+      body: batch([pageItem('order:1')]),
+      tamper: (h) => void (h['x-timestamp'] = 'soon'),
+    });
     expect(`${badTimestamp.status} ${badTimestamp.json.error.code}`).toBe('401 auth.invalid_signature');
     const signed = await post('/v1/ingest/batch', { body: broken });
     expect(`${signed.status} ${signed.json.error.code}`).toBe('422 validation.failed');
@@ -190,10 +228,29 @@ describe('signed ingest (in process)', () => {
   });
 
   it('the OpenAPI document lists the signing headers of every ingest route, the five signing ones required', async () => {
-    const document = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, { post: { parameters: Array<{ in: string; name: string; required: boolean }> } }> };
-    for (const path of ['/v1/ingest/batch', '/v1/ingest/item', '/v1/ingest/delete', '/v1/ingest/heartbeat', '/v1/ingest/schema']) {
-      const headers = document.paths[path]!.post.parameters.filter((p) => p.in === 'header').map((p) => `${p.name}${p.required ? '' : '?'}`);
-      expect(headers, path).toEqual(['X-Signature', 'X-Timestamp', 'X-Nonce', 'X-Body-Sha256', 'Idempotency-Key', 'X-Site-Domain?', 'X-Connector-Type?', 'X-Connector-Version?']);
+    const document = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+      paths: Record<string, { post: { parameters: Array<{ in: string; name: string; required: boolean }> } }>;
+    };
+    for (const path of [
+      '/v1/ingest/batch',
+      '/v1/ingest/item',
+      '/v1/ingest/delete',
+      '/v1/ingest/heartbeat',
+      '/v1/ingest/schema',
+    ]) {
+      const headers = document.paths[path]!.post.parameters.filter((p) => p.in === 'header').map(
+        (p) => `${p.name}${p.required ? '' : '?'}`,
+      );
+      expect(headers, path).toEqual([
+        'X-Signature',
+        'X-Timestamp',
+        'X-Nonce',
+        'X-Body-Sha256',
+        'Idempotency-Key',
+        'X-Site-Domain?',
+        'X-Connector-Type?',
+        'X-Connector-Version?',
+      ]);
     }
   });
 
@@ -235,18 +292,33 @@ describe('signed ingest (in process)', () => {
 
   it('gdpr_erasure removes the content, url and checksum of the item', async () => {
     await post('/v1/ingest/batch', { body: batch([pageItem('gdpr:1', 'personal data')]) });
-    const res = await post('/v1/ingest/delete', { body: { website_id: websiteId, ids: ['gdpr:1'], reason: 'gdpr_erasure' } });
+    const res = await post('/v1/ingest/delete', {
+      body: { website_id: websiteId, ids: ['gdpr:1'], reason: 'gdpr_erasure' },
+    });
     expect(res.json.data.tombstoned).toEqual(['gdpr:1']);
-    expect(rawRows().find((r) => r.item_id === 'gdpr:1')).toMatchObject({ state: 'tombstoned', body: null, checksum: '' });
+    expect(rawRows().find((r) => r.item_id === 'gdpr:1')).toMatchObject({
+      state: 'tombstoned',
+      body: null,
+      checksum: '',
+    });
   });
 
   it('heartbeat answers next_action and server time and records the connector state', async () => {
-    const res = await post('/v1/ingest/heartbeat', { body: { website_id: websiteId, cursor: 'c1', connector_state: 'syncing', stats: { items_seen: 3, items_pending: 0, last_error: null } } });
+    const res = await post('/v1/ingest/heartbeat', {
+      body: {
+        website_id: websiteId,
+        cursor: 'c1',
+        connector_state: 'syncing',
+        stats: { items_seen: 3, items_pending: 0, last_error: null },
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.json.data.next_action).toBe('continue');
     expect(res.json.data.server_time_unix).toBe(Math.floor(clock.now() / 1000));
     expect(res.json.data.server_time).toBe(new Date(clock.now()).toISOString());
-    const list = await runNodectl(['--json', 'admin', 'connector', 'list', '--website', websiteId], { dataDir: t.dataDir });
+    const list = await runNodectl(['--json', 'admin', 'connector', 'list', '--website', websiteId], {
+      dataDir: t.dataDir,
+    });
     const row = list.json<any[]>().find((c) => c.id === connector.id);
     expect(row.connectorState).toBe('syncing');
     expect(row.lastHeartbeatAt).not.toBeNull();
@@ -255,14 +327,36 @@ describe('signed ingest (in process)', () => {
 
   it('schema: stores mappings, rejects llm_inferred (422) and a conflicting mapping (409), then heartbeat says backfill', async () => {
     clock.advance(1_000); // the mapping is added after the previous heartbeat
-    const ok = await post('/v1/ingest/schema', { body: { website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' }] } });
+    const ok = await post('/v1/ingest/schema', {
+      body: {
+        website_id: websiteId,
+        mappings: [
+          { source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' },
+        ],
+      },
+    });
     expect(ok.status).toBe(200);
-    expect(ok.json.data).toMatchObject({ website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' }] });
+    expect(ok.json.data).toMatchObject({
+      website_id: websiteId,
+      mappings: [
+        { source_path: 'meta.sku', target: 'attribute', attribute_name: 'sku', provenance_method: 'cms_field' },
+      ],
+    });
     expect(ok.json.data.mappings_version).toMatch(/^mv_[0-9a-f]{16}$/);
-    const llm = await post('/v1/ingest/schema', { body: { website_id: websiteId, mappings: [{ source_path: 'x', target: 'title', provenance_method: 'llm_inferred' }] } });
+    const llm = await post('/v1/ingest/schema', {
+      body: {
+        website_id: websiteId,
+        mappings: [{ source_path: 'x', target: 'title', provenance_method: 'llm_inferred' }],
+      },
+    });
     expect(llm.status).toBe(422);
     expect(llm.json.error.code).toBe('validation.failed');
-    const conflict = await post('/v1/ingest/schema', { body: { website_id: websiteId, mappings: [{ source_path: 'meta.sku', target: 'title', provenance_method: 'cms_field' }] } });
+    const conflict = await post('/v1/ingest/schema', {
+      body: {
+        website_id: websiteId,
+        mappings: [{ source_path: 'meta.sku', target: 'title', provenance_method: 'cms_field' }],
+      },
+    });
     expect(conflict.status).toBe(409);
     expect(conflict.json.error.code).toBe('ingest.schema_conflict');
     const hb = await post('/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
@@ -287,20 +381,28 @@ describe('connector lifecycle: the real CLI changes a connector, the app sees it
   it('a suspended connector is rejected until resumed; a deleted one for good', async () => {
     const c = newConnector();
     expect((await runNodectl(['admin', 'connector', 'suspend', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
-    const suspended = await sign(c.token, '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
+    const suspended = await sign(c.token, '/v1/ingest/heartbeat', {
+      body: { website_id: websiteId, connector_state: 'idle' },
+    });
     expect(suspended.status).toBe(401);
     expect(suspended.json.error.code).toBe('auth.token_revoked');
     expect(suspended.json.error.message).toMatch(/suspended/);
     expect((await runNodectl(['admin', 'connector', 'resume', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
-    const resumed = await sign(c.token, '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
+    const resumed = await sign(c.token, '/v1/ingest/heartbeat', {
+      body: { website_id: websiteId, connector_state: 'idle' },
+    });
     expect(resumed.status).toBe(200);
     expect((await runNodectl(['admin', 'connector', 'delete', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
-    const deleted = await sign(c.token, '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
+    const deleted = await sign(c.token, '/v1/ingest/heartbeat', {
+      body: { website_id: websiteId, connector_state: 'idle' },
+    });
     expect(deleted.json.error.code).toBe('auth.token_revoked');
   });
 
   it('an unknown connector id gets the same auth.token_revoked', async () => {
-    const res = await sign('conn_01JD2Q7Z3K4M5N6P7Q8R9S0T1V.AAAAAAAA', '/v1/ingest/heartbeat', { body: { website_id: websiteId, connector_state: 'idle' } });
+    const res = await sign('conn_01JD2Q7Z3K4M5N6P7Q8R9S0T1V.AAAAAAAA', '/v1/ingest/heartbeat', {
+      body: { website_id: websiteId, connector_state: 'idle' },
+    });
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe('auth.token_revoked');
   });

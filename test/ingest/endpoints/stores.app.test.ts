@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
-import { createSqliteIdempotencyStore, createSqliteNonceStore } from '../../../src/ingest/endpoints/stores/sqlite-stores.js';
+import {
+  createSqliteIdempotencyStore,
+  createSqliteNonceStore,
+} from '../../../src/ingest/endpoints/stores/sqlite-stores.js';
 import type { IdempotencyStore, InFlightLease, NonceStore } from '../../../src/ingest/endpoints/stores/types.js';
 import { makeTempDir } from '../../helpers/paths.js';
 
@@ -11,7 +14,10 @@ function lease(ttlMs: number, owner = 'host:1:A', gone: readonly string[] = []):
 }
 
 /** One conformance suite every store driver runs (a Redis driver would add its factory here). */
-function storeSuite(name: string, make: () => { nonces: NonceStore; idempotency: IdempotencyStore; close: () => void }) {
+function storeSuite(
+  name: string,
+  make: () => { nonces: NonceStore; idempotency: IdempotencyStore; close: () => void },
+) {
   describe(`${name} stores`, () => {
     let stores: ReturnType<typeof make>;
     afterEach(() => stores?.close());
@@ -32,7 +38,11 @@ function storeSuite(name: string, make: () => { nonces: NonceStore; idempotency:
       expect(await s.begin('c', 'k', 'sha-a', 10, lease(1000))).toEqual({ outcome: 'in_flight' });
       expect(await s.begin('c', 'k', 'sha-b', 10, lease(1000))).toEqual({ outcome: 'conflict' });
       await s.complete('c', 'k', 200, '{"ok":true}', 20, 86_400_000);
-      expect(await s.begin('c', 'k', 'sha-a', 30, lease(1000))).toEqual({ outcome: 'replay', statusCode: 200, response: '{"ok":true}' });
+      expect(await s.begin('c', 'k', 'sha-a', 30, lease(1000))).toEqual({
+        outcome: 'replay',
+        statusCode: 200,
+        response: '{"ok":true}',
+      });
       expect(await s.begin('c', 'k', 'sha-b', 30, lease(1000))).toEqual({ outcome: 'conflict' });
       expect(await s.begin('other', 'k', 'sha-b', 30, lease(1000))).toEqual({ outcome: 'started' });
       await s.release('other', 'k');
@@ -48,15 +58,25 @@ function storeSuite(name: string, make: () => { nonces: NonceStore; idempotency:
       expect(await s.begin('c', 'k', 'sha-a', 0, lease(300_000, 'host:1:DEAD'))).toEqual({ outcome: 'started' });
       // A live owner keeps it in flight; once its owner is judged gone, the retry starts afresh.
       expect(await s.begin('c', 'k', 'sha-a', 10, lease(300_000, 'host:2:B'))).toEqual({ outcome: 'in_flight' });
-      expect(await s.begin('c', 'k', 'sha-a', 10, lease(300_000, 'host:2:B', ['host:1:DEAD']))).toEqual({ outcome: 'started' });
+      expect(await s.begin('c', 'k', 'sha-a', 10, lease(300_000, 'host:2:B', ['host:1:DEAD']))).toEqual({
+        outcome: 'started',
+      });
       // The new owner's record is not the dead one's: still in flight for others.
-      expect(await s.begin('c', 'k', 'sha-a', 20, lease(300_000, 'host:3:C', ['host:1:DEAD']))).toEqual({ outcome: 'in_flight' });
+      expect(await s.begin('c', 'k', 'sha-a', 20, lease(300_000, 'host:3:C', ['host:1:DEAD']))).toEqual({
+        outcome: 'in_flight',
+      });
       // Even another body may start once the owner is gone (the dead request can never complete).
       expect(await s.begin('c', 'k2', 'sha-a', 0, lease(300_000, 'host:1:DEAD'))).toEqual({ outcome: 'started' });
-      expect(await s.begin('c', 'k2', 'sha-other', 10, lease(300_000, 'host:2:B', ['host:1:DEAD']))).toEqual({ outcome: 'started' });
+      expect(await s.begin('c', 'k2', 'sha-other', 10, lease(300_000, 'host:2:B', ['host:1:DEAD']))).toEqual({
+        outcome: 'started',
+      });
       // A completed record is never judged by its owner.
       await s.complete('c', 'k2', 200, '{"ok":true}', 20, 86_400_000);
-      expect(await s.begin('c', 'k2', 'sha-other', 30, lease(300_000, 'host:2:B', ['host:2:B']))).toEqual({ outcome: 'replay', statusCode: 200, response: '{"ok":true}' });
+      expect(await s.begin('c', 'k2', 'sha-other', 30, lease(300_000, 'host:2:B', ['host:2:B']))).toEqual({
+        outcome: 'replay',
+        statusCode: 200,
+        response: '{"ok":true}',
+      });
     });
 
     it('idempotency: releaseAbandoned forgets only the in-flight records of gone owners', async () => {
@@ -79,7 +99,11 @@ function storeSuite(name: string, make: () => { nonces: NonceStore; idempotency:
 storeSuite('sqlite', () => {
   const temp = makeTempDir('nodectl-stores-');
   const db = openControlDb(dataDirLayout(temp.dir));
-  return { nonces: createSqliteNonceStore(db), idempotency: createSqliteIdempotencyStore(db), close: () => (db.close(), temp.cleanup()) };
+  return {
+    nonces: createSqliteNonceStore(db),
+    idempotency: createSqliteIdempotencyStore(db),
+    close: () => (db.close(), temp.cleanup()),
+  };
 });
 
 describe('sqlite stores durability', () => {

@@ -5,7 +5,10 @@ import { signRequest } from '../../../src/platform/contract/signing.js';
 import { computeItemChecksum } from '../../../src/platform/contract/checksum.js';
 import { seedConnector } from '../../helpers/seed.js';
 
-export interface Connector { id: string; token: string }
+export interface Connector {
+  id: string;
+  token: string;
+}
 
 /** Creates a connector of type test in the data directory, in this process (as `nodectl admin connector create` would). */
 export function createTestConnector(dataDir: string, websiteId: string, sourceTypes = 'page,post'): Promise<Connector> {
@@ -31,12 +34,25 @@ export interface SignedPostOptions {
   siteDomain?: string;
 }
 
-export interface Answer { status: number; headers: Record<string, string | string[] | undefined>; json: any }
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  json: any;
+}
 
 /** The headers and body of one ingest request as a connector signs it, with the knobs applied. */
 function signedRequest(path: string, o: SignedPostOptions): { headers: Record<string, string>; body: string | Buffer } {
   const raw = o.raw ?? JSON.stringify(o.body);
-  const signed: Record<string, string> = { ...signRequest({ token: o.token, websiteId: o.websiteId, path, body: raw, timestamp: Math.floor((o.nowMs ?? Date.now()) / 1000) + (o.timestampOffset ?? 0), nonce: o.nonce ?? randomUUID() }) };
+  const signed: Record<string, string> = {
+    ...signRequest({
+      token: o.token,
+      websiteId: o.websiteId,
+      path,
+      body: raw,
+      timestamp: Math.floor((o.nowMs ?? Date.now()) / 1000) + (o.timestampOffset ?? 0),
+      nonce: o.nonce ?? randomUUID(),
+    }),
+  };
   o.tamper?.(signed);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...signed, ...o.headers };
   if (o.idempotencyKey !== null) headers['idempotency-key'] = o.idempotencyKey ?? randomUUID();
@@ -45,7 +61,11 @@ function signedRequest(path: string, o: SignedPostOptions): { headers: Record<st
 }
 
 function parsed(text: string): unknown {
-  try { return JSON.parse(text); } catch { return text; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Signs and POSTs one ingest request the way a connector would, with knobs to break it. */
@@ -63,7 +83,11 @@ export async function signedInject(app: FastifyInstance, path: string, o: Signed
 }
 
 /** A valid page item of example.com with the reference checksum. */
-export function pageItem(id: string, text = `text of ${id}`, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function pageItem(
+  id: string,
+  text = `text of ${id}`,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const base = { type: 'page', id, url: `https://example.com/${encodeURIComponent(id)}`, text, ...extra };
   return { ...base, checksum: computeItemChecksum(base as never) };
 }

@@ -11,9 +11,29 @@ const deep = (levels: number): unknown => (levels === 0 ? 1 : { a: deep(levels -
 const VALID: Array<[string, unknown]> = [
   ['text only', base],
   ['html only', { ...base, text: undefined, html: '<p>A kettle.</p>' }],
-  ['json only, nested', { ...base, text: undefined, json: { price: { amount: 12.5, currency: 'EUR' }, tags: ['a', 'b'] } }],
-  ['every optional field', { ...base, canonical_url: 'https://shop.example/p/1?ref=x', title: 'Kettle', html: '<p>x</p>', json: { a: 1 }, language: 'de-CH', updated_at: '2026-01-31T12:00:00Z', attributes: { colour: 'red' } }],
-  ['a json key "__proto__" as parsed JSON has it', JSON.parse(`{"type":"product","id":"p:2","url":"https://shop.example/p/2","checksum":"${CHECKSUM}","json":{"__proto__":{"x":1},"y":2}}`)],
+  [
+    'json only, nested',
+    { ...base, text: undefined, json: { price: { amount: 12.5, currency: 'EUR' }, tags: ['a', 'b'] } },
+  ],
+  [
+    'every optional field',
+    {
+      ...base,
+      canonical_url: 'https://shop.example/p/1?ref=x',
+      title: 'Kettle',
+      html: '<p>x</p>',
+      json: { a: 1 },
+      language: 'de-CH',
+      updated_at: '2026-01-31T12:00:00Z',
+      attributes: { colour: 'red' },
+    },
+  ],
+  [
+    'a json key "__proto__" as parsed JSON has it',
+    JSON.parse(
+      `{"type":"product","id":"p:2","url":"https://shop.example/p/2","checksum":"${CHECKSUM}","json":{"__proto__":{"x":1},"y":2}}`,
+    ),
+  ],
 ];
 const INVALID: Array<[string, unknown, RegExp]> = [
   ['an unknown field', { ...base, colour: 'red' }, /unknown field colour/],
@@ -47,6 +67,10 @@ describe('checkItem: an ingest item against the contract', () => {
 
   it('refuses a valid item whose url is on another host', () => {
     const checked = checkItem({ ...base, url: 'https://other.example/p/1' }, HOSTS);
-    expect(checked).toMatchObject({ ok: false, code: 'validation.failed', message: expect.stringMatching(/host other.example is not shop.example/) });
+    expect(checked).toMatchObject({
+      ok: false,
+      code: 'validation.failed',
+      message: expect.stringMatching(/host other.example is not shop.example/),
+    });
   });
 });

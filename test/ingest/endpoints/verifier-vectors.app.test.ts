@@ -12,7 +12,8 @@ import type { Db } from '../../../src/platform/storage/sqlite.js';
 import { makeTempDir, PROJECT_ROOT } from '../../helpers/paths.js';
 
 // The published svc.connector.hmac.v1 vectors, kept verbatim in the repository (test/data).
-const vectors = JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'data', 'connector-hmac-v1.json'), 'utf8')).signatures as Array<Record<string, string>>;
+const vectors = JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'data', 'connector-hmac-v1.json'), 'utf8'))
+  .signatures as Array<Record<string, string>>;
 const masterKey = Buffer.alloc(32, 7);
 let temp: { dir: string; cleanup: () => void };
 let db: Db;
@@ -21,12 +22,22 @@ let deps: VerifierDeps;
 beforeAll(() => {
   temp = makeTempDir('nodectl-verifier-');
   db = openControlDb(dataDirLayout(temp.dir));
-  db.prepare(`INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'O', 'o', 'pro', '2026-01-01T00:00:00Z')`).run();
+  db.prepare(
+    `INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'O', 'o', 'pro', '2026-01-01T00:00:00Z')`,
+  ).run();
   for (const v of vectors) {
     const token = parseConnectorToken(v.token!)!;
-    db.prepare(`INSERT OR IGNORE INTO websites (id, organization_id, domain, name, created_at) VALUES (?, 'org_1', ?, 'W', '2026-01-01T00:00:00Z')`).run(v.website_id, `${v.website_id}.example.com`);
-    db.prepare(`INSERT OR IGNORE INTO connectors (id, website_id, name, connector_type, source_types, secret_hash, token_version, status, created_at, updated_at) VALUES (?, ?, 'c', 't', ?, ?, 1, 'active', 'x', 'x')`)
-      .run(token.connectorId, v.website_id, JSON.stringify(SOURCE_TYPES), hashConnectorSecret(masterKey, token.connectorId, 1, token.secret));
+    db.prepare(
+      `INSERT OR IGNORE INTO websites (id, organization_id, domain, name, created_at) VALUES (?, 'org_1', ?, 'W', '2026-01-01T00:00:00Z')`,
+    ).run(v.website_id, `${v.website_id}.example.com`);
+    db.prepare(
+      `INSERT OR IGNORE INTO connectors (id, website_id, name, connector_type, source_types, secret_hash, token_version, status, created_at, updated_at) VALUES (?, ?, 'c', 't', ?, ?, 1, 'active', 'x', 'x')`,
+    ).run(
+      token.connectorId,
+      v.website_id,
+      JSON.stringify(SOURCE_TYPES),
+      hashConnectorSecret(masterKey, token.connectorId, 1, token.secret),
+    );
   }
   deps = { controlDb: db, masterKey, nonces: createSqliteNonceStore(db) };
 });
@@ -41,7 +52,13 @@ function input(v: Record<string, string>, overrides: { signature?: string; nonce
     url: v.path! + '?ignored=query',
     rawBody: Buffer.from(overrides.body ?? v.body!, 'utf8'),
     nowMs: Number(v.x_timestamp) * 1000,
-    headers: { authorization: `Bearer ${v.token}`, 'x-signature': overrides.signature ?? v.signature, 'x-timestamp': v.x_timestamp, 'x-nonce': overrides.nonce ?? v.x_nonce, 'x-body-sha256': v.body_sha256 },
+    headers: {
+      authorization: `Bearer ${v.token}`,
+      'x-signature': overrides.signature ?? v.signature,
+      'x-timestamp': v.x_timestamp,
+      'x-nonce': overrides.nonce ?? v.x_nonce,
+      'x-body-sha256': v.body_sha256,
+    },
   };
 }
 
@@ -60,7 +77,11 @@ describe('server verifier accepts every svc.connector.hmac.v1 vector', () => {
   it('rejects a flipped signature digit and a changed body byte', async () => {
     const v = vectors[0]!;
     const flipped = v.signature!.slice(0, -1) + (v.signature!.endsWith('0') ? '1' : '0');
-    await expect(verifyIngestRequest(input(v, { signature: flipped, nonce: 'other-1' }), deps)).rejects.toMatchObject({ code: 'auth.invalid_signature' });
-    await expect(verifyIngestRequest(input(v, { body: v.body!.replace('Hello', 'Hellp'), nonce: 'other-2' }), deps)).rejects.toMatchObject({ code: 'auth.invalid_signature' });
+    await expect(verifyIngestRequest(input(v, { signature: flipped, nonce: 'other-1' }), deps)).rejects.toMatchObject({
+      code: 'auth.invalid_signature',
+    });
+    await expect(
+      verifyIngestRequest(input(v, { body: v.body!.replace('Hello', 'Hellp'), nonce: 'other-2' }), deps),
+    ).rejects.toMatchObject({ code: 'auth.invalid_signature' });
   });
 });

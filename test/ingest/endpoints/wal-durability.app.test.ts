@@ -15,7 +15,10 @@ let db: Db;
 
 beforeEach(() => {
   temp = makeTempDir('nodectl-wal-');
-  db = openDatabase(join(temp.dir, 'graph.sqlite'), { pageSize: 16_384, migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }] });
+  db = openDatabase(join(temp.dir, 'graph.sqlite'), {
+    pageSize: 16_384,
+    migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }],
+  });
 });
 afterEach(() => {
   db.close();
@@ -25,7 +28,11 @@ afterEach(() => {
 const insert = (v: string) => () => db.transaction(() => db.prepare('INSERT INTO t VALUES (?)').run(v).changes)();
 const rowsSeenByAnotherConnection = () => {
   const other = new Database(db.name, { readonly: true });
-  try { return (other.prepare('SELECT v FROM t ORDER BY rowid').all() as Array<{ v: string }>).map((r) => r.v); } finally { other.close(); }
+  try {
+    return (other.prepare('SELECT v FROM t ORDER BY rowid').all() as Array<{ v: string }>).map((r) => r.v);
+  } finally {
+    other.close();
+  }
 };
 
 describe('commitDurably', () => {
@@ -38,16 +45,24 @@ describe('commitDurably', () => {
 
   it('restores synchronous=FULL when the transaction throws', async () => {
     await commitDurably(db, insert('first'), (n) => n > 0);
-    const failing = () => db.transaction(() => { throw new Error('boom'); })();
+    const failing = () =>
+      db.transaction(() => {
+        throw new Error('boom');
+      })();
     await expect(commitDurably(db, failing, () => true)).rejects.toThrow('boom');
     expect(db.pragma('synchronous', { simple: true })).toBe(FULL);
   });
 
   it('keeps synchronous=FULL throughout for a database that is not in WAL mode', async () => {
-    const memory = openDatabase(':memory:', { migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }] });
+    const memory = openDatabase(':memory:', {
+      migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (v TEXT)') }],
+    });
     try {
       const levels: unknown[] = [];
-      const write = () => (levels.push(memory.pragma('synchronous', { simple: true })), memory.prepare('INSERT INTO t VALUES (1)').run().changes);
+      const write = () => (
+        levels.push(memory.pragma('synchronous', { simple: true })),
+        memory.prepare('INSERT INTO t VALUES (1)').run().changes
+      );
       await commitDurably(memory, write, () => true);
       await commitDurably(memory, write, () => true);
       expect(levels).toEqual([FULL, FULL]);
@@ -88,7 +103,9 @@ describe('idle WAL checkpointer', () => {
     try {
       checkpointer.willWrite(db);
       const row = 'w'.repeat(1024 * 1024);
-      db.transaction(() => { for (let i = 0; i < GRAPH_WAL_KEPT_BYTES / row.length + 8; i++) db.prepare('INSERT INTO t VALUES (?)').run(row); })();
+      db.transaction(() => {
+        for (let i = 0; i < GRAPH_WAL_KEPT_BYTES / row.length + 8; i++) db.prepare('INSERT INTO t VALUES (?)').run(row);
+      })();
       expect(statSync(`${db.name}-wal`).size).toBeGreaterThan(GRAPH_WAL_KEPT_BYTES);
       expect(checkpointer.checkpointNow()).toBe(1);
       insert('after')(); // the next writer restarts the folded WAL, cut to the limit
@@ -115,7 +132,9 @@ describe('idle WAL checkpointer', () => {
       expect(checkpointer.checkpointNow()).toBe(0);
     } finally {
       checkpointer.stop();
-      db = openDatabase(join(temp.dir, 'graph.sqlite'), { migrations: [{ version: 1, name: 't', up: () => undefined }] });
+      db = openDatabase(join(temp.dir, 'graph.sqlite'), {
+        migrations: [{ version: 1, name: 't', up: () => undefined }],
+      });
     }
   });
 });
@@ -125,7 +144,11 @@ describe('commitDurably ordering', () => {
     await commitDurably(db, insert('first'), (n) => n > 0);
     const order: string[] = [];
     const writing = commitDurably(db, insert('second'), (n) => n > 0).then(() => order.push('write synced'));
-    const reading = commitDurably(db, () => db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }, () => false).then((row) => order.push(`read ${row.n}`));
+    const reading = commitDurably(
+      db,
+      () => db.prepare('SELECT count(*) AS n FROM t').get() as { n: number },
+      () => false,
+    ).then((row) => order.push(`read ${row.n}`));
     await Promise.all([writing, reading]);
     expect(order).toEqual(['write synced', 'read 2']);
   });

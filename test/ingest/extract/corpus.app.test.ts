@@ -10,10 +10,19 @@ const CORPUS = join(PROJECT_ROOT, 'test', 'data', 'readability-dev');
 
 /** Every page of the in-repo corpus as a page item of one website (its own url on the site's domain). */
 function corpusItems(): IngestItem[] {
-  return readdirSync(CORPUS).filter((name) => existsSync(join(CORPUS, name, 'source.html'))).sort().map((name) => {
-    const html = readFileSync(join(CORPUS, name, 'source.html'), 'utf8');
-    return { type: 'page', id: name, url: `https://shop.example/corpus/${name}`, html, checksum: 'sha256:' + createHash('sha256').update(html).digest('hex') };
-  });
+  return readdirSync(CORPUS)
+    .filter((name) => existsSync(join(CORPUS, name, 'source.html')))
+    .sort()
+    .map((name) => {
+      const html = readFileSync(join(CORPUS, name, 'source.html'), 'utf8');
+      return {
+        type: 'page',
+        id: name,
+        url: `https://shop.example/corpus/${name}`,
+        html,
+        checksum: 'sha256:' + createHash('sha256').update(html).digest('hex'),
+      };
+    });
 }
 
 describe('the readability-dev corpus (test/data/readability-dev, real pages)', () => {

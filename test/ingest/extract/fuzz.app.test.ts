@@ -18,16 +18,19 @@ function rerun(seed: number, firstSeed = seed): string {
 }
 
 describe('generated odd items through extract, graph store, compile and validateNode', () => {
-  it.each(seeds)('seed %i: the item extracts deterministically and its node validates with no record left out', async (seed) => {
-    const r = mulberry32(seed);
-    const item = oddItem(r, 0);
-    const mappings = oddMappings(r);
-    const options = { receivedAt: BUILD_TIME, mappings };
-    expect(extractItem(item, PIPELINE_SITE, options), rerun(seed)).toEqual(extractItem(item, PIPELINE_SITE, options));
-    const outcome = await runPipeline([item], { mappings });
-    expect(problemsOf(outcome), rerun(seed)).toEqual(CLEAN);
-    expect(outcome.ingest.processed, rerun(seed)).toBe(1);
-  });
+  it.each(seeds)(
+    'seed %i: the item extracts deterministically and its node validates with no record left out',
+    async (seed) => {
+      const r = mulberry32(seed);
+      const item = oddItem(r, 0);
+      const mappings = oddMappings(r);
+      const options = { receivedAt: BUILD_TIME, mappings };
+      expect(extractItem(item, PIPELINE_SITE, options), rerun(seed)).toEqual(extractItem(item, PIPELINE_SITE, options));
+      const outcome = await runPipeline([item], { mappings });
+      expect(problemsOf(outcome), rerun(seed)).toEqual(CLEAN);
+      expect(outcome.ingest.processed, rerun(seed)).toBe(1);
+    },
+  );
 
   it('one website of many odd items (entities and facts merged across items) validates with no record left out', async () => {
     // Its own seed, just below the per-item ones: FUZZ_SEED=<seed + 1> reruns it.

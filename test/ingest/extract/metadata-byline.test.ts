@@ -7,37 +7,83 @@ import { CHECKSUM, RECEIVED, factsOf, relsOf, site } from './helpers.js';
 /** The page's author as the graph store would keep it: the survivor of the author candidates (provenance, then confidence). */
 const RANK: Record<string, number> = { cms_field: 0, schema_org: 1, seo_meta: 2, text_extraction: 3 };
 function authorOf(c: ItemContribution): unknown {
-  const best = [...factsOf(c, 'author')].sort((a, b) => RANK[a.provenanceMethod]! - RANK[b.provenanceMethod]! || b.confidence - a.confidence)[0];
-  return best === undefined ? null : best.display ?? best.value;
+  const best = [...factsOf(c, 'author')].sort(
+    (a, b) => RANK[a.provenanceMethod]! - RANK[b.provenanceMethod]! || b.confidence - a.confidence,
+  )[0];
+  return best === undefined ? null : (best.display ?? best.value);
 }
 const page = (head: string, body: string): ItemContribution =>
-  extractItem({ type: 'page', id: 'p', url: 'https://shop.example/owls', html: `<!DOCTYPE html><html><head><title>Owls at night in the forest</title>${head}</head><body>${body}</body></html>`, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+  extractItem(
+    {
+      type: 'page',
+      id: 'p',
+      url: 'https://shop.example/owls',
+      html: `<!DOCTYPE html><html><head><title>Owls at night in the forest</title>${head}</head><body>${body}</body></html>`,
+      checksum: CHECKSUM,
+    },
+    site,
+    { receivedAt: RECEIVED },
+  );
 const author = (head: string, body: string): unknown => authorOf(page(head, body));
 const text = '<p>Owls hunt mostly at night, and their soft feathers let them fly almost without a sound.</p>';
 
 describe('byline elements', () => {
   it('reads a rel=author link, a .byline, an .author and a .by element', () => {
-    expect(author('', `<article><h1>Owls</h1><p>Words: <a rel="author" href="/people/jane">Jane Roe</a></p>${text}</article>`)).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><p>Words: <a rel="author" href="/people/jane">Jane Roe</a></p>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
     expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`)).toBe('Jane Roe');
-    expect(author('', `<article><h1>Owls</h1><div class="post-author">Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
+    expect(author('', `<article><h1>Owls</h1><div class="post-author">Jane Roe</div>${text}</article>`)).toBe(
+      'Jane Roe',
+    );
     expect(author('', `<article><h1>Owls</h1><span class="by">by Jane Roe</span>${text}</article>`)).toBe('Jane Roe');
   });
 
   it('reads the test and component names of component-built pages (data-testid, data-component, data-qa)', () => {
-    expect(author('', `<article><h1>Owls</h1><div class="x1f9" data-testid="byline"><span>By Jane Roe</span></div>${text}</article>`)).toBe('Jane Roe');
-    expect(author('', `<article><h1>Owls</h1><div class="c7" data-component="byline-block"><div><span>Jane Roe</span></div><div>Technology reporter</div></div>${text}</article>`)).toBe('Jane Roe');
-    expect(author('', `<article><h1>Owls</h1><div data-qa="story-meta">By <a data-qa="author-name" href="/p/jane">Jane Roe</a>, <span>Staff</span></div>${text}</article>`)).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="x1f9" data-testid="byline"><span>By Jane Roe</span></div>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="c7" data-component="byline-block"><div><span>Jane Roe</span></div><div>Technology reporter</div></div>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div data-qa="story-meta">By <a data-qa="author-name" href="/p/jane">Jane Roe</a>, <span>Staff</span></div>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
   });
 
   it('does not read a class that merely contains the letters "by" as a byline', () => {
     expect(author('', `<article><h1>Owls</h1><p class="baby-owls">Jane Roe</p>${text}</article>`)).toBeNull();
     // Nor "authoring", "authority", "authorization": an RFC's reference anchor names no one.
-    expect(author('', `<article><h1>Owls</h1>${text}<p>As per [<a id="ref-AUTHORING" href="#ref-AUTHORING">AUTHORING</a>].</p></article>`)).toBeNull();
-    expect(author('', `<article><h1>Owls</h1><div class="authority-badge">Trusted Source</div>${text}</article>`)).toBeNull();
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1>${text}<p>As per [<a id="ref-AUTHORING" href="#ref-AUTHORING">AUTHORING</a>].</p></article>`,
+      ),
+    ).toBeNull();
+    expect(
+      author('', `<article><h1>Owls</h1><div class="authority-badge">Trusted Source</div>${text}</article>`),
+    ).toBeNull();
   });
 
   it('takes the [itemprop=name] inside a byline, as Readability does', () => {
-    expect(author('', `<article><h1>Owls</h1><div class="byline">Posted by <span itemprop="name">Jane Roe</span> in Birds</div>${text}</article>`)).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="byline">Posted by <span itemprop="name">Jane Roe</span> in Birds</div>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
   });
 
   it('takes the one element marked as the author inside a byline and leaves the role beside it', () => {
@@ -48,7 +94,12 @@ describe('byline elements', () => {
   it('skips a byline that is only a dateline and reads the next one', () => {
     const body = `<article><h1>Owls</h1><div class="article-dateline"><time>April 28, 2019 at 6:01 am</time> Updated <time>April 29, 2019 at 3:33 pm</time></div><div class="article-byline">By <a rel="author" href="/jane">Jane Roe</a></div>${text}</article>`;
     expect(author('', body)).toBe('Jane Roe');
-    expect(author('', `<article><h1>Owls</h1><div class="byline"><em>Last Updated:</em> January 7, 2025</div>${text}</article>`)).toBeNull();
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="byline"><em>Last Updated:</em> January 7, 2025</div>${text}</article>`,
+      ),
+    ).toBeNull();
   });
 
   it('keeps every author of a byline that links several, as written, each one value and one Person', () => {
@@ -56,106 +107,229 @@ describe('byline elements', () => {
     expect(author('', body)).toBe('Jane Roe and John Doe');
     const c = page('', body);
     expect(factsOf(c, 'author').map((f) => f.value)).toEqual([{ values: ['Jane Roe', 'John Doe'] }]);
-    expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Jane Roe', 'John Doe']);
-    expect(relsOf(c, 'authored_by').map((r) => r.to).sort()).toEqual(['Person:https://shop.example/jane', 'Person:https://shop.example/john']);
+    expect(
+      c.entities
+        .filter((e) => e.type === 'Person')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['Jane Roe', 'John Doe']);
+    expect(
+      relsOf(c, 'authored_by')
+        .map((r) => r.to)
+        .sort(),
+    ).toEqual(['Person:https://shop.example/jane', 'Person:https://shop.example/john']);
   });
 
   it('never takes a commenter or a related story\'s author, but reads a byline in a "content has-sidebar" wrapper', () => {
     const comments = `<article><h1>Owls</h1><div class="byline">March 3, 2024</div>${text}</article><section id="comments"><div class="comment"><span class="comment-author">Rick Reader</span> said: lovely</div></section><ul class="related-posts"><li><span class="author">Other Writer</span></li></ul>`;
     expect(author('', comments)).toBeNull();
-    expect(author('', `<div class="content has-sidebar"><article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article></div>`)).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<div class="content has-sidebar"><article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article></div>`,
+      ),
+    ).toBe('Jane Roe');
   });
 
   it('ignores a hidden byline and one of 100 characters or more', () => {
     expect(author('', `<article><h1>Owls</h1><p class="byline" hidden>By Jane Roe</p>${text}</article>`)).toBeNull();
-    expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe, who has watched owls in the beech woods behind her house every night for twenty years</p>${text}</article>`)).toBeNull();
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><p class="byline">By Jane Roe, who has watched owls in the beech woods behind her house every night for twenty years</p>${text}</article>`,
+      ),
+    ).toBeNull();
   });
 
   it('reads co-authors each marked in a byline, and keeps a date written right after a name out of it', () => {
     const body = `<article><h1>Owls</h1><div class="byline"><span>By <a class="byline__author" href="/sam">Sam Keller</a> and <a class="byline__author" href="/rita">Rita Moss</a></span><time datetime="2024-04-04">April 4, 2024</time></div>${text}</article>`;
     expect(author('', body)).toBe('Sam Keller and Rita Moss');
-    expect(page('', body).entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Rita Moss', 'Sam Keller']);
-    expect(author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe<time>April 4, 2024</time></p>${text}</article>`)).toBe('Jane Roe');
+    expect(
+      page('', body)
+        .entities.filter((e) => e.type === 'Person')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['Rita Moss', 'Sam Keller']);
+    expect(
+      author('', `<article><h1>Owls</h1><p class="byline">By Jane Roe<time>April 4, 2024</time></p>${text}</article>`),
+    ).toBe('Jane Roe');
   });
 
   it('reads Drupal\'s "Submitted by ... on ..." line, and never a "submitted" element that names no one by', () => {
     const drupal = `<article><h1>Owls</h1><div class="node__submitted">Submitted by <span class="field--name-uid"><span>Ellen Brooks</span></span> on <span>Tue, 03/05/2024 - 10:00</span></div>${text}</article>`;
     expect(author('', drupal)).toBe('Ellen Brooks');
-    expect(author('', `<article><h1>Owls</h1><p class="form-submitted">Thank you, your message was sent</p>${text}</article>`)).toBeNull();
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><p class="form-submitted">Thank you, your message was sent</p>${text}</article>`,
+      ),
+    ).toBeNull();
   });
 
   it('reads an unmarked "By ..." line right under the title, at a lower confidence than a marked byline', () => {
     const plain = `<main><h1>Owls</h1><p class="meta">By Joan Whitaker · December 2, 2023</p>${text}</main>`;
     expect(author('', plain)).toBe('Joan Whitaker');
     expect(factsOf(page('', plain), 'author')[0]!.confidence).toBe(0.5);
-    expect(author('', `<main><header class="post-head"><h1>Owls</h1><p class="kicker">Birds</p></header><div>by Joan Whitaker</div>${text}</main>`)).toBe('Joan Whitaker');
-    expect(author('', `<main><h1>Owls</h1><p class="meta">By Joan Whitaker</p>${text}</main><p class="byline">By Jane Roe</p>`)).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<main><header class="post-head"><h1>Owls</h1><p class="kicker">Birds</p></header><div>by Joan Whitaker</div>${text}</main>`,
+      ),
+    ).toBe('Joan Whitaker');
+    expect(
+      author(
+        '',
+        `<main><h1>Owls</h1><p class="meta">By Joan Whitaker</p>${text}</main><p class="byline">By Jane Roe</p>`,
+      ),
+    ).toBe('Jane Roe');
   });
 
   it('reads an unmarked "Author Jane Roe" line under the title (a label beside the name), in other languages with a colon', () => {
-    expect(author('', `<article><h1>Owls</h1><div class="meta"><span class="label">Author</span> <span class="value">Jane Roe</span></div>${text}</article>`)).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="meta"><span class="label">Author</span> <span class="value">Jane Roe</span></div>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
     expect(author('', `<article><h1>Owls</h1><p>Autor: Klaus Meier</p>${text}</article>`)).toBe('Klaus Meier');
     expect(author('', `<article><h1>Owls</h1><p>Authorized dealers only</p>${text}</article>`)).toBeNull();
   });
 
   it('reads an unmarked "Posted on <date> by ..." line under the title, and never one whose start is no date', () => {
-    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Posted on March 3, 2024 by Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
-    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Published 2024-03-03 by Jane Roe</div>${text}</article>`)).toBe('Jane Roe');
-    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Posted on Tuesday by the river</div>${text}</article>`)).toBeNull();
-    expect(author('', `<article><h1>Owls</h1><div class="dek">Owls are followed by Crows</div>${text}</article>`)).toBeNull();
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="entry-meta">Posted on March 3, 2024 by Jane Roe</div>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="entry-meta">Published 2024-03-03 by Jane Roe</div>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
+    expect(
+      author('', `<article><h1>Owls</h1><div class="entry-meta">Posted on Tuesday by the river</div>${text}</article>`),
+    ).toBeNull();
+    expect(
+      author('', `<article><h1>Owls</h1><div class="dek">Owls are followed by Crows</div>${text}</article>`),
+    ).toBeNull();
   });
 
   it('reads an unmarked dated line in other languages: "Veröffentlicht am 3. März 2024 von ...", "Publié le 3 mars 2024 par ..."', () => {
-    expect(author('', `<article><h1>Owls</h1><div class="meta">Veröffentlicht am 3. März 2024 von Klaus Meier</div>${text}</article>`)).toBe('Klaus Meier');
-    expect(author('', `<article><h1>Owls</h1><div class="meta">Publié le 3 mars 2024 par Claire Dubois</div>${text}</article>`)).toBe('Claire Dubois');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="meta">Veröffentlicht am 3. März 2024 von Klaus Meier</div>${text}</article>`,
+      ),
+    ).toBe('Klaus Meier');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="meta">Publié le 3 mars 2024 par Claire Dubois</div>${text}</article>`,
+      ),
+    ).toBe('Claire Dubois');
   });
 
   it('reads byline classes and unmarked lines in other languages: autor, auteur, autore; "Von ...", "Por ..."', () => {
-    expect(author('', `<article><h1>Owls</h1><p class="autor">Von Klaus Meier</p>${text}</article>`)).toBe('Klaus Meier');
-    expect(author('', `<article><h1>Owls</h1><div class="entry-meta">Publié le 15 septembre 2023 par <span class="auteur"><a href="/auteur/claire/">Claire Dubois</a></span></div>${text}</article>`)).toBe('Claire Dubois');
-    expect(author('', `<article><h1>Owls</h1><span class="nome-autore">Marco Rossi</span>${text}</article>`)).toBe('Marco Rossi');
+    expect(author('', `<article><h1>Owls</h1><p class="autor">Von Klaus Meier</p>${text}</article>`)).toBe(
+      'Klaus Meier',
+    );
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><div class="entry-meta">Publié le 15 septembre 2023 par <span class="auteur"><a href="/auteur/claire/">Claire Dubois</a></span></div>${text}</article>`,
+      ),
+    ).toBe('Claire Dubois');
+    expect(author('', `<article><h1>Owls</h1><span class="nome-autore">Marco Rossi</span>${text}</article>`)).toBe(
+      'Marco Rossi',
+    );
     expect(author('', `<main><h1>Owls</h1><p>Von Klaus Meier</p>${text}</main>`)).toBe('Klaus Meier');
     expect(author('', `<main><h1>Owls</h1><p>Por María López</p>${text}</main>`)).toBe('María López');
   });
 
-  it('reads a link to an author\'s page before the body text when nothing marks a byline, keyed by that page', () => {
+  it("reads a link to an author's page before the body text when nothing marks a byline, keyed by that page", () => {
     const body = `<article><h1>Owls</h1><div class="flex gap-2 text-sm"><a class="font-medium" href="/authors/jane-roe">Jane Roe</a><span>·</span><time datetime="2024-04-04">April 4</time></div>${text}</article>`;
     expect(author('', body)).toBe('Jane Roe');
-    expect(relsOf(page('', body), 'authored_by').map((r) => r.to)).toEqual(['Person:https://shop.example/authors/jane-roe']);
-    expect(author('', `<article><h1>Owls</h1><p>Posted by <a href="https://shop.example/by/sam-keller?ref=top">Sam Keller</a></p>${text}</article>`)).toBe('Sam Keller');
+    expect(relsOf(page('', body), 'authored_by').map((r) => r.to)).toEqual([
+      'Person:https://shop.example/authors/jane-roe',
+    ]);
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><p>Posted by <a href="https://shop.example/by/sam-keller?ref=top">Sam Keller</a></p>${text}</article>`,
+      ),
+    ).toBe('Sam Keller');
     // A news site's editors' pages, after an avatar link that holds no text.
-    expect(author('', `<article><h1>Owls</h1><a href="/about/editors/jane-roe/"><img src="/j.jpg"></a><a class="th-meta" href="/about/editors/jane-roe/">Jane Roe</a>${text}</article>`)).toBe('Jane Roe');
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1><a href="/about/editors/jane-roe/"><img src="/j.jpg"></a><a class="th-meta" href="/about/editors/jane-roe/">Jane Roe</a>${text}</article>`,
+      ),
+    ).toBe('Jane Roe');
   });
 
   it('never takes an author link after the body text, in the navigation, or one whose text is no full name', () => {
-    expect(author('', `<article><h1>Owls</h1>${text}<ul class="more"><li><a href="/author/jane-roe">Jane Roe</a></li></ul></article>`)).toBeNull();
-    expect(author('', `<nav><a href="/people/jane-roe">Jane Roe</a></nav><article><h1>Owls</h1>${text}</article>`)).toBeNull();
-    expect(author('', `<article><h1>Owls</h1><a href="/author/jane-roe">Read more stories</a>${text}</article>`)).toBeNull();
+    expect(
+      author(
+        '',
+        `<article><h1>Owls</h1>${text}<ul class="more"><li><a href="/author/jane-roe">Jane Roe</a></li></ul></article>`,
+      ),
+    ).toBeNull();
+    expect(
+      author('', `<nav><a href="/people/jane-roe">Jane Roe</a></nav><article><h1>Owls</h1>${text}</article>`),
+    ).toBeNull();
+    expect(
+      author('', `<article><h1>Owls</h1><a href="/author/jane-roe">Read more stories</a>${text}</article>`),
+    ).toBeNull();
     // A list of posts, each by someone: the page has no one author.
-    const post = (title: string, who: string, slug: string) => `<article><h2>${title}</h2><span>by <a href="/author/${slug}">${who}</a></span>${text}</article>`;
-    expect(author('', `<main><h1>Bird Notes</h1>${post('Owls', 'Jane Roe', 'jane-roe')}${post('Larks', 'John Doe', 'john-doe')}</main>`)).toBeNull();
+    const post = (title: string, who: string, slug: string) =>
+      `<article><h2>${title}</h2><span>by <a href="/author/${slug}">${who}</a></span>${text}</article>`;
+    expect(
+      author(
+        '',
+        `<main><h1>Bird Notes</h1>${post('Owls', 'Jane Roe', 'jane-roe')}${post('Larks', 'John Doe', 'john-doe')}</main>`,
+      ),
+    ).toBeNull();
   });
 
   it('never takes a line under the title that names no one: lower case after "By", a sentence, a line after the body text', () => {
     expect(author('', `<main><h1>Owls</h1><p>By Train to Paris and Back</p>${text}</main>`)).toBeNull();
     expect(author('', `<main><h1>Owls</h1><p>Von Berlin nach Hamburg</p>${text}</main>`)).toBeNull();
-    expect(author('', `<main><h1>Owls</h1><p>By clicking subscribe you agree to our terms</p>${text}</main>`)).toBeNull();
-    expect(author('', `<main><h1>Owls</h1><p>By Sunday The Whole Town Will Know About The Owls</p>${text}</main>`)).toBeNull();
+    expect(
+      author('', `<main><h1>Owls</h1><p>By clicking subscribe you agree to our terms</p>${text}</main>`),
+    ).toBeNull();
+    expect(
+      author('', `<main><h1>Owls</h1><p>By Sunday The Whole Town Will Know About The Owls</p>${text}</main>`),
+    ).toBeNull();
     expect(author('', `<main><h1>Owls</h1>${text}<p>By Joan Whitaker</p></main>`)).toBeNull();
     expect(author('', `<main><h1>Owls</h1><p hidden>By Joan Whitaker</p>${text}</main>`)).toBeNull();
   });
 
   it('counts only when no structured source names an author', () => {
-    expect(author('<meta name="author" content="John Doe">', `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`)).toBe('John Doe');
+    expect(
+      author(
+        '<meta name="author" content="John Doe">',
+        `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`,
+      ),
+    ).toBe('John Doe');
   });
 
-  it('under a declared author that is the publication, still names the byline\'s people, below the declared author', () => {
-    const ld = '<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"Owls","author":{"@type":"Organization","name":"The Ledger"}}</script>';
+  it("under a declared author that is the publication, still names the byline's people, below the declared author", () => {
+    const ld =
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"Owls","author":{"@type":"Organization","name":"The Ledger"}}</script>';
     const c = page(ld, `<article><h1>Owls</h1><p class="byline">By Jane Roe</p>${text}</article>`);
     expect(authorOf(c)).toBe('The Ledger');
-    expect(factsOf(c, 'author').map((f) => [f.value, f.provenanceMethod])).toEqual([['The Ledger', 'schema_org'], ['Jane Roe', 'text_extraction']]);
+    expect(factsOf(c, 'author').map((f) => [f.value, f.provenanceMethod])).toEqual([
+      ['The Ledger', 'schema_org'],
+      ['Jane Roe', 'text_extraction'],
+    ]);
     expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name)).toEqual(['Jane Roe']);
-    expect(relsOf(c, 'authored_by').map((r) => r.to).sort()).toEqual(['Organization:the ledger', 'Person:jane roe']);
+    expect(
+      relsOf(c, 'authored_by')
+        .map((r) => r.to)
+        .sort(),
+    ).toEqual(['Organization:the ledger', 'Person:jane roe']);
     // A byline naming the publication again names no person.
     const again = page(ld, `<article><h1>Owls</h1><p class="byline">By The Ledger</p>${text}</article>`);
     expect(again.entities.filter((e) => e.type === 'Person')).toEqual([]);
@@ -198,7 +372,7 @@ describe('cleaning a byline', () => {
     expect(cleanByline('@janeroe')).toBe('@janeroe');
   });
 
-  it('drops a reporter\'s role written after the name in Korean and Japanese, or before it in Chinese', () => {
+  it("drops a reporter's role written after the name in Korean and Japanese, or before it in Chinese", () => {
     expect(cleanByline('홍길동 기자 hong@example.com')).toBe('홍길동');
     expect(cleanByline('김철수 특파원')).toBe('김철수');
     expect(cleanByline('山田太郎 記者')).toBe('山田太郎');
@@ -274,15 +448,22 @@ describe('authors in head metadata', () => {
     expect(author('<meta name="author" content="By Jane Roe | Staff Writer">', text)).toBe('Jane Roe');
   });
 
-  it('reads the New York Times\' byl tag, one Person per name', () => {
+  it("reads the New York Times' byl tag, one Person per name", () => {
     const c = page('<meta name="byl" content="By Jane Roe and Sam Lee">', text);
     expect(authorOf(c)).toBe('Jane Roe and Sam Lee');
-    expect(c.entities.filter((e) => e.type === 'Person').map((e) => e.name).sort()).toEqual(['Jane Roe', 'Sam Lee']);
+    expect(
+      c.entities
+        .filter((e) => e.type === 'Person')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['Jane Roe', 'Sam Lee']);
   });
 
-  it('reads a name in book:author (and the older books:author) as an author; a url there is the author\'s page, never a name', () => {
+  it("reads a name in book:author (and the older books:author) as an author; a url there is the author's page, never a name", () => {
     expect(author('<meta property="books:author" content="QuillWriter">', text)).toBe('QuillWriter');
-    expect(author('<meta property="book:author" content="Jane Roe"><meta property="book:author" content="Sam Lee">', text)).toBe('Jane Roe, Sam Lee');
+    expect(
+      author('<meta property="book:author" content="Jane Roe"><meta property="book:author" content="Sam Lee">', text),
+    ).toBe('Jane Roe, Sam Lee');
     const c = page('<meta property="book:author" content="https://shop.example/authors/jane-roe">', text);
     expect(authorOf(c)).toBeNull();
     expect(factsOf(c, 'author_url').map((f) => f.value)).toEqual(['https://shop.example/authors/jane-roe']);
@@ -299,27 +480,51 @@ describe('authors in head metadata', () => {
   });
 
   it('names every author of a repeated article:author tag, skipping urls', () => {
-    const head = '<meta property="article:author" content="Jane Roe"><meta property="article:author" content="https://shop.example/john"><meta property="article:author" content="John Doe">';
+    const head =
+      '<meta property="article:author" content="Jane Roe"><meta property="article:author" content="https://shop.example/john"><meta property="article:author" content="John Doe">';
     expect(author(head, text)).toBe('Jane Roe, John Doe');
     expect(factsOf(page(head, text), 'author').map((f) => f.value)).toEqual([{ values: ['Jane Roe', 'John Doe'] }]);
   });
 
   it('keeps the keywords of a meta tag as one fact of {"values": [...]}, as JSON-LD keywords', () => {
-    expect(factsOf(page('<meta name="keywords" content="owls, night ,birds">', text), 'keywords').map((f) => [f.value, f.display]))
-      .toEqual([[{ values: ['owls', 'night', 'birds'] }, 'owls, night, birds']]);
+    expect(
+      factsOf(page('<meta name="keywords" content="owls, night ,birds">', text), 'keywords').map((f) => [
+        f.value,
+        f.display,
+      ]),
+    ).toEqual([[{ values: ['owls', 'night', 'birds'] }, 'owls, night, birds']]);
   });
 
   it('makes one Person of each author a meta tag lists, and one of a name written surname first', () => {
-    const persons = (head: string) => page(head, text).entities.filter((e) => e.type === 'Person').map((e) => e.name).sort();
+    const persons = (head: string) =>
+      page(head, text)
+        .entities.filter((e) => e.type === 'Person')
+        .map((e) => e.name)
+        .sort();
     expect(persons('<meta name="author" content="Jane Roe and John Doe">')).toEqual(['Jane Roe', 'John Doe']);
     expect(persons('<meta name="author" content="Jane Roe, John Doe">')).toEqual(['Jane Roe', 'John Doe']);
     expect(persons('<meta name="author" content="Roe, Jane">')).toEqual(['Roe, Jane']);
   });
 
-  it('prefers dc:creator, then author, then parsely-author, then article:author (Readability\'s order)', () => {
-    expect(author('<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely"><meta name="author" content="Amy Author"><meta name="dc.creator" content="Dee Creator">', text)).toBe('Dee Creator');
-    expect(author('<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely"><meta name="author" content="Amy Author">', text)).toBe('Amy Author');
-    expect(author('<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely">', text)).toBe('Pat Parsely');
+  it("prefers dc:creator, then author, then parsely-author, then article:author (Readability's order)", () => {
+    expect(
+      author(
+        '<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely"><meta name="author" content="Amy Author"><meta name="dc.creator" content="Dee Creator">',
+        text,
+      ),
+    ).toBe('Dee Creator');
+    expect(
+      author(
+        '<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely"><meta name="author" content="Amy Author">',
+        text,
+      ),
+    ).toBe('Amy Author');
+    expect(
+      author(
+        '<meta property="article:author" content="Ann Article"><meta name="parsely-author" content="Pat Parsely">',
+        text,
+      ),
+    ).toBe('Pat Parsely');
   });
 });
 
@@ -327,20 +532,46 @@ describe('authors in structured data', () => {
   const ld = (value: unknown): string => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;
 
   it('joins the names of a JSON-LD author array with ", " (as Readability does)', () => {
-    expect(author(ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Owls', author: [{ '@type': 'Person', name: 'Jane Roe' }, { '@type': 'Person', name: 'John Doe' }] }), text)).toBe('Jane Roe, John Doe');
+    expect(
+      author(
+        ld({
+          '@context': 'https://schema.org',
+          '@type': 'NewsArticle',
+          headline: 'Owls',
+          author: [
+            { '@type': 'Person', name: 'Jane Roe' },
+            { '@type': 'Person', name: 'John Doe' },
+          ],
+        }),
+        text,
+      ),
+    ).toBe('Jane Roe, John Doe');
   });
 
   it('resolves authors given as @id references in a @graph', () => {
-    const graph = { '@context': 'https://schema.org', '@graph': [
-      { '@type': 'Article', '@id': 'https://shop.example/owls#article', headline: 'Owls', author: [{ '@id': 'https://shop.example/#jane' }, { '@id': 'https://shop.example/#john' }] },
-      { '@type': 'Person', '@id': 'https://shop.example/#jane', name: 'Jane Roe' },
-      { '@type': 'Person', '@id': 'https://shop.example/#john', name: 'John Doe' },
-    ] };
+    const graph = {
+      '@context': 'https://schema.org',
+      '@graph': [
+        {
+          '@type': 'Article',
+          '@id': 'https://shop.example/owls#article',
+          headline: 'Owls',
+          author: [{ '@id': 'https://shop.example/#jane' }, { '@id': 'https://shop.example/#john' }],
+        },
+        { '@type': 'Person', '@id': 'https://shop.example/#jane', name: 'Jane Roe' },
+        { '@type': 'Person', '@id': 'https://shop.example/#john', name: 'John Doe' },
+      ],
+    };
     expect(author(ld(graph), text)).toBe('Jane Roe, John Doe');
   });
 
   it('prefers the JSON-LD author to the head metadata and to the byline', () => {
-    expect(author(`${ld({ '@context': 'https://schema.org', '@type': 'BlogPosting', headline: 'Owls', author: { '@type': 'Person', name: 'Jane Roe' } })}<meta name="author" content="Bird Notes">`, `<p class="byline">By John Doe</p>${text}`)).toBe('Jane Roe');
+    expect(
+      author(
+        `${ld({ '@context': 'https://schema.org', '@type': 'BlogPosting', headline: 'Owls', author: { '@type': 'Person', name: 'Jane Roe' } })}<meta name="author" content="Bird Notes">`,
+        `<p class="byline">By John Doe</p>${text}`,
+      ),
+    ).toBe('Jane Roe');
   });
 
   it('reads a microdata author by its nested itemprop=name', () => {

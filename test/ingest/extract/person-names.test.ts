@@ -13,12 +13,19 @@ describe('personNames', () => {
   it('splits on "and" in other languages and keeps name particles', () => {
     expect(personNames('Jana Schmidt und Max Meier')).toEqual(['Jana Schmidt', 'Max Meier']);
     expect(personNames('Jeanne Dupont et Luc Martin')).toEqual(['Jeanne Dupont', 'Luc Martin']);
-    expect(personNames('Ludwig van Beethoven and María de la Cruz')).toEqual(['Ludwig van Beethoven', 'María de la Cruz']);
+    expect(personNames('Ludwig van Beethoven and María de la Cruz')).toEqual([
+      'Ludwig van Beethoven',
+      'María de la Cruz',
+    ]);
   });
 
   it('splits on "with", and on co-authors in closing parentheses ("avec ... et ...")', () => {
     expect(personNames('Jane Roe with John Doe')).toEqual(['Jane Roe', 'John Doe']);
-    expect(personNames('Martin Untersinger (avec Damien Leloup et Morgane Tual)')).toEqual(['Martin Untersinger', 'Damien Leloup', 'Morgane Tual']);
+    expect(personNames('Martin Untersinger (avec Damien Leloup et Morgane Tual)')).toEqual([
+      'Martin Untersinger',
+      'Damien Leloup',
+      'Morgane Tual',
+    ]);
     expect(personNames('Jana Schmidt (mit Max Meier)')).toEqual(['Jana Schmidt', 'Max Meier']);
     // Parentheses that are not a list of co-authors stay part of the one name.
     expect(personNames('Jane Roe (Reuters)')).toEqual(['Jane Roe (Reuters)']);

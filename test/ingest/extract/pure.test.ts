@@ -1,23 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import { extractItem, estimateTokens, MAX_CHUNK_TOKENS, PREDICATES } from '../../../src/ingest/extract/index.js';
-import { cleanText, formatMoney, normalizeDate, normalizeLanguage, parseAmount, urlKey } from '../../../src/ingest/extract/normalize.js';
+import {
+  cleanText,
+  formatMoney,
+  normalizeDate,
+  normalizeLanguage,
+  parseAmount,
+  urlKey,
+} from '../../../src/ingest/extract/normalize.js';
 import { readFileSync } from 'node:fs';
 import { CHECKSUM, RECEIVED, factOf, readPage, relsOf, site } from './helpers.js';
 
 describe('determinism', () => {
   it('gives deep-equal output for the same input', () => {
-    const item = { type: 'product' as const, id: 'p1', url: 'https://shop.example/p/oak-lamp', html: readPage('product.html'), checksum: CHECKSUM };
-    expect(extractItem(item, site, { receivedAt: RECEIVED })).toEqual(extractItem(structuredClone(item), site, { receivedAt: RECEIVED }));
+    const item = {
+      type: 'product' as const,
+      id: 'p1',
+      url: 'https://shop.example/p/oak-lamp',
+      html: readPage('product.html'),
+      checksum: CHECKSUM,
+    };
+    expect(extractItem(item, site, { receivedAt: RECEIVED })).toEqual(
+      extractItem(structuredClone(item), site, { receivedAt: RECEIVED }),
+    );
   });
   it('does not depend on JSON key order or attribute order', () => {
-    const a = '<html lang="en"><head><meta property="og:title" content="T"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Lamp","sku":"S1","offers":{"@type":"Offer","price":"3","priceCurrency":"USD"}}</script></head><body><p class="x" id="y">Some body text that is long enough to count.</p></body></html>';
-    const b = '<html lang="en"><head><meta content="T" property="og:title"><script type="application/ld+json">{"offers":{"priceCurrency":"USD","price":"3","@type":"Offer"},"sku":"S1","name":"Lamp","@type":"Product","@context":"https://schema.org"}</script></head><body><p id="y" class="x">Some body text that is long enough to count.</p></body></html>';
+    const a =
+      '<html lang="en"><head><meta property="og:title" content="T"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Lamp","sku":"S1","offers":{"@type":"Offer","price":"3","priceCurrency":"USD"}}</script></head><body><p class="x" id="y">Some body text that is long enough to count.</p></body></html>';
+    const b =
+      '<html lang="en"><head><meta content="T" property="og:title"><script type="application/ld+json">{"offers":{"priceCurrency":"USD","price":"3","@type":"Offer"},"sku":"S1","name":"Lamp","@type":"Product","@context":"https://schema.org"}</script></head><body><p id="y" class="x">Some body text that is long enough to count.</p></body></html>';
     const base = { type: 'product' as const, id: 'p', url: 'https://shop.example/p', checksum: CHECKSUM };
-    expect(extractItem({ ...base, html: b }, site, { receivedAt: RECEIVED })).toEqual(extractItem({ ...base, html: a }, site, { receivedAt: RECEIVED }));
+    expect(extractItem({ ...base, html: b }, site, { receivedAt: RECEIVED })).toEqual(
+      extractItem({ ...base, html: a }, site, { receivedAt: RECEIVED }),
+    );
   });
   it('never throws on broken HTML', () => {
-    const broken = '<html><head><title>Half<script type="application/ld+json">{"@type": </head><body><p>Unclosed <b><i>tags</p></div></span><table><tr><td>x';
-    const c = extractItem({ type: 'page', id: 'b', url: 'https://shop.example/b', html: broken, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    const broken =
+      '<html><head><title>Half<script type="application/ld+json">{"@type": </head><body><p>Unclosed <b><i>tags</p></div></span><table><tr><td>x';
+    const c = extractItem(
+      { type: 'page', id: 'b', url: 'https://shop.example/b', html: broken, checksum: CHECKSUM },
+      site,
+      { receivedAt: RECEIVED },
+    );
     expect(c.primaryEntity.type).toBe('WebPage');
     expect(c.entities.length).toBeGreaterThanOrEqual(2);
   });
@@ -25,42 +49,80 @@ describe('determinism', () => {
 
 describe('cms fields, json sub-schemas and field mappings', () => {
   const item = {
-    type: 'post' as const, id: 'post-1', url: 'https://Shop.Example/blog/hello/?utm_source=x#top', title: '  Hello   World ', language: 'en-gb',
-    updated_at: '2026-01-10T08:00:00Z', checksum: CHECKSUM,
+    type: 'post' as const,
+    id: 'post-1',
+    url: 'https://Shop.Example/blog/hello/?utm_source=x#top',
+    title: '  Hello   World ',
+    language: 'en-gb',
+    updated_at: '2026-01-10T08:00:00Z',
+    checksum: CHECKSUM,
     text: '# Intro\n\nFirst paragraph mentions Jane Doe.\n\n## Details\n\nSecond paragraph.',
     json: {
-      author: { name: 'Jane  Doe' }, tags: ['News', { name: 'Lamps' }], categories: ['Blog'],
-      price: { amount: '1.299,00', currency: 'eur', valid_until: '2026-03-01' }, seo: { description: 'A hello post.' },
+      author: { name: 'Jane  Doe' },
+      tags: ['News', { name: 'Lamps' }],
+      categories: ['Blog'],
+      price: { amount: '1.299,00', currency: 'eur', valid_until: '2026-03-01' },
+      seo: { description: 'A hello post.' },
       fields: { colour: 'blue', body: 'Mapped body text.' },
     },
   };
   const c = extractItem(item, site, {
     receivedAt: RECEIVED,
     mappings: [
-      { source_path: 'json.fields.colour', target: 'attribute', attribute_name: 'Color', provenance_method: 'cms_field' },
+      {
+        source_path: 'json.fields.colour',
+        target: 'attribute',
+        attribute_name: 'Color',
+        provenance_method: 'cms_field',
+      },
       { source_path: 'json.fields.body', target: 'text', provenance_method: 'cms_field' },
     ],
   });
   it('keys the entity by its normalised url and names it from the title', () => {
     expect(c.primaryEntity).toEqual({ type: 'BlogPosting', canonicalKey: 'https://shop.example/blog/hello' });
-    expect(c.entities[0]).toMatchObject({ name: 'Hello World', provenanceMethod: 'cms_field', attributes: { description: 'A hello post.' } });
+    expect(c.entities[0]).toMatchObject({
+      name: 'Hello World',
+      provenanceMethod: 'cms_field',
+      attributes: { description: 'A hello post.' },
+    });
     expect(c.language).toBe('en-GB');
-    expect(c.source).toMatchObject({ contentType: 'text/plain', lastSeenAt: '2026-01-10T08:00:00Z', title: 'Hello World' });
+    expect(c.source).toMatchObject({
+      contentType: 'text/plain',
+      lastSeenAt: '2026-01-10T08:00:00Z',
+      title: 'Hello World',
+    });
   });
   it('reads author, tags, categories, price and mapped attributes', () => {
-    expect(relsOf(c, 'authored_by')).toEqual([{ from: 'BlogPosting:https://shop.example/blog/hello', to: 'Person:jane doe', provenance: 'cms_field' }]);
+    expect(relsOf(c, 'authored_by')).toEqual([
+      { from: 'BlogPosting:https://shop.example/blog/hello', to: 'Person:jane doe', provenance: 'cms_field' },
+    ]);
     expect(relsOf(c, 'tagged').map((r) => r.to)).toEqual(['DefinedTerm:tag/lamps', 'DefinedTerm:tag/news']);
     expect(relsOf(c, 'in_category').map((r) => r.to)).toEqual(['DefinedTerm:category/blog']);
-    expect(factOf(c, 'price', 'cms_field')).toMatchObject({ value: 1299, currency: 'EUR', display: '1299.00 EUR', validUntil: '2026-03-01' });
+    expect(factOf(c, 'price', 'cms_field')).toMatchObject({
+      value: 1299,
+      currency: 'EUR',
+      display: '1299.00 EUR',
+      validUntil: '2026-03-01',
+    });
     expect(factOf(c, 'color', 'cms_field')?.value).toBe('blue');
     expect(factOf(c, 'date_modified', 'cms_field')?.value).toBe('2026-01-10T08:00:00Z');
   });
   it('keeps a field of several values as one fact of {"values": [...]}, one value as a plain value', () => {
-    expect(factOf(c, 'tag', 'cms_field')).toMatchObject({ value: { values: ['News', 'Lamps'] }, display: 'News, Lamps' });
+    expect(factOf(c, 'tag', 'cms_field')).toMatchObject({
+      value: { values: ['News', 'Lamps'] },
+      display: 'News, Lamps',
+    });
     expect(factOf(c, 'category', 'cms_field')?.value).toBe('Blog');
     expect(factOf(c, 'author', 'cms_field')?.value).toBe('Jane Doe');
-    const several = extractItem({ ...item, json: { author: [{ name: 'Jane Doe' }, { name: 'John Roe' }], seo: { keywords: 'lamps, brass' } } }, site, { receivedAt: RECEIVED });
-    expect(factOf(several, 'author', 'cms_field')).toMatchObject({ value: { values: ['Jane Doe', 'John Roe'] }, display: 'Jane Doe, John Roe' });
+    const several = extractItem(
+      { ...item, json: { author: [{ name: 'Jane Doe' }, { name: 'John Roe' }], seo: { keywords: 'lamps, brass' } } },
+      site,
+      { receivedAt: RECEIVED },
+    );
+    expect(factOf(several, 'author', 'cms_field')).toMatchObject({
+      value: { values: ['Jane Doe', 'John Roe'] },
+      display: 'Jane Doe, John Roe',
+    });
     expect(factOf(several, 'keywords', 'cms_field')?.value).toEqual({ values: ['lamps', 'brass'] });
   });
   it('chunks plain text and mapped text with heading paths and mentions', () => {
@@ -71,7 +133,17 @@ describe('cms fields, json sub-schemas and field mappings', () => {
     expect(c.chunks[0]!.mentions).toEqual([{ type: 'Person', canonicalKey: 'jane doe' }]);
   });
   it('uses application/json for a json-only item and receivedAt without updated_at', () => {
-    const j = extractItem({ type: 'custom', id: 'j', url: 'https://shop.example/j', json: { description: 'Only json.' }, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    const j = extractItem(
+      {
+        type: 'custom',
+        id: 'j',
+        url: 'https://shop.example/j',
+        json: { description: 'Only json.' },
+        checksum: CHECKSUM,
+      },
+      site,
+      { receivedAt: RECEIVED },
+    );
     expect(j.source).toMatchObject({ contentType: 'application/json', lastSeenAt: RECEIVED, title: null });
     expect(j.primaryEntity.type).toBe('Thing');
     expect(j.language).toBe('en');
@@ -82,7 +154,9 @@ describe('chunk size', () => {
   it('keeps chunks under the token target and splits long paragraphs at sentences', () => {
     const sentence = 'This sentence is here to make a long paragraph longer. ';
     const html = `<html><body><article><h2>Long</h2><p>${sentence.repeat(120)}</p><p>Tiny.</p><p>Also tiny.</p></article></body></html>`;
-    const c = extractItem({ type: 'page', id: 'l', url: 'https://shop.example/l', html, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
+    const c = extractItem({ type: 'page', id: 'l', url: 'https://shop.example/l', html, checksum: CHECKSUM }, site, {
+      receivedAt: RECEIVED,
+    });
     expect(c.chunks.length).toBeGreaterThan(1);
     for (const chunk of c.chunks) expect(estimateTokens(chunk.text)).toBeLessThanOrEqual(MAX_CHUNK_TOKENS);
     expect(c.chunks.at(-1)!.text.endsWith('Tiny.\n\nAlso tiny.')).toBe(true);
@@ -137,19 +211,29 @@ describe('docs/extraction.md', () => {
 });
 
 describe('description and author from page text', () => {
-  const extractHtml = (html: string) => extractItem({ type: 'post', id: 'p', url: 'https://shop.example/p', html, checksum: CHECKSUM }, site, { receivedAt: RECEIVED });
-  const filler = 'Lorem ipsum dolor sit amet, consectetur adipisicing elit, sed do eiusmod tempor incididunt ut labore.';
+  const extractHtml = (html: string) =>
+    extractItem({ type: 'post', id: 'p', url: 'https://shop.example/p', html, checksum: CHECKSUM }, site, {
+      receivedAt: RECEIVED,
+    });
+  const filler =
+    'Lorem ipsum dolor sit amet, consectetur adipisicing elit, sed do eiusmod tempor incididunt ut labore.';
 
   it('takes a long loose-text <div> as the first paragraph, but not a short label', () => {
-    const long = extractHtml(`<html><body><article><h1>T</h1><div>${filler}</div><p>Later paragraph of the article body.</p></article></body></html>`);
+    const long = extractHtml(
+      `<html><body><article><h1>T</h1><div>${filler}</div><p>Later paragraph of the article body.</p></article></body></html>`,
+    );
     expect(factOf(long, 'description', 'text_extraction')?.value).toBe(filler);
-    const label = extractHtml(`<html><body><article><h1>T</h1><div>From the free encyclopedia</div><p>${filler}</p></article></body></html>`);
+    const label = extractHtml(
+      `<html><body><article><h1>T</h1><div>From the free encyclopedia</div><p>${filler}</p></article></body></html>`,
+    );
     expect(factOf(label, 'description', 'text_extraction')?.value).toBe(filler);
   });
 
   it('a microdata author on a whole author card is not taken as a name; the short one is', () => {
     const card = `<li itemprop="author"><a href="/j/jane">Jane Roe</a> Reporter covering science and technology. Follow her on social media; go to the page of this reporter for all her articles.</li>`;
-    const c = extractHtml(`<html><body><article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">T</h1><p itemprop="author">Jane Roe</p><ul>${card}</ul><p>${filler}</p></article></body></html>`);
+    const c = extractHtml(
+      `<html><body><article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">T</h1><p itemprop="author">Jane Roe</p><ul>${card}</ul><p>${filler}</p></article></body></html>`,
+    );
     expect(factOf(c, 'author', 'schema_org')?.value).toBe('Jane Roe');
   });
 });

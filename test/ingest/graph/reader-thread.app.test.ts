@@ -28,7 +28,11 @@ function fixtureGraph(name: string) {
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-reader-thread-'));
   dirs.push(dir);
   const file = join(dir, 'graph.sqlite');
-  buildGraphFromItems(fixture.items, fixture.site, { file, receivedAt: new Date(fixture.buildTime).toISOString(), editorial: fixture.editorial }).close();
+  buildGraphFromItems(fixture.items, fixture.site, {
+    file,
+    receivedAt: new Date(fixture.buildTime).toISOString(),
+    editorial: fixture.editorial,
+  }).close();
   return { fixture, file };
 }
 
@@ -44,7 +48,10 @@ function compiledBytes(reader: GraphReader, fixture: ReturnType<typeof loadFixtu
   const sink: NodeSink = {
     open(path) {
       const chunks: Uint8Array[] = [];
-      return { write: (chunk) => void chunks.push(chunk), close: () => void (files[path] = Buffer.concat(chunks).toString('utf8')) };
+      return {
+        write: (chunk) => void chunks.push(chunk),
+        close: () => void (files[path] = Buffer.concat(chunks).toString('utf8')),
+      };
     },
   };
   compileNode(reader, fixture.site, { ...fixture.presentation, buildTime: fixture.buildTime }, sink);

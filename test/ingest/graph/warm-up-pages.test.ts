@@ -13,9 +13,24 @@ function predicatesOf(first: number, count: number): string[][] {
 describe('warm-up pages', () => {
   it('run every common shape through the extractor, each page extracted without error', () => {
     const [product, article, event, faq, microdata, plain, text] = predicatesOf(0, 7);
-    expect(product).toEqual(expect.arrayContaining(['price', 'brand', 'gtin', 'sku', 'rating_value', 'review_body', 'availability', 'site_name']));
-    expect(article).toEqual(expect.arrayContaining(['author', 'date_published', 'publisher', 'headline', 'twitter_site']));
-    expect(event).toEqual(expect.arrayContaining(['start_date', 'end_date', 'location', 'address', 'organizer', 'breadcrumb']));
+    expect(product).toEqual(
+      expect.arrayContaining([
+        'price',
+        'brand',
+        'gtin',
+        'sku',
+        'rating_value',
+        'review_body',
+        'availability',
+        'site_name',
+      ]),
+    );
+    expect(article).toEqual(
+      expect.arrayContaining(['author', 'date_published', 'publisher', 'headline', 'twitter_site']),
+    );
+    expect(event).toEqual(
+      expect.arrayContaining(['start_date', 'end_date', 'location', 'address', 'organizer', 'breadcrumb']),
+    );
     expect(faq).toEqual(expect.arrayContaining(['name', 'description']));
     expect(microdata).toEqual(expect.arrayContaining(['recipe_ingredient', 'total_time', 'author']));
     expect(plain).toEqual(expect.arrayContaining(['canonical_url', 'site_name', 'description']));

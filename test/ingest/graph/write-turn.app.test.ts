@@ -32,8 +32,17 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.terminate()));
 });
 
-async function writerSide(): Promise<{ take: (turn: WriteTurn, hold: number | Int32Array) => { began: Promise<number>; ended: Promise<number>; released: Promise<boolean | undefined> } }> {
-  const module = workerModuleUrl(new URL('../../../src/ingest/graph/graph-writer.ts', import.meta.url).href, 'write-turn.js', 'the write turn').href;
+async function writerSide(): Promise<{
+  take: (
+    turn: WriteTurn,
+    hold: number | Int32Array,
+  ) => { began: Promise<number>; ended: Promise<number>; released: Promise<boolean | undefined> };
+}> {
+  const module = workerModuleUrl(
+    new URL('../../../src/ingest/graph/graph-writer.ts', import.meta.url).href,
+    'write-turn.js',
+    'the write turn',
+  ).href;
   const worker = new Worker(WRITER_SIDE, { eval: true, workerData: { module } });
   workers.push(worker);
   await new Promise((resolve) => worker.once('message', resolve));

@@ -25,7 +25,7 @@ function inThisThread(limit?: number) {
   return { warmUp, graphs };
 }
 
-describe('the graph writer thread\'s warm-up', () => {
+describe("the graph writer thread's warm-up", () => {
   it('writes each extraction into one private in-memory graph through the write it is given, as a real batch', async () => {
     const { warmUp, graphs } = inThisThread();
     expect(await warmUp.write(() => warmUpExtraction(0, 25), WARM_UP_SITE)).toBe(25);
@@ -33,7 +33,9 @@ describe('the graph writer thread\'s warm-up', () => {
     expect(new Set(graphs).size).toBe(1);
     const db = graphs[0]!;
     expect(db.memory).toBe(true);
-    expect(db.prepare(`SELECT state, count(*) AS n FROM raw_items GROUP BY state`).all()).toEqual([{ state: 'processed', n: 50 }]);
+    expect(db.prepare(`SELECT state, count(*) AS n FROM raw_items GROUP BY state`).all()).toEqual([
+      { state: 'processed', n: 50 },
+    ]);
     expect(db.prepare('SELECT count(*) FROM item_contributions').pluck().get()).toBe(50);
     expect(db.prepare('SELECT count(*) FROM search_fts_docsize').pluck().get()).toBeGreaterThan(50);
   });
@@ -56,9 +58,11 @@ describe('the graph writer thread\'s warm-up', () => {
     expect(warmUp.graphOpen).toBe(false);
     expect(graphs[0]!.open).toBe(false);
     // Past the limit an answer is not even read (parsed), let alone written.
-    expect(await warmUp.write(() => {
-      throw new Error('read past the limit');
-    }, WARM_UP_SITE)).toBe(50);
+    expect(
+      await warmUp.write(() => {
+        throw new Error('read past the limit');
+      }, WARM_UP_SITE),
+    ).toBe(50);
     expect(graphs).toHaveLength(2);
     expect(WRITER_WARM_UP_PAGES).toBeGreaterThanOrEqual(500);
   });

@@ -13,7 +13,11 @@ export interface IndexedDocument {
 /** Every document the index holds (FTS5's docsize table lists them), rowid order. A document whose record is gone names none. */
 export function readIndexedDocuments(db: Db): IndexedDocument[] {
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms USING fts5vocab(main, search_fts, instance)`);
-  const terms = db.prepare(`SELECT json_group_array(json_array(t.col, t.offset, t.term)) FROM (SELECT * FROM temp.search_terms t WHERE t.doc = ? ORDER BY t.col, t.offset, t.term) t`).pluck();
+  const terms = db
+    .prepare(
+      `SELECT json_group_array(json_array(t.col, t.offset, t.term)) FROM (SELECT * FROM temp.search_terms t WHERE t.doc = ? ORDER BY t.col, t.offset, t.term) t`,
+    )
+    .pluck();
   return (db.prepare('SELECT id FROM search_fts_docsize ORDER BY id').pluck().all() as number[]).map((rowid) => {
     const record = searchRecordOf(db, rowid);
     return { rowid, kind: record?.kind ?? null, recordId: record?.recordId ?? null, terms: terms.get(rowid) as string };

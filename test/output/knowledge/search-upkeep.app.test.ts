@@ -21,7 +21,10 @@ afterEach(() => g.cleanup());
  */
 function expectIndexCurrent(db: Db, step: string): void {
   const kept = readIndexedDocuments(db);
-  expect(kept.filter((d) => d.recordId === null), `${step}: documents of records that are gone`).toEqual([]);
+  expect(
+    kept.filter((d) => d.recordId === null),
+    `${step}: documents of records that are gone`,
+  ).toEqual([]);
   db.exec('SAVEPOINT rebuild_probe');
   try {
     rebuildSearchDocs(db);
@@ -31,7 +34,10 @@ function expectIndexCurrent(db: Db, step: string): void {
     db.exec('RELEASE rebuild_probe');
   }
   expect(db.prepare(`SELECT COUNT(*) FROM search_stale`).pluck().get(), `${step}: queue emptied`).toBe(0);
-  expect(db.prepare(`INSERT INTO search_fts (search_fts, rank) VALUES ('integrity-check', 0)`).run(), step).toBeDefined();
+  expect(
+    db.prepare(`INSERT INTO search_fts (search_fts, rank) VALUES ('integrity-check', 0)`).run(),
+    step,
+  ).toBeDefined();
 }
 
 describe('search index upkeep by the graph writers', () => {
@@ -45,12 +51,29 @@ describe('search index upkeep by the graph writers', () => {
       const own = ref('Product', url);
       return contribution(`product:${i}`, url, {
         primaryEntity: own,
-        entities: [entity(own, `${words[next(8)]} chair ${i}`), ...(next(2) === 0 ? [entity(shared, `Woodworks ${words[next(8)]}`)] : [])],
-        facts: [
-          fact(own, 'material', words[next(8)]!, { subjectName: `chair ${i}`, provenanceMethod: next(2) === 0 ? 'cms_field' : 'text_extraction' }),
-          fact(shared, 'founded', { values: [words[next(8)], words[next(8)]] }, { subjectName: 'Woodworks', confidence: next(10) / 10 }),
+        entities: [
+          entity(own, `${words[next(8)]} chair ${i}`),
+          ...(next(2) === 0 ? [entity(shared, `Woodworks ${words[next(8)]}`)] : []),
         ],
-        chunks: Array.from({ length: next(3) }, (_, position) => ({ position, language: 'en', text: `${words[next(8)]} ${words[next(8)]} grain`, headingPath: [words[next(8)]!], mentions: [own] })),
+        facts: [
+          fact(own, 'material', words[next(8)]!, {
+            subjectName: `chair ${i}`,
+            provenanceMethod: next(2) === 0 ? 'cms_field' : 'text_extraction',
+          }),
+          fact(
+            shared,
+            'founded',
+            { values: [words[next(8)], words[next(8)]] },
+            { subjectName: 'Woodworks', confidence: next(10) / 10 },
+          ),
+        ],
+        chunks: Array.from({ length: next(3) }, (_, position) => ({
+          position,
+          language: 'en',
+          text: `${words[next(8)]} ${words[next(8)]} grain`,
+          headingPath: [words[next(8)]!],
+          mentions: [own],
+        })),
       });
     };
     return { next, make };
@@ -67,18 +90,33 @@ describe('search index upkeep by the graph writers', () => {
       } else if (op < 8) {
         removeItem(g.db, site, key);
       } else {
-        const factIds = g.db.prepare(`SELECT DISTINCT fact_id FROM fact_candidates ORDER BY fact_id`).pluck().all() as string[];
-        if (factIds.length > 0) setEditorial(g.db, factIds[next(factIds.length)]!, op === 8 ? { pinned: next(2) === 0 } : { hidden: next(2) === 0 });
+        const factIds = g.db
+          .prepare(`SELECT DISTINCT fact_id FROM fact_candidates ORDER BY fact_id`)
+          .pluck()
+          .all() as string[];
+        if (factIds.length > 0)
+          setEditorial(
+            g.db,
+            factIds[next(factIds.length)]!,
+            op === 8 ? { pinned: next(2) === 0 } : { hidden: next(2) === 0 },
+          );
       }
       expectIndexCurrent(g.db, `step ${step} (op ${op} on ${key})`);
     }
     // An erasure merges the index and VACUUMs the file: the documents still name their records
     // (SQLite's VACUUM keeps these rowids today; compactGraph rebuilds if it did not), the deletes having left gaps.
     for (let i = 0; i < 12; i += 2) removeItem(g.db, site, `product:${i}`, { erase: true });
-    const chairs = g.db.prepare(`SELECT id, name FROM entities WHERE name LIKE '%chair%' ORDER BY id`).all() as Array<{ id: string; name: string }>;
+    const chairs = g.db.prepare(`SELECT id, name FROM entities WHERE name LIKE '%chair%' ORDER BY id`).all() as Array<{
+      id: string;
+      name: string;
+    }>;
     expect(chairs.length).toBeGreaterThan(0);
     expectIndexCurrent(g.db, 'after erasures and VACUUM');
-    expect(searchKnowledge(g.db, { query: 'chair', limit: 50, kind: 'entity' }).map((h) => ({ id: h.id, name: h.title })).sort((a, b) => a.id.localeCompare(b.id))).toEqual(chairs);
+    expect(
+      searchKnowledge(g.db, { query: 'chair', limit: 50, kind: 'entity' })
+        .map((h) => ({ id: h.id, name: h.title }))
+        .sort((a, b) => a.id.localeCompare(b.id)),
+    ).toEqual(chairs);
   });
 
   it('a VACUUM that renumbers the record tables (SQLite only promises rowids of INTEGER PRIMARY KEY tables) is followed by a rebuild of the index', () => {
@@ -87,30 +125,45 @@ describe('search index upkeep by the graph writers', () => {
     removeItem(g.db, site, 'product:3');
     const renumbering = (db: Db) => {
       db.exec('VACUUM');
-      for (const table of ['chunks', 'entities', 'fact_candidates']) db.exec(`UPDATE ${table} SET rowid = rowid + 1000`);
+      for (const table of ['chunks', 'entities', 'fact_candidates'])
+        db.exec(`UPDATE ${table} SET rowid = rowid + 1000`);
     };
     compactGraph(g.db, { vacuum: renumbering });
     expectIndexCurrent(g.db, 'after a renumbering VACUUM');
-    const chairs = g.db.prepare(`SELECT id FROM entities WHERE name LIKE '%chair%' ORDER BY id`).pluck().all() as string[];
+    const chairs = g.db
+      .prepare(`SELECT id FROM entities WHERE name LIKE '%chair%' ORDER BY id`)
+      .pluck()
+      .all() as string[];
     expect(chairs.length).toBeGreaterThan(0);
-    expect(searchKnowledge(g.db, { query: 'chair', limit: 50, kind: 'entity' }).map((h) => h.id).sort()).toEqual(chairs);
+    expect(
+      searchKnowledge(g.db, { query: 'chair', limit: 50, kind: 'entity' })
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(chairs);
   });
 
   it('batches refreshed once each (an item twice in a batch, a survivor beaten and then removed in the same batch) leave the index a rebuild would make', () => {
     const { next, make } = randomItems(29);
-    const batch = (items: ReturnType<typeof make>[], removed: string[] = []) => g.db.transaction(() => {
-      const touched = emptySearchTouched();
-      applyContributions(g.db, site, items, touched);
-      for (const key of removed) removeItem(g.db, site, key);
-      refreshSearchDocs(g.db, touched);
-    })();
-    const founded = (i: number, provenanceMethod: 'cms_field' | 'llm_inferred', value: string) => contribution(`product:${i}`, `https://shop.example/p/${i}`, {
-      facts: [fact(ref('Organization', 'woodworks'), 'founded', value, { subjectName: 'Woodworks', provenanceMethod })],
-    });
+    const batch = (items: ReturnType<typeof make>[], removed: string[] = []) =>
+      g.db.transaction(() => {
+        const touched = emptySearchTouched();
+        applyContributions(g.db, site, items, touched);
+        for (const key of removed) removeItem(g.db, site, key);
+        refreshSearchDocs(g.db, touched);
+      })();
+    const founded = (i: number, provenanceMethod: 'cms_field' | 'llm_inferred', value: string) =>
+      contribution(`product:${i}`, `https://shop.example/p/${i}`, {
+        facts: [
+          fact(ref('Organization', 'woodworks'), 'founded', value, { subjectName: 'Woodworks', provenanceMethod }),
+        ],
+      });
     // product:1's candidate survives; in one batch it loses to product:2's (the batch's first run: an
     // item given twice splits the batch), and is deleted when product:1 comes again (the second run).
     // product:3's fact after it keeps the rowid of product:1's from being taken again.
-    batch([founded(1, 'llm_inferred', 'early'), contribution('product:3', 'https://shop.example/p/3', { facts: [fact(ref('Product', 'p3'), 'material', 'oak')] })]);
+    batch([
+      founded(1, 'llm_inferred', 'early'),
+      contribution('product:3', 'https://shop.example/p/3', { facts: [fact(ref('Product', 'p3'), 'material', 'oak')] }),
+    ]);
     batch([founded(2, 'cms_field', 'late'), founded(2, 'cms_field', 'later'), founded(1, 'llm_inferred', 'again')]);
     expectIndexCurrent(g.db, 'survivor beaten then removed');
     expect(searchKnowledge(g.db, { query: 'early', limit: 5 })).toEqual([]);
@@ -123,11 +176,28 @@ describe('search index upkeep by the graph writers', () => {
   });
 
   it('content.ingest refreshes once per batch, and a failed item leaves its earlier records indexed', () => {
-    const item = (id: string, title: string, text: string, version = '0') => ({ type: 'page', id, url: `https://shop.example/${id}`, text, title, checksum: 'sha256:' + (version + id).padStart(64, '0') });
+    const item = (id: string, title: string, text: string, version = '0') => ({
+      type: 'page',
+      id,
+      url: `https://shop.example/${id}`,
+      text,
+      title,
+      checksum: 'sha256:' + (version + id).padStart(64, '0'),
+    });
     const write = (items: ReturnType<typeof item>[], bodies?: (i: number) => string) =>
-      writeRawItems(g.db, items as never, bodies ?? ((i) => JSON.stringify(items[i])), { connectorId: 'conn_test', defaultLanguage: 'en', receivedAt: '2026-01-01T00:00:00Z' }).map((o) => (o as { rawContentId: string }).rawContentId);
-    const first = write([item('a1', 'Walnut desk', 'A walnut desk with drawers.'), item('a2', 'Oak shelf', 'An oak shelf for books.')]);
-    expect(processRawItems(g.db, site, first, { now: '2026-01-01T00:00:00Z', batchSize: 2 })).toMatchObject({ processed: 2, failed: 0 });
+      writeRawItems(g.db, items as never, bodies ?? ((i) => JSON.stringify(items[i])), {
+        connectorId: 'conn_test',
+        defaultLanguage: 'en',
+        receivedAt: '2026-01-01T00:00:00Z',
+      }).map((o) => (o as { rawContentId: string }).rawContentId);
+    const first = write([
+      item('a1', 'Walnut desk', 'A walnut desk with drawers.'),
+      item('a2', 'Oak shelf', 'An oak shelf for books.'),
+    ]);
+    expect(processRawItems(g.db, site, first, { now: '2026-01-01T00:00:00Z', batchSize: 2 })).toMatchObject({
+      processed: 2,
+      failed: 0,
+    });
     expect(searchKnowledge(g.db, { query: 'walnut', limit: 10 }).length).toBeGreaterThan(0);
     // An update whose stored body is unreadable fails; the item's earlier records stay, indexed.
     const broken = write([item('a1', 'Walnut desk v2', 'changed', '1')], () => '{not json');

@@ -29,22 +29,37 @@ async function publishBlog(dataDir: string, plan: 'free' | 'pro'): Promise<strin
   const { websiteId: id } = await seedDataDir(dataDir, { domain: DOMAIN, plan });
   const layout = dataDirLayout(dataDir);
   const info = await withControlDb(dataDir, (db) => loadWebsiteInfo(db, id)!);
-  buildGraphFromItems(loadFixture(join(PROJECT_ROOT, 'fixtures', 'blog')).items, info, { file: graphDbPath(layout, id), receivedAt: new Date().toISOString() }).close();
+  buildGraphFromItems(loadFixture(join(PROJECT_ROOT, 'fixtures', 'blog')).items, info, {
+    file: graphDbPath(layout, id),
+    receivedAt: new Date().toISOString(),
+  }).close();
   const { settings } = resolveConfig({ flags: { dataDir }, env: {} });
   const target = await createTargetFromSettings(settings);
   try {
-    await withControlDb(dataDir, (controlDb) => runPublish({ settings, controlDb, target, source: { kind: 'website', websiteId: id } }));
+    await withControlDb(dataDir, (controlDb) =>
+      runPublish({ settings, controlDb, target, source: { kind: 'website', websiteId: id } }),
+    );
   } finally {
     await target.close();
   }
   return id;
 }
 
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string; json: any }> {
-  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }> };
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; text: string; json: any }> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: Array<{ type: string; text: string }>;
+  };
   const text = result.content[0]!.text;
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { isError: result.isError === true, text, json };
 }
 
@@ -52,7 +67,13 @@ beforeAll(async () => {
   temp = makeTempDir('nodectl-mcp-');
   websiteId = await publishBlog(temp.dir, 'pro');
   client = new Client({ name: 'nodectl-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: 'node', args: [NODECTL_BIN, '--data-dir', temp.dir, 'mcp', '--website', websiteId], stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: 'node',
+      args: [NODECTL_BIN, '--data-dir', temp.dir, 'mcp', '--website', websiteId],
+      stderr: 'pipe',
+    }),
+  );
 }, 90_000);
 afterAll(async () => {
   await client?.close();
@@ -62,11 +83,15 @@ afterAll(async () => {
 describe('nodectl mcp', () => {
   it('offers exactly the tools the published mcp.json advertises, with the same inputs', async () => {
     const { tools } = await client.listTools();
-    const advertised = JSON.parse(readFileSync(join(temp.dir, 'nodes', siteHashOf(websiteId), 'latest', 'mcp.json'), 'utf8')) as { tools: Array<{ name: string; input_schema: { required: string[]; properties: Record<string, unknown> } }> };
+    const advertised = JSON.parse(
+      readFileSync(join(temp.dir, 'nodes', siteHashOf(websiteId), 'latest', 'mcp.json'), 'utf8'),
+    ) as { tools: Array<{ name: string; input_schema: { required: string[]; properties: Record<string, unknown> } }> };
     expect(tools.map((t) => t.name).sort()).toEqual(advertised.tools.map((t) => t.name).sort());
     for (const tool of advertised.tools) {
       const offered = tools.find((t) => t.name === tool.name)!;
-      expect(Object.keys(offered.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(tool.input_schema.properties).sort());
+      expect(Object.keys(offered.inputSchema.properties ?? {}).sort()).toEqual(
+        Object.keys(tool.input_schema.properties).sort(),
+      );
       expect([...(offered.inputSchema.required ?? [])].sort()).toEqual([...tool.input_schema.required].sort());
       expect(offered.annotations?.readOnlyHint).toBe(true);
     }
@@ -77,7 +102,11 @@ describe('nodectl mcp', () => {
     expect(first.isError, first.text).toBe(false);
     expect(first.json.hits.length).toBeGreaterThan(0);
     expect(first.json.hits.length).toBeLessThanOrEqual(5);
-    expect(first.json.hits[0]).toMatchObject({ kind: 'entity', title: 'Watching Golden Eagles in Winter', language: 'en' });
+    expect(first.json.hits[0]).toMatchObject({
+      kind: 'entity',
+      title: 'Watching Golden Eagles in Winter',
+      language: 'en',
+    });
     expect(first.json.hits[0].id).toMatch(/^entity_[0-9a-f]+$/);
     const again = await call('search_website_knowledge', { websiteId, query: 'golden eagles winter', limit: 5 });
     expect(again.json).toEqual(first.json);
@@ -86,7 +115,11 @@ describe('nodectl mcp', () => {
   });
 
   it('get_entity_facts returns the entity and its exported facts, most important first', async () => {
-    const search = await call('search_website_knowledge', { websiteId, query: 'Watching Golden Eagles in Winter', limit: 1 });
+    const search = await call('search_website_knowledge', {
+      websiteId,
+      query: 'Watching Golden Eagles in Winter',
+      limit: 1,
+    });
     const entityId = search.json.hits[0].id as string;
     const facts = await call('get_entity_facts', { websiteId, entityId });
     expect(facts.isError, facts.text).toBe(false);
@@ -110,10 +143,16 @@ describe('nodectl mcp', () => {
   });
 
   it('refuses another websiteId in every tool', async () => {
-    for (const [name, extra] of [['search_website_knowledge', { query: 'x' }], ['get_entity_facts', { entityId: 'entity_00' }], ['list_node_files', {}]] as const) {
+    for (const [name, extra] of [
+      ['search_website_knowledge', { query: 'x' }],
+      ['get_entity_facts', { entityId: 'entity_00' }],
+      ['list_node_files', {}],
+    ] as const) {
       const other = await call(name, { websiteId: 'web_01JOTHERSITE0000000000000', ...extra });
       expect(other.isError, name).toBe(true);
-      expect(other.text).toBe(`This server serves website ${websiteId} only; got websiteId "web_01JOTHERSITE0000000000000".`);
+      expect(other.text).toBe(
+        `This server serves website ${websiteId} only; got websiteId "web_01JOTHERSITE0000000000000".`,
+      );
     }
   });
 

@@ -21,7 +21,10 @@ const keys = siteKeys(siteHashOf(SHOP_WEBSITE));
 beforeAll(async () => {
   s3 = await startLocalS3();
   v2 = shopVariant(join(temp.dir, 'fx-v2'), { buildTime: '2026-03-02T10:00:00Z', mutate: changeLastItem });
-  small = shopVariant(join(temp.dir, 'fx-small'), { buildTime: '2026-03-02T11:00:00Z', mutate: (items) => items.slice(0, 2) });
+  small = shopVariant(join(temp.dir, 'fx-small'), {
+    buildTime: '2026-03-02T11:00:00Z',
+    mutate: (items) => items.slice(0, 2),
+  });
 });
 afterAll(async () => {
   await s3.stop();
@@ -39,49 +42,80 @@ async function expectLiveWhole(target: PublishTarget, ulid: string): Promise<voi
   }
 }
 
-describe.each(['fs', 's3'] as const)('a publish killed at each step leaves the previous version serving whole (%s)', (kind) => {
-  const dataDir = join(temp.dir, `data-${kind}`);
-  let target: PublishTarget;
-  const env = () => (kind === 's3' ? { ...s3.env, NODECTL_S3_PREFIX: 'kill' } : {});
-  beforeAll(async () => {
-    target = kind === 'fs' ? createFsTarget({ root: join(dataDir, 'nodes') }) : await createS3Target({ bucket: s3.bucket, prefix: 'kill', endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
-  });
-  afterAll(async () => target.close());
+describe.each(['fs', 's3'] as const)(
+  'a publish killed at each step leaves the previous version serving whole (%s)',
+  (kind) => {
+    const dataDir = join(temp.dir, `data-${kind}`);
+    let target: PublishTarget;
+    const env = () => (kind === 's3' ? { ...s3.env, NODECTL_S3_PREFIX: 'kill' } : {});
+    beforeAll(async () => {
+      target =
+        kind === 'fs'
+          ? createFsTarget({ root: join(dataDir, 'nodes') })
+          : await createS3Target({
+              bucket: s3.bucket,
+              prefix: 'kill',
+              endpoint: s3.endpoint,
+              forcePathStyle: true,
+              accessKeyId: 'S3RVER',
+              secretAccessKey: 'S3RVER',
+            });
+    });
+    afterAll(async () => target.close());
 
-  it('kills at upload, patch, verify, latest and flip, then a clean publish succeeds', async () => {
-    const first = await runNodectl(['--json', 'publish', SHOP, '--target', kind], { dataDir, env: env() });
-    expect(first.exitCode, first.stderr).toBe(0);
-    const v1 = first.json().versionUlid as string;
-    for (const step of PUBLISH_STEPS) {
-      const killed = await runNodectl(['publish', v2, '--target', kind], { dataDir, env: { ...env(), NODECTL_FAULT_AT: step } });
-      expect(killed.exitCode, `${step}: ${killed.stderr}`).not.toBe(0);
-      expect(killed.stderr).toContain(`fault injected at ${step}`);
-      await expectLiveWhole(target, v1);
-      if (kind === 'fs') {
-        const lookup = createNodeReader(createFsTarget({ root: join(dataDir, 'nodes') })).resolveLatest(SHOP_DOMAIN, 'llms.txt');
-        expect(lookup).toMatchObject({ kind: 'file', localPath: expect.stringContaining(`/versions/${v1}/llms.txt`) });
+    it('kills at upload, patch, verify, latest and flip, then a clean publish succeeds', async () => {
+      const first = await runNodectl(['--json', 'publish', SHOP, '--target', kind], { dataDir, env: env() });
+      expect(first.exitCode, first.stderr).toBe(0);
+      const v1 = first.json().versionUlid as string;
+      for (const step of PUBLISH_STEPS) {
+        const killed = await runNodectl(['publish', v2, '--target', kind], {
+          dataDir,
+          env: { ...env(), NODECTL_FAULT_AT: step },
+        });
+        expect(killed.exitCode, `${step}: ${killed.stderr}`).not.toBe(0);
+        expect(killed.stderr).toContain(`fault injected at ${step}`);
+        await expectLiveWhole(target, v1);
+        if (kind === 'fs') {
+          const lookup = createNodeReader(createFsTarget({ root: join(dataDir, 'nodes') })).resolveLatest(
+            SHOP_DOMAIN,
+            'llms.txt',
+          );
+          expect(lookup).toMatchObject({
+            kind: 'file',
+            localPath: expect.stringContaining(`/versions/${v1}/llms.txt`),
+          });
+        }
       }
-    }
-    // The killed runs left their lock rows behind; their holders are dead, so this publish proceeds.
-    const clean = await runNodectl(['--json', 'publish', v2, '--target', kind], { dataDir, env: env() });
-    expect(clean.exitCode, clean.stderr).toBe(0);
-    const result = clean.json();
-    expect(result.previousVersion).toBe(v1);
-    await expectLiveWhole(target, result.versionUlid);
-    // The killed runs left serving copies of both versions in latest/; the clean run put every one right.
-    for (const f of result.files as Array<{ path: string; checksum: string }>) {
-      for (const key of [keys.latest(f.path), ...(kind === 's3' ? [`${SHOP_DOMAIN}/${f.path}`] : [])]) {
-        expect(`sha256:${createHash('sha256').update((await target.get(key))!).digest('hex')}`, key).toBe(f.checksum);
+      // The killed runs left their lock rows behind; their holders are dead, so this publish proceeds.
+      const clean = await runNodectl(['--json', 'publish', v2, '--target', kind], { dataDir, env: env() });
+      expect(clean.exitCode, clean.stderr).toBe(0);
+      const result = clean.json();
+      expect(result.previousVersion).toBe(v1);
+      await expectLiveWhole(target, result.versionUlid);
+      // The killed runs left serving copies of both versions in latest/; the clean run put every one right.
+      for (const f of result.files as Array<{ path: string; checksum: string }>) {
+        for (const key of [keys.latest(f.path), ...(kind === 's3' ? [`${SHOP_DOMAIN}/${f.path}`] : [])]) {
+          expect(
+            `sha256:${createHash('sha256')
+              .update((await target.get(key))!)
+              .digest('hex')}`,
+            key,
+          ).toBe(f.checksum);
+        }
       }
-    }
-  }, 120_000);
-});
+    }, 120_000);
+  },
+);
 
 describe('nodectl publish, rollback and versions', () => {
   const dataDir = join(temp.dir, 'data-cli');
 
   it('a second process gets publish.conflict (exit 1) while the first holds the lock; after it dies the lock is free', async () => {
-    const holder = execa('node', [NODECTL_BIN, '--data-dir', dataDir, 'publish', SHOP], { reject: false, env: { NODECTL_FAULT_PAUSE_AT: 'upload' }, buffer: false });
+    const holder = execa('node', [NODECTL_BIN, '--data-dir', dataDir, 'publish', SHOP], {
+      reject: false,
+      env: { NODECTL_FAULT_PAUSE_AT: 'upload' },
+      buffer: false,
+    });
     await new Promise<void>((resolve, reject) => {
       let seen = '';
       const timer = setTimeout(() => reject(new Error(`holder did not pause: ${seen}`)), 30_000);
@@ -119,7 +153,8 @@ describe('nodectl publish, rollback and versions', () => {
   }, 60_000);
 
   it('publishes v2, rolls back to v1, and lists both', async () => {
-    const before = (await runNodectl(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir })).json()[0].node_version;
+    const before = (await runNodectl(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir })).json()[0]
+      .node_version;
     const published = await runNodectl(['publish', v2], { dataDir });
     expect(published.exitCode, published.stderr).toBe(0);
     expect(published.stdout).toMatch(/published [0-9A-Z]{26} \(\d{4}-\d{2}-\d{2}\.2\)/);
@@ -132,7 +167,9 @@ describe('nodectl publish, rollback and versions', () => {
     expect(versions).toHaveLength(2);
     expect(versions.find((v: { live: boolean }) => v.live).node_version).toBe(before);
     expect((await runNodectl(['rollback', '--website', SHOP_WEBSITE], { dataDir })).exitCode).toBe(2);
-    const unknown = await runNodectl(['rollback', '--website', SHOP_WEBSITE, '--to', '01ARZ3NDEKTSV4RRFFQ69G5FAV'], { dataDir });
+    const unknown = await runNodectl(['rollback', '--website', SHOP_WEBSITE, '--to', '01ARZ3NDEKTSV4RRFFQ69G5FAV'], {
+      dataDir,
+    });
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('[version.not_found]');
   }, 60_000);

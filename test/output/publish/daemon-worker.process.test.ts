@@ -25,14 +25,28 @@ beforeAll(async () => {
   websiteId = site.websiteId;
   editorKey = await seedApiKey(temp.dir, site.orgId, 'editor');
   const other = await seedDataDir(temp.dir, { domain: EMPTY_DOMAIN, plan: 'pro' });
-  empty = { websiteId: other.websiteId, editorKey: await seedApiKey(temp.dir, other.orgId, 'editor'), adminKey: await seedApiKey(temp.dir, other.orgId, 'organization_admin') };
+  empty = {
+    websiteId: other.websiteId,
+    editorKey: await seedApiKey(temp.dir, other.orgId, 'editor'),
+    adminKey: await seedApiKey(temp.dir, other.orgId, 'organization_admin'),
+  };
   // A moderately sized graph: its compile takes long enough that a blocked event loop would show.
   const layout = dataDirLayout(temp.dir);
   const control = openControlDb(layout);
   const info = loadWebsiteInfo(control, websiteId)!;
   control.close();
-  const items = Array.from({ length: ITEMS }, (_, i) => ({ type: 'post', id: `post:${i}`, url: `https://${DOMAIN}/posts/${i}`, title: `Post ${i}`, text: `Post ${i}\n\nRoasting notes ${'espresso filter origin '.repeat(20)}part ${i}.`, checksum: `sha256:${i.toString(16).padStart(64, '0')}` }));
-  buildGraphFromItems(items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(layout, websiteId) }).close();
+  const items = Array.from({ length: ITEMS }, (_, i) => ({
+    type: 'post',
+    id: `post:${i}`,
+    url: `https://${DOMAIN}/posts/${i}`,
+    title: `Post ${i}`,
+    text: `Post ${i}\n\nRoasting notes ${'espresso filter origin '.repeat(20)}part ${i}.`,
+    checksum: `sha256:${i.toString(16).padStart(64, '0')}`,
+  }));
+  buildGraphFromItems(items, info, {
+    receivedAt: '2026-03-02T09:00:00Z',
+    file: graphDbPath(layout, websiteId),
+  }).close();
   daemon = await startTestDaemon({ dataDir: temp.dir });
 }, 120_000);
 afterAll(async () => {
@@ -40,8 +54,22 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const res = await request(`${daemon.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const call = async (
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  key?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) => {
+  const res = await request(`${daemon.url}${path}`, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) };
 };
@@ -54,7 +82,8 @@ describe('the publish route runs the compile and the publish in a worker thread'
     // CPU ticks of the daemon's threads: the event loop's (the main thread, tid = pid) and the publish's (its worker and the threads it starts, all named nodectl-*).
     const cpu = () => {
       const threads = linux ? threadCpuTicks(pid) : [];
-      const sum = (keep: (t: (typeof threads)[number]) => boolean) => threads.filter(keep).reduce((total, t) => total + t.ticks, 0);
+      const sum = (keep: (t: (typeof threads)[number]) => boolean) =>
+        threads.filter(keep).reduce((total, t) => total + t.ticks, 0);
       return { loop: sum((t) => t.tid === pid), publish: sum((t) => t.name.startsWith('nodectl-')) };
     };
     const before = cpu();
@@ -74,14 +103,26 @@ describe('the publish route runs the compile and the publish in a worker thread'
     const res = await running;
     const after = cpu();
     expect(res.status, res.text).toBe(200);
-    expect(res.json().data).toMatchObject({ versionUlid: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), versionLabel: expect.stringMatching(/\.1$/), cdnPath: `${daemon.url}/nodes/${DOMAIN}`, alreadyLive: false });
+    expect(res.json().data).toMatchObject({
+      versionUlid: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+      versionLabel: expect.stringMatching(/\.1$/),
+      cdnPath: `${daemon.url}/nodes/${DOMAIN}`,
+      alreadyLive: false,
+    });
     expect(answeredWhilePublishing, 'probes answered one after another while the publish ran').toBeGreaterThan(5);
     // The compile and the publish ran on their own threads: they took more CPU there than the event loop took in all.
-    if (linux) expect(after.publish - before.publish, `CPU ticks: publish threads ${after.publish - before.publish}, event loop ${after.loop - before.loop}`).toBeGreaterThan(after.loop - before.loop);
+    if (linux)
+      expect(
+        after.publish - before.publish,
+        `CPU ticks: publish threads ${after.publish - before.publish}, event loop ${after.loop - before.loop}`,
+      ).toBeGreaterThan(after.loop - before.loop);
   }, 120_000);
 
   it('bug "concurrent publishes of one website both answer 200": one wins (200), the other gets 409 publish.conflict (retryable, Retry-After); latest/ is the winner', async () => {
-    const results = await Promise.all([publish(editorKey, websiteId, { force: true }), publish(editorKey, websiteId, { force: true })]);
+    const results = await Promise.all([
+      publish(editorKey, websiteId, { force: true }),
+      publish(editorKey, websiteId, { force: true }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     const lost = results.find((r) => r.status === 409)!;
     expect(lost.json()).toMatchObject({ ok: false, error: { code: 'publish.conflict', retryable: true } });
@@ -96,7 +137,9 @@ describe('the publish route runs the compile and the publish in a worker thread'
     expect(res.json()).toMatchObject({ ok: false, error: { code: 'publish.nothing_to_publish', retryable: false } });
     expect(res.json().error.message).toMatch(/Nothing has been ingested for website .* yet/);
     expect(res.text).not.toMatch(/at .*\.js:\d+/); // no stack
-    expect((await publish(empty.editorKey, 'web_doesnotexist')).json()).toMatchObject({ error: { code: 'website.not_found' } });
+    expect((await publish(empty.editorKey, 'web_doesnotexist')).json()).toMatchObject({
+      error: { code: 'website.not_found' },
+    });
   });
 
   it('bug "takedown of a never-published website: the alias says 404, not 410": after the takedown every file of the domain answers 410 node.gone', async () => {
@@ -104,7 +147,12 @@ describe('the publish route runs the compile and the publish in a worker thread'
     const res = await call('DELETE', `/v1/websites/${empty.websiteId}/node`, empty.adminKey);
     expect(res.status).toBe(200);
     expect(res.json().data).toEqual({ tombstoned: true });
-    for (const path of ['manifest.json', 'llms.txt', 'facts.en.jsonl', 'versions/01ARZ3NDEKTSV4RRFFQ69G5FAV/llms.txt']) {
+    for (const path of [
+      'manifest.json',
+      'llms.txt',
+      'facts.en.jsonl',
+      'versions/01ARZ3NDEKTSV4RRFFQ69G5FAV/llms.txt',
+    ]) {
       const gone = await call('GET', `/nodes/${EMPTY_DOMAIN}/${path}`);
       expect(gone.status, path).toBe(410);
       expect(gone.json()).toMatchObject({ ok: false, error: { code: 'node.gone' } });
@@ -115,7 +163,9 @@ describe('the publish route runs the compile and the publish in a worker thread'
     const file = await call('GET', `/nodes/${DOMAIN}/llms.txt`);
     expect(file.status).toBe(200);
     expect(file.headers['x-content-type-options']).toBe('nosniff');
-    const cached = await call('GET', `/nodes/${DOMAIN}/llms.txt`, undefined, undefined, { 'if-none-match': file.headers.etag as string });
+    const cached = await call('GET', `/nodes/${DOMAIN}/llms.txt`, undefined, undefined, {
+      'if-none-match': file.headers.etag as string,
+    });
     expect(cached.status).toBe(304);
     expect(cached.headers['x-content-type-options']).toBe('nosniff');
     expect((await call('GET', `/nodes/${EMPTY_DOMAIN}/llms.txt`)).headers['x-content-type-options']).toBe('nosniff');

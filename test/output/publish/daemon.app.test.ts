@@ -22,19 +22,37 @@ beforeAll(async () => {
   const site = await seedWebsite(t.services, SHOP_DOMAIN);
   websiteId = site.websiteId;
   editorKey = createApiKey(t.services.controlDb, { organizationId: site.organizationId, role: 'editor' }).key;
-  adminKey = createApiKey(t.services.controlDb, { organizationId: site.organizationId, role: 'organization_admin' }).key;
+  adminKey = createApiKey(t.services.controlDb, {
+    organizationId: site.organizationId,
+    role: 'organization_admin',
+  }).key;
   // The website's graph, built from the shop fixture's items.
   const info = loadWebsiteInfo(t.services.controlDb, websiteId)!;
-  buildGraphFromItems(loadFixture(SHOP).items, info, { receivedAt: '2026-03-02T09:00:00Z', file: graphDbPath(t.services.layout, websiteId) }).close();
+  buildGraphFromItems(loadFixture(SHOP).items, info, {
+    receivedAt: '2026-03-02T09:00:00Z',
+    file: graphDbPath(t.services.layout, websiteId),
+  }).close();
 }, 60_000);
 afterAll(async () => {
   await t?.close();
   vi.useRealTimers();
 });
 
-const call = async (method: 'GET' | 'POST' | 'DELETE', path: string, key?: string, headers: Record<string, string> = {}, body?: unknown) => {
-  const json = body === undefined ? {} : { payload: JSON.stringify(body), contentType: { 'content-type': 'application/json' } };
-  const res = await t.app.inject({ method, url: path, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers, ...json.contentType }, ...(json.payload ? { payload: json.payload } : {}) });
+const call = async (
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  key?: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+) => {
+  const json =
+    body === undefined ? {} : { payload: JSON.stringify(body), contentType: { 'content-type': 'application/json' } };
+  const res = await t.app.inject({
+    method,
+    url: path,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers, ...json.contentType },
+    ...(json.payload ? { payload: json.payload } : {}),
+  });
   return { status: res.statusCode, headers: res.headers, text: res.body, json: () => JSON.parse(res.body) };
 };
 
@@ -92,17 +110,29 @@ describe('publish over HTTP and node files served by the app', () => {
     expect(res.headers['content-type']).toBe('application/x-ndjson');
     expect(res.headers.etag).toBe(`"${facts.checksum.slice(7)}"`);
     expect(Buffer.byteLength(res.text)).toBe(facts.bytes);
-    expect((await call('GET', `/nodes/${SHOP_DOMAIN}/facts.en.jsonl`, undefined, { 'if-none-match': res.headers.etag as string })).status).toBe(304);
+    expect(
+      (
+        await call('GET', `/nodes/${SHOP_DOMAIN}/facts.en.jsonl`, undefined, {
+          'if-none-match': res.headers.etag as string,
+        })
+      ).status,
+    ).toBe(304);
     const pinned = await call('GET', `/nodes/${SHOP_DOMAIN}/versions/${versionUlid}/facts.en.jsonl`);
     expect(pinned.status).toBe(200);
     expect(pinned.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(pinned.text).toBe(res.text);
-    expect((await call('GET', `/nodes/${SHOP_DOMAIN}/nothing.json`)).json()).toMatchObject({ error: { code: 'node.not_found' } });
+    expect((await call('GET', `/nodes/${SHOP_DOMAIN}/nothing.json`)).json()).toMatchObject({
+      error: { code: 'node.not_found' },
+    });
   });
 
   it('counts node reads in analytics_events (node.reads per hour) and the metrics', async () => {
     vi.advanceTimersByTime(2_000); // the read counter writes every 2 s
-    const rows = t.services.controlDb.prepare("SELECT period_start AS periodStart, value FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'").all(websiteId) as Array<{ periodStart: string; value: number }>;
+    const rows = t.services.controlDb
+      .prepare(
+        "SELECT period_start AS periodStart, value FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'",
+      )
+      .all(websiteId) as Array<{ periodStart: string; value: number }>;
     expect(rows.reduce((s, r) => s + r.value, 0)).toBe(4); // three 200s and one 304
     expect(rows.map((r) => r.periodStart)).toEqual(['2026-03-02T10:00:00Z']);
     const metrics = await call('GET', '/metrics');
@@ -110,7 +140,9 @@ describe('publish over HTTP and node files served by the app', () => {
   });
 
   it('DELETE /v1/websites/:id/node takes the node down (organization_admin); the alias answers 410; a second takedown is harmless', async () => {
-    expect((await call('DELETE', `/v1/websites/${websiteId}/node`, editorKey)).json()).toMatchObject({ error: { code: 'auth.forbidden' } });
+    expect((await call('DELETE', `/v1/websites/${websiteId}/node`, editorKey)).json()).toMatchObject({
+      error: { code: 'auth.forbidden' },
+    });
     const res = await call('DELETE', `/v1/websites/${websiteId}/node`, adminKey);
     expect(res.status).toBe(200);
     expect(res.json().data).toEqual({ tombstoned: true });

@@ -45,11 +45,25 @@ export async function createDeleteHarness(env: Record<string, string> = {}): Pro
   let clock = Date.parse('2026-03-02T10:00:10Z');
   const services = createServices(resolveConfig({ flags: { dataDir: temp.dir }, env }), { now: () => clock });
   const db = services.controlDb;
-  db.prepare(`INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'Acme', 'acme', 'pro', 'x')`).run();
-  db.prepare(`INSERT INTO websites (id, organization_id, domain, name, brand, default_language, created_at) VALUES (?, 'org_1', ?, 'Example', NULL, 'en', 'x')`).run(WEBSITE_ID, DOMAIN);
-  const website: IngestWebsite = { id: WEBSITE_ID, organizationId: 'org_1', domain: DOMAIN, defaultLanguage: 'en', plan: 'pro', hosts: new Set([DOMAIN]) };
+  db.prepare(
+    `INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'Acme', 'acme', 'pro', 'x')`,
+  ).run();
+  db.prepare(
+    `INSERT INTO websites (id, organization_id, domain, name, brand, default_language, created_at) VALUES (?, 'org_1', ?, 'Example', NULL, 'en', 'x')`,
+  ).run(WEBSITE_ID, DOMAIN);
+  const website: IngestWebsite = {
+    id: WEBSITE_ID,
+    organizationId: 'org_1',
+    domain: DOMAIN,
+    defaultLanguage: 'en',
+    plan: 'pro',
+    hosts: new Set([DOMAIN]),
+  };
   const target = await createTargetFromSettings(services.config.settings);
-  const worker = new JobWorker(services.jobs, JOBS, services, { lanes: laneConcurrency(services.config.settings), pollMs: 10 });
+  const worker = new JobWorker(services.jobs, JOBS, services, {
+    lanes: laneConcurrency(services.config.settings),
+    pollMs: 10,
+  });
   return {
     services,
     website,
@@ -57,12 +71,27 @@ export async function createDeleteHarness(env: Record<string, string> = {}): Pro
     target,
     advance: (ms) => void (clock += ms),
     async ingest(items) {
-      const result = await acceptItems({ services, website, connectorId: 'conn_1', rawItems: items, partial: false, endpoint: 'batch' });
+      const result = await acceptItems({
+        services,
+        website,
+        connectorId: 'conn_1',
+        rawItems: items,
+        partial: false,
+        endpoint: 'batch',
+      });
       if (result.accepted !== items.length) throw new Error(`ingest: ${JSON.stringify(result.results)}`);
     },
     remove: (ids, reason = 'source_deleted') => deleteItems(services, website, ids, reason),
     runJobs: () => worker.drain(),
-    publish: (force = false) => runPublish({ settings: services.config.settings, controlDb: db, target, source: { kind: 'website', websiteId: WEBSITE_ID }, force, now: () => clock }),
+    publish: (force = false) =>
+      runPublish({
+        settings: services.config.settings,
+        controlDb: db,
+        target,
+        source: { kind: 'website', websiteId: WEBSITE_ID },
+        force,
+        now: () => clock,
+      }),
     liveVersion: async () => (await readLiveManifest(target, SITE_HASH))?.node_version,
     async close() {
       await worker.stop();

@@ -14,8 +14,18 @@ const MARKER = 'Qzvx-erasure-marker-7f3a9c';
 
 /** Eight ordinary pages and one page about a person whose text and title carry MARKER. */
 function pages(): Array<Record<string, unknown>> {
-  const items = Array.from({ length: 8 }, (_, i) => pageItem(`page-${i}`, `Page ${i} of the example shop. We sell kettle model K${i} in steel and copper, shipped from Hamburg.`, { title: `Kettle K${i}` }));
-  items.push(pageItem('person-1', `Mallory Example writes for the shop. Contact: ${MARKER}. She reviews every kettle we sell.`, { title: `Mallory Example ${MARKER}` }));
+  const items = Array.from({ length: 8 }, (_, i) =>
+    pageItem(
+      `page-${i}`,
+      `Page ${i} of the example shop. We sell kettle model K${i} in steel and copper, shipped from Hamburg.`,
+      { title: `Kettle K${i}` },
+    ),
+  );
+  items.push(
+    pageItem('person-1', `Mallory Example writes for the shop. Contact: ${MARKER}. She reviews every kettle we sell.`, {
+      title: `Mallory Example ${MARKER}`,
+    }),
+  );
   return items;
 }
 
@@ -68,20 +78,32 @@ describe('gdpr_erasure purges the published store (fs target)', () => {
     expect(filesContaining(h.services.layout.graphsDir, MARKER)).toEqual([]);
     expect(filesContaining(h.dataDir, MARKER)).toEqual([]);
     // The live version is whole: every file its manifest names is there with its size.
-    const manifest = JSON.parse((await h.target.get(KEYS.pointer))!.toString()) as { files: Array<{ path: string; bytes: number }> };
-    for (const f of manifest.files) expect((await h.target.head(KEYS.version(live, f.path)))?.bytes, f.path).toBe(f.bytes);
+    const manifest = JSON.parse((await h.target.get(KEYS.pointer))!.toString()) as {
+      files: Array<{ path: string; bytes: number }>;
+    };
+    for (const f of manifest.files)
+      expect((await h.target.head(KEYS.version(live, f.path)))?.bytes, f.path).toBe(f.bytes);
   });
 
   it('versions.json of the live version marks both earlier versions purged', async () => {
     const live = (await h.liveVersion())!;
     const doc = VersionsSchema.parse(JSON.parse((await h.target.get(KEYS.version(live, 'versions.json')))!.toString()));
     expect(doc.current.purged).toBeUndefined();
-    expect(doc.history.filter((v) => v.purged).map((v) => v.node_version).sort()).toEqual([...versions].sort());
+    expect(
+      doc.history
+        .filter((v) => v.purged)
+        .map((v) => v.node_version)
+        .sort(),
+    ).toEqual([...versions].sort());
   });
 
   it('a purged file answers 410 node.gone through the daemon; the files that held nothing of the item still serve', async () => {
-    const marker = JSON.parse((await h.target.get(KEYS.version(versions[0]!, 'purged.json')))!.toString()) as { files: string[] };
-    expect(marker.files).toEqual(expect.arrayContaining([expect.stringMatching(/^chunks\.en\.jsonl$/), 'sources.jsonl']));
+    const marker = JSON.parse((await h.target.get(KEYS.version(versions[0]!, 'purged.json')))!.toString()) as {
+      files: string[];
+    };
+    expect(marker.files).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^chunks\.en\.jsonl$/), 'sources.jsonl']),
+    );
     const app = await buildApp(h.services);
     try {
       for (const file of marker.files) {
@@ -102,9 +124,24 @@ describe('gdpr_erasure purges the published store (fs target)', () => {
 
   it('bug "a rollback to a purged version fails at verify with a misleading publish.atomic_conflict": it is 409 publish.version_purged naming the purged files, and the live version stays', async () => {
     const live = (await h.liveVersion())!;
-    const marker = JSON.parse((await h.target.get(KEYS.version(versions[0]!, 'purged.json')))!.toString()) as { files: string[] };
-    const refused = await rollbackNode({ target: h.target, controlDb: h.services.controlDb, websiteId: h.website.id, to: versions[0]! }).then(() => undefined, (e: AppError) => e);
-    expect(refused).toMatchObject({ code: 'publish.version_purged', status: 409, retryable: false, details: { version: versions[0], files: marker.files } });
+    const marker = JSON.parse((await h.target.get(KEYS.version(versions[0]!, 'purged.json')))!.toString()) as {
+      files: string[];
+    };
+    const refused = await rollbackNode({
+      target: h.target,
+      controlDb: h.services.controlDb,
+      websiteId: h.website.id,
+      to: versions[0]!,
+    }).then(
+      () => undefined,
+      (e: AppError) => e,
+    );
+    expect(refused).toMatchObject({
+      code: 'publish.version_purged',
+      status: 409,
+      retryable: false,
+      details: { version: versions[0], files: marker.files },
+    });
     expect(refused!.message).toContain(marker.files[0]!);
     expect(refused!.message).toMatch(/cannot be served again/);
     expect(await h.liveVersion()).toBe(live);
@@ -126,7 +163,13 @@ describe('gdpr_erasure purges the published store (S3 target, s3rver)', () => {
   it('regression: an erased item stayed in every object of the bucket; afterwards no object holds its text', async () => {
     h = await createDeleteHarness({ ...s3.env, NODECTL_PUBLISH_TARGET: 's3' });
     versions = await publishTwoVersionsWithMarker(h);
-    const bucket = await createS3Target({ bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+    const bucket = await createS3Target({
+      bucket: s3.bucket,
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+    });
     try {
       const holding = async () => {
         const hits: string[] = [];
@@ -149,8 +192,19 @@ describe('gdpr_erasure purges the published store (S3 target, s3rver)', () => {
     const live = await h!.liveVersion();
     expect(versions.length).toBe(2);
     for (const v of versions) {
-      const refused = await rollbackNode({ target: h!.target, controlDb: h!.services.controlDb, websiteId: h!.website.id, to: v }).then(() => undefined, (e: AppError) => e);
-      expect(refused, v).toMatchObject({ code: 'publish.version_purged', details: { version: v, files: expect.arrayContaining(['sources.jsonl']) } });
+      const refused = await rollbackNode({
+        target: h!.target,
+        controlDb: h!.services.controlDb,
+        websiteId: h!.website.id,
+        to: v,
+      }).then(
+        () => undefined,
+        (e: AppError) => e,
+      );
+      expect(refused, v).toMatchObject({
+        code: 'publish.version_purged',
+        details: { version: v, files: expect.arrayContaining(['sources.jsonl']) },
+      });
     }
     expect(await h!.liveVersion()).toBe(live);
   });

@@ -3,7 +3,14 @@ import { deliverWebhookKind } from '../../../src/control/events/job-kinds.js';
 import { contentIngestJob } from '../../../src/ingest/graph/content-ingest-job.js';
 import { maintenanceExpireJob } from '../../../src/control/records/expire-job.js';
 import { createApiKey } from '../../../src/control/records/api-keys.js';
-import { buildTestApp, fakeClock, injectJson, seedWebsite, type SeededWebsite, type TestApp } from '../../helpers/app.js';
+import {
+  buildTestApp,
+  fakeClock,
+  injectJson,
+  seedWebsite,
+  type SeededWebsite,
+  type TestApp,
+} from '../../helpers/app.js';
 
 // GET /v1/websites/:id/jobs and .../jobs/:jobId in process, over jobs queued in the real control database.
 const clock = fakeClock();
@@ -25,9 +32,13 @@ beforeAll(async () => {
     ids[name] = make().id;
   };
   enqueue('ingest1', () => queue.enqueue(contentIngestJob, { website_id: site.websiteId, raw_content_ids: ['raw_1'] }));
-  enqueue('foreign', () => queue.enqueue(contentIngestJob, { website_id: other.websiteId, raw_content_ids: ['raw_2'] }));
+  enqueue('foreign', () =>
+    queue.enqueue(contentIngestJob, { website_id: other.websiteId, raw_content_ids: ['raw_2'] }),
+  );
   enqueue('maintenance', () => queue.enqueue(maintenanceExpireJob, {}));
-  enqueue('delivery', () => queue.enqueue(deliverWebhookKind, { delivery_id: 'dlv_1', website_id: site.websiteId, step: 0 }));
+  enqueue('delivery', () =>
+    queue.enqueue(deliverWebhookKind, { delivery_id: 'dlv_1', website_id: site.websiteId, step: 0 }),
+  );
   enqueue('ingest2', () => queue.enqueue(contentIngestJob, { website_id: site.websiteId, raw_content_ids: ['raw_3'] }));
   // ingest1 ran and failed for good.
   const claimed = queue.claim('test-worker', ['content.ingest'])!;
@@ -46,14 +57,24 @@ describe('GET /v1/websites/:id/jobs', () => {
     expect(listed(res)).toEqual([ids.ingest2, ids.delivery, ids.ingest1]);
     expect(res.json.data.next_cursor).toBeNull();
     expect(res.json.data.items[2]).toEqual({
-      id: ids.ingest1, kind: 'content.ingest', state: 'dead', attempts: 1, maxAttempts: 5, runAt: expect.any(String), lastError: 'the graph file is locked', createdAt: new Date(clock.now() - 4).toISOString(), updatedAt: new Date(clock.now()).toISOString(),
+      id: ids.ingest1,
+      kind: 'content.ingest',
+      state: 'dead',
+      attempts: 1,
+      maxAttempts: 5,
+      runAt: expect.any(String),
+      lastError: 'the graph file is locked',
+      createdAt: new Date(clock.now() - 4).toISOString(),
+      updatedAt: new Date(clock.now()).toISOString(),
     });
     expect(res.json.data.items[2]).not.toHaveProperty('payload');
   });
 
   it('filters by state and kind, and pages with next_cursor', async () => {
     expect(listed(await get(`/v1/websites/${site.websiteId}/jobs?state=queued`))).toEqual([ids.ingest2, ids.delivery]);
-    expect(listed(await get(`/v1/websites/${site.websiteId}/jobs?kind=content.ingest&state=dead`))).toEqual([ids.ingest1]);
+    expect(listed(await get(`/v1/websites/${site.websiteId}/jobs?kind=content.ingest&state=dead`))).toEqual([
+      ids.ingest1,
+    ]);
     expect(listed(await get(`/v1/websites/${site.websiteId}/jobs?kind=webhook.deliver`))).toEqual([ids.delivery]);
     const first = await get(`/v1/websites/${site.websiteId}/jobs?limit=2`);
     expect(listed(first)).toEqual([ids.ingest2, ids.delivery]);
@@ -65,10 +86,16 @@ describe('GET /v1/websites/:id/jobs', () => {
   it('refuses an unknown state, an empty kind and a cursor it did not give out (422)', async () => {
     const state = await get(`/v1/websites/${site.websiteId}/jobs?state=failed`);
     expect(state.status).toBe(422);
-    expect(state.json.error.details.fields).toEqual([{ path: 'state', message: 'must be one of queued, running, succeeded, dead' }]);
-    expect((await get(`/v1/websites/${site.websiteId}/jobs?kind=`)).json.error.details.fields).toEqual([{ path: 'kind', message: 'must not be empty' }]);
+    expect(state.json.error.details.fields).toEqual([
+      { path: 'state', message: 'must be one of queued, running, succeeded, dead' },
+    ]);
+    expect((await get(`/v1/websites/${site.websiteId}/jobs?kind=`)).json.error.details.fields).toEqual([
+      { path: 'kind', message: 'must not be empty' },
+    ]);
     // A cursor of another list (it names no job's place): base64url of "nope".
-    expect((await get(`/v1/websites/${site.websiteId}/jobs?cursor=c1.bm9wZQ`)).json.error.details.fields).toEqual([{ path: 'cursor', message: 'not a cursor of this list' }]);
+    expect((await get(`/v1/websites/${site.websiteId}/jobs?cursor=c1.bm9wZQ`)).json.error.details.fields).toEqual([
+      { path: 'cursor', message: 'not a cursor of this list' },
+    ]);
   });
 
   it("hides another organization's website: 404 website.not_found", async () => {
@@ -81,7 +108,13 @@ describe('GET /v1/websites/:id/jobs/:jobId', () => {
   it('reads one job of the website', async () => {
     const res = await get(`/v1/websites/${site.websiteId}/jobs/${ids.delivery}`);
     expect(res.status, res.body).toBe(200);
-    expect(res.json.data).toMatchObject({ id: ids.delivery, kind: 'webhook.deliver', state: 'queued', attempts: 0, lastError: null });
+    expect(res.json.data).toMatchObject({
+      id: ids.delivery,
+      kind: 'webhook.deliver',
+      state: 'queued',
+      attempts: 0,
+      lastError: null,
+    });
   });
 
   it('answers 404 job.not_found for an unknown job, a job of another website and a job of no website', async () => {

@@ -7,7 +7,13 @@ const sha = (body: string | Buffer) => createHash('sha256').update(body).digest(
 const EMPTY = sha('');
 
 function file(path: string, body: string): ManifestFile {
-  return { path, content_type: 'application/x-ndjson', checksum: `sha256:${sha(body)}`, bytes: Buffer.byteLength(body), immutable: path.endsWith('.jsonl') };
+  return {
+    path,
+    content_type: 'application/x-ndjson',
+    checksum: `sha256:${sha(body)}`,
+    bytes: Buffer.byteLength(body),
+    immutable: path.endsWith('.jsonl'),
+  };
 }
 
 /**
@@ -35,7 +41,12 @@ function expectSound(plan: PublishPlan, files: ManifestFile[], bodies: Map<strin
   expect(copied.sort()).toEqual(files.map((f) => f.path).sort());
   const missing = new Set(files.map((f) => f.checksum.slice(7)).filter((s) => !held.has(s)));
   expect(plan.sends.map((s) => s.sha).sort()).toEqual([...missing].sort());
-  expect(plan.files.filter((f) => f.state === 'uploaded').map((f) => f.path).sort()).toEqual(plan.sends.map((s) => s.file.path).sort());
+  expect(
+    plan.files
+      .filter((f) => f.state === 'uploaded')
+      .map((f) => f.path)
+      .sort(),
+  ).toEqual(plan.sends.map((s) => s.file.path).sort());
   expect(plan.bytesUploaded).toBe(plan.sends.reduce((n, s) => n + s.file.bytes, 0));
   expect(plan.bytesUploaded + plan.bytesCarried).toBe(files.reduce((n, f) => n + f.bytes, 0));
 }
@@ -43,12 +54,29 @@ function expectSound(plan: PublishPlan, files: ManifestFile[], bodies: Map<strin
 describe('the publish plan', () => {
   it('bug "first publish with an empty file fails (ENOENT on cas/e3/e3b0c442...)": an empty patched file and empty compiled files send the empty body once, in the upload step, before any copy', () => {
     // fixtures/minimal: changes.jsonl (patched: a first version has no lines), facts.en.jsonl and qa.en.jsonl are all empty.
-    const files = [file('changes.jsonl', ''), file('entities.en.jsonl', '{"id":"entity_1"}\n'), file('facts.en.jsonl', ''), file('qa.en.jsonl', ''), file('versions.json', '{"v":1}\n')];
-    const bodies = new Map([['changes.jsonl', Buffer.from('')], ['versions.json', Buffer.from('{"v":1}\n')]]);
+    const files = [
+      file('changes.jsonl', ''),
+      file('entities.en.jsonl', '{"id":"entity_1"}\n'),
+      file('facts.en.jsonl', ''),
+      file('qa.en.jsonl', ''),
+      file('versions.json', '{"v":1}\n'),
+    ];
+    const bodies = new Map([
+      ['changes.jsonl', Buffer.from('')],
+      ['versions.json', Buffer.from('{"v":1}\n')],
+    ]);
     const plan = planPublish(files, bodies, new Set());
     expectSound(plan, files, bodies, new Set());
-    expect(plan.sends.filter((s) => s.sha === EMPTY)).toEqual([expect.objectContaining({ step: 'upload', file: expect.objectContaining({ path: 'facts.en.jsonl' }) })]);
-    expect(plan.files.map((f) => [f.path, f.state])).toEqual([['changes.jsonl', 'carried'], ['entities.en.jsonl', 'uploaded'], ['facts.en.jsonl', 'uploaded'], ['qa.en.jsonl', 'carried'], ['versions.json', 'uploaded']]);
+    expect(plan.sends.filter((s) => s.sha === EMPTY)).toEqual([
+      expect.objectContaining({ step: 'upload', file: expect.objectContaining({ path: 'facts.en.jsonl' }) }),
+    ]);
+    expect(plan.files.map((f) => [f.path, f.state])).toEqual([
+      ['changes.jsonl', 'carried'],
+      ['entities.en.jsonl', 'uploaded'],
+      ['facts.en.jsonl', 'uploaded'],
+      ['qa.en.jsonl', 'carried'],
+      ['versions.json', 'uploaded'],
+    ]);
   });
 
   it('bytes only a patched body has are sent in the patch step, once, before the copies that read them', () => {
@@ -56,7 +84,10 @@ describe('the publish plan', () => {
     const bodies = new Map(files.map((f) => [f.path, Buffer.from(f.path === 'versions.json' ? 'y\n' : 'x\n')]));
     const plan = planPublish(files, bodies, new Set());
     expectSound(plan, files, bodies, new Set());
-    expect(plan.sends.map((s) => [s.file.path, s.step])).toEqual([['changes.jsonl', 'patch'], ['versions.json', 'patch']]);
+    expect(plan.sends.map((s) => [s.file.path, s.step])).toEqual([
+      ['changes.jsonl', 'patch'],
+      ['versions.json', 'patch'],
+    ]);
   });
 
   it('identical bytes under several compiled files are sent once even though the copies run concurrently', () => {
@@ -78,7 +109,7 @@ describe('the publish plan', () => {
 
   it('is sound for any set of files: 2,000 random sets with shared, empty, patched-only and held bytes', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pool = ['', 'a\n', 'b\n', 'c\n', '{"x":1}\n', 'long '.repeat(50)];
     for (let round = 0; round < 2000; round++) {
       const files: ManifestFile[] = [];

@@ -12,7 +12,13 @@ export interface LocalS3 {
 /** Starts a real S3-protocol server (s3rver) on 127.0.0.1 with an ephemeral port and a temp folder. */
 export async function startLocalS3(bucket = 'nodes'): Promise<LocalS3> {
   const temp = makeTempDir('nodectl-s3rver-');
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: temp.dir, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: temp.dir,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const info = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${info.port}`;
   return {

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateNode } from '../../../src/compiler/index.js';
 import { resolveConfig } from '../../../src/platform/config/config.js';
-import { createNodeReader, rollbackNode, runPublish, siteHashOf, siteKeys, type PublishTarget } from '../../../src/output/publish/index.js';
+import {
+  createNodeReader,
+  rollbackNode,
+  runPublish,
+  siteHashOf,
+  siteKeys,
+  type PublishTarget,
+} from '../../../src/output/publish/index.js';
 import { createFsTarget } from '../../../src/output/publish/targets/fs.js';
 import { createS3Target } from '../../../src/output/publish/targets/s3.js';
 import { openControlDb } from '../../../src/platform/storage/control.js';
@@ -29,7 +36,9 @@ afterAll(async () => {
 
 /** Every entry under `dir` whose name starts with .tmp- (temp files a write left behind). */
 function strayTemps(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.name.startsWith('.tmp-')).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.name.startsWith('.tmp-'))
+    .map((e) => join(e.parentPath, e.name));
 }
 
 describe.each(['fs', 's3'] as const)('serving copies after many publishes (%s)', (kind) => {
@@ -40,7 +49,17 @@ describe.each(['fs', 's3'] as const)('serving copies after many publishes (%s)',
   let db: Db;
   beforeAll(async () => {
     db = openControlDb(dataDirLayout(dataDir));
-    target = kind === 'fs' ? createFsTarget({ root: nodesRoot }) : await createS3Target({ bucket: s3.bucket, prefix: 'serving', endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+    target =
+      kind === 'fs'
+        ? createFsTarget({ root: nodesRoot })
+        : await createS3Target({
+            bucket: s3.bucket,
+            prefix: 'serving',
+            endpoint: s3.endpoint,
+            forcePathStyle: true,
+            accessKeyId: 'S3RVER',
+            secretAccessKey: 'S3RVER',
+          });
   });
   afterAll(async () => {
     await target.close();
@@ -64,7 +83,16 @@ describe.each(['fs', 's3'] as const)('serving copies after many publishes (%s)',
   }
 
   it('bug ".tmp-<pid>-<n> hard links pile up in latest/": after six publishes and a rollback latest/ holds only the manifest\'s files', async () => {
-    const publish = (dir: string, day: number, extra: { allowDrop?: boolean } = {}) => runPublish({ settings, controlDb: db, target, source: { kind: 'fixture', dir }, buildTime: `2026-03-${String(day).padStart(2, '0')}T09:00:00Z`, force: true, ...extra });
+    const publish = (dir: string, day: number, extra: { allowDrop?: boolean } = {}) =>
+      runPublish({
+        settings,
+        controlDb: db,
+        target,
+        source: { kind: 'fixture', dir },
+        buildTime: `2026-03-${String(day).padStart(2, '0')}T09:00:00Z`,
+        force: true,
+        ...extra,
+      });
     const first = await publish(SHOP, 2);
     await expectOnlyLiveFiles();
     // Forced builds of the same content: every serving copy is linked again over a link to the same bytes.
@@ -80,7 +108,10 @@ describe.each(['fs', 's3'] as const)('serving copies after many publishes (%s)',
     await expectOnlyLiveFiles();
     if (kind === 'fs') {
       const lookup = createNodeReader(createFsTarget({ root: nodesRoot })).resolveLatest(SHOP_DOMAIN, 'facts.de.jsonl');
-      expect(lookup).toMatchObject({ kind: 'file', localPath: expect.stringContaining(`/versions/${first.versionUlid}/`) });
+      expect(lookup).toMatchObject({
+        kind: 'file',
+        localPath: expect.stringContaining(`/versions/${first.versionUlid}/`),
+      });
     }
   }, 120_000);
 });

@@ -13,15 +13,30 @@ export const SHOP_DOMAIN = 'www.kaffeewerk.example';
  * A copy of fixtures/shop under `dir` with a new build time and items changed by `mutate`
  * (each item is a parsed JSON line).
  */
-export function shopVariant(dir: string, options: { buildTime?: string; mutate?: (items: Array<Record<string, unknown>>) => Array<Record<string, unknown>> } = {}): string {
+export function shopVariant(
+  dir: string,
+  options: {
+    buildTime?: string;
+    mutate?: (items: Array<Record<string, unknown>>) => Array<Record<string, unknown>>;
+  } = {},
+): string {
   mkdirSync(dir, { recursive: true });
   cpSync(SHOP, dir, { recursive: true });
   const site = JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8')) as Record<string, unknown>;
   if (options.buildTime) site.build_time = options.buildTime;
   writeFileSync(join(dir, 'site.json'), JSON.stringify(site, null, 2) + '\n');
   if (options.mutate) {
-    const items = readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
-    writeFileSync(join(dir, 'items.jsonl'), options.mutate(items).map((i) => JSON.stringify(i) + '\n').join(''));
+    const items = readFileSync(join(dir, 'items.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    writeFileSync(
+      join(dir, 'items.jsonl'),
+      options
+        .mutate(items)
+        .map((i) => JSON.stringify(i) + '\n')
+        .join(''),
+    );
   }
   return dir;
 }
@@ -29,9 +44,15 @@ export function shopVariant(dir: string, options: { buildTime?: string; mutate?:
 /** Compiles a fixture folder into `outDir` with the real compiler (no previous version). */
 export async function compileFixtureTo(fixtureDir: string, outDir: string): Promise<string> {
   const fixture = loadFixture(fixtureDir);
-  const graph = buildGraphFromItems(fixture.items, fixture.site, { receivedAt: fixture.buildTime, editorial: fixture.editorial });
+  const graph = buildGraphFromItems(fixture.items, fixture.site, {
+    receivedAt: fixture.buildTime,
+    editorial: fixture.editorial,
+  });
   try {
-    await compileToDirectory(graph.reader, fixture.site, outDir, { ...fixture.presentation, buildTime: fixture.buildTime });
+    await compileToDirectory(graph.reader, fixture.site, outDir, {
+      ...fixture.presentation,
+      buildTime: fixture.buildTime,
+    });
   } finally {
     graph.close();
   }
@@ -41,6 +62,8 @@ export async function compileFixtureTo(fixtureDir: string, outDir: string): Prom
 /** Changes the text of the last item (one item of thirteen). */
 export function changeLastItem(items: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
   const last = items[items.length - 1]!;
-  for (const field of ['html', 'text'] as const) if (typeof last[field] === 'string') last[field] = (last[field] as string).replace(/Hamburg/g, 'Lübeck') + ' Updated.';
+  for (const field of ['html', 'text'] as const)
+    if (typeof last[field] === 'string')
+      last[field] = (last[field] as string).replace(/Hamburg/g, 'Lübeck') + ' Updated.';
   return items;
 }

@@ -4,14 +4,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublishTarget } from '../../../src/output/publish/targets/types.js';
 
-const TEXT = { contentType: 'text/plain; charset=utf-8', cacheControl: 'public, max-age=60, stale-while-revalidate=300' };
+const TEXT = {
+  contentType: 'text/plain; charset=utf-8',
+  cacheControl: 'public, max-age=60, stale-while-revalidate=300',
+};
 const JSONL = { contentType: 'application/x-ndjson', cacheControl: 'public, max-age=31536000, immutable' };
 
 /**
  * One suite every publish target must pass (fs and s3 run it against real storage). `create`
  * returns a fresh, empty target; `dispose` stops what it started.
  */
-export function runTargetConformance(name: string, create: () => Promise<PublishTarget>, dispose: () => Promise<void> = async () => {}): void {
+export function runTargetConformance(
+  name: string,
+  create: () => Promise<PublishTarget>,
+  dispose: () => Promise<void> = async () => {},
+): void {
   describe(`publish target conformance: ${name}`, () => {
     let target: PublishTarget;
     let scratch: string;
@@ -45,7 +52,11 @@ export function runTargetConformance(name: string, create: () => Promise<Publish
       await target.put('site/a.json', '{"v":1}', TEXT);
       await target.put('site/a.json', '{"v":22}', JSONL);
       expect((await target.get('site/a.json'))!.toString()).toBe('{"v":22}');
-      expect(await target.head('site/a.json')).toMatchObject({ bytes: 8, contentType: JSONL.contentType, cacheControl: JSONL.cacheControl });
+      expect(await target.head('site/a.json')).toMatchObject({
+        bytes: 8,
+        contentType: JSONL.contentType,
+        cacheControl: JSONL.cacheControl,
+      });
     });
 
     it('putFile streams a local file', async () => {
@@ -64,14 +75,21 @@ export function runTargetConformance(name: string, create: () => Promise<Publish
       await target.putFile('site/cas/ef/handed', file, { ...JSONL, handOver: true });
       rmSync(file);
       expect((await target.get('site/cas/ef/handed'))!.toString()).toBe('handed over\n');
-      expect(await target.head('site/cas/ef/handed')).toMatchObject({ bytes: 12, contentType: JSONL.contentType, cacheControl: JSONL.cacheControl });
+      expect(await target.head('site/cas/ef/handed')).toMatchObject({
+        bytes: 12,
+        contentType: JSONL.contentType,
+        cacheControl: JSONL.cacheControl,
+      });
     });
 
     it('copy carries bytes to a new key with new metadata; the source stays', async () => {
       await target.put('site/cas/cd/src', 'same bytes', JSONL);
       await target.copy('site/cas/cd/src', 'site/versions/01J/entities.en.jsonl', TEXT);
       expect((await target.get('site/versions/01J/entities.en.jsonl'))!.toString()).toBe('same bytes');
-      expect(await target.head('site/versions/01J/entities.en.jsonl')).toMatchObject({ bytes: 10, cacheControl: TEXT.cacheControl });
+      expect(await target.head('site/versions/01J/entities.en.jsonl')).toMatchObject({
+        bytes: 10,
+        cacheControl: TEXT.cacheControl,
+      });
       expect(await target.head('site/cas/cd/src')).toMatchObject({ cacheControl: JSONL.cacheControl });
       // a copy is independent: replacing the copy leaves the source alone
       await target.put('site/versions/01J/entities.en.jsonl', 'changed', TEXT);
@@ -88,7 +106,11 @@ export function runTargetConformance(name: string, create: () => Promise<Publish
       await target.put('site/versions/01K/b.json', 'b', TEXT);
       await target.put('site/versions/01K/a.json', 'a', TEXT);
       const keys = await target.list('site/versions/');
-      expect(keys).toEqual(['site/versions/01J/entities.en.jsonl', 'site/versions/01K/a.json', 'site/versions/01K/b.json']);
+      expect(keys).toEqual([
+        'site/versions/01J/entities.en.jsonl',
+        'site/versions/01K/a.json',
+        'site/versions/01K/b.json',
+      ]);
       expect(await target.list('nowhere/')).toEqual([]);
       expect(await target.list('other/')).toEqual(['other/latest/manifest.json']);
     });
@@ -103,11 +125,17 @@ export function runTargetConformance(name: string, create: () => Promise<Publish
       await target.put('site/versions/01M/manifest.json', '{"v":"01M"}', TEXT);
       await target.put('site/versions/01M/facts.en.jsonl', 'line\n', JSONL);
       await target.put('site/versions/01N/facts.en.jsonl', 'other version\n', JSONL);
-      const dir = await target.localFolder('site/versions/01M/', ['manifest.json', 'facts.en.jsonl', 'qa.en.jsonl'], join(scratch, 'folder'));
+      const dir = await target.localFolder(
+        'site/versions/01M/',
+        ['manifest.json', 'facts.en.jsonl', 'qa.en.jsonl'],
+        join(scratch, 'folder'),
+      );
       expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe('{"v":"01M"}');
       expect(readFileSync(join(dir, 'facts.en.jsonl'), 'utf8')).toBe('line\n');
       expect(existsSync(join(dir, 'qa.en.jsonl'))).toBe(false);
-      await expect(target.localFolder('site/versions/01M/', ['../01N/facts.en.jsonl'], join(scratch, 'escape'))).rejects.toThrow(/invalid object key/);
+      await expect(
+        target.localFolder('site/versions/01M/', ['../01N/facts.en.jsonl'], join(scratch, 'escape')),
+      ).rejects.toThrow(/invalid object key/);
     });
 
     it('publicAlias: a mirror, when there is one, is a folder of its own per domain, outside every site folder', async () => {
@@ -135,15 +163,18 @@ export function runTargetConformance(name: string, create: () => Promise<Publish
       const written = [...(await everything())].filter((k) => !before.has(k));
       expect(written.length).toBeGreaterThan(0);
       for (const key of written) expect(key.startsWith(`${site.siteHash}/`), key).toBe(false);
-      if (alias.mirrorPrefix !== undefined) expect((await target.get(`${alias.mirrorPrefix}manifest.json`))?.toString()).toBe(body.toString());
+      if (alias.mirrorPrefix !== undefined)
+        expect((await target.get(`${alias.mirrorPrefix}manifest.json`))?.toString()).toBe(body.toString());
       await alias.withdraw();
       await alias.withdraw();
-      if (alias.mirrorPrefix !== undefined) expect(await target.head(`${alias.mirrorPrefix}manifest.json`)).toBeUndefined();
+      if (alias.mirrorPrefix !== undefined)
+        expect(await target.head(`${alias.mirrorPrefix}manifest.json`)).toBeUndefined();
       expect(await target.list(`${site.siteHash}/`)).toEqual(siteKeysBefore);
     });
 
     it('rejects keys that could escape the root', async () => {
-      for (const bad of ['../x', '/abs', 'a//b', 'a/./b', 'a/../b']) await expect(target.put(bad, 'x', TEXT)).rejects.toThrow(/invalid object key/);
+      for (const bad of ['../x', '/abs', 'a//b', 'a/./b', 'a/../b'])
+        await expect(target.put(bad, 'x', TEXT)).rejects.toThrow(/invalid object key/);
     });
   });
 }

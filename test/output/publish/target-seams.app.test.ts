@@ -16,10 +16,20 @@ import { SHOP, SHOP_DOMAIN, SHOP_WEBSITE } from './support.js';
  * Lines of the publish core that ask which target they hold, or reach past PublishTarget:
  * `target.kind`, a comparison with 'fs' or 's3', a call of a `localPath` method.
  */
-const TARGET_BRANCHES = [/\b\w*[tT]arget\w*\??\.kind\b/, /\bkind\s*[!=]==?\s*['"](fs|s3)['"]/, /['"](fs|s3)['"]\s*[!=]==?/, /\blocalPath\s*(\?\.)?\(/, /\.localPath\b/];
+const TARGET_BRANCHES = [
+  /\b\w*[tT]arget\w*\??\.kind\b/,
+  /\bkind\s*[!=]==?\s*['"](fs|s3)['"]/,
+  /['"](fs|s3)['"]\s*[!=]==?/,
+  /\blocalPath\s*(\?\.)?\(/,
+  /\.localPath\b/,
+];
 
 function findTargetBranches(files: ReadonlyArray<{ file: string; text: string }>): string[] {
-  return files.flatMap(({ file, text }) => text.split('\n').flatMap((line, i) => (TARGET_BRANCHES.some((re) => re.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : [])));
+  return files.flatMap(({ file, text }) =>
+    text
+      .split('\n')
+      .flatMap((line, i) => (TARGET_BRANCHES.some((re) => re.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
 }
 
 /** Every .ts file of src/output/publish except src/output/publish/targets/, where the targets themselves live. */
@@ -33,7 +43,7 @@ function publishCore(): Array<{ file: string; text: string }> {
 }
 
 describe('the publish core never branches on the target kind (docs/publishing.md "Targets")', () => {
-  it('regression: flip.ts, rollback.ts and purge-versions.ts branched on target.kind === \'s3\' and run-publish.ts, read-node.ts reached through target.localPath', () => {
+  it("regression: flip.ts, rollback.ts and purge-versions.ts branched on target.kind === 's3' and run-publish.ts, read-node.ts reached through target.localPath", () => {
     const files = publishCore();
     expect(files.map((f) => f.file)).toContain('src/output/publish/flip.ts');
     expect(findTargetBranches(files)).toEqual([]);
@@ -49,7 +59,13 @@ describe('the publish core never branches on the target kind (docs/publishing.md
       "if (source.kind === 'website') x();",
       "if (message.kind === 'renew') lock.renew();",
     ].map((text, i) => ({ file: `shown-${i}.ts`, text }));
-    expect(findTargetBranches(shown).map((hit) => hit.split(':')[0])).toEqual(['shown-0.ts', 'shown-1.ts', 'shown-2.ts', 'shown-3.ts', 'shown-4.ts']);
+    expect(findTargetBranches(shown).map((hit) => hit.split(':')[0])).toEqual([
+      'shown-0.ts',
+      'shown-1.ts',
+      'shown-2.ts',
+      'shown-3.ts',
+      'shown-4.ts',
+    ]);
   });
 });
 

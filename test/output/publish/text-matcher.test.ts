@@ -25,7 +25,7 @@ describe('TextMatcher (the erasure purge looks for erased text with it)', () => 
 
   it('agrees with a plain substring search on random text', () => {
     let seed = 7;
-    const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const rand = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
     const alphabet = 'abcdefgh ';
     const text = Array.from({ length: 20_000 }, () => alphabet[rand(alphabet.length)]).join('');
     // Half the patterns are cut from the text (with its spaces), half are random letters.

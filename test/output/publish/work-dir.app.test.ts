@@ -12,7 +12,7 @@ import { SHOP } from './support.js';
 const temp = makeTempDir('nodectl-publish-work-');
 afterAll(() => temp.cleanup());
 
-it('compiles in <data-dir>/tmp (the fs store\'s file system), removes its folder, and removes folders killed publishes left a day ago', async () => {
+it("compiles in <data-dir>/tmp (the fs store's file system), removes its folder, and removes folders killed publishes left a day ago", async () => {
   const dataDir = join(temp.dir, 'data');
   const settings = resolveConfig({ env: { NODECTL_DATA_DIR: dataDir } }).settings;
   const db = openControlDb(dataDirLayout(dataDir));

@@ -31,7 +31,9 @@ describe('configuration', () => {
 
   it('rejects a bad value naming the setting, its origin and what is accepted', () => {
     expect(() => resolveConfig({ env: { NODECTL_PUBLISH_TARGET: 'ftp' } })).toThrowError(ConfigError);
-    expect(() => resolveConfig({ env: { NODECTL_PUBLISH_TARGET: 'ftp' } })).toThrowError(/publishTarget \(from environment variable NODECTL_PUBLISH_TARGET\).*"fs"/);
+    expect(() => resolveConfig({ env: { NODECTL_PUBLISH_TARGET: 'ftp' } })).toThrowError(
+      /publishTarget \(from environment variable NODECTL_PUBLISH_TARGET\).*"fs"/,
+    );
     expect(() => resolveConfig({ flags: { port: '99999' } })).toThrowError(/port \(from flag --port\)/);
   });
 

@@ -8,14 +8,17 @@ import { PROJECT_ROOT } from '../../helpers/paths.js';
 function documentedCodes(): Map<string, { status: number; retryable: boolean }> {
   const text = readFileSync(join(PROJECT_ROOT, 'docs', 'errors.md'), 'utf8');
   const rows = new Map<string, { status: number; retryable: boolean }>();
-  for (const match of text.matchAll(/^\| `([a-z_.]+)` \| (\d{3}) \| (yes|no) \|/gm)) rows.set(match[1]!, { status: Number(match[2]), retryable: match[3] === 'yes' });
+  for (const match of text.matchAll(/^\| `([a-z_.]+)` \| (\d{3}) \| (yes|no) \|/gm))
+    rows.set(match[1]!, { status: Number(match[2]), retryable: match[3] === 'yes' });
   return rows;
 }
 
 describe('the error registry and docs/errors.md', () => {
   it('document exactly the same codes, statuses and retryable flags', () => {
     const documented = documentedCodes();
-    const registered = new Map(Object.entries(ERROR_CODES).map(([code, info]) => [code, { status: info.status, retryable: info.retryable }]));
+    const registered = new Map(
+      Object.entries(ERROR_CODES).map(([code, info]) => [code, { status: info.status, retryable: info.retryable }]),
+    );
     expect([...documented.keys()].sort()).toEqual([...registered.keys()].sort());
     for (const [code, info] of registered) expect(documented.get(code), code).toEqual(info);
   });

@@ -69,12 +69,21 @@ describe('background flushes never wait for another process write lock (bug: 5 s
   it('writeWithoutWaiting returns false at once and writes nothing while the lock is held, and restores the busy timeout', async () => {
     holder.exec('BEGIN IMMEDIATE');
     let written = true;
-    const timeouts = await busyTimeoutsSetBy(() => (written = writeWithoutWaiting(db, () => db.prepare("INSERT INTO rate_limits (bucket, window_start, count) VALUES ('b', 0, 1)").run())));
+    const timeouts = await busyTimeoutsSetBy(
+      () =>
+        (written = writeWithoutWaiting(db, () =>
+          db.prepare("INSERT INTO rate_limits (bucket, window_start, count) VALUES ('b', 0, 1)").run(),
+        )),
+    );
     expect(written).toBe(false);
     expect(timeouts).toEqual(NEVER_WAITS);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5_000);
     holder.exec('ROLLBACK');
-    expect(writeWithoutWaiting(db, () => db.prepare("INSERT INTO rate_limits (bucket, window_start, count) VALUES ('b', 0, 1)").run())).toBe(true);
+    expect(
+      writeWithoutWaiting(db, () =>
+        db.prepare("INSERT INTO rate_limits (bucket, window_start, count) VALUES ('b', 0, 1)").run(),
+      ),
+    ).toBe(true);
   });
 
   it('usage counts wait for the next flush instead of being lost or blocking', async () => {
@@ -98,7 +107,9 @@ describe('background flushes never wait for another process write lock (bug: 5 s
     reads.count(websiteId, 'gptbot', 'llms.txt');
     holder.exec('ROLLBACK');
     reads.flush();
-    const total = db.prepare("SELECT SUM(value) AS n FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'").get(websiteId) as { n: number };
+    const total = db
+      .prepare("SELECT SUM(value) AS n FROM analytics_events WHERE website_id = ? AND metric = 'node.reads'")
+      .get(websiteId) as { n: number };
     expect(total.n).toBe(2);
     expect(errors).toEqual([]);
     reads.close();
@@ -106,14 +117,20 @@ describe('background flushes never wait for another process write lock (bug: 5 s
 
   it('rate-limit counts stay pending while the lock is held and reach control.sqlite after', async () => {
     const errors: unknown[] = [];
-    const store = createBufferedRateLimitStore(createSqliteRateLimitStore(db, { waitForLock: false }), { now: () => NOW, flushMs: 3_600_000, onError: (error) => errors.push(error) });
+    const store = createBufferedRateLimitStore(createSqliteRateLimitStore(db, { waitForLock: false }), {
+      now: () => NOW,
+      flushMs: 3_600_000,
+      onError: (error) => errors.push(error),
+    });
     await store.increment('bucket-a', NOW, 60_000, 4);
     holder.exec('BEGIN IMMEDIATE');
     expect(await busyTimeoutsSetBy(() => store.flush())).toEqual(NEVER_WAITS);
     expect(errors).toHaveLength(1);
     holder.exec('ROLLBACK');
     await store.flush();
-    expect((db.prepare("SELECT count FROM rate_limits WHERE bucket = 'bucket-a'").get() as { count: number }).count).toBe(4);
+    expect(
+      (db.prepare("SELECT count FROM rate_limits WHERE bucket = 'bucket-a'").get() as { count: number }).count,
+    ).toBe(4);
     expect(await store.read('bucket-a', NOW)).toBe(4);
     await store.close();
   });

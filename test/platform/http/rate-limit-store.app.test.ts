@@ -54,11 +54,13 @@ describe('the buffered store in front of control.sqlite', () => {
     for (let i = 0; i < 7; i++) await store.increment('k', 0, 60_000);
     expect(db.prepare('SELECT count FROM rate_limits').all()).toEqual([]);
     await store.flush();
-    expect(db.prepare('SELECT bucket, window_start, count FROM rate_limits').all()).toEqual([{ bucket: 'k', window_start: 0, count: 7 }]);
+    expect(db.prepare('SELECT bucket, window_start, count FROM rate_limits').all()).toEqual([
+      { bucket: 'k', window_start: 0, count: 7 },
+    ]);
     await store.close();
   });
 
-  it('two daemons on one data directory: each is exact for its own requests and sees the other\'s after a flush', async () => {
+  it("two daemons on one data directory: each is exact for its own requests and sees the other's after a flush", async () => {
     const shared = createSqliteRateLimitStore(db);
     const a = createBufferedRateLimitStore(shared, { now: () => 0, flushMs: 3_600_000 });
     const b = createBufferedRateLimitStore(shared, { now: () => 0, flushMs: 3_600_000 });
@@ -83,12 +85,19 @@ describe('the buffered store in front of control.sqlite', () => {
       read: (...args) => (down ? Promise.reject(new Error('store down')) : inner.read(...args)),
     };
     const errors: unknown[] = [];
-    const store = createBufferedRateLimitStore(flaky, { now: () => 0, flushMs: 3_600_000, onError: (error) => errors.push(error) });
+    const store = createBufferedRateLimitStore(flaky, {
+      now: () => 0,
+      flushMs: 3_600_000,
+      onError: (error) => errors.push(error),
+    });
     await store.increment('k', 0, 60_000, 3);
     down = true;
     await store.flush();
     expect(errors).toHaveLength(1);
-    await expect(consumeRateLimit(store, { name: 'x', limit: 5, windowMs: 60_000 }, 'new', 0)).rejects.toMatchObject({ code: 'service.unavailable', status: 503 });
+    await expect(consumeRateLimit(store, { name: 'x', limit: 5, windowMs: 60_000 }, 'new', 0)).rejects.toMatchObject({
+      code: 'service.unavailable',
+      status: 503,
+    });
     down = false;
     await store.flush();
     expect(await inner.read('k', 0)).toBe(3);
@@ -97,7 +106,10 @@ describe('the buffered store in front of control.sqlite', () => {
 
   it('forgets a window once it ended and nothing is pending', async () => {
     let clock = 0;
-    const store = createBufferedRateLimitStore(createSqliteRateLimitStore(db), { now: () => clock, flushMs: 3_600_000 });
+    const store = createBufferedRateLimitStore(createSqliteRateLimitStore(db), {
+      now: () => clock,
+      flushMs: 3_600_000,
+    });
     await store.increment('k', 0, 60_000);
     await store.flush();
     db.prepare('UPDATE rate_limits SET count = 40').run(); // another daemon's counts, seen only on a fresh read

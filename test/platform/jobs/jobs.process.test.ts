@@ -17,7 +17,8 @@ import { startTestDaemon } from '../../helpers/daemon.js';
 import { makeTempDir } from '../../helpers/paths.js';
 
 /** Job kinds of these tests only: any object payload, a handler that does nothing. */
-const testJob = (kind: string, lane: 'ingest' | 'maintenance' = 'ingest') => defineJob({ kind, lane, payload: z.record(z.string(), z.unknown()), handler: async () => {} });
+const testJob = (kind: string, lane: 'ingest' | 'maintenance' = 'ingest') =>
+  defineJob({ kind, lane, payload: z.record(z.string(), z.unknown()), handler: async () => {} });
 const K = testJob('test.k');
 const OTHER = testJob('test.other', 'maintenance');
 const PERIODIC_JOBS = periodicJobs(JOBS).map(({ job, intervalSeconds }) => ({ kind: job.kind, intervalSeconds }));
@@ -117,13 +118,33 @@ describe('durable job queue', () => {
     const gate = new Promise<void>((r) => (release = r));
     let slowStarted!: () => void;
     const started = new Promise<void>((r) => (slowStarted = r));
-    const slowJob = defineJob({ kind: 'test.slow', lane: 'ingest', payload: z.object({}), handler: async (_p, { job }) => { slowStarted(); await gate; ran.push(job.id); } });
-    const brokenJob = defineJob({ kind: 'test.broken', lane: 'ingest', payload: z.object({}), handler: async () => { throw new Error('nope'); } });
+    const slowJob = defineJob({
+      kind: 'test.slow',
+      lane: 'ingest',
+      payload: z.object({}),
+      handler: async (_p, { job }) => {
+        slowStarted();
+        await gate;
+        ran.push(job.id);
+      },
+    });
+    const brokenJob = defineJob({
+      kind: 'test.broken',
+      lane: 'ingest',
+      payload: z.object({}),
+      handler: async () => {
+        throw new Error('nope');
+      },
+    });
     const services = { logger: { info() {}, warn() {}, error() {}, debug() {} } } as unknown as AppServices;
     const outcomes: string[] = [];
     let brokenDone!: () => void;
     const dead = new Promise<void>((r) => (brokenDone = r));
-    const worker = new JobWorker(queue, [slowJob, brokenJob], services, { lanes: { ingest: 2, publish: 1, delivery: 1, maintenance: 1 }, pollMs: 5, onOutcome: (_j, o) => (outcomes.push(o), o === 'dead' && brokenDone()) });
+    const worker = new JobWorker(queue, [slowJob, brokenJob], services, {
+      lanes: { ingest: 2, publish: 1, delivery: 1, maintenance: 1 },
+      pollMs: 5,
+      onOutcome: (_j, o) => (outcomes.push(o), o === 'dead' && brokenDone()),
+    });
     const slow = queue.enqueue(slowJob, {});
     queue.enqueue(brokenJob, {}, { maxAttempts: 1 });
     worker.start();
@@ -160,11 +181,18 @@ describe('maintenance jobs', () => {
   /** What the daemon does each tick: enqueue the due periodic jobs, then run every due job. */
   async function runSchedule(): Promise<void> {
     enqueueDuePeriodicJobs(services.controlDb, services.jobs, JOBS, clock);
-    await new JobWorker(services.jobs, JOBS, services, { lanes: laneConcurrency(services.config.settings), pollMs: 1000 }).drain();
+    await new JobWorker(services.jobs, JOBS, services, {
+      lanes: laneConcurrency(services.config.settings),
+      pollMs: 1000,
+    }).drain();
   }
 
   function rateLimitWindows(): number[] {
-    return (services.controlDb.prepare('SELECT window_start FROM rate_limits ORDER BY window_start').all() as Array<{ window_start: number }>).map((r) => r.window_start);
+    return (
+      services.controlDb.prepare('SELECT window_start FROM rate_limits ORDER BY window_start').all() as Array<{
+        window_start: number;
+      }>
+    ).map((r) => r.window_start);
   }
 
   it('pruneRateLimits was never called: the hourly maintenance.rate_limits.prune job drops ended windows', async () => {
@@ -214,7 +242,10 @@ describe('maintenance jobs', () => {
     // Unfinished jobs stay whatever their age; so do the maintenance runs of the last 7 days.
     expect(services.jobs.get(running.id)?.state).toBe('running');
     expect(services.jobs.get(queued.id)?.state).toBe('queued');
-    expect(services.jobs.list({ kind: 'maintenance.jobs.prune' }).map((j) => j.state)).toEqual(['succeeded', 'succeeded']);
+    expect(services.jobs.list({ kind: 'maintenance.jobs.prune' }).map((j) => j.state)).toEqual([
+      'succeeded',
+      'succeeded',
+    ]);
   });
 
   it('the job retention is the jobRetentionDays setting (NODECTL_JOB_RETENTION_DAYS)', async () => {
@@ -236,7 +267,17 @@ describe('the schedule runs only real work', () => {
   const planned = PLANNED_PERIODIC_JOBS.map((j) => j.kind);
 
   it('no-op jobs showed as succeeded: the schedule comes from job definitions only, and the placeholder kinds are not defined', () => {
-    expect(PERIODIC_JOBS.map((j) => j.kind).sort()).toEqual(['analytics.aggregate', 'connector.heartbeat.check', 'maintenance.accounts.prune', 'maintenance.expire', 'maintenance.jobs.prune', 'maintenance.rate_limits.prune', 'maintenance.webhooks.prune', 'verification.check', 'webhooks.dispatch']);
+    expect(PERIODIC_JOBS.map((j) => j.kind).sort()).toEqual([
+      'analytics.aggregate',
+      'connector.heartbeat.check',
+      'maintenance.accounts.prune',
+      'maintenance.expire',
+      'maintenance.jobs.prune',
+      'maintenance.rate_limits.prune',
+      'maintenance.webhooks.prune',
+      'verification.check',
+      'webhooks.dispatch',
+    ]);
     expect(planned.sort()).toEqual([]);
     for (const kind of planned) expect(definedKinds.has(kind), kind).toBe(false);
   });
@@ -246,13 +287,17 @@ describe('the schedule runs only real work', () => {
     const db = openDatabase(join(temp.dir, 'control.sqlite'), { migrations: CONTROL_MIGRATIONS });
     try {
       const queue = new JobQueue(db);
-      db.prepare('INSERT INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, 3600, 0)').run('reports.placeholder');
+      db.prepare('INSERT INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, 3600, 0)').run(
+        'reports.placeholder',
+      );
       // What an older build left: a placeholder kind (analytics.aggregate was one until it got its handler), defined here only to enqueue it.
       const placeholder = testJob('reports.placeholder', 'maintenance');
       const stale = queue.enqueue(placeholder, {}, { dedupeKey: 'schedule:reports.placeholder' });
       const other = queue.enqueue(placeholder, {});
       expect(enqueueDuePeriodicJobs(db, queue, JOBS).sort()).toEqual(PERIODIC_JOBS.map((j) => j.kind).sort());
-      expect(db.prepare('SELECT kind FROM schedules ORDER BY kind').all()).toEqual(PERIODIC_JOBS.map((j) => ({ kind: j.kind })).sort((a, b) => a.kind.localeCompare(b.kind)));
+      expect(db.prepare('SELECT kind FROM schedules ORDER BY kind').all()).toEqual(
+        PERIODIC_JOBS.map((j) => ({ kind: j.kind })).sort((a, b) => a.kind.localeCompare(b.kind)),
+      );
       expect(queue.get(stale.id)).toBeUndefined();
       // Only the scheduler's own instance goes; a job enqueued by hand is left to its owner.
       expect(queue.get(other.id)?.state).toBe('queued');

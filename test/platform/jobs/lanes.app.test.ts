@@ -22,7 +22,9 @@ function createHangingJob(kind: string, lane: JobLane) {
   let running = 0;
   let mostAtOnce = 0;
   const job = defineJob({
-    kind, lane, payload: z.object({}),
+    kind,
+    lane,
+    payload: z.object({}),
     handler: async () => {
       mostAtOnce = Math.max(mostAtOnce, ++running);
       changes.emit('change');
@@ -34,7 +36,12 @@ function createHangingJob(kind: string, lane: JobLane) {
       changes.emit('change');
     },
   });
-  return { job, running: () => running, mostAtOnce: () => mostAtOnce, releaseAll: () => releases.splice(0).forEach((release) => release()) };
+  return {
+    job,
+    running: () => running,
+    mostAtOnce: () => mostAtOnce,
+    releaseAll: () => releases.splice(0).forEach((release) => release()),
+  };
 }
 
 /** Resolves once `condition` holds, checked at every start, end and outcome of a job. */
@@ -44,7 +51,10 @@ const waitFor = (condition: () => boolean, what = 'the jobs') => until(changes, 
  * real): the worker gets every poll it would get in that time, at once. Used where a test shows
  * that something does not happen however often the worker looks.
  */
-const polling = { start: () => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }), pass: (ms: number) => vi.advanceTimersByTimeAsync(ms) };
+const polling = {
+  start: () => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }),
+  pass: (ms: number) => vi.advanceTimersByTimeAsync(ms),
+};
 
 describe('job lanes', () => {
   let services: AppServices;
@@ -63,7 +73,11 @@ describe('job lanes', () => {
   });
 
   function startWorker(jobs: JobDefinition[], lanes: LaneConcurrency): JobWorker {
-    const worker = new JobWorker(services.jobs, jobs, services, { lanes, pollMs: 10, onOutcome: () => void changes.emit('change') });
+    const worker = new JobWorker(services.jobs, jobs, services, {
+      lanes,
+      pollMs: 10,
+      onOutcome: () => void changes.emit('change'),
+    });
     worker.start();
     return worker;
   }
@@ -83,7 +97,12 @@ describe('job lanes', () => {
 
   it('the same two jobs in one lane of concurrency 1: the ingest job waits behind the hanging one (what the lanes prevent)', async () => {
     const delivery = createHangingJob('test.deliver', 'delivery');
-    const sameLane = defineJob({ kind: 'test.ingest', lane: 'delivery', payload: z.object({}), handler: async () => {} });
+    const sameLane = defineJob({
+      kind: 'test.ingest',
+      lane: 'delivery',
+      payload: z.object({}),
+      handler: async () => {},
+    });
     services.jobs.enqueue(delivery.job, {}, { runAt: Date.now() - 1_000 });
     const fast = services.jobs.enqueue(sameLane, {});
     polling.start();
@@ -108,7 +127,9 @@ describe('job lanes', () => {
     await polling.pass(100); // 10 polls
     expect(ids.map((id) => services.jobs.get(id)!.state).sort()).toEqual(['queued', 'queued', 'running', 'running']);
     delivery.releaseAll();
-    await waitFor(() => delivery.running() === 2 && ids.filter((id) => services.jobs.get(id)!.state === 'succeeded').length === 2);
+    await waitFor(
+      () => delivery.running() === 2 && ids.filter((id) => services.jobs.get(id)!.state === 'succeeded').length === 2,
+    );
     delivery.releaseAll();
     await waitFor(() => ids.every((id) => services.jobs.get(id)!.state === 'succeeded'));
     expect(delivery.mostAtOnce()).toBe(2);
@@ -117,7 +138,11 @@ describe('job lanes', () => {
   it('a job enqueued while the worker is idle is claimed at once, not at the next poll (bug: up to pollMs before a pushed batch started)', async () => {
     const ingest = defineJob({ kind: 'test.ingest', lane: 'ingest', payload: z.object({}), handler: async () => {} });
     polling.start();
-    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000, onOutcome: () => void changes.emit('change') });
+    const worker = new JobWorker(services.jobs, [ingest], services, {
+      lanes: ONE_EACH,
+      pollMs: 60_000,
+      onOutcome: () => void changes.emit('change'),
+    });
     worker.start();
     stops.push(() => worker.stop());
     await polling.pass(50); // the first poll found nothing; the next is a minute away
@@ -130,7 +155,9 @@ describe('job lanes', () => {
     const started: string[] = [];
     let startedWhenTimerFired: string[] | undefined;
     const ingest = defineJob({
-      kind: 'test.ingest', lane: 'ingest', payload: z.object({ name: z.string() }),
+      kind: 'test.ingest',
+      lane: 'ingest',
+      payload: z.object({ name: z.string() }),
       handler: async ({ name }) => {
         started.push(name);
         // A timer set as the first job ends stands for whatever the loop had waiting (a worker thread's message).
@@ -139,7 +166,11 @@ describe('job lanes', () => {
     });
     services.jobs.enqueue(ingest, { name: 'first' }, { runAt: Date.now() - 1_000 });
     services.jobs.enqueue(ingest, { name: 'second' });
-    const worker = new JobWorker(services.jobs, [ingest], services, { lanes: ONE_EACH, pollMs: 60_000, onOutcome: () => void changes.emit('change') });
+    const worker = new JobWorker(services.jobs, [ingest], services, {
+      lanes: ONE_EACH,
+      pollMs: 60_000,
+      onOutcome: () => void changes.emit('change'),
+    });
     worker.start();
     stops.push(() => worker.stop());
     await until(changes, 'timer', () => startedWhenTimerFired !== undefined, 'the timer the first job set', 5_000);
@@ -150,14 +181,24 @@ describe('job lanes', () => {
     let doneWhenTimerFired: number | undefined;
     let first = true;
     const quick = defineJob({
-      kind: 'test.quick', lane: 'maintenance', payload: z.object({}),
+      kind: 'test.quick',
+      lane: 'maintenance',
+      payload: z.object({}),
       handler: async () => {
-        if (first) setTimeout(() => void (doneWhenTimerFired = ids.filter((id) => services.jobs.get(id)?.state === 'succeeded').length), 0);
+        if (first)
+          setTimeout(
+            () => void (doneWhenTimerFired = ids.filter((id) => services.jobs.get(id)?.state === 'succeeded').length),
+            0,
+          );
         first = false;
       },
     });
     const ids = Array.from({ length: 60 }, () => services.jobs.enqueue(quick, {}).id);
-    const worker = new JobWorker(services.jobs, [quick], services, { lanes: ONE_EACH, pollMs: 60_000, onOutcome: () => void changes.emit('change') });
+    const worker = new JobWorker(services.jobs, [quick], services, {
+      lanes: ONE_EACH,
+      pollMs: 60_000,
+      onOutcome: () => void changes.emit('change'),
+    });
     worker.start();
     stops.push(() => worker.stop());
     await waitFor(() => ids.every((id) => services.jobs.get(id)?.state === 'succeeded'));
@@ -184,15 +225,36 @@ describe('job lanes', () => {
 
 describe('lane settings', () => {
   it('default to ingest 2, publish 1, delivery 4, maintenance 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
-    expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({ ingest: 4, publish: 1, delivery: 4, maintenance: 1 });
-    const env = { NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3', NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2', NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8', NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2' };
-    expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({ ingest: 3, publish: 2, delivery: 8, maintenance: 2 });
-    expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(/jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/);
+    expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({
+      ingest: 4,
+      publish: 1,
+      delivery: 4,
+      maintenance: 1,
+    });
+    const env = {
+      NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3',
+      NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2',
+      NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8',
+      NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2',
+    };
+    expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({
+      ingest: 3,
+      publish: 2,
+      delivery: 8,
+      maintenance: 2,
+    });
+    expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(
+      /jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/,
+    );
   });
 
   it('the setting from before lanes (workerConcurrency, NODECTL_WORKER_CONCURRENCY) still sizes the ingest lane unless the lane setting is given (bug: a config.json naming it failed start-up)', () => {
     expect(laneConcurrency(resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5' } }).settings).ingest).toBe(5);
-    expect(laneConcurrency(resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5', NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3' } }).settings).ingest).toBe(3);
+    expect(
+      laneConcurrency(
+        resolveConfig({ env: { NODECTL_WORKER_CONCURRENCY: '5', NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3' } }).settings,
+      ).ingest,
+    ).toBe(3);
     const dir = mkdtempSync(join(tmpdir(), 'nodectl-lanes-'));
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ workerConcurrency: 4 }));

@@ -2,9 +2,20 @@ import { lookup as systemLookup } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { checkAddress, isAddressOrRange } from '../../../src/platform/net/address-policy.js';
-import { guardedFetch, GuardedFetchError, type FetchFailure, type GuardedFetchOptions } from '../../../src/platform/net/guarded-fetch.js';
+import {
+  guardedFetch,
+  GuardedFetchError,
+  type FetchFailure,
+  type GuardedFetchOptions,
+} from '../../../src/platform/net/guarded-fetch.js';
 import { createHostResolver, type HostResolver } from '../../../src/platform/net/host-resolver.js';
-import { startLoopbackDns, startLoopbackHttp, startServerPair, type LoopbackDns, type LoopbackHttp } from './loopback-servers.js';
+import {
+  startLoopbackDns,
+  startLoopbackHttp,
+  startServerPair,
+  type LoopbackDns,
+  type LoopbackHttp,
+} from './loopback-servers.js';
 
 /**
  * The guarded fetcher against real servers on loopback: a DNS server (dns2) that a test points
@@ -124,16 +135,28 @@ describe('the guarded fetcher refuses hostile targets (SSRF)', () => {
   it(`refuses every one of ${HOSTILE.length} hostile targets, and the internal server sees no request`, async () => {
     expect(HOSTILE.length).toBeGreaterThanOrEqual(30);
     const got: string[] = [];
-    for (const [what, url, failure] of HOSTILE) got.push(`${what}: ${await outcome(url.replaceAll('PORT', String(port)))} (want ${failure})`);
+    for (const [what, url, failure] of HOSTILE)
+      got.push(`${what}: ${await outcome(url.replaceAll('PORT', String(port)))} (want ${failure})`);
     expect(got).toEqual(HOSTILE.map(([what, , failure]) => `${what}: ${failure} (want ${failure})`));
     expect(pair.inside.requests).toEqual([]);
   });
 
   it('fetches the allowed outside server, by name and through a redirect that stays outside', async () => {
     const direct = await guardedFetch(`http://outside.test:${port}/page`, { resolver, ...OUTSIDE });
-    expect({ status: direct.status, body: direct.body.toString(), remoteAddress: direct.remoteAddress }).toEqual({ status: 200, body: 'outside /page', remoteAddress: '127.0.0.2' });
-    const redirected = await guardedFetch(redirectTo(`http://outside.test:${port}/landed`).replace('PORT', String(port)), { resolver, ...OUTSIDE });
-    expect({ url: redirected.url, body: redirected.body.toString(), redirects: redirected.redirects.length }).toEqual({ url: `http://outside.test:${port}/landed`, body: 'outside /landed', redirects: 1 });
+    expect({ status: direct.status, body: direct.body.toString(), remoteAddress: direct.remoteAddress }).toEqual({
+      status: 200,
+      body: 'outside /page',
+      remoteAddress: '127.0.0.2',
+    });
+    const redirected = await guardedFetch(
+      redirectTo(`http://outside.test:${port}/landed`).replace('PORT', String(port)),
+      { resolver, ...OUTSIDE },
+    );
+    expect({ url: redirected.url, body: redirected.body.toString(), redirects: redirected.redirects.length }).toEqual({
+      url: `http://outside.test:${port}/landed`,
+      body: 'outside /landed',
+      redirects: 1,
+    });
   });
 
   it('follows at most 3 redirects: a fourth is refused', async () => {
@@ -143,18 +166,32 @@ describe('the guarded fetcher refuses hostile targets (SSRF)', () => {
       hop = (url) => redirectTo(inner(url)).replace('PORT', String(port));
     }
     expect(await outcome(hop(`http://outside.test:${port}/end`))).toBe('fetched');
-    expect(await outcome(redirectTo(hop(`http://outside.test:${port}/end`)).replace('PORT', String(port)))).toBe('redirect');
+    expect(await outcome(redirectTo(hop(`http://outside.test:${port}/end`)).replace('PORT', String(port)))).toBe(
+      'redirect',
+    );
   });
 
   it('DNS rebinding: a name answering an allowed address, then loopback, is connected to the address that was checked', async () => {
     dns.set('rebind.test', [{ A: ['127.0.0.2'] }, { A: ['127.0.0.1'] }]);
     const before = pair.inside.requests.length;
     const answer = await guardedFetch(`http://rebind.test:${port}/who`, { resolver, ...OUTSIDE });
-    expect({ body: answer.body.toString(), remoteAddress: answer.remoteAddress }).toEqual({ body: 'outside /who', remoteAddress: '127.0.0.2' });
+    expect({ body: answer.body.toString(), remoteAddress: answer.remoteAddress }).toEqual({
+      body: 'outside /who',
+      remoteAddress: '127.0.0.2',
+    });
     expect(dns.queries('rebind.test', 'A')).toBe(1);
     // The name does rebind: a fetcher that checked one lookup and let the connection make another
     // would have reached the internal server with the second answer.
-    const naive = new Agent({ connect: { lookup: (host, o, cb) => void resolver.resolveAddresses(host).then((all) => (o.all ? (cb as (e: null, a: unknown) => void)(null, all) : cb(null, all[0]!.address, all[0]!.family)), (e) => cb(e, '', 0)) } });
+    const naive = new Agent({
+      connect: {
+        lookup: (host, o, cb) =>
+          void resolver.resolveAddresses(host).then(
+            (all) =>
+              o.all ? (cb as (e: null, a: unknown) => void)(null, all) : cb(null, all[0]!.address, all[0]!.family),
+            (e) => cb(e, '', 0),
+          ),
+      },
+    });
     const leaked = await request(`http://rebind.test:${port}/who`, { dispatcher: naive });
     expect(await leaked.body.text()).toBe('INTERNAL SECRET /who');
     await naive.close();
@@ -205,7 +242,11 @@ describe('the guarded fetcher bounds what it reads and how long it waits', () =>
   });
 
   /** The error a fetch gave up with. */
-  const failureOf = (url: string, options: GuardedFetchOptions) => guardedFetch(url, { resolver, ...options }).then(() => undefined, (error: unknown) => error as GuardedFetchError);
+  const failureOf = (url: string, options: GuardedFetchOptions) =>
+    guardedFetch(url, { resolver, ...options }).then(
+      () => undefined,
+      (error: unknown) => error as GuardedFetchError,
+    );
 
   it('gives up on a server that never answers after the timeout', async () => {
     const failure = await failureOf(`${silent.origin}/`, { allowPrivateAddresses: true, timeoutMs: 300 });
@@ -234,20 +275,37 @@ describe('the guarded fetcher bounds what it reads and how long it waits', () =>
 
 describe('the address policy', () => {
   it('allows public unicast, refuses special ranges, and opens private ones only with the flag (metadata never)', () => {
-    const verdict = (address: string, allowPrivateAddresses = false) => checkAddress(address, { allowPrivateAddresses }).allowed;
+    const verdict = (address: string, allowPrivateAddresses = false) =>
+      checkAddress(address, { allowPrivateAddresses }).allowed;
     expect(['8.8.8.8', '2606:4700::1111', '93.184.216.34'].map((a) => verdict(a))).toEqual([true, true, true]);
-    expect(['127.0.0.1', '10.0.0.1', '169.254.169.254', '::1', 'fd00::1', '::ffff:1.2.3.4', 'not-an-ip'].map((a) => verdict(a))).toEqual([false, false, false, false, false, false, false]);
-    expect(['127.0.0.1', '10.0.0.1', '192.168.0.4', '::1', 'fd00::1', '100.64.0.1'].map((a) => verdict(a, true))).toEqual([true, true, true, true, true, true]);
-    expect(['169.254.169.254', 'fd00:ec2::254', '0.0.0.0', '224.0.0.1', '::ffff:127.0.0.1'].map((a) => verdict(a, true))).toEqual([false, false, false, false, false]);
-    expect(checkAddress('10.20.0.5', { allowPrivateAddresses: false, allowedRanges: ['10.20.0.0/16'] }).allowed).toBe(true);
-    expect(checkAddress('169.254.169.254', { allowPrivateAddresses: false, allowedRanges: ['169.254.0.0/16'] }).allowed).toBe(false);
+    expect(
+      ['127.0.0.1', '10.0.0.1', '169.254.169.254', '::1', 'fd00::1', '::ffff:1.2.3.4', 'not-an-ip'].map((a) =>
+        verdict(a),
+      ),
+    ).toEqual([false, false, false, false, false, false, false]);
+    expect(
+      ['127.0.0.1', '10.0.0.1', '192.168.0.4', '::1', 'fd00::1', '100.64.0.1'].map((a) => verdict(a, true)),
+    ).toEqual([true, true, true, true, true, true]);
+    expect(
+      ['169.254.169.254', 'fd00:ec2::254', '0.0.0.0', '224.0.0.1', '::ffff:127.0.0.1'].map((a) => verdict(a, true)),
+    ).toEqual([false, false, false, false, false]);
+    expect(checkAddress('10.20.0.5', { allowPrivateAddresses: false, allowedRanges: ['10.20.0.0/16'] }).allowed).toBe(
+      true,
+    );
+    expect(
+      checkAddress('169.254.169.254', { allowPrivateAddresses: false, allowedRanges: ['169.254.0.0/16'] }).allowed,
+    ).toBe(false);
     expect(['10.0.0.0/8', '::1', 'fd00::/8'].map(isAddressOrRange)).toEqual([true, true, true]);
     expect(['10.0.0.0/33', 'example.com', ''].map(isAddressOrRange)).toEqual([false, false, false]);
   });
 
   it('the system resolver names localhost loopback (the default resolver is refused the same way)', async () => {
-    const address = await new Promise<string>((resolve, reject) => systemLookup('localhost', { family: 4 }, (e, a) => (e ? reject(e) : resolve(a))));
+    const address = await new Promise<string>((resolve, reject) =>
+      systemLookup('localhost', { family: 4 }, (e, a) => (e ? reject(e) : resolve(a))),
+    );
     expect(checkAddress(address, { allowPrivateAddresses: false }).allowed).toBe(false);
-    await expect(guardedFetch(`http://localhost:${port}/`, { timeoutMs: 1000 })).rejects.toMatchObject({ failure: 'address' });
+    await expect(guardedFetch(`http://localhost:${port}/`, { timeoutMs: 1000 })).rejects.toMatchObject({
+      failure: 'address',
+    });
   });
 });

@@ -23,7 +23,11 @@ export interface LoopbackDns {
   close(): Promise<void>;
 }
 
-const TYPES: Record<number, 'A' | 'AAAA' | 'TXT'> = { [dns2.Packet.TYPE.A]: 'A', [dns2.Packet.TYPE.AAAA]: 'AAAA', [dns2.Packet.TYPE.TXT]: 'TXT' };
+const TYPES: Record<number, 'A' | 'AAAA' | 'TXT'> = {
+  [dns2.Packet.TYPE.A]: 'A',
+  [dns2.Packet.TYPE.AAAA]: 'AAAA',
+  [dns2.Packet.TYPE.TXT]: 'TXT',
+};
 
 export async function startLoopbackDns(): Promise<LoopbackDns> {
   const zone = new Map<string, DnsAnswer[]>();
@@ -42,8 +46,24 @@ export async function startLoopbackDns(): Promise<LoopbackDns> {
     if (answer === 'SILENT') return;
     if (answer === 'NXDOMAIN') response.header.rcode = 3;
     else if (answer === 'SERVFAIL') response.header.rcode = 2;
-    else if (type === 'A' || type === 'AAAA') for (const address of answer[type] ?? []) response.answers.push({ name: question.name, type: question.type, class: dns2.Packet.CLASS.IN, ttl: 1, address } as never);
-    else if (type === 'TXT') for (const data of answer.TXT ?? []) response.answers.push({ name: question.name, type: question.type, class: dns2.Packet.CLASS.IN, ttl: 1, data } as never);
+    else if (type === 'A' || type === 'AAAA')
+      for (const address of answer[type] ?? [])
+        response.answers.push({
+          name: question.name,
+          type: question.type,
+          class: dns2.Packet.CLASS.IN,
+          ttl: 1,
+          address,
+        } as never);
+    else if (type === 'TXT')
+      for (const data of answer.TXT ?? [])
+        response.answers.push({
+          name: question.name,
+          type: question.type,
+          class: dns2.Packet.CLASS.IN,
+          ttl: 1,
+          data,
+        } as never);
     void send(response);
   });
   await server.listen(0, '127.0.0.1');
@@ -68,7 +88,10 @@ export interface LoopbackHttp {
 export type HttpHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** An HTTP server on `host` (default 127.0.0.1), on `port` (default any free one). */
-export async function startLoopbackHttp(handler: HttpHandler, options: { host?: string; port?: number } = {}): Promise<LoopbackHttp> {
+export async function startLoopbackHttp(
+  handler: HttpHandler,
+  options: { host?: string; port?: number } = {},
+): Promise<LoopbackHttp> {
   const requests: string[] = [];
   const host = options.host ?? '127.0.0.1';
   const server: Server = createServer((request, response) => {
@@ -92,12 +115,19 @@ export async function startLoopbackHttp(handler: HttpHandler, options: { host?: 
 }
 
 /** Two servers on one port: one on 127.0.0.2 (a test allows it as if public) and one on 127.0.0.1 (loopback, refused). */
-export async function startServerPair(outside: HttpHandler, inside: HttpHandler): Promise<{ outside: LoopbackHttp; inside: LoopbackHttp; close(): Promise<void> }> {
+export async function startServerPair(
+  outside: HttpHandler,
+  inside: HttpHandler,
+): Promise<{ outside: LoopbackHttp; inside: LoopbackHttp; close(): Promise<void> }> {
   for (let attempt = 0; ; attempt++) {
     const first = await startLoopbackHttp(outside, { host: '127.0.0.2' });
     try {
       const second = await startLoopbackHttp(inside, { host: '127.0.0.1', port: first.port });
-      return { outside: first, inside: second, close: async () => void (await Promise.all([first.close(), second.close()])) };
+      return {
+        outside: first,
+        inside: second,
+        close: async () => void (await Promise.all([first.close(), second.close()])),
+      };
     } catch (error) {
       await first.close();
       if (attempt >= 5) throw error;

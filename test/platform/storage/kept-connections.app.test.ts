@@ -38,7 +38,11 @@ describe('KeptConnections', () => {
     try {
       const [idle, busy] = [file(), file()];
       let inUse = true;
-      const kept = new KeptConnections((f) => openDatabase(f, { migrations: [] }), 30, (db: Db) => db.name === busy && inUse);
+      const kept = new KeptConnections(
+        (f) => openDatabase(f, { migrations: [] }),
+        30,
+        (db: Db) => db.name === busy && inUse,
+      );
       const [idleDb, busyDb] = [kept.get(idle), kept.get(busy)];
       vi.advanceTimersByTime(150);
       expect(idleDb.open).toBe(false);

@@ -14,7 +14,13 @@ import { GRAPH_MIGRATIONS } from '../../../src/platform/storage/migrations/graph
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { GraphDbPool } from '../../../src/platform/storage/graph-db.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
-import { latestVersion, openDatabase, SchemaTooNewError, type Db, type Migration } from '../../../src/platform/storage/sqlite.js';
+import {
+  latestVersion,
+  openDatabase,
+  SchemaTooNewError,
+  type Db,
+  type Migration,
+} from '../../../src/platform/storage/sqlite.js';
 import { resolveApiKey } from '../../../src/control/records/api-keys.js';
 import { verifyPassword } from '../../../src/control/records/password-hash.js';
 import { listUsers } from '../../../src/control/records/users.js';
@@ -36,7 +42,8 @@ const FIXTURES = readdirSync(DATA_DIR)
     return match ? [{ file, database: match[1] as 'control' | 'graph', version: Number(match[2]) }] : [];
   })
   .sort((a, b) => a.database.localeCompare(b.database) || a.version - b.version);
-const migrationsOf = (database: 'control' | 'graph') => (database === 'control' ? CONTROL_MIGRATIONS : GRAPH_MIGRATIONS);
+const migrationsOf = (database: 'control' | 'graph') =>
+  database === 'control' ? CONTROL_MIGRATIONS : GRAPH_MIGRATIONS;
 
 // What scripts/make-migration-fixture.mjs (scripts/migration-fixture-seed.mjs) writes into every fixture.
 const T0 = Date.UTC(2025, 0, 15, 9, 30);
@@ -54,43 +61,77 @@ const SEEDED: Record<'control' | 'graph', string[]> = {
 const REBUILT_FROM_RECORDS = /^search_/;
 
 async function importMigrationFiles(database: string): Promise<Array<{ file: string; migration: Migration }>> {
-  const files = readdirSync(migrationsDir(database)).filter((f) => MIGRATION_FILE.test(f)).sort();
-  return Promise.all(files.map(async (file) => ({ file, migration: ((await import(join(migrationsDir(database), file))) as { migration: Migration }).migration })));
+  const files = readdirSync(migrationsDir(database))
+    .filter((f) => MIGRATION_FILE.test(f))
+    .sort();
+  return Promise.all(
+    files.map(async (file) => ({
+      file,
+      migration: ((await import(join(migrationsDir(database), file))) as { migration: Migration }).migration,
+    })),
+  );
 }
 
-interface TableSnapshot { columns: string[]; rows: Array<Record<string, unknown>> }
+interface TableSnapshot {
+  columns: string[];
+  rows: Array<Record<string, unknown>>;
+}
 
 const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 /** Every table's columns and rows (in a fixed order), for comparing a file before and after it migrates. */
 function readTables(db: Db): Map<string, TableSnapshot> {
-  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[];
-  return new Map(tables.map((table) => {
-    const columns = db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(table) as string[];
-    const rows = (db.prepare(`SELECT * FROM "${table}"`).all() as Array<Record<string, unknown>>).sort(byJson);
-    return [table, { columns, rows }];
-  }));
+  const tables = db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .pluck()
+    .all() as string[];
+  return new Map(
+    tables.map((table) => {
+      const columns = db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(table) as string[];
+      const rows = (db.prepare(`SELECT * FROM "${table}"`).all() as Array<Record<string, unknown>>).sort(byJson);
+      return [table, { columns, rows }];
+    }),
+  );
 }
 
 /** The schema as SQLite stores it, whitespace collapsed: indentation in a migration file is not schema. */
 function readSchema(db: Db): string[] {
-  const rows = db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name`).all() as Array<{ type: string; name: string; tbl_name: string; sql: string | null }>;
+  const rows = db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name`).all() as Array<{
+    type: string;
+    name: string;
+    tbl_name: string;
+    sql: string | null;
+  }>;
   return rows.map((r) => `${r.type} ${r.name} ON ${r.tbl_name}: ${(r.sql ?? '').replace(/\s+/g, ' ')}`);
 }
 
 /** The value SQLite gives a column nobody wrote (its declared DEFAULT, else NULL). */
 function defaultOf(db: Db, table: string, column: string): unknown {
-  const declared = db.prepare('SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?').pluck().get(table, column) as string | null;
+  const declared = db
+    .prepare('SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?')
+    .pluck()
+    .get(table, column) as string | null;
   return declared === null ? null : db.prepare(`SELECT ${declared}`).pluck().get();
 }
 
 /** Columns named like times (`*_at`, `*_until`, `*_start`) that migrations after `released` add with a type other than INTEGER. */
 function nonIntegerTimeColumns(migrations: readonly Migration[], released: number): string[] {
-  const columnsOf = (db: Db) => new Map((db.prepare(`SELECT m.name || '.' || c.name AS col, c.type FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table'`).all() as Array<{ col: string; type: string }>).map((r) => [r.col, r.type]));
+  const columnsOf = (db: Db) =>
+    new Map(
+      (
+        db
+          .prepare(
+            `SELECT m.name || '.' || c.name AS col, c.type FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table'`,
+          )
+          .all() as Array<{ col: string; type: string }>
+      ).map((r) => [r.col, r.type]),
+    );
   const before = openDatabase(':memory:', { migrations: migrations.slice(0, released) });
   const after = openDatabase(':memory:', { migrations });
   const old = columnsOf(before);
-  const added = [...columnsOf(after)].filter(([col, type]) => !old.has(col) && /_(at|until|start)$/.test(col) && type !== 'INTEGER').map(([col]) => col);
+  const added = [...columnsOf(after)]
+    .filter(([col, type]) => !old.has(col) && /_(at|until|start)$/.test(col) && type !== 'INTEGER')
+    .map(([col]) => col);
   before.close();
   after.close();
   return added.sort();
@@ -105,7 +146,11 @@ describe('migration files', () => {
       expect(files.map(({ file }) => Number(file.slice(0, 4)))).toEqual(files.map((_, i) => i + 1));
       for (const { file, migration } of files) {
         const [, number, slug] = MIGRATION_FILE.exec(file)!;
-        expect({ file, version: migration.version, name: migration.name.replaceAll(' ', '-') }).toEqual({ file, version: Number(number), name: slug });
+        expect({ file, version: migration.version, name: migration.name.replaceAll(' ', '-') }).toEqual({
+          file,
+          version: Number(number),
+          name: slug,
+        });
       }
     });
 
@@ -117,16 +162,28 @@ describe('migration files', () => {
     });
 
     it('a fixture database exists for every schema version (scripts/make-migration-fixture.mjs)', () => {
-      const versions = FIXTURES.filter((f) => f.database === database).map((f) => f.version).sort((a, b) => a - b);
+      const versions = FIXTURES.filter((f) => f.database === database)
+        .map((f) => f.version)
+        .sort((a, b) => a - b);
       expect(versions).toEqual(migrations.map((m) => m.version));
     });
   });
 
   it('openDatabase refuses a list with a gap or with two migrations of one number (two features that took the same number)', () => {
-    const step = (version: number, name: string): Migration => ({ version, name, up: (db) => db.exec(`CREATE TABLE ${name} (x INTEGER)`) });
-    expect(() => openDatabase(':memory:', { migrations: [step(1, 'a'), step(3, 'c')] })).toThrowError(/numbered 1, 2, 3, .* versions 1, 3\./);
-    expect(() => openDatabase(':memory:', { migrations: [step(1, 'a'), step(2, 'b'), step(2, 'b2')] })).toThrowError(/versions 1, 2, 2\./);
-    expect(() => openDatabase(':memory:', { migrations: [step(2, 'b'), step(1, 'a')] })).toThrowError(/versions 2, 1\./);
+    const step = (version: number, name: string): Migration => ({
+      version,
+      name,
+      up: (db) => db.exec(`CREATE TABLE ${name} (x INTEGER)`),
+    });
+    expect(() => openDatabase(':memory:', { migrations: [step(1, 'a'), step(3, 'c')] })).toThrowError(
+      /numbered 1, 2, 3, .* versions 1, 3\./,
+    );
+    expect(() => openDatabase(':memory:', { migrations: [step(1, 'a'), step(2, 'b'), step(2, 'b2')] })).toThrowError(
+      /versions 1, 2, 2\./,
+    );
+    expect(() => openDatabase(':memory:', { migrations: [step(2, 'b'), step(1, 'a')] })).toThrowError(
+      /versions 2, 1\./,
+    );
   });
 
   it('one time format: a time column added to control.sqlite after 0003 is INTEGER milliseconds since the epoch', () => {
@@ -135,9 +192,15 @@ describe('migration files', () => {
     const textTimes: Migration = {
       version: CONTROL_MIGRATIONS.length + 1,
       name: 'text times',
-      up: (db) => db.exec('CREATE TABLE text_time_probe (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL); ALTER TABLE users ADD COLUMN last_login_at TEXT'),
+      up: (db) =>
+        db.exec(
+          'CREATE TABLE text_time_probe (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL); ALTER TABLE users ADD COLUMN last_login_at TEXT',
+        ),
     };
-    expect(nonIntegerTimeColumns([...CONTROL_MIGRATIONS, textTimes], 3)).toEqual(['text_time_probe.created_at', 'users.last_login_at']);
+    expect(nonIntegerTimeColumns([...CONTROL_MIGRATIONS, textTimes], 3)).toEqual([
+      'text_time_probe.created_at',
+      'users.last_login_at',
+    ]);
   });
 });
 
@@ -173,61 +236,94 @@ describe('databases made by earlier releases', () => {
     return pool.get(WEBSITE);
   }
 
-  it.each(FIXTURES)('$file migrates to the latest version: every row kept, added columns at their defaults, the same schema as a new file', ({ database, version, ...fixture }) => {
-    const { root, file } = placeFixture({ database, version, ...fixture });
-    const raw = new Database(file, { readonly: true });
-    expect(raw.pragma('user_version', { simple: true })).toBe(version);
-    const before = readTables(raw);
-    raw.close();
-    for (const table of SEEDED[database]) expect(before.get(table)?.rows.length ?? 0, `rows in ${table}`).toBeGreaterThan(0);
+  it.each(FIXTURES)(
+    '$file migrates to the latest version: every row kept, added columns at their defaults, the same schema as a new file',
+    ({ database, version, ...fixture }) => {
+      const { root, file } = placeFixture({ database, version, ...fixture });
+      const raw = new Database(file, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(version);
+      const before = readTables(raw);
+      raw.close();
+      for (const table of SEEDED[database])
+        expect(before.get(table)?.rows.length ?? 0, `rows in ${table}`).toBeGreaterThan(0);
 
-    const db = openWithCurrentCode(database, root);
-    const migrations = migrationsOf(database);
-    expect(db.pragma('user_version', { simple: true })).toBe(latestVersion(migrations));
-    const after = readTables(db);
-    for (const [table, old] of before) {
-      if (database === 'graph' && REBUILT_FROM_RECORDS.test(table)) continue;
-      const now = after.get(table);
-      expect(now, `table ${table}`).toBeDefined();
-      const added = now!.columns.filter((c) => !old.columns.includes(c));
-      const project = (row: Record<string, unknown>, columns: string[]) => Object.fromEntries(columns.map((c) => [c, row[c]]));
-      expect(now!.rows.map((row) => project(row, old.columns)).sort(byJson), `rows of ${table}`).toEqual(old.rows);
-      const defaults = Object.fromEntries(added.map((c) => [c, defaultOf(db, table, c)]));
-      for (const row of now!.rows) expect(project(row, added), `added columns of ${table}`).toEqual(defaults);
-    }
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    expect(db.pragma('foreign_key_check')).toEqual([]);
-    // A released migration file edited afterwards would make old files differ from new ones.
-    const fresh = openDatabase(':memory:', { migrations });
-    expect(readSchema(db), 'schema of the migrated file and of a new one (was a released migration edited?)').toEqual(readSchema(fresh));
-    fresh.close();
-  });
+      const db = openWithCurrentCode(database, root);
+      const migrations = migrationsOf(database);
+      expect(db.pragma('user_version', { simple: true })).toBe(latestVersion(migrations));
+      const after = readTables(db);
+      for (const [table, old] of before) {
+        if (database === 'graph' && REBUILT_FROM_RECORDS.test(table)) continue;
+        const now = after.get(table);
+        expect(now, `table ${table}`).toBeDefined();
+        const added = now!.columns.filter((c) => !old.columns.includes(c));
+        const project = (row: Record<string, unknown>, columns: string[]) =>
+          Object.fromEntries(columns.map((c) => [c, row[c]]));
+        expect(now!.rows.map((row) => project(row, old.columns)).sort(byJson), `rows of ${table}`).toEqual(old.rows);
+        const defaults = Object.fromEntries(added.map((c) => [c, defaultOf(db, table, c)]));
+        for (const row of now!.rows) expect(project(row, added), `added columns of ${table}`).toEqual(defaults);
+      }
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      // A released migration file edited afterwards would make old files differ from new ones.
+      const fresh = openDatabase(':memory:', { migrations });
+      expect(readSchema(db), 'schema of the migrated file and of a new one (was a released migration edited?)').toEqual(
+        readSchema(fresh),
+      );
+      fresh.close();
+    },
+  );
 
-  it.each(FIXTURES.filter((f) => f.database === 'control'))('$file after migrating: the current code signs in its user and API key, lists its connector, replays its idempotency record and claims its job', async (fixture) => {
-    const { root } = placeFixture(fixture);
-    const db = openWithCurrentCode('control', root);
-    expect(listUsers(db)).toEqual([{ id: 'usr_01JHKAB3M6Q8R2T4V6X8Z0C2E4', email: 'owner@example.com', createdAt: '2025-01-15T09:30:00.000Z' }]);
-    expect(await verifyPassword('correct-horse-battery', db.prepare('SELECT password_hash FROM users').pluck().get() as string)).toBe(true);
-    expect(resolveApiKey(db, 'nk_live_Mig7FixtureKey0a1b2c3d4e5f6g7h8')).toMatchObject({ name: 'ci deploy', role: 'editor', revokedAt: null });
-    expect(listWebsites(db)).toMatchObject([{ id: WEBSITE, domain: 'example.com', defaultLanguage: 'en' }]);
-    expect(listConnectors(db)).toMatchObject([{ id: CONNECTOR, status: 'active', scope: { websiteId: WEBSITE, sourceTypes: ['page', 'post', 'product'] } }]);
+  it.each(FIXTURES.filter((f) => f.database === 'control'))(
+    '$file after migrating: the current code signs in its user and API key, lists its connector, replays its idempotency record and claims its job',
+    async (fixture) => {
+      const { root } = placeFixture(fixture);
+      const db = openWithCurrentCode('control', root);
+      expect(listUsers(db)).toEqual([
+        { id: 'usr_01JHKAB3M6Q8R2T4V6X8Z0C2E4', email: 'owner@example.com', createdAt: '2025-01-15T09:30:00.000Z' },
+      ]);
+      expect(
+        await verifyPassword(
+          'correct-horse-battery',
+          db.prepare('SELECT password_hash FROM users').pluck().get() as string,
+        ),
+      ).toBe(true);
+      expect(resolveApiKey(db, 'nk_live_Mig7FixtureKey0a1b2c3d4e5f6g7h8')).toMatchObject({
+        name: 'ci deploy',
+        role: 'editor',
+        revokedAt: null,
+      });
+      expect(listWebsites(db)).toMatchObject([{ id: WEBSITE, domain: 'example.com', defaultLanguage: 'en' }]);
+      expect(listConnectors(db)).toMatchObject([
+        { id: CONNECTOR, status: 'active', scope: { websiteId: WEBSITE, sourceTypes: ['page', 'post', 'product'] } },
+      ]);
 
-    const store = createSqliteIdempotencyStore(db);
-    const now = T0 + 14 * MINUTE; // both records still live
-    const everyOwnerGone = { ttlMs: 5 * MINUTE, owner: 'test:1:01JHKZZZZZZZZZZZZZZZZZZZZZ', isOwnerGone: () => true };
-    await expect(store.begin(CONNECTOR, 'batch-0001', sha256('batch-0001 body'), now, everyOwnerGone)).resolves.toMatchObject({ outcome: 'replay', statusCode: 200 });
-    // An in-flight record written before 0003 has no owner (NULL): it is never judged abandoned, only its lease ends it.
-    const inFlight = await store.begin(CONNECTOR, 'batch-0002', sha256('batch-0002 body'), now, everyOwnerGone);
-    expect(inFlight.outcome).toBe(fixture.version < 3 ? 'in_flight' : 'started');
+      const store = createSqliteIdempotencyStore(db);
+      const now = T0 + 14 * MINUTE; // both records still live
+      const everyOwnerGone = { ttlMs: 5 * MINUTE, owner: 'test:1:01JHKZZZZZZZZZZZZZZZZZZZZZ', isOwnerGone: () => true };
+      await expect(
+        store.begin(CONNECTOR, 'batch-0001', sha256('batch-0001 body'), now, everyOwnerGone),
+      ).resolves.toMatchObject({ outcome: 'replay', statusCode: 200 });
+      // An in-flight record written before 0003 has no owner (NULL): it is never judged abandoned, only its lease ends it.
+      const inFlight = await store.begin(CONNECTOR, 'batch-0002', sha256('batch-0002 body'), now, everyOwnerGone);
+      expect(inFlight.outcome).toBe(fixture.version < 3 ? 'in_flight' : 'started');
 
-    const job = new JobQueue(db, { now: () => T0 + 30 * MINUTE }).claim('test-worker');
-    expect(job).toMatchObject({ kind: 'content.ingest', state: 'running', payload: { website_id: WEBSITE } });
-  });
+      const job = new JobQueue(db, { now: () => T0 + 30 * MINUTE }).claim('test-worker');
+      expect(job).toMatchObject({ kind: 'content.ingest', state: 'running', payload: { website_id: WEBSITE } });
+    },
+  );
 
   it('graph-v1.sqlite after migrating: the current extractor processes its pending item into knowledge records', () => {
     const { root } = placeFixture(FIXTURES.find((f) => f.file === 'graph-v1.sqlite')!);
     const db = openWithCurrentCode('graph', root);
-    const site: WebsiteInfo = { websiteId: WEBSITE, domain: 'example.com', brand: 'Example', defaultLanguage: 'en', plan: 'pro', verification: { method: 'dns_txt', state: 'verified' }, aliases: ['www.example.com'] };
+    const site: WebsiteInfo = {
+      websiteId: WEBSITE,
+      domain: 'example.com',
+      brand: 'Example',
+      defaultLanguage: 'en',
+      plan: 'pro',
+      verification: { method: 'dns_txt', state: 'verified' },
+      aliases: ['www.example.com'],
+    };
     const result = processRawItems(db, site, ['raw_01JHKABCX5A7B1D3E5G7J9N1Q3'], { now: '2025-01-15T09:45:00.000Z' });
     expect(result).toMatchObject({ processed: 1, failed: 0 });
     expect([...new SqliteGraphReader(db).entities('en')].map((e) => e.name)).toContain('City Bike');

@@ -5,7 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GRAPH_DB_OPTIONS } from '../../../src/ingest/graph/schema.js';
 import { CONTROL_MIGRATIONS } from '../../../src/platform/storage/control-schema.js';
 import { dataDirLayout, ensureDataDir } from '../../../src/platform/storage/data-dir.js';
-import { latestVersion, openDatabase, SchemaTooNewError, type Migration } from '../../../src/platform/storage/sqlite.js';
+import {
+  latestVersion,
+  openDatabase,
+  SchemaTooNewError,
+  type Migration,
+} from '../../../src/platform/storage/sqlite.js';
 import { runNodectl } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/paths.js';
 
@@ -21,12 +26,14 @@ describe('data directory and SQLite', () => {
   it('creates the layout, a master key and a signing key pair, all 0600, on first use, and keeps them', () => {
     const layout = dataDirLayout(temp());
     ensureDataDir(layout);
-    for (const file of [layout.masterKeyFile, layout.jwtPrivateKeyFile, layout.jwtPublicKeyFile]) expect(statSync(file).mode & 0o777).toBe(0o600);
+    for (const file of [layout.masterKeyFile, layout.jwtPrivateKeyFile, layout.jwtPublicKeyFile])
+      expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(layout.jwtPrivateKeyFile, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     const key = readFileSync(layout.masterKeyFile, 'utf8');
     ensureDataDir(layout);
     expect(readFileSync(layout.masterKeyFile, 'utf8')).toBe(key);
-    for (const dir of [layout.graphsDir, layout.nodesDir, layout.mailDir, layout.keysDir]) expect(statSync(dir).isDirectory()).toBe(true);
+    for (const dir of [layout.graphsDir, layout.nodesDir, layout.mailDir, layout.keysDir])
+      expect(statSync(dir).isDirectory()).toBe(true);
   });
 
   it('opens with WAL, synchronous=FULL, foreign keys and a busy timeout, and migrates to the latest version', () => {

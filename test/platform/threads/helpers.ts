@@ -16,7 +16,10 @@ export async function startGraphReader(cleanups: Array<() => unknown>): Promise<
   cleanups.push(cleanup);
   const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', 'shop'));
   const file = join(dir, 'graph.sqlite');
-  buildGraphFromItems(fixture.items, fixture.site, { file, receivedAt: new Date(fixture.buildTime).toISOString() }).close();
+  buildGraphFromItems(fixture.items, fixture.site, {
+    file,
+    receivedAt: new Date(fixture.buildTime).toISOString(),
+  }).close();
   const reader = await ThreadedGraphReader.open(file);
   cleanups.push(() => reader.close());
   return reader;

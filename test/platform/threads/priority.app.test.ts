@@ -34,13 +34,20 @@ function threadNiceness(): Map<number, number> {
  * at again every 20 ms).
  */
 async function newBackgroundThreads(before: Map<number, number>): Promise<number[]> {
-  const found = () => [...threadNiceness()].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICENESS).map(([tid]) => tid);
-  return poll(() => (found().length > 0 ? found() : undefined), 'a new thread at BACKGROUND_NICENESS', { timeoutMs: 5000 }).catch(() => found());
+  const found = () =>
+    [...threadNiceness()].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICENESS).map(([tid]) => tid);
+  return poll(() => (found().length > 0 ? found() : undefined), 'a new thread at BACKGROUND_NICENESS', {
+    timeoutMs: 5000,
+  }).catch(() => found());
 }
 
 describe('lowerThreadPriority (runs the build: npm run build)', () => {
   it('lowers the calling thread alone, to the niceness asked, and never raises it again', async () => {
-    const built = workerModuleUrl(new URL('../../../src/platform/threads/priority.ts', import.meta.url).href, 'priority.js', 'the priority module');
+    const built = workerModuleUrl(
+      new URL('../../../src/platform/threads/priority.ts', import.meta.url).href,
+      'priority.js',
+      'the priority module',
+    );
     const mainBefore = linux ? threadNiceness().get(currentThreadId()!) : undefined;
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
@@ -55,7 +62,9 @@ describe('lowerThreadPriority (runs the build: npm run build)', () => {
        });`,
       { eval: true },
     );
-    const answer = await new Promise<Record<string, number | boolean | null>>((resolve, reject) => worker.once('message', resolve).once('error', reject));
+    const answer = await new Promise<Record<string, number | boolean | null>>((resolve, reject) =>
+      worker.once('message', resolve).once('error', reject),
+    );
     await worker.terminate();
     if (!linux) {
       expect(answer).toMatchObject({ tid: null, lowered: false, raised: false });
@@ -63,7 +72,12 @@ describe('lowerThreadPriority (runs the build: npm run build)', () => {
     }
     expect(answer.tid).not.toBe(answer.pid); // a worker is a thread of its own
     expect(answer.before).toBe(mainBefore);
-    expect(answer).toMatchObject({ lowered: true, after: BACKGROUND_NICENESS, raised: false, afterRaise: BACKGROUND_NICENESS });
+    expect(answer).toMatchObject({
+      lowered: true,
+      after: BACKGROUND_NICENESS,
+      raised: false,
+      afterRaise: BACKGROUND_NICENESS,
+    });
     // The calling thread and the process's other threads keep their priority.
     expect(threadNiceness().get(currentThreadId()!)).toBe(mainBefore);
   });

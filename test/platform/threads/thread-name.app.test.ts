@@ -32,12 +32,18 @@ function threadNames(): string[] {
  * announces that moment to this thread, so /proc is looked at again every 20 ms.
  */
 async function threadNamed(name: string): Promise<boolean> {
-  return poll(() => (threadNames().includes(name) ? true : undefined), `a thread named ${name}`, { timeoutMs: 5000 }).catch(() => false);
+  return poll(() => (threadNames().includes(name) ? true : undefined), `a thread named ${name}`, {
+    timeoutMs: 5000,
+  }).catch(() => false);
 }
 
 describe('nameThread (runs the build: npm run build)', () => {
   it('names the calling thread, cut to the 15 bytes Linux keeps, and no other', async () => {
-    const built = workerModuleUrl(new URL('../../../src/platform/threads/thread-name.ts', import.meta.url).href, 'thread-name.js', 'the thread-name module');
+    const built = workerModuleUrl(
+      new URL('../../../src/platform/threads/thread-name.ts', import.meta.url).href,
+      'thread-name.js',
+      'the thread-name module',
+    );
     const own = linux ? readFileSync('/proc/thread-self/comm', 'utf8') : null;
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
@@ -51,7 +57,9 @@ describe('nameThread (runs the build: npm run build)', () => {
       { eval: true },
     );
     cleanups.push(() => worker.terminate());
-    const answer = await new Promise<{ named: boolean; name: string | null }>((resolve, reject) => worker.once('message', resolve).once('error', reject));
+    const answer = await new Promise<{ named: boolean; name: string | null }>((resolve, reject) =>
+      worker.once('message', resolve).once('error', reject),
+    );
     if (!linux) return expect(answer).toEqual({ named: false, name: null });
     expect(answer).toEqual({ named: true, name: 'nodectl-a-very-' });
     expect(readFileSync('/proc/thread-self/comm', 'utf8')).toBe(own);
@@ -64,7 +72,11 @@ describe("the daemon's worker threads name themselves (runs the build)", () => {
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
     const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
     const publish = new Worker(publishWorkerUrl()); // a spare: it waits for its input
-    cleanups.push(() => pool.close(), () => writer.close(), () => publish.terminate());
+    cleanups.push(
+      () => pool.close(),
+      () => writer.close(),
+      () => publish.terminate(),
+    );
     await pool.warmUp(1);
     writer.start();
     expect(await threadNamed('nodectl-extract')).toBe(true);

@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, isApiError, type ApiError, type ApiClientOptions, type ApiRetry } from '../../../src/sdk/api/index.js';
+import {
+  createApiClient,
+  isApiError,
+  type ApiError,
+  type ApiClientOptions,
+  type ApiRetry,
+} from '../../../src/sdk/api/index.js';
 import { errorInfo, type ErrorCode } from '../../../src/platform/errors/registry.js';
 
 /**
@@ -9,7 +15,8 @@ import { errorInfo, type ErrorCode } from '../../../src/platform/errors/registry
  * each request takes the next answer of its method and path. The waits are recorded by an
  * injected sleep that returns at once, so the test does not wait for the backoff.
  */
-type Answer = { error: ErrorCode; retryAfter?: string } | { data: unknown } | { plain: number; retryAfter?: string } | 'hang up';
+type Answer =
+  { error: ErrorCode; retryAfter?: string } | { data: unknown } | { plain: number; retryAfter?: string } | 'hang up';
 let server: Server;
 let url: string;
 const script = new Map<string, Answer[]>();
@@ -17,8 +24,18 @@ const seen: string[] = [];
 
 function envelopeError(res: ServerResponse, code: ErrorCode, retryAfter: string | undefined): void {
   const { status, retryable } = errorInfo(code);
-  res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req${seen.length}`, ...(retryAfter !== undefined ? { 'retry-after': retryAfter } : {}) });
-  res.end(JSON.stringify({ ok: false, error: { code, message: `scripted ${code}`, details: {}, retryable }, meta: { requestId: `req${seen.length}` } }));
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'x-request-id': `req${seen.length}`,
+    ...(retryAfter !== undefined ? { 'retry-after': retryAfter } : {}),
+  });
+  res.end(
+    JSON.stringify({
+      ok: false,
+      error: { code, message: `scripted ${code}`, details: {}, retryable },
+      meta: { requestId: `req${seen.length}` },
+    }),
+  );
 }
 
 function answer(req: IncomingMessage, res: ServerResponse): void {
@@ -28,8 +45,16 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   if (next === 'hang up') return void req.socket.destroy();
   if ('error' in next) return envelopeError(res, next.error, next.retryAfter);
   // A proxy's own page: HTML, no envelope.
-  if ('plain' in next) return void res.writeHead(next.plain, { 'content-type': 'text/html', ...(next.retryAfter !== undefined ? { 'retry-after': next.retryAfter } : {}) }).end(`<html><body>${next.plain}</body></html>`);
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data: next.data, meta: { requestId: 'ok' } }));
+  if ('plain' in next)
+    return void res
+      .writeHead(next.plain, {
+        'content-type': 'text/html',
+        ...(next.retryAfter !== undefined ? { 'retry-after': next.retryAfter } : {}),
+      })
+      .end(`<html><body>${next.plain}</body></html>`);
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ ok: true, data: next.data, meta: { requestId: 'ok' } }));
 }
 
 beforeAll(async () => {
@@ -47,12 +72,21 @@ afterEach(() => {
 function clientOf(options: Partial<ApiClientOptions> = {}, target = url) {
   const retries: ApiRetry[] = [];
   const waits: number[] = [];
-  const api = createApiClient({ url: target, credential: { apiKey: 'nk_live_x' }, onRetry: (r) => retries.push(r), sleep: async (ms) => void waits.push(ms), ...options });
+  const api = createApiClient({
+    url: target,
+    credential: { apiKey: 'nk_live_x' },
+    onRetry: (r) => retries.push(r),
+    sleep: async (ms) => void waits.push(ms),
+    ...options,
+  });
   return { api, retries, waits };
 }
 
 async function failureOf(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(() => undefined, (e: unknown) => e);
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(isApiError(error), String(error)).toBe(true);
   return error as ApiError;
 }
@@ -62,19 +96,29 @@ const PUBLISH = '/v1/websites/web_1/publish';
 
 describe('typed client retries', () => {
   it('a 429 is retried after its Retry-After, on a POST too: the daemon refused it before doing anything', async () => {
-    script.set(`POST ${PUBLISH}`, [{ error: 'quota.rate_limited', retryAfter: '0' }, { error: 'quota.rate_limited', retryAfter: '1' }, { data: { versionUlid: 'v1' } }]);
+    script.set(`POST ${PUBLISH}`, [
+      { error: 'quota.rate_limited', retryAfter: '0' },
+      { error: 'quota.rate_limited', retryAfter: '1' },
+      { data: { versionUlid: 'v1' } },
+    ]);
     const { api, retries, waits } = clientOf();
     expect(await api.publish.publish('web_1')).toEqual({ versionUlid: 'v1' });
     expect(seen).toEqual([`POST ${PUBLISH}`, `POST ${PUBLISH}`, `POST ${PUBLISH}`]);
     expect(waits).toEqual([0, 1000]);
-    expect(retries.map((r) => [r.retry, r.delayMs, r.error.code, r.error.status])).toEqual([[1, 0, 'quota.rate_limited', 429], [2, 1000, 'quota.rate_limited', 429]]);
+    expect(retries.map((r) => [r.retry, r.delayMs, r.error.code, r.error.status])).toEqual([
+      [1, 0, 'quota.rate_limited', 429],
+      [2, 1000, 'quota.rate_limited', 429],
+    ]);
   });
 
   it("a proxy's own 502, 503 or 504 page is retried on a GET (after its Retry-After when it sends one), not on a POST", async () => {
     script.set(`GET ${WEBSITE}`, [{ plain: 502 }, { plain: 504, retryAfter: '2' }, { data: { id: 'web_1' } }]);
     const reader = clientOf();
     expect(await reader.api.websites.get('web_1')).toEqual({ id: 'web_1' });
-    expect(reader.retries.map((r) => [r.error.code, r.error.status, r.error.retryable])).toEqual([['response.invalid', 502, true], ['response.invalid', 504, true]]);
+    expect(reader.retries.map((r) => [r.error.code, r.error.status, r.error.retryable])).toEqual([
+      ['response.invalid', 502, true],
+      ['response.invalid', 504, true],
+    ]);
     expect(reader.waits[1]).toBe(2000);
     script.set(`POST ${PUBLISH}`, [{ plain: 503 }]);
     const writer = clientOf();
@@ -89,7 +133,12 @@ describe('typed client retries', () => {
     expect(await clientOf().api.publish.publish('web_1')).toEqual({ versionUlid: 'v2' });
     script.set(`GET ${WEBSITE}`, [{ plain: 500 }, { data: { id: 'web_1' } }]);
     const { api, retries } = clientOf();
-    expect(await failureOf(api.websites.get('web_1'))).toMatchObject({ code: 'response.invalid', status: 500, retryable: false, attempts: 1 });
+    expect(await failureOf(api.websites.get('web_1'))).toMatchObject({
+      code: 'response.invalid',
+      status: 500,
+      retryable: false,
+      attempts: 1,
+    });
     expect(retries).toEqual([]);
   });
 
@@ -110,13 +159,24 @@ describe('typed client retries', () => {
     script.set(`POST ${PUBLISH}`, [{ error: 'service.unavailable', retryAfter: '0' }, { data: { versionUlid: 'v1' } }]);
     const writer = clientOf();
     const refused = await failureOf(writer.api.publish.publish('web_1'));
-    expect(refused).toMatchObject({ code: 'service.unavailable', status: 503, retryable: true, retryAfterSeconds: 0, attempts: 1 });
+    expect(refused).toMatchObject({
+      code: 'service.unavailable',
+      status: 503,
+      retryable: true,
+      retryAfterSeconds: 0,
+      attempts: 1,
+    });
     expect(seen).toEqual([`POST ${PUBLISH}`]);
     expect(writer.waits).toEqual([]);
   });
 
   it('a retryable 503 without Retry-After waits a capped exponential backoff with jitter', async () => {
-    script.set(`GET ${WEBSITE}`, [{ error: 'service.unavailable' }, { error: 'service.unavailable' }, { error: 'service.unavailable' }, { error: 'service.unavailable' }]);
+    script.set(`GET ${WEBSITE}`, [
+      { error: 'service.unavailable' },
+      { error: 'service.unavailable' },
+      { error: 'service.unavailable' },
+      { error: 'service.unavailable' },
+    ]);
     const { api, waits } = clientOf({ retries: 3, retryBaseMs: 400, maxRetryDelayMs: 1000 });
     expect(await failureOf(api.websites.get('web_1'))).toMatchObject({ code: 'service.unavailable', attempts: 4 });
     expect(waits).toHaveLength(3);
@@ -132,7 +192,12 @@ describe('typed client retries', () => {
   it('a 503 whose code is not retryable (billing.unconfigured) is never retried, not even on a GET', async () => {
     script.set(`GET ${WEBSITE}`, [{ error: 'billing.unconfigured', retryAfter: '0' }, { data: { id: 'web_1' } }]);
     const { api, waits } = clientOf();
-    expect(await failureOf(api.websites.get('web_1'))).toMatchObject({ code: 'billing.unconfigured', status: 503, retryable: false, attempts: 1 });
+    expect(await failureOf(api.websites.get('web_1'))).toMatchObject({
+      code: 'billing.unconfigured',
+      status: 503,
+      retryable: false,
+      attempts: 1,
+    });
     expect(seen).toEqual([`GET ${WEBSITE}`]);
     expect(waits).toEqual([]);
   });
@@ -140,7 +205,11 @@ describe('typed client retries', () => {
   it('a Retry-After longer than maxRetryDelayMs fails the call at once, saying when to come back', async () => {
     script.set(`GET ${WEBSITE}`, [{ error: 'quota.rate_limited', retryAfter: '120' }, { data: { id: 'web_1' } }]);
     const { api, waits } = clientOf({ maxRetryDelayMs: 60_000 });
-    expect(await failureOf(api.websites.get('web_1'))).toMatchObject({ code: 'quota.rate_limited', retryAfterSeconds: 120, attempts: 1 });
+    expect(await failureOf(api.websites.get('web_1'))).toMatchObject({
+      code: 'quota.rate_limited',
+      retryAfterSeconds: 120,
+      attempts: 1,
+    });
     expect(waits).toEqual([]);
   });
 
@@ -151,7 +220,12 @@ describe('typed client retries', () => {
     await new Promise((resolve) => closed.close(resolve));
     const { api, retries, waits } = clientOf({}, target);
     const refused = await failureOf(api.publish.publish('web_1'));
-    expect(refused).toMatchObject({ code: 'network.error', status: 0, attempts: 3, message: `cannot reach ${target}: ECONNREFUSED` });
+    expect(refused).toMatchObject({
+      code: 'network.error',
+      status: 0,
+      attempts: 3,
+      message: `cannot reach ${target}: ECONNREFUSED`,
+    });
     expect(retries.map((r) => r.error.code)).toEqual(['network.error', 'network.error']);
     expect(waits[0]).toBeGreaterThanOrEqual(250);
     expect(waits[0]).toBeLessThanOrEqual(500);
@@ -166,7 +240,10 @@ describe('typed client retries', () => {
 
     seen.length = 0;
     script.set(`POST ${PUBLISH}`, ['hang up', { data: { versionUlid: 'v1' } }]);
-    expect(await failureOf(clientOf().api.publish.publish('web_1'))).toMatchObject({ code: 'network.error', attempts: 1 });
+    expect(await failureOf(clientOf().api.publish.publish('web_1'))).toMatchObject({
+      code: 'network.error',
+      attempts: 1,
+    });
     expect(seen).toEqual([`POST ${PUBLISH}`]);
   });
 
@@ -179,19 +256,29 @@ describe('typed client retries', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const target = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise((resolve) => closed.close(resolve));
-    expect(await failureOf(clientOf({ retries: 0 }, target).api.websites.get('web_1'))).toMatchObject({ code: 'network.error', attempts: 1 });
+    expect(await failureOf(clientOf({ retries: 0 }, target).api.websites.get('web_1'))).toMatchObject({
+      code: 'network.error',
+      attempts: 1,
+    });
     expect(waits).toEqual([]);
   });
 
-  it('stops after `retries` retries and throws the last attempt\'s error', async () => {
-    script.set(`GET ${WEBSITE}`, [{ error: 'quota.rate_limited', retryAfter: '0' }, { error: 'quota.rate_limited', retryAfter: '0' }, { error: 'service.unavailable', retryAfter: '0' }, { data: { id: 'web_1' } }]);
+  it("stops after `retries` retries and throws the last attempt's error", async () => {
+    script.set(`GET ${WEBSITE}`, [
+      { error: 'quota.rate_limited', retryAfter: '0' },
+      { error: 'quota.rate_limited', retryAfter: '0' },
+      { error: 'service.unavailable', retryAfter: '0' },
+      { data: { id: 'web_1' } },
+    ]);
     const error = await failureOf(clientOf({ retries: 2 }).api.websites.get('web_1'));
     expect(error).toMatchObject({ code: 'service.unavailable', attempts: 3, requestId: 'req3' });
     expect(seen).toHaveLength(3);
   });
 
   it('a retry count or delay that is not a whole number from 0 is refused when the client is made', () => {
-    expect(() => createApiClient({ url, retries: -1 })).toThrow(new RangeError('createApiClient: retries must be a whole number from 0, got -1'));
+    expect(() => createApiClient({ url, retries: -1 })).toThrow(
+      new RangeError('createApiClient: retries must be a whole number from 0, got -1'),
+    );
     expect(() => createApiClient({ url, retries: 1.5 })).toThrow(RangeError);
     expect(() => createApiClient({ url, maxRetryDelayMs: Number.NaN })).toThrow(/maxRetryDelayMs/);
   });

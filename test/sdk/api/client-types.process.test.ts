@@ -73,8 +73,26 @@ describe('nodectl/api types', () => {
     mkdirSync(join(temp.dir, 'node_modules'));
     symlinkSync(PROJECT_ROOT, join(temp.dir, 'node_modules', 'nodectl'), 'dir');
     writeFileSync(join(temp.dir, 'consumer.ts'), CONSUMER);
-    writeFileSync(join(temp.dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['consumer.ts'] }));
-    const tsc = await execa('node', [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(temp.dir, 'tsconfig.json')], { reject: false });
+    writeFileSync(
+      join(temp.dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const tsc = await execa(
+      'node',
+      [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(temp.dir, 'tsconfig.json')],
+      { reject: false },
+    );
     expect(tsc.exitCode, `${tsc.stdout}\n${tsc.stderr}`).toBe(0);
   }, 60_000);
 });

@@ -28,11 +28,44 @@ function seeded(seed: number): () => number {
   };
 }
 
-const KEYS = ['a', 'B', 'b', '10', '9', '0', '01', '-1', '4294967295', 'é', 'z\u0000', '\ud83d\ude00', 'key with space', '"quoted"', ''];
-const LEAVES: unknown[] = [null, true, false, 0, -0, 1.5, 1e21, Number.NaN, Infinity, '', 'x', 'line\nbreak \u2028 "q" \\', '\ud800 lone', undefined, () => 1, Symbol('s')];
+const KEYS = [
+  'a',
+  'B',
+  'b',
+  '10',
+  '9',
+  '0',
+  '01',
+  '-1',
+  '4294967295',
+  'é',
+  'z\u0000',
+  '\ud83d\ude00',
+  'key with space',
+  '"quoted"',
+  '',
+];
+const LEAVES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -0,
+  1.5,
+  1e21,
+  Number.NaN,
+  Infinity,
+  '',
+  'x',
+  'line\nbreak \u2028 "q" \\',
+  '\ud800 lone',
+  undefined,
+  () => 1,
+  Symbol('s'),
+];
 
 function randomValue(random: () => number, depth: number): unknown {
-  const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const r = random();
   if (depth > 5 || r < 0.4) return pick(LEAVES);
   if (r < 0.7) {
@@ -77,7 +110,8 @@ describe('canonical JSON (src/platform/contract/canonical-json.ts)', () => {
   it('regression: a 10,000-level object checksums without throwing (the recursive sort threw RangeError from about 5,000 levels)', () => {
     let json: Record<string, unknown> = { leaf: true };
     for (let i = 0; i < 10_000; i++) json = { z: i, next: json };
-    const expected = '{"next":'.repeat(10_000) + '{"leaf":true}' + Array.from({ length: 10_000 }, (_, k) => `,"z":${k}}`).join('');
+    const expected =
+      '{"next":'.repeat(10_000) + '{"leaf":true}' + Array.from({ length: 10_000 }, (_, k) => `,"z":${k}}`).join('');
     expect(canonicalJson(json)).toBe(expected);
     const subject = { type: 'page', url: 'https://example.com/', html: null, text: null, json };
     const checksum = computeItemChecksum({ type: 'page', url: 'https://example.com/', json });
@@ -98,7 +132,9 @@ describe('canonical JSON (src/platform/contract/canonical-json.ts)', () => {
     expect(() => canonicalJson(loop)).toThrow(TypeError);
     expect(() => sortKeysDeep([loop])).toThrow(/contains itself/);
     const shared = { y: 2, x: 1 };
-    expect(canonicalJson({ p: shared, q: [shared, shared] })).toBe('{"p":{"x":1,"y":2},"q":[{"x":1,"y":2},{"x":1,"y":2}]}');
+    expect(canonicalJson({ p: shared, q: [shared, shared] })).toBe(
+      '{"p":{"x":1,"y":2},"q":[{"x":1,"y":2},{"x":1,"y":2}]}',
+    );
   });
 
   it('writes top-level leaves as JSON.stringify does and refuses a bigint as it does', () => {

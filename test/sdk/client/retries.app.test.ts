@@ -1,14 +1,26 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IngestClient, IngestError, isRetryableStatus, retryDelayMs, DEFAULT_RETRY, parseRetryAfter } from '../../../src/sdk/client/index.js';
+import {
+  IngestClient,
+  IngestError,
+  isRetryableStatus,
+  retryDelayMs,
+  DEFAULT_RETRY,
+  parseRetryAfter,
+} from '../../../src/sdk/client/index.js';
 import { computeItemChecksum } from '../../../src/platform/contract/checksum.js';
 
-interface Seen { headers: IncomingMessage['headers']; body: string }
+interface Seen {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 let server: Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
 
 /** A real HTTP server that answers with the given scripted responses in order. */
-async function scripted(responses: Array<{ status: number; headers?: Record<string, string>; body: unknown } | 'drop'>): Promise<{ url: string; seen: Seen[] }> {
+async function scripted(
+  responses: Array<{ status: number; headers?: Record<string, string>; body: unknown } | 'drop'>,
+): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   server = createServer((req, res) => {
     let body = '';
@@ -17,7 +29,9 @@ async function scripted(responses: Array<{ status: number; headers?: Record<stri
       seen.push({ headers: req.headers, body });
       const next = responses[Math.min(seen.length - 1, responses.length - 1)]!;
       if (next === 'drop') return req.socket.destroy();
-      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end(JSON.stringify(next.body));
+      res
+        .writeHead(next.status, { 'content-type': 'application/json', ...next.headers })
+        .end(JSON.stringify(next.body));
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
@@ -25,15 +39,38 @@ async function scripted(responses: Array<{ status: number; headers?: Record<stri
   return { url: `http://127.0.0.1:${address.port}`, seen };
 }
 
-const item = () => { const b = { type: 'page' as const, id: 'p:1', url: 'https://example.com/', text: 'hi' }; return { ...b, checksum: computeItemChecksum(b) }; };
-const ok = { status: 200, body: { ok: true, data: { website_id: 'w', received: 1, accepted: 1, skipped: 0, errored: 0, results: [] }, meta: { requestId: 'r' } } };
-const unavailable = { status: 503, headers: { 'retry-after': '2' }, body: { ok: false, error: { code: 'service.unavailable', message: 'busy', details: {}, retryable: true }, meta: { requestId: 'r' } } };
+const item = () => {
+  const b = { type: 'page' as const, id: 'p:1', url: 'https://example.com/', text: 'hi' };
+  return { ...b, checksum: computeItemChecksum(b) };
+};
+const ok = {
+  status: 200,
+  body: {
+    ok: true,
+    data: { website_id: 'w', received: 1, accepted: 1, skipped: 0, errored: 0, results: [] },
+    meta: { requestId: 'r' },
+  },
+};
+const unavailable = {
+  status: 503,
+  headers: { 'retry-after': '2' },
+  body: {
+    ok: false,
+    error: { code: 'service.unavailable', message: 'busy', details: {}, retryable: true },
+    meta: { requestId: 'r' },
+  },
+};
 
 describe('reference client retries', () => {
   it('retries 503, 429 and a dropped connection with the same Idempotency-Key, a fresh nonce and the same body bytes, honouring Retry-After', async () => {
     const { url, seen } = await scripted([unavailable, 'drop', ok]);
     const waits: number[] = [];
-    const client = new IngestClient({ baseUrl: url, token: 'conn_x.secret', websiteId: 'w', sleep: async (ms) => void waits.push(ms) });
+    const client = new IngestClient({
+      baseUrl: url,
+      token: 'conn_x.secret',
+      websiteId: 'w',
+      sleep: async (ms) => void waits.push(ms),
+    });
     const result = await client.sendBatch([item()]);
     expect(result.accepted).toBe(1);
     expect(seen).toHaveLength(3);
@@ -47,10 +84,24 @@ describe('reference client retries', () => {
   });
 
   it('regression: retries the retryable 408 request.timeout like the other retryable answers (it was final)', async () => {
-    const timeout = { status: 408, headers: { connection: 'close' }, body: { ok: false, error: { code: 'request.timeout', message: 'The body did not arrive in time.', details: {}, retryable: true }, meta: { requestId: 'r' } } };
+    const timeout = {
+      status: 408,
+      headers: { connection: 'close' },
+      body: {
+        ok: false,
+        error: { code: 'request.timeout', message: 'The body did not arrive in time.', details: {}, retryable: true },
+        meta: { requestId: 'r' },
+      },
+    };
     const { url, seen } = await scripted([timeout, ok]);
     const retries: Array<{ status: number; code: string }> = [];
-    const client = new IngestClient({ baseUrl: url, token: 'conn_x.secret', websiteId: 'w', sleep: async () => {}, onRetry: ({ status, code }) => void retries.push({ status, code }) });
+    const client = new IngestClient({
+      baseUrl: url,
+      token: 'conn_x.secret',
+      websiteId: 'w',
+      sleep: async () => {},
+      onRetry: ({ status, code }) => void retries.push({ status, code }),
+    });
     expect((await client.sendBatch([item()])).accepted).toBe(1);
     expect(retries).toEqual([{ status: 408, code: 'request.timeout' }]);
     expect(seen).toHaveLength(2);
@@ -59,7 +110,16 @@ describe('reference client retries', () => {
   });
 
   it('gives up after 3 attempts with the last error', async () => {
-    const { url, seen } = await scripted([{ status: 429, body: { ok: false, error: { code: 'quota.rate_limited', message: 'slow down', details: {}, retryable: true }, meta: { requestId: 'r' } } }]);
+    const { url, seen } = await scripted([
+      {
+        status: 429,
+        body: {
+          ok: false,
+          error: { code: 'quota.rate_limited', message: 'slow down', details: {}, retryable: true },
+          meta: { requestId: 'r' },
+        },
+      },
+    ]);
     const client = new IngestClient({ baseUrl: url, token: 'conn_x.secret', websiteId: 'w', sleep: async () => {} });
     const error = await client.sendBatch([item()]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IngestError);
@@ -69,7 +129,16 @@ describe('reference client retries', () => {
   });
 
   it('does not retry a 4xx contract error', async () => {
-    const { url, seen } = await scripted([{ status: 401, body: { ok: false, error: { code: 'auth.invalid_signature', message: 'bad', details: {}, retryable: false }, meta: { requestId: 'r' } } }]);
+    const { url, seen } = await scripted([
+      {
+        status: 401,
+        body: {
+          ok: false,
+          error: { code: 'auth.invalid_signature', message: 'bad', details: {}, retryable: false },
+          meta: { requestId: 'r' },
+        },
+      },
+    ]);
     const client = new IngestClient({ baseUrl: url, token: 'conn_x.secret', websiteId: 'w', sleep: async () => {} });
     await expect(client.sendBatch([item()])).rejects.toMatchObject({ code: 'auth.invalid_signature', status: 401 });
     expect(seen).toHaveLength(1);

@@ -2,10 +2,14 @@ import { GuardedFetchError, type GuardedResponse } from '../../../platform/net/g
 import type { OwnershipProbes } from '../ownership-probes.js';
 
 /** A guarded GET for an ownership proof: the answer, or the failure in words for the evidence. */
-export async function fetchProof(probes: OwnershipProbes, url: string): Promise<{ response: GuardedResponse } | { failure: string }> {
+export async function fetchProof(
+  probes: OwnershipProbes,
+  url: string,
+): Promise<{ response: GuardedResponse } | { failure: string }> {
   try {
     const response = await probes.fetch(url);
-    if (response.status < 200 || response.status > 299) return { failure: `GET ${response.url}: HTTP ${response.status}` };
+    if (response.status < 200 || response.status > 299)
+      return { failure: `GET ${response.url}: HTTP ${response.status}` };
     return { response };
   } catch (error) {
     if (error instanceof GuardedFetchError) return { failure: `GET ${url}: ${error.failure}: ${error.message}` };

@@ -18,4 +18,7 @@ export interface CheckOutcome {
   readonly evidence: string;
 }
 
-export type MethodCheck = (subject: DomainVerification & { token: string }, context: CheckContext) => Promise<CheckOutcome>;
+export type MethodCheck = (
+  subject: DomainVerification & { token: string },
+  context: CheckContext,
+) => Promise<CheckOutcome>;

@@ -10,5 +10,9 @@ export const checkWellKnownFile: MethodCheck = async (subject, { probes }) => {
   if ('failure' in fetched) return { method: 'well_known_file', passed: false, evidence: fetched.failure };
   const text = fetched.response.body.toString('utf8');
   const passed = text.split(/\r?\n/).some((line) => matchesToken(line, subject.token));
-  return { method: 'well_known_file', passed, evidence: `${describeFetch(fetched.response)}; file starts ${JSON.stringify(text.slice(0, 200))}` };
+  return {
+    method: 'well_known_file',
+    passed,
+    evidence: `${describeFetch(fetched.response)}; file starts ${JSON.stringify(text.slice(0, 200))}`,
+  };
 };

@@ -45,7 +45,14 @@ export interface IdempotencyStore {
    */
   begin(scope: string, key: string, bodySha256: string, nowMs: number, lease: InFlightLease): Promise<IdempotencyBegin>;
   /** Stores the finished response for `ttlMs`. */
-  complete(scope: string, key: string, statusCode: number, response: string, nowMs: number, ttlMs: number): Promise<void>;
+  complete(
+    scope: string,
+    key: string,
+    statusCode: number,
+    response: string,
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<void>;
   /** Forgets an in-flight record (the request failed in a way a retry may fix). */
   release(scope: string, key: string): Promise<void>;
   /** Forgets every in-flight record whose owner is gone (run at daemon start); returns how many. */

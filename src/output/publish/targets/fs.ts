@@ -1,4 +1,18 @@
-import { closeSync, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { domainMapAlias } from './public-alias.js';
@@ -86,7 +100,10 @@ export function createFsTarget(options: FsTargetOptions): FsTarget {
 
   function writeMeta(key: string, meta: PutOptions): void {
     const path = metaOf(key);
-    renameInto(writeTemp(path, JSON.stringify({ contentType: meta.contentType, cacheControl: meta.cacheControl }), false), path);
+    renameInto(
+      writeTemp(path, JSON.stringify({ contentType: meta.contentType, cacheControl: meta.cacheControl }), false),
+      path,
+    );
     unsynced.files.add(path);
   }
 
@@ -155,7 +172,8 @@ export function createFsTarget(options: FsTargetOptions): FsTarget {
       try {
         return readFileSync(pathOf(key));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR')
+          return undefined;
         throw error;
       }
     },

@@ -7,9 +7,17 @@ import type { PublishTarget } from './types.js';
 export type { PublishTarget, PutOptions, ObjectInfo } from './types.js';
 
 /** The target the settings name: fs (under <data-dir>/nodes) or s3 (loaded lazily). */
-export async function createTargetFromSettings(settings: Settings, kind: 'fs' | 's3' = settings.publishTarget): Promise<PublishTarget> {
+export async function createTargetFromSettings(
+  settings: Settings,
+  kind: 'fs' | 's3' = settings.publishTarget,
+): Promise<PublishTarget> {
   if (kind === 'fs') return createFsTarget({ root: dataDirLayout(settings.dataDir).nodesDir });
-  if (!settings.s3Bucket) throw new AppError('validation.failed', 'The s3 publish target needs a bucket: set NODECTL_S3_BUCKET (or s3Bucket in the config file).', { details: { fields: [{ path: 's3Bucket', message: 'required for publishTarget s3' }] } });
+  if (!settings.s3Bucket)
+    throw new AppError(
+      'validation.failed',
+      'The s3 publish target needs a bucket: set NODECTL_S3_BUCKET (or s3Bucket in the config file).',
+      { details: { fields: [{ path: 's3Bucket', message: 'required for publishTarget s3' }] } },
+    );
   const { createS3Target } = await import('./s3.js');
   return createS3Target({
     bucket: settings.s3Bucket,

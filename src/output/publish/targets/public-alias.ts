@@ -10,7 +10,12 @@ const MUTABLE_JSON = { contentType: 'application/json', cacheControl: MUTABLE_CA
  * map it would not know the domain: 404).
  */
 export function domainMapAlias(target: Pick<PublishTarget, 'put'>, site: SiteAddress): PublicAlias {
-  const writeMap = () => target.put(domainMapKey(site.domain), JSON.stringify({ domain: site.domain, website_id: site.websiteId, site_hash: site.siteHash }) + '\n', MUTABLE_JSON);
+  const writeMap = () =>
+    target.put(
+      domainMapKey(site.domain),
+      JSON.stringify({ domain: site.domain, website_id: site.websiteId, site_hash: site.siteHash }) + '\n',
+      MUTABLE_JSON,
+    );
   return { mirrorPrefix: undefined, announce: writeMap, withdraw: writeMap };
 }
 

@@ -33,7 +33,9 @@ export async function createS3Target(options: S3TargetOptions): Promise<PublishT
     region: options.region ?? 'us-east-1',
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     forcePathStyle: options.forcePathStyle ?? false,
-    ...(options.accessKeyId && options.secretAccessKey ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
+    ...(options.accessKeyId && options.secretAccessKey
+      ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
+      : {}),
     // Checksums on every request cost a pass over each body; the publisher verifies sha256 itself.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
@@ -47,26 +49,59 @@ export async function createS3Target(options: S3TargetOptions): Promise<PublishT
     const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
     return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
   };
-  const meta = (o: PutOptions) => ({ ContentType: o.contentType, CacheControl: o.cacheControl, ...(o.sha256 ? { Metadata: { sha256: o.sha256 } } : {}) });
+  const meta = (o: PutOptions) => ({
+    ContentType: o.contentType,
+    CacheControl: o.cacheControl,
+    ...(o.sha256 ? { Metadata: { sha256: o.sha256 } } : {}),
+  });
 
   const target: PublishTarget = {
     kind: 's3',
     description: `s3://${Bucket}${prefix ? '/' + prefix : ''}`,
     async put(key, body, o) {
-      await client.send(new sdk.PutObjectCommand({ Bucket, Key: full(key), Body: typeof body === 'string' ? Buffer.from(body) : body, ...meta(o) }));
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket,
+          Key: full(key),
+          Body: typeof body === 'string' ? Buffer.from(body) : body,
+          ...meta(o),
+        }),
+      );
     },
     async putFile(key, localPath, o) {
       const size = statSync(localPath).size;
-      await client.send(new sdk.PutObjectCommand({ Bucket, Key: full(key), Body: createReadStream(localPath), ContentLength: size, ...meta(o) }));
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket,
+          Key: full(key),
+          Body: createReadStream(localPath),
+          ContentLength: size,
+          ...meta(o),
+        }),
+      );
     },
     async copy(fromKey, toKey, o) {
       const source = `${Bucket}/${full(fromKey)}`.split('/').map(encodeURIComponent).join('/');
-      await client.send(new sdk.CopyObjectCommand({ Bucket, Key: full(toKey), CopySource: source, MetadataDirective: 'REPLACE', ...meta(o) }));
+      await client.send(
+        new sdk.CopyObjectCommand({
+          Bucket,
+          Key: full(toKey),
+          CopySource: source,
+          MetadataDirective: 'REPLACE',
+          ...meta(o),
+        }),
+      );
     },
     async head(key) {
       try {
         const r = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: full(key) }));
-        return { key, bytes: r.ContentLength ?? 0, contentType: r.ContentType, cacheControl: r.CacheControl, ...(r.Metadata?.sha256 ? { sha256: r.Metadata.sha256 } : {}) };
+        return {
+          key,
+          bytes: r.ContentLength ?? 0,
+          contentType: r.ContentType,
+          cacheControl: r.CacheControl,
+          ...(r.Metadata?.sha256 ? { sha256: r.Metadata.sha256 } : {}),
+        };
       } catch (error) {
         if (notFound(error)) return undefined;
         throw error;
@@ -89,7 +124,13 @@ export async function createS3Target(options: S3TargetOptions): Promise<PublishT
       let ContinuationToken: string | undefined;
       const strip = prefix === '' ? 0 : prefix.length + 1;
       do {
-        const r = await client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix === '' ? listPrefix : `${prefix}/${listPrefix}`, ContinuationToken }));
+        const r = await client.send(
+          new sdk.ListObjectsV2Command({
+            Bucket,
+            Prefix: prefix === '' ? listPrefix : `${prefix}/${listPrefix}`,
+            ContinuationToken,
+          }),
+        );
         for (const o of r.Contents ?? []) if (o.Key) keys.push(o.Key.slice(strip));
         ContinuationToken = r.IsTruncated ? r.NextContinuationToken : undefined;
       } while (ContinuationToken);

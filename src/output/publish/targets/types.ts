@@ -102,7 +102,14 @@ export interface PublishTarget {
 
 /** Rejects keys that could escape the target's root. */
 export function assertKey(key: string): void {
-  if (key === '' || key.startsWith('/') || key.endsWith('/') || key.split('/').some((part) => part === '' || part === '.' || part === '..') || key.includes('\\') || key.includes('\0')) {
+  if (
+    key === '' ||
+    key.startsWith('/') ||
+    key.endsWith('/') ||
+    key.split('/').some((part) => part === '' || part === '.' || part === '..') ||
+    key.includes('\\') ||
+    key.includes('\0')
+  ) {
     throw new Error(`invalid object key: ${JSON.stringify(key)}`);
   }
 }

@@ -4,16 +4,22 @@ import type { Migration } from '../../sqlite.js';
 const ms = (column: string) => `CAST(ROUND((julianday(${column}) - 2440587.5) * 86400000.0) AS INTEGER)`;
 const NOW_MS = `(CAST(strftime('%s', 'now') AS INTEGER) * 1000)`;
 /** Method names as the contract spells them (older rows hold trust tier names). */
-const method = (column: string) => `CASE ${column} WHEN 'plugin_signed' THEN 'plugin' WHEN 'well_known' THEN 'well_known_file' WHEN 'html_meta' THEN 'meta_tag' ELSE ${column} END`;
+const method = (column: string) =>
+  `CASE ${column} WHEN 'plugin_signed' THEN 'plugin' WHEN 'well_known' THEN 'well_known_file' WHEN 'html_meta' THEN 'meta_tag' ELSE ${column} END`;
 /** The bare token (older rows hold the whole record text). */
-const token = (column: string) => `CASE WHEN ${column} LIKE 'nodectl-verify=%' THEN substr(${column}, 16) ELSE ${column} END`;
+const token = (column: string) =>
+  `CASE WHEN ${column} LIKE 'nodectl-verify=%' THEN substr(${column}, 16) ELSE ${column} END`;
 
 /** The domain_verifications row of a website's own domain, from its `verifications` row `v`. */
-const primaryRow = (v: string) => `${v}.website_id, w.domain, 0, ${v}.state, ${method(`${v}.method`)}, ${method(`${v}.method`)}, ${token(`${v}.token`)},
+const primaryRow = (
+  v: string,
+) => `${v}.website_id, w.domain, 0, ${v}.state, ${method(`${v}.method`)}, ${method(`${v}.method`)}, ${token(`${v}.token`)},
   ${ms(`${v}.last_checked_at`)}, CASE WHEN ${v}.state IN ('verified','grace') THEN ${ms(`COALESCE(${v}.last_checked_at, ${v}.updated_at)`)} END,
   ${ms(`${v}.grace_until`)}, ${v}.failure_count, COALESCE(${ms(`${v}.updated_at`)}, ${NOW_MS})`;
-const aliasRow = (a: string) => `${a}.website_id, ${a}.domain, 1, CASE ${a}.verified WHEN 1 THEN 'verified' ELSE 'pending' END, NULL, NULL, NULL, NULL, NULL, NULL, 0, ${NOW_MS}`;
-const COLUMNS = 'website_id, domain, is_alias, state, method, challenge_method, token, last_checked_at, verified_at, grace_until, failure_count, updated_at';
+const aliasRow = (a: string) =>
+  `${a}.website_id, ${a}.domain, 1, CASE ${a}.verified WHEN 1 THEN 'verified' ELSE 'pending' END, NULL, NULL, NULL, NULL, NULL, NULL, 0, ${NOW_MS}`;
+const COLUMNS =
+  'website_id, domain, is_alias, state, method, challenge_method, token, last_checked_at, verified_at, grace_until, failure_count, updated_at';
 
 /**
  * Ownership verification (docs/websites.md "Verification"): one state machine per domain, a

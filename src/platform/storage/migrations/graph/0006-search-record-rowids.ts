@@ -29,7 +29,8 @@ const FACT_VALUE_TEXT = `COALESCE(f.display, CASE WHEN NOT json_valid(f.value) T
     ELSE f.value END)`;
 const HEADING_TEXT = `COALESCE((SELECT group_concat(j.value, ' / ') FROM json_each(CASE WHEN json_valid(c.heading_path) THEN c.heading_path ELSE '[]' END) j), '')`;
 // Not INSERT OR IGNORE: an outer statement's conflict clause (an upsert's) overrides a trigger's.
-const queue = (rowid: string) => `BEGIN INSERT INTO search_stale (rowid) SELECT ${rowid} WHERE NOT EXISTS (SELECT 1 FROM search_stale WHERE rowid = ${rowid}); END`;
+const queue = (rowid: string) =>
+  `BEGIN INSERT INTO search_stale (rowid) SELECT ${rowid} WHERE NOT EXISTS (SELECT 1 FROM search_stale WHERE rowid = ${rowid}); END`;
 
 export const migration: Migration = {
   version: 6,
