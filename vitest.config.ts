@@ -1,17 +1,58 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three kinds of test file, told apart by their name (docs/contributing.md "Tests"), each a
+ * project: `npm run test:unit`, `test:app`, `test:process`; `npm test` runs them all.
+ * - unit    `*.test.ts`          pure functions and in-memory work;
+ * - app     `*.app.test.ts`      in this process: the app through inject(), SQLite files in
+ *                                temporary folders, loopback servers, worker threads;
+ * - process `*.process.test.ts`  spawns the CLI, a daemon or another program.
+ * test/setup/unit.ts and app.ts refuse what a kind may not do, naming the kind it is.
+ */
+/** What every project runs with: the sandbox and the API contract check, the timeouts, forks. */
+const shared = {
+  globalSetup: ['test/setup/sandboxes.ts'],
+  setupFiles: ['test/setup/sandbox.ts', 'test/setup/api-contract.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks',
+} as const;
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    setupFiles: ['test/setup/api-contract.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
     // Vitest's default is one fork less than the cores: a single fork on a 2-core machine (CI's),
-    // where most test files wait on the CLIs and daemons they spawn. One fork per core.
+    // where most test files wait on the CLIs and daemons they spawn. One fork per core, for the
+    // whole run (the projects share the forks).
     maxWorkers: Math.max(2, availableParallelism()),
     minWorkers: 1,
     reporters: ['default'],
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.app.test.ts', 'test/**/*.process.test.ts'],
+          setupFiles: [...shared.setupFiles, 'test/setup/unit.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'app',
+          include: ['test/**/*.app.test.ts'],
+          setupFiles: [...shared.setupFiles, 'test/setup/app.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'process',
+          include: ['test/**/*.process.test.ts'],
+          setupFiles: [...shared.setupFiles],
+        },
+      },
+    ],
   },
 });

@@ -16,6 +16,7 @@ const scripts = [
   'written-check',
   'publish',
   'publish-latency',
+  'login-timing',
 ];
 let failed = 0;
 for (const name of scripts) {

@@ -10,7 +10,7 @@
 // a fact's text holds it as whole words, or the chunks hold it (long text); values of the page's
 // machinery (potentialAction, breadcrumb links, media sizes, social platforms' ids) and empty
 // values are not counted. The measure is bench/lib/structured-values.mjs, which
-// test/extract/independent-parsers.test.ts shares. Pages: the development corpus and the
+// test/ingest/extract/independent-parsers.test.ts shares. Pages: the development corpus and the
 // extractor's hand-written test pages.
 // Usage: npm run build && node bench/structured-coverage.mjs [--misses] [dir ...]
 import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
@@ -22,7 +22,8 @@ import { reachesContribution, statedValues, SYNTAXES } from './lib/structured-va
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const showMisses = process.argv.includes('--misses');
 const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const sources = dirs.length > 0 ? dirs : [join(ROOT, 'test/data/readability-dev'), join(ROOT, 'test/extract/pages')];
+const sources =
+  dirs.length > 0 ? dirs : [join(ROOT, 'test/data/readability-dev'), join(ROOT, 'test/ingest/extract/pages')];
 
 function pages() {
   const out = [];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes docs/api.md and docs/api-surface.txt from the OpenAPI document the built daemon serves,
-// so the reference cannot drift from the routes (test/api/reference.test.ts and changelog.test.ts
+// so the reference cannot drift from the routes (test/daemon/openapi/reference.app.test.ts and changelog.test.ts
 // check both). Refuses, without writing, when a route or field disappears that CHANGELOG.md does
 // not quote: removing one breaks clients and must be announced. Run after `npm run build`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the CLI reference (every command's --help) between the markers in README.md, from the
-// built program itself, so the docs cannot drift: test/foundation/cli-reference.test.ts checks it.
+// built program itself, so the docs cannot drift: test/cli/cli-reference.test.ts checks it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderCliReference } from './cli-reference-render.mjs';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Records a database as nodectl at schema version N leaves it, for the migration test
-// (test/foundation/migrations.test.ts): runs migrations 1..N on a fresh file with openDatabase(),
+// (test/platform/storage/migrations.app.test.ts): runs migrations 1..N on a fresh file with openDatabase(),
 // writes the rows of scripts/migration-fixture-seed.mjs that fit that schema, and saves
 // test/data/<database>-v<N>.sqlite. Run it once when you add migration N (docs/contributing.md):
 //   npm run build && node scripts/make-migration-fixture.mjs control 4

@@ -13,7 +13,7 @@ const iso = (ms) => new Date(ms).toISOString();
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
-/** test/foundation/migrations.test.ts signs in with these; committed fixtures hold them, so they never change. */
+/** test/platform/storage/migrations.app.test.ts signs in with these; committed fixtures hold them, so they never change. */
 export const FIXTURE_PASSWORD = 'correct-horse-battery';
 export const FIXTURE_API_KEY = 'nk_live_Mig7FixtureKey0a1b2c3d4e5f6g7h8';
 

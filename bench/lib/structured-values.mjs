@@ -1,4 +1,4 @@
-// The measure of bench/structured-coverage.mjs, shared with test/extract/independent-parsers.test.ts:
+// The measure of bench/structured-coverage.mjs, shared with test/ingest/extract/independent-parsers.test.ts:
 // the values other projects' parsers read from a page's structured data (the jsonld library for
 // JSON-LD, microdata-rdf-streaming-parser for Microdata, rdfa-streaming-parser for RDFa), and
 // whether each reaches a contribution of our extractor. See the bench's header for the rules.

@@ -60,8 +60,7 @@ export function contractProblem(
   const path = routeUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
   const operation = document.paths[path]?.[method.toLowerCase()];
   if (!operation) return `${method} ${path} is not in the document`;
-  // A route without response schemas is not described yet
-  // (@fastify/swagger's placeholder); test/api/contract.test.ts lists those.
+  // A route without response schemas is not described yet (@fastify/swagger's placeholder); test/daemon/openapi/contract.app.test.ts lists those.
   if (isUndescribed(operation)) return undefined;
   const statusKey = operation.responses?.[String(status)]
     ? String(status)

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { bootstrapWebsite, runNodectl, type CliRun } from './cli.js';
+import { runNodectl, type CliRun } from './cli.js';
 import { startTestDaemon, type TestDaemon } from './daemon.js';
 import { makeTempDir } from './paths.js';
+import { seedApiKey, seedDataDir } from './seed.js';
 
 /**
  * What the CLI-over-HTTP tests share: a spawned daemon with one website, an organization_admin
@@ -45,11 +46,10 @@ export async function startCliHttpFixture(options: {
       env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '', ...options.env, ...env },
     });
   const local = (args: string[]) => cli(['--data-dir', daemon.dataDir, ...args]);
-  const site = await bootstrapWebsite(daemon.dataDir, { domain: options.domain, plan: 'pro' });
-  const key = async (role: string) =>
-    ok(await local(['--json', 'admin', 'api-key', 'create', '--org', site.orgId, '--role', role])).json().key as string;
-  const adminKey = await key('organization_admin');
-  const viewerKey = await key('viewer');
+  // Seeded in this process: the commands under test are the HTTP ones.
+  const site = await seedDataDir(daemon.dataDir, { domain: options.domain, plan: 'pro' });
+  const adminKey = await seedApiKey(daemon.dataDir, site.orgId, 'organization_admin');
+  const viewerKey = await seedApiKey(daemon.dataDir, site.orgId, 'viewer');
   return {
     daemon,
     site,

@@ -1,12 +1,15 @@
 import { execa, type ResultPromise } from 'execa';
 import { request } from 'undici';
 import { NODECTL_BIN, makeTempDir } from './paths.js';
+import { until } from './until.js';
 
 export interface TestDaemon {
   url: string;
   dataDir: string;
   /** Everything the daemon wrote to stderr so far (JSON logs and the banner). */
   output(): string;
+  /** Resolves once the output holds `text` (a log line's message, say): waited for as it arrives, not polled. */
+  untilOutput(text: string | RegExp, timeoutMs?: number): Promise<void>;
   /** Sends a signal and waits for the process to exit; returns its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number>;
   process: ResultPromise;
@@ -59,17 +62,27 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
       reject(new Error(`daemon exited with ${code} before listening:\n${output}`));
     });
   });
-  for (let i = 0; i < 100; i++) {
-    const res = await request(`${url}/readyz`).catch(() => undefined);
-    if (res) await res.body.dump();
-    if (res?.statusCode === 200) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // The banner is printed once the daemon listens with its databases open: /readyz answers 200 from then on.
+  const ready = await request(`${url}/readyz`);
+  const readyBody = await ready.body.text();
+  if (ready.statusCode !== 200)
+    throw new Error(`the daemon listens but /readyz answered ${ready.statusCode}: ${readyBody}\n${output}`);
+  const holds = (text: string | RegExp) => (typeof text === 'string' ? output.includes(text) : text.test(output));
   return {
     url,
     dataDir,
     process: child,
     output: () => output,
+    untilOutput: (text, timeoutMs) =>
+      until(
+        [child.stderr!, child.stdout!],
+        'data',
+        () => holds(text),
+        `daemon output ${String(text)}`,
+        timeoutMs,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; the daemon wrote:\n${output}`);
+      }),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
       const result = await child;

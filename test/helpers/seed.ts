@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { createConnector } from '../../src/control/connectors/connectors.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { createOrganization } from '../../src/control/records/organizations.js';
+import type { Role } from '../../src/control/records/record-types.js';
+import { createUser } from '../../src/control/records/users.js';
+import { createWebsite } from '../../src/control/records/websites.js';
+import type { Plan } from '../../src/control/plans/plan-table.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout, readMasterKey } from '../../src/platform/storage/data-dir.js';
+import type { Db } from '../../src/platform/storage/sqlite.js';
+
+/**
+ * Records written straight into a data directory from the test's own process, as `nodectl admin`
+ * writes them (the same record functions), for tests whose subject is not the admin CLI: a
+ * spawned CLI costs about a second of a core per call. The directory may belong to a running
+ * daemon (SQLite's locking, as for the CLI beside it); it is created and migrated if new.
+ */
+export async function withControlDb<T>(
+  dataDir: string,
+  action: (db: Db, masterKey: Buffer) => T | Promise<T>,
+): Promise<T> {
+  const layout = dataDirLayout(dataDir);
+  const db = openControlDb(layout);
+  try {
+    return await action(db, readMasterKey(layout));
+  } finally {
+    db.close();
+  }
+}
+
+export interface SeededSite {
+  userId: string;
+  orgId: string;
+  websiteId: string;
+  domain: string;
+}
+
+/** A user, an organization owned by it and a website verified by dns_txt (what `admin user/org/website create --verified dns_txt` make). */
+export function seedDataDir(
+  dataDir: string,
+  options: { domain?: string; plan?: Plan; email?: string } = {},
+): Promise<SeededSite> {
+  const email = options.email ?? `owner-${randomUUID().slice(0, 8)}@example.com`;
+  const domain = options.domain ?? 'example.com';
+  return withControlDb(dataDir, async (db) => {
+    const user = await createUser(db, { email, password: 'correct-horse-battery' });
+    const org = createOrganization(db, { name: 'Test Org', ownerEmail: email, plan: options.plan ?? 'pro' });
+    const website = createWebsite(db, { organizationId: org.id, domain, name: 'Example', verifiedMethod: 'dns_txt' });
+    return { userId: user.id, orgId: org.id, websiteId: website.id, domain };
+  });
+}
+
+/** An API key of the organization (what `admin api-key create` prints once). */
+export function seedApiKey(
+  dataDir: string,
+  organizationId: string,
+  role: Exclude<Role, 'organization_owner'> = 'editor',
+): Promise<string> {
+  return withControlDb(dataDir, (db) => createApiKey(db, { organizationId, role }).key);
+}
+
+/** A connector of the website and its token (what `admin connector create` prints once). */
+export function seedConnector(
+  dataDir: string,
+  websiteId: string,
+  options: { sourceTypes?: string[]; type?: string } = {},
+): Promise<{ id: string; token: string }> {
+  return withControlDb(dataDir, (db, masterKey) => {
+    const connector = createConnector(db, masterKey, {
+      websiteId,
+      connectorType: options.type ?? 'test',
+      sourceTypes: (options.sourceTypes ?? ['page', 'post']) as never,
+    });
+    return { id: connector.id, token: connector.token };
+  });
+}

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type {
+  CandidateEntity,
+  CandidateFact,
+  EntityRef,
+  ItemContribution,
+} from '../../../src/ingest/extract/contribution.js';
+import { GRAPH_DB_OPTIONS } from '../../../src/ingest/graph/schema.js';
+import type { WebsiteInfo } from '../../../src/control/records/website-info.js';
+import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
+
+export const site: WebsiteInfo = {
+  websiteId: 'web_TEST',
+  domain: 'shop.example',
+  brand: 'Acme',
+  defaultLanguage: 'en',
+  plan: 'free',
+  verification: { method: 'dns_txt', state: 'verified' },
+  aliases: [],
+};
+
+export const CHECKSUM = 'sha256:' + 'a'.repeat(64);
+
+export interface TempGraph {
+  db: Db;
+  file: string;
+  dir: string;
+  cleanup(): void;
+}
+
+export function tempGraph(): TempGraph {
+  const dir = mkdtempSync(join(tmpdir(), 'nodectl-graph-'));
+  const file = join(dir, 'graphs', 'web_TEST.sqlite');
+  const db = openDatabase(file, GRAPH_DB_OPTIONS);
+  return { db, file, dir, cleanup: () => (db.open && db.close(), rmSync(dir, { recursive: true, force: true })) };
+}
+
+export const ref = (type: string, canonicalKey: string): EntityRef => ({ type, canonicalKey });
+
+export function entity(r: EntityRef, name: string, extra: Partial<CandidateEntity> = {}): CandidateEntity {
+  return {
+    ...r,
+    name,
+    language: 'en',
+    confidence: 0.9,
+    provenanceMethod: 'cms_field',
+    importance: 3,
+    attributes: {},
+    ...extra,
+  };
+}
+
+export function fact(
+  subject: EntityRef,
+  predicate: string,
+  value: CandidateFact['value'],
+  extra: Partial<CandidateFact> = {},
+): CandidateFact {
+  return {
+    subject,
+    subjectName: subject.canonicalKey,
+    predicate,
+    value,
+    language: 'en',
+    confidence: 0.9,
+    provenanceMethod: 'cms_field',
+    importance: 3,
+    freshness: 'stable',
+    ...extra,
+  };
+}
+
+/** A hand-made contribution of item `key` whose primary entity is a WebPage at `url`. */
+export function contribution(
+  key: string,
+  url: string,
+  parts: Partial<ItemContribution> = {},
+  lastSeenAt = '2026-01-01T00:00:00Z',
+): ItemContribution {
+  const primary = ref('WebPage', url);
+  return {
+    itemKey: key,
+    primaryEntity: primary,
+    language: 'en',
+    source: {
+      url,
+      canonicalUrl: null,
+      title: key,
+      contentType: 'text/html',
+      checksum: CHECKSUM,
+      language: 'en',
+      lastSeenAt,
+    },
+    entities: [entity(primary, `Page ${key}`)],
+    facts: [],
+    relationships: [],
+    chunks: [],
+    qa: [],
+    warnings: [],
+    ...parts,
+  };
+}
+
+export function count(db: Db, table: string, where = '1 = 1', ...args: unknown[]): number {
+  return (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...args) as { n: number }).n;
+}

@@ -1,0 +1,68 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FACT_SQL } from '../../../src/ingest/graph/reader.js';
+import { GRAPH_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
+import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
+import { PROJECT_ROOT } from '../../helpers/paths.js';
+
+const dirs: string[] = [];
+const open: Db[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) db.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new graph file, or a committed fixture of an older schema version migrated by opening it. */
+function graph(fixtureVersion?: number): Db {
+  const dir = mkdtempSync(join(tmpdir(), 'nodectl-graph-settings-'));
+  dirs.push(dir);
+  const file = join(dir, 'web_TEST.sqlite');
+  if (fixtureVersion !== undefined)
+    copyFileSync(join(PROJECT_ROOT, 'test', 'data', `graph-v${fixtureVersion}.sqlite`), file);
+  const db = openDatabase(file, GRAPH_DB_OPTIONS);
+  open.push(db);
+  return db;
+}
+
+const cases = [
+  { label: 'a new graph', version: undefined },
+  { label: 'a version 6 graph, migrated', version: 6 },
+];
+
+describe('graph settings the store and the compiler rely on (graph migrations 0007, 0010)', () => {
+  it.each(cases)(
+    '$label: the search index holds a batch of pages in one segment (hashsize 16 MiB, automerge 8)',
+    ({ version }) => {
+      const config = Object.fromEntries(
+        (graph(version).prepare('SELECT k, v FROM search_fts_config').all() as Array<{ k: string; v: number }>).map(
+          (r) => [r.k, r.v],
+        ),
+      );
+      expect(config).toMatchObject({ hashsize: 16 * 1024 * 1024, automerge: 8 });
+    },
+  );
+
+  it.each(cases)(
+    "$label: fact_candidates' language index holds the language only, so ingest appends to it (graph migration 0010)",
+    ({ version }) => {
+      const columns = graph(version)
+        .prepare("SELECT name FROM pragma_index_info('fact_candidates_by_language')")
+        .pluck()
+        .all();
+      expect(columns).toEqual(['language']);
+    },
+  );
+
+  it.each(cases)(
+    "$label: the compiler reads a language's facts through the language index and sorts them in one pass",
+    ({ version }) => {
+      const plan = (
+        graph(version).prepare(`EXPLAIN QUERY PLAN ${FACT_SQL}`).all('en') as Array<{ detail: string }>
+      ).map((r) => r.detail);
+      expect(plan.join('\n')).toContain('USING INDEX fact_candidates_by_language');
+      expect(plan.filter((detail) => /TEMP B-TREE/.test(detail))).toEqual(['USE TEMP B-TREE FOR ORDER BY']);
+    },
+  );
+});

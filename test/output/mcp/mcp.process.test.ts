@@ -1,0 +1,180 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFixture } from '../../../src/compiler/fixture.js';
+import { loadWebsiteInfo } from '../../../src/control/records/load-website.js';
+import { buildGraphFromItems } from '../../../src/ingest/graph/build-from-items.js';
+import { createTargetFromSettings, runPublish } from '../../../src/output/publish/index.js';
+import { siteHashOf } from '../../../src/output/publish/layout.js';
+import { resolveConfig } from '../../../src/platform/config/config.js';
+import { dataDirLayout, graphDbPath } from '../../../src/platform/storage/data-dir.js';
+import { runNodectl } from '../../helpers/cli.js';
+import { makeTempDir, NODECTL_BIN, PROJECT_ROOT } from '../../helpers/paths.js';
+import { seedDataDir, withControlDb } from '../../helpers/seed.js';
+
+const DOMAIN = 'blog.fieldnotes.example';
+let temp: { dir: string; cleanup: () => void };
+let websiteId: string;
+let client: Client;
+
+/**
+ * Publishes the blog fixture for a new website of the given plan, in this process: the blog's
+ * items made into the website's graph (what pushing them and the content.ingest job make), then
+ * published to the data directory's node store (what `nodectl publish --website` does). The
+ * subject here is `nodectl mcp`, which reads what was published.
+ */
+async function publishBlog(dataDir: string, plan: 'free' | 'pro'): Promise<string> {
+  const { websiteId: id } = await seedDataDir(dataDir, { domain: DOMAIN, plan });
+  const layout = dataDirLayout(dataDir);
+  const info = await withControlDb(dataDir, (db) => loadWebsiteInfo(db, id)!);
+  buildGraphFromItems(loadFixture(join(PROJECT_ROOT, 'fixtures', 'blog')).items, info, {
+    file: graphDbPath(layout, id),
+    receivedAt: new Date().toISOString(),
+  }).close();
+  const { settings } = resolveConfig({ flags: { dataDir }, env: {} });
+  const target = await createTargetFromSettings(settings);
+  try {
+    await withControlDb(dataDir, (controlDb) =>
+      runPublish({ settings, controlDb, target, source: { kind: 'website', websiteId: id } }),
+    );
+  } finally {
+    await target.close();
+  }
+  return id;
+}
+
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; text: string; json: any }> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: Array<{ type: string; text: string }>;
+  };
+  const text = result.content[0]!.text;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { isError: result.isError === true, text, json };
+}
+
+beforeAll(async () => {
+  temp = makeTempDir('nodectl-mcp-');
+  websiteId = await publishBlog(temp.dir, 'pro');
+  client = new Client({ name: 'nodectl-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: 'node',
+      args: [NODECTL_BIN, '--data-dir', temp.dir, 'mcp', '--website', websiteId],
+      stderr: 'pipe',
+    }),
+  );
+}, 90_000);
+afterAll(async () => {
+  await client?.close();
+  temp?.cleanup();
+});
+
+describe('nodectl mcp', () => {
+  it('offers exactly the tools the published mcp.json advertises, with the same inputs', async () => {
+    const { tools } = await client.listTools();
+    const advertised = JSON.parse(
+      readFileSync(join(temp.dir, 'nodes', siteHashOf(websiteId), 'latest', 'mcp.json'), 'utf8'),
+    ) as { tools: Array<{ name: string; input_schema: { required: string[]; properties: Record<string, unknown> } }> };
+    expect(tools.map((t) => t.name).sort()).toEqual(advertised.tools.map((t) => t.name).sort());
+    for (const tool of advertised.tools) {
+      const offered = tools.find((t) => t.name === tool.name)!;
+      expect(Object.keys(offered.inputSchema.properties ?? {}).sort()).toEqual(
+        Object.keys(tool.input_schema.properties).sort(),
+      );
+      expect([...(offered.inputSchema.required ?? [])].sort()).toEqual([...tool.input_schema.required].sort());
+      expect(offered.annotations?.readOnlyHint).toBe(true);
+    }
+  });
+
+  it('search_website_knowledge ranks the matching post first and is deterministic', async () => {
+    const first = await call('search_website_knowledge', { websiteId, query: 'golden eagles winter', limit: 5 });
+    expect(first.isError, first.text).toBe(false);
+    expect(first.json.hits.length).toBeGreaterThan(0);
+    expect(first.json.hits.length).toBeLessThanOrEqual(5);
+    expect(first.json.hits[0]).toMatchObject({
+      kind: 'entity',
+      title: 'Watching Golden Eagles in Winter',
+      language: 'en',
+    });
+    expect(first.json.hits[0].id).toMatch(/^entity_[0-9a-f]+$/);
+    const again = await call('search_website_knowledge', { websiteId, query: 'golden eagles winter', limit: 5 });
+    expect(again.json).toEqual(first.json);
+    const none = await call('search_website_knowledge', { websiteId, query: 'zzzqqq' });
+    expect(none.json.hits).toEqual([]);
+  });
+
+  it('get_entity_facts returns the entity and its exported facts, most important first', async () => {
+    const search = await call('search_website_knowledge', {
+      websiteId,
+      query: 'Watching Golden Eagles in Winter',
+      limit: 1,
+    });
+    const entityId = search.json.hits[0].id as string;
+    const facts = await call('get_entity_facts', { websiteId, entityId });
+    expect(facts.isError, facts.text).toBe(false);
+    expect(facts.json.entity).toMatchObject({ id: entityId, name: 'Watching Golden Eagles in Winter' });
+    expect(facts.json.facts.length).toBeGreaterThan(0);
+    for (const fact of facts.json.facts) expect(fact.subject_entity_id).toBe(entityId);
+    const importance = facts.json.facts.map((f: { importance: number }) => f.importance);
+    expect(importance).toEqual([...importance].sort((a, b) => b - a));
+    const unknown = await call('get_entity_facts', { websiteId, entityId: 'entity_00' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.text).toMatch(/No entity entity_00 in node \w{26}; find ids with search_website_knowledge/);
+  });
+
+  it('list_node_files lists the live manifest files with checksums', async () => {
+    const files = await call('list_node_files', { websiteId });
+    expect(files.isError, files.text).toBe(false);
+    const live = await runNodectl(['--json', 'versions', '--website', websiteId], { dataDir: temp.dir });
+    expect(files.json.node_version).toBe(live.json()[0].node_version);
+    expect(files.json.files.map((f: { path: string }) => f.path)).toContain('entities.en.jsonl');
+    for (const f of files.json.files) expect(f.checksum).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('refuses another websiteId in every tool', async () => {
+    for (const [name, extra] of [
+      ['search_website_knowledge', { query: 'x' }],
+      ['get_entity_facts', { entityId: 'entity_00' }],
+      ['list_node_files', {}],
+    ] as const) {
+      const other = await call(name, { websiteId: 'web_01JOTHERSITE0000000000000', ...extra });
+      expect(other.isError, name).toBe(true);
+      expect(other.text).toBe(
+        `This server serves website ${websiteId} only; got websiteId "web_01JOTHERSITE0000000000000".`,
+      );
+    }
+  });
+
+  it('refuses to start (exit 2) without cap.mcp, for an unknown website, or without --website; exit 1 when nothing is published', async () => {
+    const other = makeTempDir('nodectl-mcp-free-');
+    try {
+      const free = await seedDataDir(other.dir, { domain: 'free.example', plan: 'free' });
+      const refused = await runNodectl(['mcp', '--website', free.websiteId], { dataDir: other.dir });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain(`website ${free.websiteId} is on the free plan, which lacks cap.mcp`);
+      expect(refused.stdout).toBe('');
+      const unknown = await runNodectl(['mcp', '--website', 'web_01JNOSUCHSITE000000000000'], { dataDir: other.dir });
+      expect(unknown.exitCode).toBe(2);
+      expect(unknown.stderr).toContain('no website web_01JNOSUCHSITE000000000000');
+      const missing = await runNodectl(['mcp'], { dataDir: other.dir });
+      expect(missing.exitCode).toBe(2);
+      const pro = await seedDataDir(other.dir, { domain: 'pro.example', plan: 'pro' });
+      const unpublished = await runNodectl(['mcp', '--website', pro.websiteId], { dataDir: other.dir });
+      expect(unpublished.exitCode).toBe(1);
+      expect(unpublished.stderr).toContain(`run \`nodectl publish --website ${pro.websiteId}\` first`);
+    } finally {
+      other.cleanup();
+    }
+  });
+});

@@ -1,0 +1,28 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, inject } from 'vitest';
+
+// Each test file runs away from the checkout and from the user's own nodectl, and so does every
+// CLI or daemon it spawns (they inherit this process's environment and working directory):
+// - no NODECTL_* variable of the environment running the tests (NODECTL_URL, NODECTL_API_KEY,
+//   NODECTL_CONFIG, ...) reaches a test or a child; a test passes the ones it means;
+// - the working directory, HOME and XDG_CONFIG_HOME are a temporary folder of the file's own
+//   (under the run's, test/setup/sandboxes.ts), so
+//   the default data directory ./.nodectl (and its config.json) and ~/.config/nodectl/session.json
+//   are the test's, never the checkout's or the user's; NODECTL_DATA_DIR names it too, for a
+//   child a test runs in the checkout (cwd: PROJECT_ROOT) to read its fixtures.
+// A test that needs the checkout names it (PROJECT_ROOT); reading its committed files is fine.
+const sandbox = mkdtempSync(join(inject('sandboxes'), 'file-'));
+for (const name of Object.keys(process.env)) if (name.startsWith('NODECTL_')) delete process.env[name];
+process.env.HOME = join(sandbox, 'home');
+process.env.XDG_CONFIG_HOME = join(sandbox, 'home', '.config');
+process.env.NODECTL_DATA_DIR = join(sandbox, '.nodectl');
+mkdirSync(process.env.XDG_CONFIG_HOME, { recursive: true });
+process.chdir(sandbox);
+
+const removeSandbox = () => {
+  process.chdir(tmpdir()); // out of the folder before it goes, in case this process runs another file
+  rmSync(sandbox, { recursive: true, force: true });
+};
+afterAll(removeSandbox); // and test/setup/sandboxes.ts removes what is left when the run ends
