@@ -5,7 +5,7 @@ import type { Access } from './authorize.js';
  * Who may call one management route, declared in its route options (`config.access`) and
  * enforced before the handler by the management scope's hook (management-scope.ts). The
  * isolation-matrix test walks every declared route with every role, in the caller's own and in
- * a foreign organization (test/auth/isolation-matrix.test.ts).
+ * a foreign organization (test/control/access/isolation-matrix.app.test.ts).
  */
 export type RouteAccess =
   /** Anyone (register, login); a credential, when sent and valid, still sets request.principal. */

@@ -7,7 +7,7 @@ import type { Db } from '../../platform/storage/index.js';
  * lets a row go only once its organization is gone). Parameters: :org, :websites and :connectors
  * (JSON arrays of ids), :needles (every id of the organization, JSON array) and :self (the job
  * running the erase, kept). A table that holds organization data must have its line here;
- * KEPT_TABLES names those that hold none. test/organizations/erase.test.ts fails when a table is
+ * KEPT_TABLES names those that hold none. test/control/organizations/erase.app.test.ts fails when a table is
  * in neither list, so a new table's migration decides how an erase treats it.
  */
 export const ERASE_STATEMENTS: ReadonlyArray<readonly [table: string, sql: string]> = [

@@ -2,7 +2,7 @@
  * Renders the API reference (docs/api.md) from the OpenAPI document: one section per tag, one
  * entry per operation with who may call it, its parameters, body and answer fields, and every
  * error code by status. Plain functions over the document's JSON, so the reference cannot say
- * anything the document does not (test/api/reference.test.ts compares it with docs/api.md).
+ * anything the document does not (test/daemon/openapi/reference.app.test.ts compares it with docs/api.md).
  */
 type Json = Record<string, unknown>;
 type Schema = Json & {
@@ -151,7 +151,7 @@ export function renderApiReference(document: Json): string {
   return (
     [
       '# API reference',
-      `<!-- Generated from the OpenAPI document by scripts/api-reference.mjs; do not edit by hand (test/api/reference.test.ts checks it). -->`,
+      `<!-- Generated from the OpenAPI document by scripts/api-reference.mjs; do not edit by hand (test/daemon/openapi/reference.app.test.ts checks it). -->`,
       `${String(info.title)} ${String(info.version)}. ${String(info.description ?? '')}`,
       'The machine-readable form of this page is the OpenAPI 3.1 document a daemon serves at `GET /v1/openapi.json`. Every answer is the envelope `{ "ok": true, "data": ..., "meta": { "requestId" } }` or `{ "ok": false, "error": { "code", "message", "details", "retryable" }, "meta": { "requestId" } }`; the error codes are explained in [errors.md](errors.md). Lists take `?limit` (1 to 100) and `?cursor` (the previous page\'s `next_cursor`).',
       '## Credentials',

@@ -2,7 +2,7 @@
  * The API's surface as sorted lines: every operation, parameter, body field and answer field of
  * the OpenAPI document (`GET /v1/websites/{id} 200 data.name`). docs/api-surface.txt holds the
  * committed one; a line that disappears is a breaking change and needs a CHANGELOG.md note that
- * quotes it (test/api/changelog.test.ts, scripts/api-reference.mjs).
+ * quotes it (test/daemon/openapi/changelog.app.test.ts, scripts/api-reference.mjs).
  */
 type Json = Record<string, unknown>;
 type Schema = Json & { properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[] };

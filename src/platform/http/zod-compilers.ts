@@ -43,7 +43,7 @@ export function validatedInHandler<T extends z.ZodType>(schema: T): T {
 
 /**
  * Response schemas document a route's answers (the OpenAPI document, checked against real answers
- * by test/api/contract.test.ts); they do not shape what is sent. Serialising is plain JSON, as for
+ * by test/daemon/openapi/contract.app.test.ts); they do not shape what is sent. Serialising is plain JSON, as for
  * a route that declares none, so a document drift can never turn a good answer into a 500.
  */
 export const jsonSerializerCompiler: FastifySerializerCompiler<unknown> = () => (data) => JSON.stringify(data);

@@ -1,7 +1,7 @@
 /**
  * The two shared-state stores of signed ingest. The embedded default keeps them in control.sqlite
  * (sqlite.ts); a Redis driver can implement the same interfaces so several daemons share them.
- * Both run the same conformance suite (test/ingest/stores.test.ts).
+ * Both run the same conformance suite (test/ingest/endpoints/stores.app.test.ts).
  */
 
 /** Replay guard for X-Nonce: an atomic set-if-absent with expiry. */

@@ -4,7 +4,7 @@
  * differently: how a domain's public address reaches the live version (publicAlias) and how a
  * stored folder is read as local files (localFolder). Keys are `/`-separated, never start with
  * `/` and never contain `..`. The publisher needs nothing else and never asks which target it
- * has, so a new backend is one file plus a run of test/publish/target-conformance.ts.
+ * has, so a new backend is one file plus a run of test/output/publish/target-conformance.ts.
  */
 export interface PutOptions {
   contentType: string;
@@ -67,7 +67,7 @@ export interface PublicAlias {
 export interface PublishTarget {
   /**
    * The target's name, for summaries and logs only: the publisher
-   * never branches on it (test/publish/target-seams.test.ts).
+   * never branches on it (test/output/publish/target-seams.app.test.ts).
    */
   readonly kind: 'fs' | 's3';
   /** Human description for summaries, e.g. `s3://bucket/prefix` or the folder. */

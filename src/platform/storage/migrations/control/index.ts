@@ -16,7 +16,7 @@ import { migration as jobsByWebsite } from './0008-jobs-by-website.js';
  * To add one: take the next number, write one new file exporting `migration` (copy the shape of
  * the last one), add its import and one line to the list below, then record a database made at
  * that version with `npm run build && node scripts/make-migration-fixture.mjs control <version>`
- * and commit test/data/control-v<version>.sqlite (test/foundation/migrations.test.ts checks the
+ * and commit test/data/control-v<version>.sqlite (test/platform/storage/migrations.app.test.ts checks the
  * numbering and migrates every fixture to the latest version). Two branches that took the same
  * number: the one merged second renumbers its file.
  *

@@ -18,7 +18,7 @@ import { migration as factLanguageIndex } from './0010-fact-language-index.js';
  * To add one: take the next number, write one new file exporting `migration`, add its import and
  * one line to the list below, then record a database made at that version with
  * `npm run build && node scripts/make-migration-fixture.mjs graph <version>` and commit
- * test/data/graph-v<version>.sqlite (test/foundation/migrations.test.ts). Forward-only: a
+ * test/data/graph-v<version>.sqlite (test/platform/storage/migrations.app.test.ts). Forward-only: a
  * released file is never edited.
  */
 export const GRAPH_MIGRATIONS: readonly Migration[] = [
