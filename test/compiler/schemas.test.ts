@@ -10,7 +10,7 @@ import { NODE_SCHEMAS, renderJsonSchemaFile, schemaForPath } from '../../src/pla
 const ROOT = join(__dirname, '..', '..');
 
 describe('schemas/*.schema.json', () => {
-  it('are in sync with the zod source (run `npm run schemas` after changing src/output/node-format)', () => {
+  it('are in sync with the zod source (run `npm run schemas` after changing src/platform/node-format)', () => {
     const committed = readdirSync(join(ROOT, 'schemas'))
       .filter((f) => f.endsWith('.schema.json'))
       .sort();

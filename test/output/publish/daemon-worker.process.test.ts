@@ -79,12 +79,20 @@ describe('the publish route runs the compile and the publish in a worker thread'
   it('bug "a publish of a large website blocks the event loop": /healthz keeps answering while a publish runs, whose CPU time is spent off the event loop\'s thread; the route still answers 200 with the version', async () => {
     const pid = daemon.process.pid!;
     const linux = process.platform === 'linux';
-    // CPU ticks of the daemon's threads: the event loop's (the main thread, tid = pid) and the publish's (its worker and the threads it starts, all named nodectl-*).
+    // CPU ticks of the daemon's threads: the event loop's (the main thread, tid = pid) and the publish's
+    // (its worker and the threads it starts, all named nodectl-*). A thread that ends takes its ticks out
+    // of /proc with it, so each thread's last reading is kept: sampled with every probe, the publish's
+    // threads are seen while they work.
+    const seen = new Map<number, { name: string; ticks: number }>();
     const cpu = () => {
-      const threads = linux ? threadCpuTicks(pid) : [];
-      const sum = (keep: (t: (typeof threads)[number]) => boolean) =>
-        threads.filter(keep).reduce((total, t) => total + t.ticks, 0);
-      return { loop: sum((t) => t.tid === pid), publish: sum((t) => t.name.startsWith('nodectl-')) };
+      for (const t of linux ? threadCpuTicks(pid) : []) seen.set(t.tid, { name: t.name, ticks: t.ticks });
+      let loop = 0;
+      let publish = 0;
+      for (const [tid, t] of seen) {
+        if (tid === pid) loop += t.ticks;
+        else if (t.name.startsWith('nodectl-')) publish += t.ticks;
+      }
+      return { loop, publish };
     };
     const before = cpu();
     const running = publish(editorKey, websiteId);
