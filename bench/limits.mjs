@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { resolveConfig } from '../dist/platform/config/config.js';
-import { createServices } from '../dist/daemon/services.js';
+import { createServices } from '../dist/daemon/create-services.js';
 import { buildApp } from '../dist/daemon/app.js';
 import { createApiKey } from '../dist/control/records/api-keys.js';
 import { createOrganization } from '../dist/control/records/organizations.js';

@@ -25,7 +25,7 @@ async function load(dist) {
   const at = (path) => import(pathToFileURL(join(dist, path)).href);
   return {
     ...(await at('platform/config/config.js')),
-    ...(await at('daemon/services.js')),
+    ...(await at('daemon/create-services.js')),
     ...(await at('daemon/app.js')),
     ...(await at('control/records/users.js')),
     ...(await at('control/records/organizations.js')),

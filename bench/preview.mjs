@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices } from '../dist/daemon/services.js';
+import { createServices } from '../dist/daemon/create-services.js';
 import { compileWebsite } from '../dist/compiler/website.js';
 import { resolveConfig } from '../dist/platform/config/config.js';
 import { processRawItems } from '../dist/ingest/graph/process-raw-items.js';

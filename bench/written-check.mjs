@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices } from '../dist/daemon/services.js';
+import { createServices } from '../dist/daemon/create-services.js';
 import { compileWebsite } from '../dist/compiler/website.js';
 import { WrittenNodeCheck } from '../dist/compiler/validate/written-node.js';
 import { ParallelWrittenNodeCheck } from '../dist/compiler/validate/written-node-thread.js';

@@ -1,23 +1,23 @@
 import type { Command } from 'commander';
-import { registerAdminCommands } from './commands/admin.js';
-import { registerAdminKeysCommands } from './commands/admin-keys.js';
-import { registerConfigCommand } from './commands/config.js';
-import { registerJobsCommands } from './commands/jobs.js';
-import { registerServeCommand } from './commands/serve.js';
-import { registerPushCommand } from './commands/push.js';
-import { registerCompileCommand } from './commands/compile.js';
-import { registerGoldenCommands } from './commands/golden.js';
-import { registerValidateCommand } from './commands/validate.js';
-import { registerPublishCommand } from './commands/publish.js';
-import { registerRollbackCommand } from './commands/rollback.js';
-import { registerVersionsCommand } from './commands/versions.js';
-import { registerAnalyticsCommand } from './commands/analytics.js';
-import { registerMcpCommand } from './commands/mcp.js';
-import { registerLoginCommands } from './commands/login.js';
-import { registerWebsitesCommands } from './commands/websites.js';
-import { registerConnectorsCommands } from './commands/connectors.js';
-import { registerWebhooksCommands } from './commands/webhooks.js';
-import { registerSearchCommand } from './commands/search.js';
+import { registerAdminCommands } from './commands/admin-command.js';
+import { registerAdminKeysCommands } from './commands/admin-keys-command.js';
+import { registerConfigCommand } from './commands/config-command.js';
+import { registerJobsCommands } from './commands/jobs-command.js';
+import { registerServeCommand } from './commands/serve-command.js';
+import { registerPushCommand } from './commands/push-command.js';
+import { registerCompileCommand } from './commands/compile-command.js';
+import { registerGoldenCommands } from './commands/golden-command.js';
+import { registerValidateCommand } from './commands/validate-command.js';
+import { registerPublishCommand } from './commands/publish-command.js';
+import { registerRollbackCommand } from './commands/rollback-command.js';
+import { registerVersionsCommand } from './commands/versions-command.js';
+import { registerAnalyticsCommand } from './commands/analytics-command.js';
+import { registerMcpCommand } from './commands/mcp-command.js';
+import { registerLoginCommands } from './commands/login-command.js';
+import { registerWebsitesCommands } from './commands/websites-command.js';
+import { registerConnectorsCommands } from './commands/connectors-command.js';
+import { registerWebhooksCommands } from './commands/webhooks-command.js';
+import { registerSearchCommand } from './commands/search-command.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function

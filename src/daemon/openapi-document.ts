@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices } from '../daemon/services.js';
+import { createServices } from './create-services.js';
 import { resolveConfig } from '../platform/config/index.js';
 import { buildApp } from './app.js';
 

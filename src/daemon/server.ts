@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { type ResolvedConfig, nodeBaseUrl, publicBaseUrl } from '../platform/config/index.js';
 import { JobWorker, laneConcurrency, startScheduler, type AppServices } from '../platform/app/index.js';
-import { JOBS } from './job-kinds.js';
+import { JOBS } from './job-definitions.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
 import { buildApp } from './app.js';
-import { createServices } from '../daemon/services.js';
+import { createServices } from './create-services.js';
 import { sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
 
 export interface RunningDaemon {

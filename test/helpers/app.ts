@@ -6,7 +6,7 @@ import type { SettingName } from '../../src/platform/config/settings.js';
 import { signRequest } from '../../src/platform/contract/signing.js';
 import { createConnector } from '../../src/control/connectors/connectors.js';
 import { type AppServices } from '../../src/platform/app/services.js';
-import { createServices } from '../../src/daemon/services.js';
+import { createServices } from '../../src/daemon/create-services.js';
 import type { PrincipalResolvers } from '../../src/control/access/principal.js';
 import { buildApp } from '../../src/daemon/app.js';
 import { readMasterKey } from '../../src/platform/storage/data-dir.js';

@@ -4,7 +4,7 @@ export { analyticsAggregateJob } from './aggregate-job.js';
 export { resolveAnalyticsRange } from './analytics-range.js';
 export type { AnalyticsRangeSchema } from './analytics-range.js';
 export { addWebsiteEvent } from './event-counts.js';
-export { METRICS } from './metrics.js';
+export { METRICS } from './metric-names.js';
 export { readWebsiteAnalytics } from './read-analytics.js';
 export type { WebsiteAnalytics } from './read-analytics.js';
 export { createReadCounter } from './read-counter.js';

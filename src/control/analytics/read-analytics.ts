@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/storage/index.js';
 import { AGENTS, type Agent } from './agents.js';
-import { AGENT_METRIC_PREFIX, FILE_METRIC_PREFIX, METRICS } from './metrics.js';
+import { AGENT_METRIC_PREFIX, FILE_METRIC_PREFIX, METRICS } from './metric-names.js';
 
 /** Files listed in top_files. */
 export const TOP_FILES = 10;

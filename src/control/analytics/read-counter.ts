@@ -1,10 +1,10 @@
 import { writeWithoutWaiting, type Db } from '../../platform/storage/index.js';
 import type { Agent } from './agents.js';
-import { agentMetric, fileMetric, hourOf, METRICS } from './metrics.js';
+import { agentMetric, fileMetric, hourOf, METRICS } from './metric-names.js';
 
 /**
  * Counts node reads per website per hour, in total, per agent and per file (analytics_events,
- * src/control/analytics/metrics.ts), and per organization per month (usage_counters node_reads),
+ * src/control/analytics/metric-names.ts), and per organization per month (usage_counters node_reads),
  * buffered in memory and written in one transaction every few seconds and on close: a
  * synchronous=FULL write per file read would cost an fsync per request.
  */

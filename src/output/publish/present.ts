@@ -1,6 +1,6 @@
 import type { FlipResult } from './rollback.js';
 import type { PublishResult } from './publish-node.js';
-import { NO_REJECTIONS } from './rejections.js';
+import { NO_REJECTIONS } from './publish-rejections.js';
 import type { PublishedVersionView, PublishResultView, RollbackResultView } from './schemas.js';
 import { listStoredVersions, type StoredVersion } from './store.js';
 import { siteHashOf } from './layout.js';

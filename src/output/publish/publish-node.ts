@@ -15,7 +15,7 @@ import { SILENT_PROGRESS, type PublishProgress } from './progress.js';
 import { validatedLiveNode } from './validated-live.js';
 import { listStoredVersions, nextVersionLabel, readLiveManifest, recordCount } from './store.js';
 import type { PublishedFile } from './published-file.js';
-import type { PublishRejections } from './rejections.js';
+import type { PublishRejections } from './publish-rejections.js';
 import type { PublishTarget } from './targets/types.js';
 
 export interface PublishNodeOptions {

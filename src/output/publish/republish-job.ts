@@ -128,7 +128,7 @@ async function republish(payload: RepublishPayload, { services, signal }: JobCon
   ] = await Promise.all([
     import('./targets/index.js'),
     import('./publish-in-worker.js'),
-    import('./rejections.js'),
+    import('./publish-rejections.js'),
     import('./purge-versions.js'),
     import('./store.js'),
     import('./layout.js'),

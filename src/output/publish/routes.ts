@@ -4,7 +4,7 @@ import { authorizedWebsite, auditRequest, type RouteAccess } from '../../control
 import { sendData, pageOf, parseListQuery, dataEnvelope, listEnvelope } from '../../platform/http/index.js';
 import { assertPublishAllowed } from '../../control/plans/index.js';
 import { listWebsiteVersions, presentPublishResult, presentRollbackResult } from './present.js';
-import { countRejections } from './rejections.js';
+import { countRejections } from './publish-rejections.js';
 import {
   PublishedVersionSchema,
   PublishRequestSchema,

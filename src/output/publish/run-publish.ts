@@ -12,7 +12,7 @@ import { siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock, type PublishLock } from './lock.js';
 import type { PublishProgress } from './progress.js';
 import { publishNode, type PublishResult } from './publish-node.js';
-import { rejectionsOf, type PublishRejections } from './rejections.js';
+import { rejectionsOf, type PublishRejections } from './publish-rejections.js';
 import { isRecordFile, readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
 

@@ -19,7 +19,7 @@ export interface JobContext {
 }
 
 /**
- * Everything about one job kind, in one `*-job.ts` file of the feature that owns it (listed in src/daemon/job-kinds.ts). The
+ * Everything about one job kind, in one `*-job.ts` file of the feature that owns it (listed in src/daemon/job-definitions.ts). The
  * payload is parsed with its schema when enqueued and again when claimed, so a handler only ever
  * sees a payload of its own type.
  */

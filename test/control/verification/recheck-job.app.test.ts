@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOBS } from '../../../src/daemon/job-kinds.js';
+import { JOBS } from '../../../src/daemon/job-definitions.js';
 import { verificationCheckJob } from '../../../src/control/verification/check-job.js';
 import { grantManualVerification } from '../../../src/control/verification/grant-manual.js';
 import { verificationDeps } from '../../../src/control/verification/deps.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServices } from '../../../src/daemon/services.js';
+import { createServices } from '../../../src/daemon/create-services.js';
 import { resolveConfig } from '../../../src/platform/config/config.js';
 import { emitEvent } from '../../../src/control/events/emit.js';
 import { readMasterKey } from '../../../src/platform/storage/data-dir.js';

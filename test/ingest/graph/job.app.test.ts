@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/platform/config/config.js';
 import { type AppServices } from '../../../src/platform/app/services.js';
-import { createServices } from '../../../src/daemon/services.js';
+import { createServices } from '../../../src/daemon/create-services.js';
 import { runContentIngestJob } from '../../../src/ingest/graph/run-content-ingest.js';
 import { SqliteGraphReader } from '../../../src/ingest/graph/reader.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
 import { contentIngestJob } from '../../../src/ingest/graph/content-ingest-job.js';
-import { JOBS } from '../../../src/daemon/job-kinds.js';
+import { JOBS } from '../../../src/daemon/job-definitions.js';
 import { loadFieldMappings, loadWebsiteInfo } from '../../../src/control/records/load-website.js';
 import type { IngestItem } from '../../../src/platform/contract/ingest-item.js';
 import { makeTempDir } from '../../helpers/paths.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveConfig } from '../../../src/platform/config/config.js';
 import { type AppServices } from '../../../src/platform/app/services.js';
-import { createServices } from '../../../src/daemon/services.js';
+import { createServices } from '../../../src/daemon/create-services.js';
 import {
   defineJob,
   indexJobsByKind,
@@ -11,7 +11,7 @@ import {
   type JobDefinition,
 } from '../../../src/platform/app/define-job.js';
 import { contentIngestJob } from '../../../src/ingest/graph/content-ingest-job.js';
-import { JOBS } from '../../../src/daemon/job-kinds.js';
+import { JOBS } from '../../../src/daemon/job-definitions.js';
 import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/app/job-scheduler.js';
 import { JobWorker, laneConcurrency } from '../../../src/platform/app/job-worker.js';
 import { makeTempDir } from '../../helpers/paths.js';

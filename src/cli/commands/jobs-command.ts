@@ -134,7 +134,7 @@ export function registerJobsCommands(program: Command): void {
           const rows = await listOverHttp(await connectApi(opts), websiteId, filter, limit);
           return ctx.out.result(rows, () => formatJobs(rows));
         }
-        const { withControlDb } = await import('./admin.js');
+        const { withControlDb } = await import('./admin-command.js');
         const { JobQueue } = await import('../../platform/jobs/index.js');
         const rows = await withControlDb(ctx, (db) =>
           new JobQueue(db).list({ ...filter, websiteId: opts.website, limit }),
@@ -153,7 +153,7 @@ export function registerJobsCommands(program: Command): void {
         const { connectApi, reportApiFailure } = await import('../api-connection.js');
         job = await (await connectApi(opts)).client.jobs.get(websiteId, jobId).catch(reportApiFailure);
       } else {
-        const { withControlDb } = await import('./admin.js');
+        const { withControlDb } = await import('./admin-command.js');
         const { JobQueue } = await import('../../platform/jobs/index.js');
         const found = await withControlDb(ctx, (db) =>
           opts.website === undefined
@@ -193,7 +193,7 @@ export function registerJobsCommands(program: Command): void {
         throw new UsageError(
           '--website is for jobs wait over HTTP (--url); locally it waits for every job of the kind',
         );
-      const { withControlDb } = await import('./admin.js');
+      const { withControlDb } = await import('./admin-command.js');
       const { JobQueue } = await import('../../platform/jobs/index.js');
       const deadline = Date.now() + timeoutSeconds * 1000;
       const deadBefore = (await withControlDb(ctx, (db) => new JobQueue(db).depth(opts.kind))).dead;

@@ -5,7 +5,7 @@ import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { formatTable } from '../output.js';
-import { withControlDb } from './admin.js';
+import { withControlDb } from './admin-command.js';
 
 const BAR_WIDTH = 30;
 /** Readers that are AI crawlers (the rest: search engines and other). */

@@ -4,7 +4,7 @@ import { VERIFICATION_METHODS } from '../../control/records/index.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { UsageError } from '../errors.js';
-import { registerAdminConnectorCommands } from './admin-connector.js';
+import { registerAdminConnectorCommands } from './admin-connector-command.js';
 import type { Db } from '../../platform/storage/index.js';
 
 /** Opens the control database of the configured data directory for one admin action. */

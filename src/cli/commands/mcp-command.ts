@@ -20,7 +20,7 @@ export function registerMcpCommand(program: Command): void {
         throw new UsageError(`--target must be fs or s3 (got ${opts.target})`);
       const websiteId = opts.website;
       const ctx = commandContext(command, opts.target ? { publishTarget: opts.target } : {});
-      const { withControlDb } = await import('./admin.js');
+      const { withControlDb } = await import('./admin-command.js');
       const { loadWebsiteInfo } = await import('../../control/records/index.js');
       const { countsAsVerified } = await import('../../control/records/index.js');
       const { capabilitiesOf } = await import('../../control/plans/index.js');
