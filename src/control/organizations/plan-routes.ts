@@ -1,5 +1,6 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { type RoutePlugin, monthOf, readUsage } from '../../platform/app/index.js';
+import type { RoutePlugin } from '../../platform/app/index.js';
+import { monthOf, readUsage } from '../../platform/storage/index.js';
 import type { RouteAccess } from '../access/index.js';
 import { sendData, dataEnvelope } from '../../platform/http/index.js';
 import {

@@ -1,7 +1,6 @@
 import { AppError } from '../../platform/errors/index.js';
-import type { Db } from '../../platform/storage/index.js';
+import { type Db, DAILY_PUBLISHES, dayOf, monthOf, readCounter } from '../../platform/storage/index.js';
 import { type Capability, planEntitlements, type Limit, type PlanEntitlements } from './plan-table.js';
-import { DAILY_PUBLISHES, dayOf, monthOf, readCounter } from '../../platform/app/index.js';
 
 /** One quota of an organization now: what its plan allows and what is in use. */
 export interface Quota {

@@ -1,6 +1,5 @@
-import type { Db } from '../../platform/storage/index.js';
+import { type Db, countPublishedVersion } from '../../platform/storage/index.js';
 import { assertWithinLimit } from './entitlements.js';
-import { countPublishedVersion } from '../../platform/app/index.js';
 
 function organizationOf(db: Db, websiteId: string): string | undefined {
   return (

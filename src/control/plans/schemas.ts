@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PLANS, type Capability, LIMITS, PLAN_TABLE } from './plan-table.js';
-import { USAGE_METRICS } from '../../platform/app/index.js';
+import { USAGE_METRICS } from '../../platform/storage/index.js';
 
 /**
  * The plan routes' path, query and answers (docs/contract.md#plans): they validate the request and

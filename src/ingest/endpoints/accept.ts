@@ -1,5 +1,6 @@
 import { AppError } from '../../platform/errors/index.js';
-import { type AppServices, addUsage } from '../../platform/app/index.js';
+import type { AppServices } from '../../platform/app/index.js';
+import { addUsage } from '../../platform/storage/index.js';
 import type { IngestItem, BatchResult, ItemResult } from '../../platform/contract/index.js';
 import { contentIngestJob, writeRawItems, type WriteOutcome, withWriteTurn } from '../graph/index.js';
 import { commitWithoutSync, syncCommits } from './durable-commit.js';

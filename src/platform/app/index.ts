@@ -9,14 +9,4 @@ export { rateLimitsPruneJob } from './rate-limits-prune-job.js';
 export type { RoutePlugin, RoutePluginOptions } from './route-plugin.js';
 export { assembleServices } from './services.js';
 export type { AppServices, NodeOperations, RepublishRequest } from './services.js';
-export {
-  DAILY_PUBLISHES,
-  USAGE_METRICS,
-  addUsage,
-  countPublishedVersion,
-  dayOf,
-  monthOf,
-  readCounter,
-  readUsage,
-} from './usage-counters.js';
 export { NODECTL_VERSION } from './version.js';

@@ -6,8 +6,9 @@ import {
 } from '../http/index.js';
 import { JobQueue, type Job } from '../jobs/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
-import { createUsageBuffer, type UsageBuffer } from './usage-buffer.js';
 import {
+  createUsageBuffer,
+  type UsageBuffer,
   openControlDb,
   dataDirLayout,
   type DataDirLayout,

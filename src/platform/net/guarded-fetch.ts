@@ -1,5 +1,5 @@
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
+import type { buildConnector } from 'undici';
 import { checkAddress, type AddressPolicy } from './address-policy.js';
 import { createHostResolver, describeDnsError, type HostResolver, type ResolvedAddress } from './host-resolver.js';
 
@@ -71,9 +71,12 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
   const maxRedirects = options.maxRedirects ?? GUARDED_FETCH_DEFAULTS.maxRedirects;
   const resolver = options.resolver ?? createHostResolver();
   const signal = AbortSignal.timeout(timeoutMs);
+  // undici loads on the first outbound request: the settings check imports this module's address
+  // rules, and a CLI command should not pay for an HTTP client it never uses.
+  const { Agent, buildConnector, request } = await import('undici');
   let remoteAddress = '';
   const agent = new Agent({
-    connect: guardedConnector(policy, resolver, timeoutMs, (address) => (remoteAddress = address)),
+    connect: guardedConnector(buildConnector, policy, resolver, timeoutMs, (address) => (remoteAddress = address)),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     connections: 1,
@@ -145,12 +148,13 @@ function checkUrl(text: string, policy: AddressPolicy): URL {
  * socket's peer address is checked once more.
  */
 function guardedConnector(
+  build: typeof buildConnector,
   policy: AddressPolicy,
   resolver: Pick<HostResolver, 'resolveAddresses'>,
   timeoutMs: number,
   onConnected: (address: string) => void,
 ): buildConnector.connector {
-  const connect = buildConnector({ lookup: pinnedLookup(policy, resolver), timeout: timeoutMs });
+  const connect = build({ lookup: pinnedLookup(policy, resolver), timeout: timeoutMs });
   return (options, callback) => {
     connect(options, (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('no socket'), null);

@@ -8,3 +8,15 @@ export { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
 export { SchemaTooNewError, isBusyError, openDatabase, writeWithoutWaiting } from './sqlite.js';
 export type { Db } from './sqlite.js';
 export { writeFileAtomic } from './write-file-atomic.js';
+export {
+  DAILY_PUBLISHES,
+  USAGE_METRICS,
+  addUsage,
+  countPublishedVersion,
+  dayOf,
+  monthOf,
+  readCounter,
+  readUsage,
+} from './usage-counters.js';
+export type { UsageMetric } from './usage-counters.js';
+export { createUsageBuffer, type UsageBuffer } from './usage-buffer.js';

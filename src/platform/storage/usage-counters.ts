@@ -1,4 +1,4 @@
-import type { Db } from '../storage/index.js';
+import type { Db } from './sqlite.js';
 
 /** The usage counters of docs/contract.md#plans, each per organization per calendar month (UTC). */
 export const USAGE_METRICS = ['items_ingested', 'published_versions', 'node_reads', 'api_requests'] as const;

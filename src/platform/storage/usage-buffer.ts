@@ -1,4 +1,4 @@
-import { writeWithoutWaiting, type Db } from '../storage/index.js';
+import { writeWithoutWaiting, type Db } from './sqlite.js';
 import { addUsage, monthOf, type UsageMetric } from './usage-counters.js';
 
 /** Usage counts kept in memory and written to usage_counters in one transaction per flush. */
