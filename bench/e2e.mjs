@@ -15,20 +15,24 @@
 // server that hashes (sha256) and parses each body and answers; the fastest of each is reported
 // (a shared machine's bursts of load). The timed part starts once the started daemon is idle (its
 // warm start done, as for a daemon connectors push to); --no-settle pushes at once. Usage:
-//   npm run build && node bench/e2e.mjs [--items N] [--no-settle]
+//   npm run build && node bench/e2e.mjs [--items N] [--no-settle] [--root DIR]
 // BENCH_DAEMON_NODE_ARGS adds node flags to the daemon (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+// --root DIR runs another build: DIR's bin/nodectl and dist/ (a copy of this folder's bin/, dist/
+// and package.json, with a node_modules link), so two builds can be compared in one session,
+// alternating, with this one bench script (docs/performance.md).
 import { execFileSync, fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const rootArg = process.argv.indexOf('--root');
+const ROOT = rootArg > 0 ? resolvePath(process.argv[rootArg + 1]) : join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'nodectl');
 const arg = process.argv.indexOf('--items');
 const N = arg > 0 ? Number(process.argv[arg + 1]) : 10_000;
@@ -237,6 +241,7 @@ function page(i, computeItemChecksum) {
 
 function startDaemon(dataDir) {
   return startBenchDaemon(dataDir, {
+    bin: BIN,
     nodeArgs: process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : [],
   });
 }

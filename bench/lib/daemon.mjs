@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/nodectl', import.meta.url));
 
-/** `nodeArgs` go to node itself (BENCH_DAEMON_NODE_ARGS, e.g. --cpu-prof). Resolves { child, url }. */
-export async function startBenchDaemon(dataDir, { nodeArgs = [] } = {}) {
+/** `nodeArgs` go to node itself (BENCH_DAEMON_NODE_ARGS, e.g. --cpu-prof); `bin`, another build's launcher. Resolves { child, url }. */
+export async function startBenchDaemon(dataDir, { nodeArgs = [], bin = BIN } = {}) {
   const child = spawn(
     'node',
-    [...nodeArgs, BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
+    [...nodeArgs, bin, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
     { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let out = '';
