@@ -19,19 +19,17 @@ export class ListenError extends Error {}
 
 /**
  * The warm start of content.ingest's threads (docs/graph.md "A warm start"), in the background:
- * real batches go first. The extraction workers extract made-up pages; the graph writer thread
- * is started and writes what they extracted into a private graph, so its code is loaded and
- * optimised before the first batch waits for it.
+ * real batches go first. The extraction workers extract made-up pages, so that the extractor is
+ * optimised before the first batch; the graph writer thread is started, so that its modules are
+ * loaded.
  */
 function warmStart(app: FastifyInstance, pages: number): void {
   const pool = pages > 0 ? sharedExtractionPool() : undefined;
   if (pool === undefined) return;
-  const writer = sharedGraphWriter();
-  writer?.start();
+  sharedGraphWriter()?.start();
   const started = performance.now();
-  // A warm-up write that fails (the thread ended) costs the warm-up only.
   void pool
-    .warmUp(pages, writer && ((extracted) => void writer.warmUp(extracted).catch(() => undefined)))
+    .warmUp(pages)
     .then(() =>
       app.log.info(
         { pages, ms: Math.round(performance.now() - started), workers: pool.running },

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { lowerThreadPriority, nameThread } from '../../platform/threads/index.js';
+import { nameThread } from '../../platform/threads/index.js';
 import { DISCARDING_SINK, type WrittenFile } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';
@@ -58,8 +58,6 @@ function main(data: WrittenCheckWorkerData, post: (answer: WrittenCheckAnswer) =
 }
 
 if (parentPort) {
-  // The compile it checks decides when the publish ends: it goes first when both want a core.
-  lowerThreadPriority();
   nameThread('nodectl-check');
   const port = parentPort;
   main(workerData as WrittenCheckWorkerData, (answer) => port.postMessage(answer));

@@ -16,11 +16,9 @@ export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMap
 );
 /**
  * Extract warm-up pages first to first + count - 1 (warm-up-pages.ts), the JIT's warm-up, and
- * answer them as a file request is answered (a PendingExtraction), for the graph writer thread's
- * own warm-up (graph-writer.ts warmUp). The site (WARM_UP_SITE) and mappings come in the request,
- * as a real batch's do: objects made by the message's copy have other hidden classes than the
- * same objects written out in this thread, and V8's code optimised for one was thrown away at the
- * first real batch (`--trace-deopt`: "wrong map").
+ * serialise them as a file request's answer is (a PendingExtraction), so that code warms up too;
+ * the answer is an empty string. The site (WARM_UP_SITE) and mappings come in the request, as a
+ * real batch's do.
  */
 export interface WarmUpRequest {
   warmUp: { first: number; count: number };
@@ -80,13 +78,9 @@ if (parentPort) nameThread('nodectl-extract');
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('warmUp' in request) {
-    // Copied as a message copies (structuredClone): the rows SQLite
-    // makes for a real batch have the copies' hidden classes.
-    outcomes = pendingExtractionJson(
-      structuredClone(warmUpRows(request.warmUp.first, request.warmUp.count)),
-      request.site,
-      request.mappings,
-    );
+    // Serialised as a real answer is, so that code warms up too; the text is not sent.
+    pendingExtractionJson(warmUpRows(request.warmUp.first, request.warmUp.count), request.site, request.mappings);
+    outcomes = '';
   } else if ('rows' in request) {
     outcomes = extractRowsJson(request.rows, request.site, request.mappings);
   } else {

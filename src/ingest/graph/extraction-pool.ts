@@ -28,10 +28,9 @@ export interface ExtractionPool {
    * Extracts `pages` made-up pages in every worker (warm-up-pages.ts), so that V8 has optimised
    * the extractor before the first real batch (docs/graph.md "A warm start"). Stops early once a
    * real batch is asked for. Workers are kept from then on, idle or not: a new one would start
-   * cold. Each request's answer, the JSON text of a PendingExtraction, goes to `extracted` (the
-   * graph writer thread's warm-up). Resolves when done, stopped, or a worker failed.
+   * cold. Resolves when done, stopped, or a worker failed.
    */
-  warmUp(pages: number, extracted?: (text: string) => void): Promise<void>;
+  warmUp(pages: number): Promise<void>;
   /** Worker threads running now (started, not yet ended). */
   readonly running: number;
   /** Ends the workers (those in use once their batch is done). */
@@ -166,7 +165,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       batchesAsked++,
       send({ id: nextId++, site, mappings, file, ids }, (text) => text)
     ),
-    async warmUp(pages, extracted) {
+    async warmUp(pages) {
       keepIdleWorkers = true;
       for (const slot of slots) clearTimeout(slot.idleTimer);
       const before = batchesAsked;
@@ -180,9 +179,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
               mappings: [],
               warmUp: { first, count: Math.min(WARM_UP_BATCH, pages - first) },
             },
-            (text) => {
-              if (batchesAsked === before) extracted?.(text);
-            },
+            () => undefined,
           );
         }
       };

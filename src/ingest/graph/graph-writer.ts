@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
-import { WARM_UP_SITE } from './warm-up-pages.js';
 import type { PendingExtraction } from './extract-worker.js';
 import type { ProcessRawItemsResult } from './run-result.js';
 import type { WriteTurn } from './write-turn.js';
@@ -22,20 +21,10 @@ export interface GraphWrite {
 /** A batch's extraction: the pending rows and their outcomes, or the extraction worker's JSON text of them, which the writer thread reads. */
 export type Extracted = PendingExtraction | string;
 
-/**
- * A batch to write, or an extraction worker's warm-up answer to write into the thread's private
- * graph (writer-warm-up.ts), with the site (WARM_UP_SITE) copied over as a real batch's is, so
- * that the code is optimised for the hidden classes of copied objects.
- */
-export type GraphWriteRequest = (GraphWrite | WarmUpRequest) & { id: number };
-interface WarmUpRequest {
-  warmUp: string;
-  site: WebsiteInfo;
-}
-/** What a batch's write did, the warm-up pages written so far (a warm-up's answer), or why it failed. */
-export type GraphWriteResponse = { id: number } & (
-  { result: ProcessRawItemsResult } | { warmedUp: number } | { error: string }
-);
+/** A batch to write. */
+export type GraphWriteRequest = GraphWrite & { id: number };
+/** What a batch's write did, or why it failed. */
+export type GraphWriteResponse = { id: number } & ({ result: ProcessRawItemsResult } | { error: string });
 
 /** The writer thread ended (failed, or was closed) before it answered: nothing of the batch was committed by it. */
 export class GraphWriterStopped extends Error {
@@ -54,29 +43,14 @@ export interface GraphWriter {
   write(request: GraphWrite): Promise<ProcessRawItemsResult>;
   /** Starts the thread now rather than at the first write, which then finds its modules loaded (the daemon's warm start). */
   start(): void;
-  /**
-   * Writes an extraction worker's warm-up answer (extraction-pool.ts warmUp) into the thread's
-   * own in-memory graph, the way a batch is written, so that its code is optimised before the
-   * first real batch (src/ingest/graph/writer-warm-up.ts); a real batch waits for at most the one
-   * warm-up write under way. Resolves with the warm-up pages the thread has written in all
-   * (nothing more once WRITER_WARM_UP_PAGES were).
-   */
-  warmUp(extracted: string): Promise<number>;
   /** Whether the thread is running now (started, not yet ended). */
   readonly running: boolean;
   /** Ends the thread; writes not yet answered reject with GraphWriterStopped. */
   close(): Promise<void>;
 }
 
-/**
- * The writer thread's young generation, in MB (V8's default is about 48). Each batch's rows are
- * parsed into objects that live until its transaction commits, so with the default the scavenges
- * copied them once or twice; 64 was faster, 128 no faster (figures: docs/graph.md "The writer thread").
- */
-const WRITER_YOUNG_GENERATION_MB = 64;
-
 interface Pending {
-  resolve: (answer: ProcessRawItemsResult | number) => void;
+  resolve: (answer: ProcessRawItemsResult) => void;
   reject: (error: Error) => void;
 }
 
@@ -97,14 +71,13 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     pending.clear();
   };
   const start = (): Worker => {
-    const started = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB } });
+    const started = new Worker(url);
     started.on('message', (response: GraphWriteResponse) => {
       const p = pending.get(response.id);
       pending.delete(response.id);
       if (pending.size === 0) started.unref();
       if (!p) return;
       if ('result' in response) p.resolve(response.result);
-      else if ('warmedUp' in response) p.resolve(response.warmedUp);
       else p.reject(new Error(response.error));
     });
     started.on('error', (error) => stop(started, error.message));
@@ -115,14 +88,12 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     return started;
   };
 
-  const post = <T extends ProcessRawItemsResult | number>(request: GraphWrite | WarmUpRequest): Promise<T> => {
+  const post = (request: GraphWrite): Promise<ProcessRawItemsResult> => {
     worker ??= start();
     const id = nextId++;
     // Referenced while it has requests to answer, so a process waiting only for them does not exit.
     worker.ref();
-    const answer = new Promise<T>((resolve, reject) =>
-      pending.set(id, { resolve: resolve as Pending['resolve'], reject }),
-    );
+    const answer = new Promise<ProcessRawItemsResult>((resolve, reject) => pending.set(id, { resolve, reject }));
     worker.postMessage({ ...request, id } satisfies GraphWriteRequest);
     return answer;
   };
@@ -134,8 +105,7 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     get running() {
       return worker !== undefined;
     },
-    warmUp: (extracted) => post<number>({ warmUp: extracted, site: WARM_UP_SITE }),
-    write: (request) => post<ProcessRawItemsResult>(request),
+    write: post,
     async close() {
       const closing = worker;
       if (!closing) return;

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { GRAPH_DB_OPTIONS, openDatabase } from '../../platform/storage/index.js';
-import { lowerThreadPriority, nameThread } from '../../platform/threads/index.js';
+import { nameThread } from '../../platform/threads/index.js';
 import { GRAPH_QUERIES, LANGUAGES_SQL } from './reader.js';
 import {
   SIGNAL,
@@ -17,9 +17,6 @@ import {
  */
 const { file, port, signal, chunkRows, chunksAhead } = workerData as ReaderWorkerData;
 const flags = new Int32Array(signal);
-// The compile it reads for decides when the publish ends: it goes first when both want a core
-// (this thread stays at most chunksAhead messages ahead of it anyway).
-lowerThreadPriority();
 nameThread('nodectl-reader');
 const db = openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true });
 db.exec('BEGIN');

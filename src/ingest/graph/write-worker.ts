@@ -5,10 +5,8 @@ import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
 import { writeBatch, writePendingBatch } from './process-raw-items.js';
 import { WriteQueue } from './write-queue.js';
-import { beginWriterTurn, endWriterTurn, newWriteTurn, type WriteTurn } from './write-turn.js';
+import { beginWriterTurn, endWriterTurn, type WriteTurn } from './write-turn.js';
 import { nameThread } from '../../platform/threads/index.js';
-import { WriterWarmUp, type BatchWrite } from './writer-warm-up.js';
-import type { ProcessRawItemsResult } from './run-result.js';
 
 const queues = new WeakMap<Db, WriteQueue>();
 /**
@@ -45,47 +43,24 @@ function queueOf(db: Db): WriteQueue {
 }
 
 /**
- * A batch's write, in the next transaction of the connection's write queue; resolves with what it did once committed.
- */
-function queueBatch(db: Db, write: BatchWrite): Promise<ProcessRawItemsResult> {
-  return queueOf(db).write(write.batch.length, () =>
-    writePendingBatch(db, write.site, write.batch, write.extracted, write.now),
-  );
-}
-
-/** Warm-up batches go through the write queue of their own private graph, in a turn nobody else takes. */
-const warmUp = new WriterWarmUp((db, write) => {
-  if (!turns.has(db)) turns.set(db, newWriteTurn());
-  return queueBatch(db, write);
-});
-
-/**
  * The graph writer thread (graph-writer.ts): writes each batch as the daemon's own thread did
- * (writePendingBatch through a write queue), and answers what it did once committed; a warm-up
- * answer of the extraction workers is written the same way into a private graph (writer-warm-up.ts).
+ * (writePendingBatch through a write queue), and answers what it did once committed.
  */
 if (parentPort) nameThread('nodectl-writer');
 parentPort?.on('message', (request: GraphWriteRequest) => {
   const answer = (response: GraphWriteResponse) => parentPort!.postMessage(response);
-  if ('warmUp' in request) {
-    const { warmUp: text, site } = request;
-    warmUp
-      .write(() => readPendingExtraction(text), site)
-      .then(
-        (warmedUp) => answer({ id: request.id, warmedUp }),
-        (error: unknown) => answer({ id: request.id, error: describeError(error) }),
-      );
-    return;
-  }
   try {
     const db = connections.get(request.file);
     turns.set(db, request.turn);
     const extracted =
       typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
-    queueBatch(db, { ...request, extracted }).then(
-      (result) => answer({ id: request.id, result }),
-      (error: unknown) => answer({ id: request.id, error: describeError(error) }),
-    );
+    const write = () => writePendingBatch(db, request.site, request.batch, extracted, request.now);
+    queueOf(db)
+      .write(request.batch.length, write)
+      .then(
+        (result) => answer({ id: request.id, result }),
+        (error: unknown) => answer({ id: request.id, error: describeError(error) }),
+      );
   } catch (error) {
     answer({ id: request.id, error: describeError(error) });
   }

@@ -101,15 +101,6 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
   }
 }
 
-/**
- * A publish worker's young generation, in MB (V8's default is about 48). The compile parses the
- * graph's rows and makes each node record, short-lived objects by the hundred thousand: 64 made the
- * publish faster for about the same peak memory, 128 no faster (figures: docs/publishing.md
- * "Threads"). The graph writer thread has the same (graph-writer.ts).
- */
-const PUBLISH_WORKER_YOUNG_GENERATION_MB = 64;
-const PUBLISH_WORKER_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: PUBLISH_WORKER_YOUNG_GENERATION_MB } };
-
 /** A worker started ahead of the next publish, its modules loaded (publish-worker.ts): its first message is its input. */
 let spare: Worker | undefined;
 let keepSpare = false;
@@ -118,7 +109,7 @@ let keepSpare = false;
 function startWorker(input: PublishWorkerInput): Worker {
   const worker = spare;
   spare = undefined;
-  if (worker === undefined) return new Worker(publishWorkerUrl(), { ...PUBLISH_WORKER_LIMITS, workerData: input });
+  if (worker === undefined) return new Worker(publishWorkerUrl(), { workerData: input });
   worker.ref();
   worker.postMessage(input);
   return worker;
@@ -126,7 +117,7 @@ function startWorker(input: PublishWorkerInput): Worker {
 
 function prepareSpare(): void {
   if (spare !== undefined) return;
-  const worker = new Worker(publishWorkerUrl(), PUBLISH_WORKER_LIMITS);
+  const worker = new Worker(publishWorkerUrl());
   // An idle spare never keeps the process alive.
   worker.unref();
   const forget = () => {

@@ -159,7 +159,7 @@ export const SETTINGS = {
     default: 3000,
     env: 'NODECTL_EXTRACTION_WARM_UP_PAGES',
     description:
-      'Made-up pages the extraction workers run through when the daemon starts (the graph writer thread writes the first 1,000 into a private in-memory graph), so that its first ingest runs at full speed (about 2.5 s of one core; 0: none, and the graph writer thread then starts at the first ingest).',
+      'Made-up pages the extraction workers run through when the daemon starts, so that its first ingest runs at full speed (about 2 s of one core; 0: none, and the graph writer thread then starts at the first ingest).',
   }),
   jobPollMs: setting({
     schema: positiveInt,

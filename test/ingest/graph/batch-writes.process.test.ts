@@ -399,29 +399,6 @@ describe('processRawItemsConcurrently with the graph writer thread (runs the bui
     }
   });
 
-  it("writes the extraction workers' warm-up answers into a graph of its own, and real batches into their file as before", async () => {
-    const [g, reference] = [graph(), graph()];
-    const items = Array.from({ length: 6 }, (_, i) => page(i, 0));
-    processRawItems(reference.db, site, pending(reference.db, items), { now: RECEIVED });
-    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
-    const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
-    try {
-      const warmedUp: number[] = [];
-      await pool.warmUp(75, (text) => void writer.warmUp(text).then((pages) => warmedUp.push(pages)));
-      expect(
-        await processRawItemsConcurrently(g.db, site, pending(g.db, items), { now: RECEIVED, pool, writer }),
-      ).toMatchObject({ processed: 6, failed: 0 });
-      // Answered in order, before the real batch that came after them.
-      expect(warmedUp).toEqual([25, 50, 75]);
-      expect(tables(g.db)).toEqual(tables(reference.db));
-      // An answer it cannot read is refused, and the thread goes on.
-      await expect(writer.warmUp('not json')).rejects.toThrow('is not valid JSON');
-      expect(writer.running).toBe(true);
-    } finally {
-      await Promise.all([pool.close(), writer.close()]);
-    }
-  });
-
   it('started and never written to, does not keep the process up (a listener added after unref() refs a worker again)', async () => {
     const graphWriter = new URL('../../../dist/ingest/graph/graph-writer.js', import.meta.url).href;
     // A file, not --eval: a worker inherits the process's flags, and --input-type fails it.

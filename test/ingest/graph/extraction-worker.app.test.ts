@@ -1,13 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { IngestItem } from '../../../src/platform/contract/ingest-item.js';
-import {
-  createExtractionPool,
-  extractWorkerUrl,
-  readPendingExtraction,
-} from '../../../src/ingest/graph/extraction-pool.js';
-import type { PendingExtraction } from '../../../src/ingest/graph/extract-worker.js';
-import { WARM_UP_SITE, warmUpRows } from '../../../src/ingest/graph/warm-up-pages.js';
+import { createExtractionPool, extractWorkerUrl } from '../../../src/ingest/graph/extraction-pool.js';
 import type { ContributionRows } from '../../../src/ingest/graph/contribution-rows.js';
 import {
   extractRows,
@@ -245,43 +239,6 @@ describe('extraction workers (runs the build: npm run build)', () => {
     }
   });
 
-  it("hand each warm-up answer on (the graph writer thread's warm-up): the warm-up pages' pending extraction, without bodies, none once a real batch was asked", async () => {
-    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
-    const answers: PendingExtraction[] = [];
-    try {
-      await pool.warmUp(50, (text) => answers.push(readPendingExtraction(text)));
-      expect(answers.map((a) => a.rows.map((row) => row.raw_content_id))).toEqual(
-        [warmUpRows(0, 25), warmUpRows(25, 25)].map((rows) => rows.map((row) => row.raw_content_id)),
-      );
-      expect(answers.flatMap((a) => a.rows).every((row) => row.body === null)).toBe(true);
-      expect(answers[0]!.outcomes).toEqual(extractRows(warmUpRows(0, 25), WARM_UP_SITE, []));
-
-      const later: string[] = [];
-      let firstHandedOn!: () => void;
-      const underWay = new Promise<void>((resolve) => (firstHandedOn = resolve));
-      const warming = pool.warmUp(100_000, (text) => (later.push(text), firstHandedOn()));
-      await underWay; // the warm-up is under way: an answer was handed on, the next request is asked
-      const handedOn = later.length;
-      await pool.extract(
-        site,
-        [],
-        [
-          {
-            raw_content_id: 'raw_1',
-            item_type: 'product',
-            item_id: '1',
-            body: JSON.stringify(page(1)),
-            received_at: RECEIVED,
-          },
-        ],
-      );
-      await warming;
-      expect(later.length).toBe(handedOn);
-    } finally {
-      await pool.close();
-    }
-  });
-
   it('stop warming up at the first real batch, which is answered right away', async () => {
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
     const rows = [
@@ -294,12 +251,11 @@ describe('extraction workers (runs the build: npm run build)', () => {
       },
     ];
     try {
-      // 100,000 pages would take a minute or more; the real batch waits for one warm-up request at most.
-      let firstAnswered!: () => void;
-      const underWay = new Promise<void>((resolve) => (firstAnswered = resolve));
+      // 100,000 pages would take a minute or more; the real batch waits for one warm-up request at most
+      // (the first is posted before warmUp returns).
       const order: string[] = [];
-      const warming = pool.warmUp(100_000, () => firstAnswered()).then(() => void order.push('warm-up ended'));
-      await underWay;
+      const warming = pool.warmUp(100_000).then(() => void order.push('warm-up ended'));
+      expect(pool.running).toBe(1);
       const [outcome] = await pool.extract(site, [], rows);
       order.push('batch answered');
       expect('rows' in outcome! && outcome.rows.itemKey).toBe('product:1');

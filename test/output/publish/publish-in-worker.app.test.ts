@@ -56,8 +56,6 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
     try {
       const first = sparePublishWorker()!;
       expect(first).toBeDefined();
-      // A larger young generation than V8's default: the compile's short-lived rows and records.
-      expect(first.resourceLimits?.maxYoungGenerationSizeMb).toBe(64);
       const firstExited = once(first, 'exit');
       const result = await publish({ force: true, buildTime: '2026-03-02T11:00:00Z' });
       expect(result).toMatchObject({ websiteId: site.websiteId, alreadyLive: false });
