@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { accountsContextOf, userPrincipalResolver } from '../control/accounts/index.js';
-import { type AppServices, NODECTL_VERSION } from '../platform/app/index.js';
+import type { AppServices } from '../platform/app/index.js';
+import { NODECTL_VERSION } from '../platform/config/index.js';
 import {
   apiKeyPrincipalResolver,
   managementScope,

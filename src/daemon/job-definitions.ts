@@ -1,4 +1,5 @@
-import { type JobDefinition, jobsPruneJob, rateLimitsPruneJob } from '../platform/app/index.js';
+import { type JobDefinition, jobsPruneJob } from '../platform/job-runtime/index.js';
+import { rateLimitsPruneJob } from '../control/access/index.js';
 import { accountsPruneJob } from '../control/accounts/index.js';
 import { analyticsAggregateJob } from '../control/analytics/index.js';
 import { contentIngestJob } from '../ingest/graph/index.js';

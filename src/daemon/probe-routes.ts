@@ -1,5 +1,6 @@
 import { AppError } from '../platform/errors/index.js';
-import { type RoutePlugin, NODECTL_VERSION } from '../platform/app/index.js';
+import type { RoutePlugin } from '../platform/app/index.js';
+import { NODECTL_VERSION } from '../platform/config/index.js';
 import { CONTRACT_VERSION, NODE_SCHEMA_VERSION, SIGNING_SCHEME } from '../platform/contract/index.js';
 import { sendData } from '../platform/http/index.js';
 

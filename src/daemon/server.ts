@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type ResolvedConfig, nodeBaseUrl, publicBaseUrl } from '../platform/config/index.js';
-import { JobWorker, laneConcurrency, startScheduler, type AppServices } from '../platform/app/index.js';
+import type { AppServices } from '../platform/app/index.js';
+import { JobWorker, laneConcurrency, startScheduler } from '../platform/job-runtime/index.js';
 import { JOBS } from './job-definitions.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
 import { buildApp } from './app.js';

@@ -22,6 +22,7 @@ export const LAYERS: LayerTable = [
       'src/platform/jobs',
       'src/platform/http',
       'src/platform/app',
+      'src/platform/job-runtime',
     ],
   },
   {

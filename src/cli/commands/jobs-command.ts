@@ -226,13 +226,12 @@ export function registerJobsCommands(program: Command): void {
     .argument('<kind>', 'job kind, e.g. content.ingest, node.republish, maintenance.expire, or all')
     .action(async (kind: string, _opts, command: Command) => {
       const ctx = commandContext(command);
-      const { JOBS } = await import('../../daemon/index.js');
+      const { JOBS, createServices } = await import('../../daemon/index.js');
       const kinds = JOBS.map((job) => job.kind).sort();
       if (kind !== 'all' && !kinds.includes(kind))
         throw new UsageError(`unknown job kind ${kind}; valid kinds: all, ${kinds.join(', ')}`);
-      const { createServices } = await import('../../daemon/index.js');
-      const { JobWorker, laneConcurrency } = await import('../../platform/app/index.js');
-      const { enqueueDuePeriodicJobs } = await import('../../platform/app/index.js');
+      const { JobWorker, enqueueDuePeriodicJobs, laneConcurrency } =
+        await import('../../platform/job-runtime/index.js');
       const services = createServices(ctx.config);
       try {
         enqueueDuePeriodicJobs(services.controlDb, services.jobs, JOBS, services.now());

@@ -9,3 +9,4 @@ export type { PlatformRole, PrincipalResolvers, UserPrincipal } from './principa
 export { actorOf, auditRequest } from './request-audit.js';
 export { limitedByAddress } from './request-limits.js';
 export type { ManagementRoute, RouteAccess } from './route-access.js';
+export { rateLimitsPruneJob } from './rate-limits-prune-job.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pruneAccountRecords } from './prune.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
  * Once a day, deletes sessions (with their refresh tokens) and mailed tokens past their expiry

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { rollUpAnalytics } from './rollup.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
  * Hourly: sums the hourly analytics rows (node reads by agent and file, items ingested,

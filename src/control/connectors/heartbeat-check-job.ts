@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { flagStaleConnectors } from './flag-stale.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
  * Every 5 minutes, flags connectors with no heartbeat for 15 minutes as stale and emits

@@ -1,4 +1,4 @@
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 import { orgTransferExecuteKind } from './job-kinds.js';
 import { executeTransfer } from './transfers.js';
 

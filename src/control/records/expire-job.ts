@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/storage/index.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /** Deletes expired nonces, completed idempotency records and publish locks. Returns rows removed per table. */
 export function expireControlRecords(db: Db, now: number): Record<string, number> {

@@ -4,7 +4,7 @@ import { graphDbPath } from '../../platform/storage/index.js';
 import { verificationDeps } from './deps.js';
 import { runVerificationMaintenance } from './maintenance.js';
 import { createOwnershipProbes } from './ownership-probes.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
  * verification.check, hourly (docs/verification.md "Re-checks"): re-reads the proof of every verified

@@ -2,7 +2,7 @@ import { readMasterKey } from '../../platform/storage/index.js';
 import { attemptDelivery } from './deliver.js';
 import { deliverWebhookKind } from '../events/index.js';
 import { deliveryFetchOptions } from './send.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
  * One attempt of a webhook delivery, on the delivery lane with its own concurrency, so a slow or

@@ -1,6 +1,6 @@
 import { dispatchEventsKind } from '../events/index.js';
 import { dispatchPendingEvents } from './dispatch.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
  * Every minute, fans out outbox events that no delivery was made for (emitEvent makes them in

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pruneDeliveredEvents } from './prune.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
  * Once a day, deletes outbox events older than 30 days whose

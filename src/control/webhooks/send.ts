@@ -1,5 +1,4 @@
-import { NODECTL_VERSION } from '../../platform/app/index.js';
-import type { Settings } from '../../platform/config/index.js';
+import { NODECTL_VERSION, type Settings } from '../../platform/config/index.js';
 import {
   GuardedFetchError,
   guardedFetch,

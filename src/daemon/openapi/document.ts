@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
-import { NODECTL_VERSION } from '../../platform/app/index.js';
+import { NODECTL_VERSION } from '../../platform/config/index.js';
 import type { RouteAccess } from '../../control/access/index.js';
 import { ERROR_CODES, type ErrorCode } from '../../platform/errors/index.js';
 import { codesByStatus, routeErrorCodes } from './route-errors.js';

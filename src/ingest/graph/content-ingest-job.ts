@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { emitEvent } from '../../control/events/index.js';
-import { defineJob } from '../../platform/app/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 import { withoutFsync } from '../../platform/jobs/index.js';
 
 let runner: Promise<typeof import('./run-content-ingest.js')> | undefined;
 /**
  * Loaded on first use: the extractor (htmlparser2) stays out of daemon start-up. Kept as one
  * promise: awaiting it again takes a microtask, so a job reaches its extraction within the turn
- * of the event loop that claimed it (src/platform/app/job-worker.ts).
+ * of the event loop that claimed it (src/platform/job-runtime/job-worker.ts).
  */
 const loadRunner = () => (runner ??= import('./run-content-ingest.js'));
 

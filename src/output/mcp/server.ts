@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type LiveNode, KnowledgeIndex } from '../knowledge/index.js';
-import { NODECTL_VERSION } from '../../platform/app/index.js';
+import { NODECTL_VERSION } from '../../platform/config/index.js';
 
 const DEFAULT_LIMIT = 10;
 

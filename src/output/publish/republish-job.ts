@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { type AppServices, type RepublishRequest, defineJob, type JobContext } from '../../platform/app/index.js';
+import type { AppServices, RepublishRequest } from '../../platform/app/index.js';
+import { defineJob, type JobContext } from '../../platform/job-runtime/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import type { Job } from '../../platform/jobs/index.js';
 

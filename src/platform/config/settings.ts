@@ -120,7 +120,7 @@ export const SETTINGS = {
     env: 'NODECTL_PUBLISH_MAX_DROP',
     description: 'Largest share of records a publish may drop against the live version.',
   }),
-  // Job lanes (src/platform/app/define-job.ts): each runs its jobs
+  // Job lanes (src/platform/job-runtime/define-job.ts): each runs its jobs
   // with its own concurrency, so a slow lane never delays another.
   jobLaneIngestConcurrency: setting({
     schema: positiveInt.max(64),

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { NODECTL_VERSION } from '../../platform/app/index.js';
+import { NODECTL_VERSION } from '../../platform/config/index.js';
 import type { ErrorCode } from '../../platform/errors/index.js';
 import { parseRetryAfter } from '../client/index.js';
 import { ApiError } from './errors.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { accountsPruneJob } from '../../../src/control/accounts/prune-job.js';
 import { JOBS } from '../../../src/daemon/job-definitions.js';
-import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/app/job-scheduler.js';
-import { JobWorker, laneConcurrency } from '../../../src/platform/app/job-worker.js';
+import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/job-runtime/job-scheduler.js';
+import { JobWorker, laneConcurrency } from '../../../src/platform/job-runtime/job-worker.js';
 import { openAuthApp, PASSWORD, registerAndLogin, type AuthApp } from './http-support.js';
 
 const DAY_MS = 24 * 3600_000;

@@ -56,7 +56,7 @@ export async function buildOrgApp(options: BuildTestAppOptions = {}): Promise<Or
   const t = await buildTestApp({ ...options, clock, principalResolvers: { resolveUserPrincipal } });
   services = t.services;
   const { JOBS } = await import('../../../src/daemon/job-definitions.js');
-  const { JobWorker, laneConcurrency } = await import('../../../src/platform/app/job-worker.js');
+  const { JobWorker, laneConcurrency } = await import('../../../src/platform/job-runtime/job-worker.js');
   const worker = new JobWorker(t.services.jobs, JOBS, t.services, {
     lanes: laneConcurrency(t.services.config.settings),
     pollMs: 10,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../../src/control/events/emit.js';
 import { webhooksDispatchJob } from '../../../src/control/webhooks/dispatch-job.js';
-import type { JobWorker } from '../../../src/platform/app/job-worker.js';
+import type { JobWorker } from '../../../src/platform/job-runtime/job-worker.js';
 import { readMasterKey } from '../../../src/platform/storage/data-dir.js';
 import { attemptDelivery, RETRY_DELAYS_MS } from '../../../src/control/webhooks/deliver.js';
 import { deliveryFetchOptions } from '../../../src/control/webhooks/send.js';

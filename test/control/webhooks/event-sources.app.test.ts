@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../../src/control/events/emit.js';
 import { connectorHeartbeatCheckJob } from '../../../src/control/connectors/heartbeat-check-job.js';
-import type { JobWorker } from '../../../src/platform/app/job-worker.js';
+import type { JobWorker } from '../../../src/platform/job-runtime/job-worker.js';
 import {
   buildTestApp,
   fakeClock,

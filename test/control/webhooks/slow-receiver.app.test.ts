@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobWorker } from '../../../src/platform/app/job-worker.js';
+import type { JobWorker } from '../../../src/platform/job-runtime/job-worker.js';
 import { buildTestApp, injectSigned, seedWebsite, type SeededWebsite, type TestApp } from '../../helpers/app.js';
 import { until } from '../../helpers/until.js';
 import { pageItem } from '../../ingest/endpoints/support.js';

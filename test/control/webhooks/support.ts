@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
 import type { AppServices } from '../../../src/platform/app/services.js';
 import { JOBS } from '../../../src/daemon/job-definitions.js';
-import { JobWorker, laneConcurrency, type WorkerOptions } from '../../../src/platform/app/job-worker.js';
+import { JobWorker, laneConcurrency, type WorkerOptions } from '../../../src/platform/job-runtime/job-worker.js';
 import { createApiKey } from '../../../src/control/records/api-keys.js';
 import { injectJson, type InjectAnswer, type TestApp } from '../../helpers/app.js';
 import { until } from '../../helpers/until.js';

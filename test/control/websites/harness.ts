@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { UserPrincipal } from '../../../src/control/access/principal.js';
 import type { SettingName } from '../../../src/platform/config/settings.js';
 import { JOBS } from '../../../src/daemon/job-definitions.js';
-import { JobWorker, laneConcurrency } from '../../../src/platform/app/job-worker.js';
+import { JobWorker, laneConcurrency } from '../../../src/platform/job-runtime/job-worker.js';
 import { createApiKey } from '../../../src/control/records/api-keys.js';
 import { memberRole } from '../../../src/control/records/member-rows.js';
 import type { Role } from '../../../src/control/records/record-types.js';

@@ -9,7 +9,7 @@ import type { DeleteResult } from '../../../src/platform/contract/ingest-results
 import type { DeleteReason } from '../../../src/platform/contract/ingest-requests.js';
 import type { IngestWebsite } from '../../../src/ingest/endpoints/website-context.js';
 import { JOBS } from '../../../src/daemon/job-definitions.js';
-import { JobWorker, laneConcurrency } from '../../../src/platform/app/job-worker.js';
+import { JobWorker, laneConcurrency } from '../../../src/platform/job-runtime/job-worker.js';
 import { siteHashOf, siteKeys } from '../../../src/output/publish/layout.js';
 import type { PublishResult } from '../../../src/output/publish/publish-node.js';
 import { runPublish } from '../../../src/output/publish/run-publish.js';

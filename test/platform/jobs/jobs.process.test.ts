@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineJob } from '../../../src/platform/app/define-job.js';
+import { defineJob } from '../../../src/platform/job-runtime/define-job.js';
 import { JOBS, PLANNED_PERIODIC_JOBS } from '../../../src/daemon/job-definitions.js';
-import { rateLimitsPruneJob } from '../../../src/platform/app/rate-limits-prune-job.js';
+import { rateLimitsPruneJob } from '../../../src/control/access/rate-limits-prune-job.js';
 import { JobQueue } from '../../../src/platform/jobs/queue.js';
-import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/app/job-scheduler.js';
-import { JobWorker, laneConcurrency } from '../../../src/platform/app/job-worker.js';
+import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/job-runtime/job-scheduler.js';
+import { JobWorker, laneConcurrency } from '../../../src/platform/job-runtime/job-worker.js';
 import { resolveConfig } from '../../../src/platform/config/config.js';
 import { enforceRateLimit } from '../../../src/platform/http/rate-limit.js';
 import { CONTROL_MIGRATIONS } from '../../../src/platform/storage/control-schema.js';

@@ -9,11 +9,11 @@ import {
   JOB_LANES,
   JobPayloadError,
   type JobDefinition,
-} from '../../../src/platform/app/define-job.js';
+} from '../../../src/platform/job-runtime/define-job.js';
 import { contentIngestJob } from '../../../src/ingest/graph/content-ingest-job.js';
 import { JOBS } from '../../../src/daemon/job-definitions.js';
-import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/app/job-scheduler.js';
-import { JobWorker, laneConcurrency } from '../../../src/platform/app/job-worker.js';
+import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/job-runtime/job-scheduler.js';
+import { JobWorker, laneConcurrency } from '../../../src/platform/job-runtime/job-worker.js';
 import { makeTempDir } from '../../helpers/paths.js';
 
 const noop = async () => {};

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../app/index.js';
 import type { Job } from '../jobs/index.js';
 
 /**

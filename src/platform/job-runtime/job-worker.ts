@@ -1,6 +1,6 @@
 import { newUlid } from '../ids/index.js';
 import type { Settings } from '../config/index.js';
-import type { AppServices } from './services.js';
+import type { AppServices } from '../app/index.js';
 import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define-job.js';
 import type { Job, JobQueue } from '../jobs/index.js';
 

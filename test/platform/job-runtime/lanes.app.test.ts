@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { resolveConfig } from '../../../src/platform/config/config.js';
 import { type AppServices } from '../../../src/platform/app/services.js';
 import { createServices } from '../../../src/daemon/create-services.js';
-import { defineJob, type JobDefinition, type JobLane } from '../../../src/platform/app/define-job.js';
-import { JobWorker, laneConcurrency, type LaneConcurrency } from '../../../src/platform/app/job-worker.js';
+import { defineJob, type JobDefinition, type JobLane } from '../../../src/platform/job-runtime/define-job.js';
+import { JobWorker, laneConcurrency, type LaneConcurrency } from '../../../src/platform/job-runtime/job-worker.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { until } from '../../helpers/until.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { pruneRateLimits } from '../http/index.js';
-import type { Db } from '../storage/index.js';
-import { defineJob } from './define-job.js';
+import { pruneRateLimits } from '../../platform/http/index.js';
+import type { Db } from '../../platform/storage/index.js';
+import { defineJob } from '../../platform/job-runtime/index.js';
 
 /** Rate-limit counters are kept an hour: longer than any limit's window (the longest is a minute). */
 export const RATE_LIMIT_KEEP_MS = 3_600_000;
