@@ -13,7 +13,7 @@ import { decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';
 import { sendErrorReply, toAppError } from './errors.js';
 import { DEFAULT_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.js';
-import { requestIdOf } from './request-id.js';
+import { clientRequestIdOf, requestIdOf } from './request-id.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './zod-compilers.js';
 import { armBodyTimer, connectionTimeouts } from './timeouts.js';
 
@@ -76,6 +76,14 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     bodyLimit: DEFAULT_BODY_LIMIT,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // Every log line of a request names the caller's own trace id beside ours, never instead of it.
+    childLoggerFactory: (logger, bindings, childOptions, rawRequest) => {
+      const clientRequestId = clientRequestIdOf(rawRequest);
+      return logger.child(
+        clientRequestId === undefined ? bindings : { ...bindings, client_request_id: clientRequestId },
+        childOptions,
+      );
+    },
     return503OnClosing: true,
     forceCloseConnections: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
