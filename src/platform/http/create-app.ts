@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
 import type { Settings } from '../config/index.js';
 import type { AppError } from '../errors/index.js';
@@ -42,6 +42,22 @@ export const REDACTED_PATHS = [
 
 /** Routes whose bodies may take ingestBodyTimeoutMs to arrive (bulk uploads); the rest get bodyTimeoutMs. */
 const LONG_BODY_PREFIX = '/v1/ingest/';
+
+/** The account routes answer tokens, codes and account data; their answers are never stored. */
+const AUTH_PREFIX = '/v1/auth/';
+
+/**
+ * Whether an answer must carry Cache-Control: no-store: every answer under /v1/auth/, and any
+ * other answer to a request that carried credentials unless its route chose its own caching (a
+ * public node file is the same for everyone).
+ */
+function mustNotBeStored(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (request.url.startsWith(AUTH_PREFIX)) return true;
+  const headers = request.headers;
+  const credentialed =
+    headers.authorization !== undefined || headers.cookie !== undefined || headers['x-api-key'] !== undefined;
+  return credentialed && !reply.hasHeader('cache-control');
+}
 
 /** One answered request, for metrics: the route pattern ('unmatched' when none), not the URL. */
 export interface AnsweredRequest {
@@ -168,8 +184,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   // While shutting down, in-flight responses close their connection so keep-alive clients
   // cannot hold the process open.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
+    if (mustNotBeStored(request, reply)) reply.header('Cache-Control', 'no-store');
     done(null, payload);
   });
 
