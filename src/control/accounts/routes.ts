@@ -50,9 +50,9 @@ const MAIL_TOKEN_ERRORS: readonly ErrorCode[] = [
   'auth.mail_token_expired',
   'auth.mail_token_used',
 ];
-const SECOND_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_required', 'auth.mfa_invalid'];
+const SECOND_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_required', 'auth.mfa_invalid', 'auth.factor_locked'];
 /** Turning 2FA off and new recovery codes need 2FA on and a current code. */
-const CURRENT_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_not_enrolled', 'auth.mfa_invalid'];
+const CURRENT_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_not_enrolled', 'auth.mfa_invalid', 'auth.factor_locked'];
 
 const TAGS = ['auth'];
 const SESSION_ANSWER = dataEnvelope(SessionGrantSchema).describe(
@@ -389,7 +389,7 @@ function registerTwoFactorRoutes({ app, ctx }: AuthRouteKit): void {
     {
       config: {
         access: USER_MUTATE,
-        errors: ['auth.mfa_not_enrolled', 'auth.mfa_already_enabled', 'auth.mfa_invalid'],
+        errors: ['auth.mfa_not_enrolled', 'auth.mfa_already_enabled', 'auth.mfa_invalid', 'auth.factor_locked'],
       },
       schema: {
         summary:
