@@ -1,5 +1,5 @@
 import { type JobDefinition, jobsPruneJob, rateLimitsPruneJob } from '../platform/app/index.js';
-import { accountsPruneJob } from '../control/accounts/index.js';
+import { accountMailJob, accountsPruneJob } from '../control/accounts/index.js';
 import { analyticsAggregateJob } from '../control/analytics/index.js';
 import { contentIngestJob } from '../ingest/graph/index.js';
 import { maintenanceExpireJob } from '../control/records/index.js';
@@ -20,6 +20,7 @@ export const JOBS: readonly JobDefinition[] = [
   rateLimitsPruneJob,
   jobsPruneJob,
   accountsPruneJob,
+  accountMailJob,
   orgTransferExecuteJob,
   orgEraseJob,
   webhooksDispatchJob,

@@ -26,7 +26,6 @@ import {
   LoginSchema,
   RecoveryCodesSchema,
   RefreshRequestSchema,
-  RegisteredSchema,
   RegisterSchema,
   ResetPasswordSchema,
   SecondFactorSchema,
@@ -133,19 +132,21 @@ function registerAccountCreationRoutes({ app, ctx, limit }: AuthRouteKit): void 
     {
       config: { access: ANONYMOUS },
       schema: {
-        summary: 'Create an account and an organization it owns; mails an email verification token',
+        summary:
+          'Create an account and an organization it owns, and mail a verification token; an address that has an account gets a mail instead. Answers the same either way',
         tags: TAGS,
         body: RegisterSchema,
         response: {
-          201: dataEnvelope(RegisteredSchema).describe(
-            'The account was made; the verification mail went out unless emailVerificationSent is false',
+          202: dataEnvelope(AcceptedSchema).describe(
+            'Accepted: check the mailbox (a verification mail, or a notice when the address already has an account)',
           ),
         },
       },
     },
     async (request, reply) => {
       await limit('register', request, reply, request.body.email);
-      return sendData(request, reply, await register(ctx, request.body), 201);
+      await register(ctx, request.body);
+      return sendData(request, reply, { status: 'accepted' }, 202);
     },
   );
 
