@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../../src/control/records/users.js';
 import type { InjectAnswer } from '../../helpers/app.js';
@@ -89,5 +90,26 @@ describe('forgot-password does the same work for known and unknown addresses (is
     expect(mails[0]).toContain('Subject: Reset your password');
     expect(count(a, 'mail_tokens')).toBe(tokensBefore + 1);
     expect(mailJobs(a).map((j) => j.state)).not.toContain('dead');
+  });
+});
+
+/** A loopback port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('the accounts.mail job', () => {
+  it('a mail transport that fails fails the attempt: the job is retried later with the error, not lost', async () => {
+    a = await openAuthApp({ mailTransport: 'smtp', smtpHost: '127.0.0.1', smtpPort: await closedPort() });
+    await seedAccount(a, 'ada@example.com');
+    expect((await a.post('/v1/auth/password/forgot', { email: 'ada@example.com' })).status).toBe(202);
+    expect(await a.runJobs()).toBe(1);
+    const [job] = mailJobs(a);
+    expect(job).toMatchObject({ state: 'queued', attempts: 1, lastError: expect.stringMatching(/not sent/) });
+    expect(job!.runAt).toBeGreaterThan(a.clock.now());
   });
 });
