@@ -230,6 +230,7 @@ export const CONTROL_SEED = {
       used_at: T0 + 50 * MINUTE,
     },
   ],
+  factor_lockouts: [{ user_id: user, failures: 2, locked_until: null, updated_at: T0 + 51 * MINUTE }],
   mail_tokens: [
     {
       token_hash: sha256('fixture verification token'),

@@ -1,6 +1,6 @@
 import { type JobDefinition, jobsPruneJob } from '../platform/job-runtime/index.js';
 import { rateLimitsPruneJob } from '../control/access/index.js';
-import { accountsPruneJob } from '../control/accounts/index.js';
+import { accountMailJob, accountsPruneJob } from '../control/accounts/index.js';
 import { analyticsAggregateJob } from '../control/analytics/index.js';
 import { contentIngestJob } from '../ingest/graph/index.js';
 import { maintenanceExpireJob } from '../control/records/index.js';
@@ -21,6 +21,7 @@ export const JOBS: readonly JobDefinition[] = [
   rateLimitsPruneJob,
   jobsPruneJob,
   accountsPruneJob,
+  accountMailJob,
   orgTransferExecuteJob,
   orgEraseJob,
   webhooksDispatchJob,

@@ -82,10 +82,10 @@ const post = (path: string, contentLength: number, extra = '') =>
   `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n${extra}\r\n`;
 
 describe('slow clients get 408 request.timeout in the envelope and are disconnected (bug: half a body held a connection 7+ minutes)', () => {
-  it('half a body on a management route: 408 after bodyTimeoutMs, with the request id it sent', async () => {
+  it('half a body on a management route: 408 after bodyTimeoutMs, with the request id of the server (never the one it sent)', async () => {
     const answer = await exchange([post('/v1/waitlist', 100, 'X-Request-Id: slow-body-1\r\n'), '{"email":"slow@exa']);
     expectEnvelope(answer, 408, 'request.timeout');
-    expect(answer.json.meta.requestId).toBe('slow-body-1');
+    expect(answer.json.meta.requestId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(answer.json.error.retryable).toBe(true);
     expect(answer.headers.connection).toBe('close');
     expect(answer.closedAfterMs).toBeGreaterThanOrEqual(BODY_MS - 50);

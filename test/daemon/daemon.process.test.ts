@@ -48,12 +48,12 @@ describe('the daemon core (in process through inject())', () => {
     expect((await call({ method: 'GET', url: '/readyz' })).json).toMatchObject({ ok: true, data: { status: 'ready' } });
   });
 
-  it('keeps a valid incoming X-Request-Id and replaces an invalid one', async () => {
-    const kept = await call({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc.123' } });
-    expect(kept.headers['x-request-id']).toBe('trace-abc.123');
-    expect(kept.json.meta.requestId).toBe('trace-abc.123');
-    const replaced = await call({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
-    expect(replaced.headers['x-request-id']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  it('answers with a request id of its own (a ULID), never the X-Request-Id a client sent', async () => {
+    const sent = await call({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(sent.headers['x-request-id']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(sent.json.meta.requestId).toBe(sent.headers['x-request-id']);
+    const invalid = await call({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(invalid.headers['x-request-id']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
   it('unknown routes are 404 route.not_found in the envelope, pointing at the API reference and the OpenAPI document, both of which exist (regression: it once named a reference that did not exist)', async () => {

@@ -72,9 +72,10 @@ describe('accounts end to end (spawned daemon, cookie jar)', () => {
       password: PASSWORD,
       orgName: 'Analytical Engines',
     });
-    expect(registered.status).toBe(201);
-    expect(registered.json.data.emailVerificationSent).toBe(true);
-    const userId: string = registered.json.data.userId;
+    expect(registered.status).toBe(202);
+    expect(registered.json.data).toEqual({ status: 'accepted' });
+    // The accounts.mail job sends it, after the answer.
+    await daemon.untilOutput(/"mail":"email_verification"[^\n]*"msg":"mail sent"/);
 
     const verificationToken = tokenFromMail(email, 'Confirm your email address');
     secrets.push(verificationToken);
@@ -82,6 +83,7 @@ describe('accounts end to end (spawned daemon, cookie jar)', () => {
 
     const login = await call(browser, 'POST', '/v1/auth/login', { email, password: PASSWORD });
     expect(login.status).toBe(200);
+    const userId: string = login.json.data.user.id;
     const cookie = browser.get('svc_refresh')!;
     // Plain http on loopback: not Secure, so the jar (like a browser) keeps and sends it over http.
     expect(cookie).toMatchObject({
@@ -225,7 +227,7 @@ describe('accounts end to end (spawned daemon, cookie jar)', () => {
     const email = 'editor@example.com';
     expect(
       (await call(jar, 'POST', '/v1/auth/register', { email, password: PASSWORD, orgName: 'Editor Org' })).status,
-    ).toBe(201);
+    ).toBe(202);
     const db = openControlDb(dataDirLayout(daemon.dataDir));
     try {
       const userId = (db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;

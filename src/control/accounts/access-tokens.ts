@@ -70,12 +70,15 @@ export interface VerifiedAccessToken extends AccessTokenSubject {
   expiresAt: number;
 }
 
+/** Tolerated clock difference between the signer and this verifier; a token issued later than this ahead is refused. */
+export const ACCESS_TOKEN_CLOCK_SKEW_SECONDS = 60;
+
 const unauthenticated = (message: string, cause?: unknown) => new AppError('auth.unauthenticated', message, { cause });
 
 /**
  * Checks a presented access token: signature by a key of the ring under exactly the configured
  * algorithm (alg none, HS256 and the other algorithm are refused before any key is used), typ,
- * iss, aud and exp; then that its session is live and the user's token version is unchanged (a
+ * iss, aud, exp and an iat not in the future (60 s skew); then that its session is live and the user's token version is unchanged (a
  * logout, logout-all or password change rejects it at once). Every failure is 401
  * auth.unauthenticated with a message that says what to do.
  */
@@ -103,6 +106,9 @@ export async function verifyAccessToken(ctx: AccountsContext, token: string): Pr
   const claims = ClaimsSchema.safeParse(payload);
   if (!claims.success) throw unauthenticated('The access token lacks the sub, sid or tv claim; sign in again.');
   const { sub, sid, tv, jti, iat, exp } = claims.data;
+  // jose checks iat only against a maximum age; a token from the future would outlive its 15 minutes.
+  if (iat > Math.floor(ctx.now() / 1000) + ACCESS_TOKEN_CLOCK_SKEW_SECONDS)
+    throw unauthenticated('The access token was issued in the future (check the server clock); sign in again.');
   const session = readSession(ctx.db, sid);
   if (!session || session.userId !== sub || !isSessionLive(session, ctx.now()))
     throw unauthenticated('The session of this access token has ended; sign in again.');

@@ -2,6 +2,7 @@ import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import { publicBaseUrl, type Settings } from '../../platform/config/index.js';
 import { readMasterKey, type DataDirLayout, type Db } from '../../platform/storage/index.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-token-lifetime.js';
+import type { AccountMail } from './account-mail-kinds.js';
 import { primeDummyPasswordHash } from './account-users.js';
 import { MailOutbox, type AccountsLogger, createMailTransport, type MailTransport } from '../mail/index.js';
 import { ensureSigningKey, SigningKeyRing, type AccessTokenAlgorithm } from './signing-keys.js';
@@ -30,6 +31,11 @@ export interface AccountsContext {
   readonly appBaseUrl: string | undefined;
   readonly now: () => number;
   readonly logger: AccountsLogger;
+  /**
+   * Hands an account mail to whatever sends it after the request (the daemon: the accounts.mail
+   * job); undefined: the in-memory outbox sends it once the caller has answered (./account-mail.ts).
+   */
+  readonly deferMail: ((mail: AccountMail) => void) | undefined;
   /** Closes the mail transport (the database belongs to the caller). */
   close(): void;
 }
@@ -47,6 +53,8 @@ export interface CreateAccountsContextOptions {
   mailTransport?: MailTransport;
   now?: () => number;
   logger?: AccountsLogger;
+  /** Default: none, the in-memory outbox (see AccountsContext.deferMail). */
+  deferMail?: (mail: AccountMail) => void;
 }
 
 const silentLogger: AccountsLogger = { info() {}, warn() {} };
@@ -93,6 +101,7 @@ export async function createAccountsContext(options: CreateAccountsContextOption
     appBaseUrl: settings.appBaseUrl,
     now,
     logger,
+    deferMail: options.deferMail,
     close: () => mail.close(),
   };
 }

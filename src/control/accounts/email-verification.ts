@@ -2,21 +2,8 @@ import { AppError } from '../../platform/errors/index.js';
 import { acceptPendingInvitations } from '../records/index.js';
 import { markEmailVerified, readAuthUser } from './account-users.js';
 import type { AccountsContext } from './context.js';
-import { consumeMailToken, issueMailToken } from './mail-tokens.js';
-import { renderMail } from '../mail/index.js';
+import { consumeMailToken } from './mail-tokens.js';
 import { parseAccountInput, VerifyEmailSchema } from './schemas.js';
-
-/** Mails a new verification token (an earlier unused one stops working); resolves whether the mail went out. */
-export async function sendVerificationMail(
-  ctx: AccountsContext,
-  user: { userId: string; email: string },
-): Promise<boolean> {
-  const token = issueMailToken(ctx.db, 'email_verification', { userId: user.userId, email: user.email }, ctx.now());
-  return ctx.mail.deliver(
-    'email_verification',
-    renderMail({ kind: 'email_verification', to: user.email, token }, { appBaseUrl: ctx.appBaseUrl }),
-  );
-}
 
 /**
  * POST /v1/auth/verify-email `{token}`: marks the address verified; organizations

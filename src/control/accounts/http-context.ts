@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { AppServices } from '../../platform/app/index.js';
+import { ACCOUNT_MAIL_JOB_KIND } from './account-mail-kinds.js';
 import { createAccountsContext, type AccountsContext } from './context.js';
 
 /**
@@ -9,7 +10,7 @@ import { createAccountsContext, type AccountsContext } from './context.js';
  * (the route plugins ask while the app is built, so the signing key and the dummy password hash
  * exist before the first request) and closed with the app (closeAccountsContext).
  */
-type ContextServices = Pick<AppServices, 'config' | 'controlDb' | 'layout' | 'logger' | 'now'>;
+type ContextServices = Pick<AppServices, 'config' | 'controlDb' | 'jobs' | 'layout' | 'logger' | 'now'>;
 
 const contexts = new WeakMap<ContextServices, Promise<AccountsContext>>();
 
@@ -24,6 +25,8 @@ export function accountsContextOf(services: ContextServices, server?: Server): P
       listenPort: () => (server?.address() as AddressInfo | null | undefined)?.port,
       now: services.now,
       logger: services.logger,
+      // Account mails leave through the durable queue, out of the request (./mail-job.ts).
+      deferMail: (mail) => void services.jobs.enqueue(ACCOUNT_MAIL_JOB_KIND, mail),
     });
     contexts.set(services, context);
   }

@@ -15,7 +15,7 @@ export { refreshSession, logout, logoutAll, startSession, type SessionGrant, typ
 export { login } from './login.js';
 export { googleSignIn } from './google-sign-in.js';
 export { register } from './register.js';
-export { verifyEmail, sendVerificationMail } from './email-verification.js';
+export { verifyEmail } from './email-verification.js';
 export { changePassword, forgotPassword, resetPassword } from './passwords.js';
 export { readAccountProfile, type AccountProfile } from './profile.js';
 export {
@@ -42,5 +42,6 @@ export * from './schemas.js';
 export { accountsContextOf } from './http-context.js';
 export { hashOpaqueToken, looksLikeOpaqueToken } from './opaque-tokens.js';
 export { accountsPruneJob } from './prune-job.js';
+export { accountMailJob } from './mail-job.js';
 export { accountRoutes, jwksRoutes } from './routes.js';
 export { userPrincipalResolver } from './user-principal.js';

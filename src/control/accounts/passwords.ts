@@ -1,14 +1,8 @@
 import { AppError } from '../../platform/errors/index.js';
-import {
-  findAuthUserByEmail,
-  markEmailVerified,
-  readAuthUser,
-  setPassword,
-  verifyPasswordOrDummy,
-} from './account-users.js';
+import { deferAccountMail } from './account-mail.js';
+import { markEmailVerified, readAuthUser, setPassword, verifyPasswordOrDummy } from './account-users.js';
 import type { AccountsContext } from './context.js';
-import { consumeMailToken, issueMailToken } from './mail-tokens.js';
-import { renderMail } from '../mail/index.js';
+import { consumeMailToken } from './mail-tokens.js';
 import { ChangePasswordSchema, ForgotPasswordSchema, parseAccountInput, ResetPasswordSchema } from './schemas.js';
 import { revokeEveryUserSession } from './session-store.js';
 
@@ -34,17 +28,13 @@ export async function changePassword(ctx: AccountsContext, caller: { userId: str
 
 /**
  * POST /v1/auth/password/forgot `{email}`: mails a reset token if the account exists. Answers the
- * same, at once, either way (202): the lookup, the token and the mail happen in the background, so
- * neither the answer nor its timing tells whether the address has an account.
+ * same either way (202) after the same work: the request only defers the mail (the accounts.mail
+ * job); the lookup, the token and the send happen there, so neither the answer nor its timing
+ * tells whether the address has an account.
  */
 export function forgotPassword(ctx: AccountsContext, input: unknown): void {
   const { email } = parseAccountInput(ForgotPasswordSchema, input, 'password reset');
-  ctx.mail.enqueue('password_reset', () => {
-    const user = findAuthUserByEmail(ctx.db, email);
-    if (!user) return undefined;
-    const token = issueMailToken(ctx.db, 'password_reset', { userId: user.id, email: user.email }, ctx.now());
-    return renderMail({ kind: 'password_reset', to: user.email, token }, { appBaseUrl: ctx.appBaseUrl });
-  });
+  deferAccountMail(ctx, { kind: 'password_reset', email });
 }
 
 /**

@@ -26,7 +26,6 @@ import {
   LoginSchema,
   RecoveryCodesSchema,
   RefreshRequestSchema,
-  RegisteredSchema,
   RegisterSchema,
   ResetPasswordSchema,
   SecondFactorSchema,
@@ -50,9 +49,9 @@ const MAIL_TOKEN_ERRORS: readonly ErrorCode[] = [
   'auth.mail_token_expired',
   'auth.mail_token_used',
 ];
-const SECOND_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_required', 'auth.mfa_invalid'];
+const SECOND_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_required', 'auth.mfa_invalid', 'auth.factor_locked'];
 /** Turning 2FA off and new recovery codes need 2FA on and a current code. */
-const CURRENT_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_not_enrolled', 'auth.mfa_invalid'];
+const CURRENT_FACTOR_ERRORS: readonly ErrorCode[] = ['auth.mfa_not_enrolled', 'auth.mfa_invalid', 'auth.factor_locked'];
 
 const TAGS = ['auth'];
 const SESSION_ANSWER = dataEnvelope(SessionGrantSchema).describe(
@@ -133,19 +132,21 @@ function registerAccountCreationRoutes({ app, ctx, limit }: AuthRouteKit): void 
     {
       config: { access: ANONYMOUS },
       schema: {
-        summary: 'Create an account and an organization it owns; mails an email verification token',
+        summary:
+          'Create an account and an organization it owns, and mail a verification token; an address that has an account gets a mail instead. Answers the same either way',
         tags: TAGS,
         body: RegisterSchema,
         response: {
-          201: dataEnvelope(RegisteredSchema).describe(
-            'The account was made; the verification mail went out unless emailVerificationSent is false',
+          202: dataEnvelope(AcceptedSchema).describe(
+            'Accepted: check the mailbox (a verification mail, or a notice when the address already has an account)',
           ),
         },
       },
     },
     async (request, reply) => {
       await limit('register', request, reply, request.body.email);
-      return sendData(request, reply, await register(ctx, request.body), 201);
+      await register(ctx, request.body);
+      return sendData(request, reply, { status: 'accepted' }, 202);
     },
   );
 
@@ -389,7 +390,7 @@ function registerTwoFactorRoutes({ app, ctx }: AuthRouteKit): void {
     {
       config: {
         access: USER_MUTATE,
-        errors: ['auth.mfa_not_enrolled', 'auth.mfa_already_enabled', 'auth.mfa_invalid'],
+        errors: ['auth.mfa_not_enrolled', 'auth.mfa_already_enabled', 'auth.mfa_invalid', 'auth.factor_locked'],
       },
       schema: {
         summary:

@@ -107,14 +107,6 @@ export const SessionGrantSchema = z.object({
   user: AccountUserSchema,
 });
 
-/** POST /v1/auth/register. */
-export const RegisteredSchema = z.object({
-  userId: z.string().describe('The new user id (usr_...)'),
-  emailVerificationSent: z
-    .boolean()
-    .describe('Whether the verification mail went out (false: ask for a password reset mail, which also verifies)'),
-});
-
 /** POST /v1/auth/verify-email. */
 export const EmailVerifiedSchema = z.object({
   userId: z.string(),

@@ -2,6 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { AppError } from '../../platform/errors/index.js';
 import { readAuthUser } from './account-users.js';
 import type { AccountsContext } from './context.js';
+import { checkFactorUnderLock } from './factor-lockout.js';
 import {
   countUnusedRecoveryCodes,
   consumeRecoveryCode,
@@ -64,7 +65,8 @@ function spendTotpCode(ctx: AccountsContext, userId: string, row: TotpRow, code:
 
 /**
  * Checks the second factor of a user with 2FA on: 'ok' (and the code is spent), 'missing' (none
- * given) or 'invalid'. A user without 2FA is always 'ok'.
+ * given) or 'invalid'. A user without 2FA is always 'ok'. Every code counts towards the lockout
+ * (./factor-lockout.ts): while locked, or on the wrong code that locks, it throws 429 auth.factor_locked.
  */
 export function checkSecondFactor(
   ctx: AccountsContext,
@@ -73,10 +75,14 @@ export function checkSecondFactor(
 ): 'ok' | 'missing' | 'invalid' {
   const row = readTotpRow(ctx, userId);
   if (!row || row.enabledAt === null) return 'ok';
-  if (factor.totp !== undefined) return spendTotpCode(ctx, userId, row, factor.totp) ? 'ok' : 'invalid';
-  if (factor.recoveryCode !== undefined)
-    return consumeRecoveryCode(ctx.db, ctx.masterKey, userId, factor.recoveryCode, ctx.now()) ? 'ok' : 'invalid';
-  return 'missing';
+  const { totp, recoveryCode } = factor;
+  if (totp === undefined && recoveryCode === undefined) return 'missing';
+  const right = checkFactorUnderLock(ctx, userId, () =>
+    totp !== undefined
+      ? spendTotpCode(ctx, userId, row, totp)
+      : consumeRecoveryCode(ctx.db, ctx.masterKey, userId, recoveryCode!, ctx.now()),
+  );
+  return right ? 'ok' : 'invalid';
 }
 
 export interface TwoFactorStatus {
@@ -138,7 +144,7 @@ export function activateTotp(
       'Start with POST /v1/auth/2fa/setup, add the secret to your authenticator app, then send its code here.',
     );
   if (row.enabledAt !== null) throw new AppError('auth.mfa_already_enabled', 'Two-factor sign-in is already on.');
-  if (!spendTotpCode(ctx, caller.userId, row, code))
+  if (!checkFactorUnderLock(ctx, caller.userId, () => spendTotpCode(ctx, caller.userId, row, code)))
     throw new AppError(
       'auth.mfa_invalid',
       'That code does not match the secret from setup; check the device clock and send the current code.',

@@ -5,3 +5,5 @@ export { renderMail } from './mail-templates.js';
 export type { MailTemplate } from './mail-templates.js';
 export { createMailTransport } from './mail-transport.js';
 export type { MailMessage, MailTransport } from './mail-transport.js';
+export { renderNoticeMail } from './notice-mails.js';
+export type { NoticeMail } from './notice-mails.js';

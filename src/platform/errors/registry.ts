@@ -40,6 +40,12 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'The TOTP code or recovery code is wrong, outside the one-step window, or already used.',
   },
+  'auth.factor_locked': {
+    status: 429,
+    retryable: false,
+    description:
+      'Two-factor codes of this account are refused for a while after 5 wrong ones in a row; wait for Retry-After seconds (details.lockedUntil).',
+  },
   'auth.mfa_already_enabled': {
     status: 409,
     retryable: false,

@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Socket } from 'node:net';
 import type { Settings } from '../config/index.js';
 import type { AppError } from '../errors/index.js';
@@ -13,7 +18,7 @@ import { decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';
 import { sendErrorReply, toAppError } from './errors.js';
 import { DEFAULT_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.js';
-import { requestIdOf } from './request-id.js';
+import { clientRequestIdOf, requestIdOf } from './request-id.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './zod-compilers.js';
 import { armBodyTimer, connectionTimeouts } from './timeouts.js';
 
@@ -42,6 +47,22 @@ export const REDACTED_PATHS = [
 
 /** Routes whose bodies may take ingestBodyTimeoutMs to arrive (bulk uploads); the rest get bodyTimeoutMs. */
 const LONG_BODY_PREFIX = '/v1/ingest/';
+
+/** The account routes answer tokens, codes and account data; their answers are never stored. */
+const AUTH_PREFIX = '/v1/auth/';
+
+/**
+ * Whether an answer must carry Cache-Control: no-store: every answer under /v1/auth/, and any
+ * other answer to a request that carried credentials unless its route chose its own caching (a
+ * public node file is the same for everyone).
+ */
+function mustNotBeStored(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (request.url.startsWith(AUTH_PREFIX)) return true;
+  const headers = request.headers;
+  const credentialed =
+    headers.authorization !== undefined || headers.cookie !== undefined || headers['x-api-key'] !== undefined;
+  return credentialed && !reply.hasHeader('cache-control');
+}
 
 /** One answered request, for metrics: the route pattern ('unmatched' when none), not the URL. */
 export interface AnsweredRequest {
@@ -76,6 +97,14 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     bodyLimit: DEFAULT_BODY_LIMIT,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // Every log line of a request names the caller's own trace id beside ours, never instead of it.
+    childLoggerFactory: (logger, bindings, childOptions, rawRequest) => {
+      const clientRequestId = clientRequestIdOf(rawRequest);
+      return logger.child(
+        clientRequestId === undefined ? bindings : { ...bindings, client_request_id: clientRequestId },
+        childOptions,
+      );
+    },
     return503OnClosing: true,
     forceCloseConnections: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -160,8 +189,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   // While shutting down, in-flight responses close their connection so keep-alive clients
   // cannot hold the process open.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
+    if (mustNotBeStored(request, reply)) reply.header('Cache-Control', 'no-store');
     done(null, payload);
   });
 

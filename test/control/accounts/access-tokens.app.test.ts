@@ -151,6 +151,26 @@ describe('access tokens', () => {
     await expectUnauthenticated(verifyAccessToken(f.ctx, tampered));
   });
 
+  it('refuses a token issued in the future beyond 60 s of clock skew (iat a year ahead), and accepts 60 s ahead', async () => {
+    const f = await open();
+    const { userId, sessionId } = await signedIn(f);
+    const key = await f.ctx.keys.signingKey();
+    const issuedAt = (seconds: number) =>
+      new SignJWT({ sid: sessionId, tv: 1 })
+        .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: 'at+jwt' })
+        .setIssuer('https://api.example.test')
+        .setAudience('nodectl')
+        .setSubject(userId)
+        .setJti('z')
+        .setIssuedAt(seconds)
+        .setExpirationTime(seconds + 900)
+        .sign(key.privateKey);
+    const now = T0 / 1000;
+    await expectUnauthenticated(verifyAccessToken(f.ctx, await issuedAt(now + 365 * 86_400)), /issued in the future/);
+    await expectUnauthenticated(verifyAccessToken(f.ctx, await issuedAt(now + 61)), /issued in the future/);
+    await expect(verifyAccessToken(f.ctx, await issuedAt(now + 60))).resolves.toMatchObject({ issuedAt: now + 60 });
+  });
+
   it('expire after 15 minutes: valid one second before, refused at exp with a message that says to refresh', async () => {
     const f = await open();
     const { token } = await signedIn(f);

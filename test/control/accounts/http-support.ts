@@ -20,14 +20,24 @@ export interface AuthApp extends TestApp {
   /** POSTs JSON (or no body) and parses the answer. */
   post(url: string, body?: unknown, headers?: Record<string, string>, remoteAddress?: string): Promise<InjectAnswer>;
   get(url: string, headers?: Record<string, string>): Promise<InjectAnswer>;
-  /** Every .eml the file transport wrote, oldest first (after the outbox went idle). */
+  /** Runs the due jobs (accounts.mail sends the account mails), then waits for the outbox; every .eml the file transport wrote. */
   mails(): Promise<string[]>;
+  /** Runs every due job once; resolves how many ran. */
+  runJobs(): Promise<number>;
 }
 
 export async function openAuthApp(settings: Partial<Record<SettingName, unknown>> = {}): Promise<AuthApp> {
   const clock = fakeClock();
   const t = await buildTestApp({ clock, settings });
   const mailDir = join(t.dataDir, 'mail');
+  const runJobs = async () => {
+    const { JOBS } = await import('../../../src/daemon/job-definitions.js');
+    const { JobWorker, laneConcurrency } = await import('../../../src/platform/job-runtime/job-worker.js');
+    return new JobWorker(t.services.jobs, JOBS, t.services, {
+      lanes: laneConcurrency(t.services.config.settings),
+      pollMs: 1000,
+    }).drain();
+  };
   return {
     ...t,
     clock,
@@ -40,8 +50,10 @@ export async function openAuthApp(settings: Partial<Record<SettingName, unknown>
         ...(remoteAddress ? { remoteAddress } : {}),
       }),
     get: (url, headers = {}) => injectJson(t.app, { method: 'GET', url, headers }),
+    runJobs,
     async mails() {
-      // The outbox sends in the background (forgot-password); wait for it like shutdown does.
+      // Account mails leave through the accounts.mail job, some through the outbox in the background.
+      await runJobs();
       const { accountsContextOf } = await import('../../../src/control/accounts/http-context.js');
       await (await accountsContextOf(t.services)).mail.idle();
       let names: string[];
@@ -123,7 +135,7 @@ export async function registerAndLogin(
     {},
     options.remoteAddress,
   );
-  if (registered.status !== 201) throw new Error(`register: ${registered.body}`);
+  if (registered.status !== 202) throw new Error(`register: ${registered.body}`);
   const verified = await a.post('/v1/auth/verify-email', {
     token: await mailedToken(a, email, 'Confirm your email address'),
   });
@@ -131,7 +143,7 @@ export async function registerAndLogin(
   const login = await a.post('/v1/auth/login', { email, password: PASSWORD }, {}, options.remoteAddress);
   if (login.status !== 200) throw new Error(`login: ${login.body}`);
   return {
-    userId: registered.json.data.userId,
+    userId: login.json.data.user.id,
     email: email.toLowerCase(),
     accessToken: login.json.data.accessToken,
     refreshToken: login.json.data.refreshToken,

@@ -47,6 +47,7 @@ describe('job definitions', () => {
       'maintenance.rate_limits.prune': 'maintenance',
       'maintenance.jobs.prune': 'maintenance',
       'maintenance.accounts.prune': 'maintenance',
+      'accounts.mail': 'delivery',
       'org.transfer.execute': 'maintenance',
       'org.erase': 'maintenance',
       'webhooks.dispatch': 'maintenance',

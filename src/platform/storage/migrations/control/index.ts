@@ -7,6 +7,7 @@ import { migration as organizations } from './0005-organizations.js';
 import { migration as eventsWebhooks } from './0006-events-webhooks.js';
 import { migration as verification } from './0007-verification.js';
 import { migration as jobsByWebsite } from './0008-jobs-by-website.js';
+import { migration as factorLockouts } from './0009-factor-lockouts.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -35,4 +36,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   eventsWebhooks,
   verification,
   jobsByWebsite,
+  factorLockouts,
 ];
