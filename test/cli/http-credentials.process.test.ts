@@ -50,7 +50,7 @@ beforeAll(async () => {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: EMAIL, password: PASSWORD, orgName: 'Precedence' }),
   });
-  expect(registered.statusCode, await registered.body.text()).toBe(202);
+  expect(registered.statusCode, await registered.body.text()).toBe(201);
   // The operator's records, written in this process (the admin commands are not under test here).
   ({ websiteId, adminKey, viewerKey } = await withControlDb(daemon.dataDir, (db) => {
     const org = listOrganizations(db).find((o) => o.name === 'Precedence')!.id;

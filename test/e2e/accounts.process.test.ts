@@ -72,8 +72,8 @@ describe('accounts end to end (spawned daemon, cookie jar)', () => {
       password: PASSWORD,
       orgName: 'Analytical Engines',
     });
-    expect(registered.status).toBe(202);
-    expect(registered.json.data).toEqual({ status: 'accepted' });
+    expect(registered.status).toBe(201);
+    expect(registered.json.data).toEqual({ userId: expect.stringMatching(/^usr_/), emailVerificationSent: true });
     // The accounts.mail job sends it, after the answer.
     await daemon.untilOutput(/"mail":"email_verification"[^\n]*"msg":"mail sent"/);
 
@@ -227,7 +227,7 @@ describe('accounts end to end (spawned daemon, cookie jar)', () => {
     const email = 'editor@example.com';
     expect(
       (await call(jar, 'POST', '/v1/auth/register', { email, password: PASSWORD, orgName: 'Editor Org' })).status,
-    ).toBe(202);
+    ).toBe(201);
     const db = openControlDb(dataDirLayout(daemon.dataDir));
     try {
       const userId = (db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;

@@ -54,7 +54,7 @@ async function registerTenant(label: 'a' | 'b'): Promise<Tenant> {
   const password = `correct horse battery ${label} staple`;
   const orgName = `Tenant ${label.toUpperCase()} Holdings`;
   const domain = `www.tenant-${label}.example`;
-  await expectOk(call('POST', '/v1/auth/register', {}, { email, password, orgName }), 202);
+  await expectOk(call('POST', '/v1/auth/register', {}, { email, password, orgName }), 201);
   const { accessToken } = await expectOk(call('POST', '/v1/auth/login', {}, { email, password }));
   const auth = { authorization: `Bearer ${accessToken}` };
   const organizations = await expectOk(call('GET', '/v1/organizations', auth));

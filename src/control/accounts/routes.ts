@@ -17,6 +17,7 @@ import { clearRefreshCookie, presentedRefreshToken, setRefreshCookie } from './r
 import { register } from './register.js';
 import {
   AcceptedSchema,
+  RegisteredSchema,
   AccountProfileSchema,
   ActivateTotpSchema,
   ChangePasswordSchema,
@@ -133,20 +134,20 @@ function registerAccountCreationRoutes({ app, ctx, limit }: AuthRouteKit): void 
       config: { access: ANONYMOUS },
       schema: {
         summary:
-          'Create an account and an organization it owns, and mail a verification token; an address that has an account gets a mail instead. Answers the same either way',
+          'Create an account and an organization it owns, and mail a verification token; an address that has an account gets a mail instead. Answers alike either way',
         tags: TAGS,
         body: RegisterSchema,
         response: {
-          202: dataEnvelope(AcceptedSchema).describe(
-            'Accepted: check the mailbox (a verification mail, or a notice when the address already has an account)',
+          201: dataEnvelope(RegisteredSchema).describe(
+            'Check the mailbox: a verification mail, or a notice when the address already has an account',
           ),
         },
       },
     },
     async (request, reply) => {
       await limit('register', request, reply, request.body.email);
-      await register(ctx, request.body);
-      return sendData(request, reply, { status: 'accepted' }, 202);
+      const { answer } = await register(ctx, request.body);
+      return sendData(request, reply, answer, 201);
     },
   );
 

@@ -152,6 +152,15 @@ export const RecoveryCodesSchema = z.object({
 /** POST /v1/auth/password/forgot: the same answer whether or not the address has an account. */
 export const AcceptedSchema = z.object({ status: z.literal('accepted') });
 
+export const RegisteredSchema = z.object({
+  userId: z
+    .string()
+    .describe("A user id (usr_...): the new account's, or, for an address that has an account, one that names nobody"),
+  emailVerificationSent: z
+    .boolean()
+    .describe('Whether a mail was queued to the address (always true: a verification mail, or a notice)'),
+});
+
 export type RegisterInput = z.input<typeof RegisterSchema>;
 export type LoginInput = z.input<typeof LoginSchema>;
 export type GoogleSignInInput = z.input<typeof GoogleSignInSchema>;

@@ -56,7 +56,11 @@ describe('register and email verification', () => {
       password: PASSWORD,
       orgName: 'Analytical Engines',
     });
-    expect(result).toEqual({ userId: expect.stringMatching(/^usr_/), created: true });
+    expect(result).toEqual({
+      userId: expect.stringMatching(/^usr_/),
+      created: true,
+      answer: { userId: result.userId, emailVerificationSent: true },
+    });
     await f.ctx.mail.idle();
     expect(listOrganizations(f.db)).toMatchObject([{ name: 'Analytical Engines', slug: 'analytical-engines' }]);
     expect(readAccountProfile(f.ctx, { userId: result.userId })).toMatchObject({
@@ -89,10 +93,13 @@ describe('register and email verification', () => {
       '(root)',
     ]);
     const first = await register(f.ctx, { email: 'ada@example.com', password: PASSWORD, orgName: 'X' });
-    await expect(register(f.ctx, { email: 'ADA@example.com', password: PASSWORD, orgName: 'Y' })).resolves.toEqual({
+    const second = await register(f.ctx, { email: 'ADA@example.com', password: PASSWORD, orgName: 'Y' });
+    expect(second).toEqual({
       userId: first.userId,
       created: false,
+      answer: { userId: expect.stringMatching(/^usr_/), emailVerificationSent: true },
     });
+    expect(second.answer.userId).not.toBe(first.userId);
     expect(listOrganizations(f.db)).toHaveLength(1);
     await f.ctx.mail.idle();
     expect(f.mails().filter((m) => m.includes('Subject: Someone tried to register with your address'))).toHaveLength(1);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   daemon = await startTestDaemon();
   home = makeTempDir('nodectl-home-');
   for (const email of ['cli@example.com', 'mfa@example.com'])
-    expect((await post('/v1/auth/register', { email, password: PASSWORD, orgName: 'CLI Org' })).status).toBe(202);
+    expect((await post('/v1/auth/register', { email, password: PASSWORD, orgName: 'CLI Org' })).status).toBe(201);
 }, 60_000);
 afterAll(async () => {
   await daemon?.stop();

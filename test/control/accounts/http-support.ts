@@ -135,7 +135,7 @@ export async function registerAndLogin(
     {},
     options.remoteAddress,
   );
-  if (registered.status !== 202) throw new Error(`register: ${registered.body}`);
+  if (registered.status !== 201) throw new Error(`register: ${registered.body}`);
   const verified = await a.post('/v1/auth/verify-email', {
     token: await mailedToken(a, email, 'Confirm your email address'),
   });

@@ -31,15 +31,18 @@ async function open(settings: Parameters<typeof openAuthApp>[0] = {}): Promise<A
 const THIRTY_DAYS_S = 30 * 24 * 3600;
 
 describe('POST /v1/auth/register and /verify-email', () => {
-  it('register answers 202 {status: "accepted"}; the registrant owns a new organization; the mailed token verifies once (200, then 410 auth.mail_token_used)', async () => {
+  it('register answers 201 {userId, emailVerificationSent}; the registrant owns a new organization; the mailed token verifies once (200, then 410 auth.mail_token_used)', async () => {
     const a = await open();
     const res = await a.post('/v1/auth/register', {
       email: 'Ada@Example.com',
       password: PASSWORD,
       orgName: 'Analytical Engines',
     });
-    expect(res.status).toBe(202);
-    expect(res.json).toMatchObject({ ok: true, data: { status: 'accepted' } });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({
+      ok: true,
+      data: { userId: expect.stringMatching(/^usr_/), emailVerificationSent: true },
+    });
     const token = await mailedToken(a, 'ada@example.com', 'Confirm your email address');
     const verified = await a.post('/v1/auth/verify-email', { token });
     expect(verified.status).toBe(200);
@@ -57,7 +60,7 @@ describe('POST /v1/auth/register and /verify-email', () => {
     });
   });
 
-  it('register refuses a short password, a bad email, an unknown field and a missing body (422 validation.failed naming the field); a taken email answers 202 like a new one', async () => {
+  it('register refuses a short password, a bad email, an unknown field and a missing body (422 validation.failed naming the field); a taken email answers 201 like a new one', async () => {
     const a = await open();
     const fields = async (body: unknown) => {
       const res = await a.post('/v1/auth/register', body);
@@ -72,10 +75,10 @@ describe('POST /v1/auth/register and /verify-email', () => {
     expect(await fields(undefined)).toEqual(['(root)']);
     expect(
       (await a.post('/v1/auth/register', { email: 'ada@example.com', password: PASSWORD, orgName: 'X' })).status,
-    ).toBe(202);
+    ).toBe(201);
     expect(
       (await a.post('/v1/auth/register', { email: 'ADA@example.com', password: PASSWORD, orgName: 'Y' })).status,
-    ).toBe(202);
+    ).toBe(201);
   });
 
   it('verify-email: an unknown token is 400 auth.mail_token_invalid, an expired one 410 auth.mail_token_expired, none 422', async () => {

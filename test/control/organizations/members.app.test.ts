@@ -79,7 +79,7 @@ describe('POST /v1/organizations/:id/members', () => {
       password: 'correct-horse-battery',
       orgName: 'Newbie Ltd',
     });
-    expect(registered.status).toBe(202);
+    expect(registered.status).toBe(201);
     const userId = t.services.controlDb
       .prepare('SELECT id FROM users WHERE email = ?')
       .pluck()
