@@ -51,7 +51,10 @@ export interface AnsweredRequest {
 }
 
 export interface HttpAppOptions {
-  settings: Pick<Settings, 'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs' | 'keepAliveTimeoutMs'>;
+  settings: Pick<
+    Settings,
+    'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs' | 'keepAliveTimeoutMs' | 'trustProxy'
+  >;
   /** Sent as X-Api-Version on every answer: the release whose OpenAPI document describes this API. */
   apiVersion: string;
   /** Fastify logger options; false (the default) logs nothing. */
@@ -87,6 +90,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     },
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: options.settings.keepAliveTimeoutMs,
+    // request.ip (every per-address limit) is the X-Forwarded-For client only behind a listed proxy.
+    ...(options.settings.trustProxy ? { trustProxy: [...options.settings.trustProxy] } : {}),
     // Bad percent-encoding and over-long path parameters, found before any hook runs.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
