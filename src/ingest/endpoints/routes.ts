@@ -3,6 +3,7 @@ import type { z, ZodError } from 'zod';
 import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
 import { AppError, fieldProblemsFromZod, type ErrorCode } from '../../platform/errors/index.js';
 import {
+  assertUtf8Charset,
   sendData,
   sendErrorReply,
   toAppError,
@@ -90,7 +91,14 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT },
-    (_request, body, done) => done(null, body),
+    (request, body, done) => {
+      try {
+        assertUtf8Charset(request.headers['content-type']);
+      } catch (error) {
+        return done(error as Error, undefined);
+      }
+      done(null, body);
+    },
   );
   setIngestErrorHandler(app, kit);
   addSignatureHooks(app, kit);

@@ -9,10 +9,11 @@ import {
   trackActiveRequest,
   untrackActiveRequest,
 } from './client-errors.js';
-import { decodeUtf8Body } from './decode-body.js';
+import { assertUtf8Charset, decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';
 import { sendErrorReply, toAppError } from './errors.js';
 import { DEFAULT_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.js';
+import { refuseNulInRequest } from './nul-guard.js';
 import { requestIdOf } from './request-id.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './zod-compilers.js';
 import { armBodyTimer, connectionTimeouts } from './timeouts.js';
@@ -130,6 +131,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
+      assertUtf8Charset(request.headers['content-type']);
       text = decodeUtf8Body(body as Buffer);
     } catch (error) {
       return done(error as Error, undefined);
@@ -159,6 +161,16 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       armBodyTimer(request, limitMs, () =>
         answerRaw(socket, requestTimeoutError(), `body not received within ${limitMs} ms`),
       );
+    }
+    done();
+  });
+
+  // Before any route's own validation: no path parameter or query value holds NUL.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      refuseNulInRequest(request);
+    } catch (error) {
+      return done(error as Error);
     }
     done();
   });

@@ -1,6 +1,6 @@
 /** The public face of src/platform/http: what the rest of src/ may import from it. */
 export { REDACTED_PATHS, createHttpApp } from './create-app.js';
-export { decodeUtf8Body } from './decode-body.js';
+export { assertUtf8Charset, decodeUtf8Body } from './decode-body.js';
 export { sendData } from './envelope.js';
 export { sendErrorReply, toAppError } from './errors.js';
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListQuerySchema, pageOf, parseListQuery } from './list-query.js';
