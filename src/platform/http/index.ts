@@ -8,13 +8,7 @@ export type { ListQuery } from './list-query.js';
 export { createBufferedRateLimitStore } from './rate-limit-buffer.js';
 export type { BufferedRateLimitStore } from './rate-limit-buffer.js';
 export { createSqliteRateLimitStore } from './rate-limit-sqlite.js';
-export {
-  assertRateLimitBudget,
-  consumeRateLimit,
-  countRateLimitFailure,
-  pruneRateLimits,
-  setRateLimitHeaders,
-} from './rate-limit.js';
+export { consumeRateLimit, pruneRateLimits, setRateLimitHeaders } from './rate-limit.js';
 export type { RateLimitRule, RateLimitStore } from './rate-limit.js';
 export { NoContent, dataEnvelope, listEnvelope } from './route-docs.js';
 export { validatedInHandler } from './zod-compilers.js';
