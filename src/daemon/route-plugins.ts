@@ -2,7 +2,7 @@ import { accountRoutes, jwksRoutes } from '../control/accounts/index.js';
 import { analyticsRoutes } from '../control/analytics/index.js';
 import type { RoutePlugin } from '../platform/app/index.js';
 import { connectorRoutes } from '../control/connectors/index.js';
-import { limitedByAddress } from '../control/access/index.js';
+import { limitedByAddress, nodeReadRule } from '../control/access/index.js';
 import { ingestRoutes } from '../ingest/endpoints/index.js';
 import { jobRoutes, websiteRoutes } from '../control/websites/index.js';
 import { previewRoutes, knowledgeRoutes } from '../output/knowledge/index.js';
@@ -18,8 +18,9 @@ import { webhookRoutes } from '../control/webhooks/index.js';
 /**
  * Every route group of the daemon, by scope; each group lives in its feature's folder. Add one
  * line per group:
- * - public: no credential (probes, waitlist, node files); limitedByAddress puts a group under the
- *   general rate limit per client address (probes are never limited; the waitlist has its own);
+ * - public: no credential (probes, waitlist, node files); limitedByAddress puts a group under a
+ *   rate limit per client address (the general one; node files and the waitlist have their own;
+ *   probes are never limited);
  * - connector: /v1/ingest/*, signed by a connector (the group verifies it);
  * - management: every other /v1 route; each declares config.access and the management scope
  *   resolves the principal and authorizes it (src/control/access/management-scope.ts).
@@ -27,7 +28,8 @@ import { webhookRoutes } from '../control/webhooks/index.js';
 export const PUBLIC_ROUTES: readonly RoutePlugin[] = [
   probeRoutes,
   waitlistRoutes,
-  ...[nodeFileRoutes, jwksRoutes, billingRoutes, openApiRoutes].map(limitedByAddress),
+  limitedByAddress(nodeFileRoutes, nodeReadRule),
+  ...[jwksRoutes, billingRoutes, openApiRoutes].map((routes) => limitedByAddress(routes)),
 ];
 export const CONNECTOR_ROUTES: readonly RoutePlugin[] = [ingestRoutes];
 export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [

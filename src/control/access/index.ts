@@ -7,6 +7,6 @@ export type { AuthorizedTenant } from './management-scope.js';
 export { PLATFORM_ROLES } from './principal.js';
 export type { PlatformRole, PrincipalResolvers, UserPrincipal } from './principal.js';
 export { actorOf, auditRequest } from './request-audit.js';
-export { limitedByAddress } from './request-limits.js';
+export { limitedByAddress, nodeReadRule } from './request-limits.js';
 export type { ManagementRoute, RouteAccess } from './route-access.js';
 export { rateLimitsPruneJob } from './rate-limits-prune-job.js';

@@ -42,17 +42,21 @@ export async function limitPrincipalRequest(
 }
 
 /**
- * A public route group under the general limit per client address (node files, JWKS, billing):
- * an onRequest hook, so an over-limit request is refused before its body is read.
+ * A public route group under a limit per client address (node files, JWKS, billing): the general
+ * limit unless `ruleOf` gives the group its own (node files: nodeRateLimitPerMinute, so reads of
+ * published files and API calls from one address do not spend one budget). An onRequest hook, so
+ * an over-limit request is refused before its body is read.
  */
 export function limitedByAddress<Options extends RoutePluginOptions>(
   routes: RoutePlugin<Options>,
+  ruleOf: (services: LimitServices) => RateLimitRule = generalRule,
 ): RoutePlugin<Options> {
   return async (app, options) => {
+    const rule = ruleOf(options.services);
     app.addHook('onRequest', async (request, reply) => {
       await consumeRateLimit(
         options.services.rateLimits,
-        generalRule(options.services),
+        rule,
         budgetKey(null, request.ip),
         options.services.now(),
         reply,
@@ -60,6 +64,11 @@ export function limitedByAddress<Options extends RoutePluginOptions>(
     });
     await app.register(routes, options);
   };
+}
+
+/** The node files' own limit per client address. */
+export function nodeReadRule(services: LimitServices): RateLimitRule {
+  return { name: 'nodes', limit: services.config.settings.nodeRateLimitPerMinute, windowMs: WINDOW_MS };
 }
 
 /**

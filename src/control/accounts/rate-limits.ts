@@ -16,21 +16,24 @@ function emailKey(email: string): string {
 }
 
 /**
- * Counts one attempt of `route` against the client address and against the email, each
- * `perMinute` per fixed minute (the address alone when there is no email); the first exceeded throws 429
- * quota.rate_limited with Retry-After. Per email too, so spreading a password guess over many addresses does not help.
- * Each route counts on its own: a burst of forgot-password mails does not lock the user out of
- * login. The RateLimit headers show whichever of the two counters has less left.
+ * Counts one attempt of `route` against the client address (`perAddress` per fixed minute) and
+ * against the email (`perEmail`; the address alone when there is no email); the first exceeded
+ * throws 429 quota.rate_limited with Retry-After. Per email low, so spreading a password guess
+ * over many addresses does not help; per address high, so one address (or everyone behind one
+ * proxy) cannot lock every account (docs/decisions.md). Each route counts on its own: a burst of
+ * forgot-password mails does not lock the user out of login. The RateLimit headers show whichever
+ * of the two counters has less left.
  */
 export async function enforceAuthRateLimits(
   store: RateLimitStore,
   route: RateLimitedAuthRoute,
-  limit: { address: string; email?: string; perMinute: number; now: number },
+  limit: { address: string; email?: string; perEmail: number; perAddress: number; now: number },
   reply: FastifyReply,
 ): Promise<void> {
-  const rule = { name: `auth.${route}`, limit: limit.perMinute, windowMs: WINDOW_MS };
-  const byAddress = await consumeRateLimit(store, rule, `address:${limit.address}`, limit.now, reply);
+  const byAddressRule = { name: `auth.${route}.address`, limit: limit.perAddress, windowMs: WINDOW_MS };
+  const byAddress = await consumeRateLimit(store, byAddressRule, `address:${limit.address}`, limit.now, reply);
   if (limit.email === undefined) return;
-  const byEmail = await consumeRateLimit(store, rule, `email:${emailKey(limit.email)}`, limit.now, reply);
+  const byEmailRule = { name: `auth.${route}`, limit: limit.perEmail, windowMs: WINDOW_MS };
+  const byEmail = await consumeRateLimit(store, byEmailRule, `email:${emailKey(limit.email)}`, limit.now, reply);
   if (byAddress.remaining < byEmail.remaining) setRateLimitHeaders(reply, byAddress);
 }

@@ -114,7 +114,8 @@ async function prepareAuthRoutes(
       {
         address: request.ip,
         ...(email === undefined ? {} : { email }),
-        perMinute: settings.authRateLimitPerMinute,
+        perEmail: settings.authRateLimitPerMinute,
+        perAddress: settings.authAddressRateLimitPerMinute,
         now: ctx.now(),
       },
       reply,

@@ -3,14 +3,13 @@ import type { z, ZodError } from 'zod';
 import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
 import { AppError, fieldProblemsFromZod, type ErrorCode } from '../../platform/errors/index.js';
 import {
+  assertUtf8Charset,
   sendData,
   sendErrorReply,
   toAppError,
   dataEnvelope,
   validatedInHandler,
-  assertRateLimitBudget,
   consumeRateLimit,
-  countRateLimitFailure,
   type RateLimitRule,
 } from '../../platform/http/index.js';
 import { readMasterKey } from '../../platform/storage/index.js';
@@ -41,7 +40,7 @@ import {
   SchemaResultSchema,
 } from './schemas.js';
 import { sweepPendingRawItems } from './sweep.js';
-import { verifyIngestRequest, type VerifiedIngest } from './verify.js';
+import { claimedConnectorId, verifyIngestRequest, type VerifiedIngest } from './verify.js';
 import { createIdleCheckpointer } from './wal-checkpoint.js';
 import { verificationDeps, acceptPluginProof } from '../../control/verification/index.js';
 import { readIngestWebsite } from './website-context.js';
@@ -92,7 +91,14 @@ export const ingestRoutes: RoutePlugin<IngestRoutesOptions> = async (app, option
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT },
-    (_request, body, done) => done(null, body),
+    (request, body, done) => {
+      try {
+        assertUtf8Charset(request.headers['content-type']);
+      } catch (error) {
+        return done(error as Error, undefined);
+      }
+      done(null, body);
+    },
   );
   setIngestErrorHandler(app, kit);
   addSignatureHooks(app, kit);
@@ -161,19 +167,29 @@ function setIngestErrorHandler(app: IngestApp, { states }: IngestKit): void {
 }
 
 /**
- * Before a route runs: the address's authentication failures, the
- * signature, the connector's rate limit, the Idempotency-Key.
+ * Before a route runs: the signature, the connector's rate limit, the Idempotency-Key. A request
+ * that fails authentication spends the failure budgets of its client address and of the
+ * connector it claims; past either it is answered 429. A correctly signed request never looks at
+ * them: nobody else's failures can refuse it (docs/decisions.md).
  */
 function addSignatureHooks(
   app: IngestApp,
   { services, deps, idempotency, states, checkpointer, perConnector, authFailures }: IngestKit,
 ): void {
-  // An address whose requests failed authentication too often is refused before its body is read
-  // and before any check: a forged token with a self-consistent signature passes the signature
-  // and timestamp checks and would write a nonce row per request.
-  app.addHook('onRequest', async (request) => {
-    await assertRateLimitBudget(services.rateLimits, authFailures, request.ip, services.now());
-  });
+  const chargeFailure = async (request: FastifyRequest, error: unknown): Promise<never> => {
+    const now = services.now();
+    const claimed = claimedConnectorId(request.headers);
+    const keys = [`address:${request.ip}`, ...(claimed === undefined ? [] : [`connector:${claimed}`])];
+    const refusals = await Promise.all(
+      keys.map((key) =>
+        consumeRateLimit(services.rateLimits, authFailures, key, now).then(
+          () => undefined,
+          (refusal: unknown) => refusal,
+        ),
+      ),
+    );
+    throw refusals.find((refusal) => refusal !== undefined) ?? error;
+  };
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     checkpointer.active();
@@ -185,8 +201,7 @@ function addSignatureHooks(
         deps,
       );
     } catch (error) {
-      if (toAppError(error).status === 401)
-        await countRateLimitFailure(services.rateLimits, authFailures, request.ip, services.now());
+      if (toAppError(error).status === 401) await chargeFailure(request, error);
       throw error;
     }
     // Per connector, counted once it is authenticated: nobody else can spend a connector's budget.

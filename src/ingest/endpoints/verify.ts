@@ -88,10 +88,23 @@ export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/** The connector id a request's Authorization names, before anything is verified (failure counting only). */
+export function claimedConnectorId(headers: IngestHeaders): string | undefined {
+  const authorization = header(headers, 'authorization');
+  const match = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization) : null;
+  return match?.[1] ? parseConnectorToken(match[1])?.connectorId : undefined;
+}
+
+/** Unix seconds a client could mean; more digits are milliseconds (or worse), answered as a skew. */
+const SECONDS_PATTERN = /^[0-9]{1,16}$/;
+/** From here on a timestamp reads as milliseconds: 10^11 s is the year 5138. */
+const MILLISECONDS_FROM = 1e11;
+
 /**
- * Verifies a signed ingest request in the contract's order (docs/contract.md#connector-signing):
- * signature over the raw body, timestamp window, nonce replay guard, connector and secret, scope.
- * website_id is read from the body only to derive the key; nothing is trusted before step 1.
+ * Verifies a signed ingest request in the contract's order (docs/ingest.md#3-signing-svcconnectorhmacv1):
+ * signature over the raw body with the connector's current secret, connector current, timestamp
+ * window, nonce replay guard, scope. website_id is read from the body only to derive the key;
+ * nothing is trusted before step 1, and only an authenticated, current connector writes a nonce.
  */
 export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps): Promise<VerifiedIngest> {
   const authorization = header(input.headers, 'authorization');
@@ -110,7 +123,7 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
   if (!signature) throw invalidSignature('X-Signature is missing: sign every ingest request (see docs/ingest.md).');
   const timestamp = header(input.headers, 'x-timestamp');
   const nonce = header(input.headers, 'x-nonce');
-  if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp))
+  if (!timestamp || !SECONDS_PATTERN.test(timestamp))
     throw invalidSignature('X-Timestamp must be the signing time in unix seconds.');
   if (!nonce || nonce.length > 200)
     throw invalidSignature('X-Nonce must be a unique value of 1 to 200 characters per request.');
@@ -130,17 +143,40 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
       'X-Signature does not match: sign METHOD, path, body sha256, X-Timestamp, X-Nonce and website_id with the HKDF key of your secret.',
     );
   }
+  // The key is the connector's only when the secret is its current one (constant time whether or
+  // not the connector exists): a wrong or rotated secret signs with another key.
+  const connector = readConnectorCredential(deps.controlDb, token.connectorId);
+  const secretOk = verifyConnectorSecret(
+    deps.masterKey,
+    token.connectorId,
+    connector?.tokenVersion ?? 1,
+    token.secret,
+    connector?.secretHash,
+  );
+  if (connector && !secretOk)
+    throw invalidSignature(
+      "X-Signature is not signed with this connector's current secret: use the token shown at its last create or rotate.",
+    );
 
-  // 2. Timestamp window, edge accepted.
-  const skew = Math.floor(input.nowMs / 1000) - Number(timestamp);
+  // 2. The connector is current.
+  if (!connector || !secretOk || connector.status !== 'active') {
+    const why = connector?.status === 'suspended' ? 'is suspended' : 'is revoked or unknown';
+    throw new AppError('auth.token_revoked', `The connector token ${why}: ask the website admin for a current token.`);
+  }
+
+  // 3. Timestamp window, edge accepted.
+  const sent = Number(timestamp);
+  const skew = Math.floor(input.nowMs / 1000) - sent;
   if (Math.abs(skew) > TIMESTAMP_WINDOW_SECONDS) {
     throw new AppError(
       'auth.timestamp_skew',
-      `X-Timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server clock (at most ${TIMESTAMP_WINDOW_SECONDS} s): correct the clock (heartbeat returns server_time_unix) and re-sign.`,
+      sent >= MILLISECONDS_FROM
+        ? `X-Timestamp ${timestamp} looks like milliseconds: send unix seconds (Math.floor(Date.now() / 1000)) and re-sign.`
+        : `X-Timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the server clock (at most ${TIMESTAMP_WINDOW_SECONDS} s): correct the clock (heartbeat returns server_time_unix) and re-sign.`,
     );
   }
 
-  // 3. Nonce replay guard, fail closed.
+  // 4. Nonce replay guard, fail closed.
   let fresh: boolean;
   try {
     fresh = await deps.nonces.claim(token.connectorId, nonce, input.nowMs, NONCE_TTL_MS);
@@ -154,20 +190,6 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
       'auth.nonce_replay',
       'X-Nonce was already used: send a fresh nonce (and timestamp) with every request, retries included.',
     );
-
-  // 4. Connector and secret, constant time whether or not the connector exists.
-  const connector = readConnectorCredential(deps.controlDb, token.connectorId);
-  const secretOk = verifyConnectorSecret(
-    deps.masterKey,
-    token.connectorId,
-    connector?.tokenVersion ?? 1,
-    token.secret,
-    connector?.secretHash,
-  );
-  if (!connector || !secretOk || connector.status !== 'active') {
-    const why = connector?.status === 'suspended' && secretOk ? 'is suspended' : 'is revoked, rotated or unknown';
-    throw new AppError('auth.token_revoked', `The connector token ${why}: ask the website admin for a current token.`);
-  }
 
   // 5. Scope: the bound website and the allowed source types.
   if (websiteId !== connector.websiteId)

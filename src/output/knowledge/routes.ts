@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
@@ -17,9 +18,18 @@ import {
 } from './api-schemas.js';
 import { readEntityFacts, readExportedEntity, readRelated } from './entities.js';
 import { searchDigest, searchKnowledge, type RankedHit, type SearchPosition } from './search.js';
+import { createSearchQueue } from './search-queue.js';
 import { existingGraph } from './website-graph.js';
 
 const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
+
+/** Whose places in the search queue a request takes: its API key or user, else its address. */
+function callerOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal?.kind === 'api_key') return `key:${principal.keyId}`;
+  if (principal?.kind === 'user') return `user:${principal.userId}`;
+  return `address:${request.ip}`;
+}
 
 /** What a search cursor holds: the last hit's sort key and a digest of the query it belongs to. */
 const CursorSchema = z.object({ d: z.string(), r: z.number(), i: z.number().int() });
@@ -59,6 +69,7 @@ const entityNotFound = (id: string) =>
  */
 export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
   const app = plainApp.withTypeProvider<ZodTypeProvider>();
+  const searches = createSearchQueue({ perCaller: services.config.settings.searchQueuePerCaller });
 
   app.get(
     '/v1/websites/:id/knowledge/search',
@@ -83,15 +94,17 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
       const list = parseListQuery(request.query);
       const digest = searchDigest(q, kind);
       const after = readCursor(list.after, digest);
-      const db = existingGraph(services, website.id);
-      const hits = db
-        ? searchKnowledge(db, {
-            query: q,
-            limit: list.limit + 1,
-            ...(kind ? { kind } : {}),
-            ...(after ? { after } : {}),
-          })
-        : [];
+      const hits = await searches.run(callerOf(request), () => {
+        const db = existingGraph(services, website.id);
+        return db
+          ? searchKnowledge(db, {
+              query: q,
+              limit: list.limit + 1,
+              ...(kind ? { kind } : {}),
+              ...(after ? { after } : {}),
+            })
+          : [];
+      });
       const keyOf = (hit: RankedHit) => JSON.stringify({ d: digest, r: hit.position.rank, i: hit.position.doc });
       return sendData(
         request,

@@ -316,7 +316,23 @@ export const SETTINGS = {
     default: 10,
     env: 'NODECTL_AUTH_RATE_LIMIT_PER_MINUTE',
     description:
-      'Login, register and forgot-password requests per minute from one client address, and for one email (docs/contract.md#rate-limits).',
+      'Login, register and forgot-password requests per minute for one email (docs/contract.md#rate-limits).',
+  }),
+  authAddressRateLimitPerMinute: setting({
+    schema: positiveInt.max(1_000_000),
+    default: 100,
+    env: 'NODECTL_AUTH_ADDRESS_RATE_LIMIT_PER_MINUTE',
+    description:
+      'Login, register, forgot-password and Google sign-in requests per minute from one client address: higher than the per-email limit, so one address cannot lock every account.',
+  }),
+  trustProxy: setting({
+    schema: stringList
+      .pipe(z.array(z.string().refine(isAddressOrRange, 'must be an IP address or a CIDR range such as 10.0.0.0/8')))
+      .optional(),
+    default: undefined,
+    env: 'NODECTL_TRUST_PROXY',
+    description:
+      'Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (comma-separated in the environment); the rate limits count per that client. Default none: the socket address.',
   }),
   // Rate limits (docs/contract.md#rate-limits): fixed one-minute windows; 429 quota.rate_limited past them.
   rateLimitPerMinute: setting({
@@ -338,6 +354,20 @@ export const SETTINGS = {
     env: 'NODECTL_INGEST_AUTH_FAILURES_PER_MINUTE',
     description:
       'Failed ingest authentications (401) per minute from one client address; past them its ingest requests are refused before any check.',
+  }),
+  nodeRateLimitPerMinute: setting({
+    schema: positiveInt.max(10_000_000),
+    default: 6000,
+    env: 'NODECTL_NODE_RATE_LIMIT_PER_MINUTE',
+    description:
+      'Reads of published node files (/nodes/*) per minute from one client address, apart from the API limit.',
+  }),
+  searchQueuePerCaller: setting({
+    schema: positiveInt.max(1000),
+    default: 4,
+    env: 'NODECTL_SEARCH_QUEUE_PER_CALLER',
+    description:
+      'Knowledge searches one caller (API key or user) may have waiting or running at once; past them a search is 429. Searches run one at a time, each yielding to other requests.',
   }),
   waitlistRateLimitPerMinute: setting({
     schema: positiveInt.max(1_000_000),

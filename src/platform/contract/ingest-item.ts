@@ -19,6 +19,18 @@ export const SOURCE_TYPES = [
   'custom',
 ] as const;
 export const SourceTypeSchema = z.enum(SOURCE_TYPES);
+
+/**
+ * A client's id or name: never with NUL (U+0000), which SQLite text, C strings, file names and
+ * log lines cut or split at, so two ids could read as one (issue 36).
+ */
+export function clientString(min: number, max?: number): z.ZodType<string> {
+  const bounded = z.string().min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`);
+  return (max === undefined ? bounded : bounded.max(max, `must be at most ${max} characters`)).refine(
+    (value) => !value.includes('\u0000'),
+    'must not contain NUL (\\u0000)',
+  );
+}
 export type SourceType = z.infer<typeof SourceTypeSchema>;
 
 /** BCP-47 language tag (RFC 5646 shape: language, optional script, region, variants). */
@@ -77,7 +89,7 @@ export const Rfc3339UtcSchema = z.iso.datetime({
 export const IngestItemSchema = z
   .strictObject({
     type: SourceTypeSchema,
-    id: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+    id: clientString(1, 256),
     url: HttpUrlSchema,
     canonical_url: HttpUrlSchema.optional(),
     title: z.string().max(1024, 'must be at most 1024 characters').optional(),
@@ -100,9 +112,9 @@ export const FIELD_MAPPING_TARGETS = ['title', 'text', 'language', 'canonical_ur
 
 export const FieldMappingSchema = z
   .strictObject({
-    source_path: z.string().min(1).max(512),
+    source_path: clientString(1, 512),
     target: z.enum(FIELD_MAPPING_TARGETS),
-    attribute_name: z.string().min(1).max(128).optional(),
+    attribute_name: clientString(1, 128).optional(),
     provenance_method: z.enum(PROVENANCE_METHODS),
   })
   .refine((m) => m.target !== 'attribute' || m.attribute_name !== undefined, {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FieldMappingSchema } from './ingest-item.js';
+import { clientString, FieldMappingSchema } from './ingest-item.js';
 import { MAX_BATCH_ITEMS } from './ingest-limits.js';
 
 /**
@@ -9,13 +9,13 @@ import { MAX_BATCH_ITEMS } from './ingest-limits.js';
 
 /** The batch envelope; items are validated one by one so each gets its own outcome. */
 export const BatchRequestSchema = z.strictObject({
-  website_id: z.string().min(1),
+  website_id: clientString(1),
   partial: z.boolean().default(true),
   items: z.array(z.unknown()).min(1, `must hold 1 to ${MAX_BATCH_ITEMS} items`),
 });
 
 export const ItemRequestSchema = z.strictObject({
-  website_id: z.string().min(1),
+  website_id: clientString(1),
   item: z.unknown(),
 });
 
@@ -23,9 +23,9 @@ export const DELETE_REASONS = ['source_deleted', 'gdpr_erasure', 'connector_resy
 export type DeleteReason = (typeof DELETE_REASONS)[number];
 
 export const DeleteRequestSchema = z.strictObject({
-  website_id: z.string().min(1),
+  website_id: clientString(1),
   ids: z
-    .array(z.string().min(1).max(256))
+    .array(clientString(1, 256))
     .min(1, 'must list at least one id')
     .max(MAX_BATCH_ITEMS, `must list at most ${MAX_BATCH_ITEMS} ids`),
   reason: z.enum(DELETE_REASONS).default('source_deleted'),
@@ -34,7 +34,7 @@ export const DeleteRequestSchema = z.strictObject({
 export const CONNECTOR_STATES = ['idle', 'syncing', 'backfilling', 'paused', 'error'] as const;
 
 export const HeartbeatRequestSchema = z.strictObject({
-  website_id: z.string().min(1),
+  website_id: clientString(1),
   cursor: z.string().max(4096).nullable().optional(),
   connector_state: z.enum(CONNECTOR_STATES),
   stats: z
@@ -54,6 +54,6 @@ export const HeartbeatRequestSchema = z.strictObject({
 export type HeartbeatInput = Omit<z.input<typeof HeartbeatRequestSchema>, 'website_id'>;
 
 export const SchemaRequestSchema = z.strictObject({
-  website_id: z.string().min(1),
+  website_id: clientString(1),
   mappings: z.array(FieldMappingSchema).max(1000),
 });

@@ -94,12 +94,14 @@ export const ERROR_CODES = {
   'auth.invalid_signature': {
     status: 401,
     retryable: false,
-    description: 'HMAC mismatch, a missing X-Signature, or X-Body-Sha256 not matching the body.',
+    description:
+      "HMAC mismatch, a missing X-Signature, X-Body-Sha256 not matching the body, or a secret that is not the connector's current one (a wrong or rotated-away token).",
   },
   'auth.timestamp_skew': {
     status: 401,
     retryable: false,
-    description: 'X-Timestamp is more than 300 s away from the server clock.',
+    description:
+      'X-Timestamp is more than 300 s away from the server clock, or is in milliseconds (send unix seconds).',
   },
   'auth.nonce_replay': {
     status: 401,
@@ -109,7 +111,7 @@ export const ERROR_CODES = {
   'auth.token_revoked': {
     status: 401,
     retryable: false,
-    description: 'The connector is revoked, suspended, or the token version is stale.',
+    description: 'The connector is revoked (deleted), suspended, or unknown.',
   },
   'auth.scope_violation': {
     status: 403,
@@ -304,7 +306,11 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'The body is over the route limit: 16 MiB on /v1/ingest/*, 1 MiB elsewhere.',
   },
-  'request.unsupported_media_type': { status: 415, retryable: false, description: 'The body is not application/json.' },
+  'request.unsupported_media_type': {
+    status: 415,
+    retryable: false,
+    description: 'The body is not application/json, or its Content-Type names a charset other than UTF-8.',
+  },
   'request.malformed': {
     status: 400,
     retryable: false,

@@ -14,10 +14,11 @@ import {
   trackActiveRequest,
   untrackActiveRequest,
 } from './client-errors.js';
-import { decodeUtf8Body } from './decode-body.js';
+import { assertUtf8Charset, decodeUtf8Body } from './decode-body.js';
 import { errorEnvelope, sendError } from './envelope.js';
 import { sendErrorReply, toAppError } from './errors.js';
 import { DEFAULT_BODY_LIMIT, MAX_PARAM_LENGTH } from './limits.js';
+import { refuseNulInRequest } from './nul-guard.js';
 import { clientRequestIdOf, requestIdOf } from './request-id.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './zod-compilers.js';
 import { armBodyTimer, connectionTimeouts } from './timeouts.js';
@@ -72,7 +73,10 @@ export interface AnsweredRequest {
 }
 
 export interface HttpAppOptions {
-  settings: Pick<Settings, 'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs' | 'keepAliveTimeoutMs'>;
+  settings: Pick<
+    Settings,
+    'headersTimeoutMs' | 'bodyTimeoutMs' | 'ingestBodyTimeoutMs' | 'keepAliveTimeoutMs' | 'trustProxy'
+  >;
   /** Sent as X-Api-Version on every answer: the release whose OpenAPI document describes this API. */
   apiVersion: string;
   /** Fastify logger options; false (the default) logs nothing. */
@@ -116,6 +120,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     },
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: options.settings.keepAliveTimeoutMs,
+    // request.ip (every per-address limit) is the X-Forwarded-For client only behind a listed proxy.
+    ...(options.settings.trustProxy ? { trustProxy: [...options.settings.trustProxy] } : {}),
     // Bad percent-encoding and over-long path parameters, found before any hook runs.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
@@ -154,6 +160,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
+      assertUtf8Charset(request.headers['content-type']);
       text = decodeUtf8Body(body as Buffer);
     } catch (error) {
       return done(error as Error, undefined);
@@ -183,6 +190,16 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       armBodyTimer(request, limitMs, () =>
         answerRaw(socket, requestTimeoutError(), `body not received within ${limitMs} ms`),
       );
+    }
+    done();
+  });
+
+  // Before any route's own validation: no path parameter or query value holds NUL.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      refuseNulInRequest(request);
+    } catch (error) {
+      return done(error as Error);
     }
     done();
   });

@@ -1,7 +1,30 @@
 import { isAscii } from 'node:buffer';
+import { MIMEType } from 'node:util';
 import { AppError } from '../errors/index.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The labels of UTF-8 a Content-Type may name (WHATWG Encoding's, in lower case). */
+const UTF8_LABELS: ReadonlySet<string> = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8']);
+
+/**
+ * Refuses (415 request.unsupported_media_type) a JSON body whose Content-Type names a charset
+ * other than UTF-8: the bytes are decoded as UTF-8 whatever is declared, so a UTF-16 body would
+ * be read as other text than the client meant. No charset is UTF-8 (RFC 8259).
+ */
+export function assertUtf8Charset(contentType: string | undefined): void {
+  let charset: string | null | undefined;
+  try {
+    charset = contentType === undefined ? undefined : new MIMEType(contentType).params.get('charset');
+  } catch {
+    charset = contentType;
+  }
+  if (charset === undefined || charset === null || UTF8_LABELS.has(charset.trim().toLowerCase())) return;
+  throw new AppError(
+    'request.unsupported_media_type',
+    `Content-Type names charset ${JSON.stringify(charset)}: send the JSON encoded as UTF-8 with Content-Type: application/json (charset=utf-8 or none).`,
+  );
+}
 
 /**
  * The text of a JSON body. Invalid UTF-8 is refused with 422 validation.failed naming the first bad

@@ -85,35 +85,6 @@ export async function consumeRateLimit(
   return state;
 }
 
-/**
- * Throws 429 when `key` already used up `rule` in this window, without counting: for a budget
- * spent only by failures (countRateLimitFailure), checked before the work a failure costs.
- */
-export async function assertRateLimitBudget(
-  store: RateLimitStore,
-  rule: RateLimitRule,
-  key: string,
-  nowMs: number,
-): Promise<void> {
-  let count: number;
-  try {
-    count = await store.read(bucketOf(rule, key), nowMs - (nowMs % rule.windowMs));
-  } catch (error) {
-    throw storeUnavailable(error);
-  }
-  if (count >= rule.limit) throw rateLimitedError(stateOf(rule, count, nowMs));
-}
-
-/** Spends one unit of a failure budget (see assertRateLimitBudget). */
-export async function countRateLimitFailure(
-  store: RateLimitStore,
-  rule: RateLimitRule,
-  key: string,
-  nowMs: number,
-): Promise<void> {
-  await increment(store, rule, key, nowMs);
-}
-
 /** A store that cannot be reached fails closed: 503, retryable (as the nonce store does). */
 function storeUnavailable(cause: unknown): AppError {
   return new AppError('service.unavailable', 'The rate-limit store is unavailable; retry shortly.', { cause });

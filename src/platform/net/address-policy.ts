@@ -38,15 +38,36 @@ const METADATA_ADDRESSES: ReadonlySet<string> = new Set(
 );
 
 /**
+ * The IPv4 address an IPv6 form carries in its last 32 bits: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d, not :: or ::1) and the NAT64
+ * well-known prefix (64:ff9b::/96). A connection to one reaches that IPv4 address (or, through a
+ * NAT64 gateway, asks for it), so every rule must see it, not the wrapper.
+ */
+function embeddedIpv4(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  if (address.kind() !== 'ipv6') return undefined;
+  const p = (address as ipaddr.IPv6).parts;
+  const prefix = (...head: number[]) => head.every((part, i) => p[i] === part);
+  const wrapped =
+    prefix(0, 0, 0, 0, 0, 0xffff) ||
+    prefix(0, 0, 0, 0, 0xffff, 0) ||
+    prefix(0x64, 0xff9b, 0, 0, 0, 0) ||
+    (prefix(0, 0, 0, 0, 0, 0) && !(p[6] === 0 && (p[7] ?? 0) <= 1));
+  if (!wrapped) return undefined;
+  const [high, low] = [p[6] ?? 0, p[7] ?? 0];
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+/**
  * Whether a fetch may connect to `address` (an IP address as text, as a resolver or a socket
  * gives it). Only ordinary public unicast passes by default; everything ipaddr.js places in a
  * special range (loopback, private, link-local, CGNAT, multicast, documentation, reserved, IPv6
- * unique-local, IPv4-mapped, NAT64, 6to4, Teredo, ...) is refused, so a range nobody listed
- * here is refused too. An IPv4-mapped IPv6 address is refused whatever it maps to.
+ * unique-local, 6to4, Teredo, ...) is refused, so a range nobody listed here is refused too. An
+ * IPv6 form carrying an IPv4 address (embeddedIpv4) is judged as that IPv4 address by every rule.
  */
 export function checkAddress(address: string, policy: AddressPolicy): AddressVerdict {
   if (!ipaddr.isValid(address)) return { allowed: false, reason: `${JSON.stringify(address)} is not an IP address` };
-  const parsed = ipaddr.parse(address);
+  const given = ipaddr.parse(address);
+  const parsed = embeddedIpv4(given) ?? given;
   const range = parsed.range();
   if (range === 'unicast') return { allowed: true };
   if (METADATA_ADDRESSES.has(parsed.toNormalizedString()))

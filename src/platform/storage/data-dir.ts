@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 
@@ -49,14 +49,47 @@ function createSecretFile(file: string, contents: () => string): void {
   }
 }
 
+/** Folders of the data directory: the owner only (issue 36: control.sqlite holds password and token hashes). */
+export const PRIVATE_DIR_MODE = 0o700;
+/** Database files, their WAL and SHM, and keys: the owner only. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** A database file or one of its siblings (`-wal`, `-shm`, `-journal`). */
+const DATABASE_FILE = /\.sqlite(-wal|-shm|-journal)?$/;
+
+/** Sets `mode` when the path has another (a missing path is left alone); chmod, so the umask does not matter. */
+function tighten(path: string, mode: number): void {
+  let current: number;
+  try {
+    current = statSync(path).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (current !== mode) chmodSync(path, mode);
+}
+
+/** Creates a folder (and its missing parents) for the owner only, and tightens it when it exists. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  tighten(dir, PRIVATE_DIR_MODE);
+}
+
+/** Tightens the database files of a folder that an older nodectl (or a loose umask) left readable by others. */
+function tightenDatabaseFiles(dir: string): void {
+  for (const name of readdirSync(dir)) if (DATABASE_FILE.test(name)) tighten(join(dir, name), PRIVATE_FILE_MODE);
+}
+
 /**
- * Creates the folders, the master key and the token signing key pair (files mode 0600) if they
- * are missing. Safe to call repeatedly and from several processes at once.
+ * Creates the folders (mode 0700), the master key and the token signing key pair (files mode
+ * 0600) if they are missing, and tightens what exists: the folders to 0700, control.sqlite, the
+ * graphs and their WAL and SHM files to 0600. Safe to call repeatedly and from several processes at once.
  */
 export function ensureDataDir(layout: DataDirLayout): void {
-  for (const dir of [layout.root, layout.graphsDir, layout.nodesDir, layout.mailDir, layout.locksDir])
-    mkdirSync(dir, { recursive: true });
-  mkdirSync(layout.keysDir, { recursive: true, mode: 0o700 });
+  for (const dir of [layout.root, layout.graphsDir, layout.nodesDir, layout.mailDir, layout.locksDir, layout.keysDir])
+    ensurePrivateDir(dir);
+  tightenDatabaseFiles(layout.root);
+  tightenDatabaseFiles(layout.graphsDir);
   createSecretFile(layout.masterKeyFile, () => randomBytes(32).toString('base64') + '\n');
   if (!existsSync(layout.jwtPrivateKeyFile)) {
     const pair = generateKeyPairSync('ed25519');
@@ -66,7 +99,7 @@ export function ensureDataDir(layout: DataDirLayout): void {
     createSecretFile(layout.jwtPublicKeyFile, () => pair.publicKey.export({ format: 'pem', type: 'spki' }).toString());
   }
   for (const file of [layout.masterKeyFile, layout.jwtPrivateKeyFile, layout.jwtPublicKeyFile])
-    if (existsSync(file)) chmodSync(file, 0o600);
+    tighten(file, PRIVATE_FILE_MODE);
 }
 
 export function readMasterKey(layout: DataDirLayout): Buffer {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type Db = Database.Database;
@@ -44,7 +44,10 @@ export interface OpenDatabaseOptions {
  * never apply a step twice and a failed step leaves the old schema whole.
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
-  if (file !== ':memory:' && !options.readonly) mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:' && !options.readonly) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    createPrivateFile(file);
+  }
   const db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   if (!options.readonly) {
@@ -61,6 +64,25 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
     throw error;
   }
   return db;
+}
+
+/**
+ * Creates an empty database file with mode 0600 (whatever the umask) unless it exists: SQLite
+ * would create it 0644, and it gives the WAL and SHM files the mode of the database file.
+ */
+function createPrivateFile(file: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  try {
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function latestVersion(migrations: readonly Migration[]): number {

@@ -212,7 +212,7 @@ describe('rate limits of login, register, forgot-password and Google sign-in (do
 
   for (const { route, body } of limited) {
     it(`${route}: the 10th request from one address passes, the 11th is 429 quota.rate_limited with Retry-After; the next minute passes again`, async () => {
-      const a = await open();
+      const a = await open({ authAddressRateLimitPerMinute: 10 });
       for (let i = 1; i <= 10; i++) {
         const res = await a.post(`/v1/auth/${route}`, body(`user${i}@example.com`), {}, '192.0.2.7');
         expect(res.status, `request ${i}`).not.toBe(429);
@@ -245,7 +245,7 @@ describe('rate limits of login, register, forgot-password and Google sign-in (do
   }
 
   it('google: the 10th sign-in attempt from one address passes to the token check, the 11th is 429 quota.rate_limited; another address is not limited', async () => {
-    const a = await open();
+    const a = await open({ authAddressRateLimitPerMinute: 10 });
     const attempt = (address: string) => a.post('/v1/auth/google', { idToken: 'not.a.token' }, {}, address);
     for (let i = 1; i <= 10; i++) expect((await attempt('203.0.113.5')).status, `request ${i}`).not.toBe(429);
     const over = await attempt('203.0.113.5');
@@ -254,14 +254,19 @@ describe('rate limits of login, register, forgot-password and Google sign-in (do
     expect((await attempt('203.0.113.6')).status).not.toBe(429);
   });
 
-  it('the limit is a setting (authRateLimitPerMinute); a body that fails its schema is not counted', async () => {
-    const a = await open({ authRateLimitPerMinute: 2 });
+  it('the limits are settings (authRateLimitPerMinute per email, authAddressRateLimitPerMinute per address); a body that fails its schema is not counted', async () => {
+    const a = await open({ authRateLimitPerMinute: 2, authAddressRateLimitPerMinute: 4 });
     for (let i = 0; i < 5; i++)
       expect(failure(await a.post('/v1/auth/login', { email: 'not-an-email', password: 'x' }))).toBe(
         '422 validation.failed',
       );
     await a.post('/v1/auth/login', { email: 'a@example.com', password: 'x' });
-    await a.post('/v1/auth/login', { email: 'b@example.com', password: 'x' });
+    await a.post('/v1/auth/login', { email: 'a@example.com', password: 'x' });
+    expect(failure(await a.post('/v1/auth/login', { email: 'a@example.com', password: 'x' }))).toBe(
+      '429 quota.rate_limited',
+    );
+    // The email's limit is spent, not the address's: another account from the same address passes, up to 4.
+    expect((await a.post('/v1/auth/login', { email: 'b@example.com', password: 'x' })).status).toBe(401);
     expect(failure(await a.post('/v1/auth/login', { email: 'c@example.com', password: 'x' }))).toBe(
       '429 quota.rate_limited',
     );

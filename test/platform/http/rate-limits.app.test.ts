@@ -4,6 +4,7 @@ import { signRequest } from '../../../src/platform/contract/signing.js';
 import { createConnector } from '../../../src/control/connectors/connectors.js';
 import { readMasterKey } from '../../../src/platform/storage/data-dir.js';
 import { createApiKey } from '../../../src/control/records/api-keys.js';
+import { createUser } from '../../../src/control/records/users.js';
 import {
   buildTestApp,
   fakeClock,
@@ -133,7 +134,7 @@ describe('ingest: the real default, 600 per connector per minute', () => {
   }, 120_000);
 });
 
-describe('ingest: failed authentication per client address (bug "forged connector tokens with a self-consistent signature each write a nonce row")', () => {
+describe('ingest: failed authentication per client address and per claimed connector (issue 36 F4)', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await harness({ ingestAuthFailuresPerMinute: 5 });
@@ -141,25 +142,34 @@ describe('ingest: failed authentication per client address (bug "forged connecto
   afterAll(async () => h?.t.close());
 
   const forged = () => `con_${randomBytes(8).toString('hex')}.${randomBytes(24).toString('base64url')}`;
+  const wrongSecret = () => `${h.site.connectorId}.${randomBytes(24).toString('base64url')}`;
   const nonces = () => (h.t.services.controlDb.prepare('SELECT COUNT(*) AS n FROM nonces').get() as { n: number }).n;
 
-  it('5 forged tokens are 401 auth.token_revoked (each writes its nonce); the 6th is 429 before any check, and writes no nonce', async () => {
+  it('forged tokens write no nonce; past 5 failures the address gets 429, yet a valid connector on that address still passes', async () => {
     const before = nonces();
     for (let i = 0; i < 5; i++)
       expect((await heartbeat(h, { token: forged(), address: '203.0.113.7' })).json.error.code).toBe(
         'auth.token_revoked',
       );
-    expect(nonces()).toBe(before + 5);
-    const refused = await heartbeat(h, { token: forged(), address: '203.0.113.7' });
-    expect(refused.status).toBe(429);
-    expect(refused.json.error.code).toBe('quota.rate_limited');
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(nonces()).toBe(before + 5);
-    // The address is refused even with a genuine token until the window ends; other addresses are not.
-    expect((await heartbeat(h, { address: '203.0.113.7' })).status).toBe(429);
-    expect((await heartbeat(h, { address: '203.0.113.8' })).status).toBe(200);
-    h.clock.advance(MINUTE);
+    expect(nonces()).toBe(before);
+    // 65 forged requests (the adversarial run): the failing ones are refused, nobody else is.
+    const answers: InjectAnswer[] = [];
+    for (let i = 0; i < 60; i++) answers.push(await heartbeat(h, { token: forged(), address: '203.0.113.7' }));
+    expect(new Set(statuses(answers))).toEqual(new Set([429]));
+    expect(answers[0]!.json.error.code).toBe('quota.rate_limited');
+    expect(Number(answers[0]!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(nonces()).toBe(before);
     expect((await heartbeat(h, { address: '203.0.113.7' })).status).toBe(200);
+    expect((await heartbeat(h, { address: '203.0.113.8' })).status).toBe(200);
+  });
+
+  it('wrong secrets for a real connector from many addresses are limited per claimed connector; its real token still passes', async () => {
+    h.clock.advance(MINUTE);
+    const answers: InjectAnswer[] = [];
+    for (let i = 0; i < 8; i++) answers.push(await heartbeat(h, { token: wrongSecret(), address: `198.51.100.${i}` }));
+    expect(statuses(answers)).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    expect(answers[0]!.json.error.code).toBe('auth.invalid_signature');
+    expect((await heartbeat(h, { address: '198.51.100.1' })).status).toBe(200);
   });
 
   it('a successful request spends nothing of the failure budget', async () => {
@@ -178,10 +188,77 @@ describe('ingest: failed authentication per client address (bug "forged connecto
   });
 });
 
+describe('trustProxy: the client address behind a reverse proxy (issue 36 F4)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await harness({ nodeRateLimitPerMinute: 2, trustProxy: ['10.0.0.0/8'] });
+  }, 60_000);
+  afterAll(async () => h?.t.close());
+
+  const viaProxy = (client: string, proxy = '10.0.0.2') =>
+    injectJson(h.t.app, {
+      method: 'GET',
+      url: '/nodes/unknown.example/manifest.json',
+      headers: { 'x-forwarded-for': client },
+      remoteAddress: proxy,
+    });
+
+  it("a trusted proxy's X-Forwarded-For names the client: each client behind it has its own budget", async () => {
+    expect(
+      statuses([await viaProxy('192.0.2.10'), await viaProxy('192.0.2.10'), await viaProxy('192.0.2.10')]),
+    ).toEqual([404, 404, 429]);
+    expect((await viaProxy('192.0.2.11')).status).toBe(404);
+  });
+
+  it('an address not in the list is not believed: its X-Forwarded-For is ignored', async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await viaProxy(`192.0.2.${20 + i}`, '203.0.113.50'));
+    expect(statuses(answers)).toEqual([404, 404, 429]);
+  });
+});
+
+describe('login: per account low, per address high (issue 36 F4)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await harness({ authRateLimitPerMinute: 3, authAddressRateLimitPerMinute: 20 });
+  }, 60_000);
+  afterAll(async () => h?.t.close());
+
+  const login = (email: string, password: string, address = '203.0.113.60') =>
+    injectJson(h.t.app, {
+      method: 'POST',
+      url: '/v1/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ email, password }),
+      remoteAddress: address,
+    });
+
+  it('failed logins for one account from an address lock that account, not every account on the address', async () => {
+    await createUser(
+      h.t.services.controlDb,
+      { email: 'b@example.com', password: 'correct-horse-battery' },
+      h.clock.now(),
+    );
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await login('a@example.com', 'wrong-password-123'));
+    expect(statuses(answers)).toEqual([401, 401, 401, 429, 429]);
+    expect((await login('b@example.com', 'correct-horse-battery')).status).toBe(200);
+  });
+
+  it('an address that passes the per-address limit is refused for every account', async () => {
+    h.clock.advance(MINUTE);
+    const answers = [];
+    for (let i = 0; i < 21; i++)
+      answers.push(await login(`user${i}@example.com`, 'wrong-password-123', '203.0.113.61'));
+    expect(answers[19]!.status).toBe(401);
+    expect(answers[20]!.status).toBe(429);
+  });
+});
+
 describe('management routes: per principal; public routes: per client address', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await harness({ rateLimitPerMinute: 3, waitlistRateLimitPerMinute: 2 });
+    h = await harness({ rateLimitPerMinute: 3, nodeRateLimitPerMinute: 5, waitlistRateLimitPerMinute: 2 });
   }, 60_000);
   afterAll(async () => h?.t.close());
 
@@ -226,21 +303,25 @@ describe('management routes: per principal; public routes: per client address', 
     expect((await takedown(undefined, '198.51.100.2')).status).toBe(401);
   });
 
-  it('node files share the address budget; probes are never limited', async () => {
+  it('node files have their own budget per address, apart from the API; probes are never limited', async () => {
+    const address = '198.51.100.3';
+    const api = [];
+    for (let i = 0; i < 4; i++) api.push(await takedown(undefined, address));
+    expect(statuses(api)).toEqual([401, 401, 401, 429]);
     const files = [];
-    for (let i = 0; i < 4; i++)
+    for (let i = 0; i < 6; i++)
       files.push(
         await injectJson(h.t.app, {
           method: 'GET',
           url: '/nodes/unknown.example/manifest.json',
-          remoteAddress: '198.51.100.3',
+          remoteAddress: address,
         }),
       );
-    expect(statuses(files)).toEqual([404, 404, 404, 429]);
+    expect(statuses(files)).toEqual([404, 404, 404, 404, 404, 429]);
+    expect(files[0]!.headers).toMatchObject({ 'ratelimit-limit': '5' });
+    expect((await takedown(undefined, address)).status).toBe(429);
     for (let i = 0; i < 5; i++)
-      expect(
-        (await injectJson(h.t.app, { method: 'GET', url: '/healthz', remoteAddress: '198.51.100.3' })).status,
-      ).toBe(200);
+      expect((await injectJson(h.t.app, { method: 'GET', url: '/healthz', remoteAddress: address })).status).toBe(200);
   });
 
   it('the waitlist keeps its own, stricter limit per address', async () => {

@@ -92,7 +92,8 @@ const HOSTILE: ReadonlyArray<readonly [string, string, FetchFailure]> = [
   ['IPv6 loopback', 'http://[::1]:PORT/', 'address'],
   ['IPv6 unspecified', 'http://[::]:PORT/', 'address'],
   ['IPv4-mapped loopback', 'http://[::ffff:127.0.0.1]:PORT/', 'address'],
-  ['IPv4-mapped public address', 'http://[::ffff:8.8.8.8]:PORT/', 'address'],
+  ['IPv4-compatible loopback', 'http://[::7f00:1]:PORT/', 'address'],
+  ['IPv4-compatible metadata', 'http://[::a9fe:a9fe]/', 'address'],
   ['cloud metadata', 'http://169.254.169.254/latest/meta-data/', 'address'],
   ['AWS IPv6 metadata', 'http://[fd00:ec2::254]/latest/meta-data/', 'address'],
   ['link-local', 'http://169.254.1.1:PORT/', 'address'],
@@ -279,7 +280,7 @@ describe('the address policy', () => {
       checkAddress(address, { allowPrivateAddresses }).allowed;
     expect(['8.8.8.8', '2606:4700::1111', '93.184.216.34'].map((a) => verdict(a))).toEqual([true, true, true]);
     expect(
-      ['127.0.0.1', '10.0.0.1', '169.254.169.254', '::1', 'fd00::1', '::ffff:1.2.3.4', 'not-an-ip'].map((a) =>
+      ['127.0.0.1', '10.0.0.1', '169.254.169.254', '::1', 'fd00::1', '::ffff:10.2.3.4', 'not-an-ip'].map((a) =>
         verdict(a),
       ),
     ).toEqual([false, false, false, false, false, false, false]);
@@ -287,7 +288,9 @@ describe('the address policy', () => {
       ['127.0.0.1', '10.0.0.1', '192.168.0.4', '::1', 'fd00::1', '100.64.0.1'].map((a) => verdict(a, true)),
     ).toEqual([true, true, true, true, true, true]);
     expect(
-      ['169.254.169.254', 'fd00:ec2::254', '0.0.0.0', '224.0.0.1', '::ffff:127.0.0.1'].map((a) => verdict(a, true)),
+      ['169.254.169.254', 'fd00:ec2::254', '0.0.0.0', '224.0.0.1', '::ffff:169.254.169.254'].map((a) =>
+        verdict(a, true),
+      ),
     ).toEqual([false, false, false, false, false]);
     expect(checkAddress('10.20.0.5', { allowPrivateAddresses: false, allowedRanges: ['10.20.0.0/16'] }).allowed).toBe(
       true,
@@ -297,6 +300,41 @@ describe('the address policy', () => {
     ).toBe(false);
     expect(['10.0.0.0/8', '::1', 'fd00::/8'].map(isAddressOrRange)).toEqual([true, true, true]);
     expect(['10.0.0.0/33', 'example.com', ''].map(isAddressOrRange)).toEqual([false, false, false]);
+  });
+
+  it('judges IPv4-mapped, IPv4-compatible and NAT64 forms as the IPv4 address they carry, by every rule (issue 36 F8)', () => {
+    const verdict = (address: string, policy: { allowPrivateAddresses: boolean; allowedRanges?: string[] }) =>
+      checkAddress(address, policy).allowed;
+    const strict = { allowPrivateAddresses: false };
+    // IPv4-compatible forms of the metadata address and of loopback are not ordinary unicast.
+    expect(['::a9fe:a9fe', '::7f00:1', '::169.254.169.254', '::127.0.0.1'].map((a) => verdict(a, strict))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    // However broad the allow-list, a wrapped metadata address stays refused.
+    const broad = { allowPrivateAddresses: true, allowedRanges: ['::/0', '0.0.0.0/0'] };
+    expect(
+      [
+        '::ffff:169.254.169.254',
+        '::ffff:a9fe:a9fe',
+        '64:ff9b::a9fe:a9fe',
+        '64:ff9b::169.254.169.254',
+        '::a9fe:a9fe',
+      ].map((a) => verdict(a, broad)),
+    ).toEqual([false, false, false, false, false]);
+    expect(checkAddress('64:ff9b::a9fe:a9fe', broad)).toMatchObject({ reason: expect.stringMatching(/metadata/) });
+    // The carried address decides: a private one is opened by the flag, a public one passes.
+    expect(['::ffff:10.0.0.1', '64:ff9b::a00:1'].map((a) => verdict(a, strict))).toEqual([false, false]);
+    expect(['::ffff:10.0.0.1', '64:ff9b::a00:1'].map((a) => verdict(a, { allowPrivateAddresses: true }))).toEqual([
+      true,
+      true,
+    ]);
+    expect(['::ffff:8.8.8.8', '64:ff9b::808:808'].map((a) => verdict(a, strict))).toEqual([true, true]);
+    // An allow-list entry of IPv6 form does not open the IPv4 address a wrapped form carries.
+    expect(verdict('::ffff:127.0.0.1', { allowPrivateAddresses: false, allowedRanges: ['::ffff:0:0/96'] })).toBe(false);
+    expect(verdict('::ffff:10.20.0.5', { allowPrivateAddresses: false, allowedRanges: ['10.20.0.0/16'] })).toBe(true);
   });
 
   it('the system resolver names localhost loopback (the default resolver is refused the same way)', async () => {
