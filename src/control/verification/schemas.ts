@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainSchema, VERIFICATION_METHODS, VERIFICATION_STATES } from '../records/index.js';
-import { CHALLENGE_METHODS, METHOD_NAMES } from './methods.js';
+import { CHALLENGE_METHODS, METHOD_NAMES, toChallengeMethod } from './methods.js';
 
 /**
  * The verification routes' request and answer schemas (docs/verification.md): the route layer
@@ -31,7 +31,10 @@ export const ChallengeBodySchema = z.strictObject({
     .enum(METHOD_NAMES, {
       error: `must be one of ${METHOD_NAMES.join(', ')} (manual is granted by a platform operator: nodectl admin website verify --manual)`,
     })
-    .describe('How the owner will prove ownership; html_meta is another name for meta_tag'),
+    .transform(toChallengeMethod)
+    .describe(
+      'How the owner will prove ownership; html_meta, plugin_signed and well_known name meta_tag, plugin and well_known_file (answers use those)',
+    ),
   domain: AliasOrOwnDomainSchema.optional(),
 });
 
