@@ -92,6 +92,15 @@ export const DomainVerificationSchema = z.object({
   verifiedAt: isoTime('When the current verification was proved'),
   graceUntil: isoTime('When grace ends and the verification is revoked, unless a check passes first'),
   failureCount: z.number().int().min(0).describe('Failed checks since the last that passed'),
+  lastFailureReason: z
+    .string()
+    .nullable()
+    .describe(
+      'What the latest check read when it failed (the TXT records, the fetch, the error); null when it passed or none failed',
+    ),
+  challengeExpiresAt: isoTime(
+    'Pending only: until when the open challenge may be checked (7 days after it was issued; failed checks do not shorten it); then the domain is failed and needs a new challenge (same token)',
+  ),
 });
 
 /** One step of the record, newest first in GET .../verification. */
