@@ -106,6 +106,35 @@ describe('the nodectl binary', () => {
     expect(human.stdout).toMatch(/ID\s+NAME\s+SLUG\s+PLAN/);
   });
 
+  it('admin website create --verified takes a trust tier name (well_known) and answers the contract name (well_known_file)', async () => {
+    await runNodectl(['admin', 'user', 'create', '--email', 'names@example.com', '--password', 'a-long-password'], {
+      dataDir: temp.dir,
+    });
+    const org = await runNodectl(
+      ['--json', 'admin', 'org', 'create', '--name', 'Names', '--owner', 'names@example.com', '--plan', 'pro'],
+      { dataDir: temp.dir },
+    );
+    const site = await runNodectl(
+      [
+        '--json',
+        'admin',
+        'website',
+        'create',
+        '--org',
+        org.json().id,
+        '--domain',
+        'names.example.com',
+        '--name',
+        'Names',
+        '--verified',
+        'well_known',
+      ],
+      { dataDir: temp.dir },
+    );
+    expect({ exitCode: site.exitCode, stderr: site.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect(site.json().verification).toEqual({ method: 'well_known_file', state: 'verified' });
+  });
+
   it('bad input exits 1 with the reason: a short password, an unknown owner, a bad domain', async () => {
     const short = await runNodectl(['admin', 'user', 'create', '--email', 'x@example.com', '--password', 'short'], {
       dataDir: temp.dir,

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { PLANS } from '../../control/plans/index.js';
-import { VERIFICATION_METHODS } from '../../control/records/index.js';
+import { VERIFICATION_METHOD_INPUTS } from '../../control/records/index.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { formatTable } from '../output.js';
 import { UsageError } from '../errors.js';
@@ -108,8 +108,8 @@ export function registerAdminCommands(program: Command): void {
     .addOption(
       new Option(
         '--verified <method>',
-        'mark ownership verified by this method at once, without a check (scripted setups; prefer `admin website verify --manual`)',
-      ).choices(VERIFICATION_METHODS),
+        'mark ownership verified by this method at once, without a check (scripted setups; prefer `admin website verify --manual`); html_meta, plugin_signed and well_known name meta_tag, plugin and well_known_file',
+      ).choices(VERIFICATION_METHOD_INPUTS),
     )
     .action(
       async (
@@ -118,7 +118,7 @@ export function registerAdminCommands(program: Command): void {
           domain: string;
           name: string;
           language: string;
-          verified?: (typeof VERIFICATION_METHODS)[number];
+          verified?: (typeof VERIFICATION_METHOD_INPUTS)[number];
         },
         command: Command,
       ) => {

@@ -41,6 +41,16 @@ export {
 } from './transfer-rows.js';
 export type { TransferRecord } from './transfer-rows.js';
 export { createUser, findUserByEmail, getUser, listUsers } from './users.js';
-export { VERIFICATION_METHODS, VERIFICATION_STATES, countsAsVerified, trustScore } from './website-info.js';
-export type { VerificationMethod, VerificationState, WebsiteInfo } from './website-info.js';
+export {
+  VERIFICATION_METHODS,
+  VERIFICATION_METHOD_ALIASES,
+  VERIFICATION_METHOD_INPUTS,
+  VERIFICATION_METHOD_NAMES,
+  VERIFICATION_STATES,
+  canonicalMethodName,
+  countsAsVerified,
+  tierOfMethod,
+  trustScore,
+} from './website-info.js';
+export type { VerificationMethod, VerificationMethodName, VerificationState, WebsiteInfo } from './website-info.js';
 export { createWebsite, getWebsite, listWebsites } from './websites.js';

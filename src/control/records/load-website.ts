@@ -1,12 +1,7 @@
 import type { Db } from '../../platform/storage/index.js';
 import type { FieldMapping } from '../../platform/contract/index.js';
 import { PLANS, type Plan } from '../plans/index.js';
-import {
-  VERIFICATION_STATES,
-  type WebsiteInfo,
-  type VerificationMethod,
-  type VerificationState,
-} from './website-info.js';
+import { VERIFICATION_STATES, tierOfMethod, type WebsiteInfo, type VerificationState } from './website-info.js';
 
 interface WebsiteSql {
   id: string;
@@ -18,18 +13,6 @@ interface WebsiteSql {
   method: string | null;
   state: string | null;
 }
-
-/** Challenge method names (docs/contract.md#verification) to trust tiers; plugin and html_meta are aliases. */
-const METHOD_TIERS: Readonly<Record<string, VerificationMethod>> = {
-  dns_txt: 'dns_txt',
-  plugin: 'plugin_signed',
-  plugin_signed: 'plugin_signed',
-  well_known: 'well_known',
-  well_known_file: 'well_known',
-  meta_tag: 'meta_tag',
-  html_meta: 'meta_tag',
-  manual: 'manual',
-};
 
 /**
  * What the extractor and the compiler need to know about a served website, from control.sqlite:
@@ -61,7 +44,8 @@ export function loadWebsiteInfo(controlDb: Db, websiteId: string): WebsiteInfo |
     brand,
     defaultLanguage: row.default_language ?? 'en',
     plan,
-    verification: { method: row.method === null ? null : (METHOD_TIERS[row.method] ?? null), state },
+    // Rows written before the method names were one may hold a tier name: tierOfMethod takes either.
+    verification: { method: tierOfMethod(row.method), state },
     aliases: aliases.map((a) => a.toLowerCase()),
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PLANS } from '../plans/index.js';
-import { VERIFICATION_METHODS } from './website-info.js';
+import { VERIFICATION_METHOD_INPUTS, canonicalMethodName } from './website-info.js';
 
 export const ROLES = ['viewer', 'editor', 'organization_admin', 'organization_owner'] as const;
 export type Role = (typeof ROLES)[number];
@@ -29,7 +29,12 @@ export const DomainSchema = z
   );
 
 export const PlanSchema = z.enum(PLANS);
-export const VerificationMethodSchema = z.enum(VERIFICATION_METHODS);
+/** A verification method by any of its names (the contract's or an alias), parsed to the contract's name. */
+export const VerificationMethodInputSchema = z
+  .enum(VERIFICATION_METHOD_INPUTS, {
+    error: `must be one of ${VERIFICATION_METHOD_INPUTS.join(', ')}`,
+  })
+  .transform((name) => canonicalMethodName(name)!);
 
 export interface UserRecord {
   id: string;

@@ -1,7 +1,52 @@
 import type { Plan } from '../plans/index.js';
 
+/** The trust tiers a verification method gives (docs/contract.md#verification), strongest first. */
 export const VERIFICATION_METHODS = ['dns_txt', 'plugin_signed', 'well_known', 'meta_tag', 'manual'] as const;
+/** A trust tier (the name is older than the method names below: it is not what the API calls a method). */
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
+
+/** The verification methods by the contract's names: what every answer, row and event says. */
+export const VERIFICATION_METHOD_NAMES = ['dns_txt', 'plugin', 'well_known_file', 'meta_tag', 'manual'] as const;
+export type VerificationMethodName = (typeof VERIFICATION_METHOD_NAMES)[number];
+
+/**
+ * Other names a request or a command may use for a method: the contract's alias html_meta, and
+ * the tier names plugin_signed and well_known, which `admin website create --verified` once took.
+ */
+export const VERIFICATION_METHOD_ALIASES = {
+  html_meta: 'meta_tag',
+  plugin_signed: 'plugin',
+  well_known: 'well_known_file',
+} as const satisfies Record<string, VerificationMethodName>;
+
+/** Every name accepted on input: the contract's names, then the aliases. */
+export const VERIFICATION_METHOD_INPUTS = [
+  ...VERIFICATION_METHOD_NAMES,
+  ...(Object.keys(VERIFICATION_METHOD_ALIASES) as Array<keyof typeof VERIFICATION_METHOD_ALIASES>),
+] as const;
+
+/** The contract's name of a method given by any of its names; null for null or a name of no method. */
+export function canonicalMethodName(name: string | null | undefined): VerificationMethodName | null {
+  if (name === null || name === undefined) return null;
+  if ((VERIFICATION_METHOD_NAMES as readonly string[]).includes(name)) return name as VerificationMethodName;
+  return Object.hasOwn(VERIFICATION_METHOD_ALIASES, name)
+    ? VERIFICATION_METHOD_ALIASES[name as keyof typeof VERIFICATION_METHOD_ALIASES]
+    : null;
+}
+
+const TIER_OF_METHOD: Readonly<Record<VerificationMethodName, VerificationMethod>> = {
+  dns_txt: 'dns_txt',
+  plugin: 'plugin_signed',
+  well_known_file: 'well_known',
+  meta_tag: 'meta_tag',
+  manual: 'manual',
+};
+
+/** The trust tier a method (by any of its names) gives: the method drives the tier. */
+export function tierOfMethod(name: string | null | undefined): VerificationMethod | null {
+  const method = canonicalMethodName(name);
+  return method === null ? null : TIER_OF_METHOD[method];
+}
 
 export const VERIFICATION_STATES = ['pending', 'verified', 'failed', 'grace', 'revoked'] as const;
 export type VerificationState = (typeof VERIFICATION_STATES)[number];

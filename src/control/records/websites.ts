@@ -3,7 +3,7 @@ import type { Db } from '../../platform/storage/index.js';
 import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
 import { LanguageTagSchema } from '../../platform/contract/index.js';
 import { newId, nowIso } from './record-ids.js';
-import { DomainSchema, VerificationMethodSchema, type WebsiteRecord } from './record-types.js';
+import { DomainSchema, VerificationMethodInputSchema, type WebsiteRecord } from './record-types.js';
 import { getOrganization } from './organizations.js';
 import { assertWithinLimit } from '../plans/index.js';
 
@@ -13,7 +13,7 @@ export const CreateWebsiteSchema = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(200),
   defaultLanguage: LanguageTagSchema.default('en'),
   /** Mark the website verified by this method at once (self-hosters who own their domain). */
-  verifiedMethod: VerificationMethodSchema.optional(),
+  verifiedMethod: VerificationMethodInputSchema.optional(),
 });
 
 export function createWebsite(

@@ -61,7 +61,7 @@ function changedEventData(before: DomainVerification, after: DomainVerification)
  * outside any transaction), moves the state machine, writes the record with its summaries, the
  * event row, and, when the state or the proving method changed, a verification.changed event in
  * the outbox. Undefined when the step no longer applies (the domain went to failed or revoked
- * meanwhile), and nothing is written.
+ * meanwhile, or its challenge expired), and nothing is written.
  */
 export function applyStep(
   db: Db,
@@ -75,7 +75,7 @@ export function applyStep(
       const before = requireDomainVerification(db, websiteId, domain);
       const moved = transition(before, step.machine, now);
       if (!moved) return undefined;
-      const after: DomainVerification = {
+      const next: DomainVerification = {
         ...before,
         ...step.patch,
         state: moved.state,
@@ -85,7 +85,7 @@ export function applyStep(
         failureCount: moved.failureCount,
         updatedAt: now,
       };
-      writeDomainVerification(db, after);
+      writeDomainVerification(db, next);
       recordVerificationEvent(
         db,
         {
@@ -95,12 +95,14 @@ export function applyStep(
           method: step.method,
           result: step.result,
           fromState: before.state,
-          toState: after.state,
+          toState: next.state,
           evidence: step.evidence,
           actor: step.actor,
         },
         now,
       );
+      // Read back: what the record derives from the step just written (the last failure) is in it.
+      const after = readDomainVerification(db, websiteId, before.domain)!;
       const changed = before.state !== after.state || before.method !== after.method;
       if (changed)
         emitEvent(

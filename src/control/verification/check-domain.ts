@@ -5,6 +5,8 @@ import type { VerificationDeps } from './deps.js';
 import type { DomainVerification } from './domain-store.js';
 import { isChallengeMethod, type ChallengeMethod } from './methods.js';
 import type { OwnershipProbes } from './ownership-probes.js';
+import { expireChallenge } from './expire-challenge.js';
+import { challengeExpired, challengeExpiresAt } from './state-machine.js';
 
 export interface DomainCheck {
   readonly verification: DomainVerification;
@@ -26,10 +28,32 @@ function methodsToTry(subject: DomainVerification): ChallengeMethod[] {
 }
 
 /**
- * POST .../verification/check and the daily re-check: reads the proof over the network (outside
+ * Throws 409 verification.challenge_required when the domain has nothing to check: it failed
+ * or was revoked, or its pending challenge expired (the domain is moved to failed on the way).
+ */
+function refuseUnlessCheckable(deps: VerificationDeps, subject: DomainVerification, websiteId: string): void {
+  const challengeRoute = `POST /v1/websites/${websiteId}/verification/challenge`;
+  if (subject.state === 'failed' || subject.state === 'revoked')
+    throw new AppError(
+      'verification.challenge_required',
+      `The verification of ${subject.domain} is ${subject.state}: issue a challenge (${challengeRoute}), place the proof, then check again.`,
+    );
+  const now = deps.now();
+  if (challengeExpired(subject, now)) {
+    expireChallenge(deps, subject, now);
+    throw new AppError(
+      'verification.challenge_required',
+      `The challenge for ${subject.domain} expired at ${new Date(challengeExpiresAt(subject)!).toISOString()}, 7 days after it was issued, without a passing check: issue a new challenge (${challengeRoute}); the token stays the same, so a proof you placed stays valid; then check again.`,
+    );
+  }
+}
+
+/**
+ * POST .../verification/check and the hourly re-check: reads the proof over the network (outside
  * any transaction), then moves the state machine with what was found (docs/contract.md#verification).
- * 409 verification.challenge_required when there is nothing to check: no challenge yet, or the
- * domain failed or was revoked (a new challenge makes it pending again).
+ * A failing check of a pending domain keeps the challenge open until it expires.
+ * 409 verification.challenge_required when there is nothing to check: no challenge yet, an
+ * expired one, or the domain failed or was revoked (a new challenge makes it pending again).
  */
 export async function checkDomain(
   deps: VerificationDeps,
@@ -38,12 +62,7 @@ export async function checkDomain(
 ): Promise<DomainCheck> {
   const subject = requireDomainVerification(deps.controlDb, input.websiteId, input.domain);
   const methods = methodsToTry(subject);
-  if (subject.state === 'failed' || subject.state === 'revoked') {
-    throw new AppError(
-      'verification.challenge_required',
-      `The verification of ${subject.domain} is ${subject.state}: issue a challenge (POST /v1/websites/${input.websiteId}/verification/challenge), place the proof, then check again.`,
-    );
-  }
+  refuseUnlessCheckable(deps, subject, input.websiteId);
   if (subject.token === null || methods.length === 0) {
     throw new AppError(
       'verification.challenge_required',
@@ -68,7 +87,12 @@ export async function checkDomain(
     subject.domain,
     {
       event: input.event ?? 'check',
-      machine: { kind: 'check', passed: decided.passed, method: decided.method },
+      machine: {
+        kind: 'check',
+        passed: decided.passed,
+        method: decided.method,
+        tried: outcomes.map((o) => o.method),
+      },
       method: decided.method,
       result: decided.passed ? 'passed' : 'failed',
       evidence,
@@ -77,6 +101,14 @@ export async function checkDomain(
     },
     now,
   );
+  if (!applied) {
+    // The domain moved while the proof was read (failed, revoked, or the challenge expired).
+    refuseUnlessCheckable(
+      deps,
+      requireDomainVerification(deps.controlDb, input.websiteId, subject.domain),
+      input.websiteId,
+    );
+  }
   if (applied?.changed && !applied.after.isAlias) deps.onTrustChanged?.(input.websiteId);
   return {
     verification: applied?.after ?? requireDomainVerification(deps.controlDb, input.websiteId, subject.domain),

@@ -7,8 +7,9 @@ import { createOwnershipProbes } from './ownership-probes.js';
 import { defineJob } from '../../platform/job-runtime/index.js';
 
 /**
- * verification.check, hourly (docs/verification.md "Re-checks"): re-reads the proof of every verified
- * or in-grace domain not checked for a day and revokes lapsed grace windows. A website whose own
+ * verification.check, hourly (docs/verification.md "Re-checks"): fails pending challenges 7 days
+ * old, re-reads the proof of every open pending challenge and of every verified or in-grace
+ * domain not checked for a day, and revokes lapsed grace windows. A website whose own
  * domain's trust changed gets its graph's source trust refreshed and, when it has a graph, a
  * republish (node.republish publishes only over a live version), so the live trust.json and
  * sources do not go on claiming a verification that lapsed.
@@ -35,6 +36,7 @@ export const verificationCheckJob = defineJob({
       if (existsSync(graphDbPath(services.layout, websiteId)))
         services.nodes.requestRepublish({ website_id: websiteId, removed: [] });
     }
-    if (report.rechecked + report.lapsed + report.errors > 0) services.logger.info({ ...report }, 'verification.check');
+    if (report.rechecked + report.pendingRechecked + report.expired + report.lapsed + report.errors > 0)
+      services.logger.info({ ...report }, 'verification.check');
   },
 });

@@ -1,6 +1,11 @@
 import { newUlid } from '../../platform/ids/index.js';
 import type { Db } from '../../platform/storage/index.js';
-import { countsAsVerified, VERIFICATION_STATES, type VerificationState } from '../records/index.js';
+import {
+  canonicalMethodName,
+  countsAsVerified,
+  VERIFICATION_STATES,
+  type VerificationState,
+} from '../records/index.js';
 import { isChallengeMethod, type ChallengeMethod } from './methods.js';
 
 /** One domain's verification (a website's own domain or one of its aliases), as domain_verifications holds it. */
@@ -23,6 +28,8 @@ export interface DomainVerification {
   readonly pluginProofAt: number | null;
   readonly pluginConnectorId: string | null;
   readonly updatedAt: number;
+  /** What the latest check read when it failed (its evidence); null when it passed or no failure counts. */
+  readonly lastFailure: string | null;
 }
 
 interface Row {
@@ -41,6 +48,21 @@ interface Row {
   plugin_proof_at: number | null;
   plugin_connector_id: string | null;
   updated_at: number;
+  last_failure: string | null;
+}
+
+/**
+ * A domain's row with the evidence of its latest check when that failed, from the record of
+ * steps (verification_events keeps it already; no column of its own to keep in step).
+ */
+const SELECT_DOMAIN = `SELECT d.*, (SELECT CASE e.result WHEN 'failed' THEN e.evidence END FROM verification_events e
+    WHERE e.website_id = d.website_id AND d.domain = e.domain AND e.event IN ('check', 'recheck', 'plugin_heartbeat')
+    ORDER BY e.created_at DESC, e.rowid DESC LIMIT 1) AS last_failure
+  FROM domain_verifications d`;
+
+function challengeMethodOf(name: string | null): ChallengeMethod | null {
+  const method = canonicalMethodName(name);
+  return isChallengeMethod(method) ? method : null;
 }
 
 function toRecord(row: Row): DomainVerification {
@@ -51,8 +73,9 @@ function toRecord(row: Row): DomainVerification {
     state: (VERIFICATION_STATES as readonly string[]).includes(row.state)
       ? (row.state as VerificationState)
       : 'pending',
-    method: row.method,
-    challengeMethod: isChallengeMethod(row.challenge_method) ? row.challenge_method : null,
+    // Migration 0007 and its triggers write the contract's names; an alias that got in is read as its method.
+    method: canonicalMethodName(row.method) ?? row.method,
+    challengeMethod: challengeMethodOf(row.challenge_method),
     token: row.token,
     challengedAt: row.challenged_at,
     lastCheckedAt: row.last_checked_at,
@@ -62,30 +85,27 @@ function toRecord(row: Row): DomainVerification {
     pluginProofAt: row.plugin_proof_at,
     pluginConnectorId: row.plugin_connector_id,
     updatedAt: row.updated_at,
+    lastFailure: row.failure_count > 0 ? row.last_failure : null,
   };
 }
 
 export function readDomainVerification(db: Db, websiteId: string, domain: string): DomainVerification | undefined {
-  const row = db
-    .prepare('SELECT * FROM domain_verifications WHERE website_id = ? AND domain = ?')
-    .get(websiteId, domain) as Row | undefined;
+  const row = db.prepare(`${SELECT_DOMAIN} WHERE d.website_id = ? AND d.domain = ?`).get(websiteId, domain) as
+    Row | undefined;
   return row ? toRecord(row) : undefined;
 }
 
 /** The website's own domain first, then its aliases by name. */
 export function listDomainVerifications(db: Db, websiteId: string): DomainVerification[] {
   return (
-    db
-      .prepare('SELECT * FROM domain_verifications WHERE website_id = ? ORDER BY is_alias, domain')
-      .all(websiteId) as Row[]
+    db.prepare(`${SELECT_DOMAIN} WHERE d.website_id = ? ORDER BY d.is_alias, d.domain`).all(websiteId) as Row[]
   ).map(toRecord);
 }
 
 /** The domain whose verification holds `token`, among the website's. */
 export function findDomainByToken(db: Db, websiteId: string, token: string): DomainVerification | undefined {
-  const row = db
-    .prepare('SELECT * FROM domain_verifications WHERE website_id = ? AND token = ?')
-    .get(websiteId, token) as Row | undefined;
+  const row = db.prepare(`${SELECT_DOMAIN} WHERE d.website_id = ? AND d.token = ?`).get(websiteId, token) as
+    Row | undefined;
   return row ? toRecord(row) : undefined;
 }
 
@@ -97,10 +117,40 @@ export function listDueForRecheck(db: Db, checkedBefore: number, limit: number):
   return (
     db
       .prepare(
-        `SELECT * FROM domain_verifications WHERE state IN ('verified','grace') AND COALESCE(method, '') != 'manual' AND COALESCE(last_checked_at, 0) <= ?
-     ORDER BY COALESCE(last_checked_at, 0), website_id, domain LIMIT ?`,
+        `${SELECT_DOMAIN} WHERE d.state IN ('verified','grace') AND COALESCE(d.method, '') != 'manual' AND COALESCE(d.last_checked_at, 0) <= ?
+     ORDER BY COALESCE(d.last_checked_at, 0), d.website_id, d.domain LIMIT ?`,
       )
       .all(checkedBefore, limit) as Row[]
+  ).map(toRecord);
+}
+
+/**
+ * Pending domains with an open challenge to re-check: issued after `issuedAfter` (not expired),
+ * neither issued nor checked since `quietSince` (the owner may have just checked), oldest first.
+ */
+export function listPendingForRecheck(
+  db: Db,
+  options: { issuedAfter: number; quietSince: number; limit: number },
+): DomainVerification[] {
+  return (
+    db
+      .prepare(
+        `${SELECT_DOMAIN} WHERE d.state = 'pending' AND d.token IS NOT NULL AND d.challenge_method IS NOT NULL AND d.challenged_at > ?
+       AND MAX(d.challenged_at, COALESCE(d.last_checked_at, 0)) <= ?
+     ORDER BY MAX(d.challenged_at, COALESCE(d.last_checked_at, 0)), d.website_id, d.domain LIMIT ?`,
+      )
+      .all(options.issuedAfter, options.quietSince, options.limit) as Row[]
+  ).map(toRecord);
+}
+
+/** Pending domains whose challenge was issued at or before `issuedBy`: expired. */
+export function listExpiredChallenges(db: Db, issuedBy: number): DomainVerification[] {
+  return (
+    db
+      .prepare(
+        `${SELECT_DOMAIN} WHERE d.state = 'pending' AND d.challenged_at <= ? ORDER BY d.challenged_at, d.website_id, d.domain`,
+      )
+      .all(issuedBy) as Row[]
   ).map(toRecord);
 }
 
@@ -109,7 +159,7 @@ export function listLapsedGrace(db: Db, now: number): DomainVerification[] {
   return (
     db
       .prepare(
-        `SELECT * FROM domain_verifications WHERE state = 'grace' AND grace_until <= ? ORDER BY grace_until, website_id, domain`,
+        `${SELECT_DOMAIN} WHERE d.state = 'grace' AND d.grace_until <= ? ORDER BY d.grace_until, d.website_id, d.domain`,
       )
       .all(now) as Row[]
   ).map(toRecord);

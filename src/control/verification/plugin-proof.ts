@@ -31,7 +31,7 @@ export function acceptPluginProof(
     subject.domain,
     {
       event: 'plugin_heartbeat',
-      machine: { kind: 'check', passed: true, method: 'plugin' },
+      machine: { kind: 'check', passed: true, method: 'plugin', tried: ['plugin'] },
       method: 'plugin',
       result: 'passed',
       actor: `connector:${input.connectorId}`,

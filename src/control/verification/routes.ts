@@ -6,7 +6,6 @@ import { sendData, dataEnvelope } from '../../platform/http/index.js';
 import { checkDomain } from './check-domain.js';
 import { verificationDeps } from './deps.js';
 import { issueChallenge } from './issue-challenge.js';
-import { toChallengeMethod } from './methods.js';
 import { createOwnershipProbes } from './ownership-probes.js';
 import {
   ChallengeBodySchema,
@@ -79,7 +78,7 @@ export const verificationRoutes: RoutePlugin = async (plainApp, { services }) =>
       const record = issueChallenge(deps, {
         websiteId: website.id,
         domain: request.body.domain ?? website.domain,
-        method: toChallengeMethod(request.body.method),
+        method: request.body.method,
         actor: actorText(request),
       });
       return sendData(request, reply, presentDomainVerification(record, probes.originOf), 201);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainSchema, VERIFICATION_METHODS, VERIFICATION_STATES } from '../records/index.js';
-import { CHALLENGE_METHODS, METHOD_NAMES } from './methods.js';
+import { CHALLENGE_METHODS, METHOD_NAMES, toChallengeMethod } from './methods.js';
 
 /**
  * The verification routes' request and answer schemas (docs/verification.md): the route layer
@@ -31,7 +31,10 @@ export const ChallengeBodySchema = z.strictObject({
     .enum(METHOD_NAMES, {
       error: `must be one of ${METHOD_NAMES.join(', ')} (manual is granted by a platform operator: nodectl admin website verify --manual)`,
     })
-    .describe('How the owner will prove ownership; html_meta is another name for meta_tag'),
+    .transform(toChallengeMethod)
+    .describe(
+      'How the owner will prove ownership; html_meta, plugin_signed and well_known name meta_tag, plugin and well_known_file (answers use those)',
+    ),
   domain: AliasOrOwnDomainSchema.optional(),
 });
 
@@ -89,6 +92,15 @@ export const DomainVerificationSchema = z.object({
   verifiedAt: isoTime('When the current verification was proved'),
   graceUntil: isoTime('When grace ends and the verification is revoked, unless a check passes first'),
   failureCount: z.number().int().min(0).describe('Failed checks since the last that passed'),
+  lastFailureReason: z
+    .string()
+    .nullable()
+    .describe(
+      'What the latest check read when it failed (the TXT records, the fetch, the error); null when it passed or none failed',
+    ),
+  challengeExpiresAt: isoTime(
+    'Pending only: until when the open challenge may be checked (7 days after it was issued; failed checks do not shorten it); then the domain is failed and needs a new challenge (same token)',
+  ),
 });
 
 /** One step of the record, newest first in GET .../verification. */

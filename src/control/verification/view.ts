@@ -4,6 +4,7 @@ import { dnsRecordName } from './checks/dns-txt.js';
 import { WELL_KNOWN_PATH } from './checks/well-known-file.js';
 import { listDomainVerifications, listVerificationEvents, type DomainVerification } from './domain-store.js';
 import { proofText, tierOf, type ChallengeMethod } from './methods.js';
+import { challengeExpiresAt } from './state-machine.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -58,6 +59,8 @@ export function presentDomainVerification(record: DomainVerification, originOf: 
     verifiedAt: iso(record.verifiedAt),
     graceUntil: iso(record.graceUntil),
     failureCount: record.failureCount,
+    lastFailureReason: record.lastFailure,
+    challengeExpiresAt: iso(challengeExpiresAt(record)),
   };
 }
 

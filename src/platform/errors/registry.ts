@@ -175,7 +175,7 @@ export const ERROR_CODES = {
     status: 409,
     retryable: false,
     description:
-      'Nothing to check: no challenge was issued, or the last check failed or the verification was revoked; issue a challenge (POST .../verification/challenge) first.',
+      'Nothing to check: no challenge was issued, the challenge expired (7 days without a passing check), or the verification failed or was revoked; issue a challenge (POST .../verification/challenge; the token stays the same) first.',
   },
   'organization.not_found': {
     status: 404,

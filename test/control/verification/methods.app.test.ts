@@ -72,13 +72,14 @@ describe('dns_txt', () => {
     ['SERVFAIL', 'SERVFAIL' as const, 'SERVFAIL'],
     ['a DNS server that never answers', 'SILENT' as const, 'timed out'],
     ['another token', { TXT: [['nodectl-verify=not-the-token']] }, 'not-the-token'],
-  ])('fails on %s, saying so in the evidence', async (_what, answer, said) => {
+  ])('fails on %s, saying so in the evidence; the challenge stays pending', async (_what, answer, said) => {
     const domain = `dns-${Math.random().toString(36).slice(2, 8)}.example.com`;
     const site = await challenged(domain, 'dns_txt');
     h.dns.set(`_nodectl-verify.${domain}`, answer);
     const res = await check(site.id);
     expect(res.json.data).toMatchObject({
-      state: 'failed',
+      state: 'pending',
+      failureCount: 1,
       trustTier: 'unverified',
       trustScore: 0,
       check: { passed: false },
@@ -165,7 +166,7 @@ describe('well_known_file', () => {
       new Map([['/.well-known/nodectl-verify.txt', { body: 'nodectl-verify=someone-else' }]]),
     );
     expect((await check(site.id)).json.data).toMatchObject({
-      state: 'failed',
+      state: 'pending',
       check: { passed: false, evidence: expect.stringContaining('someone-else') },
     });
   });

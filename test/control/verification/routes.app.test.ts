@@ -27,7 +27,7 @@ afterAll(async () => h?.close());
 const path = (id: string, rest = '') => `/v1/websites/${id}/verification${rest}`;
 
 describe('GET, challenge, check', () => {
-  it('walks pending -> failed -> pending -> verified -> grace -> verified, recording every step and each change of state', async () => {
+  it('walks pending -> pending (an early check) -> verified -> grace -> verified, recording every step and each change of state', async () => {
     const site = await h.website(org, owner.token, 'walk.example.com');
     const initial = await h.call('GET', path(site.id), owner.token);
     expect(initial.json.data).toMatchObject({
@@ -44,11 +44,10 @@ describe('GET, challenge, check', () => {
     const first = await h.call('POST', path(site.id, '/challenge'), owner.token, { method: 'dns_txt' });
     const token = first.json.data.challenge.token as string;
     expect(token).toMatch(/^[0-9a-f]{32}$/);
-    expect((await h.call('POST', path(site.id, '/check'), owner.token)).json.data.state).toBe('failed');
-    const again = await h.call('POST', path(site.id, '/check'), owner.token);
-    expect({ status: again.status, code: again.json.error.code }).toEqual({
-      status: 409,
-      code: 'verification.challenge_required',
+    expect((await h.call('POST', path(site.id, '/check'), owner.token)).json.data).toMatchObject({
+      state: 'pending',
+      failureCount: 1,
+      challenge: { token },
     });
 
     const second = await h.call('POST', path(site.id, '/challenge'), owner.token, { method: 'dns_txt' });
@@ -83,8 +82,8 @@ describe('GET, challenge, check', () => {
     >;
     expect(history.map((e) => `${e.event} ${e.result} ${e.fromState}->${e.toState}`).reverse()).toEqual([
       'challenge issued pending->pending',
-      'check failed pending->failed',
-      'challenge issued failed->pending',
+      'check failed pending->pending',
+      'challenge issued pending->pending',
       'check passed pending->verified',
       'check failed verified->grace',
       'check passed grace->verified',
@@ -103,13 +102,7 @@ describe('GET, challenge, check', () => {
       .all(site.id) as string[];
     expect(
       events.map((e) => JSON.parse(e)).map((d) => `${d.previous_state}->${d.state} ${d.trust_tier} ${d.trust_score}`),
-    ).toEqual([
-      'pending->failed unverified 0',
-      'failed->pending unverified 0',
-      'pending->verified dns_txt 1',
-      'verified->grace dns_txt 0.5',
-      'grace->verified dns_txt 1',
-    ]);
+    ).toEqual(['pending->verified dns_txt 1', 'verified->grace dns_txt 0.5', 'grace->verified dns_txt 1']);
     // What the compiler and MCP read (load-website) follows too.
     expect(loadWebsiteInfo(h.t.services.controlDb, site.id)?.verification).toEqual({
       method: 'dns_txt',

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CHALLENGE_TTL_MS,
   GRACE_MS,
+  challengeExpiresAt,
   transition,
   type MachineEvent,
   type MachineState,
@@ -14,15 +16,16 @@ const at = (state: VerificationState, extra: Partial<MachineState> = {}): Machin
   graceUntil: null,
   verifiedAt: null,
   failureCount: 0,
+  challengedAt: T - 1000,
   ...extra,
 });
-const pass: MachineEvent = { kind: 'check', passed: true, method: 'dns_txt' };
-const fail: MachineEvent = { kind: 'check', passed: false, method: 'dns_txt' };
+const pass: MachineEvent = { kind: 'check', passed: true, method: 'dns_txt', tried: ['dns_txt'] };
+const fail: MachineEvent = { kind: 'check', passed: false, method: 'dns_txt', tried: ['dns_txt'] };
 
 describe('the verification state machine (docs/contract.md#verification)', () => {
   it('follows the contract table, row by row', () => {
     expect(transition(at('pending'), pass, T)?.state).toBe('verified');
-    expect(transition(at('pending'), fail, T)?.state).toBe('failed');
+    expect(transition(at('pending'), fail, T)).toMatchObject({ state: 'pending', failureCount: 1 });
     expect(transition(at('verified', { method: 'dns_txt' }), fail, T)).toMatchObject({
       state: 'grace',
       graceUntil: T + GRACE_MS,
@@ -34,10 +37,50 @@ describe('the verification state machine (docs/contract.md#verification)', () =>
     expect(transition(at('grace', { graceUntil: T }), { kind: 'lapse' }, T)?.state).toBe('revoked');
     expect(transition(at('failed'), { kind: 'challenge' }, T)?.state).toBe('pending');
     expect(transition(at('revoked', { method: 'dns_txt' }), { kind: 'challenge' }, T)?.state).toBe('pending');
+    expect(transition(at('pending', { challengedAt: T - CHALLENGE_TTL_MS }), { kind: 'expire' }, T)?.state).toBe(
+      'failed',
+    );
+  });
+
+  it('a failed check keeps a pending challenge open, counting failures, until it expires 7 days after it was issued', () => {
+    const open = at('pending', { challengedAt: T });
+    expect(CHALLENGE_TTL_MS).toBe(7 * 24 * 60 * 60 * 1000);
+    expect(challengeExpiresAt(open)).toBe(T + CHALLENGE_TTL_MS);
+    const twice = transition(transition(open, fail, T + 1)!, fail, T + CHALLENGE_TTL_MS - 1);
+    expect(twice).toMatchObject({ state: 'pending', failureCount: 2 });
+    expect(transition(open, pass, T + CHALLENGE_TTL_MS - 1)?.state).toBe('verified');
+    // Expired: a check no longer applies; the expiry makes it failed.
+    expect(transition(open, fail, T + CHALLENGE_TTL_MS)).toBeUndefined();
+    expect(transition(open, pass, T + CHALLENGE_TTL_MS)).toBeUndefined();
+    expect(transition(open, { kind: 'expire' }, T + CHALLENGE_TTL_MS - 1)).toBeUndefined();
+    expect(transition(open, { kind: 'expire' }, T + CHALLENGE_TTL_MS)).toMatchObject({
+      state: 'failed',
+      failureCount: 0,
+    });
+    // Only a pending challenge expires; a domain without a challenge never does.
+    expect(challengeExpiresAt(at('verified', { challengedAt: T }))).toBeNull();
+    expect(challengeExpiresAt(at('pending', { challengedAt: null }))).toBeNull();
+    for (const state of ['verified', 'grace', 'failed', 'revoked'] as const)
+      expect(transition(at(state, { challengedAt: T - CHALLENGE_TTL_MS }), { kind: 'expire' }, T)).toBeUndefined();
+  });
+
+  it('a failing check demotes a verification only when it read the proving method: a manual grant stays as it is', () => {
+    const manual = at('verified', { method: 'manual', verifiedAt: T - 10 });
+    expect(transition(manual, fail, T)).toEqual({ ...manual, failureCount: 1 });
+    expect(transition(manual, pass, T)).toMatchObject({ state: 'verified', method: 'dns_txt', verifiedAt: T });
+    const meta = at('verified', { method: 'meta_tag' });
+    const upgradeFailed: MachineEvent = {
+      kind: 'check',
+      passed: false,
+      method: 'dns_txt',
+      tried: ['dns_txt', 'meta_tag'],
+    };
+    expect(transition(meta, upgradeFailed, T)).toMatchObject({ state: 'grace', graceUntil: T + GRACE_MS });
   });
 
   it('grace lasts exactly 7 days: not lapsed a millisecond before, lapsed at its end', () => {
-    const grace = transition(at('verified', { method: 'meta_tag' }), fail, T)!;
+    const metaFails: MachineEvent = { kind: 'check', passed: false, method: 'meta_tag', tried: ['meta_tag'] };
+    const grace = transition(at('verified', { method: 'meta_tag' }), metaFails, T)!;
     expect(GRACE_MS).toBe(7 * 24 * 60 * 60 * 1000);
     expect(transition(grace, { kind: 'lapse' }, T + GRACE_MS - 1)).toBeUndefined();
     expect(transition(grace, { kind: 'lapse' }, T + GRACE_MS)).toMatchObject({ state: 'revoked', method: 'meta_tag' });
