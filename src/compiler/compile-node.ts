@@ -64,7 +64,7 @@ import {
   type ExportedIds,
 } from './project.js';
 import { RejectionLog, type RejectedKind } from './rejections.js';
-import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE } from './schema-jsonld.js';
+import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE, schemaJsonLdBase } from './schema-jsonld.js';
 import { WebsiteUrls } from './website-urls.js';
 import { TrackedFile, type NodeSink, type WrittenFile } from './sink.js';
 import { renderSitemap, SITEMAP_MAX_URLS, type SitemapEntry } from './sitemap.js';
@@ -505,7 +505,12 @@ function writeDerivedFiles(run: CompileRun, scan: EntityScan, rankedFacts: FactB
     .slice(0, HIGHLIGHT_ENTITIES)
     .filter((e) => e.importance >= JSONLD_MIN_IMPORTANCE);
   emitted.push({
-    file: writeDocument(sink, 'schema.jsonld', SchemaJsonLdSchema, buildSchemaJsonLd(jsonLdEntities, highlighted)),
+    file: writeDocument(
+      sink,
+      'schema.jsonld',
+      SchemaJsonLdSchema,
+      buildSchemaJsonLd(schemaJsonLdBase(site.domain), jsonLdEntities, highlighted),
+    ),
     producedBy: 'nodectl:schema-org',
   });
   emitted.push({

@@ -71,7 +71,13 @@ export function buildAiJson(
 }
 
 export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly string[]): McpManifest {
-  const websiteId = { type: 'string', const: site.websiteId, description: 'the website this server is scoped to' };
+  // Optional: the server defaults to the website it was started for (nodectl mcp --website).
+  const websiteId = {
+    type: 'string',
+    const: site.websiteId,
+    default: site.websiteId,
+    description: 'the website this server is scoped to; optional, defaults to it',
+  };
   return {
     schema_version: NODE_SCHEMA_VERSION,
     name: `nodectl-${site.domain}`,
@@ -92,7 +98,7 @@ export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly strin
             query: { type: 'string', minLength: 1 },
             limit: { type: 'integer', minimum: 1, maximum: 50 },
           },
-          required: ['websiteId', 'query'],
+          required: ['query'],
           additionalProperties: false,
         },
       },
@@ -102,7 +108,7 @@ export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly strin
         input_schema: {
           type: 'object',
           properties: { websiteId, entityId: { type: 'string', pattern: '^entity_[0-9a-f]+$' } },
-          required: ['websiteId', 'entityId'],
+          required: ['entityId'],
           additionalProperties: false,
         },
       },
@@ -112,7 +118,7 @@ export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly strin
         input_schema: {
           type: 'object',
           properties: { websiteId },
-          required: ['websiteId'],
+          required: [],
           additionalProperties: false,
         },
       },

@@ -58,8 +58,8 @@ describe('URL policy: only URLs on the website domain and its verified aliases a
     expect(pageSource.url).toBe(itemUrl);
     expect(pageSource).not.toHaveProperty('canonical_url');
     expect(files.get('sitemap-ai.xml')).toContain(`<loc>${itemUrl}</loc>`);
-    const jsonLdNode = JSON.parse(files.get('schema.jsonld')!)['@graph'].find(
-      (n: { '@id': string }) => n['@id'] === page.id,
+    const jsonLdNode = JSON.parse(files.get('schema.jsonld')!)['@graph'].find((n: { '@id': string }) =>
+      n['@id'].endsWith(`/#${page.id}`),
     );
     expect(jsonLdNode.url).toBe(itemUrl);
     expect(files.get('llms.txt')).toContain(`- [Blue Mug](${itemUrl}): Product`);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { PROBE_PATHS } from '../../src/daemon/probe-routes.js';
 
 /**
  * Checks real answers against the OpenAPI document the app serves, with Ajv (an independent JSON
@@ -94,12 +95,17 @@ export function contractProblem(
   return `the body does not match the documented schema: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}; body: ${body.slice(0, 400)}`;
 }
 
-/** Records every /v1 answer of `app` that breaks the document it serves. Call before app.ready(). */
+/** Records every /v1 and probe answer of `app` that breaks the document it serves. Call before app.ready(). */
 export function checkAnswersAgainstDocument(app: FastifyInstance): void {
   let documentText: string | undefined;
   app.addHook('onSend', (request, reply, payload, done) => {
     const routeUrl = request.routeOptions.url;
-    if (routeUrl === undefined || !routeUrl.startsWith('/v1/') || request.method === 'HEAD') return done(null, payload);
+    if (
+      routeUrl === undefined ||
+      !(routeUrl.startsWith('/v1/') || PROBE_PATHS.has(routeUrl)) ||
+      request.method === 'HEAD'
+    )
+      return done(null, payload);
     documentText ??= JSON.stringify(app.swagger());
     const body =
       typeof payload === 'string'

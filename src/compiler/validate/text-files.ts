@@ -1,5 +1,6 @@
 import { type Manifest, schemaForPath } from '../../platform/node-format/index.js';
 import { LLMS_FULL_BUDGET, LLMS_TXT_BUDGET } from '../llms.js';
+import { schemaJsonLdBase } from '../schema-jsonld.js';
 import { UNSAFE_TEXT_CHARACTER } from '../markdown.js';
 import { AI_SITEMAP_NS, SITEMAP_NS } from '../sitemap.js';
 import { IssueList, recordIssues, type RefKind } from './checks.js';
@@ -91,16 +92,24 @@ export function checkTextFile(
         if (!paths.has(p)) err('ref.dangling', `consumes ${p}, which is not in manifest.json`);
       if (doc.website_id !== manifest.website_id) err('ref.mismatch', 'website_id differs from manifest.json');
       break;
-    case 'schema.jsonld':
+    case 'schema.jsonld': {
+      // Every @id is the website's origin + '#' + a record id of this node (docs/node-format.md).
+      const base = schemaJsonLdBase(manifest.domain);
+      const recordOf = (iri: string) => (iri.startsWith(base) ? iri.slice(base.length) : null);
       for (const node of doc['@graph'] ?? []) {
-        const id = String(node['@id']);
-        const kind: RefKind = id.startsWith('fact_') ? 'fact' : 'entity';
-        if (!ids[kind].has(id)) err('ref.dangling', `@id ${id} does not resolve to a record of this node`);
-        for (const ref of node.additionalProperty ?? [])
-          if (!ids.fact.has(String(ref['@id'])))
+        const iri = String(node['@id']);
+        const id = recordOf(iri);
+        const kind: RefKind = id?.startsWith('fact_') ? 'fact' : 'entity';
+        if (id === null || !ids[kind].has(id))
+          err('ref.dangling', `@id ${iri} does not resolve to a record of this node (base ${base})`);
+        for (const ref of node.additionalProperty ?? []) {
+          const fact = recordOf(String(ref['@id']));
+          if (fact === null || !ids.fact.has(fact))
             err('ref.dangling', `additionalProperty ${String(ref['@id'])} does not resolve to a fact`);
+        }
       }
       break;
+    }
     case 'embeddings-manifest.json':
       for (const v of doc.vectors ?? [])
         if (!ids.chunk.has(v.chunk_id))

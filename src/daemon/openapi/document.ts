@@ -6,10 +6,12 @@ import { z } from 'zod';
 import { NODECTL_VERSION } from '../../platform/config/index.js';
 import type { RouteAccess } from '../../control/access/index.js';
 import { ERROR_CODES, type ErrorCode } from '../../platform/errors/index.js';
+import { PROBE_PATHS } from '../probe-routes.js';
 import { codesByStatus, routeErrorCodes } from './route-errors.js';
 
-/** The document describes the /v1 API only: probes, metrics and node files are not part of it. */
+/** The document describes the /v1 API and the probes; node files are described by each node's own files. */
 const DOCUMENTED_PREFIX = '/v1/';
+const isDocumented = (url: string) => url.startsWith(DOCUMENTED_PREFIX) || PROBE_PATHS.has(url);
 
 /** Where the reference generated from the document lives (scripts/api-reference.mjs). */
 export const API_REFERENCE = 'docs/api.md';
@@ -73,9 +75,10 @@ interface RouteExtras {
   readonly errors: ErrorCode[];
 }
 
-function securityOf(url: string, access: RouteAccess | undefined): OpenAPIV3_1.SecurityRequirementObject[] | undefined {
+/** Every operation states its security; `[]` says a public one needs no credential (not "unspecified"). */
+function securityOf(url: string, access: RouteAccess | undefined): OpenAPIV3_1.SecurityRequirementObject[] {
   if (url.startsWith('/v1/ingest/')) return [{ connectorToken: [], connectorSignature: [] }];
-  if (!access || access.minRole === 'anonymous') return undefined;
+  if (!access || access.minRole === 'anonymous') return [];
   if ('apiKeys' in access && access.apiKeys === false) return [{ bearerAuth: [] }];
   return [{ bearerAuth: [] }, { apiKey: [] }];
 }
@@ -90,14 +93,18 @@ function openapiPath(url: string): string {
 }
 
 /**
- * A readable operationId from the method and path: GET /v1/websites/:id/knowledge/search -> getWebsiteKnowledgeSearch.
+ * A readable operationId from the method and path: the static segments, and `By<Param>` for a
+ * path that ends in a parameter, so an item never shares the id of its collection:
+ * GET /v1/websites/:id/knowledge/search -> getWebsitesKnowledgeSearch, GET /v1/websites/:id/jobs/:jobId
+ * -> getWebsitesJobsByJobId.
  */
 export function operationIdOf(method: string, url: string): string {
-  const words = url
-    .replace(/^\/v1\//, '')
-    .split('/')
+  const segments = url.replace(/^\/v1\//, '').split('/');
+  const words = segments
     .filter((segment) => segment !== '' && !segment.startsWith(':'))
     .flatMap((segment) => segment.split(/[-_.]/));
+  const last = segments.at(-1) ?? '';
+  if (last.startsWith(':')) words.push('by', last.slice(1));
   return [method.toLowerCase(), ...words]
     .map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
     .join('');
@@ -137,11 +144,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description: `The /v1 API of a nodectl daemon: accounts, organizations, websites, verification, connectors, signed ingest, publishing, knowledge and analytics. Every answer is the contract envelope; every answer carries X-Request-Id and X-Api-Version. Reference: ${API_REFERENCE}.`,
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // Relative: the paths are on the daemon that serves this document, wherever it listens.
+      servers: [{ url: '/', description: 'the nodectl daemon serving this document' }],
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     transform(input) {
       const route = input.route as RouteOptions;
-      if (!input.url.startsWith(DOCUMENTED_PREFIX)) return { schema: { hide: true }, url: input.url };
+      if (!isDocumented(input.url)) return { schema: { hide: true }, url: input.url };
       const transformed = jsonSchemaTransform({ ...input, schema: input.schema ?? {} });
       const access = (route.config as { access?: RouteAccess } | undefined)?.access;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -164,7 +173,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transformObject(input) {
       const document = jsonSchemaTransformObject(input) as OpenAPIV3_1.Document;
-      return withExtras(document, extras);
+      return assertUniqueOperationIds(withExtras(document, extras));
     },
   });
 }
@@ -180,7 +189,7 @@ function withExtras(document: OpenAPIV3_1.Document, extras: ReadonlyMap<string, 
       const operation = item?.[method];
       const extra = extras.get(`${method} ${path}`);
       if (!operation || !extra) continue;
-      if (extra.security) operation.security = extra.security;
+      operation.security = extra.security;
       if (extra.bodyOptional && operation.requestBody && !('$ref' in operation.requestBody))
         operation.requestBody.required = false;
       if (extra.requiredRole) (operation as Record<string, unknown>)['x-required-role'] = extra.requiredRole;
@@ -189,5 +198,20 @@ function withExtras(document: OpenAPIV3_1.Document, extras: ReadonlyMap<string, 
       (operation as { responses?: unknown }).responses = responses;
     }
   }
+  return document;
+}
+
+/** Client generators name methods after operationIds: two alike would clash, so the app refuses to start. */
+function assertUniqueOperationIds(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const seen = new Map<string, string>();
+  for (const [path, item] of Object.entries(document.paths ?? {}))
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const id = item?.[method]?.operationId;
+      if (id === undefined) continue;
+      const other = seen.get(id);
+      if (other !== undefined)
+        throw new Error(`operationId ${id} of ${method.toUpperCase()} ${path} is also that of ${other}`);
+      seen.set(id, `${method.toUpperCase()} ${path}`);
+    }
   return document;
 }

@@ -83,9 +83,10 @@ function renderOperation(method: string, path: string, operation: Json): string 
   if (typeof operation.description === 'string') out.push(operation.description);
   const security = operation.security as Array<Record<string, unknown>> | undefined;
   const role = operation['x-required-role'];
-  const who = !security
-    ? 'No credential needed.'
-    : `Credential: ${security.map((requirement) => Object.keys(requirement).join(' + ')).join(' or ')}${typeof role === 'string' ? `; role ${role} or higher` : ''}.`;
+  const who =
+    !security || security.length === 0
+      ? 'No credential needed.'
+      : `Credential: ${security.map((requirement) => Object.keys(requirement).join(' + ')).join(' or ')}${typeof role === 'string' ? `; role ${role} or higher` : ''}.`;
   out.push(`${who} Operation id \`${String(operation.operationId)}\`.`);
   const parameters = (operation.parameters as Array<Json & { schema?: Schema }> | undefined) ?? [];
   if (parameters.length > 0) {

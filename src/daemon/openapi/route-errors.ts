@@ -1,6 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import type { RouteAccess } from '../../control/access/index.js';
 import { ERROR_CODES, type ErrorCode } from '../../platform/errors/index.js';
+import { PROBE_PATHS } from '../probe-routes.js';
 
 /**
  * Codes any /v1 request can meet before or around its route: transport clocks and limits, the
@@ -71,6 +72,8 @@ export function routeErrorCodes(route: DocumentedRoute): ErrorCode[] {
   if (schema.body !== undefined || methods.some((method) => method !== 'GET' && method !== 'HEAD'))
     for (const code of WITH_BODY) codes.add(code);
   if (schema.querystring !== undefined || schema.params !== undefined) codes.add('validation.failed');
+  // The probes are never rate limited (src/daemon/route-plugins.ts).
+  if (PROBE_PATHS.has(route.url)) codes.delete('quota.rate_limited');
   for (const code of config.errors ?? []) {
     if (!(code in ERROR_CODES))
       throw new Error(

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type LiveNode, KnowledgeIndex } from '../knowledge/index.js';
 import { NODECTL_VERSION } from '../../platform/config/index.js';
@@ -13,17 +13,28 @@ const refuse = (message: string): CallToolResult => ({ isError: true, content: [
 
 /**
  * The read-only MCP server of one website (docs/contract.md#mcp): the three tools mcp.json
- * advertises, over the live node's records. Every tool takes the websiteId it is scoped to and
- * refuses any other, so an agent configured for several sites cannot cross them by mistake.
+ * advertises, over the live node's records. Every tool takes an optional websiteId that defaults to
+ * the one the server was started for and refuses any other (an MCP InvalidParams error), so an agent
+ * configured for several sites cannot cross them by mistake.
  */
 export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): McpServer {
   const index = new KnowledgeIndex(node);
   const server = new McpServer({ name: `nodectl-${node.manifest.domain}`, version: NODECTL_VERSION });
-  const scope = { websiteId: z.string().describe('the website this server is scoped to') };
-  const wrongSite = (asked: string) =>
-    asked === websiteId
-      ? undefined
-      : refuse(`This server serves website ${websiteId} only; got websiteId ${JSON.stringify(asked)}.`);
+  const scope = {
+    websiteId: z
+      .string()
+      .optional()
+      .describe(`the website this server is scoped to; optional, defaults to ${websiteId}, any other is refused`),
+  };
+  // Thrown, not returned: the SDK answers it as a tool error naming the JSON-RPC code (-32602), as it
+  // does for arguments that fail the input schema.
+  const checkSite = (asked: string | undefined): void => {
+    if (asked !== undefined && asked !== websiteId)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `This server serves website ${websiteId} only (nodectl mcp --website ${websiteId}); got websiteId ${JSON.stringify(asked)}. Leave websiteId out to use ${websiteId}.`,
+      );
+  };
 
   server.registerTool(
     'search_website_knowledge',
@@ -32,9 +43,14 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
       inputSchema: { ...scope, query: z.string().min(1), limit: z.number().int().min(1).max(50).optional() },
       annotations: { readOnlyHint: true },
     },
-    async ({ websiteId: asked, query, limit }) =>
-      wrongSite(asked) ??
-      answer({ node_version: node.manifest.node_version, query, hits: index.search(query, limit ?? DEFAULT_LIMIT) }),
+    async ({ websiteId: asked, query, limit }) => {
+      checkSite(asked);
+      return answer({
+        node_version: node.manifest.node_version,
+        query,
+        hits: index.search(query, limit ?? DEFAULT_LIMIT),
+      });
+    },
   );
 
   server.registerTool(
@@ -45,8 +61,7 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
       annotations: { readOnlyHint: true },
     },
     async ({ websiteId: asked, entityId }) => {
-      const refused = wrongSite(asked);
-      if (refused) return refused;
+      checkSite(asked);
       const entity = index.entity(entityId);
       if (!entity)
         return refuse(
@@ -64,23 +79,21 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
       annotations: { readOnlyHint: true },
     },
     async ({ websiteId: asked }) => {
+      checkSite(asked);
       const { manifest } = node;
-      return (
-        wrongSite(asked) ??
-        answer({
-          node_version: manifest.node_version,
-          node_version_label: manifest.node_version_label ?? null,
-          domain: manifest.domain,
-          files: manifest.files.map(({ path, content_type, checksum, bytes, records, language }) => ({
-            path,
-            content_type,
-            checksum,
-            bytes,
-            ...(records !== undefined ? { records } : {}),
-            ...(language !== undefined ? { language } : {}),
-          })),
-        })
-      );
+      return answer({
+        node_version: manifest.node_version,
+        node_version_label: manifest.node_version_label ?? null,
+        domain: manifest.domain,
+        files: manifest.files.map(({ path, content_type, checksum, bytes, records, language }) => ({
+          path,
+          content_type,
+          checksum,
+          bytes,
+          ...(records !== undefined ? { records } : {}),
+          ...(language !== undefined ? { language } : {}),
+        })),
+      });
     },
   );
   return server;

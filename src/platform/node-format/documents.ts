@@ -3,8 +3,6 @@ import {
   CapabilitySchema,
   ChecksumSchema,
   ChunkIdSchema,
-  EntityIdSchema,
-  FactIdSchema,
   LanguageSchema,
   NodePathSchema,
   SchemaVersionSchema,
@@ -137,8 +135,16 @@ export const EmbeddingsManifestSchema = z
   })
   .meta({ title: 'Embeddings manifest (embeddings-manifest.json, cap.advanced + cap.embeddings)' });
 
+/** `https://<website host>/#<entity_* or fact_* id>`: absolute, the fragment names the node record. */
+const JsonLdIdSchema = z
+  .string()
+  .regex(
+    /^https:\/\/[a-z0-9.-]+(:[0-9]+)?\/#(entity|fact)_[0-9a-f]{8,64}$/,
+    "must be the website's origin + /# + an entity_* or fact_* id",
+  );
+
 const JsonLdNodeSchema = z.looseObject({
-  '@id': z.union([EntityIdSchema, FactIdSchema]),
+  '@id': JsonLdIdSchema,
   '@type': z.string().regex(/^[A-Z][A-Za-z0-9]*$/, 'must be a schema.org type name'),
 });
 

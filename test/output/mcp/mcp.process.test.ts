@@ -142,7 +142,27 @@ describe('nodectl mcp', () => {
     for (const f of files.json.files) expect(f.checksum).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
-  it('refuses another websiteId in every tool', async () => {
+  it('takes websiteId as optional, defaulting to the website of --website (issue 37)', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      expect(tool.inputSchema.properties, tool.name).toHaveProperty('websiteId');
+      expect(tool.inputSchema.required ?? [], tool.name).not.toContain('websiteId');
+    }
+    const search = await call('search_website_knowledge', { query: 'golden eagles winter', limit: 5 });
+    expect(search.isError, search.text).toBe(false);
+    expect(search.json).toEqual(
+      (await call('search_website_knowledge', { websiteId, query: 'golden eagles winter', limit: 5 })).json,
+    );
+    const entityId = search.json.hits[0].id as string;
+    const facts = await call('get_entity_facts', { entityId });
+    expect(facts.isError, facts.text).toBe(false);
+    expect(facts.json).toEqual((await call('get_entity_facts', { websiteId, entityId })).json);
+    const files = await call('list_node_files', {});
+    expect(files.isError, files.text).toBe(false);
+    expect(files.json).toEqual((await call('list_node_files', { websiteId })).json);
+  });
+
+  it('refuses another websiteId in every tool with an MCP InvalidParams error', async () => {
     for (const [name, extra] of [
       ['search_website_knowledge', { query: 'x' }],
       ['get_entity_facts', { entityId: 'entity_00' }],
@@ -151,7 +171,7 @@ describe('nodectl mcp', () => {
       const other = await call(name, { websiteId: 'web_01JOTHERSITE0000000000000', ...extra });
       expect(other.isError, name).toBe(true);
       expect(other.text).toBe(
-        `This server serves website ${websiteId} only; got websiteId "web_01JOTHERSITE0000000000000".`,
+        `MCP error -32602: This server serves website ${websiteId} only (nodectl mcp --website ${websiteId}); got websiteId "web_01JOTHERSITE0000000000000". Leave websiteId out to use ${websiteId}.`,
       );
     }
   });
