@@ -51,6 +51,9 @@ export default defineConfig({
           name: 'process',
           include: ['test/**/*.process.test.ts'],
           setupFiles: [...shared.setupFiles],
+          // A test here starts programs, each a second or more of CPU: on a loaded machine a
+          // dozen CLI calls pass 30 s, which is not a failure of what the test checks.
+          testTimeout: 120_000,
         },
       },
     ],

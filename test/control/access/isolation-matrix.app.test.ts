@@ -237,7 +237,7 @@ describe('the isolation matrix: every management route x every role x own and fo
       }
     }
     expect(mismatches).toEqual([]);
-  });
+  }, 180_000); // about 2,000 requests through the whole app: past the default timeout on a loaded machine
 
   it('an unknown or revoked API key is 401 auth.unauthenticated on every route that needs a credential', async () => {
     for (const route of t.app.managementRoutes.filter((r) => r.access.minRole !== 'anonymous')) {
