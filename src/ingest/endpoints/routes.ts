@@ -314,6 +314,7 @@ function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf
       errors: ['ingest.batch_too_large', 'ingest.batch_rejected'],
     }),
     async (request, reply) => {
+      services.freeSpace.assertAboveFloor();
       const v = verifiedOf(request);
       if (Array.isArray(v.body.items) && v.body.items.length > MAX_BATCH_ITEMS) {
         throw new AppError(
@@ -349,6 +350,7 @@ function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf
       response: dataEnvelope(ItemResultSchema).describe("The item's outcome"),
     }),
     async (request, reply) => {
+      services.freeSpace.assertAboveFloor();
       const v = verifiedOf(request);
       const parsed = ItemRequestSchema.safeParse(v.body);
       if (!parsed.success) throw invalid('The request is not valid; see details.fields.', parsed.error);

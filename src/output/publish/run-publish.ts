@@ -4,7 +4,7 @@ import { nodeBaseUrl, type Settings } from '../../platform/config/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import { emitEvent } from '../../control/events/index.js';
 import type { NodeSink, PreviousNode, ValidationReport, ParallelWrittenNodeCheck } from '../../compiler/index.js';
-import { type Db, dataDirLayout, graphDbPath } from '../../platform/storage/index.js';
+import { type Db, assertFreeSpace, dataDirLayout, graphDbPath } from '../../platform/storage/index.js';
 import { assertPublishAllowed, countPublish } from '../../control/plans/index.js';
 import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
 import { loadWebsiteInfo } from '../../control/records/index.js';
@@ -76,6 +76,8 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
   const assertQuota = (websiteId: string) => {
     if (!options.dryRun && !options.quotaExempt) assertPublishAllowed(options.controlDb, websiteId, now());
   };
+  // Below the free-space floor nothing is compiled: a disk filling up mid-publish must not be what stops it.
+  assertFreeSpace(options.settings.dataDir, options.settings.minFreeDiskMb);
   const work = createPublishWorkDir(options.settings.dataDir, now());
   let written: ParallelWrittenNodeCheck | undefined;
   try {
