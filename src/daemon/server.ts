@@ -5,6 +5,7 @@ import { JOBS } from './job-definitions.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
 import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
+import { keepRunningOnStorageFaults } from './storage-fault-guard.js';
 import { sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
 
 export interface RunningDaemon {
@@ -76,6 +77,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
       );
     throw error;
   }
+  const uninstallGuard = keepRunningOnStorageFaults(app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.settings.port;
   const worker = new JobWorker(services.jobs, JOBS, services, {
@@ -116,6 +118,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         await closeSparePublishWorker();
         clearTimeout(deadline);
         runningServices.close();
+        uninstallGuard();
       })();
       return shuttingDown;
     },
