@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { ConfigError } from '../platform/config/index.js';
-import { AppError } from '../platform/errors/index.js';
+import { AppError, storageUnavailableError } from '../platform/errors/index.js';
 import { SchemaTooNewError } from '../platform/storage/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { COMMANDS } from './registry.js';
@@ -61,8 +61,10 @@ function reportFailure(error: unknown): number {
     process.stderr.write(`nodectl: ${error.code ? `[${error.code}] ` : ''}${error.message}\n`);
     return error.exitCode;
   }
-  if (error instanceof AppError) {
-    process.stderr.write(`nodectl: [${error.code}] ${error.message}\n`);
+  // A full or failing disk is the user's to mend: one line with the code, like any AppError, no stack.
+  const appError = error instanceof AppError ? error : storageUnavailableError(error);
+  if (appError) {
+    process.stderr.write(`nodectl: [${appError.code}] ${appError.message}\n`);
     return EXIT.failure;
   }
   if (error instanceof SchemaTooNewError) {

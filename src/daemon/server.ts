@@ -6,6 +6,7 @@ import { JOBS } from './job-definitions.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
 import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
+import { keepRunningOnStorageFaults } from './storage-fault-guard.js';
 import { sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
 
 export interface RunningDaemon {
@@ -55,8 +56,13 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   function log(level: 'info' | 'warn' | 'error' | 'debug', args: unknown[]): void {
     (app?.log[level] as ((...x: unknown[]) => void) | undefined)?.apply(app?.log, args);
   }
+  const { keepSparePublishWorker, closeSparePublishWorker, removeDeadWorkDirs } =
+    await import('../output/publish/index.js');
   try {
     app = await buildApp(services, { logger: app0Logger });
+    // No publish runs in this process yet: every work folder naming a dead process (or this pid) is a leftover.
+    const removed = removeDeadWorkDirs(config.settings.dataDir, { nowMs: Date.now(), ownPidIsDead: true });
+    if (removed > 0) app.log.info({ folders: removed }, 'removed the work folders of publishes that died');
     await app.listen({ host: config.settings.host, port: config.settings.port });
   } catch (error) {
     await app?.close().catch(() => {});
@@ -72,6 +78,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
       );
     throw error;
   }
+  const uninstallGuard = keepRunningOnStorageFaults(app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.settings.port;
   const worker = new JobWorker(services.jobs, JOBS, services, {
@@ -81,7 +88,6 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   });
   worker.start();
   const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
-  const { keepSparePublishWorker, closeSparePublishWorker } = await import('../output/publish/index.js');
   keepSparePublishWorker();
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);
@@ -113,6 +119,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         await closeSparePublishWorker();
         clearTimeout(deadline);
         runningServices.close();
+        uninstallGuard();
       })();
       return shuttingDown;
     },

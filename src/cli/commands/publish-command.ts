@@ -151,7 +151,7 @@ export function registerPublishCommand(program: Command): void {
       const { runPublish, createTargetFromSettings } = await import('../../output/publish/index.js');
       const { openControlDb } = await import('../../platform/storage/index.js');
       const { dataDirLayout } = await import('../../platform/storage/index.js');
-      const { isAppError } = await import('../../platform/errors/index.js');
+      const { isAppError, storageUnavailableError } = await import('../../platform/errors/index.js');
       const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
       const progress =
         !ctx.out.json && process.stderr.isTTY
@@ -184,8 +184,9 @@ export function registerPublishCommand(program: Command): void {
         });
         progress?.stop();
         ctx.out.result({ ...result, target: target.kind }, () => formatPublishSummary(result, target.description));
-      } catch (error) {
+      } catch (thrown) {
         progress?.stop();
+        const error = storageUnavailableError(thrown) ?? thrown;
         if (isAppError(error)) {
           printJsonError(ctx, error);
           throw new CliError(error.message, exitFor(error.code), error.code);

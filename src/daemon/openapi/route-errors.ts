@@ -5,7 +5,8 @@ import { PROBE_PATHS } from '../probe-routes.js';
 
 /**
  * Codes any /v1 request can meet before or around its route: transport clocks and limits, the
- * rate limit (per principal, per address, or the waitlist's own), shutdown, a bug.
+ * rate limit (per principal, per address, or the waitlist's own), shutdown, a full or failing
+ * disk, a bug.
  */
 const EVERY_ROUTE: readonly ErrorCode[] = [
   'request.malformed',
@@ -14,6 +15,7 @@ const EVERY_ROUTE: readonly ErrorCode[] = [
   'request.header_too_large',
   'quota.rate_limited',
   'service.unavailable',
+  'service.storage_unavailable',
   'internal.error',
 ];
 

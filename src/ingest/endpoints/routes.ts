@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z, ZodError } from 'zod';
 import type { RoutePlugin, RoutePluginOptions } from '../../platform/app/index.js';
-import { AppError, fieldProblemsFromZod, type ErrorCode } from '../../platform/errors/index.js';
+import {
+  AppError,
+  fieldProblemsFromZod,
+  storageUnavailableError,
+  type ErrorCode,
+} from '../../platform/errors/index.js';
 import {
   assertUtf8Charset,
   sendData,
@@ -162,6 +167,8 @@ function setIngestErrorHandler(app: IngestApp, { states }: IngestKit): void {
     if (state) state.errorCode = appError.code;
     else (request as FastifyRequest & { ingestErrorCode?: string }).ingestErrorCode = appError.code;
     if (appError.code === 'internal.error') request.log.error({ err: error }, 'unexpected error in ingest');
+    else if (appError !== error && appError.code === 'service.storage_unavailable')
+      request.log.error({ err: error }, 'storage fault in ingest: the data directory cannot take the write');
     return sendErrorReply(request, reply, appError);
   });
 }
@@ -220,10 +227,13 @@ function addSignatureHooks(
     try {
       begun = await idempotency.begin(verified.connector.id, key, verified.bodySha256, services.now(), IN_FLIGHT_LEASE);
     } catch (error) {
-      throw new AppError(
-        'service.unavailable',
-        'The idempotency store is unavailable; retry shortly with the same Idempotency-Key.',
-        { cause: error },
+      throw (
+        storageUnavailableError(error) ??
+        new AppError(
+          'service.unavailable',
+          'The idempotency store is unavailable; retry shortly with the same Idempotency-Key.',
+          { cause: error },
+        )
       );
     }
     if (begun.outcome === 'conflict')
@@ -329,6 +339,7 @@ function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf
       errors: ['ingest.batch_too_large', 'ingest.batch_rejected'],
     }),
     async (request, reply) => {
+      services.freeSpace.assertAboveFloor();
       const v = verifiedOf(request);
       if (Array.isArray(v.body.items) && v.body.items.length > MAX_BATCH_ITEMS) {
         throw new AppError(
@@ -364,6 +375,7 @@ function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf
       response: dataEnvelope(ItemResultSchema).describe("The item's outcome"),
     }),
     async (request, reply) => {
+      services.freeSpace.assertAboveFloor();
       const v = verifiedOf(request);
       const parsed = ItemRequestSchema.safeParse(v.body);
       if (!parsed.success) throw invalid('The request is not valid; see details.fields.', parsed.error);

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError } from '../../platform/errors/index.js';
+import { AppError, storageUnavailableError } from '../../platform/errors/index.js';
 import { decodeUtf8Body } from '../../platform/http/index.js';
 import {
   canonicalString,
@@ -181,9 +181,12 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
   try {
     fresh = await deps.nonces.claim(token.connectorId, nonce, input.nowMs, NONCE_TTL_MS);
   } catch (error) {
-    throw new AppError('service.unavailable', 'The replay guard is unavailable; retry shortly with a fresh nonce.', {
-      cause: error,
-    });
+    throw (
+      storageUnavailableError(error) ??
+      new AppError('service.unavailable', 'The replay guard is unavailable; retry shortly with a fresh nonce.', {
+        cause: error,
+      })
+    );
   }
   if (!fresh)
     throw new AppError(

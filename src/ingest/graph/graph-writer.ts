@@ -23,8 +23,10 @@ export type Extracted = PendingExtraction | string;
 
 /** A batch to write. */
 export type GraphWriteRequest = GraphWrite & { id: number };
-/** What a batch's write did, or why it failed. */
-export type GraphWriteResponse = { id: number } & ({ result: ProcessRawItemsResult } | { error: string });
+/** What a batch's write did, or why it failed (with the SQLite or errno code, so a full disk is known as one). */
+export type GraphWriteResponse = { id: number } & (
+  { result: ProcessRawItemsResult } | { error: string; code?: string }
+);
 
 /** The writer thread ended (failed, or was closed) before it answered: nothing of the batch was committed by it. */
 export class GraphWriterStopped extends Error {
@@ -78,7 +80,8 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
       if (pending.size === 0) started.unref();
       if (!p) return;
       if ('result' in response) p.resolve(response.result);
-      else p.reject(new Error(response.error));
+      else
+        p.reject(Object.assign(new Error(response.error), response.code === undefined ? {} : { code: response.code }));
     });
     started.on('error', (error) => stop(started, error.message));
     started.on('exit', (code) => stop(started, `it exited (code ${code})`));

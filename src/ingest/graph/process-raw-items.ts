@@ -1,4 +1,5 @@
 import { raiseWalAutocheckpoint, type Db } from '../../platform/storage/index.js';
+import { isStorageFault } from '../../platform/errors/index.js';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import type { FieldMapping } from '../../platform/contract/index.js';
 import { applyContributionRows, refreshSourceTrust } from './apply-contribution.js';
@@ -271,13 +272,16 @@ function mergeBatch<T extends { rawContentId: string; rows: ContributionRows }>(
     );
     mergeSearchTouched(search, batchSearch);
     return extracted;
-  } catch {
+  } catch (error) {
+    // A full or failing disk is no item's fault: the batch fails whole and its job runs again later.
+    if (isStorageFault(error)) throw error;
     const merged: T[] = [];
     for (const e of extracted) {
       try {
         applyContributionRows(db, site, [e.rows], search);
         merged.push(e);
       } catch (error) {
+        if (isStorageFault(error)) throw error;
         failures.set(e.rawContentId, { itemKey: e.rows.itemKey, error: describeError(error) });
       }
     }

@@ -59,9 +59,14 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
       .write(request.batch.length, write)
       .then(
         (result) => answer({ id: request.id, result }),
-        (error: unknown) => answer({ id: request.id, error: describeError(error) }),
+        (error: unknown) => answer(failed(request.id, error)),
       );
   } catch (error) {
-    answer({ id: request.id, error: describeError(error) });
+    answer(failed(request.id, error));
   }
 });
+
+function failed(id: number, error: unknown): GraphWriteResponse {
+  const code = (error as { code?: unknown } | null)?.code;
+  return { id, error: describeError(error), ...(typeof code === 'string' ? { code } : {}) };
+}

@@ -27,4 +27,5 @@ export type {
   TakedownResultSchema,
 } from './schemas.js';
 export { closeSparePublishWorker, keepSparePublishWorker } from './publish-in-worker.js';
+export { removeDeadWorkDirs } from './work-dirs.js';
 export { nodeStoreReader, type NodeStoreReader } from './node-store-reader.js';

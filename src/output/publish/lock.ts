@@ -17,8 +17,13 @@ export interface PublishLock {
 function holderIsDead(holder: string): boolean {
   const [host, pid] = holder.split(':');
   if (host !== hostname() || pid === undefined || !/^\d+$/.test(pid)) return false;
+  return isLocalProcessGone(Number(pid));
+}
+
+/** Whether no process of this pid runs on this host (signal 0 answers ESRCH). */
+export function isLocalProcessGone(pid: number): boolean {
   try {
-    process.kill(Number(pid), 0);
+    process.kill(pid, 0);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';

@@ -35,7 +35,15 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
   const now = clock ?? Date.now;
   signal?.throwIfAborted();
   const lock = plain.dryRun ? undefined : acquirePublishLock(controlDb, source.websiteId, { now });
-  const renewal = lock ? setInterval(() => lock.renew(), PUBLISH_LOCK_TTL_MS / 4) : undefined;
+  // A renewal that cannot be written (a full disk) is skipped: the lock then lapses, as a crashed publish's does.
+  const renew = () => {
+    try {
+      lock?.renew();
+    } catch {
+      // the next renewal tries again
+    }
+  };
+  const renewal = lock ? setInterval(renew, PUBLISH_LOCK_TTL_MS / 4) : undefined;
   renewal?.unref();
   let stop: (() => void) | undefined;
   try {
@@ -56,7 +64,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
         }
       };
       worker.on('message', (message: PublishWorkerMessage) => {
-        if (message.kind === 'renew') lock?.renew();
+        if (message.kind === 'renew') renew();
         else if (message.kind === 'done') settle(() => resolve(message.result));
         else if (message.kind === 'app_error')
           settle(() =>
@@ -95,7 +103,11 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
   } finally {
     if (stop) signal?.removeEventListener('abort', stop);
     if (renewal) clearInterval(renewal);
-    lock?.release();
+    try {
+      lock?.release();
+    } catch {
+      // not written (a full disk): the lock lapses after PUBLISH_LOCK_TTL_MS, or at once as a dead process's
+    }
     // The next publish's thread is started once this one is done, not while it competes for the cores.
     if (keepSpare) prepareSpare();
   }

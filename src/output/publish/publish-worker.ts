@@ -1,10 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Settings } from '../../platform/config/index.js';
-import { isAppError } from '../../platform/errors/index.js';
-import { openControlDb, dataDirLayout } from '../../platform/storage/index.js';
+import { isAppError, storageUnavailableError } from '../../platform/errors/index.js';
+import { openControlDb, dataDirLayout, type Db } from '../../platform/storage/index.js';
 import type { PublishResult } from './publish-node.js';
 import { runPublish, type PublishSource, type RunPublishOptions } from './run-publish.js';
 import { createTargetFromSettings } from './targets/index.js';
+import type { PublishTarget } from './targets/types.js';
 import { nameThread } from '../../platform/threads/index.js';
 
 /**
@@ -43,9 +44,11 @@ export type PublishWorkerMessage =
 async function main(input: PublishWorkerInput, post: (message: PublishWorkerMessage) => void): Promise<void> {
   const started = Date.now();
   const settings = input.settings;
-  const controlDb = openControlDb(dataDirLayout(settings.dataDir));
-  const target = await createTargetFromSettings(settings);
+  let controlDb: Db | undefined;
+  let target: PublishTarget | undefined;
   try {
+    controlDb = openControlDb(dataDirLayout(settings.dataDir));
+    target = await createTargetFromSettings(settings);
     const lock =
       input.lockHolder === undefined
         ? undefined
@@ -60,7 +63,9 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
       ...(lock ? { lock } : {}),
     });
     post({ kind: 'done', result });
-  } catch (error) {
+  } catch (thrown) {
+    // A full or failing disk crosses back as its AppError (503), not as a failure of the publish (500).
+    const error = storageUnavailableError(thrown) ?? thrown;
     if (isAppError(error))
       post({
         kind: 'app_error',
@@ -71,8 +76,8 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
       });
     else post({ kind: 'failed', message: (error as Error)?.message ?? String(error), stack: (error as Error)?.stack });
   } finally {
-    await target.close();
-    controlDb.close();
+    await target?.close();
+    controlDb?.close();
   }
 }
 

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeBaseUrl, type Settings } from '../../platform/config/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import { emitEvent } from '../../control/events/index.js';
 import type { NodeSink, PreviousNode, ValidationReport, ParallelWrittenNodeCheck } from '../../compiler/index.js';
-import { type Db, dataDirLayout, graphDbPath } from '../../platform/storage/index.js';
+import { type Db, assertFreeSpace, dataDirLayout, graphDbPath } from '../../platform/storage/index.js';
 import { assertPublishAllowed, countPublish } from '../../control/plans/index.js';
 import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
 import { loadWebsiteInfo } from '../../control/records/index.js';
@@ -15,6 +15,7 @@ import { publishNode, type PublishResult } from './publish-node.js';
 import { rejectionsOf, type PublishRejections } from './publish-rejections.js';
 import { isRecordFile, readLiveManifest } from './store.js';
 import type { PublishTarget } from './targets/types.js';
+import { createPublishWorkDir } from './work-dirs.js';
 
 /** What to publish: a website's graph, a fixture folder, or an already compiled node. */
 export type PublishSource =
@@ -75,7 +76,9 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
   const assertQuota = (websiteId: string) => {
     if (!options.dryRun && !options.quotaExempt) assertPublishAllowed(options.controlDb, websiteId, now());
   };
-  const work = publishWorkDir(options.settings.dataDir, now());
+  // Below the free-space floor nothing is compiled: a disk filling up mid-publish must not be what stops it.
+  assertFreeSpace(options.settings.dataDir, options.settings.minFreeDiskMb);
+  const work = createPublishWorkDir(options.settings.dataDir, now());
   let written: ParallelWrittenNodeCheck | undefined;
   try {
     let nodeDir: string;
@@ -221,31 +224,6 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     ownLock?.release();
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-/** Work folders of publishes killed before they removed their own are removed after this long. */
-const STALE_WORK_MS = 24 * 3600_000;
-
-/**
- * A new work folder for one publish (the compiled node, a downloaded previous version) in
- * `<data-dir>/tmp/`: on the data directory's file system, so the fs target, under
- * `<data-dir>/nodes/`, links the compiled files into its store instead of copying them (a folder
- * in the OS temp directory is often another file system). Folders left by killed publishes are
- * removed once a day old (a running publish never takes that long).
- */
-function publishWorkDir(dataDir: string, nowMs: number): string {
-  const parent = join(dataDir, 'tmp');
-  mkdirSync(parent, { recursive: true });
-  for (const name of readdirSync(parent)) {
-    if (!name.startsWith('publish-')) continue;
-    const path = join(parent, name);
-    try {
-      if (nowMs - statSync(path).mtimeMs > STALE_WORK_MS) rmSync(path, { recursive: true, force: true });
-    } catch {
-      // removed by another publish meanwhile
-    }
-  }
-  return mkdtempSync(join(parent, 'publish-'));
 }
 
 /**

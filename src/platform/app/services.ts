@@ -15,6 +15,8 @@ import {
   GraphDbPool,
   isBusyError,
   type Db,
+  createFreeSpaceGuard,
+  type FreeSpaceGuard,
 } from '../storage/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
 
@@ -59,6 +61,8 @@ export interface AppServices {
   readonly rateLimits: BufferedRateLimitStore;
   /** Per-request usage counts (api_requests), written once a second. */
   readonly usage: UsageBuffer;
+  /** The free-space floor of the data directory's disk (minFreeDiskMb): new ingest is refused below it. */
+  readonly freeSpace: FreeSpaceGuard;
   /** The clock, ms since epoch; tests may replace it. */
   readonly now: () => number;
   readonly nodes: NodeOperations;
@@ -95,9 +99,11 @@ export function assembleServices(config: ResolvedConfig, options: AssembleServic
     now,
     onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')),
   });
+  const freeSpace = createFreeSpaceGuard({ dir: layout.root, floorMb: config.settings.minFreeDiskMb });
   const services = {
     config,
     layout,
+    freeSpace,
     controlDb,
     graphs,
     jobs,

@@ -191,6 +191,13 @@ export const SETTINGS = {
     env: 'NODECTL_SHUTDOWN_TIMEOUT_MS',
     description: 'How long shutdown waits for in-flight requests and jobs.',
   }),
+  minFreeDiskMb: setting({
+    schema: z.coerce.number().int().min(0).max(1_048_576),
+    default: 256,
+    env: 'NODECTL_MIN_FREE_DISK_MB',
+    description:
+      "MiB that must stay free on the data directory's disk: below it ingest and publish answer 503 service.storage_unavailable, so acknowledged content can still be processed and the live node stays whole (0: no floor).",
+  }),
   headersTimeoutMs: setting({
     schema: timeoutMs,
     default: 10_000,

@@ -2,3 +2,5 @@
 export { AppError, fieldProblemsFromZod, isAppError } from './app-error.js';
 export { ERROR_CODES } from './registry.js';
 export type { ErrorCode } from './registry.js';
+export { belowFloorError, isStorageFault, storageFaultOf, storageUnavailableError } from './storage-fault.js';
+export type { StorageFaultReason } from './storage-fault.js';

@@ -145,6 +145,12 @@ export const ERROR_CODES = {
     retryable: true,
     description: 'Not ready, the nonce store failed, or the same Idempotency-Key is still in flight.',
   },
+  'service.storage_unavailable': {
+    status: 503,
+    retryable: true,
+    description:
+      "The data directory's disk is full, below the free-space floor (minFreeDiskMb), or failing (details.reason: disk_full, below_floor, io_error); nothing is lost, retry later with the same Idempotency-Key.",
+  },
   'quota.rate_limited': {
     status: 429,
     retryable: true,

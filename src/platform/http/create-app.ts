@@ -236,6 +236,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   app.setErrorHandler(async (error, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === 'internal.error') request.log.error({ err: error }, 'unexpected error');
+    else if (appError !== error && appError.code === 'service.storage_unavailable')
+      request.log.error({ err: error }, 'storage fault: the data directory cannot take the write');
     return sendErrorReply(request, reply, appError);
   });
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { AppError, fieldProblemsFromZod, isAppError } from '../errors/index.js';
+import { AppError, fieldProblemsFromZod, isAppError, storageUnavailableError } from '../errors/index.js';
 import { sendError } from './envelope.js';
 import { MAX_PARAM_LENGTH } from './limits.js';
 
@@ -43,9 +43,12 @@ function discardRestOfBody(raw: IncomingMessage, maxBytes: number): Promise<bool
   });
 }
 
-/** Maps framework, zod and unexpected errors to contract codes; nothing else reaches a client. */
+/** Maps framework, zod, storage and unexpected errors to contract codes; nothing else reaches a client. */
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
+  // A full or failing disk is the operator's to mend and the client's to retry, not a bug (500).
+  const storage = storageUnavailableError(error);
+  if (storage) return storage;
   if (error instanceof ZodError)
     return new AppError('validation.failed', 'The request does not match the schema; see details.fields.', {
       details: { fields: fieldProblemsFromZod(error.issues) },

@@ -1,11 +1,16 @@
 import { newUlid } from '../ids/index.js';
 import type { Settings } from '../config/index.js';
+import { isStorageFault } from '../errors/index.js';
 import type { AppServices } from '../app/index.js';
 import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define-job.js';
 import type { Job, JobQueue } from '../jobs/index.js';
 
 /** Jobs the worker starts in one turn of the event loop, one after another, before it lets the loop run. */
 const JOBS_PER_TURN = 8;
+/** A job that met a full or failing disk runs again after this long, its attempt not spent. */
+export const STORAGE_FAULT_RETRY_MS = 5_000;
+/** The longest wait between two renewals of a running job's lease (a third of the lease when that is shorter). */
+const LEASE_RENEWAL_MS = 10_000;
 
 /** Jobs each lane runs at once. */
 export type LaneConcurrency = Readonly<Record<JobLane, number>>;
@@ -48,6 +53,8 @@ export class JobWorker {
   /** Jobs started since the event loop last ran its I/O (reset by setImmediate). */
   private startedThisTurn = 0;
   private stopping = false;
+  /** The last claim failed (a full disk, say): logged once, and once more when claims work again. */
+  private claimFailing = false;
   private readonly abort = new AbortController();
 
   constructor(
@@ -131,8 +138,11 @@ export class JobWorker {
         });
         lane.inFlight.add(running);
       }
+      if (this.claimFailing) this.services.logger.info({}, 'job claims work again');
+      this.claimFailing = false;
     } catch (error) {
-      this.services.logger.error({ err: error }, 'job claim failed');
+      if (!this.claimFailing) this.services.logger.error({ err: error }, 'job claim failed; retrying at each poll');
+      this.claimFailing = true;
     }
     this.schedule(this.options.pollMs);
   }
@@ -141,13 +151,17 @@ export class JobWorker {
     if (this.startedThisTurn++ === 0) setImmediate(() => void (this.startedThisTurn = 0));
   }
 
+  /**
+   * Runs one claimed job and records its outcome. Never rejects: an outcome that cannot be
+   * written (a full disk) leaves the job leased, and it runs again once the lease lapses.
+   */
   private async run(job: Job): Promise<void> {
     const definition = this.byKind.get(job.kind);
     const parsed = definition?.payload.safeParse(job.payload);
     if (parsed && !parsed.success) {
       // A stored payload that no longer matches its schema fails the same way on every retry.
       const error = `${job.kind} payload no longer matches its schema: ${describeIssues(parsed.error.issues)}`;
-      this.queue.deadLetter(job.id, this.id, error);
+      this.record(job, new Error(error), () => this.queue.deadLetter(job.id, this.id, error));
       this.options.onOutcome?.(job, 'dead', new Error(error));
       this.services.logger.warn(
         { jobId: job.id, kind: job.kind, error },
@@ -155,7 +169,10 @@ export class JobWorker {
       );
       return;
     }
-    const leaseRenewal = setInterval(() => this.queue.heartbeat(job.id, this.id), 10_000);
+    const leaseRenewal = setInterval(
+      () => this.record(job, undefined, () => this.queue.heartbeat(job.id, this.id)),
+      Math.min(LEASE_RENEWAL_MS, this.queue.leaseMs / 3),
+    );
     leaseRenewal.unref();
     try {
       if (!definition || !parsed) throw new Error(`no definition for job kind ${job.kind}`);
@@ -163,14 +180,66 @@ export class JobWorker {
       this.queue.complete(job.id, this.id);
       this.options.onOutcome?.(job, 'succeeded');
     } catch (error) {
-      const after = this.queue.fail(job.id, this.id, error instanceof Error ? error.message : String(error));
-      this.options.onOutcome?.(job, after?.state === 'dead' ? 'dead' : 'retry', error);
-      this.services.logger.warn(
-        { jobId: job.id, kind: job.kind, attempt: job.attempts, err: error },
-        'job attempt failed',
-      );
+      this.recordFailure(job, error);
     } finally {
       clearInterval(leaseRenewal);
     }
   }
+
+  /**
+   * A failure is retried after the queue's backoff and dead-lettered after its attempts; a full or
+   * failing disk is not the job's fault, so it is retried after STORAGE_FAULT_RETRY_MS and spends
+   * no attempt, however long the disk stays full.
+   */
+  private recordFailure(job: Job, error: unknown): void {
+    const log = { jobId: job.id, kind: job.kind, attempt: job.attempts, err: error };
+    if (isStorageFault(error)) {
+      const recorded = this.record(job, error, () =>
+        this.queue.postpone(job.id, this.id, describeFailure(error), STORAGE_FAULT_RETRY_MS),
+      );
+      this.options.onOutcome?.(job, 'retry', error);
+      if (recorded)
+        this.services.logger.warn(
+          log,
+          `job postponed: the data directory's disk is full or failing; it runs again in ${STORAGE_FAULT_RETRY_MS / 1000} s, its attempt not spent`,
+        );
+      return;
+    }
+    let state: Job['state'] | undefined;
+    this.record(job, error, () => (state = this.queue.fail(job.id, this.id, describeFailure(error))?.state));
+    this.options.onOutcome?.(job, state === 'dead' ? 'dead' : 'retry', error);
+    this.services.logger.warn(log, 'job attempt failed');
+  }
+
+  /**
+   * Runs one write of the job's bookkeeping; returns false, having logged it, when it throws: a
+   * full disk must not end the loop (nor the daemon). The job keeps its lease until it lapses.
+   */
+  private record(job: Job, failure: unknown, write: () => unknown): boolean {
+    try {
+      write();
+      return true;
+    } catch (error) {
+      this.services.logger.error(
+        {
+          jobId: job.id,
+          kind: job.kind,
+          err: error,
+          ...(failure === undefined ? {} : { failure: describeFailure(failure) }),
+        },
+        'job bookkeeping could not be written; the job runs again once its lease lapses',
+      );
+      return false;
+    }
+  }
+}
+
+/** An error's message and its causes' (a job wraps what a thread or a store threw), for last_error. */
+function describeFailure(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 4; depth++) {
+    parts.push(current instanceof Error ? current.message : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(': ');
 }

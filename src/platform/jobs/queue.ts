@@ -100,7 +100,8 @@ function toJob(row: JobRow): Job {
  */
 export class JobQueue {
   private readonly maxAttempts: number;
-  private readonly leaseMs: number;
+  /** How long a claim's lease lasts, in ms; a running job is heartbeated well within it. */
+  readonly leaseMs: number;
   private readonly backoffBaseMs: number;
   private readonly backoffCapMs: number;
   private readonly now: () => number;
@@ -242,6 +243,21 @@ export class JobQueue {
         )
         .run(now + delay, error, now, id);
     }
+    return this.get(id);
+  }
+
+  /**
+   * Puts a claimed job back in the queue to run after `delayMs`, without spending the attempt its
+   * claim counted: for a failure that is not the job's (a full or failing disk), which must not
+   * dead-letter it however long the fault lasts.
+   */
+  postpone(id: string, owner: string, error: string, delayMs: number): Job | undefined {
+    const now = this.now();
+    this.db
+      .prepare(
+        `UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+      )
+      .run(now + delayMs, error, now, id, owner);
     return this.get(id);
   }
 

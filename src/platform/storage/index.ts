@@ -8,6 +8,8 @@ export { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
 export { SchemaTooNewError, isBusyError, openDatabase, writeWithoutWaiting } from './sqlite.js';
 export type { Db } from './sqlite.js';
 export { writeFileAtomic } from './write-file-atomic.js';
+export { assertFreeSpace, createFreeSpaceGuard } from './free-space.js';
+export type { FreeSpaceGuard, StatfsReader } from './free-space.js';
 export {
   DAILY_PUBLISHES,
   USAGE_METRICS,
