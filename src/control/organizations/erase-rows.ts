@@ -73,6 +73,7 @@ export const KEPT_TABLES: readonly string[] = [
   'refresh_tokens',
   'user_totp',
   'recovery_codes',
+  'factor_lockouts',
   'user_identities',
   'waitlist',
   'schedules',
