@@ -47,13 +47,18 @@ beforeAll(async () => {
   packedFiles = packed.files.map((file) => file.path);
   const tarball = join(temp.dir, packed.filename);
 
-  // The recipe's install step with the tarball for the registry's package, into the prefix.
+  // The recipe's install step with the tarball for the registry's package, into the prefix; npm's cache
+  // first (--prefer-offline), the registry only for what the cache lacks.
   const install = recipeSteps()[0]!;
   expect(install).toBe(`npm install --global ${manifest.name}`);
-  await execa('bash', ['-e', '-c', `${install.replace(manifest.name, tarball)} --no-audit --no-fund`], {
-    env: { ...npmEnv, npm_config_prefix: prefix },
-    timeout: 1_500_000,
-  });
+  await execa(
+    'bash',
+    ['-e', '-c', `${install.replace(manifest.name, tarball)} --prefer-offline --no-audit --no-fund`],
+    {
+      env: { ...npmEnv, npm_config_prefix: prefix },
+      timeout: 1_500_000,
+    },
+  );
   installedBin = join(prefix, 'bin', 'nodectl');
 }, 1_600_000);
 

@@ -29,10 +29,14 @@ let daemon: TestDaemon | undefined;
 beforeAll(async () => {
   temp = makeTempDir('nodectl-node22-');
   const runtime = join(temp.dir, 'runtime');
-  await execa('npm', ['install', '--prefix', runtime, '--no-save', '--no-audit', '--no-fund', 'node@22'], {
-    env: npmEnv,
-    timeout: 600_000,
-  });
+  await execa(
+    'npm',
+    ['install', '--prefix', runtime, '--no-save', '--prefer-offline', '--no-audit', '--no-fund', 'node@22'],
+    {
+      env: npmEnv,
+      timeout: 600_000,
+    },
+  );
   node22 = join(runtime, 'node_modules', 'node', 'bin', 'node');
   // The platform package node@22 installs holds the headers node-gyp builds native modules against.
   const nodeDir = join(runtime, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`);
@@ -49,7 +53,7 @@ beforeAll(async () => {
   const prefix = join(temp.dir, 'prefix');
   const install = await execa(
     node22,
-    [npmCli, 'install', '--global', '--no-audit', '--no-fund', join(temp.dir, packed.filename)],
+    [npmCli, 'install', '--global', '--prefer-offline', '--no-audit', '--no-fund', join(temp.dir, packed.filename)],
     {
       env: {
         ...npmEnv,
