@@ -13,15 +13,15 @@ describe('the package\'s "exports" (npm run build first)', () => {
     expect(missing).toEqual([]);
   });
 
-  it("import('nodectl') gives the connector client, as import('nodectl/client') does", async () => {
-    const root = await import('nodectl');
-    const client = await import('nodectl/client');
+  it("import('@nodectl/cli') gives the connector client, as import('@nodectl/cli/client') does", async () => {
+    const root = await import('@nodectl/cli');
+    const client = await import('@nodectl/cli/client');
     expect(typeof root.signRequest).toBe('function');
     expect(root.signRequest).toBe(client.signRequest);
   });
 
-  it("import('nodectl/api') gives the management API client", async () => {
-    const api = await import('nodectl/api');
+  it("import('@nodectl/cli/api') gives the management API client", async () => {
+    const api = await import('@nodectl/cli/api');
     expect(typeof api.createApiClient).toBe('function');
   });
 });

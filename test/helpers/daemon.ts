@@ -20,6 +20,10 @@ export interface StartDaemonOptions {
   dataDir?: string;
   env?: Record<string, string>;
   args?: string[];
+  /** Start this launcher instead of the checkout's bin/nodectl (an installed package's, say). */
+  bin?: string;
+  /** Run it with this node binary (default: `node` on the PATH). */
+  node?: string;
 }
 
 /**
@@ -30,8 +34,18 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
   const temp = options.dataDir ? undefined : makeTempDir('nodectl-daemon-');
   const dataDir = options.dataDir ?? temp!.dir;
   const child = execa(
-    'node',
-    [NODECTL_BIN, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
+    options.node ?? 'node',
+    [
+      options.bin ?? NODECTL_BIN,
+      '--data-dir',
+      dataDir,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      ...(options.args ?? []),
+    ],
     {
       reject: false,
       // No warm start (about 1.5 s of a core per daemon, and the suite starts many) unless a test asks for it.

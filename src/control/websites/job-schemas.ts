@@ -4,7 +4,7 @@ import { JOB_STATES } from '../../platform/jobs/index.js';
 
 /**
  * Request and response schemas of the jobs routes (src/control/websites/job-routes.ts), also the types of the
- * typed client (nodectl/api).
+ * typed client (@nodectl/cli/api).
  */
 
 export const WebsiteJobsParamsSchema = z.object({ id: z.string().describe('The website id (web_...)') });

@@ -41,7 +41,7 @@ const SECURITY_SCHEMES: Record<string, OpenAPIV3_1.SecuritySchemeObject> = {
     in: 'header',
     name: 'X-Signature',
     description:
-      'HMAC-SHA256 over the canonical request (docs/contract.md#connector-signing), sent with X-Timestamp, X-Nonce, X-Body-Sha256 and Idempotency-Key. The reference client (nodectl/client) signs for you.',
+      'HMAC-SHA256 over the canonical request (docs/contract.md#connector-signing), sent with X-Timestamp, X-Nonce, X-Body-Sha256 and Idempotency-Key. The reference client (@nodectl/cli/client) signs for you.',
   },
 };
 

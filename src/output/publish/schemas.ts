@@ -3,7 +3,7 @@ import { ListQuerySchema } from '../../platform/http/index.js';
 
 /**
  * Request and response schemas of the publish routes (src/output/publish/routes.ts): the route validates
- * with them, the OpenAPI document is generated from them, and the typed client (nodectl/api)
+ * with them, the OpenAPI document is generated from them, and the typed client (@nodectl/cli/api)
  * takes its types from them (z.input for requests, z.output for responses).
  */
 

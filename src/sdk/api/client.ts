@@ -36,7 +36,7 @@ import type {
 import { createTransport, pathOf, type Call, type Query, type TransportOptions } from './transport.js';
 
 /**
- * The typed client of the management API (`nodectl/api`). Its request and answer types are the
+ * The typed client of the management API (`@nodectl/cli/api`). Its request and answer types are the
  * zod schemas the routes validate with and the OpenAPI document is generated from: a request
  * body is z.input of the route's body schema, an answer z.output of its data schema, so a route
  * that changes its schema changes the client's types with it (tsc fails on a caller that no

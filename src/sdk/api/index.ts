@@ -1,5 +1,5 @@
 /**
- * nodectl/api: the typed client of the management API. Types come from the zod schemas the
+ * @nodectl/cli/api: the typed client of the management API. Types come from the zod schemas the
  * routes validate with (z.input for requests, z.output for answers); failures are ApiError;
  * a failure that is safe to repeat is retried (options retries, retryBaseMs, maxRetryDelayMs).
  */

@@ -1,4 +1,4 @@
-/** nodectl/client: the reference ingest client (signing, checksums, retries, batching). */
+/** @nodectl/cli/client: the reference ingest client (signing, checksums, retries, batching). */
 export { IngestClient, CLIENT_VERSION, type IngestClientOptions, type SendOptions, type CallInfo } from './client.js';
 export { MAX_BATCH_ITEMS } from '../../platform/contract/index.js';
 export { SIGNING_SCHEME } from '../../platform/contract/index.js';

@@ -5,14 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDir, PROJECT_ROOT } from '../../helpers/paths.js';
 
 /**
- * nodectl/api as a package user sees it: a program importing 'nodectl/api' (the package's
+ * @nodectl/cli/api as a package user sees it: a program importing '@nodectl/cli/api' (the package's
  * "exports", dist/sdk/api/index.d.ts; `npm run build` first) is compiled by tsc. Requests and answers
  * carry the types of the routes' zod schemas: the right calls compile, and each wrong one marked
  * @ts-expect-error must be an error (tsc fails on a directive with nothing to expect, so a type
  * that went loose, e.g. to any, fails this test).
  */
 const CONSUMER = `
-import { ApiError, collectPages, createApiClient, type Job, type PublishResult } from 'nodectl/api';
+import { ApiError, collectPages, createApiClient, type Job, type PublishResult } from '@nodectl/cli/api';
 
 const api = createApiClient({ url: 'http://127.0.0.1:8787', credential: { apiKey: 'nk_live_x' } });
 
@@ -68,10 +68,10 @@ export async function wrongCalls(): Promise<void> {
 const temp = makeTempDir('nodectl-api-types-');
 afterAll(() => temp.cleanup());
 
-describe('nodectl/api types', () => {
+describe('@nodectl/cli/api types', () => {
   it('come from the route schemas: right calls compile, wrong ones are type errors', async () => {
-    mkdirSync(join(temp.dir, 'node_modules'));
-    symlinkSync(PROJECT_ROOT, join(temp.dir, 'node_modules', 'nodectl'), 'dir');
+    mkdirSync(join(temp.dir, 'node_modules', '@nodectl'), { recursive: true });
+    symlinkSync(PROJECT_ROOT, join(temp.dir, 'node_modules', '@nodectl', 'cli'), 'dir');
     writeFileSync(join(temp.dir, 'consumer.ts'), CONSUMER);
     writeFileSync(
       join(temp.dir, 'tsconfig.json'),

@@ -20,7 +20,7 @@ import { WebsiteSchema } from '../../../src/control/websites/schemas.js';
 import { buildTestApp, fakeClock, seedWebsite, type SeededWebsite, type TestApp } from '../../helpers/app.js';
 import { SHOP, SHOP_DOMAIN } from '../../output/publish/support.js';
 
-// The typed client (nodectl/api) over real loopback HTTP against the app in process (the publish
+// The typed client (@nodectl/cli/api) over real loopback HTTP against the app in process (the publish
 // worker runs from dist/: `npm run build` first). Each answer is also checked against the OpenAPI
 // document by the app's hook; here the client's values are parsed by the schemas its types come from.
 const clock = fakeClock();

@@ -27,6 +27,9 @@ type Sdk = typeof import('@aws-sdk/client-s3');
  * CopyObject with MetadataDirective REPLACE: carrying a file forward never sends its bytes.
  */
 export async function createS3Target(options: S3TargetOptions): Promise<PublishTarget> {
+  // The SDK's documented switch for its Node 20 end-of-support warning, unless the user set it: it asks
+  // the application to move to Node 22, which nodectl states itself (README, docs/decisions.md).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sdk: Sdk = await import('@aws-sdk/client-s3');
   const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
   const client: S3Client = new sdk.S3Client({
