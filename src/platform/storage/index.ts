@@ -22,3 +22,5 @@ export {
 } from './usage-counters.js';
 export type { UsageMetric } from './usage-counters.js';
 export { createUsageBuffer, type UsageBuffer } from './usage-buffer.js';
+export { BackupError, backupDataDir, restoreDataDir } from './backup.js';
+export type { BackupResult, RestoreResult } from './backup.js';
