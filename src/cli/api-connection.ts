@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ApiClient, ApiRetry } from '../sdk/api/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
+import { PROJECT_FILE, readProjectFile } from './project-file.js';
 import type { StoredSession } from './stored-session.js';
 
 /** --url and --api-key as commander gives them. */
@@ -19,7 +20,13 @@ const ApiKeySchema = z
   );
 
 /** Where a value came from, in the words of the message that names it. */
-type Source = '--url' | 'NODECTL_URL' | 'the nodectl login session' | '--api-key' | 'NODECTL_API_KEY';
+type Source =
+  | '--url'
+  | 'NODECTL_URL'
+  | `${typeof PROJECT_FILE} (url)`
+  | 'the nodectl login session'
+  | '--api-key'
+  | 'NODECTL_API_KEY';
 
 function validated(schema: z.ZodType<string>, value: string, source: Source): string {
   const parsed = schema.safeParse(value);
@@ -45,13 +52,18 @@ export function addApiOptions(command: Command, remoteOnly = false): Command {
 }
 
 /**
- * Whether a command that also has a local form calls the API: --url or --api-key given, or
- * NODECTL_URL or NODECTL_API_KEY set. A session from `nodectl login` alone never turns a local
- * command into a remote one; it only supplies what the flags and the environment leave out.
+ * Whether a command that also has a local form calls the API: --url or --api-key given,
+ * NODECTL_URL or NODECTL_API_KEY set, or a url in the project file (nodectl.json, `nodectl init`).
+ * A session from `nodectl login` alone never turns a local command into a remote one; it only
+ * supplies what the flags and the environment leave out.
  */
 export function apiRequested(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env): boolean {
   return (
-    flags.url !== undefined || flags.apiKey !== undefined || Boolean(env.NODECTL_URL) || Boolean(env.NODECTL_API_KEY)
+    flags.url !== undefined ||
+    flags.apiKey !== undefined ||
+    Boolean(env.NODECTL_URL) ||
+    Boolean(env.NODECTL_API_KEY) ||
+    readProjectFile() !== null
   );
 }
 
@@ -78,8 +90,16 @@ export interface ConnectOptions {
  */
 export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}): Promise<ApiConnection> {
   const env = options.env ?? process.env;
-  const flagUrl = flags.url ?? (env.NODECTL_URL || undefined);
-  const urlSource: Source | undefined = flags.url !== undefined ? '--url' : env.NODECTL_URL ? 'NODECTL_URL' : undefined;
+  const projectUrl = flags.url === undefined && !env.NODECTL_URL ? readProjectFile()?.url : undefined;
+  const flagUrl = flags.url ?? (env.NODECTL_URL || undefined) ?? projectUrl;
+  const urlSource: Source | undefined =
+    flags.url !== undefined
+      ? '--url'
+      : env.NODECTL_URL
+        ? 'NODECTL_URL'
+        : projectUrl !== undefined
+          ? `${PROJECT_FILE} (url)`
+          : undefined;
   const key = flags.apiKey ?? (env.NODECTL_API_KEY || undefined);
   const keySource: Source | undefined =
     flags.apiKey !== undefined ? '--api-key' : env.NODECTL_API_KEY ? 'NODECTL_API_KEY' : undefined;

@@ -39,10 +39,15 @@ function parseLimit(value: string): number {
   return limit;
 }
 
-function requireWebsite(opts: { website?: string }): string {
-  if (!opts.website)
-    throw new UsageError('--website <id> is required over HTTP: the API lists the jobs of one website');
-  return opts.website;
+/** Over HTTP: --website, else NODECTL_WEBSITE, else the project file's website (nodectl init). */
+async function requireWebsite(opts: { website?: string }): Promise<string> {
+  const { projectDefaults } = await import('../project-file.js');
+  const website = projectDefaults({ website: opts.website }).website;
+  if (!website)
+    throw new UsageError(
+      '--website <id> is required over HTTP: the API lists the jobs of one website (or NODECTL_WEBSITE, or website in nodectl.json: nodectl init)',
+    );
+  return website;
 }
 
 /** The first `limit` jobs of the website over HTTP, newest first, page after page. */
@@ -129,7 +134,7 @@ export function registerJobsCommands(program: Command): void {
         const limit = parseLimit(opts.limit);
         const filter = { state: opts.state as JobState | undefined, kind: opts.kind };
         if (apiRequested(opts)) {
-          const websiteId = requireWebsite(opts);
+          const websiteId = await requireWebsite(opts);
           const { connectApi } = await import('../api-connection.js');
           const rows = await listOverHttp(await connectApi(opts), websiteId, filter, limit);
           return ctx.out.result(rows, () => formatJobs(rows));
@@ -149,7 +154,7 @@ export function registerJobsCommands(program: Command): void {
       const { presentJob, readWebsiteJob } = await import('../../control/websites/index.js');
       let job;
       if (apiRequested(opts)) {
-        const websiteId = requireWebsite(opts);
+        const websiteId = await requireWebsite(opts);
         const { connectApi, reportApiFailure } = await import('../api-connection.js');
         job = await (await connectApi(opts)).client.jobs.get(websiteId, jobId).catch(reportApiFailure);
       } else {
@@ -185,7 +190,7 @@ export function registerJobsCommands(program: Command): void {
       if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 86_400)
         throw new UsageError('--timeout must be a number of seconds from 1 to 86400');
       if (apiRequested(opts)) {
-        const websiteId = requireWebsite(opts);
+        const websiteId = await requireWebsite(opts);
         const { connectApi } = await import('../api-connection.js');
         return waitOverHttp(ctx, await connectApi(opts), websiteId, opts.kind, timeoutSeconds);
       }

@@ -120,7 +120,13 @@ export function registerPublishCommand(program: Command): void {
       'after',
       "\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch, entitlement.limit_reached: the plan's publishes per day are used up). Over HTTP the same codes; --json prints the route's answer.",
     )
-    .action(async (fixtureDir: string | undefined, opts: PublishFlags, command: Command) => {
+    .action(async (fixtureDir: string | undefined, flags: PublishFlags, command: Command) => {
+      // The website: --website, else NODECTL_WEBSITE, else the project file (nodectl init), when no other source is given.
+      const { projectDefaults } = await import('../project-file.js');
+      const opts: PublishFlags =
+        fixtureDir === undefined && flags.node === undefined
+          ? { ...flags, website: projectDefaults({ website: flags.website }).website }
+          : flags;
       if (apiRequested(opts)) {
         if (
           fixtureDir !== undefined ||
@@ -133,7 +139,10 @@ export function registerPublishCommand(program: Command): void {
             'over HTTP (--url, --api-key, NODECTL_URL or NODECTL_API_KEY) the daemon compiles and publishes the website: give --website <id> (with --allow-drop, --dry-run or --force); a fixture, --node, --golden, --target and --build-time are local only',
           );
         }
-        if (opts.website === undefined) throw new UsageError('--website <id> is required over HTTP');
+        if (opts.website === undefined)
+          throw new UsageError(
+            '--website <id> is required over HTTP (or NODECTL_WEBSITE, or website in nodectl.json: nodectl init)',
+          );
         return publishOverHttp(commandContext(command), opts);
       }
       if (opts.target !== undefined && opts.target !== 'fs' && opts.target !== 's3')

@@ -3,7 +3,7 @@ import { commandContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 
 interface PushFlags {
-  url: string;
+  url?: string;
   token?: string;
   website?: string;
   domain?: string;
@@ -18,22 +18,29 @@ export function registerPushCommand(program: Command): void {
     .description(
       'push a folder of Markdown, HTML and JSON files (or a .jsonl of items) to a daemon as a signed connector',
     )
-    .option('--url <url>', 'daemon API origin', 'http://127.0.0.1:8787')
+    .option('--url <url>', 'daemon API origin (env NODECTL_URL, else url in nodectl.json, else http://127.0.0.1:8787)')
     .option('--token <token>', 'connector token <connectorId>.<secret> (env NODECTL_CONNECTOR_TOKEN)')
-    .option('--website <websiteId>', 'website the connector writes to')
-    .option('--domain <domain>', "the website's domain (sent as X-Site-Domain)")
+    .option('--website <websiteId>', 'website the connector writes to (env NODECTL_WEBSITE, else nodectl.json)')
+    .option('--domain <domain>', "the website's domain (sent as X-Site-Domain; else domain in nodectl.json)")
     .option('--base-url <url>', 'origin for urls derived from file paths (default https://<domain>)')
     .option('--watch', 'keep running and push changes and deletions as they happen')
     .addHelpText('after', '\nExit codes: 0 all accepted or skipped, 1 any errored item or failed request, 2 bad usage.')
-    .action(async (source: string, opts: PushFlags, command: Command) => {
+    .action(async (source: string, flags: PushFlags, command: Command) => {
       const ctx = commandContext(command);
+      const { projectDefaults } = await import('../project-file.js');
+      const project = projectDefaults(flags);
+      const opts = { ...flags, ...project, url: project.url ?? 'http://127.0.0.1:8787' };
       const token = opts.token ?? process.env.NODECTL_CONNECTOR_TOKEN;
       if (!token || !/^[^.]+\..+$/.test(token))
         throw new UsageError(
           'a connector token is required: --token <connectorId>.<secret> or env NODECTL_CONNECTOR_TOKEN (create one with `nodectl admin connector create`)',
         );
-      if (!opts.website) throw new UsageError('--website <websiteId> is required');
-      if (!opts.domain) throw new UsageError('--domain <domain> is required (the website domain, e.g. example.com)');
+      if (!opts.website)
+        throw new UsageError('--website <websiteId> is required (or NODECTL_WEBSITE, or nodectl init in this folder)');
+      if (!opts.domain)
+        throw new UsageError(
+          '--domain <domain> is required (the website domain, e.g. example.com; or domain in nodectl.json)',
+        );
       try {
         new URL(opts.url);
         if (opts.baseUrl) new URL(opts.baseUrl);
