@@ -18,6 +18,9 @@ import { registerWebsitesCommands } from './commands/websites-command.js';
 import { registerConnectorsCommands } from './commands/connectors-command.js';
 import { registerWebhooksCommands } from './commands/webhooks-command.js';
 import { registerSearchCommand } from './commands/search-command.js';
+import { registerInitCommand } from './commands/init-command.js';
+import { registerCompletionCommand } from './commands/completion-command.js';
+import { registerBackupCommands } from './commands/backup-command.js';
 
 /**
  * Every top-level command, declared without loading its implementation: each register function
@@ -44,4 +47,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerConnectorsCommands,
   registerWebhooksCommands,
   registerSearchCommand,
+  registerInitCommand,
+  registerCompletionCommand,
+  registerBackupCommands,
 ];
