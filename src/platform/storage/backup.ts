@@ -53,7 +53,7 @@ export type BackupManifest = z.infer<typeof ManifestSchema>;
 
 /** What an archive may hold, and nothing else: a path outside these is refused before it is written. */
 const ALLOWED_PATH =
-  /^(control\.sqlite|config\.json|nodectl-backup\.json|graphs|graphs\/[A-Za-z0-9_-]{1,128}\.sqlite|keys|keys\/[A-Za-z0-9._-]+|nodes|nodes\/[^\0]+)$/;
+  /^(control\.sqlite|config\.json|nodectl-backup\.json|graphs|graphs\/[A-Za-z0-9_-]{1,128}\.sqlite|keys|keys(\/[A-Za-z0-9._-]+)+|nodes|nodes\/[^\0]+)$/;
 
 function checkArchivePath(path: string): void {
   const segments = path.split('/');
