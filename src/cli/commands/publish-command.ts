@@ -121,7 +121,8 @@ export function registerPublishCommand(program: Command): void {
       "\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch, entitlement.limit_reached: the plan's publishes per day are used up). Over HTTP the same codes; --json prints the route's answer.",
     )
     .action(async (fixtureDir: string | undefined, flags: PublishFlags, command: Command) => {
-      // The website: --website, else NODECTL_WEBSITE, else the project file (nodectl init), when no other source is given.
+      // The website: --website, else NODECTL_WEBSITE, else the project file (nodectl init),
+      // unless a fixture or a compiled node is the source.
       const { projectDefaults } = await import('../project-file.js');
       const opts: PublishFlags =
         fixtureDir === undefined && flags.node === undefined
