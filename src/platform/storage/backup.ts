@@ -9,6 +9,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -167,8 +168,17 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
   }
 }
 
+/** SHA-256 of a file, read 1 MiB at a time (a graph may be gigabytes). */
 function sha256Of(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
+  const hash = createHash('sha256');
+  const chunk = Buffer.alloc(1 << 20);
+  const fd = openSync(file, 'r');
+  try {
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) hash.update(chunk.subarray(0, read));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 export interface RestoreResult {
