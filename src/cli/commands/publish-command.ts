@@ -60,24 +60,9 @@ export function formatPublishSummary(result: PublishSummary, destination: string
   ].join('\n');
 }
 
-/** Under --json a failed publish prints the error envelope on stdout too, here and over HTTP alike. */
-function printJsonError(
-  ctx: CommandContext,
-  error: { code: string; message: string; details?: Record<string, unknown>; retryable: boolean },
-): void {
-  if (ctx.out.json)
-    process.stdout.write(
-      JSON.stringify({
-        ok: false,
-        error: { code: error.code, message: error.message, details: error.details ?? {}, retryable: error.retryable },
-      }) + '\n',
-    );
-}
-
 /** `nodectl publish --url --api-key --website <id>`: POST /v1/websites/:id/publish, the same summary and exit codes. */
 async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise<void> {
   const { connectApi, reportApiFailure } = await import('../api-connection.js');
-  const { isApiError } = await import('../../sdk/api/index.js');
   const api = await connectApi(opts);
   if (!ctx.out.json) ctx.out.info(`publishing ${opts.website} on ${api.url} ...`);
   try {
@@ -88,7 +73,6 @@ async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise
     });
     ctx.out.result(result, () => formatPublishSummary(result, api.url));
   } catch (error) {
-    if (isApiError(error)) printJsonError(ctx, error);
     return reportApiFailure(error, exitFor);
   }
 }
@@ -188,8 +172,10 @@ export function registerPublishCommand(program: Command): void {
         progress?.stop();
         const error = storageUnavailableError(thrown) ?? thrown;
         if (isAppError(error)) {
-          printJsonError(ctx, error);
-          throw new CliError(error.message, exitFor(error.code), error.code);
+          throw new CliError(error.message, exitFor(error.code), error.code, {
+            details: error.details,
+            retryable: error.retryable,
+          });
         }
         throw error;
       } finally {
