@@ -3,7 +3,7 @@ import { commandContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 
 interface PushFlags {
-  url: string;
+  url?: string;
   token?: string;
   website?: string;
   domain?: string;
@@ -18,7 +18,7 @@ export function registerPushCommand(program: Command): void {
     .description(
       'push a folder of Markdown, HTML and JSON files (or a .jsonl of items) to a daemon as a signed connector',
     )
-    .option('--url <url>', 'daemon API origin', 'http://127.0.0.1:8787')
+    .option('--url <url>', 'daemon API origin (env NODECTL_URL, default http://127.0.0.1:8787)')
     .option('--token <token>', 'connector token <connectorId>.<secret> (env NODECTL_CONNECTOR_TOKEN)')
     .option('--website <websiteId>', 'website the connector writes to')
     .option('--domain <domain>', "the website's domain (sent as X-Site-Domain)")
@@ -34,12 +34,21 @@ export function registerPushCommand(program: Command): void {
         );
       if (!opts.website) throw new UsageError('--website <websiteId> is required');
       if (!opts.domain) throw new UsageError('--domain <domain> is required (the website domain, e.g. example.com)');
-      try {
-        new URL(opts.url);
-        if (opts.baseUrl) new URL(opts.baseUrl);
-      } catch {
-        throw new UsageError('--url and --base-url must be absolute URLs such as http://127.0.0.1:8787');
+      const { UrlSchema } = await import('../api-connection.js');
+      const urlSource = opts.url !== undefined ? '--url' : process.env.NODECTL_URL ? 'NODECTL_URL' : 'the default';
+      const rawUrl = opts.url ?? (process.env.NODECTL_URL || 'http://127.0.0.1:8787');
+      for (const [source, value] of [
+        [urlSource, rawUrl],
+        ['--base-url', opts.baseUrl],
+      ] as const) {
+        if (value === undefined) continue;
+        const parsed = UrlSchema.safeParse(value);
+        if (!parsed.success)
+          throw new UsageError(
+            `${source} ${parsed.error.issues[0]?.message ?? 'is not valid'} (got ${JSON.stringify(value)})`,
+          );
       }
+      const url = new URL(rawUrl).origin;
       const { existsSync, statSync } = await import('node:fs');
       if (!existsSync(source)) throw new UsageError(`${source} does not exist: give a folder or a .jsonl file`);
       const isDir = statSync(source).isDirectory();
@@ -47,18 +56,23 @@ export function registerPushCommand(program: Command): void {
       if (opts.watch && !isDir) throw new UsageError('--watch needs a folder');
 
       const { createInkProgress, createPlainProgress } = await import('../push/progress.js');
-      const progress = !ctx.out.json && process.stderr.isTTY ? await createInkProgress() : createPlainProgress();
+      const { wantsProgressBar } = await import('../terminal.js');
+      const progress = wantsProgressBar(ctx.out.json) ? await createInkProgress() : createPlainProgress();
       const { runPush } = await import('../push/run-push.js');
       const pushOptions = {
         source,
-        url: opts.url,
+        url,
+        urlSource,
         token,
         websiteId: opts.website,
         domain: opts.domain,
         baseUrl: opts.baseUrl,
         progress,
       };
-      const report = await runPush(pushOptions);
+      const report = await runPush(pushOptions).catch((error: unknown) => {
+        progress.stop();
+        throw error;
+      });
       if (opts.watch) {
         const { watchFolder } = await import('../push/watch.js');
         const controller = new AbortController();
@@ -68,13 +82,15 @@ export function registerPushCommand(program: Command): void {
         await watchFolder({ ...pushOptions, report, signal: controller.signal });
       }
       progress.stop();
+      const { formatPushSummary } = await import('../push/progress.js');
       const s = report.summary;
       ctx.out.result({ ...s, problems: report.problems, item_errors: report.itemErrors }, () =>
         [
           ...report.itemErrors.map((e) => `error ${e.id ?? '(no id)'}: [${e.code}] ${e.message}`),
-          `accepted ${s.accepted}, skipped ${s.skipped}, errored ${s.errored}${s.deleted || s.notFound ? `, deleted ${s.deleted}, not found ${s.notFound}` : ''}${s.failedRequests ? `, failed requests ${s.failedRequests}` : ''}`,
+          formatPushSummary(s),
         ].join('\n'),
       );
-      if (s.errored > 0 || s.failedRequests > 0 || report.problems.length > 0) process.exitCode = EXIT.failure;
+      if (s.errored > 0 || s.failedRequests > 0 || s.notSent > 0 || report.problems.length > 0)
+        process.exitCode = EXIT.failure;
     });
 }
