@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js';
 import { commandContext, type CommandContext } from '../context.js';
+import { formatFileCount } from '../../compiler/validate/format-report.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 
 interface PublishFlags extends ApiFlags {
@@ -46,6 +47,8 @@ interface PublishSummary {
  */
 export function formatPublishSummary(result: PublishSummary, destination: string): string {
   const uploaded = result.files.filter((f) => f.state === 'uploaded');
+  const carried = result.files.filter((f) => f.state === 'carried').length;
+  const other = result.files.length - uploaded.length - carried;
   return [
     result.dryRun
       ? `dry run: nothing was written to ${destination}`
@@ -53,7 +56,9 @@ export function formatPublishSummary(result: PublishSummary, destination: string
         ? `nothing changed: the live version ${result.versionUlid} (${result.versionLabel}) already holds this content and stays live (--force publishes a new version anyway)`
         : `published ${result.versionUlid} (${result.versionLabel}) to ${destination}`,
     ...(result.dryRun ? uploaded.map((f) => `  would upload ${f.path} (${f.bytes} bytes)`) : []),
-    `files: ${result.files.length + 1} (${uploaded.length} uploaded, ${result.files.length - uploaded.length} carried forward), records: ${result.recordCount}`,
+    // The API's meanings: `files` lists every file but manifest.json, so the parts add up to it;
+    // records are knowledge records (recordCount), as validate prints them.
+    `files: ${formatFileCount(result.files.length)} (${uploaded.length} uploaded, ${carried} carried forward${other ? `, ${other} other` : ''}), records: ${result.recordCount}`,
     `bytes: ${result.bytesUploaded} uploaded, ${result.bytesCarried} carried forward${result.dryRun ? ' (would be)' : ''}`,
     `changes vs ${result.previousVersion ?? '(nothing live)'}: ${['added', 'changed', 'removed', 'unchanged'].map((c) => `${result.changes.filter((x) => x.change === c).length} ${c}`).join(', ')}`,
     `public URL: ${result.publicUrl}`,
@@ -64,7 +69,10 @@ export function formatPublishSummary(result: PublishSummary, destination: string
 async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise<void> {
   const { connectApi, reportApiFailure } = await import('../api-connection.js');
   const api = await connectApi(opts);
-  if (!ctx.out.json) ctx.out.info(`publishing ${opts.website} on ${api.url} ...`);
+  if (!ctx.out.json)
+    ctx.out.info(
+      `publishing ${opts.website} on ${api.url}: the daemon compiles, checks and uploads it, then answers (a large site takes minutes) ...`,
+    );
   try {
     const result = await api.client.publish.publish(opts.website!, {
       allowDrop: opts.allowDrop,
@@ -137,12 +145,12 @@ export function registerPublishCommand(program: Command): void {
       const { dataDirLayout } = await import('../../platform/storage/index.js');
       const { isAppError, storageUnavailableError } = await import('../../platform/errors/index.js');
       const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
-      const progress =
-        !ctx.out.json && process.stderr.isTTY
-          ? await createInkPublishProgress()
-          : ctx.out.json
-            ? undefined
-            : createPlainPublishProgress();
+      const { wantsProgressBar } = await import('../terminal.js');
+      const progress = wantsProgressBar(ctx.out.json)
+        ? await createInkPublishProgress()
+        : ctx.out.json
+          ? undefined
+          : createPlainPublishProgress();
       const settings = ctx.config.settings;
       const controlDb = openControlDb(dataDirLayout(settings.dataDir));
       const target = await createTargetFromSettings(settings);
