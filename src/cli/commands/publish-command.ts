@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js';
 import { commandContext, type CommandContext } from '../context.js';
-import { formatFileCount } from '../../compiler/validate/format-report.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 
 interface PublishFlags extends ApiFlags {
@@ -25,6 +24,9 @@ const REFUSED = new Set([
   'entitlement.limit_reached',
 ]);
 const exitFor = (code: string) => (REFUSED.has(code) ? EXIT_REFUSED : EXIT.failure);
+
+/** A version's files in validate's words (the compiler's formatFileCount): the API's files, then manifest.json. */
+const formatFileCount = (files: number) => `${files} file${files === 1 ? '' : 's'} and manifest.json`;
 
 /** What the summary reads of a publish: the local result and the route's answer both have it. */
 interface PublishSummary {
