@@ -11,7 +11,7 @@ export interface ApiFlags {
   apiKey?: string;
 }
 
-const UrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8787' });
+export const UrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8787' });
 const ApiKeySchema = z
   .string()
   .regex(
@@ -179,11 +179,13 @@ export async function reportApiFailure(
       `${error.message}; check --url (or NODECTL_URL) and that nodectl serve runs there`,
       EXIT.failure,
       error.code,
+      { details: error.details, retryable: error.retryable },
     );
   throw new CliError(
     `${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`,
     exitFor(error.code),
     error.code,
+    { details: error.details, retryable: error.retryable },
   );
 }
 

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { ConfigError } from '../platform/config/index.js';
 import { AppError, storageUnavailableError } from '../platform/errors/index.js';
 import { SchemaTooNewError } from '../platform/storage/index.js';
+import { errorEnvelope, formatFailureText, type CliFailure } from './error-output.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { COMMANDS } from './registry.js';
 
@@ -38,42 +39,83 @@ export async function runCli(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
-    return reportFailure(error);
+    const json = Boolean((program.opts() as { json?: boolean }).json) || jsonRequested(argv.slice(2));
+    const failure = describeFailure(error);
+    if (failure === undefined) return EXIT.ok;
+    // The text always goes to stderr for the person watching; under --json the envelope also goes
+    // to stdout, where a script already reads the result (docs/decisions.md).
+    if (!failure.printed) process.stderr.write(formatFailureText(failure));
+    if (json) process.stdout.write(JSON.stringify(errorEnvelope(failure)) + '\n');
+    return failure.exitCode;
   }
 }
 
-function reportFailure(error: unknown): number {
+/** --json anywhere before a `--`: the flag counts even when commander stopped before reading it. */
+function jsonRequested(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** Every failure as code, message, details and exit code; undefined when it is not one (help, version). */
+function describeFailure(error: unknown): CliFailure | undefined {
+  const usage = (message: string): CliFailure => ({
+    code: 'cli.usage',
+    message,
+    details: {},
+    retryable: false,
+    exitCode: EXIT.usage,
+    showCode: false,
+  });
   if (error instanceof CommanderError) {
-    // Commander already printed the message (and help for a bad call).
     if (
       error.code === 'commander.helpDisplayed' ||
       error.code === 'commander.version' ||
-      error.code === 'commander.help'
+      error.code === 'commander.help' ||
+      error.exitCode === 0
     )
-      return EXIT.ok;
-    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return undefined;
+    // Commander already printed the message (and help for a bad call) on stderr.
+    return { ...usage(error.message.replace(/^error: /, '')), printed: true };
   }
-  if (error instanceof UsageError || error instanceof ConfigError) {
-    process.stderr.write(`nodectl: ${error.message}\n`);
-    return EXIT.usage;
-  }
-  if (error instanceof CliError) {
-    process.stderr.write(`nodectl: ${error.code ? `[${error.code}] ` : ''}${error.message}\n`);
-    return error.exitCode;
-  }
+  if (error instanceof UsageError || error instanceof ConfigError) return usage(error.message);
+  if (error instanceof CliError)
+    return {
+      code: error.code ?? 'cli.failure',
+      message: error.message,
+      details: error.details,
+      retryable: error.retryable,
+      exitCode: error.exitCode,
+      showCode: error.code !== undefined,
+    };
   // A full or failing disk is the user's to mend: one line with the code, like any AppError, no stack.
   const appError = error instanceof AppError ? error : storageUnavailableError(error);
-  if (appError) {
-    process.stderr.write(`nodectl: [${appError.code}] ${appError.message}\n`);
-    return EXIT.failure;
-  }
-  if (error instanceof SchemaTooNewError) {
-    process.stderr.write(`nodectl: ${error.message}\n`);
-    return EXIT.failure;
-  }
+  if (appError)
+    return {
+      code: appError.code,
+      message: appError.message,
+      details: appError.details ?? {},
+      retryable: appError.retryable,
+      exitCode: EXIT.failure,
+      showCode: true,
+    };
+  if (error instanceof SchemaTooNewError)
+    return {
+      code: 'cli.failure',
+      message: error.message,
+      details: {},
+      retryable: false,
+      exitCode: EXIT.failure,
+      showCode: false,
+    };
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`nodectl: internal error (this is a bug, please report it with the lines below)\n${stack}\n`);
-  return EXIT.failure;
+  return {
+    code: 'cli.internal',
+    message: `internal error (this is a bug, please report it with the lines below)\n${stack}`,
+    details: {},
+    retryable: false,
+    exitCode: EXIT.failure,
+    showCode: false,
+  };
 }
 
 const isEntryPoint = process.argv[1] !== undefined && /nodectl(\.js)?$|cli[\\/]main\.js$/.test(process.argv[1]);

@@ -30,7 +30,7 @@ export {
   type GoldenDifference,
 } from './golden.js';
 export { validateNode, type ValidationReport, type ValidationIssue } from './validate/validate-node.js';
-export { formatValidationReport } from './validate/format-report.js';
+export { formatFileCount, formatValidationReport } from './validate/format-report.js';
 export { parseLlmsTxt, type ParsedLlmsTxt } from './validate/llms-parse.js';
 export { nodeVersionUlid, nodeVersionLabel, contentDigest } from './node-version.js';
 export { AI_SITEMAP_NS } from './sitemap.js';

@@ -4,6 +4,7 @@ import type { AppServices } from '../platform/app/index.js';
 import { JobWorker, laneConcurrency, startScheduler } from '../platform/job-runtime/index.js';
 import { JOBS } from './job-definitions.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
+import { createPrettyLogStream, prettyLogsWanted } from '../platform/log/index.js';
 import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
 import { keepRunningOnStorageFaults } from './storage-fault-guard.js';
@@ -42,7 +43,14 @@ function warmStart(app: FastifyInstance, pages: number): void {
 
 /** Starts `nodectl serve`: HTTP API, job worker and scheduler over one data directory. */
 export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon> {
-  const app0Logger = { level: config.settings.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  // pino writes JSON lines to stdout; on a terminal a person reads them, so they are formatted
+  // (colour unless NO_COLOR). Piped to a file or a collector they stay JSON.
+  const { pretty, color } = prettyLogsWanted(process.stdout);
+  const app0Logger = {
+    level: config.settings.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    ...(pretty ? { stream: createPrettyLogStream(process.stdout, { color }) } : {}),
+  };
   // The services log through Fastify's logger once the app exists.
   let app: FastifyInstance | undefined;
   const services = createServices(config, {

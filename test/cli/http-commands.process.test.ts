@@ -85,7 +85,7 @@ describe('push, wait, publish, versions, rollback over HTTP', () => {
     const lines = published.stdout.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^published (\\w{26}) \\(\\d{4}-\\d{2}-\\d{2}\\.1\\) to ${daemon.url}$`));
     expect(lines.slice(1, 5).join('\n')).toMatch(
-      /^files: \d+ \(\d+ uploaded, 0 carried forward\), records: \d+\nbytes: \d+ uploaded, 0 carried forward\nchanges vs \(nothing live\): \d+ added, 0 changed, 0 removed, 0 unchanged\npublic URL: https:\/\/nodes\.cli-http\.example\/blog\.fieldnotes\.example\/manifest\.json$/,
+      /^files: \d+ files and manifest\.json \(\d+ uploaded, 0 carried forward\), records: \d+\nbytes: \d+ uploaded, 0 carried forward\nchanges vs \(nothing live\): \d+ added, 0 changed, 0 removed, 0 unchanged\npublic URL: https:\/\/nodes\.cli-http\.example\/blog\.fieldnotes\.example\/manifest\.json$/,
     );
     versions.push(/published (\w{26})/.exec(lines[0]!)![1]!);
     // A dry run here and on the daemon's data directory: the same lines, but where it would have written.

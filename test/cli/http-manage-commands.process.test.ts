@@ -27,10 +27,12 @@ const local = (args: string[]) => fx.local(args);
 /** Bad usage: exit 2 with the message, nothing on stdout. */
 const usage = (run: CliRun, message: string) =>
   expect(run).toMatchObject({ exitCode: 2, stdout: '', stderr: expect.stringContaining(message) });
-/** An API error: exit 1, `nodectl: [code] ... (request <id>)`. */
+/** An API error: exit 1, `nodectl: [code] ... (request <id>)`, then a `  <path>: <message>` line per invalid field. */
 const apiError = (run: CliRun, code: string) => {
   expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(1);
-  expect(run.stderr).toMatch(new RegExp(`^nodectl: \\[${code.replace('.', '\\.')}\\] .* \\(request \\w+\\)\\n?$`));
+  expect(run.stderr).toMatch(
+    new RegExp(`^nodectl: \\[${code.replace('.', '\\.')}\\] .* \\(request \\w+\\)(\\n {2}\\S+: .+)*\\n?$`),
+  );
 };
 
 beforeAll(async () => {
@@ -331,7 +333,8 @@ describe('retries over HTTP', () => {
     await new Promise((resolve) => closed.close(resolve));
     const run = await cli(['--json', 'connectors', 'suspend', 'conn_x', '--url', url, '--api-key', adminKey]);
     expect(run.exitCode).toBe(1);
-    expect(run.stdout).toBe('');
+    // --json: the error envelope on stdout (it printed nothing there), the lines on stderr.
+    expect(run.json()).toMatchObject({ ok: false, error: { code: 'network.error', retryable: true } });
     const lines = run.stderr.split('\n');
     expect(lines[0]).toMatch(
       new RegExp(`^nodectl: \\[network\\.error\\] cannot reach ${url}: ECONNREFUSED; retry 1 of 2 in 0\\.[2-5] s$`),

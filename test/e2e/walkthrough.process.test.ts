@@ -43,7 +43,7 @@ describe('README five-minute walk-through', () => {
     expect(run.stdout).toContain('# Field Notes\n');
     expect(run.stdout).toContain('[Entities (en)](entities.en.jsonl)');
     expect(run.stdout).toMatch(
-      /^valid: http:\/\/127\.0\.0\.1:\d+\/nodes\/blog\.fieldnotes\.example\/ \(node \w{26}, .*\): \d+ files, \d+ records$/m,
+      /^valid: http:\/\/127\.0\.0\.1:\d+\/nodes\/blog\.fieldnotes\.example\/ \(node \w{26}, .*\): \d+ files and manifest\.json, \d+ records \(\d+ JSONL lines in all\)$/m,
     );
     expect(run.stdout).toMatch(
       /"user":\{"id":"usr_\w+","email":"ada@example\.com","emailVerified":true,.*"role":"organization_owner"/,

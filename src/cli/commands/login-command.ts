@@ -123,7 +123,8 @@ export function registerLoginCommands(program: Command): void {
           body: { ...body, totp: await promptLine('Authenticator code: ') },
         });
       }
-      if (answer.error) throw new CliError(answer.error.message, 1, answer.error.code);
+      if (answer.error)
+        throw new CliError(answer.error.message, 1, answer.error.code, { details: answer.error.details });
       const grant = answer.data as { refreshToken: string; user: { id: string; email: string } };
       const path = storedSessionPath();
       writeStoredSession(

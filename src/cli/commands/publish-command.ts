@@ -25,6 +25,9 @@ const REFUSED = new Set([
 ]);
 const exitFor = (code: string) => (REFUSED.has(code) ? EXIT_REFUSED : EXIT.failure);
 
+/** A version's files in validate's words (the compiler's formatFileCount): the API's files, then manifest.json. */
+const formatFileCount = (files: number) => `${files} file${files === 1 ? '' : 's'} and manifest.json`;
+
 /** What the summary reads of a publish: the local result and the route's answer both have it. */
 interface PublishSummary {
   versionUlid: string;
@@ -46,6 +49,8 @@ interface PublishSummary {
  */
 export function formatPublishSummary(result: PublishSummary, destination: string): string {
   const uploaded = result.files.filter((f) => f.state === 'uploaded');
+  const carried = result.files.filter((f) => f.state === 'carried').length;
+  const other = result.files.length - uploaded.length - carried;
   return [
     result.dryRun
       ? `dry run: nothing was written to ${destination}`
@@ -53,33 +58,23 @@ export function formatPublishSummary(result: PublishSummary, destination: string
         ? `nothing changed: the live version ${result.versionUlid} (${result.versionLabel}) already holds this content and stays live (--force publishes a new version anyway)`
         : `published ${result.versionUlid} (${result.versionLabel}) to ${destination}`,
     ...(result.dryRun ? uploaded.map((f) => `  would upload ${f.path} (${f.bytes} bytes)`) : []),
-    `files: ${result.files.length + 1} (${uploaded.length} uploaded, ${result.files.length - uploaded.length} carried forward), records: ${result.recordCount}`,
+    // The API's meanings: `files` lists every file but manifest.json, so the parts add up to it;
+    // records are knowledge records (recordCount), as validate prints them.
+    `files: ${formatFileCount(result.files.length)} (${uploaded.length} uploaded, ${carried} carried forward${other ? `, ${other} other` : ''}), records: ${result.recordCount}`,
     `bytes: ${result.bytesUploaded} uploaded, ${result.bytesCarried} carried forward${result.dryRun ? ' (would be)' : ''}`,
     `changes vs ${result.previousVersion ?? '(nothing live)'}: ${['added', 'changed', 'removed', 'unchanged'].map((c) => `${result.changes.filter((x) => x.change === c).length} ${c}`).join(', ')}`,
     `public URL: ${result.publicUrl}`,
   ].join('\n');
 }
 
-/** Under --json a failed publish prints the error envelope on stdout too, here and over HTTP alike. */
-function printJsonError(
-  ctx: CommandContext,
-  error: { code: string; message: string; details?: Record<string, unknown>; retryable: boolean },
-): void {
-  if (ctx.out.json)
-    process.stdout.write(
-      JSON.stringify({
-        ok: false,
-        error: { code: error.code, message: error.message, details: error.details ?? {}, retryable: error.retryable },
-      }) + '\n',
-    );
-}
-
 /** `nodectl publish --url --api-key --website <id>`: POST /v1/websites/:id/publish, the same summary and exit codes. */
 async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise<void> {
   const { connectApi, reportApiFailure } = await import('../api-connection.js');
-  const { isApiError } = await import('../../sdk/api/index.js');
   const api = await connectApi(opts);
-  if (!ctx.out.json) ctx.out.info(`publishing ${opts.website} on ${api.url} ...`);
+  if (!ctx.out.json)
+    ctx.out.info(
+      `publishing ${opts.website} on ${api.url}: the daemon compiles, checks and uploads it, then answers (a large site takes minutes) ...`,
+    );
   try {
     const result = await api.client.publish.publish(opts.website!, {
       allowDrop: opts.allowDrop,
@@ -88,7 +83,6 @@ async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise
     });
     ctx.out.result(result, () => formatPublishSummary(result, api.url));
   } catch (error) {
-    if (isApiError(error)) printJsonError(ctx, error);
     return reportApiFailure(error, exitFor);
   }
 }
@@ -163,12 +157,12 @@ export function registerPublishCommand(program: Command): void {
       const { dataDirLayout } = await import('../../platform/storage/index.js');
       const { isAppError, storageUnavailableError } = await import('../../platform/errors/index.js');
       const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
-      const progress =
-        !ctx.out.json && process.stderr.isTTY
-          ? await createInkPublishProgress()
-          : ctx.out.json
-            ? undefined
-            : createPlainPublishProgress();
+      const { wantsProgressBar } = await import('../terminal.js');
+      const progress = wantsProgressBar(ctx.out.json)
+        ? await createInkPublishProgress()
+        : ctx.out.json
+          ? undefined
+          : createPlainPublishProgress();
       const settings = ctx.config.settings;
       const controlDb = openControlDb(dataDirLayout(settings.dataDir));
       const target = await createTargetFromSettings(settings);
@@ -198,8 +192,10 @@ export function registerPublishCommand(program: Command): void {
         progress?.stop();
         const error = storageUnavailableError(thrown) ?? thrown;
         if (isAppError(error)) {
-          printJsonError(ctx, error);
-          throw new CliError(error.message, exitFor(error.code), error.code);
+          throw new CliError(error.message, exitFor(error.code), error.code, {
+            details: error.details,
+            retryable: error.retryable,
+          });
         }
         throw error;
       } finally {

@@ -41,12 +41,28 @@ export function registerPushCommand(program: Command): void {
         throw new UsageError(
           '--domain <domain> is required (the website domain, e.g. example.com; or domain in nodectl.json)',
         );
-      try {
-        new URL(opts.url);
-        if (opts.baseUrl) new URL(opts.baseUrl);
-      } catch {
-        throw new UsageError('--url and --base-url must be absolute URLs such as http://127.0.0.1:8787');
+      const { UrlSchema } = await import('../api-connection.js');
+      const urlSource =
+        flags.url !== undefined
+          ? '--url'
+          : process.env.NODECTL_URL
+            ? 'NODECTL_URL'
+            : project.url !== undefined
+              ? 'nodectl.json'
+              : 'the default';
+      const rawUrl = opts.url;
+      for (const [source, value] of [
+        [urlSource, rawUrl],
+        ['--base-url', opts.baseUrl],
+      ] as const) {
+        if (value === undefined) continue;
+        const parsed = UrlSchema.safeParse(value);
+        if (!parsed.success)
+          throw new UsageError(
+            `${source} ${parsed.error.issues[0]?.message ?? 'is not valid'} (got ${JSON.stringify(value)})`,
+          );
       }
+      const url = new URL(rawUrl).origin;
       const { existsSync, statSync } = await import('node:fs');
       if (!existsSync(source)) throw new UsageError(`${source} does not exist: give a folder or a .jsonl file`);
       const isDir = statSync(source).isDirectory();
@@ -54,18 +70,23 @@ export function registerPushCommand(program: Command): void {
       if (opts.watch && !isDir) throw new UsageError('--watch needs a folder');
 
       const { createInkProgress, createPlainProgress } = await import('../push/progress.js');
-      const progress = !ctx.out.json && process.stderr.isTTY ? await createInkProgress() : createPlainProgress();
+      const { wantsProgressBar } = await import('../terminal.js');
+      const progress = wantsProgressBar(ctx.out.json) ? await createInkProgress() : createPlainProgress();
       const { runPush } = await import('../push/run-push.js');
       const pushOptions = {
         source,
-        url: opts.url,
+        url,
+        urlSource,
         token,
         websiteId: opts.website,
         domain: opts.domain,
         baseUrl: opts.baseUrl,
         progress,
       };
-      const report = await runPush(pushOptions);
+      const report = await runPush(pushOptions).catch((error: unknown) => {
+        progress.stop();
+        throw error;
+      });
       if (opts.watch) {
         const { watchFolder } = await import('../push/watch.js');
         const controller = new AbortController();
@@ -75,13 +96,15 @@ export function registerPushCommand(program: Command): void {
         await watchFolder({ ...pushOptions, report, signal: controller.signal });
       }
       progress.stop();
+      const { formatPushSummary } = await import('../push/progress.js');
       const s = report.summary;
       ctx.out.result({ ...s, problems: report.problems, item_errors: report.itemErrors }, () =>
         [
           ...report.itemErrors.map((e) => `error ${e.id ?? '(no id)'}: [${e.code}] ${e.message}`),
-          `accepted ${s.accepted}, skipped ${s.skipped}, errored ${s.errored}${s.deleted || s.notFound ? `, deleted ${s.deleted}, not found ${s.notFound}` : ''}${s.failedRequests ? `, failed requests ${s.failedRequests}` : ''}`,
+          formatPushSummary(s),
         ].join('\n'),
       );
-      if (s.errored > 0 || s.failedRequests > 0 || report.problems.length > 0) process.exitCode = EXIT.failure;
+      if (s.errored > 0 || s.failedRequests > 0 || s.notSent > 0 || report.problems.length > 0)
+        process.exitCode = EXIT.failure;
     });
 }

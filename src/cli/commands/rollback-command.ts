@@ -52,7 +52,11 @@ export function registerRollbackCommand(program: Command): void {
         const result = await rollbackNode({ target, controlDb, websiteId, to });
         ctx.out.result(result, () => rolledBack(result));
       } catch (error) {
-        if (isAppError(error)) throw new CliError(error.message, EXIT.failure, error.code);
+        if (isAppError(error))
+          throw new CliError(error.message, EXIT.failure, error.code, {
+            details: error.details,
+            retryable: error.retryable,
+          });
         throw error;
       } finally {
         await target.close();

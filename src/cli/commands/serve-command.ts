@@ -20,6 +20,9 @@ export function registerServeCommand(program: Command): void {
         throw error;
       }
       const { nodeBaseUrl } = await import('../../platform/config/index.js');
+      // Commands that work as printed: `nodectl` only when that is this binary on PATH.
+      const { currentNodectlCommand } = await import('../invocation.js');
+      const nodectl = currentNodectlCommand();
       const address = daemon.app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.settings.port;
       process.stderr.write(
@@ -30,8 +33,8 @@ export function registerServeCommand(program: Command): void {
           '',
           'Try next, in another terminal:',
           `  curl ${daemon.url}/readyz`,
-          `  nodectl --data-dir ${config.settings.dataDir} admin user create --email you@example.com --password 'a-long-password'`,
-          `  nodectl --data-dir ${config.settings.dataDir} admin org create --name "My Org" --owner you@example.com`,
+          `  ${nodectl} --data-dir ${config.settings.dataDir} admin user create --email you@example.com --password 'a-long-password'`,
+          `  ${nodectl} --data-dir ${config.settings.dataDir} admin org create --name "My Org" --owner you@example.com`,
           '',
         ].join('\n'),
       );

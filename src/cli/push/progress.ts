@@ -1,7 +1,11 @@
 import { createElement as h } from 'react';
+import { barWidth, formatBar } from '../terminal.js';
 
 /** Counters of one push (or of everything a watch session pushed). */
 export interface PushSummary {
+  /** Items read from the source (files that mapped, or .jsonl lines). */
+  total: number;
+  /** Items the daemon acknowledged (accepted + skipped + errored). */
   received: number;
   accepted: number;
   skipped: number;
@@ -9,14 +13,30 @@ export interface PushSummary {
   deleted: number;
   notFound: number;
   failedRequests: number;
+  /** Items never acknowledged: the push stopped at a failed request. */
+  notSent: number;
+  /** Why they were not sent: the failed request's error, `[code] message`. */
+  notSentReason: string | null;
 }
 
 export function emptySummary(): PushSummary {
-  return { received: 0, accepted: 0, skipped: 0, errored: 0, deleted: 0, notFound: 0, failedRequests: 0 };
+  return {
+    total: 0,
+    received: 0,
+    accepted: 0,
+    skipped: 0,
+    errored: 0,
+    deleted: 0,
+    notFound: 0,
+    failedRequests: 0,
+    notSent: 0,
+    notSentReason: null,
+  };
 }
 
 /** Where push reports progress: an ink bar on a terminal, plain lines otherwise. */
 export interface PushProgress {
+  /** `done`: items the daemon acknowledged so far, of `total` read. */
   update(done: number, total: number, summary: PushSummary): void;
   note(line: string): void;
   stop(): void;
@@ -28,16 +48,29 @@ export function createPlainProgress(
 ): PushProgress {
   return {
     update(done, total, s) {
-      write(`pushed ${done}/${total}: accepted ${s.accepted}, skipped ${s.skipped}, errored ${s.errored}`);
+      write(formatPushProgressLine(done, total, s));
     },
     note: write,
     stop() {},
   };
 }
 
-function bar(done: number, total: number, width = 30): string {
-  const filled = total === 0 ? width : Math.round((done / total) * width);
-  return '█'.repeat(filled) + '░'.repeat(width - filled);
+/** One plain progress line: `pushed 500 of 2000: accepted 498, skipped 2, errored 0`. */
+export function formatPushProgressLine(done: number, total: number, s: PushSummary): string {
+  return `pushed ${done} of ${total}: accepted ${s.accepted}, skipped ${s.skipped}, errored ${s.errored}`;
+}
+
+/**
+ * The last line of a push: what was acknowledged of what was read, and, when the push stopped
+ * early, how many items were not sent and why.
+ */
+export function formatPushSummary(s: PushSummary): string {
+  const counts = `accepted ${s.accepted}, skipped ${s.skipped}, errored ${s.errored}${s.deleted || s.notFound ? `, deleted ${s.deleted}, not found ${s.notFound}` : ''}${s.failedRequests ? `, failed requests ${s.failedRequests}` : ''}`;
+  const head =
+    s.notSent > 0
+      ? `pushed ${s.received} of ${s.total}; ${s.notSent} not sent: ${s.notSentReason ?? 'the push stopped'}`
+      : `pushed ${s.received} of ${s.total}`;
+  return `${head}\n${counts}`;
 }
 
 /** An ink progress bar with live counters (rendered on stderr). */
@@ -51,7 +84,7 @@ export async function createInkProgress(): Promise<PushProgress> {
       h(
         Text,
         null,
-        `${bar(done, total)} ${done}/${total}  `,
+        `${formatBar(done, total, barWidth(process.stderr.columns))} ${done} of ${total}  `,
         h(Text, { color: 'green' }, `accepted ${s.accepted}`),
         '  ',
         h(Text, { color: 'yellow' }, `skipped ${s.skipped}`),

@@ -1,5 +1,11 @@
 import { capabilitiesOf, PLANS } from '../../control/plans/index.js';
-import { ManifestSchema, schemaForPath, type Manifest, type ManifestFile } from '../../platform/node-format/index.js';
+import {
+  isRecordFile,
+  ManifestSchema,
+  schemaForPath,
+  type Manifest,
+  type ManifestFile,
+} from '../../platform/node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
 import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';
 import { IssueList, type ValidationIssue } from './checks.js';
@@ -16,8 +22,15 @@ export interface ValidationReport {
   nodeVersion: string | null;
   nodeVersionLabel: string | null;
   domain: string | null;
+  /** Files of the node, manifest.json included (the API's `files` lists them without it). */
   files: number;
+  /** Lines of every JSONL file, derived feeds (changes.jsonl) included. */
   records: number;
+  /**
+   * Knowledge records (entities, facts, relationships, chunks, Q&A, sources) as the manifest
+   * lists them: the same count as publish's and the API's recordCount.
+   */
+  recordCount: number;
   errors: ValidationIssue[];
   warnings: ValidationIssue[];
   /** Issue counts per code (including those left out of errors/warnings past 50 per code). */
@@ -117,6 +130,8 @@ export async function checkNode(
     domain: manifest?.domain ?? null,
     files: manifest === null ? 0 : manifest.files.length + 1,
     records,
+    recordCount:
+      manifest === null ? 0 : manifest.files.reduce((n, f) => n + (isRecordFile(f.path) ? (f.records ?? 0) : 0), 0),
     errors: issues.errors,
     warnings: issues.warnings,
     counts: issues.counts(),

@@ -14,7 +14,8 @@ export function createPlainPublishProgress(
       current = step;
       uploaded = 0;
       carried = 0;
-      if (step !== 'done') write(`${step}: ${total} object(s)`);
+      if (step === 'compile') write('compile: building the node from the graph');
+      else if (step !== 'done') write(`${step}: ${total} object(s)`);
     },
     advance(_path, state) {
       if (state === 'uploaded') uploaded++;
@@ -25,7 +26,8 @@ export function createPlainPublishProgress(
 }
 
 function bar(done: number, total: number, width = 24): string {
-  const filled = total === 0 ? width : Math.min(width, Math.round((done / total) * width));
+  // Nothing known yet (0 of 0, or a compile that does not count): an empty bar, never a full one.
+  const filled = total <= 0 ? 0 : Math.min(width, Math.floor((done / total) * width));
   return '█'.repeat(filled) + '░'.repeat(width - filled);
 }
 
@@ -41,7 +43,7 @@ export async function createInkPublishProgress(): Promise<PublishProgress> {
         Text,
         null,
         h(Text, { bold: true }, state.step.padEnd(7)),
-        ` ${bar(state.done, state.total)} ${state.done}/${state.total}`,
+        ` ${bar(state.done, state.total)} ${state.total > 0 ? `${state.done} of ${state.total}` : '...'}`,
       ),
       h(
         Text,

@@ -97,6 +97,8 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     } else {
       const compiler = await import('../../compiler/index.js');
       nodeDir = join(work, 'node');
+      // The compile of a large site is the longest step: say it started, so it never looks like a hang.
+      options.progress?.step('compile', 0);
       // A first version is checked as it is written (validateNode's checks on the same bytes,
       // not read back: the files the target is given are the ones those bytes went to; each
       // record passed its line schema in the compiler just before it was serialized), in a worker

@@ -1,4 +1,10 @@
-import { ManifestSchema, VersionsSchema, type Manifest, type VersionEntry } from '../../platform/node-format/index.js';
+import {
+  isRecordFile,
+  ManifestSchema,
+  VersionsSchema,
+  type Manifest,
+  type VersionEntry,
+} from '../../platform/node-format/index.js';
 import { siteKeys } from './layout.js';
 import type { PublishTarget } from './targets/types.js';
 
@@ -84,12 +90,7 @@ export function nextVersionLabel(
   return `${day}.${max + 1}`;
 }
 
-const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
-
-/**
- * A knowledge record file (entities, facts, relationships, chunks, Q&A, sources); feeds such as changes.jsonl are not.
- */
-export const isRecordFile = (path: string): boolean => RECORD_FILE.test(path);
+export { isRecordFile } from '../../platform/node-format/index.js';
 
 /**
  * Knowledge records of a manifest, for the drop gate: the records of the entity, fact,

@@ -87,3 +87,11 @@ export function toJsonSchema(entry: NodeSchemaEntry): Record<string, unknown> {
 export function renderJsonSchemaFile(entry: NodeSchemaEntry): string {
   return JSON.stringify(toJsonSchema(entry), null, 2) + '\n';
 }
+
+const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
+
+/**
+ * A knowledge record file (entities, facts, relationships, chunks, Q&A, sources); feeds such as
+ * changes.jsonl are not. "records" in publish, validate and the API count the lines of these only.
+ */
+export const isRecordFile = (path: string): boolean => RECORD_FILE.test(path);

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteConnector } from '../../../src/control/connectors/connectors.js';
@@ -10,6 +11,15 @@ import { makeTempDir, NODECTL_BIN } from '../../helpers/paths.js';
 import { seedDataDir, withControlDb } from '../../helpers/seed.js';
 import { until } from '../../helpers/until.js';
 import { createTestConnector, type Connector } from './support.js';
+
+/** The URL of a port nothing listens on: one the system gave out and that was closed again. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
 
 let daemon: TestDaemon;
 let temp: { dir: string; cleanup: () => void };
@@ -71,7 +81,41 @@ describe('nodectl push', () => {
     const run = await push([content.dir]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain('accepted 0, skipped 4, errored 0');
-    expect(run.stderr).toContain('pushed 4/4');
+    // Not a terminal: plain progress lines, never a bar (it drew one character per line in a zero-width pty).
+    expect(run.stderr).toMatch(/^pushed 4 of 4: accepted 0, skipped 4, errored 0$/m);
+    expect(run.stderr).not.toMatch(/[█░]/);
+    expect(run.stdout).toMatch(/^pushed 4 of 4$/m);
+  });
+
+  it('honours NODECTL_URL when --url is not given (it always pushed to 127.0.0.1:8787)', async () => {
+    const run = await runNodectl(['push', content.dir, '--website', websiteId, '--domain', 'example.com', '--json'], {
+      env: { NODECTL_CONNECTOR_TOKEN: connector.token, NODECTL_URL: daemon.url },
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.json()).toMatchObject({ total: 4, received: 4, notSent: 0 });
+  });
+
+  it('stops before reading any file when the daemon is down, naming NODECTL_URL (it printed four ECONNREFUSED lines, then "pushed 2000/2000")', async () => {
+    const closed = await closedPortUrl();
+    const messy = makeTempDir('nodectl-push-down-');
+    try {
+      writeFileSync(join(messy.dir, 'broken.json'), '{ not json');
+      const run = await runNodectl(['push', messy.dir, '--website', websiteId, '--domain', 'example.com'], {
+        env: { NODECTL_CONNECTOR_TOKEN: connector.token, NODECTL_URL: closed },
+      });
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^nodectl: \\[network\\.error\\] cannot reach the daemon at ${closed.replace(/\./g, '\\.')} \\(NODECTL_URL\\): ECONNREFUSED`,
+          'm',
+        ),
+      );
+      // The files were never read: no note about the broken one, no progress, no summary.
+      expect(run.stderr).not.toMatch(/broken\.json|pushed/);
+      expect(run.stdout).toBe('');
+    } finally {
+      messy.cleanup();
+    }
   });
 
   it('exits 1 when an item errors (url on another host) and names it', async () => {
@@ -118,6 +162,8 @@ describe('nodectl push', () => {
     const run = await push([content.dir], { NODECTL_CONNECTOR_TOKEN: c.token });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/auth\.token_revoked/);
+    // Only what the daemon acknowledged counts as pushed; the rest is said to be not sent, and why.
+    expect(run.stdout).toMatch(/^pushed 0 of 4; 4 not sent: \[auth\.token_revoked\] /m);
   });
 
   it('--watch pushes changes and deletions as they happen', async () => {
@@ -144,7 +190,7 @@ describe('nodectl push', () => {
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     // Each step waits for the line the watcher prints once it is done (plain progress lines: not a TTY).
-    // The start pushes the folder as it is (pushed n/4); then each change is a push of its own.
+    // The start pushes the folder as it is (pushed n of 4); then each change is a push of its own.
     const printed = (line: RegExp, what: string) =>
       until(child.stderr!, 'data', () => err.split('\n').some((l) => line.test(l)), what, 20_000).catch((e: Error) => {
         throw new Error(`${e.message}; stderr:\n${err}`);
@@ -152,7 +198,7 @@ describe('nodectl push', () => {
     try {
       await printed(/^watching .* for changes \(Ctrl-C to stop\)$/, 'the watcher');
       writeFileSync(join(content.dir, 'blog', 'second.md'), '---\ntype: post\n---\nSecond post.\n');
-      await printed(/^pushed 1\/1: /, 'the new file');
+      await printed(/^pushed 1 of 1: /, 'the new file');
       expect(rows().some((r) => r.item_id === 'file:blog/second.md')).toBe(true);
       rmSync(join(content.dir, 'about.html'));
       await printed(/^deleted 1$/, 'the deletion');
