@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { commandContext, type CommandContext } from '../context.js';
-import { formatTable } from '../output.js';
 import { UsageError } from '../errors.js';
 import type { Db } from '../../platform/storage/index.js';
 
@@ -63,20 +62,8 @@ export function registerAdminConnectorCommands(admin: Command): void {
       const ctx = commandContext(command);
       const { listConnectors } = await import('../../control/connectors/index.js');
       const rows = await withConnectorStore(ctx, (db) => listConnectors(db, opts.website));
-      ctx.out.result(rows, () =>
-        formatTable(
-          ['ID', 'WEBSITE', 'TYPE', 'SOURCE TYPES', 'STATUS', 'VERSION', 'LAST HEARTBEAT'],
-          rows.map((r) => [
-            r.id,
-            r.scope.websiteId,
-            r.connectorType,
-            r.scope.sourceTypes.join(','),
-            r.status,
-            r.tokenVersion,
-            r.lastHeartbeatAt,
-          ]),
-        ),
-      );
+      const { formatConnectorTable } = await import('../connector-table.js');
+      ctx.out.result(rows, () => formatConnectorTable(rows));
     });
   connector
     .command('rotate <id>')

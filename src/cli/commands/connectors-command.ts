@@ -3,7 +3,6 @@ import type { ConnectorWithToken, CreateConnectorBody } from '../../sdk/api/inde
 import { addApiOptions, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import { formatTable } from '../output.js';
 
 /** The item types as given; the route checks each against the contract's types. */
 function parseSourceTypes(value: string): string[] {
@@ -35,20 +34,8 @@ export function registerConnectorsCommands(program: Command): void {
       const ctx = commandContext(command);
       const { listAllOverApi } = await import('../api-connection.js');
       const rows = await listAllOverApi(opts, (client, page) => client.connectors.list(opts.website, page));
-      ctx.out.result(rows, () =>
-        formatTable(
-          ['ID', 'WEBSITE', 'TYPE', 'SOURCE TYPES', 'STATUS', 'VERSION', 'LAST HEARTBEAT'],
-          rows.map((r) => [
-            r.id,
-            r.scope.websiteId,
-            r.connectorType,
-            r.scope.sourceTypes.join(','),
-            r.status,
-            r.tokenVersion,
-            r.lastHeartbeatAt,
-          ]),
-        ),
-      );
+      const { formatConnectorTable } = await import('../connector-table.js');
+      ctx.out.result(rows, () => formatConnectorTable(rows));
     });
 
   addApiOptions(
