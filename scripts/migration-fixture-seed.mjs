@@ -231,6 +231,15 @@ export const CONTROL_SEED = {
     },
   ],
   factor_lockouts: [{ user_id: user, failures: 2, locked_until: null, updated_at: T0 + 51 * MINUTE }],
+  // 0010 retired connector secrets: the hash of a token version rotated away.
+  retired_connector_secrets: [
+    {
+      connector_id: conn,
+      token_version: 1,
+      secret_hash: sha256(`${conn}:1:fixture-retired-secret`),
+      retired_at: T0 + 52 * MINUTE,
+    },
+  ],
   mail_tokens: [
     {
       token_hash: sha256('fixture verification token'),

@@ -55,6 +55,10 @@ export const ERASE_STATEMENTS: ReadonlyArray<readonly [table: string, sql: strin
   ],
   ['website_aliases', `DELETE FROM website_aliases WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['verifications', `DELETE FROM verifications WHERE website_id IN (SELECT value FROM json_each(:websites))`],
+  [
+    'retired_connector_secrets',
+    `DELETE FROM retired_connector_secrets WHERE connector_id IN (SELECT value FROM json_each(:connectors))`,
+  ],
   ['connectors', `DELETE FROM connectors WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['websites', `DELETE FROM websites WHERE organization_id = :org`],
   ['api_keys', `DELETE FROM api_keys WHERE organization_id = :org`],

@@ -8,6 +8,7 @@ import { migration as eventsWebhooks } from './0006-events-webhooks.js';
 import { migration as verification } from './0007-verification.js';
 import { migration as jobsByWebsite } from './0008-jobs-by-website.js';
 import { migration as factorLockouts } from './0009-factor-lockouts.js';
+import { migration as retiredConnectorSecrets } from './0010-retired-connector-secrets.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -37,4 +38,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   verification,
   jobsByWebsite,
   factorLockouts,
+  retiredConnectorSecrets,
 ];
