@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, fieldProblemsFromZod } from '../../platform/errors/index.js';
 import { SourceTypeSchema, type SourceType } from '../../platform/contract/index.js';
 import type { Db } from '../../platform/storage/index.js';
-import { hashConnectorSecret, newConnectorSecret } from './secret-hash.js';
+import { hashConnectorSecret, newConnectorSecret, RETIRED_SECRETS_KEPT, type StoredSecret } from './secret-hash.js';
 
 export const CONNECTOR_STATUSES = ['active', 'suspended', 'revoked'] as const;
 export type ConnectorStatus = (typeof CONNECTOR_STATUSES)[number];
@@ -62,6 +62,8 @@ export interface ConnectorCredential {
   secretHash: string;
   tokenVersion: number;
   status: ConnectorStatus;
+  /** The newest rotated-away secrets (at most RETIRED_SECRETS_KEPT), newest first. */
+  retiredSecrets: StoredSecret[];
 }
 
 function toRecord(row: ConnectorRow): ConnectorRecord {
@@ -138,7 +140,11 @@ function requireConnector(db: Db, id: string): ConnectorRow {
   return row;
 }
 
-/** Issues a new secret and bumps tokenVersion: the previous token fails with auth.token_revoked. */
+/**
+ * Issues a new secret and bumps tokenVersion: the previous token fails with auth.token_revoked.
+ * The old hash is kept as retired (the newest RETIRED_SECRETS_KEPT only) so the verifier can tell
+ * a stale token from a wrong secret.
+ */
 export function rotateConnector(db: Db, masterKey: Uint8Array, id: string, now = Date.now()): ConnectorWithToken {
   const secret = newConnectorSecret();
   db.transaction(() => {
@@ -148,6 +154,14 @@ export function rotateConnector(db: Db, masterKey: Uint8Array, id: string, now =
         details: { fields: [{ path: 'id', message: 'connector is revoked' }] },
       });
     const version = row.token_version + 1;
+    db.prepare(
+      `INSERT OR REPLACE INTO retired_connector_secrets (connector_id, token_version, secret_hash, retired_at)
+       VALUES (?, ?, ?, ?)`,
+    ).run(id, row.token_version, row.secret_hash, now);
+    db.prepare(
+      `DELETE FROM retired_connector_secrets WHERE connector_id = ? AND token_version NOT IN
+       (SELECT token_version FROM retired_connector_secrets WHERE connector_id = ? ORDER BY token_version DESC LIMIT ?)`,
+    ).run(id, id, RETIRED_SECRETS_KEPT);
     db.prepare('UPDATE connectors SET secret_hash = ?, token_version = ?, updated_at = ? WHERE id = ?').run(
       hashConnectorSecret(masterKey, id, version, secret),
       version,
@@ -164,10 +178,12 @@ function setStatus(
   from: readonly ConnectorStatus[],
   to: ConnectorStatus,
   now: number,
+  alsoInTransaction?: () => void,
 ): ConnectorRecord {
   return db
     .transaction(() => {
       const row = requireConnector(db, id);
+      alsoInTransaction?.();
       if (row.status !== to) {
         if (!from.includes(row.status))
           throw new AppError('validation.failed', `Connector ${id} is ${row.status}; it cannot become ${to}.`, {
@@ -193,16 +209,27 @@ export function resumeConnector(db: Db, id: string, now = Date.now()): Connector
   return setStatus(db, id, ['suspended'], 'active', now);
 }
 
-/** Deletes (revokes) a connector for good; the row stays for audit, the token never works again. */
+/**
+ * Deletes (revokes) a connector for good; the row stays for audit, the token never works again.
+ * Its retired secret hashes go: a revoked connector answers auth.token_revoked whatever it is sent.
+ */
 export function deleteConnector(db: Db, id: string, now = Date.now()): ConnectorRecord {
-  return setStatus(db, id, ['active', 'suspended'], 'revoked', now);
+  return setStatus(db, id, ['active', 'suspended'], 'revoked', now, () => {
+    db.prepare('DELETE FROM retired_connector_secrets WHERE connector_id = ?').run(id);
+  });
 }
 
-/** The verifier's view of a connector (hash included), or undefined. */
+/** The verifier's view of a connector (hashes included), or undefined; both reads run for an unknown id too. */
 export function readConnectorCredential(db: Db, id: string): ConnectorCredential | undefined {
   const row = db
     .prepare('SELECT id, website_id, source_types, secret_hash, token_version, status FROM connectors WHERE id = ?')
     .get(id) as ConnectorRow | undefined;
+  const retired = db
+    .prepare(
+      `SELECT token_version AS tokenVersion, secret_hash AS secretHash FROM retired_connector_secrets
+       WHERE connector_id = ? ORDER BY token_version DESC LIMIT ?`,
+    )
+    .all(id, RETIRED_SECRETS_KEPT) as StoredSecret[];
   if (!row) return undefined;
   return {
     id: row.id,
@@ -211,5 +238,6 @@ export function readConnectorCredential(db: Db, id: string): ConnectorCredential
     secretHash: row.secret_hash,
     tokenVersion: row.token_version,
     status: row.status,
+    retiredSecrets: retired,
   };
 }

@@ -12,7 +12,7 @@ import {
 import {
   readConnectorCredential,
   type ConnectorCredential,
-  verifyConnectorSecret,
+  matchConnectorSecret,
 } from '../../control/connectors/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import type { NonceStore } from './stores/types.js';
@@ -102,9 +102,10 @@ const MILLISECONDS_FROM = 1e11;
 
 /**
  * Verifies a signed ingest request in the contract's order (docs/ingest.md#3-signing-svcconnectorhmacv1):
- * signature over the raw body with the connector's current secret, connector current, timestamp
- * window, nonce replay guard, scope. website_id is read from the body only to derive the key;
- * nothing is trusted before step 1, and only an authenticated, current connector writes a nonce.
+ * signature over the raw body with the connector's current secret (a rotated-away one is a stale
+ * token, auth.token_revoked), connector current, timestamp window, nonce replay guard, scope.
+ * website_id is read from the body only to derive the key; nothing is trusted before step 1, and
+ * only an authenticated, current connector writes a nonce.
  */
 export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps): Promise<VerifiedIngest> {
   const authorization = header(input.headers, 'authorization');
@@ -143,23 +144,28 @@ export async function verifyIngestRequest(input: VerifyInput, deps: VerifierDeps
       'X-Signature does not match: sign METHOD, path, body sha256, X-Timestamp, X-Nonce and website_id with the HKDF key of your secret.',
     );
   }
-  // The key is the connector's only when the secret is its current one (constant time whether or
-  // not the connector exists): a wrong or rotated secret signs with another key.
+  // The key is the connector's only when the secret is its current one; a rotated-away secret is
+  // a stale token version. A fixed number of hash checks whether or not the connector exists.
   const connector = readConnectorCredential(deps.controlDb, token.connectorId);
-  const secretOk = verifyConnectorSecret(
+  const secretMatch = matchConnectorSecret(
     deps.masterKey,
     token.connectorId,
-    connector?.tokenVersion ?? 1,
     token.secret,
-    connector?.secretHash,
+    connector && { tokenVersion: connector.tokenVersion, secretHash: connector.secretHash },
+    connector?.retiredSecrets ?? [],
   );
-  if (connector && !secretOk)
+  if (connector && secretMatch === 'retired')
+    throw new AppError(
+      'auth.token_revoked',
+      'This connector token was replaced by a rotation (a stale token version): use the newest token, shown at its last rotate.',
+    );
+  if (connector && secretMatch === 'none')
     throw invalidSignature(
       "X-Signature is not signed with this connector's current secret: use the token shown at its last create or rotate.",
     );
 
   // 2. The connector is current.
-  if (!connector || !secretOk || connector.status !== 'active') {
+  if (!connector || secretMatch !== 'current' || connector.status !== 'active') {
     const why = connector?.status === 'suspended' ? 'is suspended' : 'is revoked or unknown';
     throw new AppError('auth.token_revoked', `The connector token ${why}: ask the website admin for a current token.`);
   }

@@ -95,7 +95,7 @@ export const ERROR_CODES = {
     status: 401,
     retryable: false,
     description:
-      "HMAC mismatch, a missing X-Signature, X-Body-Sha256 not matching the body, or a secret that is not the connector's current one (a wrong or rotated-away token).",
+      "HMAC mismatch, a missing X-Signature, X-Body-Sha256 not matching the body, or a secret that is none of the connector's (neither its current nor a recently rotated-away one).",
   },
   'auth.timestamp_skew': {
     status: 401,
@@ -111,7 +111,8 @@ export const ERROR_CODES = {
   'auth.token_revoked': {
     status: 401,
     retryable: false,
-    description: 'The connector is revoked (deleted), suspended, or unknown.',
+    description:
+      'The connector is revoked (deleted), suspended, or unknown, or the token is a stale token version (replaced by a rotation: use the newest).',
   },
   'auth.scope_violation': {
     status: 403,

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeItemChecksum } from '../../../src/platform/contract/checksum.js';
-import { createConnector } from '../../../src/control/connectors/connectors.js';
+import { createConnector, rotateConnector } from '../../../src/control/connectors/connectors.js';
 import { ERASE_STATEMENTS, KEPT_TABLES } from '../../../src/control/organizations/erase-rows.js';
 import { siteHashOf } from '../../../src/output/publish/layout.js';
 import { runPublish } from '../../../src/output/publish/run-publish.js';
@@ -61,12 +61,14 @@ async function seedOrganization(name: string, domains: string[]): Promise<Seeded
       website.id,
       `www.${domain}`,
     );
-    const connector = createConnector(
+    const original = createConnector(
       db,
       readMasterKey(t.services.layout),
       { websiteId: website.id, connectorType: 'test', sourceTypes: ['page'] },
       t.clock.now(),
     );
+    // Rotated once, so the connector has a retired secret hash the erase must remove too.
+    const connector = rotateConnector(db, readMasterKey(t.services.layout), original.id, t.clock.now());
     org.websites.push({ id: website.id, domain, connectorId: connector.id, token: connector.token });
     const items = [1, 2, 3].map((n) => {
       const base = {
@@ -196,6 +198,7 @@ describe('POST /v1/organizations/:id/erase', () => {
         now: t.clock.now,
       });
       const needles = needlesOf(doomed);
+      expect(controlRowsHolding(needles).filter((row) => row.startsWith('retired_connector_secrets:'))).toHaveLength(2);
       // The scans find the organization before the erase, so finding nothing after it means something.
       expect(controlRowsHolding(needles).length).toBeGreaterThan(20);
       expect(

@@ -125,12 +125,12 @@ describe('create and list (POST, GET /v1/websites/:id/connectors)', () => {
 });
 
 describe('the lifecycle (rotate, suspend, resume, delete)', () => {
-  it('rotate issues a new token once and the old one stops at once (401 auth.invalid_signature: its secret is no longer the key)', async () => {
+  it('rotate issues a new token once and the old one stops at once (401 auth.token_revoked: a stale token version)', async () => {
     const first = (await create(site.id)).json.data;
     const rotated = await h.call('POST', `/v1/connectors/${first.id}/rotate`, owner.token);
     expect({ status: rotated.status, version: rotated.json.data.tokenVersion }).toEqual({ status: 200, version: 2 });
     expect(rotated.json.data.token).not.toBe(first.token);
-    expect((await batch(first.token, 'old')).json.error.code).toBe('auth.invalid_signature');
+    expect((await batch(first.token, 'old')).json.error.code).toBe('auth.token_revoked');
     expect((await batch(rotated.json.data.token, 'new')).json.data.accepted).toBe(1);
   });
 

@@ -365,7 +365,7 @@ describe('signed ingest (in process)', () => {
 });
 
 describe('connector lifecycle: the real CLI changes a connector, the app sees it at once', () => {
-  it('a rotated token is rejected with auth.invalid_signature (its secret is no longer the key), the new one works', async () => {
+  it('a rotated token is rejected with auth.token_revoked (a stale token version), the new one works', async () => {
     const c = newConnector();
     const rotated = await runNodectl(['--json', 'admin', 'connector', 'rotate', c.id], { dataDir: t.dataDir });
     expect(rotated.exitCode).toBe(0);
@@ -373,7 +373,8 @@ describe('connector lifecycle: the real CLI changes a connector, the app sees it
     expect(fresh.tokenVersion).toBe(2);
     const old = await sign(c.token, '/v1/ingest/batch', { body: batch([pageItem('rot:1')]) });
     expect(old.status).toBe(401);
-    expect(old.json.error.code).toBe('auth.invalid_signature');
+    expect(old.json.error.code).toBe('auth.token_revoked');
+    expect(old.json.error.message).toMatch(/replaced by a rotation/);
     const ok = await sign(fresh.token, '/v1/ingest/batch', { body: batch([pageItem('rot:2')]) });
     expect(ok.status).toBe(200);
   });
