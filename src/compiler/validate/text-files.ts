@@ -6,6 +6,41 @@ import { AI_SITEMAP_NS, SITEMAP_NS } from '../sitemap.js';
 import { IssueList, recordIssues, type RefKind } from './checks.js';
 import { parseLlmsTxt } from './llms-parse.js';
 
+/** A schema.jsonld @id as nodectl wrote it before the ids were absolute IRIs (issue 37): the bare record id. */
+const RELATIVE_RECORD_ID = /^(entity|fact)_[0-9a-f]{8,64}$/;
+
+/**
+ * schema.jsonld as an older nodectl wrote it, every @id (nodes and additionalProperty links) a
+ * bare record id: the same document with each id made `base` + id, as the compiler writes it now,
+ * so every other check runs unchanged. Null when the document is not in that form (mixed or
+ * absolute ids are checked as they are).
+ */
+function absoluteLegacyIds(value: unknown, base: string): Record<string, unknown> | null {
+  const graph = (value as { '@graph'?: unknown } | null)?.['@graph'];
+  if (!Array.isArray(graph) || !graph.every((node) => node !== null && typeof node === 'object')) return null;
+  const nodes = graph as Array<{ '@id'?: unknown; additionalProperty?: unknown }>;
+  const links = (node: (typeof nodes)[number]) =>
+    Array.isArray(node.additionalProperty) ? (node.additionalProperty as Array<{ '@id'?: unknown } | null>) : [];
+  const ids = nodes.flatMap((node) => [node['@id'], ...links(node).map((ref) => ref?.['@id'])]);
+  if (ids.length === 0 || !ids.every((id) => typeof id === 'string' && RELATIVE_RECORD_ID.test(id))) return null;
+  return {
+    ...(value as Record<string, unknown>),
+    '@graph': nodes.map((node) => ({
+      ...node,
+      '@id': base + String(node['@id']),
+      ...(Array.isArray(node.additionalProperty)
+        ? { additionalProperty: links(node).map((ref) => ({ ...ref, '@id': base + String(ref?.['@id']) })) }
+        : {}),
+    })),
+  };
+}
+
+/** How checkTextFile treats a form only an older nodectl wrote (ValidateOptions.forNewVersion). */
+export interface TextFileOptions {
+  /** The node is to become a new version: relative schema.jsonld ids are an error, not a warning. */
+  forNewVersion?: boolean;
+}
+
 /** Checks of the whole-file node files (JSON documents, llms texts, the sitemap). */
 export function checkTextFile(
   path: string,
@@ -13,6 +48,7 @@ export function checkTextFile(
   manifest: Manifest,
   ids: Record<RefKind, Set<string>>,
   issues: IssueList,
+  options: TextFileOptions = {},
 ): void {
   const err = (code: string, message: string) => issues.add({ code, severity: 'error', file: path, message });
   if (!text.endsWith('\n'))
@@ -70,6 +106,23 @@ export function checkTextFile(
     value = JSON.parse(text);
   } catch (error) {
     return err('json.invalid', `not JSON: ${(error as Error).message}`);
+  }
+  if (path === 'schema.jsonld') {
+    const base = schemaJsonLdBase(manifest.domain);
+    const legacy = absoluteLegacyIds(value, base);
+    if (legacy !== null) {
+      // A version published before issue 37 stays valid and servable (rollback, validate); a new one may not be so.
+      issues.add({
+        code: 'schema.relative_ids',
+        severity: options.forNewVersion === true ? 'error' : 'warning',
+        file: path,
+        message:
+          options.forNewVersion === true
+            ? `has relative @ids (entity_*, fact_*), as nodectl wrote the file before absolute IRIs; a new version needs ${base}<id>: compile the node again with this nodectl (nodectl compile, or nodectl publish --website), or serve the old version as it is with nodectl rollback`
+            : `has relative @ids (entity_*, fact_*), as nodectl wrote the file before absolute IRIs: the version stays valid and servable, but JSON-LD and RDF tools need a base IRI to read it; republish (nodectl publish --website <id>) to get ${base}<id> ids`,
+      });
+      value = legacy;
+    }
   }
   const entry = schemaForPath(path);
   if (entry !== undefined) {

@@ -54,6 +54,12 @@ export interface ValidateOptions {
    * rule) and a compile against a live version from its folder with this option. Default false.
    */
   recordsPassedSchemas?: boolean;
+  /**
+   * The node is to become a new version (publish checks it so): a form only an older nodectl
+   * wrote (schema.jsonld with relative @ids) is the error schema.relative_ids. Default false: a
+   * node that may be an earlier published version (nodectl validate) gets it as a warning.
+   */
+  forNewVersion?: boolean;
 }
 
 const REQUIRED_FILES = [
@@ -119,7 +125,7 @@ export interface NodeFiles {
 export async function checkNode(
   location: string,
   source: NodeFiles,
-  options: Pick<ValidateOptions, 'validatedNode'> = {},
+  options: Pick<ValidateOptions, 'validatedNode' | 'forNewVersion'> = {},
 ): Promise<ValidationReport> {
   const issues = new IssueList();
   const report = (manifest: Manifest | null, records: number): ValidationReport => ({
@@ -192,7 +198,7 @@ export async function checkNode(
   }
 
   for (const [path, text] of [...texts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)))
-    checkTextFile(path, text, manifest, found.ids, issues);
+    checkTextFile(path, text, manifest, found.ids, issues, { forNewVersion: options.forNewVersion === true });
   return report(manifest, records);
 }
 

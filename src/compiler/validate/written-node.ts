@@ -136,7 +136,8 @@ export class WrittenNodeCheck {
         return ahead.found;
       },
     };
-    return checkNode(this.location, files);
+    // The bytes come from this nodectl's compile: a new version, held to the current format.
+    return checkNode(this.location, files, { forNewVersion: true });
   }
 
   private open(path: string): SinkFile {

@@ -9,7 +9,8 @@ import type { Manifest } from '../../platform/node-format/index.js';
  * (refuseInvalidNode). With `validatedNode` (validated-live.ts), files it holds unchanged are not
  * checked record by record. With `ownCompile` (the node was compiled by this publish) each
  * record's line schema, which the compiler ran as it wrote the record, is not run again; every
- * other check is. Loaded lazily so the publish module does not pull the validator into commands
+ * other check is. The node becomes a new version, so forms only an older nodectl wrote are
+ * errors (forNewVersion). Loaded lazily so the publish module does not pull the validator into commands
  * that do not publish.
  */
 export async function assertNodeValid(
@@ -22,6 +23,7 @@ export async function assertNodeValid(
     await validateNode(nodeDir, {
       ...(validatedNode === undefined ? {} : { validatedNode }),
       recordsPassedSchemas: options.ownCompile === true,
+      forNewVersion: true,
     }),
     nodeDir,
   );
