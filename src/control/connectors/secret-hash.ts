@@ -3,7 +3,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 /**
  * The stored form of a connector secret: HMAC-SHA256(master key, connectorId:tokenVersion:secret).
  * Binding the id and the token version means a rotated-away secret never matches the current hash
- * (only its own retired one, which tells a stale token from a wrong secret), and a stolen database without the master key (keys/master.key) reveals nothing to brute-force offline.
+ * (only its own retired one, which tells a stale token from a wrong secret), and a stolen
+ * database without the master key (keys/master.key) reveals nothing to brute-force offline.
  */
 export function hashConnectorSecret(
   masterKey: Uint8Array,
