@@ -63,6 +63,7 @@ import {
   projectSource,
   type ExportedIds,
 } from './project.js';
+import { CompileReporter, type CompilePass } from './progress.js';
 import { RejectionLog, type RejectedKind } from './rejections.js';
 import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE, schemaJsonLdBase } from './schema-jsonld.js';
 import { WebsiteUrls } from './website-urls.js';
@@ -116,6 +117,7 @@ interface CompileRun {
   withheldFacts: Set<string>;
   ids: ExportedIds;
   citations: JsonlWriter<CitationRecord>;
+  progress: CompileReporter;
 }
 
 /** What the entity scan learns for the later passes: the ranked entities and each source's importance. */
@@ -152,19 +154,27 @@ export function compileNode(
 ): CompileResult {
   const build = parseBuildTime(options.buildTime);
   const run = startCompile(reader, site, options, sink);
+  const pass = <T>(name: CompilePass, work: () => T): T => {
+    run.progress.startPass(name);
+    const result = work();
+    run.progress.endPass();
+    return result;
+  };
   // The passes run in the order of the reads that startCompile announced to the reader.
-  writeSources(run);
-  const scan = scanEntities(run);
-  const facts = writeFacts(run, scan.highlighted);
-  writeEntities(run, facts.hiddenAttributes);
-  writeRelationships(run);
-  const chunkFiles = writeChunks(run);
-  writeQa(run);
+  pass('sources', () => writeSources(run));
+  const scan = pass('entity scan', () => scanEntities(run));
+  const facts = pass('facts', () => writeFacts(run, scan.highlighted));
+  pass('entities', () => writeEntities(run, facts.hiddenAttributes));
+  pass('relationships', () => writeRelationships(run));
+  const chunkFiles = pass('chunks', () => writeChunks(run));
+  pass('qa', () => writeQa(run));
   const description = options.description ?? `Knowledge node of ${site.brand} (${site.domain}).`;
   const capabilities = capabilitiesOf(site.plan);
-  writeDerivedFiles(run, scan, facts.rankedFacts, description);
-  writeNodeDocuments(run, options, capabilities, { description, volatile: facts.volatile, chunkFiles });
-  return writeVersionsAndManifest(run, options, capabilities, build);
+  pass('derived files', () => writeDerivedFiles(run, scan, facts.rankedFacts, description));
+  pass('documents', () =>
+    writeNodeDocuments(run, options, capabilities, { description, volatile: facts.volatile, chunkFiles }),
+  );
+  return pass('manifest', () => writeVersionsAndManifest(run, options, capabilities, build));
 }
 
 /**
@@ -234,6 +244,7 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     withheldFacts: new Set<string>(),
     ids,
     citations,
+    progress: new CompileReporter(options.onProgress),
   };
 }
 
@@ -262,6 +273,7 @@ function cite(
 function finish(run: CompileRun, writer: { close(): WrittenFile }, producedBy: string, language?: string): WrittenFile {
   const file = writer.close();
   run.emitted.push(language === undefined ? { file, producedBy } : { file, language, producedBy });
+  run.progress.endFile(file.records ?? 0);
   return file;
 }
 
@@ -278,7 +290,9 @@ function writeSources(run: CompileRun): void {
     run.changes.observe,
   );
   const urlPolicy = (record: SourceRecord) => urlProblem(urls, record.url, 'url');
+  run.progress.startFile(sourceWriter.path, () => sourceWriter.count);
   for (const row of uniqueById(run.reader.sources())) {
+    run.progress.row();
     const record = projectSource(row, (url) => urls.allowed(url) !== null);
     const problem = sourceWriter.offer(record, row.id, urlPolicy);
     if (problem !== null) {
@@ -306,6 +320,7 @@ function scanEntities(run: CompileRun): EntityScan {
   for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
     for (const row of uniqueById(run.reader.entities(language))) {
+      run.progress.row();
       if (!isEntityExported(row)) {
         run.hiddenEntities.add(row.id);
         counts.withheld.hiddenEntities++;
@@ -363,7 +378,9 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
     const writer = new JsonlWriter<FactRecord>(run.sink, path, FactRecordSchema, run.changes.observe);
     const exportedFacts = new AscendingIds();
     run.factIdsByFile.push(exportedFacts);
+    run.progress.startFile(path, () => writer.count);
     for (const group of groupById(run.reader.facts(language))) {
+      run.progress.row();
       const survivors = group.filter((row) => factWithheldReason(row) === null);
       for (const row of group) {
         const reason = factWithheldReason(row);
@@ -424,7 +441,9 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
   for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, EntityRecordSchema, run.changes.observe);
+    run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.entities(language))) {
+      run.progress.row();
       if (run.entityLanguage.get(row.id) !== language) continue;
       const record = projectEntity(row, run.ids, hiddenAttributes.get(row.id));
       writer.add(record, row.id);
@@ -439,7 +458,9 @@ function writeRelationships(run: CompileRun): void {
   for (const language of run.languages) {
     const path = `relationships.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, RelationshipRecordSchema, run.changes.observe);
+    run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.relationships(language))) {
+      run.progress.row();
       if (!isRelationshipExported(row, run.ids.entity)) {
         run.counts.withheld.unresolvedRelationships++;
         continue;
@@ -462,7 +483,9 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
   for (const language of run.languages) {
     const path = `chunks.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, ChunkRecordSchema, run.changes.observe);
+    run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.chunks(language))) {
+      run.progress.row();
       const problem = writer.offer(projectChunk(row, run.ids), row.id);
       if (problem !== null) run.rejections.add('chunks', path, row.id, problem);
     }
@@ -478,7 +501,9 @@ function writeQa(run: CompileRun): void {
   for (const language of run.languages) {
     const path = `qa.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, QaRecordSchema, run.changes.observe);
+    run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.qa(language))) {
+      run.progress.row();
       // A Q&A templated from a withheld fact would repeat its value: it goes with the fact.
       if (!isQaExported(row) || row.factIds.some((id) => run.withheldFacts.has(id) && !run.ids.fact(id))) {
         run.counts.withheld.staleQa++;

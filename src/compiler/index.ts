@@ -36,6 +36,13 @@ export { nodeVersionUlid, nodeVersionLabel, contentDigest } from './node-version
 export { AI_SITEMAP_NS } from './sitemap.js';
 export { LLMS_FULL_BUDGET, LLMS_TXT_BUDGET } from './llms.js';
 export type { CompileOptions, CompileResult, CompileCounts, PreviousNode } from './types.js';
+export {
+  COMPILE_PASSES,
+  COMPILE_PROGRESS_EVERY,
+  type CompilePass,
+  type CompileProgress,
+  type CompileProgressListener,
+} from './progress.js';
 export { compileWebsite } from './website.js';
 export type { RejectedKind, RejectedRecord } from './rejections.js';
 export { ParallelWrittenNodeCheck } from './validate/written-node-thread.js';

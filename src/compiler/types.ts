@@ -1,4 +1,5 @@
 import type { ManifestFile, VersionEntry } from '../platform/node-format/index.js';
+import type { CompileProgressListener } from './progress.js';
 import type { RejectedKind, RejectedRecord } from './rejections.js';
 
 /** Options of one compile. Nothing here comes from a clock, the disk or the environment. */
@@ -18,6 +19,11 @@ export interface CompileOptions {
   description?: string;
   /** ai.json contact (email or URL); omitted by default. */
   contact?: string;
+  /**
+   * Told where the compile stands, per pass with counts (src/compiler/progress.ts); only called,
+   * never read back, so the files are the same with or without it. Default none.
+   */
+  onProgress?: CompileProgressListener;
 }
 
 /** What the compiler needs to know of the previous version (read by readPreviousNode from a node directory). */
