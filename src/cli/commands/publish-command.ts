@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
+import type { PublishProgressView } from '../../output/publish/index.js';
 
 interface PublishFlags extends ApiFlags {
   website?: string;
@@ -67,22 +68,31 @@ export function formatPublishSummary(result: PublishSummary, destination: string
   ].join('\n');
 }
 
+/** The progress view of a publish: an ink bar on a terminal, plain stderr lines elsewhere, none under --json. */
+async function createProgressView(json: boolean): Promise<PublishProgressView | undefined> {
+  const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
+  const { wantsProgressBar } = await import('../terminal.js');
+  if (wantsProgressBar(json)) return createInkPublishProgress();
+  return json ? undefined : createPlainPublishProgress();
+}
+
 /** `nodectl publish --url --api-key --website <id>`: POST /v1/websites/:id/publish, the same summary and exit codes. */
 async function publishOverHttp(ctx: CommandContext, opts: PublishFlags): Promise<void> {
   const { connectApi, reportApiFailure } = await import('../api-connection.js');
   const api = await connectApi(opts);
   if (!ctx.out.json)
-    ctx.out.info(
-      `publishing ${opts.website} on ${api.url}: the daemon compiles, checks and uploads it, then answers (a large site takes minutes) ...`,
-    );
+    ctx.out.info(`publishing ${opts.website} on ${api.url}: the daemon compiles, checks and uploads it`);
+  const body = { allowDrop: opts.allowDrop, dryRun: opts.dryRun, force: opts.force };
+  // The daemon streams where the publish stands; --json asks for the plain answer, as it prints nothing else.
+  const view = await createProgressView(ctx.out.json);
   try {
-    const result = await api.client.publish.publish(opts.website!, {
-      allowDrop: opts.allowDrop,
-      dryRun: opts.dryRun,
-      force: opts.force,
-    });
+    const result = view
+      ? await api.client.publish.publishWithProgress(opts.website!, body, (event) => view.update(event))
+      : await api.client.publish.publish(opts.website!, body);
+    view?.stop();
     ctx.out.result(result, () => formatPublishSummary(result, api.url));
   } catch (error) {
+    view?.stop();
     return reportApiFailure(error, exitFor);
   }
 }
@@ -156,13 +166,9 @@ export function registerPublishCommand(program: Command): void {
       const { openControlDb } = await import('../../platform/storage/index.js');
       const { dataDirLayout } = await import('../../platform/storage/index.js');
       const { isAppError, storageUnavailableError } = await import('../../platform/errors/index.js');
-      const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
-      const { wantsProgressBar } = await import('../terminal.js');
-      const progress = wantsProgressBar(ctx.out.json)
-        ? await createInkPublishProgress()
-        : ctx.out.json
-          ? undefined
-          : createPlainPublishProgress();
+      const { trackPublishProgress } = await import('../../output/publish/index.js');
+      const view = await createProgressView(ctx.out.json);
+      const progress = view && trackPublishProgress(view);
       const settings = ctx.config.settings;
       const controlDb = openControlDb(dataDirLayout(settings.dataDir));
       const target = await createTargetFromSettings(settings);

@@ -14,10 +14,17 @@ export type { PublishTarget, PutOptions, ObjectInfo } from './targets/types.js';
 export { PUBLISH_STEPS, type PublishStep } from './faults.js';
 export { eraseWebsiteNode } from './erase-website.js';
 export { listWebsiteVersions } from './present.js';
-export { createInkPublishProgress, createPlainPublishProgress } from './progress-view.js';
+export { createInkPublishProgress, createPlainPublishProgress, formatCompileLine } from './progress-view.js';
+export {
+  trackPublishProgress,
+  type PublishProgress,
+  type PublishProgressEvent,
+  type PublishProgressView,
+} from './progress.js';
 export { hasPublishedNode, republishJob, requestRepublish } from './republish-job.js';
 export { publishRoutes } from './routes.js';
 export type {
+  PublishProgressEventSchema,
   PublishRequestSchema,
   PublishResultSchema,
   PublishedVersionSchema,

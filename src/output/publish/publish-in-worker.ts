@@ -4,6 +4,7 @@ import { AppError, type ErrorCode } from '../../platform/errors/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import { acquirePublishLock, PUBLISH_LOCK_TTL_MS } from './lock.js';
 import type { PublishResult } from './publish-node.js';
+import type { PublishProgressEvent } from './progress.js';
 import type { PlainPublishOptions, PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
 import type { PublishSource } from './run-publish.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
@@ -20,6 +21,8 @@ export interface PublishInWorkerOptions extends PlainPublishOptions {
    * kill at any step, the previous version stays live, whole (a job's stop() uses it).
    */
   signal?: AbortSignal;
+  /** Told where the publish stands, as the worker reports it (the streamed route); default none. */
+  onProgress?: (event: PublishProgressEvent) => void;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface PublishInWorkerOptions extends PlainPublishOptions {
  * Error (internal.error for the client, its stack in the log).
  */
 export async function runPublishInWorker(options: PublishInWorkerOptions): Promise<PublishResult> {
-  const { settings, controlDb, source, now: clock, signal, ...plain } = options;
+  const { settings, controlDb, source, now: clock, signal, onProgress, ...plain } = options;
   const now = clock ?? Date.now;
   signal?.throwIfAborted();
   const lock = plain.dryRun ? undefined : acquirePublishLock(controlDb, source.websiteId, { now });
@@ -53,6 +56,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       options: plain,
       nowMs: now(),
       ...(lock ? { lockHolder: lock.holder } : {}),
+      ...(onProgress ? { reportProgress: true } : {}),
     };
     const worker = startWorker(input);
     return await new Promise<PublishResult>((resolve, reject) => {
@@ -65,7 +69,9 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       };
       worker.on('message', (message: PublishWorkerMessage) => {
         if (message.kind === 'renew') renew();
-        else if (message.kind === 'done') settle(() => resolve(message.result));
+        else if (message.kind === 'progress') {
+          if (!settled) onProgress?.(message.event);
+        } else if (message.kind === 'done') settle(() => resolve(message.result));
         else if (message.kind === 'app_error')
           settle(() =>
             reject(

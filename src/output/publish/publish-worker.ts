@@ -4,6 +4,7 @@ import { isAppError, storageUnavailableError } from '../../platform/errors/index
 import { openControlDb, dataDirLayout, type Db } from '../../platform/storage/index.js';
 import type { PublishResult } from './publish-node.js';
 import { runPublish, type PublishSource, type RunPublishOptions } from './run-publish.js';
+import { trackPublishProgress, type PublishProgressEvent } from './progress.js';
 import { createTargetFromSettings } from './targets/index.js';
 import type { PublishTarget } from './targets/types.js';
 import { nameThread } from '../../platform/threads/index.js';
@@ -27,11 +28,14 @@ export interface PublishWorkerInput {
   nowMs: number;
   /** Holder of the site's publish lock, taken by the calling thread; absent on a dry run. */
   lockHolder?: string;
+  /** Post progress events while the publish runs (the streamed route); default false. */
+  reportProgress?: boolean;
 }
 
 /** What the worker answers: one message, then it exits. */
 export type PublishWorkerMessage =
   | { kind: 'renew' }
+  | { kind: 'progress'; event: PublishProgressEvent }
   | { kind: 'done'; result: PublishResult }
   | { kind: 'app_error'; code: string; message: string; details?: Record<string, unknown>; retryAfterSeconds?: number }
   | { kind: 'failed'; message: string; stack?: string };
@@ -61,6 +65,9 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
       source: input.source,
       now: () => input.nowMs + (Date.now() - started),
       ...(lock ? { lock } : {}),
+      ...(input.reportProgress
+        ? { progress: trackPublishProgress({ update: (event) => post({ kind: 'progress', event }), stop() {} }) }
+        : {}),
     });
     post({ kind: 'done', result });
   } catch (thrown) {

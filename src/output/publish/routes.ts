@@ -1,11 +1,21 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { authorizedWebsite, auditRequest, type RouteAccess } from '../../control/access/index.js';
-import { sendData, pageOf, parseListQuery, dataEnvelope, listEnvelope } from '../../platform/http/index.js';
+import {
+  sendData,
+  sendEventStream,
+  pageOf,
+  parseListQuery,
+  dataEnvelope,
+  listEnvelope,
+  wantsEventStream,
+} from '../../platform/http/index.js';
 import { assertPublishAllowed } from '../../control/plans/index.js';
 import { listWebsiteVersions, presentPublishResult, presentRollbackResult } from './present.js';
+import type { PublishProgressEvent } from './progress.js';
 import { countRejections } from './publish-rejections.js';
 import {
+  publishEventStreamSchema,
   PublishedVersionSchema,
   PublishRequestSchema,
   PublishResultSchema,
@@ -15,6 +25,7 @@ import {
   VersionsQuerySchema,
   WebsiteParamsSchema,
 } from './schemas.js';
+import type { PublishResult } from './publish-node.js';
 import type { PublishTarget } from './targets/types.js';
 
 const EDITOR_MUTATE: RouteAccess = { minRole: 'editor', access: 'mutate', resource: { kind: 'website', param: 'id' } };
@@ -29,7 +40,8 @@ const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: 
  * The publish routes, over the same publish module as `nodectl publish`, `versions`, `rollback`
  * (src/output/publish), against the configured target:
  * - POST /v1/websites/:id/publish (editor; synchronous, 200): the publish runs in a worker thread
- *   (the route awaits it), so a large compile does not stall other requests;
+ *   (the route awaits it), so a large compile does not stall other requests; with Accept:
+ *   text/event-stream the same answer comes as the last of a stream of progress events;
  * - GET /v1/websites/:id/versions (viewer): the stored versions, newest first, live and purged flags;
  * - POST /v1/websites/:id/rollback (editor): latest/ flips back to a stored version, under the
  *   site's publish lock, audited like a publish;
@@ -62,11 +74,19 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
       schema: {
         summary: "Compile the website's graph and publish it as a new version",
         description:
-          'Synchronous: answers once latest/ serves the new version (or nothing changed, or a dry run). One publish per website at a time (409 publish.conflict, retryable).',
+          'Synchronous: answers once latest/ serves the new version (or nothing changed, or a dry run). One publish per website at a time (409 publish.conflict, retryable). With `Accept: text/event-stream` the answer is streamed as Server-Sent Events: `progress` events ({stage, done, total, ...}) while the daemon compiles, checks and uploads, then one `result` event whose data is the JSON answer, or one `error` event with the error envelope and the status it would have had (meta.status). A refusal before the work starts (access, validation, quota, a publish already running, nothing to publish) is still a plain error answer with its status.',
         tags: ['publish'],
         params: WebsiteParamsSchema,
         body: PublishRequestSchema,
-        response: { 200: dataEnvelope(PublishResultSchema) },
+        response: {
+          200: {
+            description: 'The published version (or the live one, or a dry run), as JSON or as a stream of events',
+            content: {
+              'application/json': { schema: dataEnvelope(PublishResultSchema) },
+              'text/event-stream': { schema: publishEventStreamSchema(dataEnvelope(PublishResultSchema)) },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -76,38 +96,46 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
       if (!body.dryRun) assertPublishAllowed(services.controlDb, website.id, services.now());
       // The compile and the atomic sequence run in a worker thread; the event loop keeps serving.
       const { runPublishInWorker } = await import('./publish-in-worker.js');
-      const result = await runPublishInWorker({
-        settings: services.config.settings,
-        controlDb: services.controlDb,
-        source: { kind: 'website', websiteId: website.id },
-        allowDrop: body.allowDrop,
-        dryRun: body.dryRun,
-        force: body.force,
-        now: services.now,
-        listenPort: request.socket.localPort,
-      });
-      countRejections(services.metrics, result.rejected);
-      services.logger.info(
-        {
-          websiteId: website.id,
-          version: result.versionUlid,
-          uploaded: result.bytesUploaded,
-          rejected: result.rejected?.total ?? 0,
-        },
-        'node published',
-      );
-      auditRequest(services, request, {
-        organizationId: website.organizationId,
-        action: 'node.published',
-        target: website.id,
-        details: {
-          version: result.versionUlid,
-          label: result.versionLabel,
-          already_live: result.alreadyLive,
-          dry_run: result.dryRun,
-        },
-      });
-      return sendData(request, reply, presentPublishResult(result));
+      const present = (result: PublishResult) => {
+        countRejections(services.metrics, result.rejected);
+        services.logger.info(
+          {
+            websiteId: website.id,
+            version: result.versionUlid,
+            uploaded: result.bytesUploaded,
+            rejected: result.rejected?.total ?? 0,
+          },
+          'node published',
+        );
+        auditRequest(services, request, {
+          organizationId: website.organizationId,
+          action: 'node.published',
+          target: website.id,
+          details: {
+            version: result.versionUlid,
+            label: result.versionLabel,
+            already_live: result.alreadyLive,
+            dry_run: result.dryRun,
+          },
+        });
+        return presentPublishResult(result);
+      };
+      const publish = async (onProgress?: (event: PublishProgressEvent) => void) =>
+        present(
+          await runPublishInWorker({
+            settings: services.config.settings,
+            controlDb: services.controlDb,
+            source: { kind: 'website', websiteId: website.id },
+            allowDrop: body.allowDrop,
+            dryRun: body.dryRun,
+            force: body.force,
+            now: services.now,
+            listenPort: request.socket.localPort,
+            ...(onProgress ? { onProgress } : {}),
+          }),
+        );
+      if (wantsEventStream(request.headers.accept)) return sendEventStream(request, reply, publish);
+      return sendData(request, reply, await publish());
     },
   );
 

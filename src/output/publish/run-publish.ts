@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { nodeBaseUrl, type Settings } from '../../platform/config/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import { emitEvent } from '../../control/events/index.js';
-import type { NodeSink, PreviousNode, ValidationReport, ParallelWrittenNodeCheck } from '../../compiler/index.js';
+import type {
+  CompileProgress,
+  NodeSink,
+  PreviousNode,
+  ValidationReport,
+  ParallelWrittenNodeCheck,
+} from '../../compiler/index.js';
 import { type Db, assertFreeSpace, dataDirLayout, graphDbPath } from '../../platform/storage/index.js';
 import { assertPublishAllowed, countPublish } from '../../control/plans/index.js';
 import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
@@ -97,8 +103,16 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
     } else {
       const compiler = await import('../../compiler/index.js');
       nodeDir = join(work, 'node');
-      // The compile of a large site is the longest step: say it started, so it never looks like a hang.
-      options.progress?.step('compile', 0);
+      // The compile of a large site is the longest step: say it started, so it never looks like a
+      // hang (a streamed answer starts here: every refusal before it is a plain HTTP error).
+      const progress = options.progress;
+      progress?.compile({
+        done: 0,
+        total: compiler.COMPILE_PASSES.length,
+        pass: compiler.COMPILE_PASSES[0],
+        records: 0,
+      });
+      const onProgress = progress && ((p: CompileProgress) => progress.compile(p));
       // A first version is checked as it is written (validateNode's checks on the same bytes,
       // not read back: the files the target is given are the ones those bytes went to; each
       // record passed its line schema in the compiler just before it was serialized), in a worker
@@ -109,9 +123,10 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       const { ParallelWrittenNodeCheck } = await import('../../compiler/index.js');
       const alter = options.alterCompiledFiles ?? ((sink: NodeSink) => sink);
       const compileAgainst = (previous: PreviousNode | undefined) => {
-        if (previous !== undefined) return { previous, wrapSink: alter };
+        const reporting = onProgress ? { onProgress } : {};
+        if (previous !== undefined) return { previous, wrapSink: alter, ...reporting };
         const check = (written = new ParallelWrittenNodeCheck(nodeDir, { recordsPassedSchemas: true }));
-        return { wrapSink: (sink: NodeSink) => alter(check.sink(sink)) };
+        return { wrapSink: (sink: NodeSink) => alter(check.sink(sink)), ...reporting };
       };
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));

@@ -89,6 +89,74 @@ export const PublishResultSchema = z.object({
   rejected: RejectionsSchema,
 });
 
+/** One `progress` event of the streamed publish (Accept: text/event-stream). */
+export const PublishProgressEventSchema = z
+  .object({
+    stage: z
+      .enum(['compile', 'check', 'upload', 'patch', 'verify', 'latest', 'flip'])
+      .describe('The step under way, in this order (docs/publishing.md); compile only when the daemon compiles'),
+    done: z.number().int().min(0).describe('compile: passes finished; other stages: objects gone through'),
+    total: z.number().int().min(0).describe('compile: passes in all; other stages: objects to go through'),
+    pass: z.string().optional().describe('compile: the pass under way (sources, entity scan, facts, ...)'),
+    records: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('compile: knowledge records written so far (the meaning of recordCount)'),
+    file: z.string().optional().describe('The node file the stage is on, when it is on one'),
+    uploaded: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('upload and patch: files of this stage whose bytes were sent so far'),
+    carried: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('upload and patch: files of this stage carried forward so far (the store held their bytes)'),
+  })
+  .describe('Where the publish stands: the `data` of a `progress` event');
+
+/**
+ * The `data` of the stream's `error` event: the error envelope the synchronous answer would have
+ * had, with that answer's HTTP status in meta.status.
+ */
+const PublishStreamErrorSchema = z.object({
+  ok: z.literal(false),
+  error: z.object({
+    code: z.string().describe('One of the codes this route documents for its error statuses'),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+    retryable: z.boolean(),
+  }),
+  meta: z.object({
+    requestId: z.string(),
+    status: z.number().int().describe('The HTTP status the synchronous answer would have had'),
+  }),
+});
+
+/**
+ * The streamed answer, one Server-Sent Event at a time as `{event, data}` (on the wire: an
+ * `event:` line and one `data:` line of JSON, then a blank line).
+ */
+export function publishEventStreamSchema<T extends z.ZodType>(resultEnvelope: T) {
+  return z
+    .discriminatedUnion('event', [
+      z.object({ event: z.literal('progress'), data: PublishProgressEventSchema }),
+      z.object({
+        event: z.literal('result'),
+        data: resultEnvelope.describe('Exactly the answer without the stream (200)'),
+      }),
+      z.object({ event: z.literal('error'), data: PublishStreamErrorSchema }),
+    ])
+    .describe(
+      'Server-Sent Events, each shown here as {event, data}: `progress` events in order, then one `result` (the envelope of the 200 answer) or one `error` (the error envelope, with the status it would have had in meta.status); the stream then ends. A line starting with `:` is a keep-alive comment.',
+    );
+}
+
 export const TakedownResultSchema = z.object({
   tombstoned: z.literal(true).describe('The node is no longer served; its alias answers 410 node.gone'),
 });
@@ -122,6 +190,7 @@ export const RollbackResultSchema = z.object({
 });
 
 export type PublishRequest = z.input<typeof PublishRequestSchema>;
+export type PublishProgressEvent = z.output<typeof PublishProgressEventSchema>;
 export type PublishResultView = z.output<typeof PublishResultSchema>;
 export type PublishedVersionView = z.output<typeof PublishedVersionSchema>;
 export type RollbackRequest = z.input<typeof RollbackRequestSchema>;

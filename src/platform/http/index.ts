@@ -1,7 +1,8 @@
 /** The public face of src/platform/http: what the rest of src/ may import from it. */
 export { REDACTED_PATHS, createHttpApp } from './create-app.js';
 export { assertUtf8Charset, decodeUtf8Body } from './decode-body.js';
-export { sendData } from './envelope.js';
+export { errorEnvelope, sendData, successEnvelope } from './envelope.js';
+export { formatServerSentEvent, sendEventStream, wantsEventStream } from './event-stream.js';
 export { sendErrorReply, toAppError } from './errors.js';
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListQuerySchema, pageOf, parseListQuery } from './list-query.js';
 export type { ListQuery } from './list-query.js';

@@ -17,6 +17,7 @@ import type {
 import type { OrganizationSchema } from '../../control/organizations/index.js';
 import type { SearchHitSchema, SearchQuerySchema } from '../../output/knowledge/index.js';
 import type {
+  PublishProgressEventSchema,
   PublishedVersionSchema,
   PublishRequestSchema,
   PublishResultSchema,
@@ -80,6 +81,7 @@ export type Organization = Data<typeof OrganizationSchema>;
 export type PublishBody = Body<typeof PublishRequestSchema>;
 export type PublishResult = Data<typeof PublishResultSchema>;
 export type PublishedVersion = Data<typeof PublishedVersionSchema>;
+export type PublishProgressEvent = Data<typeof PublishProgressEventSchema>;
 export type RollbackBody = Body<typeof RollbackRequestSchema>;
 export type RollbackResult = Data<typeof RollbackResultSchema>;
 export type TakedownResult = Data<typeof TakedownResultSchema>;
@@ -118,6 +120,14 @@ export async function collectPages<T>(page: (cursor: string | undefined) => Prom
 
 const queryOf = (query: object | undefined): Query | undefined => query as Query | undefined;
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A client of one daemon with one credential; each method is one
  * route, resolving to the answer's data or rejecting with an ApiError.
@@ -152,6 +162,26 @@ export function createApiClient(options: ApiClientOptions) {
       /** POST /v1/websites/:id/publish (editor): compiles and publishes; answers once the new version is live. */
       publish: (websiteId: string, body: PublishBody = {}) =>
         call<PublishResult>('POST', pathOf`/v1/websites/${websiteId}/publish`, { body }),
+      /**
+       * The same publish, streamed (Accept: text/event-stream): `onProgress` gets each progress
+       * event ({stage, done, total, ...}) while the daemon compiles, checks and uploads; resolves
+       * and rejects as publish() does. A daemon without the stream answers at the end, with no progress.
+       */
+      publishWithProgress: (
+        websiteId: string,
+        body: PublishBody = {},
+        onProgress: (event: PublishProgressEvent) => void = () => {},
+      ) =>
+        call<PublishResult>('POST', pathOf`/v1/websites/${websiteId}/publish`, {
+          body,
+          onEvent: (event) => {
+            if (event.event !== 'progress') return;
+            const data = parseJson(event.data) as Partial<PublishProgressEvent> | undefined;
+            // Checked by shape, not by the schema (the client loads no route module); one it cannot read is skipped.
+            if (typeof data?.stage === 'string' && typeof data.done === 'number' && typeof data.total === 'number')
+              onProgress(data as PublishProgressEvent);
+          },
+        }),
       /** GET /v1/websites/:id/versions: the stored versions, newest first. */
       versions: (websiteId: string, query?: ListQuery) =>
         call<Page<PublishedVersion>>('GET', pathOf`/v1/websites/${websiteId}/versions`, { query: queryOf(query) }),

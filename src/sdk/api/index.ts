@@ -7,6 +7,7 @@ export * from './client.js';
 export { ApiError, isApiError, type ClientErrorCode } from './errors.js';
 export type { ApiCredential, ApiRetry, TransportOptions } from './transport.js';
 export { DEFAULT_API_RETRY, type RetryPolicy } from './retry.js';
+export { parseServerSentEvents, ServerSentEventParser, type ServerSentEvent } from './event-stream.js';
 export type { ErrorCode } from '../../platform/errors/index.js';
 export { collectPages, createApiClient } from './client.js';
 export type {

@@ -3,6 +3,7 @@ import { NODECTL_VERSION } from '../../platform/config/index.js';
 import type { ErrorCode } from '../../platform/errors/index.js';
 import { parseRetryAfter } from '../client/index.js';
 import { ApiError } from './errors.js';
+import { ServerSentEventParser, type ServerSentEvent } from './event-stream.js';
 import { isSafeToRetry, networkCodeOf, retryDelayMs, retryPolicyOf } from './retry.js';
 
 /** How the client proves who it is: an organization API key, or a user's access token. */
@@ -49,9 +50,17 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
 
 /**
- * One call: method, path (/v1/...), optional query and JSON body. Resolves to the envelope's data (undefined for 204).
+ * One call: method, path (/v1/...), optional query and JSON body. Resolves to the envelope's data
+ * (undefined for 204). With `onEvent` the call asks for text/event-stream: each event but the
+ * last goes to onEvent, and the last (`result`: the envelope; `error`: the error envelope with
+ * its status in meta.status) settles the call as the plain answer would have. A daemon that
+ * answers JSON instead is read as usual.
  */
-export type Call = <T>(method: Method, path: string, options?: { query?: Query; body?: unknown }) => Promise<T>;
+export type Call = <T>(
+  method: Method,
+  path: string,
+  options?: { query?: Query; body?: unknown; onEvent?: (event: ServerSentEvent) => void },
+) => Promise<T>;
 
 interface Envelope {
   ok?: unknown;
@@ -101,9 +110,11 @@ export function createTransport(options: TransportOptions): Call {
     headers: Record<string, string>,
     body: string | undefined,
     attempts: number,
+    onEvent: ((event: ServerSentEvent) => void) | undefined,
   ): Promise<T> {
     let answer: Dispatcher.ResponseData;
     let text: string;
+    let status: number;
     try {
       answer = await request(url, {
         method,
@@ -113,7 +124,12 @@ export function createTransport(options: TransportOptions): Call {
         bodyTimeout: timeout,
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       });
-      text = await answer.body.text();
+      if (onEvent && answer.statusCode === 200 && isEventStream(answer.headers['content-type']))
+        ({ status, text } = await readEventStream(answer.body, onEvent));
+      else {
+        status = answer.statusCode;
+        text = await answer.body.text();
+      }
     } catch (error) {
       const reason = networkCodeOf(error) ?? (error as Error).message;
       throw new ApiError({
@@ -127,7 +143,7 @@ export function createTransport(options: TransportOptions): Call {
     }
     const requestId = headerText(answer.headers['x-request-id']);
     // A 204 has no envelope to tell a daemon by; every answer of one carries X-Api-Version.
-    if (answer.statusCode === 204 && answer.headers['x-api-version'] !== undefined) return undefined as T;
+    if (status === 204 && answer.headers['x-api-version'] !== undefined) return undefined as T;
     let envelope: Envelope | undefined;
     try {
       envelope = JSON.parse(text) as Envelope;
@@ -140,23 +156,23 @@ export function createTransport(options: TransportOptions): Call {
     if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') {
       // A proxy in front of the daemon answers with its own page: 502, 503 and 504 say the
       // daemon is unreachable or busy, 429 that the proxy refused the request; worth another try.
-      const fromGateway = GATEWAY_STATUSES.has(answer.statusCode);
+      const fromGateway = GATEWAY_STATUSES.has(status);
       throw new ApiError({
         code: 'response.invalid',
-        status: answer.statusCode,
+        status: status,
         requestId,
         attempts,
         retryable: fromGateway,
         message: fromGateway
-          ? `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope: a proxy in front of the daemon could not reach it or refused the request`
-          : `${origin} answered ${method} ${url.pathname} with ${answer.statusCode} and no nodectl envelope; is it a nodectl daemon?`,
+          ? `${origin} answered ${method} ${url.pathname} with ${status} and no nodectl envelope: a proxy in front of the daemon could not reach it or refused the request`
+          : `${origin} answered ${method} ${url.pathname} with ${status} and no nodectl envelope; is it a nodectl daemon?`,
         ...(fromGateway && retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
       });
     }
     throw new ApiError({
       code: error.code as ErrorCode,
       message: error.message,
-      status: answer.statusCode,
+      status: status,
       details:
         typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {},
       retryable: error.retryable === true,
@@ -166,12 +182,16 @@ export function createTransport(options: TransportOptions): Call {
     });
   }
 
-  return async <T>(method: Method, path: string, call: { query?: Query; body?: unknown } = {}): Promise<T> => {
+  return async <T>(
+    method: Method,
+    path: string,
+    call: { query?: Query; body?: unknown; onEvent?: (event: ServerSentEvent) => void } = {},
+  ): Promise<T> => {
     const url = new URL(path, origin);
     for (const [name, value] of Object.entries(call.query ?? {}))
       if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: call.onEvent ? 'text/event-stream, application/json;q=0.5' : 'application/json',
       'user-agent': `nodectl-api/${NODECTL_VERSION}`,
       ...auth,
     };
@@ -179,7 +199,7 @@ export function createTransport(options: TransportOptions): Call {
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     for (let attempts = 1; ; attempts++) {
       try {
-        return await attempt<T>(method, url, headers, body, attempts);
+        return await attempt<T>(method, url, headers, body, attempts, call.onEvent);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         const delayMs =
@@ -192,4 +212,43 @@ export function createTransport(options: TransportOptions): Call {
       }
     }
   };
+}
+
+function isEventStream(contentType: string | string[] | undefined): boolean {
+  return /^text\/event-stream\b/i.test(headerText(contentType) ?? '');
+}
+
+/**
+ * Reads an event stream to its last event: `progress` and other events go to onEvent; `result`
+ * is the 200 answer's envelope, `error` the error envelope with the status in meta.status. A
+ * stream that ends without either fails like a cut connection.
+ */
+async function readEventStream(
+  body: AsyncIterable<Uint8Array>,
+  onEvent: (event: ServerSentEvent) => void,
+): Promise<{ status: number; text: string }> {
+  const parser = new ServerSentEventParser();
+  let last: { status: number; text: string } | undefined;
+  const take = (events: ServerSentEvent[]) => {
+    for (const event of events) {
+      if (last) return;
+      if (event.event === 'result') last = { status: 200, text: event.data };
+      else if (event.event === 'error') last = { status: statusOfErrorEvent(event.data), text: event.data };
+      else onEvent(event);
+    }
+  };
+  for await (const chunk of body) take(parser.push(chunk));
+  take(parser.end());
+  if (!last) throw new Error('the event stream ended before its result');
+  return last;
+}
+
+/** meta.status of an error event's envelope; 500 when it names none. */
+function statusOfErrorEvent(data: string): number {
+  try {
+    const status = (JSON.parse(data) as Envelope & { meta?: { status?: unknown } }).meta?.status;
+    return typeof status === 'number' && Number.isInteger(status) ? status : 500;
+  } catch {
+    return 500;
+  }
 }
