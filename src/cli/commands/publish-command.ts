@@ -122,7 +122,7 @@ export function registerPublishCommand(program: Command): void {
     .option('--build-time <rfc3339>', 'frozen build time of the compile (default: now, or the fixture build_time)')
     .addHelpText(
       'after',
-      "\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch, entitlement.limit_reached: the plan's publishes per day are used up). Over HTTP the same codes; --json prints the route's answer.",
+      '\nExit codes: 0 published (or nothing changed against the live version, or a dry run), 1 failed (retryable publish.conflict / publish.atomic_conflict included), 2 bad usage, 3 refused by a gate or validation (publish.validation_failed, node.uuid_leak, publish.drop_gate, publish.golden_mismatch, entitlement.limit_reached: the plan\'s publishes per day are used up). Over HTTP the same codes; --json prints the route\'s answer.\n\nProgress goes to stderr, here and over HTTP (the daemon streams it): a bar on a terminal, else plain lines: one per step with its objects, one per compile pass with the knowledge records written so far ("compile: 3 of 10 passes (facts), 5000 records"), and the uploaded / carried-forward files of upload and patch. Nothing with --json.',
     )
     .action(async (fixtureDir: string | undefined, flags: PublishFlags, command: Command) => {
       // The website: --website, else NODECTL_WEBSITE, else the project file (nodectl init),

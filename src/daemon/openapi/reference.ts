@@ -77,6 +77,30 @@ function jsonSchemaOf(content: unknown): Schema | undefined {
   return ((content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Schema | undefined;
 }
 
+function eventStreamOf(content: unknown): Schema | undefined {
+  return ((content as Json | undefined)?.['text/event-stream'] as Json | undefined)?.schema as Schema | undefined;
+}
+
+/**
+ * A streamed answer (text/event-stream): its description, then each event by name, with the
+ * fields of its data; the `result` event's data is the JSON answer listed above it.
+ */
+function renderEventStream(status: string, schema: Schema): string {
+  const out = [`Answer ${status} as Server-Sent Events (Accept: text/event-stream): ${schema.description ?? ''}`];
+  for (const branch of schema.oneOf ?? schema.anyOf ?? []) {
+    const event = branch.properties?.event;
+    const name = event?.const ?? (event?.enum?.length === 1 ? event.enum[0] : undefined);
+    if (typeof name !== 'string') continue;
+    const data = branch.properties?.data;
+    out.push(
+      name === 'result'
+        ? 'Event `result`: `data` is the JSON answer above.'
+        : `Event \`${name}\`:\n\n${fieldTable(data, 'data.') || `\`data\`: ${typeOf(data)}`}`,
+    );
+  }
+  return out.join('\n\n');
+}
+
 function renderOperation(method: string, path: string, operation: Json): string {
   const out: string[] = [`### ${method.toUpperCase()} ${path}`];
   if (typeof operation.summary === 'string') out.push(operation.summary);
@@ -115,6 +139,10 @@ function renderOperation(method: string, path: string, operation: Json): string 
             ? '\n\n' + fieldTable(schema)
             : ''),
     );
+  }
+  for (const [status, response] of responses.filter(([status]) => status.startsWith('2'))) {
+    const stream = eventStreamOf(response.content);
+    if (stream) out.push(renderEventStream(status, stream));
   }
   const errors = responses.filter(([status]) => !status.startsWith('2'));
   if (errors.length > 0) {
