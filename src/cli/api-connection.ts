@@ -174,7 +174,8 @@ export async function reportApiFailure(
 ): Promise<never> {
   const { isApiError } = await import('../sdk/api/index.js');
   if (!isApiError(error)) throw error;
-  if (error.code === 'network.error')
+  // A network failure with a request id reached the daemon: the hint about --url would mislead.
+  if (error.code === 'network.error' && error.requestId === undefined)
     throw new CliError(
       `${error.message}; check --url (or NODECTL_URL) and that nodectl serve runs there`,
       EXIT.failure,

@@ -64,7 +64,12 @@ function bar(done: number, total: number, width = 24): string {
  */
 export async function createInkPublishProgress(): Promise<PublishProgressView> {
   const { render, Box, Text } = await import('ink');
-  let state: PublishProgressEvent = { stage: 'check', done: 0, total: 0 };
+  // 'start' until the first event: the publish has not said where it stands yet.
+  let state: Omit<PublishProgressEvent, 'stage'> & { stage: PublishProgressEvent['stage'] | 'start' } = {
+    stage: 'start',
+    done: 0,
+    total: 0,
+  };
   const counters = () =>
     state.stage === 'compile'
       ? [h(Text, { key: 'r', color: 'green' }, `records ${state.records ?? 0}`)]

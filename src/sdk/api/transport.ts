@@ -112,9 +112,10 @@ export function createTransport(options: TransportOptions): Call {
     attempts: number,
     onEvent: ((event: ServerSentEvent) => void) | undefined,
   ): Promise<T> {
-    let answer: Dispatcher.ResponseData;
+    let answer: Dispatcher.ResponseData | undefined;
     let text: string;
     let status: number;
+    let streaming = false;
     try {
       answer = await request(url, {
         method,
@@ -124,21 +125,27 @@ export function createTransport(options: TransportOptions): Call {
         bodyTimeout: timeout,
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       });
-      if (onEvent && answer.statusCode === 200 && isEventStream(answer.headers['content-type']))
+      if (onEvent && answer.statusCode === 200 && isEventStream(answer.headers['content-type'])) {
+        streaming = true;
         ({ status, text } = await readEventStream(answer.body, onEvent));
-      else {
+      } else {
         status = answer.statusCode;
         text = await answer.body.text();
       }
     } catch (error) {
       const reason = networkCodeOf(error) ?? (error as Error).message;
+      const requestId = answer === undefined ? undefined : headerText(answer.headers['x-request-id']);
+      // A stream cut after it started: the daemon was reached and may have done the work.
       throw new ApiError({
         code: 'network.error',
         status: 0,
-        message: `cannot reach ${origin}: ${reason}`,
+        message: streaming
+          ? `${origin} answered ${method} ${url.pathname} with an event stream that broke off before its result (${reason}); the work may have finished: check before repeating it`
+          : `cannot reach ${origin}: ${reason}`,
         retryable: true,
         attempts,
         cause: error,
+        ...(streaming && requestId !== undefined ? { requestId } : {}),
       });
     }
     const requestId = headerText(answer.headers['x-request-id']);
