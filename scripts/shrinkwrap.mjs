@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * The lock as a shrinkwrap: the same lockfileVersion 3 document (npm reads both alike) without the
- * packages only devDependencies need, which a dependent's install would otherwise fetch too.
+ * entries marked `dev`. npm 11 skips those in a dependency's shrinkwrap anyway; left out, the file
+ * holds only what a user installs (under half the lock), whatever the npm (npm 6 installed them).
  * Entries marked `devOptional` stay: npm installs them without dev too (an optional dependency needs them).
  */
 export function shrinkwrapFromLock(lock) {
