@@ -13,6 +13,7 @@ import {
   renameSync,
   rmdirSync,
   rmSync,
+  writeSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -132,18 +133,20 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
     const files: BackupManifest['files'] = [];
     try {
       const tar = new TarWriter(fd, Math.floor(now.getTime() / 1000));
-      const add = (path: string, source: string) => files.push({ path, ...tar.addFile(path, source) });
-      add('control.sqlite', join(staging, 'control.sqlite'));
-      tar.addDirectory('graphs');
-      for (const id of websites) add(`graphs/${id}.sqlite`, join(staging, 'graphs', `${id}.sqlite`));
-      tar.addDirectory('keys');
+      const add = async (path: string, source: string) => {
+        files.push({ path, ...(await tar.addFile(path, source)) });
+      };
+      await add('control.sqlite', join(staging, 'control.sqlite'));
+      await tar.addDirectory('graphs');
+      for (const id of websites) await add(`graphs/${id}.sqlite`, join(staging, 'graphs', `${id}.sqlite`));
+      await tar.addDirectory('keys');
       if (existsSync(layout.keysDir))
-        for (const name of listFiles(layout.keysDir)) add(`keys/${name}`, join(layout.keysDir, name));
+        for (const name of listFiles(layout.keysDir)) await add(`keys/${name}`, join(layout.keysDir, name));
       const configFile = join(layout.root, 'config.json');
-      if (existsSync(configFile)) add('config.json', configFile);
+      if (existsSync(configFile)) await add('config.json', configFile);
       if (options.withNodes && existsSync(layout.nodesDir)) {
-        tar.addDirectory('nodes');
-        for (const name of listFiles(layout.nodesDir)) add(`nodes/${name}`, join(layout.nodesDir, name));
+        await tar.addDirectory('nodes');
+        for (const name of listFiles(layout.nodesDir)) await add(`nodes/${name}`, join(layout.nodesDir, name));
       }
       const manifest: BackupManifest = {
         format: 'nodectl-backup',
@@ -154,8 +157,8 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
         websites,
         files,
       };
-      tar.addBuffer(MANIFEST_NAME, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));
-      tar.finish();
+      await tar.addBuffer(MANIFEST_NAME, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));
+      await tar.finish();
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -205,7 +208,7 @@ export function restoreDataDir(options: { archive: string; dataDir: string }): R
   mkdirSync(work, { mode: PRIVATE_DIR_MODE });
   try {
     const seen = new Set<string>();
-    readTar(archive, (entry, copyTo) => {
+    readTar(archive, (entry) => {
       checkArchivePath(entry.path);
       if (seen.has(entry.path)) throw new BackupError(`the archive holds ${entry.path} twice`);
       seen.add(entry.path);
@@ -213,12 +216,16 @@ export function restoreDataDir(options: { archive: string; dataDir: string }): R
       if (entry.type === 'directory') return void mkdirSync(out, { recursive: true, mode: PRIVATE_DIR_MODE });
       mkdirSync(dirname(out), { recursive: true, mode: PRIVATE_DIR_MODE });
       const fd = openSync(out, 'wx', PRIVATE_FILE_MODE);
-      try {
-        copyTo(fd);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      return {
+        write: (chunk) => void writeSync(fd, chunk),
+        close: () => {
+          try {
+            fsyncSync(fd);
+          } finally {
+            closeSync(fd);
+          }
+        },
+      };
     });
     const manifestFile = join(work, MANIFEST_NAME);
     if (!existsSync(manifestFile))
