@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { PROBE_PATHS } from '../../src/daemon/probe-routes.js';
+import { contractViolations } from './contract-violations.js';
 
 /**
  * Checks real answers against the OpenAPI document the app serves, with Ajv (an independent JSON
@@ -9,13 +10,7 @@ import { PROBE_PATHS } from '../../src/daemon/probe-routes.js';
  * match that response's schema. buildTestApp installs it on every in-process app, so every route
  * test is also a contract test; test/setup/api-contract.ts fails the test that caused a violation.
  */
-export interface ContractViolation {
-  readonly route: string;
-  readonly status: number;
-  readonly problem: string;
-}
-
-export const contractViolations: ContractViolation[] = [];
+export { contractViolations, type ContractViolation } from './contract-violations.js';
 
 type OpenApiDocument = {
   paths: Record<
@@ -49,6 +44,13 @@ export function isUndescribed(operation: {
 
 const pointerPart = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** The document parsed once per text: every answer of every app in a worker is checked against it. */
+let lastParsed: { documentText: string; document: OpenApiDocument } | undefined;
+function parsedDocument(documentText: string): OpenApiDocument {
+  if (lastParsed?.documentText !== documentText) lastParsed = { documentText, document: JSON.parse(documentText) };
+  return lastParsed.document;
+}
+
 /** Why an answer breaks the document, or undefined when it keeps it. */
 export function contractProblem(
   documentText: string,
@@ -57,7 +59,7 @@ export function contractProblem(
   status: number,
   body: string,
 ): string | undefined {
-  const document = JSON.parse(documentText) as OpenApiDocument;
+  const document = parsedDocument(documentText);
   const path = routeUrl.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
   const operation = document.paths[path]?.[method.toLowerCase()];
   if (!operation) return `${method} ${path} is not in the document`;

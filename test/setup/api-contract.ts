@@ -1,5 +1,5 @@
 import { afterEach, expect } from 'vitest';
-import { contractViolations } from '../helpers/api-contract.js';
+import { contractViolations } from '../helpers/contract-violations.js';
 
 // Every in-process answer is checked against the OpenAPI document (test/helpers/api-contract.ts);
 // a test whose requests got an undocumented status or body fails here, naming them.
