@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 
 const scripts = [
   'serve',
+  'cli-start',
   'validate-item',
   'ingest',
   'extract',

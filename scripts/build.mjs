@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Builds src/ into dist/ with tsc's incremental mode (tsconfig.json keeps its state in
-// dist/.tsbuildinfo, so an emptied or deleted dist/ is a clean build), then removes the files of
-// dist/ whose source is gone, which tsc leaves behind.
+// dist/.tsbuildinfo, so an emptied or deleted dist/ is a clean build), removes the files of
+// dist/ whose source is gone, which tsc leaves behind, then bundles what runs as a program (the
+// CLI and each worker thread) into dist/bundle/ with esbuild: a process then loads a few files
+// instead of hundreds (docs/performance.md "Start time").
 //   node scripts/build.mjs             what `npm run build` runs: tsc decides what changed
 //   node scripts/build.mjs --if-stale  what `npm start` runs: no tsc at all when nothing under src/,
 //                                      tsconfig.json or package-lock.json is newer than the last build
 //   node scripts/build.mjs --clean     what `npm pack` runs: dist/ removed first
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { basename } from 'node:path';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -34,6 +37,7 @@ export function isBuildFresh(buildInfo, inputs) {
 export function pruneOrphans(dist, src, dir = dist) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    if (path === join(dist, 'bundle')) continue; // esbuild's output, remade by every build
     if (entry.isDirectory()) {
       pruneOrphans(dist, src, path);
       if (readdirSync(path).length === 0) rmdirSync(path);
@@ -46,13 +50,82 @@ export function pruneOrphans(dist, src, dir = dist) {
   }
 }
 
-function main(args) {
+/** Every `*-worker.js` of the build: each is a thread's entry point, loaded by its file name (workerModuleUrl). */
+function workerEntries(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...workerEntries(path));
+    else if (entry.name.endsWith('-worker.js')) found.push(path);
+  }
+  return found;
+}
+
+/**
+ * dist/bundle/: nodectl.js (bin/nodectl's entry) and every worker, each under its own file name
+ * beside the shared chunks, so a worker's URL next to the module that starts it still resolves.
+ * Packages stay external only where they must: the native addon, and the AWS SDK (large, and
+ * loaded only for the s3 target). No minifying: stack traces keep their names.
+ */
+async function bundle(dist) {
+  const { build } = await import('esbuild');
+  const out = join(dist, 'bundle');
+  rmSync(out, { recursive: true, force: true });
+  const entryPoints = { nodectl: join(dist, 'cli', 'main.js') };
+  for (const worker of workerEntries(dist)) {
+    const name = basename(worker, '.js');
+    if (entryPoints[name]) throw new Error(`two workers named ${name}.js: workers are bundled by file name`);
+    entryPoints[name] = worker;
+  }
+  await build({
+    entryPoints,
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    chunkNames: 'chunk-[hash]',
+    // @fastify/cookie import()s the CommonJS `cookie`, whose named exports a bundle would lose (below).
+    external: ['better-sqlite3', '@aws-sdk/*', 'react-devtools-core', '@fastify/cookie'],
+    // Packages written as CommonJS call require(); in an ES module it has to be made.
+    banner: {
+      js: "import { createRequire as __nodectlCreateRequire } from 'node:module'; const require = __nodectlCreateRequire(import.meta.url);",
+    },
+    legalComments: 'none',
+    logLevel: 'error',
+  });
+  refuseLostExports(out);
+}
+
+/** CommonJS packages our own code import()s, and reads through `.default` (what Node gives too). */
+const DEFAULT_READ = new Set(['undici']);
+
+/**
+ * An import() of a CommonJS package becomes a chunk whose only export is `default`: code that
+ * reads named exports from it (`const { x } = await import('pkg')`) gets undefined in the bundle,
+ * though it works unbundled. Such a chunk fails the build unless its package is known to be read
+ * through `.default`; otherwise import it statically, read `.default`, or make it external.
+ */
+function refuseLostExports(out) {
+  for (const name of readdirSync(out)) {
+    const source = readFileSync(join(out, name), 'utf8');
+    const match = /^export default require_(\w+)\(\);\s*$/m.exec(source);
+    if (match && !DEFAULT_READ.has(match[1]))
+      throw new Error(
+        `dist/bundle/${name} is an import() of the CommonJS module require_${match[1]}: its named exports are lost in the bundle (scripts/build.mjs refuseLostExports)`,
+      );
+  }
+}
+
+async function main(args) {
   const src = join(ROOT, 'src');
   const dist = join(ROOT, 'dist');
   const buildInfo = join(dist, '.tsbuildinfo');
   if (args.has('--clean')) rmSync(dist, { recursive: true, force: true });
   const inputs = [src, join(ROOT, 'tsconfig.json'), join(ROOT, 'package-lock.json')];
-  if (args.has('--if-stale') && isBuildFresh(buildInfo, inputs)) return 0;
+  if (args.has('--if-stale') && isBuildFresh(buildInfo, inputs) && existsSync(join(dist, 'bundle', 'nodectl.js')))
+    return 0;
 
   const startedAt = new Date();
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -63,11 +136,12 @@ function main(args) {
     return run.status ?? 1;
   }
   pruneOrphans(dist, src);
+  await bundle(dist);
   // tsc leaves the file alone when nothing needed emitting; the start time counts a file saved during the build as newer.
   utimesSync(buildInfo, startedAt, startedAt);
   return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = main(new Set(process.argv.slice(2)));
+  process.exitCode = await main(new Set(process.argv.slice(2)));
 }

@@ -1,19 +1,15 @@
 import { Command, CommanderError } from 'commander';
-import { createRequire } from 'node:module';
-import { ConfigError } from '../platform/config/index.js';
+import { ConfigError, NODECTL_VERSION } from '../platform/config/index.js';
 import { AppError, storageUnavailableError } from '../platform/errors/index.js';
 import { SchemaTooNewError } from '../platform/storage/index.js';
 import { errorEnvelope, formatFailureText, type CliFailure } from './error-output.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { COMMANDS } from './registry.js';
 
-const require = createRequire(import.meta.url);
-const { version } = require('../../package.json') as { version: string };
-
 export function buildProgram(): Command {
   const program = new Command('nodectl')
     .description("Turn a website's content into a knowledge node that AI consumers can trust.")
-    .version(version, '-V, --version', 'print the nodectl version')
+    .version(NODECTL_VERSION, '-V, --version', 'print the nodectl version')
     .option('--data-dir <dir>', 'data directory (env NODECTL_DATA_DIR, default ./.nodectl)')
     .option('--config <file>', 'JSON config file (env NODECTL_CONFIG, default <data-dir>/config.json)')
     .option('--json', 'print machine-readable JSON instead of text')

@@ -51,4 +51,15 @@ describe('the CLI starts light (runs the build: npm run build)', () => {
       expect(packages, heavy).not.toContain(heavy);
     expect([...files].filter((file) => file.includes('/dist/daemon/'))).toEqual([]);
   });
+
+  it('the bundle bin/nodectl runs keeps it so: the chunks its entry loads hold none of those packages', () => {
+    // esbuild writes each bundled module's path as a comment above its code (no minifying).
+    const entry = resolve(DIST, 'bundle/nodectl.js');
+    const loaded = [...loadedWith(entry).files].map((file) => readFileSync(file, 'utf8')).join('\n');
+    expect(loaded).toMatch(/node_modules\/commander\//);
+    for (const heavy of ['fastify', 'prom-client', 'undici', '@modelcontextprotocol/sdk', 'ink'])
+      expect(loaded, heavy).not.toMatch(new RegExp(`^// .*node_modules/${heavy.replace('/', '\\/')}/`, 'm'));
+    expect(loaded).not.toMatch(/^\/\/ dist\/daemon\//m);
+    expect(loaded, 'the AWS SDK (left external)').not.toMatch(/from ["']@aws-sdk\//);
+  });
 });

@@ -59,7 +59,7 @@ export function addBatch(report: PushReport, result: BatchResult): void {
  * nodectl daemon) fails the push at once, naming the URL and where it came from.
  */
 export async function checkDaemon(url: string, urlSource = '--url'): Promise<void> {
-  const { request } = await import('undici');
+  const { request } = (await import('undici')).default; // CommonJS: its exports are import()'s default
   const fix = `start it with nodectl serve, or point ${urlSource === 'NODECTL_URL' ? 'NODECTL_URL' : '--url (or NODECTL_URL)'} at a running daemon`;
   let status: number;
   let body: string;

@@ -72,8 +72,9 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
   const resolver = options.resolver ?? createHostResolver();
   const signal = AbortSignal.timeout(timeoutMs);
   // undici loads on the first outbound request: the settings check imports this module's address
-  // rules, and a CLI command should not pay for an HTTP client it never uses.
-  const { Agent, buildConnector, request } = await import('undici');
+  // rules, and a CLI command should not pay for an HTTP client it never uses. undici is CommonJS:
+  // its exports are the default export of import(), in Node and in the bundle alike.
+  const { Agent, buildConnector, request } = (await import('undici')).default;
   let remoteAddress = '';
   const agent = new Agent({
     connect: guardedConnector(buildConnector, policy, resolver, timeoutMs, (address) => (remoteAddress = address)),
