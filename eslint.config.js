@@ -30,6 +30,11 @@ export default defineConfig(
     },
   },
   {
+    // The web console runs in the browser (src/console/tsconfig.json), not in Node.
+    files: ['src/console/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['test/**'],
     // Test helpers type parsed JSON bodies as `any` on purpose, so assertions read fields without casts.
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

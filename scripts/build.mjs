@@ -3,13 +3,17 @@
 // dist/.tsbuildinfo, so an emptied or deleted dist/ is a clean build), removes the files of
 // dist/ whose source is gone, which tsc leaves behind, then bundles what runs as a program (the
 // CLI and each worker thread) into dist/bundle/ with esbuild: a process then loads a few files
-// instead of hundreds (docs/performance.md "Start time").
+// instead of hundreds (docs/performance.md "Start time"). Last, the web console (src/console, browser
+// code with its own tsconfig) is type-checked and built by vite into dist/console/, only when a file
+// under src/console or package-lock.json is newer than its last build (docs/console.md).
 //   node scripts/build.mjs             what `npm run build` runs: tsc decides what changed
 //   node scripts/build.mjs --if-stale  what `npm start` runs: no tsc at all when nothing under src/,
 //                                      tsconfig.json or package-lock.json is newer than the last build
+//                                      (and no vite build unless src/console changed, as always)
 //   node scripts/build.mjs --clean     what `npm pack` runs: dist/ removed first
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { basename } from 'node:path';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,7 +41,8 @@ export function isBuildFresh(buildInfo, inputs) {
 export function pruneOrphans(dist, src, dir = dist) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (path === join(dist, 'bundle')) continue; // esbuild's output, remade by every build
+    // esbuild's output, remade by every build, and vite's (the console), remade when its sources change.
+    if (path === join(dist, 'bundle') || path === join(dist, 'console')) continue;
     if (entry.isDirectory()) {
       pruneOrphans(dist, src, path);
       if (readdirSync(path).length === 0) rmdirSync(path);
@@ -118,14 +123,58 @@ function refuseLostExports(out) {
   }
 }
 
+/** Where vite writes the console; the marker's time is that of the last console build. */
+const CONSOLE_MARKER = '.console-build';
+
+/**
+ * Type-checks src/console with its own tsconfig (the DOM, Preact's JSX) and builds it with vite
+ * into dist/console/: hashed files under assets/ and an index.html without inline script (the
+ * daemon's Content-Security-Policy allows none). Prints the JavaScript's gzipped size.
+ */
+async function buildConsole(root, dist) {
+  const source = join(root, 'src', 'console');
+  const out = join(dist, 'console');
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const check = spawnSync(process.execPath, [tsc, '-p', join(source, 'tsconfig.json')], { stdio: 'inherit' });
+  if (check.status !== 0) return check.status ?? 1;
+  const { build } = await import('vite');
+  await build({
+    configFile: false,
+    root: source,
+    base: '/console/',
+    logLevel: 'warn',
+    esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+    build: {
+      outDir: out,
+      emptyOutDir: true,
+      // No inlined data: URIs nor the modulepreload polyfill: every file is its own, as the CSP wants.
+      assetsInlineLimit: 0,
+      modulePreload: { polyfill: false },
+      target: 'es2022',
+    },
+  });
+  const html = readFileSync(join(out, 'index.html'), 'utf8');
+  if (/<script(?![^>]*\bsrc=)[^>]*>/i.test(html) || /\sstyle=/i.test(html))
+    throw new Error('dist/console/index.html has an inline script or style: the console CSP refuses it');
+  const assets = join(out, 'assets');
+  const js = readdirSync(assets).filter((name) => name.endsWith('.js'));
+  const gzipped = js.reduce((sum, name) => sum + gzipSync(readFileSync(join(assets, name))).length, 0);
+  console.log(`nodectl: console built, ${js.length} JavaScript file(s), ${(gzipped / 1024).toFixed(1)} KiB gzipped`);
+  writeFileSync(join(dist, CONSOLE_MARKER), `${gzipped}\n`);
+  return 0;
+}
+
 async function main(args) {
   const src = join(ROOT, 'src');
   const dist = join(ROOT, 'dist');
   const buildInfo = join(dist, '.tsbuildinfo');
   if (args.has('--clean')) rmSync(dist, { recursive: true, force: true });
   const inputs = [src, join(ROOT, 'tsconfig.json'), join(ROOT, 'package-lock.json')];
+  const consoleInputs = [join(src, 'console'), join(ROOT, 'package-lock.json')];
+  const consoleFresh = () =>
+    isBuildFresh(join(dist, CONSOLE_MARKER), consoleInputs) && existsSync(join(dist, 'console', 'index.html'));
   if (args.has('--if-stale') && isBuildFresh(buildInfo, inputs) && existsSync(join(dist, 'bundle', 'nodectl.js')))
-    return 0;
+    return consoleFresh() ? 0 : buildConsole(ROOT, dist);
 
   const startedAt = new Date();
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -139,7 +188,7 @@ async function main(args) {
   await bundle(dist);
   // tsc leaves the file alone when nothing needed emitting; the start time counts a file saved during the build as newer.
   utimesSync(buildInfo, startedAt, startedAt);
-  return 0;
+  return consoleFresh() ? 0 : buildConsole(ROOT, dist);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -2,7 +2,9 @@
 # The test suite checks nodectl's output with outside tools: promtool (Prometheus) for /metrics and
 # xmllint for sitemap-ai.xml, curl, which the README walk-through (run by the tests) uses, and zsh
 # and fish, whose parsers check `nodectl completion`, and systemd-analyze (package systemd), which
-# checks docs/nodectl.service. Installs them from Debian's packages when they are missing.
+# checks docs/nodectl.service, and chromium, the real browser the web console's tests drive
+# (test/e2e/console.process.test.ts, through playwright-core). Installs them from Debian's packages
+# when they are missing.
 set -eu
 missing=""
 command -v promtool >/dev/null 2>&1 || missing="$missing prometheus"
@@ -11,6 +13,7 @@ command -v curl >/dev/null 2>&1 || missing="$missing curl"
 command -v zsh >/dev/null 2>&1 || missing="$missing zsh"
 command -v fish >/dev/null 2>&1 || missing="$missing fish"
 command -v systemd-analyze >/dev/null 2>&1 || missing="$missing systemd"
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
 [ -z "$missing" ] && exit 0
 echo "nodectl: installing test tools:$missing" >&2
 if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; else

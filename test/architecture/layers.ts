@@ -48,5 +48,6 @@ export const LAYERS: LayerTable = [
     name: 'output',
     modules: ['src/compiler', 'src/output/publish', 'src/output/node-files', 'src/output/knowledge', 'src/output/mcp'],
   },
-  { name: 'surfaces', modules: ['src/sdk/client', 'src/sdk/api', 'src/daemon', 'src/cli'] },
+  // src/console is browser code (its own tsconfig): it calls /v1 over HTTP and imports no module of src/.
+  { name: 'surfaces', modules: ['src/sdk/client', 'src/sdk/api', 'src/daemon', 'src/cli', 'src/console'] },
 ];

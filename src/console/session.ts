@@ -1,0 +1,60 @@
+import { ApiFailure, call, onUnauthenticated, setAccessToken, type SessionAnswer, type User } from './api.js';
+
+/**
+ * The signed-in user, or undefined. The access token is kept by api.ts in memory; the refresh
+ * token only ever sits in the HttpOnly svc_refresh cookie, which script cannot read.
+ */
+type Listener = (user: User | undefined) => void;
+const listeners = new Set<Listener>();
+let current: User | undefined;
+let renewTimer: ReturnType<typeof setTimeout> | undefined;
+/** One refresh at a time: two with the same cookie read as a stolen token and end the session. */
+let refreshing: Promise<boolean> | undefined;
+
+export function currentUser(): User | undefined {
+  return current;
+}
+
+export function subscribe(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function adopt(answer: SessionAnswer | undefined): void {
+  clearTimeout(renewTimer);
+  setAccessToken(answer?.accessToken);
+  current = answer?.user;
+  // Renew a minute before the access token expires, so a page left open stays signed in.
+  if (answer) renewTimer = setTimeout(() => void refresh(), Math.max(10, answer.expiresIn - 60) * 1000);
+  for (const listener of listeners) listener(current);
+}
+
+/** Trades the refresh cookie for a new access token; false when there is no session to renew. */
+export function refresh(): Promise<boolean> {
+  refreshing ??= call<SessionAnswer>('POST', '/v1/auth/refresh', {})
+    .then((answer) => (adopt(answer), true))
+    .catch((error: unknown) => {
+      if (error instanceof ApiFailure && error.status === 0) throw error;
+      adopt(undefined);
+      return false;
+    })
+    .finally(() => (refreshing = undefined));
+  return refreshing;
+}
+
+onUnauthenticated(refresh);
+
+/** Signs in; throws ApiFailure auth.mfa_required when the account needs its second factor. */
+export async function signIn(email: string, password: string, totp?: string): Promise<void> {
+  const body = totp ? { email, password, totp } : { email, password };
+  adopt(await call<SessionAnswer>('POST', '/v1/auth/login', body));
+}
+
+/** Ends the session on the daemon (its cookie is cleared) and forgets the token here. */
+export async function signOut(): Promise<void> {
+  try {
+    await call<void>('POST', '/v1/auth/logout');
+  } finally {
+    adopt(undefined);
+  }
+}

@@ -1,0 +1,151 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, listPath, type Organization, type Page, type Website } from './api.js';
+import { ErrorMessage } from './error-message.js';
+import { listOrganizations } from './organizations-page.js';
+import { navigate, websitesPath } from './router.js';
+
+const VERIFICATION_LABELS: Record<string, string> = {
+  verified: 'Verified',
+  pending: 'Not verified yet',
+  grace: 'Verified (re-check due)',
+  failed: 'Verification failed',
+  revoked: 'Verification revoked',
+};
+
+/** The websites of one organization with their verification state, a switcher, and a form to add one. */
+export function WebsitesPage({ organizationId }: { organizationId: string }) {
+  const [organizations, setOrganizations] = useState<Organization[]>();
+  const [websites, setWebsites] = useState<Website[]>();
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>();
+
+  async function load(after?: string) {
+    setError(undefined);
+    try {
+      const page = await call<Page<Website>>(
+        'GET',
+        listPath(`/v1/organizations/${encodeURIComponent(organizationId)}/websites`, { limit: 50, cursor: after }),
+      );
+      setWebsites((shown) => (after && shown ? [...shown, ...page.items] : page.items));
+      setCursor(page.next_cursor);
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  useEffect(() => {
+    setWebsites(undefined);
+    void load();
+    listOrganizations().then((page) => setOrganizations(page.items), setError);
+  }, [organizationId]);
+
+  const organization = organizations?.find((o) => o.id === organizationId);
+  return (
+    <>
+      <h1 tabIndex={-1}>Websites{organization ? ` of ${organization.name}` : ''}</h1>
+      {organizations && organizations.length > 1 && (
+        <label class="switcher">
+          Organization
+          <select value={organizationId} onChange={(e) => navigate(websitesPath(e.currentTarget.value))}>
+            {organizations.map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <ErrorMessage error={error} />
+      {websites === undefined && !error && <p aria-busy="true">Loading…</p>}
+      {websites && websites.length === 0 && (
+        <p class="empty">
+          No websites yet. Add your website's domain below; then prove that you own it (verification) and connect its
+          content.
+        </p>
+      )}
+      {websites && websites.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Websites and their verification</caption>
+          <thead>
+            <tr>
+              <th scope="col">Domain</th>
+              <th scope="col">Name</th>
+              <th scope="col">Verification</th>
+            </tr>
+          </thead>
+          <tbody>
+            {websites.map((website) => (
+              <tr key={website.id}>
+                <td>{website.domain}</td>
+                <td>{website.name}</td>
+                <td>
+                  <span class={`state state-${website.verification.state}`}>
+                    {VERIFICATION_LABELS[website.verification.state] ?? website.verification.state}
+                  </span>
+                  {website.verification.method && <span class="meta"> by {website.verification.method}</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void load(cursor)}>
+          Show more websites
+        </button>
+      )}
+      <CreateWebsiteForm organizationId={organizationId} onCreated={() => void load()} />
+    </>
+  );
+}
+
+function CreateWebsiteForm({ organizationId, onCreated }: { organizationId: string; onCreated: () => void }) {
+  const [domain, setDomain] = useState('');
+  const [name, setName] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call<Website>('POST', `/v1/organizations/${encodeURIComponent(organizationId)}/websites`, {
+        domain: domain.trim(),
+        name: name.trim(),
+      });
+      setDomain('');
+      setName('');
+      onCreated();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} class="inline">
+      <h2>Add a website</h2>
+      <label>
+        Domain
+        <input
+          name="domain"
+          required
+          placeholder="example.com"
+          autocomplete="off"
+          value={domain}
+          onInput={(e) => setDomain(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Name
+        <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <ErrorMessage error={error} />
+      <button type="submit" disabled={busy}>
+        Add website
+      </button>
+    </form>
+  );
+}
