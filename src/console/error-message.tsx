@@ -1,24 +1,35 @@
 import { ApiFailure } from './api.js';
 
-/** The API's own message (and each field it refused), read out by screen readers when it appears. */
+interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/** validation.failed names each refused field (docs/contract.md#envelope): those are the words to show. */
+function fieldProblems(error: unknown): FieldProblem[] {
+  if (!(error instanceof ApiFailure) || error.code !== 'validation.failed') return [];
+  const fields = error.details.fields;
+  return Array.isArray(fields)
+    ? fields.filter((f): f is FieldProblem => typeof f?.path === 'string' && typeof f?.message === 'string')
+    : [];
+}
+
+/** The API's own message (for a refused form, each field's), read out by screen readers when it appears. */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
-  const fields =
-    error instanceof ApiFailure && error.code === 'validation.failed'
-      ? Object.entries((error.details.fields ?? {}) as Record<string, unknown>)
-      : [];
+  const fields = fieldProblems(error);
   return (
     <div class="error" role="alert">
-      <p>{message}</p>
-      {fields.length > 0 && (
+      {fields.length > 0 ? (
         <ul>
-          {fields.map(([field, problem]) => (
-            <li key={field}>
-              {field}: {Array.isArray(problem) ? problem.join('; ') : String(problem)}
+          {fields.map((field) => (
+            <li key={field.path}>
+              {field.path}: {field.message}
             </li>
           ))}
         </ul>
+      ) : (
+        <p>{error instanceof Error ? error.message : String(error)}</p>
       )}
     </div>
   );

@@ -1,0 +1,144 @@
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/control/records/organizations.js';
+import { createUser } from '../../src/control/records/users.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeTempDir } from '../helpers/paths.js';
+import { withControlDb } from '../helpers/seed.js';
+
+/**
+ * The web console in a real browser: Debian's Chromium (scripts/ensure-test-tools.sh installs it)
+ * driven by playwright-core against a real daemon, as a site owner uses it (docs/console.md).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const EMAIL = 'owner@fieldnotes.example';
+const PASSWORD = 'a long console password';
+
+let daemon: TestDaemon;
+let profile: { dir: string; cleanup: () => void };
+let context: BrowserContext;
+let page: Page;
+/** Every console message and page error the browser reported, to find CSP violations among them. */
+const reported: string[] = [];
+
+beforeAll(async () => {
+  daemon = await startTestDaemon();
+  await withControlDb(daemon.dataDir, async (db) => {
+    await createUser(db, { email: EMAIL, password: PASSWORD });
+    createOrganization(db, { name: 'Field Notes', ownerEmail: EMAIL, plan: 'pro' });
+  });
+  profile = makeTempDir('nodectl-chromium-');
+  // A persistent context is how a fresh --user-data-dir of our own is given (launch() makes its own).
+  context = await chromium.launchPersistentContext(profile.dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    // The narrowest screen the console supports.
+    viewport: { width: 360, height: 740 },
+  });
+  // Announced in the page's console, so a violation shows whatever Chromium's own wording is.
+  await context.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
+    ),
+  );
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (message) => reported.push(`${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => reported.push(`pageerror: ${error.message}`));
+});
+
+afterAll(async () => {
+  await context?.close();
+  profile?.cleanup();
+  await daemon?.stop();
+});
+
+const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+
+describe('the web console in Chromium', () => {
+  it('signs in with the keyboard, shows the organization, creates a website, survives a reload and signs out', async () => {
+    const startedAt = performance.now();
+    await page.goto(`${daemon.url}/console/`);
+    await heading('Sign in to nodectl').waitFor();
+    const firstUsableMs = performance.now() - startedAt;
+
+    // Keyboard alone: the heading has the focus, Tab reaches the email field, Enter submits.
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+
+    await heading('Organizations').waitFor();
+    await page.getByRole('link', { name: 'Field Notes' }).click();
+    await heading('Websites of Field Notes').waitFor();
+    await page.getByText('No websites yet.').waitFor();
+
+    // The API's own message when it refuses the form.
+    await page.getByLabel('Domain').fill('not a domain');
+    await page.getByLabel('Name').fill('Field notes');
+    await page.getByRole('button', { name: 'Add website' }).click();
+    const refused = page.getByRole('alert');
+    await refused.waitFor();
+    expect(await refused.textContent()).toMatch(/domain/i);
+
+    await page.getByLabel('Domain').fill('blog.fieldnotes.example');
+    await page.getByRole('button', { name: 'Add website' }).click();
+    const row = page.getByRole('row', { name: /blog\.fieldnotes\.example/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Not verified yet');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    const websitesUrl = page.url();
+    expect(new URL(websitesUrl).pathname).toMatch(/^\/console\/organizations\/org_[^/]+\/websites$/);
+
+    // Nothing of the session is readable by script: the token is in memory, the refresh token in an HttpOnly cookie.
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+    const [cookie] = (await context.cookies()).filter((c) => c.name === 'svc_refresh');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/auth' });
+    expect(await page.evaluate(() => document.cookie)).not.toContain('svc_refresh');
+
+    // A reload starts with no token: the refresh cookie restores the session, on the same page.
+    await page.reload();
+    await heading('Websites of Field Notes').waitFor();
+    await row.waitFor();
+    expect(page.url()).toBe(websitesUrl);
+
+    // 360 px wide: nothing runs off the side of the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in to nodectl').waitFor();
+    expect((await context.cookies()).filter((c) => c.name === 'svc_refresh')).toEqual([]);
+    await page.reload();
+    await heading('Sign in to nodectl').waitFor();
+
+    expect(reported.filter((line) => /content security policy|CSP violation|pageerror/i.test(line))).toEqual([]);
+    console.log(`console: first usable page (sign-in form shown) ${firstUsableMs.toFixed(0)} ms after navigation`);
+  });
+
+  it('the page refuses an inline script (the CSP holds), and the check above sees the violation', async () => {
+    const before = reported.length;
+    const violation = page.waitForEvent('console', {
+      predicate: (message) => message.text().startsWith('CSP violation'),
+    });
+    const ran = await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'document.body.dataset.inline = "ran"';
+      document.body.append(script);
+      return document.body.dataset.inline ?? 'refused';
+    });
+    expect(ran).toBe('refused');
+    await violation;
+    expect(reported.slice(before).some((line) => /CSP violation: script-src/.test(line))).toBe(true);
+  });
+});
