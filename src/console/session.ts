@@ -29,9 +29,19 @@ function adopt(answer: SessionAnswer | undefined): void {
   for (const listener of listeners) listener(current);
 }
 
+/**
+ * Tabs of the console share the cookie: a lock of the browser (Web Locks) keeps their refreshes
+ * one at a time too, so each presents the cookie the previous one set.
+ */
+function oneTabAtATime<T>(work: () => Promise<T>): Promise<T> {
+  // Web Locks exist in secure contexts only (https, or loopback); elsewhere each tab goes alone.
+  const locks = navigator.locks as LockManager | undefined;
+  return locks ? (locks.request('nodectl-console-refresh', work) as Promise<T>) : work();
+}
+
 /** Trades the refresh cookie for a new access token; false when there is no session to renew. */
 export function refresh(): Promise<boolean> {
-  refreshing ??= call<SessionAnswer>('POST', '/v1/auth/refresh', {})
+  refreshing ??= oneTabAtATime(() => call<SessionAnswer>('POST', '/v1/auth/refresh', {}))
     .then((answer) => (adopt(answer), true))
     .catch((error: unknown) => {
       if (error instanceof ApiFailure && error.status === 0) throw error;
