@@ -126,6 +126,12 @@ function refuseLostExports(out) {
 /** Where vite writes the console; the marker's time is that of the last console build. */
 const CONSOLE_MARKER = '.console-build';
 
+/** True when the console was built and nothing it is built from (src/console, the lock file) changed since. */
+export function isConsoleFresh(root, dist) {
+  const inputs = [join(root, 'src', 'console'), join(root, 'package-lock.json')].filter((input) => existsSync(input));
+  return isBuildFresh(join(dist, CONSOLE_MARKER), inputs) && existsSync(join(dist, 'console', 'index.html'));
+}
+
 /**
  * Type-checks src/console with its own tsconfig (the DOM, Preact's JSX) and builds it with vite
  * into dist/console/: hashed files under assets/ and an index.html without inline script (the
@@ -170,9 +176,7 @@ async function main(args) {
   const buildInfo = join(dist, '.tsbuildinfo');
   if (args.has('--clean')) rmSync(dist, { recursive: true, force: true });
   const inputs = [src, join(ROOT, 'tsconfig.json'), join(ROOT, 'package-lock.json')];
-  const consoleInputs = [join(src, 'console'), join(ROOT, 'package-lock.json')];
-  const consoleFresh = () =>
-    isBuildFresh(join(dist, CONSOLE_MARKER), consoleInputs) && existsSync(join(dist, 'console', 'index.html'));
+  const consoleFresh = () => isConsoleFresh(ROOT, dist);
   if (args.has('--if-stale') && isBuildFresh(buildInfo, inputs) && existsSync(join(dist, 'bundle', 'nodectl.js')))
     return consoleFresh() ? 0 : buildConsole(ROOT, dist);
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isBuildFresh, pruneOrphans } from '../../scripts/build.mjs';
+import { isBuildFresh, isConsoleFresh, pruneOrphans } from '../../scripts/build.mjs';
 import { makeTempDir } from '../helpers/paths.js';
 
 /** scripts/build.mjs: `npm start` skips tsc when nothing changed, and no build keeps the output of a removed source. */
@@ -46,6 +46,44 @@ describe('pruneOrphans', () => {
     expect(existsSync(join(dist, 'cli', 'gone.d.ts'))).toBe(false);
     expect(existsSync(join(dist, 'old'))).toBe(false);
     expect(existsSync(join(dist, '.tsbuildinfo'))).toBe(true);
+  });
+
+  it("keeps vite's console output, which has no source of the same name", () => {
+    write(join(src, 'console', 'index.ts'));
+    const script = write(join(dist, 'console', 'assets', 'index-Abc123.js'));
+    const sourceMap = write(join(dist, 'console', 'assets', 'index-Abc123.js.map'));
+    pruneOrphans(dist, src);
+    expect(existsSync(script)).toBe(true);
+    expect(existsSync(sourceMap)).toBe(true);
+  });
+});
+
+describe('isConsoleFresh (vite runs only when the console changed)', () => {
+  let consoleFile: string;
+  beforeEach(() => {
+    consoleFile = write(join(src, 'console', 'app.tsx'));
+    write(join(dist, 'console', 'index.html'));
+    for (const path of [consoleFile, join(src, 'console'), src]) age(path, 1000);
+  });
+
+  it('is stale before the first console build, fresh after it', () => {
+    expect(isConsoleFresh(temp.dir, dist)).toBe(false);
+    age(write(join(dist, '.console-build')), 2000);
+    expect(isConsoleFresh(temp.dir, dist)).toBe(true);
+  });
+
+  it('is stale when a console file changed, not when another part of src/ did', () => {
+    age(write(join(dist, '.console-build')), 2000);
+    age(write(join(src, 'cli', 'main.ts')), 3000);
+    expect(isConsoleFresh(temp.dir, dist)).toBe(true);
+    age(consoleFile, 3000);
+    expect(isConsoleFresh(temp.dir, dist)).toBe(false);
+  });
+
+  it('is stale when the built index.html is gone', () => {
+    age(write(join(dist, '.console-build')), 2000);
+    rmSync(join(dist, 'console', 'index.html'));
+    expect(isConsoleFresh(temp.dir, dist)).toBe(false);
   });
 });
 
