@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { User } from './api.js';
 import { OrganizationsPage } from './organizations-page.js';
 import { BASE, followLink, useRoute } from './router.js';
@@ -23,10 +23,8 @@ function useSession(): { user: User | undefined; restoring: boolean } {
 export function App() {
   const route = useRoute();
   const { user, restoring } = useSession();
-  const main = useRef<HTMLElement>(null);
-
-  // A new page moves the keyboard focus to its content, as a page load would.
-  useEffect(() => main.current?.querySelector<HTMLElement>('h1')?.focus(), [route, user, restoring]);
+  // A new page moves the keyboard focus to its heading, so Tab goes on from there and a screen reader reads it.
+  useEffect(() => document.querySelector<HTMLElement>('main h1')?.focus(), [route, user, restoring]);
 
   if (restoring)
     return (
@@ -54,7 +52,7 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main id="content" class="page" ref={main}>
+      <main id="content" class="page">
         {route.page === 'websites' ? (
           <WebsitesPage organizationId={route.organizationId} />
         ) : route.page === 'organizations' || route.page === 'sign-in' ? (

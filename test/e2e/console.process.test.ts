@@ -91,7 +91,8 @@ describe('the web console in Chromium', () => {
     await heading('Sign in to nodectl').waitFor();
     const firstUsableMs = performance.now() - startedAt;
 
-    // Keyboard alone: the heading has the focus, Tab reaches the email field, Enter submits.
+    // Keyboard alone: the page gives its heading the focus, Tab reaches the email field, Enter submits.
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
     await page.keyboard.press('Tab');
     await page.keyboard.type(EMAIL);
     await page.keyboard.press('Tab');
