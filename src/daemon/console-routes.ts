@@ -1,8 +1,9 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RoutePlugin } from '../platform/app/index.js';
+import { PACKAGE_ROOT } from '../platform/config/index.js';
 import { AppError } from '../platform/errors/index.js';
 
 /** Where the daemon serves the web console (docs/console.md); outside /v1, so not in the OpenAPI document. */
@@ -18,19 +19,9 @@ export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-/** dist/console of this package: found from the package.json above this module (sources, dist/ and the bundle sit at other depths). */
+/** dist/console of this package (the checkout, or the installed package). */
 export function consoleAssetsDir(): string {
-  for (let dir = new URL('.', import.meta.url); ;) {
-    const manifest = new URL('package.json', dir);
-    if (
-      existsSync(manifest) &&
-      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@nodectl/cli'
-    )
-      return fileURLToPath(new URL('dist/console/', dir));
-    const parent = new URL('..', dir);
-    if (parent.href === dir.href) throw new Error(`no package.json of @nodectl/cli above ${import.meta.url}`);
-    dir = parent;
-  }
+  return fileURLToPath(new URL('dist/console/', PACKAGE_ROOT));
 }
 
 function consoleHeaders(request: FastifyRequest, reply: FastifyReply, done: () => void): void {

@@ -2,4 +2,4 @@
 export { ConfigError, describeConfig, nodeBaseUrl, publicBaseUrl, resolveConfig } from './config.js';
 export type { ResolvedConfig } from './config.js';
 export type { SettingName, Settings } from './settings.js';
-export { NODECTL_VERSION } from './version.js';
+export { NODECTL_VERSION, PACKAGE_ROOT } from './version.js';

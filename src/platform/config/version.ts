@@ -3,15 +3,16 @@ import { existsSync, readFileSync } from 'node:fs';
 const PACKAGE_NAME = '@nodectl/cli';
 
 /**
- * The version in the package's own package.json, the first one above this module: dist/ and the
- * sources sit at other depths than the bundle's files (scripts/build.mjs), so no fixed path.
+ * The package's own folder and package.json, the first one of this name above this module: the
+ * sources, dist/ and the bundle's files (scripts/build.mjs) sit at other depths, so no fixed path.
  */
-function readPackageVersion(): string {
+function findPackage(): { root: URL; version: string } {
   for (let dir = new URL('.', import.meta.url); ;) {
     const candidate = new URL('package.json', dir);
     if (existsSync(candidate)) {
       const manifest = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === PACKAGE_NAME && typeof manifest.version === 'string') return manifest.version;
+      if (manifest.name === PACKAGE_NAME && typeof manifest.version === 'string')
+        return { root: dir, version: manifest.version };
     }
     const parent = new URL('..', dir);
     if (parent.href === dir.href) throw new Error(`no package.json of ${PACKAGE_NAME} above ${import.meta.url}`);
@@ -19,4 +20,9 @@ function readPackageVersion(): string {
   }
 }
 
-export const NODECTL_VERSION: string = readPackageVersion();
+const found = findPackage();
+
+export const NODECTL_VERSION: string = found.version;
+
+/** The installed package's folder (a file: URL ending in /): the checkout, or node_modules/@nodectl/cli. */
+export const PACKAGE_ROOT: URL = found.root;
