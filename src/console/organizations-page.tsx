@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, listPath, type Organization, type Page } from './api.js';
 import { ErrorMessage } from './error-message.js';
+import { useSubmit } from './use-submit.js';
 import { websitesPath } from './router.js';
 
 /** The organizations the caller belongs to, first 100, sorted by the API. */
@@ -13,22 +14,15 @@ export function OrganizationsPage() {
   const [page, setPage] = useState<Page<Organization>>();
   const [error, setError] = useState<unknown>();
   const [name, setName] = useState('');
-  const [createError, setCreateError] = useState<unknown>();
 
   const load = () => listOrganizations().then(setPage, setError);
   useEffect(() => void load(), []);
 
-  async function create(event: Event) {
-    event.preventDefault();
-    setCreateError(undefined);
-    try {
-      await call<Organization>('POST', '/v1/organizations', { name });
-      setName('');
-      await load();
-    } catch (failure) {
-      setCreateError(failure);
-    }
-  }
+  const creating = useSubmit(async () => {
+    await call<Organization>('POST', '/v1/organizations', { name });
+    setName('');
+    await load();
+  });
 
   return (
     <>
@@ -55,7 +49,7 @@ export function OrganizationsPage() {
           ))}
         </ul>
       )}
-      <form onSubmit={create} class="inline">
+      <form onSubmit={creating.submit} class="inline">
         <h2>New organization</h2>
         <label>
           Name
@@ -67,8 +61,10 @@ export function OrganizationsPage() {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </label>
-        <ErrorMessage error={createError} />
-        <button type="submit">Create organization</button>
+        <ErrorMessage error={creating.error} />
+        <button type="submit" disabled={creating.busy}>
+          Create organization
+        </button>
       </form>
     </>
   );

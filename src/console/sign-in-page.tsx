@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiFailure } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { signIn } from './session.js';
+import { useSubmit } from './use-submit.js';
 
 /** Email and password; when the account has two-factor sign-in, the code of the authenticator app too. */
 export function SignInPage() {
@@ -9,22 +10,15 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [totp, setTotp] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await signIn(email, password, needsCode ? totp : undefined);
-    } catch (failure) {
-      if (failure instanceof ApiFailure && failure.code === 'auth.mfa_required') setNeedsCode(true);
-      else setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
+  // Without a code the API answers auth.mfa_required for a two-factor account: ask for the code.
+  const { busy, error, submit } = useSubmit(
+    () => signIn(email, password, needsCode ? totp : undefined),
+    (failure) => {
+      const wantsCode = failure instanceof ApiFailure && failure.code === 'auth.mfa_required';
+      if (wantsCode) setNeedsCode(true);
+      return wantsCode;
+    },
+  );
 
   return (
     <main class="page narrow">

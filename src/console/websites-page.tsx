@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, listPath, type Organization, type Page, type Website } from './api.js';
 import { ErrorMessage } from './error-message.js';
+import { useSubmit } from './use-submit.js';
 import { listOrganizations } from './organizations-page.js';
 import { navigate, websitesPath } from './router.js';
 
@@ -102,27 +103,15 @@ export function WebsitesPage({ organizationId }: { organizationId: string }) {
 function CreateWebsiteForm({ organizationId, onCreated }: { organizationId: string; onCreated: () => void }) {
   const [domain, setDomain] = useState('');
   const [name, setName] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await call<Website>('POST', `/v1/organizations/${encodeURIComponent(organizationId)}/websites`, {
-        domain: domain.trim(),
-        name: name.trim(),
-      });
-      setDomain('');
-      setName('');
-      onCreated();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, submit } = useSubmit(async () => {
+    await call<Website>('POST', `/v1/organizations/${encodeURIComponent(organizationId)}/websites`, {
+      domain: domain.trim(),
+      name: name.trim(),
+    });
+    setDomain('');
+    setName('');
+    onCreated();
+  });
 
   return (
     <form onSubmit={submit} class="inline">
