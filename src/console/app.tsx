@@ -51,6 +51,13 @@ export function App() {
         <button type="button" class="secondary" onClick={() => void signOut().catch(() => undefined)}>
           Sign out
         </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => void signOut({ everywhere: true }).catch(() => undefined)}
+        >
+          Sign out everywhere
+        </button>
       </header>
       <main id="content" class="page">
         {route.page === 'websites' ? (

@@ -60,10 +60,13 @@ export async function signIn(email: string, password: string, totp?: string): Pr
   adopt(await call<SessionAnswer>('POST', '/v1/auth/login', body));
 }
 
-/** Ends the session on the daemon (its cookie is cleared) and forgets the token here. */
-export async function signOut(): Promise<void> {
+/**
+ * Ends this session on the daemon (its cookie is cleared) and forgets the token here; `everywhere`
+ * ends every session of the user (POST /v1/auth/logout-all: other browsers and the CLI sign in again).
+ */
+export async function signOut(options: { everywhere?: boolean } = {}): Promise<void> {
   try {
-    await call<void>('POST', '/v1/auth/logout');
+    await call<void>('POST', options.everywhere ? '/v1/auth/logout-all' : '/v1/auth/logout');
   } finally {
     adopt(undefined);
   }

@@ -139,7 +139,7 @@ describe('the web console in Chromium', () => {
     // 360 px wide: nothing runs off the side of the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await heading('Sign in to nodectl').waitFor();
     expect((await context.cookies()).filter((c) => c.name === 'svc_refresh')).toEqual([]);
     await page.reload();
@@ -188,7 +188,28 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Verify and sign in' }).click();
     await heading('Organizations').waitFor();
     await page.getByRole('link', { name: 'Two Factor Org' }).waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await heading('Sign in to nodectl').waitFor();
+  });
+
+  it('sign out everywhere ends every session of the user, not only this browser', async () => {
+    // Another device: a session of the same user from this process, with its own refresh token.
+    const elsewhere = await post('/v1/auth/login', { email: EMAIL, password: PASSWORD });
+    await page.goto(`${daemon.url}/console/`);
+    await heading('Sign in to nodectl').waitFor();
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Organizations').waitFor();
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await heading('Sign in to nodectl').waitFor();
+    const refreshed = await fetch(`${daemon.url}/v1/auth/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refreshToken: elsewhere.refreshToken }),
+    });
+    expect(refreshed.status).toBe(401);
+    await page.reload();
     await heading('Sign in to nodectl').waitFor();
   });
 });
