@@ -19,6 +19,7 @@ import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
 import type { Db } from '../../../src/platform/storage/sqlite.js';
 import { makeTempDir, NODECTL_BIN } from '../../helpers/paths.js';
 import { SHOP, SHOP_WEBSITE, changeLastItem, shopVariant } from './support.js';
+import { appErrorFrom } from '../../helpers/app-error.js';
 
 const temp = makeTempDir('nodectl-publish-concurrency-');
 const keys = siteKeys(siteHashOf(SHOP_WEBSITE));
@@ -28,15 +29,6 @@ beforeAll(() => {
   changed = shopVariant(join(temp.dir, 'fx-changed'), { mutate: changeLastItem });
 });
 afterAll(() => temp.cleanup());
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe('concurrent and out-of-order publishes of one website (in-process)', () => {
   const dataDir = join(temp.dir, 'data');
@@ -75,7 +67,7 @@ describe('concurrent and out-of-order publishes of one website (in-process)', ()
     const newest = await publish(changed, '2026-03-05T09:00:00Z', { force: true });
     const before = await target.list(keys.root);
     for (const dryRun of [false, true]) {
-      const refused = await rejection(publish(SHOP, '2026-03-04T09:00:00Z', { force: true, dryRun }));
+      const refused = await appErrorFrom(publish(SHOP, '2026-03-04T09:00:00Z', { force: true, dryRun }));
       expect(refused).toMatchObject({
         code: 'publish.conflict',
         retryable: true,
@@ -91,8 +83,11 @@ describe('concurrent and out-of-order publishes of one website (in-process)', ()
       (v) => v.node_version !== newest.versionUlid,
     )!;
     expect(
-      (await rejection(flipToStoredVersion(target, SHOP_WEBSITE, stored.node_version, undefined, { rollback: false })))
-        .code,
+      (
+        await appErrorFrom(
+          flipToStoredVersion(target, SHOP_WEBSITE, stored.node_version, undefined, { rollback: false }),
+        )
+      ).code,
     ).toBe('publish.conflict');
     expect(await live()).toBe(newest.versionUlid);
     await rollbackNode({ target, controlDb: db, websiteId: SHOP_WEBSITE, to: stored.node_version });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatValidationReport, validateNode } from '../../../src/compiler/index.js';
 import { resolveConfig } from '../../../src/platform/config/config.js';
-import { AppError } from '../../../src/platform/errors/app-error.js';
 import {
   publishNode,
   rollbackNode,
@@ -19,6 +18,7 @@ import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
 import type { Db } from '../../../src/platform/storage/sqlite.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { SHOP, SHOP_DOMAIN, SHOP_GOLDEN, SHOP_WEBSITE } from './support.js';
+import { appErrorFrom } from '../../helpers/app-error.js';
 
 /**
  * Versions published before schema.jsonld had absolute @ids (issue 37; docs/decisions.md): the
@@ -53,15 +53,6 @@ function legacyCopy(to: string, nodeVersion: string, change: (text: string) => s
   manifest.node_version = nodeVersion;
   writeFileSync(join(to, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   return to;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 const pointerVersion = async () => JSON.parse((await target.get(keys.pointer))!.toString('utf8')).node_version;
@@ -145,7 +136,7 @@ describe('a version published so by an older nodectl', () => {
     );
 
     // publish --node of a folder an older nodectl compiled: a new version, so refused, saying what to do.
-    const refused = await refusal(
+    const refused = await appErrorFrom(
       publishNode({
         target,
         nodeDir: legacyCopy(join(temp.dir, 'old-again'), '01KJPZZZZZZZZZZZZZZZZZZZZZ'),

@@ -37,6 +37,7 @@ import {
   SHOP_WEBSITE,
   shopVariant,
 } from './support.js';
+import { appErrorFrom } from '../../helpers/app-error.js';
 
 const temp = makeTempDir('nodectl-publish-');
 let s3: LocalS3;
@@ -69,13 +70,9 @@ async function readJson(target: PublishTarget, key: string): Promise<any> {
 }
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe(code);
-  return error as AppError;
+  const error = await appErrorFrom(promise);
+  expect(error.code).toBe(code);
+  return error;
 }
 
 /** A copy of a compiled node with one file edited and its manifest entry (and node_version) to match. */
