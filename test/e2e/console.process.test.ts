@@ -1,36 +1,24 @@
 import { Secret, TOTP } from 'otpauth';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/control/records/organizations.js';
 import { createUser } from '../../src/control/records/users.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeTempDir } from '../helpers/paths.js';
+import { openBrowser, seriousAccessibilityViolations, type TestBrowser } from '../helpers/browser.js';
 import { withControlDb } from '../helpers/seed.js';
 
 /**
- * The web console in a real browser: Debian's Chromium (scripts/ensure-test-tools.sh installs it)
- * driven by playwright-core against a real daemon, as a site owner uses it (docs/console.md).
+ * The web console in a real browser: Debian's Chromium driven by playwright-core (test/helpers/browser.ts)
+ * against a real daemon, as a site owner uses it (docs/console.md).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const EMAIL = 'owner@fieldnotes.example';
 const PASSWORD = 'a long console password';
 
 let daemon: TestDaemon;
-let profile: { dir: string; cleanup: () => void };
+let browser: TestBrowser;
 let context: BrowserContext;
 let page: Page;
-/** Every console message and page error the browser reported, to find CSP violations among them. */
-const reported: string[] = [];
+let reported: string[];
 
 beforeAll(async () => {
   daemon = await startTestDaemon();
@@ -38,29 +26,12 @@ beforeAll(async () => {
     await createUser(db, { email: EMAIL, password: PASSWORD });
     createOrganization(db, { name: 'Field Notes', ownerEmail: EMAIL, plan: 'pro' });
   });
-  profile = makeTempDir('nodectl-chromium-');
-  // A persistent context is how a fresh --user-data-dir of our own is given (launch() makes its own).
-  context = await chromium.launchPersistentContext(profile.dir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    // The narrowest screen the console supports.
-    viewport: { width: 360, height: 740 },
-  });
-  // Announced in the page's console, so a violation shows whatever Chromium's own wording is.
-  await context.addInitScript(() =>
-    document.addEventListener('securitypolicyviolation', (event) =>
-      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
-    ),
-  );
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (message) => reported.push(`${message.type()}: ${message.text()}`));
-  page.on('pageerror', (error) => reported.push(`pageerror: ${error.message}`));
+  browser = await openBrowser();
+  ({ context, page, reported } = browser);
 });
 
 afterAll(async () => {
-  await context?.close();
-  profile?.cleanup();
+  await browser?.close();
   await daemon?.stop();
 });
 
@@ -90,6 +61,7 @@ describe('the web console in Chromium', () => {
     await page.goto(`${daemon.url}/console/`);
     await heading('Sign in to nodectl').waitFor();
     const firstUsableMs = performance.now() - startedAt;
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
     // Keyboard alone: the page gives its heading the focus, Tab reaches the email field, Enter submits.
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
@@ -118,6 +90,7 @@ describe('the web console in Chromium', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('Not verified yet');
     expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     const websitesUrl = page.url();
     expect(new URL(websitesUrl).pathname).toMatch(/^\/console\/organizations\/org_[^/]+\/websites$/);
 
@@ -145,7 +118,7 @@ describe('the web console in Chromium', () => {
     await page.reload();
     await heading('Sign in to nodectl').waitFor();
 
-    expect(reported.filter((line) => /content security policy|CSP violation|pageerror/i.test(line))).toEqual([]);
+    expect(browser.faults()).toEqual([]);
     console.log(`console: first usable page (sign-in form shown) ${firstUsableMs.toFixed(0)} ms after navigation`);
   });
 

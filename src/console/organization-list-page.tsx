@@ -10,7 +10,7 @@ export async function listOrganizations(): Promise<Page<Organization>> {
 }
 
 /** The caller's organizations; choosing one opens its websites (the organization is in the address). */
-export function OrganizationsPage() {
+export function OrganizationListPage() {
   const [page, setPage] = useState<Page<Organization>>();
   const [error, setError] = useState<unknown>();
   const [name, setName] = useState('');

@@ -2,8 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, listPath, type Organization, type Page, type Website } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { useSubmit } from './use-submit.js';
-import { listOrganizations } from './organizations-page.js';
-import { navigate, websitesPath } from './router.js';
+import { websitePath } from './router.js';
 
 const VERIFICATION_LABELS: Record<string, string> = {
   verified: 'Verified',
@@ -13,9 +12,14 @@ const VERIFICATION_LABELS: Record<string, string> = {
   revoked: 'Verification revoked',
 };
 
-/** The websites of one organization with their verification state, a switcher, and a form to add one. */
-export function WebsitesPage({ organizationId }: { organizationId: string }) {
-  const [organizations, setOrganizations] = useState<Organization[]>();
+/** The websites of one organization with their verification state, and a form to add one. */
+export function OrganizationWebsitesPage({
+  organizationId,
+  organization,
+}: {
+  organizationId: string;
+  organization: Organization | undefined;
+}) {
   const [websites, setWebsites] = useState<Website[]>();
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<unknown>();
@@ -37,25 +41,11 @@ export function WebsitesPage({ organizationId }: { organizationId: string }) {
   useEffect(() => {
     setWebsites(undefined);
     void load();
-    listOrganizations().then((page) => setOrganizations(page.items), setError);
   }, [organizationId]);
 
-  const organization = organizations?.find((o) => o.id === organizationId);
   return (
     <>
       <h1 tabIndex={-1}>Websites{organization ? ` of ${organization.name}` : ''}</h1>
-      {organizations && organizations.length > 1 && (
-        <label class="switcher">
-          Organization
-          <select value={organizationId} onChange={(e) => navigate(websitesPath(e.currentTarget.value))}>
-            {organizations.map((o) => (
-              <option key={o.id} value={o.id}>
-                {o.name}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
       <ErrorMessage error={error} />
       {websites === undefined && !error && <p aria-busy="true">Loading…</p>}
       {websites && websites.length === 0 && (
@@ -77,7 +67,9 @@ export function WebsitesPage({ organizationId }: { organizationId: string }) {
           <tbody>
             {websites.map((website) => (
               <tr key={website.id}>
-                <td>{website.domain}</td>
+                <td>
+                  <a href={websitePath(website.id)}>{website.domain}</a>
+                </td>
                 <td>{website.name}</td>
                 <td>
                   <span class={`state state-${website.verification.state}`}>

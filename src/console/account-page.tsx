@@ -1,0 +1,5 @@
+import { NotBuiltYet } from './placeholder.js';
+
+export function AccountPage(_props: Record<string, never>) {
+  return <NotBuiltYet title="Your account" />;
+}
