@@ -142,7 +142,13 @@ function ConnectorCard({
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const title = useRef<HTMLHeadingElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
   const route = `/v1/connectors/${encodeURIComponent(c.id)}`;
+  // The button pressed goes away: the focus goes to the safe choice, then back to the connector.
+  useEffect(() => {
+    if (confirming) cancel.current?.focus();
+  }, [confirming]);
 
   async function act(work: () => Promise<void>) {
     setBusy(true);
@@ -160,7 +166,7 @@ function ConnectorCard({
   const revoked = c.status === 'revoked';
   return (
     <li aria-labelledby={`connector-${c.id}`}>
-      <h3 id={`connector-${c.id}`} class="card-title">
+      <h3 id={`connector-${c.id}`} class="card-title" tabIndex={-1} ref={title}>
         {c.name}
       </h3>
       <dl class="fields compact">
@@ -249,11 +255,24 @@ function ConnectorCard({
               type="button"
               class="danger"
               disabled={busy}
-              onClick={() => void act(() => call('DELETE', route)).then(() => setConfirming(false))}
+              onClick={() =>
+                void act(() => call('DELETE', route)).then(() => {
+                  setConfirming(false);
+                  title.current?.focus();
+                })
+              }
             >
               Yes, delete {c.name}
             </button>
-            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            <button
+              type="button"
+              class="secondary"
+              ref={cancel}
+              onClick={() => {
+                setConfirming(false);
+                title.current?.focus();
+              }}
+            >
               Cancel
             </button>
           </div>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Organization } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { listOrganizations } from './organization-list-page.js';
@@ -126,6 +126,7 @@ function EditWebsiteForm({ website, reload }: Props) {
 function Aliases({ website, reload }: Props) {
   const [domain, setDomain] = useState('');
   const [removeError, setRemoveError] = useState<unknown>();
+  const input = useRef<HTMLInputElement>(null);
   const adding = useSubmit(async () => {
     await call<WebsiteDetail>('POST', `/v1/websites/${encodeURIComponent(website.id)}/aliases`, {
       domain: domain.trim(),
@@ -138,6 +139,8 @@ function Aliases({ website, reload }: Props) {
     try {
       await call<void>('DELETE', `/v1/websites/${encodeURIComponent(website.id)}/aliases/${encodeURIComponent(alias)}`);
       await reload();
+      // Its Remove button is gone with it: the focus goes to the field that adds one.
+      input.current?.focus();
     } catch (failure) {
       setRemoveError(failure);
     }
@@ -177,6 +180,7 @@ function Aliases({ website, reload }: Props) {
           Alias domain
           <input
             name="alias"
+            ref={input}
             required
             placeholder="www.example.com"
             autocomplete="off"

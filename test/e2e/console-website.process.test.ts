@@ -227,8 +227,13 @@ describe('the website pages of the console', () => {
     await page.getByRole('button', { name: 'Delete Blog files' }).click();
     await page.getByRole('group', { name: 'Confirm deleting Blog files' }).waitFor();
     await pageIsSound();
-    await page.getByRole('button', { name: 'Yes, delete Blog files' }).click();
+    // Keyboard alone: the focus waits on Cancel; the destructive choice is one step back.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Cancel');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, delete Blog files');
+    await page.keyboard.press('Enter');
     await expect.poll(() => card.textContent()).toContain('Deleted');
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Blog files');
     expect(await card.getByRole('button').count()).toBe(0);
     expect(await heartbeatWith(rotated)).toBe('auth.token_revoked');
     await pageIsSound();
