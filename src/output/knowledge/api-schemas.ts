@@ -201,4 +201,9 @@ export const NodePreviewSchema = z.object({
     .object({ node_version: z.string(), node_version_label: z.string().nullable(), generated_at: z.string() })
     .nullable()
     .describe('The version live on the publish target; null before the first publish'),
+  node_url: z
+    .string()
+    .describe(
+      '{node_base_url}/{domain}: where the public files of the live version are served (append a file path, e.g. /manifest.json)',
+    ),
 });

@@ -1,6 +1,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { authorizedWebsite, type RouteAccess } from '../../control/access/index.js';
+import { nodeBaseUrl } from '../../platform/config/index.js';
 import { sendData, dataEnvelope } from '../../platform/http/index.js';
 import { nodeStoreReader, type PublishTarget } from '../publish/index.js';
 import { NodePreviewSchema, WebsitePathSchema } from './api-schemas.js';
@@ -13,7 +14,8 @@ const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: 
  * real compiler in a worker thread with nothing written (docs/knowledge.md "Node preview"), each
  * file's state against the live version of the configured publish target. The compile is reused
  * while the graph and the website are unchanged; header X-Nodectl-Preview says `cached` or
- * `computed`. 409 publish.nothing_to_publish before anything is ingested.
+ * `computed`. 409 publish.nothing_to_publish before anything is ingested. `node_url` is where the
+ * live files are served, as a publish's cdnPath says (the console links the files from it).
  */
 export const previewRoutes: RoutePlugin = async (app, { services }) => {
   let target: Promise<PublishTarget> | undefined;
@@ -46,7 +48,9 @@ export const previewRoutes: RoutePlugin = async (app, { services }) => {
       const website = authorizedWebsite(request);
       const { preview, cached } = await previews.preview(website.id);
       reply.header('X-Nodectl-Preview', cached ? 'cached' : 'computed');
-      return sendData(request, reply, preview);
+      // Not part of the cached compile: it depends on the settings and the port the request came in on.
+      const nodeUrl = `${nodeBaseUrl(services.config.settings, request.socket.localPort)}/${website.domain}`;
+      return sendData(request, reply, { ...preview, node_url: nodeUrl });
     },
   );
 };

@@ -56,6 +56,7 @@ describe('GET /v1/websites/:id/node/preview', () => {
     expect(res.headers['x-nodectl-preview']).toBe('computed');
     const data = res.json.data;
     expect(data.live_version).toBeNull();
+    expect(data.node_url).toMatch(new RegExp(`/nodes/${SHOP_DOMAIN.replace(/\./g, '\\.')}$`));
     expect(data.same_as_live).toBe(false);
     expect(data.removed_files).toEqual([]);
     expect(new Set(data.files.map((f: { state: string }) => f.state))).toEqual(new Set(['new']));
@@ -102,6 +103,7 @@ describe('GET /v1/websites/:id/node/preview', () => {
       generated_at: expect.any(String),
     });
     expect(data.same_as_live).toBe(true);
+    expect(data.node_url).toBe(published.cdnPath);
     expect(new Set(data.files.map((f: { state: string }) => f.state))).toEqual(new Set(['unchanged']));
     const bytes = new Map(published.files.map((f: { path: string; bytes: number }) => [f.path, f.bytes]));
     for (const f of data.files)
