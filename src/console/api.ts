@@ -30,6 +30,11 @@ export function setAccessToken(token: string | undefined): void {
   accessToken = token;
 }
 
+/** The Authorization header of the session, for a call api-stream.ts makes itself (a streamed answer). */
+export function authorizationHeader(): Record<string, string> {
+  return accessToken ? { authorization: `Bearer ${accessToken}` } : {};
+}
+
 /** Called when a call is refused with 401 while a token was sent: the session may be renewed once. */
 let renewSession: (() => Promise<boolean>) | undefined;
 export function onUnauthenticated(renew: () => Promise<boolean>): void {

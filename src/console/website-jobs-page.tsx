@@ -1,6 +1,174 @@
-import { NotBuiltYet } from './placeholder.js';
+import { useEffect, useState } from 'preact/hooks';
+import { call, listPath, type Page } from './api.js';
+import { ErrorMessage } from './error-message.js';
+import { websitePath } from './router.js';
 import type { WebsitePageProps } from './website-layout.js';
 
-export function WebsiteJobsPage(_props: WebsitePageProps) {
-  return <NotBuiltYet title="Ingest and jobs" />;
+/** GET /v1/websites/:id/jobs (src/control/websites/job-schemas.ts JobSchema). */
+interface Job {
+  id: string;
+  kind: string;
+  state: 'queued' | 'running' | 'succeeded' | 'dead';
+  attempts: number;
+  maxAttempts: number;
+  runAt: string;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const KINDS: Record<string, string> = {
+  'content.ingest': 'Content ingest',
+  'node.republish': 'Publish (republish)',
+  'webhook.deliver': 'Webhook delivery',
+};
+
+const STATES: Record<Job['state'], string> = {
+  queued: 'Queued',
+  running: 'Running',
+  succeeded: 'Succeeded',
+  dead: 'Failed',
+};
+
+/** A job still under way: the page reads it again every second while one is shown. */
+const unfinished = (job: Job) => job.state === 'queued' || job.state === 'running';
+
+const POLL_MS = 1000;
+
+/** The website's ingest, publish and delivery jobs, newest first; the unfinished ones update live. */
+export function WebsiteJobsPage({ website }: WebsitePageProps) {
+  const [kind, setKind] = useState('');
+  const [jobs, setJobs] = useState<Job[]>();
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>();
+  const [visible, setVisible] = useState(() => document.visibilityState === 'visible');
+  const base = `/v1/websites/${encodeURIComponent(website.id)}/jobs`;
+
+  async function load(after?: string) {
+    setError(undefined);
+    try {
+      const page = await call<Page<Job>>('GET', listPath(base, { limit: 25, cursor: after, kind: kind || undefined }));
+      setJobs((shown) => (after && shown ? [...shown, ...page.items] : page.items));
+      setCursor(page.next_cursor);
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  useEffect(() => {
+    setJobs(undefined);
+    void load();
+  }, [website.id, kind]);
+
+  useEffect(() => {
+    const update = () => setVisible(document.visibilityState === 'visible');
+    document.addEventListener('visibilitychange', update);
+    return () => document.removeEventListener('visibilitychange', update);
+  }, []);
+
+  // Reads each unfinished job again a second after the last reading, while the tab is visible.
+  const running = jobs?.filter(unfinished).map((job) => job.id) ?? [];
+  useEffect(() => {
+    if (!visible || running.length === 0) return;
+    let stopped = false;
+    const timer = setTimeout(async () => {
+      try {
+        const fresh = await Promise.all(running.map((id) => call<Job>('GET', `${base}/${encodeURIComponent(id)}`)));
+        if (stopped) return;
+        const byId = new Map(fresh.map((job) => [job.id, job]));
+        setJobs((shown) => shown?.map((job) => byId.get(job.id) ?? job));
+      } catch (failure) {
+        if (!stopped) setError(failure);
+      }
+    }, POLL_MS);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [visible, jobs]);
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Ingest and jobs</h1>
+      <div class="toolbar">
+        <label>
+          Kind
+          <select value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+            <option value="">All kinds</option>
+            {Object.entries(KINDS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="secondary" onClick={() => void load()}>
+          Refresh
+        </button>
+      </div>
+      <p class="meta" role="status">
+        {running.length > 0
+          ? visible
+            ? `${running.length} job(s) under way: updated every second.`
+            : `${running.length} job(s) under way: updates pause while this tab is hidden.`
+          : ''}
+      </p>
+      <ErrorMessage error={error} />
+      {jobs === undefined && !error && <p aria-busy="true">Loading…</p>}
+      {jobs && jobs.length === 0 && (
+        <p class="empty">
+          No jobs yet. Jobs appear when a connector pushes content (create one under{' '}
+          <a href={websitePath(website.id, 'connectors')}>Connectors</a>, then run <code>nodectl push</code>) or a
+          publish is queued.
+        </p>
+      )}
+      {jobs && jobs.length > 0 && (
+        <ul class="cards jobs" aria-label="Jobs, newest first">
+          {jobs.map((job) => (
+            <JobCard key={job.id} job={job} />
+          ))}
+        </ul>
+      )}
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void load(cursor)}>
+          Show more jobs
+        </button>
+      )}
+    </>
+  );
+}
+
+function JobCard({ job }: { job: Job }) {
+  const label = KINDS[job.kind] ?? job.kind;
+  return (
+    <li aria-label={`${label} ${job.id}: ${STATES[job.state]}`}>
+      <strong>
+        {label} <span class={`state state-job-${job.state}`}>{STATES[job.state]}</span>
+      </strong>
+      <span class="meta">
+        {job.id} · created {new Date(job.createdAt).toLocaleString()} · attempt {job.attempts} of {job.maxAttempts}
+      </span>
+      {unfinished(job) && (
+        <progress
+          max={job.maxAttempts}
+          value={job.state === 'running' ? undefined : job.attempts}
+          aria-label={`${label} ${job.id} under way`}
+        />
+      )}
+      {job.state === 'queued' && job.attempts > 0 && (
+        <span class="meta">Retrying at {new Date(job.runAt).toLocaleString()}.</span>
+      )}
+      {job.lastError && (
+        <div class={job.state === 'dead' ? 'error' : 'meta'}>
+          <p>
+            {job.state === 'dead' ? 'Failed for good: ' : 'Last attempt failed: '}
+            {job.lastError}
+          </p>
+          {job.state === 'dead' && job.kind === 'content.ingest' && (
+            <p>Fix the items named above at the source and push them again; unchanged items are skipped.</p>
+          )}
+        </div>
+      )}
+    </li>
+  );
 }
