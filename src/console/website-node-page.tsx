@@ -212,20 +212,24 @@ function PublishForm({
   onPublished: (result: PublishResult) => void;
 }) {
   const [force, setForce] = useState(false);
-  const [progress, setProgress] = useState<Progress>();
+  // The last event of each stage, in the order the stages came: the list stays after the publish ends.
+  const [stages, setStages] = useState<Progress[]>([]);
   const { busy, error, submit } = useSubmit(async () => {
-    setProgress(undefined);
-    try {
-      const result = await postWithProgress<PublishResult>(`${base}/publish`, force ? { force: true } : {}, (data) => {
-        const event = data as Partial<Progress> | undefined;
-        if (typeof event?.stage === 'string' && typeof event.done === 'number' && typeof event.total === 'number')
-          setProgress(event as Progress);
-      });
-      onPublished(result);
-    } finally {
-      setProgress(undefined);
-    }
+    setStages([]);
+    const result = await postWithProgress<PublishResult>(`${base}/publish`, force ? { force: true } : {}, (data) => {
+      const event = data as Partial<Progress> | undefined;
+      if (typeof event?.stage !== 'string' || typeof event.done !== 'number' || typeof event.total !== 'number') return;
+      const step = event as Progress;
+      setStages((list) =>
+        list.some((s) => s.stage === step.stage)
+          ? list.map((s) => (s.stage === step.stage ? step : s))
+          : [...list, step],
+      );
+    });
+    setForce(false);
+    onPublished(result);
   });
+  const current = busy ? stages[stages.length - 1] : undefined;
   return (
     <form onSubmit={submit} class="inline" aria-label="Publish">
       <h2>Publish</h2>
@@ -236,14 +240,19 @@ function PublishForm({
         </label>
       )}
       {busy && (
-        <div class="publish-progress">
-          <progress
-            aria-label="Publish progress"
-            max={progress?.total || undefined}
-            value={progress && progress.total > 0 ? progress.done : undefined}
-          />
-          <p role="status">{progress ? progressText(progress) : 'Starting the publish…'}</p>
-        </div>
+        <progress
+          aria-label="Publish progress"
+          max={current?.total || undefined}
+          value={current && current.total > 0 ? current.done : undefined}
+        />
+      )}
+      <p role="status">{busy ? (current ? progressText(current) : 'Starting the publish…') : ''}</p>
+      {stages.length > 0 && (
+        <ol class="stages" aria-label="Publish steps">
+          {stages.map((step) => (
+            <li key={step.stage}>{progressText(step)}</li>
+          ))}
+        </ol>
       )}
       <ErrorMessage error={error} />
       <button type="submit" disabled={busy}>

@@ -1,0 +1,298 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollUpAnalytics } from '../../src/control/analytics/rollup.js';
+import { createConnector } from '../../src/control/connectors/connectors.js';
+import { createApiKey } from '../../src/control/records/api-keys.js';
+import { createOrganization } from '../../src/control/records/organizations.js';
+import { createUser } from '../../src/control/records/users.js';
+import { createWebsite } from '../../src/control/records/websites.js';
+import { openBrowser, seriousAccessibilityViolations, type TestBrowser } from '../helpers/browser.js';
+import { runNodectl } from '../helpers/cli.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { withControlDb } from '../helpers/seed.js';
+
+/**
+ * The console's content pages in Chromium against a real daemon (docs/console.md): jobs of a push
+ * made with the CLI, knowledge search and an entity, the node (preview, publish with progress,
+ * rollback, takedown), analytics of reads made here, and webhooks to a receiver in this process.
+ */
+const EMAIL = 'owner@fieldnotes.example';
+const PASSWORD = 'a long console password';
+const DOMAIN = 'blog.fieldnotes.example';
+
+let daemon: TestDaemon;
+let browser: TestBrowser;
+let page: Page;
+let websiteId: string;
+let connectorToken: string;
+let apiKey: string;
+let receiver: Server;
+let receiverUrl: string;
+const received: Array<{ headers: IncomingMessage['headers']; body: string }> = [];
+
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body });
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  // The receiver is on loopback, which webhook deliveries may reach only when allowed.
+  daemon = await startTestDaemon({ env: { NODECTL_FETCH_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+  await withControlDb(daemon.dataDir, async (db, masterKey) => {
+    await createUser(db, { email: EMAIL, password: PASSWORD });
+    const org = createOrganization(db, { name: 'Field Notes', ownerEmail: EMAIL, plan: 'pro' });
+    websiteId = createWebsite(db, {
+      organizationId: org.id,
+      domain: DOMAIN,
+      name: 'Field Notes',
+      verifiedMethod: 'dns_txt',
+    }).id;
+    apiKey = createApiKey(db, { organizationId: org.id, role: 'viewer' }).key;
+    connectorToken = createConnector(db, masterKey, {
+      websiteId,
+      connectorType: 'files',
+      sourceTypes: ['page', 'post', 'profile', 'collection'] as never,
+    }).token;
+  });
+  browser = await openBrowser();
+  page = browser.page;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await daemon?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+const tab = (name: string) =>
+  page.getByRole('navigation', { name: 'Website' }).getByRole('link', { name, exact: true });
+
+/** What every page must hold: no serious accessibility violation, no CSP fault, no sideways scroll at 360 px. */
+async function checkPage(): Promise<void> {
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  expect(browser.faults()).toEqual([]);
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((element) => element.getBoundingClientRect().right > 361)
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${element.textContent?.slice(0, 40)}`),
+  );
+  expect(wide).toEqual([]);
+}
+
+/** A node file read as a crawler reads it (the User-Agent tells the agent apart). */
+async function readNodeFile(file: string, userAgent: string): Promise<number> {
+  const res = await fetch(`${daemon.url}/nodes/${DOMAIN}/${file}`, { headers: { 'user-agent': userAgent } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+describe('the content pages of the console in Chromium', () => {
+  it('watches the ingest job of a push finish on the jobs page', async () => {
+    await page.goto(`${daemon.url}/console/websites/${websiteId}/jobs`);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Ingest and jobs').waitFor();
+    await page.getByText('No jobs yet.').waitFor();
+    await checkPage();
+
+    const push = await runNodectl(
+      [
+        'push',
+        join(PROJECT_ROOT, 'fixtures/blog/items.jsonl'),
+        '--url',
+        daemon.url,
+        '--website',
+        websiteId,
+        '--domain',
+        DOMAIN,
+      ],
+      { env: { NODECTL_CONNECTOR_TOKEN: connectorToken } },
+    );
+    expect(push.exitCode, push.stderr).toBe(0);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    // Whatever state the page first reads, it follows the job on its own until it succeeds.
+    const job = page.getByRole('listitem', { name: /^Content ingest job_\w+/ });
+    await job.first().waitFor();
+    await page
+      .getByRole('listitem', { name: /^Content ingest job_\w+: Succeeded$/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.getByRole('progressbar').count()).toBe(0);
+    await checkPage();
+  });
+
+  it('finds a fact with its words highlighted and opens its entity with facts, sources and related entities', async () => {
+    await tab('Knowledge').click();
+    await heading('Knowledge').waitFor();
+    await checkPage();
+    await page.getByLabel("Search the website's knowledge").fill('Editor in chief');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const results = page.getByRole('list', { name: 'Results for Editor in chief' });
+    await results.waitFor();
+    // The query is in the address: a reload repeats the search.
+    expect(new URL(page.url()).searchParams.get('q')).toBe('Editor in chief');
+    await page.reload();
+    await results.waitFor();
+    const marks = await results.locator('mark').allTextContents();
+    expect(marks.map((m) => m.toLowerCase())).toEqual(expect.arrayContaining(['editor', 'chief']));
+    await checkPage();
+
+    await results
+      .getByRole('link', { name: /Jane Doe/ })
+      .first()
+      .click();
+    await heading('Jane Doe').waitFor();
+    expect(new URL(page.url()).pathname).toMatch(
+      new RegExp(`^/console/websites/${websiteId}/entities/entity_[0-9a-f]{24}$`),
+    );
+    const facts = page.getByRole('table', { name: /Facts about Jane Doe/ });
+    await facts.waitFor();
+    expect(await facts.textContent()).toContain('Editor in chief');
+    expect(await facts.getByRole('link', { name: /blog\.fieldnotes\.example/ }).count()).toBeGreaterThan(0);
+    await page.getByRole('heading', { level: 2, name: 'Related entities' }).waitFor();
+    await checkPage();
+  });
+
+  it('creates a webhook to a local receiver, shows its secret once, and sends a test ping', async () => {
+    await tab('Webhooks').click();
+    await heading('Webhooks').waitFor();
+    await page.getByText('No webhooks yet.').waitFor();
+    await checkPage();
+    await page.getByLabel('Receiver URL').fill(receiverUrl);
+    await page.getByLabel(/The node was taken down/).check();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = page.locator('.secret-value');
+    await secret.waitFor();
+    expect(await secret.textContent()).toMatch(/^whsec_/);
+    await page.getByText('you will not see it again').waitFor();
+    await checkPage();
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await secret.count()).toBe(0);
+
+    const card = page.getByRole('article', { name: `Webhook ${receiverUrl}` });
+    await card.getByRole('button', { name: 'Send a test ping' }).click();
+    await card.getByText(/Test ping delivered: HTTP 200/).waitFor();
+    expect(received.some((r) => r.body.includes('webhook.test'))).toBe(true);
+    await checkPage();
+  });
+
+  it('previews the next version, publishes it with progress shown, rolls back and takes the node down', async () => {
+    await tab('Node').click();
+    await heading('Node').waitFor();
+    const files = page.getByRole('table', { name: 'Files of the next version against the live one' });
+    await files.waitFor({ timeout: 60_000 });
+    await page.getByText('Nothing is live yet: every file is new.').waitFor();
+    expect(await files.getByRole('row', { name: /llms\.txt New/ }).count()).toBe(1);
+    await page.getByText('No version published yet').waitFor();
+    await checkPage();
+
+    await page.getByRole('button', { name: 'Publish the next version' }).click();
+    await page.getByText(/^Published version \d{4}-\d{2}-\d{2}\.1 /).waitFor({ timeout: 60_000 });
+    // The streamed progress events, one line per stage, through the last (the flip).
+    const steps = await page.getByRole('list', { name: 'Publish steps' }).getByRole('listitem').allTextContents();
+    expect(steps[0]).toMatch(/^Compiling/);
+    expect(steps.some((s) => s.startsWith('Uploading'))).toBe(true);
+    expect(steps.at(-1)).toMatch(/^Switching to the new version/);
+    const versions = page.getByRole('table', { name: 'Published versions, newest first' });
+    await versions.getByRole('row', { name: /\.1 .*Live/ }).waitFor();
+    await page.getByText('a publish would find nothing changed.').waitFor();
+    await checkPage();
+
+    // The live files, linked where the daemon serves them; reads made here feed the analytics test.
+    const llms = page.getByRole('link', { name: 'llms.txt', exact: true });
+    expect(await llms.getAttribute('href')).toBe(`${daemon.url}/nodes/${DOMAIN}/llms.txt`);
+    for (const agent of ['GPTBot/1.2', 'GPTBot/1.2', 'ClaudeBot/1.0', 'curl/8.0'])
+      expect(await readNodeFile('llms.txt', agent)).toBe(200);
+    expect(await readNodeFile('manifest.json', 'ClaudeBot/1.0')).toBe(200);
+
+    // A second version (forced: nothing changed), then back to the first.
+    await page.getByLabel('Publish a new version even though nothing changed').check();
+    await page.getByRole('button', { name: 'Publish the next version' }).click();
+    await page.getByText(/^Published version \d{4}-\d{2}-\d{2}\.2 /).waitFor({ timeout: 60_000 });
+    await versions.getByRole('row', { name: /\.2 .*Live/ }).waitFor();
+    await versions.getByRole('button', { name: /^Roll back to \d{4}-\d{2}-\d{2}\.1$/ }).click();
+    await page.getByRole('button', { name: 'Roll back now' }).click();
+    await page.getByText(/^Version \d{4}-\d{2}-\d{2}\.1 is live again\.$/).waitFor();
+    await versions.getByRole('row', { name: /\.1 .*Live/ }).waitFor();
+    await checkPage();
+
+    // Takedown asks for the domain typed out.
+    const takedown = page.getByRole('button', { name: 'Take the node down' });
+    expect(await takedown.isDisabled()).toBe(true);
+    await page.getByLabel(/Type the domain/).fill(DOMAIN);
+    await takedown.click();
+    await page.getByText(/The node is taken down/).waitFor();
+    expect(await readNodeFile('llms.txt', 'curl/8.0')).toBe(410);
+    await checkPage();
+  });
+
+  it('charts the node reads per day by agent, with the numbers as a table and the most read files', async () => {
+    // The daemon counts reads by the hour (flushed every 2 s); analytics.aggregate (hourly) makes the daily rows the
+    // route answers: run here as the job would, until the reads above are in.
+    const readsOfToday = async () => {
+      await withControlDb(daemon.dataDir, (db) => rollUpAnalytics(db, Date.now()));
+      const res = await fetch(`${daemon.url}/v1/websites/${websiteId}/analytics`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      const days = ((await res.json()) as any).data.days as Array<{ node_reads: number }>;
+      return days.at(-1)!.node_reads;
+    };
+    await expect.poll(readsOfToday, { timeout: 20_000 }).toBeGreaterThanOrEqual(5);
+
+    await tab('Analytics').click();
+    await heading('Analytics').waitFor();
+    const chart = page.getByRole('img', { name: /Node reads per day/ });
+    await chart.waitFor();
+    expect(await chart.locator('rect.agent-gptbot').count()).toBe(1);
+    expect(await chart.locator('rect.agent-claudebot').count()).toBe(1);
+    await page.getByText('The numbers as a table').click();
+    const numbers = page.getByRole('table', { name: 'Node reads per day by agent' });
+    const today = new Date().toISOString().slice(0, 10);
+    const row = numbers.getByRole('row', { name: new RegExp(`^${today}`) });
+    expect(await row.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['2']));
+    const top = page.getByRole('table', { name: 'The most read node files' });
+    expect(await top.getByRole('row', { name: /llms\.txt/ }).textContent()).toContain('4');
+    await checkPage();
+  });
+
+  it('shows the delivery of a real event with its attempt, and resends it', async () => {
+    await tab('Webhooks').click();
+    const card = page.getByRole('article', { name: `Webhook ${receiverUrl}` });
+    await card.waitFor();
+    await card.getByRole('button', { name: 'Show deliveries' }).click();
+    // The takedown above emitted node.taken_down; its delivery runs as a job, so the list is read until it succeeded.
+    const delivery = card.getByRole('listitem', { name: 'Delivery of node.taken_down: succeeded' });
+    await expect
+      .poll(async () => {
+        await card.getByRole('button', { name: 'Refresh deliveries' }).click();
+        return delivery.count();
+      })
+      .toBe(1);
+    await delivery.getByRole('button', { name: 'Show attempts' }).click();
+    const attempts = delivery.getByRole('table', { name: 'Attempts of this delivery, in order' });
+    await attempts.getByRole('row', { name: /Scheduled HTTP 200/ }).waitFor();
+    await checkPage();
+
+    await delivery.getByRole('button', { name: 'Resend' }).click();
+    await delivery.getByText('Resent: a new attempt is queued now.').waitFor();
+    await expect
+      .poll(async () => {
+        await card.getByRole('button', { name: 'Refresh deliveries' }).click();
+        return attempts.getByRole('row', { name: /Resend HTTP 200/ }).count();
+      })
+      .toBe(1);
+    expect(received.filter((r) => r.body.includes('node.taken_down')).length).toBe(2);
+    await checkPage();
+  });
+});
