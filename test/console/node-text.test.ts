@@ -45,7 +45,8 @@ describe('unescapeHtml', () => {
 describe('EventStreamReader', () => {
   it('reads events split anywhere across chunks, with comments and CRLF', () => {
     const reader = new EventStreamReader();
-    const text = ': keep-alive\r\n\r\nevent: progress\r\ndata: {"stage":"compile"}\r\n\r\nevent: result\ndata: {"ok":true}\n\n';
+    const text =
+      ': keep-alive\r\n\r\nevent: progress\r\ndata: {"stage":"compile"}\r\n\r\nevent: result\ndata: {"ok":true}\n\n';
     const events = [];
     for (const char of text) events.push(...reader.push(char));
     expect(events).toEqual([
