@@ -116,8 +116,8 @@ export function WebsiteAnalyticsPage({ website }: WebsitePageProps) {
   );
 }
 
-const WIDTH = 600;
-const HEIGHT = 200;
+const WIDTH = 400;
+const HEIGHT = 160;
 const AXIS = 32;
 
 /** A stacked bar per day drawn as SVG from the numbers (no chart library); the table below says the same in words. */

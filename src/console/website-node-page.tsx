@@ -170,34 +170,38 @@ function PreviewView({ preview }: { preview: Preview }) {
         {preview.counts.chunks} text chunks, {preview.counts.qa} questions and answers, {preview.counts.sources}{' '}
         sources.
       </p>
-      <table>
-        <caption class="visually-hidden">Files of the next version against the live one</caption>
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col">Change</th>
-            <th scope="col">Size</th>
-          </tr>
-        </thead>
-        <tbody>
-          {preview.files.map((file) => (
-            <tr key={file.path}>
-              <td>{file.path}</td>
-              <td class={`change-${file.state}`}>{FILE_STATES[file.state]}</td>
-              <td>
-                {file.bytes} bytes{file.records !== undefined ? `, ${file.records} records` : ''}
-              </td>
+      {/* Closed by default: a site has a few dozen files, and the publish form follows. */}
+      <details>
+        <summary>Every file of the next version ({preview.files.length + preview.removed_files.length})</summary>
+        <table>
+          <caption class="visually-hidden">Files of the next version against the live one</caption>
+          <thead>
+            <tr>
+              <th scope="col">File</th>
+              <th scope="col">Change</th>
+              <th scope="col">Size</th>
             </tr>
-          ))}
-          {preview.removed_files.map((path) => (
-            <tr key={`removed ${path}`}>
-              <td>{path}</td>
-              <td class="change-removed">Removed</td>
-              <td>—</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {preview.files.map((file) => (
+              <tr key={file.path}>
+                <td>{file.path}</td>
+                <td class={`change-${file.state}`}>{FILE_STATES[file.state]}</td>
+                <td>
+                  {file.bytes} bytes{file.records !== undefined ? `, ${file.records} records` : ''}
+                </td>
+              </tr>
+            ))}
+            {preview.removed_files.map((path) => (
+              <tr key={`removed ${path}`}>
+                <td>{path}</td>
+                <td class="change-removed">Removed</td>
+                <td>—</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
     </>
   );
 }

@@ -190,9 +190,9 @@ describe('the content pages of the console in Chromium', () => {
   it('previews the next version, publishes it with progress shown, rolls back and takes the node down', async () => {
     await tab('Node').click();
     await heading('Node').waitFor();
+    await page.getByText('Nothing is live yet: every file is new.').waitFor({ timeout: 60_000 });
+    await page.getByText(/^Every file of the next version \(\d+\)$/).click();
     const files = page.getByRole('table', { name: 'Files of the next version against the live one' });
-    await files.waitFor({ timeout: 60_000 });
-    await page.getByText('Nothing is live yet: every file is new.').waitFor();
     expect(await files.getByRole('row', { name: /llms\.txt New/ }).count()).toBe(1);
     await page.getByText('No version published yet').waitFor();
     await checkPage();
