@@ -164,7 +164,7 @@ describe('the content pages of the console in Chromium', () => {
     await checkPage();
   });
 
-  it('creates a webhook to a local receiver, shows its secret once, and sends a test ping', async () => {
+  it('creates a webhook to a local receiver (secret shown once), edits it, rotates its secret and sends a test ping', async () => {
     await tab('Webhooks').click();
     await heading('Webhooks').waitFor();
     await page.getByText('No webhooks yet.').waitFor();
@@ -181,6 +181,15 @@ describe('the content pages of the console in Chromium', () => {
     expect(await secret.count()).toBe(0);
 
     const card = page.getByRole('article', { name: `Webhook ${receiverUrl}` });
+    await card.getByRole('button', { name: 'Edit' }).click();
+    await card.getByLabel(/Description/).fill('Ops channel');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await card.getByText(/secret version 1 · Ops channel/).waitFor();
+    await card.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('heading', { name: `The new signing secret of ${receiverUrl}` }).waitFor();
+    expect(await secret.textContent()).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await card.getByText(/secret version 2/).waitFor();
     await card.getByRole('button', { name: 'Send a test ping' }).click();
     await card.getByText(/Test ping delivered: HTTP 200/).waitFor();
     expect(received.some((r) => r.body.includes('webhook.test'))).toBe(true);
