@@ -8,8 +8,20 @@ export type MailTemplate =
   | { kind: 'invitation'; to: string; token: string; organizationName: string; role: string; fromEmail: string };
 
 export interface RenderMailOptions {
-  /** Web app origin (setting appBaseUrl); links are `<appBaseUrl><path>?token=...`. */
+  /** Web app address (setting appBaseUrl); links are `<appBaseUrl>/<path>?token=...`, below its path. */
   appBaseUrl?: string | undefined;
+}
+
+/**
+ * The address of `path` below appBaseUrl, path included: `http://host/console` gives
+ * `http://host/console/verify-email`, where `new URL('/verify-email', base)` would drop `/console`.
+ */
+export function appLink(path: string, appBaseUrl: string): URL {
+  const base = new URL(appBaseUrl);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  base.search = '';
+  base.hash = '';
+  return new URL(path.replace(/^\/+/, ''), base);
 }
 
 /** Where the web app takes each token, and the API route that consumes it when there is no web app. */
@@ -33,7 +45,7 @@ function actionLines(template: MailTemplate, options: RenderMailOptions): string
   const action = ACTIONS[template.kind];
   const expiry = `It works once and expires in ${action.lifetime}.`;
   if (options.appBaseUrl) {
-    const url = new URL(action.path, options.appBaseUrl);
+    const url = appLink(action.path, options.appBaseUrl);
     url.searchParams.set('token', template.token);
     return [url.toString(), '', expiry];
   }

@@ -1,5 +1,5 @@
 import type { MailMessage } from './mail-transport.js';
-import type { RenderMailOptions } from './mail-templates.js';
+import { appLink, type RenderMailOptions } from './mail-templates.js';
 
 /** Mails that carry no token: they tell the owner of an address that something happened. */
 export type NoticeMail =
@@ -7,7 +7,7 @@ export type NoticeMail =
 
 function forgotPasswordHint(options: RenderMailOptions): string {
   return options.appBaseUrl
-    ? `If you forgot your password, ask for a new one at ${new URL('/forgot-password', options.appBaseUrl).toString()}.`
+    ? `If you forgot your password, ask for a new one at ${appLink('/forgot-password', options.appBaseUrl).toString()}.`
     : 'If you forgot your password, ask for a reset mail with POST /v1/auth/password/forgot.';
 }
 

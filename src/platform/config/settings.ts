@@ -255,7 +255,7 @@ export const SETTINGS = {
     default: undefined,
     env: 'NODECTL_APP_BASE_URL',
     description:
-      'Web app origin that mailed links point to (<url>/verify-email?token=...); without it mails carry the bare token.',
+      'Address mailed links point to, below its path (<url>/verify-email?token=...): set it to <public url>/console for the built-in console; without it mails carry the bare token.',
   }),
   mailTransport: setting({
     schema: z.enum(['file', 'smtp']),
