@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { execa, type ResultPromise } from 'execa';
 import { request } from 'undici';
 import { NODECTL_BIN, makeTempDir } from './paths.js';
@@ -24,6 +25,20 @@ export interface StartDaemonOptions {
   bin?: string;
   /** Run it with this node binary (default: `node` on the PATH). */
   node?: string;
+  /**
+   * Set appBaseUrl to the daemon's own address with this path ('/console': mailed links open the
+   * console). The port is then picked before the start, since the setting must name it.
+   */
+  appBasePath?: string;
+}
+
+/** A loopback port free now (the OS picks it; the daemon binds it right after). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /**
@@ -33,6 +48,9 @@ export interface StartDaemonOptions {
 export async function startTestDaemon(options: StartDaemonOptions = {}): Promise<TestDaemon> {
   const temp = options.dataDir ? undefined : makeTempDir('nodectl-daemon-');
   const dataDir = options.dataDir ?? temp!.dir;
+  const port = options.appBasePath === undefined ? 0 : await freePort();
+  const appBaseUrl =
+    options.appBasePath === undefined ? {} : { NODECTL_APP_BASE_URL: `http://127.0.0.1:${port}${options.appBasePath}` };
   const child = execa(
     options.node ?? 'node',
     [
@@ -43,7 +61,7 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
       '--host',
       '127.0.0.1',
       '--port',
-      '0',
+      String(port),
       ...(options.args ?? []),
     ],
     {
@@ -53,6 +71,7 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
         NODECTL_LOG_LEVEL: 'warn',
         NODECTL_JOB_POLL_MS: '50',
         NODECTL_EXTRACTION_WARM_UP_PAGES: '0',
+        ...appBaseUrl,
         ...options.env,
       },
       buffer: false,
