@@ -66,6 +66,14 @@ function AnonymousPage({ route }: { route: Route }) {
       return <ResetPasswordPage token={token} />;
     case 'verify-email':
       return <VerifyEmailPage token={token} />;
+    case 'invitation':
+      return (
+        <SignInPage intro="You were invited to an organization. Sign in, or create an account with the invited address: you join once the address is confirmed." />
+      );
+    case 'transfer':
+      return (
+        <SignInPage intro="An organization is being transferred to you. Sign in with the address the mail came to: this page comes back to accept it." />
+      );
     default:
       return <SignInPage />;
   }

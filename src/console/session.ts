@@ -54,10 +54,17 @@ export function refresh(): Promise<boolean> {
 
 onUnauthenticated(refresh);
 
+/** A second factor as login takes it: the authenticator's code, or one recovery code. */
+export type SecondFactor = { totp: string } | { recoveryCode: string };
+
 /** Signs in; throws ApiFailure auth.mfa_required when the account needs its second factor. */
-export async function signIn(email: string, password: string, totp?: string): Promise<void> {
-  const body = totp ? { email, password, totp } : { email, password };
-  adopt(await call<SessionAnswer>('POST', '/v1/auth/login', body));
+export async function signIn(email: string, password: string, factor?: SecondFactor): Promise<void> {
+  adopt(await call<SessionAnswer>('POST', '/v1/auth/login', { email, password, ...factor }));
+}
+
+/** Forgets a session the daemon already ended (a password change ends them all), without a call. */
+export function forgetSession(): void {
+  adopt(undefined);
 }
 
 /**

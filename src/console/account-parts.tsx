@@ -1,0 +1,64 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { currentUser } from './session.js';
+
+/**
+ * A page that opens signed in or out (a mailed link may be opened in either state): signed out it
+ * is the whole page and brings its own <main>; signed in, the app's layout already has one.
+ */
+export function Standalone({ children }: { children: ComponentChildren }) {
+  if (currentUser()) return <>{children}</>;
+  return <main class="page narrow">{children}</main>;
+}
+
+/** A success or progress message, read out by screen readers when it appears. */
+export function Notice({ children }: { children: ComponentChildren }) {
+  return (
+    <div class="notice" role="status">
+      {children}
+    </div>
+  );
+}
+
+/**
+ * Secrets the API shows once (recovery codes): listed, one copy button for all, and the warning
+ * that they will not be shown again; `onDone` hides them.
+ */
+export function ShownOnce({ label, values, onDone }: { label: string; values: string[]; onDone: () => void }) {
+  const [copied, setCopied] = useState<'yes' | 'no'>();
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(values.join('\n'));
+      setCopied('yes');
+    } catch {
+      setCopied('no');
+    }
+  }
+  return (
+    <section class="shown-once" aria-label={label}>
+      <p>
+        <strong>Save these now: you will not see them again.</strong> Each works once, in place of a code from your
+        authenticator app, if you lose it.
+      </p>
+      <ul class="codes">
+        {values.map((value) => (
+          <li key={value}>
+            <code>{value}</code>
+          </li>
+        ))}
+      </ul>
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => void copy()}>
+          Copy all
+        </button>
+        <button type="button" onClick={onDone}>
+          I have saved them
+        </button>
+      </div>
+      <p role="status">
+        {copied === 'yes' && 'Copied to the clipboard.'}
+        {copied === 'no' && 'The browser refused the clipboard: select the codes and copy them by hand.'}
+      </p>
+    </section>
+  );
+}
