@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type User } from './api.js';
-import { Notice, ShownOnce } from './account-parts.js';
+import { Notice, QrCode, ShownOnce } from './account-parts.js';
 import { groupSecret, leaveNotice, newPasswordProblem, secondFactorOf } from './account-text.js';
 import { ErrorMessage } from './error-message.js';
 import { BASE, navigate } from './router.js';
@@ -231,7 +231,9 @@ function ActivateForm({ setup, onActivated }: { setup: TotpSetup; onActivated: (
     <form onSubmit={submit}>
       <ol class="steps">
         <li>
-          In your authenticator app, add an account with this key (time-based, 6 digits):
+          Scan this code with your authenticator app:
+          <QrCode text={setup.otpauthUri} label="QR code of the two-factor secret" />
+          or type this key into it (time-based, 6 digits):
           <code class="secret">{groupSecret(setup.secret)}</code>
           or, on this device, <a href={setup.otpauthUri}>open it in the authenticator app</a>.
         </li>

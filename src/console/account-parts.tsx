@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
+import { encode } from 'uqr';
+import { qrPath } from './account-text.js';
 import { currentUser } from './session.js';
 
 /**
@@ -60,5 +62,19 @@ export function ShownOnce({ label, values, onDone }: { label: string; values: st
         {copied === 'no' && 'The browser refused the clipboard: select the codes and copy them by hand.'}
       </p>
     </section>
+  );
+}
+
+/**
+ * A QR code of `text` (an otpauth:// URI) for a phone's camera: dark squares on a white ground
+ * whatever the page's colours, with the quiet border scanners need (docs/decisions.md: uqr).
+ */
+export function QrCode({ text, label }: { text: string; label: string }) {
+  const qr = useMemo(() => encode(text, { ecc: 'M', border: 4 }), [text]);
+  return (
+    <svg class="qr" viewBox={`0 0 ${qr.size} ${qr.size}`} role="img" aria-label={label}>
+      <rect width={qr.size} height={qr.size} fill="#fff" />
+      <path d={qrPath(qr.data)} fill="#000" />
+    </svg>
   );
 }

@@ -62,3 +62,10 @@ export function takeNotice(): string | undefined {
   pendingNotice = undefined;
   return text;
 }
+
+/** An SVG path of a QR code's dark modules (`rows[row][col]` true for dark), one unit square each. */
+export function qrPath(rows: readonly (readonly boolean[])[]): string {
+  const squares: string[] = [];
+  rows.forEach((row, y) => row.forEach((dark, x) => dark && squares.push(`M${x} ${y}h1v1h-1z`)));
+  return squares.join('');
+}

@@ -4,6 +4,7 @@ import {
   leaveNotice,
   mailLinkProblem,
   newPasswordProblem,
+  qrPath,
   secondFactorOf,
   takeNotice,
 } from '../../src/console/account-text.js';
@@ -39,5 +40,15 @@ describe('account pages', () => {
     leaveNotice('Your password is changed.');
     expect(takeNotice()).toBe('Your password is changed.');
     expect(takeNotice()).toBeUndefined();
+  });
+
+  it('draw one unit square per dark module of a QR code, at its column and row', () => {
+    expect(
+      qrPath([
+        [true, false],
+        [false, true],
+      ]),
+    ).toBe('M0 0h1v1h-1zM1 1h1v1h-1z');
+    expect(qrPath([[false]])).toBe('');
   });
 });

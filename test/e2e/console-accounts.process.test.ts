@@ -2,9 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
+import { encode } from 'uqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/control/records/organizations.js';
 import { createUser } from '../../src/control/records/users.js';
+import { qrPath } from '../../src/console/account-text.js';
 import { openBrowser, seriousAccessibilityViolations, type TestBrowser } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { withControlDb } from '../helpers/seed.js';
@@ -190,9 +192,11 @@ describe('account pages of the console in Chromium', () => {
     await shown.waitFor();
     secret = (await shown.textContent())!.replace(/\s+/g, '');
     expect(await shown.textContent()).toMatch(/^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/);
-    expect(await page.getByRole('link', { name: 'open it in the authenticator app' }).getAttribute('href')).toMatch(
-      /^otpauth:\/\/totp\//,
-    );
+    const otpauthUri = await page.getByRole('link', { name: 'open it in the authenticator app' }).getAttribute('href');
+    expect(otpauthUri).toMatch(new RegExp(`^otpauth://totp/.*secret=${secret}`));
+    // The QR code holds that same URI.
+    const qr = page.getByRole('img', { name: 'QR code of the two-factor secret' });
+    expect(await qr.locator('path').getAttribute('d')).toBe(qrPath(encode(otpauthUri!, { ecc: 'M', border: 4 }).data));
     await expectAccessible();
 
     await page.getByLabel('Code from your authenticator app').fill('000000');
