@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { encode } from 'uqr';
 import { qrPath } from './account-text.js';
 import { currentUser } from './session.js';
@@ -28,6 +28,9 @@ export function Notice({ children }: { children: ComponentChildren }) {
  */
 export function ShownOnce({ label, values, onDone }: { label: string; values: string[]; onDone: () => void }) {
   const [copied, setCopied] = useState<'yes' | 'no'>();
+  // The button pressed to get them is gone: the keyboard goes on from the codes, and a screen reader reads them.
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => section.current?.focus(), []);
   async function copy() {
     try {
       await navigator.clipboard.writeText(values.join('\n'));
@@ -37,7 +40,7 @@ export function ShownOnce({ label, values, onDone }: { label: string; values: st
     }
   }
   return (
-    <section class="shown-once" aria-label={label}>
+    <section class="shown-once" aria-label={label} tabIndex={-1} ref={section}>
       <p>
         <strong>Save these now: you will not see them again.</strong> Each works once, in place of a code from your
         authenticator app, if you lose it.

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from './api.js';
 import { Notice } from './account-parts.js';
 import { ErrorMessage } from './error-message.js';
@@ -26,6 +26,9 @@ export function SignUpPage(_props: { token?: string }) {
     setSentTo(email);
     setPassword('');
   });
+
+  // The form is gone: the focus goes to the new heading, as on a new page.
+  useEffect(() => void (sentTo && document.querySelector<HTMLElement>('main h1')?.focus()), [sentTo]);
 
   if (sentTo)
     return (

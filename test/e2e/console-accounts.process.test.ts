@@ -122,6 +122,8 @@ describe('account pages of the console in Chromium', () => {
     await page.getByLabel('Organization name').fill('Newcomer Notes');
     await page.getByRole('button', { name: 'Create account' }).click();
     await heading('Check your mail').waitFor();
+    // The form is gone: the keyboard goes on from the new heading.
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
     expect(await page.getByRole('status').textContent()).toContain(email);
     await expectAccessible();
 
@@ -209,6 +211,7 @@ describe('account pages of the console in Chromium', () => {
     const codes = page.getByRole('region', { name: 'Recovery codes' });
     await codes.waitFor();
     expect(await codes.textContent()).toContain('you will not see them again');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Recovery codes');
     recoveryCodes = await codes.locator('li code').allTextContents();
     expect(recoveryCodes).toHaveLength(10);
     await expectAccessible();
