@@ -109,13 +109,13 @@ function SignedInPage({ route }: { route: Route }) {
             page === 'websites' ? (
               <OrganizationWebsitesPage organizationId={organizationId} organization={organization} />
             ) : page === 'members' ? (
-              <OrganizationMembersPage organizationId={organizationId} />
+              <OrganizationMembersPage organizationId={organizationId} organization={organization} />
             ) : page === 'api-keys' ? (
-              <OrganizationApiKeysPage organizationId={organizationId} />
+              <OrganizationApiKeysPage organizationId={organizationId} organization={organization} />
             ) : page === 'plan' ? (
-              <OrganizationPlanPage organizationId={organizationId} />
+              <OrganizationPlanPage organizationId={organizationId} organization={organization} />
             ) : (
-              <OrganizationAuditPage organizationId={organizationId} />
+              <OrganizationAuditPage organizationId={organizationId} organization={organization} />
             )
           }
         </OrganizationLayout>

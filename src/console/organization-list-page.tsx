@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, listPath, type Organization, type Page } from './api.js';
 import { ErrorMessage } from './error-message.js';
+import { OrganizationSettings } from './organization-settings.js';
 import { useSubmit } from './use-submit.js';
 import { websitesPath } from './router.js';
 
@@ -45,6 +46,7 @@ export function OrganizationListPage() {
               <span class="meta">
                 {organization.slug} · {organization.role.replace(/_/g, ' ')} · plan {organization.plan}
               </span>
+              <OrganizationSettings organization={organization} onChanged={() => void load()} />
             </li>
           ))}
         </ul>
