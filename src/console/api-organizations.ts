@@ -213,6 +213,18 @@ function detailWords(details: AuditEntry['details']): string {
   return parts.join(', ');
 }
 
+/**
+ * Adds the addresses the log itself names (member.added records the address of the user it
+ * added), so a member removed since still reads as an address rather than an id.
+ */
+export function withLoggedNames(names: KnownNames, entries: readonly AuditEntry[]): KnownNames {
+  const users = new Map(names.users);
+  for (const entry of entries)
+    if (entry.target && typeof entry.details.email === 'string' && !users.has(entry.target))
+      users.set(entry.target, entry.details.email);
+  return { ...names, users };
+}
+
 /** One audit entry in words: who did what to what, and what the details add. */
 export function describeAudit(entry: AuditEntry, names: KnownNames) {
   return {

@@ -10,6 +10,7 @@ import {
   roleAtLeast,
   roleLabel,
   when,
+  withLoggedNames,
 } from './api-organizations.js';
 import { ErrorMessage } from './error-message.js';
 import type { OrganizationPageProps } from './organization-parts.js';
@@ -77,7 +78,7 @@ export function OrganizationAuditPage({ organizationId, organization }: Organiza
       </>
     );
 
-  const named = { ...names, organizationName: organization.name };
+  const named = withLoggedNames({ ...names, organizationName: organization.name }, entries ?? []);
   return (
     <>
       {title}

@@ -8,6 +8,7 @@ import {
   ROLES,
   roleAtLeast,
   roleLabel,
+  withLoggedNames,
 } from '../../src/console/api-organizations.js';
 
 /** The organization pages' words and rules (docs/organizations.md "Roles"), without a browser. */
@@ -95,5 +96,17 @@ describe('describeAudit', () => {
     expect(
       describeAudit(entry({ actor: { kind: 'api_key', id: 'key_1' }, action: 'website.made_up' }), names),
     ).toMatchObject({ actor: 'API key CI deploy', action: 'website made up' });
+  });
+
+  it('reads a removed member as the address the log recorded when it was added', () => {
+    const added = entry({
+      action: 'member.added',
+      target: 'usr_9',
+      details: { email: 'gone@example.com', role: 'editor' },
+    });
+    const removed = entry({ action: 'member.removed', target: 'usr_9', details: { role_before: 'editor' } });
+    const known = withLoggedNames(names, [removed, added]);
+    expect(describeAudit(removed, known)).toMatchObject({ target: 'gone@example.com', detail: 'was Editor' });
+    expect(names.users.has('usr_9')).toBe(false);
   });
 });
