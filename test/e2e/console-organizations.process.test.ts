@@ -80,7 +80,7 @@ async function signIn(email: string) {
 }
 
 describe('the organization pages in Chromium', () => {
-  it('an owner renames the organization from the list', async () => {
+  it('an owner renames the organization from the list, and starts and cancels a transfer', async () => {
     await signIn(OWNER);
     await page.getByText('Settings of Field Notes').click();
     await pageIsSound();
@@ -88,6 +88,19 @@ describe('the organization pages in Chromium', () => {
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByRole('link', { name: 'Field Notes Co' }).waitFor();
     expect(await page.getByRole('status').first().textContent()).toContain('the slug stays field-notes');
+
+    // The owner starts a transfer and cancels it; a second cancel has nothing to cancel, and the API says so.
+    await page.getByLabel('Email of the new owner of Field Notes Co').fill('buyer@fieldnotes.example');
+    await page.getByRole('button', { name: 'Start the transfer' }).click();
+    await page.getByRole('status').filter({ hasText: 'A transfer mail went to buyer@fieldnotes.example' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel a pending transfer' }).click();
+    await page.getByRole('status').filter({ hasText: 'is cancelled' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel a pending transfer' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'No transfer of this organization waits for acceptance' })
+      .waitFor();
+    await pageIsSound();
   });
 
   it('an owner invites members, changes a role, removes one, and a refusal shows the API message', async () => {
@@ -215,6 +228,8 @@ describe('the organization pages in Chromium', () => {
       /invited an address: newcomer@fieldnotes\.example.*as Viewer/,
       /changed a member's role: colleague@fieldnotes\.example.*from Viewer to Editor/,
       /added a member: colleague@fieldnotes\.example/,
+      /cancelled the transfer/,
+      /started a transfer of the organization/,
       /renamed the organization: Field Notes Co.*from “Field Notes” to “Field Notes Co”/,
     ];
     // Newest first: each action appears, in the order it was done.
