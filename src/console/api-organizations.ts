@@ -138,6 +138,27 @@ export function quotaState(quota: Quota): 'ok' | 'near' | 'full' {
   return quota.used >= quota.limit * 0.8 ? 'near' : 'ok';
 }
 
+/** What to do about a quota that is near or at its limit. */
+const WAY_OUT: Record<string, string> = {
+  websites: 'delete a website',
+  members: 'remove a member (or let an invitation expire)',
+  items: 'send more next month',
+  publishes_per_day: 'publish again after midnight UTC',
+};
+
+/** The quotas near or at their limit, each in one sentence with what to do. */
+export function quotaWarnings(limits: Record<string, Quota>): string[] {
+  return Object.entries(limits).flatMap(([name, quota]) => {
+    const state = quotaState(quota);
+    if (state === 'ok') return [];
+    const how = WAY_OUT[name] ?? 'wait for the count to fall';
+    const said = state === 'full' ? 'limit reached' : 'near the limit';
+    return [
+      `${quotaLabel(name).label}: ${count(quota.used)} of ${count(quota.limit)}, ${said}. To make room, ${how}, or ask the operator for a larger plan.`,
+    ];
+  });
+}
+
 /** A count as people read it (1,000,000). */
 export const count = (value: number) => value.toLocaleString('en-US');
 

@@ -49,20 +49,22 @@ export function OrganizationAuditPage({ organizationId, organization }: Organiza
     }
   }
 
-  useEffect(() => {
-    setEntries(undefined);
-    if (!reads) return;
-    void load();
-    void Promise.all([
+  async function loadNames() {
+    const [members, keys] = await Promise.all([
       firstPage<Member>(organizationApi(organizationId, '/members')),
       firstPage<ApiKey>(organizationApi(organizationId, '/api-keys')),
-    ]).then(([members, keys]) =>
-      setNames({
-        users: new Map(members.map((m) => [m.userId, m.email])),
-        keys: new Map(keys.map((k) => [k.id, k.name])),
-        organizationId,
-      }),
-    );
+    ]);
+    setNames({
+      users: new Map(members.map((m) => [m.userId, m.email])),
+      keys: new Map(keys.map((k) => [k.id, k.name])),
+      organizationId,
+    });
+  }
+
+  useEffect(() => {
+    setEntries(undefined);
+    // The names first, so the entries never show ids that turn into names a moment later.
+    if (reads) void loadNames().then(() => load());
   }, [organizationId, reads]);
 
   const title = <h1 tabIndex={-1}>Audit log{organization ? ` of ${organization.name}` : ''}</h1>;

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Organization } from './api.js';
 import { ErrorMessage } from './error-message.js';
 
@@ -27,6 +27,14 @@ export function ConfirmButton({
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  // The keyboard follows the question: to the confirming button when it appears, back to the first on cancel.
+  const ask = useRef<HTMLButtonElement>(null);
+  const confirm = useRef<HTMLButtonElement>(null);
+  const [asked, setAsked] = useState(false);
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+    else if (asked) ask.current?.focus();
+  }, [asking]);
   async function run() {
     setBusy(true);
     setError(undefined);
@@ -41,7 +49,15 @@ export function ConfirmButton({
   }
   if (!asking)
     return (
-      <button type="button" class="secondary danger" onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        class="secondary danger"
+        ref={ask}
+        onClick={() => {
+          setAsked(true);
+          setAsking(true);
+        }}
+      >
         {label}
       </button>
     );
@@ -49,7 +65,7 @@ export function ConfirmButton({
     <div class="confirm" role="group" aria-label={label}>
       <p>{question}</p>
       <div class="actions">
-        <button type="button" class="danger" disabled={busy} onClick={() => void run()}>
+        <button type="button" class="danger" ref={confirm} disabled={busy} onClick={() => void run()}>
           {confirmLabel}
         </button>
         <button type="button" class="secondary" onClick={() => setAsking(false)}>
@@ -64,6 +80,9 @@ export function ConfirmButton({
 /** A secret shown once: selectable text, a copy button, and the warning that it will not be shown again. */
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState<string>();
+  // The secret appears above the list: the focus goes to it, so a keyboard or screen reader user meets it first.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [secret]);
   async function copy() {
     try {
       await navigator.clipboard.writeText(secret);
@@ -74,7 +93,9 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
   }
   return (
     <section class="secret" aria-label={label}>
-      <h2>{label}</h2>
+      <h2 tabIndex={-1} ref={heading}>
+        {label}
+      </h2>
       <p>
         <strong>Copy it now: you will not see it again.</strong> Only its first characters are kept to tell it apart.
       </p>

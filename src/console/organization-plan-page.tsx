@@ -7,6 +7,7 @@ import {
   organizationApi,
   quotaLabel,
   quotaState,
+  quotaWarnings,
   type Usage,
   usageLabel,
 } from './api-organizations.js';
@@ -66,6 +67,13 @@ export function OrganizationPlanPage({ organizationId, organization }: Organizat
               </code>
             </pre>
           </div>
+          {quotaWarnings(entitlements.limits).length > 0 && (
+            <div class="note" role="status">
+              {quotaWarnings(entitlements.limits).map((warning) => (
+                <p key={warning}>{warning}</p>
+              ))}
+            </div>
+          )}
           <h2>Limits</h2>
           <ul class="quotas" aria-label="Limits of the plan">
             {Object.entries(entitlements.limits).map(([name, quota]) => {

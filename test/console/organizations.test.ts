@@ -5,6 +5,7 @@ import {
   describeAudit,
   grantableRoles,
   quotaState,
+  quotaWarnings,
   ROLES,
   roleAtLeast,
   roleLabel,
@@ -41,6 +42,20 @@ describe('quotaState', () => {
     expect(quotaState({ limit: 10, used: 8 })).toBe('near');
     expect(quotaState({ limit: 10, used: 10 })).toBe('full');
     expect(quotaState({ limit: 1, used: 0 })).toBe('ok');
+  });
+});
+
+describe('quotaWarnings', () => {
+  it('names each quota near or at its limit with what to do, and nothing for the others', () => {
+    const warnings = quotaWarnings({
+      websites: { limit: 1, used: 1 },
+      members: { limit: 10, used: 8 },
+      items: { limit: 1000, used: 10 },
+    });
+    expect(warnings).toEqual([
+      'Websites: 1 of 1, limit reached. To make room, delete a website, or ask the operator for a larger plan.',
+      'Members: 8 of 10, near the limit. To make room, remove a member (or let an invitation expire), or ask the operator for a larger plan.',
+    ]);
   });
 });
 
