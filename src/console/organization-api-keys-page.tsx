@@ -106,7 +106,8 @@ export function OrganizationApiKeysPage({ organizationId, organization }: Organi
                     <>
                       <span class="state-verified">Active</span>{' '}
                       <ConfirmButton
-                        label={`Revoke ${key.name}`}
+                        label="Revoke"
+                        name={`Revoke ${key.name}`}
                         question={
                           <>
                             Revoke <strong>{key.name}</strong> ({key.prefix}…)? Every request with it is refused from

@@ -132,8 +132,8 @@ function MemberRow({
   return (
     <tr>
       <td>{member.email}</td>
-      <td>{roleLabel(member.role)}</td>
-      <td>
+      <td class="nowrap">{roleLabel(member.role)}</td>
+      <td class="nowrap">
         <time dateTime={member.createdAt}>{when(member.createdAt)}</time>
       </td>
       {manages && (
@@ -162,7 +162,8 @@ function MemberRow({
               </form>
               <ErrorMessage error={changing.error} />
               <ConfirmButton
-                label={`Remove ${member.email}`}
+                label="Remove"
+                name={`Remove ${member.email}`}
                 question={
                   <>
                     Remove <strong>{member.email}</strong> from the organization? They lose access at once.

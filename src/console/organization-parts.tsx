@@ -15,11 +15,14 @@ export interface OrganizationPageProps {
  */
 export function ConfirmButton({
   label,
+  name = label,
   question,
   confirmLabel,
   action,
 }: {
   label: string;
+  /** The button's accessible name when the visible label alone is ambiguous in a list ("Remove" of whom). */
+  name?: string;
   question: ComponentChildren;
   confirmLabel: string;
   action: () => Promise<void>;
@@ -53,6 +56,7 @@ export function ConfirmButton({
         type="button"
         class="secondary danger"
         ref={ask}
+        aria-label={name === label ? undefined : name}
         onClick={() => {
           setAsked(true);
           setAsking(true);
@@ -62,7 +66,7 @@ export function ConfirmButton({
       </button>
     );
   return (
-    <div class="confirm" role="group" aria-label={label}>
+    <div class="confirm" role="group" aria-label={name}>
       <p>{question}</p>
       <div class="actions">
         <button type="button" class="danger" ref={confirm} disabled={busy} onClick={() => void run()}>
