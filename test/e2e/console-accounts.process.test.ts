@@ -1,15 +1,20 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { encode } from 'uqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/control/records/organizations.js';
 import { createUser } from '../../src/control/records/users.js';
 import { qrPath } from '../../src/console/account-text.js';
-import { openBrowser, seriousAccessibilityViolations, type TestBrowser } from '../helpers/browser.js';
+import { openBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { withControlDb } from '../helpers/seed.js';
+import {
+  expectSoundPage,
+  heading as headingOf,
+  mailedLink as mailedLinkOf,
+  signIn as signInAs,
+  signOut as signOutOf,
+  totp,
+} from './console-steps.js';
 
 /**
  * The console's account pages in Chromium against a real daemon whose appBaseUrl is its own
@@ -33,12 +38,6 @@ afterAll(async () => {
   await daemon?.stop();
 });
 
-function totp(secret: string, ms: number): string {
-  return new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
-    timestamp: ms,
-  });
-}
-
 /** A JSON call from the test's own process, as the CLI would send it. */
 async function api(method: string, path: string, body?: unknown, accessToken?: string): Promise<any> {
   const headers: Record<string, string> = {};
@@ -50,57 +49,13 @@ async function api(method: string, path: string, body?: unknown, accessToken?: s
   return answer.data;
 }
 
-/** The body of an .eml as a mail client shows it: quoted-printable soft breaks and escapes undone. */
-function decodeQuotedPrintable(raw: string): string {
-  return raw
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
+const heading = (name: string | RegExp) => headingOf(page, name);
+const signIn = (email: string, password: string) => signInAs(page, email, password);
+const signOut = () => signOutOf(page);
+const mailedLink = (email: string, subject: string) => mailedLinkOf(daemon, email, subject);
 
-/** The links of the .eml files the daemon wrote to `email` with `subject`, oldest first (file names sort by time). */
-function mailedLinks(email: string, subject: string): string[] {
-  const dir = join(daemon.dataDir, 'mail');
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
-  } catch {
-    return [];
-  }
-  return files
-    .sort()
-    .map((f) => readFileSync(join(dir, f), 'utf8'))
-    .filter((m) => m.includes(`To: ${email}\r\n`) && m.includes(`Subject: ${subject}\r\n`))
-    .map((m) => /https?:\/\/\S+\?token=[A-Za-z0-9_-]+/.exec(decodeQuotedPrintable(m))?.[0] ?? `no link in:\n${m}`);
-}
-
-/** Waits for the `count`-th mail to `email` with `subject` (mail leaves through a job) and answers its link. */
-async function mailedLink(email: string, subject: string, count = 1): Promise<string> {
-  await expect.poll(() => mailedLinks(email, subject).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(count);
-  const link = mailedLinks(email, subject)[count - 1]!;
-  expect(link.startsWith(`${daemon.url}/console/`)).toBe(true);
-  return link;
-}
-
-const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
-
-async function expectAccessible(): Promise<void> {
-  expect(await seriousAccessibilityViolations(page)).toEqual([]);
-  expect(browser.faults()).toEqual([]);
-  // 360 px wide: nothing runs off the side of the screen.
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-}
-
-async function signIn(email: string, password: string): Promise<void> {
-  await heading('Sign in to nodectl').waitFor();
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-async function signOut(): Promise<void> {
-  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-  await heading('Sign in to nodectl').waitFor();
-}
+/** Every page: no serious axe violation, no CSP fault, nothing wider than 360 px. */
+const expectAccessible = () => expectSoundPage(page, browser);
 
 describe('account pages of the console in Chromium', () => {
   const email = 'newcomer@fieldnotes.example';

@@ -128,6 +128,7 @@ export async function verifyWithDnsTxt(
   await failed.waitFor();
   expect(await failed.textContent()).toContain('NXDOMAIN');
   expect(await failed.textContent()).toContain('The TXT record is not there yet');
+  expect(await page.locator('.fields').first().textContent()).toMatch(/Failed checks1 since the last that passed/);
   await sound();
 
   dns.set(name, { TXT: [[value]] });

@@ -1,4 +1,3 @@
-import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/control/records/organizations.js';
@@ -6,6 +5,7 @@ import { createUser } from '../../src/control/records/users.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { openBrowser, seriousAccessibilityViolations, type TestBrowser } from '../helpers/browser.js';
 import { withControlDb } from '../helpers/seed.js';
+import { totp } from './console-steps.js';
 
 /**
  * The web console in a real browser: Debian's Chromium driven by playwright-core (test/helpers/browser.ts)
@@ -34,13 +34,6 @@ afterAll(async () => {
   await browser?.close();
   await daemon?.stop();
 });
-
-/** The code an authenticator app shows at `ms`. */
-function totp(secret: string, ms: number): string {
-  return new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
-    timestamp: ms,
-  });
-}
 
 /** A JSON POST from the test's own process (not the browser), as the CLI would send it. */
 async function post(path: string, body?: unknown, accessToken?: string): Promise<any> {
