@@ -128,14 +128,16 @@ export async function verifyWithDnsTxt(
   await failed.waitFor();
   expect(await failed.textContent()).toContain('NXDOMAIN');
   expect(await failed.textContent()).toContain('The TXT record is not there yet');
-  expect(await page.locator('.fields').first().textContent()).toMatch(/Failed checks1 since the last that passed/);
+  // The status box is read again after the check: waited for, not read at once.
+  await expect
+    .poll(() => page.locator('.fields').first().textContent())
+    .toMatch(/Failed checks1 since the last that passed/);
   await sound();
 
   dns.set(name, { TXT: [[value]] });
   await page.getByRole('button', { name: 'Check now' }).click();
   await page.getByText(`The check passed: ${domain} is verified.`).waitFor();
-  const status = await page.locator('.fields').first().textContent();
-  expect(status).toContain('Verified by dns_txt');
+  await expect.poll(() => page.locator('.fields').first().textContent()).toContain('Verified by dns_txt');
   expect(await page.getByRole('alert').count()).toBe(0);
   expect(dns.queries(name, 'TXT')).toBeGreaterThanOrEqual(2);
   await sound();

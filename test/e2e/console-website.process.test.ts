@@ -116,7 +116,7 @@ describe('the website pages of the console', () => {
   it('verifies the domain with a DNS TXT record: a failed check says why, then the record verifies it', async () => {
     const { value } = await verifyWithDnsTxt(page, dns, DOMAIN, pageIsSound);
     verificationToken = value.slice('nodectl-verify='.length);
-    expect(await page.locator('.fields').first().textContent()).toContain('dns_txt (score 1)');
+    await expect.poll(() => page.locator('.fields').first().textContent()).toContain('dns_txt (score 1)');
     // The record stays shown, with its copy button.
     await page.getByRole('button', { name: 'Copy Value' }).click();
     await page.getByText('Copied').waitFor();
