@@ -264,6 +264,7 @@ export const CONTROL_SEED = {
   // 0005 organizations: an invitation waiting for its address, a cancelled transfer, one audit row.
   organization_invitations: [
     {
+      id: 'inv_01JHKABFA8D0E4G6J8M0Q2S4V6', // 0011 on
       organization_id: org,
       email: 'new-hire@example.org',
       role: 'editor',

@@ -107,6 +107,7 @@ export async function addMemberByEmail(
 /** An invitation as the routes answer it (never its token). */
 export function presentInvitation(invitation: InvitationRecord) {
   return {
+    id: invitation.id,
     email: invitation.email,
     role: invitation.role,
     createdAt: new Date(invitation.createdAt).toISOString(),

@@ -18,6 +18,9 @@ export const MemberParamsSchema = OrganizationParamsSchema.extend({
 export const ApiKeyParamsSchema = OrganizationParamsSchema.extend({
   keyId: z.string().describe('The API key id (key_...)'),
 });
+export const InvitationParamsSchema = OrganizationParamsSchema.extend({
+  invitationId: z.string().describe('The invitation id (inv_...)'),
+});
 /**
  * The token is checked by the handler (400 auth.mail_token_invalid
  * for one the service did not mail), as every mailed token is.
@@ -118,10 +121,17 @@ export const MemberSchema = z.object({
 
 /** An invitation of an address without an account (members.ts presentInvitation; never its token). */
 export const InvitationSchema = z.object({
+  id: z.string().describe('The invitation id (inv_...); inviting the address again keeps it'),
   email: z.string(),
   role: z.enum(ROLES).describe('The role the address gets when it joins'),
   createdAt: TimestampSchema,
   expiresAt: TimestampSchema.describe('After this the mailed token no longer works (ISO-8601)'),
+});
+
+/** A pending invitation as GET .../invitations lists it (invitation-routes.ts presentPendingInvitation). */
+export const PendingInvitationSchema = InvitationSchema.extend({
+  invitedBy: z.string().nullable().describe('The user who invited (usr_...); null when nobody signed in did'),
+  invitedByEmail: z.string().nullable().describe("That user's address; null once the account is gone"),
 });
 
 /** 201 of POST .../members: an existing user is a member now. */

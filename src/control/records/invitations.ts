@@ -2,10 +2,13 @@ import type { Db } from '../../platform/storage/index.js';
 import { assertWithinLimit } from '../plans/index.js';
 import { appendAudit } from './audit.js';
 import { ensureMemberRole } from './member-rows.js';
+import { newId } from './record-ids.js';
 import type { Role } from './record-types.js';
 
 /** An address without an account, invited into an organization with a role. */
 export interface InvitationRecord {
+  /** inv_...; a renewed invitation (the address invited again) keeps it. */
+  id: string;
   organizationId: string;
   email: string;
   role: Role;
@@ -40,11 +43,25 @@ export function saveInvitation(
   ) {
     assertWithinLimit(db, input.organizationId, 'members', { nowMs: now });
   }
-  db.prepare(
-    `INSERT INTO organization_invitations (organization_id, email, role, invited_by, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by, token_hash = excluded.token_hash, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-  ).run(input.organizationId, email, input.role, input.invitedBy, input.tokenHash, now, input.expiresAt);
+  const id = db
+    .prepare(
+      `INSERT INTO organization_invitations (id, organization_id, email, role, invited_by, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by, token_hash = excluded.token_hash, created_at = excluded.created_at, expires_at = excluded.expires_at
+     RETURNING id`,
+    )
+    .pluck()
+    .get(
+      newId('inv'),
+      input.organizationId,
+      email,
+      input.role,
+      input.invitedBy,
+      input.tokenHash,
+      now,
+      input.expiresAt,
+    ) as string;
   return {
+    id,
     organizationId: input.organizationId,
     email,
     role: input.role,
@@ -102,4 +119,51 @@ export function acceptPendingInvitations(
       return joined;
     })
     .immediate();
+}
+
+/** A pending invitation as the list shows it: who invited (the user's address while the account exists). */
+export interface PendingInvitationRecord extends InvitationRecord {
+  invitedByEmail: string | null;
+}
+
+const SELECT_PENDING = `SELECT i.id, i.organization_id AS organizationId, i.email, i.role, i.invited_by AS invitedBy,
+  u.email AS invitedByEmail, i.created_at AS createdAt, i.expires_at AS expiresAt
+  FROM organization_invitations i LEFT JOIN users u ON u.id = i.invited_by`;
+
+/**
+ * The organization's pending invitations (not yet accepted, not expired) by id, one page read
+ * with `limit + 1` rows (platform/http pageOf). Accepted ones are gone from the table already.
+ */
+export function listPendingInvitations(
+  db: Db,
+  organizationId: string,
+  page: { limit: number; after?: string | undefined },
+  now: number,
+): PendingInvitationRecord[] {
+  return db
+    .prepare(`${SELECT_PENDING} WHERE i.organization_id = ? AND i.expires_at > ? AND i.id > ? ORDER BY i.id LIMIT ?`)
+    .all(organizationId, now, page.after ?? '', page.limit + 1) as PendingInvitationRecord[];
+}
+
+/**
+ * Withdraws a pending invitation of the organization: the row goes (so the address no longer
+ * joins and the seat is free) and its mailed token is marked used. Returns what was withdrawn,
+ * or undefined when the organization has no pending invitation of that id.
+ */
+export function withdrawInvitation(
+  db: Db,
+  organizationId: string,
+  invitationId: string,
+  now: number,
+): InvitationRecord | undefined {
+  const row = db
+    .prepare(
+      `DELETE FROM organization_invitations WHERE organization_id = ? AND id = ? AND expires_at > ?
+       RETURNING id, organization_id AS organizationId, email, role, invited_by AS invitedBy, token_hash AS tokenHash, created_at AS createdAt, expires_at AS expiresAt`,
+    )
+    .get(organizationId, invitationId, now) as (InvitationRecord & { tokenHash: string }) | undefined;
+  if (!row) return undefined;
+  db.prepare('UPDATE mail_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(now, row.tokenHash);
+  const { tokenHash: _tokenHash, ...invitation } = row;
+  return invitation;
 }

@@ -221,6 +221,11 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'Unknown API key in this organization.',
   },
+  'organization.invitation_not_found': {
+    status: 404,
+    retryable: false,
+    description: 'No pending invitation of that id in this organization (it was accepted, withdrawn or has expired).',
+  },
   'connector.not_found': { status: 404, retryable: false, description: 'Unknown connector.' },
   'webhook.not_found': { status: 404, retryable: false, description: 'Unknown webhook subscription of this website.' },
   'webhook.delivery_not_found': {

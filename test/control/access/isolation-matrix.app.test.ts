@@ -67,6 +67,8 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'POST /v1/organizations/:id/members': 'organization_admin mutate',
   'PATCH /v1/organizations/:id/members/:userId': 'organization_admin mutate',
   'DELETE /v1/organizations/:id/members/:userId': 'organization_admin mutate',
+  'GET /v1/organizations/:id/invitations': 'organization_admin read',
+  'DELETE /v1/organizations/:id/invitations/:invitationId': 'organization_admin mutate',
   'POST /v1/organizations/:id/api-keys': 'organization_admin mutate',
   'GET /v1/organizations/:id/api-keys': 'organization_admin read',
   'DELETE /v1/organizations/:id/api-keys/:keyId': 'organization_admin mutate',

@@ -9,6 +9,7 @@ import { migration as verification } from './0007-verification.js';
 import { migration as jobsByWebsite } from './0008-jobs-by-website.js';
 import { migration as factorLockouts } from './0009-factor-lockouts.js';
 import { migration as retiredConnectorSecrets } from './0010-retired-connector-secrets.js';
+import { migration as invitationIds } from './0011-invitation-ids.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -39,4 +40,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   jobsByWebsite,
   factorLockouts,
   retiredConnectorSecrets,
+  invitationIds,
 ];
