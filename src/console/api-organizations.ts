@@ -47,10 +47,17 @@ export interface Member {
 }
 
 export interface Invitation {
+  id: string;
   email: string;
   role: Role;
   createdAt: string;
   expiresAt: string;
+}
+
+/** GET .../invitations (organization_admin): the invitations neither accepted nor expired. */
+export interface PendingInvitation extends Invitation {
+  invitedBy: string | null;
+  invitedByEmail: string | null;
 }
 
 /** POST .../members: 201 {member} for an existing user, 202 {invitation, mailSent} for an unknown address. */
@@ -141,7 +148,7 @@ export function quotaState(quota: Quota): 'ok' | 'near' | 'full' {
 /** What to do about a quota that is near or at its limit. */
 const WAY_OUT: Record<string, string> = {
   websites: 'delete a website',
-  members: 'remove a member (or let an invitation expire)',
+  members: 'remove a member or withdraw a pending invitation',
   items: 'send more next month',
   publishes_per_day: 'publish again after midnight UTC',
 };
@@ -181,6 +188,7 @@ const ACTIONS: Record<string, string> = {
   'member.joined': 'joined',
   'member.role_changed': "changed a member's role",
   'member.removed': 'removed a member',
+  'member.invitation_withdrawn': 'withdrew an invitation',
   'api_key.created': 'created an API key',
   'api_key.revoked': 'revoked an API key',
   'transfer.requested': 'started a transfer of the organization',

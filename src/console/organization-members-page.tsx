@@ -6,6 +6,7 @@ import {
   grantableRoles,
   type Member,
   organizationApi,
+  type PendingInvitation,
   ROLES,
   type Role,
   roleAtLeast,
@@ -18,18 +19,22 @@ import { useSubmit } from './use-submit.js';
 
 /**
  * Members (any member reads), their roles, and for an admin or owner: invite by address, change a
- * role, remove. The API lists no pending invitations: the seats they hold come from the entitlements.
+ * role, remove, and the pending invitations with withdraw. A viewer or editor, who may not list
+ * invitations, sees only how many seats they hold (seats taken minus members).
  */
 export function OrganizationMembersPage({ organizationId, organization }: OrganizationPageProps) {
   const [members, setMembers] = useState<Member[]>();
   const [cursor, setCursor] = useState<string | null>(null);
   const [seats, setSeats] = useState<Entitlements['limits'][string]>();
   const [error, setError] = useState<unknown>();
+  // Bumped on every reload, so the invitations list reads again after an invite or a withdrawal.
+  const [reloads, setReloads] = useState(0);
   const callerRole = organization?.role;
   const manages = roleAtLeast(callerRole, 'organization_admin');
 
   async function load(after?: string) {
     setError(undefined);
+    if (!after) setReloads((n) => n + 1);
     try {
       const [page, entitlements] = await Promise.all([
         call<Page<Member>>('GET', listPath(organizationApi(organizationId, '/members'), { limit: 50, cursor: after })),
@@ -97,12 +102,117 @@ export function OrganizationMembersPage({ organizationId, organization }: Organi
         <p class="meta">
           {seats.used} of {seats.limit} seats of the plan taken
           {pending > 0 &&
-            `, ${pending} by pending invitation${pending === 1 ? '' : 's'} (they join once the address signs up and verifies it; an invitation expires after 7 days, inviting again resends it)`}
+            `, ${pending} by pending invitation${pending === 1 ? '' : 's'} (they join once the address signs up and verifies it; an invitation expires after 7 days, inviting again resends it${manages ? ', withdrawing one frees its seat' : ''})`}
           .
         </p>
       )}
+      {manages && (
+        <PendingInvitations organizationId={organizationId} reloadKey={reloads} onWithdrawn={() => void load()} />
+      )}
       {manages && <InviteForm organizationId={organizationId} callerRole={callerRole} onAdded={() => void load()} />}
     </>
+  );
+}
+
+/** The invitations still waiting (organization_admin reads them), each with a two-step Withdraw. */
+function PendingInvitations({
+  organizationId,
+  reloadKey,
+  onWithdrawn,
+}: {
+  organizationId: string;
+  reloadKey: number;
+  onWithdrawn: () => void;
+}) {
+  const [invitations, setInvitations] = useState<PendingInvitation[]>();
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>();
+
+  async function load(after?: string) {
+    setError(undefined);
+    try {
+      const page = await call<Page<PendingInvitation>>(
+        'GET',
+        listPath(organizationApi(organizationId, '/invitations'), { limit: 50, cursor: after }),
+      );
+      setInvitations((shown) => (after && shown ? [...shown, ...page.items] : page.items));
+      setCursor(page.next_cursor);
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  // The page's first load bumps reloadKey to 1: reading at 0 as well would read twice.
+  useEffect(() => {
+    if (reloadKey > 0) void load();
+  }, [organizationId, reloadKey]);
+
+  return (
+    <section aria-labelledby="pending-invitations">
+      <h2 id="pending-invitations">Pending invitations</h2>
+      <ErrorMessage error={error} />
+      {invitations === undefined && !error && <p aria-busy="true">Loading…</p>}
+      {invitations?.length === 0 && (
+        <p class="meta">
+          No invitation is waiting. Inviting an address without an account mails it an invitation, which waits here
+          until the address signs up and confirms it (7 days at most).
+        </p>
+      )}
+      {invitations && invitations.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Invitations waiting for their address</caption>
+          <thead>
+            <tr>
+              <th scope="col">Address</th>
+              <th scope="col">Role</th>
+              <th scope="col">Invited</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {invitations.map((invitation) => (
+              <tr key={invitation.id}>
+                <td>{invitation.email}</td>
+                <td class="nowrap">{roleLabel(invitation.role)}</td>
+                <td>
+                  <time dateTime={invitation.createdAt}>{when(invitation.createdAt)}</time>
+                  {invitation.invitedByEmail && <span class="meta"> by {invitation.invitedByEmail}</span>}
+                </td>
+                <td class="nowrap">
+                  <time dateTime={invitation.expiresAt}>{when(invitation.expiresAt)}</time>
+                </td>
+                <td>
+                  <ConfirmButton
+                    label="Withdraw"
+                    name={`Withdraw the invitation of ${invitation.email}`}
+                    question={
+                      <>
+                        Withdraw the invitation of <strong>{invitation.email}</strong>? The mailed link stops working
+                        and the seat is free at once.
+                      </>
+                    }
+                    confirmLabel="Yes, withdraw"
+                    action={async () => {
+                      await call(
+                        'DELETE',
+                        organizationApi(organizationId, `/invitations/${encodeURIComponent(invitation.id)}`),
+                      );
+                      onWithdrawn();
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void load(cursor)}>
+          Show more invitations
+        </button>
+      )}
+    </section>
   );
 }
 

@@ -54,7 +54,7 @@ describe('quotaWarnings', () => {
     });
     expect(warnings).toEqual([
       'Websites: 1 of 1, limit reached. To make room, delete a website, or ask the operator for a larger plan.',
-      'Members: 8 of 10, near the limit. To make room, remove a member (or let an invitation expire), or ask the operator for a larger plan.',
+      'Members: 8 of 10, near the limit. To make room, remove a member or withdraw a pending invitation, or ask the operator for a larger plan.',
     ]);
   });
 });
@@ -93,6 +93,16 @@ describe('describeAudit', () => {
     expect(
       describeAudit(entry({ action: 'member.invited', target: 'new@example.com', details: { role: 'viewer' } }), names),
     ).toMatchObject({ action: 'invited an address', target: 'new@example.com', detail: 'as Viewer' });
+    expect(
+      describeAudit(
+        entry({
+          action: 'member.invitation_withdrawn',
+          target: 'new@example.com',
+          details: { invitation_id: 'inv_1', role: 'viewer' },
+        }),
+        names,
+      ),
+    ).toMatchObject({ action: 'withdrew an invitation', target: 'new@example.com', detail: 'as Viewer' });
     const plan = describeAudit(
       entry({
         actor: { kind: 'operator', id: null },

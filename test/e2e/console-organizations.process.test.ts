@@ -18,6 +18,7 @@ const VIEWER = 'viewer@fieldnotes.example';
 const COLLEAGUE = 'colleague@fieldnotes.example';
 const LEAVER = 'leaver@fieldnotes.example';
 const NEWCOMER = 'newcomer@fieldnotes.example';
+const UNWANTED = 'unwanted@fieldnotes.example';
 
 let daemon: TestDaemon;
 let browser: TestBrowser;
@@ -110,7 +111,7 @@ describe('the organization pages in Chromium', () => {
     await pageIsSound();
   });
 
-  it('an owner invites members, changes a role, removes one, and a refusal shows the API message', async () => {
+  it('an owner invites members, withdraws an invitation, changes a role, removes one, and a refusal shows the API message', async () => {
     await page.goto(orgPage('members'));
     await heading('Members of Field Notes Co').waitFor();
     await page.getByRole('row', { name: new RegExp(VIEWER) }).waitFor();
@@ -134,6 +135,26 @@ describe('the organization pages in Chromium', () => {
     await page.getByRole('button', { name: 'Invite', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'an invitation mail went out' }).waitFor();
     await page.getByText('1 by pending invitation').waitFor();
+    const invitations = page.getByRole('table', { name: 'Invitations waiting for their address' });
+    await invitations.getByRole('row', { name: new RegExp(NEWCOMER) }).waitFor();
+
+    // A second invitation appears as pending; withdrawn (after the question), it goes and frees its seat.
+    await page.getByLabel('Email address').fill(UNWANTED);
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const unwanted = invitations.getByRole('row', { name: new RegExp(UNWANTED) });
+    await unwanted.waitFor();
+    expect(await unwanted.getByRole('cell').nth(2).textContent()).toContain(`by ${OWNER}`);
+    await page.getByText('2 by pending invitations').waitFor();
+    await pageIsSound();
+    await page.getByRole('button', { name: `Withdraw the invitation of ${UNWANTED}` }).click();
+    await page.getByRole('button', { name: 'Yes, withdraw' }).click();
+    await expect.poll(() => unwanted.count()).toBe(0);
+    await page.getByText('1 by pending invitation').waitFor();
+    const pendingNow = await api(`/v1/organizations/${orgId}/invitations`, {
+      authorization: `Bearer ${await ownerToken()}`,
+    });
+    expect(pendingNow.body.data.items.map((i: { email: string }) => i.email)).toEqual([NEWCOMER]);
+    await pageIsSound();
 
     // Removing asks first (the leaver joined through the page, so the audit log has the address).
     await page.getByLabel('Email address').fill(LEAVER);
@@ -243,6 +264,8 @@ describe('the organization pages in Chromium', () => {
       /owner@fieldnotes\.example created an API key: CI deploy.*as Viewer/,
       /removed a member: leaver@fieldnotes\.example.*was Editor/,
       /added a member: leaver@fieldnotes\.example.*as Editor/,
+      /withdrew an invitation: unwanted@fieldnotes\.example.*as Viewer/,
+      /invited an address: unwanted@fieldnotes\.example.*as Viewer/,
       /invited an address: newcomer@fieldnotes\.example.*as Viewer/,
       /changed a member's role: colleague@fieldnotes\.example.*from Viewer to Editor/,
       /added a member: colleague@fieldnotes\.example/,
@@ -270,7 +293,8 @@ describe('the organization pages in Chromium', () => {
     await page.getByRole('row', { name: new RegExp(COLLEAGUE) }).waitFor();
     expect(await page.getByText('Your role: Viewer.').count()).toBe(1);
     expect(await page.getByRole('heading', { name: 'Invite a member' }).count()).toBe(0);
-    expect(await page.getByRole('button', { name: /^Remove|Change the role/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Remove|Change the role|^Withdraw/ }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Pending invitations' }).count()).toBe(0);
     expect(await page.getByRole('combobox').count()).toBe(0);
     await pageIsSound();
 
