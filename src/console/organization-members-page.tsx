@@ -176,13 +176,15 @@ function PendingInvitations({
                 <td>{invitation.email}</td>
                 <td class="nowrap">{roleLabel(invitation.role)}</td>
                 <td>
+                  <span class="cell-label">Invited </span>
                   <time dateTime={invitation.createdAt}>{when(invitation.createdAt)}</time>
                   {invitation.invitedByEmail && <span class="meta"> by {invitation.invitedByEmail}</span>}
                 </td>
                 <td class="nowrap">
+                  <span class="cell-label">Expires </span>
                   <time dateTime={invitation.expiresAt}>{when(invitation.expiresAt)}</time>
                 </td>
-                <td>
+                <td class="nowrap">
                   <ConfirmButton
                     label="Withdraw"
                     name={`Withdraw the invitation of ${invitation.email}`}
