@@ -72,7 +72,7 @@ const EXPLAIN: Record<Limit, (plan: string, quota: Quota) => string> = {
   websites: (plan, q) =>
     `The ${plan} plan allows ${n(q.limit)} website${q.limit === 1 ? '' : 's'} per organization and ${n(q.used)} ${q.used === 1 ? 'exists' : 'exist'}: delete one ${LARGER_PLAN}.`,
   members: (plan, q) =>
-    `The ${plan} plan allows ${n(q.limit)} members per organization (pending invitations included) and ${n(q.used)} seats are taken: remove a member or an invitation ${LARGER_PLAN}.`,
+    `The ${plan} plan allows ${n(q.limit)} members per organization (pending invitations included) and ${n(q.used)} seats are taken: remove a member or withdraw a pending invitation (GET, DELETE /v1/organizations/:id/invitations) ${LARGER_PLAN}.`,
   items: (plan, q) =>
     `The ${plan} plan allows ${n(q.limit)} accepted items per calendar month (UTC) and ${n(q.used)} were accepted this month: send more next month ${LARGER_PLAN}.`,
   publishes_per_day: (plan, q) =>

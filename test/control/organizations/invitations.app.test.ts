@@ -155,6 +155,7 @@ describe('DELETE /v1/organizations/:id/invitations/:invitationId', () => {
     const two = await invite('two@corp.test');
     const full = await t.call(owner, 'POST', org('/members'), { email: 'three@corp.test', role: 'viewer' });
     expect(outcome(full)).toBe('403 entitlement.limit_reached');
+    expect(full.json.error.message).toContain('withdraw a pending invitation');
     expect(outcome(await t.call(owner, 'DELETE', org(`/invitations/${two}`)))).toBe('204');
     await invite('three@corp.test');
   });
