@@ -41,20 +41,25 @@ export function registerMcpCommand(program: Command): void {
       const { createTargetFromSettings, nodeStoreReader } = await import('../../output/publish/index.js');
       const { readLiveNode } = await import('../../output/knowledge/index.js');
       const target = await createTargetFromSettings(ctx.config.settings);
-      let node;
-      try {
-        node = await readLiveNode(nodeStoreReader(target), websiteId);
-      } finally {
+      // Kept open while serving: resources/read reads the node's files from the store.
+      const store = nodeStoreReader(target);
+      const node = await readLiveNode(store, websiteId).catch(async (error: unknown) => {
         await target.close();
-      }
-      if (!node)
+        throw error;
+      });
+      if (!node) {
+        await target.close();
         throw new CliError(
           `website ${websiteId} has no live node in ${target.description}: run \`nodectl publish --website ${websiteId}\` first`,
         );
+      }
 
       const { createKnowledgeMcpServer } = await import('../../output/mcp/index.js');
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-      const server = createKnowledgeMcpServer(websiteId, node);
+      const version = node.manifest.node_version;
+      const server = createKnowledgeMcpServer(websiteId, node, {
+        readFile: (path) => store.versionFile(websiteId, version, path),
+      });
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       await server.connect(transport);
@@ -64,5 +69,6 @@ export function registerMcpCommand(program: Command): void {
       // The agent ends the session by closing stdin.
       process.stdin.once('end', () => void server.close());
       await closed;
+      await target.close();
     });
 }

@@ -1,5 +1,6 @@
 /** The public face of src/output/knowledge: what the rest of src/ may import from it. */
-export type { SearchHitSchema, SearchQuerySchema } from './api-schemas.js';
+export { SearchHitSchema } from './api-schemas.js';
+export type { SearchQuerySchema } from './api-schemas.js';
 export { readLiveNode } from './live-node.js';
 export type { LiveNode } from './live-node.js';
 export { previewRoutes } from './preview-routes.js';

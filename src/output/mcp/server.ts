@@ -3,22 +3,49 @@ import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/
 import { z } from 'zod';
 import { type LiveNode, KnowledgeIndex } from '../knowledge/index.js';
 import { NODECTL_VERSION } from '../../platform/config/index.js';
+import { EntityFactsOutputSchema, NodeFilesOutputSchema, SearchOutputSchema } from './schemas.js';
 
 const DEFAULT_LIMIT = 10;
 
-const answer = (data: unknown): CallToolResult => ({
+/** Text for clients that read only `content`, the same object as `structuredContent` for those that read both. */
+const answer = (data: Record<string, unknown>): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(data, null, 2) }],
+  structuredContent: data,
 });
 const refuse = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
 
+/** Reads one file of the live version the server answers from; undefined when the store lacks it. */
+export type NodeFileReader = (path: string) => Promise<Buffer | undefined>;
+
+export interface KnowledgeMcpOptions {
+  /** Serves the node's files as MCP resources, read through it; without it the server has no resources. */
+  readFile?: NodeFileReader;
+  /** The index over `node`, when the caller keeps one (the HTTP endpoint shares one per live version). */
+  index?: KnowledgeIndex;
+  /** How a refusal of another websiteId names this server; default the stdio command line. */
+  servedAs?: string;
+}
+
+/** The URI of a node file as an MCP resource. */
+export function nodeFileUri(websiteId: string, path: string): string {
+  return `nodectl://websites/${websiteId}/node/${path}`;
+}
+
 /**
- * The read-only MCP server of one website (docs/contract.md#mcp): the three tools mcp.json
- * advertises, over the live node's records. Every tool takes an optional websiteId that defaults to
- * the one the server was started for and refuses any other (an MCP InvalidParams error), so an agent
- * configured for several sites cannot cross them by mistake.
+ * The read-only MCP server of one website (docs/mcp.md): the three tools mcp.json advertises,
+ * over the live node's records, each with an output schema and structured content; and the
+ * node's files (manifest.json first) as resources. Every tool takes an optional websiteId that
+ * defaults to the one the server was started for and refuses any other (an MCP InvalidParams
+ * error), so an agent configured for several sites cannot cross them by mistake. Stdio
+ * (`nodectl mcp`) and HTTP (POST /v1/websites/:id/mcp) build the same server.
  */
-export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): McpServer {
-  const index = new KnowledgeIndex(node);
+export function createKnowledgeMcpServer(
+  websiteId: string,
+  node: LiveNode,
+  options: KnowledgeMcpOptions = {},
+): McpServer {
+  const index = options.index ?? new KnowledgeIndex(node);
+  const servedAs = options.servedAs ?? `nodectl mcp --website ${websiteId}`;
   const server = new McpServer({ name: `nodectl-${node.manifest.domain}`, version: NODECTL_VERSION });
   const scope = {
     websiteId: z
@@ -32,7 +59,7 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
     if (asked !== undefined && asked !== websiteId)
       throw new McpError(
         ErrorCode.InvalidParams,
-        `This server serves website ${websiteId} only (nodectl mcp --website ${websiteId}); got websiteId ${JSON.stringify(asked)}. Leave websiteId out to use ${websiteId}.`,
+        `This server serves website ${websiteId} only (${servedAs}); got websiteId ${JSON.stringify(asked)}. Leave websiteId out to use ${websiteId}.`,
       );
   };
 
@@ -41,6 +68,7 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
     {
       description: 'Ranked entity, fact and chunk hits for a text query.',
       inputSchema: { ...scope, query: z.string().min(1), limit: z.number().int().min(1).max(50).optional() },
+      outputSchema: SearchOutputSchema.shape,
       annotations: { readOnlyHint: true },
     },
     async ({ websiteId: asked, query, limit }) => {
@@ -58,6 +86,7 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
     {
       description: 'The exported facts of one entity, by its entity_* id.',
       inputSchema: { ...scope, entityId: z.string().regex(/^entity_[0-9a-f]+$/) },
+      outputSchema: EntityFactsOutputSchema.shape,
       annotations: { readOnlyHint: true },
     },
     async ({ websiteId: asked, entityId }) => {
@@ -76,6 +105,7 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
     {
       description: 'The files of the live node with checksum and size.',
       inputSchema: scope,
+      outputSchema: NodeFilesOutputSchema.shape,
       annotations: { readOnlyHint: true },
     },
     async ({ websiteId: asked }) => {
@@ -96,5 +126,42 @@ export function createKnowledgeMcpServer(websiteId: string, node: LiveNode): Mcp
       });
     },
   );
+
+  if (options.readFile) registerNodeFiles(server, websiteId, node, options.readFile);
   return server;
+}
+
+/**
+ * One resource per file of the live version, manifest.json first, read from that version only
+ * (never latest/, which a publish may flip meanwhile). Node files are UTF-8 text (JSON, JSON
+ * Lines, text, XML), so every read answers `text`.
+ */
+function registerNodeFiles(server: McpServer, websiteId: string, node: LiveNode, readFile: NodeFileReader): void {
+  const { manifest } = node;
+  const files = [
+    { path: 'manifest.json', content_type: 'application/json', bytes: undefined as number | undefined },
+    ...manifest.files.map((f) => ({ path: f.path, content_type: f.content_type, bytes: f.bytes as number | undefined })),
+  ];
+  for (const file of files) {
+    const uri = nodeFileUri(websiteId, file.path);
+    server.registerResource(
+      file.path,
+      uri,
+      {
+        title: `${manifest.domain}/${file.path}`,
+        description: `${file.path} of node ${manifest.node_version} of ${manifest.domain}`,
+        mimeType: file.content_type,
+        ...(file.bytes !== undefined ? { size: file.bytes } : {}),
+      },
+      async () => {
+        const body = await readFile(file.path);
+        if (body === undefined)
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `${file.path} of node ${manifest.node_version} is no longer in the store (a newer version or an erasure replaced it); list the resources again.`,
+          );
+        return { contents: [{ uri, mimeType: file.content_type, text: body.toString('utf8') }] };
+      },
+    );
+  }
 }
