@@ -6,6 +6,7 @@ import { limitedByAddress, nodeReadRule } from '../control/access/index.js';
 import { ingestRoutes } from '../ingest/endpoints/index.js';
 import { jobRoutes, websiteRoutes } from '../control/websites/index.js';
 import { previewRoutes, knowledgeRoutes } from '../output/knowledge/index.js';
+import { mcpRoutes } from '../output/mcp/index.js';
 import { nodeFileRoutes } from '../output/node-files/index.js';
 import { billingRoutes, organizationsRoutes, planRoutes } from '../control/organizations/index.js';
 import { consoleRoutes } from './console-routes.js';
@@ -45,6 +46,7 @@ export const MANAGEMENT_ROUTES: readonly RoutePlugin[] = [
   connectorRoutes,
   knowledgeRoutes,
   previewRoutes,
+  mcpRoutes,
   analyticsRoutes,
   jobRoutes,
 ];

@@ -1,2 +1,3 @@
 /** The public face of src/output/mcp: what the rest of src/ may import from it. */
-export { createKnowledgeMcpServer } from './server.js';
+export { createKnowledgeMcpServer, nodeFileUri, type KnowledgeMcpOptions, type NodeFileReader } from './server.js';
+export { mcpRoutes } from './routes.js';

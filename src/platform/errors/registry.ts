@@ -247,7 +247,12 @@ export const ERROR_CODES = {
     retryable: false,
     description: 'Unknown job, or one that does not act on this website.',
   },
-  'node.not_found': { status: 404, retryable: false, description: 'Unknown node file.' },
+  'node.not_found': {
+    status: 404,
+    retryable: false,
+    description:
+      'Unknown node file; on the MCP endpoint, the website has no live node (nothing published yet, or taken down).',
+  },
   'node.gone': {
     status: 410,
     retryable: false,
@@ -298,7 +303,7 @@ export const ERROR_CODES = {
     status: 409,
     retryable: false,
     description:
-      "The website's ownership is not verified: a connector token is issued only for a verified (or in-grace) website unless the operator sets allowUnverifiedConnectors. Publish does not enforce it.",
+      "The website's ownership is not verified: a connector token is issued only for a verified (or in-grace) website unless the operator sets allowUnverifiedConnectors, and MCP serves only such a website. Publish does not enforce it.",
   },
   'privacy.erasure_forbidden': {
     status: 403,
@@ -313,6 +318,12 @@ export const ERROR_CODES = {
     description: 'An erasure of this organization is already running.',
   },
   'route.not_found': { status: 404, retryable: false, description: 'No route matches this method and path.' },
+  'request.method_not_allowed': {
+    status: 405,
+    retryable: false,
+    description:
+      'The path takes other methods than this one; the Allow header lists them (the MCP endpoint takes POST only: it keeps no sessions and opens no event stream).',
+  },
   'request.body_too_large': {
     status: 413,
     retryable: false,
