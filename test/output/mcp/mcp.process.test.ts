@@ -1,5 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,10 +50,11 @@ async function publishBlog(dataDir: string, plan: 'free' | 'pro'): Promise<strin
 async function call(
   name: string,
   args: Record<string, unknown>,
-): Promise<{ isError: boolean; text: string; json: any }> {
+): Promise<{ isError: boolean; text: string; json: any; structured: unknown }> {
   const result = (await client.callTool({ name, arguments: args })) as {
     isError?: boolean;
     content: Array<{ type: string; text: string }>;
+    structuredContent?: unknown;
   };
   const text = result.content[0]!.text;
   let json: unknown;
@@ -60,7 +63,7 @@ async function call(
   } catch {
     json = undefined;
   }
-  return { isError: result.isError === true, text, json };
+  return { isError: result.isError === true, text, json, structured: result.structuredContent };
 }
 
 beforeAll(async () => {
@@ -140,6 +143,36 @@ describe('nodectl mcp', () => {
     expect(files.json.node_version).toBe(live.json()[0].node_version);
     expect(files.json.files.map((f: { path: string }) => f.path)).toContain('entities.en.jsonl');
     for (const f of files.json.files) expect(f.checksum).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('answers structuredContent that equals the text and validates against each output schema', async () => {
+    const { tools } = await client.listTools();
+    const search = await call('search_website_knowledge', { query: 'golden eagles winter', limit: 5 });
+    const entityId = search.json.hits[0].id as string;
+    const results = {
+      search_website_knowledge: search,
+      get_entity_facts: await call('get_entity_facts', { entityId }),
+      list_node_files: await call('list_node_files', {}),
+    };
+    for (const [name, result] of Object.entries(results)) {
+      const schema = tools.find((tool) => tool.name === name)!.outputSchema;
+      expect(schema, name).toBeDefined();
+      const ajv = new Ajv.default({ strict: false });
+      addFormats.default(ajv);
+      const validate = ajv.compile(schema!);
+      expect(validate(result.structured), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(result.structured, name).toEqual(result.json);
+    }
+  });
+
+  it('serves the live node files as resources', async () => {
+    const { resources } = await client.listResources();
+    const uri = `nodectl://websites/${websiteId}/node/llms.txt`;
+    expect(resources.map((r) => r.uri)).toContain(`nodectl://websites/${websiteId}/node/manifest.json`);
+    const read = await client.readResource({ uri });
+    expect((read.contents[0] as { text: string }).text).toBe(
+      readFileSync(join(temp.dir, 'nodes', siteHashOf(websiteId), 'latest', 'llms.txt'), 'utf8'),
+    );
   });
 
   it('takes websiteId as optional, defaulting to the website of --website (issue 37)', async () => {
