@@ -66,24 +66,24 @@ export function createLiveIndexes(store: () => Promise<NodeStoreReader>, max = 1
 
   /** The website's live node and index, held until release(); undefined when nothing is live. */
   async function acquire(websiteId: string): Promise<HeldIndex | undefined> {
-      const manifest = await (await store()).liveManifest(websiteId);
-      if (manifest === undefined) return undefined;
-      const cached = entries.get(websiteId);
-      if (cached && cached.node.manifest.node_version === manifest.node_version) {
-        entries.delete(websiteId); // most recently used last
-        entries.set(websiteId, cached);
-        return hold(cached);
-      }
-      // One load per website at a time: concurrent first requests share it.
-      let pending = loading.get(websiteId);
-      if (!pending) {
-        pending = load(websiteId).finally(() => loading.delete(websiteId));
-        loading.set(websiteId, pending);
-      }
-      const entry = await pending;
-      if (!entry) return undefined;
-      // Replaced by a newer version while this request waited: read the live version again.
-      return entry.retired ? acquire(websiteId) : hold(entry);
+    const manifest = await (await store()).liveManifest(websiteId);
+    if (manifest === undefined) return undefined;
+    const cached = entries.get(websiteId);
+    if (cached && cached.node.manifest.node_version === manifest.node_version) {
+      entries.delete(websiteId); // most recently used last
+      entries.set(websiteId, cached);
+      return hold(cached);
+    }
+    // One load per website at a time: concurrent first requests share it.
+    let pending = loading.get(websiteId);
+    if (!pending) {
+      pending = load(websiteId).finally(() => loading.delete(websiteId));
+      loading.set(websiteId, pending);
+    }
+    const entry = await pending;
+    if (!entry) return undefined;
+    // Replaced by a newer version while this request waited: read the live version again.
+    return entry.retired ? acquire(websiteId) : hold(entry);
   }
 
   return {

@@ -185,6 +185,8 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
             : 'Refused (405): the stateless MCP endpoint keeps no session to end; use POST',
         tags: TAGS,
         params: PathSchema,
+        // Only the refusal: the document lists it with its error code (src/daemon/openapi).
+        response: { 405: z.object({}).describe('Refused: use POST') },
       },
       handler: async (_request, reply) => {
         reply.header('Allow', 'POST');

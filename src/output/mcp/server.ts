@@ -140,7 +140,11 @@ function registerNodeFiles(server: McpServer, websiteId: string, node: LiveNode,
   const { manifest } = node;
   const files = [
     { path: 'manifest.json', content_type: 'application/json', bytes: undefined as number | undefined },
-    ...manifest.files.map((f) => ({ path: f.path, content_type: f.content_type, bytes: f.bytes as number | undefined })),
+    ...manifest.files.map((f) => ({
+      path: f.path,
+      content_type: f.content_type,
+      bytes: f.bytes as number | undefined,
+    })),
   ];
   for (const file of files) {
     const uri = nodeFileUri(websiteId, file.path);

@@ -83,6 +83,10 @@ const CONTRACT_ROUTES: Record<string, string> = {
   'GET /v1/websites/:id/entities/:eid/facts': 'viewer read',
   'GET /v1/websites/:id/entities/:eid/related': 'viewer read',
   'GET /v1/websites/:id/node/preview': 'viewer read',
+  // MCP over HTTP (docs/mcp.md): a read of the website's knowledge; GET and DELETE answer 405 to anyone allowed.
+  'POST /v1/websites/:id/mcp': 'viewer read',
+  'GET /v1/websites/:id/mcp': 'viewer read',
+  'DELETE /v1/websites/:id/mcp': 'viewer read',
   'GET /v1/websites/:id/analytics': 'viewer read',
   'POST /v1/websites/:id/webhooks': 'organization_admin mutate',
   'GET /v1/websites/:id/webhooks': 'organization_admin read',

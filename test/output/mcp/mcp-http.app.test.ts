@@ -190,7 +190,11 @@ describe('MCP over HTTP with a plain JSON-RPC client', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'curl', version: '1' },
+      },
     });
     expect(init.res.status).toBe(200);
     expect(init.res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -228,7 +232,10 @@ describe('MCP over HTTP with a plain JSON-RPC client', () => {
     const bad = await rpc({ hello: 'world' });
     expect(bad.res.status).toBe(422);
     expect(bad.json).toMatchObject({ ok: false, error: { code: 'validation.failed' } });
-    const version = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
+    const version = await rpc(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'mcp-protocol-version': '1999-01-01' },
+    );
     expect(version.res.status).toBe(422);
     expect(version.json.error.code).toBe('validation.failed');
   });
