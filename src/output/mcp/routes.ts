@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -137,7 +137,18 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
       const version = live.node.manifest.node_version;
       const server = createKnowledgeMcpServer(website.id, live.node, {
         index: live.index,
-        readFile: (path) => store.versionFile(website.id, version, path),
+        readFile: async (path) => {
+          try {
+            return await store.versionFile(website.id, version, path);
+          } catch (error) {
+            // The store's own error names paths and hosts: logged, not answered.
+            request.log.error({ err: error, path }, 'an MCP resource could not be read from the publish store');
+            throw new McpError(
+              ErrorCode.InternalError,
+              `${path} could not be read from the publish store; retry later (request ${request.id} in the daemon's log).`,
+            );
+          }
+        },
         servedAs: `POST /v1/websites/${website.id}/mcp`,
       });
       const transport = new WebStandardStreamableHTTPServerTransport({
