@@ -54,7 +54,7 @@ export function registerMcpCommand(program: Command): void {
         );
       }
 
-      const { createKnowledgeMcpServer } = await import('../../output/mcp/index.js');
+      const { createKnowledgeMcpServer } = await (await import('../../output/mcp/index.js')).loadMcpServer();
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const version = node.manifest.node_version;
       const server = createKnowledgeMcpServer(websiteId, node, {

@@ -1,5 +1,3 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -10,7 +8,24 @@ import type { RoutePlugin } from '../../platform/app/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import { nodeStoreReader, type NodeStoreReader, type PublishTarget } from '../publish/index.js';
 import { createLiveIndexes } from './live-indexes.js';
-import { createKnowledgeMcpServer } from './server.js';
+
+/**
+ * The SDK and the server factory, loaded at the first MCP request: importing the SDK takes about a
+ * second, which the daemon's start should not pay for an endpoint many daemons never serve.
+ */
+let loaded:
+  | Promise<{
+      transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+      types: typeof import('@modelcontextprotocol/sdk/types.js');
+      server: typeof import('./server.js');
+    }>
+  | undefined;
+const loadMcp = () =>
+  (loaded ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('./server.js'),
+  ]).then(([transport, types, server]) => ({ transport, types, server })));
 
 const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
 const MCP_PATH = '/v1/websites/:id/mcp';
@@ -58,9 +73,11 @@ const McpResponseSchema = z
 
 const HeadersSchema = z.looseObject({
   'mcp-protocol-version': z
-    .enum(SUPPORTED_PROTOCOL_VERSIONS as [string, ...string[]])
+    .string()
     .optional()
-    .describe('The protocol version initialize agreed on; clients send it on every later request'),
+    .describe(
+      'The protocol version initialize agreed on (2025-11-25, 2025-06-18, 2025-03-26, ...: those the SDK supports); clients send it on every later request',
+    ),
 });
 
 /**
@@ -127,6 +144,14 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
           'website.not_verified',
           `Website ${website.id} is not verified (verification ${info?.verification.state ?? 'missing'}), so MCP does not serve it: verify ownership of ${website.domain} first.`,
         );
+      const { transport: sdk, types, server: factory } = await loadMcp();
+      const asked = request.headers['mcp-protocol-version'];
+      if (typeof asked === 'string' && !types.SUPPORTED_PROTOCOL_VERSIONS.includes(asked))
+        throw new AppError(
+          'validation.failed',
+          `MCP-Protocol-Version ${asked} is not supported: send one of ${types.SUPPORTED_PROTOCOL_VERSIONS.join(', ')} (what initialize answered).`,
+          { details: { fields: [{ path: 'headers.mcp-protocol-version', message: 'unsupported protocol version' }] } },
+        );
       const store = await getReader();
       const live = await indexes.acquire(website.id);
       if (!live)
@@ -135,7 +160,7 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
           `Website ${website.id} has no live node (nothing published yet, or it was taken down): publish it first (POST /v1/websites/${website.id}/publish).`,
         );
       const version = live.node.manifest.node_version;
-      const server = createKnowledgeMcpServer(website.id, live.node, {
+      const server = factory.createKnowledgeMcpServer(website.id, live.node, {
         index: live.index,
         readFile: async (path) => {
           try {
@@ -143,15 +168,15 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
           } catch (error) {
             // The store's own error names paths and hosts: logged, not answered.
             request.log.error({ err: error, path }, 'an MCP resource could not be read from the publish store');
-            throw new McpError(
-              ErrorCode.InternalError,
+            throw new types.McpError(
+              types.ErrorCode.InternalError,
               `${path} could not be read from the publish store; retry later (request ${request.id} in the daemon's log).`,
             );
           }
         },
         servedAs: `POST /v1/websites/${website.id}/mcp`,
       });
-      const transport = new WebStandardStreamableHTTPServerTransport({
+      const transport = new sdk.WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
