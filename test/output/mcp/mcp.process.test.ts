@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
@@ -13,12 +14,14 @@ import { siteHashOf } from '../../../src/output/publish/layout.js';
 import { resolveConfig } from '../../../src/platform/config/config.js';
 import { dataDirLayout, graphDbPath } from '../../../src/platform/storage/data-dir.js';
 import { runNodectl } from '../../helpers/cli.js';
+import { startTestDaemon } from '../../helpers/daemon.js';
 import { makeTempDir, NODECTL_BIN, PROJECT_ROOT } from '../../helpers/paths.js';
-import { seedDataDir, withControlDb } from '../../helpers/seed.js';
+import { seedApiKey, seedDataDir, withControlDb } from '../../helpers/seed.js';
 
 const DOMAIN = 'blog.fieldnotes.example';
 let temp: { dir: string; cleanup: () => void };
 let websiteId: string;
+let organizationId: string;
 let client: Client;
 
 /**
@@ -28,7 +31,8 @@ let client: Client;
  * subject here is `nodectl mcp`, which reads what was published.
  */
 async function publishBlog(dataDir: string, plan: 'free' | 'pro'): Promise<string> {
-  const { websiteId: id } = await seedDataDir(dataDir, { domain: DOMAIN, plan });
+  const { websiteId: id, orgId } = await seedDataDir(dataDir, { domain: DOMAIN, plan });
+  organizationId = orgId;
   const layout = dataDirLayout(dataDir);
   const info = await withControlDb(dataDir, (db) => loadWebsiteInfo(db, id)!);
   buildGraphFromItems(loadFixture(join(PROJECT_ROOT, 'fixtures', 'blog')).items, info, {
@@ -228,6 +232,36 @@ describe('nodectl mcp', () => {
       expect(unpublished.stderr).toContain(`run \`nodectl publish --website ${pro.websiteId}\` first`);
     } finally {
       other.cleanup();
+    }
+  });
+});
+
+describe('MCP over HTTP on the real daemon (the built binary)', () => {
+  it('serves the same tools and resources as stdio to an API key, over loopback', async () => {
+    const key = await seedApiKey(temp.dir, organizationId, 'viewer');
+    const daemon = await startTestDaemon({ dataDir: temp.dir });
+    const http = new Client({ name: 'nodectl-test', version: '1.0.0' });
+    try {
+      await http.connect(
+        new StreamableHTTPClientTransport(new URL(`${daemon.url}/v1/websites/${websiteId}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${key}` } },
+        }),
+      );
+      expect((await http.listTools()).tools.map((t) => t.name).sort()).toEqual(
+        (await client.listTools()).tools.map((t) => t.name).sort(),
+      );
+      const overHttp = await http.callTool({ name: 'list_node_files', arguments: {} });
+      expect(overHttp.structuredContent).toEqual((await call('list_node_files', {})).structured);
+      const search = await http.callTool({ name: 'search_website_knowledge', arguments: { query: 'golden eagles' } });
+      expect(search.structuredContent).toEqual(
+        (await call('search_website_knowledge', { query: 'golden eagles' })).structured,
+      );
+      expect((await http.listResources()).resources.map((r) => r.uri)).toEqual(
+        (await client.listResources()).resources.map((r) => r.uri),
+      );
+    } finally {
+      await http.close();
+      await daemon.stop();
     }
   });
 });
