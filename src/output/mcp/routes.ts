@@ -191,6 +191,7 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
       }
       const text = await answer.text();
       if (answer.status === 202) return reply.code(202).send();
+      if (answer.status >= 500) throw new Error(`the MCP transport answered ${answer.status}: ${text}`);
       if (answer.status !== 200) {
         // The route's schemas let through what the transport still refuses (a message the SDK's schema rejects).
         let message = text;

@@ -238,6 +238,18 @@ describe('MCP over HTTP with a plain JSON-RPC client', () => {
     );
     expect(version.res.status).toBe(422);
     expect(version.json.error.code).toBe('validation.failed');
+    // Well-formed JSON-RPC the SDK transport still refuses: its reason, in the envelope.
+    const initialize = {
+      jsonrpc: '2.0',
+      method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const twice = await rpc([
+      { ...initialize, id: 1 },
+      { ...initialize, id: 2 },
+    ]);
+    expect(twice.res.status).toBe(422);
+    expect(twice.json.error).toMatchObject({ code: 'validation.failed', message: expect.stringMatching(/initializ/) });
   });
 
   it('answers GET and DELETE with 405 and Allow: POST (stateless: no stream, no session)', async () => {
