@@ -12,6 +12,7 @@ const scripts = [
   'extract-hostile',
   'graph',
   'fact-read',
+  'hybrid-search',
   'e2e',
   'compile',
   'written-check',

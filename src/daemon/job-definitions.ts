@@ -3,6 +3,7 @@ import { rateLimitsPruneJob } from '../control/access/index.js';
 import { accountMailJob, accountsPruneJob } from '../control/accounts/index.js';
 import { analyticsAggregateJob } from '../control/analytics/index.js';
 import { contentIngestJob } from '../ingest/graph/index.js';
+import { embeddingsComputeJob } from '../ingest/embeddings/index.js';
 import { maintenanceExpireJob } from '../control/records/index.js';
 import { republishJob } from '../output/publish/index.js';
 import { orgEraseJob, orgTransferExecuteJob } from '../control/organizations/index.js';
@@ -16,6 +17,7 @@ import { verificationCheckJob } from '../control/verification/index.js';
  */
 export const JOBS: readonly JobDefinition[] = [
   contentIngestJob,
+  embeddingsComputeJob,
   republishJob,
   maintenanceExpireJob,
   rateLimitsPruneJob,

@@ -43,7 +43,10 @@ export const LAYERS: LayerTable = [
       'src/control/waitlist',
     ],
   },
-  { name: 'ingest', modules: ['src/ingest/extract', 'src/ingest/graph', 'src/ingest/endpoints'] },
+  {
+    name: 'ingest',
+    modules: ['src/ingest/extract', 'src/ingest/graph', 'src/ingest/embeddings', 'src/ingest/endpoints'],
+  },
   {
     name: 'output',
     modules: ['src/compiler', 'src/output/publish', 'src/output/node-files', 'src/output/knowledge', 'src/output/mcp'],

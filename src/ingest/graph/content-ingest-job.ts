@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { emitEvent } from '../../control/events/index.js';
 import { defineJob } from '../../platform/job-runtime/index.js';
 import { withoutFsync } from '../../platform/jobs/index.js';
+import { enqueueEmbeddings } from '../embeddings/index.js';
 
 let runner: Promise<typeof import('./run-content-ingest.js')> | undefined;
 /**
@@ -33,6 +34,8 @@ export const contentIngestJob = defineJob({
     // The run committed to the website's graph file, not to control.sqlite, so ingest.completed
     // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.
     const { processed, failed, skipped, removed, warned } = outcome;
+    // Vectors follow in their own lane (docs/knowledge.md "Modes"); this job never waits for them.
+    if (processed > 0) enqueueEmbeddings(services, payload.website_id);
     // Without an fsync: the worker's completion of the job, right after, syncs it too (one fsync per job, not two).
     withoutFsync(services.controlDb, () =>
       emitEvent(

@@ -44,12 +44,14 @@ export function removeItem(db: Db, site: WebsiteInfo, itemKey: string, options: 
   const run = db.transaction(() => {
     const touched = emptyTouched();
     const recordIds = new Set<string>();
+    const chunkIds = (s.itemChunkIds.all(itemKey) as Array<{ id: string }>).map((r) => r.id);
     if (options.erase) {
       for (const stmt of [s.itemEntityIds, s.itemRelIds, s.itemFactIds, s.itemChunkIds, s.itemQaIds]) {
         for (const r of stmt.all(itemKey) as Array<{ id: string }>) recordIds.add(r.id);
       }
     }
     const had = deleteItemsRows(db, [itemKey], touched).size > 0;
+    dropChunkVectors(db, chunkIds);
     rankFactCandidates(db, touched.facts);
     recomputeTouched(db, touched, trustScore(site.verification.method, site.verification.state));
     refreshSearchDocs(db, touched);
@@ -73,6 +75,18 @@ export function removeItem(db: Db, site: WebsiteInfo, itemKey: string, options: 
   const had = run();
   if (options.erase && (options.compact ?? true) && !db.inTransaction) compactGraph(db);
   return had;
+}
+
+/**
+ * The vectors of the item's chunks go with them (graph migration 0011): a vector is derived from
+ * the chunk's text, so a delete or an erasure leaves none behind. Plain SQL, no sqlite-vec needed.
+ */
+function dropChunkVectors(db: Db, chunkIds: readonly string[]): void {
+  if (chunkIds.length === 0) return;
+  const drop = db.prepare(
+    'DELETE FROM chunk_vectors WHERE chunk_id = @id AND NOT EXISTS (SELECT 1 FROM chunks WHERE id = @id)',
+  );
+  for (const id of chunkIds) drop.run({ id });
 }
 
 /** Editorial rows of records that no longer exist go; shared records lose their originalValue. */

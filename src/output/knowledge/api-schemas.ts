@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListQuerySchema } from '../../platform/http/index.js';
 import { SEARCH_KINDS } from './search.js';
+import { SEARCH_MODES } from './hybrid-search.js';
 
 /**
  * The knowledge routes' paths, queries and answers (docs/contract.md#management-api,
@@ -30,6 +31,12 @@ export const SearchQuerySchema = ListQuerySchema.extend({
     .enum(SEARCH_KINDS, { error: `must be one of ${SEARCH_KINDS.join(', ')}` })
     .optional()
     .describe('Only hits of this kind'),
+  mode: z
+    .enum(SEARCH_MODES, { error: `must be one of ${SEARCH_MODES.join(', ')}` })
+    .optional()
+    .describe(
+      'keyword: FTS5 with BM25; vector: chunks nearest in meaning (embeddings); hybrid: reciprocal rank fusion of both. Default hybrid when the website has vectors, else keyword',
+    ),
 });
 
 export const FactsQuerySchema = z.object({
@@ -61,7 +68,7 @@ export const SearchHitSchema = z.object({
   score: z
     .number()
     .describe(
-      'Relevance: BM25 over the uncommon words (in at most 10,000 documents), higher is better, 6 significant digits; 0 when every word is common and hits come unranked, newest first',
+      'Relevance, higher is better, 6 significant digits. keyword: BM25 over the uncommon words (in at most 10,000 documents), 0 when every word is common and hits come unranked, newest first; vector: cosine similarity; hybrid: the reciprocal rank fusion sum',
     ),
   language: z.string(),
   title: z.string().describe('The entity name, "subject: predicate" of a fact, or the first words of a chunk'),

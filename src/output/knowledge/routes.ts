@@ -18,6 +18,15 @@ import {
 } from './api-schemas.js';
 import { readEntityFacts, readExportedEntity, readRelated } from './entities.js';
 import { searchDigest, searchKnowledge, type RankedHit, type SearchPosition } from './search.js';
+import { fusedSearch, type SearchMode } from './hybrid-search.js';
+import { queryVector } from './query-vectors.js';
+import { hasVectors } from './vector-search.js';
+import {
+  embeddingsSettingsOf,
+  embeddingsWebsite,
+  EmbeddingProviderError,
+  modelKeyOf,
+} from '../../ingest/embeddings/index.js';
 import { createSearchQueue } from './search-queue.js';
 import { existingGraph } from './website-graph.js';
 
@@ -55,6 +64,12 @@ function readCursor(after: string | undefined, digest: string): SearchPosition |
 
 const ENTITY_ID = /^entity_[0-9a-f]{24}$/;
 
+const vectorsUnavailable = () =>
+  new AppError(
+    'search.vectors_unavailable',
+    "mode=vector needs the website's chunks embedded: embeddings are off (embeddingsUrl), its plan lacks cap.embeddings, or the embedding job has not stored a vector yet; use mode=keyword or hybrid.",
+  );
+
 const entityNotFound = (id: string) =>
   new AppError(
     'entity.not_found',
@@ -74,7 +89,7 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
   app.get(
     '/v1/websites/:id/knowledge/search',
     {
-      config: { access: VIEWER_READ },
+      config: { access: VIEWER_READ, errors: ['search.vectors_unavailable', 'search.embeddings_failed'] },
       schema: {
         summary:
           "Search the website's knowledge (entities, facts, text chunks) as the next publish would export it, best first",
@@ -90,22 +105,61 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
     },
     async (request, reply) => {
       const website = authorizedWebsite(request);
-      const { q, kind } = request.query;
+      const { q, kind, mode: asked } = request.query;
       const list = parseListQuery(request.query);
-      const digest = searchDigest(q, kind);
+      const db = existingGraph(services, website.id);
+      const embeddings = embeddingsSettingsOf(services.config.settings);
+      const modelKey = embeddings ? modelKeyOf(embeddings) : '';
+      const vectorsReady =
+        embeddings !== undefined &&
+        db !== undefined &&
+        embeddingsWebsite(services.controlDb, website.id) !== undefined &&
+        hasVectors(db, modelKey);
+      if (asked === 'vector' && !vectorsReady) throw vectorsUnavailable();
+      // Without vectors hybrid is the fusion of one list: the keyword hits as they are.
+      let mode: SearchMode = vectorsReady ? (asked ?? 'hybrid') : 'keyword';
+      let vector: Float32Array | undefined;
+      if (mode !== 'keyword') {
+        try {
+          vector = await queryVector(embeddings!, q);
+        } catch (error) {
+          if (!(error instanceof EmbeddingProviderError)) throw error;
+          // Asked for by name, the mode fails; the default falls back to keyword hits.
+          if (asked !== undefined)
+            throw new AppError(
+              'search.embeddings_failed',
+              `The embeddings provider could not embed the query (${error.message}); retry, or pass mode=keyword.`,
+              { retryAfterSeconds: 5 },
+            );
+          request.log.warn({ err: error }, 'query not embedded: knowledge search answers keyword hits');
+          mode = 'keyword';
+        }
+      }
+      const digest = searchDigest(q, kind, mode);
       const after = readCursor(list.after, digest);
+      // A fused mode's cursor holds the offset of the next hit.
+      if (mode !== 'keyword' && after && !(Number.isInteger(after.rank) && after.rank >= 0)) throw badCursor();
       const hits = await searches.run(callerOf(request), () => {
-        const db = existingGraph(services, website.id);
-        return db
-          ? searchKnowledge(db, {
-              query: q,
-              limit: list.limit + 1,
-              ...(kind ? { kind } : {}),
-              ...(after ? { after } : {}),
-            })
-          : [];
+        if (!db) return [];
+        if (mode !== 'keyword')
+          return fusedSearch(db, {
+            mode,
+            query: q,
+            vector: vector!,
+            modelKey,
+            ...(kind ? { kind } : {}),
+            offset: after?.rank ?? 0,
+            limit: list.limit + 1,
+          });
+        return searchKnowledge(db, {
+          query: q,
+          limit: list.limit + 1,
+          ...(kind ? { kind } : {}),
+          ...(after ? { after } : {}),
+        });
       });
       const keyOf = (hit: RankedHit) => JSON.stringify({ d: digest, r: hit.position.rank, i: hit.position.doc });
+      reply.header('nodectl-search-mode', mode);
       return sendData(
         request,
         reply,

@@ -132,7 +132,7 @@ interface DetailRow {
   sourceUrl: string | null;
   entityId?: string | null;
 }
-interface MatchedRow {
+export interface MatchedRow {
   rowid: number;
   rank: number;
 }
@@ -168,8 +168,14 @@ function planSearch(terms: QueryTerm[], isCommon: (match: string) => boolean): S
  * Unranked (every word common): rowid descending, score 0.
  */
 export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
+  const matched = matchKnowledge(db, request);
+  return matched ? hitsOf(db, matched.match, matched.rows) : [];
+}
+
+/** The FTS5 expression of a query (undefined when it holds no searchable word) and the rows it ranks. */
+export function matchKnowledge(db: Db, request: SearchRequest): { match: string; rows: MatchedRow[] } | undefined {
   const terms = queryTerms(request.query);
-  if (terms.length === 0) return [];
+  if (terms.length === 0) return undefined;
   const statements = statementsOf(db);
   const common = request.commonDocuments ?? COMMON_DOCUMENTS;
   const plan = planSearch(terms, (match) => statements.probe.get({ match, common }) !== undefined);
@@ -192,12 +198,29 @@ export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
           afterRowid: request.after?.doc ?? null,
         })
   ) as MatchedRow[];
-  const snippets = snippetsOf(
-    db,
-    statements,
-    plan.match,
-    rows.map((row) => row.rowid),
-  );
+  return { match: plan.match, rows };
+}
+
+/**
+ * The hits of matched rows, in their order: details and snippets are read only for these. `match`
+ * marks the snippets (undefined: none matches, a vector hit's snippet is its text's start);
+ * `score` replaces BM25 when given (fused and vector modes).
+ */
+export function hitsOf(
+  db: Db,
+  match: string | undefined,
+  rows: ReadonlyArray<MatchedRow & { score?: number }>,
+): RankedHit[] {
+  const statements = statementsOf(db);
+  const snippets =
+    match === undefined
+      ? new Map<number, string>()
+      : snippetsOf(
+          db,
+          statements,
+          match,
+          rows.map((row) => row.rowid),
+        );
   const hits: RankedHit[] = [];
   for (const row of rows) {
     const doc = searchRecordOf(db, row.rowid);
@@ -206,10 +229,12 @@ export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
     const hit: RankedHit = {
       kind: doc.kind,
       id: doc.recordId,
-      score: row.rank === 0 ? 0 : Number((-row.rank).toPrecision(6)),
+      score: row.score ?? (row.rank === 0 ? 0 : Number((-row.rank).toPrecision(6))),
       language: detail?.language ?? '',
       title: titleOf(doc.kind, detail?.title ?? ''),
-      snippet: markSnippet(snippets.get(row.rowid) ?? ''),
+      snippet: snippets.has(row.rowid)
+        ? markSnippet(snippets.get(row.rowid)!)
+        : markSnippet(leadOf(doc.kind === 'chunk' ? (detail?.title ?? '') : '')),
       position: { rank: row.rank, doc: row.rowid },
     };
     if (detail?.entityId) hit.entity_id = detail.entityId;
@@ -217,6 +242,12 @@ export function searchKnowledge(db: Db, request: SearchRequest): RankedHit[] {
     hits.push(hit);
   }
   return hits;
+}
+
+/** The first words of a text, as a snippet of a hit no query term matched (a vector hit). */
+function leadOf(text: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.length <= SNIPPET_TOKENS ? words.join(' ') : `${words.slice(0, SNIPPET_TOKENS).join(' ')}…`;
 }
 
 /** FTS5's snippet of each hit, by rowid, from the hits' text in the temp snippet table. */
@@ -272,10 +303,10 @@ function statementsOf(db: Db): SearchStatements {
   return s;
 }
 
-/** A digest of what a cursor's position is valid for: the same query text and kind. */
-export function searchDigest(query: string, kind: SearchKind | undefined): string {
+/** A digest of what a cursor's position is valid for: the same query text, kind and mode. */
+export function searchDigest(query: string, kind: SearchKind | undefined, mode = 'keyword'): string {
   return createHash('sha256')
-    .update(`${kind ?? ''}\u0000${query}`)
+    .update(`${kind ?? ''}\u0000${query}${mode === 'keyword' ? '' : `\u0000${mode}`}`)
     .digest('base64url')
     .slice(0, 12);
 }

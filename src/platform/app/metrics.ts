@@ -17,6 +17,10 @@ export interface Metrics {
   readonly compileRecordsRejected: Counter<'kind'>;
   /** Webhook delivery jobs, by result (delivered, retrying, failed, kept, skipped: src/control/webhooks/deliver.ts). */
   readonly webhookAttempts: Counter<'result'>;
+  /** Requests to the embeddings provider, by outcome (ok, error: src/ingest/embeddings/compute-job.ts). */
+  readonly embeddingRequests: Counter<'outcome'>;
+  /** Chunks given a vector. */
+  readonly embeddedChunks: Counter;
 }
 
 export function createMetrics(queue: () => JobQueue | undefined): Metrics {
@@ -86,6 +90,17 @@ export function createMetrics(queue: () => JobQueue | undefined): Metrics {
       name: 'nodectl_webhook_attempts_total',
       help: 'Webhook delivery jobs, by result (delivered, retrying, failed, kept by a re-send, skipped).',
       labelNames: ['result'] as const,
+      registers: [registry],
+    }),
+    embeddingRequests: new Counter({
+      name: 'nodectl_embedding_requests_total',
+      help: 'Requests to the embeddings provider, by outcome (ok, error); an error is retried by its job.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    embeddedChunks: new Counter({
+      name: 'nodectl_embedded_chunks_total',
+      help: 'Chunks given a vector by the embeddings provider.',
       registers: [registry],
     }),
   };

@@ -147,6 +147,12 @@ export const SETTINGS = {
     env: 'NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY',
     description: 'Maintenance-lane jobs (maintenance.*) the daemon runs at once.',
   }),
+  jobLaneEmbeddingsConcurrency: setting({
+    schema: positiveInt.max(64),
+    default: 1,
+    env: 'NODECTL_JOB_LANE_EMBEDDINGS_CONCURRENCY',
+    description: 'Embeddings-lane jobs (embeddings.compute) the daemon runs at once.',
+  }),
   workerConcurrency: setting({
     schema: positiveInt.max(64).optional(),
     default: undefined,
@@ -381,6 +387,53 @@ export const SETTINGS = {
     default: 5,
     env: 'NODECTL_WAITLIST_RATE_LIMIT_PER_MINUTE',
     description: 'POST /v1/waitlist requests per minute from one client address.',
+  }),
+  // Embeddings (docs/knowledge.md "Settings"): off until embeddingsUrl names an OpenAI-compatible
+  // /v1/embeddings endpoint; then chunks get vectors and knowledge search gains vector and hybrid modes.
+  embeddingsUrl: setting({
+    schema: z
+      .url()
+      .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1/embeddings')
+      .optional(),
+    default: undefined,
+    env: 'NODECTL_EMBEDDINGS_URL',
+    description:
+      'OpenAI-compatible embeddings endpoint (the full URL, e.g. https://api.openai.com/v1/embeddings); unset: embeddings off, keyword search only.',
+  }),
+  embeddingsModel: setting({
+    schema: z.string().trim().min(1).max(200),
+    default: 'text-embedding-3-small',
+    env: 'NODECTL_EMBEDDINGS_MODEL',
+    description: 'Model name sent to the embeddings endpoint; changing it re-embeds every chunk.',
+  }),
+  embeddingsDimensions: setting({
+    schema: positiveInt
+      .min(8)
+      .max(4096)
+      .refine((v) => v % 8 === 0, 'must be a multiple of 8 (vectors are also kept as sign bits)'),
+    default: 1536,
+    env: 'NODECTL_EMBEDDINGS_DIMENSIONS',
+    description:
+      'Dimensions of the vectors (sent as `dimensions`; an answer of another length fails the batch); changing it re-embeds every chunk.',
+  }),
+  embeddingsBatchSize: setting({
+    schema: positiveInt.max(2048),
+    default: 64,
+    env: 'NODECTL_EMBEDDINGS_BATCH_SIZE',
+    description: 'Chunks sent to the embeddings endpoint in one request.',
+  }),
+  embeddingsTimeoutMs: setting({
+    schema: timeoutMs,
+    default: 30_000,
+    env: 'NODECTL_EMBEDDINGS_TIMEOUT_MS',
+    description: 'How long one embeddings request may take before it counts as a provider error, in ms.',
+  }),
+  embeddingsApiKey: setting({
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    env: 'NODECTL_EMBEDDINGS_API_KEY',
+    secret: true,
+    description: 'Bearer token for the embeddings endpoint (none sent when unset, e.g. for a local Ollama).',
   }),
   // Ownership verification and guarded fetches (docs/websites.md).
   dnsServers: setting({

@@ -241,6 +241,18 @@ export const ERROR_CODES = {
   },
   'user.not_found': { status: 404, retryable: false, description: 'Unknown user.' },
   'entity.not_found': { status: 404, retryable: false, description: 'Unknown entity in this website graph.' },
+  'search.vectors_unavailable': {
+    status: 409,
+    retryable: false,
+    description:
+      'mode=vector on a website without vectors: embeddings are off, its plan lacks cap.embeddings, or no chunk is embedded yet; use mode=keyword.',
+  },
+  'search.embeddings_failed': {
+    status: 503,
+    retryable: true,
+    description:
+      'The embeddings provider could not embed the query for mode=vector or hybrid; retry, or use mode=keyword.',
+  },
   'version.not_found': { status: 404, retryable: false, description: 'Unknown published node version.' },
   'job.not_found': {
     status: 404,

@@ -6,7 +6,7 @@ import type { Job } from '../jobs/index.js';
  * The worker runs each lane with its own concurrency, so a lane full of slow jobs (webhook
  * deliveries to a dead endpoint, a large publish) never holds up another lane's jobs.
  */
-export const JOB_LANES = ['ingest', 'publish', 'delivery', 'maintenance'] as const;
+export const JOB_LANES = ['ingest', 'publish', 'delivery', 'maintenance', 'embeddings'] as const;
 export type JobLane = (typeof JOB_LANES)[number];
 
 /** What a handler gets beside its payload. */

@@ -29,6 +29,7 @@ export function laneConcurrency(settings: Settings): LaneConcurrency {
     publish: settings.jobLanePublishConcurrency,
     delivery: settings.jobLaneDeliveryConcurrency,
     maintenance: settings.jobLaneMaintenanceConcurrency,
+    embeddings: settings.jobLaneEmbeddingsConcurrency,
   };
 }
 

@@ -1,7 +1,13 @@
 import type { Db } from './sqlite.js';
 
 /** The usage counters of docs/contract.md#plans, each per organization per calendar month (UTC). */
-export const USAGE_METRICS = ['items_ingested', 'published_versions', 'node_reads', 'api_requests'] as const;
+export const USAGE_METRICS = [
+  'items_ingested',
+  'published_versions',
+  'node_reads',
+  'api_requests',
+  'embedded_chunks',
+] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 /**

@@ -156,11 +156,12 @@ describe('entitlements, usage and the quotas of organizations', () => {
     setPlan('free');
   });
 
-  it('GET .../usage answers the four counters of the month; api_requests counts every management request made for the organization', async () => {
+  it('GET .../usage answers the five counters of the month; api_requests counts every management request made for the organization', async () => {
     const before = (await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage`)).json.data;
     expect(before).toMatchObject({ organization_id: orgId, period: '2026-03' });
     expect(Object.keys(before.usage).sort()).toEqual([
       'api_requests',
+      'embedded_chunks',
       'items_ingested',
       'node_reads',
       'published_versions',
@@ -196,7 +197,7 @@ describe('entitlements, usage and the quotas of organizations', () => {
     expect((await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage?period=2026-01`)).json.data).toEqual({
       organization_id: orgId,
       period: '2026-01',
-      usage: { items_ingested: 0, published_versions: 0, node_reads: 42, api_requests: 0 },
+      usage: { items_ingested: 0, published_versions: 0, node_reads: 42, api_requests: 0, embedded_chunks: 0 },
     });
     expect(outcome(await t.call(owner, 'GET', `/v1/organizations/${orgId}/usage?period=2026-13`))).toBe(
       '422 validation.failed',

@@ -26,7 +26,7 @@ describe('job definitions', () => {
     );
     expect(() => defineJob({ ...base, kind: 'ingest' })).toThrow(/must be dot-separated/);
     expect(() => defineJob({ ...base, lane: 'fast' as never })).toThrow(
-      'job test.ok: lane must be one of ingest, publish, delivery, maintenance; got fast',
+      'job test.ok: lane must be one of ingest, publish, delivery, maintenance, embeddings; got fast',
     );
     expect(() => defineJob({ ...base, schedule: { intervalSeconds: 0 } })).toThrow(
       'schedule.intervalSeconds must be a positive whole number; got 0',
@@ -38,10 +38,11 @@ describe('job definitions', () => {
   });
 
   it('every kind is defined once, in a known lane, and the lanes are the ones the issue names', () => {
-    expect(JOB_LANES).toEqual(['ingest', 'publish', 'delivery', 'maintenance']);
+    expect(JOB_LANES).toEqual(['ingest', 'publish', 'delivery', 'maintenance', 'embeddings']);
     const byKind = indexJobsByKind(JOBS);
     expect(Object.fromEntries([...byKind].map(([kind, job]) => [kind, job.lane]))).toEqual({
       'content.ingest': 'ingest',
+      'embeddings.compute': 'embeddings',
       'node.republish': 'publish',
       'maintenance.expire': 'maintenance',
       'maintenance.rate_limits.prune': 'maintenance',

@@ -12,7 +12,7 @@ import { JobWorker, laneConcurrency, type LaneConcurrency } from '../../../src/p
 import { makeTempDir } from '../../helpers/paths.js';
 import { until } from '../../helpers/until.js';
 
-const ONE_EACH: LaneConcurrency = { ingest: 1, publish: 1, delivery: 1, maintenance: 1 };
+const ONE_EACH: LaneConcurrency = { ingest: 1, publish: 1, delivery: 1, maintenance: 1, embeddings: 1 };
 
 /** Emits 'change' whenever a job starts or ends (hanging jobs) or the worker records an outcome: what the waits below wait on. */
 const changes = new EventEmitter();
@@ -225,24 +225,27 @@ describe('job lanes', () => {
 });
 
 describe('lane settings', () => {
-  it('default to ingest 2, publish 1, delivery 4, maintenance 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
+  it('default to ingest 2, publish 1, delivery 4, maintenance 1, embeddings 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
     expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({
       ingest: 4,
       publish: 1,
       delivery: 4,
       maintenance: 1,
+      embeddings: 1,
     });
     const env = {
       NODECTL_JOB_LANE_INGEST_CONCURRENCY: '3',
       NODECTL_JOB_LANE_PUBLISH_CONCURRENCY: '2',
       NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '8',
       NODECTL_JOB_LANE_MAINTENANCE_CONCURRENCY: '2',
+      NODECTL_JOB_LANE_EMBEDDINGS_CONCURRENCY: '3',
     };
     expect(laneConcurrency(resolveConfig({ env }).settings)).toEqual({
       ingest: 3,
       publish: 2,
       delivery: 8,
       maintenance: 2,
+      embeddings: 3,
     });
     expect(() => resolveConfig({ env: { NODECTL_JOB_LANE_DELIVERY_CONCURRENCY: '0' } })).toThrow(
       /jobLaneDeliveryConcurrency \(from environment variable NODECTL_JOB_LANE_DELIVERY_CONCURRENCY\)/,

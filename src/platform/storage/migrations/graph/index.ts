@@ -9,6 +9,7 @@ import { migration as searchHashSize } from './0007-search-hash-size.js';
 import { migration as factsInReadOrder } from './0008-facts-in-read-order.js';
 import { migration as searchPrefixThree } from './0009-search-prefix-three.js';
 import { migration as factLanguageIndex } from './0010-fact-language-index.js';
+import { migration as chunkVectors } from './0011-chunk-vectors.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -32,4 +33,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   factsInReadOrder,
   searchPrefixThree,
   factLanguageIndex,
+  chunkVectors,
 ];
