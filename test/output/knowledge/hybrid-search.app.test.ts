@@ -172,7 +172,7 @@ describe('embeddings and hybrid search', () => {
     expect(urls(await search('q=budget%20plane&mode=vector&limit=2'))).toContain('https://example.com/deals');
   });
 
-  it('deletes take the vectors of their chunks with them', async () => {
+  it('deletes and GDPR erasures take the vectors of their chunks with them', async () => {
     const res = await injectSigned(t.app, '/v1/ingest/delete', {
       token: site.connectorToken,
       websiteId: site.websiteId,
@@ -185,6 +185,24 @@ describe('embeddings and hybrid search', () => {
     expect(stored).toBe(chunks);
     expect(vectors).toBe(chunks);
     expect(urls(await search('q=budget%20plane&mode=vector&limit=5'))).not.toContain('https://example.com/deals');
+
+    // A GDPR erasure too, with its compaction of the graph file.
+    const hotelChunks = graph().prepare("SELECT id FROM chunks WHERE item_key = 'page:hotel'").pluck().all();
+    expect(hotelChunks.length).toBeGreaterThan(0);
+    const erased = await injectSigned(t.app, '/v1/ingest/delete', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      nowMs: clock.now(),
+      body: { website_id: site.websiteId, ids: ['hotel'], reason: 'gdpr_erasure' },
+    });
+    expect(erased.status, erased.body).toBe(200);
+    await worker.drain();
+    const left = graph()
+      .prepare('SELECT COUNT(*) FROM chunk_vectors WHERE chunk_id IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .get(JSON.stringify(hotelChunks));
+    expect(left).toBe(0);
+    expect(counts().stored).toBe(counts().chunks);
   });
 
   it('answers 409 search.vectors_unavailable for mode=vector where the plan has no cap.embeddings', async () => {
