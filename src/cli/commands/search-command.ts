@@ -5,6 +5,7 @@ import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 
 const KINDS = ['entity', 'fact', 'chunk'];
+const MODES = ['keyword', 'vector', 'hybrid'];
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 
 /** A snippet for a terminal: matched terms *starred*, the HTML escapes undone. */
@@ -32,12 +33,22 @@ export function registerSearchCommand(program: Command): void {
   )
     .requiredOption('--website <websiteId>', 'the website')
     .option('--kind <kind>', `only hits of this kind (${KINDS.join(', ')})`)
+    .option(
+      '--mode <mode>',
+      `how to rank (${MODES.join(', ')}); default hybrid when the website has vectors, else keyword (docs/knowledge.md)`,
+    )
     .option('--limit <n>', 'how many hits', '10')
     .action(
-      async (words: string[], opts: ApiFlags & { website: string; kind?: string; limit: string }, command: Command) => {
+      async (
+        words: string[],
+        opts: ApiFlags & { website: string; kind?: string; mode?: string; limit: string },
+        command: Command,
+      ) => {
         const ctx = commandContext(command);
         if (opts.kind !== undefined && !KINDS.includes(opts.kind))
           throw new UsageError(`--kind must be one of ${KINDS.join(', ')}; got ${opts.kind}`);
+        if (opts.mode !== undefined && !MODES.includes(opts.mode))
+          throw new UsageError(`--mode must be one of ${MODES.join(', ')}; got ${opts.mode}`);
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
           throw new UsageError('--limit must be a whole number from 1 to 1000');
@@ -51,6 +62,7 @@ export function registerSearchCommand(program: Command): void {
             q,
             limit: Math.min(100, limit - hits.length),
             ...(opts.kind !== undefined ? { kind: opts.kind as SearchQuery['kind'] } : {}),
+            ...(opts.mode !== undefined ? { mode: opts.mode as SearchQuery['mode'] } : {}),
             ...(cursor !== undefined ? { cursor } : {}),
           };
           const page = await client.knowledge.search(opts.website, query).catch(reportApiFailure);
