@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import type { AppServices } from '../../platform/app/index.js';
 import { defineJob } from '../../platform/job-runtime/index.js';
@@ -58,19 +59,24 @@ export async function computeEmbeddings(
   const modelKey = modelKeyOf(settings);
   dropOrphanVectors(db);
   let embedded = 0;
-  // Two passes in rowid order: the second from the start again, so chunks re-ingested (new
-  // rowids) while the first ran are not missed; it ends when a whole pass finds nothing.
+  // Passes in rowid order until one finds nothing: a chunk re-ingested (a new rowid) behind the
+  // pass is found by the next. Between reads the event loop gets a turn: hashing every chunk of a
+  // large website at once would hold up requests.
   for (let after = 0, found = false; ;) {
     if (signal?.aborted) throw new Error('the worker stopped; the job runs again');
-    const batch = pendingChunks(db, modelKey, settings.batchSize, after);
-    if (batch.length === 0) {
+    const { chunks: batch, last } = pendingChunks(db, modelKey, settings.batchSize, after);
+    if (last === undefined) {
       if (!found) return embedded;
       after = 0;
       found = false;
       continue;
     }
+    after = last;
+    if (batch.length === 0) {
+      await yieldTurn();
+      continue;
+    }
     found = true;
-    after = batch.at(-1)!.rowid;
     let answer;
     try {
       answer = await embedTexts(

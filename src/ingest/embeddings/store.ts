@@ -15,31 +15,44 @@ export function textHashOf(text: string): Buffer {
   return createHash('sha256').update(text).digest().subarray(0, 16);
 }
 
+/** Chunk rows one pendingChunks call reads at most: the job yields to the event loop between calls. */
+export const SCAN_ROWS = 2_000;
+
 /**
- * The chunks to embed after rowid `after`, in rowid order, at most `limit`. Every chunk's text is read
- * and hashed: chunk rows are deleted and re-inserted on each re-ingest of their item, so neither
- * a rowid nor a timestamp tells a changed text from an unchanged one.
+ * The chunks to embed after rowid `after`, in rowid order: at most `limit`, among at most
+ * `scanRows` rows read, and the rowid of the last row read (undefined: none was left, the pass
+ * is over). Every chunk's text is read and hashed: chunk rows are deleted and re-inserted on each
+ * re-ingest of their item, so neither a rowid nor a timestamp tells a changed text from an
+ * unchanged one.
  */
-export function pendingChunks(db: Db, modelKey: string, limit: number, after = 0): PendingChunk[] {
-  const pending: PendingChunk[] = [];
+export function pendingChunks(
+  db: Db,
+  modelKey: string,
+  limit: number,
+  after = 0,
+  scanRows = SCAN_ROWS,
+): { chunks: PendingChunk[]; last: number | undefined } {
+  const chunks: PendingChunk[] = [];
   const rows = db
     .prepare(
-      `SELECT c.rowid, c.id, c.text, v.text_hash AS stored, v.model FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.rowid > ? ORDER BY c.rowid`,
+      `SELECT c.rowid, c.id, c.text, v.text_hash AS stored, v.model FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
     )
-    .iterate(after) as Iterable<{
+    .all(after, scanRows) as Array<{
     rowid: number;
     id: string;
     text: string;
     stored: Buffer | null;
     model: string | null;
   }>;
+  let last: number | undefined;
   for (const row of rows) {
+    last = row.rowid;
     const hash = textHashOf(row.text);
     if (row.stored && row.model === modelKey && hash.equals(row.stored)) continue;
-    pending.push({ rowid: row.rowid, id: row.id, text: row.text, hash });
-    if (pending.length >= limit) break;
+    chunks.push({ rowid: row.rowid, id: row.id, text: row.text, hash });
+    if (chunks.length >= limit) break;
   }
-  return pending;
+  return { chunks, last };
 }
 
 /** Chunks with a current vector and chunks in all. */

@@ -43,19 +43,23 @@ describe('chunk vectors', () => {
   it('pending: chunks without a vector, with changed text or of another model; orphans dropped', () => {
     addChunk('chunk_a', 'alpha');
     addChunk('chunk_b', 'beta');
-    const first = pendingChunks(db, 'm@64', 10);
+    const first = pendingChunks(db, 'm@64', 10).chunks;
     expect(first.map((c) => c.id)).toEqual(['chunk_a', 'chunk_b']);
     writeVectors(
       db,
       'm@64',
       first.map((chunk, i) => ({ chunk, vector: along(i) })),
     );
-    expect(pendingChunks(db, 'm@64', 10)).toEqual([]);
-    expect(pendingChunks(db, 'other@64', 10).map((c) => c.id)).toEqual(['chunk_a', 'chunk_b']);
+    expect(pendingChunks(db, 'm@64', 10).chunks).toEqual([]);
+    expect(pendingChunks(db, 'other@64', 10).chunks.map((c) => c.id)).toEqual(['chunk_a', 'chunk_b']);
     db.prepare(`UPDATE chunks SET text = 'alpha two' WHERE id = 'chunk_a'`).run();
-    expect(pendingChunks(db, 'm@64', 10).map((c) => c.id)).toEqual(['chunk_a']);
-    // Paged by rowid.
-    expect(pendingChunks(db, 'other@64', 1, 1).map((c) => c.id)).toEqual(['chunk_b']);
+    expect(pendingChunks(db, 'm@64', 10).chunks.map((c) => c.id)).toEqual(['chunk_a']);
+    // Paged by rowid, at most scanRows rows read per call; `last` undefined once none is left.
+    expect(pendingChunks(db, 'other@64', 1, 1).chunks.map((c) => c.id)).toEqual(['chunk_b']);
+    const scanned = pendingChunks(db, 'm@64', 10, 1, 1);
+    expect(scanned.chunks).toEqual([]);
+    expect(scanned.last).toBe(2);
+    expect(pendingChunks(db, 'm@64', 10, 2).last).toBeUndefined();
     db.prepare(`DELETE FROM chunks WHERE id = 'chunk_b'`).run();
     expect(dropOrphanVectors(db)).toBe(1);
     expect(db.prepare('SELECT chunk_id FROM chunk_vectors').pluck().all()).toEqual(['chunk_a']);
@@ -64,7 +68,7 @@ describe('chunk vectors', () => {
   it('searchVectors answers the nearest chunks first and follows writes (inserts, updates, deletes)', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `chunk_${String(i).padStart(2, '0')}`);
     for (const id of ids) addChunk(id, id);
-    const pending = pendingChunks(db, 'm@64', 100);
+    const pending = pendingChunks(db, 'm@64', 100).chunks;
     writeVectors(
       db,
       'm@64',
