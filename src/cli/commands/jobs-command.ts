@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Job, Page } from '../../sdk/api/index.js';
+import type { Job, JobDetail, Page } from '../../sdk/api/index.js';
 import type { JobState } from '../../platform/jobs/index.js';
 import { addApiOptions, apiRequested, type ApiFlags, type ApiConnection } from '../api-connection.js';
 import { commandContext, type CommandContext } from '../context.js';
@@ -31,6 +31,18 @@ const formatJobs = (rows: readonly JobRow[]) =>
       j.lastError ?? '',
     ]),
   );
+
+/** `jobs get`: the job's row, then the items it refused, one a line, and how many are not listed. */
+function formatJobDetail(job: JobDetail): string {
+  const table = formatJobs([job]);
+  if (job.itemErrorCount === 0) return table;
+  const lines = formatTable(
+    ['ITEM', 'CODE', 'MESSAGE'],
+    job.itemErrors.map((e) => [`${e.itemType}:${e.itemId}`, e.code, e.message]),
+  );
+  const more = job.itemErrorCount - job.itemErrors.length;
+  return `${table}\n\n${job.itemErrorCount} item(s) refused:\n${lines}${more > 0 ? `\n${more} more not shown` : ''}`;
+}
 
 function parseLimit(value: string): number {
   const limit = Number(value);
@@ -151,8 +163,8 @@ export function registerJobsCommands(program: Command): void {
     .option('--website <id>', 'the website the job acts on (required over HTTP)')
     .action(async (jobId: string, opts: ApiFlags & { website?: string }, command: Command) => {
       const ctx = commandContext(command);
-      const { presentJob, readWebsiteJob } = await import('../../control/websites/index.js');
-      let job;
+      const { presentJobDetail, readWebsiteJob } = await import('../../control/websites/index.js');
+      let job: JobDetail;
       if (apiRequested(opts)) {
         const websiteId = await requireWebsite(opts);
         const { connectApi, reportApiFailure } = await import('../api-connection.js');
@@ -171,10 +183,10 @@ export function registerJobsCommands(program: Command): void {
             1,
             'job.not_found',
           );
-        job = presentJob(found);
+        job = presentJobDetail(found);
       }
       const shown = job;
-      ctx.out.result(shown, () => formatJobs([shown]));
+      ctx.out.result(shown, () => formatJobDetail(shown));
     });
   addApiOptions(
     jobs

@@ -3,8 +3,14 @@ import type { RoutePlugin } from '../../platform/app/index.js';
 import { authorizedWebsite, type RouteAccess } from '../access/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import { sendData, pageOf, parseListQuery, dataEnvelope, listEnvelope } from '../../platform/http/index.js';
-import { JobSchema, JobsQuerySchema, WebsiteJobParamsSchema, WebsiteJobsParamsSchema } from './job-schemas.js';
-import { jobCursorKey, listWebsiteJobs, presentJob, readWebsiteJob } from './website-jobs.js';
+import {
+  JobDetailSchema,
+  JobSchema,
+  JobsQuerySchema,
+  WebsiteJobParamsSchema,
+  WebsiteJobsParamsSchema,
+} from './job-schemas.js';
+import { jobCursorKey, listWebsiteJobs, presentJob, presentJobDetail, readWebsiteJob } from './website-jobs.js';
 
 const VIEWER_READ: RouteAccess = { minRole: 'viewer', access: 'read', resource: { kind: 'website', param: 'id' } };
 
@@ -46,9 +52,11 @@ export const jobRoutes: RoutePlugin = async (plain, { services }) => {
       config: { access: VIEWER_READ, errors: ['job.not_found'] },
       schema: {
         summary: 'Read one job of the website',
+        description:
+          'With the items the job refused (itemErrors: each item id, type, url, a stable code and what to fix; the first 100, itemErrorCount counts them all).',
         tags: ['jobs'],
         params: WebsiteJobParamsSchema,
-        response: { 200: dataEnvelope(JobSchema) },
+        response: { 200: dataEnvelope(JobDetailSchema) },
       },
     },
     async (request, reply) => {
@@ -59,7 +67,7 @@ export const jobRoutes: RoutePlugin = async (plain, { services }) => {
           'job.not_found',
           `Website ${website.id} has no job ${request.params.jobId}; GET /v1/websites/${website.id}/jobs lists them.`,
         );
-      return sendData(request, reply, presentJob(job));
+      return sendData(request, reply, presentJobDetail(job));
     },
   );
 };

@@ -35,9 +35,34 @@ export const JobSchema = z.object({
   maxAttempts: z.number().int().describe('Attempts before the job is dead-lettered'),
   runAt: z.string().describe('When it runs (or ran) next, RFC 3339'),
   lastError: z.string().nullable().describe('Why the last attempt failed; null after a success'),
+  itemErrorCount: z
+    .number()
+    .int()
+    .describe(
+      'Items the job refused (content.ingest: each marked failed and left out of the graph), across its attempts; GET .../jobs/{jobId} lists them',
+    ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 
+export const JobItemErrorSchema = z.object({
+  itemId: z.string().describe('The item id as the connector sent it'),
+  itemType: z.string().describe('The item type (page, post, product, ...)'),
+  url: z.string().nullable().describe('The item url as pushed; null when unknown'),
+  code: z
+    .string()
+    .describe(
+      'Stable reason: item.body_missing, item.body_invalid, item.extraction_failed, item.key_mismatch or item.merge_failed (docs/ingest.md "Item errors")',
+    ),
+  message: z.string().describe('What went wrong and what to fix'),
+});
+
+export const JobDetailSchema = JobSchema.extend({
+  itemErrors: z
+    .array(JobItemErrorSchema)
+    .describe('The first items the job refused (at most 100, in the order refused); itemErrorCount counts them all'),
+});
+
 export type JobsQuery = z.input<typeof JobsQuerySchema>;
 export type JobView = z.output<typeof JobSchema>;
+export type JobDetailView = z.output<typeof JobDetailSchema>;

@@ -1,7 +1,7 @@
 import { AppError } from '../../platform/errors/index.js';
 import type { ListQuery } from '../../platform/http/index.js';
 import type { Job, JobQueue, JobState } from '../../platform/jobs/index.js';
-import type { JobView } from './job-schemas.js';
+import type { JobDetailView, JobView } from './job-schemas.js';
 
 /**
  * The website a job acts on: the website_id of its payload
@@ -58,7 +58,13 @@ export function presentJob(job: Job): JobView {
     maxAttempts: job.maxAttempts,
     runAt: iso(job.runAt),
     lastError: job.lastError,
+    itemErrorCount: job.itemErrors?.count ?? 0,
     createdAt: iso(job.createdAt),
     updatedAt: iso(job.updatedAt),
   };
+}
+
+/** One job as GET .../jobs/:jobId shows it: presentJob with the items it refused listed. */
+export function presentJobDetail(job: Job): JobDetailView {
+  return { ...presentJob(job), itemErrors: job.itemErrors?.listed ?? [] };
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { emitEvent } from '../../control/events/index.js';
 import { defineJob } from '../../platform/job-runtime/index.js';
-import { withoutFsync } from '../../platform/jobs/index.js';
+import { withoutFsync, type JobItemError } from '../../platform/jobs/index.js';
 import { enqueueEmbeddings } from '../embeddings/index.js';
+import type { ItemFailure } from './run-result.js';
 
 let runner: Promise<typeof import('./run-content-ingest.js')> | undefined;
 /**
@@ -29,7 +30,11 @@ export const contentIngestJob = defineJob({
   }),
   handler: async (payload, { job, services }) => {
     const { runContentIngestJob } = await loadRunner();
-    const outcome = await runContentIngestJob(payload, services);
+    const outcome = await runContentIngestJob(payload, {
+      ...services,
+      // Recorded batch by batch: items refused before a later batch fails the attempt stay listed.
+      onItemFailures: (failures) => services.jobs.addItemErrors(job.id, failures.map(jobItemErrorOf)),
+    });
     if (!outcome) return; // the website was deleted since the job was queued
     // The run committed to the website's graph file, not to control.sqlite, so ingest.completed
     // is written right after it (docs/webhooks.md "Events"): counts only, never item bodies.
@@ -50,3 +55,16 @@ export const contentIngestJob = defineJob({
     );
   },
 });
+
+/** A refused item as the job's record keeps it (GET /v1/websites/:id/jobs/:jobId itemErrors). */
+function jobItemErrorOf(failure: ItemFailure): JobItemError {
+  // Not splitItemKey: remove-item.ts would load the graph code at daemon start-up (loadRunner says why not).
+  const cut = failure.itemKey.indexOf(':');
+  return {
+    itemId: failure.itemKey.slice(cut + 1),
+    itemType: failure.itemKey.slice(0, Math.max(cut, 0)),
+    url: failure.url,
+    code: failure.code,
+    message: failure.error,
+  };
+}

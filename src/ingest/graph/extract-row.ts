@@ -8,6 +8,7 @@ import {
   withoutItemColumns,
   type ContributionRows,
 } from './contribution-rows.js';
+import { itemErrorCodeOf, ItemRefusedError, type ItemErrorCode } from './item-errors.js';
 
 /** A pending raw_items row as content.ingest reads it. */
 export interface RawRow {
@@ -27,20 +28,34 @@ export function describeError(error: unknown): string {
 /** Parses a raw row's accepted IngestItem and extracts its contribution; throws what makes the item fail. */
 export function extractRow(row: RawRow, site: WebsiteInfo, mappings: FieldMapping[]): ItemContribution {
   const itemKey = `${row.item_type}:${row.item_id}`;
-  if (row.body === null) throw new Error('raw item has no body');
-  const parsed = IngestItemSchema.safeParse(JSON.parse(row.body));
+  if (row.body === null)
+    throw new ItemRefusedError('item.body_missing', 'raw item has no body stored; push the item again');
+  let body: unknown;
+  try {
+    body = JSON.parse(row.body);
+  } catch (error) {
+    throw new ItemRefusedError(
+      'item.body_invalid',
+      `stored body is not JSON (${describeError(error)}); push the item again`,
+    );
+  }
+  const parsed = IngestItemSchema.safeParse(body);
   if (!parsed.success)
-    throw new Error(
-      `stored body is not a valid IngestItem: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    throw new ItemRefusedError(
+      'item.body_invalid',
+      `stored body is not a valid IngestItem: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}; push the item again with these fields fixed`,
     );
   const contribution = extractItem(parsed.data, site, { receivedAt: row.received_at, mappings });
   if (contribution.itemKey !== itemKey)
-    throw new Error(`contribution item key ${contribution.itemKey} does not match ${itemKey}`);
+    throw new ItemRefusedError(
+      'item.key_mismatch',
+      `contribution item key ${contribution.itemKey} does not match ${itemKey}; report this as a bug`,
+    );
   return contribution;
 }
 
 /** One raw row's extraction: the rows its contribution writes, or why the item fails. */
-export type ExtractOutcome = { rows: ContributionRows } | { error: string };
+export type ExtractOutcome = { rows: ContributionRows } | { error: string; code: ItemErrorCode };
 
 /** Extracts raw rows and turns each contribution into its rows (what a batch's write needs, plain data). */
 export function extractRows(rows: readonly RawRow[], site: WebsiteInfo, mappings: FieldMapping[]): ExtractOutcome[] {
@@ -80,6 +95,6 @@ function extractOutcome(row: RawRow, site: WebsiteInfo, mappings: FieldMapping[]
   try {
     return { rows: contributionRows(site, extractRow(row, site, mappings), ids) };
   } catch (error) {
-    return { error: describeError(error) };
+    return { error: describeError(error), code: itemErrorCodeOf(error) };
   }
 }

@@ -9,6 +9,7 @@ import { readPendingExtraction, type ExtractionPool } from './extraction-pool.js
 import type { PendingExtraction } from './extract-worker.js';
 import { GraphWriterStopped, type Extracted, type GraphWriter } from './graph-writer.js';
 import { addResult, emptyResult, WARNED_LISTED, type ProcessRawItemsResult } from './run-result.js';
+import type { ItemErrorCode } from './item-errors.js';
 import { writeTurnOf } from './write-turn.js';
 import { emptySearchTouched, mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements } from './statements.js';
@@ -23,7 +24,15 @@ export interface ProcessRawItemsOptions {
   now: string;
   /** Items per write transaction. Default 500 (a content.ingest job holds at most 500). */
   batchSize?: number;
+  /**
+   * Called with each batch's part of the result once the batch committed, in batch order: the
+   * content.ingest job records the batch's item errors with it, so a run that fails later keeps them.
+   */
+  onCommitted?: (part: ProcessRawItemsResult) => void;
 }
+
+/** An item a batch could not write, by raw content id, until its row is marked failed. */
+type BatchFailures = Map<string, { itemKey: string; code: ItemErrorCode; error: string }>;
 
 /**
  * The content.ingest work: for each pending raw item, parse the accepted IngestItem, extract its
@@ -42,10 +51,13 @@ export function processRawItems(
   const result = emptyResult();
   const batches = batchesOf(rawContentIds, options);
   for (const batch of batches) {
+    const part = emptyResult();
     writeBatch(db, () => {
       const rows = readPending(db, batch);
-      commitBatch(db, site, batch, rows, extractRows(rows, site, options.mappings ?? []), options, result);
+      commitBatch(db, site, batch, rows, extractRows(rows, site, options.mappings ?? []), options, part);
     });
+    addResult(result, part);
+    options.onCommitted?.(part);
   }
   return result;
 }
@@ -108,7 +120,10 @@ export async function processRawItemsConcurrently(
     // order); the first error ends the run once its writes settle.
     writes.push(
       written.then(
-        (part) => addResult(result, part),
+        (part) => {
+          addResult(result, part);
+          options.onCommitted?.(part);
+        },
         (error: unknown) => void (failure ??= { error }),
       ),
     );
@@ -224,11 +239,16 @@ function commitBatch(
   refreshSourceTrust(db, site);
   result.skipped += batch.length - rows.length;
   const extracted: Array<{ rawContentId: string; rows: ContributionRows }> = [];
-  const failures = new Map<string, { itemKey: string; error: string }>();
+  const failures: BatchFailures = new Map();
   rows.forEach((row, i) => {
     const outcome = outcomes[i]!;
     if ('rows' in outcome) extracted.push({ rawContentId: row.raw_content_id, rows: outcome.rows });
-    else failures.set(row.raw_content_id, { itemKey: `${row.item_type}:${row.item_id}`, error: outcome.error });
+    else
+      failures.set(row.raw_content_id, {
+        itemKey: `${row.item_type}:${row.item_id}`,
+        code: outcome.code,
+        error: outcome.error,
+      });
   });
   // The batch's records are re-indexed once, before it commits (src/ingest/graph/search-docs.ts).
   const search = emptySearchTouched();
@@ -244,9 +264,9 @@ function commitBatch(
   for (const row of rows) {
     const failure = failures.get(row.raw_content_id);
     if (!failure) continue;
-    s.markFailed.run(options.now, failure.error, row.raw_content_id);
+    const marked = s.markFailed.get(options.now, failure.error, row.raw_content_id) as { url: string } | undefined;
     result.failed++;
-    result.failures.push({ rawContentId: row.raw_content_id, ...failure });
+    result.failures.push({ rawContentId: row.raw_content_id, url: marked?.url ?? null, ...failure });
   }
   refreshSearchDocs(db, search);
 }
@@ -260,7 +280,7 @@ function mergeBatch<T extends { rawContentId: string; rows: ContributionRows }>(
   site: WebsiteInfo,
   extracted: T[],
   search: SearchTouched,
-  failures: Map<string, { itemKey: string; error: string }>,
+  failures: BatchFailures,
 ): T[] {
   const batchSearch = emptySearchTouched();
   try {
@@ -282,7 +302,11 @@ function mergeBatch<T extends { rawContentId: string; rows: ContributionRows }>(
         merged.push(e);
       } catch (error) {
         if (isStorageFault(error)) throw error;
-        failures.set(e.rawContentId, { itemKey: e.rows.itemKey, error: describeError(error) });
+        failures.set(e.rawContentId, {
+          itemKey: e.rows.itemKey,
+          code: 'item.merge_failed',
+          error: `${describeError(error)}; the item's previous records are kept: push it again, and report this if it persists`,
+        });
       }
     }
     return merged;

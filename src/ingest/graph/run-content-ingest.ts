@@ -35,6 +35,8 @@ export interface ContentIngestDeps {
    * default the process's (none from the sources: this thread writes).
    */
   writer?: GraphWriter | null;
+  /** Called with the items each committed batch refused (none: not called), in batch order. */
+  onItemFailures?: (failures: ProcessRawItemsResult['failures']) => void;
 }
 
 export interface ContentIngestOutcome extends ProcessRawItemsResult {
@@ -69,7 +71,16 @@ export async function runContentIngestJob(
     });
   }
   const now = new Date(services.now()).toISOString();
-  const options = { mappings: loadFieldMappings(services.controlDb, job.website_id), now };
+  const onItemFailures = services.onItemFailures;
+  const options = {
+    mappings: loadFieldMappings(services.controlDb, job.website_id),
+    now,
+    onCommitted: onItemFailures
+      ? (part: ProcessRawItemsResult) => {
+          if (part.failures.length > 0) onItemFailures(part.failures);
+        }
+      : undefined,
+  };
   const pool = services.extraction === undefined ? sharedExtractionPool() : services.extraction;
   const writer = (services.writer === undefined ? sharedGraphWriter() : services.writer) ?? undefined;
   const result = pool

@@ -1,10 +1,24 @@
+import type { ItemErrorCode } from './item-errors.js';
+
+/** One item content.ingest refused: marked failed in raw_items with `error` as its last_error. */
+export interface ItemFailure {
+  rawContentId: string;
+  /** `type:id` of the item. */
+  itemKey: string;
+  /** The item's url as pushed (null when the raw row has none left). */
+  url: string | null;
+  code: ItemErrorCode;
+  error: string;
+}
+
 /** What a content.ingest run did with its raw items, added up batch by batch (process-raw-items.ts). */
 export interface ProcessRawItemsResult {
   processed: number;
   failed: number;
   /** Ids not found in state 'pending' (superseded by a newer version, already done, or tombstoned). */
   skipped: number;
-  failures: Array<{ rawContentId: string; itemKey: string; error: string }>;
+  /** The first FAILURES_LISTED failures (a batch's part lists all of its own); `failed` counts them all. */
+  failures: ItemFailure[];
   /** Items extracted with warnings (candidates left out); item_contributions.warnings keeps them all. */
   warned: number;
   /** The warnings of the first WARNED_LISTED such items, for the job's log. */
@@ -12,6 +26,8 @@ export interface ProcessRawItemsResult {
 }
 
 export const WARNED_LISTED = 20;
+/** Failures a run's total keeps in memory: the job's record keeps its own bounded list (JobQueue.addItemErrors). */
+export const FAILURES_LISTED = 100;
 
 export const emptyResult = (): ProcessRawItemsResult => ({
   processed: 0,
@@ -26,7 +42,7 @@ export function addResult(total: ProcessRawItemsResult, part: ProcessRawItemsRes
   total.processed += part.processed;
   total.failed += part.failed;
   total.skipped += part.skipped;
-  total.failures.push(...part.failures);
+  total.failures.push(...part.failures.slice(0, Math.max(0, FAILURES_LISTED - total.failures.length)));
   total.warned += part.warned;
   total.warnings.push(...part.warnings.slice(0, WARNED_LISTED - total.warnings.length));
 }

@@ -201,7 +201,7 @@ export function graphStatements(db: Db): GraphStatements {
       `UPDATE raw_items SET state = 'processed', processed_at = ?, last_error = NULL WHERE raw_content_id IN (${IDS}) AND state = 'pending'`,
     ),
     markFailed: p(
-      `UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending'`,
+      `UPDATE raw_items SET state = 'failed', processed_at = ?, last_error = ? WHERE raw_content_id = ? AND state = 'pending' RETURNING url`,
     ),
   };
   cache.set(db, s);

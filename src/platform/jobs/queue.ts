@@ -5,6 +5,27 @@ import { JobPayloadError, parseJobPayload, type JobKind } from './payload.js';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'dead';
 
+/** One item a job refused (content.ingest: docs/ingest.md "Item errors"), as the job's record keeps it. */
+export interface JobItemError {
+  /** The item's id as the connector sent it. */
+  itemId: string;
+  itemType: string;
+  url: string | null;
+  /** A stable code (item.body_invalid, item.extraction_failed, ...). */
+  code: string;
+  /** What went wrong and what to fix. */
+  message: string;
+}
+
+/** The items a job refused: all of them counted, the first `listed` kept (JobQueueOptions.itemErrorsListed). */
+export interface JobItemErrors {
+  count: number;
+  listed: JobItemError[];
+}
+
+/** Item errors a job keeps listed by default; the count goes on past them. */
+export const ITEM_ERRORS_LISTED = 100;
+
 export interface Job {
   id: string;
   kind: string;
@@ -16,6 +37,8 @@ export interface Job {
   leaseOwner: string | null;
   leaseUntil: number | null;
   lastError: string | null;
+  /** The items the job refused so far (across its attempts), or null when none. */
+  itemErrors: JobItemErrors | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -57,6 +80,8 @@ export interface JobQueueOptions {
   backoffBaseMs?: number;
   /** Longest retry delay in ms. Default 10 min. */
   backoffCapMs?: number;
+  /** Item errors a job keeps listed (addItemErrors); past them only the count grows. Default ITEM_ERRORS_LISTED. */
+  itemErrorsListed?: number;
   now?: () => number;
 }
 
@@ -71,6 +96,7 @@ interface JobRow {
   lease_owner: string | null;
   lease_until: number | null;
   last_error: string | null;
+  item_errors: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -87,6 +113,7 @@ function toJob(row: JobRow): Job {
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
     lastError: row.last_error,
+    itemErrors: row.item_errors === null ? null : (JSON.parse(row.item_errors) as JobItemErrors),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -104,6 +131,7 @@ export class JobQueue {
   readonly leaseMs: number;
   private readonly backoffBaseMs: number;
   private readonly backoffCapMs: number;
+  private readonly itemErrorsListed: number;
   private readonly now: () => number;
   private readonly enqueueListeners = new Set<(job: Job) => void>();
 
@@ -115,6 +143,7 @@ export class JobQueue {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.backoffBaseMs = options.backoffBaseMs ?? 1_000;
     this.backoffCapMs = options.backoffCapMs ?? 600_000;
+    this.itemErrorsListed = Math.max(0, options.itemErrorsListed ?? ITEM_ERRORS_LISTED);
     this.now = options.now ?? Date.now;
   }
 
@@ -217,6 +246,25 @@ export class JobQueue {
         )
         .run(now + this.leaseMs, now, id, owner).changes === 1
     );
+  }
+
+  /**
+   * Adds items the job refused to its record: all counted, listed only while the list is under
+   * itemErrorsListed, so a run refusing a million items stores a bounded row. Committed without
+   * an fsync: the job's completion or failure, right after, syncs it.
+   */
+  addItemErrors(id: string, errors: readonly JobItemError[]): void {
+    if (errors.length === 0) return;
+    const add = this.db.transaction(() => {
+      const row = this.db.prepare('SELECT item_errors FROM jobs WHERE id = ?').get(id) as
+        { item_errors: string | null } | undefined;
+      if (!row) return;
+      const kept: JobItemErrors = row.item_errors === null ? { count: 0, listed: [] } : JSON.parse(row.item_errors);
+      kept.count += errors.length;
+      kept.listed.push(...errors.slice(0, Math.max(0, this.itemErrorsListed - kept.listed.length)));
+      this.db.prepare('UPDATE jobs SET item_errors = ? WHERE id = ?').run(JSON.stringify(kept), id);
+    });
+    withoutFsync(this.db, () => add.immediate());
   }
 
   complete(id: string, owner: string): void {

@@ -7,6 +7,7 @@ import type {
 } from '../../control/connectors/index.js';
 import type { ListQuerySchema } from '../../platform/http/index.js';
 import type {
+  JobDetailSchema,
   JobSchema,
   JobsQuerySchema,
   CreateWebsiteBodySchema,
@@ -86,6 +87,8 @@ export type RollbackBody = Body<typeof RollbackRequestSchema>;
 export type RollbackResult = Data<typeof RollbackResultSchema>;
 export type TakedownResult = Data<typeof TakedownResultSchema>;
 export type Job = Data<typeof JobSchema>;
+/** A job read alone: with the items it refused (itemErrors). */
+export type JobDetail = Data<typeof JobDetailSchema>;
 export type JobsQuery = QueryOf<typeof JobsQuerySchema>;
 export type Connector = Data<typeof ConnectorSchema>;
 export type ConnectorWithToken = Data<typeof ConnectorWithTokenSchema>;
@@ -196,7 +199,8 @@ export function createApiClient(options: ApiClientOptions) {
       list: (websiteId: string, query?: JobsQuery) =>
         call<Page<Job>>('GET', pathOf`/v1/websites/${websiteId}/jobs`, { query: queryOf(query) }),
       /** GET /v1/websites/:id/jobs/:jobId */
-      get: (websiteId: string, jobId: string) => call<Job>('GET', pathOf`/v1/websites/${websiteId}/jobs/${jobId}`),
+      get: (websiteId: string, jobId: string) =>
+        call<JobDetail>('GET', pathOf`/v1/websites/${websiteId}/jobs/${jobId}`),
     },
     connectors: {
       /** GET /v1/websites/:id/connectors (no secrets) */

@@ -16,6 +16,7 @@ export type {
   CreateConnectorBody,
   CreateWebhookBody,
   Job,
+  JobDetail,
   Page,
   SearchHit,
   SearchQuery,

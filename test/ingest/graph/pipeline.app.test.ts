@@ -84,6 +84,10 @@ describe('processRawItems', () => {
       batchSize: 2,
     });
     expect(result).toMatchObject({ processed: 2, failed: 2, skipped: 1 });
+    expect(result.failures.map((f) => [f.itemKey, f.code, f.url])).toEqual([
+      ['product:bad', 'item.body_invalid', 'https://shop.example/bad'],
+      ['product:invalid', 'item.body_invalid', 'https://shop.example/x'],
+    ]);
     const states = g.db.prepare('SELECT item_id, state, last_error FROM raw_items ORDER BY item_id').all() as Array<{
       item_id: string;
       state: string;

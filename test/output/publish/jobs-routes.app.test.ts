@@ -64,6 +64,7 @@ describe('GET /v1/websites/:id/jobs', () => {
       maxAttempts: 5,
       runAt: expect.any(String),
       lastError: 'the graph file is locked',
+      itemErrorCount: 0,
       createdAt: new Date(clock.now() - 4).toISOString(),
       updatedAt: new Date(clock.now()).toISOString(),
     });

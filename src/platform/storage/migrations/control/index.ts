@@ -10,6 +10,7 @@ import { migration as jobsByWebsite } from './0008-jobs-by-website.js';
 import { migration as factorLockouts } from './0009-factor-lockouts.js';
 import { migration as retiredConnectorSecrets } from './0010-retired-connector-secrets.js';
 import { migration as invitationIds } from './0011-invitation-ids.js';
+import { migration as jobItemErrors } from './0012-job-item-errors.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -41,4 +42,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   factorLockouts,
   retiredConnectorSecrets,
   invitationIds,
+  jobItemErrors,
 ];
