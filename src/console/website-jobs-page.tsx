@@ -13,8 +13,23 @@ interface Job {
   maxAttempts: number;
   runAt: string;
   lastError: string | null;
+  /** Items the job refused (content.ingest); GET .../jobs/:jobId lists them. */
+  itemErrorCount: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** One refused item of GET /v1/websites/:id/jobs/:jobId (job-schemas.ts JobItemErrorSchema). */
+interface ItemError {
+  itemId: string;
+  itemType: string;
+  url: string | null;
+  code: string;
+  message: string;
+}
+
+interface JobDetail extends Job {
+  itemErrors: ItemError[];
 }
 
 const KINDS: Record<string, string> = {
@@ -125,7 +140,7 @@ export function WebsiteJobsPage({ website }: WebsitePageProps) {
       {jobs && jobs.length > 0 && (
         <ul class="cards jobs" aria-label="Jobs, newest first">
           {jobs.map((job) => (
-            <JobCard key={job.id} job={job} />
+            <JobCard key={job.id} job={job} base={base} />
           ))}
         </ul>
       )}
@@ -138,7 +153,7 @@ export function WebsiteJobsPage({ website }: WebsitePageProps) {
   );
 }
 
-function JobCard({ job }: { job: Job }) {
+function JobCard({ job, base }: { job: Job; base: string }) {
   const label = KINDS[job.kind] ?? job.kind;
   return (
     <li aria-label={`${label} ${job.id}: ${STATES[job.state]}`}>
@@ -165,10 +180,92 @@ function JobCard({ job }: { job: Job }) {
             {job.lastError}
           </p>
           {job.state === 'dead' && job.kind === 'content.ingest' && (
-            <p>Fix the items named above at the source and push them again; unchanged items are skipped.</p>
+            <p>
+              The job stopped retrying: fix what the error names, then push the items again (unchanged items are
+              skipped).
+            </p>
           )}
         </div>
       )}
+      {job.itemErrorCount > 0 && <ItemErrors job={job} label={label} base={base} />}
     </li>
+  );
+}
+
+/**
+ * The items a job refused, read (GET .../jobs/:jobId) when the user opens them, and again while
+ * open if the count grows (a running job): each item, its code and what to fix.
+ */
+function ItemErrors({ job, label, base }: { job: Job; label: string; base: string }) {
+  const [open, setOpen] = useState(false);
+  const [detail, setDetail] = useState<JobDetail>();
+  const [error, setError] = useState<unknown>();
+  const count = job.itemErrorCount;
+
+  useEffect(() => {
+    if (!open || detail?.itemErrorCount === count) return;
+    let stopped = false;
+    setError(undefined);
+    call<JobDetail>('GET', `${base}/${encodeURIComponent(job.id)}`).then(
+      (fresh) => !stopped && setDetail(fresh),
+      (failure: unknown) => !stopped && setError(failure),
+    );
+    return () => {
+      stopped = true;
+    };
+  }, [open, count]);
+
+  const listId = `item-errors-${job.id}`;
+  const shown = detail?.itemErrors ?? [];
+  const more = (detail?.itemErrorCount ?? count) - shown.length;
+  return (
+    <div class="item-errors">
+      <p class={job.state === 'dead' ? 'error' : undefined}>
+        {count === 1 ? '1 item was refused' : `${count} items were refused`}: not in the knowledge graph until pushed
+        again.{' '}
+        <button
+          type="button"
+          class="secondary"
+          aria-expanded={open}
+          aria-controls={listId}
+          onClick={() => setOpen(!open)}
+        >
+          {open ? 'Hide the refused items' : 'Show the refused items'}
+        </button>
+      </p>
+      {open && (
+        <div id={listId}>
+          <ErrorMessage error={error} />
+          {!detail && !error && <p aria-busy="true">Loading…</p>}
+          {detail && (
+            <>
+              <ul class="item-error-list" aria-label={`Items refused by ${label} ${job.id}`}>
+                {shown.map((item, i) => (
+                  <li key={`${i}:${item.itemType}:${item.itemId}`}>
+                    <strong>
+                      {item.itemType} <code>{item.itemId}</code>
+                    </strong>{' '}
+                    <code class="item-error-code">{item.code}</code>
+                    {item.url && (
+                      <span class="meta item-error-url">
+                        <a href={item.url} rel="noreferrer noopener" target="_blank">
+                          {item.url}
+                        </a>
+                      </span>
+                    )}
+                    <span class="item-error-message">{item.message}</span>
+                  </li>
+                ))}
+              </ul>
+              {more > 0 && (
+                <p class="meta">
+                  {more} more not shown: the job keeps the first {shown.length}; every refused item is counted.
+                </p>
+              )}
+            </>
+          )}
+        </div>
+      )}
+    </div>
   );
 }

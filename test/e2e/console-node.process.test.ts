@@ -22,6 +22,10 @@ import {
   watchIngestSucceed,
   websiteTab,
 } from './console-steps.js';
+import Database from 'better-sqlite3';
+import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
+import { JobQueue } from '../../src/platform/jobs/queue.js';
+import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
 
 /**
  * The console's content pages in Chromium against a real daemon (docs/console.md): jobs of a push
@@ -96,6 +100,53 @@ describe('the content pages of the console in Chromium', () => {
 
     await pushBlogFixture(daemon, websiteId, DOMAIN, connectorToken);
     await watchIngestSucceed(page);
+    await checkPage();
+  });
+
+  it('lists an item the ingest job refused under the job, with its id, code and what to fix', async () => {
+    // Push checks every item, so a body the job refuses is one stored before the schema changed
+    // (an upgrade): written here into the website's graph file, then its job queued, as push does.
+    const graph = new Database(graphDbPath(dataDirLayout(daemon.dataDir), websiteId));
+    try {
+      graph.pragma('busy_timeout = 10000');
+      graph
+        .prepare(
+          `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, body, state, received_at)
+           VALUES ('raw_console_refused', 'post', 'old-format-post', ?, ?, ?, 'pending', ?)`,
+        )
+        .run(
+          'sha256:' + 'e'.repeat(64),
+          `https://${DOMAIN}/old-format-post`,
+          JSON.stringify({ type: 'post', id: 'old-format-post', url: `https://${DOMAIN}/old-format-post` }),
+          new Date().toISOString(),
+        );
+    } finally {
+      graph.close();
+    }
+    const jobId = await withControlDb(
+      daemon.dataDir,
+      (db) =>
+        new JobQueue(db).enqueue(contentIngestJob, { website_id: websiteId, raw_content_ids: ['raw_console_refused'] })
+          .id,
+    );
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const card = page.getByRole('listitem', { name: `Content ingest ${jobId}: Succeeded` });
+    await card.waitFor({ timeout: 60_000 });
+    await card.getByText('1 item was refused').waitFor();
+    const show = card.getByRole('button', { name: 'Show the refused items' });
+    await show.focus();
+    await page.keyboard.press('Enter');
+    const items = card.getByRole('list', { name: `Items refused by Content ingest ${jobId}` });
+    await items.waitFor();
+    const item = items.getByRole('listitem');
+    await expect.poll(() => item.count()).toBe(1);
+    const text = await item.textContent();
+    expect(text).toContain('old-format-post');
+    expect(text).toContain('item.body_invalid');
+    expect(text).toMatch(/not a valid IngestItem: checksum: .*push the item again with these fields fixed/);
+    await expect
+      .poll(() => card.getByRole('button', { name: 'Hide the refused items' }).getAttribute('aria-expanded'))
+      .toBe('true');
     await checkPage();
   });
 
