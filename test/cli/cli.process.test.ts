@@ -178,6 +178,36 @@ describe('the nodectl binary', () => {
     expect(bad.stderr).toMatch(/valid kinds: all, /);
   });
 
+  it('jobs get prints the items a job refused, and how many are not listed', async () => {
+    const db = openControlDb(dataDirLayout(temp.dir));
+    let jobId: string;
+    try {
+      const queue = new JobQueue(db, { itemErrorsListed: 1 });
+      jobId = queue.enqueue(contentIngestJob, { website_id: 'web_01JITEMERRORS000000000000', raw_content_ids: [] }).id;
+      const refused = (itemId: string) => ({
+        itemId,
+        itemType: 'post',
+        url: null,
+        code: 'item.body_invalid',
+        message: `stored body of ${itemId} is not a valid IngestItem; push the item again`,
+      });
+      queue.addItemErrors(jobId, [refused('first'), refused('second')]);
+      // Finished, so it leaves `jobs wait` nothing pending.
+      expect(queue.claim('cli-test', ['content.ingest'])?.id).toBe(jobId);
+      queue.complete(jobId, 'cli-test');
+    } finally {
+      db.close();
+    }
+    const text = await runNodectl(['jobs', 'get', jobId], { dataDir: temp.dir });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /2 item\(s\) refused:\nITEM +CODE +MESSAGE\npost:first +item\.body_invalid +stored body of first/,
+    );
+    expect(text.stdout).toContain('1 more not shown');
+    const json = await runNodectl(['--json', 'jobs', 'get', jobId], { dataDir: temp.dir });
+    expect(json.json()).toMatchObject({ id: jobId, itemErrorCount: 2, itemErrors: [{ itemId: 'first' }] });
+  });
+
   it('jobs wait returns at once when nothing is pending, and exits 1 naming the cause on timeout', async () => {
     const idle = await runNodectl(['--json', 'jobs', 'wait', '--kind', 'content.ingest'], { dataDir: temp.dir });
     expect(idle.exitCode, idle.stderr).toBe(0);
