@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type User } from './api.js';
-import { Notice, QrCode, ShownOnce } from './account-parts.js';
+import { NewPasswordFields, Notice, QrCode, ShownOnce } from './account-parts.js';
 import { groupSecret, leaveNotice, newPasswordProblem, secondFactorOf } from './account-text.js';
 import { ErrorMessage } from './error-message.js';
 import { BASE, navigate } from './router.js';
@@ -95,35 +95,14 @@ function PasswordSection() {
           onInput={(e) => setCurrentPassword(e.currentTarget.value)}
         />
       </label>
-      <label>
-        New password
-        <input
-          type="password"
-          name="new-password"
-          autocomplete="new-password"
-          required
-          minLength={10}
-          value={newPassword}
-          onInput={(e) => setNewPassword(e.currentTarget.value)}
-        />
-        <small>At least 10 characters. Every session ends, other browsers and the CLI too: you sign in again.</small>
-      </label>
-      <label>
-        New password again
-        <input
-          type="password"
-          name="new-password-again"
-          autocomplete="new-password"
-          required
-          value={again}
-          onInput={(e) => setAgain(e.currentTarget.value)}
-        />
-      </label>
-      {problem && (
-        <div class="error" role="alert">
-          <p>{problem}</p>
-        </div>
-      )}
+      <NewPasswordFields
+        password={newPassword}
+        onPassword={setNewPassword}
+        again={again}
+        onAgain={setAgain}
+        hint="At least 10 characters. Every session ends, other browsers and the CLI too: you sign in again."
+        problem={problem}
+      />
       <ErrorMessage error={error} />
       <button type="submit" disabled={busy}>
         Change the password

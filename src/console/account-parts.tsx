@@ -81,3 +81,47 @@ export function QrCode({ text, label }: { text: string; label: string }) {
     </svg>
   );
 }
+
+/** A new password typed twice, with what the form found wrong with the pair (they differ). */
+export function NewPasswordFields(props: {
+  password: string;
+  onPassword: (value: string) => void;
+  again: string;
+  onAgain: (value: string) => void;
+  hint: string;
+  problem: string | undefined;
+}) {
+  return (
+    <>
+      <label>
+        New password
+        <input
+          type="password"
+          name="new-password"
+          autocomplete="new-password"
+          required
+          minLength={10}
+          value={props.password}
+          onInput={(e) => props.onPassword(e.currentTarget.value)}
+        />
+        <small>{props.hint}</small>
+      </label>
+      <label>
+        New password again
+        <input
+          type="password"
+          name="new-password-again"
+          autocomplete="new-password"
+          required
+          value={props.again}
+          onInput={(e) => props.onAgain(e.currentTarget.value)}
+        />
+      </label>
+      {props.problem && (
+        <div class="error" role="alert">
+          <p>{props.problem}</p>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, call } from './api.js';
-import { Standalone } from './account-parts.js';
+import { NewPasswordFields, Standalone } from './account-parts.js';
 import { leaveNotice, mailLinkProblem, newPasswordProblem } from './account-text.js';
 import { ErrorMessage } from './error-message.js';
 import { BASE, navigate } from './router.js';
@@ -37,35 +37,14 @@ export function ResetPasswordPage({ token }: { token?: string }) {
       <h1 tabIndex={-1}>Choose a new password</h1>
       {token ? (
         <form onSubmit={submit}>
-          <label>
-            New password
-            <input
-              type="password"
-              name="new-password"
-              autocomplete="new-password"
-              required
-              minLength={10}
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-            <small>At least 10 characters. Every session of the account ends: you sign in again.</small>
-          </label>
-          <label>
-            New password again
-            <input
-              type="password"
-              name="new-password-again"
-              autocomplete="new-password"
-              required
-              value={again}
-              onInput={(e) => setAgain(e.currentTarget.value)}
-            />
-          </label>
-          {problem && (
-            <div class="error" role="alert">
-              <p>{problem}</p>
-            </div>
-          )}
+          <NewPasswordFields
+            password={password}
+            onPassword={setPassword}
+            again={again}
+            onAgain={setAgain}
+            hint="At least 10 characters. Every session of the account ends: you sign in again."
+            problem={problem}
+          />
           <ErrorMessage error={error} />
           <button type="submit" disabled={busy}>
             Set the new password
