@@ -98,6 +98,9 @@ describe('the publish route runs the compile and the publish in a worker thread'
     const running = publish(editorKey, websiteId);
     let done = false;
     void running.finally(() => (done = true));
+    // The threads are also read every 10 ms until the publish answers: the probes below stop after
+    // a few answers, and a publish thread that ends unread would take its ticks with it.
+    const sampler = linux ? setInterval(cpu, 10) : undefined;
     // Probes one after another (each sent once the previous one answered), counted from when the
     // publish's threads are seen working until the publish answers. A publish that held the event
     // loop (it compiled on the main thread, in chunks of up to a second) let a probe through now
@@ -108,7 +111,7 @@ describe('the publish route runs the compile and the publish in a worker thread'
       expect(probe.status).toBe(200);
       if (!done && (!linux || cpu().publish > before.publish)) answeredWhilePublishing++;
     }
-    const res = await running;
+    const res = await running.finally(() => clearInterval(sampler));
     const after = cpu();
     expect(res.status, res.text).toBe(200);
     expect(res.json().data).toMatchObject({
