@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { GraphReader } from '../ingest/graph/index.js';
 import { capabilitiesOf } from '../control/plans/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
@@ -25,6 +26,7 @@ import {
   type Manifest,
   type PriorityFeedRecord,
   type SourceRecord,
+  VECTOR_FILE,
 } from '../platform/node-format/index.js';
 import type { z } from 'zod';
 import { AscendingIds } from './ascending-ids.js';
@@ -39,6 +41,7 @@ import {
   manifestEntry,
   renderJson,
   trustTierOf,
+  type WrittenVectors,
 } from './documents.js';
 import { factWithheldReason, isEntityExported, isQaExported, isRelationshipExported } from './export-rules.js';
 import {
@@ -118,6 +121,10 @@ interface CompileRun {
   ids: ExportedIds;
   citations: JsonlWriter<CitationRecord>;
   progress: CompileReporter;
+  /** The embeddings whose vectors this node carries (the option, when the plan has the capabilities). */
+  embeddings: CompileOptions['embeddings'];
+  /** Per chunk file, in file order: each exported chunk id with the text hash of its record (when `embeddings`). */
+  exportedChunks: Array<{ language: string; hashes: Map<string, string> }>;
 }
 
 /** What the entity scan learns for the later passes: the ranked entities and each source's importance. */
@@ -183,6 +190,9 @@ export function compileNode(
  */
 function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOptions, sink: NodeSink): CompileRun {
   const rejections = new RejectionLog();
+  const capabilities = capabilitiesOf(site.plan);
+  const embeddings =
+    capabilities.includes('cap.advanced') && capabilities.includes('cap.embeddings') ? options.embeddings : undefined;
   const readerLanguages = [...new Set(reader.languages())].sort(compareStrings);
   // A record's language names its file: records in a language that is not a BCP-47 tag are rejected whole.
   const nodeLanguages = readerLanguages.filter((language) => LanguageSchema.safeParse(language).success);
@@ -213,6 +223,9 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) =>
       languages.map((language) => ({ kind, language })),
     ),
+    ...(embeddings === undefined
+      ? []
+      : languages.map((language) => ({ kind: 'chunkVectors' as const, language, model: embeddings.key }))),
   ]);
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
@@ -245,6 +258,8 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     ids,
     citations,
     progress: new CompileReporter(options.onProgress),
+    embeddings,
+    exportedChunks: [],
   };
 }
 
@@ -484,11 +499,14 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
     const path = `chunks.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, ChunkRecordSchema, run.changes.observe);
     run.progress.startFile(path, () => writer.count);
+    const hashes = new Map<string, string>();
     for (const row of uniqueById(run.reader.chunks(language))) {
       run.progress.row();
       const problem = writer.offer(projectChunk(row, run.ids), row.id);
       if (problem !== null) run.rejections.add('chunks', path, row.id, problem);
+      else if (run.embeddings !== undefined) hashes.set(row.id, chunkTextHash(row.text));
     }
+    if (run.embeddings !== undefined) run.exportedChunks.push({ language, hashes });
     const file = finish(run, writer, 'nodectl:records', language);
     run.counts.chunks += file.records ?? 0;
     chunkFiles.push({ path, language, records: file.records ?? 0 });
@@ -650,17 +668,56 @@ function writeNodeDocuments(
       file: writeDocument(sink, 'trust.json', TrustSchema, buildTrust(site)),
       producedBy: 'nodectl:trust',
     });
-  if (embeddings)
+  if (embeddings) {
+    const vectors = writeVectorFile(run);
     emitted.push({
       file: writeDocument(
         sink,
         'embeddings-manifest.json',
         EmbeddingsManifestSchema,
-        buildEmbeddingsManifest(derived.chunkFiles),
+        buildEmbeddingsManifest(derived.chunkFiles, vectors),
       ),
       producedBy: 'nodectl:embeddings',
     });
+  }
   emitted.push({ file: run.changes.close(emitted.map((e) => e.file)), producedBy: 'nodectl:changes' });
+}
+
+/**
+ * The hash a stored vector keeps of the text it was embedded from: sha256, first 16 bytes, hex
+ * (src/ingest/embeddings textHashOf, as hex).
+ */
+export function chunkTextHash(text: string): string {
+  return createHash('sha256').update(text).digest().subarray(0, 16).toString('hex');
+}
+
+/**
+ * Writes VECTOR_FILE: the stored vector of each exported chunk whose text it was embedded from,
+ * one little-endian float32 row per chunk, chunk files in order, then by chunk id (the order the
+ * graph is read in). A vector of a changed text (not embedded again yet) or of another length is
+ * left out, and so is the file when no chunk has a vector. Undefined when the node carries none.
+ */
+function writeVectorFile(run: CompileRun): WrittenVectors | undefined {
+  const { embeddings } = run;
+  if (embeddings === undefined) return undefined;
+  const rowBytes = embeddings.dimensions * 4;
+  const chunkIds: string[] = [];
+  const listed = new Set<string>();
+  let file: TrackedFile | undefined;
+  for (const { language, hashes } of run.exportedChunks) {
+    // Read to the end even when nothing is kept: the reader's plan holds this read.
+    for (const row of run.reader.chunkVectors(language, embeddings.key)) {
+      if (hashes.get(row.chunkId) !== row.textHash || row.vector.length !== rowBytes || listed.has(row.chunkId))
+        continue;
+      file ??= new TrackedFile(run.sink, VECTOR_FILE);
+      file.writeBytes(row.vector);
+      listed.add(row.chunkId);
+      chunkIds.push(row.chunkId);
+    }
+  }
+  if (file === undefined) return undefined;
+  run.emitted.push({ file: file.close(), producedBy: 'nodectl:embeddings' });
+  return { model: embeddings.model, dimensions: embeddings.dimensions, chunkIds };
 }
 
 /** The version (from the digest of everything written so far), versions.json, openapi.json, and manifest.json last. */

@@ -8,6 +8,7 @@ import {
   type Trust,
   type VersionEntry,
   type Versions,
+  VECTOR_FILE,
 } from '../platform/node-format/index.js';
 import type { PreviousNode } from './types.js';
 
@@ -17,6 +18,7 @@ export function renderJson(value: unknown): string {
 }
 
 export function contentTypeOf(path: string): string {
+  if (path.endsWith('.f32')) return 'application/octet-stream';
   if (path.endsWith('.jsonl')) return 'application/x-ndjson';
   if (path.endsWith('.jsonld')) return 'application/ld+json';
   if (path.endsWith('.json')) return 'application/json';
@@ -26,7 +28,7 @@ export function contentTypeOf(path: string): string {
 
 /** Immutable files go to versions/{ulid}/ with a one-year cache (docs/contract.md#published-layout). */
 export function isImmutable(path: string): boolean {
-  return path.endsWith('.jsonl') || path === 'schema.jsonld' || path === 'openapi.json';
+  return path.endsWith('.jsonl') || path.endsWith('.f32') || path === 'schema.jsonld' || path === 'openapi.json';
 }
 
 export function trustTierOf(site: WebsiteInfo): Trust['trust_tier'] {
@@ -126,16 +128,39 @@ export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly strin
   };
 }
 
+/** The vectors a compile wrote into VECTOR_FILE: each chunk id with its row, in row order. */
+export interface WrittenVectors {
+  model: string;
+  dimensions: number;
+  chunkIds: string[];
+}
+
+/**
+ * embeddings-manifest.json: not_computed without vectors (as before issue 39), else the model,
+ * the vector file and each chunk's row (row i is vectors[i]).
+ */
 export function buildEmbeddingsManifest(
   chunkFiles: Array<{ path: string; language: string; records: number }>,
+  vectors?: WrittenVectors,
 ): EmbeddingsManifest {
+  if (vectors === undefined || vectors.chunkIds.length === 0)
+    return {
+      schema_version: NODE_SCHEMA_VERSION,
+      status: 'not_computed',
+      model: null,
+      dimensions: null,
+      chunk_files: chunkFiles,
+      vectors: [],
+    };
   return {
     schema_version: NODE_SCHEMA_VERSION,
-    status: 'not_computed',
-    model: null,
-    dimensions: null,
+    status: 'computed',
+    model: vectors.model,
+    dimensions: vectors.dimensions,
+    metric: 'cosine',
+    vector_file: { path: VECTOR_FILE, format: 'float32-le', rows: vectors.chunkIds.length },
     chunk_files: chunkFiles,
-    vectors: [],
+    vectors: vectors.chunkIds.map((chunk_id, row) => ({ chunk_id, row })),
   };
 }
 

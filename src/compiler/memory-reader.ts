@@ -1,5 +1,6 @@
 import type {
   ChunkRow,
+  ChunkVectorRow,
   EntityRow,
   FactRow,
   GraphReader,
@@ -16,6 +17,8 @@ export interface MemoryGraph {
   chunks?: ChunkRow[];
   qa?: QaRow[];
   sources?: SourceRow[];
+  /** Stored chunk vectors, each with the model key it was embedded with. */
+  chunkVectors?: Array<ChunkVectorRow & { model: string }>;
 }
 
 const byId = <T extends { id: string }>(rows: T[]): T[] => [...rows].sort((a, b) => compareStrings(a.id, b.id));
@@ -31,6 +34,7 @@ export function createMemoryGraphReader(graph: MemoryGraph): GraphReader {
   const chunks = byId(graph.chunks ?? []);
   const qa = byId(graph.qa ?? []);
   const sources = byId(graph.sources ?? []);
+  const vectors = [...(graph.chunkVectors ?? [])].sort((a, b) => compareStrings(a.chunkId, b.chunkId));
   const entityIndex = new Map(entities.map((e) => [e.id, e]));
   const inLanguage = <T extends { language: string }>(rows: T[], language: string) =>
     rows.filter((r) => r.language === language);
@@ -47,5 +51,9 @@ export function createMemoryGraphReader(graph: MemoryGraph): GraphReader {
     qa: (language) => inLanguage(qa, language),
     sources: () => sources,
     entityById: (id) => entityIndex.get(id),
+    chunkVectors: (language, model) =>
+      vectors
+        .filter((v) => v.model === model && chunks.some((c) => c.id === v.chunkId && c.language === language))
+        .map(({ chunkId, textHash, vector }) => ({ chunkId, textHash, vector })),
   };
 }

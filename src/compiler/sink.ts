@@ -36,6 +36,9 @@ export class TrackedFile {
   private readonly hash: Hash = createHash('sha256');
   private readonly target: SinkFile;
   private buffer = '';
+  /** Bytes of writeBytes not yet handed on (copies: the caller may reuse its buffer). */
+  private binary: Buffer[] = [];
+  private binaryBytes = 0;
   private bytes = 0;
   private lines = 0;
   private closed: WrittenFile | null = null;
@@ -49,8 +52,18 @@ export class TrackedFile {
 
   write(text: string): void {
     if (this.closed) throw new Error(`${this.path} is already closed`);
+    if (this.binaryBytes > 0) this.flushBinary();
     this.buffer += text;
     if (this.buffer.length >= FLUSH_AT) this.flush();
+  }
+
+  /** Bytes as they are (a binary file): hashed and counted like text. */
+  writeBytes(data: Uint8Array): void {
+    if (this.closed) throw new Error(`${this.path} is already closed`);
+    if (this.buffer !== '') this.flush();
+    this.binary.push(Buffer.from(data));
+    this.binaryBytes += data.length;
+    if (this.binaryBytes >= FLUSH_AT) this.flushBinary();
   }
 
   /** One JSONL line: the serialized record plus a line feed. */
@@ -65,12 +78,23 @@ export class TrackedFile {
 
   close(): WrittenFile {
     if (this.closed) return this.closed;
+    this.flushBinary();
     this.flush();
     const closed: WrittenFile = { path: this.path, checksum: 'sha256:' + this.hash.digest('hex'), bytes: this.bytes };
     if (this.path.endsWith('.jsonl')) closed.records = this.lines;
     this.target.close(closed);
     this.closed = closed;
     return closed;
+  }
+
+  private flushBinary(): void {
+    if (this.binaryBytes === 0) return;
+    const data = Buffer.concat(this.binary, this.binaryBytes);
+    this.hash.update(data);
+    this.bytes += data.length;
+    this.target.write(data);
+    this.binary = [];
+    this.binaryBytes = 0;
   }
 
   private flush(): void {
@@ -89,19 +113,27 @@ export const DISCARDING_SINK: NodeSink = { open: () => ({ write() {}, close() {}
 /** A sink that keeps every file as a string: for tests and golden comparisons of small nodes. */
 export interface MemorySink extends NodeSink {
   readonly files: Map<string, string>;
+  /** The same files as bytes (a binary file such as embeddings.f32 is not text). */
+  readonly buffers: Map<string, Buffer>;
 }
 
 export function createMemorySink(): MemorySink {
   const files = new Map<string, string>();
+  const buffers = new Map<string, Buffer>();
   return {
     files,
+    buffers,
     open(path) {
       if (files.has(path)) throw new Error(`${path} was written twice`);
       const parts: Uint8Array[] = [];
       files.set(path, '');
       return {
         write: (chunk) => void parts.push(chunk),
-        close: () => void files.set(path, Buffer.concat(parts).toString('utf8')),
+        close: () => {
+          const bytes = Buffer.concat(parts);
+          buffers.set(path, bytes);
+          files.set(path, bytes.toString('utf8'));
+        },
       };
     },
   };

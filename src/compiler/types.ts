@@ -24,6 +24,13 @@ export interface CompileOptions {
    * never read back, so the files are the same with or without it. Default none.
    */
   onProgress?: CompileProgressListener;
+  /**
+   * The embeddings whose stored vectors the node carries (embeddings.f32, when the plan has
+   * cap.advanced and cap.embeddings): the model and its dimensions, and `key`, the model key the
+   * graph's chunk_vectors rows are stored under (src/ingest/embeddings modelKeyOf). Default none:
+   * embeddings-manifest.json says not_computed.
+   */
+  embeddings?: { model: string; dimensions: number; key: string };
 }
 
 /** What the compiler needs to know of the previous version (read by readPreviousNode from a node directory). */

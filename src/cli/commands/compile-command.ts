@@ -59,8 +59,11 @@ export function registerCompileCommand(program: Command): void {
         } else {
           // A served website without --build-time is built now: the shell reads the clock, never the core.
           const buildTime = opts.buildTime ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+          const { nodeVectorsOf } = await import('../../ingest/embeddings/index.js');
+          const embeddings = nodeVectorsOf(ctx.config.settings);
           result = await compileWebsite(ctx.config.settings.dataDir, opts.website!, opts.out, {
             buildTime,
+            ...(embeddings === undefined ? {} : { embeddings }),
             ...(previous ? { previous } : {}),
           });
         }

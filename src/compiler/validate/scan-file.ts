@@ -148,12 +148,16 @@ export class FileScan {
   ) {
     this.hash = hashBytes ? createHash('sha256') : null;
     this.text = rules.path.endsWith('.jsonl') ? null : [];
+    this.binary = isBinaryNodeFile(rules.path);
   }
+
+  private readonly binary: boolean;
 
   push(chunk: Uint8Array): void {
     this.hash?.update(chunk);
     this.bytes += chunk.length;
-    if (!this.encodingOk) return;
+    // A binary file is measured only: its size is checked against its manifest (text-files.ts).
+    if (!this.encodingOk || this.binary) return;
     let decoded: string;
     try {
       decoded = this.decoder.decode(chunk, { stream: true });
@@ -199,7 +203,7 @@ export class FileScan {
     }
     return {
       records: this.line,
-      text: this.text !== null && this.encodingOk ? this.text.join('') : null,
+      text: this.text !== null && this.encodingOk && !this.binary ? this.text.join('') : null,
       jsonl: this.text === null,
       encodingOk: this.encodingOk,
       bytes: this.bytes,
@@ -241,6 +245,11 @@ export class FileScan {
     checkRecordItself(this.rules, record as Record<string, unknown>, line, this.events);
     this.events.record(record as Record<string, unknown>, line);
   }
+}
+
+/** A node file of bytes, not text (embeddings.f32): never decoded, split into lines or parsed. */
+export function isBinaryNodeFile(path: string): boolean {
+  return path.endsWith('.f32');
 }
 
 /** A file's measured size, checksum and line count against its manifest entry. */

@@ -1,4 +1,4 @@
-import { type Manifest, schemaForPath } from '../../platform/node-format/index.js';
+import { type EmbeddingsManifest, type Manifest, schemaForPath } from '../../platform/node-format/index.js';
 import { LLMS_FULL_BUDGET, LLMS_TXT_BUDGET } from '../llms.js';
 import { schemaJsonLdBase } from '../schema-jsonld.js';
 import { UNSAFE_TEXT_CHARACTER } from '../markdown.js';
@@ -167,6 +167,7 @@ export function checkTextFile(
       for (const v of doc.vectors ?? [])
         if (!ids.chunk.has(v.chunk_id))
           err('ref.dangling', `vector for ${v.chunk_id}, which is not a chunk of this node`);
+      checkVectorFile(doc as EmbeddingsManifest, manifest, err);
       break;
     case 'versions.json':
       if (doc.current?.node_version !== manifest.node_version)
@@ -192,4 +193,41 @@ export function checkTextFile(
       if (doc.website_id !== manifest.website_id) err('ref.mismatch', 'website_id differs from manifest.json');
       break;
   }
+}
+
+/**
+ * A computed embeddings manifest against its vector file: listed in manifest.json, rows ×
+ * dimensions × 4 bytes (its entry's size, which the scan checked against the file), one vector
+ * entry per row in row order, each chunk once; a node without vectors lists no vector file.
+ */
+function checkVectorFile(
+  doc: EmbeddingsManifest,
+  manifest: Manifest,
+  err: (code: string, message: string) => void,
+): void {
+  const binary = manifest.files.filter((f) => f.path.endsWith('.f32'));
+  if (doc.status !== 'computed' || doc.vector_file === undefined || doc.dimensions === null) {
+    for (const f of binary)
+      err('embeddings.unexpected_file', `${f.path} is listed but the embeddings are not_computed`);
+    return;
+  }
+  const { path, rows } = doc.vector_file;
+  for (const f of binary)
+    if (f.path !== path) err('embeddings.unexpected_file', `${f.path} is listed but vector_file is ${path}`);
+  const entry = manifest.files.find((f) => f.path === path);
+  if (entry === undefined) return err('ref.dangling', `vector_file ${path} is not in manifest.json`);
+  if (entry.bytes !== rows * doc.dimensions * 4)
+    err(
+      'embeddings.size_mismatch',
+      `${path} is ${entry.bytes} bytes; ${rows} rows of ${doc.dimensions} float32 make ${rows * doc.dimensions * 4}`,
+    );
+  if (doc.vectors.length !== rows)
+    err('embeddings.rows_mismatch', `vectors lists ${doc.vectors.length} chunks, vector_file.rows says ${rows}`);
+  const seen = new Set<string>();
+  doc.vectors.forEach((v, i) => {
+    if (v.row !== i)
+      err('embeddings.row_order', `vectors[${i}] (${v.chunk_id}) says row ${v.row}; row i is vectors[i]`);
+    if (seen.has(v.chunk_id)) err('embeddings.duplicate_chunk', `${v.chunk_id} has more than one row`);
+    seen.add(v.chunk_id);
+  });
 }

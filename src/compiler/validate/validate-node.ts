@@ -5,6 +5,7 @@ import {
   schemaForPath,
   type Manifest,
   type ManifestFile,
+  VECTOR_FILE,
 } from '../../platform/node-format/index.js';
 import { contentTypeOf, isImmutable } from '../documents.js';
 import { planCarriedFiles, NOTHING_CARRIED } from './carried-files.js';
@@ -308,7 +309,10 @@ function checkManifestShape(manifest: Manifest, present: string[] | null, issues
         file: f.path,
         message: 'a .jsonl entry should carry records',
       });
-    if (schemaForPath(f.path) === undefined && !['llms.txt', 'llms-full.txt', 'sitemap-ai.xml'].includes(f.path))
+    if (
+      schemaForPath(f.path) === undefined &&
+      !['llms.txt', 'llms-full.txt', 'sitemap-ai.xml', VECTOR_FILE].includes(f.path)
+    )
       issues.add({
         code: 'file.unknown',
         severity: 'warning',

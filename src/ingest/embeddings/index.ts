@@ -3,5 +3,5 @@ export { computeEmbeddings, embeddingsComputeJob, enqueueEmbeddings, EMBEDDINGS_
 export { embeddingsWebsite } from './eligibility.js';
 export { loadVectorExtension, vectorExtensionFailure } from './extension.js';
 export { embedTexts, EmbeddingProviderError, vectorBytes } from './provider.js';
-export { embeddingsSettingsOf, modelKeyOf, type EmbeddingsSettings } from './settings.js';
+export { embeddingsSettingsOf, modelKeyOf, nodeVectorsOf, type EmbeddingsSettings } from './settings.js';
 export { dropOrphanVectors, textHashOf, vectorCoverage } from './store.js';

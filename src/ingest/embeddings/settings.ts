@@ -26,3 +26,14 @@ export function embeddingsSettingsOf(settings: Settings): EmbeddingsSettings | u
 export function modelKeyOf(settings: Pick<EmbeddingsSettings, 'model' | 'dimensions'>): string {
   return `${settings.model}@${settings.dimensions}`;
 }
+
+/**
+ * What a compile needs to carry the vectors in the node (CompileOptions.embeddings): the model,
+ * its dimensions and the key its vectors are stored under; undefined when embeddings are off.
+ */
+export function nodeVectorsOf(settings: Settings): { model: string; dimensions: number; key: string } | undefined {
+  const embeddings = embeddingsSettingsOf(settings);
+  return embeddings === undefined
+    ? undefined
+    : { model: embeddings.model, dimensions: embeddings.dimensions, key: modelKeyOf(embeddings) };
+}

@@ -36,5 +36,14 @@ export { refreshGraphTrust } from './refresh-trust.js';
 export { ROWID_RANGE, ftsRowidSql, readSearchDocuments, rebuildSearchDocs, searchRecordOf } from './search-docs.js';
 export { UUID_PATTERN } from './stable-ids.js';
 export { graphStatements } from './statements.js';
-export type { ChunkRow, EntityRow, FactRow, GraphReader, QaRow, RelationshipRow, SourceRow } from './types.js';
+export type {
+  ChunkRow,
+  ChunkVectorRow,
+  EntityRow,
+  FactRow,
+  GraphReader,
+  QaRow,
+  RelationshipRow,
+  SourceRow,
+} from './types.js';
 export { withWriteTurn } from './write-turn.js';

@@ -2,6 +2,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { GRAPH_QUERIES, uniqueQa, type GraphQueryName } from './reader.js';
 import type {
   ChunkRow,
+  ChunkVectorRow,
   EntityRow,
   FactRow,
   GraphReader,
@@ -139,6 +140,10 @@ export class ThreadedGraphReader implements GraphReader {
     return this.rows('sources');
   }
 
+  chunkVectors(language: string, model: string): Iterable<ChunkVectorRow> {
+    return this.rows('chunkVectors', language, model);
+  }
+
   entityById(id: string): EntityRow | undefined {
     const json = this.ask('entityById', id) as string | null;
     return json === null ? undefined : GRAPH_QUERIES.entityById.row(JSON.parse(json) as unknown[]);
@@ -147,7 +152,11 @@ export class ThreadedGraphReader implements GraphReader {
   plan(reads: readonly PlannedRead[]): void {
     if (this.reading || this.planned.length > 0)
       throw new Error('the graph reading thread takes a plan only between reads');
-    this.planned = reads.map((read) => ({ query: read.kind, params: read.kind === 'sources' ? [] : [read.language] }));
+    this.planned = reads.map((read) => ({
+      query: read.kind,
+      params:
+        read.kind === 'sources' ? [] : read.kind === 'chunkVectors' ? [read.language, read.model] : [read.language],
+    }));
     this.port.postMessage({ plan: this.planned } satisfies ReaderAsk);
   }
 

@@ -55,13 +55,15 @@ function answer(request: ReaderRequest): void {
           .pluck()
           .get(...request.params) ?? null,
     });
+  // A vector row is a few KiB of hex: fewer of them to a message keeps the messages ahead small.
+  const perMessage = request.query === 'chunkVectors' ? Math.max(1, Math.floor(chunkRows / 50)) : chunkRows;
   let rows: string[] = [];
   for (const json of db
     .prepare(sql)
     .pluck()
     .iterate(...request.params) as IterableIterator<string>) {
     rows.push(json);
-    if (rows.length < chunkRows) continue;
+    if (rows.length < perMessage) continue;
     if (!room()) return post({ done: true });
     post({ rows: `[${rows.join(',')}]` });
     rows = [];

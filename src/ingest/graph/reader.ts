@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/storage/index.js';
 import type {
   ChunkRow,
+  ChunkVectorRow,
   EditorialState,
   EntityRow,
   FactRow,
@@ -267,6 +268,16 @@ export const GRAPH_QUERIES = {
       position,
     }),
   ),
+  // A vector crosses as hex: JSON holds no BLOB. Parameters: the language, then the model key.
+  chunkVectors: rowQuery(
+    `SELECT json_array(v.chunk_id, hex(v.text_hash), hex(v.vector)) FROM chunk_vectors v
+    WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id AND c.language = ?) AND v.model = ? ORDER BY v.chunk_id`,
+    ([chunkId, textHash, vector]: [string, string, string]): ChunkVectorRow => ({
+      chunkId,
+      textHash: textHash.toLowerCase(),
+      vector: Buffer.from(vector, 'hex'),
+    }),
+  ),
   // Several items may ask the same question: a fresh row first for each id,
   // then the most confident, then the first item key (uniqueQa keeps it).
   qa: rowQuery(
@@ -370,6 +381,10 @@ export class SqliteGraphReader implements GraphReader {
 
   sources(): Iterable<SourceRow> {
     return this.rows(GRAPH_QUERIES.sources);
+  }
+
+  chunkVectors(language: string, model: string): Iterable<ChunkVectorRow> {
+    return this.rows(GRAPH_QUERIES.chunkVectors, language, model);
   }
 
   entityById(id: string): EntityRow | undefined {

@@ -84,6 +84,15 @@ export interface ChunkRow {
   position: number;
 }
 
+/** A chunk's stored embedding vector (chunk_vectors, graph migration 0011). */
+export interface ChunkVectorRow {
+  chunkId: string;
+  /** Hex of the first 16 bytes of the sha256 of the text it was embedded from (lowercase). */
+  textHash: string;
+  /** Little-endian float32. */
+  vector: Buffer;
+}
+
 export interface QaRow {
   id: string; // qa_<hash> of (question, language)
   question: string;
@@ -124,6 +133,11 @@ export interface GraphReader {
   sources(): Iterable<SourceRow>;
   entityById(id: string): EntityRow | undefined;
   /**
+   * The vectors of model key `model` (src/ingest/embeddings modelKeyOf) of the chunks of
+   * `language`, by chunk id; whether each still fits its chunk's text is the caller's to check.
+   */
+  chunkVectors(language: string, model: string): Iterable<ChunkVectorRow>;
+  /**
    * Announces the reads that follow, in their order, each then read to its end: a reader may
    * start them ahead (ThreadedGraphReader). Until they are done, only they may be read.
    */
@@ -132,4 +146,6 @@ export interface GraphReader {
 
 /** One read of a plan: a record kind of one language, or the sources. */
 export type PlannedRead =
-  { kind: 'entities' | 'facts' | 'relationships' | 'chunks' | 'qa'; language: string } | { kind: 'sources' };
+  | { kind: 'entities' | 'facts' | 'relationships' | 'chunks' | 'qa'; language: string }
+  | { kind: 'chunkVectors'; language: string; model: string }
+  | { kind: 'sources' };

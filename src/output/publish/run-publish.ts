@@ -131,9 +131,12 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
         const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        const { nodeVectorsOf } = await import('../../ingest/embeddings/index.js');
+        const embeddings = nodeVectorsOf(options.settings);
         rejected = rejectionsOf(
           await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, {
             buildTime,
+            ...(embeddings === undefined ? {} : { embeddings }),
             ...compileAgainst(previous),
           }),
         );

@@ -59,4 +59,4 @@ export const TrustTierSchema = z.enum(['dns_txt', 'plugin_signed', 'well_known',
 /** A relative path of a node file: no directories, no dot-dot. */
 export const NodePathSchema = z
   .string()
-  .regex(/^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml)$/, 'must be a node file name');
+  .regex(/^[a-z][a-z0-9-]*(\.[A-Za-z0-9-]+)*\.(json|jsonl|txt|jsonld|xml|f32)$/, 'must be a node file name');

@@ -120,18 +120,53 @@ export const OpenApiSchema = z
   })
   .meta({ title: 'OpenAPI wrapper constraints (openapi.json, cap.advanced)' });
 
+/** The vector file of a node whose embeddings-manifest.json is computed (docs/node-format.md "Vectors"). */
+export const VECTOR_FILE = 'embeddings.f32';
+
 export const EmbeddingsManifestSchema = z
   .strictObject({
     schema_version: SchemaVersionSchema,
-    status: z.enum(['not_computed', 'ready']).describe('not_computed: no vectors are stored for this version yet'),
-    model: z.string().min(1).nullable(),
-    dimensions: z.number().int().min(1).nullable(),
+    status: z
+      .enum(['not_computed', 'computed'])
+      .describe('not_computed: no vectors are stored for this version; computed: vector_file holds them'),
+    model: z
+      .string()
+      .min(1)
+      .nullable()
+      .describe('the embeddings model the vectors come from (embed queries with it); null when not_computed'),
+    dimensions: z.number().int().min(1).nullable().describe('floats per vector; null when not_computed'),
+    metric: z
+      .literal('cosine')
+      .optional()
+      .describe('computed only: vectors compare by cosine similarity (they are not normalized)'),
+    vector_file: z
+      .strictObject({
+        path: NodePathSchema,
+        format: z.literal('float32-le').describe('little-endian IEEE 754 float32, `dimensions` per row, no header'),
+        rows: z.number().int().min(1),
+      })
+      .optional()
+      .describe('computed only: the node file holding the vectors, one row per listed chunk'),
     chunk_files: z.array(
       z.strictObject({ path: NodePathSchema, language: LanguageSchema, records: z.number().int().min(0) }),
     ),
     vectors: z
-      .array(z.strictObject({ chunk_id: ChunkIdSchema, vector_ref: z.string().min(1) }))
-      .describe('chunk id to stored vector; never the vector itself'),
+      .array(z.strictObject({ chunk_id: ChunkIdSchema, row: z.number().int().min(0) }))
+      .describe(
+        'chunk id to its row of vector_file, in row order (row i is entry i): chunk_files in order, then by chunk id; a chunk without a vector is not listed; empty when not_computed',
+      ),
+  })
+  .superRefine((doc, ctx) => {
+    const computed = doc.status === 'computed';
+    const filled = [doc.model, doc.dimensions, doc.metric, doc.vector_file].filter((v) => v != null).length;
+    if (computed ? filled !== 4 || doc.vectors.length === 0 : filled !== 0 || doc.vectors.length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['status'],
+        message: computed
+          ? 'computed needs model, dimensions, metric, vector_file and at least one vector'
+          : 'not_computed has null model and dimensions, no metric or vector_file, and no vectors',
+      });
   })
   .meta({ title: 'Embeddings manifest (embeddings-manifest.json, cap.advanced + cap.embeddings)' });
 
