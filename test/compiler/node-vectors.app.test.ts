@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, validateNode, type CompileOptions } from '../../src/compiler/index.js';
 import { chunkTextHash } from '../../src/compiler/compile-node.js';
+import type { NodeSink } from '../../src/compiler/index.js';
+import { WrittenNodeCheck } from '../../src/compiler/validate/written-node.js';
+import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
 import { textHashOf } from '../../src/ingest/embeddings/index.js';
 import { ThreadedGraphReader } from '../../src/ingest/graph/index.js';
 import { makeTempDir } from '../helpers/paths.js';
@@ -166,5 +169,39 @@ describe('the node carries the chunk vectors (issue 39 item 4)', () => {
     const mismatch = await validateNode(dir);
     expect(mismatch.errors.map((e) => e.code)).toEqual(['embeddings.size_mismatch']);
     expect(mismatch.errors[0]!.file).toBe('embeddings-manifest.json');
+  });
+
+  it("passes a publish's check of the bytes as written, in the compiling thread and in a worker", async () => {
+    const checks = [
+      (out: string) => new WrittenNodeCheck(out, { recordsPassedSchemas: true }),
+      (out: string) =>
+        new ParallelWrittenNodeCheck(out, {
+          recordsPassedSchemas: true,
+          handoverBytes: 0,
+          maxQueuedChunks: 2,
+          workerUrl: writtenCheckWorkerUrl(),
+        }),
+    ];
+    for (const [i, makeCheck] of checks.entries()) {
+      const graph = fixtureGraph(fixture);
+      const out = join(temp.dir, `written-${i}`);
+      const check = makeCheck(out);
+      try {
+        seedVectors(graph.db);
+        await compileToDirectory(graph.reader, fixture.site, out, {
+          ...fixture.presentation,
+          buildTime: fixture.buildTime,
+          embeddings: EMBEDDINGS,
+          wrapSink: (sink: NodeSink) => check.sink(sink),
+        });
+        const report = await check.report();
+        expect(report.errors).toEqual([]);
+        expect(report.files).toBe(json(out, 'manifest.json').files.length + 1);
+        expect(json(out, 'embeddings-manifest.json').status).toBe('computed');
+      } finally {
+        graph.close();
+        if (check instanceof ParallelWrittenNodeCheck) await check.close();
+      }
+    }
   });
 });
