@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/storage/index.js';
-import { ManifestSchema, type Manifest } from '../../platform/node-format/index.js';
+import { ManifestSchema, VECTOR_FILE, type Manifest } from '../../platform/node-format/index.js';
 import { ErasedRecords, recordFileOrder, type ErasureSpec } from './erased-records.js';
 import { hexOfChecksum, siteHashOf, siteKeys } from './layout.js';
 import { servingPrefixes } from './flip.js';
@@ -127,6 +127,19 @@ export async function purgeErasedContent(options: PurgeOptions): Promise<PurgeRe
       if (body && matcher.matches(body)) dirty.add(content);
     }
 
+    // The vectors of a version hold no text to match, and its embeddings manifest names chunks by
+    // id: both go with a chunk file that held an erased item's chunks (unless the live version has
+    // the same bytes, which then hold nothing of the item).
+    for (const [ulid, m] of index.manifests) {
+      if (ulid === index.live?.node_version) continue;
+      if (!m.files.some((f) => /^chunks\..+\.jsonl$/.test(f.path) && dirty.has(hexOfChecksum(f.checksum)))) continue;
+      for (const f of m.files)
+        if (
+          (f.path === VECTOR_FILE || f.path === 'embeddings-manifest.json') &&
+          !liveShas.has(hexOfChecksum(f.checksum))
+        )
+          dirty.add(hexOfChecksum(f.checksum));
+    }
     const purgedFiles = new Map<string, string[]>();
     let filesDeleted = 0;
     for (const o of objects) {
