@@ -134,7 +134,7 @@ export function createKnowledgeMcpServer(
 /**
  * One resource per file of the live version, manifest.json first, read from that version only
  * (never latest/, which a publish may flip meanwhile). Node files are UTF-8 text (JSON, JSON
- * Lines, text, XML), so every read answers `text`.
+ * Lines, text, XML), answered as `text`, but for the vectors (embeddings.f32), bytes answered as `blob`.
  */
 function registerNodeFiles(server: McpServer, websiteId: string, node: LiveNode, readFile: NodeFileReader): void {
   const { manifest } = node;
@@ -164,6 +164,8 @@ function registerNodeFiles(server: McpServer, websiteId: string, node: LiveNode,
             ErrorCode.InvalidParams,
             `${file.path} of node ${manifest.node_version} is no longer in the store (a newer version or an erasure replaced it); list the resources again.`,
           );
+        if (file.content_type === 'application/octet-stream')
+          return { contents: [{ uri, mimeType: file.content_type, blob: body.toString('base64') }] };
         return { contents: [{ uri, mimeType: file.content_type, text: body.toString('utf8') }] };
       },
     );

@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../../src/compiler/index.js';
 import { buildGraphFromItems } from '../../../src/ingest/graph/build-from-items.js';
@@ -22,14 +24,16 @@ import { SHOP, SHOP_DOMAIN } from './support.js';
 // A publish of a website with embeddings on (the publish worker runs from dist/: `npm run build`
 // first): the compile takes the model from the settings and carries the graph's vectors.
 const clock = fakeClock();
-let t: TestApp;
+let t: TestApp & { url?: string };
 let site: SeededWebsite;
 let key: string;
 let seeded: string[];
+let published: Buffer;
 
 beforeAll(async () => {
   t = await buildTestApp({
     clock,
+    listen: true,
     settings: {
       // Never called: the vectors are seeded into the graph.
       embeddingsUrl: 'http://127.0.0.1:9/v1/embeddings',
@@ -71,10 +75,29 @@ describe('publishing a website with embeddings on', () => {
       expect(manifest).toMatchObject({ status: 'computed', model: MODEL, dimensions: DIMENSIONS, metric: 'cosine' });
       const ids = (manifest.vectors as Array<{ chunk_id: string }>).map((v) => v.chunk_id);
       expect([...ids].sort()).toEqual(seeded);
-      const body = (await target.get(keys.version(ulid, 'embeddings.f32')))!;
+      const body = (published = (await target.get(keys.version(ulid, 'embeddings.f32')))!);
       rowsOf(body).forEach((row, i) => expect(row).toEqual(vectorOf(ids[i]!)));
     } finally {
       await target.close();
+    }
+  });
+
+  it('serves embeddings.f32 as an MCP resource of bytes (blob), not text', async () => {
+    const client = new Client({ name: 'nodectl-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/v1/websites/${site.websiteId}/mcp`), {
+        requestInit: { headers: { 'X-Api-Key': site.apiKey } },
+      }),
+    );
+    try {
+      const uri = `nodectl://websites/${site.websiteId}/node/embeddings.f32`;
+      const read = await client.readResource({ uri });
+      const content = read.contents[0] as { mimeType: string; blob?: string; text?: string };
+      expect(content.mimeType).toBe('application/octet-stream');
+      expect(content.text).toBeUndefined();
+      expect(Buffer.from(content.blob!, 'base64').equals(published)).toBe(true);
+    } finally {
+      await client.close();
     }
   });
 });
