@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, listPath, type Page } from './api.js';
+import { call, listPath } from './api.js';
 import {
   API_KEY_ROLES,
   type ApiKey,
@@ -13,6 +13,7 @@ import {
 import { ErrorMessage } from './error-message.js';
 import { ConfirmButton, type OrganizationPageProps, SecretOnce } from './organization-parts.js';
 import { useSubmit } from './use-submit.js';
+import { usePagedList } from './use-paged-list.js';
 
 type KeyRole = (typeof API_KEY_ROLES)[number];
 
@@ -21,26 +22,18 @@ type KeyRole = (typeof API_KEY_ROLES)[number];
  * form that creates one and shows the key once, and revoke.
  */
 export function OrganizationApiKeysPage({ organizationId, organization }: OrganizationPageProps) {
-  const [keys, setKeys] = useState<ApiKey[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
+  const {
+    items: keys,
+    setItems: setKeys,
+    cursor,
+    error,
+    load,
+  } = usePagedList<ApiKey>((after) =>
+    listPath(organizationApi(organizationId, '/api-keys'), { limit: 50, cursor: after }),
+  );
   const [created, setCreated] = useState<CreatedApiKey>();
   const callerRole = organization?.role;
   const manages = roleAtLeast(callerRole, 'organization_admin');
-
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<ApiKey>>(
-        'GET',
-        listPath(organizationApi(organizationId, '/api-keys'), { limit: 50, cursor: after }),
-      );
-      setKeys((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
 
   useEffect(() => {
     setKeys(undefined);

@@ -14,6 +14,7 @@ import {
 } from './api-organizations.js';
 import { ErrorMessage } from './error-message.js';
 import type { OrganizationPageProps } from './organization-parts.js';
+import { usePagedList } from './use-paged-list.js';
 
 /** The first page of a list, or nothing when it is refused: names are a help, not a condition of the log. */
 async function firstPage<T>(path: string): Promise<T[]> {
@@ -29,25 +30,17 @@ async function firstPage<T>(path: string): Promise<T[]> {
  * key ids put in words from the members and keys lists. The API takes no filter, so none is offered.
  */
 export function OrganizationAuditPage({ organizationId, organization }: OrganizationPageProps) {
-  const [entries, setEntries] = useState<AuditEntry[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
+  const {
+    items: entries,
+    setItems: setEntries,
+    cursor,
+    error,
+    load,
+  } = usePagedList<AuditEntry>((after) =>
+    listPath(organizationApi(organizationId, '/audit'), { limit: 50, cursor: after }),
+  );
   const [names, setNames] = useState<KnownNames>({ users: new Map(), keys: new Map(), organizationId });
-  const [error, setError] = useState<unknown>();
   const reads = roleAtLeast(organization?.role, 'organization_admin');
-
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<AuditEntry>>(
-        'GET',
-        listPath(organizationApi(organizationId, '/audit'), { limit: 50, cursor: after }),
-      );
-      setEntries((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
 
   async function loadNames() {
     const [members, keys] = await Promise.all([

@@ -16,6 +16,7 @@ import {
 import { ErrorMessage } from './error-message.js';
 import { ConfirmButton, type OrganizationPageProps } from './organization-parts.js';
 import { useSubmit } from './use-submit.js';
+import { usePagedList } from './use-paged-list.js';
 
 /**
  * Members (any member reads), their roles, and for an admin or owner: invite by address, change a
@@ -124,23 +125,14 @@ function PendingInvitations({
   reloadKey: number;
   onWithdrawn: () => void;
 }) {
-  const [invitations, setInvitations] = useState<PendingInvitation[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
-
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<PendingInvitation>>(
-        'GET',
-        listPath(organizationApi(organizationId, '/invitations'), { limit: 50, cursor: after }),
-      );
-      setInvitations((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
+  const {
+    items: invitations,
+    cursor,
+    error,
+    load,
+  } = usePagedList<PendingInvitation>((after) =>
+    listPath(organizationApi(organizationId, '/invitations'), { limit: 50, cursor: after }),
+  );
 
   // The page's first load bumps reloadKey to 1: reading at 0 as well would read twice.
   useEffect(() => {

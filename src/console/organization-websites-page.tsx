@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, listPath, type Organization, type Page, type Website } from './api.js';
+import { call, listPath, type Organization, type Website } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { useSubmit } from './use-submit.js';
 import { websitePath } from './router.js';
+import { usePagedList } from './use-paged-list.js';
 
 const VERIFICATION_LABELS: Record<string, string> = {
   verified: 'Verified',
@@ -20,23 +21,15 @@ export function OrganizationWebsitesPage({
   organizationId: string;
   organization: Organization | undefined;
 }) {
-  const [websites, setWebsites] = useState<Website[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
-
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<Website>>(
-        'GET',
-        listPath(`/v1/organizations/${encodeURIComponent(organizationId)}/websites`, { limit: 50, cursor: after }),
-      );
-      setWebsites((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
+  const {
+    items: websites,
+    setItems: setWebsites,
+    cursor,
+    error,
+    load,
+  } = usePagedList<Website>((after) =>
+    listPath(`/v1/organizations/${encodeURIComponent(organizationId)}/websites`, { limit: 50, cursor: after }),
+  );
 
   useEffect(() => {
     setWebsites(undefined);

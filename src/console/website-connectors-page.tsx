@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, call, listPath, type Page } from './api.js';
+import { ApiFailure, call, listPath } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { websitePath } from './router.js';
 import { useSubmit } from './use-submit.js';
@@ -7,6 +7,7 @@ import { type Connector, type ConnectorWithToken, SOURCE_TYPES } from './website
 import { CopyField } from './website-copy.js';
 import type { WebsitePageProps } from './website-layout.js';
 import { pushCommand, timeText } from './website-text.js';
+import { usePagedList } from './use-paged-list.js';
 
 const STATUS_LABELS: Record<Connector['status'], string> = {
   active: 'Active',
@@ -26,23 +27,16 @@ interface IssuedToken {
  * token for a website that is not verified; the page says so and links to the verification tab.
  */
 export function WebsiteConnectorsPage({ website }: WebsitePageProps) {
-  const [connectors, setConnectors] = useState<Connector[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
   const [issued, setIssued] = useState<IssuedToken>();
   const verified = website.verification.state === 'verified' || website.verification.state === 'grace';
   const listRoute = `/v1/websites/${encodeURIComponent(website.id)}/connectors`;
-
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<Connector>>('GET', listPath(listRoute, { limit: 50, cursor: after }));
-      setConnectors((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
+  const {
+    items: connectors,
+    setItems: setConnectors,
+    cursor,
+    error,
+    load,
+  } = usePagedList<Connector>((after) => listPath(listRoute, { limit: 50, cursor: after }));
   useEffect(() => {
     setConnectors(undefined);
     void load();

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, listPath, type Page } from './api.js';
+import { call, listPath } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { websitePath } from './router.js';
 import type { WebsitePageProps } from './website-layout.js';
+import { usePagedList } from './use-paged-list.js';
 
 /** GET /v1/websites/:id/jobs (src/control/websites/job-schemas.ts JobSchema). */
 interface Job {
@@ -53,22 +54,16 @@ const POLL_MS = 1000;
 /** The website's ingest, publish and delivery jobs, newest first; the unfinished ones update live. */
 export function WebsiteJobsPage({ website }: WebsitePageProps) {
   const [kind, setKind] = useState('');
-  const [jobs, setJobs] = useState<Job[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
   const [visible, setVisible] = useState(() => document.visibilityState === 'visible');
   const base = `/v1/websites/${encodeURIComponent(website.id)}/jobs`;
-
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<Job>>('GET', listPath(base, { limit: 25, cursor: after, kind: kind || undefined }));
-      setJobs((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
+  const {
+    items: jobs,
+    setItems: setJobs,
+    cursor,
+    error,
+    setError,
+    load,
+  } = usePagedList<Job>((after) => listPath(base, { limit: 25, cursor: after, kind: kind || undefined }));
 
   useEffect(() => {
     setJobs(undefined);

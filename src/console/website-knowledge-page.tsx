@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, listPath, type Page } from './api.js';
+import { listPath } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { snippetParts } from './node-text.js';
 import { entityPath, navigate, websitePath } from './router.js';
 import type { WebsitePageProps } from './website-layout.js';
+import { usePagedList } from './use-paged-list.js';
 
 /** GET /v1/websites/:id/knowledge/search (src/output/knowledge/api-schemas.ts). */
 interface Hit {
@@ -39,9 +40,20 @@ export function WebsiteKnowledgePage({ website }: WebsitePageProps) {
   const [query, setQuery] = useState(readQuery);
   const [text, setText] = useState(query.q);
   const [kind, setKind] = useState(query.kind);
-  const [hits, setHits] = useState<Hit[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
+  const {
+    items: hits,
+    cursor,
+    error,
+    load: search,
+    reset,
+  } = usePagedList<Hit>((after) =>
+    listPath(`/v1/websites/${encodeURIComponent(website.id)}/knowledge/search`, {
+      q: query.q,
+      kind: query.kind || undefined,
+      limit: 20,
+      cursor: after,
+    }),
+  );
 
   useEffect(() => {
     const update = () => {
@@ -54,28 +66,8 @@ export function WebsiteKnowledgePage({ website }: WebsitePageProps) {
     return () => removeEventListener('popstate', update);
   }, []);
 
-  async function search(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<Hit>>(
-        'GET',
-        listPath(`/v1/websites/${encodeURIComponent(website.id)}/knowledge/search`, {
-          q: query.q,
-          kind: query.kind || undefined,
-          limit: 20,
-          cursor: after,
-        }),
-      );
-      setHits((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
-
   useEffect(() => {
-    setHits(undefined);
-    setCursor(null);
+    reset();
     if (query.q.trim()) void search();
   }, [website.id, query.q, query.kind]);
 

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, call, listPath, type Page } from './api.js';
+import { ApiFailure, call, listPath } from './api.js';
 import { postWithProgress } from './api-stream.js';
 import { ErrorMessage } from './error-message.js';
 import { progressText } from './node-text.js';
 import { websitePath } from './router.js';
 import { useSubmit } from './use-submit.js';
 import type { WebsitePageProps } from './website-layout.js';
+import { usePagedList } from './use-paged-list.js';
 
 /** GET /v1/websites/:id/node/preview (src/output/knowledge/api-schemas.ts NodePreviewSchema). */
 interface Preview {
@@ -51,9 +52,12 @@ export function WebsiteNodePage({ website }: WebsitePageProps) {
   const base = `/v1/websites/${encodeURIComponent(website.id)}`;
   const [preview, setPreview] = useState<Preview | null>();
   const [previewError, setPreviewError] = useState<unknown>();
-  const [versions, setVersions] = useState<Version[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [versionsError, setVersionsError] = useState<unknown>();
+  const {
+    items: versions,
+    cursor,
+    error: versionsError,
+    load: loadVersions,
+  } = usePagedList<Version>((after) => listPath(`${base}/versions`, { limit: 20, cursor: after }));
   const [notice, setNotice] = useState('');
 
   async function loadPreview() {
@@ -64,16 +68,6 @@ export function WebsiteNodePage({ website }: WebsitePageProps) {
       // Nothing ingested yet: no preview, which the empty state explains.
       if (failure instanceof ApiFailure && failure.code === 'publish.nothing_to_publish') setPreview(null);
       else setPreviewError(failure);
-    }
-  }
-  async function loadVersions(after?: string) {
-    setVersionsError(undefined);
-    try {
-      const page = await call<Page<Version>>('GET', listPath(`${base}/versions`, { limit: 20, cursor: after }));
-      setVersions((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setVersionsError(failure);
     }
   }
   const reloadAll = () => Promise.all([loadPreview(), loadVersions()]);

@@ -3,6 +3,7 @@ import { call, listPath, type Page } from './api.js';
 import { ErrorMessage } from './error-message.js';
 import { useSubmit } from './use-submit.js';
 import type { WebsitePageProps } from './website-layout.js';
+import { usePagedList } from './use-paged-list.js';
 
 /** src/control/webhooks (docs/webhooks.md): the fields this page reads. */
 interface Subscription {
@@ -69,21 +70,14 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 /** Webhook subscriptions: create (secret shown once), edit, delete, rotate, test ping, deliveries with attempts, resend. */
 export function WebsiteWebhooksPage({ website }: WebsitePageProps) {
   const base = `/v1/websites/${encodeURIComponent(website.id)}/webhooks`;
-  const [subscriptions, setSubscriptions] = useState<Subscription[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
+  const {
+    items: subscriptions,
+    setItems: setSubscriptions,
+    cursor,
+    error,
+    load,
+  } = usePagedList<Subscription>((after) => listPath(base, { limit: 50, cursor: after }));
   const [secret, setSecret] = useState<{ label: string; secret: string }>();
-
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<Subscription>>('GET', listPath(base, { limit: 50, cursor: after }));
-      setSubscriptions((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
   useEffect(() => {
     setSubscriptions(undefined);
     void load();
@@ -379,19 +373,12 @@ function SubscriptionCard({
 }
 
 function Deliveries({ base }: { base: string }) {
-  const [deliveries, setDeliveries] = useState<Delivery[]>();
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
-  async function load(after?: string) {
-    setError(undefined);
-    try {
-      const page = await call<Page<Delivery>>('GET', listPath(`${base}/deliveries`, { limit: 20, cursor: after }));
-      setDeliveries((shown) => (after && shown ? [...shown, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(failure);
-    }
-  }
+  const {
+    items: deliveries,
+    cursor,
+    error,
+    load,
+  } = usePagedList<Delivery>((after) => listPath(`${base}/deliveries`, { limit: 20, cursor: after }));
   useEffect(() => {
     void load();
   }, [base]);
