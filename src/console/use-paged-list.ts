@@ -13,6 +13,8 @@ export function usePagedList<T>(pathOf: (after?: string) => string) {
 
   async function load(after?: string) {
     setError(undefined);
+    // A first page starts the list over: the last list's cursor must not offer "Show more" meanwhile.
+    if (!after) setCursor(null);
     try {
       const page = await call<Page<T>>('GET', pathOf(after));
       setItems((shown) => (after && shown ? [...shown, ...page.items] : page.items));
