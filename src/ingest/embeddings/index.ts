@@ -4,4 +4,4 @@ export { embeddingsWebsite } from './eligibility.js';
 export { loadVectorExtension, vectorExtensionFailure } from './extension.js';
 export { embedTexts, EmbeddingProviderError, vectorBytes } from './provider.js';
 export { embeddingsSettingsOf, modelKeyOf, nodeVectorsOf, type EmbeddingsSettings } from './settings.js';
-export { dropOrphanVectors, textHashOf, vectorCoverage } from './store.js';
+export { dropOrphanVectors, textHashOf, vectorCoverage, writeVectors } from './store.js';
