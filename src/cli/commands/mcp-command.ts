@@ -24,7 +24,11 @@ export function registerMcpCommand(program: Command): void {
       const { loadWebsiteInfo } = await import('../../control/records/index.js');
       const { countsAsVerified } = await import('../../control/records/index.js');
       const { capabilitiesOf } = await import('../../control/plans/index.js');
-      const site = await withControlDb(ctx, (db) => loadWebsiteInfo(db, websiteId));
+      const { embeddingsSettingsOf, embeddingsWebsite } = await import('../../ingest/embeddings/index.js');
+      const [site, planAllowsVectors] = await withControlDb(
+        ctx,
+        (db) => [loadWebsiteInfo(db, websiteId), embeddingsWebsite(db, websiteId) !== undefined] as const,
+      );
       if (!site)
         throw new UsageError(
           `no website ${websiteId} in ${ctx.config.settings.dataDir}; see \`nodectl admin website list\``,
@@ -43,10 +47,13 @@ export function registerMcpCommand(program: Command): void {
       const target = await createTargetFromSettings(ctx.config.settings);
       // Kept open while serving: resources/read reads the node's files from the store.
       const store = nodeStoreReader(target);
-      const node = await readLiveNode(store, websiteId).catch(async (error: unknown) => {
-        await target.close();
-        throw error;
-      });
+      const embeddings = embeddingsSettingsOf(ctx.config.settings);
+      const node = await readLiveNode(store, websiteId, { vectors: embeddings !== undefined }).catch(
+        async (error: unknown) => {
+          await target.close();
+          throw error;
+        },
+      );
       if (!node) {
         await target.close();
         throw new CliError(
@@ -59,12 +66,17 @@ export function registerMcpCommand(program: Command): void {
       const version = node.manifest.node_version;
       const server = createKnowledgeMcpServer(websiteId, node, {
         readFile: (path) => store.versionFile(websiteId, version, path),
+        // The plan as it stands at start, as the other checks above; the query embedded by the operator's provider.
+        embeddings,
+        planAllowsVectors,
+        onProviderFailure: (error) =>
+          process.stderr.write(`nodectl mcp: query not embedded (${error.message}): answering keyword hits\n`),
       });
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       await server.connect(transport);
       process.stderr.write(
-        `nodectl mcp: serving ${site.domain} (node ${node.manifest.node_version}, ${node.entities.length} entities, ${node.facts.length} facts, ${node.chunks.length} chunks) on stdio\n`,
+        `nodectl mcp: serving ${site.domain} (node ${node.manifest.node_version}, ${node.entities.length} entities, ${node.facts.length} facts, ${node.chunks.length} chunks, ${node.vectors ? `${node.vectors.chunkIds.length} vectors of ${node.vectors.model}` : embeddings ? 'no vectors' : 'embeddings off'}) on stdio\n`,
       );
       // The agent ends the session by closing stdin.
       process.stdin.once('end', () => void server.close());

@@ -21,9 +21,13 @@ interface Entry {
  * so the index (every record of the node loaded into an in-memory database) is kept across
  * requests while the website's live version stays the same; each request reads the live
  * manifest first, so a publish, rollback, takedown or erasure is seen by the next request. An
- * index replaced or evicted is closed once no request holds it.
+ * index replaced or evicted is closed once no request holds it. `vectors: false` (embeddings off)
+ * leaves the nodes' vectors unread.
  */
-export function createLiveIndexes(store: () => Promise<NodeStoreReader>, max = 16) {
+export function createLiveIndexes(
+  store: () => Promise<NodeStoreReader>,
+  { max = 16, vectors = true }: { max?: number; vectors?: boolean } = {},
+) {
   const entries = new Map<string, Entry>();
   const loading = new Map<string, Promise<Entry | undefined>>();
 
@@ -47,14 +51,16 @@ export function createLiveIndexes(store: () => Promise<NodeStoreReader>, max = 1
   };
 
   async function load(websiteId: string): Promise<Entry | undefined> {
-    const node = await readLiveNode(await store(), websiteId);
+    const node = await readLiveNode(await store(), websiteId, { vectors });
     const previous = entries.get(websiteId);
     if (previous) {
       entries.delete(websiteId);
       retire(previous);
     }
     if (!node) return undefined;
-    const entry: Entry = { node, index: new KnowledgeIndex(node), users: 0, retired: false };
+    // The vectors live on in the index's database only: the entry keeps the records, not the float file.
+    const { vectors: _vectors, ...records } = node;
+    const entry: Entry = { node: records, index: new KnowledgeIndex(node), users: 0, retired: false };
     entries.set(websiteId, entry);
     for (const [id, old] of entries) {
       if (entries.size <= max) break;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { authorizedWebsite, type RouteAccess } from '../../control/access/index.js';
 import { assertCapability } from '../../control/plans/index.js';
 import { countsAsVerified, loadWebsiteInfo } from '../../control/records/index.js';
+import { embeddingsSettingsOf, embeddingsWebsite } from '../../ingest/embeddings/index.js';
 import type { RoutePlugin } from '../../platform/app/index.js';
 import { AppError } from '../../platform/errors/index.js';
 import { nodeStoreReader, type NodeStoreReader, type PublishTarget } from '../publish/index.js';
@@ -108,7 +109,8 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
     (target ??= import('../publish/index.js').then((m) => m.createTargetFromSettings(services.config.settings)));
   let reader: Promise<NodeStoreReader> | undefined;
   const getReader = () => (reader ??= getTarget().then(nodeStoreReader));
-  const indexes = createLiveIndexes(getReader);
+  const embeddings = embeddingsSettingsOf(services.config.settings);
+  const indexes = createLiveIndexes(getReader, { vectors: embeddings !== undefined });
   app.addHook('onClose', async () => {
     indexes.close();
     if (target) await (await target).close();
@@ -175,6 +177,11 @@ export const mcpRoutes: RoutePlugin = async (plainApp, { services }) => {
           }
         },
         servedAs: `POST /v1/websites/${website.id}/mcp`,
+        // Searched by meaning as the knowledge search API is: the same settings and plan gate.
+        embeddings,
+        planAllowsVectors: embeddingsWebsite(services.controlDb, website.id) !== undefined,
+        onProviderFailure: (error) =>
+          request.log.warn({ err: error }, 'query not embedded: search_website_knowledge answers keyword hits'),
       });
       const transport = new sdk.WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SearchHitSchema } from '../knowledge/index.js';
+import { SEARCH_MODES, SearchHitSchema } from '../knowledge/index.js';
 import { EntityRecordSchema, FactRecordSchema, ManifestFileSchema } from '../../platform/node-format/index.js';
 
 /**
@@ -12,6 +12,11 @@ const NodeVersion = z.string().describe('The live node version (a ULID) the answ
 export const SearchOutputSchema = z.object({
   node_version: NodeVersion,
   query: z.string(),
+  mode: z
+    .enum(SEARCH_MODES)
+    .describe(
+      'How the hits were ranked: the mode asked for, or the one the default came to (docs/knowledge.md "Modes")',
+    ),
   hits: z.array(SearchHitSchema).describe('Best first'),
 });
 

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type LiveNode, KnowledgeIndex } from '../knowledge/index.js';
+import { type LiveNode, type NodeSearchRequest, KnowledgeIndex, SEARCH_MODES, searchNode } from '../knowledge/index.js';
 import { NODECTL_VERSION } from '../../platform/config/index.js';
 import { EntityFactsOutputSchema, NodeFilesOutputSchema, SearchOutputSchema } from './schemas.js';
 
@@ -24,6 +24,12 @@ export interface KnowledgeMcpOptions {
   index?: KnowledgeIndex;
   /** How a refusal of another websiteId names this server; default the stdio command line. */
   servedAs?: string;
+  /** The operator's embeddings provider, which embeds queries; without it search is by keyword. */
+  embeddings?: NodeSearchRequest['embeddings'];
+  /** Whether the website's plan allows vectors (cap.advanced and cap.embeddings); default false. */
+  planAllowsVectors?: boolean;
+  /** Told when a search without a mode answers keyword hits because the provider failed. */
+  onProviderFailure?: NodeSearchRequest['onProviderFailure'];
 }
 
 /** The URI of a node file as an MCP resource. */
@@ -67,17 +73,32 @@ export function createKnowledgeMcpServer(
     'search_website_knowledge',
     {
       description: 'Ranked entity, fact and chunk hits for a text query.',
-      inputSchema: { ...scope, query: z.string().min(1), limit: z.number().int().min(1).max(50).optional() },
+      inputSchema: {
+        ...scope,
+        query: z.string().min(1),
+        limit: z.number().int().min(1).max(50).optional(),
+        mode: z
+          .enum(SEARCH_MODES)
+          .optional()
+          .describe(
+            'keyword (words), vector (meaning, chunks only) or hybrid (both, fused); default hybrid where the node carries vectors the server can search, else keyword',
+          ),
+      },
       outputSchema: SearchOutputSchema.shape,
       annotations: { readOnlyHint: true },
     },
-    async ({ websiteId: asked, query, limit }) => {
+    async ({ websiteId: asked, query, limit, mode }) => {
       checkSite(asked);
-      return answer({
-        node_version: node.manifest.node_version,
+      const found = await searchNode(index, {
         query,
-        hits: index.search(query, limit ?? DEFAULT_LIMIT),
+        limit: limit ?? DEFAULT_LIMIT,
+        mode,
+        embeddings: options.embeddings,
+        planAllowsVectors: options.planAllowsVectors ?? false,
+        ...(options.onProviderFailure ? { onProviderFailure: options.onProviderFailure } : {}),
       });
+      if ('refused' in found) return refuse(found.refused);
+      return answer({ node_version: node.manifest.node_version, query, mode: found.mode, hits: found.hits });
     },
   );
 

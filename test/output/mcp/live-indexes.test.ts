@@ -70,7 +70,7 @@ describe('the live indexes of the HTTP MCP endpoint', () => {
 
   it('keeps at most `max` websites, the least recently used out', async () => {
     const store = fakeStore();
-    const indexes = createLiveIndexes(async () => store.reader, 2);
+    const indexes = createLiveIndexes(async () => store.reader, { max: 2 });
     for (const id of ['web_1', 'web_2', 'web_3']) store.live.set(id, 'V1');
     for (const id of ['web_1', 'web_2', 'web_1', 'web_3']) (await indexes.acquire(id))!.release();
     expect(store.reads()).toBe(3);

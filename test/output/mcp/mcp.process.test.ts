@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -8,15 +8,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../../src/compiler/fixture.js';
 import { loadWebsiteInfo } from '../../../src/control/records/load-website.js';
+import { textHashOf } from '../../../src/ingest/embeddings/index.js';
 import { buildGraphFromItems } from '../../../src/ingest/graph/build-from-items.js';
+import { GRAPH_DB_OPTIONS } from '../../../src/ingest/graph/index.js';
 import { createTargetFromSettings, runPublish } from '../../../src/output/publish/index.js';
 import { siteHashOf } from '../../../src/output/publish/layout.js';
 import { resolveConfig } from '../../../src/platform/config/config.js';
 import { dataDirLayout, graphDbPath } from '../../../src/platform/storage/data-dir.js';
+import { openDatabase } from '../../../src/platform/storage/index.js';
 import { runNodectl } from '../../helpers/cli.js';
 import { startTestDaemon } from '../../helpers/daemon.js';
 import { makeTempDir, NODECTL_BIN, PROJECT_ROOT } from '../../helpers/paths.js';
 import { seedApiKey, seedDataDir, withControlDb } from '../../helpers/seed.js';
+import { pageItem } from '../../ingest/endpoints/support.js';
+import { DIMENSIONS, embed, startEmbeddingsServer } from '../knowledge/embeddings-server.js';
 
 const DOMAIN = 'blog.fieldnotes.example';
 let temp: { dir: string; cleanup: () => void };
@@ -96,9 +101,14 @@ describe('nodectl mcp', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(advertised.tools.map((t) => t.name).sort());
     for (const tool of advertised.tools) {
       const offered = tools.find((t) => t.name === tool.name)!;
-      expect(Object.keys(offered.inputSchema.properties ?? {}).sort()).toEqual(
-        Object.keys(tool.input_schema.properties).sort(),
-      );
+      // The search's optional mode is offered, not advertised: mcp.json keeps its bytes (docs/decisions.md).
+      const unadvertised = tool.name === 'search_website_knowledge' ? ['mode'] : [];
+      expect(unadvertised.every((name) => !offered.inputSchema.required?.includes(name))).toBe(true);
+      expect(
+        Object.keys(offered.inputSchema.properties ?? {})
+          .filter((name) => !unadvertised.includes(name))
+          .sort(),
+      ).toEqual(Object.keys(tool.input_schema.properties).sort());
       expect([...(offered.inputSchema.required ?? [])].sort()).toEqual([...tool.input_schema.required].sort());
       expect(offered.annotations?.readOnlyHint).toBe(true);
     }
@@ -232,6 +242,89 @@ describe('nodectl mcp', () => {
       expect(unpublished.stderr).toContain(`run \`nodectl publish --website ${pro.websiteId}\` first`);
     } finally {
       other.cleanup();
+    }
+  });
+});
+
+describe("nodectl mcp searching by meaning with the node's vectors", () => {
+  it('embeds the query with the configured provider and answers hybrid hits, reporting the mode', async () => {
+    const dir = makeTempDir('nodectl-mcp-vectors-');
+    const provider = await startEmbeddingsServer();
+    const embeddingsFlags = {
+      embeddingsUrl: provider.url,
+      embeddingsModel: 'hash-bow',
+      embeddingsDimensions: DIMENSIONS,
+    };
+    let stdio: Client | undefined;
+    try {
+      const { websiteId: id } = await seedDataDir(dir.dir, { domain: 'example.com', plan: 'business' });
+      const file = graphDbPath(dataDirLayout(dir.dir), id);
+      const info = await withControlDb(dir.dir, (db) => loadWebsiteInfo(db, id)!);
+      const pages = {
+        flights: 'Book cheap flights to Lisbon with our travel desk.',
+        grinder: 'Clean the burrs of your coffee grinder every month.',
+      };
+      buildGraphFromItems(
+        Object.entries(pages).map(([page, text]) => pageItem(page, text) as never),
+        info,
+        { file, receivedAt: new Date().toISOString() },
+      ).close();
+      // The vectors the embeddings job would store (the compile reads the floats and the text hash).
+      const graph = openDatabase(file, GRAPH_DB_OPTIONS);
+      try {
+        const insert = graph.prepare(
+          "INSERT INTO chunk_vectors (chunk_id, text_hash, model, vector, bits) VALUES (?, ?, 'hash-bow@256', ?, zeroblob(32))",
+        );
+        for (const { id: chunkId, text } of graph.prepare('SELECT id, text FROM chunks').all() as Array<{
+          id: string;
+          text: string;
+        }>)
+          insert.run(chunkId, textHashOf(text), Buffer.from(Float32Array.from(embed(text)).buffer));
+      } finally {
+        graph.close();
+      }
+      const { settings } = resolveConfig({ flags: { dataDir: dir.dir, ...embeddingsFlags }, env: {} });
+      const target = await createTargetFromSettings(settings);
+      try {
+        await withControlDb(dir.dir, (controlDb) =>
+          runPublish({ settings, controlDb, target, source: { kind: 'website', websiteId: id } }),
+        );
+      } finally {
+        await target.close();
+      }
+
+      stdio = new Client({ name: 'nodectl-test', version: '1.0.0' });
+      await stdio.connect(
+        new StdioClientTransport({
+          command: 'node',
+          args: [NODECTL_BIN, '--data-dir', dir.dir, 'mcp', '--website', id],
+          env: {
+            ...getDefaultEnvironment(),
+            NODECTL_EMBEDDINGS_URL: provider.url,
+            NODECTL_EMBEDDINGS_MODEL: 'hash-bow',
+            NODECTL_EMBEDDINGS_DIMENSIONS: String(DIMENSIONS),
+          },
+          stderr: 'pipe',
+        }),
+      );
+      const search = async (args: Record<string, unknown>) =>
+        (
+          (await stdio!.callTool({ name: 'search_website_knowledge', arguments: args })) as {
+            structuredContent: { mode: string; hits: Array<{ source_url?: string }> };
+          }
+        ).structuredContent;
+      expect(await search({ query: 'inexpensive airfare', mode: 'keyword' })).toMatchObject({
+        mode: 'keyword',
+        hits: [],
+      });
+      const hybrid = await search({ query: 'inexpensive airfare' });
+      expect(hybrid.mode).toBe('hybrid');
+      expect(hybrid.hits[0]?.source_url).toBe('https://example.com/flights');
+      expect(provider.inputs).toContain('inexpensive airfare');
+    } finally {
+      await stdio?.close();
+      await provider.close();
+      dir.cleanup();
     }
   });
 });
