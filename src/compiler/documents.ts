@@ -99,6 +99,12 @@ export function buildMcpManifest(site: WebsiteInfo, capabilities: readonly strin
             websiteId,
             query: { type: 'string', minLength: 1 },
             limit: { type: 'integer', minimum: 1, maximum: 50 },
+            mode: {
+              type: 'string',
+              enum: ['keyword', 'vector', 'hybrid'],
+              description:
+                'keyword (words), vector (meaning, chunks only) or hybrid (both, fused); default hybrid where the node carries vectors the server can search, else keyword',
+            },
           },
           required: ['query'],
           additionalProperties: false,
