@@ -15,6 +15,7 @@ import { createOrganization } from '../../src/control/records/organizations.js';
 import { createUser } from '../../src/control/records/users.js';
 import { createWebsite } from '../../src/control/records/websites.js';
 import { makeTempDir } from './paths.js';
+import { hashOnce } from './seed.js';
 
 /** The daemon's app built in this process over a fresh data directory; requests go through inject(). */
 export interface TestApp {
@@ -91,7 +92,7 @@ export async function seedWebsite(services: AppServices, domain = 'example.com')
   const db = services.controlDb;
   const now = services.now();
   const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-  await createUser(db, { email, password: 'correct-horse-battery' }, now);
+  await createUser(db, { email, password: 'correct-horse-battery' }, now, hashOnce);
   const organization = createOrganization(db, { name: 'Test Org', ownerEmail: email, plan: 'pro' }, now);
   const website = createWebsite(
     db,
