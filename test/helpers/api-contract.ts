@@ -97,6 +97,19 @@ export function contractProblem(
   return `the body does not match the documented schema: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}; body: ${body.slice(0, 400)}`;
 }
 
+/**
+ * Documents generated in this worker, by the routes of the app: every app with the same routes
+ * serves the same document (no route schema depends on a setting), and generating one converts
+ * every route's schemas (about a second of a core), which each test's new app would pay again.
+ */
+const documents = new Map<string, string>();
+function documentOf(app: FastifyInstance): string {
+  const routes = app.printRoutes({ commonPrefix: false });
+  let text = documents.get(routes);
+  if (text === undefined) documents.set(routes, (text = JSON.stringify(app.swagger())));
+  return text;
+}
+
 /** Records every /v1 and probe answer of `app` that breaks the document it serves. Call before app.ready(). */
 export function checkAnswersAgainstDocument(app: FastifyInstance): void {
   let documentText: string | undefined;
@@ -108,7 +121,7 @@ export function checkAnswersAgainstDocument(app: FastifyInstance): void {
       request.method === 'HEAD'
     )
       return done(null, payload);
-    documentText ??= JSON.stringify(app.swagger());
+    documentText ??= documentOf(app);
     const body =
       typeof payload === 'string'
         ? payload
