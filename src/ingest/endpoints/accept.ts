@@ -2,7 +2,13 @@ import { AppError } from '../../platform/errors/index.js';
 import type { AppServices } from '../../platform/app/index.js';
 import { addUsage } from '../../platform/storage/index.js';
 import type { IngestItem, BatchResult, ItemResult } from '../../platform/contract/index.js';
-import { contentIngestJob, writeRawItems, type WriteOutcome, withWriteTurn } from '../graph/index.js';
+import {
+  contentIngestJob,
+  unchangedOutcomes,
+  writeRawItems,
+  type WriteOutcome,
+  withWriteTurn,
+} from '../graph/index.js';
 import { commitWithoutSync, syncCommits } from './durable-commit.js';
 import { limitReachedError, readQuota, type Quota } from '../../control/plans/index.js';
 import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
@@ -23,7 +29,8 @@ export interface AcceptInput {
 }
 
 /**
- * Validates items, writes the valid ones in one transaction, enqueues ONE content.ingest job for
+ * Validates items, writes the valid ones in one transaction (none when a read finds them all
+ * unchanged or tombstoned: that answer waits for no write turn), enqueues ONE content.ingest job for
  * everything accepted, and returns the per-item outcomes in request order once the raw rows, the
  * usage counter and the job are on disk. Each is committed without an fsync and the two files are
  * then synced at once (durable-commit.ts): the event loop is never blocked on the disk. If the
@@ -58,7 +65,9 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   }
   const nowMs = services.now();
   const graphDb = services.graphs.get(website.id);
-  if (valid.length > 0) input.checkpointer?.willWrite(graphDb);
+  // Items all unchanged (a connector's re-push): known from a read, with no turn to wait for.
+  const unchanged = valid.length === 0 ? [] : unchangedOutcomes(graphDb, valid);
+  if (unchanged === null) input.checkpointer?.willWrite(graphDb);
   let quota: Quota = { limit: Infinity, used: 0 };
   const write = () => {
     quota = readQuota(services.controlDb, website.organizationId, 'items', nowMs);
@@ -80,8 +89,8 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   };
   // In a turn between the graph writer thread's transactions (write-turn.ts): waits without blocking the event loop.
   const outcomes =
-    valid.length === 0
-      ? []
+    unchanged !== null
+      ? unchanged
       : await withWriteTurn(graphDb, () =>
           commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted')),
         );

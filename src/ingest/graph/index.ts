@@ -29,7 +29,7 @@ export { SqliteGraphReader } from './reader.js';
 export { GRAPH_DB_OPTIONS, GRAPH_MIGRATIONS } from './schema.js';
 export { contentIngestJob } from './content-ingest-job.js';
 export { sharedGraphWriter } from './graph-writer.js';
-export { writeRawItems } from './raw-items.js';
+export { unchangedOutcomes, writeRawItems } from './raw-items.js';
 export type { WriteOutcome } from './raw-items.js';
 export { ThreadedGraphReader } from './reader-thread.js';
 export { refreshGraphTrust } from './refresh-trust.js';

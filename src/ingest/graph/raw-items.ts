@@ -59,6 +59,35 @@ export interface WriteItemsOptions {
   acceptAtMost?: number;
 }
 
+type FoundRow = StoredRow & { item_type: string; item_id: string };
+
+/** The stored rows of the items' (type, id) pairs, by type and id (one statement). */
+function findStored(s: Statements, items: readonly IngestItem[]): Map<string, StoredRow> {
+  const stored = new Map<string, StoredRow>();
+  for (const row of s.findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as FoundRow[])
+    stored.set(row.item_type + '\u001f' + row.item_id, row);
+  return stored;
+}
+
+/**
+ * What writeRawItems would answer when it would write nothing: every item is tombstoned or has
+ * its stored checksum. Found by a read, which in WAL mode never waits for a writer (the graph
+ * writer thread's transactions), so a re-push of unchanged items needs no write turn. null when
+ * any item would be written (or over the limit): then writeRawItems decides, in its transaction.
+ */
+export function unchangedOutcomes(db: Db, items: readonly IngestItem[]): WriteOutcome[] | null {
+  const stored = findStored(prepare(db), items);
+  const out: WriteOutcome[] = [];
+  for (const item of items) {
+    const existing = stored.get(item.type + '\u001f' + item.id);
+    if (existing?.state === 'tombstoned') out.push({ status: 'skipped', reason: 'tombstoned' });
+    else if (existing && existing.checksum === item.checksum)
+      out.push({ status: 'skipped', reason: 'unchanged_checksum' });
+    else return null;
+  }
+  return out;
+}
+
 /**
  * Writes valid items into raw_items in ONE transaction (run it through commitDurably), after one
  * lookup of every item's stored row (an unchanged item costs a map lookup, no statement):
@@ -76,12 +105,7 @@ export function writeRawItems(
   const run = db.transaction(() => {
     const out: WriteOutcome[] = [];
     let budget = options.acceptAtMost ?? Infinity;
-    const stored = new Map<string, StoredRow>();
-    for (const row of s.findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as Array<
-      StoredRow & { item_type: string; item_id: string }
-    >) {
-      stored.set(row.item_type + '\u001f' + row.item_id, row);
-    }
+    const stored = findStored(s, items);
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       const key = item.type + '\u001f' + item.id;
