@@ -19,6 +19,10 @@ interface Waiting {
  * A write must leave nothing behind but its rows until its transaction commits (it returns what
  * it did instead): when a merged transaction fails, it is rolled back whole and each of its writes
  * runs again in a transaction of its own, so only a write that fails alone is rejected.
+ *
+ * `yieldWanted`, asked between the writes of a merged transaction: true commits the writes run so
+ * far and puts the others back first in line, so someone waiting for the file's write lock (an
+ * ingest request, write-turn.ts) waits for one write, not for the whole merge.
  */
 export class WriteQueue {
   private readonly waiting: Waiting[] = [];
@@ -32,7 +36,10 @@ export class WriteQueue {
   }
 
   /** `transaction` runs its callback in one write transaction (and throws what the callback throws). */
-  constructor(private readonly transaction: (writes: () => void) => void) {}
+  constructor(
+    private readonly transaction: (writes: () => void) => void,
+    private readonly yieldWanted: () => boolean = () => false,
+  ) {}
 
   /**
    * Runs `write` inside a write transaction, merged with the writes waiting beside it; resolves with what it returns.
@@ -64,8 +71,17 @@ export class WriteQueue {
       let values: unknown[] = [];
       try {
         this.transaction(() => {
-          values = group.map((w) => w.write());
+          values = [];
+          for (const w of group) {
+            values.push(w.write());
+            if (values.length < group.length && this.yieldWanted()) break;
+          }
         });
+        const left = group.splice(values.length);
+        if (left.length > 0) {
+          this.waiting.unshift(...left);
+          this.schedule();
+        }
         this.stats.writes += group.length;
         this.stats.transactions++;
         group.forEach((w, i) => w.resolve(values[i]));

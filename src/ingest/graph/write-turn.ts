@@ -76,6 +76,11 @@ export function beginWriterTurn(turn: WriteTurn): void {
   }
 }
 
+/** The writer thread's side: whether the event loop is waiting to write (it should end its transaction soon). */
+export function loopWantsTurn(turn: WriteTurn): boolean {
+  return Atomics.load(turn, LOOP) > 0;
+}
+
 export function endWriterTurn(turn: WriteTurn): void {
   Atomics.store(turn, WRITER, 0);
   Atomics.notify(turn, WRITER);

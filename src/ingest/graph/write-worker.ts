@@ -5,7 +5,7 @@ import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
 import { writeBatch, writePendingBatch } from './process-raw-items.js';
 import { WriteQueue } from './write-queue.js';
-import { beginWriterTurn, endWriterTurn, type WriteTurn } from './write-turn.js';
+import { beginWriterTurn, endWriterTurn, loopWantsTurn, type WriteTurn } from './write-turn.js';
 import { nameThread } from '../../platform/threads/index.js';
 
 const queues = new WeakMap<Db, WriteQueue>();
@@ -24,19 +24,26 @@ const connections = new KeptConnections(
  */
 const turns = new WeakMap<Db, WriteTurn>();
 
-/** The connection's write queue: batches that wait at once share a transaction, which starts in the writer's turn. */
+/**
+ * The connection's write queue: batches that wait at once share a transaction, which starts in the
+ * writer's turn and ends early when the event loop wants the turn.
+ */
 function queueOf(db: Db): WriteQueue {
   let queue = queues.get(db);
   if (queue === undefined) {
-    queue = new WriteQueue((writes) => {
-      const turn = turns.get(db)!;
-      beginWriterTurn(turn);
-      try {
-        writeBatch(db, writes);
-      } finally {
-        endWriterTurn(turn);
-      }
-    });
+    queue = new WriteQueue(
+      (writes) => {
+        const turn = turns.get(db)!;
+        beginWriterTurn(turn);
+        try {
+          writeBatch(db, writes);
+        } finally {
+          endWriterTurn(turn);
+        }
+      },
+      // An ingest request waiting to write this file ends a merged transaction after the current batch.
+      () => loopWantsTurn(turns.get(db)!),
+    );
     queues.set(db, queue);
   }
   return queue;
