@@ -5,7 +5,7 @@ import type { WebsiteInfo } from '../../control/records/index.js';
 import { GRAPH_DB_OPTIONS, KeptConnections, openDatabase } from '../../platform/storage/index.js';
 import { PENDING_RAW_SQL } from './statements.js';
 import { warmUpRows } from './warm-up-pages.js';
-import { nameThread } from '../../platform/threads/index.js';
+import { lowerThreadPriority, nameThread } from '../../platform/threads/index.js';
 
 /**
  * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
@@ -74,7 +74,11 @@ function pendingExtractionJson(rows: RawRow[], site: WebsiteInfo, mappings: Fiel
  * plain data, so it runs here while the calling thread writes the previous batch. Reading the
  * raw bodies here too spares the writing thread reading them and copying them over.
  */
-if (parentPort) nameThread('nodectl-extract');
+if (parentPort) {
+  nameThread('nodectl-extract');
+  // Below the event loop and the graph writer thread: ingest requests wait for both, never for extraction.
+  lowerThreadPriority();
+}
 parentPort?.on('message', (request: ExtractRequest) => {
   let outcomes: string;
   if ('warmUp' in request) {
