@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MERGED_WRITE_MAX_ITEMS, WriteQueue } from '../../../src/ingest/graph/write-queue.js';
 
 /** A real SQLite table and a queue whose transactions are counted. */
-function setup() {
+function setup(yieldWanted?: () => boolean) {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE rows (batch TEXT NOT NULL, n INTEGER NOT NULL CHECK (n >= 0))');
   const transactions: number[] = [];
@@ -11,7 +11,7 @@ function setup() {
     const before = db.prepare('SELECT COUNT(*) FROM rows').pluck().get() as number;
     db.transaction(writes).immediate();
     transactions.push((db.prepare('SELECT COUNT(*) FROM rows').pluck().get() as number) - before);
-  });
+  }, yieldWanted);
   const insert = (batch: string, values: number[]) => () => {
     for (const n of values) db.prepare('INSERT INTO rows (batch, n) VALUES (?, ?)').run(batch, n);
     return `${batch}:${values.length}`;
@@ -76,5 +76,33 @@ describe('WriteQueue', () => {
     expect(runs).toBe(2);
     expect(transactions).toEqual([1, 1]);
     expect(queue.stats).toEqual({ writes: 2, transactions: 2 });
+  });
+
+  it('ends a merged transaction after the write under way when someone wants the turn, and writes the rest next, in order', async () => {
+    let wanted = false;
+    const { queue, transactions, insert, rows } = setup(() => wanted);
+    const wantTurn = (write: () => string) => () => ((wanted = true), write());
+    const answers = await Promise.all([
+      queue.write(1, insert('a', [1])),
+      queue.write(1, wantTurn(insert('b', [2]))),
+      queue.write(1, () => ((wanted = false), insert('c', [3])())),
+      queue.write(1, insert('d', [4])),
+    ]);
+    expect(answers).toEqual(['a:1', 'b:1', 'c:1', 'd:1']);
+    // a and b committed once the turn was wanted after b; c (which no longer wants it) and d merged next.
+    expect(transactions).toEqual([2, 2]);
+    expect(queue.stats).toEqual({ writes: 4, transactions: 2 });
+    expect(rows()).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+    ]);
+  });
+
+  it('does not end a lone write early: there is nothing after it to put back', async () => {
+    const { queue, transactions, insert } = setup(() => true);
+    expect(await queue.write(1, insert('a', [1, 2]))).toBe('a:2');
+    expect(transactions).toEqual([2]);
   });
 });
