@@ -1,5 +1,6 @@
 import { ChangeRecordSchema, NODE_SCHEMA_VERSION, type ChangeRecord } from '../platform/node-format/index.js';
 import { JsonlWriter, lineHash } from './jsonl-writer.js';
+import { PreviousLines } from './previous-lines.js';
 import type { NodeSink, WrittenFile } from './sink.js';
 import { compareStrings } from './top-k.js';
 import type { PreviousNode } from './types.js';
@@ -17,17 +18,84 @@ export function recordKindOf(id: string): ChangeRecord['record_kind'] {
   return KIND_BY_PREFIX[id.slice(0, id.indexOf('_'))] ?? 'file';
 }
 
+interface Removed {
+  file: string;
+  id: string;
+  hash: string;
+}
+
+/**
+ * One record file of the previous version read alongside the file the compile writes (both in
+ * id order): `at` pairs an id with its previous line, lines passed over are gone from the file.
+ */
+class PairedFile {
+  private looked: { id: string; line: string | undefined; taken: boolean } | null = null;
+
+  constructor(
+    readonly lines: PreviousLines,
+    private readonly removed: Removed[],
+  ) {}
+
+  /** The previous line of `id` (ids asked in ascending order; the same id again gives the same answer). */
+  at(id: string): string | undefined {
+    if (this.looked?.id === id) return this.looked.line;
+    this.settle();
+    let head = this.lines.peek();
+    while (head !== null && head.id < id) {
+      this.lines.take();
+      this.remove(head.id, head.line);
+      head = this.lines.peek();
+    }
+    const line = head !== null && head.id === id ? this.lines.take()!.line : undefined;
+    this.looked = { id, line, taken: false };
+    return line;
+  }
+
+  /** The record `id` was written: its previous line (if any) is accounted for. */
+  take(id: string): string | undefined {
+    const line = this.at(id);
+    this.looked!.taken = true;
+    return line;
+  }
+
+  /** Every line not paired with a written record is gone. */
+  finish(): void {
+    this.settle();
+    for (let head = this.lines.take(); head !== null; head = this.lines.take()) this.remove(head.id, head.line);
+    this.lines.close();
+  }
+
+  /** A previous line looked at but whose record was not written (rejected on the way) is gone. */
+  private settle(): void {
+    if (this.looked !== null && !this.looked.taken && this.looked.line !== undefined)
+      this.remove(this.looked.id, this.looked.line);
+    this.looked = null;
+  }
+
+  private remove(id: string, line: string): void {
+    this.removed.push({ file: this.lines.path, id, hash: lineHash(line) });
+  }
+}
+
 /**
  * changes.jsonl: every record added or changed, as it is written (in file, then id order), then
  * every record and file of the previous version that is gone, sorted by (file, id), then files
  * added, changed or removed. Unchanged records are not listed. A first version (no previous)
  * has an empty changes.jsonl: there is nothing to change against, and versions.json says so
  * by having no `previous`.
+ *
+ * The previous version's records come as line hashes (`recordHashes`), or as its directory
+ * (`recordsDir`), whose record files are then read alongside the compile: a record whose line
+ * is the same as before is settled by comparing the lines, and only the lines that differ are
+ * hashed, so an unchanged record costs no hashing.
  */
 export class ChangeLog {
   private readonly writer: JsonlWriter<ChangeRecord>;
   private readonly remaining: Map<string, string>;
   private readonly since: string | undefined;
+  /** With `recordsDir`: the previous record files not yet finished, by path. */
+  private readonly paired = new Map<string, PairedFile | null>();
+  private readonly removed: Removed[] = [];
 
   constructor(
     sink: NodeSink,
@@ -38,9 +106,49 @@ export class ChangeLog {
     this.since = previous?.nodeVersion;
   }
 
+  private get streaming(): boolean {
+    return this.previous?.recordHashes === undefined && this.previous?.recordsDir !== undefined;
+  }
+
+  private pairedFile(file: string): PairedFile | null {
+    let paired = this.paired.get(file);
+    if (paired === undefined) {
+      const listed = this.previous!.recordFiles?.includes(file) ?? false;
+      paired = listed ? new PairedFile(new PreviousLines(this.previous!.recordsDir!, file), this.removed) : null;
+      this.paired.set(file, paired);
+    }
+    return paired;
+  }
+
+  /**
+   * Whether `line` is the line record `id` of `file` had in a previous version that passed
+   * validation (PreviousNode.validated): such a line is the same bytes under the same schema,
+   * so its record need not be checked again. False whenever that is not known without hashing.
+   */
+  readonly unchanged = (file: string, id: string, line: string): boolean => {
+    if (this.previous?.validated !== true || !this.streaming) return false;
+    const before = this.pairedFile(file)?.at(id);
+    return before === line;
+  };
+
   /** Called with each record line as it is written. A first version has nothing to compare against: no hashing. */
   readonly observe = (file: string, id: string, line: string): void => {
     if (this.previous === undefined) return;
+    if (this.streaming) {
+      const paired = this.pairedFile(file);
+      const beforeLine = paired?.take(id);
+      if (beforeLine === line) return;
+      const hash = lineHash(line);
+      this.emit(
+        beforeLine === undefined ? 'added' : 'changed',
+        recordKindOf(id),
+        id,
+        file,
+        hash,
+        beforeLine === undefined ? undefined : lineHash(beforeLine),
+      );
+      return;
+    }
     const hash = lineHash(line);
     const key = `${file}\u0000${id}`;
     const before = this.remaining.get(key);
@@ -52,10 +160,15 @@ export class ChangeLog {
   /** Lists removed records, then file-level changes against the previous manifest, and closes. */
   close(currentFiles: ReadonlyArray<{ path: string; checksum: string }>): WrittenFile {
     if (this.previous === undefined) return this.writer.close();
-    const removed = [...this.remaining.entries()].map(([key, hash]) => {
-      const [file, id] = key.split('\u0000') as [string, string];
-      return { file, id, hash };
-    });
+    let removed: Removed[];
+    if (this.streaming) {
+      for (const file of this.previous.recordFiles ?? []) this.pairedFile(file)?.finish();
+      removed = this.removed;
+    } else
+      removed = [...this.remaining.entries()].map(([key, hash]) => {
+        const [file, id] = key.split('\u0000') as [string, string];
+        return { file, id, hash };
+      });
     removed.sort((a, b) => compareStrings(a.file, b.file) || compareStrings(a.id, b.id));
     for (const r of removed) this.emit('removed', recordKindOf(r.id), r.id, r.file, undefined, r.hash);
 
@@ -73,6 +186,10 @@ export class ChangeLog {
     return this.writer.close();
   }
 
+  /** Closes the previous version's files still open (after a failed compile). */
+  abandon(): void {
+    for (const paired of this.paired.values()) paired?.lines.close();
+  }
   private emit(
     change: ChangeRecord['change'],
     kind: ChangeRecord['record_kind'],

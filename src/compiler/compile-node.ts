@@ -167,7 +167,22 @@ export function compileNode(
     run.progress.endPass();
     return result;
   };
-  // The passes run in the order of the reads that startCompile announced to the reader.
+  try {
+    return compilePasses(run, pass, site, options, build);
+  } catch (error) {
+    run.changes.abandon();
+    throw error;
+  }
+}
+
+/** The passes of compileNode, in the order of the reads that startCompile announced to the reader. */
+function compilePasses(
+  run: CompileRun,
+  pass: <T>(name: CompilePass, work: () => T) => T,
+  site: WebsiteInfo,
+  options: CompileOptions,
+  build: ReturnType<typeof parseBuildTime>,
+): CompileResult {
   pass('sources', () => writeSources(run));
   const scan = pass('entity scan', () => scanEntities(run));
   const facts = pass('facts', () => writeFacts(run, scan.highlighted));
@@ -298,12 +313,7 @@ function finish(run: CompileRun, writer: { close(): WrittenFile }, producedBy: s
  */
 function writeSources(run: CompileRun): void {
   const { urls, sources } = run;
-  const sourceWriter = new JsonlWriter<SourceRecord>(
-    run.sink,
-    'sources.jsonl',
-    SourceRecordSchema,
-    run.changes.observe,
-  );
+  const sourceWriter = new JsonlWriter<SourceRecord>(run.sink, 'sources.jsonl', SourceRecordSchema, run.changes);
   const urlPolicy = (record: SourceRecord) => urlProblem(urls, record.url, 'url');
   run.progress.startFile(sourceWriter.path, () => sourceWriter.count);
   for (const row of uniqueById(run.reader.sources())) {
@@ -390,7 +400,7 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
   let volatile = false;
   for (const language of run.languages) {
     const path = `facts.${language}.jsonl`;
-    const writer = new JsonlWriter<FactRecord>(run.sink, path, FactRecordSchema, run.changes.observe);
+    const writer = new JsonlWriter<FactRecord>(run.sink, path, FactRecordSchema, run.changes);
     const exportedFacts = new AscendingIds();
     run.factIdsByFile.push(exportedFacts);
     run.progress.startFile(path, () => writer.count);
@@ -455,7 +465,7 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
 function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string>>): void {
   for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
-    const writer = new JsonlWriter(run.sink, path, EntityRecordSchema, run.changes.observe);
+    const writer = new JsonlWriter(run.sink, path, EntityRecordSchema, run.changes);
     run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.entities(language))) {
       run.progress.row();
@@ -472,7 +482,7 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
 function writeRelationships(run: CompileRun): void {
   for (const language of run.languages) {
     const path = `relationships.${language}.jsonl`;
-    const writer = new JsonlWriter(run.sink, path, RelationshipRecordSchema, run.changes.observe);
+    const writer = new JsonlWriter(run.sink, path, RelationshipRecordSchema, run.changes);
     run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.relationships(language))) {
       run.progress.row();
@@ -497,7 +507,7 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
   const chunkFiles: Array<{ path: string; language: string; records: number }> = [];
   for (const language of run.languages) {
     const path = `chunks.${language}.jsonl`;
-    const writer = new JsonlWriter(run.sink, path, ChunkRecordSchema, run.changes.observe);
+    const writer = new JsonlWriter(run.sink, path, ChunkRecordSchema, run.changes);
     run.progress.startFile(path, () => writer.count);
     const hashes = new Map<string, string>();
     for (const row of uniqueById(run.reader.chunks(language))) {
@@ -518,7 +528,7 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
 function writeQa(run: CompileRun): void {
   for (const language of run.languages) {
     const path = `qa.${language}.jsonl`;
-    const writer = new JsonlWriter(run.sink, path, QaRecordSchema, run.changes.observe);
+    const writer = new JsonlWriter(run.sink, path, QaRecordSchema, run.changes);
     run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.qa(language))) {
       run.progress.row();

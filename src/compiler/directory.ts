@@ -5,7 +5,8 @@ import type { WebsiteInfo } from '../control/records/index.js';
 import { compileNode } from './compile-node.js';
 import { readPreviousNode } from './previous.js';
 import type { NodeSink } from './sink.js';
-import type { CompileOptions, CompileResult } from './types.js';
+import { PreviousOrderError } from './previous-lines.js';
+import type { CompileOptions, CompileResult, PreviousNode } from './types.js';
 
 /** A directory's sink, and when what it wrote is on disk. */
 export interface DirectorySink extends NodeSink {
@@ -78,6 +79,13 @@ export interface CompileToDirectoryOptions extends CompileOptions {
    * check of the bytes as written, written-node.ts). Default: the directory's.
    */
   wrapSink?: (sink: NodeSink) => NodeSink;
+  /**
+   * When the previous version's record files cannot be read alongside the compile
+   * (PreviousOrderError), compile again with the same reader and that version's lines hashed up
+   * front. False for a reader that cannot read the graph a second time (the caller starts again
+   * with another). Default true.
+   */
+  startAgain?: boolean;
 }
 
 let sequence = 0;
@@ -94,9 +102,40 @@ export async function compileToDirectory(
   options: CompileToDirectoryOptions,
 ): Promise<CompileResult> {
   const target = resolve(outDir);
-  const { previousDir, wrapSink, ...compileOptions } = options;
+  const { previousDir, wrapSink, startAgain, ...compileOptions } = options;
   if (compileOptions.previous === undefined && previousDir !== undefined)
     compileOptions.previous = await readPreviousNode(previousDir);
+  try {
+    return await compileInto(reader, site, target, compileOptions, wrapSink);
+  } catch (error) {
+    const again = startAgain === false ? undefined : await previousHashed(error, compileOptions.previous);
+    if (again === undefined) throw error;
+    return compileInto(reader, site, target, { ...compileOptions, previous: again }, wrapSink);
+  }
+}
+
+/**
+ * After a compile that stopped on PreviousOrderError (a previous version whose record files
+ * cannot be read alongside the compile): that previous version with every line hashed up front,
+ * for the compile to start again with. Undefined for any other error.
+ */
+export async function previousHashed(
+  error: unknown,
+  previous: PreviousNode | undefined,
+): Promise<PreviousNode | undefined> {
+  if (!(error instanceof PreviousOrderError) || previous?.recordsDir === undefined) return undefined;
+  const again = await readPreviousNode(previous.recordsDir, { hashRecords: true });
+  if (again === undefined) throw error;
+  return again;
+}
+
+async function compileInto(
+  reader: GraphReader,
+  site: WebsiteInfo,
+  target: string,
+  compileOptions: CompileOptions,
+  wrapSink: CompileToDirectoryOptions['wrapSink'],
+): Promise<CompileResult> {
   mkdirSync(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${++sequence}`);
   rmSync(temp, { recursive: true, force: true });

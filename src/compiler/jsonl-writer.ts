@@ -97,18 +97,32 @@ export function assertValid(schema: z.ZodType, record: unknown, where: string): 
 /** Gets each written record line; changes.jsonl is built from it. */
 export type LineObserver = (file: string, id: string, line: string) => void;
 
+/**
+ * What a record file's writer is told of the previous version (the compile's ChangeLog):
+ * `observe` gets each written line; `unchanged` says whether a line is the same bytes as the
+ * record's validated line in the previous version, so its schema check can be skipped.
+ */
+export interface PreviousLineTracker {
+  observe: LineObserver;
+  unchanged?: (file: string, id: string, line: string) => boolean;
+}
+
 /** A .jsonl node file: validates every record before it is written, one line each. */
 export class JsonlWriter<T extends object> {
   private readonly file: TrackedFile;
   private lastId: string | null = null;
+  private readonly observe: LineObserver | undefined;
+  private readonly unchanged: PreviousLineTracker['unchanged'];
 
   constructor(
     sink: NodeSink,
     readonly path: string,
     private readonly schema: z.ZodType,
-    private readonly observe?: LineObserver,
+    previous?: LineObserver | PreviousLineTracker,
   ) {
     this.file = new TrackedFile(sink, path);
+    this.observe = typeof previous === 'function' ? previous : previous?.observe;
+    this.unchanged = typeof previous === 'function' ? undefined : previous?.unchanged;
   }
 
   get count(): number {
@@ -117,8 +131,9 @@ export class JsonlWriter<T extends object> {
 
   /** Validates and writes `record`; a record that fails its schema throws (a compiler bug, not data). */
   add(record: T, id?: string): void {
-    assertValid(this.schema, record, this.where());
-    this.write(record, id);
+    const line = JSON.stringify(record);
+    if (!this.isUnchanged(id, line)) assertValid(this.schema, record, this.where());
+    this.write(line, id);
   }
 
   /**
@@ -127,17 +142,29 @@ export class JsonlWriter<T extends object> {
    * left out instead of failing the node. A uuid leak still throws.
    */
   offer(record: T, id: string, policy?: (record: T) => SchemaProblem | null): SchemaProblem | null {
-    const problem = checkRecord(this.schema, record, this.where()) ?? policy?.(record) ?? null;
-    if (problem === null) this.write(record, id);
+    const line = JSON.stringify(record);
+    const problem =
+      (this.isUnchanged(id, line) ? null : checkRecord(this.schema, record, this.where())) ?? policy?.(record) ?? null;
+    if (problem === null) this.write(line, id);
     return problem;
+  }
+
+  /**
+   * The line is the one the record had in a validated previous version: the same bytes passed
+   * the same checks. A line holding null is always checked: JSON.stringify writes a number that
+   * is not finite (which fails its schema) as null, so such a line may stand for another record.
+   */
+  private isUnchanged(id: string | undefined, line: string): boolean {
+    return (
+      id !== undefined && this.unchanged !== undefined && !line.includes('null') && this.unchanged(this.path, id, line)
+    );
   }
 
   private where(): string {
     return `${this.path} line ${this.file.lineCount + 1}`;
   }
 
-  private write(record: T, id?: string): void {
-    const line = JSON.stringify(record);
+  private write(line: string, id?: string): void {
     this.file.writeLine(line);
     if (id !== undefined) {
       if (this.lastId !== null && id <= this.lastId)

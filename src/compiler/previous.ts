@@ -34,10 +34,16 @@ export function forEachLine(path: string, onLine: (line: string) => void): void 
 
 /**
  * Reads what the compiler needs of a previous node from its directory: its manifest (version,
- * label, files), its versions.json history, and the hash of every record line. Undefined when
- * the directory holds no manifest.json.
+ * label, files) and its versions.json history. Its record files are read by the compile that
+ * gets it, alongside the files it writes (the directory must stay until the compile is done);
+ * with `hashRecords`, every record line is hashed here instead (the compile's fallback for a
+ * previous node whose record files are not in id order). Undefined when the directory holds no
+ * manifest.json. `validated`: the node passed validateNode (PreviousNode.validated).
  */
-export async function readPreviousNode(dir: string): Promise<PreviousNode | undefined> {
+export async function readPreviousNode(
+  dir: string,
+  options: { hashRecords?: boolean; validated?: boolean } = {},
+): Promise<PreviousNode | undefined> {
   const manifestPath = join(dir, 'manifest.json');
   if (!existsSync(manifestPath)) return undefined;
   const manifest = ManifestSchema.parse(JSON.parse(readFileSync(manifestPath, 'utf8')));
@@ -47,6 +53,20 @@ export async function readPreviousNode(dir: string): Promise<PreviousNode | unde
     const versions = VersionsSchema.safeParse(JSON.parse(readFileSync(versionsPath, 'utf8')));
     if (versions.success) history = versions.data.history;
   }
+  const base = {
+    nodeVersion: manifest.node_version,
+    label: manifest.node_version_label ?? null,
+    generatedAt: manifest.generated_at,
+    history,
+    files: manifest.files.map((f) => ({ path: f.path, checksum: f.checksum })),
+  };
+  if (options.hashRecords !== true)
+    return {
+      ...base,
+      recordsDir: dir,
+      recordFiles: manifest.files.map((f) => f.path).filter((path) => RECORD_FILE.test(path)),
+      ...(options.validated === true ? { validated: true } : {}),
+    };
   const recordHashes = new Map<string, string>();
   for (const file of manifest.files) {
     if (!RECORD_FILE.test(file.path) || !existsSync(join(dir, file.path))) continue;
@@ -55,12 +75,5 @@ export async function readPreviousNode(dir: string): Promise<PreviousNode | unde
       if (id !== undefined) recordHashes.set(`${file.path}\u0000${id}`, lineHash(line));
     });
   }
-  return {
-    nodeVersion: manifest.node_version,
-    label: manifest.node_version_label ?? null,
-    generatedAt: manifest.generated_at,
-    history,
-    files: manifest.files.map((f) => ({ path: f.path, checksum: f.checksum })),
-    recordHashes,
-  };
+  return { ...base, recordHashes };
 }

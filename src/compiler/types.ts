@@ -42,8 +42,20 @@ export interface PreviousNode {
   history: VersionEntry[];
   /** Its manifest files[] entries. */
   files: Array<Pick<ManifestFile, 'path' | 'checksum'>>;
-  /** sha256 of each record line, keyed `${file}\u0000${record id}`. */
-  recordHashes: Map<string, string>;
+  /**
+   * sha256 of each record line, keyed `${file}\u0000${record id}`. When absent, the record
+   * files are read from `recordsDir` alongside the compile (src/compiler/changes.ts).
+   */
+  recordHashes?: Map<string, string>;
+  /** The directory holding the previous version's record files (`recordFiles`), read as the compile goes. */
+  recordsDir?: string;
+  /** The record files of the previous manifest (sources.jsonl, facts.en.jsonl, ...). */
+  recordFiles?: string[];
+  /**
+   * The previous version passed validateNode (a store's live version): a record whose line is
+   * the same bytes as its line there is not checked against its schema again. Default false.
+   */
+  validated?: boolean;
 }
 
 /** The outcome of a compile: what a publisher needs to upload and announce the version. */

@@ -3,7 +3,7 @@ import { AppError } from '../platform/errors/index.js';
 import { GRAPH_DB_OPTIONS, SqliteGraphReader, ThreadedGraphReader } from '../ingest/graph/index.js';
 import { loadWebsiteInfo } from '../control/records/index.js';
 import { openControlDb, dataDirLayout, graphDbPath, openDatabase, type Db } from '../platform/storage/index.js';
-import { compileToDirectory, type CompileToDirectoryOptions } from './directory.js';
+import { compileToDirectory, previousHashed, type CompileToDirectoryOptions } from './directory.js';
 import type { CompileResult } from './types.js';
 
 export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
@@ -47,11 +47,21 @@ export async function compileWebsite(
   try {
     const { readingThread, ...compileOptions } = options;
     if (readingThread ?? isLargeGraph(db)) {
-      const reader = await ThreadedGraphReader.open(graphFile);
+      // A reading thread reads the graph once: compiling again takes a new one.
+      const compileThreaded = async (opts: CompileToDirectoryOptions) => {
+        const reader = await ThreadedGraphReader.open(graphFile);
+        try {
+          return await compileToDirectory(reader, site, outDir, { ...opts, startAgain: false });
+        } finally {
+          await reader.close();
+        }
+      };
       try {
-        return await compileToDirectory(reader, site, outDir, compileOptions);
-      } finally {
-        await reader.close();
+        return await compileThreaded(compileOptions);
+      } catch (error) {
+        const previous = await previousHashed(error, compileOptions.previous);
+        if (previous === undefined) throw error;
+        return await compileThreaded({ ...compileOptions, previous });
       }
     }
     // One read transaction: ingestion keeps committing while a large website compiles, and each

@@ -279,5 +279,8 @@ export async function readLivePrevious(
     'versions.json',
     ...live.files.filter((f) => isRecordFile(f.path)).map((f) => f.path),
   ];
-  return readPreviousNode(await target.localFolder(siteKeys(siteHash).version(live.node_version, ''), wanted, dir));
+  // The live version passed validateNode before it was published (validated-live.ts).
+  return readPreviousNode(await target.localFolder(siteKeys(siteHash).version(live.node_version, ''), wanted, dir), {
+    validated: true,
+  });
 }

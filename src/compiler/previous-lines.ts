@@ -1,0 +1,110 @@
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A record line of a previous node file: its id as the line spells it, and the line. */
+export interface PreviousLine {
+  id: string;
+  line: string;
+}
+
+const LEADING_ID = /^\{"id":"([^"]+)"/;
+
+/**
+ * The previous version's record file was not written the way the compiler writes one (ids
+ * strictly ascending, each spelled without escapes): it cannot be read alongside the compile, so
+ * the compile starts again with every line of the previous version hashed up front
+ * (readPreviousNode with `hashRecords`).
+ */
+export class PreviousOrderError extends Error {
+  constructor(
+    readonly dir: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PreviousOrderError';
+  }
+}
+
+/**
+ * The lines of one record file of the previous version, read forward 1 MiB at a time as the
+ * compile writes the same file: the compile writes ids in ascending order, and so did the
+ * compile of the previous version, so one pass over each file pairs every record with its
+ * previous line (a merge join) without holding the previous node in memory.
+ */
+export class PreviousLines {
+  private fd: number | null;
+  private readonly buffer = Buffer.alloc(1 << 20);
+  private lines: string[] = [];
+  private at = 0;
+  private rest = '';
+  private lastId: string | null = null;
+  private head: PreviousLine | null | undefined;
+
+  constructor(
+    private readonly dir: string,
+    readonly path: string,
+  ) {
+    const file = join(dir, path);
+    this.fd = existsSync(file) ? openSync(file, 'r') : null;
+  }
+
+  /** The next line with a leading id, without taking it; null at the end. */
+  peek(): PreviousLine | null {
+    if (this.head === undefined) this.head = this.read();
+    return this.head;
+  }
+
+  /** Takes the line peek() returned. */
+  take(): PreviousLine | null {
+    const line = this.peek();
+    this.head = undefined;
+    return line;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private read(): PreviousLine | null {
+    for (;;) {
+      const line = this.nextRawLine();
+      if (line === null) return null;
+      const id = LEADING_ID.exec(line)?.[1];
+      // readPreviousNode skips a line without a leading id too: it names no record.
+      if (id === undefined) continue;
+      if (id.includes('\\'))
+        throw new PreviousOrderError(this.dir, `${this.path}: the id ${id} is spelled with an escape`);
+      if (this.lastId !== null && id <= this.lastId)
+        throw new PreviousOrderError(this.dir, `${this.path}: ids out of order (${this.lastId} then ${id})`);
+      this.lastId = id;
+      return { id, line };
+    }
+  }
+
+  private nextRawLine(): string | null {
+    while (this.at >= this.lines.length) {
+      if (this.fd === null) return null;
+      const n = readSync(this.fd, this.buffer, 0, this.buffer.length, null);
+      if (n === 0) {
+        this.close();
+        const last = this.rest;
+        this.rest = '';
+        this.lines = last === '' ? [] : [last];
+        this.at = 0;
+        continue;
+      }
+      // Split on bytes so a multi-byte character cut by the buffer edge is kept whole (as forEachLine).
+      const lastLf = this.buffer.lastIndexOf(10, n - 1);
+      if (lastLf < 0) {
+        this.rest += this.buffer.toString('utf8', 0, n);
+        continue;
+      }
+      const text = this.rest + this.buffer.toString('utf8', 0, lastLf);
+      this.rest = this.buffer.toString('utf8', lastLf + 1, n);
+      this.lines = text.split('\n');
+      this.at = 0;
+    }
+    return this.lines[this.at++]!;
+  }
+}

@@ -1,0 +1,224 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compileToDirectory } from '../../src/compiler/directory.js';
+import { loadFixture } from '../../src/compiler/fixture.js';
+import { listFixtures } from '../../src/compiler/golden.js';
+import { readPreviousNode } from '../../src/compiler/previous.js';
+import type { CompileResult } from '../../src/compiler/types.js';
+import type { WebsiteInfo } from '../../src/control/records/website-info.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { setEditorial } from '../../src/ingest/graph/editorial.js';
+import { processRawItems } from '../../src/ingest/graph/process-raw-items.js';
+import { writeRawItems } from '../../src/ingest/graph/raw-items.js';
+import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
+import { removeItem } from '../../src/ingest/graph/remove-item.js';
+import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
+import type { IngestItem } from '../../src/platform/contract/index.js';
+import type { Db } from '../../src/platform/storage/index.js';
+import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+
+// A compile against a previous version reads that version's record files alongside the files it
+// writes (src/compiler/changes.ts); the reference is the compile that hashes every previous line
+// first (readPreviousNode with hashRecords), as every compile did before. Both must give the
+// same bytes, file by file, whatever changed in the graph.
+
+const FIXTURES = join(PROJECT_ROOT, 'fixtures');
+const temp = makeTempDir('nodectl-incremental-');
+afterAll(() => temp.cleanup());
+let sequence = 0;
+
+function filesOf(dir: string): Map<string, Buffer> {
+  return new Map(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name))]),
+  );
+}
+
+/** Compiles `db` against `previousDir` both ways and expects the same files and result; returns the incremental one's folder. */
+async function compileBothWays(
+  db: Db,
+  site: WebsiteInfo,
+  buildTime: string,
+  previousDir: string,
+): Promise<{ dir: string; result: CompileResult }> {
+  const n = ++sequence;
+  const incrementalDir = join(temp.dir, `incremental-${n}`);
+  const fullDir = join(temp.dir, `full-${n}`);
+  const previous = await readPreviousNode(previousDir, { validated: true });
+  expect(previous?.recordHashes).toBeUndefined();
+  const full = await readPreviousNode(previousDir, { hashRecords: true });
+  expect(full?.recordHashes?.size).toBeGreaterThan(0);
+  const result = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
+    buildTime,
+    previous: previous!,
+  });
+  const reference = await compileToDirectory(new SqliteGraphReader(db), site, fullDir, {
+    buildTime,
+    previous: full!,
+  });
+  expect(result).toEqual(reference);
+  const a = filesOf(incrementalDir);
+  const b = filesOf(fullDir);
+  expect([...a.keys()]).toEqual([...b.keys()]);
+  for (const [name, bytes] of a) expect(bytes.equals(b.get(name)!), name).toBe(true);
+  return { dir: incrementalDir, result };
+}
+
+async function firstVersion(db: Db, site: WebsiteInfo, buildTime: string): Promise<string> {
+  const dir = join(temp.dir, `first-${++sequence}`);
+  await compileToDirectory(new SqliteGraphReader(db), site, dir, { buildTime });
+  return dir;
+}
+
+/** Ingests `items` again into the graph, as a connector's later push would. */
+function reingest(db: Db, site: WebsiteInfo, items: IngestItem[], receivedAt: string): void {
+  const outcomes = writeRawItems(db, items, (i) => JSON.stringify(items[i]), {
+    connectorId: 'test',
+    defaultLanguage: site.defaultLanguage,
+    receivedAt,
+  });
+  const ids = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
+  processRawItems(db, site, ids, { mappings: [], now: receivedAt });
+}
+
+/** The item with a new title and one more sentence, its checksum made again. */
+function edited(item: IngestItem, n: number): IngestItem {
+  const next = { ...item, title: `${item.title ?? item.id} (edition ${n})` } as IngestItem & Record<string, unknown>;
+  if (typeof next.text === 'string') next.text += `\n\nRevised in edition ${n}.`;
+  if (typeof next.html === 'string') next.html = next.html.replace('</body>', `<p>Revised in edition ${n}.</p></body>`);
+  if (next.checksum !== undefined) next.checksum = computeItemChecksum(next as never);
+  return next;
+}
+
+describe('a compile against a previous version', () => {
+  it.each(listFixtures(FIXTURES))(
+    '%s: gives the bytes of a compile that hashes the previous version first',
+    async (name) => {
+      const fixture = loadFixture(join(FIXTURES, name));
+      const file = join(temp.dir, `${name}.sqlite`);
+      const graph = buildGraphFromItems(fixture.items, fixture.site, {
+        receivedAt: '2026-03-01T00:00:00Z',
+        editorial: fixture.editorial,
+        file,
+      });
+      try {
+        const v1 = await firstVersion(graph.db, fixture.site, '2026-03-01T01:00:00Z');
+        // Nothing changed: every record is the same line as before.
+        const same = await compileBothWays(graph.db, fixture.site, '2026-03-01T02:00:00Z', v1);
+        expect(readFileSync(join(same.dir, 'changes.jsonl'), 'utf8')).not.toMatch(/"record_kind":"(fact|entity)"/);
+        // Every third item edited, the last one deleted.
+        const items = fixture.items;
+        reingest(
+          graph.db,
+          fixture.site,
+          items.filter((_, i) => i % 3 === 0).map((item) => edited(item, 2)),
+          '2026-03-01T03:00:00Z',
+        );
+        const last = items[items.length - 1]!;
+        if (items.length > 1) removeItem(graph.db, fixture.site, `${last.type}:${last.id}`);
+        const v2 = await compileBothWays(graph.db, fixture.site, '2026-03-01T04:00:00Z', same.dir);
+        expect(readFileSync(join(v2.dir, 'changes.jsonl'), 'utf8')).toContain('"change":"changed"');
+      } finally {
+        graph.close();
+      }
+    },
+  );
+});
+
+const SITE: WebsiteInfo = {
+  websiteId: 'web_01JINCREMENTALTEST0000000',
+  domain: 'shop.example',
+  brand: 'Incremental Shop',
+  defaultLanguage: 'en',
+  plan: 'pro',
+  verification: { method: 'dns_txt', state: 'verified' },
+  aliases: [],
+};
+
+/** Generated pages: products with structured data, articles, a few German pages. */
+function generatedItem(i: number, edition = 0): IngestItem {
+  const kind = i % 4 === 0 ? 'post' : 'product';
+  const language = i % 10 === 9 ? 'de' : 'en';
+  const words = ['coffee', 'grinder', 'roast', 'espresso', 'filter', 'bean', 'origin', 'brew'];
+  const text = Array.from({ length: 30 + (i % 50) }, (_, w) => words[(i * 7 + w) % 8]).join(' ');
+  const title = `${kind === 'post' ? 'Article' : 'Product'} ${i}${edition > 0 ? ` (edition ${edition})` : ''}`;
+  const url = `https://shop.example/${kind}s/${i}`;
+  const jsonLd =
+    kind === 'product'
+      ? `<script type="application/ld+json">${JSON.stringify({
+          '@context': 'https://schema.org',
+          '@type': 'Product',
+          name: title,
+          sku: `SKU-${i}`,
+          brand: { '@type': 'Brand', name: i % 2 === 0 ? 'Kaffeewerk' : 'Roastery' },
+          offers: { '@type': 'Offer', price: String(10 + (i % 90) + edition), priceCurrency: 'EUR' },
+        })}</script>`
+      : '';
+  const html = `<!doctype html><html lang="${language}"><head><title>${title}</title>${jsonLd}</head><body><h1>${title}</h1><p>${text}.</p><p>Made in Hamburg. Item ${i}.</p></body></html>`;
+  const item = { type: kind, id: `${kind}:${i}`, url, title, html, language } as IngestItem & Record<string, unknown>;
+  item.checksum = computeItemChecksum(item as never);
+  return item;
+}
+
+describe('a generated site through edits, deletes and a GDPR purge', () => {
+  it('compiles each version against the one before to the bytes of the reference compile', async () => {
+    const items = Array.from({ length: 300 }, (_, i) => generatedItem(i));
+    const graph = buildGraphFromItems(items, SITE, {
+      receivedAt: '2026-03-01T00:00:00Z',
+      file: join(temp.dir, 'generated.sqlite'),
+    });
+    try {
+      const db = graph.db;
+      let previous = await firstVersion(db, SITE, '2026-03-01T01:00:00Z');
+
+      // Edits of 1 in 20 items (titles, prices), and a fact hidden by an editor.
+      reingest(
+        db,
+        SITE,
+        items.flatMap((_, i) => (i % 20 === 5 ? [generatedItem(i, 1)] : [])),
+        '2026-03-01T02:00:00Z',
+      );
+      const fact = db.prepare("SELECT fact_id FROM fact_candidates WHERE predicate = 'price' LIMIT 1").pluck().get() as
+        string | undefined;
+      expect(fact).toBeDefined();
+      setEditorial(db, fact!, { hidden: true });
+      let version = await compileBothWays(db, SITE, '2026-03-01T03:00:00Z', previous);
+      const edits = readFileSync(join(version.dir, 'changes.jsonl'), 'utf8');
+      expect(edits).toContain('"change":"changed"');
+      expect(edits).toContain('"change":"removed"');
+      previous = version.dir;
+
+      // Deletes (tombstones) and GDPR purges (erasure).
+      for (const i of [3, 40, 41, 199]) removeItem(db, SITE, `${generatedItem(i).type}:${generatedItem(i).id}`);
+      for (const i of [8, 120])
+        removeItem(db, SITE, `${generatedItem(i).type}:${generatedItem(i).id}`, { erase: true });
+      version = await compileBothWays(db, SITE, '2026-03-01T04:00:00Z', previous);
+      expect(readFileSync(join(version.dir, 'changes.jsonl'), 'utf8')).toContain('"record_kind":"source"');
+      previous = version.dir;
+
+      // New items, and the edited items back as they were.
+      reingest(
+        db,
+        SITE,
+        [...Array.from({ length: 20 }, (_, k) => generatedItem(300 + k)), generatedItem(5), generatedItem(25)],
+        '2026-03-01T05:00:00Z',
+      );
+      version = await compileBothWays(db, SITE, '2026-03-01T06:00:00Z', previous);
+      expect(readFileSync(join(version.dir, 'changes.jsonl'), 'utf8')).toContain('"change":"added"');
+      previous = version.dir;
+
+      // A previous version whose record lines are not in id order (not written by this compiler):
+      // the compile starts again with that version's lines hashed first, and still matches.
+      const facts = join(previous, 'facts.en.jsonl');
+      const lines = readFileSync(facts, 'utf8').split('\n').filter(Boolean);
+      expect(lines.length).toBeGreaterThan(2);
+      writeFileSync(facts, [lines[1], lines[0], ...lines.slice(2)].join('\n') + '\n');
+      reingest(db, SITE, [generatedItem(30, 2)], '2026-03-01T07:00:00Z');
+      await compileBothWays(db, SITE, '2026-03-01T08:00:00Z', previous);
+    } finally {
+      graph.close();
+    }
+  });
+});
