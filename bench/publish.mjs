@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { compileToDirectory, loadFixture, readPreviousNode } from '../dist/compiler/index.js';
 import { buildGraphFromItems } from '../dist/ingest/graph/build-from-items.js';
 import { publishNode } from '../dist/output/publish/index.js';
+import { publishBenchItem as item } from './lib/publish-items.mjs';
 import { startS3Server } from './lib/s3-server.mjs';
 import { createFsTarget } from '../dist/output/publish/targets/fs.js';
 import { createS3Target } from '../dist/output/publish/targets/s3.js';
@@ -18,26 +19,6 @@ const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const WEBSITE = 'web_01JBENCHPUBLISH000000000';
 const DOMAIN = 'bench.example';
 const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-publish-'));
-
-function item(i, revision) {
-  const kind = i % 3 === 0 ? 'post' : 'product';
-  const words = Array.from(
-    { length: 120 },
-    (_, w) => ['coffee', 'grinder', 'roast', 'espresso', 'filter', 'bean', 'origin', 'brew'][(i * 7 + w) % 8],
-  ).join(' ');
-  const body = `${kind === 'product' ? 'Product' : 'Article'} ${i}${revision ? ` (revised ${revision})` : ''}\n\n${words}.\n\nMade in Hamburg. Item number ${i}.`;
-  const base = {
-    type: kind,
-    id: `${kind}:${i}`,
-    url: `https://${DOMAIN}/${kind}s/${i}`,
-    title: `${kind === 'product' ? 'Product' : 'Article'} ${i}`,
-    text: body,
-    checksum: 'sha256:' + (i.toString(16) + String(revision)).padStart(64, '0').slice(-64),
-  };
-  if (kind === 'product')
-    base.json = { price: { amount: 10 + (i % 90) + (revision ? 1 : 0), currency: 'EUR' }, sku: `SKU-${i}` };
-  return base;
-}
 
 function writeFixture(dir, buildTime, changed) {
   mkdirSync(dir, { recursive: true });

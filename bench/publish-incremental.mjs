@@ -1,0 +1,117 @@
+// A publish costs what changed (issue 40 item 2): a website's first compile-and-publish against
+// its republish after 1 % of the items changed, both through runPublish (the daemon's and the
+// CLI's publish of a website: compile from the graph file, gates, upload into an fs store).
+// The graphs are built before the clock starts (ingest builds them as items arrive). Each round
+// publishes into a fresh store; the figure is the median of the rounds' ratios.
+// Run: npm run build && BENCH_ITEMS=10000 BENCH_ROUNDS=3 node bench/publish-incremental.mjs
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildGraphFromItems } from '../dist/ingest/graph/build-from-items.js';
+import { runPublish } from '../dist/output/publish/run-publish.js';
+import { createFsTarget } from '../dist/output/publish/targets/fs.js';
+import { resolveConfig } from '../dist/platform/config/config.js';
+import { loadWebsiteInfo } from '../dist/control/records/index.js';
+import { dataDirLayout, graphDbPath, openControlDb } from '../dist/platform/storage/index.js';
+import { publishBenchItem } from './lib/publish-items.mjs';
+
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WEBSITE = 'web_01JBENCHINCREMENTAL000000';
+const DOMAIN = 'bench.example';
+const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-incremental-'));
+const dataDir = join(work, 'data');
+mkdirSync(dataDir, { recursive: true });
+const layout = dataDirLayout(dataDir);
+const db = openControlDb(layout);
+db.prepare(
+  `INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'Bench', 'bench', 'pro', 'x')`,
+).run();
+db.prepare(
+  `INSERT INTO websites (id, organization_id, domain, name, brand, default_language, created_at) VALUES (?, 'org_1', ?, 'Bench', 'Bench', 'en', 'x')`,
+).run(WEBSITE, DOMAIN);
+db.prepare(
+  `INSERT INTO verifications (website_id, method, state, updated_at) VALUES (?, 'dns_txt', 'verified', 'x')`,
+).run(WEBSITE);
+const site = loadWebsiteInfo(db, WEBSITE);
+const settings = resolveConfig({ flags: { dataDir }, env: {} }).settings;
+
+function buildGraph(name, changed) {
+  const started = performance.now();
+  const items = Array.from({ length: ITEMS }, (_, i) => publishBenchItem(i, changed.has(i) ? 1 : 0, DOMAIN));
+  const file = join(work, `${name}.sqlite`);
+  buildGraphFromItems(items, site, { receivedAt: '2026-03-01T00:00:00Z', file }).close();
+  console.error(`graph ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s (not timed)`);
+  return file;
+}
+
+const changed = new Set(Array.from({ length: Math.round(ITEMS / 100) }, (_, k) => k * 100 + 7));
+const graphs = { first: buildGraph('first', new Set()), onePercent: buildGraph('one-percent', changed) };
+
+async function publish(graph, target, buildTime) {
+  copyFileSync(graph, graphDbPath(layout, WEBSITE));
+  let compiled = 0;
+  const progress = {
+    step: (step) => {
+      if (step === 'check' && compiled === 0) compiled = performance.now();
+    },
+    advance() {},
+    compile() {},
+    stop() {},
+  };
+  const started = performance.now();
+  const result = await runPublish({
+    settings,
+    controlDb: db,
+    target,
+    source: { kind: 'website', websiteId: WEBSITE },
+    buildTime,
+    quotaExempt: true,
+    progress,
+  });
+  const ended = performance.now();
+  return {
+    seconds: (ended - started) / 1000,
+    compileSeconds: (compiled - started) / 1000,
+    publishSeconds: (ended - compiled) / 1000,
+    bytesUploaded: result.bytesUploaded,
+    recordCount: result.recordCount,
+  };
+}
+
+const rows = [];
+try {
+  for (let round = 1; round <= ROUNDS; round++) {
+    const target = createFsTarget({ root: join(work, `nodes-${round}`) });
+    const first = await publish(graphs.first, target, `2026-03-0${round}T09:00:00Z`);
+    const onePercent = await publish(graphs.onePercent, target, `2026-03-0${round}T10:00:00Z`);
+    await target.close();
+    rmSync(join(work, `nodes-${round}`), { recursive: true, force: true });
+    rows.push({ round, first, onePercent, ratio: onePercent.seconds / first.seconds, load: loadavg()[0] });
+    console.error(
+      `round ${round}: first ${first.seconds.toFixed(2)} s (compile ${first.compileSeconds.toFixed(2)}), 1 % changed ${onePercent.seconds.toFixed(2)} s (compile ${onePercent.compileSeconds.toFixed(2)}), ratio ${(onePercent.seconds / first.seconds).toFixed(3)}, load ${loadavg()[0].toFixed(1)}`,
+    );
+  }
+} finally {
+  db.close();
+  rmSync(work, { recursive: true, force: true });
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+console.log(
+  JSON.stringify(
+    {
+      bench: 'publish-incremental',
+      items: ITEMS,
+      rounds: ROUNDS,
+      node: process.version,
+      cores: cpus().length,
+      cpu: cpus()[0]?.model,
+      median_first_s: Number(median(rows.map((r) => r.first.seconds)).toFixed(3)),
+      median_one_percent_s: Number(median(rows.map((r) => r.onePercent.seconds)).toFixed(3)),
+      median_ratio: Number(median(rows.map((r) => r.ratio)).toFixed(3)),
+      rounds_detail: rows,
+    },
+    null,
+    2,
+  ),
+);
