@@ -4,7 +4,8 @@
 // The graphs are built before the clock starts (ingest builds them as items arrive). Each round
 // publishes into a fresh store; the figure is the median of the rounds' ratios.
 // Run: npm run build && BENCH_ITEMS=10000 BENCH_ROUNDS=3 node bench/publish-incremental.mjs
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// BENCH_GRAPHS=<dir> keeps the two graph files there and reuses them (an A/B of two builds).
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGraphFromItems } from '../dist/ingest/graph/build-from-items.js';
@@ -37,9 +38,12 @@ const site = loadWebsiteInfo(db, WEBSITE);
 const settings = resolveConfig({ flags: { dataDir }, env: {} }).settings;
 
 function buildGraph(name, changed) {
+  const graphs = process.env.BENCH_GRAPHS;
+  const file = join(graphs ?? work, `${name}-${ITEMS}.sqlite`);
+  if (graphs !== undefined && existsSync(file)) return file;
+  if (graphs !== undefined) mkdirSync(graphs, { recursive: true });
   const started = performance.now();
   const items = Array.from({ length: ITEMS }, (_, i) => publishBenchItem(i, changed.has(i) ? 1 : 0, DOMAIN));
-  const file = join(work, `${name}.sqlite`);
   buildGraphFromItems(items, site, { receivedAt: '2026-03-01T00:00:00Z', file }).close();
   console.error(`graph ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s (not timed)`);
   return file;
