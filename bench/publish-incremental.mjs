@@ -89,11 +89,20 @@ try {
     const target = createFsTarget({ root: join(work, `nodes-${round}`) });
     const first = await publish(graphs.first, target, `2026-03-0${round}T09:00:00Z`);
     const onePercent = await publish(graphs.onePercent, target, `2026-03-0${round}T10:00:00Z`);
+    // A new build of the same content: the live version stays (nothing is uploaded).
+    const unchanged = await publish(graphs.onePercent, target, `2026-03-0${round}T11:00:00Z`);
     await target.close();
     rmSync(join(work, `nodes-${round}`), { recursive: true, force: true });
-    rows.push({ round, first, onePercent, ratio: onePercent.seconds / first.seconds, load: loadavg()[0] });
+    rows.push({
+      round,
+      first,
+      onePercent,
+      unchanged,
+      ratio: onePercent.seconds / first.seconds,
+      load: loadavg()[0],
+    });
     console.error(
-      `round ${round}: first ${first.seconds.toFixed(2)} s (compile ${first.compileSeconds.toFixed(2)}), 1 % changed ${onePercent.seconds.toFixed(2)} s (compile ${onePercent.compileSeconds.toFixed(2)}), ratio ${(onePercent.seconds / first.seconds).toFixed(3)}, load ${loadavg()[0].toFixed(1)}`,
+      `round ${round}: first ${first.seconds.toFixed(2)} s (compile ${first.compileSeconds.toFixed(2)}), 1 % changed ${onePercent.seconds.toFixed(2)} s (compile ${onePercent.compileSeconds.toFixed(2)}), ratio ${(onePercent.seconds / first.seconds).toFixed(3)}, unchanged ${unchanged.seconds.toFixed(2)} s, load ${loadavg()[0].toFixed(1)}`,
     );
   }
 } finally {
@@ -113,6 +122,7 @@ console.log(
       median_first_s: Number(median(rows.map((r) => r.first.seconds)).toFixed(3)),
       median_one_percent_s: Number(median(rows.map((r) => r.onePercent.seconds)).toFixed(3)),
       median_ratio: Number(median(rows.map((r) => r.ratio)).toFixed(3)),
+      median_unchanged_s: Number(median(rows.map((r) => r.unchanged.seconds)).toFixed(3)),
       rounds_detail: rows,
     },
     null,
