@@ -164,8 +164,12 @@ beforeAll(async () => {
           ...registryEnv,
           PATH: `${dirname(node22)}${delimiter}${process.env.PATH}`,
           npm_config_nodedir: nodeDir,
-          // node-gyp compiles SQLite and the addon side by side.
+          // node-gyp compiles SQLite and the addon side by side, unoptimized: this checks that the
+          // package builds and runs on Node 22, not SQLite's speed, and -O0 (appended after the
+          // package's -O3) costs a third of the compiler's time (docs/performance.md "Test suite").
           JOBS: 'max',
+          CFLAGS: '-O0',
+          CXXFLAGS: '-O0',
         },
       });
     })(),
