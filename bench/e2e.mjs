@@ -29,6 +29,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
+import { clockTicksPerSecond, cpuSnapshot, daemonPeakRssMb, settle } from './lib/proc.mjs';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
 const rootArg = process.argv.indexOf('--root');
@@ -60,50 +61,6 @@ function baselineServer() {
     });
   });
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-}
-
-/** The unit of /proc/<pid>/stat's times (function declarations are hoisted: main() runs above). */
-function clockTicksPerSecond() {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
-  } catch {
-    return 100;
-  }
-}
-
-/**
- * Waits until the started daemon is idle: it used under a tenth of a core over the last 300 ms
- * (its warm start done, docs/graph.md "A warm start"), at most 20 s. Resolves how long it
- * waited, or null where /proc does not tell (not Linux). --no-settle skips it.
- */
-async function settle(daemonPid, ticksPerSecond) {
-  const start = performance.now();
-  let last = cpuSnapshot(daemonPid, ticksPerSecond).daemon;
-  if (last === null) return null;
-  while (performance.now() - start < 20_000) {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const now = cpuSnapshot(daemonPid, ticksPerSecond).daemon;
-    if (now - last < 30) break;
-    last = now;
-  }
-  return Math.round(performance.now() - start);
-}
-/**
- * CPU time used so far, in ms: by the whole machine (every core, os.cpus()), by the daemon (all
- * its threads: /proc/<pid>/stat, Linux only, else null) and by this process (pushing, polling).
- */
-function cpuSnapshot(daemonPid, ticksPerSecond) {
-  const machine = cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
-  let daemon = null;
-  try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${daemonPid}/stat`, 'utf8').split(') ')[1].split(' ');
-    daemon = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-  } catch {
-    /* not Linux */
-  }
-  const own = process.cpuUsage();
-  return { machine, daemon, bench: (own.user + own.system) / 1000 };
 }
 
 /**
@@ -170,16 +127,6 @@ function threadSampler(pid) {
       );
     },
   };
-}
-
-/** The daemon's peak resident memory so far in MB (VmHWM of /proc/<pid>/status), or null where /proc does not tell. */
-function daemonPeakRssMb(daemonPid) {
-  try {
-    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${daemonPid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? null : Math.round(Number(kb) / 1024);
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -1,0 +1,58 @@
+// Reading a benchmark's daemon from /proc (Linux; null elsewhere): CPU time, peak memory, idleness.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+/** The unit of /proc/<pid>/stat's times. */
+export function clockTicksPerSecond() {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/**
+ * Waits until the started daemon is idle: it used under a tenth of a core over the last 300 ms
+ * (its warm start done, docs/graph.md "A warm start"), at most 20 s. Resolves how long it
+ * waited, or null where /proc does not tell (not Linux). --no-settle skips it.
+ */
+export async function settle(daemonPid, ticksPerSecond) {
+  const start = performance.now();
+  let last = cpuSnapshot(daemonPid, ticksPerSecond).daemon;
+  if (last === null) return null;
+  while (performance.now() - start < 20_000) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = cpuSnapshot(daemonPid, ticksPerSecond).daemon;
+    if (now - last < 30) break;
+    last = now;
+  }
+  return Math.round(performance.now() - start);
+}
+/**
+ * CPU time used so far, in ms: by the whole machine (every core, os.cpus()), by the daemon (all
+ * its threads: /proc/<pid>/stat, Linux only, else null) and by this process (pushing, polling).
+ */
+export function cpuSnapshot(daemonPid, ticksPerSecond) {
+  const machine = cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0);
+  let daemon = null;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${daemonPid}/stat`, 'utf8').split(') ')[1].split(' ');
+    daemon = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    /* not Linux */
+  }
+  const own = process.cpuUsage();
+  return { machine, daemon, bench: (own.user + own.system) / 1000 };
+}
+
+/** The daemon's peak resident memory so far in MB (VmHWM of /proc/<pid>/status), or null where /proc does not tell. */
+export function daemonPeakRssMb(daemonPid) {
+  try {
+    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${daemonPid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : Math.round(Number(kb) / 1024);
+  } catch {
+    return null;
+  }
+}
