@@ -177,8 +177,12 @@ function runsOfDistinctItems(rows: readonly ContributionRows[]): ContributionRow
   return runs;
 }
 
-/** Sets every source's trust to the website's current verification trust (it changes with verification). */
+/**
+ * Sets every source's trust to the website's current verification trust (it changes with
+ * verification). Two ranges of sources_by_trust (graph migration 0012), not `trust != ?`, which
+ * no index serves: every content.ingest batch runs this, and a scan grew with the website.
+ */
 export function refreshSourceTrust(db: Db, site: WebsiteInfo): number {
   const trust = trustScore(site.verification.method, site.verification.state);
-  return db.prepare('UPDATE sources SET trust = ? WHERE trust != ?').run(trust, trust).changes;
+  return db.prepare('UPDATE sources SET trust = ? WHERE trust < ? OR trust > ?').run(trust, trust, trust).changes;
 }

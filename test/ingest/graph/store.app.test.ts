@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyContribution } from '../../../src/ingest/graph/apply-contribution.js';
+import { applyContribution, refreshSourceTrust } from '../../../src/ingest/graph/apply-contribution.js';
 import { entityIdOf, factIdOf, sourceIdOf } from '../../../src/ingest/graph/apply-contribution.js';
 import { removeItem } from '../../../src/ingest/graph/remove-item.js';
 import { setEditorial } from '../../../src/ingest/graph/editorial.js';
@@ -345,6 +345,29 @@ describe('sources', () => {
     });
     removeItem(g.db, site, 'product:1');
     expect(count(g.db, 'sources')).toBe(0);
+  });
+
+  it('takes the verification trust on refresh, lower or higher, through the trust index rather than a scan', () => {
+    g = tempGraph();
+    for (const key of ['post:1', 'post:2', 'post:3'])
+      applyContribution(g.db, site, contribution(key, `https://shop.example/${key.slice(5)}`, {}));
+    const trusts = () => [...new SqliteGraphReader(g.db).sources()].map((x) => x.trust);
+    g.db.prepare(`UPDATE sources SET trust = 0.2 WHERE url LIKE '%/1'`).run();
+    g.db.prepare(`UPDATE sources SET trust = 1.5 WHERE url LIKE '%/2'`).run();
+    // dns_txt verified: trust 1; the two changed sources come back to it, the third is left alone.
+    expect(refreshSourceTrust(g.db, site)).toBe(2);
+    expect(trusts()).toEqual([1, 1, 1]);
+    const grace = { ...site, verification: { method: 'dns_txt' as const, state: 'grace' as const } };
+    expect(refreshSourceTrust(g.db, grace)).toBe(3);
+    expect(new Set(trusts()).size).toBe(1);
+    expect(trusts()[0]).toBeLessThan(1);
+    expect(refreshSourceTrust(g.db, grace)).toBe(0);
+    // Every content.ingest batch runs it: a full scan of sources would grow with the website.
+    const plan = g.db
+      .prepare('EXPLAIN QUERY PLAN UPDATE sources SET trust = ? WHERE trust < ? OR trust > ?')
+      .all(1, 1, 1) as Array<{ detail: string }>;
+    expect(plan.map((r) => r.detail).join('\n')).toContain('sources_by_trust');
+    expect(plan.map((r) => r.detail)).not.toContain('SCAN sources');
   });
 });
 

@@ -10,6 +10,7 @@ import { migration as factsInReadOrder } from './0008-facts-in-read-order.js';
 import { migration as searchPrefixThree } from './0009-search-prefix-three.js';
 import { migration as factLanguageIndex } from './0010-fact-language-index.js';
 import { migration as chunkVectors } from './0011-chunk-vectors.js';
+import { migration as sourceTrustIndex } from './0012-source-trust-index.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -34,4 +35,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   searchPrefixThree,
   factLanguageIndex,
   chunkVectors,
+  sourceTrustIndex,
 ];
