@@ -20,12 +20,15 @@
 // Progress goes to stderr (a million pages take a while); the report, JSON, to stdout.
 // Usage: npm run build && node bench/scale.mjs [--sizes 10000,100000] [--queries Q] [--keep]
 // BENCH_DAEMON_NODE_ARGS adds node flags to the daemon (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-// --keep leaves each size's data directory in place (its path is in the report).
+// --keep leaves each size's data directory in place (its path is in the report). --root DIR runs
+// another build (DIR's bin/nodectl and dist/, as bench/e2e.mjs's --root): a run of a million pages
+// takes hours, and a rebuild of this folder's dist/ meanwhile would change the daemon's code under it.
+// The daemon's stderr (warnings and errors) goes to daemon.log in the size's work directory.
 import { execFileSync, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
@@ -33,12 +36,12 @@ import { daemonPeakRssMb, clockTicksPerSecond, settle } from './lib/proc.mjs';
 import { SITE_SOURCE_TYPES, sitePage } from './lib/site-pages.mjs';
 import { VOCAB } from './lib/zipf-items.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(ROOT, 'bin', 'nodectl');
 const argOf = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : fallback;
 };
+const ROOT = resolvePath(argOf('--root', join(dirname(fileURLToPath(import.meta.url)), '..')));
+const BIN = join(ROOT, 'bin', 'nodectl');
 const SIZES = argOf('--sizes', '10000,100000')
   .split(',')
   .map((s) => Number(s.replace(/_/g, '')));
@@ -76,7 +79,7 @@ async function main() {
     log(`size ${n}: starting (load ${load()})`);
     const child = fork(
       fileURLToPath(import.meta.url),
-      ['--one-size', String(n), '--queries', String(QUERIES), ...(KEEP ? ['--keep'] : [])],
+      ['--one-size', String(n), '--queries', String(QUERIES), '--root', ROOT, ...(KEEP ? ['--keep'] : [])],
       {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       },
@@ -233,6 +236,7 @@ async function runSize(n) {
   const agent = new Agent({ connections: CONCURRENCY, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   const reader = new Agent({ connections: 1, headersTimeout: 0, bodyTimeout: 0 });
   let daemon;
+  let failed = true;
   const loadAt = { start: load() };
   try {
     const ids = seed(dataDir);
@@ -249,6 +253,7 @@ async function runSize(n) {
       nodeArgs: process.env.BENCH_DAEMON_NODE_ARGS ? process.env.BENCH_DAEMON_NODE_ARGS.split(' ') : [],
     });
     const pid = daemon.child.pid;
+    daemon.child.stderr.pipe(createWriteStream(join(work, 'daemon.log')));
     const settleMs = await settle(pid, clockTicksPerSecond());
     const signingKey = deriveSigningKey(parseConnectorToken(ids.connectorToken).secret, ids.websiteId);
     const fd = openSync(bodiesFile, 'r');
@@ -411,6 +416,7 @@ async function runSize(n) {
     graph.close();
 
     const perItem = (ms) => round(ms / n, 4);
+    failed = false;
     return {
       items: n,
       load: { ...loadAt, end: load() },
@@ -486,8 +492,9 @@ async function runSize(n) {
       daemon.child.kill('SIGTERM');
       if (daemon.child.exitCode === null) await new Promise((r) => daemon.child.once('exit', r));
     }
-    if (KEEP) rmSync(join(work, 'bodies.bin'), { force: true });
+    if (KEEP || failed) rmSync(join(work, 'bodies.bin'), { force: true });
     else rmSync(work, { recursive: true, force: true });
+    if (failed) log(`  failed: the data directory and daemon.log are kept in ${work}`);
   }
 }
 
