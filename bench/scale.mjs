@@ -340,7 +340,46 @@ async function runSize(n) {
       if (res.statusCode !== 200) throw new Error(`publish answered ${res.statusCode}: ${JSON.stringify(envelope)}`);
       return envelope.data;
     };
-    const published = await publish({});
+    // The first publish as a stream of progress events: the daemon's resident memory (VmRSS,
+    // every 100 ms) is kept per stage (compile, check, upload...), to tell which one holds it.
+    const rssByStage = {};
+    const published = await (async () => {
+      const res = await request(`${daemon.url}/v1/websites/${ids.websiteId}/publish`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: {
+          authorization: `Bearer ${ids.editorKey}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+        body: '{}',
+      });
+      let stage = 'start';
+      const sample = () => {
+        const mb = daemonPeakRssMb(pid, 'VmRSS');
+        if (mb !== null) rssByStage[stage] = Math.max(rssByStage[stage] ?? 0, mb);
+      };
+      const timer = setInterval(sample, 100);
+      let text = '';
+      let result;
+      try {
+        for await (const chunk of res.body) {
+          text += chunk;
+          for (let end; (end = text.indexOf('\n\n')) >= 0; text = text.slice(end + 2)) {
+            const event = /^event: (.*)$/m.exec(text.slice(0, end))?.[1];
+            const data = JSON.parse(/^data: (.*)$/m.exec(text.slice(0, end))?.[1] ?? 'null');
+            if (event === 'progress') (sample(), (stage = data.stage));
+            else if (event === 'result') result = data;
+            else if (event === 'error') throw new Error(`publish failed: ${JSON.stringify(data)}`);
+          }
+        }
+      } finally {
+        clearInterval(timer);
+      }
+      if (res.statusCode !== 200 || !result?.ok)
+        throw new Error(`publish answered ${res.statusCode}: ${JSON.stringify(result) ?? text}`);
+      return result.data;
+    })();
     const publishedMs = performance.now() - t0;
     rss.after_publish = daemonPeakRssMb(pid);
     const manifestRes = await request(`${daemon.url}/nodes/${DOMAIN}/manifest.json`, { dispatcher: reader });
@@ -454,6 +493,7 @@ async function runSize(n) {
       },
       push_batch_ack_ms: { p50: quantile(batchMs, 0.5), p99: quantile(batchMs, 0.99), max: quantile(batchMs, 1) },
       daemon_peak_rss_mb: rss,
+      daemon_rss_mb_by_publish_stage: rssByStage,
       bench_peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
       graph_db_bytes: graphBytes,
       node: {

@@ -47,10 +47,10 @@ export function cpuSnapshot(daemonPid, ticksPerSecond) {
   return { machine, daemon, bench: (own.user + own.system) / 1000 };
 }
 
-/** The daemon's peak resident memory so far in MB (VmHWM of /proc/<pid>/status), or null where /proc does not tell. */
-export function daemonPeakRssMb(daemonPid) {
+/** The daemon's peak resident memory so far in MB (VmHWM of /proc/<pid>/status; field 'VmRSS': now), or null where /proc does not tell. */
+export function daemonPeakRssMb(daemonPid, field = 'VmHWM') {
   try {
-    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${daemonPid}/status`, 'utf8'))?.[1];
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${daemonPid}/status`, 'utf8'))?.[1];
     return kb === undefined ? null : Math.round(Number(kb) / 1024);
   } catch {
     return null;
