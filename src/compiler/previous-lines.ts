@@ -36,7 +36,8 @@ export class PreviousLines {
   private readonly buffer = Buffer.alloc(1 << 20);
   private lines: string[] = [];
   private at = 0;
-  private rest = '';
+  /** The bytes after the last line feed read, kept undecoded (a character may be cut by the read). */
+  private rest = Buffer.alloc(0);
   private lastId: string | null = null;
   private head: PreviousLine | null | undefined;
 
@@ -89,19 +90,19 @@ export class PreviousLines {
       if (n === 0) {
         this.close();
         const last = this.rest;
-        this.rest = '';
-        this.lines = last === '' ? [] : [last];
+        this.rest = Buffer.alloc(0);
+        this.lines = last.length === 0 ? [] : [last.toString('utf8')];
         this.at = 0;
         continue;
       }
       // Split on bytes so a multi-byte character cut by the buffer edge is kept whole (as forEachLine).
       const lastLf = this.buffer.lastIndexOf(10, n - 1);
       if (lastLf < 0) {
-        this.rest += this.buffer.toString('utf8', 0, n);
+        this.rest = Buffer.concat([this.rest, this.buffer.subarray(0, n)]);
         continue;
       }
-      const text = this.rest + this.buffer.toString('utf8', 0, lastLf);
-      this.rest = this.buffer.toString('utf8', lastLf + 1, n);
+      const text = Buffer.concat([this.rest, this.buffer.subarray(0, lastLf)]).toString('utf8');
+      this.rest = Buffer.from(this.buffer.subarray(lastLf + 1, n));
       this.lines = text.split('\n');
       this.at = 0;
     }

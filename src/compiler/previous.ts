@@ -12,21 +12,22 @@ export function forEachLine(path: string, onLine: (line: string) => void): void 
   const fd = openSync(path, 'r');
   try {
     const buffer = Buffer.alloc(1 << 20);
-    let rest = '';
+    // The bytes after the last line feed read, kept undecoded: a multi-byte character cut by the
+    // buffer edge is decoded whole with the bytes of the next read.
+    let rest = Buffer.alloc(0);
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null);
       if (n === 0) break;
-      // Split on bytes so a multi-byte character cut by the buffer edge is kept whole.
       const lastLf = buffer.lastIndexOf(10, n - 1);
       if (lastLf < 0) {
-        rest += buffer.toString('utf8', 0, n);
+        rest = Buffer.concat([rest, buffer.subarray(0, n)]);
         continue;
       }
-      const text = rest + buffer.toString('utf8', 0, lastLf);
-      rest = buffer.toString('utf8', lastLf + 1, n);
+      const text = Buffer.concat([rest, buffer.subarray(0, lastLf)]).toString('utf8');
+      rest = Buffer.from(buffer.subarray(lastLf + 1, n));
       for (const line of text.split('\n')) onLine(line);
     }
-    if (rest !== '') onLine(rest);
+    if (rest.length > 0) onLine(rest.toString('utf8'));
   } finally {
     closeSync(fd);
   }

@@ -29,11 +29,25 @@ describe('PreviousLines', () => {
       const id = /^\{"id":"([^"]+)"/.exec(line)?.[1];
       if (id !== undefined) expected.push({ id, line });
     });
-    expect(expected).toHaveLength(12_000);
+    // The lines as written: a line cut by a read, or a character cut by one, is read whole.
+    expect(expected.map(({ line }) => line)).toEqual(lines.filter((line) => line.startsWith('{"id":')));
     const read = new PreviousLines(temp.dir, 'facts.en.jsonl');
     expect(read.peek()).toEqual(expected[0]);
     expect(readAll(read)).toEqual(expected);
     expect(read.take()).toBeNull();
+  });
+
+  it('reads a line longer than a read whole, with the multi-byte characters its reads cut', () => {
+    const long = JSON.stringify({ id: 'chunk_a', text: '€𝄞ä'.repeat(300_000) }); // about 2.7 MiB
+    const short = JSON.stringify({ id: 'chunk_b', text: 'Grüße' });
+    writeFileSync(join(temp.dir, 'chunks.en.jsonl'), `${long}\n${short}\n`);
+    const seen: string[] = [];
+    forEachLine(join(temp.dir, 'chunks.en.jsonl'), (line) => seen.push(line));
+    expect(seen).toEqual([long, short]);
+    expect(readAll(new PreviousLines(temp.dir, 'chunks.en.jsonl'))).toEqual([
+      { id: 'chunk_a', line: long },
+      { id: 'chunk_b', line: short },
+    ]);
   });
 
   it('reads nothing from a file that is not there', () => {
