@@ -32,7 +32,7 @@ export {
 export { validateNode, type ValidationReport, type ValidationIssue } from './validate/validate-node.js';
 export { formatFileCount, formatValidationReport } from './validate/format-report.js';
 export { parseLlmsTxt, type ParsedLlmsTxt } from './validate/llms-parse.js';
-export { nodeVersionUlid, nodeVersionLabel, contentDigest } from './node-version.js';
+export { buildTimeAt, nodeVersionUlid, nodeVersionLabel, contentDigest } from './node-version.js';
 export { AI_SITEMAP_NS } from './sitemap.js';
 export { LLMS_FULL_BUDGET, LLMS_TXT_BUDGET } from './llms.js';
 export type { CompileOptions, CompileResult, CompileCounts, PreviousNode } from './types.js';

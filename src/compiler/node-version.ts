@@ -55,6 +55,11 @@ export function nodeVersionLabel(buildTime: string, previousLabel: string | null
   return `${day}.${sequence}`;
 }
 
+/** The build time of a compile that starts at `ms`: UTC, whole seconds (…Z), as node files carry it. */
+export function buildTimeAt(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /** Validates and normalises an RFC 3339 build time to UTC with second precision (…Z), and gives its ms. */
 export function parseBuildTime(buildTime: string): { iso: string; ms: number } {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(buildTime))

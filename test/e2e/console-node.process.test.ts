@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rollUpAnalytics } from '../../src/control/analytics/rollup.js';
 import { createConnector } from '../../src/control/connectors/connectors.js';
 import { createApiKey } from '../../src/control/records/api-keys.js';
@@ -69,6 +69,21 @@ beforeAll(async () => {
   browser = await openBrowser();
   page = browser.page;
 }, 60_000);
+
+// A failure under load is read from what the page said and what the daemon logged at that moment.
+afterEach(async ({ task }) => {
+  if (task.result?.state !== 'fail') return;
+  const said = await page
+    ?.getByRole('status')
+    .allTextContents()
+    .catch(() => []);
+  const alerts = await page
+    ?.getByRole('alert')
+    .allTextContents()
+    .catch(() => []);
+  console.error(`page status: ${JSON.stringify(said)}\npage alerts: ${JSON.stringify(alerts)}`);
+  console.error(`daemon log (last 6,000 characters):\n${daemon?.output().slice(-6000)}`);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -27,7 +27,7 @@ export function registerCompileCommand(program: Command): void {
       if (!opts.out) throw new UsageError('--out <dir> is required');
       if ((fixtureDir === undefined) === (opts.website === undefined))
         throw new UsageError('give either a fixture directory or --website <id>, not both');
-      const { compileToDirectory, compileWebsite, loadFixture, readPreviousNode } =
+      const { buildTimeAt, compileToDirectory, compileWebsite, loadFixture, readPreviousNode } =
         await import('../../compiler/index.js');
       const previous = opts.previous ? await readPreviousNode(opts.previous) : undefined;
       if (opts.previous && previous === undefined)
@@ -58,7 +58,7 @@ export function registerCompileCommand(program: Command): void {
           }
         } else {
           // A served website without --build-time is built now: the shell reads the clock, never the core.
-          const buildTime = opts.buildTime ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+          const buildTime = opts.buildTime ?? buildTimeAt(Date.now());
           const { nodeVectorsOf } = await import('../../ingest/embeddings/index.js');
           const embeddings = nodeVectorsOf(ctx.config.settings);
           result = await compileWebsite(ctx.config.settings.dataDir, opts.website!, opts.out, {

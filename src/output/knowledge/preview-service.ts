@@ -4,6 +4,7 @@ import { AppError, type ErrorCode } from '../../platform/errors/index.js';
 import type { NodeStoreReader } from '../publish/index.js';
 import { graphDbPath, type Db } from '../../platform/storage/index.js';
 import { loadWebsiteInfo, type WebsiteInfo } from '../../control/records/index.js';
+import { buildTimeAt } from '../../compiler/index.js';
 import { compareWithLive, type CompiledPreview, type NodePreview } from './preview.js';
 import type { PreviewWorkerInput, PreviewWorkerMessage } from './preview-worker.js';
 import { existingGraph } from './website-graph.js';
@@ -54,7 +55,7 @@ export function createPreviewService(
     const input: PreviewWorkerInput = {
       graphFile: graphDbPath(services.layout, site.websiteId),
       site,
-      buildTime: new Date(services.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      buildTime: buildTimeAt(services.now()),
     };
     const worker = new Worker(previewWorkerUrl(), { workerData: input });
     running.add(worker);

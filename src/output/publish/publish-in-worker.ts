@@ -7,6 +7,7 @@ import type { PublishResult } from './publish-node.js';
 import type { PublishProgressEvent } from './progress.js';
 import type { PlainPublishOptions, PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
 import type { PublishSource } from './run-publish.js';
+import { buildTimeAt } from '../../compiler/index.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
 export interface PublishInWorkerOptions extends PlainPublishOptions {
@@ -50,11 +51,14 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
   renewal?.unref();
   let stop: (() => void) | undefined;
   try {
+    const startedAt = now();
     const input: PublishWorkerInput = {
       settings,
       source,
-      options: plain,
-      nowMs: now(),
+      // The version is built at the caller's time of asking, not at the worker's: a worker's start-up
+      // varies, and two publishes asked in order must never build their versions in the other order.
+      options: { ...plain, buildTime: plain.buildTime ?? buildTimeAt(startedAt) },
+      nowMs: startedAt,
       ...(lock ? { lockHolder: lock.holder } : {}),
       ...(onProgress ? { reportProgress: true } : {}),
     };

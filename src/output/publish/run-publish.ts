@@ -130,7 +130,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       };
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
-        const buildTime = options.buildTime ?? new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        const buildTime = options.buildTime ?? compiler.buildTimeAt(now());
         const { nodeVectorsOf } = await import('../../ingest/embeddings/index.js');
         const embeddings = nodeVectorsOf(options.settings);
         rejected = rejectionsOf(

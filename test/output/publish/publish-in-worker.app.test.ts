@@ -127,6 +127,17 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
       expect((await target.head(keys.version(live.node_version, f.path)))?.bytes, f.path).toBe(f.bytes);
     await expect(publish({ signal: controller.signal })).rejects.toThrow(/abort/i);
   }, 60_000);
+
+  it("builds the version at the caller's time of asking, not at the worker's, so publishes asked in order build in order", async () => {
+    // A frozen clock 1 ms before a second boundary: any time the worker takes would cross it.
+    const askedAt = Date.parse('2026-03-02T23:00:00.999Z');
+    const result = await publish({ force: true, now: () => askedAt });
+    const target = createFsTarget({ root: t.services.layout.nodesDir });
+    expect(JSON.parse((await target.get(siteKeys(siteHashOf(site.websiteId)).pointer))!.toString())).toMatchObject({
+      node_version: result.versionUlid,
+      generated_at: '2026-03-02T23:00:00Z',
+    });
+  }, 60_000);
 });
 
 describe('the publish worker module is found next to the running module', () => {
