@@ -42,6 +42,8 @@ export default defineConfig({
           ...shared,
           name: 'app',
           include: ['test/**/*.app.test.ts'],
+          // The run's throw-away PostgreSQL, started at the first file's request (controlStore tests).
+          globalSetup: [...shared.globalSetup, 'test/setup/postgres.ts'],
           setupFiles: [...shared.setupFiles, 'test/setup/app.ts'],
         },
       },
@@ -50,6 +52,7 @@ export default defineConfig({
           ...shared,
           name: 'process',
           include: ['test/**/*.process.test.ts'],
+          globalSetup: [...shared.globalSetup, 'test/setup/postgres.ts'],
           setupFiles: [...shared.setupFiles],
           // A test here starts programs, each a second or more of CPU: on a loaded machine a
           // dozen CLI calls pass 30 s, which is not a failure of what the test checks.
