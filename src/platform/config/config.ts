@@ -85,6 +85,10 @@ export function resolveConfig(input: ResolveConfigInput = {}): ResolvedConfig {
     sources[name] = source;
   }
   settings.dataDir = resolve(String(settings.dataDir));
+  settings.controlStore = resolveControlStore(settings.controlStore as string | undefined, settings.dataDir as string, {
+    source: sources.controlStore!,
+    file,
+  });
   // The one setting before job lanes still works: it sizes the ingest lane, which ran those jobs.
   if (settings.workerConcurrency !== undefined && sources.jobLaneIngestConcurrency === 'default') {
     settings.jobLaneIngestConcurrency = settings.workerConcurrency;
@@ -95,6 +99,44 @@ export function resolveConfig(input: ResolveConfigInput = {}): ResolvedConfig {
     sources: Object.freeze(sources) as ResolvedConfig['sources'],
     file,
   });
+}
+
+/** A postgres:// or postgresql:// URL: the control store is PostgreSQL. */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/**
+ * The control store: a PostgreSQL URL as given, else the data directory's control.sqlite (the
+ * default; a SQLite file elsewhere is refused, for every control table is still read there).
+ */
+function resolveControlStore(
+  value: string | undefined,
+  dataDir: string,
+  from: { source: SettingSource; file: string | null },
+): string {
+  const sqlite = join(dataDir, 'control.sqlite');
+  if (value === undefined) return sqlite;
+  if (isPostgresUrl(value)) return value;
+  if (resolve(value) === sqlite) return sqlite;
+  const where =
+    from.source === 'env'
+      ? `environment variable ${SETTINGS.controlStore.env}`
+      : from.source === 'file'
+        ? `config file ${from.file}`
+        : `flag --${kebab('controlStore')}`;
+  throw new ConfigError(
+    `Invalid value for controlStore (from ${where}): ${JSON.stringify(value)}. The SQLite control store is control.sqlite in the data directory (${sqlite}): to move it, set dataDir; to share state between daemons, give a postgres:// URL.`,
+  );
+}
+
+/** A URL with its password masked, for `nodectl config` and logs; anything else as given. */
+export function redactUrlPassword(value: string): string {
+  if (!URL.canParse(value)) return value;
+  const url = new URL(value);
+  if (url.password === '') return value;
+  url.password = '********';
+  return url.toString();
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
@@ -124,7 +166,12 @@ export function describeConfig(
 ): Array<{ name: SettingName; value: unknown; source: SettingSource; env: string }> {
   return (Object.keys(SETTINGS) as SettingName[]).map((name) => {
     const value = config.settings[name];
-    const masked = SETTINGS[name].secret && value !== undefined ? '********' : value;
+    const masked =
+      SETTINGS[name].secret && value !== undefined
+        ? '********'
+        : name === 'controlStore'
+          ? redactUrlPassword(String(value))
+          : value;
     return { name, value: masked ?? null, source: config.sources[name], env: SETTINGS[name].env };
   });
 }

@@ -231,6 +231,22 @@ export const SETTINGS = {
     description:
       'How long an idle keep-alive connection stays open, in ms (keep it above a load balancer idle timeout, often 60 s).',
   }),
+  // Shared state of several daemons (issue 41, docs/scaling.md).
+  controlStore: setting({
+    schema: z
+      .string()
+      .trim()
+      .min(1)
+      .refine(
+        (v) => (/^postgres(ql)?:\/\//i.test(v) ? URL.canParse(v) : !v.includes('://')),
+        "must be a postgres:// or postgresql:// URL (e.g. postgres://nodectl:secret@db.internal:5432/nodectl), or the data directory's control.sqlite",
+      )
+      .optional(),
+    default: undefined,
+    env: 'NODECTL_CONTROL_STORE',
+    description:
+      'Where the shared request state (ingest nonces, idempotency keys, rate-limit windows) lives: <dataDir>/control.sqlite (default), or a postgres:// URL that several daemons share (docs/scaling.md). The password in the URL is masked in `nodectl config` and logs.',
+  }),
   // Accounts and sessions (docs/auth.md).
   accessTokenAlgorithm: setting({
     schema: z.enum(['EdDSA', 'RS256']),

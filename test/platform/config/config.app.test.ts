@@ -49,6 +49,47 @@ describe('configuration', () => {
     expect(JSON.stringify(describeConfig(config))).not.toContain('super-secret-value');
   });
 
+  describe('controlStore', () => {
+    it("is the data directory's control.sqlite by default, and that file given by path", () => {
+      const { dir, cleanup } = makeTempDir();
+      temps.push(cleanup);
+      const sqlite = join(dir, 'control.sqlite');
+      expect(resolveConfig({ flags: { dataDir: dir }, env: {} }).settings.controlStore).toBe(sqlite);
+      const named = resolveConfig({ flags: { dataDir: dir }, env: { NODECTL_CONTROL_STORE: sqlite } });
+      expect(named.settings.controlStore).toBe(sqlite);
+      expect(named.sources.controlStore).toBe('env');
+    });
+
+    it('takes a postgres:// or postgresql:// URL, from the environment or the config file', () => {
+      const url = 'postgres://nodectl:pw@db.internal:5432/nodectl';
+      expect(resolveConfig({ env: { NODECTL_CONTROL_STORE: url } }).settings.controlStore).toBe(url);
+      const dir = dirWithConfig({ controlStore: 'postgresql://db.internal/nodectl' });
+      expect(resolveConfig({ flags: { dataDir: dir }, env: {} }).settings.controlStore).toBe(
+        'postgresql://db.internal/nodectl',
+      );
+    });
+
+    it('refuses another scheme, or a SQLite file elsewhere, saying what to give instead', () => {
+      expect(() => resolveConfig({ env: { NODECTL_CONTROL_STORE: 'mysql://db/nodectl' } })).toThrowError(
+        /Invalid value for controlStore \(from environment variable NODECTL_CONTROL_STORE\): "mysql:\/\/db\/nodectl"\. must be a postgres:\/\/ or postgresql:\/\/ URL/,
+      );
+      const dir = dirWithConfig({ controlStore: '/elsewhere/control.sqlite' });
+      expect(() => resolveConfig({ flags: { dataDir: dir }, env: {} })).toThrowError(ConfigError);
+      expect(() => resolveConfig({ flags: { dataDir: dir }, env: {} })).toThrowError(
+        /from config file .*config\.json.*control\.sqlite in the data directory .*set dataDir.*postgres:\/\/ URL/,
+      );
+    });
+
+    it('shows a URL with its password masked', () => {
+      const config = resolveConfig({
+        env: { NODECTL_CONTROL_STORE: 'postgres://nodectl:hunter2@db.internal/nodectl' },
+      });
+      const row = describeConfig(config).find((r) => r.name === 'controlStore');
+      expect(row?.value).toBe('postgres://nodectl:********@db.internal/nodectl');
+      expect(JSON.stringify(describeConfig(config))).not.toContain('hunter2');
+    });
+  });
+
   it('freezes the resolved settings', () => {
     const config = resolveConfig({});
     expect(Object.isFrozen(config.settings)).toBe(true);
