@@ -70,8 +70,9 @@ function workerEntries(dir) {
  * dist/bundle/: nodectl.js (bin/nodectl's entry) and every worker, each under its own file name
  * beside the shared chunks, so a worker's URL next to the module that starts it still resolves.
  * Packages stay external only where they must: the native addons (better-sqlite3, and sqlite-vec,
- * which finds its platform package's binary by resolving a path from its own file), and the AWS SDK (large, and
- * loaded only for the s3 target). No minifying: stack traces keep their names.
+ * which finds its platform package's binary by resolving a path from its own file), the AWS SDK (large, and
+ * loaded only for the s3 target) and pg (loaded only for a postgres:// controlStore; its optional pg-native is
+ * never installed). No minifying: stack traces keep their names.
  */
 async function bundle(dist) {
   const { build } = await import('esbuild');
@@ -93,7 +94,15 @@ async function bundle(dist) {
     target: 'node20.19',
     chunkNames: 'chunk-[hash]',
     // @fastify/cookie import()s the CommonJS `cookie`, whose named exports a bundle would lose (below).
-    external: ['better-sqlite3', 'sqlite-vec', '@aws-sdk/*', 'react-devtools-core', '@fastify/cookie'],
+    external: [
+      'better-sqlite3',
+      'sqlite-vec',
+      '@aws-sdk/*',
+      'pg',
+      'pg-native',
+      'react-devtools-core',
+      '@fastify/cookie',
+    ],
     // Packages written as CommonJS call require(); in an ES module it has to be made.
     banner: {
       js: "import { createRequire as __nodectlCreateRequire } from 'node:module'; const require = __nodectlCreateRequire(import.meta.url);",

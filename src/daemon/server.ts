@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type ResolvedConfig, nodeBaseUrl, publicBaseUrl } from '../platform/config/index.js';
 import type { AppServices } from '../platform/app/index.js';
+import { PostgresSchemaTooNewError, type PostgresStore } from '../platform/storage/index.js';
 import { JobWorker, laneConcurrency, startScheduler } from '../platform/job-runtime/index.js';
 import { JOBS } from './job-definitions.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
@@ -41,6 +42,22 @@ function warmStart(app: FastifyInstance, pages: number): void {
     );
 }
 
+/** Connects to the PostgreSQL control store and migrates it, or fails the start saying what to check. */
+async function reachControlStore(store: PostgresStore): Promise<void> {
+  try {
+    await store.ready();
+  } catch (error) {
+    if (error instanceof PostgresSchemaTooNewError) throw new ControlStoreError(error.message, { cause: error });
+    throw new ControlStoreError(
+      `Cannot use the control store ${store.displayUrl}: ${(error as Error).message}. Check controlStore (NODECTL_CONTROL_STORE): the server's address, the database, the user and its password.`,
+      { cause: error },
+    );
+  }
+}
+
+/** The PostgreSQL control store could not be reached or migrated at start. */
+export class ControlStoreError extends Error {}
+
 /** Starts `nodectl serve`: HTTP API, job worker and scheduler over one data directory. */
 export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon> {
   // pino writes JSON lines to stdout; on a terminal a person reads them, so they are formatted
@@ -67,6 +84,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   const { keepSparePublishWorker, closeSparePublishWorker, removeDeadWorkDirs } =
     await import('../output/publish/index.js');
   try {
+    if (services.postgres) await reachControlStore(services.postgres);
     app = await buildApp(services, { logger: app0Logger });
     // No publish runs in this process yet: every work folder naming a dead process (or this pid) is a leftover.
     const removed = removeDeadWorkDirs(config.settings.dataDir, { nowMs: Date.now(), ownPidIsDead: true });
@@ -103,6 +121,16 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
     { url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir },
     'nodectl serve listening',
   );
+  // Which store holds what, once: until the control tables move (docs/scaling.md), only the shared request state follows controlStore.
+  app.log.info(
+    {
+      controlTables: services.layout.controlDb,
+      sharedRequestState: services.postgres?.displayUrl ?? services.layout.controlDb,
+    },
+    services.postgres
+      ? 'control store: nonces, idempotency records and rate-limit windows in PostgreSQL, the other control tables in control.sqlite'
+      : 'control store: control.sqlite',
+  );
 
   let shuttingDown: Promise<void> | undefined;
   const runningApp = app;
@@ -127,6 +155,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         await closeSparePublishWorker();
         clearTimeout(deadline);
         runningServices.close();
+        await runningServices.postgres?.close(); // the last rate-limit counts reach it first
         uninstallGuard();
       })();
       return shuttingDown;

@@ -11,12 +11,12 @@ export function registerServeCommand(program: Command): void {
     .action(async (_opts, command: Command) => {
       const opts = command.opts() as { host?: string; port?: string };
       const { config } = commandContext(command, { host: opts.host, port: opts.port });
-      const { startDaemon, ListenError } = await import('../../daemon/index.js');
+      const { startDaemon, ListenError, ControlStoreError } = await import('../../daemon/index.js');
       let daemon;
       try {
         daemon = await startDaemon(config);
       } catch (error) {
-        if (error instanceof ListenError) throw new CliError(error.message);
+        if (error instanceof ListenError || error instanceof ControlStoreError) throw new CliError(error.message);
         throw error;
       }
       const { nodeBaseUrl } = await import('../../platform/config/index.js');

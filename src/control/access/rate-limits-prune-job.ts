@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pruneRateLimits } from '../../platform/http/index.js';
+import { pruneRateLimits, prunePostgresRateLimits } from '../../platform/http/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import { defineJob } from '../../platform/job-runtime/index.js';
 
@@ -16,5 +16,8 @@ export const rateLimitsPruneJob = defineJob({
   lane: 'maintenance',
   payload: z.object({}),
   schedule: { intervalSeconds: 3600 },
-  handler: async (_payload, { services }) => void pruneRateLimitCounters(services.controlDb, services.now()),
+  handler: async (_payload, { services }) => {
+    pruneRateLimitCounters(services.controlDb, services.now());
+    if (services.postgres) await prunePostgresRateLimits(services.postgres, services.now() - RATE_LIMIT_KEEP_MS);
+  },
 });

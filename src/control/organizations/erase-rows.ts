@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/index.js';
+import type { Db, PostgresStore } from '../../platform/storage/index.js';
 
 /**
  * How an organization's rows leave each control.sqlite table (docs/organizations.md "Erase"), in
@@ -133,4 +133,22 @@ export function deleteOrganizationRows(db: Db, ids: OrganizationIds, selfJobId: 
     const used = Object.fromEntries(Object.entries(params).filter(([name]) => sql.includes(`:${name}`)));
     statement.run(used);
   }
+}
+
+/**
+ * The organization's rows in the PostgreSQL control store (controlStore = postgres://...), as
+ * ERASE_STATEMENTS removes them from control.sqlite: its connectors' nonces and idempotency
+ * records, and the rate-limit counters whose bucket names one of its ids. Run before the
+ * control.sqlite rows go (the ids are read from them); running it again deletes nothing more.
+ */
+export async function deleteOrganizationSharedState(store: PostgresStore, ids: OrganizationIds): Promise<void> {
+  await store.transaction(async (query) => {
+    await query('DELETE FROM nonces WHERE scope = ANY($1::text[])', [ids.connectorIds]);
+    await query('DELETE FROM idempotency WHERE connector_id = ANY($1::text[])', [ids.connectorIds]);
+    await query(
+      'DELETE FROM rate_limits WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS n(needle) WHERE strpos(rate_limits.bucket, n.needle) > 0)',
+      [ids.needles],
+    );
+    await query('DELETE FROM usage_counters WHERE organization_id = $1', [ids.organizationId]);
+  });
 }

@@ -12,7 +12,7 @@ import {
   expireTransfers,
   openTransfer,
 } from '../records/index.js';
-import { deleteOrganizationRows, readOrganizationIds } from './erase-rows.js';
+import { deleteOrganizationRows, deleteOrganizationSharedState, readOrganizationIds } from './erase-rows.js';
 import { orgEraseKind } from './job-kinds.js';
 
 /** 409 privacy.erasure_in_progress while an erasure of the organization runs. */
@@ -160,7 +160,7 @@ export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'
       rmSync(join(services.layout.graphsDir, name), { force: true });
 }
 
-type ErasureServices = Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'logger' | 'nodes' | 'now'>;
+type ErasureServices = Pick<AppServices, 'controlDb' | 'graphs' | 'layout' | 'logger' | 'nodes' | 'now' | 'postgres'>;
 
 /**
  * The org.erase job (docs/organizations.md "Erase"). Safe to run again after a failure at any
@@ -226,6 +226,9 @@ async function eraseOrganizationData(
     }
   }
 
+  // The shared request state first: its rows are found by the ids control.sqlite still holds.
+  if (services.postgres)
+    await deleteOrganizationSharedState(services.postgres, readOrganizationIds(db, organizationId));
   deleteLeavingNoTrace(db, () => {
     const ids = readOrganizationIds(db, organizationId);
     const late = ids.websiteIds.filter((id) => !erased.has(id));

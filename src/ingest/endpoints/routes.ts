@@ -32,6 +32,7 @@ import {
   SchemaRequestSchema,
 } from '../../platform/contract/index.js';
 import { createSqliteIdempotencyStore, createSqliteNonceStore } from './stores/sqlite-stores.js';
+import { createPostgresIdempotencyStore, createPostgresNonceStore } from './stores/postgres-stores.js';
 import { isOwnerGone, PROCESS_OWNER } from './stores/in-flight-owner.js';
 import type { IdempotencyStore, InFlightLease, NonceStore } from './stores/types.js';
 import {
@@ -70,7 +71,7 @@ interface RequestState {
 }
 
 export interface IngestRoutesOptions extends RoutePluginOptions {
-  /** Replace the embedded SQLite stores (e.g. with Redis ones); default: control.sqlite. */
+  /** Replace the stores (e.g. with Redis ones); default: the control store's (control.sqlite, or PostgreSQL). */
   nonces?: NonceStore;
   idempotency?: IdempotencyStore;
 }
@@ -119,17 +120,24 @@ type IngestApp = Parameters<RoutePlugin<IngestRoutesOptions>>[0];
 type IngestKit = ReturnType<typeof prepareIngest>;
 
 /**
- * The stores (the embedded SQLite ones unless given), the state of each request, the two rate
- * limit rules, and what the routes read: the verified request and the website it names.
+ * The stores (the PostgreSQL control store's when there is one, else the embedded SQLite ones,
+ * unless given), the state of each request, the two rate limit rules, and what the routes read:
+ * the verified request and the website it names.
  */
 function prepareIngest(options: IngestRoutesOptions) {
   const { services } = options;
   const deps = {
     controlDb: services.controlDb,
     masterKey: readMasterKey(services.layout),
-    nonces: options.nonces ?? createSqliteNonceStore(services.controlDb),
+    nonces:
+      options.nonces ??
+      (services.postgres ? createPostgresNonceStore(services.postgres) : createSqliteNonceStore(services.controlDb)),
   };
-  const idempotency = options.idempotency ?? createSqliteIdempotencyStore(services.controlDb);
+  const idempotency =
+    options.idempotency ??
+    (services.postgres
+      ? createPostgresIdempotencyStore(services.postgres)
+      : createSqliteIdempotencyStore(services.controlDb));
   const states = new WeakMap<FastifyRequest, RequestState>();
   const checkpointer = createIdleCheckpointer({
     onError: (error) => services.logger.warn({ err: error }, 'idle WAL checkpoint failed'),

@@ -1,8 +1,9 @@
-import type { ResolvedConfig } from '../config/index.js';
+import { isPostgresUrl, type ResolvedConfig } from '../config/index.js';
 import {
   createBufferedRateLimitStore,
   type BufferedRateLimitStore,
   createSqliteRateLimitStore,
+  createPostgresRateLimitStore,
 } from '../http/index.js';
 import { JobQueue, type Job } from '../jobs/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
@@ -17,6 +18,8 @@ import {
   type Db,
   createFreeSpaceGuard,
   type FreeSpaceGuard,
+  openPostgresControlStore,
+  type PostgresStore,
 } from '../storage/index.js';
 import { createMetrics, type Metrics } from './metrics.js';
 
@@ -57,7 +60,16 @@ export interface AppServices {
   readonly jobs: JobQueue;
   readonly metrics: Metrics;
   readonly logger: Logger;
-  /** Rate-limit counters (docs/contract.md#rate-limits): counted in memory, written to control.sqlite once a second. */
+  /**
+   * The PostgreSQL control store when controlStore is a postgres:// URL (docs/scaling.md): it holds
+   * the shared request state (nonces, idempotency records, rate-limit windows) of every daemon
+   * sharing it; the other control tables stay in control.sqlite. Undefined with the SQLite default.
+   */
+  readonly postgres?: PostgresStore;
+  /**
+   * Rate-limit counters (docs/contract.md#rate-limits): counted in memory, written once a second to
+   * control.sqlite, or to the PostgreSQL control store when there is one.
+   */
   readonly rateLimits: BufferedRateLimitStore;
   /** Per-request usage counts (api_requests), written once a second. */
   readonly usage: UsageBuffer;
@@ -93,9 +105,15 @@ export function assembleServices(config: ResolvedConfig, options: AssembleServic
     now,
     onError: (error) => logger.warn({ err: error }, 'usage counter flush failed'),
   });
+  const controlStore = config.settings.controlStore;
+  const postgres =
+    controlStore !== undefined && isPostgresUrl(controlStore) ? openPostgresControlStore(controlStore) : undefined;
   // Background flushes never wait for another process's write lock (that would stall the event
   // loop for the busy timeout); a busy database keeps the counts for the next flush.
-  const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(controlDb, { waitForLock: false }), {
+  const sharedRateLimits = postgres
+    ? createPostgresRateLimitStore(postgres)
+    : createSqliteRateLimitStore(controlDb, { waitForLock: false });
+  const rateLimits = createBufferedRateLimitStore(sharedRateLimits, {
     now,
     onError: (error) => void (isBusyError(error) || logger.warn({ err: error }, 'rate-limit counter flush failed')),
   });
@@ -112,9 +130,11 @@ export function assembleServices(config: ResolvedConfig, options: AssembleServic
     rateLimits,
     usage,
     now,
+    ...(postgres ? { postgres } : {}),
     close() {
       usage.close();
       void rateLimits.close(); // the SQLite writes run before close() returns its promise
+      void postgres?.close(); // after the statements under way, the flush's included
       graphs.closeAll();
       if (controlDb.open) controlDb.close();
     },

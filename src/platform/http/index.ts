@@ -9,6 +9,7 @@ export type { ListQuery } from './list-query.js';
 export { createBufferedRateLimitStore } from './rate-limit-buffer.js';
 export type { BufferedRateLimitStore } from './rate-limit-buffer.js';
 export { createSqliteRateLimitStore } from './rate-limit-sqlite.js';
+export { createPostgresRateLimitStore, prunePostgresRateLimits } from './rate-limit-postgres.js';
 export { consumeRateLimit, pruneRateLimits, setRateLimitHeaders } from './rate-limit.js';
 export type { RateLimitRule, RateLimitStore } from './rate-limit.js';
 export { NoContent, dataEnvelope, listEnvelope } from './route-docs.js';

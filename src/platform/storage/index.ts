@@ -1,5 +1,11 @@
 /** The public face of src/platform/storage: what the rest of src/ may import from it. */
 export { openControlDb } from './control.js';
+export { connectPostgres, migratePostgres, PostgresSchemaTooNewError } from './postgres.js';
+export { openPostgresControlStore } from './postgres-control.js';
+export type { PostgresMigration, PostgresQuery, PostgresResult, PostgresStore } from './postgres.js';
+export { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
+export { createPostgresUsageCounters, createSqliteUsageCounters } from './usage-counters-postgres.js';
+export type { UsageCounters } from './usage-counters-postgres.js';
 export { dataDirLayout, ensureDataDir, graphDbPath, readMasterKey } from './data-dir.js';
 export type { DataDirLayout } from './data-dir.js';
 export { GRAPH_DB_OPTIONS, GraphDbPool, raiseWalAutocheckpoint } from './graph-db.js';

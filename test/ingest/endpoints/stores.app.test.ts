@@ -1,29 +1,41 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
 import {
   createSqliteIdempotencyStore,
   createSqliteNonceStore,
 } from '../../../src/ingest/endpoints/stores/sqlite-stores.js';
+import {
+  createPostgresIdempotencyStore,
+  createPostgresNonceStore,
+} from '../../../src/ingest/endpoints/stores/postgres-stores.js';
 import type { IdempotencyStore, InFlightLease, NonceStore } from '../../../src/ingest/endpoints/stores/types.js';
+import { openPostgresControlStore } from '../../../src/platform/storage/postgres-control.js';
+import type { PostgresStore } from '../../../src/platform/storage/postgres.js';
 import { makeTempDir } from '../../helpers/paths.js';
+import { createTestDatabase } from '../../helpers/postgres.js';
 
 /** A lease held by `owner`; `gone` lists the owners judged dead. */
 function lease(ttlMs: number, owner = 'host:1:A', gone: readonly string[] = []): InFlightLease {
   return { ttlMs, owner, isOwnerGone: (other) => gone.includes(other) };
 }
 
+interface Stores {
+  nonces: NonceStore;
+  idempotency: IdempotencyStore;
+  close: () => void | Promise<void>;
+}
+
 /** One conformance suite every store driver runs (a Redis driver would add its factory here). */
-function storeSuite(
-  name: string,
-  make: () => { nonces: NonceStore; idempotency: IdempotencyStore; close: () => void },
-) {
+function storeSuite(name: string, make: () => Promise<Stores>) {
   describe(`${name} stores`, () => {
-    let stores: ReturnType<typeof make>;
-    afterEach(() => stores?.close());
+    let stores: Stores;
+    afterEach(async () => {
+      await stores?.close();
+    });
 
     it('nonce: set-if-absent, rejected while alive, reusable after expiry, scoped', async () => {
-      stores = make();
+      stores = await make();
       const { nonces } = stores;
       expect(await nonces.claim('c1', 'n', 1000, 600_000)).toBe(true);
       expect(await nonces.claim('c1', 'n', 2000, 600_000)).toBe(false);
@@ -32,7 +44,7 @@ function storeSuite(
     });
 
     it('idempotency: started, in flight, replay, conflict, release, expiry', async () => {
-      stores = make();
+      stores = await make();
       const { idempotency: s } = stores;
       expect(await s.begin('c', 'k', 'sha-a', 0, lease(1000))).toEqual({ outcome: 'started' });
       expect(await s.begin('c', 'k', 'sha-a', 10, lease(1000))).toEqual({ outcome: 'in_flight' });
@@ -53,7 +65,7 @@ function storeSuite(
     });
 
     it('idempotency: an in-flight record whose owner is gone is abandoned at once, not after its lease (bug: 503 for 5 min after a kill -9)', async () => {
-      stores = make();
+      stores = await make();
       const { idempotency: s } = stores;
       expect(await s.begin('c', 'k', 'sha-a', 0, lease(300_000, 'host:1:DEAD'))).toEqual({ outcome: 'started' });
       // A live owner keeps it in flight; once its owner is judged gone, the retry starts afresh.
@@ -80,7 +92,7 @@ function storeSuite(
     });
 
     it('idempotency: releaseAbandoned forgets only the in-flight records of gone owners', async () => {
-      stores = make();
+      stores = await make();
       const { idempotency: s } = stores;
       await s.begin('c', 'dead-1', 'sha', 0, lease(300_000, 'host:1:DEAD'));
       await s.begin('c', 'dead-2', 'sha', 0, lease(300_000, 'host:1:DEAD'));
@@ -96,7 +108,7 @@ function storeSuite(
   });
 }
 
-storeSuite('sqlite', () => {
+storeSuite('sqlite', async () => {
   const temp = makeTempDir('nodectl-stores-');
   const db = openControlDb(dataDirLayout(temp.dir));
   return {
@@ -104,6 +116,65 @@ storeSuite('sqlite', () => {
     idempotency: createSqliteIdempotencyStore(db),
     close: () => (db.close(), temp.cleanup()),
   };
+});
+
+/** The stores of controlStore = postgres://..., on a fresh database of the run's real server. */
+storeSuite('postgres', async () => {
+  const store = openPostgresControlStore(await createTestDatabase());
+  return {
+    nonces: createPostgresNonceStore(store),
+    idempotency: createPostgresIdempotencyStore(store),
+    close: () => store.close(),
+  };
+});
+
+describe('postgres stores shared by two daemons', () => {
+  let a: PostgresStore;
+  let b: PostgresStore;
+  beforeEach(async () => {
+    const url = await createTestDatabase();
+    // Two pools on one database, as two daemons on two machines have.
+    [a, b] = [openPostgresControlStore(url), openPostgresControlStore(url)];
+  });
+  afterEach(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("each sees the other's nonces: a nonce claimed through one is a replay through the other", async () => {
+    const [na, nb] = [createPostgresNonceStore(a), createPostgresNonceStore(b)];
+    expect(await na.claim('c1', 'n', 1000, 600_000)).toBe(true);
+    expect(await nb.claim('c1', 'n', 2000, 600_000)).toBe(false);
+    expect(await nb.claim('c1', 'other', 2000, 600_000)).toBe(true);
+    expect(await na.claim('c1', 'other', 2000, 600_000)).toBe(false);
+  });
+
+  it('of concurrent claims of one nonce through both, exactly one wins', async () => {
+    const stores = [createPostgresNonceStore(a), createPostgresNonceStore(b)];
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => stores[i % 2]!.claim('c1', 'race', 1000, 600_000)),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("each sees the other's idempotency records: in flight, then replayed, and a single start of concurrent ones", async () => {
+    const [ia, ib] = [createPostgresIdempotencyStore(a), createPostgresIdempotencyStore(b)];
+    expect(await ia.begin('c', 'k', 'sha-a', 0, lease(60_000, 'host-a:1:A'))).toEqual({ outcome: 'started' });
+    expect(await ib.begin('c', 'k', 'sha-a', 10, lease(60_000, 'host-b:1:B'))).toEqual({ outcome: 'in_flight' });
+    expect(await ib.begin('c', 'k', 'sha-b', 10, lease(60_000, 'host-b:1:B'))).toEqual({ outcome: 'conflict' });
+    await ia.complete('c', 'k', 202, '{"accepted":1}', 20, 86_400_000);
+    expect(await ib.begin('c', 'k', 'sha-a', 30, lease(60_000, 'host-b:1:B'))).toEqual({
+      outcome: 'replay',
+      statusCode: 202,
+      response: '{"accepted":1}',
+    });
+    const begun = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 ? ia : ib).begin('c', 'race', 'sha', 40, lease(60_000, `host-${i % 2}:1:X`)),
+      ),
+    );
+    expect(begun.filter((r) => r.outcome === 'started')).toHaveLength(1);
+    expect(begun.filter((r) => r.outcome === 'in_flight')).toHaveLength(9);
+  });
 });
 
 describe('sqlite stores durability', () => {

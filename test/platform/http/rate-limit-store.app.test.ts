@@ -1,16 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { consumeRateLimit } from '../../../src/platform/http/rate-limit.js';
 import { createBufferedRateLimitStore } from '../../../src/platform/http/rate-limit-buffer.js';
+import { createPostgresRateLimitStore } from '../../../src/platform/http/rate-limit-postgres.js';
 import { createSqliteRateLimitStore } from '../../../src/platform/http/rate-limit-sqlite.js';
 import type { RateLimitStore } from '../../../src/platform/http/rate-limit-store.js';
 import { CONTROL_MIGRATIONS } from '../../../src/platform/storage/control-schema.js';
+import { openPostgresControlStore } from '../../../src/platform/storage/postgres-control.js';
+import type { PostgresStore } from '../../../src/platform/storage/postgres.js';
 import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { makeTempDir } from '../../helpers/paths.js';
+import { createTestDatabase } from '../../helpers/postgres.js';
 
 /**
  * The rate-limit stores (src/platform/http/rate-limit-store.ts): one conformance suite that every store
- * runs (a Redis store would join it), then what the in-memory buffer in front of control.sqlite
- * adds: two daemons on one data directory see each other's counts after a flush.
+ * runs, control.sqlite's and the PostgreSQL control store's on a real server (a Redis store would
+ * join it), then two daemons sharing one PostgreSQL, and what the in-memory buffer in front of
+ * control.sqlite adds: two daemons on one data directory see each other's counts after a flush.
  */
 let temp: ReturnType<typeof makeTempDir>;
 let db: Db;
@@ -23,15 +28,29 @@ afterEach(() => {
   temp.cleanup();
 });
 
-const STORES: Record<string, (db: Db) => RateLimitStore> = {
-  sqlite: (d) => createSqliteRateLimitStore(d),
-  'buffered sqlite': (d) => createBufferedRateLimitStore(createSqliteRateLimitStore(d), { now: () => 0 }),
+/** A PostgreSQL control store on a fresh database of the run's real server, closed after the test. */
+const pgStores: PostgresStore[] = [];
+afterEach(async () => {
+  await Promise.all(pgStores.splice(0).map((store) => store.close()));
+});
+async function postgresStore(url?: string): Promise<PostgresStore> {
+  const store = openPostgresControlStore(url ?? (await createTestDatabase()));
+  pgStores.push(store);
+  return store;
+}
+
+const STORES: Record<string, (db: Db) => Promise<RateLimitStore>> = {
+  sqlite: async (d) => createSqliteRateLimitStore(d),
+  'buffered sqlite': async (d) => createBufferedRateLimitStore(createSqliteRateLimitStore(d), { now: () => 0 }),
+  postgres: async () => createPostgresRateLimitStore(await postgresStore()),
+  'buffered postgres': async () =>
+    createBufferedRateLimitStore(createPostgresRateLimitStore(await postgresStore()), { now: () => 0 }),
 };
 
 for (const [name, make] of Object.entries(STORES)) {
   describe(`${name} store conformance`, () => {
     it('counts per bucket and per window, by one or by more, and reads without counting', async () => {
-      const store = make(db);
+      const store = await make(db);
       expect(await store.read('a', 0)).toBe(0);
       expect(await store.increment('a', 0, 60_000)).toBe(1);
       expect(await store.increment('a', 0, 60_000, 4)).toBe(5);
@@ -41,12 +60,35 @@ for (const [name, make] of Object.entries(STORES)) {
     });
 
     it('counts every one of concurrent increments exactly once', async () => {
-      const store = make(db);
+      const store = await make(db);
       const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment('c', 0, 60_000)));
       expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     });
   });
 }
+
+describe('the PostgreSQL store shared by two daemons', () => {
+  it('each adds to the same window: exact without a buffer, and after a flush with one', async () => {
+    const url = await createTestDatabase();
+    const [a, b] = [await postgresStore(url), await postgresStore(url)];
+    const [sa, sb] = [createPostgresRateLimitStore(a), createPostgresRateLimitStore(b)];
+    const counts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? sa : sb).increment('k', 0, 60_000)));
+    expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(await sb.read('k', 0)).toBe(20);
+
+    const rule = { name: 'requests', limit: 5, windowMs: 60_000 };
+    const ba = createBufferedRateLimitStore(sa, { now: () => 0, flushMs: 3_600_000 });
+    const bb = createBufferedRateLimitStore(sb, { now: () => 0, flushMs: 3_600_000 });
+    for (let i = 0; i < 3; i++) await consumeRateLimit(ba, rule, 'key:1', 1_000);
+    for (let i = 0; i < 2; i++) await consumeRateLimit(bb, rule, 'key:1', 1_000);
+    await ba.flush();
+    await bb.flush();
+    await ba.flush();
+    await expect(consumeRateLimit(ba, rule, 'key:1', 1_000)).rejects.toMatchObject({ code: 'quota.rate_limited' });
+    await expect(consumeRateLimit(bb, rule, 'key:1', 1_000)).rejects.toMatchObject({ code: 'quota.rate_limited' });
+    await Promise.all([ba.close(), bb.close()]);
+  });
+});
 
 describe('the buffered store in front of control.sqlite', () => {
   it('writes nothing per request; a flush adds the counts to the table in one go', async () => {
