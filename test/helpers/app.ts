@@ -52,10 +52,12 @@ export interface BuildTestAppOptions {
   clock?: FakeClock;
   /** Extra principal resolvers (e.g. fake user sessions); default: API keys only. */
   principalResolvers?: Partial<PrincipalResolvers>;
+  /** An existing data directory (kept at close), e.g. a copy of another app's; default a fresh one. */
+  dataDir?: string;
 }
 
 export async function buildTestApp(options: BuildTestAppOptions = {}): Promise<TestApp & { url?: string }> {
-  const temp = makeTempDir('nodectl-app-');
+  const temp = options.dataDir ? { dir: options.dataDir, cleanup: () => {} } : makeTempDir('nodectl-app-');
   const config = resolveConfig({ flags: { ...options.settings, dataDir: temp.dir }, env: {} });
   const services = createServices(config, { now: options.clock?.now });
   const app = await buildApp(services, { principalResolvers: options.principalResolvers });
@@ -71,6 +73,7 @@ export async function buildTestApp(options: BuildTestAppOptions = {}): Promise<T
     async close() {
       await app.close();
       services.close();
+      await services.postgres?.close(); // after the rate-limit flush close() started
       temp.cleanup();
     },
   };
