@@ -98,6 +98,23 @@ describe('two daemons sharing a PostgreSQL control store', () => {
     expect((await send(a)).status).toBe(429);
   });
 
+  it('fails closed when its PostgreSQL control store cannot be used: 503 service.unavailable', async () => {
+    const url = new URL(await createTestDatabase());
+    url.pathname = '/no_such_database';
+    const clock = fakeClock();
+    const t = await buildTestApp({ settings: { controlStore: url.toString() }, clock });
+    cleanups.push(() => t.close());
+    const site = await seedWebsite(t.services);
+    const answer = await injectSigned(t.app, '/v1/ingest/heartbeat', {
+      token: site.connectorToken,
+      websiteId: site.websiteId,
+      body: heartbeat(site),
+      nowMs: clock.now(),
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.json.error.code).toBe('service.unavailable');
+  });
+
   it('answers an idempotent retry through the other daemon from the record the first one stored', async () => {
     const { a, b, site, clock } = await twoDaemons();
     const key = randomUUID();
