@@ -3,7 +3,7 @@ import { cpSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signRequest } from '../../../src/platform/contract/signing.js';
-import { buildTestApp, fakeClock, injectJson, injectSigned, seedWebsite, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, fakeClock, injectSigned, seedWebsite, type TestApp } from '../../helpers/app.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
 
@@ -52,17 +52,17 @@ describe('two daemons sharing a PostgreSQL control store', () => {
         nonce: randomUUID(),
       }),
     };
-    const first = await injectJson(a.app, { method: 'POST', url: path, headers, payload: body });
-    expect(first.status).toBe(200);
+    const first = await a.app.inject({ method: 'POST', url: path, headers, payload: body });
+    expect(first.statusCode).toBe(200);
     // The same bytes replayed to the other daemon (a new Idempotency-Key: the nonce alone must refuse it).
-    const replayed = await injectJson(b.app, {
+    const replayed = await b.app.inject({
       method: 'POST',
       url: path,
       headers: { ...headers, 'idempotency-key': randomUUID() },
       payload: body,
     });
-    expect(replayed.status).toBe(401);
-    expect(replayed.json.error.code).toBe('auth.nonce_replay');
+    expect(replayed.statusCode).toBe(401);
+    expect(replayed.json().error.code).toBe('auth.nonce_replay');
 
     for (const app of [a, b])
       expect(app.services.controlDb.prepare('SELECT COUNT(*) FROM nonces').pluck().get()).toBe(0);
