@@ -148,6 +148,7 @@ export function connectPostgres(url: string, options: ConnectPostgresOptions): P
     );
   const transaction = async <T>(fn: (query: PostgresQuery) => Promise<T>): Promise<T> => {
     const client = await (await pool()).connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await fn(async (text, params) => {
@@ -157,10 +158,11 @@ export function connectPostgres(url: string, options: ConnectPostgresOptions): P
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      // A connection that cannot even roll back is closed, not given to the next caller.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => void (broken = rollbackError));
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   };
   return {
