@@ -20,7 +20,7 @@
 // --root DIR runs another build: DIR's bin/nodectl and dist/ (a copy of this folder's bin/, dist/
 // and package.json, with a node_modules link), so two builds can be compared in one session,
 // alternating, with this one bench script (docs/performance.md).
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -29,6 +29,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
+import { seedBenchSite } from './lib/seed-site.mjs';
 import { clockTicksPerSecond, cpuSnapshot, daemonPeakRssMb, settle } from './lib/proc.mjs';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
@@ -171,15 +172,6 @@ function cpuReport(snapshots, stages, rate) {
   };
 }
 
-function nodectl(dataDir, args) {
-  return JSON.parse(
-    execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
-    }),
-  );
-}
-
 /** A generated page (bench/lib/kettle-pages.mjs) with its checksum as the reference client computes it. */
 function page(i, computeItemChecksum) {
   const base = kettlePage(i, DOMAIN);
@@ -218,51 +210,19 @@ async function main() {
   const children = [];
   const agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });
   try {
-    const user = nodectl(dataDir, [
-      'admin',
-      'user',
-      'create',
-      '--email',
-      'e2e@example.com',
-      '--password',
-      'bench-password-1',
-    ]);
-    const org = nodectl(dataDir, [
-      'admin',
-      'org',
-      'create',
-      '--name',
-      'E2E',
-      '--owner',
-      user.email,
-      '--plan',
-      'business',
-    ]);
-    const site = nodectl(dataDir, [
-      'admin',
-      'website',
-      'create',
-      '--org',
-      org.id,
-      '--domain',
-      DOMAIN,
-      '--name',
-      'E2E',
-      '--verified',
-      'dns_txt',
-    ]);
-    const conn = nodectl(dataDir, [
-      'admin',
-      'connector',
-      'create',
-      '--website',
-      site.id,
-      '--type',
-      'bench',
-      '--source-types',
-      'post,product',
-    ]);
-    const apiKey = nodectl(dataDir, ['admin', 'api-key', 'create', '--org', org.id, '--role', 'editor']).key;
+    const {
+      site,
+      connector: conn,
+      keys: [apiKey],
+    } = seedBenchSite({
+      bin: BIN,
+      dataDir,
+      domain: DOMAIN,
+      name: 'E2E',
+      email: 'e2e@example.com',
+      sourceTypes: ['post', 'product'],
+      keyRoles: ['editor'],
+    });
     const daemon = await startDaemon(dataDir);
     children.push(daemon.child);
 

@@ -6,7 +6,7 @@
 // push and the re-push right after it run while the graph builds ("busy"). Then, with the graph
 // idle: the same re-push, and new items sent a pair of batches at a time, each pair once no
 // content.ingest job is queued or running (docs/performance.md, issue 40 item 3).
-import { fork, spawn, execFileSync } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { seedBenchSite } from './lib/seed-site.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'nodectl');
@@ -53,15 +54,6 @@ async function baselineServer(dir) {
     });
   });
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-}
-
-function nodectl(dataDir, args) {
-  return JSON.parse(
-    execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
-    }),
-  );
 }
 
 function words(n, seed) {
@@ -206,50 +198,13 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-ingest-'));
   const children = [];
   try {
-    const user = nodectl(dir, [
-      'admin',
-      'user',
-      'create',
-      '--email',
-      'bench@example.com',
-      '--password',
-      'bench-password-1',
-    ]);
-    const org = nodectl(dir, [
-      'admin',
-      'org',
-      'create',
-      '--name',
-      'Bench',
-      '--owner',
-      user.email,
-      '--plan',
-      'business',
-    ]);
-    const site = nodectl(dir, [
-      'admin',
-      'website',
-      'create',
-      '--org',
-      org.id,
-      '--domain',
-      'bench.example.com',
-      '--name',
-      'Bench',
-      '--verified',
-      'dns_txt',
-    ]);
-    const conn = nodectl(dir, [
-      'admin',
-      'connector',
-      'create',
-      '--website',
-      site.id,
-      '--type',
-      'bench',
-      '--source-types',
-      'page',
-    ]);
+    const { site, connector: conn } = seedBenchSite({
+      bin: BIN,
+      dataDir: dir,
+      domain: 'bench.example.com',
+      name: 'Bench',
+      sourceTypes: ['page'],
+    });
 
     const daemon = spawn(
       'node',

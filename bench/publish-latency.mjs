@@ -5,7 +5,6 @@
 // else running, then while POST /v1/websites/:id/publish compiles and publishes a 30,000-page
 // graph, against the real `nodectl serve` (built binary) on loopback, in this one run.
 // Prints p50/p99/max of both phases and the ratio of the p99s. Run: npm run bench:publish-latency
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { loadWebsiteInfo } from '../dist/control/records/load-website.js';
 import { openControlDb } from '../dist/platform/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../dist/platform/storage/data-dir.js';
 import { startBenchDaemon } from './lib/daemon.mjs';
+import { seedBenchSite } from './lib/seed-site.mjs';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 30_000);
 const INTERVAL = Number(process.env.BENCH_INTERVAL_MS ?? 20);
@@ -21,14 +21,6 @@ const BASELINE_MS = Number(process.env.BENCH_BASELINE_MS ?? 5_000);
 const BIN = new URL('../bin/nodectl', import.meta.url).pathname;
 const DOMAIN = 'latency.example';
 const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-latency-'));
-
-const cli = (...args) =>
-  JSON.parse(
-    execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
-    }),
-  );
 
 function item(i) {
   const kind = i % 3 === 0 ? 'post' : 'product';
@@ -88,23 +80,10 @@ const summary = (values) => ({
 
 let daemon;
 try {
-  const user = `bench-${Date.now()}@example.com`;
-  cli('admin', 'user', 'create', '--email', user, '--password', 'correct-horse-battery');
-  const org = cli('admin', 'org', 'create', '--name', 'Bench', '--owner', user, '--plan', 'pro');
-  const website = cli(
-    'admin',
-    'website',
-    'create',
-    '--org',
-    org.id,
-    '--domain',
-    DOMAIN,
-    '--name',
-    'Bench',
-    '--verified',
-    'dns_txt',
-  );
-  const key = cli('admin', 'api-key', 'create', '--org', org.id, '--role', 'editor').key;
+  const {
+    site: website,
+    keys: [key],
+  } = seedBenchSite({ bin: BIN, dataDir, domain: DOMAIN, name: 'Bench', plan: 'pro', keyRoles: ['editor'] });
   const graphStarted = performance.now();
   const layout = dataDirLayout(dataDir);
   const control = openControlDb(layout);

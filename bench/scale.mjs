@@ -24,7 +24,7 @@
 // another build (DIR's bin/nodectl and dist/, as bench/e2e.mjs's --root): a run of a million pages
 // takes hours, and a rebuild of this folder's dist/ meanwhile would change the daemon's code under it.
 // The daemon's stderr (warnings and errors) goes to daemon.log in the size's work directory.
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -32,6 +32,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
+import { seedBenchSite } from './lib/seed-site.mjs';
 import { daemonPeakRssMb, clockTicksPerSecond, settle } from './lib/proc.mjs';
 import { SITE_SOURCE_TYPES, sitePage } from './lib/site-pages.mjs';
 import { VOCAB } from './lib/zipf-items.mjs';
@@ -131,64 +132,19 @@ async function main() {
   );
 }
 
-function nodectl(dataDir, args) {
-  return JSON.parse(
-    execFileSync('node', [BIN, '--data-dir', dataDir, '--json', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' },
-    }),
-  );
-}
-
 /** A user, a business-plan organization (a million items a month), the website, a connector and two keys. */
 function seed(dataDir) {
-  const user = nodectl(dataDir, [
-    'admin',
-    'user',
-    'create',
-    '--email',
-    'scale@example.com',
-    '--password',
-    'bench-password-1',
-  ]);
-  const org = nodectl(dataDir, [
-    'admin',
-    'org',
-    'create',
-    '--name',
-    'Scale',
-    '--owner',
-    user.email,
-    '--plan',
-    'business',
-  ]);
-  const site = nodectl(dataDir, [
-    'admin',
-    'website',
-    'create',
-    '--org',
-    org.id,
-    '--domain',
-    DOMAIN,
-    '--name',
-    'Scale',
-    '--verified',
-    'dns_txt',
-  ]);
-  const conn = nodectl(dataDir, [
-    'admin',
-    'connector',
-    'create',
-    '--website',
-    site.id,
-    '--type',
-    'bench',
-    '--source-types',
-    SITE_SOURCE_TYPES.join(','),
-  ]);
-  const editorKey = nodectl(dataDir, ['admin', 'api-key', 'create', '--org', org.id, '--role', 'editor']).key;
-  const viewerKey = nodectl(dataDir, ['admin', 'api-key', 'create', '--org', org.id, '--role', 'viewer']).key;
-  return { websiteId: site.id, connectorToken: conn.token, editorKey, viewerKey };
+  const { site, connector, keys } = seedBenchSite({
+    bin: BIN,
+    dataDir,
+    domain: DOMAIN,
+    name: 'Scale',
+    email: 'scale@example.com',
+    sourceTypes: SITE_SOURCE_TYPES,
+    keyRoles: ['editor', 'viewer'],
+  });
+  const [editorKey, viewerKey] = keys;
+  return { websiteId: site.id, connectorToken: connector.token, editorKey, viewerKey };
 }
 
 /** Writes every batch body of the site to one file; resolves where each starts and how long it is. */
