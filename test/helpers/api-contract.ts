@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { PROBE_PATHS } from '../../src/daemon/probe-routes.js';
@@ -98,15 +102,26 @@ export function contractProblem(
 }
 
 /**
- * Documents generated in this worker, by the routes of the app: every app with the same routes
- * serves the same document (no route schema depends on a setting), and generating one converts
- * every route's schemas (about a second of a core), which each test's new app would pay again.
+ * Documents by the routes of the app: every app with the same routes serves the same document (no
+ * route schema depends on a setting), and generating one converts every route's schemas, which
+ * each test's new app would pay again. Kept in this worker, and in the run's sandbox folder for
+ * the files that run after in other forks (each file runs in a fresh one), written whole.
  */
 const documents = new Map<string, string>();
 function documentOf(app: FastifyInstance): string {
   const routes = app.printRoutes({ commonPrefix: false });
   let text = documents.get(routes);
-  if (text === undefined) documents.set(routes, (text = JSON.stringify(app.swagger())));
+  if (text !== undefined) return text;
+  const file = join(inject('sandboxes'), `openapi-${createHash('sha256').update(routes).digest('hex')}.json`);
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    text = JSON.stringify(app.swagger());
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, text);
+    renameSync(partial, file);
+  }
+  documents.set(routes, text);
   return text;
 }
 
