@@ -3,7 +3,7 @@ import type { Settings } from '../config/index.js';
 import { isStorageFault } from '../errors/index.js';
 import type { AppServices } from '../app/index.js';
 import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define-job.js';
-import type { Job, JobQueue } from '../jobs/index.js';
+import { isPromise, type Job, type JobStore } from '../jobs/index.js';
 
 /** Jobs the worker starts in one turn of the event loop, one after another, before it lets the loop run. */
 const JOBS_PER_TURN = 8;
@@ -56,10 +56,14 @@ export class JobWorker {
   private stopping = false;
   /** The last claim failed (a full disk, say): logged once, and once more when claims work again. */
   private claimFailing = false;
+  /** A claim of a store that answers later, under way: one at a time, so lanes never overfill. */
+  private claiming: Promise<void> | undefined;
+  /** A tick was asked for while claiming: it runs once the claim is in. */
+  private tickAgain = false;
   private readonly abort = new AbortController();
 
   constructor(
-    private readonly queue: JobQueue,
+    private readonly queue: JobStore,
     jobs: readonly JobDefinition[],
     private readonly services: AppServices,
     private readonly options: WorkerOptions,
@@ -89,7 +93,7 @@ export class JobWorker {
   async drain(kinds?: readonly string[]): Promise<number> {
     let ran = 0;
     for (;;) {
-      const job = this.queue.claim(this.id, kinds ?? [...this.byKind.keys()]);
+      const job = await this.queue.claim(this.id, kinds ?? [...this.byKind.keys()]);
       if (!job) return ran;
       await this.run(job);
       ran++;
@@ -101,6 +105,8 @@ export class JobWorker {
     this.unsubscribe?.();
     this.abort.abort();
     clearTimeout(this.timer);
+    // A claim answered after stop() began still runs its job (it holds the lease): wait for both.
+    await this.claiming;
     await Promise.allSettled([...this.lanes.values()].flatMap((lane) => [...lane.inFlight]));
   }
 
@@ -119,33 +125,68 @@ export class JobWorker {
    * "Throughput"). On a timer, the extracted job wrote first and the worker idled meanwhile.
    * After JOBS_PER_TURN jobs in one turn it waits for the next one: jobs that finish without
    * waiting for anything would otherwise hold the event loop (requests) until the queue is empty.
+   * A store that answers synchronously (SQLite) is claimed from in this loop; one that answers
+   * with a promise (PostgreSQL) has one claim awaited at a time, and the loop goes on after it.
    */
   private tick(): void {
     if (this.stopping) return;
+    if (this.claiming) return void (this.tickAgain = true);
     try {
       for (;;) {
         const kinds = [...this.lanes.values()].flatMap((lane) =>
           lane.inFlight.size < lane.concurrency ? lane.kinds : [],
         );
         if (kinds.length === 0) break;
-        const job = this.queue.claim(this.id, kinds);
-        if (!job) break;
-        const lane = this.lanes.get(this.byKind.get(job.kind)!.lane)!;
-        this.countStartedThisTurn();
-        const running = this.run(job).finally(() => {
-          lane.inFlight.delete(running);
-          if (this.startedThisTurn < JOBS_PER_TURN) this.tick();
-          else this.schedule(0);
-        });
-        lane.inFlight.add(running);
+        const claimed = this.queue.claim(this.id, kinds);
+        if (isPromise(claimed)) return this.awaitClaim(claimed);
+        if (!claimed) break;
+        this.startJob(claimed);
       }
-      if (this.claimFailing) this.services.logger.info({}, 'job claims work again');
-      this.claimFailing = false;
+      this.claimsWork();
     } catch (error) {
-      if (!this.claimFailing) this.services.logger.error({ err: error }, 'job claim failed; retrying at each poll');
-      this.claimFailing = true;
+      this.claimFailed(error);
     }
     this.schedule(this.options.pollMs);
+  }
+
+  /** Waits for one claim of a store that answers later, then starts its job and claims on, or polls. */
+  private awaitClaim(claimed: Promise<Job | undefined>): void {
+    this.tickAgain = false;
+    this.claiming = claimed.then(
+      (job) => {
+        this.claiming = undefined;
+        if (job) this.startJob(job);
+        if (job || this.tickAgain) return this.tick();
+        this.claimsWork();
+        this.schedule(this.options.pollMs);
+      },
+      (error: unknown) => {
+        this.claiming = undefined;
+        this.claimFailed(error);
+        this.schedule(this.options.pollMs);
+      },
+    );
+  }
+
+  private startJob(job: Job): void {
+    const lane = this.lanes.get(this.byKind.get(job.kind)!.lane)!;
+    this.countStartedThisTurn();
+    const running = this.run(job).finally(() => {
+      lane.inFlight.delete(running);
+      if (this.startedThisTurn < JOBS_PER_TURN) this.tick();
+      else this.schedule(0);
+    });
+    lane.inFlight.add(running);
+  }
+
+  private claimsWork(): void {
+    if (this.claimFailing) this.services.logger.info({}, 'job claims work again');
+    this.claimFailing = false;
+  }
+
+  private claimFailed(error: unknown): void {
+    if (!this.claimFailing) this.services.logger.error({ err: error }, 'job claim failed; retrying at each poll');
+    this.claimFailing = true;
   }
 
   private countStartedThisTurn(): void {
@@ -162,7 +203,7 @@ export class JobWorker {
     if (parsed && !parsed.success) {
       // A stored payload that no longer matches its schema fails the same way on every retry.
       const error = `${job.kind} payload no longer matches its schema: ${describeIssues(parsed.error.issues)}`;
-      this.record(job, new Error(error), () => this.queue.deadLetter(job.id, this.id, error));
+      await this.record(job, new Error(error), () => this.queue.deadLetter(job.id, this.id, error));
       this.options.onOutcome?.(job, 'dead', new Error(error));
       this.services.logger.warn(
         { jobId: job.id, kind: job.kind, error },
@@ -171,17 +212,17 @@ export class JobWorker {
       return;
     }
     const leaseRenewal = setInterval(
-      () => this.record(job, undefined, () => this.queue.heartbeat(job.id, this.id)),
+      () => void this.record(job, undefined, () => this.queue.heartbeat(job.id, this.id)),
       Math.min(LEASE_RENEWAL_MS, this.queue.leaseMs / 3),
     );
     leaseRenewal.unref();
     try {
       if (!definition || !parsed) throw new Error(`no definition for job kind ${job.kind}`);
       await definition.handler(parsed.data, { job, services: this.services, signal: this.abort.signal });
-      this.queue.complete(job.id, this.id);
+      await this.queue.complete(job.id, this.id);
       this.options.onOutcome?.(job, 'succeeded');
     } catch (error) {
-      this.recordFailure(job, error);
+      await this.recordFailure(job, error);
     } finally {
       clearInterval(leaseRenewal);
     }
@@ -192,10 +233,10 @@ export class JobWorker {
    * failing disk is not the job's fault, so it is retried after STORAGE_FAULT_RETRY_MS and spends
    * no attempt, however long the disk stays full.
    */
-  private recordFailure(job: Job, error: unknown): void {
+  private async recordFailure(job: Job, error: unknown): Promise<void> {
     const log = { jobId: job.id, kind: job.kind, attempt: job.attempts, err: error };
     if (isStorageFault(error)) {
-      const recorded = this.record(job, error, () =>
+      const recorded = await this.record(job, error, () =>
         this.queue.postpone(job.id, this.id, describeFailure(error), STORAGE_FAULT_RETRY_MS),
       );
       this.options.onOutcome?.(job, 'retry', error);
@@ -207,7 +248,11 @@ export class JobWorker {
       return;
     }
     let state: Job['state'] | undefined;
-    this.record(job, error, () => (state = this.queue.fail(job.id, this.id, describeFailure(error))?.state));
+    await this.record(
+      job,
+      error,
+      async () => (state = (await this.queue.fail(job.id, this.id, describeFailure(error)))?.state),
+    );
     this.options.onOutcome?.(job, state === 'dead' ? 'dead' : 'retry', error);
     this.services.logger.warn(log, 'job attempt failed');
   }
@@ -216,9 +261,9 @@ export class JobWorker {
    * Runs one write of the job's bookkeeping; returns false, having logged it, when it throws: a
    * full disk must not end the loop (nor the daemon). The job keeps its lease until it lapses.
    */
-  private record(job: Job, failure: unknown, write: () => unknown): boolean {
+  private async record(job: Job, failure: unknown, write: () => unknown): Promise<boolean> {
     try {
-      write();
+      await write();
       return true;
     } catch (error) {
       this.services.logger.error(

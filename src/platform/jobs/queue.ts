@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { newUlid } from '../ids/index.js';
 import type { Db } from '../storage/index.js';
 import { JobPayloadError, parseJobPayload, type JobKind } from './payload.js';
+import type { Awaitable } from './store.js';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'dead';
 
@@ -85,7 +86,42 @@ export interface JobQueueOptions {
   now?: () => number;
 }
 
-interface JobRow {
+/**
+ * What the job runtime needs of a queue, implemented by both stores: JobQueue in control.sqlite
+ * answers at once (its methods stay synchronous, so the default path gains no await), and
+ * PostgresJobQueue answers with promises. A caller awaits every result.
+ */
+export interface JobStore {
+  /** How long a claim's lease lasts, in ms. */
+  readonly leaseMs: number;
+  enqueue<S extends z.ZodType>(
+    job: JobKind<S>,
+    payload: z.input<S>,
+    options?: EnqueueOptions<z.output<S>>,
+  ): Awaitable<Job>;
+  /** Calls `listener` with each job enqueued through this instance (not another daemon's); returns the unsubscribe. */
+  onEnqueue(listener: (job: Job) => void): () => void;
+  get(id: string): Awaitable<Job | undefined>;
+  claim(owner: string, kinds?: readonly string[]): Awaitable<Job | undefined>;
+  heartbeat(id: string, owner: string): Awaitable<boolean>;
+  addItemErrors(id: string, errors: readonly JobItemError[]): Awaitable<void>;
+  complete(id: string, owner: string): Awaitable<void>;
+  fail(id: string, owner: string, error: string): Awaitable<Job | undefined>;
+  postpone(id: string, owner: string, error: string, delayMs: number): Awaitable<Job | undefined>;
+  deadLetter(id: string, owner: string, error: string): Awaitable<Job | undefined>;
+  pruneFinished(before: number): Awaitable<number>;
+  list(filter?: JobListFilter): Awaitable<Job[]>;
+  depth(kind?: string): Awaitable<Record<JobState, number>>;
+}
+
+/** A periodic kind and its interval, as the scheduler hands it to a store. */
+export interface PeriodicKind {
+  job: JobKind;
+  intervalSeconds: number;
+}
+
+/** A row of the jobs table, as both stores read it (PostgreSQL's BIGINTs made numbers first). */
+export interface JobRow {
   id: string;
   kind: string;
   payload: string;
@@ -101,7 +137,7 @@ interface JobRow {
   updated_at: number;
 }
 
-function toJob(row: JobRow): Job {
+export function toJob(row: JobRow): Job {
   return {
     id: row.id,
     kind: row.kind,
@@ -125,7 +161,7 @@ function toJob(row: JobRow): Job {
  * mid-run simply lets its lease lapse and the job is claimed again. Failures retry with
  * exponential backoff and are dead-lettered after maxAttempts.
  */
-export class JobQueue {
+export class JobQueue implements JobStore {
   private readonly maxAttempts: number;
   /** How long a claim's lease lasts, in ms; a running job is heartbeated well within it. */
   readonly leaseMs: number;
