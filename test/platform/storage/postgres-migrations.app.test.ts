@@ -37,9 +37,11 @@ describe('PostgreSQL control store migrations', () => {
     await Promise.all(stores.map((store) => store.ready()));
     expect(await tables(stores[0]!)).toEqual([
       'idempotency',
+      'jobs',
       'nodectl_schema',
       'nonces',
       'rate_limits',
+      'schedules',
       'usage_counters',
     ]);
     const applied = await stores[1]!.query<{ version: number; name: string }>(

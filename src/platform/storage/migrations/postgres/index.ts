@@ -3,6 +3,8 @@ import { migration as nonces } from './0001-nonces.js';
 import { migration as idempotency } from './0002-idempotency.js';
 import { migration as rateLimits } from './0003-rate-limits.js';
 import { migration as usageCounters } from './0004-usage-counters.js';
+import { migration as jobs } from './0005-jobs.js';
+import { migration as schedules } from './0006-schedules.js';
 
 /**
  * The schema of the PostgreSQL control store (controlStore = postgres://...), oldest first: one
@@ -10,4 +12,11 @@ import { migration as usageCounters } from './0004-usage-counters.js';
  * transaction under an advisory lock, so daemons starting together apply each step once.
  * Forward-only, as the SQLite ones (migrations/control/index.ts); times are BIGINT ms since the epoch.
  */
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [nonces, idempotency, rateLimits, usageCounters];
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  nonces,
+  idempotency,
+  rateLimits,
+  usageCounters,
+  jobs,
+  schedules,
+];
