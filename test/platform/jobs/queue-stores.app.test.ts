@@ -348,6 +348,39 @@ describe('postgres job queue across daemons', () => {
     expect((await a!.list({ limit: 300 })).every((job) => job.attempts === 1)).toBe(true);
   });
 
+  it("two daemons' workers run each of 100 jobs once", async () => {
+    clock = 1_000_000;
+    const queues = await daemons(2);
+    const changes = new EventEmitter();
+    const runs = new Map<string, number>();
+    const job = defineJob({
+      kind: 'test.cluster',
+      lane: 'ingest',
+      payload: z.object({}),
+      handler: async (_p, { job: claimed }) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        runs.set(claimed.id, (runs.get(claimed.id) ?? 0) + 1);
+      },
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push((await queues[0]!.enqueue(job, {})).id);
+    let outcomes = 0;
+    const workers = queues.map(
+      (queue) =>
+        new JobWorker(queue, [job], SILENT_SERVICES, {
+          lanes: { ingest: 4, publish: 1, delivery: 1, maintenance: 1, embeddings: 1 },
+          pollMs: 5,
+          onOutcome: () => (outcomes++, changes.emit('change')),
+        }),
+    );
+    for (const worker of workers) worker.start();
+    await until(changes, 'change', () => outcomes === 100, 'the jobs to run');
+    await Promise.all(workers.map((worker) => worker.stop()));
+    expect([...runs.keys()].sort()).toEqual([...ids].sort());
+    expect([...runs.values()].every((n) => n === 1)).toBe(true);
+    expect(await queues[1]!.depth()).toEqual({ queued: 0, running: 0, succeeded: 100, dead: 0 });
+  });
+
   it('a job whose daemon died is claimed by the other once its lease lapses, and completes once', async () => {
     clock = 1_000_000;
     const [dying, survivor] = await daemons(2, { leaseMs: 1000 });
