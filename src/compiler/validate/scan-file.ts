@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { z } from 'zod';
+import { IdSet } from '../id-set.js';
 import { type ManifestFile, schemaForPath } from '../../platform/node-format/index.js';
 import {
   fileKind,
@@ -38,17 +39,27 @@ export function compareInReadOrder(a: string, b: string): number {
  * What the files read so far define: record ids by the kind their prefix names (idKind), and
  * (subject, predicate, language) of facts. `record` holds the ids of no such kind (relationships',
  * Q&A's): each id is in one set, and a reference to any record looks in its prefix's (recordIdIn).
+ * Both grow with the node: IdSets, and each fact key as its digest (factKeyDigest).
  */
 export interface NodeIds {
-  ids: Record<RefKind, Set<string>>;
-  factKeys: Set<string>;
+  ids: Record<RefKind, IdSet>;
+  factKeys: IdSet;
 }
 
 export function emptyNodeIds(): NodeIds {
   return {
-    ids: { entity: new Set(), fact: new Set(), source: new Set(), chunk: new Set(), record: new Set() },
-    factKeys: new Set(),
+    ids: { entity: new IdSet(), fact: new IdSet(), source: new IdSet(), chunk: new IdSet(), record: new IdSet() },
+    factKeys: new IdSet(),
   };
+}
+
+/**
+ * A fact's (subject, predicate, language) as the first 96 bits of its sha256, spelled as a stable
+ * id so an IdSet holds it in 16 bytes: two keys that differ share a digest with a chance of about
+ * n^2 / 2^97 (10^-15 for ten million facts), where the keys themselves cost 100 bytes each.
+ */
+function factKeyDigest(key: string): string {
+  return 'k_' + createHash('sha256').update(key).digest('hex').slice(0, 24);
 }
 
 /**
@@ -378,7 +389,9 @@ export function checkAgainstNode(
     } else ids.record.add(id);
   }
   if (rules.isFacts) {
-    const key = `${String(record.subject_entity_id ?? record.subject)}\u0000${String(record.predicate)}\u0000${String(record.language)}`;
+    const key = factKeyDigest(
+      `${String(record.subject_entity_id ?? record.subject)}\u0000${String(record.predicate)}\u0000${String(record.language)}`,
+    );
     if (found.factKeys.has(key))
       issues.add({
         code: 'export.superseded_fact',

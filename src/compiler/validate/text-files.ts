@@ -46,7 +46,7 @@ export function checkTextFile(
   path: string,
   text: string,
   manifest: Manifest,
-  ids: Record<RefKind, Set<string>>,
+  ids: Record<RefKind, { has(id: string): boolean }>,
   issues: IssueList,
   options: TextFileOptions = {},
 ): void {

@@ -1,3 +1,4 @@
+import { IdColumn } from '../id-set.js';
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
 import { ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
 import {
@@ -10,11 +11,13 @@ import {
   fileRank,
   nodeFieldsOf,
   rulesOf,
+  scanFile,
   type FileRules,
   type MeasuredFile,
   type NodeIds,
   type ScanEvents,
 } from './scan-file.js';
+import { openNodeSource } from './node-source.js';
 import { checkNode, type NodeFiles, type ValidationReport } from './validate-node.js';
 
 /**
@@ -123,7 +126,17 @@ export class WrittenNodeCheck {
         else if (earlyStands && early?.ahead === this.takenAhead) {
           transferIssues(early.issues, issues);
           this.takenEarly++;
-        } else file.replay(found, issues);
+        } else if (file.released)
+          // Its records' fields went once it was checked ahead: the folder holds the same bytes.
+          return scanFile(
+            openNodeSource(this.location),
+            entry,
+            found,
+            issues,
+            false,
+            this.options.recordsPassedSchemas === true,
+          );
+        else file.replay(found, issues);
         checkMeasured(entry, file.measured, issues);
         return { records: file.measured.records, text: file.measured.text };
       },
@@ -172,6 +185,7 @@ export class WrittenNodeCheck {
       if (file?.ready !== true) break;
       const issues = new IssueList();
       file.replay(ahead.found, issues);
+      file.release();
       ahead.issues.set(path, issues);
       ahead.paths.push(path);
     }
@@ -190,6 +204,7 @@ export class WrittenNodeCheck {
       if (definesIds(path) || file.measured === undefined || this.checkedEarly.has(path)) continue;
       const issues = new IssueList();
       file.replay(ahead.found, issues);
+      file.release();
       this.checkedEarly.set(path, { issues, ahead: ahead.paths.length });
     }
   }
@@ -213,25 +228,29 @@ function transferIssues(from: IssueList, to: IssueList): void {
  * One written file: scanned as its chunks arrive, its findings kept in order for the node-level
  * pass. What waits for the node of each record is the fields checkAgainstNode reads, kept column
  * by column (a node's 300,000 records would otherwise be 600,000 small objects held until the
- * report, which the garbage collector marks again and again); the file's own issues are kept with
- * the number of records before them, so a replay meets both in the order a read of the file does.
+ * report, which the garbage collector marks again and again), ids compactly (IdColumn); the
+ * file's own issues are kept with the number of records before them, so a replay meets both in
+ * the order a read of the file does. Once checked against the node the fields are let go
+ * (release): a report that has to check the file again reads it from the folder.
  */
 class WrittenNodeFile implements SinkFile, ScanEvents {
   private readonly scan: FileScan;
   private readonly fields: readonly string[];
   /** Each record's line, and per field of `fields` each record's value (undefined where it has none). */
-  private readonly lines: number[] = [];
-  private readonly columns: unknown[][];
+  private lines: number[] = [];
+  private columns: Array<IdColumn | unknown[]>;
   private readonly issues: Array<{ recordsBefore: number; issue: ValidationIssue }> = [];
   private readonly perCode = new Map<string, number>();
   measured: MeasuredFile | undefined;
   /** Complete, and a file of a later rank was opened since: it can be checked against the node ahead of the report. */
   ready = false;
+  /** The records' fields were let go (release()): replay() can no longer run. */
+  released = false;
 
   constructor(readonly rules: FileRules) {
     this.scan = new FileScan(rules, this, false);
     this.fields = nodeFieldsOf(rules);
-    this.columns = this.fields.map(() => []);
+    this.columns = this.fields.map((field) => (isIdField(field) ? new IdColumn() : []));
   }
 
   write(chunk: Uint8Array): void {
@@ -259,17 +278,34 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
 
   /** This file's findings in the order a read of it meets them, its records checked against `found`. */
   replay(found: NodeIds, issues: IssueList): void {
+    if (this.released) throw new Error(`${this.rules.path}: its records were let go after its check`);
     // One object holds each record's fields in turn: checkAgainstNode only reads them.
     const record: Record<string, unknown> = {};
     let next = 0;
     for (let k = 0; k < this.lines.length; k++) {
       for (; next < this.issues.length && this.issues[next]!.recordsBefore === k; next++)
         issues.add(this.issues[next]!.issue);
-      for (let i = 0; i < this.fields.length; i++) record[this.fields[i]!] = this.columns[i]![k];
+      for (let i = 0; i < this.fields.length; i++) {
+        const column = this.columns[i]!;
+        record[this.fields[i]!] = column instanceof IdColumn ? column.get(k) : column[k];
+      }
       checkAgainstNode(this.rules, record, this.lines[k]!, found, issues);
     }
     for (; next < this.issues.length; next++) issues.add(this.issues[next]!.issue);
     for (const [code, n] of this.perCode)
       if (n > ISSUES_KEPT_PER_CODE) issues.countDropped(code, n - ISSUES_KEPT_PER_CODE);
   }
+
+  /** Lets the records' fields go once the file was checked against the node: they grow with the node. */
+  release(): void {
+    if (this.measured === undefined) return;
+    this.released = true;
+    this.lines = [];
+    this.columns = [];
+  }
+}
+
+/** A field that holds one record id (id, *_id): kept in an IdColumn. */
+function isIdField(field: string): boolean {
+  return field === 'id' || field.endsWith('_id');
 }

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { formatStableId, IdColumn, IdSet, parseStableId } from '../../src/compiler/id-set.js';
+
+const hex24 = (n: number) => n.toString(16).padStart(24, '0');
+
+describe('IdSet', () => {
+  it('answers as a Set of the same strings, stable ids and any other', () => {
+    const ids = new IdSet();
+    const reference = new Set<string>();
+    const added = [
+      ...Array.from({ length: 5000 }, (_, i) => `fact_${hex24(i * 7919)}`),
+      ...Array.from({ length: 300 }, (_, i) => `entity_${hex24(i)}`),
+      'rel_0123456789abcdef01234567',
+      'qa_deadbeefdeadbeefdeadbeef',
+      'x_0123456789ABCDEF01234567', // uppercase hex: not a stable id spelling, kept as a string
+      'fact_0123', // too short
+      '_0123456789abcdef01234567', // no prefix
+      'entity_0123456789abcdef0123456g',
+      '',
+      'fact_ü123456789abcdef01234567',
+    ];
+    for (const id of added) {
+      ids.add(id);
+      reference.add(id);
+    }
+    expect(ids.size).toBe(reference.size);
+    for (const id of added) expect(ids.has(id), id).toBe(true);
+    const absent = [
+      `fact_${hex24(1)}`,
+      `fact_${hex24(5001 * 7919)}`,
+      `entity_${hex24(300)}`,
+      `chunk_${hex24(0)}`, // a prefix never added
+      'x_0123456789abcdef01234567', // the lowercase spelling of an uppercase id added
+      'fact_0124',
+      'entity_0123456789abcdef01234567',
+      'rel_0123456789abcdef01234566',
+    ];
+    for (const id of absent) expect(ids.has(id), id).toBe(reference.has(id));
+    ids.add(`fact_${hex24(0)}`); // again: no second entry
+    expect(ids.size).toBe(reference.size);
+  });
+
+  it('tells apart ids that differ in one word only, and the same bits under two prefixes', () => {
+    const ids = new IdSet();
+    ids.add('fact_000000000000000000000001');
+    ids.add('fact_000000010000000000000000');
+    ids.add('src_000000000000000000000001');
+    expect(ids.has('fact_000000000000000100000000')).toBe(false);
+    expect(ids.has('src_000000010000000000000000')).toBe(false);
+    expect(ids.has('entity_000000000000000000000001')).toBe(false);
+    expect(ids.size).toBe(3);
+  });
+});
+
+describe('IdColumn', () => {
+  it('gives back every value as it was pushed, stable ids and others alike', () => {
+    const column = new IdColumn();
+    const values: unknown[] = [];
+    for (let i = 0; i < 2000; i++)
+      values.push(
+        i % 7 === 0
+          ? undefined
+          : i % 11 === 0
+            ? { not: 'an id' }
+            : i % 13 === 0
+              ? 'FACT_0123456789abcdef01234567'
+              : `${['fact', 'entity', 'src'][i % 3]}_${hex24(i * 104729)}`,
+      );
+    values.push(null, 42, ['entity_0123456789abcdef01234567'], 'src_ffffffffffffffffffffffff');
+    for (const value of values) column.push(value);
+    expect(column.length).toBe(values.length);
+    values.forEach((value, k) => expect(column.get(k)).toEqual(value));
+  });
+});
+
+describe('parseStableId and formatStableId', () => {
+  it('are each other’s inverse on stable ids and refuse other spellings', () => {
+    const words = new Uint32Array(3);
+    const id = 'chunk_ffffffff00000000a1b2c3d4';
+    const cut = parseStableId(id, words);
+    expect(cut).toBe(5);
+    expect(formatStableId(id.slice(0, cut), words[0]!, words[1]!, words[2]!)).toBe(id);
+    for (const other of [
+      'chunk-ffffffff00000000a1b2c3d4',
+      'chunk_ffffffff00000000a1b2c3d',
+      'chunk_Ffffffff00000000a1b2c3d4',
+    ])
+      expect(parseStableId(other, words)).toBe(-1);
+  });
+});
