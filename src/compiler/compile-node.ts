@@ -30,6 +30,7 @@ import {
 } from '../platform/node-format/index.js';
 import type { z } from 'zod';
 import { AscendingIds } from './ascending-ids.js';
+import { IdSet } from './id-set.js';
 import { ChangeLog } from './changes.js';
 import {
   buildAiJson,
@@ -113,11 +114,11 @@ interface CompileRun {
   changes: ChangeLog;
   emitted: Emitted[];
   sources: Map<string, SourceEntry>;
-  /** Exported entity id to the language whose row is written (an id may have rows in several). */
-  entityLanguage: Map<string, string>;
-  hiddenEntities: Set<string>;
+  /** Per language, the exported entities whose row of that language is written (an id may have rows in several). */
+  entityLanguage: Map<string, IdSet>;
+  hiddenEntities: IdSet;
   factIdsByFile: AscendingIds[];
-  withheldFacts: Set<string>;
+  withheldFacts: IdSet;
   ids: ExportedIds;
   citations: JsonlWriter<CitationRecord>;
   progress: CompileReporter;
@@ -246,10 +247,10 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
   const urls = new WebsiteUrls(site);
   const sources = new Map<string, SourceEntry>();
-  const entityLanguage = new Map<string, string>();
+  const entityLanguage = new Map(languages.map((language) => [language, new IdSet()]));
   const factIdsByFile: AscendingIds[] = [];
   const ids: ExportedIds = {
-    entity: (id) => entityLanguage.has(id),
+    entity: (id) => isExportedEntity(entityLanguage, id),
     fact: (id) => factIdsByFile.some((file) => file.has(id)),
     source: (id) => sources.has(id),
     sourceUrl: (url, sourceId) =>
@@ -267,15 +268,21 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     emitted: [],
     sources,
     entityLanguage,
-    hiddenEntities: new Set<string>(),
+    hiddenEntities: new IdSet(),
     factIdsByFile,
-    withheldFacts: new Set<string>(),
+    withheldFacts: new IdSet(),
     ids,
     citations,
     progress: new CompileReporter(options.onProgress),
     embeddings,
     exportedChunks: [],
   };
+}
+
+/** Whether an entity is exported: its row of one language is written. */
+function isExportedEntity(entityLanguage: Map<string, IdSet>, id: string): boolean {
+  for (const exported of entityLanguage.values()) if (exported.has(id)) return true;
+  return false;
 }
 
 /** Adds the citation of an exported record whose source is exported. */
@@ -351,14 +358,14 @@ function scanEntities(run: CompileRun): EntityScan {
         counts.withheld.hiddenEntities++;
         continue;
       }
-      if (entityLanguage.has(row.id)) continue;
+      if (isExportedEntity(entityLanguage, row.id)) continue;
       const record = projectEntity(row, run.ids);
       const problem = checkRecord(EntityRecordSchema, record, `${path} ${row.id}`);
       if (problem !== null) {
         run.rejections.add('entities', path, row.id, problem);
         continue;
       }
-      entityLanguage.set(row.id, language);
+      entityLanguage.get(language)!.add(row.id);
       // Importance is not part of the record: a value off the 1 to 5 scale is brought onto it for the ranked files.
       const rank = isImportance(row.importance)
         ? row
@@ -469,7 +476,7 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
     run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.entities(language))) {
       run.progress.row();
-      if (run.entityLanguage.get(row.id) !== language) continue;
+      if (!run.entityLanguage.get(language)!.has(row.id)) continue;
       const record = projectEntity(row, run.ids, hiddenAttributes.get(row.id));
       writer.add(record, row.id);
       cite(run, 'entity', record);
