@@ -1,102 +1,108 @@
 /**
  * A set of record ids kept compact: an id spelled as the compiler spells a stable id
- * (`<prefix>_<24 lowercase hex>`, src/ingest/graph/stable-ids.ts) is held as its prefix's
- * number and its 96 bits in an open-addressing table of 32-bit words (16 bytes a slot), any
- * other string in a Set. A check of a large node holds every id of it: a Set of strings costs
- * about 100 bytes an id. The same answers as a Set<string> (lowercase hex only, so each
- * string has one encoding).
+ * (`<prefix>_<24 lowercase hex>`, src/ingest/graph/stable-ids.ts) is held as its 96 bits in
+ * an open-addressing table of its prefix (12 bytes a slot), any other string in a Set. A check
+ * of a large node holds every id of it: a Set of strings costs about 100 bytes an id. The same
+ * answers as a Set<string> (lowercase hex only, so each string has one encoding).
  */
 export class IdSet {
-  /** Per slot: prefix number + 1 (0: empty), then the id's 96 bits as three words. */
-  private table = new Uint32Array(4 * 16);
-  private used = 0;
-  private readonly prefixes = new Map<string, number>();
+  private readonly tables = new Map<string, BitsTable>();
   private readonly others = new Set<string>();
   private readonly parsed = new Uint32Array(3);
 
   get size(): number {
-    return this.used + this.others.size;
+    let size = this.others.size;
+    for (const table of this.tables.values()) size += table.size;
+    return size;
   }
 
   has(id: string): boolean {
-    const prefix = this.encode(id, false);
-    if (prefix === NOT_STABLE) return this.others.has(id);
-    if (prefix === UNKNOWN_PREFIX) return false;
-    return this.table[this.find(prefix)] !== 0;
+    const cut = parseStableId(id, this.parsed);
+    if (cut < 0) return this.others.has(id);
+    return this.tables.get(id.slice(0, cut))?.has(this.parsed) ?? false;
   }
 
   add(id: string): this {
-    const prefix = this.encode(id, true);
-    if (prefix === NOT_STABLE) {
+    const cut = parseStableId(id, this.parsed);
+    if (cut < 0) {
       this.others.add(id);
       return this;
     }
-    const slot = this.find(prefix);
-    if (this.table[slot] !== 0) return this;
-    this.put(slot, prefix);
+    const prefix = id.slice(0, cut);
+    let table = this.tables.get(prefix);
+    if (table === undefined) this.tables.set(prefix, (table = new BitsTable()));
+    table.add(this.parsed);
     return this;
-  }
-
-  /** The slot of the encoded id (`parsed`, `prefix`): where it is, or the empty slot where it would go. */
-  private find(prefix: number): number {
-    const [a, b, c] = this.parsed as unknown as [number, number, number];
-    const mask = this.table.length / 4 - 1;
-    let i = mix(a, b, c, prefix) & mask;
-    for (;;) {
-      const at = i * 4;
-      const tag = this.table[at]!;
-      if (tag === 0) return at;
-      if (tag === prefix + 1 && this.table[at + 1] === a && this.table[at + 2] === b && this.table[at + 3] === c)
-        return at;
-      i = (i + 1) & mask;
-    }
-  }
-
-  private put(at: number, prefix: number): void {
-    this.table[at] = prefix + 1;
-    this.table.set(this.parsed, at + 1);
-    this.used++;
-    // Kept at most 5/8 full, so a probe rarely goes far.
-    if (this.used * 8 > (this.table.length / 4) * 5) this.grow();
-  }
-
-  private grow(): void {
-    const old = this.table;
-    this.table = new Uint32Array(old.length * 2);
-    this.used = 0;
-    for (let at = 0; at < old.length; at += 4) {
-      if (old[at] === 0) continue;
-      this.parsed[0] = old[at + 1]!;
-      this.parsed[1] = old[at + 2]!;
-      this.parsed[2] = old[at + 3]!;
-      const prefix = old[at]! - 1;
-      const slot = this.find(prefix);
-      this.table[slot] = prefix + 1;
-      this.table.set(this.parsed, slot + 1);
-      this.used++;
-    }
-  }
-
-  /**
-   * The prefix number of a stable id, its 96 bits put into `parsed`; NOT_STABLE for any other
-   * string, UNKNOWN_PREFIX for a stable id whose prefix this set never held (when not `adding`).
-   */
-  private encode(id: string, adding: boolean): number {
-    const cut = parseStableId(id, this.parsed);
-    if (cut < 0) return NOT_STABLE;
-    const name = id.slice(0, cut);
-    let prefix = this.prefixes.get(name);
-    if (prefix === undefined) {
-      if (!adding) return UNKNOWN_PREFIX;
-      prefix = this.prefixes.size;
-      this.prefixes.set(name, prefix);
-    }
-    return prefix;
   }
 }
 
-const NOT_STABLE = -1;
-const UNKNOWN_PREFIX = -2;
+/**
+ * A set of 96-bit values: three 32-bit words a slot, linear probing, at most 3/4 full. The
+ * all-zero value marks an empty slot, so it is kept as a flag of its own.
+ */
+class BitsTable {
+  private words = new Uint32Array(3 * 16);
+  private used = 0;
+  private zero = false;
+
+  get size(): number {
+    return this.used + (this.zero ? 1 : 0);
+  }
+
+  has(bits: Uint32Array): boolean {
+    if (isZero(bits)) return this.zero;
+    return !this.isEmpty(this.find(bits));
+  }
+
+  add(bits: Uint32Array): void {
+    if (isZero(bits)) {
+      this.zero = true;
+      return;
+    }
+    const at = this.find(bits);
+    if (!this.isEmpty(at)) return;
+    this.words.set(bits, at);
+    if (++this.used * 4 > (this.words.length / 3) * 3) this.grow();
+  }
+
+  private isEmpty(at: number): boolean {
+    return this.words[at] === 0 && this.words[at + 1] === 0 && this.words[at + 2] === 0;
+  }
+
+  /** Where `bits` is, or the empty slot where it would go (a word offset). */
+  private find(bits: Uint32Array): number {
+    const a = bits[0]!;
+    const b = bits[1]!;
+    const c = bits[2]!;
+    const slots = this.words.length / 3;
+    let i = mix(a, b, c) & (slots - 1);
+    for (;;) {
+      const at = i * 3;
+      const x = this.words[at]!;
+      const y = this.words[at + 1]!;
+      const z = this.words[at + 2]!;
+      if ((x === a && y === b && z === c) || (x === 0 && y === 0 && z === 0)) return at;
+      i = (i + 1) & (slots - 1);
+    }
+  }
+
+  private grow(): void {
+    const old = this.words;
+    this.words = new Uint32Array(old.length * 2);
+    const bits = new Uint32Array(3);
+    for (let at = 0; at < old.length; at += 3) {
+      if (old[at] === 0 && old[at + 1] === 0 && old[at + 2] === 0) continue;
+      bits[0] = old[at]!;
+      bits[1] = old[at + 1]!;
+      bits[2] = old[at + 2]!;
+      this.words.set(bits, this.find(bits));
+    }
+  }
+}
+
+function isZero(bits: Uint32Array): boolean {
+  return bits[0] === 0 && bits[1] === 0 && bits[2] === 0;
+}
 
 /** Each character code's value as a lowercase hex digit, -1 for any other (codes past 'f' are undefined). */
 const HEX: readonly number[] = Array.from({ length: 103 }, (_, code) =>
@@ -104,10 +110,10 @@ const HEX: readonly number[] = Array.from({ length: 103 }, (_, code) =>
 );
 
 /** A slot number from the id's words (stable ids are hashes already, but any spelling must spread). */
-function mix(a: number, b: number, c: number, prefix: number): number {
+function mix(a: number, b: number, c: number): number {
   let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ b;
   h = Math.imul(h ^ (h >>> 15), 0xc2b2ae35) ^ c;
-  h = Math.imul(h ^ (h >>> 13), 0x27d4eb2f) ^ prefix;
+  h = Math.imul(h ^ (h >>> 13), 0x27d4eb2f);
   return (h ^ (h >>> 16)) >>> 0;
 }
 
@@ -140,11 +146,13 @@ function hex8(word: number): string {
 }
 
 /**
- * One field of many records, in record order, compact where the field holds stable ids (16
- * bytes each: the prefix's number and 96 bits); any other value is kept as it is.
+ * One field of many records, in record order, compact where the field holds stable ids (13
+ * bytes each: its prefix's number and 96 bits); any other value is kept as it is. At most 255
+ * prefixes are held compactly, the ids of any others as strings.
  */
 export class IdColumn {
-  private words = new Uint32Array(4 * 256);
+  private tags = new Uint8Array(256);
+  private words = new Uint32Array(3 * 256);
   private readonly prefixes: string[] = [];
   private readonly prefixNumbers = new Map<string, number>();
   private readonly others = new Map<number, unknown>();
@@ -152,35 +160,57 @@ export class IdColumn {
   length = 0;
 
   push(value: unknown): void {
-    const at = this.length * 4;
-    if (at + 4 > this.words.length) {
-      const grown = new Uint32Array(this.words.length * 2);
-      grown.set(this.words);
-      this.words = grown;
+    const k = this.length++;
+    if (k === this.tags.length) {
+      this.tags = grown(this.tags, new Uint8Array(k * 2));
+      this.words = grown(this.words, new Uint32Array(k * 6));
     }
     const cut = typeof value === 'string' ? parseStableId(value, this.parsed) : -1;
-    if (cut < 0) {
+    const prefix = cut < 0 ? undefined : this.prefixNumber((value as string).slice(0, cut));
+    if (prefix === undefined) {
       // Tag 0: the value is in `others` (undefined is not kept at all).
-      this.words[at] = 0;
-      if (value !== undefined) this.others.set(this.length, value);
-    } else {
-      const name = (value as string).slice(0, cut);
-      let prefix = this.prefixNumbers.get(name);
-      if (prefix === undefined) {
-        prefix = this.prefixes.push(name) - 1;
-        this.prefixNumbers.set(name, prefix);
-      }
-      this.words[at] = prefix + 1;
-      this.words.set(this.parsed, at + 1);
+      this.tags[k] = 0;
+      if (value !== undefined) this.others.set(k, value);
+      return;
     }
-    this.length++;
+    this.tags[k] = prefix + 1;
+    this.words.set(this.parsed, k * 3);
   }
 
   /** The value of record `k`, as it was pushed. */
   get(k: number): unknown {
-    const at = k * 4;
-    const tag = this.words[at]!;
+    const tag = this.tags[k]!;
     if (tag === 0) return this.others.get(k);
-    return formatStableId(this.prefixes[tag - 1]!, this.words[at + 1]!, this.words[at + 2]!, this.words[at + 3]!);
+    const at = k * 3;
+    return formatStableId(this.prefixes[tag - 1]!, this.words[at]!, this.words[at + 1]!, this.words[at + 2]!);
   }
+
+  private prefixNumber(name: string): number | undefined {
+    let prefix = this.prefixNumbers.get(name);
+    if (prefix === undefined && this.prefixes.length < 255) {
+      prefix = this.prefixes.push(name) - 1;
+      this.prefixNumbers.set(name, prefix);
+    }
+    return prefix;
+  }
+}
+
+/** A growing list of small whole numbers (below 2^32), 4 bytes each. */
+export class NumberColumn {
+  private values = new Uint32Array(256);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.values.length) this.values = grown(this.values, new Uint32Array(this.length * 2));
+    this.values[this.length++] = value;
+  }
+
+  get(k: number): number {
+    return this.values[k]!;
+  }
+}
+
+function grown<T extends Uint8Array | Uint32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }

@@ -45,10 +45,14 @@ describe('IdSet', () => {
     ids.add('fact_000000000000000000000001');
     ids.add('fact_000000010000000000000000');
     ids.add('src_000000000000000000000001');
+    expect(ids.has('fact_000000000000000000000000')).toBe(false);
+    ids.add('fact_000000000000000000000000'); // all zero bits: the value an empty slot has
+    expect(ids.has('fact_000000000000000000000000')).toBe(true);
+    expect(ids.has('src_000000000000000000000000')).toBe(false);
     expect(ids.has('fact_000000000000000100000000')).toBe(false);
     expect(ids.has('src_000000010000000000000000')).toBe(false);
     expect(ids.has('entity_000000000000000000000001')).toBe(false);
-    expect(ids.size).toBe(3);
+    expect(ids.size).toBe(4);
   });
 });
 

@@ -1,4 +1,4 @@
-import { IdColumn } from '../id-set.js';
+import { IdColumn, NumberColumn } from '../id-set.js';
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
 import { ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
 import {
@@ -237,7 +237,7 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
   private readonly scan: FileScan;
   private readonly fields: readonly string[];
   /** Each record's line, and per field of `fields` each record's value (undefined where it has none). */
-  private lines: number[] = [];
+  private lines = new NumberColumn();
   private columns: Array<IdColumn | unknown[]>;
   private readonly issues: Array<{ recordsBefore: number; issue: ValidationIssue }> = [];
   private readonly perCode = new Map<string, number>();
@@ -289,7 +289,7 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
         const column = this.columns[i]!;
         record[this.fields[i]!] = column instanceof IdColumn ? column.get(k) : column[k];
       }
-      checkAgainstNode(this.rules, record, this.lines[k]!, found, issues);
+      checkAgainstNode(this.rules, record, this.lines.get(k), found, issues);
     }
     for (; next < this.issues.length; next++) issues.add(this.issues[next]!.issue);
     for (const [code, n] of this.perCode)
@@ -300,7 +300,7 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
   release(): void {
     if (this.measured === undefined) return;
     this.released = true;
-    this.lines = [];
+    this.lines = new NumberColumn();
     this.columns = [];
   }
 }
