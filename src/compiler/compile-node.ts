@@ -31,6 +31,7 @@ import {
 import type { z } from 'zod';
 import { AscendingIds } from './ascending-ids.js';
 import { IdSet } from './id-set.js';
+import { SourceTable } from './source-table.js';
 import { ChangeLog } from './changes.js';
 import {
   buildAiJson,
@@ -95,12 +96,6 @@ interface Emitted {
   producedBy: string;
 }
 
-/** A source as the records that cite it and the sitemap see it. */
-interface SourceEntry {
-  url: string;
-  lastSeenAt: string;
-}
-
 /** What the passes of one compile share: its inputs, the files written so far, and what is exported. */
 interface CompileRun {
   reader: GraphReader;
@@ -113,7 +108,8 @@ interface CompileRun {
   counts: CompileCounts;
   changes: ChangeLog;
   emitted: Emitted[];
-  sources: Map<string, SourceEntry>;
+  /** The exported sources, with the importance the entity scan gives each. */
+  sources: SourceTable;
   /** Per language, the exported entities whose row of that language is written (an id may have rows in several). */
   entityLanguage: Map<string, IdSet>;
   hiddenEntities: IdSet;
@@ -131,7 +127,6 @@ interface CompileRun {
 /** What the entity scan learns for the later passes: the ranked entities and each source's importance. */
 interface EntityScan {
   rankedEntities: EntityBrief[];
-  sourceImportance: Map<string, number>;
   /** The facts listed under each highlighted entity, filled by the facts pass. */
   highlighted: Map<string, FactBrief[]>;
 }
@@ -246,7 +241,7 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   const changes = new ChangeLog(sink, options.previous);
   const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
   const urls = new WebsiteUrls(site);
-  const sources = new Map<string, SourceEntry>();
+  const sources = new SourceTable();
   const entityLanguage = new Map(languages.map((language) => [language, new IdSet()]));
   const factIdsByFile: AscendingIds[] = [];
   const ids: ExportedIds = {
@@ -331,7 +326,7 @@ function writeSources(run: CompileRun): void {
       run.rejections.add('sources', 'sources.jsonl', row.id, problem);
       continue;
     }
-    sources.set(row.id, { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at });
+    sources.add(row.id, { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at });
   }
   run.counts.sources = finish(run, sourceWriter, 'nodectl:records').records ?? 0;
 }
@@ -348,7 +343,6 @@ function scanEntities(run: CompileRun): EntityScan {
     PRIORITY_FEED_SIZE,
     compareEntityBriefs(run.site.defaultLanguage),
   );
-  const sourceImportance = new Map<string, number>();
   for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
     for (const row of uniqueById(run.reader.entities(language))) {
@@ -381,13 +375,12 @@ function scanEntities(run: CompileRun): EntityScan {
           sourceUrl: record.source_url ?? null,
           file: path,
         });
-      if (row.sourceId !== null && sources.has(row.sourceId))
-        sourceImportance.set(row.sourceId, Math.max(sourceImportance.get(row.sourceId) ?? 1, row.importance));
+      if (row.sourceId !== null) sources.raiseImportance(row.sourceId, row.importance);
     }
   }
   const rankedEntities = topEntities.result();
   const highlighted = new Map(rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((e) => [e.id, [] as FactBrief[]]));
-  return { rankedEntities, sourceImportance, highlighted };
+  return { rankedEntities, highlighted };
 }
 
 /**
@@ -574,7 +567,7 @@ function writeDerivedFiles(run: CompileRun, scan: EntityScan, rankedFacts: FactB
     producedBy: 'nodectl:schema-org',
   });
   emitted.push({
-    file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(run.sources, scan.sourceImportance))),
+    file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(run.sources))),
     producedBy: 'nodectl:sitemap',
   });
 
@@ -894,17 +887,14 @@ function writePriorityFeed(sink: NodeSink, entities: EntityBrief[], facts: FactB
   emitted.push({ file: writer.close(), producedBy: 'nodectl:priority-feed' });
 }
 
-function sitemapEntries(
-  sources: Map<string, { url: string; lastSeenAt: string }>,
-  importance: Map<string, number>,
-): SitemapEntry[] {
+function sitemapEntries(sources: SourceTable): SitemapEntry[] {
   const byLoc = new Map<string, SitemapEntry>();
-  for (const [id, source] of sources) {
+  for (const source of sources.entries()) {
     if (!/^https?:\/\//.test(source.url) || source.url.length < 12) continue;
     const entry = {
       loc: source.url,
       lastmod: source.lastSeenAt,
-      importance: Math.min(5, Math.max(1, Math.round(importance.get(id) ?? 1))),
+      importance: Math.min(5, Math.max(1, Math.round(source.importance))),
     };
     const existing = byLoc.get(entry.loc);
     if (
