@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatStableId, IdColumn, IdSet, parseStableId } from '../../src/compiler/id-set.js';
+import { FactKeys } from '../../src/compiler/validate/scan-file.js';
 
 const hex24 = (n: number) => n.toString(16).padStart(24, '0');
 
@@ -90,5 +91,35 @@ describe('parseStableId and formatStableId', () => {
       'chunk_Ffffffff00000000a1b2c3d4',
     ])
       expect(parseStableId(other, words)).toBe(-1);
+  });
+});
+
+describe('FactKeys', () => {
+  it('answers as a Set of the joined keys, NULs inside a part included', () => {
+    const keys = new FactKeys();
+    const reference = new Set<string>();
+    const added = [
+      'entity_0123456789abcdef01234567\u0000price\u0000en',
+      'entity_0123456789abcdef01234567\u0000price\u0000de',
+      'entity_0123456789abcdef01234568\u0000price\u0000en',
+      'Espresso grinder\u0000price\u0000en',
+      's\u0000p\u0000q\u0000en', // a subject with a NUL, or a predicate with one: the same joined key
+      'no nul at all',
+      '\u0000x',
+    ];
+    for (const key of added) {
+      keys.add(key);
+      reference.add(key);
+    }
+    for (const key of [
+      ...added,
+      's\u0000p\u0000q\u0000de',
+      'entity_0123456789abcdef01234567\u0000name\u0000en',
+      'Espresso grinder\u0000price\u0000de',
+      'no nul',
+      '\u0000',
+      '',
+    ])
+      expect(keys.has(key), JSON.stringify(key)).toBe(reference.has(key));
   });
 });
