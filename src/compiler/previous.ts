@@ -1,37 +1,14 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManifestSchema, VersionsSchema, type VersionEntry } from '../platform/node-format/index.js';
+import { forEachLine } from '../platform/storage/index.js';
 import { lineHash } from './jsonl-writer.js';
 import type { PreviousNode } from './types.js';
 
 const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
 const LEADING_ID = /^\{"id":"([^"]+)"/;
 
-/** Calls `onLine` with each line of a file, reading 1 MiB at a time (node files can be large). */
-export function forEachLine(path: string, onLine: (line: string) => void): void {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(1 << 20);
-    // The bytes after the last line feed read, kept undecoded: a multi-byte character cut by the
-    // buffer edge is decoded whole with the bytes of the next read.
-    let rest = Buffer.alloc(0);
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) break;
-      const lastLf = buffer.lastIndexOf(10, n - 1);
-      if (lastLf < 0) {
-        rest = Buffer.concat([rest, buffer.subarray(0, n)]);
-        continue;
-      }
-      const text = Buffer.concat([rest, buffer.subarray(0, lastLf)]).toString('utf8');
-      rest = Buffer.from(buffer.subarray(lastLf + 1, n));
-      for (const line of text.split('\n')) onLine(line);
-    }
-    if (rest.length > 0) onLine(rest.toString('utf8'));
-  } finally {
-    closeSync(fd);
-  }
-}
+export { forEachLine };
 
 /**
  * Reads what the compiler needs of a previous node from its directory: its manifest (version,

@@ -10,6 +10,7 @@ import {
   type Versions,
   type VersionEntry,
 } from '../../platform/node-format/index.js';
+import { forEachLine } from '../../platform/storage/index.js';
 import { sha256Hex } from './layout.js';
 
 /** Files the publisher rewrites before the flip ("mutable patches"). */
@@ -76,14 +77,11 @@ export function patchNode(
   const fileChanges = diffFiles(compiled.files, live?.files ?? []);
   let droppedRecordChanges = false;
   if (has('changes.jsonl')) {
-    const lines = readFileSync(join(nodeDir, 'changes.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-    const records = lines.map((l) => JSON.parse(l) as ChangeRecord).filter((r) => r.record_kind !== 'file');
     const since = live?.node_version;
-    const kept = records.filter((r) => r.since_version === since);
-    droppedRecordChanges = kept.length !== records.length;
-    const out = droppedRecordChanges ? [] : kept;
+    // Read a line at a time: after a change to every record the file is as large as the node.
+    const kept = keptRecordChanges(join(nodeDir, 'changes.jsonl'), since);
+    droppedRecordChanges = kept === null;
+    const out = kept ?? [];
     // A first version has nothing to change against: like the compiler, no lines at all.
     for (const c of live ? fileChanges : []) {
       if (c.change === 'unchanged') continue;
@@ -97,9 +95,9 @@ export function patchNode(
       if (c.checksum) record.content_hash = c.checksum;
       if (c.previousChecksum) record.previous_content_hash = c.previousChecksum;
       if (since) record.since_version = since;
-      out.push(ChangeRecordSchema.parse(record));
+      out.push(Buffer.from(JSON.stringify(ChangeRecordSchema.parse(record)) + '\n'));
     }
-    bodies.set('changes.jsonl', Buffer.from(out.map((r) => JSON.stringify(r) + '\n').join('')));
+    bodies.set('changes.jsonl', Buffer.concat(out));
   }
 
   if (has('openapi.json')) {
@@ -113,11 +111,40 @@ export function patchNode(
     const body = bodies.get(f.path);
     if (!body) return f;
     const entry: ManifestFile = { ...f, checksum: `sha256:${sha256Hex(body)}`, bytes: body.length };
-    if (f.records !== undefined) entry.records = body.toString('utf8').split('\n').length - 1;
+    if (f.records !== undefined) entry.records = countLineFeeds(body);
     return entry;
   });
   // Key order of the compiled manifest is kept: only values change.
   return { manifest, manifestBody: json(manifest), bodies, fileChanges, droppedRecordChanges };
+}
+
+/**
+ * The compiler's record-level lines of changes.jsonl (each a line of its own, as JSON.stringify
+ * writes the record), when every one was measured against `since`; null when one was not (they
+ * are all dropped then, so the rest of the file is not read). File-level lines are left out.
+ */
+function keptRecordChanges(path: string, since: string | undefined): Buffer[] | null {
+  const kept: Buffer[] = [];
+  let dropped = false;
+  forEachLine(path, (line) => {
+    if (dropped || line === '') return;
+    const record = JSON.parse(line) as ChangeRecord;
+    if (record.record_kind === 'file') return;
+    if (record.since_version !== since) {
+      dropped = true;
+      kept.length = 0;
+      return;
+    }
+    kept.push(Buffer.from(JSON.stringify(record) + '\n'));
+  });
+  return dropped ? null : kept;
+}
+
+/** The line feeds of a body: a .jsonl file's records. */
+function countLineFeeds(body: Buffer): number {
+  let count = 0;
+  for (let at = body.indexOf(10); at !== -1; at = body.indexOf(10, at + 1)) count++;
+  return count;
 }
 
 /**

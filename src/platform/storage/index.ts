@@ -30,3 +30,4 @@ export type { UsageMetric } from './usage-counters.js';
 export { createUsageBuffer, type UsageBuffer } from './usage-buffer.js';
 export { BackupError, backupDataDir, restoreDataDir } from './backup.js';
 export type { BackupResult, RestoreResult } from './backup.js';
+export { forEachLine } from './lines.js';
