@@ -177,6 +177,16 @@ export const CONTROL_SEED = {
   publish_locks: [
     { website_id: web, holder: 'build-host:4242:01JHKABBW4Z6A0C2D4F6H8M0P2', expires_at: T0 + 15 * MINUTE },
   ],
+  // 0013 website leases: the build host's daemon writes the website's graph, the third owner since.
+  website_leases: [
+    {
+      website_id: web,
+      owner: 'build-host:4242:01JHKABBW4Z6A0C2D4F6H8M0P2',
+      token: 3,
+      acquired_at: T0 + 10 * MINUTE,
+      expires_at: T0 + 20 * MINUTE,
+    },
+  ],
   waitlist: [
     {
       email: 'early@example.org',

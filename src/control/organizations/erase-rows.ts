@@ -26,6 +26,7 @@ export const ERASE_STATEMENTS: ReadonlyArray<readonly [table: string, sql: strin
   ['nonces', `DELETE FROM nonces WHERE scope IN (SELECT value FROM json_each(:connectors))`],
   ['idempotency', `DELETE FROM idempotency WHERE connector_id IN (SELECT value FROM json_each(:connectors))`],
   ['publish_locks', `DELETE FROM publish_locks WHERE website_id IN (SELECT value FROM json_each(:websites))`],
+  ['website_leases', `DELETE FROM website_leases WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['analytics_events', `DELETE FROM analytics_events WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['usage_counters', `DELETE FROM usage_counters WHERE organization_id = :org`],
   [
@@ -138,8 +139,9 @@ export function deleteOrganizationRows(db: Db, ids: OrganizationIds, selfJobId: 
 /**
  * The organization's rows in the PostgreSQL control store (controlStore = postgres://...), as
  * ERASE_STATEMENTS removes them from control.sqlite: its connectors' nonces and idempotency
- * records, and the rate-limit counters whose bucket names one of its ids. Run before the
- * control.sqlite rows go (the ids are read from them); running it again deletes nothing more.
+ * records, the rate-limit counters whose bucket names one of its ids, its usage counters and its
+ * websites' leases. Run before the control.sqlite rows go (the ids are read from them); running it
+ * again deletes nothing more.
  */
 export async function deleteOrganizationSharedState(store: PostgresStore, ids: OrganizationIds): Promise<void> {
   await store.transaction(async (query) => {
@@ -150,5 +152,6 @@ export async function deleteOrganizationSharedState(store: PostgresStore, ids: O
       [ids.needles],
     );
     await query('DELETE FROM usage_counters WHERE organization_id = $1', [ids.organizationId]);
+    await query('DELETE FROM website_leases WHERE website_id = ANY($1::text[])', [ids.websiteIds]);
   });
 }

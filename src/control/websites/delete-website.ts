@@ -27,6 +27,7 @@ export async function deleteWebsite(
   await services.nodes.eraseWebsiteNode({ websiteId: website.id, domain: website.domain });
   db.transaction(() => {
     db.prepare('DELETE FROM publish_locks WHERE website_id = ?').run(website.id);
+    db.prepare('DELETE FROM website_leases WHERE website_id = ?').run(website.id);
     db.prepare('DELETE FROM analytics_events WHERE website_id = ?').run(website.id);
     db.prepare('DELETE FROM websites WHERE id = ?').run(website.id);
     audit();

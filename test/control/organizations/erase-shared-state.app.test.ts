@@ -33,6 +33,8 @@ async function seed(): Promise<PostgresStore> {
     ['INSERT INTO rate_limits VALUES ($1, $2, $3)', ['ingest:con_kept', 7_200_000, 1]],
     [`INSERT INTO usage_counters VALUES ($1, 'items_ingested', '2026-03', 5)`, ['org_gone']],
     [`INSERT INTO usage_counters VALUES ($1, 'items_ingested', '2026-03', 5)`, ['org_kept']],
+    [`INSERT INTO website_leases VALUES ($1, 'host:1:A', 1, 0, 30000)`, ['web_gone']],
+    [`INSERT INTO website_leases VALUES ($1, 'host:1:A', 1, 0, 30000)`, ['web_kept']],
   ];
   for (const [sql, params] of rows) await store.query(sql, params);
   return store;
@@ -41,7 +43,7 @@ async function seed(): Promise<PostgresStore> {
 const all = async (sql: string) => (await store.query(sql)).rows;
 
 describe('the shared request state in PostgreSQL', () => {
-  it("leaves with an erased organization: its connectors' nonces and records, counters naming its ids, its usage", async () => {
+  it("leaves with an erased organization: its connectors' nonces and records, counters naming its ids, its usage, its leases", async () => {
     await seed();
     const ids = {
       organizationId: 'org_gone',
@@ -58,6 +60,7 @@ describe('the shared request state in PostgreSQL', () => {
     ]);
     expect(await all('SELECT DISTINCT bucket FROM rate_limits')).toEqual([{ bucket: 'ingest:con_kept' }]);
     expect(await all('SELECT organization_id AS o FROM usage_counters')).toEqual([{ o: 'org_kept' }]);
+    expect(await all('SELECT website_id AS w FROM website_leases')).toEqual([{ w: 'web_kept' }]);
   });
 
   it('expires nonces and completed records past their time, keeps in-flight ones; prunes ended windows', async () => {

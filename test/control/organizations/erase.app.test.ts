@@ -93,6 +93,10 @@ async function seedOrganization(name: string, domains: string[]): Promise<Seeded
       '2026-03-02T10:00:00Z',
       3,
     );
+    // A daemon's lease on the website's graph (not yet taken by the daemon itself: docs/scaling.md).
+    db.prepare(
+      'INSERT INTO website_leases (website_id, owner, token, acquired_at, expires_at) VALUES (?, ?, 2, ?, ?)',
+    ).run(website.id, 'host:1:01JHKZZZZZZZZZZZZZZZZZZZZZ', t.clock.now(), t.clock.now() + 30_000);
   }
   await t.runJobs();
   for (const role of ['viewer', 'editor'] as const)

@@ -218,6 +218,12 @@ describe('delete a website (DELETE /v1/websites/:id)', () => {
       expect((await target.list(keys.root)).length).toBeGreaterThan(3);
       expect(existsSync(graphDbPath(h.t.services.layout, site.id))).toBe(true);
 
+      // A daemon's lease on its graph (not yet taken by the daemon itself: docs/scaling.md) goes too.
+      h.t.services.controlDb
+        .prepare(
+          'INSERT INTO website_leases (website_id, owner, token, acquired_at, expires_at) VALUES (?, ?, 1, 0, ?)',
+        )
+        .run(site.id, 'host:1:01JHKZZZZZZZZZZZZZZZZZZZZZ', h.clock.now() + 30_000);
       const wrong = await h.call('DELETE', `/v1/websites/${site.id}`, owner.token, { confirm: 'other.example.com' });
       expect({ status: wrong.status, code: wrong.json.error.code }).toEqual({ status: 422, code: 'validation.failed' });
       expect((await h.call('DELETE', `/v1/websites/${site.id}`, owner.token)).status).toBe(422);
@@ -229,7 +235,14 @@ describe('delete a website (DELETE /v1/websites/:id)', () => {
       expect(existsSync(graphDbPath(h.t.services.layout, site.id))).toBe(false);
       expect((await h.call('GET', `/v1/websites/${site.id}`, owner.token)).json.error.code).toBe('website.not_found');
       const db = h.t.services.controlDb;
-      for (const table of ['websites', 'verifications', 'domain_verifications', 'verification_events', 'connectors']) {
+      for (const table of [
+        'websites',
+        'verifications',
+        'domain_verifications',
+        'verification_events',
+        'connectors',
+        'website_leases',
+      ]) {
         expect(
           db
             .prepare(`SELECT COUNT(*) FROM ${table} WHERE ${table === 'websites' ? 'id' : 'website_id'} = ?`)

@@ -43,6 +43,7 @@ describe('PostgreSQL control store migrations', () => {
       'rate_limits',
       'schedules',
       'usage_counters',
+      'website_leases',
     ]);
     const applied = await stores[1]!.query<{ version: number; name: string }>(
       'SELECT version, name FROM nodectl_schema ORDER BY version',

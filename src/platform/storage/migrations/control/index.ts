@@ -11,6 +11,7 @@ import { migration as factorLockouts } from './0009-factor-lockouts.js';
 import { migration as retiredConnectorSecrets } from './0010-retired-connector-secrets.js';
 import { migration as invitationIds } from './0011-invitation-ids.js';
 import { migration as jobItemErrors } from './0012-job-item-errors.js';
+import { migration as websiteLeases } from './0013-website-leases.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -43,4 +44,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   retiredConnectorSecrets,
   invitationIds,
   jobItemErrors,
+  websiteLeases,
 ];

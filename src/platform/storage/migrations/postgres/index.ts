@@ -5,6 +5,7 @@ import { migration as rateLimits } from './0003-rate-limits.js';
 import { migration as usageCounters } from './0004-usage-counters.js';
 import { migration as jobs } from './0005-jobs.js';
 import { migration as schedules } from './0006-schedules.js';
+import { migration as websiteLeases } from './0007-website-leases.js';
 
 /**
  * The schema of the PostgreSQL control store (controlStore = postgres://...), oldest first: one
@@ -19,4 +20,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   usageCounters,
   jobs,
   schedules,
+  websiteLeases,
 ];
