@@ -14,6 +14,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { seedControlRows } from './lib/seed-site.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -36,15 +37,7 @@ async function createDataDir(root, dataDir) {
   const { dataDirLayout, openControlDb } = await import(join(root, 'dist/platform/storage/index.js'));
   mkdirSync(dataDir, { recursive: true });
   const db = openControlDb(dataDirLayout(dataDir));
-  db.prepare(
-    `INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'Bench', 'bench', 'pro', 'x')`,
-  ).run();
-  db.prepare(
-    `INSERT INTO websites (id, organization_id, domain, name, brand, default_language, created_at) VALUES (?, 'org_1', ?, 'Bench', 'Bench', 'en', 'x')`,
-  ).run(WEBSITE, DOMAIN);
-  db.prepare(
-    `INSERT INTO verifications (website_id, method, state, updated_at) VALUES (?, 'dns_txt', 'verified', 'x')`,
-  ).run(WEBSITE);
+  seedControlRows(db, WEBSITE, DOMAIN);
   return db;
 }
 

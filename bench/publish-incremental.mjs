@@ -15,6 +15,7 @@ import { resolveConfig } from '../dist/platform/config/config.js';
 import { loadWebsiteInfo } from '../dist/control/records/index.js';
 import { dataDirLayout, graphDbPath, openControlDb } from '../dist/platform/storage/index.js';
 import { publishBenchItem } from './lib/publish-items.mjs';
+import { seedControlRows } from './lib/seed-site.mjs';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -25,15 +26,7 @@ const dataDir = join(work, 'data');
 mkdirSync(dataDir, { recursive: true });
 const layout = dataDirLayout(dataDir);
 const db = openControlDb(layout);
-db.prepare(
-  `INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'Bench', 'bench', 'pro', 'x')`,
-).run();
-db.prepare(
-  `INSERT INTO websites (id, organization_id, domain, name, brand, default_language, created_at) VALUES (?, 'org_1', ?, 'Bench', 'Bench', 'en', 'x')`,
-).run(WEBSITE, DOMAIN);
-db.prepare(
-  `INSERT INTO verifications (website_id, method, state, updated_at) VALUES (?, 'dns_txt', 'verified', 'x')`,
-).run(WEBSITE);
+seedControlRows(db, WEBSITE, DOMAIN);
 const site = loadWebsiteInfo(db, WEBSITE);
 const settings = resolveConfig({ flags: { dataDir }, env: {} }).settings;
 

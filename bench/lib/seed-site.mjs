@@ -1,6 +1,6 @@
-// Seeds a bench's data directory through `nodectl admin` (the CLI a self-hoster uses, with
-// --json): a user, an organization owning one verified website, and optionally a connector of
-// the website and API keys of the organization.
+// Seeds a bench's data directory: through `nodectl admin` (the CLI a self-hoster uses, with
+// --json) a user, an organization owning one verified website, and optionally a connector of
+// the website and API keys of the organization; or the control rows alone, written in process.
 import { execFileSync } from 'node:child_process';
 
 /** Runs `node <bin> --data-dir <dataDir> --json <args>` and parses what it prints. */
@@ -67,4 +67,20 @@ export function seedBenchSite({
         );
   const keys = keyRoles.map((role) => run('admin', 'api-key', 'create', '--org', org.id, '--role', role).key);
   return { user, org, site, connector, keys };
+}
+
+/**
+ * Writes one organization (plan pro) and its website, verified, straight into `db` (an open
+ * control.sqlite): for benches that drive the compile or the publish in process, with no CLI.
+ */
+export function seedControlRows(db, websiteId, domain) {
+  db.prepare(
+    `INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'Bench', 'bench', 'pro', 'x')`,
+  ).run();
+  db.prepare(
+    `INSERT INTO websites (id, organization_id, domain, name, brand, default_language, created_at) VALUES (?, 'org_1', ?, 'Bench', 'Bench', 'en', 'x')`,
+  ).run(websiteId, domain);
+  db.prepare(
+    `INSERT INTO verifications (website_id, method, state, updated_at) VALUES (?, 'dns_txt', 'verified', 'x')`,
+  ).run(websiteId);
 }

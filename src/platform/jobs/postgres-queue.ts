@@ -3,7 +3,8 @@ import { newUlid } from '../ids/index.js';
 import type { PostgresQuery, PostgresStore } from '../storage/index.js';
 import { JobPayloadError, parseJobPayload, type JobKind } from './payload.js';
 import {
-  ITEM_ERRORS_LISTED,
+  queueSettings,
+  retryDelayMs,
   toJob,
   type EnqueueOptions,
   type Job,
@@ -15,6 +16,7 @@ import {
   type JobState,
   type JobStore,
   type PeriodicKind,
+  type QueueSettings,
 } from './queue.js';
 
 /** A jobs row as pg returns it: BIGINT columns come back as strings. */
@@ -44,11 +46,8 @@ const OPEN = `state IN ('queued','running')`;
  * so concurrent claimers on any daemon skip each other's rows instead of waiting or sharing one.
  */
 export class PostgresJobQueue implements JobStore {
-  private readonly maxAttempts: number;
+  private readonly settings: QueueSettings;
   readonly leaseMs: number;
-  private readonly backoffBaseMs: number;
-  private readonly backoffCapMs: number;
-  private readonly itemErrorsListed: number;
   private readonly now: () => number;
   private readonly enqueueListeners = new Set<(job: Job) => void>();
 
@@ -56,12 +55,9 @@ export class PostgresJobQueue implements JobStore {
     private readonly store: PostgresStore,
     options: JobQueueOptions = {},
   ) {
-    this.maxAttempts = options.maxAttempts ?? 5;
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.backoffBaseMs = options.backoffBaseMs ?? 1_000;
-    this.backoffCapMs = options.backoffCapMs ?? 600_000;
-    this.itemErrorsListed = Math.max(0, options.itemErrorsListed ?? ITEM_ERRORS_LISTED);
-    this.now = options.now ?? Date.now;
+    this.settings = queueSettings(options);
+    this.leaseMs = this.settings.leaseMs;
+    this.now = this.settings.now;
   }
 
   async enqueue<S extends z.ZodType>(
@@ -118,7 +114,7 @@ export class PostgresJobQueue implements JobStore {
           `job_${newUlid(now)}`,
           job.kind,
           JSON.stringify(parsed ?? null),
-          options.maxAttempts ?? this.maxAttempts,
+          options.maxAttempts ?? this.settings.maxAttempts,
           options.runAt ?? now,
           options.dedupeKey ?? null,
           now,
@@ -175,7 +171,7 @@ export class PostgresJobQueue implements JobStore {
       if (!row) return;
       const kept: JobItemErrors = row.item_errors === null ? { count: 0, listed: [] } : JSON.parse(row.item_errors);
       kept.count += errors.length;
-      kept.listed.push(...errors.slice(0, Math.max(0, this.itemErrorsListed - kept.listed.length)));
+      kept.listed.push(...errors.slice(0, Math.max(0, this.settings.itemErrorsListed - kept.listed.length)));
       await query('UPDATE jobs SET item_errors = $1 WHERE id = $2', [JSON.stringify(kept), id]);
     });
   }
@@ -195,7 +191,7 @@ export class PostgresJobQueue implements JobStore {
       const job = rows[0] ? fromPg(rows[0]) : undefined;
       if (!job || job.leaseOwner !== owner) return job;
       if (job.attempts >= job.maxAttempts) return bury(query, id, error, now);
-      const delay = Math.min(this.backoffCapMs, this.backoffBaseMs * 2 ** (job.attempts - 1));
+      const delay = retryDelayMs(this.settings, job.attempts);
       const updated = await query<PgJobRow>(
         `UPDATE jobs SET state = 'queued', run_at = $1, lease_owner = NULL, lease_until = NULL, last_error = $2, updated_at = $3
          WHERE id = $4 RETURNING *`,

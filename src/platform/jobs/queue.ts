@@ -86,6 +86,25 @@ export interface JobQueueOptions {
   now?: () => number;
 }
 
+/** JobQueueOptions with every default filled in: both stores' queues behave alike from the same options. */
+export type QueueSettings = Required<JobQueueOptions>;
+
+export function queueSettings(options: JobQueueOptions = {}): QueueSettings {
+  return {
+    maxAttempts: options.maxAttempts ?? 5,
+    leaseMs: options.leaseMs ?? 60_000,
+    backoffBaseMs: options.backoffBaseMs ?? 1_000,
+    backoffCapMs: options.backoffCapMs ?? 600_000,
+    itemErrorsListed: Math.max(0, options.itemErrorsListed ?? ITEM_ERRORS_LISTED),
+    now: options.now ?? Date.now,
+  };
+}
+
+/** How long a job waits before its next attempt, after `attempts` failed ones: doubling, capped. */
+export function retryDelayMs(settings: QueueSettings, attempts: number): number {
+  return Math.min(settings.backoffCapMs, settings.backoffBaseMs * 2 ** (attempts - 1));
+}
+
 /**
  * What the job runtime needs of a queue, implemented by both stores: JobQueue in control.sqlite
  * answers at once (its methods stay synchronous, so the default path gains no await), and
@@ -162,12 +181,9 @@ export function toJob(row: JobRow): Job {
  * exponential backoff and are dead-lettered after maxAttempts.
  */
 export class JobQueue implements JobStore {
-  private readonly maxAttempts: number;
+  private readonly settings: QueueSettings;
   /** How long a claim's lease lasts, in ms; a running job is heartbeated well within it. */
   readonly leaseMs: number;
-  private readonly backoffBaseMs: number;
-  private readonly backoffCapMs: number;
-  private readonly itemErrorsListed: number;
   private readonly now: () => number;
   private readonly enqueueListeners = new Set<(job: Job) => void>();
 
@@ -175,12 +191,9 @@ export class JobQueue implements JobStore {
     private readonly db: Db,
     options: JobQueueOptions = {},
   ) {
-    this.maxAttempts = options.maxAttempts ?? 5;
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.backoffBaseMs = options.backoffBaseMs ?? 1_000;
-    this.backoffCapMs = options.backoffCapMs ?? 600_000;
-    this.itemErrorsListed = Math.max(0, options.itemErrorsListed ?? ITEM_ERRORS_LISTED);
-    this.now = options.now ?? Date.now;
+    this.settings = queueSettings(options);
+    this.leaseMs = this.settings.leaseMs;
+    this.now = this.settings.now;
   }
 
   /**
@@ -218,7 +231,7 @@ export class JobQueue implements JobStore {
           id,
           job.kind,
           JSON.stringify(parsed ?? null),
-          options.maxAttempts ?? this.maxAttempts,
+          options.maxAttempts ?? this.settings.maxAttempts,
           options.runAt ?? now,
           options.dedupeKey ?? null,
           now,
@@ -297,7 +310,7 @@ export class JobQueue implements JobStore {
       if (!row) return;
       const kept: JobItemErrors = row.item_errors === null ? { count: 0, listed: [] } : JSON.parse(row.item_errors);
       kept.count += errors.length;
-      kept.listed.push(...errors.slice(0, Math.max(0, this.itemErrorsListed - kept.listed.length)));
+      kept.listed.push(...errors.slice(0, Math.max(0, this.settings.itemErrorsListed - kept.listed.length)));
       this.db.prepare('UPDATE jobs SET item_errors = ? WHERE id = ?').run(JSON.stringify(kept), id);
     });
     withoutFsync(this.db, () => add.immediate());
@@ -320,7 +333,7 @@ export class JobQueue implements JobStore {
     if (job.attempts >= job.maxAttempts) {
       this.bury(id, error, now);
     } else {
-      const delay = Math.min(this.backoffCapMs, this.backoffBaseMs * 2 ** (job.attempts - 1));
+      const delay = retryDelayMs(this.settings, job.attempts);
       this.db
         .prepare(
           `UPDATE jobs SET state = 'queued', run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?`,
