@@ -80,7 +80,11 @@ export function graphStatements(db: Db): GraphStatements {
   if (s) return s;
   // Item keys and record ids are hashes, so inserts land all over the B-trees; the default 2 MiB
   // page cache makes a 100,000-item graph write mostly cache misses. 64 MiB per graph connection.
-  if (!db.readonly) db.pragma('cache_size = -65536');
+  // A batch's multi-row statements journal into memory, not temporary files (A/B: docs/performance.md).
+  if (!db.readonly) {
+    db.pragma('cache_size = -65536');
+    db.pragma('temp_store = MEMORY');
+  }
   const p = (sql: string): Stmt => db.prepare(sql);
   s = {
     itemEntityIds: p('SELECT entity_id AS id FROM entity_contributors WHERE item_key = ?'),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FACT_SQL } from '../../../src/ingest/graph/reader.js';
+import { graphStatements } from '../../../src/ingest/graph/statements.js';
 import { GRAPH_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
 import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { PROJECT_ROOT } from '../../helpers/paths.js';
@@ -65,4 +66,17 @@ describe('graph settings the store and the compiler rely on (graph migrations 00
       expect(plan.filter((detail) => /TEMP B-TREE/.test(detail))).toEqual(['USE TEMP B-TREE FOR ORDER BY']);
     },
   );
+});
+
+describe("the graph writer's connection (src/ingest/graph/statements.ts)", () => {
+  it('keeps a 64 MiB page cache and its statement journals in memory; a read-only connection is left as it opened', () => {
+    const writer = graph();
+    graphStatements(writer);
+    expect(writer.pragma('cache_size', { simple: true })).toBe(-65536);
+    expect(writer.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
+    const reader = openDatabase(writer.name, { ...GRAPH_DB_OPTIONS, readonly: true });
+    open.push(reader);
+    graphStatements(reader);
+    expect(reader.pragma('temp_store', { simple: true })).toBe(0); // DEFAULT
+  });
 });
