@@ -81,9 +81,11 @@ export function graphStatements(db: Db): GraphStatements {
   // Item keys and record ids are hashes, so inserts land all over the B-trees; the default 2 MiB
   // page cache makes a 100,000-item graph write mostly cache misses. 64 MiB per graph connection.
   // A batch's multi-row statements journal into memory, not temporary files (A/B: docs/performance.md).
+  // SQLite may refuse that change inside a transaction: a connection first used in one (an editorial
+  // change's) keeps the default; the ingest writer's is first used outside one.
   if (!db.readonly) {
     db.pragma('cache_size = -65536');
-    db.pragma('temp_store = MEMORY');
+    if (!db.inTransaction) db.pragma('temp_store = MEMORY');
   }
   const p = (sql: string): Stmt => db.prepare(sql);
   s = {

@@ -79,4 +79,12 @@ describe("the graph writer's connection (src/ingest/graph/statements.ts)", () =>
     graphStatements(reader);
     expect(reader.pragma('temp_store', { simple: true })).toBe(0); // DEFAULT
   });
+
+  it('is usable when first asked for inside a transaction (an editorial change), where SQLite refuses temp_store', () => {
+    const writer = graph();
+    writer.exec('CREATE TEMP TABLE scratch (x)'); // SQLite refuses only once the connection's temp storage is open
+    const statements = writer.transaction(() => graphStatements(writer))();
+    expect(statements).toBe(graphStatements(writer));
+    expect(writer.pragma('cache_size', { simple: true })).toBe(-65536);
+  });
 });
