@@ -21,7 +21,7 @@
 // and package.json, with a node_modules link), so two builds can be compared in one session,
 // alternating, with this one bench script (docs/performance.md).
 import { fork } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -29,6 +29,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
+import { signedBatchSender } from './lib/signed-push.mjs';
 import { seedBenchSite } from './lib/seed-site.mjs';
 import { clockTicksPerSecond, cpuSnapshot, daemonPeakRssMb, settle } from './lib/proc.mjs';
 import { kettlePage } from './lib/kettle-pages.mjs';
@@ -201,9 +202,8 @@ async function sendAll(bodies, send) {
 }
 
 async function main() {
-  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(
-    join(ROOT, 'dist', 'sdk', 'client', 'index.js')
-  );
+  const client = await import(join(ROOT, 'dist', 'sdk', 'client', 'index.js'));
+  const { computeItemChecksum, signRequest } = client;
   const { default: Database } = await import('better-sqlite3');
   const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'platform', 'storage', 'data-dir.js'));
   const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-e2e-'));
@@ -232,25 +232,14 @@ async function main() {
       bodies.push(
         Buffer.from(JSON.stringify({ website_id: site.id, partial: true, items: items.slice(b, b + BATCH) })),
       );
-    const signingKey = deriveSigningKey(parseConnectorToken(conn.token).secret, site.id);
-    const sendSigned = async (body) => {
-      const headers = signRequest({
-        token: conn.token,
-        websiteId: site.id,
-        path: '/v1/ingest/batch',
-        body,
-        signingKey,
-      });
-      const res = await request(`${daemon.url}/v1/ingest/batch`, {
-        method: 'POST',
-        dispatcher: agent,
-        body,
-        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      });
-      const envelope = await res.body.json();
-      if (!envelope.ok) throw new Error(`push answered ${res.statusCode}: ${JSON.stringify(envelope.error)}`);
-      return envelope.data;
-    };
+    const sendSigned = signedBatchSender({
+      client,
+      url: daemon.url,
+      token: conn.token,
+      websiteId: site.id,
+      agent,
+    });
+    const signingKey = client.deriveSigningKey(client.parseConnectorToken(conn.token).secret, site.id);
 
     // 1. Push, 2. content.ingest (the daemon's jobs run while the pushes go on), 3. publish, 4. live.
     const ticks = clockTicksPerSecond();

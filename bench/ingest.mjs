@@ -12,8 +12,8 @@ import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { signedBatchSender } from './lib/signed-push.mjs';
 import { seedBenchSite } from './lib/seed-site.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -192,9 +192,8 @@ async function graphIdle(dir) {
 }
 
 async function main() {
-  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(
-    join(ROOT, 'dist', 'sdk', 'client', 'index.js')
-  );
+  const client = await import(join(ROOT, 'dist', 'sdk', 'client', 'index.js'));
+  const { computeItemChecksum } = client;
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-ingest-'));
   const children = [];
   try {
@@ -262,32 +261,20 @@ async function main() {
     );
     const totalBytes = bodies.reduce((n, b) => n + b.length, 0);
     const agent = new Agent({ connections: CONCURRENCY, pipelining: 1 });
-    const key = deriveSigningKey(parseConnectorToken(conn.token).secret, site.id);
     let accepted = 0,
       skipped = 0;
+    const send = signedBatchSender({
+      client,
+      url,
+      token: conn.token,
+      websiteId: site.id,
+      agent,
+      headers: { 'x-site-domain': 'bench.example.com' },
+    });
     const sendSigned = async (body) => {
-      const headers = signRequest({
-        token: conn.token,
-        websiteId: site.id,
-        path: '/v1/ingest/batch',
-        body,
-        signingKey: key,
-      });
-      const res = await request(url + '/v1/ingest/batch', {
-        method: 'POST',
-        dispatcher: agent,
-        body,
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          'idempotency-key': randomUUID(),
-          'x-site-domain': 'bench.example.com',
-        },
-      });
-      const env = await res.body.json();
-      if (!env.ok) throw new Error(JSON.stringify(env.error));
-      accepted += env.data.accepted;
-      skipped += env.data.skipped;
+      const data = await send(body);
+      accepted += data.accepted;
+      skipped += data.skipped;
     };
     // Warm-up on a different id space so the measured run inserts only new rows.
     const warm = makeItems(computeItemChecksum, BATCH_SIZE).map((it) => ({

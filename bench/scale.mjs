@@ -25,13 +25,13 @@
 // takes hours, and a rebuild of this folder's dist/ meanwhile would change the daemon's code under it.
 // The daemon's stderr (warnings and errors) goes to daemon.log in the size's work directory.
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
+import { signedBatchSender } from './lib/signed-push.mjs';
 import { seedBenchSite } from './lib/seed-site.mjs';
 import { daemonPeakRssMb, clockTicksPerSecond, settle } from './lib/proc.mjs';
 import { SITE_SOURCE_TYPES, sitePage } from './lib/site-pages.mjs';
@@ -181,9 +181,8 @@ const fileBytes = (path) => {
 
 /** One size, start to end, in this process: the figures of the report's `sizes[]`. */
 async function runSize(n) {
-  const { computeItemChecksum, signRequest, deriveSigningKey, parseConnectorToken } = await import(
-    join(ROOT, 'dist', 'sdk', 'client', 'index.js')
-  );
+  const client = await import(join(ROOT, 'dist', 'sdk', 'client', 'index.js'));
+  const { computeItemChecksum } = client;
   const { default: Database } = await import('better-sqlite3');
   const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'platform', 'storage', 'data-dir.js'));
   const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-scale-'));
@@ -212,7 +211,13 @@ async function runSize(n) {
     const pid = daemon.child.pid;
     daemon.child.stderr.pipe(createWriteStream(join(work, 'daemon.log')));
     const settleMs = await settle(pid, clockTicksPerSecond());
-    const signingKey = deriveSigningKey(parseConnectorToken(ids.connectorToken).secret, ids.websiteId);
+    const send = signedBatchSender({
+      client,
+      url: daemon.url,
+      token: ids.connectorToken,
+      websiteId: ids.websiteId,
+      agent,
+    });
     const fd = openSync(bodiesFile, 'r');
     const readBody = ([at, length]) => {
       const body = Buffer.allocUnsafe(length);
@@ -222,24 +227,10 @@ async function runSize(n) {
     const batchMs = [];
     const totals = { accepted: 0, skipped: 0, errored: 0 };
     const push = async (body) => {
-      const headers = signRequest({
-        token: ids.connectorToken,
-        websiteId: ids.websiteId,
-        path: '/v1/ingest/batch',
-        body,
-        signingKey,
-      });
       const t = performance.now();
-      const res = await request(`${daemon.url}/v1/ingest/batch`, {
-        method: 'POST',
-        dispatcher: agent,
-        body,
-        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      });
-      const envelope = await res.body.json();
+      const data = await send(body);
       batchMs.push(performance.now() - t);
-      if (!envelope.ok) throw new Error(`push answered ${res.statusCode}: ${JSON.stringify(envelope.error)}`);
-      for (const k of Object.keys(totals)) totals[k] += envelope.data[k] ?? 0;
+      for (const k of Object.keys(totals)) totals[k] += data[k] ?? 0;
     };
     const rss = {};
 
