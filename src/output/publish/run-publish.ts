@@ -37,7 +37,10 @@ export interface RunPublishOptions {
   allowDrop?: boolean;
   golden?: string;
   dryRun?: boolean;
-  /** Publish a new version even when the content equals the live version's; default false. */
+  /**
+   * Publish a new version even when the content equals the live version's; default false. Its
+   * build time is then at least a second after the live version's.
+   */
   force?: boolean;
   /** RFC 3339 build time for a website compile; default now (second precision). */
   buildTime?: string;
@@ -130,7 +133,14 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       };
       if (source.kind === 'website') {
         const previous = await readLivePrevious(options.target, source.websiteId, join(work, 'previous'));
-        const buildTime = options.buildTime ?? compiler.buildTimeAt(now());
+        const asked = options.buildTime ?? compiler.buildTimeAt(now());
+        // Forced, the same content built in the live version's second would be that version again
+        // (node_version is the build second and the content): a forced one is built a second later.
+        const liveMs = previous === undefined ? undefined : Date.parse(previous.generatedAt);
+        const buildTime =
+          options.force && liveMs !== undefined && Date.parse(asked) <= liveMs
+            ? compiler.buildTimeAt(liveMs + 1000)
+            : asked;
         const { nodeVectorsOf } = await import('../../ingest/embeddings/index.js');
         const embeddings = nodeVectorsOf(options.settings);
         rejected = rejectionsOf(

@@ -138,6 +138,17 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
       generated_at: '2026-03-02T23:00:00Z',
     });
   }, 60_000);
+
+  it("a forced publish asked in the live version's second makes a new version a second later, not the live one again", async () => {
+    const askedAt = Date.parse('2026-03-02T23:00:00.999Z'); // the second of the version the test above made
+    const result = await publish({ force: true, now: () => askedAt });
+    expect(result.alreadyLive).toBe(false);
+    const target = createFsTarget({ root: t.services.layout.nodesDir });
+    expect(JSON.parse((await target.get(siteKeys(siteHashOf(site.websiteId)).pointer))!.toString())).toMatchObject({
+      node_version: result.versionUlid,
+      generated_at: '2026-03-02T23:00:01Z',
+    });
+  }, 60_000);
 });
 
 describe('the publish worker module is found next to the running module', () => {
