@@ -57,7 +57,7 @@ export function recordFactorFailure(ctx: AccountsContext, userId: string): void 
     .transaction((): number | undefined => {
       ctx.db
         .prepare(
-          'INSERT INTO factor_lockouts (user_id, failures, updated_at) VALUES (?, 1, ?) ON CONFLICT (user_id) DO UPDATE SET failures = failures + 1, updated_at = excluded.updated_at',
+          'INSERT INTO factor_lockouts (user_id, failures, updated_at) VALUES (?, 1, ?) ON CONFLICT (user_id) DO UPDATE SET failures = factor_lockouts.failures + 1, updated_at = excluded.updated_at',
         )
         .run(userId, now);
       if ((readLockout(ctx, userId)?.failures ?? 0) < FACTOR_FAILURE_LIMIT) return undefined;

@@ -34,7 +34,9 @@ export function replaceRecoveryCodes(db: Db, masterKey: Uint8Array, userId: stri
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   db.transaction(() => {
     db.prepare('DELETE FROM recovery_codes WHERE user_id = ?').run(userId);
-    const insert = db.prepare('INSERT OR IGNORE INTO recovery_codes (user_id, code_hash, created_at) VALUES (?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO recovery_codes (user_id, code_hash, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    );
     for (const code of codes) insert.run(userId, hashRecoveryCode(masterKey, userId, code), now);
   }).immediate();
   return codes;

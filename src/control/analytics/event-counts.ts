@@ -2,7 +2,7 @@ import type { Db } from '../../platform/storage/index.js';
 import { hourOf } from './metric-names.js';
 
 const ADD = `INSERT INTO analytics_events (website_id, metric, period_start, value) VALUES (?, ?, ?, ?)
-  ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = value + excluded.value`;
+  ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = analytics_events.value + excluded.value`;
 
 /**
  * Adds `amount` to the website's hourly analytics row of `metric` (src/control/analytics/metric-names.ts).

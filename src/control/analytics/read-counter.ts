@@ -21,10 +21,10 @@ export function createReadCounter(
     const rows = [...pending.entries()];
     pending.clear();
     const event = db.prepare(
-      'INSERT INTO analytics_events (website_id, metric, period_start, value) VALUES (?, ?, ?, ?) ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = value + excluded.value',
+      'INSERT INTO analytics_events (website_id, metric, period_start, value) VALUES (?, ?, ?, ?) ON CONFLICT (website_id, metric, period_start) DO UPDATE SET value = analytics_events.value + excluded.value',
     );
     const usage = db.prepare(
-      "INSERT INTO usage_counters (organization_id, metric, period, value) SELECT organization_id, 'node_reads', ?, ? FROM websites WHERE id = ? ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = value + excluded.value",
+      "INSERT INTO usage_counters (organization_id, metric, period, value) SELECT organization_id, 'node_reads', ?, ? FROM websites WHERE id = ? ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = usage_counters.value + excluded.value",
     );
     const write = db.transaction(() => {
       for (const [key, n] of rows) {

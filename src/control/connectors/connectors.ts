@@ -155,8 +155,8 @@ export function rotateConnector(db: Db, masterKey: Uint8Array, id: string, now =
       });
     const version = row.token_version + 1;
     db.prepare(
-      `INSERT OR REPLACE INTO retired_connector_secrets (connector_id, token_version, secret_hash, retired_at)
-       VALUES (?, ?, ?, ?)`,
+      `INSERT INTO retired_connector_secrets (connector_id, token_version, secret_hash, retired_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (connector_id, token_version) DO UPDATE SET secret_hash = excluded.secret_hash, retired_at = excluded.retired_at`,
     ).run(id, row.token_version, row.secret_hash, now);
     db.prepare(
       `DELETE FROM retired_connector_secrets WHERE connector_id = ? AND token_version NOT IN

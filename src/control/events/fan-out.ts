@@ -32,7 +32,7 @@ export function fanOutEvent(db: Db, event: OutboxEvent, now: number): number {
       .pluck()
       .all(event.website_id, event.created_at, event.type) as string[];
     const insert = db.prepare(
-      `INSERT OR IGNORE INTO webhook_deliveries (id, subscription_id, event_id, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+      `INSERT INTO webhook_deliveries (id, subscription_id, event_id, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT DO NOTHING`,
     );
     const jobs = new JobQueue(db, { now: () => now });
     for (const subscriptionId of subscriptions) {

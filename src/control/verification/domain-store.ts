@@ -124,6 +124,9 @@ export function listDueForRecheck(db: Db, checkedBefore: number, limit: number):
   ).map(toRecord);
 }
 
+/** When a challenged domain was last issued or checked (a CASE: SQLite's two-argument MAX is not PostgreSQL's). */
+const LAST_ACTIVITY = 'CASE WHEN d.last_checked_at > d.challenged_at THEN d.last_checked_at ELSE d.challenged_at END';
+
 /**
  * Pending domains with an open challenge to re-check: issued after `issuedAfter` (not expired),
  * neither issued nor checked since `quietSince` (the owner may have just checked), oldest first.
@@ -136,8 +139,7 @@ export function listPendingForRecheck(
     db
       .prepare(
         `${SELECT_DOMAIN} WHERE d.state = 'pending' AND d.token IS NOT NULL AND d.challenge_method IS NOT NULL AND d.challenged_at > ?
-       AND MAX(d.challenged_at, COALESCE(d.last_checked_at, 0)) <= ?
-     ORDER BY MAX(d.challenged_at, COALESCE(d.last_checked_at, 0)), d.website_id, d.domain LIMIT ?`,
+       AND ${LAST_ACTIVITY} <= ? ORDER BY ${LAST_ACTIVITY}, d.website_id, d.domain LIMIT ?`,
       )
       .all(options.issuedAfter, options.quietSince, options.limit) as Row[]
   ).map(toRecord);

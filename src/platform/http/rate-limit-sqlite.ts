@@ -10,7 +10,7 @@ function prepare(db: Db) {
     s = {
       increment: db.prepare(
         `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?, ?, ?)
-         ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + excluded.count RETURNING count`,
+         ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + excluded.count RETURNING count`,
       ),
       read: db.prepare('SELECT count FROM rate_limits WHERE bucket = ? AND window_start = ?'),
     };

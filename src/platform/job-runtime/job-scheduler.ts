@@ -27,11 +27,9 @@ export function enqueueDuePeriodicJobs(
     );
     for (const { job, intervalSeconds } of periodic) {
       const kind = job.kind;
-      db.prepare('INSERT OR IGNORE INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, ?, ?)').run(
-        kind,
-        intervalSeconds,
-        now,
-      );
+      db.prepare(
+        'INSERT INTO schedules (kind, interval_seconds, next_run_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      ).run(kind, intervalSeconds, now);
       const row = db.prepare('SELECT next_run_at FROM schedules WHERE kind = ?').get(kind) as { next_run_at: number };
       if (row.next_run_at > now) continue;
       queue.enqueue(job, {}, { dedupeKey: scheduleKey(kind) });

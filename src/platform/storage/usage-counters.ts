@@ -31,7 +31,7 @@ export function dayOf(nowMs: number): string {
 // api_requests flush, a request that ran beside the erase job) must not write its id back.
 const ADD = `INSERT INTO usage_counters (organization_id, metric, period, value)
   SELECT :org, :metric, :period, :amount WHERE EXISTS (SELECT 1 FROM organizations WHERE id = :org)
-  ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = value + excluded.value`;
+  ON CONFLICT (organization_id, metric, period) DO UPDATE SET value = usage_counters.value + excluded.value`;
 
 /** Adds `amount` to one counter of one period of an existing organization (nothing for one that is gone). */
 export function addToCounter(db: Db, organizationId: string, metric: string, period: string, amount: number): void {
