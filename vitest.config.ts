@@ -48,6 +48,18 @@ export default defineConfig({
         },
       },
       {
+        // The control plane's conformance run: its app tests again, every app's control tables on
+        // a fresh PostgreSQL database (controlStore = postgres://...; docs/scaling.md).
+        test: {
+          ...shared,
+          name: 'app-postgres',
+          include: ['test/control/**/*.app.test.ts'],
+          provide: { controlStoreUnderTest: 'postgres' },
+          globalSetup: [...shared.globalSetup, 'test/setup/postgres.ts'],
+          setupFiles: [...shared.setupFiles, 'test/setup/app.ts'],
+        },
+      },
+      {
         test: {
           ...shared,
           name: 'process',

@@ -12,6 +12,8 @@ export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
    * Default: when the graph is large (READING_THREAD_MIN_FACTS).
    */
   readingThread?: boolean;
+  /** The controlStore setting: a `postgres://` URL reads WebsiteInfo there, not from control.sqlite. */
+  controlStore?: string;
 }
 
 /**
@@ -26,9 +28,9 @@ export async function compileWebsite(
   options: CompileWebsiteOptions,
 ): Promise<CompileResult> {
   const layout = dataDirLayout(dataDir);
-  if (!existsSync(layout.controlDb))
+  if (options.controlStore === undefined && !existsSync(layout.controlDb))
     throw new AppError('website.not_found', `no data directory at ${layout.root} (control.sqlite is missing)`);
-  const control = openControlDb(layout);
+  const control = openControlDb(layout, options.controlStore);
   let site;
   try {
     site = loadWebsiteInfo(control, websiteId);

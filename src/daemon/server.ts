@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { type ResolvedConfig, nodeBaseUrl, publicBaseUrl } from '../platform/config/index.js';
+import {
+  type ResolvedConfig,
+  isPostgresUrl,
+  nodeBaseUrl,
+  publicBaseUrl,
+  redactUrlPassword,
+} from '../platform/config/index.js';
 import type { AppServices } from '../platform/app/index.js';
 import { PostgresSchemaTooNewError, type PostgresStore } from '../platform/storage/index.js';
 import { JobWorker, laneConcurrency, startScheduler } from '../platform/job-runtime/index.js';
@@ -42,16 +48,32 @@ function warmStart(app: FastifyInstance, pages: number): void {
     );
 }
 
+/** Why a PostgreSQL control store cannot be used at start, saying what to check. */
+function controlStoreError(displayUrl: string, error: unknown): ControlStoreError {
+  if (error instanceof PostgresSchemaTooNewError) return new ControlStoreError(error.message, { cause: error });
+  return new ControlStoreError(
+    `Cannot use the control store ${displayUrl}: ${(error as Error).message}. Check controlStore (NODECTL_CONTROL_STORE): the server's address, the database, the user and its password.`,
+    { cause: error },
+  );
+}
+
 /** Connects to the PostgreSQL control store and migrates it, or fails the start saying what to check. */
 async function reachControlStore(store: PostgresStore): Promise<void> {
   try {
     await store.ready();
   } catch (error) {
-    if (error instanceof PostgresSchemaTooNewError) throw new ControlStoreError(error.message, { cause: error });
-    throw new ControlStoreError(
-      `Cannot use the control store ${store.displayUrl}: ${(error as Error).message}. Check controlStore (NODECTL_CONTROL_STORE): the server's address, the database, the user and its password.`,
-      { cause: error },
-    );
+    throw controlStoreError(store.displayUrl, error);
+  }
+}
+
+/** The services, or a start that fails saying which setting to check when the control store cannot be opened. */
+function createDaemonServices(config: ResolvedConfig, options: Parameters<typeof createServices>[1]): AppServices {
+  try {
+    return createServices(config, options);
+  } catch (error) {
+    const store = config.settings.controlStore;
+    if (store !== undefined && isPostgresUrl(store)) throw controlStoreError(redactUrlPassword(store), error);
+    throw error;
   }
 }
 
@@ -70,7 +92,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   };
   // The services log through Fastify's logger once the app exists.
   let app: FastifyInstance | undefined;
-  const services = createServices(config, {
+  const services = createDaemonServices(config, {
     logger: {
       info: (...a: unknown[]) => log('info', a),
       warn: (...a: unknown[]) => log('warn', a),
@@ -121,14 +143,11 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
     { url, nodeBaseUrl: nodeBaseUrl(config.settings, port), dataDir: config.settings.dataDir },
     'nodectl serve listening',
   );
-  // Which store holds what, once: until the control tables move (docs/scaling.md), only the shared request state follows controlStore.
+  // Which store holds what, once (docs/scaling.md): the control tables follow controlStore; graphs stay in the data directory.
   app.log.info(
-    {
-      controlTables: services.layout.controlDb,
-      sharedRequestState: services.postgres?.displayUrl ?? services.layout.controlDb,
-    },
+    { controlStore: services.postgres?.displayUrl ?? services.layout.controlDb, dataDir: config.settings.dataDir },
     services.postgres
-      ? 'control store: nonces, idempotency records and rate-limit windows in PostgreSQL, the other control tables in control.sqlite'
+      ? 'control store: every control table in PostgreSQL; graphs and scratch in the data directory'
       : 'control store: control.sqlite',
   );
 

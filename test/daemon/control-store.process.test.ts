@@ -15,15 +15,15 @@ describe('nodectl serve with a PostgreSQL control store', () => {
     const url = new URL(await createTestDatabase());
     url.password = 'not-a-real-secret'; // trust authentication ignores it; the log must not show it
     daemon = await startTestDaemon({ env: { NODECTL_CONTROL_STORE: url.toString(), NODECTL_LOG_LEVEL: 'info' } });
-    await daemon.untilOutput('control store: nonces, idempotency records and rate-limit windows in PostgreSQL');
+    await daemon.untilOutput('control store: every control table in PostgreSQL');
     const lines = daemon
       .output()
       .split('\n')
       .filter((line) => line.includes('"control store:'));
     expect(lines).toHaveLength(1);
-    const logged = JSON.parse(lines[0]!) as { sharedRequestState: string; controlTables: string };
-    expect(logged.sharedRequestState).toBe(url.toString().replace('not-a-real-secret', '********'));
-    expect(logged.controlTables).toMatch(/control\.sqlite$/);
+    const logged = JSON.parse(lines[0]!) as { controlStore: string; dataDir: string };
+    expect(logged.controlStore).toBe(url.toString().replace('not-a-real-secret', '********'));
+    expect(logged.dataDir).toBe(daemon.dataDir);
     expect(daemon.output()).not.toContain('not-a-real-secret');
     expect(await daemon.stop()).toBe(0);
     daemon = undefined;
@@ -36,9 +36,8 @@ describe('nodectl serve with a PostgreSQL control store', () => {
       .output()
       .split('\n')
       .find((l) => l.includes('"control store:'));
-    const logged = JSON.parse(line!) as { sharedRequestState: string; controlTables: string };
-    expect(logged.sharedRequestState).toBe(logged.controlTables);
-    expect(logged.controlTables).toBe(`${daemon.dataDir}/control.sqlite`);
+    const logged = JSON.parse(line!) as { controlStore: string };
+    expect(logged.controlStore).toBe(`${daemon.dataDir}/control.sqlite`);
   });
 
   it('refuses to start on a store it cannot use, saying which setting to check', async () => {

@@ -1,5 +1,6 @@
 import { checkAnswersAgainstDocument } from './api-contract.js';
 import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig } from '../../src/platform/config/config.js';
 import type { SettingName } from '../../src/platform/config/settings.js';
@@ -16,6 +17,7 @@ import { createUser } from '../../src/control/records/users.js';
 import { createWebsite } from '../../src/control/records/websites.js';
 import { makeTempDir } from './paths.js';
 import { hashOnce } from './seed.js';
+import { createTestDatabase } from './postgres.js';
 
 /** The daemon's app built in this process over a fresh data directory; requests go through inject(). */
 export interface TestApp {
@@ -58,7 +60,12 @@ export interface BuildTestAppOptions {
 
 export async function buildTestApp(options: BuildTestAppOptions = {}): Promise<TestApp & { url?: string }> {
   const temp = options.dataDir ? { dir: options.dataDir, cleanup: () => {} } : makeTempDir('nodectl-app-');
-  const config = resolveConfig({ flags: { ...options.settings, dataDir: temp.dir }, env: {} });
+  // The conformance run (vitest project app-postgres): every app on a fresh PostgreSQL database.
+  const controlStore =
+    inject('controlStoreUnderTest') === 'postgres' && options.settings?.controlStore === undefined
+      ? { controlStore: await createTestDatabase() }
+      : {};
+  const config = resolveConfig({ flags: { ...options.settings, ...controlStore, dataDir: temp.dir }, env: {} });
   const services = createServices(config, { now: options.clock?.now });
   const app = await buildApp(services, { principalResolvers: options.principalResolvers });
   checkAnswersAgainstDocument(app);

@@ -7,6 +7,8 @@ import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresRendezvous: string;
+    /** 'postgres' in the app-postgres project: buildTestApp puts the control tables on PostgreSQL. */
+    controlStoreUnderTest?: 'postgres';
   }
 }
 

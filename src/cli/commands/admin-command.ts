@@ -11,7 +11,7 @@ import type { Db } from '../../platform/storage/index.js';
 export async function withControlDb<T>(ctx: CommandContext, action: (db: Db) => T | Promise<T>): Promise<T> {
   const { openControlDb } = await import('../../platform/storage/index.js');
   const { dataDirLayout } = await import('../../platform/storage/index.js');
-  const db = openControlDb(dataDirLayout(ctx.config.settings.dataDir));
+  const db = openControlDb(dataDirLayout(ctx.config.settings.dataDir), ctx.config.settings.controlStore);
   try {
     return await action(db);
   } finally {

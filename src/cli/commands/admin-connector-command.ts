@@ -8,7 +8,7 @@ async function withConnectorStore<T>(ctx: CommandContext, action: (db: Db, maste
   const { openControlDb } = await import('../../platform/storage/index.js');
   const { dataDirLayout, readMasterKey } = await import('../../platform/storage/index.js');
   const layout = dataDirLayout(ctx.config.settings.dataDir);
-  const db = openControlDb(layout);
+  const db = openControlDb(layout, ctx.config.settings.controlStore);
   try {
     return action(db, readMasterKey(layout));
   } finally {

@@ -63,6 +63,7 @@ export function registerCompileCommand(program: Command): void {
           const embeddings = nodeVectorsOf(ctx.config.settings);
           result = await compileWebsite(ctx.config.settings.dataDir, opts.website!, opts.out, {
             buildTime,
+            controlStore: ctx.config.settings.controlStore,
             ...(embeddings === undefined ? {} : { embeddings }),
             ...(previous ? { previous } : {}),
           });

@@ -170,7 +170,7 @@ export function registerPublishCommand(program: Command): void {
       const view = await createProgressView(ctx.out.json);
       const progress = view && trackPublishProgress(view);
       const settings = ctx.config.settings;
-      const controlDb = openControlDb(dataDirLayout(settings.dataDir));
+      const controlDb = openControlDb(dataDirLayout(settings.dataDir), settings.controlStore);
       const target = await createTargetFromSettings(settings);
       try {
         const source =

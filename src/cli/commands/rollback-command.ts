@@ -46,7 +46,7 @@ export function registerRollbackCommand(program: Command): void {
       const { openControlDb } = await import('../../platform/storage/index.js');
       const { dataDirLayout } = await import('../../platform/storage/index.js');
       const { isAppError } = await import('../../platform/errors/index.js');
-      const controlDb = openControlDb(dataDirLayout(ctx.config.settings.dataDir));
+      const controlDb = openControlDb(dataDirLayout(ctx.config.settings.dataDir), ctx.config.settings.controlStore);
       const target = await createTargetFromSettings(ctx.config.settings);
       try {
         const result = await rollbackNode({ target, controlDb, websiteId, to });

@@ -51,7 +51,7 @@ async function main(input: PublishWorkerInput, post: (message: PublishWorkerMess
   let controlDb: Db | undefined;
   let target: PublishTarget | undefined;
   try {
-    controlDb = openControlDb(dataDirLayout(settings.dataDir));
+    controlDb = openControlDb(dataDirLayout(settings.dataDir), settings.controlStore);
     target = await createTargetFromSettings(settings);
     const lock =
       input.lockHolder === undefined

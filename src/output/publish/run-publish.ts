@@ -146,6 +146,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
         rejected = rejectionsOf(
           await compiler.compileWebsite(options.settings.dataDir, source.websiteId, nodeDir, {
             buildTime,
+            controlStore: options.settings.controlStore,
             ...(embeddings === undefined ? {} : { embeddings }),
             ...compileAgainst(previous),
           }),

@@ -91,7 +91,7 @@ export interface AssembleServicesOptions {
 
 export function assembleServices(config: ResolvedConfig, options: AssembleServicesOptions): AppServices {
   const layout = dataDirLayout(config.settings.dataDir);
-  const controlDb = openControlDb(layout);
+  const controlDb = openControlDb(layout, config.settings.controlStore);
   const now = options.now ?? Date.now;
   const jobs = new JobQueue(controlDb, {
     maxAttempts: config.settings.jobMaxAttempts,

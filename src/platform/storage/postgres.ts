@@ -51,37 +51,50 @@ export class PostgresSchemaTooNewError extends Error {
 // Any constant will do: every nodectl migrating the same database takes the same lock.
 const MIGRATION_LOCK = 4_141_041;
 
+const SCHEMA_TABLE = `CREATE TABLE IF NOT EXISTS nodectl_schema (
+  version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
+
 /**
- * Applies the migrations newer than the database's version in one transaction, under an advisory
- * lock: daemons starting at once wait for each other, and a failed step leaves the old schema
- * whole (PostgreSQL's DDL is transactional). The version is kept in nodectl_schema.
+ * The statements that bring a database's schema up to date, in order, given a way to run one
+ * (awaited or not: the pool's client and the control Db's synchronous connection both use it):
+ * one transaction under an advisory lock, so daemons starting at once wait for each other and a
+ * failed step leaves the old schema whole (PostgreSQL's DDL is transactional). The version is
+ * kept in nodectl_schema.
  */
+export function* migrationSteps(
+  migrations: readonly PostgresMigration[],
+  displayUrl: string,
+): Generator<{ text: string; values?: unknown[] }, void, { rows: Array<{ v?: unknown }> }> {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1)
+      throw new Error(`PostgreSQL migrations must be numbered 1, 2, 3, ... in list order; found ${m.version} at ${i}`);
+  });
+  yield { text: 'SELECT pg_advisory_xact_lock($1)', values: [MIGRATION_LOCK] };
+  yield { text: SCHEMA_TABLE };
+  const found = Number((yield { text: 'SELECT max(version) AS v FROM nodectl_schema' }).rows[0]?.v ?? 0);
+  if (found > migrations.length) throw new PostgresSchemaTooNewError(displayUrl, found, migrations.length);
+  for (const migration of migrations.slice(found)) {
+    yield { text: migration.sql };
+    yield {
+      text: 'INSERT INTO nodectl_schema (version, name) VALUES ($1, $2)',
+      values: [migration.version, migration.name],
+    };
+  }
+}
+
+/** Applies the migrations newer than the database's version (migrationSteps) on the pool's client. */
 export async function migratePostgres(
   client: PoolClient,
   migrations: readonly PostgresMigration[],
   displayUrl: string,
 ): Promise<void> {
-  migrations.forEach((m, i) => {
-    if (m.version !== i + 1)
-      throw new Error(`PostgreSQL migrations must be numbered 1, 2, 3, ... in list order; found ${m.version} at ${i}`);
-  });
   await client.query('BEGIN');
   try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS nodectl_schema (
-         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
-    );
-    const found = Number(
-      (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM nodectl_schema')).rows[0]?.v ?? 0,
-    );
-    if (found > migrations.length) throw new PostgresSchemaTooNewError(displayUrl, found, migrations.length);
-    for (const migration of migrations.slice(found)) {
-      await client.query(migration.sql);
-      await client.query('INSERT INTO nodectl_schema (version, name) VALUES ($1, $2)', [
-        migration.version,
-        migration.name,
-      ]);
+    const steps = migrationSteps(migrations, displayUrl);
+    let step = steps.next();
+    while (!step.done) {
+      const result = await client.query(step.value.text, step.value.values);
+      step = steps.next(result as { rows: Array<{ v?: unknown }> });
     }
     await client.query('COMMIT');
   } catch (error) {

@@ -13,6 +13,7 @@ import { createApiKey } from '../../../src/control/records/api-keys.js';
 import { setOrganizationPlan } from '../../../src/control/records/organizations.js';
 import { createWebsite } from '../../../src/control/records/websites.js';
 import { injectSigned } from '../../helpers/app.js';
+import { controlTableNames } from '../../helpers/control-tables.js';
 import { startLocalS3, type LocalS3 } from '../../output/publish/s3-server.js';
 import { buildOrgApp, outcome, type OrgTestApp } from './support.js';
 
@@ -120,10 +121,7 @@ async function seedOrganization(name: string, domains: string[]): Promise<Seeded
 /** Every row of every control.sqlite table that holds one of the needles, as `table: row`. */
 function controlRowsHolding(needles: string[]): string[] {
   const db = t.services.controlDb;
-  const tables = db
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-    .pluck()
-    .all() as string[];
+  const tables = controlTableNames(db);
   const hits: string[] = [];
   for (const table of tables) {
     for (const row of db.prepare(`SELECT * FROM "${table}"`).all() as Array<Record<string, unknown>>) {
@@ -175,10 +173,7 @@ const needlesOf = (org: SeededOrg) => [
 
 describe('POST /v1/organizations/:id/erase', () => {
   it('regression guard: every control.sqlite table is either erased by ERASE_STATEMENTS or listed as holding no organization data (a new table must choose)', () => {
-    const tables = t.services.controlDb
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-      .pluck()
-      .all();
+    const tables = controlTableNames(t.services.controlDb);
     const classified = [...new Set([...ERASE_STATEMENTS.map(([table]) => table), ...KEPT_TABLES])].sort();
     expect(tables).toEqual(classified);
   });

@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signRequest } from '../../../src/platform/contract/signing.js';
 import { buildTestApp, fakeClock, injectSigned, seedWebsite, type TestApp } from '../../helpers/app.js';
 import { makeTempDir } from '../../helpers/paths.js';
-import { createTestDatabase } from '../../helpers/postgres.js';
+import { createTestDatabase, postgresServerUrl } from '../../helpers/postgres.js';
 
 /**
- * controlStore = postgres://... (issue 41): two daemons, each over its own data directory (a copy,
- * so they know the same connector but share no control.sqlite), share their request state through
- * one real PostgreSQL: a signed request's nonce used through one is a replay through the other,
- * and the per-connector rate limit counts the requests of both.
+ * controlStore = postgres://... (issue 41): two daemons, each over its own data directory (a copy),
+ * share their control tables and request state through one real PostgreSQL: a signed request's
+ * nonce used through one is a replay through the other, and the per-connector rate limit counts
+ * the requests of both.
  */
 describe('two daemons sharing a PostgreSQL control store', () => {
   const cleanups: Array<() => unknown> = [];
@@ -64,8 +65,7 @@ describe('two daemons sharing a PostgreSQL control store', () => {
     expect(replayed.statusCode).toBe(401);
     expect(replayed.json().error.code).toBe('auth.nonce_replay');
 
-    for (const app of [a, b])
-      expect(app.services.controlDb.prepare('SELECT COUNT(*) FROM nonces').pluck().get()).toBe(0);
+    for (const app of [a, b]) expect(existsSync(join(app.dataDir, 'control.sqlite'))).toBe(false);
     const client = new pg.Client({ connectionString: controlStore });
     await client.connect();
     try {
@@ -100,11 +100,15 @@ describe('two daemons sharing a PostgreSQL control store', () => {
 
   it('fails closed when its PostgreSQL control store cannot be used: 503 service.unavailable', async () => {
     const url = new URL(await createTestDatabase());
-    url.pathname = '/no_such_database';
     const clock = fakeClock();
     const t = await buildTestApp({ settings: { controlStore: url.toString() }, clock });
     cleanups.push(() => t.close());
     const site = await seedWebsite(t.services);
+    // The database goes away under the running daemon: its connections end and cannot be made again.
+    const admin = new pg.Client({ connectionString: await postgresServerUrl() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE ${url.pathname.slice(1)} WITH (FORCE)`);
+    await admin.end();
     const answer = await injectSigned(t.app, '/v1/ingest/heartbeat', {
       token: site.connectorToken,
       websiteId: site.websiteId,

@@ -6,6 +6,9 @@ import {
   PostgresSchemaTooNewError,
   type PostgresStore,
 } from '../../../src/platform/storage/postgres.js';
+import { CONTROL_MIGRATIONS } from '../../../src/platform/storage/control-schema.js';
+import { openDatabase } from '../../../src/platform/storage/sqlite.js';
+import { controlTableNames } from '../../helpers/control-tables.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
 
 /** The PostgreSQL control store's migrations (src/platform/storage/postgres.ts migratePostgres) on a real server. */
@@ -22,7 +25,7 @@ function open(...args: Parameters<typeof connectPostgres>): PostgresStore {
 const tables = async (store: PostgresStore) =>
   (
     await store.query<{ name: string }>(
-      "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+      `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename COLLATE "C"`,
     )
   ).rows.map((r) => r.name);
 
@@ -31,20 +34,14 @@ describe('PostgreSQL control store migrations', () => {
     expect(POSTGRES_MIGRATIONS.map((m) => m.version)).toEqual(POSTGRES_MIGRATIONS.map((_, i) => i + 1));
   });
 
-  it('create one table per migration at the first use, and record each version once, however many daemons start at once', async () => {
+  it('create every control table of control.sqlite at the first use, and record each version once, however many daemons start at once', async () => {
     const url = await createTestDatabase();
     const stores = Array.from({ length: 4 }, () => open(url, { migrations: POSTGRES_MIGRATIONS }));
     await Promise.all(stores.map((store) => store.ready()));
-    expect(await tables(stores[0]!)).toEqual([
-      'idempotency',
-      'jobs',
-      'nodectl_schema',
-      'nonces',
-      'rate_limits',
-      'schedules',
-      'usage_counters',
-      'website_leases',
-    ]);
+    const sqlite = openDatabase(':memory:', { migrations: CONTROL_MIGRATIONS });
+    const sqliteTables = controlTableNames(sqlite);
+    sqlite.close();
+    expect(await tables(stores[0]!)).toEqual([...sqliteTables, 'nodectl_schema'].sort());
     const applied = await stores[1]!.query<{ version: number; name: string }>(
       'SELECT version, name FROM nodectl_schema ORDER BY version',
     );

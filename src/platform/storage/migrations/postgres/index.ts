@@ -6,6 +6,7 @@ import { migration as usageCounters } from './0004-usage-counters.js';
 import { migration as jobs } from './0005-jobs.js';
 import { migration as schedules } from './0006-schedules.js';
 import { migration as websiteLeases } from './0007-website-leases.js';
+import { migration as controlTables } from './0008-control-tables.js';
 
 /**
  * The schema of the PostgreSQL control store (controlStore = postgres://...), oldest first: one
@@ -21,4 +22,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   jobs,
   schedules,
   websiteLeases,
+  controlTables,
 ];
