@@ -11,6 +11,7 @@ import { migration as searchPrefixThree } from './0009-search-prefix-three.js';
 import { migration as factLanguageIndex } from './0010-fact-language-index.js';
 import { migration as chunkVectors } from './0011-chunk-vectors.js';
 import { migration as sourceTrustIndex } from './0012-source-trust-index.js';
+import { migration as fewerHashedIndexes } from './0013-fewer-hashed-indexes.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -36,4 +37,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   factLanguageIndex,
   chunkVectors,
   sourceTrustIndex,
+  fewerHashedIndexes,
 ];
