@@ -1,0 +1,165 @@
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WebsiteInfo } from '../../../src/control/records/website-info.js';
+import { processRawItems } from '../../../src/ingest/graph/process-raw-items.js';
+import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
+import { GRAPH_QUERIES, SqliteGraphReader } from '../../../src/ingest/graph/reader.js';
+import { removeItem } from '../../../src/ingest/graph/remove-item.js';
+import { GRAPH_MIGRATIONS } from '../../../src/platform/storage/migrations/graph/index.js';
+import { latestVersion, openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
+import { makeTempDir, PROJECT_ROOT } from '../../helpers/paths.js';
+
+/** Graph migration 0013 (fewer hashed indexes), from the previous version's fixture with records written into it. */
+const WEBSITE = 'web_01JHKAB5P8S0T4W6X8Z0B2E4G6';
+const site: WebsiteInfo = {
+  websiteId: WEBSITE,
+  domain: 'example.com',
+  brand: 'Example',
+  defaultLanguage: 'en',
+  plan: 'pro',
+  verification: { method: 'dns_txt', state: 'verified' },
+  aliases: ['www.example.com'],
+};
+const NOW = '2025-01-15T10:00:00.000Z';
+
+/** A product page naming a shared brand and author (contributors several items share), in `lang`. */
+function page(i: number, lang: string) {
+  const name = `${lang === 'de' ? 'Fahrrad' : 'Bike'} ${i}`;
+  const ld = {
+    '@context': 'https://schema.org',
+    '@type': 'Product',
+    name,
+    sku: `SKU-${i}`,
+    brand: { '@type': 'Brand', name: 'Velo' },
+    review: { '@type': 'Review', author: { '@type': 'Person', name: `Author ${i % 3}` } },
+    offers: { '@type': 'Offer', price: `${100 + i}.00`, priceCurrency: 'EUR' },
+  };
+  const html = `<html lang="${lang}"><head><title>${name}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head>
+    <body><main><h1>${name}</h1><h2>Details</h2><p>${name} rides far and light, with a steel frame and a leather saddle.</p>
+    <h2>FAQ</h2><p>Does ${name} fold? No, it does not fold.</p></main></body></html>`;
+  return {
+    type: 'product',
+    id: `p${i}`,
+    url: `https://example.com/${lang}/p${i}`,
+    html,
+    checksum: 'sha256:' + String(i).padStart(64, '0'),
+  };
+}
+
+/** Every row of the tables the migration made again or re-indexed, with its rowid. */
+function rows(db: Db): Record<string, unknown[]> {
+  const tables = [
+    'entity_contributors',
+    'relationship_contributors',
+    'fact_candidates',
+    'entities',
+    'relationships',
+    'chunks',
+    'qa',
+  ];
+  return Object.fromEntries(
+    tables.map((t) => [t, db.prepare(`SELECT rowid AS _rowid, * FROM ${t} ORDER BY rowid`).all()]),
+  );
+}
+
+/** What the compiler reads, language by language, in its order. */
+function read(db: Db): unknown {
+  const reader = new SqliteGraphReader(db);
+  return reader.languages().map((lang) => ({
+    lang,
+    entities: [...reader.entities(lang)],
+    facts: [...reader.facts(lang)],
+    relationships: [...reader.relationships(lang)],
+    chunks: [...reader.chunks(lang)],
+    qa: [...reader.qa(lang)],
+  }));
+}
+
+const indexes = (db: Db, table: string) =>
+  db
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? ORDER BY name`)
+    .all(table) as Array<{ name: string; sql: string | null }>;
+
+describe('graph migration 0013: fewer indexes on hashed keys', () => {
+  const cleanups: Array<() => void> = [];
+  afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+  it('keeps every row and rowid and what the compiler reads, and drops the indexes no query needs', () => {
+    const temp = makeTempDir();
+    cleanups.push(temp.cleanup);
+    const file = join(temp.dir, 'graphs', `${WEBSITE}.sqlite`);
+    mkdirSync(join(file, '..'), { recursive: true });
+    copyFileSync(join(PROJECT_ROOT, 'test', 'data', 'graph-v12.sqlite'), file);
+
+    // At version 12, the current writers fill the records (their columns are the same).
+    const v12 = openDatabase(file, { migrations: GRAPH_MIGRATIONS.slice(0, 12), pageSize: 16_384 });
+    expect(v12.pragma('user_version', { simple: true })).toBe(12);
+    const items = [...Array.from({ length: 12 }, (_, i) => page(i, 'en')), ...[20, 21, 22].map((i) => page(i, 'de'))];
+    const written = writeRawItems(v12, items, (i) => JSON.stringify(items[i]), {
+      connectorId: 'conn_test',
+      defaultLanguage: 'en',
+      receivedAt: NOW,
+    });
+    const result = processRawItems(
+      v12,
+      site,
+      written.map((w) => w.rawContentId),
+      { now: NOW },
+    );
+    expect(result).toMatchObject({ processed: items.length, failed: 0 });
+    // Rowids with gaps, as deletes leave them: the rebuilt tables must keep them, not renumber.
+    expect(removeItem(v12, site, 'product:p1')).toBe(true);
+    const before = rows(v12);
+    const readBefore = read(v12);
+    expect(before.entity_contributors!.length).toBeGreaterThan(items.length);
+    expect(before.relationship_contributors!.length).toBeGreaterThan(0);
+    expect(indexes(v12, 'entity_contributors').map((i) => i.name)).toContain('sqlite_autoindex_entity_contributors_1');
+    v12.close();
+
+    const db = openDatabase(file, { migrations: GRAPH_MIGRATIONS, pageSize: 16_384 });
+    cleanups.unshift(() => db.close());
+    expect(db.pragma('user_version', { simple: true })).toBe(latestVersion(GRAPH_MIGRATIONS));
+    expect(rows(db)).toEqual(before);
+    expect(read(db)).toEqual(readBefore);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+
+    expect(indexes(db, 'entity_contributors').map((i) => i.name)).toEqual([
+      'entity_contributors_best',
+      'entity_contributors_by_item',
+      'entity_contributors_importance',
+      'entity_contributors_specific_type',
+    ]);
+    expect(indexes(db, 'relationship_contributors').map((i) => i.name)).toEqual([
+      'relationship_contributors_best',
+      'relationship_contributors_by_item',
+    ]);
+    expect(indexes(db, 'item_contributions').map((i) => i.name)).not.toContain('item_contributions_by_entity');
+    for (const table of ['entities', 'relationships', 'chunks', 'qa'])
+      expect(indexes(db, table).find((i) => i.name === `${table}_by_language`)?.sql).toMatch(/\(language\)$/);
+    // The compiler's reads of a language still read that language only, not the whole table.
+    for (const query of [GRAPH_QUERIES.entities, GRAPH_QUERIES.relationships, GRAPH_QUERIES.chunks, GRAPH_QUERIES.qa]) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all('en') as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join('\n');
+      expect(plan).toMatch(/SEARCH \w+ USING INDEX \w+_by_language \(language=\?\)/);
+    }
+
+    // The writers work on the migrated file: an item again, changed, replaces its rows.
+    const again = { ...page(3, 'en'), checksum: 'sha256:' + 'f'.repeat(64) };
+    again.html = again.html.replace('steel frame', 'carbon frame');
+    const [rewritten] = writeRawItems(db, [again], () => JSON.stringify(again), {
+      connectorId: 'conn_test',
+      defaultLanguage: 'en',
+      receivedAt: NOW,
+    });
+    expect(processRawItems(db, site, [rewritten!.rawContentId], { now: NOW })).toMatchObject({ processed: 1 });
+    const chunks = [...new SqliteGraphReader(db).chunks('en')];
+    expect(chunks.some((c) => c.text.includes('carbon frame'))).toBe(true);
+    expect(chunks.map((c) => c.id)).toEqual(chunks.map((c) => c.id).sort());
+    // Its search documents were refreshed through the re-made triggers and statements.
+    const hits = db.prepare(`SELECT rowid FROM search_fts WHERE search_fts MATCH 'carbon'`).pluck().all() as number[];
+    expect(hits.length).toBeGreaterThan(0);
+    expect(db.prepare('SELECT COUNT(*) FROM search_stale').pluck().get()).toBe(0);
+  });
+});
