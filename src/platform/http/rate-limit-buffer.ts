@@ -25,6 +25,8 @@ interface Counter {
   shared: number;
   /** Counted here, not yet written. */
   pending: number;
+  /** Being written by a flush: still counted until the shared store's answer includes it. */
+  writing: number;
   loaded: Promise<void>;
 }
 
@@ -46,7 +48,15 @@ export function createBufferedRateLimitStore(
     const key = `${bucket}\u0000${windowStart}`;
     let counter = counters.get(key);
     if (!counter) {
-      const created: Counter = { bucket, windowStart, windowMs, shared: 0, pending: 0, loaded: Promise.resolve() };
+      const created: Counter = {
+        bucket,
+        windowStart,
+        windowMs,
+        shared: 0,
+        pending: 0,
+        writing: 0,
+        loaded: Promise.resolve(),
+      };
       created.loaded = shared.read(bucket, windowStart).then(
         (count) => void (created.shared = count),
         (error: unknown) => {
@@ -64,12 +74,13 @@ export function createBufferedRateLimitStore(
     const writes: Array<Promise<void>> = [];
     for (const [key, counter] of counters) {
       if (counter.pending === 0) {
+        if (counter.writing > 0) continue; // a write under way brings the shared count back
         if (counter.windowStart + counter.windowMs <= now()) counters.delete(key);
         // Nothing to add: learn what other processes added meanwhile.
         else
           writes.push(
             shared.read(counter.bucket, counter.windowStart).then(
-              (count) => void (counter.shared = count),
+              (count) => void (counter.shared = Math.max(counter.shared, count)),
               (error: unknown) => options.onError?.(error),
             ),
           );
@@ -77,10 +88,15 @@ export function createBufferedRateLimitStore(
       }
       const by = counter.pending;
       counter.pending = 0;
+      counter.writing += by;
       writes.push(
         shared.increment(counter.bucket, counter.windowStart, counter.windowMs, by).then(
-          (total) => void (counter.shared = total),
+          (total) => {
+            counter.writing -= by;
+            counter.shared = Math.max(counter.shared, total); // answers may arrive out of order; a count only grows
+          },
           (error: unknown) => {
+            counter.writing -= by;
             counter.pending += by;
             options.onError?.(error);
           },
@@ -96,13 +112,13 @@ export function createBufferedRateLimitStore(
     async increment(bucket, windowStart, windowMs, by = 1) {
       const counter = await counterOf(bucket, windowStart, windowMs);
       counter.pending += by;
-      return counter.shared + counter.pending;
+      return counter.shared + counter.writing + counter.pending;
     },
     async read(bucket, windowStart) {
       const counter = counters.get(`${bucket}\u0000${windowStart}`);
       if (!counter) return shared.read(bucket, windowStart);
       await counter.loaded;
-      return counter.shared + counter.pending;
+      return counter.shared + counter.writing + counter.pending;
     },
     flush,
     async close() {

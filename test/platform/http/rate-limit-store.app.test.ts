@@ -161,4 +161,25 @@ describe('the buffered store in front of control.sqlite', () => {
     expect(await store.read('k', 0)).toBe(40);
     await store.close();
   });
+
+  it('counts what a flush is writing until the shared store answers: a slow store never lets a request through early', async () => {
+    const inner = createSqliteRateLimitStore(db);
+    let answer: (() => void) | undefined;
+    const slow: RateLimitStore = {
+      read: (bucket, windowStart) => inner.read(bucket, windowStart),
+      increment: (bucket, windowStart, windowMs, by) =>
+        answer
+          ? inner.increment(bucket, windowStart, windowMs, by) // held once only
+          : new Promise((resolve) => (answer = () => resolve(inner.increment(bucket, windowStart, windowMs, by)))),
+    };
+    const store = createBufferedRateLimitStore(slow, { now: () => 0, flushMs: 3_600_000 });
+    for (let i = 0; i < 3; i++) await store.increment('k', 0, 60_000);
+    const flushed = store.flush(); // the write of 3 is under way
+    expect(await store.increment('k', 0, 60_000)).toBe(4);
+    expect(await store.read('k', 0)).toBe(4);
+    answer!();
+    await flushed;
+    expect(await store.read('k', 0)).toBe(4);
+    await store.close();
+  });
 });
