@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { newUlid } from '../ids/index.js';
-import type { Db } from '../storage/index.js';
+import { isPostgresDb, type Db } from '../storage/index.js';
 import { JobPayloadError, parseJobPayload, type JobKind } from './payload.js';
 import type { Awaitable } from './store.js';
 
@@ -260,29 +260,27 @@ export class JobQueue implements JobStore {
 
   /**
    * Claims the next due job (optionally of given kinds): a queued job whose run time has come,
-   * or a running job whose lease lapsed. Returns undefined when nothing is due. The claim commits
-   * without an fsync: a claim a power cut takes leaves the job queued (or its lease lapses), and
-   * the job runs again, as after any crash mid-run; its completion or failure is synced.
+   * or a running job whose lease lapsed. Returns undefined when nothing is due. One statement,
+   * atomic on either store; on PostgreSQL `FOR UPDATE SKIP LOCKED` lets daemons claim side by
+   * side, each skipping the rows another is taking. The claim commits without an fsync: a claim a
+   * power cut takes leaves the job queued (or its lease lapses), and the job runs again, as after
+   * any crash mid-run; its completion or failure is synced.
    */
   claim(owner: string, kinds?: readonly string[]): Job | undefined {
     const now = this.now();
     const kindFilter = kinds && kinds.length > 0 ? `AND kind IN (${kinds.map(() => '?').join(',')})` : '';
-    const claim = this.db.transaction(() => {
-      const row = this.db
-        .prepare(
-          `SELECT id FROM jobs WHERE ((state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until < ?)) ${kindFilter}
-           ORDER BY run_at, id LIMIT 1`,
-        )
-        .get(now, now, ...(kinds ?? [])) as { id: string } | undefined;
-      if (!row) return undefined;
+    const skipLocked = isPostgresDb(this.db) ? 'FOR UPDATE SKIP LOCKED' : '';
+    const row = withoutFsync(this.db, () =>
       this.db
         .prepare(
-          `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ?`,
+          `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
+           WHERE id = (SELECT id FROM jobs WHERE ((state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until < ?))
+             ${kindFilter} ORDER BY run_at, id LIMIT 1 ${skipLocked})
+           RETURNING *`,
         )
-        .run(owner, now + this.leaseMs, now, row.id);
-      return this.get(row.id);
-    });
-    return withoutFsync(this.db, () => claim.immediate());
+        .get(owner, now + this.leaseMs, now, now, now, ...(kinds ?? [])),
+    ) as JobRow | undefined;
+    return row ? toJob(row) : undefined;
   }
 
   /** Extends a running job's lease (for long jobs). Returns false if the lease was lost. */
@@ -352,7 +350,7 @@ export class JobQueue implements JobStore {
     const now = this.now();
     this.db
       .prepare(
-        `UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+        `UPDATE jobs SET state = 'queued', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, run_at = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
       )
       .run(now + delayMs, error, now, id, owner);
     return this.get(id);

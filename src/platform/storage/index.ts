@@ -1,5 +1,6 @@
 /** The public face of src/platform/storage: what the rest of src/ may import from it. */
 export { openControlDb } from './control.js';
+export { isPostgresDb } from './postgres-sync.js';
 export { connectPostgres, migratePostgres, PostgresSchemaTooNewError } from './postgres.js';
 export { openPostgresControlStore } from './postgres-control.js';
 export type { PostgresMigration, PostgresQuery, PostgresResult, PostgresStore } from './postgres.js';

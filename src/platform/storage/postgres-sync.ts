@@ -367,3 +367,8 @@ export function openPostgresControlDb(url: string, options: SyncPostgresOptions)
   }
   return new PostgresControlDb(connection) as unknown as Db;
 }
+
+/** Whether `db` is the control database on PostgreSQL (for the few statements that differ by store). */
+export function isPostgresDb(db: Db): boolean {
+  return (db as unknown) instanceof PostgresControlDb;
+}

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JOBS } from '../../../src/daemon/job-definitions.js';
@@ -11,6 +12,7 @@ import { JobQueue, type JobQueueOptions, type JobStore } from '../../../src/plat
 import type { Awaitable } from '../../../src/platform/jobs/store.js';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
+import type { Db } from '../../../src/platform/storage/sqlite.js';
 import { openPostgresControlStore } from '../../../src/platform/storage/postgres-control.js';
 import type { PostgresStore } from '../../../src/platform/storage/postgres.js';
 import { makeTempDir } from '../../helpers/paths.js';
@@ -312,6 +314,54 @@ queueSuite('postgres', async () => {
     schedule: (queue, jobs, at) => (queue as PostgresJobQueue).enqueueDuePeriodic(periodicJobs(jobs), at),
     close: async () => void (await Promise.all(opened.map((store) => store.close()))),
   };
+});
+
+// The queue the daemon runs with controlStore = postgres://...: the SQLite queue's code on the control Db.
+queueSuite('control Db on postgres', async () => {
+  const url = await createTestDatabase();
+  const temp = makeTempDir('nodectl-jobs-');
+  const dbs = new Map<JobStore, Db>();
+  return {
+    // Each queue its own connection: two queues are two daemons sharing the database.
+    queue: (options) => {
+      const db = openControlDb(dataDirLayout(temp.dir), url);
+      const queue = new JobQueue(db, options);
+      dbs.set(queue, db);
+      return queue;
+    },
+    schedule: (queue, jobs, at) => enqueueDuePeriodicJobs(dbs.get(queue)!, queue as JobQueue, jobs, at),
+    close: () => {
+      for (const db of dbs.values()) db.close();
+      temp.cleanup();
+    },
+  };
+});
+
+describe('the control Db queue on postgres across daemons', () => {
+  it('a claim skips a job another daemon holds locked instead of waiting for it (FOR UPDATE SKIP LOCKED)', async () => {
+    const url = await createTestDatabase();
+    const temp = makeTempDir('nodectl-jobs-');
+    const db = openControlDb(dataDirLayout(temp.dir), url);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      clock = 1_000_000;
+      const queue = new JobQueue(db, { now });
+      const first = queue.enqueue(K, { n: 1 });
+      clock += 1;
+      const second = queue.enqueue(K, { n: 2 });
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [first.id]);
+      expect(queue.claim('b')?.id).toBe(second.id);
+      await holder.query('ROLLBACK');
+      expect(queue.claim('c')?.id).toBe(first.id);
+      expect(queue.claim('d')).toBeUndefined();
+    } finally {
+      await holder.end();
+      db.close();
+      temp.cleanup();
+    }
+  });
 });
 
 /** Several daemons sharing one PostgreSQL queue: each with its own pool (its own connections). */
