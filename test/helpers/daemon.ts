@@ -5,7 +5,10 @@ import { NODECTL_BIN, makeTempDir } from './paths.js';
 import { until } from './until.js';
 
 export interface TestDaemon {
+  /** Its public base URL as it printed it (its loopback address unless publicBaseUrl is set). */
   url: string;
+  /** Where it listens: url, or the loopback address of a port given in the options. */
+  address: string;
   dataDir: string;
   /** Everything the daemon wrote to stderr so far (JSON logs and the banner). */
   output(): string;
@@ -30,10 +33,12 @@ export interface StartDaemonOptions {
    * console). The port is then picked before the start, since the setting must name it.
    */
   appBasePath?: string;
+  /** Listen on this port (a free one: freePort()) rather than one the OS picks. */
+  port?: number;
 }
 
 /** A loopback port free now (the OS picks it; the daemon binds it right after). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -48,7 +53,7 @@ async function freePort(): Promise<number> {
 export async function startTestDaemon(options: StartDaemonOptions = {}): Promise<TestDaemon> {
   const temp = options.dataDir ? undefined : makeTempDir('nodectl-daemon-');
   const dataDir = options.dataDir ?? temp!.dir;
-  const port = options.appBasePath === undefined ? 0 : await freePort();
+  const port = options.port ?? (options.appBasePath === undefined ? 0 : await freePort());
   const appBaseUrl =
     options.appBasePath === undefined ? {} : { NODECTL_APP_BASE_URL: `http://127.0.0.1:${port}${options.appBasePath}` };
   const child = execa(
@@ -96,13 +101,16 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
     });
   });
   // The banner is printed once the daemon listens with its databases open: /readyz answers 200 from then on.
-  const ready = await request(`${url}/readyz`);
+  // With a known port, ask it directly: url is the public base URL, which may be another address.
+  const address = port === 0 ? url : `http://127.0.0.1:${port}`;
+  const ready = await request(`${address}/readyz`);
   const readyBody = await ready.body.text();
   if (ready.statusCode !== 200)
     throw new Error(`the daemon listens but /readyz answered ${ready.statusCode}: ${readyBody}\n${output}`);
   const holds = (text: string | RegExp) => (typeof text === 'string' ? output.includes(text) : text.test(output));
   return {
     url,
+    address,
     dataDir,
     process: child,
     output: () => output,
