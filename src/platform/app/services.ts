@@ -61,9 +61,9 @@ export interface AppServices {
   readonly metrics: Metrics;
   readonly logger: Logger;
   /**
-   * The PostgreSQL control store when controlStore is a postgres:// URL (docs/scaling.md): it holds
-   * the shared request state (nonces, idempotency records, rate-limit windows) of every daemon
-   * sharing it; the other control tables stay in control.sqlite. Undefined with the SQLite default.
+   * An async pool on the PostgreSQL control store when controlStore is a postgres:// URL
+   * (docs/scaling.md), for the request state read on every ingest request (nonces, idempotency
+   * records, rate-limit windows); controlDb holds the same tables there. Undefined with SQLite.
    */
   readonly postgres?: PostgresStore;
   /**

@@ -245,7 +245,7 @@ export const SETTINGS = {
     default: undefined,
     env: 'NODECTL_CONTROL_STORE',
     description:
-      'Where the shared request state (ingest nonces, idempotency keys, rate-limit windows) lives: <dataDir>/control.sqlite (default), or a postgres:// URL that several daemons share (docs/scaling.md). The password in the URL is masked in `nodectl config` and logs.',
+      'Where the control tables live (accounts, organizations, websites, connectors, keys, jobs, usage, nonces, idempotency keys, rate-limit windows, ...): <dataDir>/control.sqlite (default), or a postgres:// URL that several daemons share (docs/scaling.md). The password in the URL is masked in `nodectl config` and logs.',
   }),
   // Accounts and sessions (docs/auth.md).
   accessTokenAlgorithm: setting({
