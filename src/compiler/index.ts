@@ -46,3 +46,4 @@ export {
 export { compileWebsite } from './website.js';
 export type { RejectedKind, RejectedRecord } from './rejections.js';
 export { ParallelWrittenNodeCheck } from './validate/written-node-thread.js';
+export { KnownLinesCheck } from './validate/known-lines.js';

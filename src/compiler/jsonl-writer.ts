@@ -132,8 +132,9 @@ export class JsonlWriter<T extends object> {
   /** Validates and writes `record`; a record that fails its schema throws (a compiler bug, not data). */
   add(record: T, id?: string): void {
     const line = JSON.stringify(record);
-    if (!this.isUnchanged(id, line)) assertValid(this.schema, record, this.where());
-    this.write(line, id);
+    const unchanged = this.isUnchanged(id, line);
+    if (!unchanged) assertValid(this.schema, record, this.where());
+    this.write(line, record, unchanged, id);
   }
 
   /**
@@ -143,9 +144,9 @@ export class JsonlWriter<T extends object> {
    */
   offer(record: T, id: string, policy?: (record: T) => SchemaProblem | null): SchemaProblem | null {
     const line = JSON.stringify(record);
-    const problem =
-      (this.isUnchanged(id, line) ? null : checkRecord(this.schema, record, this.where())) ?? policy?.(record) ?? null;
-    if (problem === null) this.write(line, id);
+    const unchanged = this.isUnchanged(id, line);
+    const problem = (unchanged ? null : checkRecord(this.schema, record, this.where())) ?? policy?.(record) ?? null;
+    if (problem === null) this.write(line, record, unchanged, id);
     return problem;
   }
 
@@ -164,8 +165,8 @@ export class JsonlWriter<T extends object> {
     return `${this.path} line ${this.file.lineCount + 1}`;
   }
 
-  private write(line: string, id?: string): void {
-    this.file.writeLine(line);
+  private write(line: string, record: T, unchanged: boolean, id?: string): void {
+    this.file.writeLine(line, record, unchanged);
     if (id !== undefined) {
       if (this.lastId !== null && id <= this.lastId)
         throw new Error(`${this.path}: records out of id order (${this.lastId} then ${id})`);

@@ -15,6 +15,13 @@ export interface SinkFile {
   write(chunk: Uint8Array): void;
   /** `written`: the checksum, size and line count TrackedFile measured over exactly the chunks this file was given. */
   close(written: WrittenFile): void;
+  /**
+   * Told of each JSONL line before its bytes (the line plus a line feed) are written: the record
+   * it was serialized from, and whether it is the same bytes as the record's line in a validated
+   * previous version (a publish's check of its own compile, known-lines.ts). Optional: a sink
+   * that only stores bytes leaves it out, and so does a sink that wraps another one.
+   */
+  line?(line: string, record: object, unchanged: boolean): void;
 }
 
 /** What the core knows about a file once it is closed: the manifest entry's measured parts. */
@@ -66,9 +73,10 @@ export class TrackedFile {
     if (this.binaryBytes >= FLUSH_AT) this.flushBinary();
   }
 
-  /** One JSONL line: the serialized record plus a line feed. */
-  writeLine(line: string): void {
+  /** One JSONL line: the serialized record plus a line feed; `record` and `unchanged` go to the sink's line(). */
+  writeLine(line: string, record?: object, unchanged = false): void {
     this.lines++;
+    if (record !== undefined) this.target.line?.(line, record, unchanged);
     this.write(line + '\n');
   }
 

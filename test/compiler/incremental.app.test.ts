@@ -5,6 +5,8 @@ import { compileToDirectory } from '../../src/compiler/directory.js';
 import { loadFixture } from '../../src/compiler/fixture.js';
 import { listFixtures } from '../../src/compiler/golden.js';
 import { readPreviousNode } from '../../src/compiler/previous.js';
+import { KnownLinesCheck } from '../../src/compiler/validate/known-lines.js';
+import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import type { CompileResult } from '../../src/compiler/types.js';
 import type { WebsiteInfo } from '../../src/control/records/website-info.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
@@ -50,9 +52,13 @@ async function compileBothWays(
   expect(previous?.recordHashes).toBeUndefined();
   const full = await readPreviousNode(previousDir, { hashRecords: true });
   expect(full?.recordHashes?.size).toBeGreaterThan(0);
+  // A publish checks such a compile from the lines it wrote (KnownLinesCheck): the report must be
+  // validateNode's on the folder.
+  const check = new KnownLinesCheck(incrementalDir);
   const result = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
     buildTime,
     previous: previous!,
+    wrapSink: (sink) => check.sink(sink),
   });
   const reference = await compileToDirectory(new SqliteGraphReader(db), site, fullDir, {
     buildTime,
@@ -63,6 +69,10 @@ async function compileBothWays(
   const b = filesOf(fullDir);
   expect([...a.keys()]).toEqual([...b.keys()]);
   for (const [name, bytes] of a) expect(bytes.equals(b.get(name)!), name).toBe(true);
+  const known = await check.report();
+  expect(known).toBeDefined();
+  expect(known).toEqual(await validateNode(incrementalDir, { recordsPassedSchemas: true, forNewVersion: true }));
+  expect(known?.ok).toBe(true);
   return { dir: incrementalDir, result };
 }
 

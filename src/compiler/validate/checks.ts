@@ -71,7 +71,8 @@ export function recordIssues(record: Record<string, unknown>, file: string, line
       message: `a uuid stands where a stable id is required (${leak}); ids must be <prefix>_<hash>`,
     });
   for (const field of INTERNAL_FIELDS) {
-    if (field in record)
+    // A record the compiler serialized may hold a key whose value is undefined: its line has no such key.
+    if (record[field] !== undefined)
       issues.push({
         code: 'export.internal_field',
         severity: 'error',

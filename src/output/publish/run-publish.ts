@@ -9,6 +9,7 @@ import type {
   PreviousNode,
   ValidationReport,
   ParallelWrittenNodeCheck,
+  KnownLinesCheck,
 } from '../../compiler/index.js';
 import { type Db, assertFreeSpace, dataDirLayout, graphDbPath } from '../../platform/storage/index.js';
 import { assertPublishAllowed, countPublish } from '../../control/plans/index.js';
@@ -89,6 +90,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
   assertFreeSpace(options.settings.dataDir, options.settings.minFreeDiskMb);
   const work = createPublishWorkDir(options.settings.dataDir, now());
   let written: ParallelWrittenNodeCheck | undefined;
+  let known: KnownLinesCheck | undefined;
   try {
     let nodeDir: string;
     let websiteId = options.websiteId;
@@ -120,14 +122,17 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       // not read back: the files the target is given are the ones those bytes went to; each
       // record passed its line schema in the compiler just before it was serialized), in a worker
       // thread alongside the compile once the node is large enough to pay for one. A compile
-      // against a live version is checked from its folder afterwards, against the live version:
-      // it is often unchanged, which that check settles from the checksums without reading the
-      // shared files, where the check as written parses every line before anyone knows.
-      const { ParallelWrittenNodeCheck } = await import('../../compiler/index.js');
+      // against a live version is checked from the lines it wrote (KnownLinesCheck): a line that
+      // is the live version's validated bytes is not parsed again, only the others are; when its
+      // lines were not all known, the folder is checked afterwards, against the live version.
+      const { KnownLinesCheck, ParallelWrittenNodeCheck } = await import('../../compiler/index.js');
       const alter = options.alterCompiledFiles ?? ((sink: NodeSink) => sink);
       const compileAgainst = (previous: PreviousNode | undefined) => {
         const reporting = onProgress ? { onProgress } : {};
-        if (previous !== undefined) return { previous, wrapSink: alter, ...reporting };
+        if (previous !== undefined) {
+          const check = (known = new KnownLinesCheck(nodeDir));
+          return { previous, wrapSink: (sink: NodeSink) => alter(check.sink(sink)), ...reporting };
+        }
         const check = (written = new ParallelWrittenNodeCheck(nodeDir, { recordsPassedSchemas: true }));
         return { wrapSink: (sink: NodeSink) => alter(check.sink(sink)), ...reporting };
       };
@@ -189,7 +194,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
           graph.close();
         }
       }
-      writtenReport = await written?.report();
+      writtenReport = (await written?.report()) ?? (await known?.report());
     }
     if (websiteId === undefined) {
       try {

@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileToDirectory, loadFixture, type NodeSink, type SinkFile } from '../../src/compiler/index.js';
+import { readPreviousNode } from '../../src/compiler/previous.js';
+import { KnownLinesCheck } from '../../src/compiler/validate/known-lines.js';
+import { validateNode } from '../../src/compiler/validate/validate-node.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+import { alteredSink } from './helpers.js';
+
+// KnownLinesCheck checks a compile against a live version from the records the compiler wrote.
+// Each case below hands it a record the compiler did not write (a defect between the compiler and
+// the check, as a compiler bug would make one): it must not pass the node, so that the publish
+// validates the folder instead; a line said to be the live version's validated bytes keeps its
+// own checks from then.
+
+const SHOP = join(PROJECT_ROOT, 'fixtures', 'shop');
+const temp = makeTempDir('nodectl-known-lines-');
+afterAll(() => temp.cleanup());
+let runs = 0;
+let liveDir = '';
+
+type Tamper = (record: Record<string, unknown>, unchanged: boolean) => [Record<string, unknown>, boolean];
+
+/** A sink whose file `path` tells the check of a changed `nth` line (its bytes stay as written). */
+function tamperedSink(inner: NodeSink, path: string, nth: number, tamper: Tamper): NodeSink {
+  return {
+    open(opened) {
+      const target = inner.open(opened);
+      if (opened !== path) return target;
+      let n = 0;
+      const file: SinkFile = {
+        write: (chunk) => target.write(chunk),
+        close: (written) => target.close(written),
+        line: (line, record, unchanged) => {
+          const [told, same] =
+            ++n === nth ? tamper({ ...record } as Record<string, unknown>, unchanged) : [record, unchanged];
+          target.line?.(line, told, same);
+        },
+      };
+      return file;
+    },
+  };
+}
+
+/** Compiles the shop fixture against the live version through a KnownLinesCheck behind `wrap`. */
+async function compileChecked(wrap: (sink: NodeSink) => NodeSink = (sink) => sink) {
+  const fixture = loadFixture(SHOP);
+  const graph = buildGraphFromItems(fixture.items, fixture.site, {
+    receivedAt: fixture.buildTime,
+    editorial: fixture.editorial,
+  });
+  const out = join(temp.dir, `node-${++runs}`);
+  const check = new KnownLinesCheck(out);
+  try {
+    await compileToDirectory(graph.reader, fixture.site, out, {
+      ...fixture.presentation,
+      buildTime: '2026-06-01T00:00:00Z',
+      previous: (await readPreviousNode(liveDir, { validated: true }))!,
+      wrapSink: (sink) => wrap(check.sink(sink)),
+    });
+  } finally {
+    graph.close();
+  }
+  return { out, report: await check.report() };
+}
+
+beforeAll(async () => {
+  const fixture = loadFixture(SHOP);
+  const graph = buildGraphFromItems(fixture.items, fixture.site, {
+    receivedAt: fixture.buildTime,
+    editorial: fixture.editorial,
+  });
+  liveDir = join(temp.dir, 'live');
+  try {
+    await compileToDirectory(graph.reader, fixture.site, liveDir, {
+      ...fixture.presentation,
+      buildTime: fixture.buildTime,
+    });
+  } finally {
+    graph.close();
+  }
+});
+
+describe('KnownLinesCheck', () => {
+  it("gives validateNode's report on the folder for a compile against the live version", async () => {
+    const { out, report } = await compileChecked();
+    expect(report).toBeDefined();
+    expect(report?.ok).toBe(true);
+    expect(report).toEqual(await validateNode(out, { recordsPassedSchemas: true, forNewVersion: true }));
+  }, 60_000);
+
+  const defects: Array<[string, string, number, Tamper]> = [
+    [
+      'a dangling fact reference',
+      'qa.en.jsonl',
+      1,
+      (r) => [{ ...r, fact_ids: ['fact_000000000000000000000000'] }, false],
+    ],
+    [
+      "a fact's subject that is no entity (looked up after the entities)",
+      'facts.en.jsonl',
+      2,
+      (r) => [{ ...r, subject_entity_id: 'entity_000000000000000000000000' }, false],
+    ],
+    [
+      'a citation of no record (looked up at the end)',
+      'citations.jsonl',
+      3,
+      (r) => [{ ...r, record_id: 'fact_000000000000000000000000' }, false],
+    ],
+    ['a duplicate id', 'entities.en.jsonl', 2, (r) => [{ ...r, id: 'entity_000000000000000000000001' }, false]],
+    [
+      'a uuid leak in a changed line',
+      'chunks.en.jsonl',
+      1,
+      (r) => [{ ...r, id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' }, false],
+    ],
+    ['an internal field', 'sources.jsonl', 1, (r) => [{ ...r, editorial_status: 'approved' }, false]],
+  ];
+
+  it.each(defects)(
+    'does not pass %s',
+    async (_, path, nth, tamper) => {
+      const duplicate = path === 'entities.en.jsonl';
+      const { report } = await compileChecked((sink) =>
+        tamperedSink(
+          duplicate
+            ? tamperedSink(sink, path, 1, (r, u) => [{ ...r, id: 'entity_000000000000000000000001' }, u])
+            : sink,
+          path,
+          nth,
+          tamper,
+        ),
+      );
+      expect(report).toBeUndefined();
+    },
+    60_000,
+  );
+
+  it("keeps the own checks of a line that is the live version's validated bytes", async () => {
+    const { report } = await compileChecked((sink) =>
+      tamperedSink(sink, 'sources.jsonl', 1, (r) => [{ ...r, editorial_status: 'approved' }, true]),
+    );
+    expect(report?.ok).toBe(true);
+  }, 60_000);
+
+  it('leaves the report to the folder when a file reaches it without its lines', async () => {
+    const { report } = await compileChecked((sink) => alteredSink(sink, { 'facts.en.jsonl': (t) => t }));
+    expect(report).toBeUndefined();
+  }, 60_000);
+});
