@@ -131,6 +131,12 @@ export class ChangeLog {
     return before === line;
   };
 
+  /** Whether record `id` of `file` had a line in the validated previous version (false when that is not known without hashing). */
+  readonly existed = (file: string, id: string): boolean => {
+    if (this.previous?.validated !== true || !this.streaming) return false;
+    return this.pairedFile(file)?.at(id) !== undefined;
+  };
+
   /** Called with each record line as it is written. A first version has nothing to compare against: no hashing. */
   readonly observe = (file: string, id: string, line: string): void => {
     if (this.previous === undefined) return;

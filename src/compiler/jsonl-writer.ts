@@ -3,7 +3,7 @@ import { z, ZodObject } from 'zod';
 import { compiledSchema } from '../platform/contract/index.js';
 import { AppError } from '../platform/errors/index.js';
 import { UUID_PATTERN } from '../ingest/graph/index.js';
-import { type NodeSink, type WrittenFile, TrackedFile } from './sink.js';
+import { type LinePrevious, type NodeSink, type WrittenFile, TrackedFile } from './sink.js';
 
 /**
  * Names a uuid that stands where a stable id is required (id, *_id, *_ids), or null. A uuid
@@ -105,6 +105,8 @@ export type LineObserver = (file: string, id: string, line: string) => void;
 export interface PreviousLineTracker {
   observe: LineObserver;
   unchanged?: (file: string, id: string, line: string) => boolean;
+  /** Whether record `id` of `file` had a line in that validated previous version (false when that is not known). */
+  existed?: (file: string, id: string) => boolean;
 }
 
 /** A .jsonl node file: validates every record before it is written, one line each. */
@@ -113,6 +115,7 @@ export class JsonlWriter<T extends object> {
   private lastId: string | null = null;
   private readonly observe: LineObserver | undefined;
   private readonly unchanged: PreviousLineTracker['unchanged'];
+  private readonly existed: PreviousLineTracker['existed'];
 
   constructor(
     sink: NodeSink,
@@ -123,6 +126,7 @@ export class JsonlWriter<T extends object> {
     this.file = new TrackedFile(sink, path);
     this.observe = typeof previous === 'function' ? previous : previous?.observe;
     this.unchanged = typeof previous === 'function' ? undefined : previous?.unchanged;
+    this.existed = typeof previous === 'function' ? undefined : previous?.existed;
   }
 
   get count(): number {
@@ -134,7 +138,7 @@ export class JsonlWriter<T extends object> {
     const line = JSON.stringify(record);
     const unchanged = this.isUnchanged(id, line);
     if (!unchanged) assertValid(this.schema, record, this.where());
-    this.write(line, record, unchanged, id);
+    this.write(line, record, this.previousOf(id, unchanged), id);
   }
 
   /**
@@ -146,7 +150,7 @@ export class JsonlWriter<T extends object> {
     const line = JSON.stringify(record);
     const unchanged = this.isUnchanged(id, line);
     const problem = (unchanged ? null : checkRecord(this.schema, record, this.where())) ?? policy?.(record) ?? null;
-    if (problem === null) this.write(line, record, unchanged, id);
+    if (problem === null) this.write(line, record, this.previousOf(id, unchanged), id);
     return problem;
   }
 
@@ -161,12 +165,17 @@ export class JsonlWriter<T extends object> {
     );
   }
 
+  private previousOf(id: string | undefined, unchanged: boolean): LinePrevious {
+    if (unchanged) return 'same';
+    return id !== undefined && this.existed?.(this.path, id) === true ? 'changed' : 'other';
+  }
+
   private where(): string {
     return `${this.path} line ${this.file.lineCount + 1}`;
   }
 
-  private write(line: string, record: T, unchanged: boolean, id?: string): void {
-    this.file.writeLine(line, record, unchanged);
+  private write(line: string, record: T, previous: LinePrevious, id?: string): void {
+    this.file.writeLine(line, record, previous);
     if (id !== undefined) {
       if (this.lastId !== null && id <= this.lastId)
         throw new Error(`${this.path}: records out of id order (${this.lastId} then ${id})`);

@@ -36,7 +36,11 @@ export async function readPreviousNode(
     label: manifest.node_version_label ?? null,
     generatedAt: manifest.generated_at,
     history,
-    files: manifest.files.map((f) => ({ path: f.path, checksum: f.checksum })),
+    files: manifest.files.map((f) => ({
+      path: f.path,
+      checksum: f.checksum,
+      ...(f.records === undefined ? {} : { records: f.records }),
+    })),
   };
   if (options.hashRecords !== true)
     return {

@@ -17,12 +17,19 @@ export interface SinkFile {
   close(written: WrittenFile): void;
   /**
    * Told of each JSONL line before its bytes (the line plus a line feed) are written: the record
-   * it was serialized from, and whether it is the same bytes as the record's line in a validated
-   * previous version (a publish's check of its own compile, known-lines.ts). Optional: a sink
-   * that only stores bytes leaves it out, and so does a sink that wraps another one.
+   * it was serialized from, and what the record was in a validated previous version (a
+   * publish's check of its own compile, known-lines.ts). Optional: a sink that only stores bytes
+   * leaves it out, and so does a sink that wraps another one.
    */
-  line?(line: string, record: object, unchanged: boolean): void;
+  line?(line: string, record: object, previous: LinePrevious): void;
 }
+
+/**
+ * A record line against a validated previous version of the node, file by file: `same`, the same
+ * bytes as the record's line there; `changed`, the record had another line there; `other`, it
+ * had none, or that is not known (no validated previous version read alongside the compile).
+ */
+export type LinePrevious = 'same' | 'changed' | 'other';
 
 /** What the core knows about a file once it is closed: the manifest entry's measured parts. */
 export interface WrittenFile {
@@ -73,10 +80,10 @@ export class TrackedFile {
     if (this.binaryBytes >= FLUSH_AT) this.flushBinary();
   }
 
-  /** One JSONL line: the serialized record plus a line feed; `record` and `unchanged` go to the sink's line(). */
-  writeLine(line: string, record?: object, unchanged = false): void {
+  /** One JSONL line: the serialized record plus a line feed; `record` and `previous` go to the sink's line(). */
+  writeLine(line: string, record?: object, previous: LinePrevious = 'other'): void {
     this.lines++;
-    if (record !== undefined) this.target.line?.(line, record, unchanged);
+    if (record !== undefined) this.target.line?.(line, record, previous);
     this.write(line + '\n');
   }
 

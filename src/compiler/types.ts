@@ -41,7 +41,7 @@ export interface PreviousNode {
   /** Its versions.json history (newest first), not including itself. */
   history: VersionEntry[];
   /** Its manifest files[] entries. */
-  files: Array<Pick<ManifestFile, 'path' | 'checksum'>>;
+  files: Array<Pick<ManifestFile, 'path' | 'checksum' | 'records'>>;
   /**
    * sha256 of each record line, keyed `${file}\u0000${record id}`. When absent, the record
    * files are read from `recordsDir` alongside the compile (src/compiler/changes.ts).

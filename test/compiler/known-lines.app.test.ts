@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink, type SinkFile } from '../../src/compiler/index.js';
+import type { LinePrevious } from '../../src/compiler/sink.js';
 import { readPreviousNode } from '../../src/compiler/previous.js';
+import type { PreviousNode } from '../../src/compiler/types.js';
 import { KnownLinesCheck } from '../../src/compiler/validate/known-lines.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
@@ -20,7 +22,7 @@ afterAll(() => temp.cleanup());
 let runs = 0;
 let liveDir = '';
 
-type Tamper = (record: Record<string, unknown>, unchanged: boolean) => [Record<string, unknown>, boolean];
+type Tamper = (record: Record<string, unknown>, previous: LinePrevious) => [Record<string, unknown>, LinePrevious];
 
 /** A sink whose file `path` tells the check of a changed `nth` line (its bytes stay as written). */
 function tamperedSink(inner: NodeSink, path: string, nth: number, tamper: Tamper): NodeSink {
@@ -32,10 +34,10 @@ function tamperedSink(inner: NodeSink, path: string, nth: number, tamper: Tamper
       const file: SinkFile = {
         write: (chunk) => target.write(chunk),
         close: (written) => target.close(written),
-        line: (line, record, unchanged) => {
-          const [told, same] =
-            ++n === nth ? tamper({ ...record } as Record<string, unknown>, unchanged) : [record, unchanged];
-          target.line?.(line, told, same);
+        line: (line, record, previous) => {
+          const [told, as] =
+            ++n === nth ? tamper({ ...record } as Record<string, unknown>, previous) : [record, previous];
+          target.line?.(line, told, as);
         },
       };
       return file;
@@ -43,20 +45,27 @@ function tamperedSink(inner: NodeSink, path: string, nth: number, tamper: Tamper
   };
 }
 
-/** Compiles the shop fixture against the live version through a KnownLinesCheck behind `wrap`. */
-async function compileChecked(wrap: (sink: NodeSink) => NodeSink = (sink) => sink) {
+/**
+ * Compiles the shop fixture against the live version through a KnownLinesCheck behind `wrap`,
+ * told of the live version's files (`live`: as they are, altered, or not at all).
+ */
+async function compileChecked(
+  wrap: (sink: NodeSink) => NodeSink = (sink) => sink,
+  live: (files: PreviousNode['files']) => PreviousNode['files'] | undefined = (files) => files,
+) {
   const fixture = loadFixture(SHOP);
   const graph = buildGraphFromItems(fixture.items, fixture.site, {
     receivedAt: fixture.buildTime,
     editorial: fixture.editorial,
   });
   const out = join(temp.dir, `node-${++runs}`);
-  const check = new KnownLinesCheck(out);
+  const previous = (await readPreviousNode(liveDir, { validated: true }))!;
+  const check = new KnownLinesCheck(out, live(previous.files));
   try {
     await compileToDirectory(graph.reader, fixture.site, out, {
       ...fixture.presentation,
       buildTime: '2026-06-01T00:00:00Z',
-      previous: (await readPreviousNode(liveDir, { validated: true }))!,
+      previous,
       wrapSink: (sink) => wrap(check.sink(sink)),
     });
   } finally {
@@ -95,28 +104,28 @@ describe('KnownLinesCheck', () => {
       'a dangling fact reference',
       'qa.en.jsonl',
       1,
-      (r) => [{ ...r, fact_ids: ['fact_000000000000000000000000'] }, false],
+      (r) => [{ ...r, fact_ids: ['fact_000000000000000000000000'] }, 'changed'],
     ],
     [
       "a fact's subject that is no entity (looked up after the entities)",
       'facts.en.jsonl',
       2,
-      (r) => [{ ...r, subject_entity_id: 'entity_000000000000000000000000' }, false],
+      (r) => [{ ...r, subject_entity_id: 'entity_000000000000000000000000' }, 'changed'],
     ],
     [
       'a citation of no record (looked up at the end)',
       'citations.jsonl',
       3,
-      (r) => [{ ...r, record_id: 'fact_000000000000000000000000' }, false],
+      (r) => [{ ...r, record_id: 'fact_000000000000000000000000' }, 'changed'],
     ],
-    ['a duplicate id', 'entities.en.jsonl', 2, (r) => [{ ...r, id: 'entity_000000000000000000000001' }, false]],
+    ['a duplicate id', 'entities.en.jsonl', 2, (r) => [{ ...r, id: 'entity_000000000000000000000001' }, 'changed']],
     [
       'a uuid leak in a changed line',
       'chunks.en.jsonl',
       1,
-      (r) => [{ ...r, id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' }, false],
+      (r) => [{ ...r, id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' }, 'changed'],
     ],
-    ['an internal field', 'sources.jsonl', 1, (r) => [{ ...r, editorial_status: 'approved' }, false]],
+    ['an internal field', 'sources.jsonl', 1, (r) => [{ ...r, editorial_status: 'approved' }, 'changed']],
   ];
 
   it.each(defects)(
@@ -126,7 +135,7 @@ describe('KnownLinesCheck', () => {
       const { report } = await compileChecked((sink) =>
         tamperedSink(
           duplicate
-            ? tamperedSink(sink, path, 1, (r, u) => [{ ...r, id: 'entity_000000000000000000000001' }, u])
+            ? tamperedSink(sink, path, 1, (r, p) => [{ ...r, id: 'entity_000000000000000000000001' }, p])
             : sink,
           path,
           nth,
@@ -140,9 +149,37 @@ describe('KnownLinesCheck', () => {
 
   it("keeps the own checks of a line that is the live version's validated bytes", async () => {
     const { report } = await compileChecked((sink) =>
-      tamperedSink(sink, 'sources.jsonl', 1, (r) => [{ ...r, editorial_status: 'approved' }, true]),
+      tamperedSink(sink, 'sources.jsonl', 1, (r) => [{ ...r, editorial_status: 'approved' }, 'same']),
     );
     expect(report?.ok).toBe(true);
+  }, 60_000);
+
+  // Such a line's references were found in the live version: they are found now when every
+  // record of the live version is still in its file, and are looked up otherwise.
+  const dangling = (sink: NodeSink) =>
+    tamperedSink(sink, 'qa.en.jsonl', 1, (r) => [{ ...r, fact_ids: ['fact_000000000000000000000000'] }, 'same']);
+
+  it("leaves out the references of a line that is the live version's bytes while the live records are all kept", async () => {
+    expect((await compileChecked(dangling)).report?.ok).toBe(true);
+  }, 60_000);
+
+  it('does not pass a node whose live version had a record it lacks, when references were left out', async () => {
+    const oneMore = (files: PreviousNode['files']) =>
+      files.map((f) => (f.path === 'sources.jsonl' ? { ...f, records: f.records! + 1 } : f));
+    expect((await compileChecked(dangling, oneMore)).report).toBeUndefined();
+    expect((await compileChecked((sink) => sink, oneMore)).report).toBeUndefined();
+  }, 60_000);
+
+  it('looks every reference up when not told of the live version', async () => {
+    expect((await compileChecked(dangling, () => undefined)).report).toBeUndefined();
+    expect(
+      (
+        await compileChecked(
+          (sink) => sink,
+          () => undefined,
+        )
+      ).report?.ok,
+    ).toBe(true);
   }, 60_000);
 
   it('leaves the report to the folder when a file reaches it without its lines', async () => {

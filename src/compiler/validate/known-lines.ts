@@ -1,5 +1,5 @@
 import { IdColumn, IdSet } from '../id-set.js';
-import type { NodeSink, WrittenFile } from '../sink.js';
+import type { LinePrevious, NodeSink, WrittenFile } from '../sink.js';
 import { IssueList, recordIssues, type RefKind, type ValidationIssue } from './checks.js';
 import {
   checkAgainstNode,
@@ -12,7 +12,7 @@ import {
   type FileRules,
   type MeasuredFile,
 } from './scan-file.js';
-import { ManifestSchema } from '../../platform/node-format/index.js';
+import { isRecordFile, ManifestSchema } from '../../platform/node-format/index.js';
 import { checkNode, type NodeFiles, type ValidationReport } from './validate-node.js';
 
 /**
@@ -44,7 +44,14 @@ export class KnownLinesCheck {
   private done: string[] = [];
   private failed = false;
 
-  constructor(readonly location: string) {}
+  /**
+   * `live`: the files of the validated live version the compile is read against (path and
+   * records, PreviousNode.files). Without it, every line's references are looked up.
+   */
+  constructor(
+    readonly location: string,
+    private readonly live?: ReadonlyArray<{ path: string; records?: number }>,
+  ) {}
 
   /** A sink that writes through `inner` and shows each file to this check; a new one starts the check again (a compile that starts again). */
   sink(inner: NodeSink): NodeSink {
@@ -67,7 +74,7 @@ export class KnownLinesCheck {
           };
         }
         if (this.files.has(path)) this.failed = true;
-        const file = new KnownFile(rulesOf(path, false, true), this.found, [...this.done]);
+        const file = new KnownFile(rulesOf(path, false, true), this.found, [...this.done], this.live !== undefined);
         this.files.set(path, file);
         return {
           write: (chunk) => {
@@ -79,7 +86,10 @@ export class KnownLinesCheck {
             if (!file.close(written)) this.failed = true;
             if (file.rules.definesIds) this.done.push(path);
           },
-          line: (line, record, unchanged) => file.line(record, unchanged),
+          line: (line, record, previous) => {
+            file.line(record, previous);
+            target.line?.(line, record, previous);
+          },
         };
       },
     };
@@ -104,6 +114,9 @@ export class KnownLinesCheck {
           file.rules.references.length === 0 ? [] : defining.filter((d) => compareInReadOrder(d, path) < 0);
         if (!file.checkedAfter(before)) return undefined;
       }
+      // A line that is the live version's bytes had its references found there; they are found
+      // now too when every record of the live version is still in its file.
+      if ([...this.files.values()].some((file) => file.skipped > 0) && !this.keptEveryLiveRecord()) return undefined;
       for (const file of this.files.values()) file.checkDeferred();
       if ([...this.files.values()].some((file) => file.issues.errors.length > 0)) return undefined;
     }
@@ -129,6 +142,14 @@ export class KnownLinesCheck {
     };
     // The bytes come from this nodectl's compile: a new version, held to the current format.
     return checkNode(this.location, files, { forNewVersion: true });
+  }
+
+  /** Whether each record file of the live version was written with a line for each of its records. */
+  private keptEveryLiveRecord(): boolean {
+    if (this.live === undefined) return false;
+    return this.live.every(
+      (f) => !isRecordFile(f.path) || (f.records !== undefined && this.files.get(f.path)?.existed === f.records),
+    );
   }
 }
 
@@ -158,6 +179,11 @@ class KnownFile {
   private readonly scan: FileScan | null;
   /** The rules checked as lines are written: the file's own, less its deferred references. */
   private readonly now: FileRules;
+  /** The rules of a line that is the live version's bytes: its id and fact key, no references. */
+  private readonly idsOnly: FileRules;
+  /** Lines whose records had a line in the live version, and lines that are its bytes (references not looked up). */
+  existed = 0;
+  skipped = 0;
   /**
    * The deferred references: each with the values not yet found when their line was written,
    * once each (most are found then: a citation follows its record).
@@ -172,11 +198,14 @@ class KnownFile {
     private readonly found: ReturnType<typeof emptyNodeIds>,
     /** The id-defining files done when this file was opened: the ids its lines were checked against. */
     private readonly after: readonly string[],
+    /** Whether the references of a line that is the live version's bytes are left to report(). */
+    private readonly skipSame: boolean,
   ) {
     this.jsonl = rules.path.endsWith('.jsonl');
     this.scan = this.jsonl ? null : new FileScan(rules, { issue: (issue) => this.issue(issue), record() {} }, false);
     const deferred = DEFERRED[rules.kind] ?? new Set<string>();
     this.now = { ...rules, references: rules.references.filter(([field]) => !deferred.has(field)) };
+    this.idsOnly = { ...rules, references: [] };
     this.later = rules.references
       .filter(([field]) => deferred.has(field))
       .map(([field, kind]) => ({ field, kind, seen: new IdSet(), values: new IdColumn() }));
@@ -187,11 +216,20 @@ class KnownFile {
     this.scan?.push(chunk);
   }
 
-  /** A line the compiler serialized from `record`; `unchanged`: the live version's validated bytes, whose own checks stand. */
-  line(record: object, unchanged: boolean): void {
+  /**
+   * A line the compiler serialized from `record`. The live version's validated bytes (`same`):
+   * its own checks stand, and its references are left to report() (keptEveryLiveRecord).
+   */
+  line(record: object, previous: LinePrevious): void {
     const line = ++this.lines;
     const fields = record as Record<string, unknown>;
-    if (!unchanged) for (const issue of recordIssues(fields, this.rules.path, line)) this.issue(issue);
+    if (previous !== 'other') this.existed++;
+    if (previous === 'same' && this.skipSame) {
+      this.skipped++;
+      checkAgainstNode(this.idsOnly, fields, line, this.found, this.issues);
+      return;
+    }
+    if (previous !== 'same') for (const issue of recordIssues(fields, this.rules.path, line)) this.issue(issue);
     checkAgainstNode(this.now, fields, line, this.found, this.issues);
     for (const later of this.later) {
       const value = fields[later.field];

@@ -130,7 +130,7 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
       const compileAgainst = (previous: PreviousNode | undefined) => {
         const reporting = onProgress ? { onProgress } : {};
         if (previous !== undefined) {
-          const check = (known = new KnownLinesCheck(nodeDir));
+          const check = (known = new KnownLinesCheck(nodeDir, previous.files));
           return { previous, wrapSink: (sink: NodeSink) => alter(check.sink(sink)), ...reporting };
         }
         const check = (written = new ParallelWrittenNodeCheck(nodeDir, { recordsPassedSchemas: true }));
