@@ -17,24 +17,27 @@ import { checkNode, type NodeFiles, type ValidationReport } from './validate-nod
 
 /**
  * validateNode's checks of a publish's own compile against the live version, from the records the
- * compiler wrote instead of the folder read back and parsed again (docs/performance.md "A publish
- * that costs what changed"). Each JSONL line comes with the record it is JSON.stringify of
- * (SinkFile.line), and whether it is the same bytes as the record's line in the live version,
- * which passed validateNode: such a line's own checks (uuid leaks, internal fields) stand as they
- * were; every other line gets them on its record (a parse of the line gives back the record's
- * keys and values, less keys whose value is undefined, which the checks pass over). Ids, the one
- * fact per subject and predicate, and references are checked for every line, as the lines are
- * written, against the ids of the files written before; the documents are scanned as written.
+ * compiler wrote instead of the folder read back and parsed again (docs/publishing.md "Gates").
+ * Each JSONL line comes with the record it is JSON.stringify of (SinkFile.line) and what it was
+ * in the live version, which passed validateNode (LinePrevious). A line that is the live
+ * version's bytes keeps its own checks (uuid leaks, internal fields) from there; every other line
+ * gets them on its record (a parse of the line gives back the record's keys and values, less keys
+ * whose value is undefined, which the checks pass over). Ids and the one fact per subject and
+ * predicate are checked for every line as it is written, against the files written before;
+ * references too, but for the live version's own lines, whose references were found there and
+ * are found now when every record of the live version is still in its file (keptEveryLiveRecord,
+ * from the live manifest's record counts). The documents are scanned as written.
  *
  * The compiler writes facts before entities and citations throughout, where a read of the folder
- * meets entities first and citations after every file that defines ids: a fact's subject entity
- * and a citation's references are kept (ids compactly) and looked up once those files are done.
- * report() then runs checkNode with these files as checked ahead, when each was checked after
- * every file that defines ids it could refer to. Any error, or a file checked out of that order,
- * or lines not all told to line() (a sink wrapped around this one, such as a test's that alters
- * bytes), leaves report() undefined: the folder is then validated as it is on disk, which gives
- * the canonical report. As WrittenNodeCheck, the checksum and size of each file are the ones
- * TrackedFile measured over the chunks this sink was given.
+ * meets entities first and citations after every file that defines ids: a fact's subject and a
+ * citation's references that are not found when written are kept (once each, ids compactly) and
+ * looked up once those files are done. report() then runs checkNode with every file as checked
+ * ahead. Any error, a file checked before a file that defines ids it refers to was done, a live
+ * record gone while references were left out, or lines not all told to line() (a sink wrapped
+ * around this one, such as a test's that alters bytes) leave report() undefined: the folder is
+ * then validated as it is on disk, which gives the canonical report. As WrittenNodeCheck, the
+ * checksum and size of each file are the ones TrackedFile measured over the chunks this sink was
+ * given.
  */
 export class KnownLinesCheck {
   private files = new Map<string, KnownFile>();

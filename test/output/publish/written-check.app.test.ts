@@ -150,7 +150,7 @@ describe('a publish\'s own compile is checked as it is written (docs/publishing.
     60_000,
   );
 
-  it('refuses a checksum mismatch in a compile against the live version (checked from its folder), and keeps the live version', async () => {
+  it('refuses a checksum mismatch in a compile against the live version (checked from the records written), and keeps the live version', async () => {
     const [, change] = defects.find(([name]) => name === 'a checksum mismatch')!;
     const { error } = await publishAltered(change, true);
     expect((error as AppError).code).toBe('publish.validation_failed');
