@@ -25,6 +25,7 @@ export function createDirectorySink(dir: string): DirectorySink {
   const syncing: Array<Promise<Error | null>> = [];
   const open = new Set<number>();
   return {
+    folder: dir,
     open(path) {
       if (path.includes('/') || path.includes('\\') || path.startsWith('.'))
         throw new Error(`refusing to write outside the node directory: ${path}`);

@@ -195,6 +195,41 @@ export class IdColumn {
   }
 }
 
+/**
+ * One field of many records whose value is most often an array of stable ids (entity_ids,
+ * fact_ids): the elements of every record in one IdColumn, and where each record's begin (4
+ * bytes) and whether it was an array (1 byte). A value that is not an array is kept as one
+ * element; get() gives back an array of the same elements, or the value, as it was pushed.
+ */
+export class IdListColumn {
+  private readonly elements = new IdColumn();
+  private readonly starts = new NumberColumn();
+  private arrays = new Uint8Array(256);
+  length = 0;
+
+  push(value: unknown): void {
+    const k = this.length++;
+    if (k === this.arrays.length) this.arrays = grown(this.arrays, new Uint8Array(k * 2));
+    this.starts.push(this.elements.length);
+    if (Array.isArray(value)) {
+      this.arrays[k] = 1;
+      for (const element of value) this.elements.push(element);
+    } else {
+      this.arrays[k] = 0;
+      this.elements.push(value);
+    }
+  }
+
+  get(k: number): unknown {
+    const start = this.starts.get(k);
+    if (this.arrays[k] === 0) return this.elements.get(start);
+    const end = k + 1 < this.length ? this.starts.get(k + 1) : this.elements.length;
+    const value: unknown[] = [];
+    for (let i = start; i < end; i++) value.push(this.elements.get(i));
+    return value;
+  }
+}
+
 /** A growing list of small whole numbers (below 2^32), 4 bytes each. */
 export class NumberColumn {
   private values = new Uint32Array(256);

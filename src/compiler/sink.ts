@@ -8,6 +8,8 @@ import { createHash, type Hash } from 'node:crypto';
  */
 export interface NodeSink {
   open(path: string): SinkFile;
+  /** The folder each file is written into as it is given, when there is one: a closed file can be read back from it. */
+  readonly folder?: string;
 }
 
 export interface SinkFile {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatStableId, IdColumn, IdSet, parseStableId } from '../../src/compiler/id-set.js';
+import { formatStableId, IdColumn, IdListColumn, IdSet, parseStableId } from '../../src/compiler/id-set.js';
 import { FactKeys } from '../../src/compiler/validate/scan-file.js';
 
 const hex24 = (n: number) => n.toString(16).padStart(24, '0');
@@ -72,6 +72,29 @@ describe('IdColumn', () => {
               : `${['fact', 'entity', 'src'][i % 3]}_${hex24(i * 104729)}`,
       );
     values.push(null, 42, ['entity_0123456789abcdef01234567'], 'src_ffffffffffffffffffffffff');
+    for (const value of values) column.push(value);
+    expect(column.length).toBe(values.length);
+    values.forEach((value, k) => expect(column.get(k)).toEqual(value));
+  });
+});
+
+describe('IdListColumn', () => {
+  it('gives back every value as it was pushed: arrays of ids (empty ones too) and any other value', () => {
+    const column = new IdListColumn();
+    const values: unknown[] = [];
+    for (let i = 0; i < 2000; i++)
+      values.push(
+        i % 5 === 0
+          ? []
+          : i % 7 === 0
+            ? undefined
+            : i % 11 === 0
+              ? 'entity_0123456789abcdef01234567'
+              : Array.from({ length: i % 4 }, (_, j) =>
+                  j === 2 ? { not: 'an id' } : `${['fact', 'entity'][j % 2]}_${hex24(i * 7919 + j)}`,
+                ),
+      );
+    values.push(null, 42, ['FACT_0123456789abcdef01234567', null], ['chunk_ffffffffffffffffffffffff']);
     for (const value of values) column.push(value);
     expect(column.length).toBe(values.length);
     values.forEach((value, k) => expect(column.get(k)).toEqual(value));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink } from '../../src/compiler/index.js';
@@ -281,6 +281,40 @@ describe('WrittenNodeCheck: the checks made ahead, while the compile writes', ()
     expect(await check!.report()).toEqual(folder);
     expect(check!.takenAhead).toBe(0);
     expect(check!.takenEarly).toBe(0);
+  });
+
+  it('reads the facts and the last-rank files back from the folder the sink writes into, instead of holding their fields', async () => {
+    const dir = join(PROJECT_ROOT, 'golden', 'shop');
+    const names = readdirSync(dir)
+      .filter((f) => f !== 'manifest.json')
+      .sort(compareInReadOrder);
+    const folder = await validateNode(dir, { recordsPassedSchemas: true });
+    // The folder holds the bytes written: every check ahead and early stands.
+    const check = new WrittenNodeCheck(dir, { recordsPassedSchemas: true, folder: dir });
+    const sink = check.sink(DISCARDING_SINK);
+    for (const name of [...names, 'manifest.json']) writeWhole(sink, dir, name);
+    expect(await check.report()).toEqual(folder);
+    expect(check.takenAhead).toBe(11);
+    expect(check.takenEarly).toBe(names.length - 11);
+
+    // A folder whose facts are not the bytes written: the checks ahead end there, and the report is validateNode's on that folder.
+    const { dir: temp, cleanup } = makeTempDir('nodectl-written-back-');
+    cleanups.push(cleanup);
+    cpSync(dir, temp, { recursive: true });
+    const facts = readFileSync(join(temp, 'facts.en.jsonl'), 'utf8');
+    writeFileSync(
+      join(temp, 'facts.en.jsonl'),
+      facts.replace(/"subject_entity_id":"entity_[0-9a-f]+"/, '"subject_entity_id":"entity_000000000000000000000000"'),
+    );
+    const changed = new WrittenNodeCheck(temp, { recordsPassedSchemas: true, folder: temp });
+    const changedSink = changed.sink(DISCARDING_SINK);
+    for (const name of [...names, 'manifest.json']) writeWhole(changedSink, dir, name);
+    const report = await changed.report();
+    expect(changed.takenAhead).toBe(0);
+    expect(report.errors.map((e) => e.code)).toEqual(
+      expect.arrayContaining(['file.checksum_mismatch', 'ref.dangling']),
+    );
+    expect(report).toEqual(await validateNode(temp, { recordsPassedSchemas: true }));
   });
 
   it("checks a last-rank file again in the report when a file defining ids came after it was checked early, with validateNode's report", async () => {

@@ -41,7 +41,7 @@ const STALL_MS = 60_000;
 export class ParallelWrittenNodeCheck {
   private readonly handoverBytes: number;
   private readonly maxQueued: number;
-  private readonly flow = new Int32Array(new SharedArrayBuffer(8));
+  private readonly flow = new Int32Array(new SharedArrayBuffer(12));
   /** Events not yet handed to a worker (all of them, for a node that stays small). */
   private pending: WrittenCheckEvent[] = [];
   private bytes = 0;
@@ -62,8 +62,12 @@ export class ParallelWrittenNodeCheck {
     return this.worker !== undefined;
   }
 
+  /** The folder the sink given to sink() writes into (NodeSink.folder), for the check to read files back from. */
+  private folder: string | undefined;
+
   /** A sink that writes through `inner` and shows each file's bytes to this check. */
   sink(inner: NodeSink): NodeSink {
+    this.folder ??= inner.folder;
     return {
       open: (path) => {
         const target = inner.open(path);
@@ -85,7 +89,10 @@ export class ParallelWrittenNodeCheck {
   /** WrittenNodeCheck's report on the files written so far; ends the worker. */
   async report(): Promise<ValidationReport> {
     if (this.worker === undefined) {
-      const check = new WrittenNodeCheck(this.location, { recordsPassedSchemas: this.options.recordsPassedSchemas });
+      const check = new WrittenNodeCheck(this.location, {
+        recordsPassedSchemas: this.options.recordsPassedSchemas,
+        ...(this.folder === undefined ? {} : { folder: this.folder }),
+      });
       replay(this.pending.splice(0), check.sink(DISCARDING_SINK));
       return check.report();
     }
@@ -129,6 +136,7 @@ export class ParallelWrittenNodeCheck {
     const data: WrittenCheckWorkerData = {
       location: this.location,
       recordsPassedSchemas: this.options.recordsPassedSchemas === true,
+      ...(this.folder === undefined ? {} : { folder: this.folder }),
       flow: this.flow.buffer as SharedArrayBuffer,
     };
     const worker = (this.worker = new Worker(this.options.workerUrl ?? writtenCheckWorkerUrl(), { workerData: data }));
@@ -157,14 +165,18 @@ export class ParallelWrittenNodeCheck {
   /** Waits (blocking: the compile is synchronous) while maxQueued chunks wait for the worker. */
   private waitForRoom(): void {
     let queued = Atomics.load(this.flow, 0);
+    let busy = Atomics.load(this.flow, 2);
     let since = Date.now();
     while (queued >= this.maxQueued && Atomics.load(this.flow, 1) === 0) {
       Atomics.wait(this.flow, 0, queued, 1000);
       const now = Atomics.load(this.flow, 0);
-      if (now !== queued) since = Date.now();
+      // A worker reading a file back from the folder scans no chunk for a while, but is not gone.
+      const reading = Atomics.load(this.flow, 2);
+      if (now !== queued || reading !== busy) since = Date.now();
       else if (Date.now() - since > STALL_MS)
         throw new Error(`the written-node check's worker scanned nothing for ${STALL_MS / 1000} s`);
       queued = now;
+      busy = reading;
     }
   }
 }

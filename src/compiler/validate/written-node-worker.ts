@@ -17,10 +17,13 @@ export type WrittenCheckAnswer = { kind: 'report'; report: ValidationReport } | 
 export interface WrittenCheckWorkerData {
   location: string;
   recordsPassedSchemas: boolean;
+  /** As WrittenNodeCheck's option. */
+  folder?: string;
   /**
    * Int32Array over it: [0] write events posted and not yet scanned (this thread takes one off per
    * chunk and wakes the compiling thread, which waits while too many are queued), [1] set to 1 once
-   * this worker has failed, so a compiling thread waiting for room stops waiting.
+   * this worker has failed, so a compiling thread waiting for room stops waiting, [2] counts up
+   * while this worker reads a file back from the folder (it scans no chunk meanwhile).
    */
   flow: SharedArrayBuffer;
 }
@@ -30,8 +33,12 @@ export interface WrittenCheckWorkerData {
  * compiling thread's events, so the bytes are scanned on another core while the compile goes on.
  */
 function main(data: WrittenCheckWorkerData, post: (answer: WrittenCheckAnswer) => void): void {
-  const check = new WrittenNodeCheck(data.location, { recordsPassedSchemas: data.recordsPassedSchemas });
   const flow = new Int32Array(data.flow);
+  const check = new WrittenNodeCheck(data.location, {
+    recordsPassedSchemas: data.recordsPassedSchemas,
+    ...(data.folder === undefined ? {} : { folder: data.folder }),
+    onReadBack: () => void Atomics.add(flow, 2, 1),
+  });
   const sink = check.sink(DISCARDING_SINK);
   const open = new Map<string, ReturnType<typeof sink.open>>();
   let failed = false;

@@ -1,6 +1,8 @@
-import { IdColumn, NumberColumn } from '../id-set.js';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { IdColumn, IdListColumn, NumberColumn } from '../id-set.js';
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
-import { ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
+import { fileKind, ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
 import {
   checkAgainstNode,
   checkMeasured,
@@ -19,6 +21,19 @@ import {
 } from './scan-file.js';
 import { openNodeSource } from './node-source.js';
 import { checkNode, type NodeFiles, type ValidationReport } from './validate-node.js';
+
+export interface WrittenNodeCheckOptions {
+  /** As validateNode's option (the compiler ran each line schema just before it wrote the line). */
+  recordsPassedSchemas?: boolean;
+  /**
+   * The folder the files are written into as they are, if any (default: the sink's given to
+   * sink(), NodeSink.folder): the facts and last-rank files are read back from it rather than
+   * their fields held (readsBack). Without one, every file's fields are held.
+   */
+  folder?: string;
+  /** Called now and then while a file is read back from the folder (a long, synchronous read). */
+  onReadBack?: () => void;
+}
 
 /**
  * validateNode's checks of a node, run on the bytes its compiler writes instead of on the files
@@ -46,6 +61,12 @@ import { checkNode, type NodeFiles, type ValidationReport } from './validate-nod
  * is checked while the compiler writes the documents instead of after the manifest. report() takes
  * such a list in the file's turn only when the files checked ahead then are all the manifest's
  * files that define ids, which makes the ids it was checked against the ones the report has.
+ *
+ * The fields a record is checked against the node with are kept until then (WrittenNodeFile),
+ * except those of the files that would wait longest: the facts (written before the entities they
+ * are checked after) and the last rank's (citations.jsonl, written throughout the compile). Those
+ * are read back from the folder when checked (readsBack), as the written bytes are in it by then:
+ * on a large node their fields were most of what the check held.
  */
 export class WrittenNodeCheck {
   private readonly files = new Map<string, WrittenNodeFile>();
@@ -75,11 +96,17 @@ export class WrittenNodeCheck {
    */
   constructor(
     readonly location: string,
-    private readonly options: { recordsPassedSchemas?: boolean } = {},
-  ) {}
+    private readonly options: WrittenNodeCheckOptions = {},
+  ) {
+    this.folder = options.folder;
+  }
+
+  /** Where files can be read back from (WrittenNodeCheckOptions.folder). */
+  private folder: string | undefined;
 
   /** A sink that writes through `inner` and shows each file's bytes to this check. */
   sink(inner: NodeSink): NodeSink {
+    this.folder ??= inner.folder;
     return {
       open: (path) => {
         const target = inner.open(path);
@@ -159,7 +186,12 @@ export class WrittenNodeCheck {
       const chunks: Uint8Array[] = (this.manifest = []);
       return { write: (chunk) => void chunks.push(Buffer.from(chunk)), close: () => {} };
     }
-    const file = new WrittenNodeFile(rulesOf(path, false, this.options.recordsPassedSchemas === true));
+    const rules = rulesOf(path, false, this.options.recordsPassedSchemas === true);
+    const file = new WrittenNodeFile(
+      rules,
+      this.folder !== undefined && readsBack(path) ? this.folder : null,
+      this.options.onReadBack,
+    );
     this.files.set(path, file);
     return file;
   }
@@ -184,8 +216,7 @@ export class WrittenNodeCheck {
       const file = this.files.get(path);
       if (file?.ready !== true) break;
       const issues = new IssueList();
-      file.replay(ahead.found, issues);
-      file.release();
+      if (!this.replayAhead(file, issues)) return;
       ahead.issues.set(path, issues);
       ahead.paths.push(path);
     }
@@ -203,12 +234,40 @@ export class WrittenNodeCheck {
     for (const [path, file] of this.files) {
       if (definesIds(path) || file.measured === undefined || this.checkedEarly.has(path)) continue;
       const issues = new IssueList();
-      file.replay(ahead.found, issues);
-      file.release();
+      if (!this.replayAhead(file, issues)) return;
       this.checkedEarly.set(path, { issues, ahead: ahead.paths.length });
     }
   }
+
+  /**
+   * Checks `file` against the ids found ahead and lets its fields go. False when it could not be
+   * read back from the folder: the checks ahead end (ahead.found may hold part of its ids), and
+   * report() checks every file, reading those it holds no fields of from the folder.
+   */
+  private replayAhead(file: WrittenNodeFile, issues: IssueList): boolean {
+    try {
+      file.replay(this.ahead.found, issues);
+    } catch (error) {
+      if (!(error instanceof ReadBackError)) throw error;
+      this.ahead.off = true;
+      return false;
+    }
+    file.release();
+    return true;
+  }
 }
+
+/**
+ * Whether the check reads a file back from the folder for its node checks rather than hold its
+ * records' fields: facts (written before the entities, so held through both passes) and the
+ * files after every record file (citations.jsonl, a line a record, written all along).
+ */
+function readsBack(path: string): boolean {
+  return fileKind(path) === 'facts' || !definesIds(path);
+}
+
+/** A file read back from the folder is missing or not the bytes the check saw written. */
+class ReadBackError extends Error {}
 
 /**
  * Adds what an IssueList found to `to`, as if each issue had been
@@ -231,26 +290,34 @@ function transferIssues(from: IssueList, to: IssueList): void {
  * report, which the garbage collector marks again and again), ids compactly (IdColumn); the
  * file's own issues are kept with the number of records before them, so a replay meets both in
  * the order a read of the file does. Once checked against the node the fields are let go
- * (release): a report that has to check the file again reads it from the folder.
+ * (release): a report that has to check the file again reads it from the folder. A file given a
+ * `folder` holds no fields at all: replay() reads it back from there.
  */
 class WrittenNodeFile implements SinkFile, ScanEvents {
   private readonly scan: FileScan;
   private readonly fields: readonly string[];
+  /** Records seen (of a file with fields): an issue's place among them. */
+  private count = 0;
   /** Each record's line, and per field of `fields` each record's value (undefined where it has none). */
   private lines = new NumberColumn();
-  private columns: Array<IdColumn | unknown[]>;
+  private columns: Array<IdColumn | IdListColumn | unknown[]>;
   private readonly issues: Array<{ recordsBefore: number; issue: ValidationIssue }> = [];
   private readonly perCode = new Map<string, number>();
   measured: MeasuredFile | undefined;
   /** Complete, and a file of a later rank was opened since: it can be checked against the node ahead of the report. */
   ready = false;
-  /** The records' fields were let go (release()): replay() can no longer run. */
-  released = false;
+  /** The records' fields are not here (let go by release(), or never kept): they are read from the folder. */
+  released: boolean;
 
-  constructor(readonly rules: FileRules) {
+  constructor(
+    readonly rules: FileRules,
+    private readonly folder: string | null,
+    private readonly onReadBack?: () => void,
+  ) {
     this.scan = new FileScan(rules, this, false);
     this.fields = nodeFieldsOf(rules);
-    this.columns = this.fields.map((field) => (isIdField(field) ? new IdColumn() : []));
+    this.released = folder !== null && this.fields.length > 0;
+    this.columns = this.released ? [] : this.fields.map(columnOf);
   }
 
   write(chunk: Uint8Array): void {
@@ -267,29 +334,44 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
     // Only the first ISSUES_KEPT_PER_CODE of a code can be kept by the node's IssueList: the others are counted.
     const n = (this.perCode.get(issue.code) ?? 0) + 1;
     this.perCode.set(issue.code, n);
-    if (n <= ISSUES_KEPT_PER_CODE) this.issues.push({ recordsBefore: this.lines.length, issue });
+    if (n <= ISSUES_KEPT_PER_CODE) this.issues.push({ recordsBefore: this.count, issue });
   }
 
   record(record: Record<string, unknown>, line: number): void {
     if (this.fields.length === 0) return;
+    this.count++;
+    if (this.released) return;
     this.lines.push(line);
     for (let i = 0; i < this.fields.length; i++) this.columns[i]!.push(record[this.fields[i]!]);
   }
 
-  /** This file's findings in the order a read of it meets them, its records checked against `found`. */
+  /**
+   * This file's findings in the order a read of it meets them, its records checked against
+   * `found`: from the fields held, or else from the folder (ReadBackError when the folder does
+   * not hold the bytes that were written: nothing the report takes was added to `issues` then).
+   */
   replay(found: NodeIds, issues: IssueList): void {
-    if (this.released) throw new Error(`${this.rules.path}: its records were let go after its check`);
-    // One object holds each record's fields in turn: checkAgainstNode only reads them.
-    const record: Record<string, unknown> = {};
     let next = 0;
-    for (let k = 0; k < this.lines.length; k++) {
+    const issuesBefore = (k: number) => {
       for (; next < this.issues.length && this.issues[next]!.recordsBefore === k; next++)
         issues.add(this.issues[next]!.issue);
-      for (let i = 0; i < this.fields.length; i++) {
-        const column = this.columns[i]!;
-        record[this.fields[i]!] = column instanceof IdColumn ? column.get(k) : column[k];
+    };
+    if (this.released)
+      this.readBack((record, line, k) => {
+        issuesBefore(k);
+        checkAgainstNode(this.rules, record, line, found, issues);
+      });
+    else {
+      // One object holds each record's fields in turn: checkAgainstNode only reads them.
+      const record: Record<string, unknown> = {};
+      for (let k = 0; k < this.count; k++) {
+        issuesBefore(k);
+        for (let i = 0; i < this.fields.length; i++) {
+          const column = this.columns[i]!;
+          record[this.fields[i]!] = Array.isArray(column) ? column[k] : column.get(k);
+        }
+        checkAgainstNode(this.rules, record, this.lines.get(k), found, issues);
       }
-      checkAgainstNode(this.rules, record, this.lines.get(k), found, issues);
     }
     for (; next < this.issues.length; next++) issues.add(this.issues[next]!.issue);
     for (const [code, n] of this.perCode)
@@ -303,9 +385,52 @@ class WrittenNodeFile implements SinkFile, ScanEvents {
     this.lines = new NumberColumn();
     this.columns = [];
   }
+
+  /**
+   * Reads the complete file back from the folder (synchronously: the check runs inside the
+   * compile's sink calls) and hands each record to `each`, with its line and its place among the
+   * records; the file's own findings were kept as it was written. Throws ReadBackError when the
+   * file is missing or not the bytes measured as written.
+   */
+  private readBack(each: (record: Record<string, unknown>, line: number, k: number) => void): void {
+    const { path } = this.rules;
+    if (this.measured === undefined || this.folder === null) throw new Error(`${path}: read back before it was closed`);
+    let k = 0;
+    // Trusted: the record's own checks ran as it was written; the scan only parses and measures.
+    const scan = new FileScan(
+      rulesOf(path, true, this.rules.schemaPassed),
+      { issue: () => {}, record: (record, line) => each(record, line, k++) },
+      true,
+    );
+    let fd: number;
+    try {
+      fd = openSync(join(this.folder, path), 'r');
+    } catch (error) {
+      throw new ReadBackError(`${path}: cannot be read back (${(error as Error).message})`);
+    }
+    try {
+      const chunk = Buffer.allocUnsafe(READ_BACK_CHUNK);
+      for (;;) {
+        const n = readSync(fd, chunk, 0, chunk.length, null);
+        if (n === 0) break;
+        // FileScan keeps no chunk it is given (it decodes each into a string): the buffer is reused.
+        scan.push(chunk.subarray(0, n));
+        this.onReadBack?.();
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const again = scan.end();
+    if (again.checksum !== this.measured.checksum || k !== this.count)
+      throw new ReadBackError(`${path}: the folder does not hold the bytes written`);
+  }
 }
 
-/** A field that holds one record id (id, *_id): kept in an IdColumn. */
-function isIdField(field: string): boolean {
-  return field === 'id' || field.endsWith('_id');
+/** Bytes read at a time when a file is read back from the folder. */
+const READ_BACK_CHUNK = 1 << 20;
+
+/** Where a field's values are kept: one record id (id, *_id) in an IdColumn, a list of them (*_ids) in an IdListColumn. */
+function columnOf(field: string): IdColumn | IdListColumn | unknown[] {
+  if (field === 'id' || field.endsWith('_id')) return new IdColumn();
+  return field.endsWith('_ids') ? new IdListColumn() : [];
 }
