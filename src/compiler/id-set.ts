@@ -1,12 +1,12 @@
 /**
  * A set of record ids kept compact: an id spelled as the compiler spells a stable id
  * (`<prefix>_<24 lowercase hex>`, src/ingest/graph/stable-ids.ts) is held as its 96 bits in
- * an open-addressing table of its prefix (12 bytes a slot), any other string in a Set. A check
- * of a large node holds every id of it: a Set of strings costs about 100 bytes an id. The same
- * answers as a Set<string> (lowercase hex only, so each string has one encoding).
+ * the PrefixIds of its prefix, any other string in a Set. A check of a large node holds every
+ * id of it: a Set of strings costs about 100 bytes an id. The same answers as a Set<string>
+ * (lowercase hex only, so each string has one encoding).
  */
 export class IdSet {
-  private readonly tables = new Map<string, BitsTable>();
+  private readonly tables = new Map<string, PrefixIds>();
   private readonly others = new Set<string>();
   private readonly parsed = new Uint32Array(3);
 
@@ -30,10 +30,101 @@ export class IdSet {
     }
     const prefix = id.slice(0, cut);
     let table = this.tables.get(prefix);
-    if (table === undefined) this.tables.set(prefix, (table = new BitsTable()));
+    if (table === undefined) this.tables.set(prefix, (table = new PrefixIds()));
     table.add(this.parsed);
     return this;
   }
+}
+
+/** Runs a PrefixIds keeps at most: each is searched on every lookup. */
+const MAX_RUNS = 8;
+/** Ids a run holds before a smaller id may start another (a shorter one sends it to the table). */
+const MIN_RUN = 1024;
+
+/**
+ * The 96-bit ids of one prefix. Ids that come in ascending order (a node file's, a compile's
+ * pass over the graph) are appended to a sorted run: 12 bytes an id, found by binary search.
+ * An id below the last of the run starts another run (at most MAX_RUNS, each of MIN_RUN ids
+ * or more before it: a file per language) or else goes to a hash table (BitsTable: about 21
+ * bytes an id, with its room to grow), which is what ids in no order cost.
+ */
+class PrefixIds {
+  private readonly runs: SortedRun[] = [];
+  private table: BitsTable | undefined;
+
+  get size(): number {
+    let size = this.table?.size ?? 0;
+    for (const run of this.runs) size += run.length;
+    return size;
+  }
+
+  has(bits: Uint32Array): boolean {
+    for (const run of this.runs) if (run.has(bits)) return true;
+    return this.table?.has(bits) ?? false;
+  }
+
+  add(bits: Uint32Array): void {
+    if (this.has(bits)) return;
+    const last = this.runs.at(-1);
+    if (last !== undefined && last.below(bits)) last.append(bits);
+    else if (this.runs.length < MAX_RUNS && (last === undefined || last.length >= MIN_RUN)) {
+      const run = new SortedRun();
+      run.append(bits);
+      this.runs.push(run);
+    } else (this.table ??= new BitsTable()).add(bits);
+  }
+}
+
+/** Ids a block of a SortedRun holds (48 KiB): a run grows a block at a time, never copied. */
+const BLOCK_IDS = 4096;
+
+/** 96-bit values in ascending order, three 32-bit words each, in blocks of BLOCK_IDS. */
+class SortedRun {
+  private readonly blocks: Uint32Array[] = [];
+  length = 0;
+
+  /** Whether every value held is below `bits` (append may take it). */
+  below(bits: Uint32Array): boolean {
+    if (this.length === 0) return true;
+    const k = this.length - 1;
+    const block = this.blocks[Math.floor(k / BLOCK_IDS)]!;
+    return compareAt(block, (k % BLOCK_IDS) * 3, bits) < 0;
+  }
+
+  append(bits: Uint32Array): void {
+    const at = this.length % BLOCK_IDS;
+    if (at === 0) this.blocks.push(new Uint32Array(BLOCK_IDS * 3));
+    this.blocks[this.blocks.length - 1]!.set(bits, at * 3);
+    this.length++;
+  }
+
+  has(bits: Uint32Array): boolean {
+    if (this.length === 0) return false;
+    // The last block whose first value is not above `bits`, then within it.
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (compareAt(this.blocks[mid]!, 0, bits) <= 0) lo = mid;
+      else hi = mid - 1;
+    }
+    const block = this.blocks[lo]!;
+    let first = 0;
+    let end = lo === this.blocks.length - 1 ? this.length - lo * BLOCK_IDS : BLOCK_IDS;
+    while (first < end) {
+      const mid = (first + end) >>> 1;
+      const c = compareAt(block, mid * 3, bits);
+      if (c === 0) return true;
+      if (c < 0) first = mid + 1;
+      else end = mid;
+    }
+    return false;
+  }
+}
+
+/** The value at word `at` of `words` against `bits`: negative below, 0 equal, positive above (unsigned words). */
+function compareAt(words: Uint32Array, at: number, bits: Uint32Array): number {
+  return words[at]! - bits[0]! || words[at + 1]! - bits[1]! || words[at + 2]! - bits[2]!;
 }
 
 /**

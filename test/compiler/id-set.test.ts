@@ -57,6 +57,31 @@ describe('IdSet', () => {
   });
 });
 
+describe('IdSet in any order', () => {
+  it('answers as a Set whether ids come ascending, in several ascending files, descending or in no order', () => {
+    const ids = new IdSet();
+    const reference = new Set<string>();
+    const add = (id: string) => {
+      ids.add(id);
+      reference.add(id);
+    };
+    let seed = 1;
+    const random = () => (seed = (Math.imul(seed, 48271) >>> 0) % 2147483647);
+    // Twelve ascending files (more than a set keeps runs for), each overlapping the others, then ids in no order and descending ones.
+    for (let file = 0; file < 12; file++) for (let i = 0; i < 3000; i++) add(`fact_${hex24(i * 977 + file * 131)}`);
+    for (let i = 0; i < 3000; i++) add(`fact_${random().toString(16).padStart(8, '0')}${hex24(random()).slice(8)}`);
+    for (let i = 3000; i > 0; i--) add(`fact_${hex24(i * 13)}`);
+    add('fact_000000000000000000000000');
+    add('fact_ffffffffffffffffffffffff');
+    expect(ids.size).toBe(reference.size);
+    for (const id of reference) expect(ids.has(id), id).toBe(true);
+    for (let i = 0; i < 5000; i++) {
+      const probe = `fact_${hex24(i * 7 + 1)}`;
+      expect(ids.has(probe), probe).toBe(reference.has(probe));
+    }
+  });
+});
+
 describe('IdColumn', () => {
   it('gives back every value as it was pushed, stable ids and others alike', () => {
     const column = new IdColumn();
