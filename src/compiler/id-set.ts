@@ -23,16 +23,22 @@ export class IdSet {
   }
 
   add(id: string): this {
+    this.addNew(id);
+    return this;
+  }
+
+  /** Adds `id`; true when it was not in the set before (one lookup where has() then add() take two). */
+  addNew(id: string): boolean {
     const cut = parseStableId(id, this.parsed);
     if (cut < 0) {
+      if (this.others.has(id)) return false;
       this.others.add(id);
-      return this;
+      return true;
     }
     const prefix = id.slice(0, cut);
     let table = this.tables.get(prefix);
     if (table === undefined) this.tables.set(prefix, (table = new PrefixIds()));
-    table.add(this.parsed);
-    return this;
+    return table.add(this.parsed);
   }
 }
 
@@ -63,15 +69,23 @@ class PrefixIds {
     return this.table?.has(bits) ?? false;
   }
 
-  add(bits: Uint32Array): void {
-    if (this.has(bits)) return;
+  /** Adds `bits`; true when they were not here before. */
+  add(bits: Uint32Array): boolean {
     const last = this.runs.at(-1);
-    if (last !== undefined && last.below(bits)) last.append(bits);
-    else if (this.runs.length < MAX_RUNS && (last === undefined || last.length >= MIN_RUN)) {
+    if (last !== undefined && last.below(bits)) {
+      // Above every id of the last run: only the other runs and the table can hold it.
+      for (let i = 0; i < this.runs.length - 1; i++) if (this.runs[i]!.has(bits)) return false;
+      if (this.table?.has(bits) === true) return false;
+      last.append(bits);
+      return true;
+    }
+    if (this.has(bits)) return false;
+    if (this.runs.length < MAX_RUNS && (last === undefined || last.length >= MIN_RUN)) {
       const run = new SortedRun();
       run.append(bits);
       this.runs.push(run);
     } else (this.table ??= new BitsTable()).add(bits);
+    return true;
   }
 }
 

@@ -58,11 +58,11 @@ describe('IdSet', () => {
 });
 
 describe('IdSet in any order', () => {
-  it('answers as a Set whether ids come ascending, in several ascending files, descending or in no order', () => {
+  it('answers as a Set whether ids come ascending, in several ascending files, descending or in no order, and says which were new', () => {
     const ids = new IdSet();
     const reference = new Set<string>();
     const add = (id: string) => {
-      ids.add(id);
+      expect(ids.addNew(id), id).toBe(!reference.has(id));
       reference.add(id);
     };
     let seed = 1;
@@ -73,6 +73,8 @@ describe('IdSet in any order', () => {
     for (let i = 3000; i > 0; i--) add(`fact_${hex24(i * 13)}`);
     add('fact_000000000000000000000000');
     add('fact_ffffffffffffffffffffffff');
+    add('fact_0123'); // not a stable id spelling: kept as a string
+    add('fact_0123');
     expect(ids.size).toBe(reference.size);
     for (const id of reference) expect(ids.has(id), id).toBe(true);
     for (let i = 0; i < 5000; i++) {

@@ -403,9 +403,8 @@ export function checkAgainstNode(
     const id = record.id;
     const k = idKind(id);
     if (k !== null) {
-      if (ids[k].has(id))
+      if (!ids[k].addNew(id))
         issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
-      ids[k].add(id);
     } else ids.record.add(id);
   }
   if (rules.isFacts) {
