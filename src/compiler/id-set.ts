@@ -89,8 +89,9 @@ class PrefixIds {
   }
 }
 
-/** Ids a block of a SortedRun holds (48 KiB): a run grows a block at a time, never copied. */
-const BLOCK_IDS = 4096;
+/** Ids a block of a SortedRun holds (48 KiB, 2^BLOCK_SHIFT): a run grows a block at a time, never copied. */
+const BLOCK_SHIFT = 12;
+const BLOCK_IDS = 1 << BLOCK_SHIFT;
 
 /** 96-bit values in ascending order, three 32-bit words each, in blocks of BLOCK_IDS. */
 class SortedRun {
@@ -112,27 +113,48 @@ class SortedRun {
     this.length++;
   }
 
+  /**
+   * Stable ids are hashes, evenly spread: the search starts where the first word puts `bits`
+   * among the run's values, widens from there until it brackets them, then halves: a few probes
+   * close together, where a binary search over millions of ids touches 23 places far apart.
+   */
   has(bits: Uint32Array): boolean {
-    if (this.length === 0) return false;
-    // The last block whose first value is not above `bits`, then within it.
-    let lo = 0;
-    let hi = this.blocks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (compareAt(this.blocks[mid]!, 0, bits) <= 0) lo = mid;
-      else hi = mid - 1;
+    const n = this.length;
+    if (n === 0 || this.compare(0, bits) > 0 || this.compare(n - 1, bits) < 0) return false;
+    const first = this.blocks[0]![0]!;
+    const span = this.blocks[(n - 1) >>> BLOCK_SHIFT]![((n - 1) & (BLOCK_IDS - 1)) * 3]! - first + 1;
+    const guess = Math.min(n - 1, Math.floor(((bits[0]! - first) / span) * n));
+    // [lo, hi): the value at lo is not above `bits`, the one at hi (if any) is.
+    let lo: number;
+    let hi: number;
+    if (this.compare(guess, bits) <= 0) {
+      lo = guess;
+      for (let step = 1; ; step *= 2) {
+        hi = Math.min(n, lo + step);
+        if (hi === n || this.compare(hi, bits) > 0) break;
+        lo = hi;
+      }
+    } else {
+      hi = guess;
+      for (let step = 1; ; step *= 2) {
+        lo = Math.max(0, hi - step);
+        if (lo === 0 || this.compare(lo, bits) <= 0) break;
+        hi = lo;
+      }
     }
-    const block = this.blocks[lo]!;
-    let first = 0;
-    let end = lo === this.blocks.length - 1 ? this.length - lo * BLOCK_IDS : BLOCK_IDS;
-    while (first < end) {
-      const mid = (first + end) >>> 1;
-      const c = compareAt(block, mid * 3, bits);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.compare(mid, bits);
       if (c === 0) return true;
-      if (c < 0) first = mid + 1;
-      else end = mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
     }
     return false;
+  }
+
+  /** The value at `k` against `bits` (compareAt). */
+  private compare(k: number, bits: Uint32Array): number {
+    return compareAt(this.blocks[k >>> BLOCK_SHIFT]!, (k & (BLOCK_IDS - 1)) * 3, bits);
   }
 }
 

@@ -84,6 +84,26 @@ describe('IdSet in any order', () => {
   });
 });
 
+describe('IdSet of evenly spread ids', () => {
+  it('finds every id of a long ascending run and none between them, at its ends or outside', () => {
+    let seed = 7;
+    const random = () => (seed = (Math.imul(seed, 48271) >>> 0) % 2147483647);
+    const word = () => random().toString(16).padStart(8, '0').slice(-8);
+    const sorted = [...new Set(Array.from({ length: 20000 }, () => `${word()}${word()}${word()}`))].sort();
+    const ids = new IdSet();
+    for (const hex of sorted) ids.add(`chunk_${hex}`);
+    expect(ids.size).toBe(sorted.length);
+    for (const hex of sorted) expect(ids.has(`chunk_${hex}`), hex).toBe(true);
+    const present = new Set(sorted);
+    for (const hex of [
+      ...sorted.map((h) => h.slice(0, 23) + (h[23] === '0' ? '1' : '0')),
+      '0'.repeat(24),
+      'f'.repeat(24),
+    ])
+      expect(ids.has(`chunk_${hex}`), hex).toBe(present.has(hex));
+  });
+});
+
 describe('IdColumn', () => {
   it('gives back every value as it was pushed, stable ids and others alike', () => {
     const column = new IdColumn();
