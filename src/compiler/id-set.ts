@@ -268,8 +268,13 @@ export function formatStableId(prefix: string, a: number, b: number, c: number):
   return `${prefix}_${hex8(a)}${hex8(b)}${hex8(c)}`;
 }
 
+/** Each byte as two lowercase hex digits: a check spells every id it replays back out of its bits. */
+const HEX_BYTES: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 function hex8(word: number): string {
-  return word.toString(16).padStart(8, '0');
+  return (
+    HEX_BYTES[word >>> 24]! + HEX_BYTES[(word >>> 16) & 255]! + HEX_BYTES[(word >>> 8) & 255]! + HEX_BYTES[word & 255]!
+  );
 }
 
 /**
