@@ -30,7 +30,7 @@ export function registerBackupCommands(program: Command): void {
   program
     .command('backup <archive>')
     .description(
-      'snapshot the data directory, also while a daemon runs on it, into one tar file: control.sqlite and every graph (SQLite online backup), keys/ and config.json; published nodes with --with-nodes',
+      'snapshot the data directory, also while a daemon runs on it, into one tar file: control.sqlite and every graph (SQLite online backup), keys/ and config.json; published nodes with --with-nodes (with controlStore on PostgreSQL, back that up with pg_dump: the archive then holds no control.sqlite)',
     )
     .option('--with-nodes', 'also copy the published nodes (nodes/); without it, publish again after a restore')
     .addHelpText(
@@ -41,8 +41,15 @@ export function registerBackupCommands(program: Command): void {
       const ctx = commandContext(command);
       const file = archivePath(archive);
       const { backupDataDir } = await import('../../platform/storage/index.js');
+      const { isPostgresUrl } = await import('../../platform/config/index.js');
+      const controlStore = ctx.config.settings.controlStore;
       const result = await reported(() =>
-        backupDataDir({ dataDir: ctx.config.settings.dataDir, archive: file, withNodes: Boolean(opts.withNodes) }),
+        backupDataDir({
+          dataDir: ctx.config.settings.dataDir,
+          archive: file,
+          withNodes: Boolean(opts.withNodes),
+          controlTablesElsewhere: controlStore !== undefined && isPostgresUrl(controlStore),
+        }),
       );
       ctx.out.result(
         result,

@@ -96,6 +96,11 @@ export interface BackupOptions {
   /** The archive to write; refused if it exists. */
   archive: string;
   withNodes: boolean;
+  /**
+   * The control tables live elsewhere (controlStore is a PostgreSQL URL, backed up with its own
+   * tools): the archive then holds no control.sqlite, only what the data directory keeps.
+   */
+  controlTablesElsewhere?: boolean;
   now?: Date;
 }
 
@@ -109,8 +114,11 @@ export interface BackupResult {
 export async function backupDataDir(options: BackupOptions): Promise<BackupResult> {
   const layout = dataDirLayout(options.dataDir);
   const archive = resolve(options.archive);
-  if (!existsSync(layout.controlDb))
-    throw new BackupError(`${layout.root} holds no control.sqlite: is it a nodectl data directory? (--data-dir)`);
+  const withControlDb = !options.controlTablesElsewhere;
+  if (withControlDb ? !existsSync(layout.controlDb) : !existsSync(layout.masterKeyFile))
+    throw new BackupError(
+      `${layout.root} holds no ${withControlDb ? 'control.sqlite' : 'keys/master.key'}: is it a nodectl data directory? (--data-dir)`,
+    );
   if (existsSync(archive)) throw new BackupError(`${archive} exists: give the backup a new file name`);
   if (!existsSync(dirname(archive))) throw new BackupError(`the folder of ${archive} does not exist`);
   const now = options.now ?? new Date();
@@ -118,7 +126,7 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
   const partial = tempName(archive, 'partial');
   mkdirSync(staging, { mode: PRIVATE_DIR_MODE });
   try {
-    await backupDatabase(layout.controlDb, join(staging, 'control.sqlite'));
+    if (withControlDb) await backupDatabase(layout.controlDb, join(staging, 'control.sqlite'));
     const websites = existsSync(layout.graphsDir)
       ? readdirSync(layout.graphsDir)
           .filter((name) => /^[A-Za-z0-9_-]{1,128}\.sqlite$/.test(name))
@@ -136,7 +144,7 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
       const add = async (path: string, source: string) => {
         files.push({ path, ...(await tar.addFile(path, source)) });
       };
-      await add('control.sqlite', join(staging, 'control.sqlite'));
+      if (withControlDb) await add('control.sqlite', join(staging, 'control.sqlite'));
       await tar.addDirectory('graphs');
       for (const id of websites) await add(`graphs/${id}.sqlite`, join(staging, 'graphs', `${id}.sqlite`));
       await tar.addDirectory('keys');

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { create } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackupError, restoreDataDir } from '../../../src/platform/storage/backup.js';
+import { BackupError, backupDataDir, restoreDataDir } from '../../../src/platform/storage/backup.js';
+import { dataDirLayout, ensureDataDir } from '../../../src/platform/storage/data-dir.js';
 import { readTar, TarFormatError, TarWriter } from '../../../src/platform/storage/tar-archive.js';
 import { makeTempDir } from '../../helpers/paths.js';
 
@@ -112,5 +113,19 @@ describe('tar archive', () => {
     ]);
     expect(() => restoreDataDir({ archive: tampered, dataDir: target })).toThrow(/does not match its checksum/);
     expect(readdirSync(target)).toEqual([]);
+  });
+
+  it('with the control tables on PostgreSQL, backs up the data directory without a control.sqlite, and restores it', async () => {
+    const source = join(temp.dir, 'pg-data');
+    ensureDataDir(dataDirLayout(source));
+    const archive = join(temp.dir, 'pg-data.tar');
+    await expect(backupDataDir({ dataDir: source, archive, withNodes: false })).rejects.toThrow(/no control.sqlite/);
+    const result = await backupDataDir({ dataDir: source, archive, withNodes: false, controlTablesElsewhere: true });
+    expect(result.websites).toEqual([]);
+    const target = join(temp.dir, 'pg-restored');
+    mkdirSync(target);
+    restoreDataDir({ archive, dataDir: target });
+    expect(existsSync(join(target, 'control.sqlite'))).toBe(false);
+    expect(readFileSync(join(target, 'keys', 'master.key'))).toEqual(readFileSync(join(source, 'keys', 'master.key')));
   });
 });
