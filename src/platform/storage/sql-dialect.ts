@@ -6,8 +6,8 @@
  *
  * - parameters: `?` and `:name`/`@name`/`$name` become `$1`, `$2`, ... (a name used twice keeps
  *   one number);
- * - an output name with capitals (`created_at AS createdAt`) is quoted, since PostgreSQL folds
- *   unquoted names to lower case;
+ * - an output name in mixed case (`created_at AS createdAt`) is quoted, since PostgreSQL folds
+ *   unquoted names to lower case (a type in capitals, `CAST(x AS BIGINT)`, is left alone);
  * - `x IS ?` / `x IS NOT ?` (SQLite's null-safe comparison) become `IS [NOT] DISTINCT FROM`, and
  *   a parameter tested with `? IS [NOT] NULL` is cast to text (PostgreSQL cannot type it alone);
  * - `instr(a, b)` becomes `strpos(a, b)`; `json_each(x) [alias]` becomes
@@ -57,7 +57,12 @@ export function toPostgres(sql: string): TranslatedStatement {
     }
     const upper = token.text.toUpperCase();
     const next = nextWord(tokens, i);
-    if (upper === 'AS' && next && next.token.kind === 'word' && /[A-Z]/.test(next.token.text)) {
+    if (
+      upper === 'AS' &&
+      next?.token.kind === 'word' &&
+      /[a-z]/.test(next.token.text) &&
+      /[A-Z]/.test(next.token.text)
+    ) {
       out.push(token.text, ...textBetween(tokens, i, next.at), `"${next.token.text}"`);
       i = next.at;
       continue;
@@ -97,7 +102,11 @@ export function toPostgres(sql: string): TranslatedStatement {
       const close = matchingParen(tokens, i + 1);
       const inner = tokens.slice(i + 2, close);
       const argument = toPostgresTokens(inner, numberOf);
-      const alias = nextWord(tokens, close);
+      const afterClose = nextWord(tokens, close);
+      const alias =
+        afterClose?.token.kind === 'word' && afterClose.token.text.toUpperCase() === 'AS'
+          ? nextWord(tokens, afterClose.at)
+          : afterClose;
       const isAlias =
         alias?.token.kind === 'word' && !RESERVED_AFTER_TABLE.has(alias.token.text.toUpperCase()) ? alias : undefined;
       const name = isAlias?.token.kind === 'word' ? isAlias.token.text : 'json_each';
@@ -115,18 +124,7 @@ function isOpenParen(token: Token | undefined): boolean {
 }
 
 /** Words that may follow `json_each(...)` without being its alias. */
-const RESERVED_AFTER_TABLE = new Set([
-  'WHERE',
-  'ON',
-  'JOIN',
-  'LEFT',
-  'INNER',
-  'CROSS',
-  'ORDER',
-  'GROUP',
-  'LIMIT',
-  'AS',
-]);
+const RESERVED_AFTER_TABLE = new Set(['WHERE', 'ON', 'JOIN', 'LEFT', 'INNER', 'CROSS', 'ORDER', 'GROUP', 'LIMIT']);
 
 /** The translation of a run of tokens (a function's argument), numbering parameters in the same sequence. */
 function toPostgresTokens(tokens: readonly Token[], numberOf: (name: string | undefined) => number): string {

@@ -21,10 +21,11 @@ describe('toPostgres: the control SQL written once, spelled for PostgreSQL', () 
     expect(toPostgres(`SELECT 'it''s ?' FROM t WHERE a = ?`).text).toBe(`SELECT 'it''s ?' FROM t WHERE a = $1`);
   });
 
-  it('quotes an output name with capitals, which PostgreSQL would fold to lower case', () => {
+  it('quotes an output name in mixed case, which PostgreSQL would fold to lower case, and no type name', () => {
     expect(toPostgres('SELECT created_at AS createdAt, id AS id FROM users').text).toBe(
       'SELECT created_at AS "createdAt", id AS id FROM users',
     );
+    expect(toPostgres('SELECT CAST(n AS BIGINT) AS n FROM t').text).toBe('SELECT CAST(n AS BIGINT) AS n FROM t');
   });
 
   it("spells SQLite's null-safe comparisons, instr, json_each and json_extract the PostgreSQL way", () => {
@@ -37,6 +38,9 @@ describe('toPostgres: the control SQL written once, spelled for PostgreSQL', () 
     );
     expect(toPostgres('SELECT 1 FROM json_each(events) n WHERE n.value = ?').text).toBe(
       'SELECT 1 FROM json_array_elements_text(CAST(events AS json)) AS n(value) WHERE n.value = $1',
+    );
+    expect(toPostgres('SELECT n.value FROM json_each(?) AS n').text).toBe(
+      'SELECT n.value FROM json_array_elements_text(CAST($1 AS json)) AS n(value)',
     );
     expect(toPostgres(`SELECT id FROM jobs WHERE json_extract(payload, '$.website_id') = ?`).text).toBe(
       `SELECT id FROM jobs WHERE (CAST(payload AS jsonb) ->> 'website_id') = $1`,
