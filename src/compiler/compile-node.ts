@@ -73,7 +73,7 @@ import { RejectionLog, type RejectedKind } from './rejections.js';
 import { buildSchemaJsonLd, JSONLD_MIN_IMPORTANCE, schemaJsonLdBase } from './schema-jsonld.js';
 import { WebsiteUrls } from './website-urls.js';
 import { TrackedFile, type NodeSink, type WrittenFile } from './sink.js';
-import { renderSitemap, SITEMAP_MAX_URLS, type SitemapEntry } from './sitemap.js';
+import { renderSitemap, selectSitemapEntries } from './sitemap.js';
 import { compareStrings, TopK } from './top-k.js';
 import type { CompileCounts, CompileOptions, CompileResult } from './types.js';
 
@@ -567,7 +567,7 @@ function writeDerivedFiles(run: CompileRun, scan: EntityScan, rankedFacts: FactB
     producedBy: 'nodectl:schema-org',
   });
   emitted.push({
-    file: writeText(sink, 'sitemap-ai.xml', renderSitemap(sitemapEntries(run.sources))),
+    file: writeText(sink, 'sitemap-ai.xml', renderSitemap(selectSitemapEntries(() => run.sources.entries()))),
     producedBy: 'nodectl:sitemap',
   });
 
@@ -885,29 +885,4 @@ function writePriorityFeed(sink: NodeSink, entities: EntityBrief[], facts: FactB
     writer.add(record);
   });
   emitted.push({ file: writer.close(), producedBy: 'nodectl:priority-feed' });
-}
-
-function sitemapEntries(sources: SourceTable): SitemapEntry[] {
-  const byLoc = new Map<string, SitemapEntry>();
-  for (const source of sources.entries()) {
-    if (!/^https?:\/\//.test(source.url) || source.url.length < 12) continue;
-    const entry = {
-      loc: source.url,
-      lastmod: source.lastSeenAt,
-      importance: Math.min(5, Math.max(1, Math.round(source.importance))),
-    };
-    const existing = byLoc.get(entry.loc);
-    if (
-      existing === undefined ||
-      entry.importance > existing.importance ||
-      (entry.importance === existing.importance && entry.lastmod > existing.lastmod)
-    )
-      byLoc.set(entry.loc, entry);
-  }
-  let entries = [...byLoc.values()];
-  if (entries.length > SITEMAP_MAX_URLS)
-    entries = entries
-      .sort((a, b) => b.importance - a.importance || compareStrings(a.loc, b.loc))
-      .slice(0, SITEMAP_MAX_URLS);
-  return entries.sort((a, b) => compareStrings(a.loc, b.loc));
 }
