@@ -127,3 +127,8 @@ export class IssueList {
     return Object.fromEntries([...this.perCode.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 }
+
+/** The issue of a file manifest.json lists that the node does not hold. */
+export function missingFileIssue(path: string): ValidationIssue {
+  return { code: 'file.missing', severity: 'error', file: path, message: 'listed in manifest.json but not found' };
+}

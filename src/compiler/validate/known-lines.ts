@@ -1,6 +1,6 @@
 import { IdColumn, IdSet } from '../id-set.js';
 import type { LinePrevious, NodeSink, WrittenFile } from '../sink.js';
-import { IssueList, recordIssues, type RefKind, type ValidationIssue } from './checks.js';
+import { IssueList, missingFileIssue, recordIssues, type RefKind, type ValidationIssue } from './checks.js';
 import {
   checkAgainstNode,
   checkMeasured,
@@ -129,12 +129,7 @@ export class KnownLinesCheck {
       scan: async (entry, _found, issues) => {
         const file = this.files.get(entry.path);
         if (file?.measured === undefined) {
-          issues.add({
-            code: 'file.missing',
-            severity: 'error',
-            file: entry.path,
-            message: 'listed in manifest.json but not found',
-          });
+          issues.add(missingFileIssue(entry.path));
           return null;
         }
         transferIssues(file.issues, issues);

@@ -6,6 +6,7 @@ import {
   fileKind,
   idKind,
   IssueList,
+  missingFileIssue,
   recordIssues,
   REFERENCE_FIELDS,
   type RefKind,
@@ -323,12 +324,7 @@ export async function scanFile(
 ): Promise<ScannedFile | null> {
   const stream = await source.open(entry.path);
   if (stream === null) {
-    issues.add({
-      code: 'file.missing',
-      severity: 'error',
-      file: entry.path,
-      message: 'listed in manifest.json but not found',
-    });
+    issues.add(missingFileIssue(entry.path));
     return null;
   }
   const rules = rulesOf(entry.path, trusted, schemaPassed);

@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { IdColumn, IdListColumn, NumberColumn } from '../id-set.js';
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
-import { fileKind, ISSUES_KEPT_PER_CODE, IssueList, type ValidationIssue } from './checks.js';
+import { fileKind, ISSUES_KEPT_PER_CODE, IssueList, missingFileIssue, type ValidationIssue } from './checks.js';
 import {
   checkAgainstNode,
   checkMeasured,
@@ -138,12 +138,7 @@ export class WrittenNodeCheck {
       scan: async (entry, found, issues, trusted) => {
         const file = this.files.get(entry.path);
         if (file?.measured === undefined) {
-          issues.add({
-            code: 'file.missing',
-            severity: 'error',
-            file: entry.path,
-            message: 'listed in manifest.json but not found',
-          });
+          issues.add(missingFileIssue(entry.path));
           return null;
         }
         if (trusted) throw new Error('a written node has no trusted files');
