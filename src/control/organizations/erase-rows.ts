@@ -27,6 +27,8 @@ export const ERASE_STATEMENTS: ReadonlyArray<readonly [table: string, sql: strin
   ['idempotency', `DELETE FROM idempotency WHERE connector_id IN (SELECT value FROM json_each(:connectors))`],
   ['publish_locks', `DELETE FROM publish_locks WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['website_leases', `DELETE FROM website_leases WHERE website_id IN (SELECT value FROM json_each(:websites))`],
+  ['ingest_journal', `DELETE FROM ingest_journal WHERE website_id IN (SELECT value FROM json_each(:websites))`],
+  ['graph_snapshots', `DELETE FROM graph_snapshots WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['analytics_events', `DELETE FROM analytics_events WHERE website_id IN (SELECT value FROM json_each(:websites))`],
   ['usage_counters', `DELETE FROM usage_counters WHERE organization_id = :org`],
   [

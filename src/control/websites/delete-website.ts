@@ -28,6 +28,8 @@ export async function deleteWebsite(
   db.transaction(() => {
     db.prepare('DELETE FROM publish_locks WHERE website_id = ?').run(website.id);
     db.prepare('DELETE FROM website_leases WHERE website_id = ?').run(website.id);
+    db.prepare('DELETE FROM ingest_journal WHERE website_id = ?').run(website.id);
+    db.prepare('DELETE FROM graph_snapshots WHERE website_id = ?').run(website.id);
     db.prepare('DELETE FROM analytics_events WHERE website_id = ?').run(website.id);
     db.prepare('DELETE FROM websites WHERE id = ?').run(website.id);
     audit();

@@ -12,6 +12,7 @@ import { migration as retiredConnectorSecrets } from './0010-retired-connector-s
 import { migration as invitationIds } from './0011-invitation-ids.js';
 import { migration as jobItemErrors } from './0012-job-item-errors.js';
 import { migration as websiteLeases } from './0013-website-leases.js';
+import { migration as graphHandover } from './0014-graph-handover.js';
 
 /**
  * The schema of control.sqlite, oldest first: one migration per file, `NNNN-name.ts`, whose
@@ -45,4 +46,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   invitationIds,
   jobItemErrors,
   websiteLeases,
+  graphHandover,
 ];

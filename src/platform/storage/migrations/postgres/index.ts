@@ -7,6 +7,7 @@ import { migration as jobs } from './0005-jobs.js';
 import { migration as schedules } from './0006-schedules.js';
 import { migration as websiteLeases } from './0007-website-leases.js';
 import { migration as controlTables } from './0008-control-tables.js';
+import { migration as graphHandover } from './0009-graph-handover.js';
 
 /**
  * The schema of the PostgreSQL control store (controlStore = postgres://...), oldest first: one
@@ -23,4 +24,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   schedules,
   websiteLeases,
   controlTables,
+  graphHandover,
 ];
