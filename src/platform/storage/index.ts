@@ -7,7 +7,7 @@ export type { PostgresMigration, PostgresQuery, PostgresResult, PostgresStore } 
 export { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 export { createPostgresUsageCounters, createSqliteUsageCounters } from './usage-counters-postgres.js';
 export type { UsageCounters } from './usage-counters-postgres.js';
-export { createPostgresWebsiteLeases, createSqliteWebsiteLeases } from './website-leases.js';
+export { createWebsiteLeases } from './website-leases.js';
 export type { LeaseGrant, WebsiteLease, WebsiteLeases } from './website-leases.js';
 export { dataDirLayout, ensureDataDir, graphDbPath, readMasterKey } from './data-dir.js';
 export type { DataDirLayout } from './data-dir.js';

@@ -1,11 +1,11 @@
-import type { PostgresQuery, PostgresStore } from './postgres.js';
 import type { Db } from './sqlite.js';
 
 /**
- * One writer per website's graph (issue 41 item 3): a lease in the control store names the daemon
- * (`owner`, a string the caller chooses, e.g. `host:pid:ulid`) that writes a website's graph until
- * `expiresAt`. The owner renews it while it runs; a dead owner's leases lapse and another daemon
- * acquires them. Built and tested on both stores, not yet wired (docs/scaling.md).
+ * One writer per website's graph (issue 41 item 3, docs/scaling.md "One writer per website"): a
+ * lease in the control store names the daemon (`owner`, a string the caller chooses, e.g.
+ * `host:pid:ulid`) that writes a website's graph until `expiresAt`, and the `address` where the
+ * other daemons forward the website's ingest to it. The owner renews it while it runs; a dead
+ * owner's leases lapse and another daemon acquires them.
  *
  * Fencing: every grant to a new tenure carries a `token` one higher than the website's last one,
  * so a write stamped by a former owner (paused past its expiry, then waking up) can be refused by
@@ -13,21 +13,23 @@ import type { Db } from './sqlite.js';
  * it lapsed. Rows are therefore kept after a release: deleting one would restart its token at 1.
  *
  * Times are ms since the epoch, passed in by the caller (its clock), never read from the server.
+ * One implementation for both stores: the control Db runs the same statements on control.sqlite
+ * and on PostgreSQL (sql-dialect.ts).
  */
 export interface WebsiteLeases {
   /**
    * Takes the website's lease when nobody holds it, or when its lease lapsed (`expiresAt <= nowMs`),
    * in one statement; a live lease of `owner` itself is extended and keeps its token.
    */
-  acquire(websiteId: string, owner: string, nowMs: number, ttlMs: number): Promise<LeaseGrant>;
+  acquire(websiteId: string, owner: string, nowMs: number, ttlMs: number, address?: string): LeaseGrant;
   /** Extends `owner`'s live lease to nowMs + ttlMs; false when it lapsed, was released or is another's. */
-  renew(websiteId: string, owner: string, nowMs: number, ttlMs: number): Promise<boolean>;
+  renew(websiteId: string, owner: string, nowMs: number, ttlMs: number): boolean;
   /** Gives the lease up at once (others may acquire it); false when `owner` did not hold it. */
-  release(websiteId: string, owner: string): Promise<boolean>;
+  release(websiteId: string, owner: string): boolean;
   /** The live lease of the website, if any. */
-  holder(websiteId: string, nowMs: number): Promise<WebsiteLease | undefined>;
+  holder(websiteId: string, nowMs: number): WebsiteLease | undefined;
   /** The websites `owner` holds a live lease on, by website id. */
-  owned(owner: string, nowMs: number): Promise<WebsiteLease[]>;
+  owned(owner: string, nowMs: number): WebsiteLease[];
 }
 
 export interface WebsiteLease {
@@ -36,6 +38,8 @@ export interface WebsiteLease {
   /** The tenure's fencing token: higher for every new owner of the website (see WebsiteLeases). */
   token: number;
   expiresAt: number;
+  /** Where the holder takes forwarded requests (its advertised base URL), when it gave one. */
+  address: string | null;
 }
 
 export type LeaseGrant = { granted: true; lease: WebsiteLease } | { granted: false; holder: WebsiteLease };
@@ -46,6 +50,7 @@ interface LeaseRow {
   owner: string;
   token: number | string;
   expiresAt: number | string;
+  address: string | null;
 }
 
 const toLease = (row: LeaseRow): WebsiteLease => ({
@@ -53,6 +58,7 @@ const toLease = (row: LeaseRow): WebsiteLease => ({
   owner: row.owner,
   token: Number(row.token),
   expiresAt: Number(row.expiresAt),
+  address: row.address,
 });
 
 function checkArguments(owner: string, nowMs: number, ttlMs: number): void {
@@ -62,20 +68,21 @@ function checkArguments(owner: string, nowMs: number, ttlMs: number): void {
     throw new Error(`a lease ttl must be positive whole ms, not ${ttlMs}`);
 }
 
-const COLUMNS = 'website_id AS "websiteId", owner, token, expires_at AS "expiresAt"';
+const COLUMNS = 'website_id AS "websiteId", owner, token, expires_at AS "expiresAt", address';
 
 /**
  * The acquire statement of both stores: insert, or take over a lapsed lease with the next token;
  * the live lease of another owner leaves the row as it was and returns nothing. A released lease
- * has expires_at 0, lapsed at any time. `$3` is now and `$4` the ttl, cast so that PostgreSQL types
- * `$3 + $4` as BIGINT (SQLite reads BIGINT as INTEGER).
+ * has expires_at 0, lapsed at any time. `$3` is now, `$4` the ttl and `$5` the
+ * address, cast so that PostgreSQL types `$3 + $4` as BIGINT (SQLite reads BIGINT as INTEGER).
  */
 const NOW = 'CAST($3 AS BIGINT)';
 const ACQUIRE = `
-  INSERT INTO website_leases (website_id, owner, token, acquired_at, expires_at)
-  VALUES ($1, $2, 1, ${NOW}, ${NOW} + CAST($4 AS BIGINT))
+  INSERT INTO website_leases (website_id, owner, token, acquired_at, expires_at, address)
+  VALUES ($1, $2, 1, ${NOW}, ${NOW} + CAST($4 AS BIGINT), CAST($5 AS TEXT))
   ON CONFLICT (website_id) DO UPDATE SET
     owner = excluded.owner,
+    address = excluded.address,
     token = CASE WHEN website_leases.owner = excluded.owner AND website_leases.expires_at > ${NOW}
                  THEN website_leases.token ELSE website_leases.token + 1 END,
     acquired_at = CASE WHEN website_leases.owner = excluded.owner AND website_leases.expires_at > ${NOW}
@@ -89,10 +96,10 @@ const RELEASE = `UPDATE website_leases SET expires_at = 0 WHERE website_id = $1 
 const HOLDER = `SELECT ${COLUMNS} FROM website_leases WHERE website_id = $1 AND expires_at > $2`;
 const OWNED = `SELECT ${COLUMNS} FROM website_leases WHERE owner = $1 AND expires_at > $2 ORDER BY website_id`;
 
-/** The leases in control.sqlite (table website_leases, control migration 0013); one IMMEDIATE transaction per acquire. */
-export function createSqliteWebsiteLeases(db: Db): WebsiteLeases {
-  // The PostgreSQL statements' `$n` as SQLite's named `@pn`: better-sqlite3 binds no numbered `?n`.
-  const sqlite = (text: string) => {
+/** The leases in the control store (table website_leases: control migrations 13 and 14, PostgreSQL 7 and 9). */
+export function createWebsiteLeases(db: Db): WebsiteLeases {
+  // Numbered `$n` as named `@pn`: better-sqlite3 binds no numbered `?n`, and the dialect layer maps names on PostgreSQL.
+  const prepare = (text: string) => {
     const statement = db.prepare(text.replace(/\$(\d)/g, '@p$1'));
     const bind = (values: unknown[]) => Object.fromEntries(values.map((value, i) => [`p${i + 1}`, value]));
     return {
@@ -101,64 +108,33 @@ export function createSqliteWebsiteLeases(db: Db): WebsiteLeases {
       run: (...values: unknown[]) => statement.run(bind(values)).changes,
     };
   };
-  const acquire = sqlite(ACQUIRE);
-  const renew = sqlite(RENEW);
-  const release = sqlite(RELEASE);
-  const holder = sqlite(HOLDER);
-  const owned = sqlite(OWNED);
-  const take = db.transaction((websiteId: string, owner: string, nowMs: number, ttlMs: number): LeaseGrant => {
-    const granted = acquire.get(websiteId, owner, nowMs, ttlMs);
-    if (granted) return { granted: true, lease: toLease(granted) };
-    // The upsert left a live lease of another owner, and the transaction keeps it there.
-    return { granted: false, holder: toLease(holder.get(websiteId, nowMs)!) };
-  });
-  return {
-    async acquire(websiteId, owner, nowMs, ttlMs) {
-      checkArguments(owner, nowMs, ttlMs);
-      return take.immediate(websiteId, owner, nowMs, ttlMs);
+  const acquire = prepare(ACQUIRE);
+  const renew = prepare(RENEW);
+  const release = prepare(RELEASE);
+  const holder = prepare(HOLDER);
+  const owned = prepare(OWNED);
+  const take = db.transaction(
+    (websiteId: string, owner: string, nowMs: number, ttlMs: number, address: string | null): LeaseGrant => {
+      const granted = acquire.get(websiteId, owner, nowMs, ttlMs, address);
+      if (granted) return { granted: true, lease: toLease(granted) };
+      // The upsert left a live lease of another owner, and the transaction (the write lock) keeps it there.
+      return { granted: false, holder: toLease(holder.get(websiteId, nowMs)!) };
     },
-    async renew(websiteId, owner, nowMs, ttlMs) {
+  );
+  return {
+    acquire(websiteId, owner, nowMs, ttlMs, address) {
+      checkArguments(owner, nowMs, ttlMs);
+      return take.immediate(websiteId, owner, nowMs, ttlMs, address ?? null);
+    },
+    renew(websiteId, owner, nowMs, ttlMs) {
       checkArguments(owner, nowMs, ttlMs);
       return renew.run(websiteId, owner, nowMs, ttlMs) === 1;
     },
-    release: async (websiteId, owner) => release.run(websiteId, owner) === 1,
-    async holder(websiteId, nowMs) {
+    release: (websiteId, owner) => release.run(websiteId, owner) === 1,
+    holder(websiteId, nowMs) {
       const row = holder.get(websiteId, nowMs);
       return row && toLease(row);
     },
-    owned: async (owner, nowMs) => owned.all(owner, nowMs).map(toLease),
-  };
-}
-
-/** Times a refused acquire looks again when the holder it was refused by was gone by its SELECT. */
-const ACQUIRE_ATTEMPTS = 5;
-
-/** The leases in the PostgreSQL control store (table website_leases, PostgreSQL migration 0007). */
-export function createPostgresWebsiteLeases(store: PostgresStore): WebsiteLeases {
-  const query: PostgresQuery = store.query;
-  return {
-    async acquire(websiteId, owner, nowMs, ttlMs) {
-      checkArguments(owner, nowMs, ttlMs);
-      for (let attempt = 1; ; attempt++) {
-        // A concurrent insert of the same website waits for the other's commit, then sees its row.
-        const granted = await query<LeaseRow>(ACQUIRE, [websiteId, owner, nowMs, ttlMs]);
-        if (granted.rows[0]) return { granted: true, lease: toLease(granted.rows[0]) };
-        const held = await query<LeaseRow>(HOLDER, [websiteId, nowMs]);
-        if (held.rows[0]) return { granted: false, holder: toLease(held.rows[0]) };
-        // Released between the two statements: try again.
-        if (attempt === ACQUIRE_ATTEMPTS)
-          throw new Error(`the lease of website ${websiteId} changed hands ${attempt} times while acquiring it`);
-      }
-    },
-    async renew(websiteId, owner, nowMs, ttlMs) {
-      checkArguments(owner, nowMs, ttlMs);
-      return (await query(RENEW, [websiteId, owner, nowMs, ttlMs])).rowCount === 1;
-    },
-    release: async (websiteId, owner) => (await query(RELEASE, [websiteId, owner])).rowCount === 1,
-    async holder(websiteId, nowMs) {
-      const row = (await query<LeaseRow>(HOLDER, [websiteId, nowMs])).rows[0];
-      return row && toLease(row);
-    },
-    owned: async (owner, nowMs) => (await query<LeaseRow>(OWNED, [owner, nowMs])).rows.map(toLease),
+    owned: (owner, nowMs) => owned.all(owner, nowMs).map(toLease),
   };
 }

@@ -1,19 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
-import { openPostgresControlStore } from '../../../src/platform/storage/postgres-control.js';
-import {
-  createPostgresWebsiteLeases,
-  createSqliteWebsiteLeases,
-  type WebsiteLeases,
-} from '../../../src/platform/storage/website-leases.js';
+import { createWebsiteLeases, type WebsiteLeases } from '../../../src/platform/storage/website-leases.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
 
 /**
  * The website leases (src/platform/storage/website-leases.ts): one conformance suite for
  * control.sqlite's and the PostgreSQL control store's. Each `daemon()` is its own connection to the
- * same store (SQLite: another handle on the file; PostgreSQL: another pool), the clock a number.
+ * same store (another handle on the file, or another PostgreSQL connection), the clock a number.
  */
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -31,7 +26,7 @@ const STORES: Array<{ name: string; open: () => Promise<Daemons> }> = [
       return () => {
         const db = openControlDb(dataDirLayout(temp.dir));
         cleanups.push(() => db.close());
-        return createSqliteWebsiteLeases(db);
+        return createWebsiteLeases(db);
       };
     },
   },
@@ -39,10 +34,12 @@ const STORES: Array<{ name: string; open: () => Promise<Daemons> }> = [
     name: 'postgres',
     open: async () => {
       const url = await createTestDatabase();
+      const temp = makeTempDir('nodectl-leases-');
+      cleanups.push(() => temp.cleanup());
       return () => {
-        const store = openPostgresControlStore(url);
-        cleanups.push(() => store.close());
-        return createPostgresWebsiteLeases(store);
+        const db = openControlDb(dataDirLayout(temp.dir), url);
+        cleanups.push(() => db.close());
+        return createWebsiteLeases(db);
       };
     },
   },
@@ -59,15 +56,35 @@ describe.each(STORES)('$name website leases', ({ open }) => {
     expect(await leases.holder(WEB, T0)).toBeUndefined();
     expect(await leases.acquire(WEB, 'a', T0, TTL)).toEqual({
       granted: true,
-      lease: { websiteId: WEB, owner: 'a', token: 1, expiresAt: T0 + TTL },
+      lease: { websiteId: WEB, owner: 'a', token: 1, expiresAt: T0 + TTL, address: null },
     });
     expect(await leases.acquire(WEB, 'b', T0 + TTL - 1, TTL)).toEqual({
       granted: false,
-      holder: { websiteId: WEB, owner: 'a', token: 1, expiresAt: T0 + TTL },
+      holder: { websiteId: WEB, owner: 'a', token: 1, expiresAt: T0 + TTL, address: null },
     });
-    expect(await leases.holder(WEB, T0 + 1)).toEqual({ websiteId: WEB, owner: 'a', token: 1, expiresAt: T0 + TTL });
+    expect(await leases.holder(WEB, T0 + 1)).toEqual({
+      websiteId: WEB,
+      owner: 'a',
+      token: 1,
+      expiresAt: T0 + TTL,
+      address: null,
+    });
     // Another website is its own lease.
     expect(await leases.acquire(OTHER_WEB, 'b', T0, TTL)).toMatchObject({ granted: true, lease: { token: 1 } });
+  });
+
+  it('a grant records the address the holder gives; a new owner replaces it', async () => {
+    const leases = (await open())();
+    leases.acquire(WEB, 'a', T0, TTL, 'http://10.0.0.1:7070');
+    expect(leases.holder(WEB, T0)?.address).toBe('http://10.0.0.1:7070');
+    expect(leases.acquire(WEB, 'b', T0 + 1, TTL, 'http://10.0.0.2:7070')).toMatchObject({
+      granted: false,
+      holder: { owner: 'a', address: 'http://10.0.0.1:7070' },
+    });
+    expect(leases.acquire(WEB, 'b', T0 + TTL, TTL, 'http://10.0.0.2:7070')).toMatchObject({
+      granted: true,
+      lease: { owner: 'b', token: 2, address: 'http://10.0.0.2:7070' },
+    });
   });
 
   it('the holder renews before expiry and re-acquires without a new token; nobody else renews', async () => {
@@ -79,7 +96,7 @@ describe.each(STORES)('$name website leases', ({ open }) => {
     expect(await leases.renew('web_never_leased', 'a', T0, TTL)).toBe(false);
     expect(await leases.acquire(WEB, 'a', T0 + 20_000, TTL)).toEqual({
       granted: true,
-      lease: { websiteId: WEB, owner: 'a', token: 1, expiresAt: T0 + 20_000 + TTL },
+      lease: { websiteId: WEB, owner: 'a', token: 1, expiresAt: T0 + 20_000 + TTL, address: null },
     });
   });
 
@@ -112,7 +129,7 @@ describe.each(STORES)('$name website leases', ({ open }) => {
     expect(await survivor.holder(WEB, T0 + TTL)).toBeUndefined();
     expect(await survivor.acquire(WEB, 'survivor', T0 + TTL, TTL)).toEqual({
       granted: true,
-      lease: { websiteId: WEB, owner: 'survivor', token: 2, expiresAt: T0 + 2 * TTL },
+      lease: { websiteId: WEB, owner: 'survivor', token: 2, expiresAt: T0 + 2 * TTL, address: null },
     });
     // The former owner wakes up: its renew is refused (even at a time it believes is before its expiry).
     expect(await dying.renew(WEB, 'dying', T0 + TTL - 1, TTL)).toBe(false);
@@ -135,23 +152,25 @@ describe.each(STORES)('$name website leases', ({ open }) => {
     await leases.release('web_d', 'a');
     expect((await leases.owned('a', T0 + 1)).map((l) => l.websiteId)).toEqual(['web_a', 'web_c']);
     expect(await leases.owned('a', T0 + TTL)).toEqual([
-      { websiteId: 'web_a', owner: 'a', token: 1, expiresAt: T0 + 2 * TTL },
+      { websiteId: 'web_a', owner: 'a', token: 1, expiresAt: T0 + 2 * TTL, address: null },
     ]);
     expect(await leases.owned('b', T0 + TTL)).toEqual([]);
     expect(await leases.owned('nobody', T0)).toEqual([]);
   });
 
-  it('two owners racing for 50 websites: each website goes to exactly one, and the other is told who', async () => {
+  it('two owners asking for 50 websites in turn: each website goes to exactly one, and the other is told who', async () => {
     const daemon = await open();
     const [a, b] = [daemon(), daemon()];
     const websites = Array.from({ length: 50 }, (_, i) => `web_${String(i).padStart(2, '0')}`);
-    // Interleaved so that both daemons' statements for one website are in flight together.
-    const results = await Promise.all(
-      websites.flatMap((web) => [
-        a.acquire(web, 'a', T0, TTL).then((result) => ({ web, owner: 'a', result })),
-        b.acquire(web, 'b', T0, TTL).then((result) => ({ web, owner: 'b', result })),
-      ]),
-    );
+    // Two connections, alternating which asks first: the second of each pair meets the first's lease.
+    const results = websites.flatMap((web, i) => {
+      const pair = [
+        { owner: 'a', leases: a },
+        { owner: 'b', leases: b },
+      ];
+      if (i % 2 === 1) pair.reverse();
+      return pair.map(({ owner, leases }) => ({ web, owner, result: leases.acquire(web, owner, T0, TTL) }));
+    });
     for (const web of websites) {
       const both = results.filter((r) => r.web === web);
       const winners = both.filter((r) => r.result.granted);
@@ -163,7 +182,7 @@ describe.each(STORES)('$name website leases', ({ open }) => {
       const loser = both.find((r) => !r.result.granted)!;
       expect(loser.result).toEqual({
         granted: false,
-        holder: { websiteId: web, owner: winner, token: 1, expiresAt: T0 + TTL },
+        holder: { websiteId: web, owner: winner, token: 1, expiresAt: T0 + TTL, address: null },
       });
     }
     const ownedByA = (await b.owned('a', T0)).map((l) => l.websiteId);
@@ -174,9 +193,9 @@ describe.each(STORES)('$name website leases', ({ open }) => {
 
   it('refuses an empty owner and a ttl that is not a positive whole number of ms', async () => {
     const leases = (await open())();
-    await expect(leases.acquire(WEB, '', T0, TTL)).rejects.toThrow(/non-empty owner/);
-    await expect(leases.acquire(WEB, 'a', T0, 0)).rejects.toThrow(/positive whole ms/);
-    await expect(leases.renew(WEB, 'a', T0, 1.5)).rejects.toThrow(/positive whole ms/);
+    expect(() => leases.acquire(WEB, '', T0, TTL)).toThrow(/non-empty owner/);
+    expect(() => leases.acquire(WEB, 'a', T0, 0)).toThrow(/positive whole ms/);
+    expect(() => leases.renew(WEB, 'a', T0, 1.5)).toThrow(/positive whole ms/);
     expect(await leases.holder(WEB, T0)).toBeUndefined();
   });
 });
