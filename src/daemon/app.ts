@@ -9,6 +9,7 @@ import {
   type ManagementRoute,
 } from '../control/access/index.js';
 import { createHttpApp } from '../platform/http/index.js';
+import { forwardGraphRequests, type GraphOwnership } from '../ingest/ownership/index.js';
 import { registerOpenApi } from './openapi/document.js';
 import { CONNECTOR_ROUTES, MANAGEMENT_ROUTES, PUBLIC_ROUTES } from './route-plugins.js';
 
@@ -24,6 +25,8 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Replaces principal resolvers (tests plug in user sessions); default: API keys, no user sessions. */
   principalResolvers?: Partial<PrincipalResolvers>;
+  /** With several daemons on one control store: requests for a graph another daemon writes go to it. */
+  graphOwnership?: GraphOwnership;
 }
 
 /**
@@ -50,6 +53,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions =
     ...options.principalResolvers,
   };
   await registerOpenApi(app);
+  if (options.graphOwnership) forwardGraphRequests(app, options.graphOwnership, services.controlDb);
   for (const routes of [...PUBLIC_ROUTES, ...CONNECTOR_ROUTES]) await app.register(routes, { services });
   await app.register(managementScope, { services, resolvers, routes: MANAGEMENT_ROUTES, routeTable });
   return app;

@@ -45,7 +45,13 @@ export const LAYERS: LayerTable = [
   },
   {
     name: 'ingest',
-    modules: ['src/ingest/extract', 'src/ingest/graph', 'src/ingest/embeddings', 'src/ingest/endpoints'],
+    modules: [
+      'src/ingest/extract',
+      'src/ingest/graph',
+      'src/ingest/embeddings',
+      'src/ingest/endpoints',
+      'src/ingest/ownership',
+    ],
   },
   {
     name: 'output',

@@ -1,2 +1,3 @@
 /** The public face of src/ingest/endpoints: what the rest of src/ may import from it. */
 export { ingestRoutes } from './routes.js';
+export { claimedConnectorId } from './verify.js';

@@ -314,10 +314,18 @@ function addIdempotencyHooks(app: IngestApp, { services, deps, idempotency, stat
  * (validatedInHandler); what every ingest route can answer beyond the signing codes (src/daemon/openapi
  * adds those): a revoked or out-of-scope connector, a reused Idempotency-Key, a deleted website.
  */
-function signed(doc: { summary: string; body: z.ZodType; response: z.ZodType; errors?: readonly ErrorCode[] }) {
+function signed(doc: {
+  summary: string;
+  body: z.ZodType;
+  response: z.ZodType;
+  errors?: readonly ErrorCode[];
+  /** The route writes the website's graph: with several daemons, its owner answers it. */
+  writesGraph?: boolean;
+}) {
   return {
     bodyLimit: INGEST_BODY_LIMIT,
     config: {
+      ...(doc.writesGraph ? { graphOf: 'connector' as const } : {}),
       errors: [
         'auth.token_revoked',
         'auth.scope_violation',
@@ -345,6 +353,7 @@ function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf
       body: BatchBodySchema,
       response: dataEnvelope(BatchResultSchema).describe('The outcome of each item, in request order'),
       errors: ['ingest.batch_too_large', 'ingest.batch_rejected'],
+      writesGraph: true,
     }),
     async (request, reply) => {
       services.freeSpace.assertAboveFloor();
@@ -381,6 +390,7 @@ function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf
       summary: 'Send one item; an invalid item is an error result, not a refused request',
       body: ItemBodySchema,
       response: dataEnvelope(ItemResultSchema).describe("The item's outcome"),
+      writesGraph: true,
     }),
     async (request, reply) => {
       services.freeSpace.assertAboveFloor();
@@ -409,6 +419,7 @@ function registerItemRoutes(app: IngestApp, { services, checkpointer, verifiedOf
       response: dataEnvelope(DeleteResultSchema).describe(
         'The ids tombstoned and not found, and the job that applies it',
       ),
+      writesGraph: true,
     }),
     async (request, reply) => {
       const v = verifiedOf(request);

@@ -33,6 +33,7 @@ export const previewRoutes: RoutePlugin = async (app, { services }) => {
       // The compile refuses what a publish would (node.uuid_leak, publish.validation_failed).
       config: {
         access: VIEWER_READ,
+        graphOf: 'website',
         errors: ['publish.nothing_to_publish', 'publish.validation_failed', 'node.uuid_leak'],
       },
       schema: {

@@ -89,7 +89,7 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
   app.get(
     '/v1/websites/:id/knowledge/search',
     {
-      config: { access: VIEWER_READ, errors: ['search.vectors_unavailable', 'search.embeddings_failed'] },
+      config: { access: VIEWER_READ, graphOf: 'website', errors: ['search.vectors_unavailable', 'search.embeddings_failed'] },
       schema: {
         summary:
           "Search the website's knowledge (entities, facts, text chunks) as the next publish would export it, best first",
@@ -172,7 +172,7 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
     '/v1/websites/:id/entities/:eid/facts',
     {
       // auth.forbidden: include=candidates below the editor role.
-      config: { access: VIEWER_READ, errors: ['entity.not_found', 'auth.forbidden'] },
+      config: { access: VIEWER_READ, graphOf: 'website', errors: ['entity.not_found', 'auth.forbidden'] },
       schema: {
         summary:
           'An entity and its exported facts; include=candidates adds the superseded candidates with provenance (editors)',
@@ -204,7 +204,7 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
   app.get(
     '/v1/websites/:id/entities/:eid/related',
     {
-      config: { access: VIEWER_READ, errors: ['entity.not_found'] },
+      config: { access: VIEWER_READ, graphOf: 'website', errors: ['entity.not_found'] },
       schema: {
         summary:
           'Entities related to an entity through exported relationships, one or two hops away, each with its path',

@@ -61,6 +61,7 @@ export const publishRoutes: RoutePlugin = async (plain, { services }) => {
     {
       config: {
         access: EDITOR_MUTATE,
+        graphOf: 'website',
         errors: [
           'publish.nothing_to_publish',
           'publish.conflict',

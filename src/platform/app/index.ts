@@ -2,4 +2,4 @@
 export type { Metrics } from './metrics.js';
 export type { RoutePlugin, RoutePluginOptions } from './route-plugin.js';
 export { assembleServices } from './services.js';
-export type { AppServices, NodeOperations, RepublishRequest } from './services.js';
+export type { AppServices, GraphOwnershipPort, NodeOperations, RepublishRequest } from './services.js';

@@ -47,6 +47,18 @@ export interface NodeOperations {
 }
 
 /**
+ * Which websites' graphs this daemon writes, when daemons share a PostgreSQL control store
+ * (src/ingest/ownership, docs/scaling.md "One writer per website"). Undefined otherwise: the one
+ * daemon of a data directory writes every graph.
+ */
+export interface GraphOwnershipPort {
+  /** The fencing token of this daemon's live tenure of the website's graph; undefined when it holds none. */
+  tokenOf(websiteId: string): number | undefined;
+  /** A batch was committed to the website's graph: it is snapshotted for the next owner. */
+  wrote(websiteId: string): void;
+}
+
+/**
  * Everything a route, a job or a CLI command needs to act on one data directory. Built once per
  * process; the daemon and the CLI share it so they open databases the same way. Modules below the
  * routes and job definitions take only the fields they use (e.g. Pick<AppServices, 'controlDb' |
@@ -78,6 +90,8 @@ export interface AppServices {
   /** The clock, ms since epoch; tests may replace it. */
   readonly now: () => number;
   readonly nodes: NodeOperations;
+  /** Set by the daemon when it shares a PostgreSQL control store with others (GraphOwnershipPort). */
+  readonly ownership?: GraphOwnershipPort;
   close(): void;
 }
 

@@ -247,6 +247,20 @@ export const SETTINGS = {
     description:
       'Where the control tables live (accounts, organizations, websites, connectors, keys, jobs, usage, nonces, idempotency keys, rate-limit windows, ...): <dataDir>/control.sqlite (default), or a postgres:// URL that several daemons share (docs/scaling.md). The password in the URL is masked in `nodectl config` and logs.',
   }),
+  advertiseUrl: setting({
+    schema: z.url().optional(),
+    default: undefined,
+    env: 'NODECTL_ADVERTISE_URL',
+    description:
+      "With a PostgreSQL control store: the address at which the other daemons reach this one, to forward it the requests of the websites whose graph it writes (docs/scaling.md); defaults to http://<host>:<port> (a host of 0.0.0.0 or :: answers with 127.0.0.1).",
+  }),
+  websiteLeaseSeconds: setting({
+    schema: positiveInt.max(3600),
+    default: 30,
+    env: 'NODECTL_WEBSITE_LEASE_SECONDS',
+    description:
+      "With a PostgreSQL control store: how long a daemon's hold on a website's graph lasts unless renewed; a dead daemon's websites move to another after it (docs/scaling.md).",
+  }),
   // Accounts and sessions (docs/auth.md).
   accessTokenAlgorithm: setting({
     schema: z.enum(['EdDSA', 'RS256']),

@@ -10,6 +10,12 @@ declare module 'fastify' {
      * document does not list for the route.
      */
     errors?: readonly ErrorCode[];
+    /**
+     * The route reads or writes one website's graph file: the website of the `:id` parameter, or
+     * of the connector the signed request claims. With several daemons the request is forwarded to
+     * the daemon that writes that graph (src/ingest/ownership, docs/scaling.md).
+     */
+    graphOf?: 'website' | 'connector';
   }
 }
 

@@ -34,6 +34,20 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   readonly schedule?: { readonly intervalSeconds: number };
 }
 
+/**
+ * Thrown by a handler when the job cannot run in this process now but is not at fault (another
+ * daemon writes the website's graph): the job runs again after `delayMs`, its attempt not spent.
+ */
+export class JobDeferredError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = 'JobDeferredError';
+  }
+}
+
 /** What a caller passes to enqueue a job of this kind. */
 export type JobPayloadInput<J extends JobDefinition> = z.input<J['payload']>;
 /** What the handler of this kind receives. */

@@ -2,7 +2,14 @@ import { newUlid } from '../ids/index.js';
 import type { Settings } from '../config/index.js';
 import { isStorageFault } from '../errors/index.js';
 import type { AppServices } from '../app/index.js';
-import { describeIssues, indexJobsByKind, JOB_LANES, type JobDefinition, type JobLane } from './define-job.js';
+import {
+  describeIssues,
+  indexJobsByKind,
+  JobDeferredError,
+  JOB_LANES,
+  type JobDefinition,
+  type JobLane,
+} from './define-job.js';
 import { isPromise, type Job, type JobStore } from '../jobs/index.js';
 
 /** Jobs the worker starts in one turn of the event loop, one after another, before it lets the loop run. */
@@ -235,6 +242,11 @@ export class JobWorker {
    */
   private async recordFailure(job: Job, error: unknown): Promise<void> {
     const log = { jobId: job.id, kind: job.kind, attempt: job.attempts, err: error };
+    if (error instanceof JobDeferredError) {
+      await this.record(job, error, () => this.queue.postpone(job.id, this.id, error.message, error.delayMs));
+      this.options.onOutcome?.(job, 'retry', error);
+      return;
+    }
     if (isStorageFault(error)) {
       const recorded = await this.record(job, error, () =>
         this.queue.postpone(job.id, this.id, describeFailure(error), STORAGE_FAULT_RETRY_MS),

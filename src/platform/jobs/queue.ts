@@ -186,6 +186,8 @@ export class JobQueue implements JobStore {
   readonly leaseMs: number;
   private readonly now: () => number;
   private readonly enqueueListeners = new Set<(job: Job) => void>();
+  /** Kinds claimed only for the websites whose lease `daemonId` holds (claimOwnedOnly). */
+  private owned: { daemonId: string; kinds: readonly string[] } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -269,18 +271,33 @@ export class JobQueue implements JobStore {
   claim(owner: string, kinds?: readonly string[]): Job | undefined {
     const now = this.now();
     const kindFilter = kinds && kinds.length > 0 ? `AND kind IN (${kinds.map(() => '?').join(',')})` : '';
+    const owned = this.owned;
+    const ownedFilter = owned
+      ? `AND (kind NOT IN (${owned.kinds.map(() => '?').join(',')}) OR json_extract(payload, '$.website_id') IN
+           (SELECT website_id FROM website_leases WHERE owner = ? AND expires_at > ?))`
+      : '';
+    const ownedArgs = owned ? [...owned.kinds, owned.daemonId, now] : [];
     const skipLocked = isPostgresDb(this.db) ? 'FOR UPDATE SKIP LOCKED' : '';
     const row = withoutFsync(this.db, () =>
       this.db
         .prepare(
           `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_until = ?, updated_at = ?
            WHERE id = (SELECT id FROM jobs WHERE ((state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until < ?))
-             ${kindFilter} ORDER BY run_at, id LIMIT 1 ${skipLocked})
+             ${kindFilter} ${ownedFilter} ORDER BY run_at, id LIMIT 1 ${skipLocked})
            RETURNING *`,
         )
-        .get(owner, now + this.leaseMs, now, now, now, ...(kinds ?? [])),
+        .get(owner, now + this.leaseMs, now, now, now, ...(kinds ?? []), ...ownedArgs),
     ) as JobRow | undefined;
     return row ? toJob(row) : undefined;
+  }
+
+  /**
+   * From now on, jobs of `kinds` (those that need a website's graph) are claimed only for the
+   * websites whose lease `daemonId` holds (website_leases): with several daemons, the graph's writer
+   * runs them (src/ingest/ownership). The others are left for their owner.
+   */
+  claimOwnedOnly(daemonId: string, kinds: readonly string[]): void {
+    this.owned = kinds.length > 0 ? { daemonId, kinds } : undefined;
   }
 
   /** Extends a running job's lease (for long jobs). Returns false if the lease was lost. */
