@@ -1,22 +1,19 @@
 import type { AppServices, RepublishRequest } from '../../platform/app/index.js';
-import { graphStatements, withWriteTurn, contentIngestJob } from '../graph/index.js';
+import {
+  graphStatements,
+  withWriteTurn,
+  contentIngestJob,
+  tombstoneItems,
+  type TombstonedRow,
+} from '../graph/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import type { IngestWebsite } from './website-context.js';
 import type { DeleteReason, DeleteResult } from '../../platform/contract/index.js';
 
-interface RawRow {
-  item_type: string;
-  item_id: string;
-  state: string;
-  url: string;
-  canonical_url: string | null;
-}
-
 /**
- * Tombstones items by connector id (every type sharing the id). The raw body is dropped at once;
- * for gdpr_erasure the url and checksum go too, so only the bare (type, id) tombstone remains
- * to keep the item from being re-ingested. A content.ingest job removes what was derived from
- * them; when the website has something published, a coalesced node.republish (after it) takes
+ * Tombstones items by connector id (tombstoneItems: every type sharing the id; for gdpr_erasure
+ * the url and checksum go with the body, so only the bare (type, id) tombstone remains). A
+ * content.ingest job removes what was derived from them; when the website has something published, a coalesced node.republish (after it) takes
  * them off the live node, and for gdpr_erasure purges the earlier versions that held them
  * (docs/ingest.md "Deleting items").
  */
@@ -28,39 +25,20 @@ export async function deleteItems(
 ): Promise<DeleteResult> {
   const erase = reason === 'gdpr_erasure';
   const db = services.graphs.get(website.id);
-  const find = db.prepare('SELECT item_type, item_id, state, url, canonical_url FROM raw_items WHERE item_id = ?');
-  const tombstone = db.prepare(
-    erase
-      ? `UPDATE raw_items SET state = 'tombstoned', tombstone_reason = ?, body = NULL, url = '', canonical_url = NULL, checksum = '', language = NULL, last_error = NULL, processed_at = ? WHERE item_id = ?`
-      : `UPDATE raw_items SET state = 'tombstoned', tombstone_reason = ?, body = NULL, processed_at = ? WHERE item_id = ? AND state != 'tombstoned'`,
-  );
   const at = new Date(services.now()).toISOString();
-  const tombstoned: string[] = [];
-  const notFound: string[] = [];
-  const removed: Array<{ type: string; id: string }> = [];
   let erasure: RepublishRequest['erasure'];
   // Loaded for erasures only: the graph's write path stays out of daemon start-up.
   const { sourceIdOf } = erase ? await import('../graph/index.js') : { sourceIdOf: undefined };
   // Between the graph writer thread's transactions, waiting without blocking the event loop (write-turn.ts).
-  await withWriteTurn(db, () =>
-    db
-      .transaction(() => {
-        const rows: RawRow[] = [];
-        for (const id of [...new Set(ids)]) {
-          const found = find.all(id) as RawRow[];
-          if (found.length === 0) {
-            notFound.push(id);
-            continue;
-          }
-          rows.push(...found);
-          tombstoned.push(id);
-          for (const row of found) removed.push({ type: row.item_type, id: row.item_id });
-        }
-        // Read before the tombstone blanks the url and before the content.ingest job erases the records.
-        if (sourceIdOf && rows.length > 0) erasure = erasureOf(db, website.id, rows, sourceIdOf);
-        for (const id of tombstoned) tombstone.run(reason, at, id);
-      })
-      .immediate(),
+  const { tombstoned, notFound, removed } = await withWriteTurn(db, () =>
+    tombstoneItems(
+      db,
+      ids,
+      reason,
+      at,
+      // Read before the tombstone blanks the url and before the content.ingest job erases the records.
+      sourceIdOf && ((rows) => (erasure = erasureOf(db, website.id, rows, sourceIdOf))),
+    ),
   );
   if (tombstoned.length === 0) return { tombstoned, not_found: notFound, republish_job_id: null };
   const ingestJob = services.jobs.enqueue(contentIngestJob, {
@@ -85,7 +63,7 @@ export async function deleteItems(
 function erasureOf(
   db: Db,
   websiteId: string,
-  rows: readonly RawRow[],
+  rows: readonly TombstonedRow[],
   sourceIdOf: (websiteId: string, url: string, canonicalUrl: string | null) => string,
 ): NonNullable<RepublishRequest['erasure']> {
   const s = graphStatements(db);

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import type { AppServices } from '../../platform/app/index.js';
-import { contentIngestJob } from '../graph/index.js';
+import { contentIngestJob, pendingRawContentIds } from '../graph/index.js';
 
 /**
  * Re-enqueues pending raw items that no queued or running content.ingest job covers: the safety
@@ -32,13 +32,7 @@ export function sweepPendingRawItems(
   for (const file of files) {
     const websiteId = file.slice(0, -'.sqlite'.length);
     if (!services.controlDb.prepare('SELECT 1 FROM websites WHERE id = ?').get(websiteId)) continue;
-    const rows = services.graphs
-      .get(websiteId)
-      .prepare(
-        `SELECT raw_content_id FROM raw_items WHERE state = 'pending' AND received_at <= ? ORDER BY raw_content_id`,
-      )
-      .all(cutoff) as Array<{ raw_content_id: string }>;
-    const missing = rows.map((r) => r.raw_content_id).filter((id) => !covered.has(id));
+    const missing = pendingRawContentIds(services.graphs.get(websiteId), cutoff).filter((id) => !covered.has(id));
     for (let i = 0; i < missing.length; i += 500) {
       services.jobs.enqueue(contentIngestJob, { website_id: websiteId, raw_content_ids: missing.slice(i, i + 500) });
     }

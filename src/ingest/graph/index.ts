@@ -29,7 +29,7 @@ export { SqliteGraphReader } from './reader.js';
 export { GRAPH_DB_OPTIONS, GRAPH_MIGRATIONS } from './schema.js';
 export { contentIngestJob } from './content-ingest-job.js';
 export { sharedGraphWriter } from './graph-writer.js';
-export { unchangedOutcomes, writeRawItems } from './raw-items.js';
+export { pendingRawContentIds, unchangedOutcomes, writeRawItems } from './raw-items.js';
 export type { WriteOutcome } from './raw-items.js';
 export { ThreadedGraphReader } from './reader-thread.js';
 export { refreshGraphTrust } from './refresh-trust.js';
@@ -46,4 +46,5 @@ export type {
   RelationshipRow,
   SourceRow,
 } from './types.js';
+export { tombstoneItems, tombstonedWithContribution, type TombstoneOutcome, type TombstonedRow } from './tombstone.js';
 export { withWriteTurn } from './write-turn.js';

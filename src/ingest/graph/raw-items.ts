@@ -160,3 +160,20 @@ export function writeRawItems(
   });
   return run.immediate();
 }
+
+/**
+ * The raw content ids of the rows still pending (accepted, not yet through content.ingest), in id
+ * order; with `receivedAtMost` (RFC 3339) only those received by then.
+ */
+export function pendingRawContentIds(db: Db, receivedAtMost?: string): string[] {
+  const rows = (
+    receivedAtMost === undefined
+      ? db.prepare(`SELECT raw_content_id FROM raw_items WHERE state = 'pending' ORDER BY raw_content_id`).all()
+      : db
+          .prepare(
+            `SELECT raw_content_id FROM raw_items WHERE state = 'pending' AND received_at <= ? ORDER BY raw_content_id`,
+          )
+          .all(receivedAtMost)
+  ) as Array<{ raw_content_id: string }>;
+  return rows.map((row) => row.raw_content_id);
+}
