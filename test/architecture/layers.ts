@@ -50,6 +50,7 @@ export const LAYERS: LayerTable = [
       'src/ingest/graph',
       'src/ingest/embeddings',
       'src/ingest/endpoints',
+      'src/ingest/handover',
       'src/ingest/ownership',
     ],
   },

@@ -15,6 +15,7 @@ export type { FieldMapping, IngestItem, SourceType } from './ingest-item.js';
 export { INGEST_BODY_LIMIT, MAX_BATCH_ITEMS } from './ingest-limits.js';
 export {
   BatchRequestSchema,
+  DELETE_REASONS,
   DeleteRequestSchema,
   HeartbeatRequestSchema,
   ItemRequestSchema,
