@@ -11,7 +11,13 @@ import {
 } from '../graph/index.js';
 import { LeaseLostError, readJournal, type JournalRecord } from './journal.js';
 import { makeScratch } from './scratch.js';
-import { readSnapshotRecord, snapshotPrefix, type HandoverDeps, type SnapshotRecord } from './snapshots.js';
+import {
+  backupGraph,
+  readSnapshotRecord,
+  snapshotPrefix,
+  type HandoverDeps,
+  type SnapshotRecord,
+} from './snapshots.js';
 
 export interface RestoreOutcome {
   /** The snapshot the graph was restored from; undefined when the website had none (the graph starts empty). */
@@ -56,7 +62,7 @@ export async function restoreGraph(deps: HandoverDeps, websiteId: string, token:
       matchPageSize(source, graph.pragma('page_size', { simple: true }) as number);
       // Copied INTO the live file through SQLite's backup API, not by replacing the file: the pool's, the
       // writer thread's and the readers' open connections then all see the restored graph.
-      await source.backup(graphDbPath(deps.layout, websiteId), { progress: () => 0x7fffffff });
+      await backupGraph(source, graphDbPath(deps.layout, websiteId));
     } finally {
       source.close();
     }

@@ -228,6 +228,18 @@ describe.each(COMBOS)('graph handover on $name', ({ control, snapshots }) => {
     expect(restored.pendingRawContentIds).toHaveLength(1);
   });
 
+  it('restores into a live graph of another page size (a graph made before 16 KiB pages)', async () => {
+    const [a, b] = await daemons();
+    const tokenA = await a.acquire();
+    a.accept(tokenA, [item('1'), item('2')]);
+    expect(await takeGraphSnapshot(a, WEB, tokenA)).toMatchObject({ status: 'recorded' });
+    const old = openDatabase(graphDbPath(b.layout, WEB), { ...GRAPH_DB_OPTIONS, pageSize: 4096 });
+    old.close();
+    expect(b.graphs.get(WEB).pragma('page_size', { simple: true })).toBe(4096);
+    await restoreGraph(b, WEB, await handOver(b));
+    expect(b.rows()).toEqual(a.rows());
+  });
+
   it('a replay of entries the snapshot holds changes nothing', async () => {
     const [a, b] = await daemons();
     const tokenA = await a.acquire();
