@@ -10,7 +10,7 @@ import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
 import { GraphDbPool } from '../../../src/platform/storage/graph-db.js';
 import type { Db } from '../../../src/platform/storage/sqlite.js';
-import { createSqliteWebsiteLeases, type WebsiteLeases } from '../../../src/platform/storage/website-leases.js';
+import { createWebsiteLeases, type WebsiteLeases } from '../../../src/platform/storage/website-leases.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
 
@@ -87,7 +87,7 @@ export function daemon(name: string, controlDb: Db, snapshots: SnapshotStore): D
   cleanups.push(() => temp.cleanup());
   cleanups.push(() => graphs.closeAll());
   cleanups.push(() => controlDb.close());
-  const leases = createSqliteWebsiteLeases(controlDb);
+  const leases = createWebsiteLeases(controlDb);
   const d: Daemon = {
     name,
     layout,
