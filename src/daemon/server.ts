@@ -16,6 +16,8 @@ import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
 import { keepRunningOnStorageFaults } from './storage-fault-guard.js';
 import { sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
+import { GRAPH_JOB_KINDS } from '../ingest/ownership/index.js';
+import { createGraphOwnership } from './graph-ownership.js';
 
 export interface RunningDaemon {
   app: FastifyInstance;
@@ -26,6 +28,13 @@ export interface RunningDaemon {
 }
 
 export class ListenError extends Error {}
+
+/** The address the other daemons reach this one at when it listens on every interface: its loopback (advertiseUrl says better). */
+function loopbackFor(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
 
 /**
  * The warm start of content.ingest's threads (docs/graph.md "A warm start"), in the background:
@@ -92,7 +101,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   };
   // The services log through Fastify's logger once the app exists.
   let app: FastifyInstance | undefined;
-  const services = createDaemonServices(config, {
+  const local = createDaemonServices(config, {
     logger: {
       info: (...a: unknown[]) => log('info', a),
       warn: (...a: unknown[]) => log('warn', a),
@@ -105,9 +114,22 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   }
   const { keepSparePublishWorker, closeSparePublishWorker, removeDeadWorkDirs } =
     await import('../output/publish/index.js');
+  let services = local;
+  let cluster: Awaited<ReturnType<typeof createGraphOwnership>>;
+  let listening = '';
   try {
-    if (services.postgres) await reachControlStore(services.postgres);
-    app = await buildApp(services, { logger: app0Logger });
+    if (local.postgres) await reachControlStore(local.postgres);
+    cluster = await createGraphOwnership(local, config.settings, () => listening);
+    if (cluster)
+      services = {
+        ...local,
+        ownership: cluster.ownership,
+        nodes: { ...local.nodes, refreshTrust: cluster.refreshTrust },
+      };
+    app = await buildApp(services, {
+      logger: app0Logger,
+      ...(cluster ? { graphOwnership: cluster.ownership } : {}),
+    });
     // No publish runs in this process yet: every work folder naming a dead process (or this pid) is a leftover.
     const removed = removeDeadWorkDirs(config.settings.dataDir, { nowMs: Date.now(), ownPidIsDead: true });
     if (removed > 0) app.log.info({ folders: removed }, 'removed the work folders of publishes that died');
@@ -129,13 +151,19 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   const uninstallGuard = keepRunningOnStorageFaults(app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.settings.port;
-  const worker = new JobWorker(services.jobs, JOBS, services, {
+  listening = `http://${loopbackFor(config.settings.host)}:${port}`;
+  if (cluster) {
+    services.jobs.claimOwnedOnly(cluster.ownership.daemonId, GRAPH_JOB_KINDS);
+    cluster.ownership.start();
+  }
+  const jobs = cluster ? cluster.jobs(JOBS) : JOBS;
+  const worker = new JobWorker(services.jobs, jobs, services, {
     lanes: laneConcurrency(config.settings),
     pollMs: config.settings.jobPollMs,
     onOutcome: (job, outcome) => services!.metrics.jobOutcomes.inc({ kind: job.kind, outcome }),
   });
   worker.start();
-  const stopScheduler = startScheduler(services.controlDb, services.jobs, JOBS);
+  const stopScheduler = startScheduler(services.controlDb, services.jobs, jobs);
   keepSparePublishWorker();
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);
@@ -171,6 +199,8 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         }, config.settings.shutdownTimeoutMs);
         deadline.unref();
         await Promise.all([runningApp.close(), worker.stop()]);
+        // After the last job: its snapshot is taken, then the leases go so that others take over at once.
+        await cluster?.close();
         await closeSparePublishWorker();
         clearTimeout(deadline);
         runningServices.close();

@@ -13,11 +13,13 @@ import { commitWithoutSync, syncCommits } from './durable-commit.js';
 import { limitReachedError, readQuota, type Quota } from '../../control/plans/index.js';
 import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
 import { checkItem } from './validate-item.js';
+import { appendJournal } from '../handover/index.js';
+import { tenureOf } from './tenure.js';
 import type { IdleCheckpointer } from './wal-checkpoint.js';
 import type { IngestWebsite } from './website-context.js';
 
 export interface AcceptInput {
-  services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'metrics' | 'logger' | 'now'>;
+  services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'metrics' | 'logger' | 'now' | 'ownership'>;
   website: IngestWebsite;
   connectorId: string;
   rawItems: readonly unknown[];
@@ -69,18 +71,37 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   const unchanged = valid.length === 0 ? [] : unchangedOutcomes(graphDb, valid);
   if (unchanged === null) input.checkpointer?.willWrite(graphDb);
   let quota: Quota = { limit: Infinity, used: 0 };
+  const tenure = tenureOf(services, website.id);
   const write = () => {
     quota = readQuota(services.controlDb, website.organizationId, 'items', nowMs);
+    const receivedAt = new Date(nowMs).toISOString();
     const written = graphDb
       .transaction(() => {
         const out = writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
           connectorId: input.connectorId,
           defaultLanguage: website.defaultLanguage,
-          receivedAt: new Date(nowMs).toISOString(),
+          receivedAt,
           acceptAtMost: Math.max(0, quota.limit - quota.used),
         });
         if (!input.partial && out.some((o) => o.status === 'over_limit'))
           throw overLimitBatch(checks, out, website.plan, quota);
+        // With several daemons, what this one acknowledges is journaled for the next writer of the graph.
+        const items = out.flatMap((o, i) =>
+          o.status === 'accepted' ? [{ item: valid[i]!, raw: JSON.stringify(validRaw[i]) }] : [],
+        );
+        if (tenure !== undefined && items.length > 0)
+          appendJournal(services.controlDb, {
+            websiteId: website.id,
+            token: tenure,
+            nowMs,
+            entry: {
+              kind: 'items',
+              connectorId: input.connectorId,
+              receivedAt,
+              defaultLanguage: website.defaultLanguage,
+              items,
+            },
+          });
         return out;
       })
       .immediate();

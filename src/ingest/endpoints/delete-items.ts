@@ -9,16 +9,18 @@ import {
 import type { Db } from '../../platform/storage/index.js';
 import type { IngestWebsite } from './website-context.js';
 import type { DeleteReason, DeleteResult } from '../../platform/contract/index.js';
+import { appendJournal } from '../handover/index.js';
+import { tenureOf } from './tenure.js';
 
 /**
  * Tombstones items by connector id (tombstoneItems: every type sharing the id; for gdpr_erasure
  * the url and checksum go with the body, so only the bare (type, id) tombstone remains). A
- * content.ingest job removes what was derived from them; when the website has something published, a coalesced node.republish (after it) takes
- * them off the live node, and for gdpr_erasure purges the earlier versions that held them
+ * content.ingest job removes what was derived from them; when the website has something
+ * published, a coalesced node.republish (after it) takes them off the live node, and for gdpr_erasure purges the earlier versions that held them
  * (docs/ingest.md "Deleting items").
  */
 export async function deleteItems(
-  services: Pick<AppServices, 'graphs' | 'jobs' | 'nodes' | 'now'>,
+  services: Pick<AppServices, 'controlDb' | 'graphs' | 'jobs' | 'nodes' | 'now' | 'ownership'>,
   website: IngestWebsite,
   ids: readonly string[],
   reason: DeleteReason,
@@ -29,16 +31,30 @@ export async function deleteItems(
   let erasure: RepublishRequest['erasure'];
   // Loaded for erasures only: the graph's write path stays out of daemon start-up.
   const { sourceIdOf } = erase ? await import('../graph/index.js') : { sourceIdOf: undefined };
+  const tenure = tenureOf(services, website.id);
   // Between the graph writer thread's transactions, waiting without blocking the event loop (write-turn.ts).
   const { tombstoned, notFound, removed } = await withWriteTurn(db, () =>
-    tombstoneItems(
-      db,
-      ids,
-      reason,
-      at,
-      // Read before the tombstone blanks the url and before the content.ingest job erases the records.
-      sourceIdOf && ((rows) => (erasure = erasureOf(db, website.id, rows, sourceIdOf))),
-    ),
+    db
+      .transaction(() => {
+        const outcome = tombstoneItems(
+          db,
+          ids,
+          reason,
+          at,
+          // Read before the tombstone blanks the url and before the content.ingest job erases the records.
+          sourceIdOf && ((rows) => (erasure = erasureOf(db, website.id, rows, sourceIdOf))),
+        );
+        // With several daemons, the delete is journaled for the next writer of the graph, in its transaction.
+        if (tenure !== undefined && outcome.tombstoned.length > 0)
+          appendJournal(services.controlDb, {
+            websiteId: website.id,
+            token: tenure,
+            nowMs: services.now(),
+            entry: { kind: 'delete', ids: outcome.tombstoned, reason, at },
+          });
+        return outcome;
+      })
+      .immediate(),
   );
   if (tombstoned.length === 0) return { tombstoned, not_found: notFound, republish_job_id: null };
   const ingestJob = services.jobs.enqueue(contentIngestJob, {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
 import { AppError } from '../../platform/errors/index.js';
 import type { Db } from '../../platform/storage/index.js';
 import { claimedConnectorId } from '../endpoints/index.js';
@@ -60,7 +61,8 @@ export function forwardGraphRequests(app: FastifyInstance, ownership: GraphOwner
 }
 
 async function forward(request: FastifyRequest, reply: FastifyReply, address: string, daemonId: string) {
-  const { request: send } = await import('undici');
+  // Loaded at the first forward: a daemon alone never needs it. undici is CommonJS: its exports are `default`.
+  const { request: send } = (await import('undici')).default;
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(request.headers))
     if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value;
@@ -68,7 +70,7 @@ async function forward(request: FastifyRequest, reply: FastifyReply, address: st
   headers['x-forwarded-for'] = [forwardedFor, request.socket.remoteAddress].filter(Boolean).join(', ');
   headers[FORWARDED_BY_HEADER] = daemonId;
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-  let answer: Awaited<ReturnType<typeof send>>;
+  let answer: Dispatcher.ResponseData;
   try {
     answer = await send(new URL(request.url, address), {
       method: request.method as 'POST',

@@ -1,5 +1,6 @@
 import type { Settings } from '../../platform/config/index.js';
 import type { Db } from '../../platform/storage/index.js';
+import { deleteWebsiteSnapshots } from '../../ingest/handover/index.js';
 import { aliasKey, domainMapKey, siteHashOf, siteKeys } from './layout.js';
 import { acquirePublishLock } from './lock.js';
 import { createTargetFromSettings } from './targets/index.js';
@@ -9,7 +10,7 @@ import type { PublishTarget } from './targets/types.js';
  * Deletes everything one target holds for a website (an organization erase, docs/organizations.md
  * "Erase"): the pointer first, so the node stops being served, then every key under the site's
  * folder (versions, cas, latest, tombstone, purge markers) and its public address (the fs domain
- * map, the S3 mirror under `<domain>/`). Unlike a takedown nothing is kept, so nothing can bring
+ * map, the S3 mirror under `<domain>/`) and its graph snapshots. Unlike a takedown nothing is kept, so nothing can bring
  * the node back. Holds the publish lock, so no publish of the website runs meanwhile (a held lock
  * fails with 409 publish.conflict: retry). Returns how many objects were deleted.
  */
@@ -28,7 +29,8 @@ export async function eraseWebsiteFromTarget(
       domainMapKey(website.domain),
     ];
     for (const key of doomed) await target.delete(key);
-    return doomed.length;
+    // With several daemons the target also holds the graph's snapshots (src/ingest/handover): private, and the website's.
+    return doomed.length + (await deleteWebsiteSnapshots({ controlDb, snapshots: target }, website.websiteId));
   } finally {
     lock.release();
   }
