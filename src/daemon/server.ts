@@ -178,6 +178,11 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
       ? 'control store: every control table in PostgreSQL; graphs and scratch in the data directory'
       : 'control store: control.sqlite',
   );
+  if (cluster)
+    app.log.info(
+      { daemon: cluster.ownership.daemonId, address: config.settings.advertiseUrl ?? listening },
+      "graph ownership: one writer per website's graph among the daemons sharing this store; snapshots in the bucket",
+    );
 
   let shuttingDown: Promise<void> | undefined;
   const runningApp = app;
