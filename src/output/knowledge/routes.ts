@@ -89,7 +89,11 @@ export const knowledgeRoutes: RoutePlugin = async (plainApp, { services }) => {
   app.get(
     '/v1/websites/:id/knowledge/search',
     {
-      config: { access: VIEWER_READ, graphOf: 'website', errors: ['search.vectors_unavailable', 'search.embeddings_failed'] },
+      config: {
+        access: VIEWER_READ,
+        graphOf: 'website',
+        errors: ['search.vectors_unavailable', 'search.embeddings_failed'],
+      },
       schema: {
         summary:
           "Search the website's knowledge (entities, facts, text chunks) as the next publish would export it, best first",

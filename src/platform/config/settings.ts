@@ -252,7 +252,7 @@ export const SETTINGS = {
     default: undefined,
     env: 'NODECTL_ADVERTISE_URL',
     description:
-      "With a PostgreSQL control store: the address at which the other daemons reach this one, to forward it the requests of the websites whose graph it writes (docs/scaling.md); defaults to http://<host>:<port> (a host of 0.0.0.0 or :: answers with 127.0.0.1).",
+      'With a PostgreSQL control store: the address at which the other daemons reach this one, to forward it the requests of the websites whose graph it writes (docs/scaling.md); defaults to http://<host>:<port> (a host of 0.0.0.0 or :: answers with 127.0.0.1).',
   }),
   websiteLeaseSeconds: setting({
     schema: positiveInt.max(3600),

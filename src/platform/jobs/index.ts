@@ -2,7 +2,6 @@
 export { JobPayloadError, describeIssues, parseJobPayload } from './payload.js';
 export type { JobKind } from './payload.js';
 export { ITEM_ERRORS_LISTED, JOB_STATES, JobQueue, withoutFsync } from './queue.js';
-export type { Job, JobItemError, JobItemErrors, JobState, JobStore, PeriodicKind } from './queue.js';
-export { PostgresJobQueue } from './postgres-queue.js';
+export type { Job, JobItemError, JobItemErrors, JobState, JobStore } from './queue.js';
 export { isPromise } from './store.js';
 export type { Awaitable } from './store.js';

@@ -106,9 +106,9 @@ export function retryDelayMs(settings: QueueSettings, attempts: number): number 
 }
 
 /**
- * What the job runtime needs of a queue, implemented by both stores: JobQueue in control.sqlite
- * answers at once (its methods stay synchronous, so the default path gains no await), and
- * PostgresJobQueue answers with promises. A caller awaits every result.
+ * What the job runtime needs of a queue. JobQueue answers at once on either control store (its
+ * methods stay synchronous, so the worker's claim loop gains no await); a result may also be a
+ * promise, for a queue behind an asynchronous driver, and a caller awaits every result.
  */
 export interface JobStore {
   /** How long a claim's lease lasts, in ms. */
@@ -131,12 +131,6 @@ export interface JobStore {
   pruneFinished(before: number): Awaitable<number>;
   list(filter?: JobListFilter): Awaitable<Job[]>;
   depth(kind?: string): Awaitable<Record<JobState, number>>;
-}
-
-/** A periodic kind and its interval, as the scheduler hands it to a store. */
-export interface PeriodicKind {
-  job: JobKind;
-  intervalSeconds: number;
 }
 
 /** A row of the jobs table, as both stores read it (PostgreSQL's BIGINTs made numbers first). */

@@ -5,8 +5,6 @@ export { connectPostgres, migratePostgres, PostgresSchemaTooNewError } from './p
 export { openPostgresControlStore } from './postgres-control.js';
 export type { PostgresMigration, PostgresQuery, PostgresResult, PostgresStore } from './postgres.js';
 export { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
-export { createPostgresUsageCounters, createSqliteUsageCounters } from './usage-counters-postgres.js';
-export type { UsageCounters } from './usage-counters-postgres.js';
 export { createWebsiteLeases } from './website-leases.js';
 export type { LeaseGrant, WebsiteLease, WebsiteLeases } from './website-leases.js';
 export { dataDirLayout, ensureDataDir, graphDbPath, readMasterKey } from './data-dir.js';

@@ -7,14 +7,11 @@ import type { AppServices } from '../../../src/platform/app/services.js';
 import { defineJob, type JobDefinition } from '../../../src/platform/job-runtime/define-job.js';
 import { enqueueDuePeriodicJobs, periodicJobs } from '../../../src/platform/job-runtime/job-scheduler.js';
 import { JobWorker } from '../../../src/platform/job-runtime/job-worker.js';
-import { PostgresJobQueue } from '../../../src/platform/jobs/postgres-queue.js';
 import { JobQueue, type JobQueueOptions, type JobStore } from '../../../src/platform/jobs/queue.js';
 import type { Awaitable } from '../../../src/platform/jobs/store.js';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
 import type { Db } from '../../../src/platform/storage/sqlite.js';
-import { openPostgresControlStore } from '../../../src/platform/storage/postgres-control.js';
-import type { PostgresStore } from '../../../src/platform/storage/postgres.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
 import { until } from '../../helpers/until.js';
@@ -301,21 +298,6 @@ queueSuite('sqlite', async () => {
   };
 });
 
-queueSuite('postgres', async () => {
-  const url = await createTestDatabase();
-  const opened: PostgresStore[] = [];
-  return {
-    // Each queue its own pool: two queues are two daemons sharing the database.
-    queue: (options) => {
-      const store = openPostgresControlStore(url);
-      opened.push(store);
-      return new PostgresJobQueue(store, options);
-    },
-    schedule: (queue, jobs, at) => (queue as PostgresJobQueue).enqueueDuePeriodic(periodicJobs(jobs), at),
-    close: async () => void (await Promise.all(opened.map((store) => store.close()))),
-  };
-});
-
 // The queue the daemon runs with controlStore = postgres://...: the SQLite queue's code on the control Db.
 queueSuite('control Db on postgres', async () => {
   const url = await createTestDatabase();
@@ -364,18 +346,22 @@ describe('the control Db queue on postgres across daemons', () => {
   });
 });
 
-/** Several daemons sharing one PostgreSQL queue: each with its own pool (its own connections). */
-describe('postgres job queue across daemons', () => {
-  const opened: PostgresStore[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close()));
+/** Several daemons sharing one PostgreSQL control store: each queue on its own connection. */
+describe('the control Db queue on postgres across daemons: claims, workers, schedules', () => {
+  const opened: Array<{ db: Db; cleanup: () => void }> = [];
+  afterEach(() => {
+    for (const { db, cleanup } of opened.splice(0)) (db.close(), cleanup());
   });
-  async function daemons(count: number, options: JobQueueOptions = {}): Promise<PostgresJobQueue[]> {
+  const dbOf = new Map<JobQueue, Db>();
+  async function daemons(count: number, options: JobQueueOptions = {}): Promise<JobQueue[]> {
     const url = await createTestDatabase();
     return Array.from({ length: count }, () => {
-      const store = openPostgresControlStore(url);
-      opened.push(store);
-      return new PostgresJobQueue(store, { now, ...options });
+      const temp = makeTempDir('nodectl-jobs-');
+      const db = openControlDb(dataDirLayout(temp.dir), url);
+      opened.push({ db, cleanup: temp.cleanup });
+      const queue = new JobQueue(db, { now, ...options });
+      dbOf.set(queue, db);
+      return queue;
     });
   }
 
@@ -385,7 +371,7 @@ describe('postgres job queue across daemons', () => {
     const ids = new Set<string>();
     for (let i = 0; i < 200; i++) ids.add((await a!.enqueue(K, { i })).id);
     const claims: string[] = [];
-    const claimer = async (queue: PostgresJobQueue, owner: string) => {
+    const claimer = async (queue: JobQueue, owner: string) => {
       for (let job = await queue.claim(owner); job; job = await queue.claim(owner)) {
         claims.push(job.id);
         await queue.complete(job.id, owner);
@@ -454,7 +440,7 @@ describe('postgres job queue across daemons', () => {
     const [a, b] = await daemons(2);
     const periodic = periodicJobs(JOBS);
     const tick = async (at: number) => {
-      const kinds = await Promise.all([a!, b!, a!, b!].map((queue) => queue.enqueueDuePeriodic(periodic, at)));
+      const kinds = [a!, b!, a!, b!].map((queue) => enqueueDuePeriodicJobs(dbOf.get(queue)!, queue, JOBS, at));
       return kinds.flat().sort();
     };
     expect(await tick(clock)).toEqual(PERIODIC_KINDS);
