@@ -255,4 +255,30 @@ describe('three daemons on PostgreSQL and S3', () => {
     const urls = sources.map((line) => JSON.parse(line).url as string).sort();
     expect(urls).toEqual(items.map((item) => item.url).sort());
   }, 240_000);
+
+  it('a writer stopped with SIGTERM snapshots and gives its websites up; the next writer has every item', async () => {
+    const owner = await eventually(leaseHolder, (o) => o !== undefined, 'a lease on the website');
+    const alive = daemons.filter((d) => d.process.exitCode === null && d.process.signalCode === null);
+    const writer = alive.find((d) => owner!.includes(`:${d.process.pid}:`))!;
+    const other = alive.find((d) => d !== writer)!;
+    expect(await writer.stop('SIGTERM')).toBe(0);
+    // Released, not left to lapse: nobody holds the website now.
+    expect(control.prepare('SELECT expires_at FROM website_leases WHERE website_id = ?').get(websiteId)).toEqual({
+      expires_at: 0,
+    });
+    const more = await client(other).sendBatch([page(91)]);
+    expect(more.accepted).toBe(1);
+    await eventually(
+      () =>
+        control
+          .prepare(`SELECT COUNT(*) AS n FROM jobs WHERE kind = 'content.ingest' AND state <> 'succeeded'`)
+          .get() as { n: number },
+      (row) => Number(row.n) === 0,
+      'the last content.ingest job to succeed',
+    );
+    const published = await call(other, 'POST', `/v1/websites/${websiteId}/publish`, {}, apiKey);
+    expect(published.status, JSON.stringify(published.json)).toBe(200);
+    const sources = (await target.get(`${DOMAIN}/sources.jsonl`))!.toString('utf8').trim().split('\n');
+    expect(sources).toHaveLength(91);
+  }, 120_000);
 });
