@@ -157,10 +157,12 @@ export class GraphOwnership implements GraphOwnershipPort {
   async keep(): Promise<void> {
     const { now, leaseMs, logger } = this.options;
     try {
-      for (const websiteId of [...this.tenures.keys()]) {
-        const at = now();
-        if (this.leases.renew(websiteId, this.daemonId, at, leaseMs))
-          this.tenures.set(websiteId, { token: this.tenures.get(websiteId)!.token, expiresAt: at + leaseMs });
+      // One statement renews them all; a tenure whose lease was not renewed (or has a new token) is gone.
+      const renewed = new Map(this.leases.renewAll(this.daemonId, now(), leaseMs).map((l) => [l.websiteId, l]));
+      for (const [websiteId, tenure] of [...this.tenures]) {
+        const lease = renewed.get(websiteId);
+        if (lease?.token === tenure.token)
+          this.tenures.set(websiteId, { token: tenure.token, expiresAt: lease.expiresAt });
         else {
           logger.warn({ websiteId }, 'lost the website graph lease; another daemon writes it now');
           this.forget(websiteId);

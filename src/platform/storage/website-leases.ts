@@ -24,6 +24,11 @@ export interface WebsiteLeases {
   acquire(websiteId: string, owner: string, nowMs: number, ttlMs: number, address?: string): LeaseGrant;
   /** Extends `owner`'s live lease to nowMs + ttlMs; false when it lapsed, was released or is another's. */
   renew(websiteId: string, owner: string, nowMs: number, ttlMs: number): boolean;
+  /**
+   * Extends every live lease of `owner` to nowMs + ttlMs in one statement (a daemon's renewal round,
+   * however many websites it writes); returns the leases renewed, by website id.
+   */
+  renewAll(owner: string, nowMs: number, ttlMs: number): WebsiteLease[];
   /** Gives the lease up at once (others may acquire it); false when `owner` did not hold it. */
   release(websiteId: string, owner: string): boolean;
   /** The live lease of the website, if any. */
@@ -92,6 +97,8 @@ const ACQUIRE = `
   RETURNING ${COLUMNS}`;
 const RENEW = `UPDATE website_leases SET expires_at = ${NOW} + CAST($4 AS BIGINT)
   WHERE website_id = $1 AND owner = $2 AND expires_at > ${NOW}`;
+const RENEW_ALL = `UPDATE website_leases SET expires_at = CAST($2 AS BIGINT) + CAST($3 AS BIGINT)
+  WHERE owner = $1 AND expires_at > CAST($2 AS BIGINT) RETURNING ${COLUMNS}`;
 const RELEASE = `UPDATE website_leases SET expires_at = 0 WHERE website_id = $1 AND owner = $2 AND expires_at > 0`;
 const HOLDER = `SELECT ${COLUMNS} FROM website_leases WHERE website_id = $1 AND expires_at > $2`;
 const OWNED = `SELECT ${COLUMNS} FROM website_leases WHERE owner = $1 AND expires_at > $2 ORDER BY website_id`;
@@ -110,6 +117,7 @@ export function createWebsiteLeases(db: Db): WebsiteLeases {
   };
   const acquire = prepare(ACQUIRE);
   const renew = prepare(RENEW);
+  const renewAll = prepare(RENEW_ALL);
   const release = prepare(RELEASE);
   const holder = prepare(HOLDER);
   const owned = prepare(OWNED);
@@ -129,6 +137,13 @@ export function createWebsiteLeases(db: Db): WebsiteLeases {
     renew(websiteId, owner, nowMs, ttlMs) {
       checkArguments(owner, nowMs, ttlMs);
       return renew.run(websiteId, owner, nowMs, ttlMs) === 1;
+    },
+    renewAll(owner, nowMs, ttlMs) {
+      checkArguments(owner, nowMs, ttlMs);
+      return renewAll
+        .all(owner, nowMs, ttlMs)
+        .map(toLease)
+        .sort((a, b) => (a.websiteId < b.websiteId ? -1 : a.websiteId > b.websiteId ? 1 : 0));
     },
     release: (websiteId, owner) => release.run(websiteId, owner) === 1,
     holder(websiteId, nowMs) {

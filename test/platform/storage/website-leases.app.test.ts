@@ -100,6 +100,21 @@ describe.each(STORES)('$name website leases', ({ open }) => {
     });
   });
 
+  it('renewAll extends every live lease of the owner in one statement, and no other', async () => {
+    const leases = (await open())();
+    leases.acquire('web_a', 'a', T0, TTL);
+    leases.acquire('web_b', 'a', T0, TTL);
+    leases.acquire('web_c', 'b', T0, TTL);
+    leases.acquire('web_d', 'a', T0 - TTL, TTL); // lapsed at T0
+    expect(leases.renewAll('a', T0 + 10, TTL).map((l) => [l.websiteId, l.expiresAt])).toEqual([
+      ['web_a', T0 + 10 + TTL],
+      ['web_b', T0 + 10 + TTL],
+    ]);
+    expect(leases.holder('web_c', T0)?.expiresAt).toBe(T0 + TTL);
+    expect(leases.holder('web_d', T0)).toBeUndefined();
+    expect(() => leases.renewAll('a', T0, 0)).toThrow(/positive whole ms/);
+  });
+
   it('release frees the website at once, keeps the token growing, and only the holder releases', async () => {
     const leases = (await open())();
     await leases.acquire(WEB, 'a', T0, TTL);
