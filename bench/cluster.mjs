@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { freshBenchDatabase } from './lib/postgres.mjs';
 import { Agent } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
 import { startS3Server } from './lib/s3-server.mjs';
@@ -40,20 +41,9 @@ const BATCH = 50;
 const BIN = fileURLToPath(new URL('../bin/nodectl', import.meta.url));
 const client = await import('../dist/sdk/client/index.js');
 
-async function freshDatabase() {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  const name = `bench_cluster_${process.pid}_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /** One run: `daemons` daemons, every website's pages pushed, timed until every job succeeded. */
 async function run(daemonCount, s3) {
-  const controlStore = await freshDatabase();
+  const controlStore = await freshBenchDatabase(serverUrl, 'cluster');
   const folders = Array.from({ length: daemonCount }, () => mkdtempSync(join(tmpdir(), 'nodectl-bench-cluster-')));
   const env = {
     NODECTL_CONTROL_STORE: controlStore,

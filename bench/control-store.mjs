@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { freshBenchDatabase } from './lib/postgres.mjs';
 
 const { values: args } = parseArgs({
   options: { url: { type: 'string' }, statements: { type: 'string', default: '2000' } },
@@ -26,17 +27,6 @@ if (!Number.isInteger(n) || n < 100) {
 }
 
 const { openControlDb, dataDirLayout } = await import('../dist/platform/storage/index.js');
-
-async function freshDatabase() {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  const name = `bench_${process.pid}_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 const INSERT = 'INSERT INTO waitlist (email, source, consent_at, created_at) VALUES (?, ?, ?, ?)';
 const SELECT = 'SELECT email, source FROM waitlist WHERE email = ?';
@@ -60,7 +50,7 @@ try {
   const onSqlite = timeDb(sqlite);
   sqlite.close();
 
-  const url = await freshDatabase();
+  const url = await freshBenchDatabase(serverUrl, 'control');
   const postgres = openControlDb(dataDirLayout(folder), url);
   const onPostgres = timeDb(postgres);
   postgres.close();

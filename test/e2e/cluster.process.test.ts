@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../../src/control/connectors/connectors.js';
 import { createApiKey } from '../../src/control/records/api-keys.js';
 import { createOrganization } from '../../src/control/records/organizations.js';
@@ -9,11 +10,11 @@ import { createWebsite } from '../../src/control/records/websites.js';
 import { createS3Target } from '../../src/output/publish/targets/s3.js';
 import type { PublishTarget } from '../../src/output/publish/targets/types.js';
 import type { BatchResult, IngestItemInput } from '../../src/sdk/client/index.js';
-import { computeItemChecksum, IngestClient } from '../../src/sdk/client/index.js';
+import { computeItemChecksum, IngestClient, IngestError } from '../../src/sdk/client/index.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout, readMasterKey } from '../../src/platform/storage/data-dir.js';
 import type { Db } from '../../src/platform/storage/sqlite.js';
-import { freePort, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { callDaemon, freePort, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { hashOnce } from '../helpers/seed.js';
@@ -55,6 +56,8 @@ beforeAll(async () => {
     NODECTL_ADVERTISE_URL: `http://127.0.0.1:${port}`,
     NODECTL_TRUST_PROXY: '127.0.0.1',
     NODECTL_INGEST_AUTH_FAILURES_PER_MINUTE: '5',
+    // The take-overs and snapshots are logged at info: printed when a test fails (afterEach).
+    NODECTL_LOG_LEVEL: 'info',
   });
   // The first daemon makes keys/; the others get the same folder, as an operator gives every daemon.
   daemons.push(await startTestDaemon({ env: env(ports[0]!), port: ports[0]!, dataDir: dirs[0]!.dir }));
@@ -91,6 +94,14 @@ beforeAll(async () => {
   });
 }, 180_000);
 
+afterEach((context) => {
+  if (context.task.result?.state !== 'fail') return;
+  for (const [i, daemon] of daemons.entries())
+    console.error(
+      `daemon ${i} (pid ${daemon.process.pid}) wrote:\n${daemon.output().split('\n').slice(-60).join('\n')}`,
+    );
+});
+
 afterAll(async () => {
   await Promise.all(daemons.map((d) => d.stop()));
   control?.close();
@@ -99,26 +110,14 @@ afterAll(async () => {
   for (const dir of dirs) dir.cleanup();
 });
 
-async function call(daemon: TestDaemon, method: string, path: string, body?: unknown, token?: string) {
-  const res = await fetch(`${daemon.address}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
-
-function client(daemon: TestDaemon, token = connectorToken): IngestClient {
+function client(daemon: TestDaemon, token = connectorToken, maxAttempts = 12): IngestClient {
   // Retries (the same Idempotency-Key) carry a push across a daemon's death: its website moves within a lease.
   return new IngestClient({
     baseUrl: daemon.address,
     token,
     websiteId,
     siteDomain: DOMAIN,
-    retry: { maxAttempts: 12, baseMs: 200, capMs: 2_000 },
+    retry: { maxAttempts, baseMs: 200, capMs: 2_000 },
   });
 }
 
@@ -159,10 +158,10 @@ const leaseHolder = () =>
 
 describe('three daemons on PostgreSQL and S3', () => {
   it('a user registered through the store signs in on one daemon and reads on another', async () => {
-    const login = await call(daemons[1]!, 'POST', '/v1/auth/login', { email: EMAIL, password: PASSWORD });
+    const login = await callDaemon(daemons[1]!, 'POST', '/v1/auth/login', { email: EMAIL, password: PASSWORD });
     expect(login.status, JSON.stringify(login.json)).toBe(200);
     const token: string = login.json.data.accessToken;
-    const website = await call(daemons[2]!, 'GET', `/v1/websites/${websiteId}`, undefined, token);
+    const website = await callDaemon(daemons[2]!, 'GET', `/v1/websites/${websiteId}`, undefined, token);
     expect(website.status, JSON.stringify(website.json)).toBe(200);
     expect(website.json.data).toMatchObject({ id: websiteId, domain: DOMAIN });
   });
@@ -210,11 +209,22 @@ describe('three daemons on PostgreSQL and S3', () => {
     const survivors = daemons.filter((_, i) => i !== victim);
 
     const acknowledged: BatchResult[] = [first];
-    const pushes = batches.slice(1).map(async (batch, i) => {
-      // Round-robin over all three: the victim too, until it dies (its pushes then fail over).
-      const entry = i % 3 === victim ? survivors[i % 2]! : daemons[i % 3]!;
-      acknowledged.push(await client(entry).sendBatch(batch));
-    });
+    // Round-robin over all three, the victim too. A batch it cannot answer (it died, or was frozen
+    // and then killed) goes to another daemon with the same Idempotency-Key, as a load balancer
+    // would send the client's retry.
+    const push = async (entry: TestDaemon, batch: IngestItemInput[]) => {
+      const idempotencyKey = randomUUID();
+      if (entry === daemons[victim]) {
+        try {
+          return await client(entry, connectorToken, 1).sendBatch(batch, { idempotencyKey });
+        } catch (error) {
+          if (!(error instanceof IngestError) || !(error.status === 0 || error.retryable)) throw error;
+          entry = survivors[0]!;
+        }
+      }
+      return client(entry).sendBatch(batch, { idempotencyKey });
+    };
+    const pushes = batches.slice(1).map(async (batch, i) => acknowledged.push(await push(daemons[i % 3]!, batch)));
     // Killed while the pushes are in flight: frozen first, so that the jobs it was running are known exactly.
     await eventually(
       () => acknowledged.length,
@@ -230,7 +240,10 @@ describe('three daemons on PostgreSQL and S3', () => {
     await daemons[victim]!.stop();
 
     const accepted = acknowledged.flatMap((r) => r.results.filter((x) => x.status !== 'error').map((x) => x.id));
-    expect(new Set(accepted).size, 'every item was acknowledged').toBe(90);
+    expect(
+      new Set(accepted).size,
+      `every item was acknowledged: ${JSON.stringify(acknowledged.flatMap((r) => r.results.filter((x) => x.status === 'error')))}`,
+    ).toBe(90);
 
     // Another daemon took the website over and ran every content.ingest job.
     await eventually(
@@ -249,7 +262,7 @@ describe('three daemons on PostgreSQL and S3', () => {
     );
     expect(runningAtDeath).toEqual(expect.arrayContaining(ranAgain));
 
-    const published = await call(survivors[0]!, 'POST', `/v1/websites/${websiteId}/publish`, {}, apiKey);
+    const published = await callDaemon(survivors[0]!, 'POST', `/v1/websites/${websiteId}/publish`, {}, apiKey);
     expect(published.status, JSON.stringify(published.json)).toBe(200);
     const sources = (await target.get(`${DOMAIN}/sources.jsonl`))!.toString('utf8').trim().split('\n');
     const urls = sources.map((line) => JSON.parse(line).url as string).sort();
@@ -276,7 +289,7 @@ describe('three daemons on PostgreSQL and S3', () => {
       (row) => Number(row.n) === 0,
       'the last content.ingest job to succeed',
     );
-    const published = await call(other, 'POST', `/v1/websites/${websiteId}/publish`, {}, apiKey);
+    const published = await callDaemon(other, 'POST', `/v1/websites/${websiteId}/publish`, {}, apiKey);
     expect(published.status, JSON.stringify(published.json)).toBe(200);
     const sources = (await target.get(`${DOMAIN}/sources.jsonl`))!.toString('utf8').trim().split('\n');
     expect(sources).toHaveLength(91);

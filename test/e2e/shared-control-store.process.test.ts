@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { callDaemon, freePort, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -26,37 +26,27 @@ afterAll(async () => {
   bDir.cleanup();
 });
 
-async function call(daemon: TestDaemon, method: string, path: string, body?: unknown, token?: string) {
-  const res = await fetch(`${daemon.address}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
-
 describe('two daemons sharing a PostgreSQL control store', () => {
   it('an account registered on one signs in on the other; both answer the same organization, renamed through either', async () => {
     const email = 'grace@example.com';
     const password = 'a long shared-store password';
-    const registered = await call(a, 'POST', '/v1/auth/register', { email, password, orgName: 'Compilers' });
+    const registered = await callDaemon(a, 'POST', '/v1/auth/register', { email, password, orgName: 'Compilers' });
     expect(registered.status, JSON.stringify(registered.json)).toBe(201);
 
-    const login = await call(b, 'POST', '/v1/auth/login', { email, password });
+    const login = await callDaemon(b, 'POST', '/v1/auth/login', { email, password });
     expect(login.status, JSON.stringify(login.json)).toBe(200);
     const token: string = login.json.data.accessToken;
-    const onA = await call(a, 'GET', '/v1/organizations', undefined, token);
-    const onB = await call(b, 'GET', '/v1/organizations', undefined, token);
+    const onA = await callDaemon(a, 'GET', '/v1/organizations', undefined, token);
+    const onB = await callDaemon(b, 'GET', '/v1/organizations', undefined, token);
     expect(onA.status).toBe(200);
     expect(onB.json.data).toEqual(onA.json.data);
     expect(onA.json.data.items).toEqual([expect.objectContaining({ name: 'Compilers' })]);
 
     const id: string = onA.json.data.items[0].id;
-    const renamed = await call(b, 'PATCH', `/v1/organizations/${id}`, { name: 'Compilers & Co' }, token);
+    const renamed = await callDaemon(b, 'PATCH', `/v1/organizations/${id}`, { name: 'Compilers & Co' }, token);
     expect(renamed.status, JSON.stringify(renamed.json)).toBe(200);
-    expect((await call(a, 'GET', `/v1/organizations/${id}`, undefined, token)).json.data.name).toBe('Compilers & Co');
+    expect((await callDaemon(a, 'GET', `/v1/organizations/${id}`, undefined, token)).json.data.name).toBe(
+      'Compilers & Co',
+    );
   });
 });

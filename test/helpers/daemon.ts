@@ -132,3 +132,22 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
     },
   };
 }
+
+/** One JSON request to a daemon (a body, a bearer token when given); its status and parsed answer. */
+export async function callDaemon(
+  daemon: Pick<TestDaemon, 'address'>,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+) {
+  const res = await fetch(`${daemon.address}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as any };
+}

@@ -13,6 +13,7 @@ import type { Db } from '../../../src/platform/storage/sqlite.js';
 import { createWebsiteLeases, type WebsiteLeases } from '../../../src/platform/storage/website-leases.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
+import { site as graphSite } from '../graph/helpers.js';
 
 /**
  * Two (or more) "daemons" over one control store: each its own data directory (graphs, scratch)
@@ -20,15 +21,7 @@ import { createTestDatabase } from '../../helpers/postgres.js';
  */
 export const WEB = 'web_01JHKAB5P8S0T4W6X8Z0B2E4G6';
 export const TTL = 30_000;
-export const site: WebsiteInfo = {
-  websiteId: WEB,
-  domain: 'shop.example',
-  brand: 'Acme',
-  defaultLanguage: 'en',
-  plan: 'free',
-  verification: { method: 'dns_txt', state: 'verified' },
-  aliases: [],
-};
+export const site: WebsiteInfo = { ...graphSite, websiteId: WEB };
 
 export interface ControlStore {
   name: string;
