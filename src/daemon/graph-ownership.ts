@@ -5,6 +5,7 @@ import { createSnapshotter, restoreGraph, type HandoverDeps } from '../ingest/ha
 import { GraphOwnership, ownedGraphJobs } from '../ingest/ownership/index.js';
 import { refreshGraphTrust } from '../ingest/graph/index.js';
 import { loadWebsiteInfo } from '../control/records/index.js';
+import { deleteGraphFiles } from '../control/organizations/index.js';
 import type { JobDefinition } from '../platform/job-runtime/index.js';
 import { createTargetFromSettings } from '../output/publish/index.js';
 
@@ -32,6 +33,7 @@ export async function createGraphOwnership(
   const target = await createTargetFromSettings(settings);
   const deps: HandoverDeps = { ...services, snapshots: target };
   const snapshotter = createSnapshotter(deps);
+  const websiteExists = services.controlDb.prepare('SELECT 1 FROM websites WHERE id = ?');
   // Trust follows the website's verification, which any daemon may change: the writer compares
   // before each graph job and refreshes the graph's source trust when it changed.
   const trustSeen = new Map<string, string>();
@@ -49,7 +51,11 @@ export async function createGraphOwnership(
     now: services.now,
     leaseMs: settings.websiteLeaseSeconds * 1000,
     address: () => settings.advertiseUrl ?? listenAddress(),
-    release: (websiteId) => services.graphs.release(websiteId),
+    release: (websiteId) => {
+      services.graphs.release(websiteId);
+      // Deleted (or erased) through another daemon: the graph leaves this daemon's disk too.
+      if (!websiteExists.get(websiteId)) deleteGraphFiles(services, websiteId);
+    },
     handover: {
       restore: async (websiteId, token) => {
         const restored = await restoreGraph(deps, websiteId, token);

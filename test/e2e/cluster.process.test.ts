@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../../src/control/connectors/connectors.js';
@@ -42,11 +42,13 @@ const dirs = [makeTempDir('nodectl-cluster-a-'), makeTempDir('nodectl-cluster-b-
 let websiteId: string;
 let connectorToken: string;
 let apiKey: string;
+let ports: number[];
+let env: (port: number) => Record<string, string>;
 
 beforeAll(async () => {
   [controlStore, s3] = await Promise.all([createTestDatabase(), startLocalS3()]);
-  const ports = [await freePort(), await freePort(), await freePort()];
-  const env = (port: number) => ({
+  ports = [await freePort(), await freePort(), await freePort()];
+  env = (port: number) => ({
     ...s3.env,
     ...LEASE_ENV,
     NODECTL_CONTROL_STORE: controlStore,
@@ -167,6 +169,10 @@ describe('three daemons on PostgreSQL and S3', () => {
   });
 
   it('a rate limit holds across daemons: failures spent on one are counted by the next', async () => {
+    // The limit counts in fixed windows of a minute of the wall clock: start in a fresh one, so that
+    // the failures on one daemon and the request to the next fall in the same window.
+    const leftInWindow = 60_000 - (Date.now() % 60_000);
+    if (leftInWindow < 15_000) await new Promise((resolve) => setTimeout(resolve, leftInWindow));
     const forged = `${connectorToken.split('.')[0]}.${'x'.repeat(43)}`;
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -294,4 +300,36 @@ describe('three daemons on PostgreSQL and S3', () => {
     const sources = (await target.get(`${DOMAIN}/sources.jsonl`))!.toString('utf8').trim().split('\n');
     expect(sources).toHaveLength(91);
   }, 120_000);
+
+  it('the website deleted through another daemon leaves the writer’s disk and the bucket', async () => {
+    const owner = await eventually(leaseHolder, (o) => o !== undefined, 'a lease on the website');
+    const writer = daemons.find((d) => d.process.exitCode === null && owner!.includes(`:${d.process.pid}:`))!;
+    // The daemon stopped in the test before starts again, on its own data directory: it is not the writer.
+    const stopped = daemons.findIndex((d) => d.process.exitCode === 0);
+    const through = await startTestDaemon({
+      env: env(ports[stopped]!),
+      port: ports[stopped]!,
+      dataDir: dirs[stopped]!.dir,
+    });
+    daemons[stopped] = through;
+    const graphFile = join(writer.dataDir, 'graphs', `${websiteId}.sqlite`);
+    expect(existsSync(graphFile)).toBe(true);
+    expect(await target.list(`_graphs/${websiteId}/`)).not.toEqual([]);
+    const login = await callDaemon(through, 'POST', '/v1/auth/login', { email: EMAIL, password: PASSWORD });
+    const deleted = await callDaemon(
+      through,
+      'DELETE',
+      `/v1/websites/${websiteId}`,
+      { confirm: DOMAIN },
+      login.json.data.accessToken,
+    );
+    expect(deleted.status, JSON.stringify(deleted.json)).toBe(204);
+    expect(await target.list(`_graphs/${websiteId}/`)).toEqual([]);
+    // The writer finds its lease gone at its next round and removes the graph.
+    await eventually(
+      () => existsSync(graphFile),
+      (exists) => !exists,
+      "the deleted website's graph to leave the writer's data directory",
+    );
+  }, 60_000);
 });

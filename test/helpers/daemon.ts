@@ -133,7 +133,7 @@ export async function startTestDaemon(options: StartDaemonOptions = {}): Promise
   };
 }
 
-/** One JSON request to a daemon (a body, a bearer token when given); its status and parsed answer. */
+/** One JSON request to a daemon (a body, a bearer token when given); its status and parsed answer (none for a 204). */
 export async function callDaemon(
   daemon: Pick<TestDaemon, 'address'>,
   method: string,
@@ -149,5 +149,6 @@ export async function callDaemon(
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, json: (await res.json()) as any };
+  const text = await res.text();
+  return { status: res.status, json: (text === '' ? undefined : JSON.parse(text)) as any };
 }
