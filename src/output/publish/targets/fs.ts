@@ -13,6 +13,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { domainMapAlias } from './public-alias.js';
@@ -52,7 +53,9 @@ export function createFsTarget(options: FsTargetOptions): FsTarget {
     return join(root, ...key.split('/'));
   };
   const metaOf = (key: string) => join(root, META_DIR, ...key.split('/')) + '.json';
-  const tempBeside = (path: string) => join(dirname(path), `.tmp-${process.pid}-${++sequence}`);
+  // Threads share the pid and each has its own `sequence`: the random part keeps two threads' names apart.
+  const tempBeside = (path: string) =>
+    join(dirname(path), `.tmp-${process.pid}-${++sequence}-${randomBytes(6).toString('hex')}`);
   /** Files (sidecars) and folders whose latest change is not fsynced yet, and the batches under way. */
   const unsynced = { files: new Set<string>(), dirs: new Set<string>() };
   let syncing: Promise<unknown> = Promise.resolve();
