@@ -30,6 +30,30 @@ export interface AcceptInput {
   checkpointer?: IdleCheckpointer;
 }
 
+/** Appends the items `written` accepted to the website's ingest journal (fenced by the lease token `tenure`). */
+function journalAccepted(
+  services: Pick<AppServices, 'controlDb'>,
+  website: IngestWebsite,
+  tenure: number,
+  nowMs: number,
+  connectorId: string,
+  receivedAt: string,
+  written: readonly WriteOutcome[],
+  valid: readonly IngestItem[],
+  validRaw: readonly unknown[],
+): void {
+  const items = written.flatMap((o, i) =>
+    o.status === 'accepted' ? [{ item: valid[i]!, raw: JSON.stringify(validRaw[i]) }] : [],
+  );
+  if (items.length === 0) return;
+  appendJournal(services.controlDb, {
+    websiteId: website.id,
+    token: tenure,
+    nowMs,
+    entry: { kind: 'items', connectorId, receivedAt, defaultLanguage: website.defaultLanguage, items },
+  });
+}
+
 /**
  * Validates items, writes the valid ones in one transaction (none when a read finds them all
  * unchanged or tombstoned: that answer waits for no write turn), enqueues ONE content.ingest job for
@@ -86,22 +110,8 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
         if (!input.partial && out.some((o) => o.status === 'over_limit'))
           throw overLimitBatch(checks, out, website.plan, quota);
         // With several daemons, what this one acknowledges is journaled for the next writer of the graph.
-        const items = out.flatMap((o, i) =>
-          o.status === 'accepted' ? [{ item: valid[i]!, raw: JSON.stringify(validRaw[i]) }] : [],
-        );
-        if (tenure !== undefined && items.length > 0)
-          appendJournal(services.controlDb, {
-            websiteId: website.id,
-            token: tenure,
-            nowMs,
-            entry: {
-              kind: 'items',
-              connectorId: input.connectorId,
-              receivedAt,
-              defaultLanguage: website.defaultLanguage,
-              items,
-            },
-          });
+        if (tenure !== undefined)
+          journalAccepted(services, website, tenure, nowMs, input.connectorId, receivedAt, out, valid, validRaw);
         return out;
       })
       .immediate();
