@@ -132,3 +132,14 @@ export class IssueList {
 export function missingFileIssue(path: string): ValidationIssue {
   return { code: 'file.missing', severity: 'error', file: path, message: 'listed in manifest.json but not found' };
 }
+
+/** Adds what an IssueList found to `to`, as if each issue had been added to `to` itself (the kept ones, then the count of the others). */
+export function transferIssues(from: IssueList, to: IssueList): void {
+  const kept = new Map<string, number>();
+  for (const issue of [...from.errors, ...from.warnings]) {
+    to.add(issue);
+    kept.set(issue.code, (kept.get(issue.code) ?? 0) + 1);
+  }
+  for (const [code, n] of Object.entries(from.counts()))
+    if (n > (kept.get(code) ?? 0)) to.countDropped(code, n - (kept.get(code) ?? 0));
+}

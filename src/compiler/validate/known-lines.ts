@@ -1,6 +1,14 @@
 import { IdColumn, IdSet } from '../id-set.js';
 import type { LinePrevious, NodeSink, WrittenFile } from '../sink.js';
-import { IssueList, missingFileIssue, recordIssues, type RefKind, type ValidationIssue } from './checks.js';
+import {
+  idKind,
+  IssueList,
+  missingFileIssue,
+  recordIssues,
+  transferIssues,
+  type RefKind,
+  type ValidationIssue,
+} from './checks.js';
 import {
   checkAgainstNode,
   checkMeasured,
@@ -295,26 +303,5 @@ function deferredCovers(kind: string, path: string): boolean {
 }
 
 function isIdOf(ids: ReturnType<typeof emptyNodeIds>['ids'], kind: RefKind, id: string): boolean {
-  if (kind !== 'record') return ids[kind].has(id);
-  const prefix = id.startsWith('entity_')
-    ? 'entity'
-    : id.startsWith('fact_')
-      ? 'fact'
-      : id.startsWith('src_')
-        ? 'source'
-        : id.startsWith('chunk_')
-          ? 'chunk'
-          : 'record';
-  return ids[prefix].has(id);
-}
-
-/** Adds what an IssueList found to `to`, as if each issue had been added to `to` itself. */
-function transferIssues(from: IssueList, to: IssueList): void {
-  const kept = new Map<string, number>();
-  for (const issue of [...from.errors, ...from.warnings]) {
-    to.add(issue);
-    kept.set(issue.code, (kept.get(issue.code) ?? 0) + 1);
-  }
-  for (const [code, n] of Object.entries(from.counts()))
-    if (n > (kept.get(code) ?? 0)) to.countDropped(code, n - (kept.get(code) ?? 0));
+  return ids[kind === 'record' ? (idKind(id) ?? 'record') : kind].has(id);
 }

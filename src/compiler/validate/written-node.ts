@@ -2,7 +2,14 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { IdColumn, IdListColumn, NumberColumn } from '../id-set.js';
 import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
-import { fileKind, ISSUES_KEPT_PER_CODE, IssueList, missingFileIssue, type ValidationIssue } from './checks.js';
+import {
+  fileKind,
+  ISSUES_KEPT_PER_CODE,
+  IssueList,
+  missingFileIssue,
+  transferIssues,
+  type ValidationIssue,
+} from './checks.js';
 import {
   checkAgainstNode,
   checkMeasured,
@@ -263,20 +270,6 @@ function readsBack(path: string): boolean {
 
 /** A file read back from the folder is missing or not the bytes the check saw written. */
 class ReadBackError extends Error {}
-
-/**
- * Adds what an IssueList found to `to`, as if each issue had been
- * added to `to` itself (the kept ones, then the count of the others).
- */
-function transferIssues(from: IssueList, to: IssueList): void {
-  const kept = new Map<string, number>();
-  for (const issue of [...from.errors, ...from.warnings]) {
-    to.add(issue);
-    kept.set(issue.code, (kept.get(issue.code) ?? 0) + 1);
-  }
-  for (const [code, n] of Object.entries(from.counts()))
-    if (n > (kept.get(code) ?? 0)) to.countDropped(code, n - (kept.get(code) ?? 0));
-}
 
 /**
  * One written file: scanned as its chunks arrive, its findings kept in order for the node-level
