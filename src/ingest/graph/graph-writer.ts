@@ -28,7 +28,10 @@ export type GraphWriteResponse = { id: number } & (
   { result: ProcessRawItemsResult } | { error: string; code?: string }
 );
 
-/** The writer thread ended (failed, or was closed) before it answered: nothing of the batch was committed by it. */
+/**
+ * The writer thread ended (failed, or was closed) before it answered. Parts of the batch it
+ * committed are no longer pending: written again elsewhere, they are skipped.
+ */
 export class GraphWriterStopped extends Error {
   constructor(reason: string) {
     super(`the graph writer thread stopped: ${reason}`);

@@ -13,9 +13,13 @@ import type { Db } from '../../platform/storage/index.js';
  */
 export type WriteTurn = Int32Array;
 
-/** Slots: writes waiting or running on the event loop (a count), and 1 while the writer thread is in a transaction. */
+/**
+ * Slots: writes waiting or running on the event loop (a count), 1 while the writer thread is in a
+ * transaction, and the event loop's writes so far (a count the writer reads to see pushes arriving).
+ */
 const LOOP = 0;
 const WRITER = 1;
+const LOOP_WRITES = 2;
 
 /**
  * Atomics.waitAsync, in Node since 16; TypeScript types it only from lib ES2024, whose other additions Node 20 lacks.
@@ -31,7 +35,7 @@ const waitAsync = (
 ).waitAsync;
 
 export function newWriteTurn(): WriteTurn {
-  return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+  return new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
 }
 
 const turns = new WeakMap<Db, WriteTurn>();
@@ -52,6 +56,7 @@ export async function withWriteTurn<T>(db: Db, write: () => T): Promise<T> {
   const turn = turns.get(db);
   if (turn === undefined) return write();
   Atomics.add(turn, LOOP, 1);
+  Atomics.add(turn, LOOP_WRITES, 1);
   try {
     for (;;) {
       const waited = waitAsync(turn, WRITER, 1);
@@ -79,6 +84,11 @@ export function beginWriterTurn(turn: WriteTurn): void {
 /** The writer thread's side: whether the event loop is waiting to write (it should end its transaction soon). */
 export function loopWantsTurn(turn: WriteTurn): boolean {
   return Atomics.load(turn, LOOP) > 0;
+}
+
+/** The writer thread's side: how many writes the event loop has begun on the file (it wraps; compare for change only). */
+export function loopWrites(turn: WriteTurn): number {
+  return Atomics.load(turn, LOOP_WRITES);
 }
 
 export function endWriterTurn(turn: WriteTurn): void {
