@@ -86,7 +86,7 @@ export function loopWantsTurn(turn: WriteTurn): boolean {
   return Atomics.load(turn, LOOP) > 0;
 }
 
-/** The writer thread's side: how many writes the event loop has begun on the file (it wraps; compare for change only). */
+/** The writer thread's side: how many writes the event loop has begun on the file (compare for change only). */
 export function loopWrites(turn: WriteTurn): number {
   return Atomics.load(turn, LOOP_WRITES);
 }

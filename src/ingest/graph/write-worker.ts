@@ -11,8 +11,9 @@ import { nameThread } from '../../platform/threads/index.js';
 
 const queues = new WeakMap<Db, WriteQueue>();
 /**
- * Each graph file's connection, kept between batches: closed after a second unused, unless
- * writes still wait for it (a long transaction on another file may hold them past that second).
+ * Each graph file's connection, kept between batches: closed a second after its last request came
+ * or its last transaction ended, unless writes still wait for it (a long transaction on another
+ * file may hold them past that second). Opened again, it would start with a cold page cache.
  */
 const connections = new KeptConnections(
   (file) => openDatabase(file, GRAPH_DB_OPTIONS),
@@ -34,16 +35,16 @@ const turns = new WeakMap<Db, WriteTurn>();
 const PUSHING_WRITE_ITEMS = 100;
 /** How long after the event loop's last write to a file pushes count as still arriving. */
 const PUSHES_WINDOW_MS = 2000;
-/** Per connection: the event loop's write count this thread last saw, and when it saw it change. */
-const loopWritesSeen = new WeakMap<Db, { writes: number; atMs: number }>();
+/** Per graph file: the event loop's write count this thread last saw, and when it saw it change. */
+const loopWritesSeen = new Map<string, { writes: number; atMs: number }>();
 
 /** Whether the event loop began a write to the file in the last PUSHES_WINDOW_MS (as far as this thread saw). */
-function pushesArriving(db: Db, turn: WriteTurn, nowMs: number): boolean {
+function pushesArriving(file: string, turn: WriteTurn, nowMs: number): boolean {
   const writes = loopWrites(turn);
-  const seen = loopWritesSeen.get(db);
+  const seen = loopWritesSeen.get(file);
   if (seen?.writes === writes) return nowMs - seen.atMs < PUSHES_WINDOW_MS;
   // Changed since last seen (or first seen having been written): a push came since.
-  loopWritesSeen.set(db, { writes, atMs: nowMs });
+  loopWritesSeen.set(file, { writes, atMs: nowMs });
   return seen !== undefined || writes > 0;
 }
 
@@ -62,9 +63,11 @@ function queueOf(db: Db): WriteQueue {
           writeBatch(db, writes);
         } finally {
           endWriterTurn(turn);
+          // A transaction can outlast the idle time: the next batch keeps the page cache.
+          connections.touch(db.name);
         }
       },
-      // An ingest request waiting to write this file ends a merged transaction after the current batch.
+      // An ingest request waiting to write this file ends a merged transaction after the write under way.
       () => loopWantsTurn(turns.get(db)!),
     );
     queues.set(db, queue);
@@ -86,7 +89,7 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
     const extracted =
       typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
     const queue = queueOf(db);
-    const parts = pushesArriving(db, request.turn, Date.now())
+    const parts = pushesArriving(request.file, request.turn, Date.now())
       ? splitPendingBatch(request.batch, extracted, PUSHING_WRITE_ITEMS)
       : [{ batch: request.batch, extracted }];
     // Answered once every part settled: with the first part's error if any failed (the others committed).

@@ -10,7 +10,7 @@ interface Kept {
 
 /**
  * Connections a worker thread keeps open between requests, one per database file, each closed
- * after `idleMs` unused: an open connection would keep a deleted website's file on disk. A file
+ * after `idleMs` unused (from its last get or touch): an open connection would keep a deleted website's file on disk. A file
  * may also be deleted and made again between two requests, and a file a connection holds open
  * keeps its inode, so a connection is kept only while its path names the same device and inode.
  * `inUse(db)` keeps one past its idle time while its owner still has work for it.
@@ -37,6 +37,15 @@ export class KeptConnections {
     }
     this.keep(file, kept);
     return kept.db;
+  }
+
+  /**
+   * Starts the file's idle time again: the owner calls it when a use ends (a write transaction can
+   * outlast the idle time, and the connection's page cache is worth keeping for the next one).
+   */
+  touch(file: string): void {
+    const kept = this.kept.get(file);
+    if (kept !== undefined) this.keep(file, kept);
   }
 
   private keep(file: string, kept: Kept): void {

@@ -54,4 +54,27 @@ describe('KeptConnections', () => {
       vi.useRealTimers();
     }
   });
+
+  it('counts the idle time from the last touch (a use that ended), not only from the last get', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const path = file();
+      const kept = new KeptConnections((f) => openDatabase(f, { migrations: [] }), 30);
+      const db = kept.get(path);
+      // A use that outlasts the idle time ends 20 ms before it would have run out, and says so.
+      vi.advanceTimersByTime(20);
+      kept.touch(path);
+      vi.advanceTimersByTime(20);
+      expect(db.open).toBe(true);
+      expect(kept.get(path)).toBe(db);
+      vi.advanceTimersByTime(31);
+      expect(db.open).toBe(false);
+      kept.touch(path);
+      const reopened = kept.get(path);
+      expect(reopened).not.toBe(db);
+      reopened.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
