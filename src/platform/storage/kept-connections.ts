@@ -10,10 +10,11 @@ interface Kept {
 
 /**
  * Connections a worker thread keeps open between requests, one per database file, each closed
- * after `idleMs` unused (from its last get or touch): an open connection would keep a deleted website's file on disk. A file
- * may also be deleted and made again between two requests, and a file a connection holds open
- * keeps its inode, so a connection is kept only while its path names the same device and inode.
- * `inUse(db)` keeps one past its idle time while its owner still has work for it.
+ * after `idleMs` unused (from its last get or touch): an open connection would keep a deleted
+ * website's file on disk. A file may also be deleted and made again between two requests, and a
+ * file a connection holds open keeps its inode, so a connection is kept only while its path names
+ * the same device and inode. `inUse(db)` keeps one past its idle time while its owner still has
+ * work for it.
  */
 export class KeptConnections {
   private readonly kept = new Map<string, Kept>();

@@ -471,7 +471,7 @@ describe('processRawItemsConcurrently with the graph writer thread (runs the bui
       // With it: the part of items 100 to 199 fails alone, once a push came; the whole batch fails without one.
       const again = pending(
         pushed.db,
-        items.map((item, i) => page(i, 1)),
+        items.map((_, i) => page(i, 1)),
       );
       refuse150(pushed.db);
       await withWriteTurn(pushed.db, () => undefined);
