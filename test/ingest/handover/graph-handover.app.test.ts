@@ -1,7 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { processRawItems } from '../../../src/ingest/graph/process-raw-items.js';
-import { tombstoneItems } from '../../../src/ingest/graph/tombstone.js';
 import { appendJournal, LeaseLostError, readJournal } from '../../../src/ingest/handover/journal.js';
 import { restoreGraph } from '../../../src/ingest/handover/restore.js';
 import {
@@ -113,16 +112,7 @@ describe.each(COMBOS)('graph handover on $name', ({ control, snapshots }) => {
     expect(snapshot).toMatchObject({ status: 'recorded', pruned: 1 });
     // After the snapshot: item 2 changes, item 4 is new, item 3 is deleted.
     a.accept(tokenA, [item('2', 2), item('4')]);
-    const at = new Date(clock.ms).toISOString();
-    a.graphs.get(WEB).transaction(() => {
-      tombstoneItems(a.graphs.get(WEB), ['3'], 'source_deleted', at);
-      appendJournal(a.controlDb, {
-        websiteId: WEB,
-        token: tokenA,
-        nowMs: clock.ms,
-        entry: { kind: 'delete', ids: ['3'], reason: 'source_deleted', at },
-      });
-    })();
+    a.delete(tokenA, ['3'], 'source_deleted');
     const tokenB = await handOver(b);
     expect(tokenB).toBe(tokenA + 1);
     const restored = await restoreGraph(b, WEB, tokenB);
@@ -167,16 +157,7 @@ describe.each(COMBOS)('graph handover on $name', ({ control, snapshots }) => {
     ).map((r) => r.raw_content_id);
     processRawItems(a.graphs.get(WEB), site, [ids[0]!], { now: new Date(clock.ms).toISOString() });
     // Item 1 deleted (journaled) but its content.ingest removal not run when the snapshot is taken.
-    const at = new Date(clock.ms).toISOString();
-    a.graphs.get(WEB).transaction(() => {
-      tombstoneItems(a.graphs.get(WEB), ['1'], 'gdpr_erasure', at);
-      appendJournal(a.controlDb, {
-        websiteId: WEB,
-        token: tokenA,
-        nowMs: clock.ms,
-        entry: { kind: 'delete', ids: ['1'], reason: 'gdpr_erasure', at },
-      });
-    })();
+    a.delete(tokenA, ['1'], 'gdpr_erasure');
     expect(await takeGraphSnapshot(a, WEB, tokenA)).toMatchObject({ status: 'recorded', pruned: 2 });
     const restored = await restoreGraph(b, WEB, await handOver(b));
     expect(restored).toMatchObject({

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { WebsiteInfo } from '../../../src/control/records/website-info.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
+import { tombstoneItems } from '../../../src/ingest/graph/tombstone.js';
 import { appendJournal } from '../../../src/ingest/handover/journal.js';
 import type { HandoverDeps, SnapshotStore } from '../../../src/ingest/handover/snapshots.js';
 import type { IngestItem } from '../../../src/platform/contract/ingest-item.js';
@@ -69,6 +70,8 @@ export interface Daemon extends HandoverDeps {
    * transaction; returns the outcomes.
    */
   accept(token: number, items: IngestItem[], receivedAt?: string): ReturnType<typeof writeRawItems>;
+  /** What delete-items.ts will do: tombstones the items and journals the delete in one graph transaction. */
+  delete(token: number, ids: string[], reason: 'source_deleted' | 'gdpr_erasure'): void;
   /** The website's raw rows, as a restore must reproduce them (raw content ids are random). */
   rows(): Array<Record<string, unknown>>;
 }
@@ -114,6 +117,19 @@ export function daemon(name: string, controlDb: Db, snapshots: SnapshotStore): D
           return out;
         })
         .immediate();
+    },
+    delete(token, ids, reason) {
+      const db = graphs.get(WEB);
+      const at = new Date(clock.ms).toISOString();
+      db.transaction(() => {
+        tombstoneItems(db, ids, reason, at);
+        appendJournal(controlDb, {
+          websiteId: WEB,
+          token,
+          nowMs: clock.ms,
+          entry: { kind: 'delete', ids, reason, at },
+        });
+      })();
     },
     rows: () =>
       graphs
