@@ -9,7 +9,8 @@
 //  - stages timed from the first push: push (every batch acknowledged), graph (no raw item pending:
 //    the content.ingest jobs done), publish (POST /v1/websites/:id/publish answered), live (the new
 //    version's manifest.json read from /nodes); each also per item;
-//  - the daemon's peak RSS (VmHWM) after each stage, the bench process's peak RSS, the graph
+//  - the daemon's peak RSS (VmHWM) after each stage (after_reads: before the republish; its
+//    resident memory while the republish runs is during_republish), the bench process's peak RSS, the graph
 //    database's bytes (file and WAL) and the node's bytes (the manifest's files and itself);
 //  - reads at size (issue 40 item 4), one request at a time over HTTP with a viewer key: knowledge
 //    search over --queries queries (common, mid and rare words, two words, a prefix) and entity
@@ -384,10 +385,19 @@ async function runSize(n) {
       idleStatus[status] = (idleStatus[status] ?? 0) + 1;
       if (status === 200) idleReads.push(ms);
     }
+    // The peak so far holds the reads above: the republish's own is sampled while it runs.
+    rss.after_reads = daemonPeakRssMb(pid);
     log(`  republishing with reads (load ${load()})`);
     const r0 = performance.now();
     let done = false;
-    const republish = publish({ force: true }).finally(() => (done = true));
+    let republishRss = 0;
+    const republishTimer = setInterval(() => {
+      republishRss = Math.max(republishRss, daemonPeakRssMb(pid, 'VmRSS') ?? 0);
+    }, 100);
+    const republish = publish({ force: true }).finally(() => {
+      done = true;
+      clearInterval(republishTimer);
+    });
     const busyReads = [];
     const busyStatus = {};
     for (let i = 0; !done; i++) {
@@ -398,6 +408,7 @@ async function runSize(n) {
     const republished = await republish;
     const republishMs = performance.now() - r0;
     rss.after_republish = daemonPeakRssMb(pid);
+    rss.during_republish = republishRss;
     const counts = Object.fromEntries(
       graph
         .prepare(`SELECT state, COUNT(*) AS n FROM raw_items GROUP BY state`)

@@ -50,6 +50,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
   const renewal = lock ? setInterval(renew, PUBLISH_LOCK_TTL_MS / 4) : undefined;
   renewal?.unref();
   let stop: (() => void) | undefined;
+  let started: Worker | undefined;
   try {
     const startedAt = now();
     const input: PublishWorkerInput = {
@@ -62,7 +63,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       ...(lock ? { lockHolder: lock.holder } : {}),
       ...(onProgress ? { reportProgress: true } : {}),
     };
-    const worker = startWorker(input);
+    const worker = (started = startWorker(input));
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
@@ -118,9 +119,16 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
     } catch {
       // not written (a full disk): the lock lapses after PUBLISH_LOCK_TTL_MS, or at once as a dead process's
     }
-    // The next publish's thread is started once this one is done, not while it competes for the cores.
-    if (keepSpare) prepareSpare();
+    // The next publish's thread is started once this one has ended: not while it competes for the
+    // cores, nor while its thread still holds its memory (docs/publishing.md, "The spare worker").
+    if (keepSpare) afterExit(started, prepareSpare);
   }
+}
+
+/** Calls `then` once `worker` has exited (at once when there is none, or it has already). */
+function afterExit(worker: Worker | undefined, then: () => void): void {
+  if (worker === undefined || worker.threadId === -1) then();
+  else worker.once('exit', then);
 }
 
 /** A worker started ahead of the next publish, its modules loaded (publish-worker.ts): its first message is its input. */
