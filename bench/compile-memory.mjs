@@ -7,6 +7,8 @@
 // Run: npm run build && node bench/compile-memory.mjs --sizes 10000,100000 [--roots <a>,<b>] [--rounds 2]
 //   --roots: repository folders whose dist/ is measured, alternating (an A/B of two builds; default this one)
 //   --republish: publish a second build of the same graph against the first (compile against a live version)
+//   --in-worker: each publish through runPublishInWorker with a spare worker kept, as the daemon
+//     publishes; the process's RSS is sampled every 100 ms per publish, and 3 s after each
 //   BENCH_GRAPHS=<dir> keeps the graph files there and reuses them.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     roots: { type: 'string', default: ROOT },
     rounds: { type: 'string', default: '1' },
     republish: { type: 'boolean', default: false },
+    'in-worker': { type: 'boolean', default: false },
     child: { type: 'string' },
   },
 });
@@ -87,7 +90,8 @@ async function buildGraph(n, dir) {
 }
 
 /** In the child: one publish (two with --republish) of `graph` with the build in `root`; prints its memory as JSON. */
-async function child({ root, graph, republish }) {
+async function child({ root, graph, republish, inWorker }) {
+  if (inWorker) return childInWorker({ root, graph, republish });
   const { runPublish } = await import(join(root, 'dist/output/publish/run-publish.js'));
   const { createFsTarget } = await import(join(root, 'dist/output/publish/targets/fs.js'));
   const { resolveConfig } = await import(join(root, 'dist/platform/config/config.js'));
@@ -157,6 +161,58 @@ async function child({ root, graph, republish }) {
   console.log(JSON.stringify(publishes));
 }
 
+/**
+ * In the child, --in-worker: the publishes run through runPublishInWorker with a spare worker kept,
+ * as the daemon runs them. The memory the publish's threads free stays the process's to return,
+ * so the RSS is read from the calling thread: its peak per publish and what stays 3 s after.
+ */
+async function childInWorker({ root, graph, republish }) {
+  const { runPublishInWorker, keepSparePublishWorker, closeSparePublishWorker } = await import(
+    join(root, 'dist/output/publish/publish-in-worker.js')
+  );
+  const { resolveConfig } = await import(join(root, 'dist/platform/config/config.js'));
+  const { dataDirLayout, graphDbPath } = await import(join(root, 'dist/platform/storage/index.js'));
+  const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-memory-'));
+  const dataDir = join(work, 'data');
+  const db = await createDataDir(root, dataDir);
+  copyFileSync(graph, graphDbPath(dataDirLayout(dataDir), WEBSITE));
+  const settings = resolveConfig({ flags: { dataDir }, env: {} }).settings;
+  const mb = () => Math.round(process.memoryUsage().rss / 1048576);
+  const publishes = [];
+  keepSparePublishWorker();
+  try {
+    for (const buildTime of republish ? ['2026-03-01T09:00:00Z', '2026-03-01T10:00:00Z'] : ['2026-03-01T09:00:00Z']) {
+      const rssBefore = mb();
+      let peak = rssBefore;
+      const timer = setInterval(() => (peak = Math.max(peak, mb())), 100);
+      const started = performance.now();
+      const result = await runPublishInWorker({
+        settings,
+        controlDb: db,
+        source: { kind: 'website', websiteId: WEBSITE },
+        buildTime,
+        quotaExempt: true,
+        force: true,
+      });
+      clearInterval(timer);
+      const seconds = Number(((performance.now() - started) / 1000).toFixed(2));
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      publishes.push({
+        seconds,
+        records: result.recordCount,
+        rss_before_mb: rssBefore,
+        max_rss_mb: peak,
+        rss_3s_after_mb: mb(),
+      });
+    }
+  } finally {
+    await closeSparePublishWorker();
+    db.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(publishes));
+}
+
 if (values.child !== undefined) {
   await child(JSON.parse(values.child));
 } else {
@@ -173,7 +229,11 @@ if (values.child !== undefined) {
           const load = loadavg()[0];
           const out = execFileSync(
             process.execPath,
-            [fileURLToPath(import.meta.url), '--child', JSON.stringify({ root, graph, republish: values.republish })],
+            [
+              fileURLToPath(import.meta.url),
+              '--child',
+              JSON.stringify({ root, graph, republish: values.republish, inWorker: values['in-worker'] }),
+            ],
             { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 },
           );
           const publishes = JSON.parse(out.trim().split('\n').pop());

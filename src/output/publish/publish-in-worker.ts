@@ -120,7 +120,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       // not written (a full disk): the lock lapses after PUBLISH_LOCK_TTL_MS, or at once as a dead process's
     }
     // The next publish's thread is started once this one has ended: not while it competes for the
-    // cores, nor while its thread still holds its memory (docs/publishing.md, "The spare worker").
+    // cores, nor while its thread still holds its memory (docs/publishing.md, HTTP).
     if (keepSpare) afterExit(started, prepareSpare);
   }
 }
