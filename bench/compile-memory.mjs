@@ -89,23 +89,33 @@ async function buildGraph(n, dir) {
   return file;
 }
 
-/** In the child: one publish (two with --republish) of `graph` with the build in `root`; prints its memory as JSON. */
-async function child({ root, graph, republish, inWorker }) {
-  if (inWorker) return childInWorker({ root, graph, republish });
-  const { runPublish } = await import(join(root, 'dist/output/publish/run-publish.js'));
-  const { createFsTarget } = await import(join(root, 'dist/output/publish/targets/fs.js'));
+/** In the child: a scratch data directory holding a copy of `graph`, its control database and settings. */
+async function childDataDir(root, graph) {
   const { resolveConfig } = await import(join(root, 'dist/platform/config/config.js'));
   const { dataDirLayout, graphDbPath } = await import(join(root, 'dist/platform/storage/index.js'));
   const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-memory-'));
   const dataDir = join(work, 'data');
   const db = await createDataDir(root, dataDir);
   copyFileSync(graph, graphDbPath(dataDirLayout(dataDir), WEBSITE));
-  const settings = resolveConfig({ flags: { dataDir }, env: {} }).settings;
+  return { work, db, settings: resolveConfig({ flags: { dataDir }, env: {} }).settings };
+}
+
+/** The build times of the child's publishes: one, or two with --republish (the second against the first). */
+function buildTimes(republish) {
+  return republish ? ['2026-03-01T09:00:00Z', '2026-03-01T10:00:00Z'] : ['2026-03-01T09:00:00Z'];
+}
+
+/** In the child: one publish (two with --republish) of `graph` with the build in `root`; prints its memory as JSON. */
+async function child({ root, graph, republish, inWorker }) {
+  if (inWorker) return childInWorker({ root, graph, republish });
+  const { runPublish } = await import(join(root, 'dist/output/publish/run-publish.js'));
+  const { createFsTarget } = await import(join(root, 'dist/output/publish/targets/fs.js'));
+  const { work, db, settings } = await childDataDir(root, graph);
   const target = createFsTarget({ root: join(work, 'nodes') });
   const mb = (bytes) => Math.round(bytes / 1048576);
   const publishes = [];
   try {
-    for (const buildTime of republish ? ['2026-03-01T09:00:00Z', '2026-03-01T10:00:00Z'] : ['2026-03-01T09:00:00Z']) {
+    for (const buildTime of buildTimes(republish)) {
       const byStage = new Map();
       let stage = 'start';
       const sample = () => {
@@ -170,18 +180,12 @@ async function childInWorker({ root, graph, republish }) {
   const { runPublishInWorker, keepSparePublishWorker, closeSparePublishWorker } = await import(
     join(root, 'dist/output/publish/publish-in-worker.js')
   );
-  const { resolveConfig } = await import(join(root, 'dist/platform/config/config.js'));
-  const { dataDirLayout, graphDbPath } = await import(join(root, 'dist/platform/storage/index.js'));
-  const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-memory-'));
-  const dataDir = join(work, 'data');
-  const db = await createDataDir(root, dataDir);
-  copyFileSync(graph, graphDbPath(dataDirLayout(dataDir), WEBSITE));
-  const settings = resolveConfig({ flags: { dataDir }, env: {} }).settings;
+  const { work, db, settings } = await childDataDir(root, graph);
   const mb = () => Math.round(process.memoryUsage().rss / 1048576);
   const publishes = [];
   keepSparePublishWorker();
   try {
-    for (const buildTime of republish ? ['2026-03-01T09:00:00Z', '2026-03-01T10:00:00Z'] : ['2026-03-01T09:00:00Z']) {
+    for (const buildTime of buildTimes(republish)) {
       const rssBefore = mb();
       let peak = rssBefore;
       const timer = setInterval(() => (peak = Math.max(peak, mb())), 100);
