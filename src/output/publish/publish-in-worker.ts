@@ -146,7 +146,8 @@ function startWorker(input: PublishWorkerInput): Worker {
 }
 
 function prepareSpare(): void {
-  if (spare !== undefined) return;
+  // Also asked once a publish's thread has ended, which may come after the daemon stopped keeping one.
+  if (!keepSpare || spare !== undefined) return;
   const worker = new Worker(publishWorkerUrl());
   // An idle spare never keeps the process alive.
   worker.unref();

@@ -79,6 +79,17 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
     expect(sparePublishWorker()).toBeUndefined();
   }, 60_000);
 
+  it('starts no spare after a publish whose thread ends once the daemon stopped keeping one (its shutdown)', async () => {
+    keepSparePublishWorker();
+    const running = sparePublishWorker()!;
+    const exited = once(running, 'exit');
+    const publishing = publish({ force: true, buildTime: '2026-03-02T13:00:00Z' });
+    await closeSparePublishWorker();
+    await publishing;
+    await exited;
+    expect(sparePublishWorker()).toBeUndefined();
+  }, 60_000);
+
   it('an aborted signal stops the worker mid-publish: the call rejects, the lock is free and the previous version stays live, whole', async () => {
     const target = createFsTarget({ root: t.services.layout.nodesDir });
     const keys = siteKeys(siteHashOf(site.websiteId));
