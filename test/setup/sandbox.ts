@@ -12,17 +12,22 @@ import { afterAll, inject } from 'vitest';
 //   the default data directory ./.nodectl (and its config.json) and ~/.config/nodectl/session.json
 //   are the test's, never the checkout's or the user's; NODECTL_DATA_DIR names it too, for a
 //   child a test runs in the checkout (cwd: PROJECT_ROOT) to read its fixtures.
+// - TMPDIR is the file's too, so a folder made under os.tmpdir() goes with the sandbox even when
+//   the test that made it does not remove it.
 // A test that needs the checkout names it (PROJECT_ROOT); reading its committed files is fine.
+const systemTmp = tmpdir();
 const sandbox = mkdtempSync(join(inject('sandboxes'), 'file-'));
 for (const name of Object.keys(process.env)) if (name.startsWith('NODECTL_')) delete process.env[name];
 process.env.HOME = join(sandbox, 'home');
 process.env.XDG_CONFIG_HOME = join(sandbox, 'home', '.config');
 process.env.NODECTL_DATA_DIR = join(sandbox, '.nodectl');
+process.env.TMPDIR = join(sandbox, 'tmp');
 mkdirSync(process.env.XDG_CONFIG_HOME, { recursive: true });
+mkdirSync(process.env.TMPDIR);
 process.chdir(sandbox);
 
 const removeSandbox = () => {
-  process.chdir(tmpdir()); // out of the folder before it goes, in case this process runs another file
+  process.chdir(systemTmp); // out of the folder before it goes, in case this process runs another file
   rmSync(sandbox, { recursive: true, force: true });
 };
 afterAll(removeSandbox); // and test/setup/sandboxes.ts removes what is left when the run ends
