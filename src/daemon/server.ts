@@ -15,7 +15,7 @@ import { createPrettyLogStream, prettyLogsWanted } from '../platform/log/index.j
 import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
 import { keepRunningOnStorageFaults } from './storage-fault-guard.js';
-import { sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
+import { endIdleIngestThreads, sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
 import { GRAPH_JOB_KINDS } from '../ingest/ownership/index.js';
 import { createGraphOwnership } from './graph-ownership.js';
 
@@ -112,7 +112,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   function log(level: 'info' | 'warn' | 'error' | 'debug', args: unknown[]): void {
     (app?.log[level] as ((...x: unknown[]) => void) | undefined)?.apply(app?.log, args);
   }
-  const { keepSparePublishWorker, closeSparePublishWorker, removeDeadWorkDirs } =
+  const { keepSparePublishWorker, closeSparePublishWorker, makeRoomBeforeEachPublish, removeDeadWorkDirs } =
     await import('../output/publish/index.js');
   let services = local;
   let cluster: Awaited<ReturnType<typeof createGraphOwnership>>;
@@ -165,6 +165,11 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   worker.start();
   const stopScheduler = startScheduler(services.controlDb, services.jobs, jobs);
   keepSparePublishWorker();
+  makeRoomBeforeEachPublish(async () => {
+    const ended = await endIdleIngestThreads();
+    if (ended.extractionWorkers > 0 || ended.graphWriter)
+      app.log.info(ended, 'idle ingest threads ended before a publish, to give the compile their memory');
+  });
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);
   app.log.info(
@@ -207,6 +212,7 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         // After the last job: its snapshot is taken, then the leases go so that others take over at once.
         await cluster?.close();
         await closeSparePublishWorker();
+        makeRoomBeforeEachPublish(undefined);
         clearTimeout(deadline);
         runningServices.close();
         await runningServices.postgres?.close(); // the last rate-limit counts reach it first

@@ -8,6 +8,11 @@ import { buildTestApp, injectJson, type TestApp } from '../helpers/app.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
+import { seedApiKey, seedDataDir } from '../helpers/seed.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
+import { openControlDb } from '../../src/platform/storage/control.js';
+import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
 
 async function getJson(url: string, init: Parameters<typeof request>[1] = {}) {
   const res = await request(url, init);
@@ -213,6 +218,60 @@ describe('daemon lifecycle', () => {
       expect(warmed()[0].workers).toBeGreaterThan(0);
     } finally {
       await daemon.stop();
+    }
+  });
+
+  it('ends its idle ingest threads before a publish compiles, and says so; a publish with none idle says nothing', async () => {
+    const temp = makeTempDir();
+    const site = await seedDataDir(temp.dir, { domain: 'room.example' });
+    const key = await seedApiKey(temp.dir, site.orgId, 'editor');
+    const layout = dataDirLayout(temp.dir);
+    const control = openControlDb(layout);
+    const info = loadWebsiteInfo(control, site.websiteId)!;
+    control.close();
+    const page = {
+      type: 'post',
+      id: 'post:1',
+      url: 'https://room.example/posts/1',
+      title: 'Post',
+      text: 'Post\n\nA post.',
+    };
+    buildGraphFromItems([{ ...page, checksum: `sha256:${'1'.padStart(64, '0')}` }], info, {
+      receivedAt: '2026-03-02T09:00:00Z',
+      file: graphDbPath(layout, site.websiteId),
+    }).close();
+    const daemon = await startTestDaemon({
+      dataDir: temp.dir,
+      env: { NODECTL_LOG_LEVEL: 'info', NODECTL_EXTRACTION_WARM_UP_PAGES: '50' },
+    });
+    const ended = () =>
+      daemon
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('idle ingest threads ended before a publish'))
+        .map((line) => JSON.parse(line));
+    const publish = (force: boolean) =>
+      getJson(`${daemon.url}/v1/websites/${site.websiteId}/publish`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ force }),
+      });
+    try {
+      await daemon.untilOutput(/extraction workers warmed up[^\n]*\n/, 15_000);
+      const warmed = JSON.parse(
+        daemon
+          .output()
+          .split('\n')
+          .find((line) => line.includes('extraction workers warmed up'))!,
+      );
+      expect((await publish(false)).status).toBe(200);
+      // Every warmed worker and the writer thread the warm start made.
+      expect(ended()).toEqual([expect.objectContaining({ extractionWorkers: warmed.workers, graphWriter: true })]);
+      expect((await publish(true)).status).toBe(200);
+      expect(ended()).toHaveLength(1);
+    } finally {
+      await daemon.stop();
+      temp.cleanup();
     }
   });
 

@@ -31,6 +31,12 @@ export interface ExtractionPool {
    * cold. Resolves when done, stopped, or a worker failed.
    */
   warmUp(pages: number): Promise<void>;
+  /**
+   * Ends the workers that have nothing to do now, warmed up or not, and keeps the pool open: the
+   * next batch starts a worker again (cold). For a publish about to compile, which needs the memory.
+   * Resolves with how many ended.
+   */
+  endIdle(): Promise<number>;
   /** Worker threads running now (started, not yet ended). */
   readonly running: number;
   /** Ends the workers (those in use once their batch is done). */
@@ -84,10 +90,10 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   let batchesAsked = 0;
   let keepIdleWorkers = false;
 
-  const retire = (slot: Slot) => {
+  const retire = (slot: Slot): Promise<unknown> => {
     clearTimeout(slot.idleTimer);
     slots.delete(slot);
-    void slot.worker.terminate();
+    return slot.worker.terminate();
   };
   /** The worker with the fewest requests posted, a new one while the pool has room and none is free. */
   const pick = (): Slot | undefined => {
@@ -115,7 +121,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       slot.posted.delete(response.id);
       if (slot.posted.size === 0) {
         slot.worker.unref();
-        if (!keepIdleWorkers) slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
+        if (!keepIdleWorkers) slot.idleTimer = setTimeout(() => void retire(slot), idleMs).unref();
       }
       if (pending) {
         try {
@@ -127,7 +133,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       dispatch();
     });
     const fail = (error: Error) => {
-      retire(slot);
+      void retire(slot);
       for (const pending of slot.posted.values()) pending.reject(error);
       slot.posted.clear();
       dispatch();
@@ -185,6 +191,11 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       };
       await Promise.all(Array.from({ length: options.size }, warmOne)).catch(() => undefined);
     },
+    async endIdle() {
+      const idle = [...slots].filter((slot) => slot.posted.size === 0);
+      await Promise.all(idle.map(retire));
+      return idle.length;
+    },
     async close() {
       closed = true;
       for (const waiting of queue.splice(0)) waiting.reject(new Error('the extraction pool is closed'));
@@ -219,5 +230,10 @@ let shared: ExtractionPool | undefined;
 export function sharedExtractionPool(): ExtractionPool | undefined {
   if (import.meta.url.endsWith('.ts')) return undefined;
   shared ??= createExtractionPool({ size: Math.max(1, Math.min(4, availableParallelism() - 1)) });
+  return shared;
+}
+
+/** The process's pool if something has made it, without making it. */
+export function sharedExtractionPoolIfMade(): ExtractionPool | undefined {
   return shared;
 }

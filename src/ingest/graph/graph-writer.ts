@@ -50,6 +50,8 @@ export interface GraphWriter {
   start(): void;
   /** Whether the thread is running now (started, not yet ended). */
   readonly running: boolean;
+  /** Ends the thread if it has no write to answer (resolves true then); the next write starts it again. For a publish about to compile. */
+  endIdle(): Promise<boolean>;
   /** Ends the thread; writes not yet answered reject with GraphWriterStopped. */
   close(): Promise<void>;
 }
@@ -112,6 +114,13 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
       return worker !== undefined;
     },
     write: post,
+    async endIdle() {
+      const idle = worker;
+      if (!idle || pending.size > 0) return false;
+      stop(idle, 'it was idle');
+      await idle.terminate();
+      return true;
+    },
     async close() {
       const closing = worker;
       if (!closing) return;
@@ -132,5 +141,10 @@ let shared: GraphWriter | undefined;
 export function sharedGraphWriter(): GraphWriter | undefined {
   if (import.meta.url.endsWith('.ts')) return undefined;
   shared ??= createGraphWriter();
+  return shared;
+}
+
+/** The process's writer thread if something has made it, without making it. */
+export function sharedGraphWriterIfMade(): GraphWriter | undefined {
   return shared;
 }

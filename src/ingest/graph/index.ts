@@ -29,6 +29,7 @@ export { SqliteGraphReader } from './reader.js';
 export { GRAPH_DB_OPTIONS, GRAPH_MIGRATIONS } from './schema.js';
 export { contentIngestJob } from './content-ingest-job.js';
 export { sharedGraphWriter } from './graph-writer.js';
+export { endIdleIngestThreads, type EndedIngestThreads } from './idle-threads.js';
 export { pendingRawContentIds, unchangedOutcomes, writeRawItems } from './raw-items.js';
 export type { WriteOutcome } from './raw-items.js';
 export { ThreadedGraphReader } from './reader-thread.js';

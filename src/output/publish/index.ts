@@ -33,6 +33,6 @@ export type {
   RollbackResultSchema,
   TakedownResultSchema,
 } from './schemas.js';
-export { closeSparePublishWorker, keepSparePublishWorker } from './publish-in-worker.js';
+export { closeSparePublishWorker, keepSparePublishWorker, makeRoomBeforeEachPublish } from './publish-in-worker.js';
 export { removeDeadWorkDirs } from './work-dirs.js';
 export { nodeStoreReader, type NodeStoreReader } from './node-store-reader.js';

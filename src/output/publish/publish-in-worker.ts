@@ -63,6 +63,7 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       ...(lock ? { lockHolder: lock.holder } : {}),
       ...(onProgress ? { reportProgress: true } : {}),
     };
+    if (makeRoom) await makeRoom();
     const worker = (started = startWorker(input));
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
@@ -134,6 +135,17 @@ function afterExit(worker: Worker | undefined, then: () => void): void {
 /** A worker started ahead of the next publish, its modules loaded (publish-worker.ts): its first message is its input. */
 let spare: Worker | undefined;
 let keepSpare = false;
+/** Awaited before each publish's thread starts (makeRoomBeforeEachPublish). */
+let makeRoom: (() => Promise<void>) | undefined;
+
+/**
+ * Awaits `work` before each publish's thread starts. The daemon ends its idle ingest threads there,
+ * so that the compile has their memory (docs/publishing.md, HTTP). A failure of `work` is ignored:
+ * the publish goes on with less room.
+ */
+export function makeRoomBeforeEachPublish(work: (() => Promise<void>) | undefined): void {
+  makeRoom = work && (() => work().catch(() => undefined));
+}
 
 /** The spare worker with `input` sent to it, else a new worker given `input` as its workerData. */
 function startWorker(input: PublishWorkerInput): Worker {

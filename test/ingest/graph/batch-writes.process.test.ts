@@ -400,6 +400,28 @@ describe('processRawItemsConcurrently with the graph writer thread (runs the bui
     }
   });
 
+  it('ends its thread on request only when no write is waiting for an answer (a publish makes room so); the next write starts it again', async () => {
+    const g = graph();
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
+    try {
+      const batch = pending(g.db, [page(1, 0)]);
+      const extracted = await pool.extractPendingText(site, [], g.file, batch);
+      const writing = writer.write({ file: g.file, turn: writeTurnOf(g.db), site, batch, extracted, now: RECEIVED });
+      expect(await writer.endIdle()).toBe(false);
+      expect(writer.running).toBe(true);
+      expect(await writing).toMatchObject({ processed: 1 });
+      expect(await writer.endIdle()).toBe(true);
+      expect(writer.running).toBe(false);
+      expect(
+        await processRawItemsConcurrently(g.db, site, pending(g.db, [page(2, 0)]), { now: RECEIVED, pool, writer }),
+      ).toMatchObject({ processed: 1 });
+      expect(writer.running).toBe(true);
+    } finally {
+      await Promise.all([pool.close(), writer.close()]);
+    }
+  });
+
   it('started and never written to, does not keep the process up (a listener added after unref() refs a worker again)', async () => {
     const graphWriter = new URL('../../../dist/ingest/graph/graph-writer.js', import.meta.url).href;
     // A file, not --eval: a worker inherits the process's flags, and --input-type fails it.

@@ -239,6 +239,33 @@ describe('extraction workers (runs the build: npm run build)', () => {
     }
   });
 
+  it('end when idle on request, warmed up or not, keeping a worker with a batch; the next batch starts one again', async () => {
+    const rows = [
+      {
+        raw_content_id: 'raw_1',
+        item_type: 'product',
+        item_id: '1',
+        body: JSON.stringify(page(1)),
+        received_at: RECEIVED,
+      },
+    ];
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    try {
+      await pool.warmUp(30);
+      const busy = pool.extract(site, [], rows);
+      expect(await pool.endIdle()).toBe(0);
+      expect(pool.running).toBe(1);
+      expect((await busy).length).toBe(1);
+      expect(await pool.endIdle()).toBe(1);
+      expect(pool.running).toBe(0);
+      const [outcome] = await pool.extract(site, [], rows);
+      expect('rows' in outcome! && outcome.rows.itemKey).toBe('product:1');
+      expect(pool.running).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('stop warming up at the first real batch, which is answered right away', async () => {
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
     const rows = [

@@ -6,6 +6,7 @@ import { EventEmitter, once } from 'node:events';
 import {
   closeSparePublishWorker,
   keepSparePublishWorker,
+  makeRoomBeforeEachPublish,
   publishWorkerUrl,
   runPublishInWorker,
   sparePublishWorker,
@@ -88,6 +89,28 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
     await publishing;
     await exited;
     expect(sparePublishWorker()).toBeUndefined();
+  }, 60_000);
+
+  it('awaits the room the daemon makes (its idle ingest threads ended) before its thread starts; a failure there stops nothing', async () => {
+    keepSparePublishWorker();
+    try {
+      let spareAfterRoom: unknown;
+      makeRoomBeforeEachPublish(async () => {
+        await new Promise(setImmediate);
+        // Still waiting: the publish has not taken the spare yet.
+        spareAfterRoom = sparePublishWorker();
+      });
+      const made = await publish({ force: true, buildTime: '2026-03-02T13:30:00Z' });
+      expect(spareAfterRoom).toBeDefined();
+      expect(made.alreadyLive).toBe(false);
+
+      makeRoomBeforeEachPublish(() => Promise.reject(new Error('a thread would not end')));
+      const again = await publish({ force: true, buildTime: '2026-03-02T13:40:00Z' });
+      expect(again).toMatchObject({ websiteId: site.websiteId, alreadyLive: false });
+    } finally {
+      makeRoomBeforeEachPublish(undefined);
+      await closeSparePublishWorker();
+    }
   }, 60_000);
 
   it('an aborted signal stops the worker mid-publish: the call rejects, the lock is free and the previous version stays live, whole', async () => {
