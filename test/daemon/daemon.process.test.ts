@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, injectJson, type TestApp } from '../helpers/app.js';
-import { startTestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 import { seedApiKey, seedDataDir } from '../helpers/seed.js';
@@ -18,6 +18,15 @@ async function getJson(url: string, init: Parameters<typeof request>[1] = {}) {
   const res = await request(url, init);
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The daemon's JSON log lines that hold `message`, parsed. */
+function logLines(daemon: TestDaemon, message: string): Array<Record<string, any>> {
+  return daemon
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(message))
+    .map((line) => JSON.parse(line));
 }
 
 describe('the daemon core (in process through inject())', () => {
@@ -207,12 +216,7 @@ describe('daemon lifecycle', () => {
     });
     try {
       expect((await getJson(`${daemon.url}/readyz`)).status).toBe(200);
-      const warmed = () =>
-        daemon
-          .output()
-          .split('\n')
-          .filter((line) => line.includes('extraction workers warmed up'))
-          .map((line) => JSON.parse(line));
+      const warmed = () => logLines(daemon, 'extraction workers warmed up');
       await daemon.untilOutput(/extraction workers warmed up[^\n]*\n/, 10_000);
       expect(warmed()).toEqual([expect.objectContaining({ pages: 200, workers: expect.any(Number) })]);
       expect(warmed()[0].workers).toBeGreaterThan(0);
@@ -244,12 +248,7 @@ describe('daemon lifecycle', () => {
       dataDir: temp.dir,
       env: { NODECTL_LOG_LEVEL: 'info', NODECTL_EXTRACTION_WARM_UP_PAGES: '50' },
     });
-    const ended = () =>
-      daemon
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('idle ingest threads ended before a publish'))
-        .map((line) => JSON.parse(line));
+    const ended = () => logLines(daemon, 'idle ingest threads ended before a publish');
     const publish = (force: boolean) =>
       getJson(`${daemon.url}/v1/websites/${site.websiteId}/publish`, {
         method: 'POST',
@@ -258,12 +257,7 @@ describe('daemon lifecycle', () => {
       });
     try {
       await daemon.untilOutput(/extraction workers warmed up[^\n]*\n/, 15_000);
-      const warmed = JSON.parse(
-        daemon
-          .output()
-          .split('\n')
-          .find((line) => line.includes('extraction workers warmed up'))!,
-      );
+      const [warmed] = logLines(daemon, 'extraction workers warmed up');
       expect((await publish(false)).status).toBe(200);
       // Every warmed worker and the writer thread the warm start made.
       expect(ended()).toEqual([expect.objectContaining({ extractionWorkers: warmed.workers, graphWriter: true })]);

@@ -38,6 +38,19 @@ function page(i: number): IngestItem {
   };
 }
 
+/** The raw row of product 1, as the graph holds it before extraction. */
+function oneRawRow() {
+  return [
+    {
+      raw_content_id: 'raw_1',
+      item_type: 'product',
+      item_id: '1',
+      body: JSON.stringify(page(1)),
+      received_at: RECEIVED,
+    },
+  ];
+}
+
 function pending(db: Db, items: IngestItem[]): string[] {
   return writeRawItems(db, items, (i) => JSON.stringify(items[i]), {
     connectorId: 'conn_1',
@@ -211,15 +224,7 @@ describe('extraction workers (runs the build: npm run build)', () => {
   });
 
   it('end a worker left idle, unless the pool was warmed up: a new worker would start cold', async () => {
-    const rows = [
-      {
-        raw_content_id: 'raw_1',
-        item_type: 'product',
-        item_id: '1',
-        body: JSON.stringify(page(1)),
-        received_at: RECEIVED,
-      },
-    ];
+    const rows = oneRawRow();
     // The pools' idle timers on a fake clock: a worker is idle for as long as the test says.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const cold = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl(), idleMs: 20 });
@@ -240,15 +245,7 @@ describe('extraction workers (runs the build: npm run build)', () => {
   });
 
   it('end when idle on request, warmed up or not, keeping a worker with a batch; the next batch starts one again', async () => {
-    const rows = [
-      {
-        raw_content_id: 'raw_1',
-        item_type: 'product',
-        item_id: '1',
-        body: JSON.stringify(page(1)),
-        received_at: RECEIVED,
-      },
-    ];
+    const rows = oneRawRow();
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
     try {
       await pool.warmUp(30);
@@ -268,15 +265,7 @@ describe('extraction workers (runs the build: npm run build)', () => {
 
   it('stop warming up at the first real batch, which is answered right away', async () => {
     const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
-    const rows = [
-      {
-        raw_content_id: 'raw_1',
-        item_type: 'product',
-        item_id: '1',
-        body: JSON.stringify(page(1)),
-        received_at: RECEIVED,
-      },
-    ];
+    const rows = oneRawRow();
     try {
       // 100,000 pages would take a minute or more; the real batch waits for one warm-up request at most
       // (the first is posted before warmUp returns).
