@@ -63,7 +63,10 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       ...(lock ? { lockHolder: lock.holder } : {}),
       ...(onProgress ? { reportProgress: true } : {}),
     };
-    if (makeRoom) await makeRoom();
+    if (makeRoom) {
+      await makeRoom();
+      signal?.throwIfAborted(); // stopped meanwhile: an aborted signal would never call the listener below
+    }
     const worker = (started = startWorker(input));
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;

@@ -113,6 +113,22 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
     }
   }, 60_000);
 
+  it('stopped while the room is made: rejects with the reason, runs no publish, and frees the lock', async () => {
+    const controller = new AbortController();
+    makeRoomBeforeEachPublish(async () => controller.abort(new Error('stopped while making room')));
+    try {
+      await expect(
+        publish({ force: true, signal: controller.signal, buildTime: '2026-03-02T13:50:00Z' }),
+      ).rejects.toThrow('stopped while making room');
+    } finally {
+      makeRoomBeforeEachPublish(undefined);
+    }
+    const target = createFsTarget({ root: t.services.layout.nodesDir });
+    const live = JSON.parse((await target.get(siteKeys(siteHashOf(site.websiteId)).pointer))!.toString());
+    expect(live.generated_at).toBe('2026-03-02T13:40:00Z');
+    expect((await publish({ force: true, buildTime: '2026-03-02T13:55:00Z' })).alreadyLive).toBe(false);
+  }, 60_000);
+
   it('an aborted signal stops the worker mid-publish: the call rejects, the lock is free and the previous version stays live, whole', async () => {
     const target = createFsTarget({ root: t.services.layout.nodesDir });
     const keys = siteKeys(siteHashOf(site.websiteId));
