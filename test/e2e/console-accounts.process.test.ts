@@ -166,7 +166,8 @@ describe('account pages of the console in Chromium', () => {
     const codes = page.getByRole('region', { name: 'Recovery codes' });
     await codes.waitFor();
     expect(await codes.textContent()).toContain('you will not see them again');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Recovery codes');
+    // The focus moves to the codes in an effect, after they are drawn: waited for, as the other focus checks are.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Recovery codes');
     recoveryCodes = await codes.locator('li code').allTextContents();
     expect(recoveryCodes).toHaveLength(10);
     await expectAccessible();
