@@ -8,11 +8,7 @@ import { buildTestApp, injectJson, type TestApp } from '../helpers/app.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { runNodectl } from '../helpers/cli.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
-import { seedApiKey, seedDataDir } from '../helpers/seed.js';
-import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
-import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
-import { openControlDb } from '../../src/platform/storage/control.js';
-import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
+import { seedApiKey, seedDataDir, seedGraph } from '../helpers/seed.js';
 
 async function getJson(url: string, init: Parameters<typeof request>[1] = {}) {
   const res = await request(url, init);
@@ -229,21 +225,16 @@ describe('daemon lifecycle', () => {
     const temp = makeTempDir();
     const site = await seedDataDir(temp.dir, { domain: 'room.example' });
     const key = await seedApiKey(temp.dir, site.orgId, 'editor');
-    const layout = dataDirLayout(temp.dir);
-    const control = openControlDb(layout);
-    const info = loadWebsiteInfo(control, site.websiteId)!;
-    control.close();
-    const page = {
-      type: 'post',
-      id: 'post:1',
-      url: 'https://room.example/posts/1',
-      title: 'Post',
-      text: 'Post\n\nA post.',
-    };
-    buildGraphFromItems([{ ...page, checksum: `sha256:${'1'.padStart(64, '0')}` }], info, {
-      receivedAt: '2026-03-02T09:00:00Z',
-      file: graphDbPath(layout, site.websiteId),
-    }).close();
+    await seedGraph(temp.dir, site.websiteId, [
+      {
+        type: 'post',
+        id: 'post:1',
+        url: 'https://room.example/posts/1',
+        title: 'Post',
+        text: 'Post\n\nA post.',
+        checksum: `sha256:${'1'.padStart(64, '0')}`,
+      },
+    ]);
     const daemon = await startTestDaemon({
       dataDir: temp.dir,
       env: { NODECTL_LOG_LEVEL: 'info', NODECTL_EXTRACTION_WARM_UP_PAGES: '50' },
@@ -257,7 +248,7 @@ describe('daemon lifecycle', () => {
       });
     try {
       await daemon.untilOutput(/extraction workers warmed up[^\n]*\n/, 15_000);
-      const [warmed] = logLines(daemon, 'extraction workers warmed up');
+      const warmed = logLines(daemon, 'extraction workers warmed up')[0]!;
       expect((await publish(false)).status).toBe(200);
       // Every warmed worker and the writer thread the warm start made.
       expect(ended()).toEqual([expect.objectContaining({ extractionWorkers: warmed.workers, graphWriter: true })]);

@@ -9,11 +9,9 @@ import { GRAPH_DB_OPTIONS } from '../../src/ingest/graph/schema.js';
 import { JobQueue } from '../../src/platform/jobs/queue.js';
 import { openDatabase } from '../../src/platform/storage/sqlite.js';
 import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
-import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
-import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { runNodectl } from '../helpers/cli.js';
-import { seedApiKey, seedConnector, seedDataDir, withControlDb } from '../helpers/seed.js';
+import { seedApiKey, seedConnector, seedDataDir, seedGraph, withControlDb } from '../helpers/seed.js';
 import { fillDisk, isRoot, mountTmpfs, type Filler, type Tmpfs } from '../helpers/tmpfs.js';
 import { poll } from '../helpers/until.js';
 import { pageItem, signedPost, type Answer } from '../ingest/endpoints/support.js';
@@ -266,12 +264,7 @@ describe('the free-space floor (NODECTL_MIN_FREE_DISK_MB)', () => {
     async () => {
       const site = await seedSite(24);
       // A graph to publish, written before the daemon starts.
-      const layout = dataDirLayout(site.dataDir);
-      const info = await withControlDb(site.dataDir, (db) => loadWebsiteInfo(db, site.websiteId)!);
-      buildGraphFromItems(pages('g', 10) as never, info, {
-        receivedAt: '2026-03-02T09:00:00Z',
-        file: graphDbPath(layout, site.websiteId),
-      }).close();
+      await seedGraph(site.dataDir, site.websiteId, pages('g', 10) as never);
       const daemon = await startDaemon(site.dataDir, { NODECTL_MIN_FREE_DISK_MB: '8' });
       expect((await publish(daemon, site)).status).toBe(200);
       const live = await liveNode(daemon, site);

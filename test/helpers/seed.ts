@@ -8,7 +8,10 @@ import { createUser } from '../../src/control/records/users.js';
 import { createWebsite } from '../../src/control/records/websites.js';
 import type { Plan } from '../../src/control/plans/plan-table.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
-import { dataDirLayout, readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { dataDirLayout, graphDbPath, readMasterKey } from '../../src/platform/storage/data-dir.js';
+import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import type { IngestItem } from '../../src/platform/contract/ingest-item.js';
 import type { Db } from '../../src/platform/storage/sqlite.js';
 
 /**
@@ -86,4 +89,16 @@ export function seedConnector(
     });
     return { id: connector.id, token: connector.token };
   });
+}
+
+/**
+ * The website's graph, built in this process from `items` into its data directory's graph file (for
+ * tests whose subject is publish, not ingest), as received at 2026-03-02T09:00:00Z.
+ */
+export async function seedGraph(dataDir: string, websiteId: string, items: readonly IngestItem[]): Promise<void> {
+  const info = await withControlDb(dataDir, (db) => loadWebsiteInfo(db, websiteId)!);
+  buildGraphFromItems(items, info, {
+    receivedAt: '2026-03-02T09:00:00Z',
+    file: graphDbPath(dataDirLayout(dataDir), websiteId),
+  }).close();
 }

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { buildGraphFromItems } from '../../../src/ingest/graph/build-from-items.js';
-import { loadWebsiteInfo } from '../../../src/control/records/load-website.js';
-import { openControlDb } from '../../../src/platform/storage/control.js';
-import { dataDirLayout, graphDbPath } from '../../../src/platform/storage/data-dir.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { makeTempDir } from '../../helpers/paths.js';
-import { seedApiKey, seedDataDir } from '../../helpers/seed.js';
+import { seedApiKey, seedDataDir, seedGraph } from '../../helpers/seed.js';
 import { threadCpuTicks } from '../../helpers/threads.js';
 
 // Runs the built binary (`npm run build` first): the publish route runs its worker from dist/.
@@ -31,22 +27,15 @@ beforeAll(async () => {
     adminKey: await seedApiKey(temp.dir, other.orgId, 'organization_admin'),
   };
   // A moderately sized graph: its compile takes long enough that a blocked event loop would show.
-  const layout = dataDirLayout(temp.dir);
-  const control = openControlDb(layout);
-  const info = loadWebsiteInfo(control, websiteId)!;
-  control.close();
   const items = Array.from({ length: ITEMS }, (_, i) => ({
-    type: 'post',
+    type: 'post' as const,
     id: `post:${i}`,
     url: `https://${DOMAIN}/posts/${i}`,
     title: `Post ${i}`,
     text: `Post ${i}\n\nRoasting notes ${'espresso filter origin '.repeat(20)}part ${i}.`,
     checksum: `sha256:${i.toString(16).padStart(64, '0')}`,
   }));
-  buildGraphFromItems(items, info, {
-    receivedAt: '2026-03-02T09:00:00Z',
-    file: graphDbPath(layout, websiteId),
-  }).close();
+  await seedGraph(temp.dir, websiteId, items);
   daemon = await startTestDaemon({ dataDir: temp.dir });
 }, 120_000);
 afterAll(async () => {

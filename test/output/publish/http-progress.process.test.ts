@@ -1,11 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPILE_PASSES, loadFixture } from '../../../src/compiler/index.js';
-import { loadWebsiteInfo } from '../../../src/control/records/load-website.js';
-import { buildGraphFromItems } from '../../../src/ingest/graph/build-from-items.js';
 import { dataDirLayout, graphDbPath } from '../../../src/platform/storage/data-dir.js';
 import { ok, startCliHttpFixture, type CliHttpFixture } from '../../helpers/cli-http.js';
-import { withControlDb } from '../../helpers/seed.js';
+import { seedGraph } from '../../helpers/seed.js';
 import { SHOP, SHOP_DOMAIN } from './support.js';
 
 /**
@@ -20,8 +18,7 @@ const passes = COMPILE_PASSES.length;
 async function buildGraph(items: ReturnType<typeof loadFixture>['items']): Promise<void> {
   const file = graphDbPath(dataDirLayout(fx.daemon.dataDir), fx.site.websiteId);
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-  const info = await withControlDb(fx.daemon.dataDir, (db) => loadWebsiteInfo(db, fx.site.websiteId)!);
-  buildGraphFromItems(items, info, { receivedAt: '2026-03-02T09:00:00Z', file }).close();
+  await seedGraph(fx.daemon.dataDir, fx.site.websiteId, items);
 }
 
 beforeAll(async () => {
