@@ -1,5 +1,6 @@
 import { ChangeRecordSchema, NODE_SCHEMA_VERSION, type ChangeRecord } from '../platform/node-format/index.js';
 import { JsonlWriter, lineHash } from './jsonl-writer.js';
+import { PreviousCitations } from './previous-citations.js';
 import { PreviousLines } from './previous-lines.js';
 import type { NodeSink, WrittenFile } from './sink.js';
 import { compareStrings } from './top-k.js';
@@ -96,6 +97,8 @@ export class ChangeLog {
   /** With `recordsDir`: the previous record files not yet finished, by path. */
   private readonly paired = new Map<string, PairedFile | null>();
   private readonly removed: Removed[] = [];
+  /** citations.jsonl of the validated previous version, once a citation is written. */
+  private citations: PreviousCitations | undefined;
 
   constructor(
     sink: NodeSink,
@@ -129,6 +132,16 @@ export class ChangeLog {
     if (this.previous?.validated !== true || !this.streaming) return false;
     const before = this.pairedFile(file)?.at(id);
     return before === line;
+  };
+
+  /**
+   * Whether `line`, written without an id, is the bytes of a line of the validated previous
+   * version: citations.jsonl's lines, read in the order they are written (previous-citations.ts).
+   */
+  readonly sameLine = (file: string, line: string): boolean => {
+    if (this.previous?.validated !== true || !this.streaming || file !== 'citations.jsonl') return false;
+    this.citations ??= new PreviousCitations(this.previous.recordsDir!);
+    return this.citations.same(line);
   };
 
   /** Whether record `id` of `file` had a line in the validated previous version (false when that is not known without hashing). */
@@ -167,6 +180,7 @@ export class ChangeLog {
   close(currentFiles: ReadonlyArray<{ path: string; checksum: string }>): WrittenFile {
     if (this.previous === undefined) return this.writer.close();
     let removed: Removed[];
+    this.citations?.close();
     if (this.streaming) {
       for (const file of this.previous.recordFiles ?? []) this.pairedFile(file)?.finish();
       removed = this.removed;
@@ -194,6 +208,7 @@ export class ChangeLog {
 
   /** Closes the previous version's files still open (after a failed compile). */
   abandon(): void {
+    this.citations?.close();
     for (const paired of this.paired.values()) paired?.lines.close();
   }
   private emit(

@@ -239,7 +239,7 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
       : languages.map((language) => ({ kind: 'chunkVectors' as const, language, model: embeddings.key }))),
   ]);
   const changes = new ChangeLog(sink, options.previous);
-  const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema);
+  const citations = new JsonlWriter<CitationRecord>(sink, 'citations.jsonl', CitationRecordSchema, changes);
   const urls = new WebsiteUrls(site);
   const sources = new SourceTable();
   const entityLanguage = new Map(languages.map((language) => [language, new IdSet()]));

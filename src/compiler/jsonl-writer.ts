@@ -105,6 +105,8 @@ export type LineObserver = (file: string, id: string, line: string) => void;
 export interface PreviousLineTracker {
   observe: LineObserver;
   unchanged?: (file: string, id: string, line: string) => boolean;
+  /** For a line written without an id (citations.jsonl): whether it is the bytes of a line of the validated previous version. */
+  sameLine?: (file: string, line: string) => boolean;
   /** Whether record `id` of `file` had a line in that validated previous version (false when that is not known). */
   existed?: (file: string, id: string) => boolean;
 }
@@ -115,6 +117,7 @@ export class JsonlWriter<T extends object> {
   private lastId: string | null = null;
   private readonly observe: LineObserver | undefined;
   private readonly unchanged: PreviousLineTracker['unchanged'];
+  private readonly sameLine: PreviousLineTracker['sameLine'];
   private readonly existed: PreviousLineTracker['existed'];
 
   constructor(
@@ -126,6 +129,7 @@ export class JsonlWriter<T extends object> {
     this.file = new TrackedFile(sink, path);
     this.observe = typeof previous === 'function' ? previous : previous?.observe;
     this.unchanged = typeof previous === 'function' ? undefined : previous?.unchanged;
+    this.sameLine = typeof previous === 'function' ? undefined : previous?.sameLine;
     this.existed = typeof previous === 'function' ? undefined : previous?.existed;
   }
 
@@ -160,9 +164,9 @@ export class JsonlWriter<T extends object> {
    * is not finite (which fails its schema) as null, so such a line may stand for another record.
    */
   private isUnchanged(id: string | undefined, line: string): boolean {
-    return (
-      id !== undefined && this.unchanged !== undefined && !line.includes('null') && this.unchanged(this.path, id, line)
-    );
+    if (id === undefined ? this.sameLine === undefined : this.unchanged === undefined) return false;
+    if (line.includes('null')) return false;
+    return id === undefined ? this.sameLine!(this.path, line) : this.unchanged!(this.path, id, line);
   }
 
   private previousOf(id: string | undefined, unchanged: boolean): LinePrevious {

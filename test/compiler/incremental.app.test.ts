@@ -7,6 +7,7 @@ import { listFixtures } from '../../src/compiler/golden.js';
 import { readPreviousNode } from '../../src/compiler/previous.js';
 import { KnownLinesCheck } from '../../src/compiler/validate/known-lines.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
+import type { LinePrevious, NodeSink } from '../../src/compiler/sink.js';
 import type { CompileResult } from '../../src/compiler/types.js';
 import type { WebsiteInfo } from '../../src/control/records/website-info.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
@@ -38,14 +39,36 @@ function filesOf(dir: string): Map<string, Buffer> {
   );
 }
 
-/** Compiles `db` against `previousDir` both ways and expects the same files and result; returns the incremental one's folder. */
+/** A sink that counts what each citation line was in the previous version, in front of `inner`. */
+function tallyCitations(inner: NodeSink, tally: Record<LinePrevious, number>): NodeSink {
+  return {
+    ...inner,
+    open(path) {
+      const file = inner.open(path);
+      if (path !== 'citations.jsonl') return file;
+      return {
+        write: (chunk) => file.write(chunk),
+        close: (written) => file.close(written),
+        line(line, record, previous) {
+          tally[previous]++;
+          file.line?.(line, record, previous);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Compiles `db` against `previousDir` both ways and expects the same files and result; returns the
+ * incremental one's folder, and what its citation lines were in the previous version.
+ */
 async function compileBothWays(
   db: Db,
   site: WebsiteInfo,
   buildTime: string,
   previousDir: string,
   hashedPrevious = false,
-): Promise<{ dir: string; result: CompileResult }> {
+): Promise<{ dir: string; result: CompileResult; citations: Record<LinePrevious, number> }> {
   const n = ++sequence;
   const incrementalDir = join(temp.dir, `incremental-${n}`);
   const fullDir = join(temp.dir, `full-${n}`);
@@ -57,10 +80,11 @@ async function compileBothWays(
   // version or not: the report must be validateNode's on the folder.
   const check = new KnownLinesCheck(incrementalDir, previous!.files);
   const checkAll = new KnownLinesCheck(incrementalDir);
+  const citations: Record<LinePrevious, number> = { same: 0, changed: 0, other: 0 };
   const result = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
     buildTime,
     previous: previous!,
-    wrapSink: (sink) => check.sink(checkAll.sink(sink)),
+    wrapSink: (sink) => tallyCitations(check.sink(checkAll.sink(sink)), citations),
   });
   const reference = await compileToDirectory(new SqliteGraphReader(db), site, fullDir, {
     buildTime,
@@ -81,7 +105,7 @@ async function compileBothWays(
   const known = await check.report();
   if (removed && !hashedPrevious) expect(known).toBeUndefined();
   else expect(known).toEqual(folder);
-  return { dir: incrementalDir, result };
+  return { dir: incrementalDir, result, citations };
 }
 
 async function firstVersion(db: Db, site: WebsiteInfo, buildTime: string): Promise<string> {
@@ -126,6 +150,12 @@ describe('a compile against a previous version', () => {
         // Nothing changed: every record is the same line as before.
         const same = await compileBothWays(graph.db, fixture.site, '2026-03-01T02:00:00Z', v1);
         expect(readFileSync(join(same.dir, 'changes.jsonl'), 'utf8')).not.toMatch(/"record_kind":"(fact|entity)"/);
+        // Every citation is the previous version's line, so its checks stand.
+        expect(same.citations).toEqual({
+          same: same.result.files.find((f) => f.path === 'citations.jsonl')?.records,
+          changed: 0,
+          other: 0,
+        });
         // Every third item edited, the last one deleted.
         const items = fixture.items;
         reingest(
@@ -138,6 +168,8 @@ describe('a compile against a previous version', () => {
         if (items.length > 1) removeItem(graph.db, fixture.site, `${last.type}:${last.id}`);
         const v2 = await compileBothWays(graph.db, fixture.site, '2026-03-01T04:00:00Z', same.dir);
         expect(readFileSync(join(v2.dir, 'changes.jsonl'), 'utf8')).toContain('"change":"changed"');
+        // The citations of the items left as they were are still the previous version's lines.
+        if (items.length > 2) expect(v2.citations.same).toBeGreaterThan(0);
       } finally {
         graph.close();
       }
@@ -225,6 +257,10 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       );
       version = await compileBothWays(db, SITE, '2026-03-01T06:00:00Z', previous);
       expect(readFileSync(join(version.dir, 'changes.jsonl'), 'utf8')).toContain('"change":"added"');
+      // The citations of the records that did not change are the previous version's lines; the
+      // new items' and the edited items' are not.
+      expect(version.citations.same).toBeGreaterThan(version.citations.other);
+      expect(version.citations.other).toBeGreaterThan(0);
       previous = version.dir;
 
       // A previous version whose record lines are not in id order (not written by this compiler):

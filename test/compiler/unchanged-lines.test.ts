@@ -44,3 +44,29 @@ describe('a line unchanged from a validated previous version', () => {
     expect(sink.files.get('facts.en.jsonl')).toBe('');
   });
 });
+
+describe('a line written without an id (citations.jsonl)', () => {
+  it('is asked of sameLine, and written without its schema check when it is the bytes of a previous line', () => {
+    const asked: string[] = [];
+    const sink = createMemorySink();
+    const w = new JsonlWriter<Record<string, unknown>>(sink, 'citations.jsonl', Schema, {
+      observe: () => {
+        throw new Error('a line without an id is not observed');
+      },
+      sameLine: (file, line) => {
+        asked.push(`${file} ${line}`);
+        return line.includes('"kept"');
+      },
+    });
+    // Both fail the schema (confidence above 1): only the one the previous version held goes through.
+    w.add({ id: 'kept', confidence: 2 });
+    expect(() => w.add({ id: 'new', confidence: 2 })).toThrow(/fails its schema/);
+    expect(() => w.add({ id: 'kept', confidence: Number.NaN })).toThrow(/fails its schema/);
+    w.close();
+    expect(asked).toEqual([
+      'citations.jsonl {"id":"kept","confidence":2}',
+      'citations.jsonl {"id":"new","confidence":2}',
+    ]);
+    expect(sink.files.get('citations.jsonl')).toBe('{"id":"kept","confidence":2}\n');
+  });
+});

@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import { ForwardLines } from './previous-lines.js';
+import { compareStrings } from './top-k.js';
+
+/** The order the compile cites records in: the facts pass, then the entities, then the relationships. */
+const KIND_RANK: Readonly<Record<string, number>> = { fact: 0, entity: 1, relationship: 2 };
+/** The head of a citation line as the compiler spells it (schema_version, record_id, record_kind first). */
+const CITATION_KEY = /^\{"schema_version":"[^"]*","record_id":"([^"\\]+)","record_kind":"([a-z]+)"/;
+
+interface CitationKey {
+  rank: number;
+  id: string;
+}
+
+/** A previous line; its key is read only when the line is not the one written. */
+interface Head {
+  line: string;
+  key?: CitationKey | null;
+}
+
+function keyOf(line: string): CitationKey | null {
+  const match = CITATION_KEY.exec(line);
+  const rank = match === null ? undefined : KIND_RANK[match[2]!];
+  return rank === undefined ? null : { rank, id: match![1]! };
+}
+
+/**
+ * citations.jsonl of the validated previous version, read forward as the compile writes its own.
+ * Its lines carry no leading id and are in the order the records were cited (by kind, then file,
+ * then id), so a new line is matched to the previous line at the same place: lines passed over
+ * are citations gone. `same(line)` says whether the line is the bytes of a previous line, so its
+ * checks stand. A place it cannot tell (a language's file added or gone moves the order) answers
+ * false, which only costs the line its checks.
+ */
+export class PreviousCitations {
+  private readonly lines: ForwardLines;
+  private head: Head | null | undefined;
+
+  constructor(dir: string) {
+    this.lines = new ForwardLines(join(dir, 'citations.jsonl'));
+  }
+
+  same(line: string): boolean {
+    let head = this.peek();
+    if (head !== null && head.line === line) {
+      this.head = undefined;
+      return true;
+    }
+    const key = keyOf(line);
+    if (key === null) return false;
+    for (; head !== null; head = this.peek()) {
+      const before = (head.key ??= keyOf(head.line));
+      const order = before === null ? -1 : before.rank - key.rank || compareStrings(before.id, key.id);
+      if (order > 0) return false; // a citation the previous version did not have
+      this.head = undefined; // a citation gone, or this record's previous citation
+      if (order === 0) return head.line === line;
+    }
+    return false;
+  }
+
+  close(): void {
+    this.lines.close();
+  }
+
+  private peek(): Head | null {
+    if (this.head === undefined) {
+      const line = this.lines.next();
+      this.head = line === null ? null : { line };
+    }
+    return this.head;
+  }
+}
