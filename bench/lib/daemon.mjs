@@ -11,6 +11,11 @@ export async function startBenchDaemon(dataDir, { nodeArgs = [], bin = BIN } = {
     [...nodeArgs, bin, '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0'],
     { env: { ...process.env, NODECTL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  // A bench that dies (an error, or its output piped into a reader that went away) takes its
+  // daemon with it: one left running would build its graph beside the next run's measurements.
+  const stop = () => child.kill('SIGKILL');
+  process.once('exit', stop);
+  child.once('exit', () => process.off('exit', stop));
   let out = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the daemon did not start within 30 s:\n' + out)), 30_000);
