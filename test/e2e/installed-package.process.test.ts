@@ -47,6 +47,10 @@ const on22 = { prefix: '', bin: '', output: '' };
 const on20 = { prefix: '', bin: '', output: '' };
 const daemons: TestDaemon[] = [];
 
+/** The environment the daemon's process runs with now (after any exec), one NAME=value per entry. */
+const environmentOf = (daemon: TestDaemon): string[] =>
+  readFileSync(`/proc/${daemon.process.pid}/environ`, 'utf8').split('\0');
+
 /**
  * What `npm pack` in the checkout gives, without its scripts: prepack's clean build would empty the
  * dist/ that other test files run from. The files npm would pack are staged in a folder of the test's
@@ -264,6 +268,8 @@ console.log(JSON.stringify({ root: typeof root.signRequest, same: root.signReque
     const ready = await fetch(`${daemon.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(daemon.output()).not.toMatch(/Warning/);
+    // It started itself again, in the same process, with glibc's mmap threshold fixed (src/cli/malloc-settings.ts).
+    expect(environmentOf(daemon)).toContain('MALLOC_MMAP_THRESHOLD_=131072');
 
     const recipe = ciRecipe();
     // The job's environment: the daemon's address stands for the recipe's, the secrets and variables are the test's.
@@ -347,5 +353,7 @@ describe("installed globally on the machine's Node.js 20, with the checkout's be
     const daemon = await startTestDaemon({ bin: on20.bin });
     daemons.push(daemon);
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
+    // Node 20 has no process.execve: the daemon goes on without the allocator setting.
+    expect(environmentOf(daemon)).not.toContain('MALLOC_MMAP_THRESHOLD_=131072');
   });
 });

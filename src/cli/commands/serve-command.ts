@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { commandContext } from '../context.js';
 import { CliError } from '../errors.js';
+import { restartWithMallocSettings } from '../malloc-settings.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -9,6 +10,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--host <host>', 'address to listen on (env NODECTL_HOST, default 127.0.0.1)'))
     .addOption(new Option('--port <port>', 'port to listen on, 0 for any free port (env NODECTL_PORT, default 8787)'))
     .action(async (_opts, command: Command) => {
+      restartWithMallocSettings();
       const opts = command.opts() as { host?: string; port?: string };
       const { config } = commandContext(command, { host: opts.host, port: opts.port });
       const { startDaemon, ListenError, ControlStoreError } = await import('../../daemon/index.js');
