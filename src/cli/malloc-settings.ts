@@ -37,14 +37,20 @@ function runsOnGlibc(): boolean {
  * survives, and its experimental-feature warning, due on the next tick, is never printed.
  */
 export function restartWithMallocSettings(): void {
-  if (process.platform !== 'linux' || process.env[MMAP_THRESHOLD_VARIABLE] !== undefined) return;
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
+  // The cheap facts first: the C library is read from a diagnostic report (a few ms).
+  if (process.platform !== 'linux' || process.env[MMAP_THRESHOLD_VARIABLE] !== undefined || execve === undefined)
+    return;
   const env = environmentWithMallocSettings({
     platform: process.platform,
     env: process.env,
-    canReplaceProcess: typeof execve === 'function',
+    canReplaceProcess: true,
     glibc: runsOnGlibc(),
   });
-  if (env === undefined || execve === undefined) return;
-  execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
+  if (env === undefined) return;
+  try {
+    execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
+  } catch {
+    // Not replaced (the system refused the exec): the daemon runs as it is, with glibc's own threshold.
+  }
 }
