@@ -15,14 +15,15 @@ export interface MallocFacts {
   env: NodeJS.ProcessEnv;
   /** process.execve: Node.js 22.15 and later (Node 20 has none; set the variable yourself there). */
   canReplaceProcess: boolean;
-  /** The C library is glibc (others ignore the variable). */
-  glibc: boolean;
+  /** Whether the C library is glibc (others ignore the variable); asked last, as it takes a few ms. */
+  glibc: () => boolean;
 }
 
 /** The environment to start again with, or undefined to go on as is (a value already set is the operator's). */
 export function environmentWithMallocSettings(facts: MallocFacts): NodeJS.ProcessEnv | undefined {
-  if (facts.platform !== 'linux' || !facts.glibc || !facts.canReplaceProcess) return undefined;
-  if (facts.env[MMAP_THRESHOLD_VARIABLE] !== undefined) return undefined;
+  if (facts.platform !== 'linux' || !facts.canReplaceProcess || facts.env[MMAP_THRESHOLD_VARIABLE] !== undefined)
+    return undefined;
+  if (!facts.glibc()) return undefined;
   return { ...facts.env, [MMAP_THRESHOLD_VARIABLE]: String(MMAP_THRESHOLD_BYTES) };
 }
 
@@ -38,16 +39,13 @@ function runsOnGlibc(): boolean {
  */
 export function restartWithMallocSettings(): void {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
-  // The cheap facts first: the C library is read from a diagnostic report (a few ms).
-  if (process.platform !== 'linux' || process.env[MMAP_THRESHOLD_VARIABLE] !== undefined || execve === undefined)
-    return;
   const env = environmentWithMallocSettings({
     platform: process.platform,
     env: process.env,
-    canReplaceProcess: true,
-    glibc: runsOnGlibc(),
+    canReplaceProcess: execve !== undefined,
+    glibc: runsOnGlibc,
   });
-  if (env === undefined) return;
+  if (env === undefined || execve === undefined) return;
   try {
     execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
   } catch {
