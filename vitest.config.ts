@@ -10,13 +10,19 @@ import { defineConfig } from 'vitest/config';
  * - process `*.process.test.ts`  spawns the CLI, a daemon or another program.
  * test/setup/unit.ts and app.ts refuse what a kind may not do, naming the kind it is.
  */
-/** What every project runs with: the sandbox and the API contract check, the timeouts, forks. */
+/**
+ * What every project runs with: the sandbox and the API contract check, the timeouts, forks, and
+ * no isolation: the files a fork runs share its loaded modules, so each file does not load the
+ * sources again (docs/contributing.md "Tests" says what a test must leave as it found it; the
+ * figures are in docs/performance.md "Test suite").
+ */
 const shared = {
   globalSetup: ['test/setup/sandboxes.ts'],
   setupFiles: ['test/setup/sandbox.ts', 'test/setup/api-contract.ts'],
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks',
+  isolate: false,
 } as const;
 
 export default defineConfig({
@@ -26,6 +32,9 @@ export default defineConfig({
     // whole run (the projects share the forks).
     maxWorkers: Math.max(2, availableParallelism()),
     minWorkers: 1,
+    // The pool's half of `isolate: false` (the projects' half is in `shared`): keep a fork for the
+    // next file rather than start a new one for each.
+    isolate: false,
     reporters: ['default'],
     projects: [
       {

@@ -55,3 +55,12 @@ describe('test files are named by their kind', () => {
     ).toEqual([]);
   });
 });
+
+describe('test files share their fork (isolate: false)', () => {
+  it('no test file replaces a module with vi.mock: in a fork that loaded it for an earlier file, the mock would not reach it', () => {
+    const mocking = testFiles.filter(
+      (file) => file !== import.meta.filename && /\bvi\.(?:do)?[mM]ock\(/.test(readFileSync(file, 'utf8')),
+    );
+    expect(mocking.map((file) => relative(PROJECT_ROOT, file))).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
 
@@ -15,8 +15,12 @@ import { afterAll, inject } from 'vitest';
 // - TMPDIR is the file's too, so a folder made under os.tmpdir() goes with the sandbox even when
 //   the test that made it does not remove it.
 // A test that needs the checkout names it (PROJECT_ROOT); reading its committed files is fine.
-const systemTmp = tmpdir();
-const sandbox = mkdtempSync(join(inject('sandboxes'), 'file-'));
+// mkdirSync with a fresh name, not mkdtempSync: a unit file's guard replaces mkdtempSync, and
+// files that share a fork (isolate: false) run this again after it did. Short: Chromium's socket
+// path under it must fit in 107 bytes.
+const sandboxes = inject('sandboxes');
+const sandbox = join(sandboxes, `file-${randomBytes(6).toString('base64url')}`);
+mkdirSync(sandbox);
 for (const name of Object.keys(process.env)) if (name.startsWith('NODECTL_')) delete process.env[name];
 process.env.HOME = join(sandbox, 'home');
 process.env.XDG_CONFIG_HOME = join(sandbox, 'home', '.config');
@@ -27,7 +31,7 @@ mkdirSync(process.env.TMPDIR);
 process.chdir(sandbox);
 
 const removeSandbox = () => {
-  process.chdir(systemTmp); // out of the folder before it goes, in case this process runs another file
+  process.chdir(sandboxes); // out of the folder before it goes, in case this process runs another file
   rmSync(sandbox, { recursive: true, force: true });
 };
 afterAll(removeSandbox); // and test/setup/sandboxes.ts removes what is left when the run ends

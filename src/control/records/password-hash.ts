@@ -1,12 +1,19 @@
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import crypto, { randomBytes, timingSafeEqual } from 'node:crypto';
 
-const scrypt = promisify(scryptCallback) as (
+/**
+ * scrypt, looked up on the module at each call rather than bound at load, so a test can watch the
+ * runs a login makes (vi.spyOn) whichever test file loaded this module first.
+ */
+function scrypt(
   password: string,
   salt: Buffer,
   keylen: number,
   options: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>;
+): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    crypto.scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
 const PARAMS = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 export const MIN_PASSWORD_LENGTH = 10;
 

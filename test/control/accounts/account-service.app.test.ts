@@ -1,4 +1,4 @@
-import { generateKeyPairSync, scrypt } from 'node:crypto';
+import crypto, { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exportJWK, SignJWT } from 'jose';
 import { verifyAccessToken } from '../../../src/control/accounts/access-tokens.js';
@@ -12,12 +12,6 @@ import { refreshSession } from '../../../src/control/accounts/sessions.js';
 import type { MailTransport } from '../../../src/control/mail/mail-transport.js';
 import { listOrganizations } from '../../../src/control/records/organizations.js';
 import { MINUTE, openAccountsFixture, serveJson, tokenInMail, type AccountsFixture } from './support.js';
-
-// scrypt as it is, watched: a login's cost is the scrypt runs it makes (password-hash.ts).
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>();
-  return { ...actual, scrypt: vi.fn(actual.scrypt) };
-});
 
 const fixtures: AccountsFixture[] = [];
 const cleanups: Array<() => unknown> = [];
@@ -136,10 +130,13 @@ describe('login', () => {
     const f = await open();
     await register(f.ctx, { email: 'ada@example.com', password: PASSWORD, orgName: 'X' });
     /** The scrypt runs one failed login makes: key length and cost parameters (N, r, p) of each. */
+    // scrypt as it is, watched: a login's cost is the scrypt runs it makes (password-hash.ts).
+    const scrypt = vi.spyOn(crypto, 'scrypt');
+    cleanups.push(() => scrypt.mockRestore());
     const scryptsOf = async (email: string) => {
-      vi.mocked(scrypt).mockClear();
+      scrypt.mockClear();
       await login(f.ctx, { email, password: 'wrong-password-1' }).catch(() => undefined);
-      return vi.mocked(scrypt).mock.calls.map(([, , keylen, options]) => ({ keylen, options }));
+      return scrypt.mock.calls.map(([, , keylen, options]) => ({ keylen, options }));
     };
     await scryptsOf('warm@example.com'); // the dummy hash is made once, at the first unknown email
     const unknown = await scryptsOf('nobody@example.com');
