@@ -25,13 +25,18 @@ const shared = {
   isolate: false,
 } as const;
 
+const forks = Math.max(2, availableParallelism());
+
 export default defineConfig({
   test: {
     // Vitest's default is one fork less than the cores: a single fork on a 2-core machine (CI's),
-    // where most test files wait on the CLIs and daemons they spawn. One fork per core, for the
-    // whole run (the projects share the forks).
-    maxWorkers: Math.max(2, availableParallelism()),
-    minWorkers: 1,
+    // where most test files wait on the CLIs and daemons they spawn. One fork per core; the projects
+    // run one after another on them.
+    maxWorkers: forks,
+    // As many kept as started: a fork above the minimum is ended the moment it idles, which with
+    // reused forks (below) once raced the next file handed to it and failed the run (an unhandled
+    // "Terminating worker thread", at 3 forks).
+    minWorkers: forks,
     // The pool's half of `isolate: false` (the projects' half is in `shared`): keep a fork for the
     // next file rather than start a new one for each.
     isolate: false,
