@@ -129,10 +129,10 @@ describe('login', () => {
   it('an unknown email takes as long as a wrong password: a dummy scrypt runs, with the same cost parameters', async () => {
     const f = await open();
     await register(f.ctx, { email: 'ada@example.com', password: PASSWORD, orgName: 'X' });
-    /** The scrypt runs one failed login makes: key length and cost parameters (N, r, p) of each. */
     // scrypt as it is, watched: a login's cost is the scrypt runs it makes (password-hash.ts).
     const scrypt = vi.spyOn(crypto, 'scrypt');
     cleanups.push(() => scrypt.mockRestore());
+    /** The scrypt runs one failed login makes: key length and cost parameters (N, r, p) of each. */
     const scryptsOf = async (email: string) => {
       scrypt.mockClear();
       await login(f.ctx, { email, password: 'wrong-password-1' }).catch(() => undefined);
