@@ -4,6 +4,7 @@ import type { ApiClient, ApiRetry } from '../sdk/api/index.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { PROJECT_FILE, readProjectFile } from './project-file.js';
 import type { StoredSession } from './stored-session.js';
+import { cliIo } from './io.js';
 
 /** --url and --api-key as commander gives them. */
 export interface ApiFlags {
@@ -57,7 +58,7 @@ export function addApiOptions(command: Command, remoteOnly = false): Command {
  * A session from `nodectl login` alone never turns a local command into a remote one; it only
  * supplies what the flags and the environment leave out.
  */
-export function apiRequested(flags: ApiFlags, env: NodeJS.ProcessEnv = process.env): boolean {
+export function apiRequested(flags: ApiFlags, env: NodeJS.ProcessEnv = cliIo().env): boolean {
   return (
     flags.url !== undefined ||
     flags.apiKey !== undefined ||
@@ -89,7 +90,7 @@ export interface ConnectOptions {
  * or the environment that names another daemon needs an API key.
  */
 export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}): Promise<ApiConnection> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? cliIo().env;
   const projectUrl = flags.url === undefined && !env.NODECTL_URL ? readProjectFile()?.url : undefined;
   const flagUrl = flags.url ?? (env.NODECTL_URL || undefined) ?? projectUrl;
   const urlSource: Source | undefined =
@@ -122,7 +123,7 @@ export async function connectApi(flags: ApiFlags, options: ConnectOptions = {}):
   const { DEFAULT_API_RETRY } = await import('../sdk/api/index.js');
   // The client retries what is safe to repeat (docs/api-client.md); say so, or a wait looks like a hang.
   const onRetry = ({ retry, delayMs, error }: ApiRetry) =>
-    process.stderr.write(
+    cliIo().stderr.write(
       `nodectl: [${error.code}] ${error.message}; retry ${retry} of ${DEFAULT_API_RETRY.retries} in ${(delayMs / 1000).toFixed(1)} s\n`,
     );
   if (apiKey !== undefined)

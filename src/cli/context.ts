@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolveConfig, type ResolvedConfig, type SettingName } from '../platform/config/index.js';
 import { createOutput, type Output } from './output.js';
+import { cliIo } from './io.js';
 
 export interface CommandContext {
   readonly config: ResolvedConfig;
@@ -16,6 +17,10 @@ export function commandContext(
   settingFlags: Partial<Record<SettingName, unknown>> = {},
 ): CommandContext {
   const globals = command.optsWithGlobals() as { dataDir?: string; config?: string; json?: boolean };
-  const config = resolveConfig({ flags: { dataDir: globals.dataDir, ...settingFlags }, configFile: globals.config });
+  const config = resolveConfig({
+    flags: { dataDir: globals.dataDir, ...settingFlags },
+    configFile: globals.config,
+    env: cliIo().env,
+  });
   return { config, out: createOutput(Boolean(globals.json)) };
 }

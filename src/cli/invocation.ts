@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { cliIo } from './io.js';
 
 /** What decides how to print a command a person can paste: how this process was started, and where. */
 export interface InvocationFacts {
@@ -47,10 +48,11 @@ export function nodectlCommand(facts: InvocationFacts): string {
 
 /** nodectlCommand for this process. */
 export function currentNodectlCommand(): string {
+  const io = cliIo();
   return nodectlCommand({
-    script: process.argv[1],
-    cwd: process.cwd(),
-    path: process.env.PATH ?? '',
+    script: io.script,
+    cwd: io.cwd,
+    path: io.env.PATH ?? '',
     realpath: realpathOrUndefined,
   });
 }

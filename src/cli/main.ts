@@ -4,6 +4,7 @@ import { AppError, storageUnavailableError } from '../platform/errors/index.js';
 import { SchemaTooNewError } from '../platform/storage/index.js';
 import { errorEnvelope, formatFailureText, type CliFailure } from './error-output.js';
 import { CliError, EXIT, UsageError } from './errors.js';
+import { cliIo, processIo, withCliIo, type CliIo } from './io.js';
 import { COMMANDS } from './registry.js';
 
 export function buildProgram(): Command {
@@ -17,10 +18,19 @@ export function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .exitOverride();
   program.configureHelp({ sortSubcommands: true });
+  // Commander's help, version and usage errors go where the run's io says (runCli), read at each write.
+  const output = {
+    writeOut: (text: string) => void cliIo().stdout.write(text),
+    writeErr: (text: string) => void cliIo().stderr.write(text),
+    getOutHelpWidth: () => cliIo().stdout.columns ?? 80,
+    getErrHelpWidth: () => cliIo().stderr.columns ?? 80,
+  };
+  program.configureOutput(output);
   for (const register of COMMANDS) register(program);
   // Every subcommand shares the parent's error handling.
   const adopt = (cmd: Command) => {
     cmd.exitOverride();
+    cmd.configureOutput(output);
     cmd.showHelpAfterError('(run with --help for usage)');
     cmd.commands.forEach(adopt);
   };
@@ -28,20 +38,27 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI and returns the exit code; one place decides how every failure is reported. */
-export async function runCli(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI and returns the exit code; one place decides how every failure is reported. `io`
+ * is where it reads and writes (the process's by default; src/cli/io.ts).
+ */
+export function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return withCliIo(io, () => runProgram(argv, io));
+}
+
+async function runProgram(argv: string[], io: CliIo): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+    return io.exitCode ?? EXIT.ok;
   } catch (error) {
     const json = Boolean((program.opts() as { json?: boolean }).json) || jsonRequested(argv.slice(2));
     const failure = describeFailure(error);
     if (failure === undefined) return EXIT.ok;
     // The text always goes to stderr for the person watching; under --json the envelope also goes
     // to stdout, where a script already reads the result (docs/decisions.md).
-    if (!failure.printed) process.stderr.write(formatFailureText(failure));
-    if (json) process.stdout.write(JSON.stringify(errorEnvelope(failure)) + '\n');
+    if (!failure.printed) io.stderr.write(formatFailureText(failure));
+    if (json) io.stdout.write(JSON.stringify(errorEnvelope(failure)) + '\n');
     return failure.exitCode;
   }
 }

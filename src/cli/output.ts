@@ -1,3 +1,5 @@
+import { cliIo } from './io.js';
+
 /** Where a command writes: JSON for scripts (--json), readable lines for people. */
 export interface Output {
   readonly json: boolean;
@@ -11,10 +13,10 @@ export function createOutput(json: boolean): Output {
   return {
     json,
     result(data, human) {
-      process.stdout.write(json ? JSON.stringify(data) + '\n' : human().replace(/\n?$/, '\n'));
+      cliIo().stdout.write(json ? JSON.stringify(data) + '\n' : human().replace(/\n?$/, '\n'));
     },
     info(line) {
-      process.stderr.write(line + '\n');
+      cliIo().stderr.write(line + '\n');
     },
   };
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from './errors.js';
+import { cliIo } from './io.js';
 
 /**
  * The project file `nodectl init` writes in a project's folder: which daemon and which website the
@@ -50,12 +51,12 @@ export function parseProject(raw: unknown, where: (field: string) => string): Pr
   return parsed.data;
 }
 
-export function projectFilePath(cwd: string = process.cwd()): string {
+export function projectFilePath(cwd: string = cliIo().cwd): string {
   return resolve(join(cwd, PROJECT_FILE));
 }
 
 /** The project file of the current folder, checked; null when there is none. A bad one exits 2 naming the file and the field. */
-export function readProjectFile(cwd: string = process.cwd()): Project | null {
+export function readProjectFile(cwd: string = cliIo().cwd): Project | null {
   const file = projectFilePath(cwd);
   if (!existsSync(file)) return null;
   let raw: unknown;
@@ -80,8 +81,8 @@ export interface ProjectDefaults {
  */
 export function projectDefaults(
   flags: { url?: string; website?: string; domain?: string },
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = cliIo().env,
+  cwd: string = cliIo().cwd,
 ): ProjectDefaults {
   const project = readProjectFile(cwd);
   return {

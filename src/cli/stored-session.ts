@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../platform/storage/index.js';
 import { CliError } from './errors.js';
+import { cliIo } from './io.js';
 
 /**
  * The session `nodectl login` keeps for the commands that call the API as a user: the daemon's
@@ -24,8 +25,8 @@ export type StoredSession = z.infer<typeof StoredSessionSchema>;
  * `$XDG_CONFIG_HOME/nodectl/session.json`, else
  * `~/.config/nodectl/session.json` (an empty XDG_CONFIG_HOME counts as unset).
  */
-export function storedSessionPath(env: NodeJS.ProcessEnv = process.env): string {
-  const configHome = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+export function storedSessionPath(env: NodeJS.ProcessEnv = cliIo().env): string {
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
   return join(configHome, 'nodectl', 'session.json');
 }
 

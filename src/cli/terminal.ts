@@ -1,3 +1,5 @@
+import { cliIo } from './io.js';
+
 /** The narrowest terminal a progress bar is drawn in; below it (or 0, or unknown) plain lines are printed. */
 export const MIN_BAR_COLUMNS = 20;
 
@@ -8,7 +10,7 @@ export const MIN_BAR_COLUMNS = 20;
  */
 export function wantsProgressBar(
   json: boolean,
-  stream: { isTTY?: boolean; columns?: number } = process.stderr,
+  stream: { isTTY?: boolean; columns?: number } = cliIo().stderr,
 ): boolean {
   return !json && stream.isTTY === true && (stream.columns ?? 0) >= MIN_BAR_COLUMNS;
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { cliIo } from '../io.js';
 
 const ShellSchema = z.enum(['bash', 'zsh', 'fish'], { error: 'must be bash, zsh or fish' });
 
@@ -27,6 +28,6 @@ Then open a new shell. Generate it again after an upgrade of nodectl.`,
       let root = command;
       while (root.parent) root = root.parent;
       const { renderCompletion } = await import('../completion.js');
-      process.stdout.write(renderCompletion(root, parsed.data));
+      cliIo().stdout.write(renderCompletion(root, parsed.data));
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { EXIT } from '../errors.js';
+import { cliIo } from '../io.js';
 
 interface GoldenFlags {
   fixtures: string;
@@ -22,7 +23,7 @@ export function registerGoldenCommands(program: Command): void {
       const { checkGolden, formatGoldenReport } = await import('../../compiler/index.js');
       const report = checkGolden(opts.fixtures, opts.golden, names);
       ctx.out.result(report, () => formatGoldenReport(report));
-      if (!report.ok) process.exitCode = EXIT.failure;
+      if (!report.ok) cliIo().exitCode = EXIT.failure;
     });
   golden
     .command('update [fixture...]')

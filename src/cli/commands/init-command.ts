@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { cliIo } from '../io.js';
 
 interface InitFlags {
   url?: string;
@@ -36,8 +37,9 @@ export function registerInitCommand(program: Command): void {
       const file = projectFilePath();
       if (existsSync(file) && !flags.force)
         throw new UsageError(`${file} exists: edit it, or run nodectl init --force to write it again`);
-      const url = flags.url ?? (process.env.NODECTL_URL || undefined);
-      const website = flags.website ?? (process.env.NODECTL_WEBSITE || undefined);
+      const { env } = cliIo();
+      const url = flags.url ?? (env.NODECTL_URL || undefined);
+      const website = flags.website ?? (env.NODECTL_WEBSITE || undefined);
       if (url === undefined) throw new UsageError('--url <daemon URL> is required (or NODECTL_URL)');
       if (website === undefined) throw new UsageError('--website <id> is required (or NODECTL_WEBSITE)');
       const flagOf: Record<string, string> = { url: '--url', website: '--website', domain: '--domain' };

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, UsageError } from '../errors.js';
 import { createOutput } from '../output.js';
+import { cliIo } from '../io.js';
 
 interface LoginFlags {
   url?: string;
@@ -41,7 +42,7 @@ async function promptHidden(question: string): Promise<string> {
 /** Reads a visible answer from the terminal (the authenticator code). */
 async function promptLine(question: string): Promise<string> {
   const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const rl = createInterface({ input: cliIo().stdin, output: cliIo().stderr as NodeJS.WritableStream });
   try {
     return (await rl.question(question)).trim();
   } finally {
@@ -51,7 +52,7 @@ async function promptLine(question: string): Promise<string> {
 
 async function readAllStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of cliIo().stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -61,21 +62,22 @@ async function readAllStdin(): Promise<string> {
  */
 async function readPassword(flags: LoginFlags): Promise<string> {
   if (flags.passwordStdin) {
-    if (process.stdin.isTTY)
+    if (cliIo().stdin.isTTY)
       throw new UsageError(
         '--password-stdin reads the password from a pipe, e.g. `printf %s "$PW" | nodectl login ... --password-stdin`',
       );
     return (await readAllStdin()).replace(/\r?\n$/, '');
   }
-  if (process.env.NODECTL_PASSWORD) return process.env.NODECTL_PASSWORD;
-  if (process.stdin.isTTY) return promptHidden('Password: ');
+  const { env, stdin } = cliIo();
+  if (env.NODECTL_PASSWORD) return env.NODECTL_PASSWORD;
+  if (stdin.isTTY) return promptHidden('Password: ');
   throw new UsageError(
     'no password: set NODECTL_PASSWORD, pipe it with --password-stdin, or run nodectl login in a terminal to be asked',
   );
 }
 
 function daemonUrl(flag: string | undefined): string {
-  const url = flag ?? process.env.NODECTL_URL;
+  const url = flag ?? cliIo().env.NODECTL_URL;
   if (!url) throw new UsageError('give the daemon to sign in to with --url <http(s)://host:port> (or NODECTL_URL)');
   let parsed: URL;
   try {
@@ -113,7 +115,7 @@ export function registerLoginCommands(program: Command): void {
       if (flags.recoveryCode !== undefined) body.recoveryCode = flags.recoveryCode;
       let answer = await callAuthRoute(url, '/v1/auth/login', { body });
       if (answer.error?.code === 'auth.mfa_required') {
-        if (!process.stdin.isTTY || flags.passwordStdin)
+        if (!cliIo().stdin.isTTY || flags.passwordStdin)
           throw new CliError(
             'This account has two-factor sign-in: add --totp <code> (or --recovery-code <code>).',
             1,

@@ -73,7 +73,8 @@ async function createProgressView(json: boolean): Promise<PublishProgressView | 
   const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
   const { wantsProgressBar } = await import('../terminal.js');
   if (wantsProgressBar(json)) return createInkPublishProgress();
-  return json ? undefined : createPlainPublishProgress();
+  const { cliIo } = await import('../io.js');
+  return json ? undefined : createPlainPublishProgress((line) => void cliIo().stderr.write(line + '\n'));
 }
 
 /** `nodectl publish --url --api-key --website <id>`: POST /v1/websites/:id/publish, the same summary and exit codes. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
+import { cliIo } from '../io.js';
 
 interface PushFlags {
   url?: string;
@@ -30,7 +31,8 @@ export function registerPushCommand(program: Command): void {
       const { projectDefaults } = await import('../project-file.js');
       const project = projectDefaults(flags);
       const opts = { ...flags, ...project, url: project.url ?? 'http://127.0.0.1:8787' };
-      const token = opts.token ?? process.env.NODECTL_CONNECTOR_TOKEN;
+      const { env } = cliIo();
+      const token = opts.token ?? env.NODECTL_CONNECTOR_TOKEN;
       if (!token || !/^[^.]+\..+$/.test(token))
         throw new UsageError(
           'a connector token is required: --token <connectorId>.<secret> or env NODECTL_CONNECTOR_TOKEN (create one with `nodectl admin connector create`)',
@@ -45,7 +47,7 @@ export function registerPushCommand(program: Command): void {
       const urlSource =
         flags.url !== undefined
           ? '--url'
-          : process.env.NODECTL_URL
+          : env.NODECTL_URL
             ? 'NODECTL_URL'
             : project.url !== undefined
               ? 'nodectl.json'
@@ -105,6 +107,6 @@ export function registerPushCommand(program: Command): void {
         ].join('\n'),
       );
       if (s.errored > 0 || s.failedRequests > 0 || s.notSent > 0 || report.problems.length > 0)
-        process.exitCode = EXIT.failure;
+        cliIo().exitCode = EXIT.failure;
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { EXIT } from '../errors.js';
+import { cliIo } from '../io.js';
 
 /** `nodectl validate <dir|url>`: a consumer-side check of any node. */
 export function registerValidateCommand(program: Command): void {
@@ -15,6 +16,6 @@ export function registerValidateCommand(program: Command): void {
       const { validateNode, formatValidationReport } = await import('../../compiler/index.js');
       const report = await validateNode(node);
       ctx.out.result(report, () => formatValidationReport(report));
-      if (!report.ok) process.exitCode = EXIT.failure;
+      if (!report.ok) cliIo().exitCode = EXIT.failure;
     });
 }

@@ -10,6 +10,7 @@ import { addApiOptions, type ApiFlags } from '../api-connection.js';
 import { commandContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { formatTable } from '../output.js';
+import { cliIo } from '../io.js';
 
 const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const satisfies ReadonlyArray<
   WebhookDeliveriesQuery['state']
@@ -222,6 +223,6 @@ export function registerWebhooksCommands(program: Command): void {
         () =>
           `${result.eventId}: ${result.delivered ? 'delivered' : `not delivered (${result.error})`}${result.status === null ? '' : `, http ${result.status}`}, ${result.durationMs} ms`,
       );
-      if (!result.delivered) process.exitCode = EXIT.failure;
+      if (!result.delivered) cliIo().exitCode = EXIT.failure;
     });
 }

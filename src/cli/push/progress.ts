@@ -1,5 +1,6 @@
 import { createElement as h } from 'react';
 import { barWidth, formatBar } from '../terminal.js';
+import { cliIo } from '../io.js';
 
 /** Counters of one push (or of everything a watch session pushed). */
 export interface PushSummary {
@@ -44,7 +45,7 @@ export interface PushProgress {
 
 /** Plain stderr lines (not a TTY, or --json). */
 export function createPlainProgress(
-  write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+  write: (line: string) => void = (l) => void cliIo().stderr.write(l + '\n'),
 ): PushProgress {
   return {
     update(done, total, s) {
@@ -84,7 +85,7 @@ export async function createInkProgress(): Promise<PushProgress> {
       h(
         Text,
         null,
-        `${formatBar(done, total, barWidth(process.stderr.columns))} ${done} of ${total}  `,
+        `${formatBar(done, total, barWidth(cliIo().stderr.columns))} ${done} of ${total}  `,
         h(Text, { color: 'green' }, `accepted ${s.accepted}`),
         '  ',
         h(Text, { color: 'yellow' }, `skipped ${s.skipped}`),
@@ -94,7 +95,7 @@ export async function createInkProgress(): Promise<PushProgress> {
     );
   let state = { done: 0, total: 0, summary: emptySummary(), notes: [] as string[] };
   const instance = render(view(0, 0, state.summary, []), {
-    stdout: process.stderr,
+    stdout: cliIo().stderr as NodeJS.WriteStream,
     patchConsole: false,
     exitOnCtrlC: false,
   });
