@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runNodectl, type CliRun } from '../helpers/cli.js';
+import { runNodectlInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 import { seedApiKey, seedConnector, seedDataDir, type SeededSite } from '../helpers/seed.js';
@@ -30,7 +30,7 @@ function ok(run: CliRun): CliRun {
 }
 
 const push = (url: string, site: { websiteId: string; token: string; domain: string }, items: string) =>
-  runNodectl(['push', items, '--url', url, '--website', site.websiteId, '--domain', site.domain], {
+  runNodectlInProcess(['push', items, '--url', url, '--website', site.websiteId, '--domain', site.domain], {
     env: { NODECTL_CONNECTOR_TOKEN: site.token },
   });
 
@@ -68,9 +68,9 @@ beforeAll(async () => {
   docs = await seedSite(daemon.dataDir, DOCS.domain);
   const remote = ['--url', daemon.url, '--api-key', blog.apiKey, '--website', blog.websiteId];
   ok(await push(daemon.url, blog, BLOG.items));
-  ok(await runNodectl(['jobs', 'wait', ...remote, '--timeout', '120']));
-  ok(await runNodectl(['publish', ...remote]));
-  liveVersion = ok(await runNodectl(['--json', 'versions', ...remote])).json()[0].node_version;
+  ok(await runNodectlInProcess(['jobs', 'wait', ...remote, '--timeout', '120']));
+  ok(await runNodectlInProcess(['publish', ...remote]));
+  liveVersion = ok(await runNodectlInProcess(['--json', 'versions', ...remote])).json()[0].node_version;
 }, 180_000);
 
 afterAll(async () => {
@@ -83,12 +83,14 @@ describe('nodectl backup and restore', () => {
   it('backs up a daemon while a push is ingested, and a daemon on the restored copy serves the same instance', async () => {
     // The docs push runs while the backup is taken: the daemon writes its graph and the job queue meanwhile.
     const background = push(daemon.url, docs, DOCS.items);
-    const backup = ok(await runNodectl(['--json', 'backup', archive, '--with-nodes'], { dataDir: daemon.dataDir }));
+    const backup = ok(
+      await runNodectlInProcess(['--json', 'backup', archive, '--with-nodes'], { dataDir: daemon.dataDir }),
+    );
     ok(await background);
     expect(backup.json()).toMatchObject({ archive, websites: expect.arrayContaining([blog.websiteId]) });
     expect(readFileSync(archive).subarray(257, 262).toString()).toBe('ustar');
 
-    const restore = ok(await runNodectl(['--json', 'restore', archive], { dataDir: restoredDir }));
+    const restore = ok(await runNodectlInProcess(['--json', 'restore', archive], { dataDir: restoredDir }));
     expect(restore.json()).toMatchObject({ dataDir: restoredDir, withNodes: true });
     expect(readdirSync(temp.dir).filter((name) => name.startsWith('.'))).toEqual([]);
     expect(integrity(join(restoredDir, 'control.sqlite'))).toBe('ok');
@@ -100,23 +102,25 @@ describe('nodectl backup and restore', () => {
     const remote = (key: string, site: string) => ['--url', restored!.url, '--api-key', key, '--website', site];
     // The API key works, and the website and its live version are there.
     const websites = ok(
-      await runNodectl(['--json', 'websites', 'list', '--url', restored.url, '--api-key', blog.apiKey]),
+      await runNodectlInProcess(['--json', 'websites', 'list', '--url', restored.url, '--api-key', blog.apiKey]),
     ).json();
     expect(JSON.stringify(websites)).toContain(blog.websiteId);
-    const versions = ok(await runNodectl(['--json', 'versions', ...remote(blog.apiKey, blog.websiteId)])).json();
+    const versions = ok(
+      await runNodectlInProcess(['--json', 'versions', ...remote(blog.apiKey, blog.websiteId)]),
+    ).json();
     expect(versions[0]).toMatchObject({ node_version: liveVersion, live: true });
     // The connector token works: its secret and the master key came along.
     ok(await push(restored.url, blog, BLOG.items));
     ok(await push(restored.url, docs, DOCS.items));
-    ok(await runNodectl(['jobs', 'wait', ...remote(docs.apiKey, docs.websiteId), '--timeout', '120']));
-    ok(await runNodectl(['publish', ...remote(docs.apiKey, docs.websiteId)]));
+    ok(await runNodectlInProcess(['jobs', 'wait', ...remote(docs.apiKey, docs.websiteId), '--timeout', '120']));
+    ok(await runNodectlInProcess(['publish', ...remote(docs.apiKey, docs.websiteId)]));
   });
 
   it('refuses a non-empty data directory and leaves it as it was', async () => {
     const target = join(temp.dir, 'busy');
     mkdirSync(target);
     writeFileSync(join(target, 'keep.txt'), 'mine');
-    const run = await runNodectl(['restore', archive], { dataDir: target });
+    const run = await runNodectlInProcess(['restore', archive], { dataDir: target });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain('is not empty');
     expect(readdirSync(target)).toEqual(['keep.txt']);
@@ -129,7 +133,7 @@ describe('nodectl backup and restore', () => {
     const target = join(temp.dir, 'empty');
     mkdirSync(target);
     const before = readdirSync(temp.dir).sort();
-    const run = await runNodectl(['restore', damaged], { dataDir: target });
+    const run = await runNodectlInProcess(['restore', damaged], { dataDir: target });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain('nothing was restored');
     expect(readdirSync(target)).toEqual([]);
@@ -137,10 +141,10 @@ describe('nodectl backup and restore', () => {
   });
 
   it('refuses to overwrite an archive and a data directory without control.sqlite', async () => {
-    const again = await runNodectl(['backup', archive], { dataDir: daemon.dataDir });
+    const again = await runNodectlInProcess(['backup', archive], { dataDir: daemon.dataDir });
     expect(again).toMatchObject({ exitCode: 1, stderr: expect.stringContaining('exists') });
     const none = join(temp.dir, 'none');
-    const missing = await runNodectl(['backup', join(temp.dir, 'x.tar')], { dataDir: none });
+    const missing = await runNodectlInProcess(['backup', join(temp.dir, 'x.tar')], { dataDir: none });
     expect(missing).toMatchObject({ exitCode: 1, stderr: expect.stringContaining('holds no control.sqlite') });
     expect(existsSync(join(temp.dir, 'x.tar'))).toBe(false);
   });

@@ -315,3 +315,23 @@ describe('a bad --url, an unreachable daemon, a wrong key', () => {
     expect(malformed.stderr).toContain('nodectl: --api-key must be an API key: nk_live_ and 32 letters and digits');
   });
 });
+
+describe('the binary', () => {
+  it('prints and exits as the in-process runs these tests use: a table, JSON, an API error, bad usage', async () => {
+    const cases = [
+      ['websites', 'list'],
+      ['--json', 'websites', 'get', site.websiteId],
+      ['websites', 'get', 'web_00000000000000000000000000'],
+      ['websites', 'get'],
+    ];
+    for (const args of cases) {
+      const binary = await fx.remoteBinary(args);
+      const here = await remote(args);
+      expect({ exitCode: here.exitCode, stdout: here.stdout, stderr: here.stderr }).toEqual({
+        exitCode: binary.exitCode,
+        stdout: binary.stdout,
+        stderr: binary.stderr.replace(/\(request \w+\)/, (id) => here.stderr.match(/\(request \w+\)/)?.[0] ?? id),
+      });
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runNodectl, type CliRun } from '../helpers/cli.js';
+import { runNodectlInProcess, type CliRun } from '../helpers/cli-in-process.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { createApiKey } from '../../src/control/records/api-keys.js';
 import { listOrganizations } from '../../src/control/records/organizations.js';
@@ -28,7 +28,7 @@ let sessionFile: string;
 const unreachable = 'http://127.0.0.1:1';
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runNodectl(args, {
+  return runNodectlInProcess(args, {
     env: { XDG_CONFIG_HOME: home.dir, NODECTL_URL: '', NODECTL_API_KEY: '', NODECTL_PASSWORD: '', ...env },
   });
 }

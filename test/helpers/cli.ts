@@ -1,19 +1,11 @@
 import { execa } from 'execa';
+import { cliRun, type CliRun, type CliRunOptions } from './cli-in-process.js';
 import { NODECTL_BIN } from './paths.js';
 
-export interface CliRun {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  /** stdout parsed as JSON (for --json runs). */
-  json<T = any>(): T;
-}
+export type { CliRun, CliRunOptions };
 
 /** Runs the real built binary, like a user would. Never throws on a non-zero exit. */
-export async function runNodectl(
-  args: string[],
-  options: { dataDir?: string; env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {},
-): Promise<CliRun> {
+export async function runNodectl(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
   const fullArgs = options.dataDir ? ['--data-dir', options.dataDir, ...args] : args;
   const result = await execa('node', [NODECTL_BIN, ...fullArgs], {
     reject: false,
@@ -22,12 +14,5 @@ export async function runNodectl(
     cwd: options.cwd,
     timeout: options.timeoutMs ?? 60_000,
   });
-  return {
-    exitCode: result.exitCode ?? -1,
-    stdout: String(result.stdout),
-    stderr: String(result.stderr),
-    json() {
-      return JSON.parse(String(result.stdout));
-    },
-  };
+  return cliRun(result.exitCode ?? -1, String(result.stdout), String(result.stderr));
 }

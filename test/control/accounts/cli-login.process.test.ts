@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { Secret, TOTP } from 'otpauth';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { makeTempDir, NODECTL_BIN } from '../../helpers/paths.js';
 
@@ -25,7 +25,10 @@ async function post(path: string, body: unknown, accessToken?: string): Promise<
 
 /** The CLI as the test user: HOME is the temporary folder, XDG_CONFIG_HOME unset unless given. */
 function asUser(args: string[], env: Record<string, string> = {}, input?: string) {
-  return runNodectl(args, { env: { HOME: home.dir, XDG_CONFIG_HOME: '', NODECTL_PASSWORD: '', ...env }, input });
+  return runNodectlInProcess(args, {
+    env: { HOME: home.dir, XDG_CONFIG_HOME: '', NODECTL_PASSWORD: '', ...env },
+    input,
+  });
 }
 
 beforeAll(async () => {

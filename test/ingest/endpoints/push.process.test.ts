@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteConnector } from '../../../src/control/connectors/connectors.js';
-import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { makeTempDir, NODECTL_BIN } from '../../helpers/paths.js';
 import { seedDataDir, withControlDb } from '../../helpers/seed.js';
@@ -36,7 +36,7 @@ function rows(): Array<{ item_id: string; item_type: string; url: string; state:
   }
 }
 const push = (args: string[], env: Record<string, string> = {}) =>
-  runNodectl(['push', ...args, '--url', daemon.url, '--website', websiteId, '--domain', 'example.com'], {
+  runNodectlInProcess(['push', ...args, '--url', daemon.url, '--website', websiteId, '--domain', 'example.com'], {
     env: { NODECTL_CONNECTOR_TOKEN: connector.token, ...env },
   });
 
@@ -88,9 +88,12 @@ describe('nodectl push', () => {
   });
 
   it('honours NODECTL_URL when --url is not given (it always pushed to 127.0.0.1:8787)', async () => {
-    const run = await runNodectl(['push', content.dir, '--website', websiteId, '--domain', 'example.com', '--json'], {
-      env: { NODECTL_CONNECTOR_TOKEN: connector.token, NODECTL_URL: daemon.url },
-    });
+    const run = await runNodectlInProcess(
+      ['push', content.dir, '--website', websiteId, '--domain', 'example.com', '--json'],
+      {
+        env: { NODECTL_CONNECTOR_TOKEN: connector.token, NODECTL_URL: daemon.url },
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.json()).toMatchObject({ total: 4, received: 4, notSent: 0 });
   });
@@ -100,7 +103,7 @@ describe('nodectl push', () => {
     const messy = makeTempDir('nodectl-push-down-');
     try {
       writeFileSync(join(messy.dir, 'broken.json'), '{ not json');
-      const run = await runNodectl(['push', messy.dir, '--website', websiteId, '--domain', 'example.com'], {
+      const run = await runNodectlInProcess(['push', messy.dir, '--website', websiteId, '--domain', 'example.com'], {
         env: { NODECTL_CONNECTOR_TOKEN: connector.token, NODECTL_URL: closed },
       });
       expect(run.exitCode).toBe(1);
@@ -146,7 +149,7 @@ describe('nodectl push', () => {
   });
 
   it('exits 2 on bad usage: no token, missing source', async () => {
-    const noToken = await runNodectl(
+    const noToken = await runNodectlInProcess(
       ['push', content.dir, '--url', daemon.url, '--website', websiteId, '--domain', 'example.com'],
       { env: { NODECTL_CONNECTOR_TOKEN: '' } },
     );

@@ -7,11 +7,12 @@ import { createS3Target } from '../../../src/output/publish/targets/s3.js';
 import { createNodeReader } from '../../../src/output/publish/read-node.js';
 import { PUBLISH_STEPS, siteHashOf, siteKeys, type PublishTarget } from '../../../src/output/publish/index.js';
 import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { makeTempDir, NODECTL_BIN } from '../../helpers/paths.js';
 import { startLocalS3, type LocalS3 } from './s3-server.js';
 import { changeLastItem, SHOP, SHOP_DOMAIN, SHOP_WEBSITE, shopVariant } from './support.js';
 
-// These run the built binary: `npm run build` first.
+// The killed publishes run the built binary (`npm run build` first); the others run the CLI in this process.
 const temp = makeTempDir('nodectl-publish-cli-');
 let s3: LocalS3;
 let v2: string;
@@ -127,49 +128,57 @@ describe('nodectl publish, rollback and versions', () => {
         }
       });
     });
-    const second = await runNodectl(['publish', SHOP], { dataDir });
+    const second = await runNodectlInProcess(['publish', SHOP], { dataDir });
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toContain('[publish.conflict]');
     holder.kill('SIGKILL');
     await holder;
-    const third = await runNodectl(['--json', 'publish', SHOP], { dataDir });
+    const third = await runNodectlInProcess(['--json', 'publish', SHOP], { dataDir });
     expect(third.exitCode, third.stderr).toBe(0);
     expect(third.json().versionLabel).toMatch(/^\d{4}-\d{2}-\d{2}\.1$/);
   }, 60_000);
 
   it('exit codes: 2 for bad usage, 3 for a gate, 0 for a dry run that writes nothing', async () => {
-    expect((await runNodectl(['publish'], { dataDir })).exitCode).toBe(2);
-    expect((await runNodectl(['publish', SHOP, '--target', 'ftp'], { dataDir })).exitCode).toBe(2);
-    expect((await runNodectl(['publish', SHOP, '--node', SHOP], { dataDir })).exitCode).toBe(2);
-    const gate = await runNodectl(['--json', 'publish', small], { dataDir, env: { NODECTL_PUBLISH_MAX_DROP: '0.2' } });
+    expect((await runNodectlInProcess(['publish'], { dataDir })).exitCode).toBe(2);
+    expect((await runNodectlInProcess(['publish', SHOP, '--target', 'ftp'], { dataDir })).exitCode).toBe(2);
+    expect((await runNodectlInProcess(['publish', SHOP, '--node', SHOP], { dataDir })).exitCode).toBe(2);
+    const gate = await runNodectlInProcess(['--json', 'publish', small], {
+      dataDir,
+      env: { NODECTL_PUBLISH_MAX_DROP: '0.2' },
+    });
     expect(gate.exitCode).toBe(3);
     expect(gate.json()).toMatchObject({ ok: false, error: { code: 'publish.drop_gate' } });
-    const dry = await runNodectl(['--json', 'publish', v2, '--dry-run'], { dataDir });
+    const dry = await runNodectlInProcess(['--json', 'publish', v2, '--dry-run'], { dataDir });
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(dry.json()).toMatchObject({ dryRun: true, objectsWritten: 0 });
     expect(dry.json().files.some((f: { state: string }) => f.state === 'carried')).toBe(true);
-    const versions = await runNodectl(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir });
+    const versions = await runNodectlInProcess(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir });
     expect(versions.json()).toHaveLength(1);
   }, 60_000);
 
   it('publishes v2, rolls back to v1, and lists both', async () => {
-    const before = (await runNodectl(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir })).json()[0]
+    const before = (await runNodectlInProcess(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir })).json()[0]
       .node_version;
-    const published = await runNodectl(['publish', v2], { dataDir });
+    const published = await runNodectlInProcess(['publish', v2], { dataDir });
     expect(published.exitCode, published.stderr).toBe(0);
     expect(published.stdout).toMatch(/published [0-9A-Z]{26} \(\d{4}-\d{2}-\d{2}\.2\)/);
     expect(published.stdout).toMatch(/carried forward/);
     expect(published.stdout).toContain(`/nodes/${SHOP_DOMAIN}/manifest.json`);
-    const rolled = await runNodectl(['--json', 'rollback', '--website', SHOP_WEBSITE, '--to', before], { dataDir });
-    expect(rolled.exitCode, rolled.stderr).toBe(0);
-    expect(rolled.json().versionUlid).toBe(before);
-    const versions = (await runNodectl(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir })).json();
-    expect(versions).toHaveLength(2);
-    expect(versions.find((v: { live: boolean }) => v.live).node_version).toBe(before);
-    expect((await runNodectl(['rollback', '--website', SHOP_WEBSITE], { dataDir })).exitCode).toBe(2);
-    const unknown = await runNodectl(['rollback', '--website', SHOP_WEBSITE, '--to', '01ARZ3NDEKTSV4RRFFQ69G5FAV'], {
+    const rolled = await runNodectlInProcess(['--json', 'rollback', '--website', SHOP_WEBSITE, '--to', before], {
       dataDir,
     });
+    expect(rolled.exitCode, rolled.stderr).toBe(0);
+    expect(rolled.json().versionUlid).toBe(before);
+    const versions = (await runNodectlInProcess(['--json', 'versions', '--website', SHOP_WEBSITE], { dataDir })).json();
+    expect(versions).toHaveLength(2);
+    expect(versions.find((v: { live: boolean }) => v.live).node_version).toBe(before);
+    expect((await runNodectlInProcess(['rollback', '--website', SHOP_WEBSITE], { dataDir })).exitCode).toBe(2);
+    const unknown = await runNodectlInProcess(
+      ['rollback', '--website', SHOP_WEBSITE, '--to', '01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+      {
+        dataDir,
+      },
+    );
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('[version.not_found]');
   }, 60_000);

@@ -14,7 +14,7 @@ import { createFsTarget } from '../../../src/output/publish/targets/fs.js';
 import { createS3Target } from '../../../src/output/publish/targets/s3.js';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
-import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { makeTempDir, PROJECT_ROOT } from '../../helpers/paths.js';
 import { startLocalS3, type LocalS3 } from './s3-server.js';
 
@@ -165,7 +165,7 @@ describe('nodectl publish <fixture> on a fresh data directory', () => {
   it.each(FIXTURES)(
     'bug "first publish with an empty file fails": nodectl publish fixtures/$name exits 0',
     async ({ name, dir }) => {
-      const run = await runNodectl(['--json', 'publish', dir], { dataDir: join(temp.dir, `cli-${name}`) });
+      const run = await runNodectlInProcess(['--json', 'publish', dir], { dataDir: join(temp.dir, `cli-${name}`) });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.json().versionUlid).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     },

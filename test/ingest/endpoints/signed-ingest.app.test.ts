@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, fakeClock, seedWebsite, type TestApp } from '../../helpers/app.js';
-import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { createConnector } from '../../../src/control/connectors/connectors.js';
 import { readMasterKey } from '../../../src/platform/storage/data-dir.js';
 import { pageItem, signedInject, type Connector } from './support.js';
 
-// In process through inject(), on a fake clock; the connector lifecycle runs the real CLI beside it.
+// In process through inject(), on a fake clock; the connector lifecycle runs the CLI beside it, in process too.
 const clock = fakeClock();
 let t: TestApp;
 let websiteId: string;
@@ -316,7 +316,7 @@ describe('signed ingest (in process)', () => {
     expect(res.json.data.next_action).toBe('continue');
     expect(res.json.data.server_time_unix).toBe(Math.floor(clock.now() / 1000));
     expect(res.json.data.server_time).toBe(new Date(clock.now()).toISOString());
-    const list = await runNodectl(['--json', 'admin', 'connector', 'list', '--website', websiteId], {
+    const list = await runNodectlInProcess(['--json', 'admin', 'connector', 'list', '--website', websiteId], {
       dataDir: t.dataDir,
     });
     const row = list.json<any[]>().find((c) => c.id === connector.id);
@@ -364,10 +364,10 @@ describe('signed ingest (in process)', () => {
   });
 });
 
-describe('connector lifecycle: the real CLI changes a connector, the app sees it at once', () => {
+describe('connector lifecycle: the CLI changes a connector, the app sees it at once', () => {
   it('a rotated token is rejected with auth.token_revoked (a stale token version), the new one works', async () => {
     const c = newConnector();
-    const rotated = await runNodectl(['--json', 'admin', 'connector', 'rotate', c.id], { dataDir: t.dataDir });
+    const rotated = await runNodectlInProcess(['--json', 'admin', 'connector', 'rotate', c.id], { dataDir: t.dataDir });
     expect(rotated.exitCode).toBe(0);
     const fresh = rotated.json<{ token: string; tokenVersion: number }>();
     expect(fresh.tokenVersion).toBe(2);
@@ -381,19 +381,25 @@ describe('connector lifecycle: the real CLI changes a connector, the app sees it
 
   it('a suspended connector is rejected until resumed; a deleted one for good', async () => {
     const c = newConnector();
-    expect((await runNodectl(['admin', 'connector', 'suspend', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
+    expect((await runNodectlInProcess(['admin', 'connector', 'suspend', c.id], { dataDir: t.dataDir })).exitCode).toBe(
+      0,
+    );
     const suspended = await sign(c.token, '/v1/ingest/heartbeat', {
       body: { website_id: websiteId, connector_state: 'idle' },
     });
     expect(suspended.status).toBe(401);
     expect(suspended.json.error.code).toBe('auth.token_revoked');
     expect(suspended.json.error.message).toMatch(/suspended/);
-    expect((await runNodectl(['admin', 'connector', 'resume', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
+    expect((await runNodectlInProcess(['admin', 'connector', 'resume', c.id], { dataDir: t.dataDir })).exitCode).toBe(
+      0,
+    );
     const resumed = await sign(c.token, '/v1/ingest/heartbeat', {
       body: { website_id: websiteId, connector_state: 'idle' },
     });
     expect(resumed.status).toBe(200);
-    expect((await runNodectl(['admin', 'connector', 'delete', c.id], { dataDir: t.dataDir })).exitCode).toBe(0);
+    expect((await runNodectlInProcess(['admin', 'connector', 'delete', c.id], { dataDir: t.dataDir })).exitCode).toBe(
+      0,
+    );
     const deleted = await sign(c.token, '/v1/ingest/heartbeat', {
       body: { website_id: websiteId, connector_state: 'idle' },
     });

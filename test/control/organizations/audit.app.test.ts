@@ -6,7 +6,7 @@ import { appendAudit, listAudit } from '../../../src/control/records/audit.js';
 import { createApiKey } from '../../../src/control/records/api-keys.js';
 import { createWebsite } from '../../../src/control/records/websites.js';
 import { injectSigned } from '../../helpers/app.js';
-import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { buildOrgApp, outcome, type OrgTestApp } from './support.js';
 
 let t: OrgTestApp;
@@ -153,12 +153,22 @@ describe('the audit table is append-only', () => {
   });
 });
 
+/** The CLI on the app's control store: the data directory's, or the conformance run's PostgreSQL database. */
+const cliEnv = (): Record<string, string> => {
+  const store = t.services.config.settings.controlStore;
+  return store === undefined ? {} : { NODECTL_CONTROL_STORE: store };
+};
+
 describe('nodectl admin org set-plan', () => {
   it('sets the plan, says what it was, and records it in the audit log as the operator', async () => {
     t.services.controlDb.pragma('wal_checkpoint(TRUNCATE)');
-    const run = await runNodectl(['--json', 'admin', 'org', 'set-plan', '--org', orgId, '--plan', 'business'], {
-      dataDir: t.dataDir,
-    });
+    const run = await runNodectlInProcess(
+      ['--json', 'admin', 'org', 'set-plan', '--org', orgId, '--plan', 'business'],
+      {
+        dataDir: t.dataDir,
+        env: cliEnv(),
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.json()).toMatchObject({ id: orgId, plan: 'business' });
     expect((await t.call(owner, 'GET', `/v1/organizations/${orgId}`)).json.data.plan).toBe('business');
@@ -167,20 +177,23 @@ describe('nodectl admin org set-plan', () => {
       actor: { kind: 'operator', id: null },
       details: { plan_before: 'free', plan: 'business' },
     });
-    const human = await runNodectl(['admin', 'org', 'set-plan', '--org', orgId, '--plan', 'pro'], {
+    const human = await runNodectlInProcess(['admin', 'org', 'set-plan', '--org', orgId, '--plan', 'pro'], {
       dataDir: t.dataDir,
+      env: cliEnv(),
     });
     expect(human.stdout).toContain('plan business -> pro');
   }, 60_000);
 
   it('an unknown organization or plan fails with a message that says what to fix', async () => {
-    const unknown = await runNodectl(['admin', 'org', 'set-plan', '--org', 'org_nope', '--plan', 'pro'], {
+    const unknown = await runNodectlInProcess(['admin', 'org', 'set-plan', '--org', 'org_nope', '--plan', 'pro'], {
       dataDir: t.dataDir,
+      env: cliEnv(),
     });
     expect(unknown.exitCode).not.toBe(0);
     expect(unknown.stderr).toContain('nodectl admin org list');
-    const badPlan = await runNodectl(['admin', 'org', 'set-plan', '--org', orgId, '--plan', 'gold'], {
+    const badPlan = await runNodectlInProcess(['admin', 'org', 'set-plan', '--org', orgId, '--plan', 'gold'], {
       dataDir: t.dataDir,
+      env: cliEnv(),
     });
     expect(badPlan.exitCode).not.toBe(0);
     expect(badPlan.stderr).toMatch(/free, pro, business/);

@@ -4,7 +4,7 @@ import { readWebsiteAnalytics } from '../../../src/control/analytics/read-analyt
 import { rollUpAnalytics } from '../../../src/control/analytics/rollup.js';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
-import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { seedDataDir } from '../../helpers/seed.js';
 
@@ -35,9 +35,12 @@ afterAll(() => temp?.cleanup());
 
 describe('nodectl analytics', () => {
   it('prints one line a day with reads, AI reads and a bar scaled to the busiest day, then the most read files', async () => {
-    const run = await runNodectl(['analytics', '--website', websiteId, '--from', '2026-11-19', '--to', '2026-11-21'], {
-      dataDir: temp.dir,
-    });
+    const run = await runNodectlInProcess(
+      ['analytics', '--website', websiteId, '--from', '2026-11-19', '--to', '2026-11-21'],
+      {
+        dataDir: temp.dir,
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
     const day = (date: string) => lines.find((l) => l.startsWith(date)) ?? '';
@@ -48,7 +51,7 @@ describe('nodectl analytics', () => {
   });
 
   it('--json gives exactly what GET /v1/websites/:id/analytics answers', async () => {
-    const run = await runNodectl(
+    const run = await runNodectlInProcess(
       ['--json', 'analytics', '--website', websiteId, '--from', '2026-11-19', '--to', '2026-11-21'],
       { dataDir: temp.dir },
     );
@@ -62,16 +65,18 @@ describe('nodectl analytics', () => {
   });
 
   it('a bad date or a range that runs backwards exits 2 naming the flag; an unknown website exits 1', async () => {
-    const bad = await runNodectl(['analytics', '--website', websiteId, '--from', '2026-02-30'], { dataDir: temp.dir });
+    const bad = await runNodectlInProcess(['analytics', '--website', websiteId, '--from', '2026-02-30'], {
+      dataDir: temp.dir,
+    });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--from: must be a real calendar date');
-    const backwards = await runNodectl(
+    const backwards = await runNodectlInProcess(
       ['analytics', '--website', websiteId, '--from', '2026-11-21', '--to', '2026-11-19'],
       { dataDir: temp.dir },
     );
     expect(backwards.exitCode).toBe(2);
     expect(backwards.stderr).toContain('--from: must not be after to');
-    const unknown = await runNodectl(['analytics', '--website', 'web_nope'], { dataDir: temp.dir });
+    const unknown = await runNodectlInProcess(['analytics', '--website', 'web_nope'], { dataDir: temp.dir });
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('No website web_nope');
   });

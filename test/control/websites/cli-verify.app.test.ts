@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runNodectl } from '../../helpers/cli.js';
+import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { createOrganization } from '../../../src/control/records/organizations.js';
 import { createUser } from '../../../src/control/records/users.js';
 import { createWebsite } from '../../../src/control/records/websites.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { withControlDb } from '../../helpers/seed.js';
 
-/** `nodectl admin website verify --manual` with the real binary (run `npm run build` first). */
+/** `nodectl admin website verify --manual`, the CLI run in this process. */
 
 const temp = makeTempDir('nodectl-verify-cli-');
 let websiteId: string;
@@ -26,7 +26,7 @@ afterAll(() => temp.cleanup());
 
 describe('nodectl admin website verify', () => {
   it('--manual grants the manual tier (0.5) with the note as evidence; load-website and the API see it', async () => {
-    const run = await runNodectl(
+    const run = await runNodectlInProcess(
       [
         '--json',
         'admin',
@@ -48,19 +48,21 @@ describe('nodectl admin website verify', () => {
       trustTier: 'manual',
       trustScore: 0.5,
     });
-    const text = await runNodectl(['admin', 'website', 'verify', '--website', websiteId, '--manual'], {
+    const text = await runNodectlInProcess(['admin', 'website', 'verify', '--website', websiteId, '--manual'], {
       dataDir: temp.dir,
     });
     expect(text.stdout).toContain('shell.example.com: verification verified (method manual, trust score 0.5)');
   });
 
   it('without --manual it exits 2 and says how owners verify; an unknown website exits 1', async () => {
-    const usage = await runNodectl(['admin', 'website', 'verify', '--website', websiteId], { dataDir: temp.dir });
+    const usage = await runNodectlInProcess(['admin', 'website', 'verify', '--website', websiteId], {
+      dataDir: temp.dir,
+    });
     expect({
       exitCode: usage.exitCode,
       said: /--manual/.test(usage.stderr) && /verification\/challenge/.test(usage.stderr),
     }).toEqual({ exitCode: 2, said: true });
-    const missing = await runNodectl(['admin', 'website', 'verify', '--website', 'web_missing', '--manual'], {
+    const missing = await runNodectlInProcess(['admin', 'website', 'verify', '--website', 'web_missing', '--manual'], {
       dataDir: temp.dir,
     });
     expect({ exitCode: missing.exitCode, said: /web_missing/.test(missing.stderr) }).toEqual({
