@@ -1,5 +1,6 @@
 import { describe, expect, it, afterAll } from 'vitest';
 import { runNodectl } from '../helpers/cli.js';
+import { runNodectlInProcess } from '../helpers/cli-in-process.js';
 import { makeTempDir } from '../helpers/paths.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { JobQueue } from '../../src/platform/jobs/queue.js';
@@ -7,10 +8,10 @@ import { contentIngestJob } from '../../src/ingest/graph/content-ingest-job.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout } from '../../src/platform/storage/data-dir.js';
 
-describe('the nodectl binary', () => {
-  const temp = makeTempDir();
-  afterAll(() => temp.cleanup());
+const temp = makeTempDir();
+afterAll(() => temp.cleanup());
 
+describe('the nodectl binary', () => {
   it('--help lists every command with a one-line description', async () => {
     const run = await runNodectl(['--help']);
     expect(run.exitCode).toBe(0);
@@ -57,21 +58,24 @@ describe('the nodectl binary', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/unknown command 'frobnicate'/);
   });
+});
 
+// What the commands do with a data directory: the CLI run in this process.
+describe('nodectl admin, config and jobs on a data directory', () => {
   it('bootstraps a user, an organization and a website with --json output, then lists them', async () => {
-    const user = await runNodectl(
+    const user = await runNodectlInProcess(
       ['--json', 'admin', 'user', 'create', '--email', 'Owner@Example.com', '--password', 'a-long-password'],
       { dataDir: temp.dir },
     );
     expect(user.exitCode).toBe(0);
     expect(user.json()).toMatchObject({ id: expect.stringMatching(/^usr_/), email: 'owner@example.com' });
     expect(user.stdout).not.toContain('a-long-password');
-    const org = await runNodectl(
+    const org = await runNodectlInProcess(
       ['--json', 'admin', 'org', 'create', '--name', 'Acme Shop', '--owner', 'owner@example.com', '--plan', 'pro'],
       { dataDir: temp.dir },
     );
     expect(org.json()).toMatchObject({ id: expect.stringMatching(/^org_/), slug: 'acme-shop', plan: 'pro' });
-    const site = await runNodectl(
+    const site = await runNodectlInProcess(
       [
         '--json',
         'admin',
@@ -94,27 +98,33 @@ describe('the nodectl binary', () => {
       domain: 'shop.example.com',
       verification: { method: 'dns_txt', state: 'verified' },
     });
-    const key = await runNodectl(['--json', 'admin', 'api-key', 'create', '--org', org.json().id, '--role', 'editor'], {
-      dataDir: temp.dir,
-    });
+    const key = await runNodectlInProcess(
+      ['--json', 'admin', 'api-key', 'create', '--org', org.json().id, '--role', 'editor'],
+      {
+        dataDir: temp.dir,
+      },
+    );
     expect(key.json().key).toMatch(/^nk_live_[0-9A-Za-z]{32}$/);
-    const keys = await runNodectl(['--json', 'admin', 'api-key', 'list'], { dataDir: temp.dir });
+    const keys = await runNodectlInProcess(['--json', 'admin', 'api-key', 'list'], { dataDir: temp.dir });
     expect(keys.stdout).not.toContain(key.json().key);
-    const sites = await runNodectl(['--json', 'admin', 'website', 'list'], { dataDir: temp.dir });
+    const sites = await runNodectlInProcess(['--json', 'admin', 'website', 'list'], { dataDir: temp.dir });
     expect(sites.json().map((s: { domain: string }) => s.domain)).toEqual(['shop.example.com']);
-    const human = await runNodectl(['admin', 'org', 'list'], { dataDir: temp.dir });
+    const human = await runNodectlInProcess(['admin', 'org', 'list'], { dataDir: temp.dir });
     expect(human.stdout).toMatch(/ID\s+NAME\s+SLUG\s+PLAN/);
   });
 
   it('admin website create --verified takes a trust tier name (well_known) and answers the contract name (well_known_file)', async () => {
-    await runNodectl(['admin', 'user', 'create', '--email', 'names@example.com', '--password', 'a-long-password'], {
-      dataDir: temp.dir,
-    });
-    const org = await runNodectl(
+    await runNodectlInProcess(
+      ['admin', 'user', 'create', '--email', 'names@example.com', '--password', 'a-long-password'],
+      {
+        dataDir: temp.dir,
+      },
+    );
+    const org = await runNodectlInProcess(
       ['--json', 'admin', 'org', 'create', '--name', 'Names', '--owner', 'names@example.com', '--plan', 'pro'],
       { dataDir: temp.dir },
     );
-    const site = await runNodectl(
+    const site = await runNodectlInProcess(
       [
         '--json',
         'admin',
@@ -136,17 +146,23 @@ describe('the nodectl binary', () => {
   });
 
   it('bad input exits 1 with the reason: a short password, an unknown owner, a bad domain', async () => {
-    const short = await runNodectl(['admin', 'user', 'create', '--email', 'x@example.com', '--password', 'short'], {
-      dataDir: temp.dir,
-    });
+    const short = await runNodectlInProcess(
+      ['admin', 'user', 'create', '--email', 'x@example.com', '--password', 'short'],
+      {
+        dataDir: temp.dir,
+      },
+    );
     expect(short.exitCode).toBe(1);
     expect(short.stderr).toMatch(/validation.failed/);
-    const owner = await runNodectl(['admin', 'org', 'create', '--name', 'X', '--owner', 'nobody@example.com'], {
-      dataDir: temp.dir,
-    });
+    const owner = await runNodectlInProcess(
+      ['admin', 'org', 'create', '--name', 'X', '--owner', 'nobody@example.com'],
+      {
+        dataDir: temp.dir,
+      },
+    );
     expect(owner.exitCode).toBe(1);
     expect(owner.stderr).toMatch(/No user with email nobody@example.com/);
-    const domain = await runNodectl(
+    const domain = await runNodectlInProcess(
       ['admin', 'website', 'create', '--org', 'org_x', '--domain', 'https://x.com/path', '--name', 'X'],
       { dataDir: temp.dir },
     );
@@ -155,7 +171,7 @@ describe('the nodectl binary', () => {
   });
 
   it('config prints settings with their sources and masks secrets', async () => {
-    const run = await runNodectl(['--json', 'config'], {
+    const run = await runNodectlInProcess(['--json', 'config'], {
       dataDir: temp.dir,
       env: { NODECTL_S3_SECRET_ACCESS_KEY: 'do-not-print-me', NODECTL_PORT: '9999' },
     });
@@ -168,12 +184,12 @@ describe('the nodectl binary', () => {
   });
 
   it('jobs list and jobs run work on the data directory', async () => {
-    const run = await runNodectl(['--json', 'jobs', 'run', 'all'], { dataDir: temp.dir });
+    const run = await runNodectlInProcess(['--json', 'jobs', 'run', 'all'], { dataDir: temp.dir });
     expect(run.exitCode).toBe(0);
     expect(run.json().ran).toBeGreaterThan(0);
-    const list = await runNodectl(['--json', 'jobs', 'list', '--state', 'succeeded'], { dataDir: temp.dir });
+    const list = await runNodectlInProcess(['--json', 'jobs', 'list', '--state', 'succeeded'], { dataDir: temp.dir });
     expect(list.json().length).toBe(run.json().ran);
-    const bad = await runNodectl(['jobs', 'run', 'nope'], { dataDir: temp.dir });
+    const bad = await runNodectlInProcess(['jobs', 'run', 'nope'], { dataDir: temp.dir });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/valid kinds: all, /);
   });
@@ -198,18 +214,20 @@ describe('the nodectl binary', () => {
     } finally {
       db.close();
     }
-    const text = await runNodectl(['jobs', 'get', jobId], { dataDir: temp.dir });
+    const text = await runNodectlInProcess(['jobs', 'get', jobId], { dataDir: temp.dir });
     expect(text.exitCode, text.stderr).toBe(0);
     expect(text.stdout).toMatch(
       /2 item\(s\) refused:\nITEM +CODE +MESSAGE\npost:first +item\.body_invalid +stored body of first/,
     );
     expect(text.stdout).toContain('1 more not shown');
-    const json = await runNodectl(['--json', 'jobs', 'get', jobId], { dataDir: temp.dir });
+    const json = await runNodectlInProcess(['--json', 'jobs', 'get', jobId], { dataDir: temp.dir });
     expect(json.json()).toMatchObject({ id: jobId, itemErrorCount: 2, itemErrors: [{ itemId: 'first' }] });
   });
 
   it('jobs wait returns at once when nothing is pending, and exits 1 naming the cause on timeout', async () => {
-    const idle = await runNodectl(['--json', 'jobs', 'wait', '--kind', 'content.ingest'], { dataDir: temp.dir });
+    const idle = await runNodectlInProcess(['--json', 'jobs', 'wait', '--kind', 'content.ingest'], {
+      dataDir: temp.dir,
+    });
     expect(idle.exitCode, idle.stderr).toBe(0);
     expect(idle.json()).toMatchObject({ kind: 'content.ingest', queued: 0, running: 0 });
     const db = openControlDb(dataDirLayout(temp.dir));
@@ -218,12 +236,12 @@ describe('the nodectl binary', () => {
     } finally {
       db.close();
     }
-    const stuck = await runNodectl(['jobs', 'wait', '--timeout', '1'], { dataDir: temp.dir });
+    const stuck = await runNodectlInProcess(['jobs', 'wait', '--timeout', '1'], { dataDir: temp.dir });
     expect(stuck.exitCode).toBe(1);
     expect(stuck.stderr).toMatch(
       /1 content\.ingest job\(s\) still queued or running after 1 s; is `nodectl serve` running/,
     );
-    const bad = await runNodectl(['jobs', 'wait', '--timeout', 'soon'], { dataDir: temp.dir });
+    const bad = await runNodectlInProcess(['jobs', 'wait', '--timeout', 'soon'], { dataDir: temp.dir });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--timeout must be a number of seconds');
   });

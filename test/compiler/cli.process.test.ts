@@ -7,10 +7,11 @@ import { loadWebsiteInfo } from '../../src/control/records/load-website.js';
 import { openControlDb } from '../../src/platform/storage/control.js';
 import { dataDirLayout, graphDbPath } from '../../src/platform/storage/data-dir.js';
 import { runNodectl } from '../helpers/cli.js';
+import { runNodectlInProcess } from '../helpers/cli-in-process.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 import { seedDataDir } from '../helpers/seed.js';
 
-// Runs the real binary: `npm run build` first.
+// The compile and golden runs use the real binary (`npm run build` first), the others the CLI in this process.
 const tmp = makeTempDir('nodectl-compile-cli-');
 afterAll(tmp.cleanup);
 
@@ -43,8 +44,8 @@ describe('nodectl compile / golden / validate', () => {
 
   it('compiles against --previous: label sequence and changes', async () => {
     const prev = join(tmp.dir, 'p1');
-    await runNodectl(['compile', join(PROJECT_ROOT, 'fixtures/docs'), '--out', prev]);
-    const next = await runNodectl([
+    await runNodectlInProcess(['compile', join(PROJECT_ROOT, 'fixtures/docs'), '--out', prev]);
+    const next = await runNodectlInProcess([
       '--json',
       'compile',
       join(PROJECT_ROOT, 'fixtures/docs'),
@@ -59,17 +60,17 @@ describe('nodectl compile / golden / validate', () => {
   });
 
   it('validate exits 0 on a good node and 1 with a readable report on a broken one', async () => {
-    const good = await runNodectl(['validate', join(PROJECT_ROOT, 'golden/shop')]);
+    const good = await runNodectlInProcess(['validate', join(PROJECT_ROOT, 'golden/shop')]);
     expect(good.exitCode).toBe(0);
     expect(good.stdout).toMatch(/^valid: /);
     const broken = join(tmp.dir, 'a');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(broken, 'sources.jsonl'), 'not json\n');
-    const bad = await runNodectl(['validate', broken]);
+    const bad = await runNodectlInProcess(['validate', broken]);
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout).toContain('[file.checksum_mismatch] sources.jsonl');
     expect(bad.stdout).toContain('[json.invalid] sources.jsonl:1');
-    const json = await runNodectl(['--json', 'validate', broken]);
+    const json = await runNodectlInProcess(['--json', 'validate', broken]);
     expect(json.json()).toMatchObject({ ok: false });
   });
 
@@ -123,7 +124,7 @@ describe('nodectl compile / golden / validate', () => {
     graph.close();
 
     const out = join(tmp.dir, 'website-node');
-    const json = await runNodectl(
+    const json = await runNodectlInProcess(
       ['--json', 'compile', '--website', websiteId, '--out', out, '--build-time', '2026-03-02T00:00:00Z'],
       { dataDir },
     );
@@ -145,10 +146,10 @@ describe('nodectl compile / golden / validate', () => {
       expect(text, file).not.toContain(badFact);
     }
     expect(readFileSync(join(out, 'sitemap-ai.xml'), 'utf8')).toContain('<loc>https://shop.example/blue-mug</loc>');
-    const valid = await runNodectl(['validate', out]);
+    const valid = await runNodectlInProcess(['validate', out]);
     expect(valid.exitCode, valid.stdout).toBe(0);
 
-    const human = await runNodectl(
+    const human = await runNodectlInProcess(
       [
         'compile',
         '--website',
@@ -171,7 +172,7 @@ describe('nodectl compile / golden / validate', () => {
   });
 
   it('refuses a bad call with exit 2', async () => {
-    expect((await runNodectl(['compile', join(PROJECT_ROOT, 'fixtures/blog')])).exitCode).toBe(2);
-    expect((await runNodectl(['compile', '--out', tmp.dir])).exitCode).toBe(2);
+    expect((await runNodectlInProcess(['compile', join(PROJECT_ROOT, 'fixtures/blog')])).exitCode).toBe(2);
+    expect((await runNodectlInProcess(['compile', '--out', tmp.dir])).exitCode).toBe(2);
   });
 });
