@@ -8,6 +8,8 @@ export interface CreateServicesOptions {
   logger?: Logger;
   /** The clock (ms since epoch); default Date.now. Tests pass a fake one. */
   now?: () => number;
+  /** See AppServices.passwordCost. */
+  passwordCost?: AppServices['passwordCost'];
 }
 
 /** The services of one data directory, with the node operations wired to the graph and the publisher. */

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/storage/index.js';
-import { nowIso, hashPassword, verifyPassword } from '../records/index.js';
+import { nowIso, hashPassword, verifyPassword, PASSWORD_HASH_COST, type ScryptCost } from '../records/index.js';
 
 /** A user as sign-in sees it. password_hash is NULL for an account made by Google sign-in. */
 export interface AuthUser {
@@ -45,8 +45,13 @@ export function toAccountUser(db: Db, user: AuthUser): AccountUser {
   };
 }
 
-export async function setPassword(db: Db, userId: string, password: string): Promise<void> {
-  const hash = await hashPassword(password);
+export async function setPassword(
+  db: Db,
+  userId: string,
+  password: string,
+  cost: ScryptCost = PASSWORD_HASH_COST,
+): Promise<void> {
+  const hash = await hashPassword(password, cost);
   db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, userId);
 }
 
@@ -58,12 +63,15 @@ export function markEmailVerified(db: Db, userId: string, now: number): void {
   );
 }
 
-let dummyHash: Promise<string> | undefined;
+/** The dummy hash of each cost in use (one in a daemon). */
+const dummyHashes = new Map<string, Promise<string>>();
 
 /** Computes the dummy hash ahead of the first sign-in, so even that one takes the usual time. */
-export function primeDummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword('nodectl dummy password for unknown accounts');
-  return dummyHash;
+export function primeDummyPasswordHash(cost: ScryptCost = PASSWORD_HASH_COST): Promise<string> {
+  const key = `${cost.N}$${cost.r}$${cost.p}`;
+  let hash = dummyHashes.get(key);
+  if (!hash) dummyHashes.set(key, (hash = hashPassword('nodectl dummy password for unknown accounts', cost)));
+  return hash;
 }
 
 /**
@@ -71,8 +79,12 @@ export function primeDummyPasswordHash(): Promise<string> {
  * without a password), against a dummy hash with the same scrypt cost, so the answer takes the same
  * time and does not tell whether the account exists.
  */
-export async function verifyPasswordOrDummy(password: string, stored: string | null | undefined): Promise<boolean> {
+export async function verifyPasswordOrDummy(
+  password: string,
+  stored: string | null | undefined,
+  cost: ScryptCost = PASSWORD_HASH_COST,
+): Promise<boolean> {
   if (stored) return verifyPassword(password, stored);
-  await verifyPassword(password, await primeDummyPasswordHash());
+  await verifyPassword(password, await primeDummyPasswordHash(cost));
   return false;
 }

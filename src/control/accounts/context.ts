@@ -4,6 +4,7 @@ import { readMasterKey, type DataDirLayout, type Db } from '../../platform/stora
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-token-lifetime.js';
 import type { AccountMail } from './account-mail-kinds.js';
 import { primeDummyPasswordHash } from './account-users.js';
+import { PASSWORD_HASH_COST, type ScryptCost } from '../records/index.js';
 import { MailOutbox, type AccountsLogger, createMailTransport, type MailTransport } from '../mail/index.js';
 import { ensureSigningKey, SigningKeyRing, type AccessTokenAlgorithm } from './signing-keys.js';
 
@@ -30,6 +31,8 @@ export interface AccountsContext {
   readonly mail: MailOutbox;
   readonly appBaseUrl: string | undefined;
   readonly now: () => number;
+  /** What passwords are hashed with, and the dummy hash an unknown account is checked against. */
+  readonly passwordCost: ScryptCost;
   readonly logger: AccountsLogger;
   /**
    * Hands an account mail to whatever sends it after the request (the daemon: the accounts.mail
@@ -52,6 +55,8 @@ export interface CreateAccountsContextOptions {
   /** Default: the transport the settings name (mailTransport). */
   mailTransport?: MailTransport;
   now?: () => number;
+  /** Default PASSWORD_HASH_COST. */
+  passwordCost?: ScryptCost;
   logger?: AccountsLogger;
   /** Default: none, the in-memory outbox (see AccountsContext.deferMail). */
   deferMail?: (mail: AccountMail) => void;
@@ -67,7 +72,8 @@ export async function createAccountsContext(options: CreateAccountsContextOption
   const algorithm = settings.accessTokenAlgorithm;
   // A fresh data directory gets its first key before any request needs one.
   await ensureSigningKey(layout, algorithm, now());
-  await primeDummyPasswordHash();
+  const passwordCost = options.passwordCost ?? PASSWORD_HASH_COST;
+  await primeDummyPasswordHash(passwordCost);
   const keys = new SigningKeyRing(layout, { algorithm, tokenLifetimeMs: ACCESS_TOKEN_LIFETIME_SECONDS * 1000, now });
   const listenPort = options.listenPort;
   const issuer = () =>
@@ -100,6 +106,7 @@ export async function createAccountsContext(options: CreateAccountsContextOption
     mail,
     appBaseUrl: settings.appBaseUrl,
     now,
+    passwordCost,
     logger,
     deferMail: options.deferMail,
     close: () => mail.close(),

@@ -10,7 +10,10 @@ import { createAccountsContext, type AccountsContext } from './context.js';
  * (the route plugins ask while the app is built, so the signing key and the dummy password hash
  * exist before the first request) and closed with the app (closeAccountsContext).
  */
-type ContextServices = Pick<AppServices, 'config' | 'controlDb' | 'jobs' | 'layout' | 'logger' | 'now'>;
+type ContextServices = Pick<
+  AppServices,
+  'config' | 'controlDb' | 'jobs' | 'layout' | 'logger' | 'now' | 'passwordCost'
+>;
 
 const contexts = new WeakMap<ContextServices, Promise<AccountsContext>>();
 
@@ -24,6 +27,7 @@ export function accountsContextOf(services: ContextServices, server?: Server): P
       // The default issuer names the port the app listens on, known only once it listens (port 0).
       listenPort: () => (server?.address() as AddressInfo | null | undefined)?.port,
       now: services.now,
+      passwordCost: services.passwordCost,
       logger: services.logger,
       // Account mails leave through the durable queue, out of the request (./mail-job.ts).
       deferMail: (mail) => void services.jobs.enqueue(ACCOUNT_MAIL_JOB_KIND, mail),

@@ -37,7 +37,7 @@ export async function completeSignIn(
 export async function login(ctx: AccountsContext, input: unknown): Promise<SignInResult> {
   const { email, password, totp, recoveryCode } = parseAccountInput(LoginSchema, input, 'login');
   const user = findAuthUserByEmail(ctx.db, email);
-  const ok = await verifyPasswordOrDummy(password, user?.passwordHash);
+  const ok = await verifyPasswordOrDummy(password, user?.passwordHash, ctx.passwordCost);
   if (!user || !ok) throw new AppError('auth.invalid_credentials', 'The email or password is wrong.');
   return completeSignIn(ctx, user, { totp, recoveryCode });
 }

@@ -14,7 +14,7 @@ import { revokeEveryUserSession } from './session-store.js';
 export async function changePassword(ctx: AccountsContext, caller: { userId: string }, input: unknown): Promise<void> {
   const { currentPassword, newPassword } = parseAccountInput(ChangePasswordSchema, input, 'password change');
   const user = readAuthUser(ctx.db, caller.userId);
-  const ok = await verifyPasswordOrDummy(currentPassword, user?.passwordHash);
+  const ok = await verifyPasswordOrDummy(currentPassword, user?.passwordHash, ctx.passwordCost);
   if (!user) throw new AppError('auth.unauthenticated', 'The account of this session no longer exists.');
   if (user.passwordHash === null)
     throw new AppError(
@@ -22,7 +22,7 @@ export async function changePassword(ctx: AccountsContext, caller: { userId: str
       'This account signs in with Google and has no password yet; set one through POST /v1/auth/password/forgot.',
     );
   if (!ok) throw new AppError('auth.invalid_credentials', 'The current password is wrong.');
-  await setPassword(ctx.db, user.id, newPassword);
+  await setPassword(ctx.db, user.id, newPassword, ctx.passwordCost);
   revokeEveryUserSession(ctx.db, user.id, 'password_change', ctx.now());
 }
 
@@ -47,7 +47,7 @@ export async function resetPassword(ctx: AccountsContext, input: unknown): Promi
   const user = subject.userId ? readAuthUser(ctx.db, subject.userId) : undefined;
   if (!user || user.email !== subject.email.toLowerCase())
     throw new AppError('auth.mail_token_invalid', 'This token was sent to an address the account no longer has.');
-  await setPassword(ctx.db, user.id, password);
+  await setPassword(ctx.db, user.id, password, ctx.passwordCost);
   markEmailVerified(ctx.db, user.id, ctx.now());
   revokeEveryUserSession(ctx.db, user.id, 'password_reset', ctx.now());
 }

@@ -1,4 +1,4 @@
-import { createOrganization, createUser, newId } from '../records/index.js';
+import { createOrganization, createUser, hashPassword, newId } from '../records/index.js';
 import { deferAccountMail } from './account-mail.js';
 import { findAuthUserByEmail, verifyPasswordOrDummy } from './account-users.js';
 import type { AccountsContext } from './context.js';
@@ -18,7 +18,7 @@ export async function register(ctx: AccountsContext, input: unknown): Promise<Re
   if (existing) return attemptOnTakenAddress(ctx, existing.id, password);
   let user;
   try {
-    user = await createUser(ctx.db, { email, password }, ctx.now());
+    user = await createUser(ctx.db, { email, password }, ctx.now(), (pw) => hashPassword(pw, ctx.passwordCost));
   } catch (error) {
     // Another registration of the address won the race while the password was hashed.
     const taken = findAuthUserByEmail(ctx.db, email);
@@ -51,7 +51,7 @@ function registrationOfTakenAddress(userId: string): Registration {
 
 /** The scrypt work a new account's password costs, then the owner's mail. */
 async function attemptOnTakenAddress(ctx: AccountsContext, userId: string, password: string): Promise<Registration> {
-  await verifyPasswordOrDummy(password, undefined);
+  await verifyPasswordOrDummy(password, undefined, ctx.passwordCost);
   deferAccountMail(ctx, { kind: 'registration_attempt', userId });
   return registrationOfTakenAddress(userId);
 }

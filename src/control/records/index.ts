@@ -26,7 +26,13 @@ export {
   renameOrganization,
   setOrganizationPlan,
 } from './organizations.js';
-export { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './password-hash.js';
+export {
+  MIN_PASSWORD_LENGTH,
+  PASSWORD_HASH_COST,
+  hashPassword,
+  verifyPassword,
+  type ScryptCost,
+} from './password-hash.js';
 export { newId, nowIso } from './record-ids.js';
 export { DomainSchema, EmailSchema, PlanSchema, ROLES, roleAtLeast } from './record-types.js';
 export type { OrganizationRecord, Role, WebsiteRecord } from './record-types.js';

@@ -14,14 +14,26 @@ function scrypt(
     crypto.scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
   );
 }
-const PARAMS = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** scrypt's work factor: N (CPU and memory), r (block size), p (parallelism). */
+export interface ScryptCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+/** What a password is hashed with: about 0.1 s of a core and 32 MiB. */
+export const PASSWORD_HASH_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 1 };
+const MAXMEM = 64 * 1024 * 1024;
 export const MIN_PASSWORD_LENGTH = 10;
 
-/** scrypt (node:crypto) with a per-password salt; the string records its parameters. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * scrypt (node:crypto) with a per-password salt; the string records its parameters, so a hash
+ * verifies whatever cost it was made with (tests in process make theirs cheaper: AppServices).
+ */
+export async function hashPassword(password: string, cost: ScryptCost = PASSWORD_HASH_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, 32, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await scrypt(password, salt, 32, { ...cost, maxmem: MAXMEM });
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -32,7 +44,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: PARAMS.maxmem,
+    maxmem: MAXMEM,
   });
   return timingSafeEqual(actual, expected);
 }

@@ -89,6 +89,11 @@ export interface AppServices {
   readonly freeSpace: FreeSpaceGuard;
   /** The clock, ms since epoch; tests may replace it. */
   readonly now: () => number;
+  /**
+   * The scrypt cost of new password hashes (src/control/records/password-hash.ts); undefined: the
+   * product's. Tests in process lower it: a hash records its cost and verifies with it.
+   */
+  readonly passwordCost?: { readonly N: number; readonly r: number; readonly p: number };
   readonly nodes: NodeOperations;
   /** Set by the daemon when it shares a PostgreSQL control store with others (GraphOwnershipPort). */
   readonly ownership?: GraphOwnershipPort;
@@ -101,6 +106,8 @@ export interface AssembleServicesOptions {
   logger?: Logger;
   /** The clock (ms since epoch); default Date.now. Tests pass a fake one. */
   now?: () => number;
+  /** See AppServices.passwordCost. */
+  passwordCost?: AppServices['passwordCost'];
 }
 
 export function assembleServices(config: ResolvedConfig, options: AssembleServicesOptions): AppServices {
@@ -144,6 +151,7 @@ export function assembleServices(config: ResolvedConfig, options: AssembleServic
     rateLimits,
     usage,
     now,
+    ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
     ...(postgres ? { postgres } : {}),
     close() {
       usage.close();
