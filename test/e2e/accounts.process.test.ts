@@ -231,6 +231,10 @@ describe('accounts end to end (spawned daemon, cookie jar)', () => {
     const db = openControlDb(dataDirLayout(daemon.dataDir));
     try {
       const userId = (db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+      // The daemon hashes at the product's scrypt cost (the tests in process use a cheaper one).
+      expect(db.prepare('SELECT password_hash FROM users WHERE id = ?').pluck().get(userId)).toMatch(
+        /^scrypt\$32768\$8\$1\$/,
+      );
       db.prepare("INSERT INTO members (organization_id, user_id, role, created_at) VALUES (?, ?, 'editor', ?)").run(
         siteA.orgId,
         userId,

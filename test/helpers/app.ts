@@ -16,7 +16,7 @@ import { createOrganization } from '../../src/control/records/organizations.js';
 import { createUser } from '../../src/control/records/users.js';
 import { createWebsite } from '../../src/control/records/websites.js';
 import { makeTempDir } from './paths.js';
-import { hashOnce } from './seed.js';
+import { hashOnce, TEST_PASSWORD_COST } from './seed.js';
 import { createTestDatabase } from './postgres.js';
 
 /** The daemon's app built in this process over a fresh data directory; requests go through inject(). */
@@ -66,7 +66,7 @@ export async function buildTestApp(options: BuildTestAppOptions = {}): Promise<T
       ? { controlStore: await createTestDatabase() }
       : {};
   const config = resolveConfig({ flags: { ...options.settings, ...controlStore, dataDir: temp.dir }, env: {} });
-  const services = createServices(config, { now: options.clock?.now });
+  const services = createServices(config, { now: options.clock?.now, passwordCost: TEST_PASSWORD_COST });
   const app = await buildApp(services, { principalResolvers: options.principalResolvers });
   checkAnswersAgainstDocument(app);
   let url: string | undefined;

@@ -10,6 +10,7 @@ import { openControlDb } from '../../../src/platform/storage/control.js';
 import { dataDirLayout, type DataDirLayout } from '../../../src/platform/storage/data-dir.js';
 import type { Db } from '../../../src/platform/storage/sqlite.js';
 import { makeTempDir } from '../../helpers/paths.js';
+import { TEST_PASSWORD_COST } from '../../helpers/seed.js';
 
 /** 2025-03-01T12:00:00Z: a fixed start, so step and expiry arithmetic in tests is exact. */
 export const T0 = Date.UTC(2025, 2, 1, 12, 0, 0);
@@ -45,6 +46,7 @@ export async function openAccountsFixture(
     layout,
     settings,
     now: () => clock.now,
+    passwordCost: TEST_PASSWORD_COST,
     mailTransport: options.mailTransport,
   });
   return {
