@@ -1,19 +1,35 @@
 import { createHash } from 'node:crypto';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink } from '../../src/compiler/index.js';
 import { DISCARDING_SINK } from '../../src/compiler/sink.js';
 import { compareInReadOrder } from '../../src/compiler/validate/scan-file.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { WrittenNodeCheck } from '../../src/compiler/validate/written-node.js';
 import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
-import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { buildGraphFromItems, type BuiltGraph } from '../../src/ingest/graph/build-from-items.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 import { alteredSink } from './helpers.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+/** Each fixture's graph, built once for the file: the compiles only read it. */
+const graphs = new Map<string, { fixture: ReturnType<typeof loadFixture>; graph: BuiltGraph }>();
+afterAll(() => graphs.forEach(({ graph }) => graph.close()));
+function fixtureGraph(name: string) {
+  let built = graphs.get(name);
+  if (!built) {
+    const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', name));
+    const graph = buildGraphFromItems(fixture.items, fixture.site, {
+      receivedAt: fixture.buildTime,
+      editorial: fixture.editorial,
+    });
+    graphs.set(name, (built = { fixture, graph }));
+  }
+  return built;
+}
 
 interface Check {
   sink(inner: NodeSink): NodeSink;
@@ -54,21 +70,13 @@ async function compileChecked(
   const { dir, cleanup } = makeTempDir('nodectl-written-');
   cleanups.push(cleanup);
   const out = join(dir, 'node');
-  const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', name));
-  const graph = buildGraphFromItems(fixture.items, fixture.site, {
-    receivedAt: fixture.buildTime,
-    editorial: fixture.editorial,
-  });
+  const { fixture, graph } = fixtureGraph(name);
   const written = makeCheck(out);
-  try {
-    await compileToDirectory(graph.reader, fixture.site, out, {
-      ...fixture.presentation,
-      buildTime: fixture.buildTime,
-      wrapSink: (sink: NodeSink) => alteredSink(written.sink(sink), change),
-    });
-  } finally {
-    graph.close();
-  }
+  await compileToDirectory(graph.reader, fixture.site, out, {
+    ...fixture.presentation,
+    buildTime: fixture.buildTime,
+    wrapSink: (sink: NodeSink) => alteredSink(written.sink(sink), change),
+  });
   return { out, report: await written.report() };
 }
 
