@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addApiOptions, apiRequested, type ApiFlags } from '../api-connection.js';
 import { commandContext, type CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
+import { cliIo } from '../io.js';
 import type { PublishProgressView } from '../../output/publish/index.js';
 
 interface PublishFlags extends ApiFlags {
@@ -73,7 +74,6 @@ async function createProgressView(json: boolean): Promise<PublishProgressView | 
   const { createInkPublishProgress, createPlainPublishProgress } = await import('../../output/publish/index.js');
   const { wantsProgressBar } = await import('../terminal.js');
   if (wantsProgressBar(json)) return createInkPublishProgress();
-  const { cliIo } = await import('../io.js');
   return json ? undefined : createPlainPublishProgress((line) => void cliIo().stderr.write(line + '\n'));
 }
 
