@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -16,10 +16,10 @@ const MIN_FREE_BYTES = 4 * 1024 ** 3;
 
 /**
  * Where the run's folders go: NODECTL_TEST_TMPDIR when set, else /dev/shm when it is a writable
- * tmpfs with room, else the system's temporary folder. On a disk every fsync the code under test
- * makes (publishes, SQLite commits) waits for the journal: on this project's 2-core VM the same
- * tests took 176 to 179 s with their folders on ext4 and 131 s on tmpfs (docs/performance.md).
- * What the tests check does not change: a killed process loses nothing a disk would have kept.
+ * tmpfs with room that allows executables, else the system's temporary folder. On a disk every
+ * fsync the code under test makes (publishes, SQLite commits) waits for the journal, a quarter of
+ * the suite's time (docs/performance.md). What the tests check does not change: a killed process
+ * loses nothing on a RAM disk that a disk would have kept.
  */
 export function sandboxBase(env: NodeJS.ProcessEnv = process.env): string {
   if (env.NODECTL_TEST_TMPDIR) return env.NODECTL_TEST_TMPDIR;
@@ -27,11 +27,21 @@ export function sandboxBase(env: NodeJS.ProcessEnv = process.env): string {
     const shm = '/dev/shm';
     accessSync(shm, constants.W_OK);
     const fs = statfsSync(shm);
-    if (fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= MIN_FREE_BYTES) return shm;
+    if (fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= MIN_FREE_BYTES && !mountedNoexec(shm)) return shm;
   } catch {
     // no /dev/shm (macOS, Windows) or not ours to write
   }
   return tmpdir();
+}
+
+/** Whether `path` is mounted noexec: the install test loads the native module it builds from its sandbox. */
+function mountedNoexec(path: string): boolean {
+  const mount = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((fields) => fields[1] === path)
+    .at(-1);
+  return mount === undefined || mount[3]!.split(',').includes('noexec');
 }
 
 /**
