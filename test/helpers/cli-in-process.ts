@@ -23,11 +23,19 @@ export function cliRun(exitCode: number, stdout: string, stderr: string): CliRun
   return { exitCode, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 
+/** The arguments and the environment of a run, alike for the binary and the run in process. */
+export function cliInvocation(args: string[], options: CliRunOptions): { args: string[]; env: Record<string, string> } {
+  return {
+    args: options.dataDir ? ['--data-dir', options.dataDir, ...args] : args,
+    env: { NODECTL_LOG_LEVEL: 'warn', ...options.env },
+  };
+}
+
 /**
  * Runs the CLI's sources in this process (runCli with an io of its own: src/cli/io.ts), as
  * test/helpers/cli.ts runs the built binary: the same environment on top of this process's, the
  * same output with its last newline taken off (as execa does). For the tests of what commands
- * print and exit with: a start of the binary costs about 0.2 s of CPU, this a few milliseconds.
+ * print and exit with, without a start of the binary each (docs/performance.md "Test suite").
  * The binary's own start and its io are tested with the binary (test/cli/http-commands.process.test.ts
  * compares the two).
  */
@@ -36,18 +44,18 @@ export async function runNodectlInProcess(args: string[], options: CliRunOptions
     throw new Error(
       "runNodectlInProcess runs in the test file's folder: run the binary (test/helpers/cli.ts) for another cwd",
     );
-  const fullArgs = options.dataDir ? ['--data-dir', options.dataDir, ...args] : args;
+  const run = cliInvocation(args, options);
   const stdout = collector();
   const stderr = collector();
   const io: CliIo = {
     stdout,
     stderr,
     stdin: Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]),
-    env: { ...process.env, NODECTL_LOG_LEVEL: 'warn', ...options.env },
+    env: { ...process.env, ...run.env },
     cwd: process.cwd(),
     script: NODECTL_BIN,
   };
-  const exitCode = await runCli(['node', NODECTL_BIN, ...fullArgs], io);
+  const exitCode = await runCli(['node', NODECTL_BIN, ...run.args], io);
   return cliRun(exitCode, stdout.text(), stderr.text());
 }
 

@@ -33,15 +33,15 @@ export async function withControlDb<T>(
   }
 }
 
-const hashes = new Map<string, Promise<string>>();
 /**
  * The scrypt cost of the passwords the apps of the tests hash (buildTestApp, the accounts
- * fixture): the same scrypt, 32 times cheaper than the product's (PASSWORD_HASH_COST, about 0.1 s
- * of a core), since the suite hashes a few hundred. test/control/records/password-hash.test.ts
- * checks the product's cost; a spawned daemon always uses it.
+ * fixture): the same scrypt, 32 times cheaper than the product's (PASSWORD_HASH_COST), since the
+ * suite hashes a few hundred. test/control/records/password-hash.test.ts checks the product's
+ * cost; a spawned daemon always uses it.
  */
 export const TEST_PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 } as const;
 
+const hashes = new Map<string, Promise<string>>();
 /**
  * Hashes each password once per test process, for createUser: seeded users sign in as any other
  * (the hash is scrypt's, with its own salt), without a scrypt of about 0.1 s per user.

@@ -61,14 +61,14 @@ async function readAllStdin(): Promise<string> {
  * --password-stdin, else NODECTL_PASSWORD, else a prompt on a terminal.
  */
 async function readPassword(flags: LoginFlags): Promise<string> {
+  const { env, stdin } = cliIo();
   if (flags.passwordStdin) {
-    if (cliIo().stdin.isTTY)
+    if (stdin.isTTY)
       throw new UsageError(
         '--password-stdin reads the password from a pipe, e.g. `printf %s "$PW" | nodectl login ... --password-stdin`',
       );
     return (await readAllStdin()).replace(/\r?\n$/, '');
   }
-  const { env, stdin } = cliIo();
   if (env.NODECTL_PASSWORD) return env.NODECTL_PASSWORD;
   if (stdin.isTTY) return promptHidden('Password: ');
   throw new UsageError(

@@ -21,7 +21,7 @@ export interface ScryptCost {
   readonly p: number;
 }
 
-/** What a password is hashed with: about 0.1 s of a core and 32 MiB. */
+/** What a password is hashed with (128 · N · r bytes of memory: 32 MiB). */
 export const PASSWORD_HASH_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 1 };
 const MAXMEM = 64 * 1024 * 1024;
 export const MIN_PASSWORD_LENGTH = 10;
