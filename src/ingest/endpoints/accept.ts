@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/errors/index.js';
 import type { AppServices } from '../../platform/app/index.js';
-import { addUsage } from '../../platform/storage/index.js';
+import { addUsage, commitWithoutSync, syncCommits } from '../../platform/storage/index.js';
 import type { IngestItem, BatchResult, ItemResult } from '../../platform/contract/index.js';
 import {
   contentIngestJob,
@@ -9,7 +9,6 @@ import {
   type WriteOutcome,
   withWriteTurn,
 } from '../graph/index.js';
-import { commitWithoutSync, syncCommits } from './durable-commit.js';
 import { limitReachedError, readQuota, type Quota } from '../../control/plans/index.js';
 import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
 import { checkItem } from './validate-item.js';
@@ -59,7 +58,7 @@ function journalAccepted(
  * unchanged or tombstoned: that answer waits for no write turn), enqueues ONE content.ingest job for
  * everything accepted, and returns the per-item outcomes in request order once the raw rows, the
  * usage counter and the job are on disk. Each is committed without an fsync and the two files are
- * then synced at once (durable-commit.ts): the event loop is never blocked on the disk. If the
+ * then synced at once (src/platform/storage/durable-commit.ts): the event loop is never blocked on the disk. If the
  * enqueue fails the rows stay pending and the sweep re-enqueues them (sweep.ts); if power is lost
  * before the syncs end, nothing was acknowledged, and a job whose rows were lost finds nothing
  * pending, so nothing accepted is lost.

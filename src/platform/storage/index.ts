@@ -14,6 +14,7 @@ export { KeptConnections } from './kept-connections.js';
 export { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
 export { SchemaTooNewError, isBusyError, openDatabase, writeWithoutWaiting } from './sqlite.js';
 export type { Db } from './sqlite.js';
+export { commitDurably, commitWithoutSync, syncCommits } from './durable-commit.js';
 export { writeFileAtomic } from './write-file-atomic.js';
 export { assertFreeSpace, createFreeSpaceGuard } from './free-space.js';
 export type { FreeSpaceGuard, StatfsReader } from './free-space.js';

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { commitDurably, commitWithoutSync, syncCommits } from '../../../src/ingest/endpoints/durable-commit.js';
+import { commitDurably, commitWithoutSync, syncCommits } from '../../../src/platform/storage/durable-commit.js';
 import { createIdleCheckpointer } from '../../../src/ingest/endpoints/wal-checkpoint.js';
 import { GRAPH_WAL_AUTOCHECKPOINT_BYTES, GRAPH_WAL_KEPT_BYTES } from '../../../src/platform/storage/graph-db.js';
 import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';

@@ -1,5 +1,4 @@
-import type { Db } from '../../../platform/storage/index.js';
-import { commitWithoutSync, syncCommits } from '../durable-commit.js';
+import { commitWithoutSync, syncCommits, type Db } from '../../../platform/storage/index.js';
 import type { IdempotencyBegin, IdempotencyStore, InFlightLease, NonceStore } from './types.js';
 
 /**

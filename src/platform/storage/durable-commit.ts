@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import type { Db } from '../../platform/storage/index.js';
+import type { Db } from './sqlite.js';
 
 /** Per WAL connection: commits made without an fsync, and the WAL sync that covers them. */
 interface WalSync {
