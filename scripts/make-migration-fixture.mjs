@@ -10,14 +10,14 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { CONTROL_SEED, GRAPH_SEED } from './migration-fixture-seed.mjs';
+import { CONTROL_SEED, GRAPH_SEED, INBOX_SEED } from './migration-fixture-seed.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const usage =
-  'usage: node scripts/make-migration-fixture.mjs <control|graph> <version> [--force]  (run `npm run build` first)';
+  'usage: node scripts/make-migration-fixture.mjs <control|graph|inbox> <version> [--force]  (run `npm run build` first)';
 
 const ArgsSchema = z.object({
-  database: z.enum(['control', 'graph'], { error: 'the database must be control or graph' }),
+  database: z.enum(['control', 'graph', 'inbox'], { error: 'the database must be control, graph or inbox' }),
   version: z.coerce
     .number({ error: 'the version must be a number' })
     .int('the version must be a whole number')
@@ -44,8 +44,9 @@ if (!existsSync(join(dist, 'migrations', database, 'index.js')))
 const { openDatabase } = await import(join(dist, 'sqlite.js'));
 const { CONTROL_MIGRATIONS } = await import(join(dist, 'migrations', 'control', 'index.js'));
 const { GRAPH_MIGRATIONS } = await import(join(dist, 'migrations', 'graph', 'index.js'));
-const migrations = database === 'control' ? CONTROL_MIGRATIONS : GRAPH_MIGRATIONS;
-const seed = database === 'control' ? CONTROL_SEED : GRAPH_SEED;
+const { INBOX_MIGRATIONS } = await import(join(dist, 'migrations', 'inbox', 'index.js'));
+const migrations = { control: CONTROL_MIGRATIONS, graph: GRAPH_MIGRATIONS, inbox: INBOX_MIGRATIONS }[database];
+const seed = { control: CONTROL_SEED, graph: GRAPH_SEED, inbox: INBOX_SEED }[database];
 if (version > migrations.length) fail(`${database} has migrations up to ${migrations.length}, not ${version}`);
 
 const target = join(root, 'test', 'data', `${database}-v${version}.sqlite`);

@@ -574,3 +574,21 @@ export const GRAPH_SEED = {
     },
   ],
 };
+
+/** An item a push acknowledged and no content.ingest job moved yet (graphs/<id>.inbox.sqlite). */
+export const INBOX_SEED = {
+  inbox_items: [
+    {
+      raw_content_id: 'raw_01JHKABEZ7C9D3F5G7J9M1Q3S5',
+      item_type: 'page',
+      item_id: '43',
+      checksum: pageBody.checksum,
+      url: pageBody.url,
+      canonical_url: null,
+      language: 'en',
+      body: JSON.stringify(pageBody),
+      connector_id: conn,
+      received_at: iso(T0 + 13 * MINUTE),
+    },
+  ],
+};

@@ -97,6 +97,8 @@ describe('nodectl backup and restore', () => {
     for (const name of readdirSync(join(restoredDir, 'graphs')))
       expect(integrity(join(restoredDir, 'graphs', name)), name).toBe('ok');
     expect(count(join(restoredDir, 'graphs', `${blog.websiteId}.sqlite`), 'raw_items')).toBeGreaterThan(0);
+    // The inbox goes with its graph: what was acknowledged and not yet moved is in the archive too.
+    expect(readdirSync(join(restoredDir, 'graphs'))).toContain(`${blog.websiteId}.inbox.sqlite`);
 
     restored = await startTestDaemon({ dataDir: restoredDir });
     const remote = (key: string, site: string) => ['--url', restored!.url, '--api-key', key, '--website', site];

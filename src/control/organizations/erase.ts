@@ -146,7 +146,7 @@ function secureDeleteOn(db: Db): () => void {
   return () => void db.pragma(`secure_delete = ${before}`);
 }
 
-/** Closes the pool's connection and deletes the website's graph file with its WAL and shared-memory files. */
+/** Closes the pool's connections and deletes the website's graph and inbox files with their WAL and shared-memory files. */
 export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'>, websiteId: string): void {
   services.graphs.release(websiteId);
   let names: string[];
@@ -156,7 +156,9 @@ export function deleteGraphFiles(services: Pick<AppServices, 'graphs' | 'layout'
     return;
   }
   for (const name of names)
-    if (name === `${websiteId}.sqlite` || name.startsWith(`${websiteId}.sqlite-`))
+    if (
+      [`${websiteId}.sqlite`, `${websiteId}.inbox.sqlite`].some((file) => name === file || name.startsWith(`${file}-`))
+    )
       rmSync(join(services.layout.graphsDir, name), { force: true });
 }
 

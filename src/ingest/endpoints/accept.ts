@@ -2,13 +2,7 @@ import { AppError } from '../../platform/errors/index.js';
 import type { AppServices } from '../../platform/app/index.js';
 import { addUsage, commitWithoutSync, syncCommits } from '../../platform/storage/index.js';
 import type { IngestItem, BatchResult, ItemResult } from '../../platform/contract/index.js';
-import {
-  contentIngestJob,
-  unchangedOutcomes,
-  writeRawItems,
-  type WriteOutcome,
-  withWriteTurn,
-} from '../graph/index.js';
+import { contentIngestJob, unchangedInboxOutcomes, writeInboxItems, type WriteOutcome } from '../graph/index.js';
 import { limitReachedError, readQuota, type Quota } from '../../control/plans/index.js';
 import { addWebsiteEvent, METRICS } from '../../control/analytics/index.js';
 import { checkItem } from './validate-item.js';
@@ -54,14 +48,16 @@ function journalAccepted(
 }
 
 /**
- * Validates items, writes the valid ones in one transaction (none when a read finds them all
- * unchanged or tombstoned: that answer waits for no write turn), enqueues ONE content.ingest job for
- * everything accepted, and returns the per-item outcomes in request order once the raw rows, the
- * usage counter and the job are on disk. Each is committed without an fsync and the two files are
- * then synced at once (src/platform/storage/durable-commit.ts): the event loop is never blocked on the disk. If the
- * enqueue fails the rows stay pending and the sweep re-enqueues them (sweep.ts); if power is lost
- * before the syncs end, nothing was acknowledged, and a job whose rows were lost finds nothing
- * pending, so nothing accepted is lost.
+ * Validates items, writes the valid ones into the website's inbox in one transaction (none when a
+ * read finds them all unchanged or tombstoned), enqueues ONE content.ingest job for everything
+ * accepted, and returns the per-item outcomes in request order once the inbox rows, the usage
+ * counter and the job are on disk. The inbox is a database file of its own (src/ingest/graph/inbox.ts),
+ * so the answer never waits for the graph writer thread; the job moves the rows into the graph.
+ * Each write is committed without an fsync and the files are then synced at once
+ * (src/platform/storage/durable-commit.ts): the event loop is never blocked on the disk. If the
+ * enqueue fails the rows stay in the inbox and the sweep enqueues them (sweep.ts); if power is
+ * lost before the syncs end, nothing was acknowledged, and a job whose rows were lost finds
+ * nothing to move or process, so nothing accepted is lost.
  *
  * The plan's monthly item quota is applied per item (docs/contract.md#plans): once it is used
  * up, an item that would be accepted is an error entitlement.limit_reached instead (a skipped
@@ -90,40 +86,41 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
   }
   const nowMs = services.now();
   const graphDb = services.graphs.get(website.id);
-  // Items all unchanged (a connector's re-push): known from a read, with no turn to wait for.
-  const unchanged = valid.length === 0 ? [] : unchangedOutcomes(graphDb, valid);
-  if (unchanged === null) input.checkpointer?.willWrite(graphDb);
+  const inbox = services.graphs.inbox(website.id);
+  // Items all unchanged (a connector's re-push): known from a read, with nothing written.
+  const unchanged = valid.length === 0 ? [] : unchangedInboxOutcomes(graphDb, inbox, valid);
+  if (unchanged === null) input.checkpointer?.willWrite(inbox);
   let quota: Quota = { limit: Infinity, used: 0 };
   const tenure = tenureOf(services, website.id);
   const write = () => {
     quota = readQuota(services.controlDb, website.organizationId, 'items', nowMs);
     const receivedAt = new Date(nowMs).toISOString();
-    const written = graphDb
-      .transaction(() => {
-        const out = writeRawItems(graphDb, valid, (i) => JSON.stringify(validRaw[i]), {
-          connectorId: input.connectorId,
-          defaultLanguage: website.defaultLanguage,
-          receivedAt,
-          acceptAtMost: Math.max(0, quota.limit - quota.used),
-        });
+    const written = writeInboxItems(
+      graphDb,
+      inbox,
+      valid,
+      (i) => JSON.stringify(validRaw[i]),
+      {
+        connectorId: input.connectorId,
+        defaultLanguage: website.defaultLanguage,
+        receivedAt,
+        acceptAtMost: Math.max(0, quota.limit - quota.used),
+      },
+      (out) => {
         if (!input.partial && out.some((o) => o.status === 'over_limit'))
           throw overLimitBatch(checks, out, website.plan, quota);
         // With several daemons, what this one acknowledges is journaled for the next writer of the graph.
         if (tenure !== undefined)
           journalAccepted(services, website, tenure, nowMs, input.connectorId, receivedAt, out, valid, validRaw);
-        return out;
-      })
-      .immediate();
+      },
+    );
     countAccepted(services, website, written.filter((o) => o.status === 'accepted').length, nowMs);
     return written;
   };
-  // In a turn between the graph writer thread's transactions (write-turn.ts): waits without blocking the event loop.
   const outcomes =
     unchanged !== null
       ? unchanged
-      : await withWriteTurn(graphDb, () =>
-          commitWithoutSync(graphDb, write, (written) => written.some((o) => o.status === 'accepted')),
-        );
+      : commitWithoutSync(inbox, write, (written) => written.some((o) => o.status === 'accepted'));
   const acceptedIds = outcomes.flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
   let jobId: string | null = null;
   if (acceptedIds.length > 0) {
@@ -140,7 +137,11 @@ export async function acceptItems(input: AcceptInput): Promise<BatchResult> {
     }
   }
   // Unchanged items too wait for rows not yet on disk: an answer never rests on rows a power cut could take.
-  await Promise.all([syncCommits(graphDb), acceptedIds.length > 0 ? syncCommits(services.controlDb) : undefined]);
+  await Promise.all([
+    syncCommits(graphDb),
+    syncCommits(inbox),
+    acceptedIds.length > 0 ? syncCommits(services.controlDb) : undefined,
+  ]);
   const results: ItemResult[] = [];
   let refusal: ItemResult['error'];
   let v = 0;

@@ -1,6 +1,7 @@
 import type { AppServices, RepublishRequest } from '../../platform/app/index.js';
 import {
   graphStatements,
+  moveFromInbox,
   withWriteTurn,
   contentIngestJob,
   tombstoneItems,
@@ -32,6 +33,8 @@ export async function deleteItems(
   // Loaded for erasures only: the graph's write path stays out of daemon start-up.
   const { sourceIdOf } = erase ? await import('../graph/index.js') : { sourceIdOf: undefined };
   const tenure = tenureOf(services, website.id);
+  // Versions of these items still in the inbox go into raw_items first, to be tombstoned with the rest.
+  await moveFromInbox(db, services.graphs.inbox(website.id), { itemIds: ids });
   // Between the graph writer thread's transactions, waiting without blocking the event loop (write-turn.ts).
   const { tombstoned, notFound, removed } = await withWriteTurn(db, () =>
     db

@@ -1,10 +1,12 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import type { AppServices } from '../../platform/app/index.js';
-import { contentIngestJob, pendingRawContentIds } from '../graph/index.js';
+import { graphInboxPath, isGraphDbFileName } from '../../platform/storage/index.js';
+import { contentIngestJob, inboxRawContentIds, pendingRawContentIds } from '../graph/index.js';
 
 /**
- * Re-enqueues pending raw items that no queued or running content.ingest job covers: the safety
- * net for an enqueue that failed after the raw rows were committed (or a job that was lost).
+ * Re-enqueues pending raw items, and items still in the inbox, that no queued or running
+ * content.ingest job covers: the safety net for an enqueue that failed after the rows were
+ * committed (or a job that was lost).
  * Runs at daemon start and periodically; returns the number of items re-enqueued.
  */
 export function sweepPendingRawItems(
@@ -22,9 +24,7 @@ export function sweepPendingRawItems(
   const cutoff = new Date(services.now() - (options.olderThanMs ?? 0)).toISOString();
   let files: string[];
   try {
-    files = readdirSync(services.layout.graphsDir)
-      .filter((f) => f.endsWith('.sqlite'))
-      .sort();
+    files = readdirSync(services.layout.graphsDir).filter(isGraphDbFileName).sort();
   } catch {
     return 0;
   }
@@ -32,7 +32,12 @@ export function sweepPendingRawItems(
   for (const file of files) {
     const websiteId = file.slice(0, -'.sqlite'.length);
     if (!services.controlDb.prepare('SELECT 1 FROM websites WHERE id = ?').get(websiteId)) continue;
-    const missing = pendingRawContentIds(services.graphs.get(websiteId), cutoff).filter((id) => !covered.has(id));
+    const inboxed = existsSync(graphInboxPath(services.layout, websiteId))
+      ? inboxRawContentIds(services.graphs.inbox(websiteId), cutoff)
+      : [];
+    const missing = [...pendingRawContentIds(services.graphs.get(websiteId), cutoff), ...inboxed].filter(
+      (id) => !covered.has(id),
+    );
     for (let i = 0; i < missing.length; i += 500) {
       services.jobs.enqueue(contentIngestJob, { website_id: websiteId, raw_content_ids: missing.slice(i, i + 500) });
     }

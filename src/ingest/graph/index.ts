@@ -31,6 +31,14 @@ export { contentIngestJob } from './content-ingest-job.js';
 export { sharedGraphWriter } from './graph-writer.js';
 export { endIdleIngestThreads, type EndedIngestThreads } from './idle-threads.js';
 export { pendingRawContentIds, unchangedOutcomes, writeRawItems } from './raw-items.js';
+export {
+  emptyInbox,
+  inboxRawContentIds,
+  moveFromInbox,
+  unchangedInboxOutcomes,
+  writeInboxItems,
+  type InboxSelection,
+} from './inbox.js';
 export type { WriteOutcome } from './raw-items.js';
 export { ThreadedGraphReader } from './reader-thread.js';
 export { refreshGraphTrust } from './refresh-trust.js';

@@ -15,6 +15,8 @@ interface Statements {
    * The stored rows of a batch's (type, id) pairs, given as a JSON array of [type, id]: one statement for the batch.
    */
   findAll: Database.Statement<unknown[]>;
+  /** The stored row of one (type, id). */
+  findOne: Database.Statement<unknown[]>;
   insert: Database.Statement<unknown[]>;
   update: Database.Statement<unknown[]>;
 }
@@ -26,15 +28,19 @@ function prepare(db: Db): Statements {
   let s = statements.get(db);
   if (!s) {
     s = {
-      findAll: db.prepare(`SELECT r.item_type, r.item_id, r.raw_content_id, r.checksum, r.state FROM json_each(?) t
+      findAll:
+        db.prepare(`SELECT r.item_type, r.item_id, r.raw_content_id, r.checksum, r.state, r.accepted_seq FROM json_each(?) t
         JOIN raw_items r ON r.item_type = t.value ->> 0 AND r.item_id = t.value ->> 1`),
+      findOne: db.prepare(
+        `SELECT raw_content_id, checksum, state, accepted_seq FROM raw_items WHERE item_type = ? AND item_id = ?`,
+      ),
       insert: db.prepare(
-        `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, canonical_url, language, body, state, connector_id, received_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+        `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, canonical_url, language, body, state, connector_id, received_at, accepted_seq)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
       ),
       update: db.prepare(
         `UPDATE raw_items SET raw_content_id = ?, checksum = ?, url = ?, canonical_url = ?, language = ?, body = ?, state = 'pending',
-           connector_id = ?, received_at = ?, processed_at = NULL, last_error = NULL WHERE item_type = ? AND item_id = ?`,
+           connector_id = ?, received_at = ?, accepted_seq = ?, processed_at = NULL, last_error = NULL WHERE item_type = ? AND item_id = ?`,
       ),
     };
     statements.set(db, s);
@@ -42,10 +48,13 @@ function prepare(db: Db): Statements {
   return s;
 }
 
-interface StoredRow {
+/** What decides an item against its stored version. */
+export interface StoredRow {
   raw_content_id: string;
   checksum: string;
   state: string;
+  /** The inbox's number of this version (src/ingest/graph/inbox.ts); null when it came otherwise. */
+  accepted_seq: number | null;
 }
 
 export interface WriteItemsOptions {
@@ -65,7 +74,7 @@ type FoundRow = StoredRow & { item_type: string; item_id: string };
 function findStored(s: Statements, items: readonly IngestItem[]): Map<string, StoredRow> {
   const stored = new Map<string, StoredRow>();
   for (const row of s.findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as FoundRow[])
-    stored.set(row.item_type + '\u001f' + row.item_id, row);
+    stored.set(itemKeyOf(row.item_type, row.item_id), row);
   return stored;
 }
 
@@ -74,12 +83,18 @@ function findStored(s: Statements, items: readonly IngestItem[]): Map<string, St
  * its stored checksum. Found by a read, which in WAL mode never waits for a writer (the graph
  * writer thread's transactions), so a re-push of unchanged items needs no write turn. null when
  * any item would be written (or over the limit): then writeRawItems decides, in its transaction.
+ * `overlay` adds what is stored elsewhere (the inbox, src/ingest/graph/inbox.ts) over the graph's rows.
  */
-export function unchangedOutcomes(db: Db, items: readonly IngestItem[]): WriteOutcome[] | null {
+export function unchangedOutcomes(
+  db: Db,
+  items: readonly IngestItem[],
+  overlay?: (stored: Map<string, StoredRow>) => void,
+): WriteOutcome[] | null {
   const stored = findStored(prepare(db), items);
+  overlay?.(stored);
   const out: WriteOutcome[] = [];
   for (const item of items) {
-    const existing = stored.get(item.type + '\u001f' + item.id);
+    const existing = stored.get(itemKeyOf(item.type, item.id));
     if (existing?.state === 'tombstoned') out.push({ status: 'skipped', reason: 'tombstoned' });
     else if (existing && existing.checksum === item.checksum)
       out.push({ status: 'skipped', reason: 'unchanged_checksum' });
@@ -88,12 +103,62 @@ export function unchangedOutcomes(db: Db, items: readonly IngestItem[]): WriteOu
   return out;
 }
 
+/** The stored rows of the items' (type, id) pairs in the graph's raw_items, keyed by itemKeyOf. */
+export function storedRawRows(db: Db, items: readonly IngestItem[]): Map<string, StoredRow> {
+  return findStored(prepare(db), items);
+}
+
+/**
+ * Decides each valid item against what is stored (`stored`, updated as the batch goes): new
+ * (type, id) accepted; same checksum skipped unchanged_checksum; tombstoned ids skipped; a changed
+ * checksum accepted as an update with a new raw_content_id; past `acceptAtMost`, over_limit.
+ * `store` writes each accepted row; `bodyOf(i)` serialises item i only when it is written, so
+ * skipped items cost no JSON work.
+ */
+export function decideRawItems(
+  stored: Map<string, StoredRow>,
+  items: readonly IngestItem[],
+  bodyOf: (index: number) => string,
+  options: WriteItemsOptions,
+  store: (row: RawRow, update: boolean) => void,
+): WriteOutcome[] {
+  const out: WriteOutcome[] = [];
+  let budget = options.acceptAtMost ?? Infinity;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const key = itemKeyOf(item.type, item.id);
+    const existing = stored.get(key);
+    if (existing?.state === 'tombstoned') {
+      out.push({ status: 'skipped', reason: 'tombstoned' });
+      continue;
+    }
+    if (existing && existing.checksum === item.checksum) {
+      out.push({ status: 'skipped', reason: 'unchanged_checksum' });
+      continue;
+    }
+    if (budget <= 0) {
+      out.push({ status: 'over_limit' });
+      continue;
+    }
+    budget--;
+    const rawContentId = `raw_${nextUlid()}`;
+    store(rawRowOf(item, rawContentId, bodyOf(i), options), existing !== undefined);
+    out.push({ status: 'accepted', rawContentId, update: existing !== undefined });
+    // The same (type, id) again later in the batch is compared with this version.
+    stored.set(key, { raw_content_id: rawContentId, checksum: item.checksum, state: 'pending', accepted_seq: null });
+  }
+  return out;
+}
+
+/** The map key of an item's (type, id). */
+export function itemKeyOf(type: string, id: string): string {
+  return type + '\u001f' + id;
+}
+
 /**
  * Writes valid items into raw_items in ONE transaction (run it through commitDurably), after one
- * lookup of every item's stored row (an unchanged item costs a map lookup, no statement):
- * new (type, id) accepted; same checksum skipped unchanged_checksum; tombstoned ids skipped;
- * a changed checksum accepted as an update with a new raw_content_id. `bodyOf(i)` serialises item i
- * only when it is written, so skipped items cost no JSON work.
+ * lookup of every item's stored row (an unchanged item costs a map lookup, no statement), as
+ * decideRawItems decides them.
  */
 export function writeRawItems(
   db: Db,
@@ -102,63 +167,95 @@ export function writeRawItems(
   options: WriteItemsOptions,
 ): WriteOutcome[] {
   const s = prepare(db);
-  const run = db.transaction(() => {
-    const out: WriteOutcome[] = [];
-    let budget = options.acceptAtMost ?? Infinity;
-    const stored = findStored(s, items);
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      const key = item.type + '\u001f' + item.id;
-      const existing = stored.get(key);
-      if (existing?.state === 'tombstoned') {
-        out.push({ status: 'skipped', reason: 'tombstoned' });
-        continue;
-      }
-      if (existing && existing.checksum === item.checksum) {
-        out.push({ status: 'skipped', reason: 'unchanged_checksum' });
-        continue;
-      }
-      if (budget <= 0) {
-        out.push({ status: 'over_limit' });
-        continue;
-      }
-      budget--;
-      const rawContentId = `raw_${nextUlid()}`;
-      const language = item.language ?? options.defaultLanguage;
-      if (existing) {
-        s.update.run(
-          rawContentId,
-          item.checksum,
-          item.url,
-          item.canonical_url ?? null,
-          language,
-          bodyOf(i),
-          options.connectorId,
-          options.receivedAt,
-          item.type,
-          item.id,
-        );
-      } else {
-        s.insert.run(
-          rawContentId,
-          item.type,
-          item.id,
-          item.checksum,
-          item.url,
-          item.canonical_url ?? null,
-          language,
-          bodyOf(i),
-          options.connectorId,
-          options.receivedAt,
-        );
-      }
-      out.push({ status: 'accepted', rawContentId, update: existing !== undefined });
-      // The same (type, id) again later in the batch is compared with this version.
-      stored.set(key, { raw_content_id: rawContentId, checksum: item.checksum, state: 'pending' });
-    }
-    return out;
-  });
+  const run = db.transaction(() =>
+    decideRawItems(findStored(s, items), items, bodyOf, options, (row, update) => storeRawRow(s, row, null, update)),
+  );
   return run.immediate();
+}
+
+/** The columns of an accepted item version, as raw_items and the inbox (src/ingest/graph/inbox.ts) hold it. */
+export interface RawRow {
+  raw_content_id: string;
+  item_type: string;
+  item_id: string;
+  checksum: string;
+  url: string;
+  canonical_url: string | null;
+  language: string;
+  body: string;
+  connector_id: string | null;
+  received_at: string;
+}
+
+/**
+ * Writes inbox rows (each with its inbox number, `seq`) into raw_items (call inside a
+ * transaction), in the order given: a row whose (type, id) is tombstoned, or already holds this
+ * version or a later one (accepted_seq at least `seq`), is left out, so moving a row twice, or an
+ * older version after a newer one, changes nothing. Returns how many rows were written.
+ */
+export function moveInboxRows(db: Db, rows: ReadonlyArray<RawRow & { seq: number }>): number {
+  const s = prepare(db);
+  let moved = 0;
+  for (const row of rows) {
+    const existing = s.findOne.get(row.item_type, row.item_id) as StoredRow | undefined;
+    if (existing?.state === 'tombstoned' || (existing && isNewerThan(existing, row.seq))) continue;
+    storeRawRow(s, row, row.seq, existing !== undefined);
+    moved++;
+  }
+  return moved;
+}
+
+/** Whether a stored row is inbox version `seq` or a later one (a row with no inbox number is older than any). */
+export function isNewerThan(stored: Pick<StoredRow, 'accepted_seq'>, seq: number): boolean {
+  return stored.accepted_seq !== null && stored.accepted_seq >= seq;
+}
+
+/** The columns of an accepted item version. */
+function rawRowOf(item: IngestItem, rawContentId: string, body: string, options: WriteItemsOptions): RawRow {
+  return {
+    raw_content_id: rawContentId,
+    item_type: item.type,
+    item_id: item.id,
+    checksum: item.checksum,
+    url: item.url,
+    canonical_url: item.canonical_url ?? null,
+    language: item.language ?? options.defaultLanguage,
+    body,
+    connector_id: options.connectorId,
+    received_at: options.receivedAt,
+  };
+}
+
+/** Inserts or updates (`update`: the (type, id) has a row) one row of raw_items, pending again. */
+function storeRawRow(s: Statements, row: RawRow, acceptedSeq: number | null, update: boolean): void {
+  if (update)
+    s.update.run(
+      row.raw_content_id,
+      row.checksum,
+      row.url,
+      row.canonical_url,
+      row.language,
+      row.body,
+      row.connector_id,
+      row.received_at,
+      acceptedSeq,
+      row.item_type,
+      row.item_id,
+    );
+  else
+    s.insert.run(
+      row.raw_content_id,
+      row.item_type,
+      row.item_id,
+      row.checksum,
+      row.url,
+      row.canonical_url,
+      row.language,
+      row.body,
+      row.connector_id,
+      row.received_at,
+      acceptedSeq,
+    );
 }
 
 /**

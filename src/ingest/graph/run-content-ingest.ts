@@ -6,6 +6,7 @@ import { sharedGraphWriter, type GraphWriter } from './graph-writer.js';
 import { withWriteTurn } from './write-turn.js';
 import { processRawItems, processRawItemsConcurrently, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
+import { compactInbox, moveFromInbox } from './inbox.js';
 
 /**
  * What one content.ingest run works on: the job's payload,
@@ -22,7 +23,7 @@ export interface ContentIngestInput {
 /** What a content.ingest run uses: the control database, the website graphs, the clock and a logger. */
 export interface ContentIngestDeps {
   controlDb: Db;
-  graphs: Pick<GraphDbPool, 'get'>;
+  graphs: Pick<GraphDbPool, 'get' | 'inbox'>;
   now: () => number;
   logger: Logger;
   /**
@@ -45,7 +46,8 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
 
 /**
  * Runs one content.ingest job: removes tombstoned items (gdpr_erasure erases them and compacts
- * the file), then extracts and merges the pending raw items, extracting in worker threads and
+ * the file), moves its raw items from the inbox into the graph (src/ingest/graph/inbox.ts),
+ * then extracts and merges the pending raw items, extracting in worker threads and
  * writing in the graph writer thread (processRawItemsConcurrently). A website deleted since the
  * job was queued is a no-op.
  */
@@ -69,7 +71,11 @@ export async function runContentIngestJob(
       if (erase) compactGraph(db);
       return count;
     });
+    // The erased items' versions left the inbox when the delete moved them into the graph.
+    if (erase) compactInbox(services.graphs.inbox(job.website_id));
   }
+  if (job.raw_content_ids.length > 0)
+    await moveFromInbox(db, services.graphs.inbox(job.website_id), { rawContentIds: job.raw_content_ids });
   const now = new Date(services.now()).toISOString();
   const onItemFailures = services.onItemFailures;
   const options = {

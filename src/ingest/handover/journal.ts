@@ -9,7 +9,7 @@ import {
 import { AppError } from '../../platform/errors/index.js';
 import { isPostgresDb, type Db } from '../../platform/storage/index.js';
 
-/** Items the owner accepted into raw_items, as writeRawItems was given them. */
+/** Items the owner accepted (into its inbox), as it was given them: a replay writes them with writeRawItems. */
 export interface JournalItemsEntry {
   kind: 'items';
   connectorId: string;

@@ -1,8 +1,15 @@
 import { copyFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DeleteReason } from '../../platform/contract/index.js';
-import { GRAPH_DB_OPTIONS, graphDbPath, openDatabase, type Db } from '../../platform/storage/index.js';
 import {
+  GRAPH_DB_OPTIONS,
+  graphDbPath,
+  openDatabase,
+  raiseInboxSequence,
+  type Db,
+} from '../../platform/storage/index.js';
+import {
+  emptyInbox,
   pendingRawContentIds,
   tombstoneItems,
   tombstonedWithContribution,
@@ -40,7 +47,8 @@ const REPLAY_BATCH = 100;
 /**
  * Makes this daemon's graph of the website the one its former owners acknowledged, for a daemon
  * that just began a tenure (`token`): the latest snapshot (or an empty graph: what an earlier
- * tenure on this daemon left must not survive), then every journal entry after it, in order. A
+ * tenure on this daemon left must not survive, its inbox included: the journal holds whatever
+ * that tenure acknowledged), then every journal entry after it, in order. A
  * replayed entry the snapshot holds changes nothing (an unchanged checksum is skipped; a
  * tombstone is rewritten as it was). The caller enqueues content.ingest for what it answers.
  */
@@ -69,6 +77,9 @@ export async function restoreGraph(deps: HandoverDeps, websiteId: string, token:
   } finally {
     scratch.remove();
   }
+  const inbox = deps.graphs.inbox(websiteId);
+  emptyInbox(inbox);
+  raiseInboxSequence(graph, inbox);
   return replay(deps, graph, websiteId, snapshot);
 }
 

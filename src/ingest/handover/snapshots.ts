@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppServices } from '../../platform/app/index.js';
 import { isPostgresDb, type Db } from '../../platform/storage/index.js';
+import { moveFromInbox } from '../graph/index.js';
 import { lastJournalSeq, pruneJournal } from './journal.js';
 import { makeScratch } from './scratch.js';
 
@@ -97,8 +98,9 @@ const leaseLock = (db: Db) => (isPostgresDb(db) ? ' FOR SHARE' : '');
  * Takes a consistent copy of the website's graph, uploads it to the snapshot store and records it
  * in graph_snapshots (only while `token` is the live lease's, and only forward), then deletes the
  * previous snapshot's object and prunes the journal it holds. The journal's last seq is read
- * before the copy starts: each entry is appended inside the graph transaction that wrote it, on
- * this event loop, so every entry up to it is in the copy.
+ * before the copy starts, and the inbox is moved into the graph after that: each entry is appended
+ * inside the transaction that wrote its rows (the graph's or the inbox's), on this event loop, so
+ * every entry up to it is in the copy.
  */
 export async function takeGraphSnapshot(
   deps: HandoverDeps,
@@ -110,7 +112,9 @@ export async function takeGraphSnapshot(
   const scratch = makeScratch(deps.layout, 'snapshot');
   try {
     const file = join(scratch.dir, 'graph.sqlite');
-    await backupGraph(deps.graphs.get(websiteId), file);
+    const graph = deps.graphs.get(websiteId);
+    await moveFromInbox(graph, deps.graphs.inbox(websiteId), 'all');
+    await backupGraph(graph, file);
     const bytes = statSync(file).size;
     const objectKey = snapshotKey(websiteId, journalSeq, token);
     await deps.snapshots.putFile(objectKey, file, {

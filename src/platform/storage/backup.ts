@@ -18,14 +18,16 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { NODECTL_VERSION } from '../config/index.js';
-import { dataDirLayout, ensureDataDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './data-dir.js';
+import { dataDirLayout, ensureDataDir, isGraphDbFileName, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './data-dir.js';
 import { readTar, TarFormatError, TarWriter } from './tar-archive.js';
 
 /**
  * `nodectl backup` and `nodectl restore`: a data directory to one tar file and back. The
  * databases are copied with SQLite's online backup, so a daemon may keep writing meanwhile; each
  * database in the archive is a consistent snapshot of itself (control.sqlite first, then each
- * graph: a website created during the backup may have a graph but no row, which the daemon ignores).
+ * graph with its inbox: a website created during the backup may have a graph but no row, which the
+ * daemon ignores; an item moved from the inbox into the graph during the backup may be in both
+ * copies, which the move after a restore takes as already moved).
  */
 export const MANIFEST_NAME = 'nodectl-backup.json';
 
@@ -55,7 +57,7 @@ export type BackupManifest = z.infer<typeof ManifestSchema>;
 
 /** What an archive may hold, and nothing else: a path outside these is refused before it is written. */
 const ALLOWED_PATH =
-  /^(control\.sqlite|config\.json|nodectl-backup\.json|graphs|graphs\/[A-Za-z0-9_-]{1,128}\.sqlite|keys|keys(\/[A-Za-z0-9._-]+)+|nodes|nodes\/[^\0]+)$/;
+  /^(control\.sqlite|config\.json|nodectl-backup\.json|graphs|graphs\/[A-Za-z0-9_-]{1,128}(\.inbox)?\.sqlite|keys|keys(\/[A-Za-z0-9._-]+)+|nodes|nodes\/[^\0]+)$/;
 
 function checkArchivePath(path: string): void {
   const segments = path.split('/');
@@ -129,13 +131,18 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
     if (withControlDb) await backupDatabase(layout.controlDb, join(staging, 'control.sqlite'));
     const websites = existsSync(layout.graphsDir)
       ? readdirSync(layout.graphsDir)
-          .filter((name) => /^[A-Za-z0-9_-]{1,128}\.sqlite$/.test(name))
+          .filter(isGraphDbFileName)
           .map((name) => name.slice(0, -'.sqlite'.length))
           .sort()
       : [];
     mkdirSync(join(staging, 'graphs'));
-    for (const id of websites)
-      await backupDatabase(join(layout.graphsDir, `${id}.sqlite`), join(staging, 'graphs', `${id}.sqlite`));
+    // The inbox before the graph: a row moved meanwhile (into the graph, then out of the inbox)
+    // is then in one copy or both, never in neither.
+    const graphFiles = websites.flatMap((id) => [
+      ...(existsSync(join(layout.graphsDir, `${id}.inbox.sqlite`)) ? [`${id}.inbox.sqlite`] : []),
+      `${id}.sqlite`,
+    ]);
+    for (const name of graphFiles) await backupDatabase(join(layout.graphsDir, name), join(staging, 'graphs', name));
 
     const fd = openSync(partial, 'wx', PRIVATE_FILE_MODE);
     const files: BackupManifest['files'] = [];
@@ -146,7 +153,7 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
       };
       if (withControlDb) await add('control.sqlite', join(staging, 'control.sqlite'));
       await tar.addDirectory('graphs');
-      for (const id of websites) await add(`graphs/${id}.sqlite`, join(staging, 'graphs', `${id}.sqlite`));
+      for (const name of graphFiles) await add(`graphs/${name}`, join(staging, 'graphs', name));
       await tar.addDirectory('keys');
       if (existsSync(layout.keysDir))
         for (const name of listFiles(layout.keysDir)) await add(`keys/${name}`, join(layout.keysDir, name));

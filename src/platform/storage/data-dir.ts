@@ -39,6 +39,19 @@ export function graphDbPath(layout: DataDirLayout, websiteId: string): string {
   return join(layout.graphsDir, `${websiteId}.sqlite`);
 }
 
+/**
+ * The inbox database of one website (src/ingest/graph/inbox.ts): what ingest requests
+ * acknowledged and content.ingest has not moved into the graph file yet.
+ */
+export function graphInboxPath(layout: DataDirLayout, websiteId: string): string {
+  return `${graphDbPath(layout, websiteId).slice(0, -'.sqlite'.length)}.inbox.sqlite`;
+}
+
+/** Whether a file name in graphs/ is a website's graph database (not its inbox, WAL or shared memory). */
+export function isGraphDbFileName(name: string): boolean {
+  return /^[A-Za-z0-9_-]{1,128}\.sqlite$/.test(name);
+}
+
 /** Writes a secret file with mode 0600 unless it exists; if another process wins the race, theirs stays. */
 function createSecretFile(file: string, contents: () => string): void {
   if (existsSync(file)) return;

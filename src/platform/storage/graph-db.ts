@@ -1,5 +1,6 @@
 import { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
-import { graphDbPath, type DataDirLayout } from './data-dir.js';
+import { INBOX_MIGRATIONS } from './migrations/inbox/index.js';
+import { graphDbPath, graphInboxPath, type DataDirLayout } from './data-dir.js';
 import { openDatabase, type Db } from './sqlite.js';
 
 /**
@@ -8,6 +9,9 @@ import { openDatabase, type Db } from './sqlite.js';
  * cheaper (figures: docs/decisions.md). SQLite applies the size only when it creates the file.
  */
 export const GRAPH_DB_OPTIONS = { migrations: GRAPH_MIGRATIONS, pageSize: 16_384 } as const;
+
+/** How every inbox database (graphs/<websiteId>.inbox.sqlite) is opened: it holds item bodies too. */
+export const INBOX_DB_OPTIONS = { migrations: INBOX_MIGRATIONS, pageSize: 16_384 } as const;
 
 /**
  * WAL a graph connection that writes the graph store (content.ingest) may accumulate before
@@ -38,11 +42,12 @@ export function raiseWalAutocheckpoint(db: Db): void {
 }
 
 /**
- * Keeps one open connection per website graph database. better-sqlite3 is synchronous, so one
- * connection per process and file is both the fastest and the safest arrangement.
+ * Keeps one open connection per website graph database, and one per inbox database. better-sqlite3
+ * is synchronous, so one connection per process and file is both the fastest and the safest arrangement.
  */
 export class GraphDbPool {
   private readonly open = new Map<string, Db>();
+  private readonly inboxes = new Map<string, Db>();
 
   constructor(private readonly layout: DataDirLayout) {}
 
@@ -55,14 +60,41 @@ export class GraphDbPool {
     return db;
   }
 
-  /** Closes and forgets one website's connection (before its file is deleted or moved). */
+  /** The website's inbox database (created on first use), numbering past every version its graph holds. */
+  inbox(websiteId: string): Db {
+    let db = this.inboxes.get(websiteId);
+    if (!db) {
+      db = openDatabase(graphInboxPath(this.layout, websiteId), INBOX_DB_OPTIONS);
+      raiseInboxSequence(this.get(websiteId), db);
+      this.inboxes.set(websiteId, db);
+    }
+    return db;
+  }
+
+  /** Closes and forgets one website's connections (before its files are deleted or moved). */
   release(websiteId: string): void {
     this.open.get(websiteId)?.close();
     this.open.delete(websiteId);
+    this.inboxes.get(websiteId)?.close();
+    this.inboxes.delete(websiteId);
   }
 
   closeAll(): void {
-    for (const db of this.open.values()) db.close();
+    for (const db of [...this.open.values(), ...this.inboxes.values()]) db.close();
     this.open.clear();
+    this.inboxes.clear();
   }
+}
+
+/**
+ * Makes the inbox number new versions past every version the graph holds (raw_items.accepted_seq):
+ * an inbox made again beside an older graph (a lost file), or a graph restored from another
+ * daemon's snapshot, would otherwise number new versions as older ones, and moves would skip them.
+ */
+export function raiseInboxSequence(graph: Db, inbox: Db): void {
+  const held = (graph.prepare('SELECT max(accepted_seq) FROM raw_items').pluck().get() as number | null) ?? 0;
+  const next = inbox.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'inbox_items'`).pluck().get() as
+    number | undefined;
+  if (next === undefined) inbox.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('inbox_items', ?)`).run(held);
+  else if (next < held) inbox.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'inbox_items'`).run(held);
 }

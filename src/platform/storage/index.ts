@@ -7,11 +7,25 @@ export type { PostgresMigration, PostgresQuery, PostgresResult, PostgresStore } 
 export { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 export { createWebsiteLeases } from './website-leases.js';
 export type { LeaseGrant, WebsiteLease, WebsiteLeases } from './website-leases.js';
-export { dataDirLayout, ensureDataDir, graphDbPath, readMasterKey } from './data-dir.js';
+export {
+  dataDirLayout,
+  ensureDataDir,
+  graphDbPath,
+  graphInboxPath,
+  isGraphDbFileName,
+  readMasterKey,
+} from './data-dir.js';
 export type { DataDirLayout } from './data-dir.js';
-export { GRAPH_DB_OPTIONS, GraphDbPool, raiseWalAutocheckpoint } from './graph-db.js';
+export {
+  GRAPH_DB_OPTIONS,
+  GraphDbPool,
+  INBOX_DB_OPTIONS,
+  raiseInboxSequence,
+  raiseWalAutocheckpoint,
+} from './graph-db.js';
 export { KeptConnections } from './kept-connections.js';
 export { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
+export { INBOX_MIGRATIONS } from './migrations/inbox/index.js';
 export { SchemaTooNewError, isBusyError, openDatabase, writeWithoutWaiting } from './sqlite.js';
 export type { Db } from './sqlite.js';
 export { commitDurably, commitWithoutSync, syncCommits } from './durable-commit.js';

@@ -205,7 +205,7 @@ describe('POST /v1/organizations/:id/erase', () => {
           t.services.layout.graphsDir,
           doomed.websites.map((w) => w.id),
         ).filter((f) => f.endsWith('.sqlite')),
-      ).toHaveLength(2);
+      ).toHaveLength(4); // each website's graph and inbox
       expect(filesHolding(t.services.layout.nodesDir, needles).length).toBeGreaterThan(0);
       expect((await bucketObjectsHolding(s3Target, needles)).hits.length).toBeGreaterThan(10);
       expect((await s3Target.list(`${siteHashOf(first!.id)}/cas/`)).length).toBeGreaterThan(0);
@@ -240,7 +240,7 @@ describe('POST /v1/organizations/:id/erase', () => {
       expect((await bucketObjectsHolding(s3Target, [keeper.websites[0]!.domain])).hits.length).toBeGreaterThan(0);
       expect(
         filesHolding(t.services.layout.graphsDir, [keeper.websites[0]!.id]).filter((f) => f.endsWith('.sqlite')),
-      ).toHaveLength(1);
+      ).toHaveLength(2); // its graph and inbox
       const keeperAudit = await t.call(owner, 'GET', `/v1/organizations/${keeper.id}/audit`);
       expect(keeperAudit.json.data.items.length).toBeGreaterThan(3);
     } finally {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, fakeClock, seedWebsite, type SeededWebsite, type TestApp } from '../../helpers/app.js';
 import { pageItem, signedInject } from '../../ingest/endpoints/support.js';
+import { acceptedRows } from '../../helpers/accepted-rows.js';
 
 /**
  * The monthly item quota at its boundary (docs/contract.md#plans), in process: ingest refuses the
@@ -21,8 +22,8 @@ const post = (path: string, body: Record<string, unknown>) =>
 const items = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => pageItem(`${prefix}:${i}`));
 const heartbeat = async () =>
   (await post('/v1/ingest/heartbeat', { connector_state: 'syncing' })).json.data.next_action;
-const rawCount = () =>
-  (t.services.graphs.get(site.websiteId).prepare('SELECT COUNT(*) AS n FROM raw_items').get() as { n: number }).n;
+/** Items the website holds, in raw_items or still in the inbox. */
+const rawCount = () => acceptedRows(t.services.graphs, site.websiteId).length;
 
 beforeAll(async () => {
   t = await buildTestApp({ clock });

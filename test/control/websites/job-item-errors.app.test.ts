@@ -12,6 +12,7 @@ import {
   type TestApp,
 } from '../../helpers/app.js';
 import { pageItem } from '../../ingest/endpoints/support.js';
+import { moveFromInbox } from '../../../src/ingest/graph/inbox.js';
 
 /**
  * The items a content.ingest job refuses, read back from GET /v1/websites/:id/jobs/:jobId
@@ -41,8 +42,9 @@ beforeAll(async () => {
   jobId = push.json.data.results[0].job_id;
   expect(String(jobId), push.body).toMatch(/^job_/);
   // Push validates every item, so a body the job refuses is one stored before the schema changed
-  // (an upgrade) or damaged on disk: made so here, before the job runs.
+  // (an upgrade) or damaged on disk: made so here, in raw_items, before the job runs.
   const graph = t.services.graphs.get(site.websiteId);
+  await moveFromInbox(graph, t.services.graphs.inbox(site.websiteId), 'all');
   const setBody = graph.prepare('UPDATE raw_items SET body = ? WHERE item_id = ?');
   setBody.run('{"type":"page"', 'no-json');
   setBody.run(JSON.stringify({ type: 'page', id: 'bad-fields', url: 'https://example.com/bad-fields' }), 'bad-fields');

@@ -48,7 +48,7 @@ describe('a daemon killed mid-request', () => {
         body: { website_id: websiteId, item: pageItem('killed:1') },
         idempotencyKey: 'killed-mid-request',
       });
-    // Creates the website's graph database, so this test can hold its write lock.
+    // Creates the website's inbox database, where a push writes, so this test can hold its write lock.
     expect(
       (
         await signedPost(daemon.url, '/v1/ingest/item', {
@@ -69,8 +69,8 @@ describe('a daemon killed mid-request', () => {
       'the content.ingest job',
     );
 
-    // Hold the graph database's write lock: the request stops inside its transaction, in flight.
-    const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`));
+    // Hold the inbox database's write lock: the request stops inside its transaction, in flight.
+    const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.inbox.sqlite`));
     holder.exec('BEGIN IMMEDIATE');
     const pid = daemon.process.pid!;
     let inFlight;

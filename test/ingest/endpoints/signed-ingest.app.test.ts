@@ -4,6 +4,7 @@ import { runNodectlInProcess } from '../../helpers/cli-in-process.js';
 import { createConnector } from '../../../src/control/connectors/connectors.js';
 import { readMasterKey } from '../../../src/platform/storage/data-dir.js';
 import { pageItem, signedInject, type Connector } from './support.js';
+import { acceptedRows, type AcceptedRow } from '../../helpers/accepted-rows.js';
 
 // In process through inject(), on a fake clock; the connector lifecycle runs the CLI beside it, in process too.
 const clock = fakeClock();
@@ -11,11 +12,9 @@ let t: TestApp;
 let websiteId: string;
 let connector: Connector;
 
-function rawRows(): Array<{ item_id: string; state: string; checksum: string; body: string | null }> {
-  return t.services.graphs
-    .get(websiteId)
-    .prepare('SELECT item_id, state, checksum, body FROM raw_items ORDER BY item_id')
-    .all() as never;
+/** What the website holds of each accepted item: its raw_items row, or its inbox row (state 'inbox'). */
+function rawRows(): AcceptedRow[] {
+  return acceptedRows(t.services.graphs, websiteId);
 }
 function countRaw(prefix: string): number {
   return rawRows().filter((r) => r.item_id.startsWith(prefix)).length;
@@ -44,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('signed ingest (in process)', () => {
-  it('accepts a batch, stores the rows durably and enqueues one content.ingest job', async () => {
+  it('accepts a batch, stores the rows durably in the inbox and enqueues one content.ingest job', async () => {
     const items = [pageItem('ok:1'), pageItem('ok:2')];
     const res = await post('/v1/ingest/batch', { body: batch(items), siteDomain: 'example.com' });
     expect(res.status).toBe(200);
@@ -59,7 +58,7 @@ describe('signed ingest (in process)', () => {
       rawRows()
         .filter((r) => r.item_id.startsWith('ok:'))
         .map((r) => r.state),
-    ).toEqual(['pending', 'pending']);
+    ).toEqual(['inbox', 'inbox']);
     expect(t.services.jobs.get(data.results[0].job_id)?.kind).toBe('content.ingest');
   });
 

@@ -146,6 +146,38 @@ describe.each(COMBOS)('graph handover on $name', ({ control, snapshots }) => {
     expect(readdirSync(scratchOf(a))).toEqual([]);
   });
 
+  it('a snapshot holds what the inbox held; a restore empties the inbox an earlier tenure left', async () => {
+    const [a, b] = await daemons();
+    const tokenA = await a.acquire();
+    // B accepted item 9 in an earlier tenure; its journal entry was pruned long since.
+    b.graphs
+      .inbox(WEB)
+      .prepare(
+        `INSERT INTO inbox_items (raw_content_id, item_type, item_id, checksum, url, language, body, received_at)
+         VALUES ('raw_00000000000000000000000009', 'page', '9', 'x', 'https://shop.example/p/9', 'en', '{}', '2020-01-01T00:00:00Z')`,
+      )
+      .run();
+    expect(a.acceptIntoInbox(tokenA, [item('1'), item('2')]).map((o) => o.status)).toEqual(['accepted', 'accepted']);
+    expect(a.rows()).toEqual([]);
+    expect(await takeGraphSnapshot(a, WEB, tokenA)).toMatchObject({ status: 'recorded', pruned: 1 });
+    // Moved into the graph before the copy: the journal entry it pruned is in the snapshot.
+    expect(a.rows().map((r) => [r.item_id, r.state])).toEqual([
+      ['1', 'pending'],
+      ['2', 'pending'],
+    ]);
+    expect(a.graphs.inbox(WEB).prepare('SELECT count(*) FROM inbox_items').pluck().get()).toBe(0);
+    const restored = await restoreGraph(b, WEB, await handOver(b));
+    expect(restored).toMatchObject({ replayed: 0, rawContentIds: [] });
+    expect(restored.pendingRawContentIds).toHaveLength(2);
+    expect(b.rows()).toEqual(a.rows());
+    expect(b.graphs.inbox(WEB).prepare('SELECT count(*) FROM inbox_items').pluck().get()).toBe(0);
+    // B numbers what it accepts next past the versions A's graph holds (A's inbox numbered them 1 and 2).
+    expect(b.graphs.get(WEB).prepare('SELECT max(accepted_seq) FROM raw_items').pluck().get()).toBe(2);
+    expect(
+      b.graphs.inbox(WEB).prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'inbox_items'`).pluck().get(),
+    ).toBe(2);
+  });
+
   it('lists the rows a snapshot holds still pending, and a tombstone whose removal had not run', async () => {
     const [a, b] = await daemons();
     const tokenA = await a.acquire();

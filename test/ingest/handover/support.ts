@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { WebsiteInfo } from '../../../src/control/records/website-info.js';
+import { writeInboxItems } from '../../../src/ingest/graph/inbox.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
 import { tombstoneItems } from '../../../src/ingest/graph/tombstone.js';
 import { appendJournal } from '../../../src/ingest/handover/journal.js';
@@ -66,10 +67,12 @@ export interface Daemon extends HandoverDeps {
   /** Acquires the website's lease; returns the token. */
   acquire(): Promise<number>;
   /**
-   * What accept.ts will do: writes the items and journals the accepted ones in one graph
-   * transaction; returns the outcomes.
+   * Writes the items straight into raw_items and journals the accepted ones in one graph
+   * transaction (as a restore's replay writes them); returns the outcomes.
    */
   accept(token: number, items: IngestItem[], receivedAt?: string): ReturnType<typeof writeRawItems>;
+  /** What accept.ts does: writes the items into the inbox and journals the accepted ones in its transaction. */
+  acceptIntoInbox(token: number, items: IngestItem[]): ReturnType<typeof writeRawItems>;
   /** What delete-items.ts will do: tombstones the items and journals the delete in one graph transaction. */
   delete(token: number, ids: string[], reason: 'source_deleted' | 'gdpr_erasure'): void;
   /** The website's raw rows, as a restore must reproduce them (raw content ids are random). */
@@ -117,6 +120,28 @@ export function daemon(name: string, controlDb: Db, snapshots: SnapshotStore): D
           return out;
         })
         .immediate();
+    },
+    acceptIntoInbox(token, items) {
+      const options = { connectorId: 'conn_1', defaultLanguage: 'en', receivedAt: new Date(clock.ms).toISOString() };
+      return writeInboxItems(
+        graphs.get(WEB),
+        graphs.inbox(WEB),
+        items,
+        (i) => JSON.stringify(items[i]),
+        options,
+        (out) => {
+          const accepted = items.flatMap((item, i) =>
+            out[i]!.status === 'accepted' ? [{ item, raw: JSON.stringify(item) }] : [],
+          );
+          if (accepted.length > 0)
+            appendJournal(controlDb, {
+              websiteId: WEB,
+              token,
+              nowMs: clock.ms,
+              entry: { kind: 'items', ...options, items: accepted },
+            });
+        },
+      );
     },
     delete(token, ids, reason) {
       const db = graphs.get(WEB);

@@ -92,21 +92,21 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     mkdirSync(join(file, '..'), { recursive: true });
     copyFileSync(join(PROJECT_ROOT, 'test', 'data', 'graph-v12.sqlite'), file);
 
-    // At version 12, the current writers fill the records (their columns are the same).
+    // At version 12, the current writers fill the records (their columns are the same); raw rows
+    // go in with version 12's columns (raw_items has one more since 0014).
     const v12 = openDatabase(file, { migrations: GRAPH_MIGRATIONS.slice(0, 12), pageSize: 16_384 });
     expect(v12.pragma('user_version', { simple: true })).toBe(12);
     const items = [...Array.from({ length: 12 }, (_, i) => page(i, 'en')), ...[20, 21, 22].map((i) => page(i, 'de'))];
-    const written = writeRawItems(v12, items, (i) => JSON.stringify(items[i]), {
-      connectorId: 'conn_test',
-      defaultLanguage: 'en',
-      receivedAt: NOW,
-    });
-    const result = processRawItems(
-      v12,
-      site,
-      written.map((w) => w.rawContentId),
-      { now: NOW },
+    const insertRaw = v12.prepare(
+      `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, language, body, state, connector_id, received_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 'conn_test', ?)`,
     );
+    const rawContentIds = items.map((item, i) => {
+      const id = `raw_test_${String(i).padStart(2, '0')}`;
+      insertRaw.run(id, item.type, item.id, item.checksum, item.url, item.language ?? 'en', JSON.stringify(item), NOW);
+      return id;
+    });
+    const result = processRawItems(v12, site, rawContentIds, { now: NOW });
     expect(result).toMatchObject({ processed: items.length, failed: 0 });
     // Rowids with gaps, as deletes leave them: the rebuilt tables must keep them, not renumber.
     expect(removeItem(v12, site, 'product:p1')).toBe(true);

@@ -11,9 +11,10 @@ import { JobQueue } from '../../../src/platform/jobs/queue.js';
 import type { WebsiteInfo } from '../../../src/control/records/website-info.js';
 import { CONTROL_MIGRATIONS } from '../../../src/platform/storage/migrations/control/index.js';
 import { GRAPH_MIGRATIONS } from '../../../src/platform/storage/migrations/graph/index.js';
+import { INBOX_MIGRATIONS } from '../../../src/platform/storage/migrations/inbox/index.js';
 import { openControlDb } from '../../../src/platform/storage/control.js';
 import { GraphDbPool } from '../../../src/platform/storage/graph-db.js';
-import { dataDirLayout } from '../../../src/platform/storage/data-dir.js';
+import { dataDirLayout, graphDbPath, graphInboxPath } from '../../../src/platform/storage/data-dir.js';
 import {
   latestVersion,
   openDatabase,
@@ -30,20 +31,21 @@ import { makeTempDir, PROJECT_ROOT } from '../../helpers/paths.js';
 const DATABASES = [
   { database: 'control', migrations: CONTROL_MIGRATIONS },
   { database: 'graph', migrations: GRAPH_MIGRATIONS },
+  { database: 'inbox', migrations: INBOX_MIGRATIONS },
 ] as const;
+type DatabaseName = (typeof DATABASES)[number]['database'];
 const migrationsDir = (database: string) => join(PROJECT_ROOT, 'src', 'platform', 'storage', 'migrations', database);
 const MIGRATION_FILE = /^(\d{4})-([a-z0-9]+(?:-[a-z0-9]+)*)\.ts$/;
 
 const DATA_DIR = join(PROJECT_ROOT, 'test', 'data');
-const FIXTURE_FILE = /^(control|graph)-v(\d+)\.sqlite$/;
+const FIXTURE_FILE = /^(control|graph|inbox)-v(\d+)\.sqlite$/;
 const FIXTURES = readdirSync(DATA_DIR)
   .flatMap((file) => {
     const match = FIXTURE_FILE.exec(file);
-    return match ? [{ file, database: match[1] as 'control' | 'graph', version: Number(match[2]) }] : [];
+    return match ? [{ file, database: match[1] as DatabaseName, version: Number(match[2]) }] : [];
   })
   .sort((a, b) => a.database.localeCompare(b.database) || a.version - b.version);
-const migrationsOf = (database: 'control' | 'graph') =>
-  database === 'control' ? CONTROL_MIGRATIONS : GRAPH_MIGRATIONS;
+const migrationsOf = (database: DatabaseName) => DATABASES.find((d) => d.database === database)!.migrations;
 
 // What scripts/make-migration-fixture.mjs (scripts/migration-fixture-seed.mjs) writes into every fixture.
 const T0 = Date.UTC(2025, 0, 15, 9, 30);
@@ -52,9 +54,10 @@ const WEBSITE = 'web_01JHKAB5P8S0T4W6X8Z0B2E4G6';
 const CONNECTOR = 'conn_01JHKAB6Q9T1V5X7Y9A1C3F5H7';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** Tables every fixture of that database holds rows in, so "the rows survived" is never vacuous. */
-const SEEDED: Record<'control' | 'graph', string[]> = {
+const SEEDED: Record<DatabaseName, string[]> = {
   control: ['users', 'organizations', 'members', 'websites', 'connectors', 'api_keys', 'jobs', 'idempotency', 'nonces'],
   graph: ['raw_items'],
+  inbox: ['inbox_items'],
 };
 
 /** The knowledge search index and FTS5's tables under it: derived from the record tables, which a migration may index again (graph 0004, docs/knowledge.md). */
@@ -223,14 +226,18 @@ describe('databases made by earlier releases', () => {
     const temp = makeTempDir();
     temps.push(temp.cleanup);
     const layout = dataDirLayout(temp.dir);
-    const file = fixture.database === 'control' ? layout.controlDb : join(layout.graphsDir, `${WEBSITE}.sqlite`);
+    const file = {
+      control: layout.controlDb,
+      graph: graphDbPath(layout, WEBSITE),
+      inbox: graphInboxPath(layout, WEBSITE),
+    }[fixture.database];
     mkdirSync(join(file, '..'), { recursive: true });
     copyFileSync(join(DATA_DIR, fixture.file), file);
     return { root: temp.dir, file };
   }
 
-  /** Opens it as nodectl does: openControlDb for control.sqlite, the graph pool for a graph file. */
-  function openWithCurrentCode(database: 'control' | 'graph', root: string): Db {
+  /** Opens it as nodectl does: openControlDb for control.sqlite, the graph pool for a graph or inbox file. */
+  function openWithCurrentCode(database: DatabaseName, root: string): Db {
     const layout = dataDirLayout(root);
     if (database === 'control') {
       const db = openControlDb(layout);
@@ -239,7 +246,7 @@ describe('databases made by earlier releases', () => {
     }
     const pool = new GraphDbPool(layout);
     open.push({ close: () => pool.closeAll() });
-    return pool.get(WEBSITE);
+    return database === 'graph' ? pool.get(WEBSITE) : pool.inbox(WEBSITE);
   }
 
   it.each(FIXTURES)(

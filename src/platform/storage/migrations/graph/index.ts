@@ -12,6 +12,7 @@ import { migration as factLanguageIndex } from './0010-fact-language-index.js';
 import { migration as chunkVectors } from './0011-chunk-vectors.js';
 import { migration as sourceTrustIndex } from './0012-source-trust-index.js';
 import { migration as fewerHashedIndexes } from './0013-fewer-hashed-indexes.js';
+import { migration as acceptedSeq } from './0014-accepted-seq.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -38,4 +39,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   chunkVectors,
   sourceTrustIndex,
   fewerHashedIndexes,
+  acceptedSeq,
 ];

@@ -1,0 +1,188 @@
+import type Database from 'better-sqlite3';
+import type { IngestItem } from '../../platform/contract/index.js';
+import { commitWithoutSync, syncCommits, type Db } from '../../platform/storage/index.js';
+import {
+  decideRawItems,
+  isNewerThan,
+  itemKeyOf,
+  moveInboxRows,
+  storedRawRows,
+  unchangedOutcomes,
+  type RawRow,
+  type StoredRow,
+  type WriteItemsOptions,
+  type WriteOutcome,
+} from './raw-items.js';
+import { withWriteTurn } from './write-turn.js';
+
+/**
+ * The inbox: where an ingest request writes what it accepts (graphs/<websiteId>.inbox.sqlite, a
+ * database file of its own), so its acknowledgement never waits for the graph file's write lock,
+ * which the graph writer thread holds for most of a large ingest (docs/ingest.md "The inbox").
+ * Each content.ingest job first moves its rows into the graph's raw_items (moveFromInbox), then
+ * works from there as before; the inbox row is deleted only once that move is on disk, and a
+ * move done twice changes nothing (moveInboxRows: the inbox numbers the versions it accepts, and
+ * raw_items keeps the number of the version it holds), so a crash between the two loses nothing.
+ * Whatever needs items just accepted in raw_items (a delete, a snapshot) moves them first; the
+ * sweep enqueues a job for those no job covers.
+ */
+
+const COLUMNS =
+  'raw_content_id, item_type, item_id, checksum, url, canonical_url, language, body, connector_id, received_at';
+/** Rows moved per graph transaction: a content.ingest job holds at most 500. */
+const MOVE_ROWS = 500;
+
+interface InboxStatements {
+  /** The inbox rows of a batch's (type, id) pairs, given as a JSON array of [type, id], oldest first. */
+  findAll: Database.Statement<unknown[]>;
+  insert: Database.Statement<unknown[]>;
+  byRawIds: Database.Statement<unknown[]>;
+  byItemIds: Database.Statement<unknown[]>;
+  after: Database.Statement<unknown[]>;
+  remove: Database.Statement<unknown[]>;
+  rawIds: Database.Statement<unknown[]>;
+}
+
+const statements = new WeakMap<Db, InboxStatements>();
+
+function prepare(inbox: Db): InboxStatements {
+  let s = statements.get(inbox);
+  if (!s) {
+    s = {
+      findAll: inbox.prepare(`SELECT i.seq, i.item_type, i.item_id, i.raw_content_id, i.checksum FROM json_each(?) t
+        JOIN inbox_items i ON i.item_type = t.value ->> 0 AND i.item_id = t.value ->> 1 ORDER BY i.seq`),
+      insert: inbox.prepare(`INSERT INTO inbox_items (${COLUMNS}) VALUES (${COLUMNS.replace(/\w+/g, '?')})`),
+      byRawIds: inbox.prepare(
+        `SELECT seq, ${COLUMNS} FROM inbox_items WHERE raw_content_id IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+      ),
+      byItemIds: inbox.prepare(
+        `SELECT seq, ${COLUMNS} FROM inbox_items WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+      ),
+      after: inbox.prepare(`SELECT seq, ${COLUMNS} FROM inbox_items WHERE seq > ? ORDER BY seq LIMIT ${MOVE_ROWS}`),
+      remove: inbox.prepare(`DELETE FROM inbox_items WHERE seq IN (SELECT value FROM json_each(?))`),
+      rawIds: inbox.prepare(`SELECT raw_content_id FROM inbox_items WHERE received_at <= ? ORDER BY seq`),
+    };
+    statements.set(inbox, s);
+  }
+  return s;
+}
+
+/**
+ * Lays the inbox's newest row of each item over the graph's stored rows, where the move would
+ * take it: not over a tombstone, nor over the same or a later version.
+ */
+function overlayInbox(inbox: Db, items: readonly IngestItem[]): (stored: Map<string, StoredRow>) => void {
+  return (stored) => {
+    const rows = prepare(inbox).findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as Array<
+      Pick<RawRow, 'item_type' | 'item_id' | 'raw_content_id' | 'checksum'> & { seq: number }
+    >;
+    for (const row of rows) {
+      const key = itemKeyOf(row.item_type, row.item_id);
+      const existing = stored.get(key);
+      if (existing?.state === 'tombstoned' || (existing && isNewerThan(existing, row.seq))) continue;
+      stored.set(key, {
+        raw_content_id: row.raw_content_id,
+        checksum: row.checksum,
+        state: 'pending',
+        accepted_seq: row.seq,
+      });
+    }
+  };
+}
+
+/** unchangedOutcomes over the graph's raw_items and the inbox: a re-push of unchanged items writes nothing. */
+export function unchangedInboxOutcomes(graph: Db, inbox: Db, items: readonly IngestItem[]): WriteOutcome[] | null {
+  return unchangedOutcomes(graph, items, overlayInbox(inbox, items));
+}
+
+/**
+ * Decides valid items as writeRawItems does, against the graph's raw_items and the inbox, and
+ * writes the accepted ones into the inbox in ONE transaction on it (run it through
+ * commitWithoutSync on the inbox). Reads the graph file, never writes it: no write turn to wait for.
+ */
+export function writeInboxItems(
+  graph: Db,
+  inbox: Db,
+  items: readonly IngestItem[],
+  bodyOf: (index: number) => string,
+  options: WriteItemsOptions,
+  /** Runs inside the transaction once the outcomes are known; throwing rolls it back. */
+  then: (outcomes: WriteOutcome[]) => void = () => {},
+): WriteOutcome[] {
+  const s = prepare(inbox);
+  const run = inbox.transaction(() => {
+    const stored = storedRawRows(graph, items);
+    overlayInbox(inbox, items)(stored);
+    const out = decideRawItems(stored, items, bodyOf, options, (row) =>
+      s.insert.run(
+        row.raw_content_id,
+        row.item_type,
+        row.item_id,
+        row.checksum,
+        row.url,
+        row.canonical_url,
+        row.language,
+        row.body,
+        row.connector_id,
+        row.received_at,
+      ),
+    );
+    then(out);
+    return out;
+  });
+  return run.immediate();
+}
+
+/** Which inbox rows to move: a job's raw content ids, the versions of some item ids, or every row. */
+export type InboxSelection = { rawContentIds: readonly string[] } | { itemIds: readonly string[] } | 'all';
+
+/**
+ * Moves inbox rows into the graph's raw_items (moveInboxRows), in the order accepted: each chunk in
+ * one graph transaction taken between the graph writer thread's (withWriteTurn), synced, and only
+ * then deleted from the inbox. Returns how many rows left the inbox.
+ */
+export async function moveFromInbox(graph: Db, inbox: Db, which: InboxSelection): Promise<number> {
+  const s = prepare(inbox);
+  let left = 0;
+  let afterSeq = 0;
+  for (;;) {
+    const rows = (
+      which === 'all'
+        ? s.after.all(afterSeq)
+        : 'rawContentIds' in which
+          ? s.byRawIds.all(JSON.stringify(which.rawContentIds))
+          : s.byItemIds.all(JSON.stringify(which.itemIds))
+    ) as Array<RawRow & { seq: number }>;
+    if (rows.length === 0) return left;
+    await withWriteTurn(graph, () =>
+      commitWithoutSync(graph, () => graph.transaction(() => moveInboxRows(graph, rows)).immediate()),
+    );
+    await syncCommits(graph);
+    // Not synced: a delete lost to a crash only makes the next move find rows it already moved.
+    commitWithoutSync(inbox, () => s.remove.run(JSON.stringify(rows.map((row) => row.seq))));
+    left += rows.length;
+    if (which !== 'all') return left;
+    afterSeq = rows[rows.length - 1]!.seq;
+  }
+}
+
+/** The raw content ids in the inbox (accepted, not yet moved), in the order accepted; with `receivedAtMost`, only those received by then. */
+export function inboxRawContentIds(inbox: Db, receivedAtMost = '9999'): string[] {
+  return (prepare(inbox).rawIds.all(receivedAtMost) as Array<{ raw_content_id: string }>).map(
+    (row) => row.raw_content_id,
+  );
+}
+
+/** Deletes every row of the inbox (a restored graph replaces what an earlier tenure accepted). */
+export function emptyInbox(inbox: Db): void {
+  inbox.prepare('DELETE FROM inbox_items').run();
+}
+
+/**
+ * Rewrites the inbox file and empties its WAL (as compactGraph does for the graph), so the bytes
+ * of rows moved out of it, an erased item's among them, are in neither file any more.
+ */
+export function compactInbox(inbox: Db): void {
+  inbox.exec('VACUUM');
+  if (!inbox.memory) inbox.pragma('wal_checkpoint(TRUNCATE)');
+}
