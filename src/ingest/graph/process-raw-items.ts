@@ -169,33 +169,6 @@ export function writePendingBatch(
 }
 
 /**
- * `batch` and its extraction in parts of at most `size` ids, in order, each part with the rows of
- * its own ids (the rows still pending when extracted) and their outcomes: writePendingBatch of
- * every part, in order, writes what writePendingBatch of the whole batch writes.
- */
-export function splitPendingBatch(
-  batch: readonly string[],
-  extracted: PendingExtraction,
-  size: number,
-): Array<{ batch: string[]; extracted: PendingExtraction }> {
-  if (batch.length <= size) return [{ batch: [...batch], extracted }];
-  const rowOf = new Map(extracted.rows.map((row, i) => [row.raw_content_id, i]));
-  const parts: Array<{ batch: string[]; extracted: PendingExtraction }> = [];
-  for (let start = 0; start < batch.length; start += size) {
-    const ids = batch.slice(start, start + size);
-    const part: PendingExtraction = { rows: [], outcomes: [] };
-    for (const id of ids) {
-      const i = rowOf.get(id);
-      if (i === undefined) continue;
-      part.rows.push(extracted.rows[i]!);
-      part.outcomes.push(extracted.outcomes[i]!);
-    }
-    parts.push({ batch: ids, extracted: part });
-  }
-  return parts;
-}
-
-/**
  * Batches of one run that may wait for the writer at once: enough for the write queue to merge
  * them into one transaction, few enough that extraction running ahead of a slow writer holds a
  * bounded number of extracted batches.

@@ -3,9 +3,9 @@ import type { Db } from '../../platform/storage/index.js';
 /**
  * Whose turn it is to write one graph file, between the daemon's event loop and the graph writer
  * thread (graph-writer.ts). SQLite's write lock alone would do for correctness, but better-sqlite3
- * waits for it synchronously: an ingest request arriving while the writer commits a 300 ms
- * transaction would stall the event loop that long, and could wait through several transactions
- * in a row. So the two take turns through shared memory first, and the event loop has priority:
+ * waits for it synchronously: a write of the event loop (a job moving items from the inbox, a
+ * delete) arriving while the writer commits a 300 ms transaction would stall the event loop that
+ * long, and could wait through several transactions in a row. So the two take turns through shared memory first, and the event loop has priority:
  * it says it wants to write, then waits without blocking (Atomics.waitAsync) until the writer is
  * between transactions; the writer starts a transaction only while nobody on the event loop
  * wants to write. Each side announces itself before it looks at the other (sequentially
@@ -13,13 +13,9 @@ import type { Db } from '../../platform/storage/index.js';
  */
 export type WriteTurn = Int32Array;
 
-/**
- * Slots: writes waiting or running on the event loop (a count), 1 while the writer thread is in a
- * transaction, and the event loop's writes so far (a count the writer reads to see pushes arriving).
- */
+/** Slots: writes waiting or running on the event loop (a count), and 1 while the writer thread is in a transaction. */
 const LOOP = 0;
 const WRITER = 1;
-const LOOP_WRITES = 2;
 
 /**
  * Atomics.waitAsync, in Node since 16; TypeScript types it only from lib ES2024, whose other additions Node 20 lacks.
@@ -35,7 +31,7 @@ const waitAsync = (
 ).waitAsync;
 
 export function newWriteTurn(): WriteTurn {
-  return new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
+  return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
 }
 
 const turns = new WeakMap<Db, WriteTurn>();
@@ -56,7 +52,6 @@ export async function withWriteTurn<T>(db: Db, write: () => T): Promise<T> {
   const turn = turns.get(db);
   if (turn === undefined) return write();
   Atomics.add(turn, LOOP, 1);
-  Atomics.add(turn, LOOP_WRITES, 1);
   try {
     for (;;) {
       const waited = waitAsync(turn, WRITER, 1);
@@ -84,11 +79,6 @@ export function beginWriterTurn(turn: WriteTurn): void {
 /** The writer thread's side: whether the event loop is waiting to write (it should end its transaction soon). */
 export function loopWantsTurn(turn: WriteTurn): boolean {
   return Atomics.load(turn, LOOP) > 0;
-}
-
-/** The writer thread's side: how many writes the event loop has begun on the file (compare for change only). */
-export function loopWrites(turn: WriteTurn): number {
-  return Atomics.load(turn, LOOP_WRITES);
 }
 
 export function endWriterTurn(turn: WriteTurn): void {

@@ -19,7 +19,7 @@ import {
 } from '../../../src/ingest/graph/process-raw-items.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
 import { removeItem } from '../../../src/ingest/graph/remove-item.js';
-import { withWriteTurn, writeTurnOf } from '../../../src/ingest/graph/write-turn.js';
+import { writeTurnOf } from '../../../src/ingest/graph/write-turn.js';
 import { emptySearchTouched, refreshSearchDocs } from '../../../src/ingest/graph/search-docs.js';
 import type { Db } from '../../../src/platform/storage/sqlite.js';
 import { trustScore } from '../../../src/control/records/website-info.js';
@@ -461,55 +461,6 @@ describe('processRawItemsConcurrently with the graph writer thread (runs the bui
       ).toMatchObject({ processed: 6, failed: 0 });
       expect(tables(fallback.db)).toEqual(tables(inThread.db));
       expect(writeQueueOf(fallback.db).stats.writes).toBe(2);
-    } finally {
-      await Promise.all([pool.close(), writer.close()]);
-    }
-  });
-
-  it('writes a batch in parts of 100 items while pushes arrive (the event loop wrote the file), whole otherwise: a failing part leaves the others committed', async () => {
-    const items = Array.from({ length: 250 }, (_, i) => page(i, 0));
-    // A trigger that fails the commit of item 150's processed row, and so the write that holds it.
-    const refuse150 = (db: Db) =>
-      db.exec(
-        `CREATE TRIGGER refuse_150 BEFORE UPDATE OF state ON raw_items WHEN NEW.state = 'processed' AND NEW.item_id = '150' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-      );
-    const [pushed, quiet, expected] = [graph(), graph(), graph()];
-    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
-    const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
-    const processedIds = (db: Db) =>
-      (db.prepare(`SELECT item_id FROM raw_items WHERE state = 'processed'`).pluck().all() as string[])
-        .map(Number)
-        .sort((a, b) => a - b);
-    try {
-      // Without the trigger, the parts make the graph and the result one batch makes.
-      const whole = processRawItems(expected.db, site, pending(expected.db, items), { now: RECEIVED });
-      const ids = pending(pushed.db, items);
-      // A push: the event loop writes the file in its turn (an accepted ingest request does).
-      writeTurnOf(pushed.db);
-      await withWriteTurn(pushed.db, () => undefined);
-      expect(await processRawItemsConcurrently(pushed.db, site, ids, { now: RECEIVED, pool, writer })).toEqual(whole);
-      expect(tables(pushed.db)).toEqual(tables(expected.db));
-
-      // With it: the part of items 100 to 199 fails alone, once a push came; the whole batch fails without one.
-      const again = pending(
-        pushed.db,
-        items.map((_, i) => page(i, 1)),
-      );
-      refuse150(pushed.db);
-      await withWriteTurn(pushed.db, () => undefined);
-      await expect(
-        processRawItemsConcurrently(pushed.db, site, again, { now: RECEIVED, pool, writer }),
-      ).rejects.toThrow('refused by the test');
-      const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
-      expect(processedIds(pushed.db)).toEqual([...range(0, 100), ...range(200, 250)]);
-
-      const quietIds = pending(quiet.db, items);
-      refuse150(quiet.db);
-      writeTurnOf(quiet.db);
-      await expect(
-        processRawItemsConcurrently(quiet.db, site, quietIds, { now: RECEIVED, pool, writer }),
-      ).rejects.toThrow('refused by the test');
-      expect(processedIds(quiet.db)).toEqual([]);
     } finally {
       await Promise.all([pool.close(), writer.close()]);
     }
