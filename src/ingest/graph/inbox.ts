@@ -51,7 +51,7 @@ function prepare(inbox: Db): InboxStatements {
     s = {
       findAll: inbox.prepare(`SELECT i.seq, i.item_type, i.item_id, i.raw_content_id, i.checksum FROM json_each(?) t
         JOIN inbox_items i ON i.item_type = t.value ->> 0 AND i.item_id = t.value ->> 1 ORDER BY i.seq`),
-      insert: inbox.prepare(`INSERT INTO inbox_items (${COLUMNS}) VALUES (${COLUMNS.replace(/\w+/g, '?')})`),
+      insert: inbox.prepare(`INSERT INTO inbox_items (${COLUMNS}) VALUES (${COLUMNS.replace(/\w+/g, '@$&')})`),
       byRawIds: inbox.prepare(
         `SELECT seq, ${COLUMNS} FROM inbox_items WHERE raw_content_id IN (SELECT value FROM json_each(?)) ORDER BY seq`,
       ),
@@ -113,20 +113,7 @@ export function writeInboxItems(
   const run = inbox.transaction(() => {
     const stored = storedRawRows(graph, items);
     overlayInbox(inbox, items)(stored);
-    const out = decideRawItems(stored, items, bodyOf, options, (row) =>
-      s.insert.run(
-        row.raw_content_id,
-        row.item_type,
-        row.item_id,
-        row.checksum,
-        row.url,
-        row.canonical_url,
-        row.language,
-        row.body,
-        row.connector_id,
-        row.received_at,
-      ),
-    );
+    const out = decideRawItems(stored, items, bodyOf, options, (row) => s.insert.run(row));
     then(out);
     return out;
   });

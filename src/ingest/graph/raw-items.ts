@@ -36,11 +36,12 @@ function prepare(db: Db): Statements {
       ),
       insert: db.prepare(
         `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, canonical_url, language, body, state, connector_id, received_at, accepted_seq)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+         VALUES (@raw_content_id, @item_type, @item_id, @checksum, @url, @canonical_url, @language, @body, 'pending', @connector_id, @received_at, @accepted_seq)`,
       ),
       update: db.prepare(
-        `UPDATE raw_items SET raw_content_id = ?, checksum = ?, url = ?, canonical_url = ?, language = ?, body = ?, state = 'pending',
-           connector_id = ?, received_at = ?, accepted_seq = ?, processed_at = NULL, last_error = NULL WHERE item_type = ? AND item_id = ?`,
+        `UPDATE raw_items SET raw_content_id = @raw_content_id, checksum = @checksum, url = @url, canonical_url = @canonical_url,
+           language = @language, body = @body, state = 'pending', connector_id = @connector_id, received_at = @received_at,
+           accepted_seq = @accepted_seq, processed_at = NULL, last_error = NULL WHERE item_type = @item_type AND item_id = @item_id`,
       ),
     };
     statements.set(db, s);
@@ -228,34 +229,7 @@ function rawRowOf(item: IngestItem, rawContentId: string, body: string, options:
 
 /** Inserts or updates (`update`: the (type, id) has a row) one row of raw_items, pending again. */
 function storeRawRow(s: Statements, row: RawRow, acceptedSeq: number | null, update: boolean): void {
-  if (update)
-    s.update.run(
-      row.raw_content_id,
-      row.checksum,
-      row.url,
-      row.canonical_url,
-      row.language,
-      row.body,
-      row.connector_id,
-      row.received_at,
-      acceptedSeq,
-      row.item_type,
-      row.item_id,
-    );
-  else
-    s.insert.run(
-      row.raw_content_id,
-      row.item_type,
-      row.item_id,
-      row.checksum,
-      row.url,
-      row.canonical_url,
-      row.language,
-      row.body,
-      row.connector_id,
-      row.received_at,
-      acceptedSeq,
-    );
+  (update ? s.update : s.insert).run({ ...row, accepted_seq: acceptedSeq });
 }
 
 /**
