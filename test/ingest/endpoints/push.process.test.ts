@@ -11,6 +11,7 @@ import { makeTempDir, NODECTL_BIN } from '../../helpers/paths.js';
 import { seedDataDir, withControlDb } from '../../helpers/seed.js';
 import { until } from '../../helpers/until.js';
 import { createTestConnector, type Connector } from './support.js';
+import { acceptedRows } from '../../helpers/accepted-rows.js';
 
 /** The URL of a port nothing listens on: one the system gave out and that was closed again. */
 async function closedPortUrl(): Promise<string> {
@@ -27,12 +28,18 @@ let content: { dir: string; cleanup: () => void };
 let websiteId: string;
 let connector: Connector;
 
+/** What the daemon holds of each item pushed: its raw_items row, or its inbox row (state 'inbox') before its job moved it. */
 function rows(): Array<{ item_id: string; item_type: string; url: string; state: string; language: string | null }> {
-  const db = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`), { readonly: true, fileMustExist: true });
+  const open = (file: string) => new Database(join(temp.dir, 'graphs', file), { readonly: true, fileMustExist: true });
+  const graph = open(`${websiteId}.sqlite`);
+  const inbox = open(`${websiteId}.inbox.sqlite`);
   try {
-    return db.prepare('SELECT item_id, item_type, url, state, language FROM raw_items ORDER BY item_id').all() as never;
+    return acceptedRows({ get: () => graph, inbox: () => inbox }, websiteId).map(
+      ({ item_id, item_type, url, state, language }) => ({ item_id, item_type, url, state, language }),
+    );
   } finally {
-    db.close();
+    graph.close();
+    inbox.close();
   }
 }
 const push = (args: string[], env: Record<string, string> = {}) =>
@@ -68,7 +75,7 @@ describe('nodectl push', () => {
     expect(run.json()).toMatchObject({ accepted: 4, skipped: 0, errored: 0, failedRequests: 0 });
     // The daemon's worker may already have processed the items; the mapping is what is under test.
     const stored = rows();
-    for (const row of stored) expect(['pending', 'processed']).toContain(row.state);
+    for (const row of stored) expect(['inbox', 'pending', 'processed']).toContain(row.state);
     expect(stored.map(({ state: _state, ...row }) => row)).toEqual([
       { item_id: 'file:about.html', item_type: 'page', url: 'https://example.com/about', language: 'de' },
       { item_id: 'file:blog/first.md', item_type: 'post', url: 'https://example.com/blog/first', language: 'en' },

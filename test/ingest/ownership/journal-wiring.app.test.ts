@@ -8,6 +8,7 @@ import { computeItemChecksum } from '../../../src/platform/contract/index.js';
 import { createWebsiteLeases } from '../../../src/platform/storage/website-leases.js';
 import { buildTestApp, seedWebsite, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/postgres.js';
+import { acceptedRows } from '../../helpers/accepted-rows.js';
 
 /**
  * What the writer of a website's graph acknowledges is journaled (accept.ts, delete-items.ts) in
@@ -48,11 +49,9 @@ async function writer() {
   const connectorId = site.connectorToken.split('.')[0]!;
   const accept = (items: unknown[]) =>
     acceptItems({ services, website, connectorId, rawItems: items, partial: true, endpoint: 'batch' });
+  // What the website holds of each item, in raw_items or still in the inbox.
   const rawItems = () =>
-    services.graphs
-      .get(site.websiteId)
-      .prepare('SELECT item_id AS id, state FROM raw_items ORDER BY item_id')
-      .all() as Array<{ id: string; state: string }>;
+    acceptedRows(services.graphs, site.websiteId).map((row) => ({ id: row.item_id, state: row.state }));
   return { services, site, website, leases, accept, rawItems };
 }
 
@@ -92,7 +91,7 @@ describe('the writer journals what it acknowledges', () => {
     expect([...readJournal(services.controlDb, site.websiteId, 0)]).toHaveLength(1);
   });
 
-  it('a tenure that lapsed under the writer, unnoticed: the fenced append refuses, and the graph write rolls back', async () => {
+  it('a tenure that lapsed under the writer, unnoticed: the fenced append refuses, and the inbox write rolls back', async () => {
     const { services, site, leases, accept, rawItems } = await writer();
     await accept([page(1)]);
     const before = rawItems();
