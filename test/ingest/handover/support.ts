@@ -87,6 +87,24 @@ export function daemon(name: string, controlDb: Db, snapshots: SnapshotStore): D
   cleanups.push(() => graphs.closeAll());
   cleanups.push(() => controlDb.close());
   const leases = createWebsiteLeases(controlDb);
+  /** Journals the items `out` accepted, as accept.ts does inside its write transaction. */
+  const journalAccepted = (
+    token: number,
+    items: IngestItem[],
+    out: ReturnType<typeof writeRawItems>,
+    options: { connectorId: string; defaultLanguage: string; receivedAt: string },
+  ) => {
+    const accepted = items.flatMap((item, i) =>
+      out[i]!.status === 'accepted' ? [{ item, raw: JSON.stringify(item) }] : [],
+    );
+    if (accepted.length > 0)
+      appendJournal(controlDb, {
+        websiteId: WEB,
+        token,
+        nowMs: clock.ms,
+        entry: { kind: 'items', ...options, items: accepted },
+      });
+  };
   const d: Daemon = {
     name,
     layout,
@@ -107,16 +125,7 @@ export function daemon(name: string, controlDb: Db, snapshots: SnapshotStore): D
       return db
         .transaction(() => {
           const out = writeRawItems(db, items, (i) => JSON.stringify(items[i]), options);
-          const accepted = items.flatMap((item, i) =>
-            out[i]!.status === 'accepted' ? [{ item, raw: JSON.stringify(item) }] : [],
-          );
-          if (accepted.length > 0)
-            appendJournal(controlDb, {
-              websiteId: WEB,
-              token,
-              nowMs: clock.ms,
-              entry: { kind: 'items', ...options, items: accepted },
-            });
+          journalAccepted(token, items, out, options);
           return out;
         })
         .immediate();
@@ -129,18 +138,7 @@ export function daemon(name: string, controlDb: Db, snapshots: SnapshotStore): D
         items,
         (i) => JSON.stringify(items[i]),
         options,
-        (out) => {
-          const accepted = items.flatMap((item, i) =>
-            out[i]!.status === 'accepted' ? [{ item, raw: JSON.stringify(item) }] : [],
-          );
-          if (accepted.length > 0)
-            appendJournal(controlDb, {
-              websiteId: WEB,
-              token,
-              nowMs: clock.ms,
-              entry: { kind: 'items', ...options, items: accepted },
-            });
-        },
+        (out) => journalAccepted(token, items, out, options),
       );
     },
     delete(token, ids, reason) {
