@@ -6,6 +6,7 @@ import { startTestDaemon, type TestDaemon } from '../../helpers/daemon.js';
 import { makeTempDir } from '../../helpers/paths.js';
 import { seedDataDir } from '../../helpers/seed.js';
 import { poll } from '../../helpers/until.js';
+import { acceptedRows } from '../../helpers/accepted-rows.js';
 import { createTestConnector, pageItem, signedPost, type Connector } from './support.js';
 
 let temp: { dir: string; cleanup: () => void };
@@ -95,4 +96,58 @@ describe('a daemon killed mid-request', () => {
     expect(inFlight.owner).toMatch(new RegExp(`^${hostname().replace(/\./g, '\\.')}:${pid}:[0-9A-HJKMNP-TV-Z]{26}$`));
     expect(afterRestart).toBeUndefined();
   }, 60_000);
+
+  it('acknowledges a push while the graph file is locked, and keeps it: in the inbox when killed, processed after the restart', async () => {
+    // The killed daemon's running jobs are claimed again once their lease lapses: 3 s here, not 60.
+    const env = { NODECTL_JOB_LEASE_SECONDS: '3' };
+    daemon = await startTestDaemon({ dataDir: temp.dir, env });
+    const push = (batch: number) =>
+      signedPost(daemon!.url, '/v1/ingest/batch', {
+        token: connector.token,
+        websiteId,
+        body: { website_id: websiteId, items: Array.from({ length: 50 }, (_, i) => pageItem(`acked:${batch}:${i}`)) },
+      });
+    // Creates the website's files (the graph's may not exist yet for this test's pushes to lock).
+    expect((await push(0)).status).toBe(200);
+    // Another process holds the graph file's write lock: no job can move anything out of the inbox.
+    const holder = new Database(join(temp.dir, 'graphs', `${websiteId}.sqlite`));
+    holder.exec('BEGIN IMMEDIATE');
+    let answer;
+    try {
+      answer = await push(1);
+      await daemon.stop('SIGKILL');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(answer.status).toBe(200);
+    const accepted = (answer.json.data.results as Array<{ id: string; status: string }>).flatMap((r) =>
+      r.status === 'accepted' ? [r.id] : [],
+    );
+    expect(accepted).toHaveLength(50);
+    const held = () => {
+      const open = (file: string) =>
+        new Database(join(temp.dir, 'graphs', file), { readonly: true, fileMustExist: true });
+      const graph = open(`${websiteId}.sqlite`);
+      const inbox = open(`${websiteId}.inbox.sqlite`);
+      try {
+        return acceptedRows({ get: () => graph, inbox: () => inbox }, websiteId).filter(
+          (r) => r.item_id.startsWith('acked:') && !r.item_id.startsWith('acked:0:'),
+        );
+      } finally {
+        graph.close();
+        inbox.close();
+      }
+    };
+    // Right after the kill, every acknowledged item is on disk, still in the inbox.
+    expect(held().map((r) => [r.item_id, r.state])).toEqual([...accepted].sort().map((id) => [id, 'inbox']));
+
+    daemon = await startTestDaemon({ dataDir: temp.dir, env });
+    await poll(
+      () => (held().every((r) => r.state === 'processed') ? true : undefined),
+      'every acknowledged item processed after the restart',
+      { timeoutMs: 30_000 },
+    );
+    expect(held()).toHaveLength(50);
+  }, 90_000);
 });
