@@ -4,7 +4,7 @@ import type { Db } from '../../platform/storage/index.js';
  * Whose turn it is to write one graph file, between the daemon's event loop and the graph writer
  * thread (graph-writer.ts). SQLite's write lock alone would do for correctness, but better-sqlite3
  * waits for it synchronously: a write of the event loop (a job moving items from the inbox, a
- * delete) arriving while the writer commits a 300 ms transaction would stall the event loop that
+ * delete) arriving while the writer commits a long transaction would stall the event loop that
  * long, and could wait through several transactions in a row. So the two take turns through shared memory first, and the event loop has priority:
  * it says it wants to write, then waits without blocking (Atomics.waitAsync) until the writer is
  * between transactions; the writer starts a transaction only while nobody on the event loop
