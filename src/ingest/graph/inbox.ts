@@ -68,31 +68,35 @@ function prepare(inbox: Db): InboxStatements {
 }
 
 /**
- * Lays the inbox's newest row of each item over the graph's stored rows, where the move would
- * take it: not over a tombstone, nor over the same or a later version.
+ * The stored version of each item: its row in the graph's raw_items, or the inbox's newest row of
+ * it where the move would take that one (not over a tombstone, nor over the same or a later version).
  */
-function overlayInbox(inbox: Db, items: readonly IngestItem[]): (stored: Map<string, StoredRow>) => void {
-  return (stored) => {
-    const rows = prepare(inbox).findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as Array<
-      Pick<RawRow, 'item_type' | 'item_id' | 'raw_content_id' | 'checksum'> & { seq: number }
-    >;
-    for (const row of rows) {
-      const key = itemKeyOf(row.item_type, row.item_id);
-      const existing = stored.get(key);
-      if (existing?.state === 'tombstoned' || (existing && isNewerThan(existing, row.seq))) continue;
-      stored.set(key, {
-        raw_content_id: row.raw_content_id,
-        checksum: row.checksum,
-        state: 'pending',
-        accepted_seq: row.seq,
-      });
-    }
-  };
+function storedVersions(graph: Db, inbox: Db, items: readonly IngestItem[]): Map<string, StoredRow> {
+  const stored = storedRawRows(graph, items);
+  const rows = prepare(inbox).findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as Array<
+    Pick<RawRow, 'item_type' | 'item_id' | 'raw_content_id' | 'checksum'> & { seq: number }
+  >;
+  for (const row of rows) {
+    const key = itemKeyOf(row.item_type, row.item_id);
+    const existing = stored.get(key);
+    if (existing?.state === 'tombstoned' || (existing && isNewerThan(existing, row.seq))) continue;
+    stored.set(key, {
+      raw_content_id: row.raw_content_id,
+      checksum: row.checksum,
+      state: 'pending',
+      accepted_seq: row.seq,
+    });
+  }
+  return stored;
 }
 
-/** unchangedOutcomes over the graph's raw_items and the inbox: a re-push of unchanged items writes nothing. */
+/**
+ * What writeInboxItems would answer when it would write nothing (every item unchanged or
+ * tombstoned), found by reads: WAL readers never wait for a writer, so a re-push writes nothing.
+ * null when any item would be written.
+ */
 export function unchangedInboxOutcomes(graph: Db, inbox: Db, items: readonly IngestItem[]): WriteOutcome[] | null {
-  return unchangedOutcomes(graph, items, overlayInbox(inbox, items));
+  return unchangedOutcomes(storedVersions(graph, inbox, items), items);
 }
 
 /**
@@ -111,9 +115,7 @@ export function writeInboxItems(
 ): WriteOutcome[] {
   const s = prepare(inbox);
   const run = inbox.transaction(() => {
-    const stored = storedRawRows(graph, items);
-    overlayInbox(inbox, items)(stored);
-    const out = decideRawItems(stored, items, bodyOf, options, (row) => s.insert.run(row));
+    const out = decideRawItems(storedVersions(graph, inbox, items), items, bodyOf, options, (row) => s.insert.run(row));
     then(out);
     return out;
   });
@@ -121,7 +123,7 @@ export function writeInboxItems(
 }
 
 /** Which inbox rows to move: a job's raw content ids, the versions of some item ids, or every row. */
-export type InboxSelection = { rawContentIds: readonly string[] } | { itemIds: readonly string[] } | 'all';
+type InboxSelection = { rawContentIds: readonly string[] } | { itemIds: readonly string[] } | 'all';
 
 /**
  * Moves inbox rows into the graph's raw_items (moveInboxRows), in the order accepted: each chunk in
@@ -153,8 +155,8 @@ export async function moveFromInbox(graph: Db, inbox: Db, which: InboxSelection)
   }
 }
 
-/** The raw content ids in the inbox (accepted, not yet moved), in the order accepted; with `receivedAtMost`, only those received by then. */
-export function inboxRawContentIds(inbox: Db, receivedAtMost = '9999'): string[] {
+/** The raw content ids in the inbox (accepted, not yet moved) received by `receivedAtMost` (RFC 3339), in the order accepted. */
+export function inboxRawContentIds(inbox: Db, receivedAtMost: string): string[] {
   return (prepare(inbox).rawIds.all(receivedAtMost) as Array<{ raw_content_id: string }>).map(
     (row) => row.raw_content_id,
   );

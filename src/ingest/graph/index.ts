@@ -30,15 +30,8 @@ export { GRAPH_DB_OPTIONS, GRAPH_MIGRATIONS } from './schema.js';
 export { contentIngestJob } from './content-ingest-job.js';
 export { sharedGraphWriter } from './graph-writer.js';
 export { endIdleIngestThreads, type EndedIngestThreads } from './idle-threads.js';
-export { pendingRawContentIds, unchangedOutcomes, writeRawItems } from './raw-items.js';
-export {
-  emptyInbox,
-  inboxRawContentIds,
-  moveFromInbox,
-  unchangedInboxOutcomes,
-  writeInboxItems,
-  type InboxSelection,
-} from './inbox.js';
+export { pendingRawContentIds, writeRawItems } from './raw-items.js';
+export { emptyInbox, inboxRawContentIds, moveFromInbox, unchangedInboxOutcomes, writeInboxItems } from './inbox.js';
 export type { WriteOutcome } from './raw-items.js';
 export { ThreadedGraphReader } from './reader-thread.js';
 export { refreshGraphTrust } from './refresh-trust.js';

@@ -80,19 +80,10 @@ function findStored(s: Statements, items: readonly IngestItem[]): Map<string, St
 }
 
 /**
- * What writeRawItems would answer when it would write nothing: every item is tombstoned or has
- * its stored checksum. Found by a read, which in WAL mode never waits for a writer (the graph
- * writer thread's transactions), so a re-push of unchanged items needs no write turn. null when
- * any item would be written (or over the limit): then writeRawItems decides, in its transaction.
- * `overlay` adds what is stored elsewhere (the inbox, src/ingest/graph/inbox.ts) over the graph's rows.
+ * What writeRawItems would answer against `stored` when it would write nothing: every item is
+ * tombstoned or has its stored checksum. null when any item would be written (or over the limit).
  */
-export function unchangedOutcomes(
-  db: Db,
-  items: readonly IngestItem[],
-  overlay?: (stored: Map<string, StoredRow>) => void,
-): WriteOutcome[] | null {
-  const stored = findStored(prepare(db), items);
-  overlay?.(stored);
+export function unchangedOutcomes(stored: Map<string, StoredRow>, items: readonly IngestItem[]): WriteOutcome[] | null {
   const out: WriteOutcome[] = [];
   for (const item of items) {
     const existing = stored.get(itemKeyOf(item.type, item.id));
