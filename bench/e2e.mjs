@@ -31,6 +31,7 @@ import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
 import { signedBatchSender } from './lib/signed-push.mjs';
 import { seedBenchSite } from './lib/seed-site.mjs';
+import { pendingItemsCounter } from './lib/pending-items.mjs';
 import { clockTicksPerSecond, cpuSnapshot, daemonPeakRssMb, settle } from './lib/proc.mjs';
 import { kettlePage } from './lib/kettle-pages.mjs';
 
@@ -204,7 +205,6 @@ async function sendAll(bodies, send) {
 async function main() {
   const client = await import(join(ROOT, 'dist', 'sdk', 'client', 'index.js'));
   const { computeItemChecksum, signRequest } = client;
-  const { default: Database } = await import('better-sqlite3');
   const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'platform', 'storage', 'data-dir.js'));
   const dataDir = mkdtempSync(join(tmpdir(), 'nodectl-bench-e2e-'));
   const children = [];
@@ -251,13 +251,12 @@ async function main() {
     const pushMs = performance.now() - t0;
     cpuAt.push(cpuSnapshot(daemon.child.pid, ticks));
     threads.mark();
-    // The graph file exists once the first batch is accepted. Done when no raw item is pending
-    // (raw_items_pending, a partial index: the poll must not read the bodies). Every 10 ms: the
-    // stage's end is known to within 10 ms (a count on the partial index costs microseconds).
-    const graph = new Database(graphDbPath(dataDirLayout(dataDir), site.id), { readonly: true, fileMustExist: true });
-    const pendingCount = graph.prepare(`SELECT COUNT(*) FROM raw_items WHERE state = 'pending'`).pluck();
-    while (pendingCount.get() > 0) await new Promise((r) => setTimeout(r, 10));
-    const state = graph
+    // The graph file exists once the first batch is accepted. Done when nothing is left in the
+    // inbox nor pending (indexes only: the poll must not read the bodies). Every 10 ms: the
+    // stage's end is known to within 10 ms (each count costs microseconds).
+    const pending = pendingItemsCounter(graphDbPath(dataDirLayout(dataDir), site.id));
+    while (pending.count() > 0) await new Promise((r) => setTimeout(r, 10));
+    const state = pending.graph
       .prepare(`SELECT SUM(state = 'processed') AS processed, SUM(state = 'failed') AS failed FROM raw_items`)
       .get();
     const ingestedMs = performance.now() - t0;
@@ -319,7 +318,7 @@ async function main() {
     }
     const repushMs = Math.min(...repushes);
     const baselineMs = Math.min(...baselines);
-    graph.close();
+    pending.close();
 
     const rate = (ms) => Math.round((N / ms) * 1000);
     const report = {

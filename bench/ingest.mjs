@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Ingest throughput: signed batches of 500 realistic items (2 to 20 KB of HTML) over loopback
 // HTTP into the real `nodectl serve`, versus a raw node:http + SQLite baseline fed the same bytes.
-// The figure is acceptance (validated, durable in raw_items, job enqueued), as a connector sees it:
+// The figure is acceptance (validated, durable in the inbox, job enqueued), as a connector sees it:
 // each accepted batch enqueues a content.ingest job that the daemon starts at once, so the first
 // push and the re-push right after it run while the graph builds ("busy"). Then, with the graph
 // idle: the same re-push, and new items sent a pair of batches at a time, each pair once no

@@ -6,9 +6,9 @@
 //    plain pages, 1 to 40 KB, JSON-LD and Microdata) written to a file of signed-ready batch bodies
 //    before the timed part (a million pages do not fit the bench's memory), then pushed over signed
 //    HTTP (500 items a batch, 2 requests in flight) as bench/e2e.mjs does;
-//  - stages timed from the first push: push (every batch acknowledged), graph (no raw item pending:
-//    the content.ingest jobs done), publish (POST /v1/websites/:id/publish answered), live (the new
-//    version's manifest.json read from /nodes); each also per item;
+//  - stages timed from the first push: push (every batch acknowledged), graph (nothing left in the
+//    inbox nor pending: the content.ingest jobs done), publish (POST /v1/websites/:id/publish
+//    answered), live (the new version's manifest.json read from /nodes); each also per item;
 //  - the daemon's peak RSS (VmHWM) after each stage (after_reads: before the republish; its
 //    resident memory while the republish runs is during_republish), the bench process's peak RSS, the graph
 //    database's bytes (file and WAL) and the node's bytes (the manifest's files and itself);
@@ -35,6 +35,7 @@ import { startBenchDaemon } from './lib/daemon.mjs';
 import { signedBatchSender } from './lib/signed-push.mjs';
 import { seedBenchSite } from './lib/seed-site.mjs';
 import { daemonPeakRssMb, clockTicksPerSecond, settle } from './lib/proc.mjs';
+import { pendingItemsCounter } from './lib/pending-items.mjs';
 import { SITE_SOURCE_TYPES, sitePage } from './lib/site-pages.mjs';
 import { VOCAB } from './lib/zipf-items.mjs';
 
@@ -184,7 +185,6 @@ const fileBytes = (path) => {
 async function runSize(n) {
   const client = await import(join(ROOT, 'dist', 'sdk', 'client', 'index.js'));
   const { computeItemChecksum } = client;
-  const { default: Database } = await import('better-sqlite3');
   const { dataDirLayout, graphDbPath } = await import(join(ROOT, 'dist', 'platform', 'storage', 'data-dir.js'));
   const work = mkdtempSync(join(tmpdir(), 'nodectl-bench-scale-'));
   const dataDir = join(work, 'data');
@@ -256,12 +256,12 @@ async function runSize(n) {
     const pushMs = performance.now() - t0;
     rss.after_push = daemonPeakRssMb(pid);
 
-    // 2. Graph: no raw item pending (raw_items_pending, a partial index: the poll does not read bodies).
+    // 2. Graph: nothing left in the inbox nor pending (indexes only: the poll does not read bodies).
     const graphFile = graphDbPath(dataDirLayout(dataDir), ids.websiteId);
-    const graph = new Database(graphFile, { readonly: true, fileMustExist: true });
-    const pending = graph.prepare(`SELECT COUNT(*) FROM raw_items WHERE state = 'pending'`).pluck();
+    const pending = pendingItemsCounter(graphFile);
+    const graph = pending.graph;
     let lastLog = performance.now();
-    for (let left; (left = pending.get()) > 0;) {
+    for (let left; (left = pending.count()) > 0;) {
       if (performance.now() - lastLog > 15_000) {
         log(
           `  graph: ${left} pending, ${Math.round(performance.now() - t0)} ms, daemon peak ${daemonPeakRssMb(pid)} MB`,
@@ -416,7 +416,7 @@ async function runSize(n) {
         .map((r) => [r.state, r.n]),
     );
     const entities = graph.prepare('SELECT COUNT(*) FROM entities').pluck().get();
-    graph.close();
+    pending.close();
 
     const perItem = (ms) => round(ms / n, 4);
     failed = false;
