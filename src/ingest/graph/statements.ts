@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db } from '../../platform/storage/index.js';
+import { GRAPH_DB_OPTIONS, openDatabase, type Db } from '../../platform/storage/index.js';
 import { PROVENANCE_RANK, type ProvenanceMethod } from '../../platform/contract/index.js';
 import { FAMILY_ROOTS } from '../extract/index.js';
 
@@ -75,6 +75,16 @@ export const PENDING_RAW_SQL = `SELECT raw_content_id, item_type, item_id, body,
 const RESOLVED = (rel: string) =>
   `EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.to_ref) AND EXISTS (SELECT 1 FROM entities e WHERE e.id = ${rel}.from_entity_id)`;
 
+/**
+ * A graph file opened for the ingest writer thread: its statements are prepared before it is
+ * used in a transaction, so its statement journals stay in memory (graphStatements).
+ */
+export function openGraphWriter(file: string): Db {
+  const db = openDatabase(file, GRAPH_DB_OPTIONS);
+  graphStatements(db);
+  return db;
+}
+
 export function graphStatements(db: Db): GraphStatements {
   let s = cache.get(db);
   if (s) return s;
@@ -82,7 +92,7 @@ export function graphStatements(db: Db): GraphStatements {
   // page cache makes a 100,000-item graph write mostly cache misses. 64 MiB per graph connection.
   // A batch's multi-row statements journal into memory, not temporary files (A/B: docs/performance.md).
   // SQLite may refuse that change inside a transaction: a connection first used in one (an editorial
-  // change's) keeps the default; the ingest writer's is first used outside one.
+  // change's) keeps the default; the ingest writer thread's is first used outside one (openGraphWriter).
   if (!db.readonly) {
     db.pragma('cache_size = -65536');
     if (!db.inTransaction) db.pragma('temp_store = MEMORY');

@@ -1,9 +1,10 @@
 import { parentPort } from 'node:worker_threads';
-import { GRAPH_DB_OPTIONS, KeptConnections, openDatabase, type Db } from '../../platform/storage/index.js';
+import { KeptConnections, type Db } from '../../platform/storage/index.js';
 import { describeError } from './extract-row.js';
 import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
 import { writeBatch, writePendingBatch } from './process-raw-items.js';
+import { openGraphWriter } from './statements.js';
 import { WriteQueue } from './write-queue.js';
 import { beginWriterTurn, endWriterTurn, loopWantsTurn, type WriteTurn } from './write-turn.js';
 import { nameThread } from '../../platform/threads/index.js';
@@ -15,7 +16,7 @@ const queues = new WeakMap<Db, WriteQueue>();
  * file may hold them past that second). Opened again, it would start with a cold page cache.
  */
 const connections = new KeptConnections(
-  (file) => openDatabase(file, GRAPH_DB_OPTIONS),
+  (file) => openGraphWriter(file),
   1000,
   (db) => (queues.get(db)?.waitingWrites ?? 0) > 0,
 );

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FACT_SQL } from '../../../src/ingest/graph/reader.js';
-import { graphStatements } from '../../../src/ingest/graph/statements.js';
+import { graphStatements, openGraphWriter } from '../../../src/ingest/graph/statements.js';
 import { GRAPH_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
 import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { PROJECT_ROOT } from '../../helpers/paths.js';
@@ -78,6 +78,15 @@ describe("the graph writer's connection (src/ingest/graph/statements.ts)", () =>
     open.push(reader);
     graphStatements(reader);
     expect(reader.pragma('temp_store', { simple: true })).toBe(0); // DEFAULT
+  });
+
+  it("keeps the writer thread's statement journals in memory though it writes only inside transactions", () => {
+    const file = graph().name;
+    const writer = openGraphWriter(file);
+    open.push(writer);
+    writer.transaction(() => graphStatements(writer))();
+    expect(writer.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
+    expect(writer.pragma('cache_size', { simple: true })).toBe(-65536);
   });
 
   it('is usable when first asked for inside a transaction (an editorial change), where SQLite refuses temp_store', () => {
