@@ -2,17 +2,19 @@ import { parentPort } from 'node:worker_threads';
 import { extractRowsJson, type ExtractOutcome, type RawRow } from './extract-row.js';
 import type { FieldMapping } from '../../platform/contract/index.js';
 import type { WebsiteInfo } from '../../control/records/index.js';
-import { GRAPH_DB_OPTIONS, KeptConnections, openDatabase } from '../../platform/storage/index.js';
-import { PENDING_RAW_SQL } from './statements.js';
+import { GRAPH_DB_OPTIONS, INBOX_DB_OPTIONS, KeptConnections, openDatabase } from '../../platform/storage/index.js';
+import { rowsToExtract } from './inbox.js';
 import { warmUpRows } from './warm-up-pages.js';
 import { lowerThreadPriority, nameThread } from '../../platform/threads/index.js';
 
 /**
  * What the pool sends: one batch to extract, either its raw rows, or the graph file and the raw
- * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending).
+ * content ids, whose pending rows the worker reads itself (extraction-pool.ts extractPending);
+ * with `inboxFile`, rows still in the website's inbox are read there (the graph writer thread
+ * moves them with the batch).
  */
 export type ExtractRequest = { id: number; site: WebsiteInfo; mappings: FieldMapping[] } & (
-  { rows: RawRow[] } | { file: string; ids: string[] } | WarmUpRequest
+  { rows: RawRow[] } | { file: string; ids: string[]; inboxFile?: string } | WarmUpRequest
 );
 /**
  * Extract warm-up pages first to first + count - 1 (warm-up-pages.ts), the JIT's warm-up, and
@@ -44,20 +46,11 @@ export interface PendingExtraction {
 export type { ExtractOutcome };
 
 /**
- * Read-only connections (WAL: each read sees the last commit, whatever the writer is doing), kept for the next batch.
+ * Read-only connections to graph and inbox files (WAL: each read sees the last commit, whatever
+ * the writer is doing), kept for the next batch.
  */
 const connections = new KeptConnections((file) => openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true }), 1000);
-
-/** The pending raw_items rows among `ids`, in the order of `ids`. */
-function readPendingRows(file: string, ids: string[]): RawRow[] {
-  const byId = new Map(
-    (connections.get(file).prepare(PENDING_RAW_SQL).all(JSON.stringify(ids)) as RawRow[]).map((row) => [
-      row.raw_content_id,
-      row,
-    ]),
-  );
-  return ids.flatMap((id) => byId.get(id) ?? []);
-}
+const inboxes = new KeptConnections((file) => openDatabase(file, { ...INBOX_DB_OPTIONS, readonly: true }), 1000);
 
 /**
  * The JSON of the rows' PendingExtraction, their bodies left out,
@@ -88,7 +81,15 @@ parentPort?.on('message', (request: ExtractRequest) => {
   } else if ('rows' in request) {
     outcomes = extractRowsJson(request.rows, request.site, request.mappings);
   } else {
-    outcomes = pendingExtractionJson(readPendingRows(request.file, request.ids), request.site, request.mappings);
+    outcomes = pendingExtractionJson(
+      rowsToExtract(
+        connections.get(request.file),
+        request.inboxFile === undefined ? undefined : inboxes.get(request.inboxFile),
+        request.ids,
+      ),
+      request.site,
+      request.mappings,
+    );
   }
   parentPort!.postMessage({ id: request.id, outcomes } satisfies ExtractResponse);
 });

@@ -18,12 +18,25 @@ export interface ExtractionPool {
   /** Extracts each row in a worker; a bad item's error comes back in its slot. Rejects only when a worker fails. */
   extract(site: WebsiteInfo, mappings: FieldMapping[], rows: RawRow[]): Promise<ExtractOutcome[]>;
   /**
-   * extract() on the rows of `ids` still pending in the graph file `file`, which the worker reads
-   * (bodies are not sent back). Rejects when a worker fails or cannot read the file.
+   * extract() on the rows of `ids` still pending in the graph file `file`, or still in the inbox
+   * file `inboxFile` (moved with the batch when it is written), which the worker reads (bodies are
+   * not sent back). Rejects when a worker fails or cannot read the files.
    */
-  extractPending(site: WebsiteInfo, mappings: FieldMapping[], file: string, ids: string[]): Promise<PendingExtraction>;
+  extractPending(
+    site: WebsiteInfo,
+    mappings: FieldMapping[],
+    file: string,
+    ids: string[],
+    inboxFile?: string,
+  ): Promise<PendingExtraction>;
   /** extractPending() as the worker's JSON text, unread: for the graph writer thread, which reads it instead (graph-writer.ts). */
-  extractPendingText(site: WebsiteInfo, mappings: FieldMapping[], file: string, ids: string[]): Promise<string>;
+  extractPendingText(
+    site: WebsiteInfo,
+    mappings: FieldMapping[],
+    file: string,
+    ids: string[],
+    inboxFile?: string,
+  ): Promise<string>;
   /**
    * Extracts `pages` made-up pages in every worker (warm-up-pages.ts), so that V8 has optimised
    * the extractor before the first real batch (docs/graph.md "A warm start"). Stops early once a
@@ -163,13 +176,13 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       batchesAsked++,
       send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[]))
     ),
-    extractPending: (site, mappings, file, ids) => (
+    extractPending: (site, mappings, file, ids, inboxFile) => (
       batchesAsked++,
-      send({ id: nextId++, site, mappings, file, ids }, readPendingExtraction)
+      send({ id: nextId++, site, mappings, file, ids, inboxFile }, readPendingExtraction)
     ),
-    extractPendingText: (site, mappings, file, ids) => (
+    extractPendingText: (site, mappings, file, ids, inboxFile) => (
       batchesAsked++,
-      send({ id: nextId++, site, mappings, file, ids }, (text) => text)
+      send({ id: nextId++, site, mappings, file, ids, inboxFile }, (text) => text)
     ),
     async warmUp(pages) {
       keepIdleWorkers = true;

@@ -16,6 +16,8 @@ export interface GraphWrite {
   extracted: Extracted;
   /** RFC 3339 UTC time written to processed_at. */
   now: string;
+  /** The website's inbox file: the batch's rows still there are moved into raw_items in the batch's transaction. */
+  inboxFile?: string;
 }
 
 /** A batch's extraction: the pending rows and their outcomes, or the extraction worker's JSON text of them, which the writer thread reads. */

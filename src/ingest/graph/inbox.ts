@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { IngestItem } from '../../platform/contract/index.js';
-import { commitWithoutSync, syncCommits, type Db } from '../../platform/storage/index.js';
+import { commitWithoutSync, syncCommits, syncWalFile, type Db } from '../../platform/storage/index.js';
 import {
   decideRawItems,
   isNewerThan,
@@ -13,22 +13,48 @@ import {
   type WriteItemsOptions,
   type WriteOutcome,
 } from './raw-items.js';
+import { PENDING_RAW_SQL } from './statements.js';
 import { withWriteTurn } from './write-turn.js';
 
 /**
  * The inbox: where an ingest request writes what it accepts (graphs/<websiteId>.inbox.sqlite, a
  * database file of its own), so its acknowledgement never waits for the graph file's write lock,
  * which the graph writer thread holds for most of a large ingest (docs/ingest.md "The inbox").
- * Each content.ingest job first moves its rows into the graph's raw_items (moveFromInbox), then
- * works from there as before; the inbox row is deleted only once that move is on disk, and a
- * move done twice changes nothing (moveInboxRows: the inbox numbers the versions it accepts, and
- * raw_items keeps the number of the version it holds), so a crash between the two loses nothing.
- * Whatever needs items just accepted in raw_items (a delete, a snapshot) moves them first; the
- * sweep enqueues a job for those no job covers.
+ * A content.ingest job's extraction reads its rows here (rowsToExtract), and the graph writer
+ * moves each batch's rows into the graph's raw_items in the transaction that writes their
+ * extraction (writePendingBatch); the inbox row is deleted only once that move is on disk
+ * (forgetMovedInboxRows), and a move done twice changes nothing (moveInboxRows: the inbox numbers
+ * the versions it accepts, and raw_items keeps the number of the version it holds), so a crash
+ * between the two loses nothing. Whatever needs items just accepted in raw_items (a delete, a
+ * snapshot, a job without worker threads) moves them first (moveFromInbox); the sweep enqueues a
+ * job for those no job covers.
  */
 
 const COLUMNS =
   'raw_content_id, item_type, item_id, checksum, url, canonical_url, language, body, connector_id, received_at';
+
+/** An inbox row: an accepted item version and the number the inbox gave it. */
+export type InboxRow = RawRow & { seq: number };
+
+/** The inbox rows among a JSON array of raw content ids, with what extraction reads of a raw item (PENDING_RAW_SQL's columns). */
+const INBOX_PENDING_SQL = `SELECT raw_content_id, item_type, item_id, body, received_at FROM inbox_items
+  WHERE raw_content_id IN (SELECT value FROM json_each(?))`;
+
+/**
+ * What a batch extracts, in the order of `ids`: the rows still in the inbox (when given; the graph
+ * writer moves them with the batch) and the pending raw_items rows of the others (moved already:
+ * by a delete, a snapshot, or an earlier attempt of the job).
+ */
+export function rowsToExtract(graph: Db, inbox: Db | undefined, ids: readonly string[]): RawRow[] {
+  const byId = new Map<string, RawRow>();
+  const read = (db: Db, sql: string, which: readonly string[]) => {
+    for (const row of db.prepare(sql).all(JSON.stringify(which)) as RawRow[]) byId.set(row.raw_content_id, row);
+  };
+  if (inbox !== undefined) read(inbox, INBOX_PENDING_SQL, ids);
+  const moved = ids.filter((id) => !byId.has(id));
+  if (moved.length > 0) read(graph, PENDING_RAW_SQL, moved);
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
 /** Rows moved per graph transaction: a content.ingest job holds at most 500. */
 const MOVE_ROWS = 500;
 
@@ -41,6 +67,7 @@ interface InboxStatements {
   after: Database.Statement<unknown[]>;
   remove: Database.Statement<unknown[]>;
   rawIds: Database.Statement<unknown[]>;
+  versionsOf: Database.Statement<unknown[]>;
 }
 
 const statements = new WeakMap<Db, InboxStatements>();
@@ -61,6 +88,9 @@ function prepare(inbox: Db): InboxStatements {
       after: inbox.prepare(`SELECT seq, ${COLUMNS} FROM inbox_items WHERE seq > ? ORDER BY seq LIMIT ${MOVE_ROWS}`),
       remove: inbox.prepare(`DELETE FROM inbox_items WHERE seq IN (SELECT value FROM json_each(?))`),
       rawIds: inbox.prepare(`SELECT raw_content_id FROM inbox_items WHERE received_at <= ? ORDER BY seq`),
+      versionsOf: inbox.prepare(
+        `SELECT seq, item_type, item_id FROM inbox_items WHERE raw_content_id IN (SELECT value FROM json_each(?))`,
+      ),
     };
     statements.set(inbox, s);
   }
@@ -122,7 +152,7 @@ export function writeInboxItems(
   return run.immediate();
 }
 
-/** Which inbox rows to move: a job's raw content ids, the versions of some item ids, or every row. */
+/** Which inbox rows to move: some raw content ids, the versions of some item ids, or every row. */
 type InboxSelection = { rawContentIds: readonly string[] } | { itemIds: readonly string[] } | 'all';
 
 /**
@@ -153,6 +183,39 @@ export async function moveFromInbox(graph: Db, inbox: Db, which: InboxSelection)
     if (which !== 'all') return left;
     afterSeq = rows[rows.length - 1]!.seq;
   }
+}
+
+/** The inbox rows of these raw content ids, bodies included, oldest first (for moveInboxRows). */
+export function inboxRowsOf(inbox: Db, rawContentIds: readonly string[]): InboxRow[] {
+  return prepare(inbox).byRawIds.all(JSON.stringify(rawContentIds)) as InboxRow[];
+}
+
+/**
+ * Deletes the inbox rows among `rawContentIds` that the graph has taken in: moved by the graph
+ * writer thread with their batch (writePendingBatch), or passed by a tombstone or a later version.
+ * The graph's state is read first, then its WAL synced (the writer thread commits without an
+ * fsync), then the rows deleted: a row leaves the inbox only once the graph holds it on disk.
+ * A row the graph has not taken (its batch failed) stays for the job's next attempt or the sweep.
+ */
+export async function forgetMovedInboxRows(graph: Db, inbox: Db, rawContentIds: readonly string[]): Promise<number> {
+  const s = prepare(inbox);
+  const rows = s.versionsOf.all(JSON.stringify(rawContentIds)) as Array<
+    Pick<InboxRow, 'seq' | 'item_type' | 'item_id'>
+  >;
+  if (rows.length === 0) return 0;
+  const stored = storedRawRows(
+    graph,
+    rows.map((row) => ({ type: row.item_type, id: row.item_id }) as IngestItem),
+  );
+  const taken = rows.filter((row) => {
+    const existing = stored.get(itemKeyOf(row.item_type, row.item_id));
+    return existing !== undefined && (existing.state === 'tombstoned' || isNewerThan(existing, row.seq));
+  });
+  if (taken.length === 0) return 0;
+  await syncWalFile(graph.name);
+  // Not synced: a delete lost to a crash only makes the next move find rows the graph already holds.
+  commitWithoutSync(inbox, () => s.remove.run(JSON.stringify(taken.map((row) => row.seq))));
+  return taken.length;
 }
 
 /** The raw content ids in the inbox (accepted, not yet moved) received by `receivedAtMost` (RFC 3339), in the order accepted. */

@@ -11,6 +11,8 @@ import { GraphWriterStopped, type Extracted, type GraphWriter } from './graph-wr
 import { addResult, emptyResult, WARNED_LISTED, type ProcessRawItemsResult } from './run-result.js';
 import type { ItemErrorCode } from './item-errors.js';
 import { writeTurnOf } from './write-turn.js';
+import { inboxRowsOf, rowsToExtract, type InboxRow } from './inbox.js';
+import { moveInboxRows } from './raw-items.js';
 import { emptySearchTouched, mergeSearchTouched, refreshSearchDocs, type SearchTouched } from './search-docs.js';
 import { graphStatements } from './statements.js';
 import { WriteQueue } from './write-queue.js';
@@ -66,8 +68,8 @@ export function processRawItems(
  * processRawItems with extraction in worker threads: while this thread writes batch n, the pool
  * extracts the next ones. Batches are written through the database's write queue, which merges
  * those that wait at once (this run's and other runs' on the same graph) into one transaction.
- * The workers read the pending rows themselves from the graph file (this thread then never reads
- * the bodies nor copies them over); a database without a file sends them. Given a graph writer
+ * The workers read the rows themselves from the graph file, or from the inbox for rows still there
+ * (this thread then never reads the bodies nor copies them over); a database without a file sends them. Given a graph writer
  * thread (graph-writer.ts), a file's batches are written there instead, with a write queue of
  * its own, and this thread only passes the extraction worker's answer on to it, unread: the event
  * loop is then free for requests while the graph is written. A batch the writer thread could not
@@ -80,11 +82,21 @@ export async function processRawItemsConcurrently(
   db: Db,
   site: WebsiteInfo,
   rawContentIds: readonly string[],
-  options: ProcessRawItemsOptions & { pool: ExtractionPool; writer?: GraphWriter },
+  options: ProcessRawItemsOptions & {
+    pool: ExtractionPool;
+    writer?: GraphWriter;
+    /**
+     * The website's inbox, for a graph file: rows of `rawContentIds` still there are read from it
+     * and moved into raw_items by their batch's write (the caller deletes them there afterwards:
+     * forgetMovedInboxRows). Without it every row must be in raw_items already.
+     */
+    inbox?: Db;
+  },
 ): Promise<ProcessRawItemsResult> {
   const result = emptyResult();
   const file = db.memory || db.name === '' ? undefined : db.name;
   const writer = file === undefined ? undefined : options.writer;
+  const inbox = file === undefined ? undefined : options.inbox;
   const batches = batchesOf(rawContentIds, options);
   const mappings = options.mappings ?? [];
   const start = (batch: string[]) => {
@@ -92,25 +104,37 @@ export async function processRawItemsConcurrently(
     if (file === undefined) {
       const rows = readPending(db, batch);
       extraction = options.pool.extract(site, mappings, rows).then((outcomes) => ({ rows, outcomes }));
-    } else if (writer) extraction = options.pool.extractPendingText(site, mappings, file, batch);
-    else extraction = options.pool.extractPending(site, mappings, file, batch);
+    } else if (writer) extraction = options.pool.extractPendingText(site, mappings, file, batch, inbox?.name);
+    else extraction = options.pool.extractPending(site, mappings, file, batch, inbox?.name);
     // A worker that fails leaves its batch to this thread (caught
     // at once: a rejection not yet awaited would end the process).
     return { batch, extraction: extraction.catch(() => null) };
   };
   const inFlight = batches.slice(0, options.pool.size + 1).map(start);
-  const writeHere = (batch: string[], extracted: PendingExtraction) =>
-    writeQueueOf(db).write(batch.length, () => writePendingBatch(db, site, batch, extracted, options.now));
+  const writeHere = (batch: string[], extracted: PendingExtraction) => {
+    const moves = inbox ? inboxRowsOf(inbox, batch) : [];
+    return writeQueueOf(db).write(batch.length, () =>
+      writePendingBatch(db, site, batch, extracted, options.now, moves),
+    );
+  };
   const writes: Array<Promise<void>> = [];
   let failure: { error: unknown } | undefined;
   for (let next = inFlight.length; inFlight.length > 0 && failure === undefined; next++) {
     const { batch, extraction } = inFlight.shift()!;
     const done = await extraction;
-    const extracted = done ?? extractHere(db, site, mappings, batch);
+    const extracted = done ?? extractHere(db, site, mappings, batch, inbox);
     if (next < batches.length) inFlight.push(start(batches[next]!));
     const written = writer
       ? writer
-          .write({ file: file!, turn: writeTurnOf(db), site, batch, extracted, now: options.now })
+          .write({
+            file: file!,
+            turn: writeTurnOf(db),
+            site,
+            batch,
+            extracted,
+            now: options.now,
+            inboxFile: inbox?.name,
+          })
           .catch((error: unknown) => {
             if (!(error instanceof GraphWriterStopped)) throw error;
             return writeHere(batch, typeof extracted === 'string' ? readPendingExtraction(extracted) : extracted);
@@ -134,15 +158,22 @@ export async function processRawItemsConcurrently(
   return result;
 }
 
-/** The batch's pending rows, read and extracted in this thread (when its extraction worker failed). */
-function extractHere(db: Db, site: WebsiteInfo, mappings: FieldMapping[], batch: readonly string[]): PendingExtraction {
-  const rows = readPending(db, batch);
+/** The batch's rows (in the inbox, or pending), read and extracted in this thread (when its extraction worker failed). */
+function extractHere(
+  db: Db,
+  site: WebsiteInfo,
+  mappings: FieldMapping[],
+  batch: readonly string[],
+  inbox: Db | undefined,
+): PendingExtraction {
+  const rows = rowsToExtract(db, inbox, batch);
   return { rows, outcomes: extractRows(rows, site, mappings) };
 }
 
 /**
- * One batch's write, inside the write transaction: merges the extracted rows still pending and
- * marks them processed or failed. Returns what it did (added to the run's result once committed).
+ * One batch's write, inside the write transaction: moves the batch's rows still in the inbox
+ * (`moves`, read from it beforehand) into raw_items, then merges the extracted rows still pending
+ * and marks them processed or failed. Returns what it did (added to the run's result once committed).
  */
 export function writePendingBatch(
   db: Db,
@@ -150,7 +181,9 @@ export function writePendingBatch(
   batch: readonly string[],
   extracted: PendingExtraction,
   now: string,
+  moves: readonly InboxRow[] = [],
 ): ProcessRawItemsResult {
+  if (moves.length > 0) moveInboxRows(db, moves);
   const part = emptyResult();
   const stillPending = new Set(graphStatements(db).pendingIds.all(JSON.stringify(batch)) as string[]);
   const current = extracted.rows.flatMap((row, i) =>

@@ -6,7 +6,7 @@ import { sharedGraphWriter, type GraphWriter } from './graph-writer.js';
 import { withWriteTurn } from './write-turn.js';
 import { processRawItems, processRawItemsConcurrently, type ProcessRawItemsResult } from './process-raw-items.js';
 import { compactGraph, removeItem } from './remove-item.js';
-import { compactInbox, moveFromInbox } from './inbox.js';
+import { compactInbox, forgetMovedInboxRows, moveFromInbox } from './inbox.js';
 
 /**
  * What one content.ingest run works on: the job's payload,
@@ -46,10 +46,11 @@ export interface ContentIngestOutcome extends ProcessRawItemsResult {
 
 /**
  * Runs one content.ingest job: removes tombstoned items (gdpr_erasure erases them and compacts
- * the file), moves its raw items from the inbox into the graph (src/ingest/graph/inbox.ts),
- * then extracts and merges the pending raw items, extracting in worker threads and
- * writing in the graph writer thread (processRawItemsConcurrently). A website deleted since the
- * job was queued is a no-op.
+ * the file), then extracts and merges its raw items, extracting in worker threads and writing in
+ * the graph writer thread (processRawItemsConcurrently): each batch's write moves its rows from
+ * the inbox into the graph (src/ingest/graph/inbox.ts), and once the graph holds them on disk the
+ * job deletes them from the inbox. Without workers (from the sources) they are moved first. A
+ * website deleted since the job was queued is a no-op.
  */
 export async function runContentIngestJob(
   job: ContentIngestInput,
@@ -74,8 +75,14 @@ export async function runContentIngestJob(
     // The erased items' versions left the inbox when the delete moved them into the graph.
     if (erase) compactInbox(services.graphs.inbox(job.website_id));
   }
-  if (job.raw_content_ids.length > 0)
-    await moveFromInbox(db, services.graphs.inbox(job.website_id), { rawContentIds: job.raw_content_ids });
+  const inbox = services.graphs.inbox(job.website_id);
+  const pool = services.extraction === undefined ? sharedExtractionPool() : services.extraction;
+  const writer = (services.writer === undefined ? sharedGraphWriter() : services.writer) ?? undefined;
+  // With extraction in workers on a graph file, each batch's write moves its rows from the inbox
+  // (no write turn of its own); otherwise they are moved first.
+  const movedByBatches = Boolean(pool) && !db.memory && db.name !== '';
+  if (job.raw_content_ids.length > 0 && !movedByBatches)
+    await moveFromInbox(db, inbox, { rawContentIds: job.raw_content_ids });
   const now = new Date(services.now()).toISOString();
   const onItemFailures = services.onItemFailures;
   const options = {
@@ -87,11 +94,15 @@ export async function runContentIngestJob(
         }
       : undefined,
   };
-  const pool = services.extraction === undefined ? sharedExtractionPool() : services.extraction;
-  const writer = (services.writer === undefined ? sharedGraphWriter() : services.writer) ?? undefined;
   const result = pool
-    ? await processRawItemsConcurrently(db, site, job.raw_content_ids, { ...options, pool, writer })
+    ? await processRawItemsConcurrently(db, site, job.raw_content_ids, {
+        ...options,
+        pool,
+        writer,
+        ...(movedByBatches ? { inbox } : {}),
+      })
     : processRawItems(db, site, job.raw_content_ids, options);
+  if (movedByBatches) await forgetMovedInboxRows(db, inbox, job.raw_content_ids);
   if (result.failed > 0)
     services.logger.warn(
       { websiteId: site.websiteId, failed: result.failed, failures: result.failures.slice(0, 5) },

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { KeptConnections, type Db } from '../../platform/storage/index.js';
+import { INBOX_DB_OPTIONS, KeptConnections, openDatabase, type Db } from '../../platform/storage/index.js';
+import { inboxRowsOf } from './inbox.js';
 import { describeError } from './extract-row.js';
 import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
@@ -20,6 +21,8 @@ const connections = new KeptConnections(
   1000,
   (db) => (queues.get(db)?.waitingWrites ?? 0) > 0,
 );
+/** Each inbox file's connection, read-only: the writer reads the rows it moves with a batch. */
+const inboxes = new KeptConnections((file) => openDatabase(file, { ...INBOX_DB_OPTIONS, readonly: true }), 1000);
 /**
  * Each connection's write turn, the one its last request came with
  * (the event loop's connection to a file may be opened again).
@@ -65,8 +68,11 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
     turns.set(db, request.turn);
     const extracted =
       typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
+    const moves = request.inboxFile === undefined ? [] : inboxRowsOf(inboxes.get(request.inboxFile), request.batch);
     queueOf(db)
-      .write(request.batch.length, () => writePendingBatch(db, request.site, request.batch, extracted, request.now))
+      .write(request.batch.length, () =>
+        writePendingBatch(db, request.site, request.batch, extracted, request.now, moves),
+      )
       .then(
         (result) => answer({ id: request.id, result }),
         (error: unknown) => answer(failed(request.id, error)),

@@ -100,11 +100,26 @@ export async function commitDurably<T>(db: Db, write: () => T, wroteRows: (resul
   return result;
 }
 
-async function syncWal(db: Db): Promise<void> {
-  const wal = await open(`${db.name}-wal`, 'r');
+/**
+ * Resolves once every commit made to the database file before this call, by any connection (the
+ * graph writer thread's, which commit with synchronous=NORMAL), is on disk: fdatasync of its WAL.
+ * Without a WAL file there is nothing to sync (a checkpoint syncs the database file first).
+ */
+export async function syncWalFile(file: string): Promise<void> {
+  let wal;
+  try {
+    wal = await open(`${file}-wal`, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
   try {
     await wal.datasync();
   } finally {
     await wal.close();
   }
+}
+
+function syncWal(db: Db): Promise<void> {
+  return syncWalFile(db.name);
 }

@@ -28,7 +28,7 @@ export { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
 export { INBOX_MIGRATIONS } from './migrations/inbox/index.js';
 export { SchemaTooNewError, isBusyError, openDatabase, writeWithoutWaiting } from './sqlite.js';
 export type { Db } from './sqlite.js';
-export { commitDurably, commitWithoutSync, syncCommits } from './durable-commit.js';
+export { commitDurably, commitWithoutSync, syncCommits, syncWalFile } from './durable-commit.js';
 export { writeFileAtomic } from './write-file-atomic.js';
 export { assertFreeSpace, createFreeSpaceGuard } from './free-space.js';
 export type { FreeSpaceGuard, StatfsReader } from './free-space.js';

@@ -149,5 +149,15 @@ describe('a daemon killed mid-request', () => {
       { timeoutMs: 30_000 },
     );
     expect(held()).toHaveLength(50);
+    // Once the graph holds them on disk, the jobs delete them from the inbox.
+    const inboxed = () => {
+      const inbox = new Database(join(temp.dir, 'graphs', `${websiteId}.inbox.sqlite`), { readonly: true });
+      try {
+        return inbox.prepare(`SELECT COUNT(*) FROM inbox_items WHERE item_id LIKE 'acked:%'`).pluck().get();
+      } finally {
+        inbox.close();
+      }
+    };
+    await poll(() => (inboxed() === 0 ? true : undefined), 'the inbox emptied', { timeoutMs: 30_000 });
   }, 90_000);
 });

@@ -18,10 +18,12 @@ import {
   writeQueueOf,
 } from '../../../src/ingest/graph/process-raw-items.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
+import { forgetMovedInboxRows, moveFromInbox, writeInboxItems } from '../../../src/ingest/graph/inbox.js';
+import { INBOX_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
 import { removeItem } from '../../../src/ingest/graph/remove-item.js';
 import { writeTurnOf } from '../../../src/ingest/graph/write-turn.js';
 import { emptySearchTouched, refreshSearchDocs } from '../../../src/ingest/graph/search-docs.js';
-import type { Db } from '../../../src/platform/storage/sqlite.js';
+import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { trustScore } from '../../../src/control/records/website-info.js';
 import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
 import { readIndexedDocuments } from '../../output/knowledge/search-helpers.js';
@@ -376,6 +378,106 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
       expect(tables(fallback.db)).toEqual(tables(inThread.db));
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('processRawItemsConcurrently with the inbox (runs the build: npm run build)', () => {
+  /** Accepts the items into the graph's inbox, as an ingest request does; their raw content ids. */
+  const accept = (g: TempGraph, inbox: Db, items: IngestItem[]): string[] =>
+    writeInboxItems(g.db, inbox, items, (i) => JSON.stringify(items[i]), {
+      connectorId: 'conn_1',
+      defaultLanguage: 'en',
+      receivedAt: RECEIVED,
+    }).flatMap((o) => (o.status === 'accepted' ? [o.rawContentId] : []));
+  const inboxOf = (g: TempGraph): Db => {
+    const inbox = openDatabase(g.file.replace(/\.sqlite$/, '.inbox.sqlite'), INBOX_DB_OPTIONS);
+    inboxes.push(inbox);
+    return inbox;
+  };
+  const inboxes: Db[] = [];
+  afterEach(() => {
+    for (const db of inboxes.splice(0)) db.close();
+  });
+  const inboxCount = (inbox: Db) => inbox.prepare('SELECT COUNT(*) FROM inbox_items').pluck().get();
+
+  it.each([
+    ['this thread', false],
+    ['the graph writer thread', true],
+  ])(
+    'writing in %s, moves each batch from the inbox with its write: the same graph as moving first, and the rows leave the inbox once the graph holds them',
+    async (_, threaded) => {
+      const [movedFirst, withBatches] = [graph(), graph()];
+      const items = Array.from({ length: 20 }, (_, i) => page(i, 0));
+      const first = inboxOf(movedFirst);
+      const a = accept(movedFirst, first, items);
+      await moveFromInbox(movedFirst.db, first, { rawContentIds: a });
+      const expected = processRawItems(movedFirst.db, site, a, { now: RECEIVED, batchSize: 8 });
+
+      const inbox = inboxOf(withBatches);
+      const b = accept(withBatches, inbox, items);
+      // Item 3 was moved already (as a delete or a snapshot moves rows): read from raw_items instead.
+      await moveFromInbox(withBatches.db, inbox, { itemIds: ['3'] });
+      const pool = createExtractionPool({ size: 2, workerUrl: extractWorkerUrl() });
+      const writer = threaded ? createGraphWriter({ workerUrl: writeWorkerUrl() }) : undefined;
+      try {
+        const result = await processRawItemsConcurrently(withBatches.db, site, b, {
+          now: RECEIVED,
+          batchSize: 8,
+          pool,
+          writer,
+          inbox,
+        });
+        const withoutIds = (r: typeof result) => ({ ...r, failures: r.failures.map(({ rawContentId: _, ...f }) => f) });
+        expect(withoutIds(result)).toEqual(withoutIds(expected));
+        expect(result).toMatchObject({ processed: 20, failed: 0 });
+        expect(tables(withBatches.db)).toEqual(tables(movedFirst.db));
+        expect(inboxCount(inbox)).toBe(19);
+        expect(await forgetMovedInboxRows(withBatches.db, inbox, b)).toBe(19);
+        expect(inboxCount(inbox)).toBe(0);
+
+        // Two versions of item 4 wait in the inbox; the newer one's job runs first. The older
+        // one's batch then moves nothing and writes nothing, and its row leaves the inbox.
+        const [older] = accept(withBatches, inbox, [page(4, 1)]);
+        const [newer] = accept(withBatches, inbox, [page(4, 2)]);
+        const run = (ids: string[]) =>
+          processRawItemsConcurrently(withBatches.db, site, ids, { now: RECEIVED, pool, writer, inbox });
+        expect(await run([newer!])).toMatchObject({ processed: 1 });
+        expect(await run([older!])).toMatchObject({ processed: 0 });
+        expect(
+          withBatches.db
+            .prepare(`SELECT value FROM fact_candidates WHERE item_key = 'product:4' AND predicate = 'price'`)
+            .pluck()
+            .get(),
+        ).toBe('14.2');
+        expect(withBatches.db.prepare(`SELECT raw_content_id FROM raw_items WHERE item_id = '4'`).pluck().get()).toBe(
+          newer,
+        );
+        expect(await forgetMovedInboxRows(withBatches.db, inbox, [older!, newer!])).toBe(2);
+        expect(inboxCount(inbox)).toBe(0);
+      } finally {
+        await Promise.all([pool.close(), writer?.close()]);
+      }
+    },
+  );
+
+  it("keeps in the inbox the rows of a batch whose write failed, for the job's next attempt", async () => {
+    const g = graph();
+    const inbox = inboxOf(g);
+    const ids = accept(g, inbox, [page(1, 0), page(2, 0)]);
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
+    // A table the batch writes is gone: its transaction fails and rolls back, the moves with it.
+    g.db.exec('DROP TABLE chunks');
+    try {
+      await expect(
+        processRawItemsConcurrently(g.db, site, ids, { now: RECEIVED, pool, writer, inbox }),
+      ).rejects.toThrow();
+      expect(g.db.prepare('SELECT COUNT(*) FROM raw_items').pluck().get()).toBe(0);
+      expect(await forgetMovedInboxRows(g.db, inbox, ids)).toBe(0);
+      expect(inboxCount(inbox)).toBe(2);
+    } finally {
+      await Promise.all([pool.close(), writer.close()]);
     }
   });
 });
