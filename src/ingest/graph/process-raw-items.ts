@@ -111,12 +111,10 @@ export async function processRawItemsConcurrently(
     return { batch, extraction: extraction.catch(() => null) };
   };
   const inFlight = batches.slice(0, options.pool.size + 1).map(start);
-  const writeHere = (batch: string[], extracted: PendingExtraction) => {
-    const moves = inbox ? inboxRowsOf(inbox, batch) : [];
-    return writeQueueOf(db).write(batch.length, () =>
-      writePendingBatch(db, site, batch, extracted, options.now, moves),
+  const writeHere = (batch: string[], extracted: PendingExtraction) =>
+    writeQueueOf(db).write(batch.length, () =>
+      writePendingBatch(db, site, batch, extracted, options.now, inbox ? inboxRowsOf(inbox, batch) : []),
     );
-  };
   const writes: Array<Promise<void>> = [];
   let failure: { error: unknown } | undefined;
   for (let next = inFlight.length; inFlight.length > 0 && failure === undefined; next++) {

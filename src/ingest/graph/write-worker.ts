@@ -68,10 +68,12 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
     turns.set(db, request.turn);
     const extracted =
       typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
-    const moves = request.inboxFile === undefined ? [] : inboxRowsOf(inboxes.get(request.inboxFile), request.batch);
+    // The inbox rows are read when the batch's turn comes, so batches waiting hold no bodies.
+    const moves = () =>
+      request.inboxFile === undefined ? [] : inboxRowsOf(inboxes.get(request.inboxFile), request.batch);
     queueOf(db)
       .write(request.batch.length, () =>
-        writePendingBatch(db, request.site, request.batch, extracted, request.now, moves),
+        writePendingBatch(db, request.site, request.batch, extracted, request.now, moves()),
       )
       .then(
         (result) => answer({ id: request.id, result }),
