@@ -3,10 +3,10 @@ import type { IngestItem } from '../../platform/contract/index.js';
 import { commitWithoutSync, syncCommits, syncWalFile, type Db } from '../../platform/storage/index.js';
 import {
   decideRawItems,
-  isNewerThan,
   itemKeyOf,
   moveInboxRows,
   storedRawRows,
+  supersedes,
   unchangedOutcomes,
   type RawRow,
   type StoredRow,
@@ -109,7 +109,7 @@ function storedVersions(graph: Db, inbox: Db, items: readonly IngestItem[]): Map
   for (const row of rows) {
     const key = itemKeyOf(row.item_type, row.item_id);
     const existing = stored.get(key);
-    if (existing?.state === 'tombstoned' || (existing && isNewerThan(existing, row.seq))) continue;
+    if (supersedes(existing, row.seq)) continue;
     stored.set(key, {
       raw_content_id: row.raw_content_id,
       checksum: row.checksum,
@@ -205,12 +205,9 @@ export async function forgetMovedInboxRows(graph: Db, inbox: Db, rawContentIds: 
   if (rows.length === 0) return 0;
   const stored = storedRawRows(
     graph,
-    rows.map((row) => ({ type: row.item_type, id: row.item_id }) as IngestItem),
+    rows.map((row) => ({ type: row.item_type, id: row.item_id })),
   );
-  const taken = rows.filter((row) => {
-    const existing = stored.get(itemKeyOf(row.item_type, row.item_id));
-    return existing !== undefined && (existing.state === 'tombstoned' || isNewerThan(existing, row.seq));
-  });
+  const taken = rows.filter((row) => supersedes(stored.get(itemKeyOf(row.item_type, row.item_id)), row.seq));
   if (taken.length === 0) return 0;
   await syncWalFile(graph.name);
   // Not synced: a delete lost to a crash only makes the next move find rows the graph already holds.

@@ -72,7 +72,7 @@ export interface WriteItemsOptions {
 type FoundRow = StoredRow & { item_type: string; item_id: string };
 
 /** The stored rows of the items' (type, id) pairs, by type and id (one statement). */
-function findStored(s: Statements, items: readonly IngestItem[]): Map<string, StoredRow> {
+function findStored(s: Statements, items: ReadonlyArray<{ type: string; id: string }>): Map<string, StoredRow> {
   const stored = new Map<string, StoredRow>();
   for (const row of s.findAll.all(JSON.stringify(items.map((item) => [item.type, item.id]))) as FoundRow[])
     stored.set(itemKeyOf(row.item_type, row.item_id), row);
@@ -96,7 +96,7 @@ export function unchangedOutcomes(stored: Map<string, StoredRow>, items: readonl
 }
 
 /** The stored rows of the items' (type, id) pairs in the graph's raw_items, keyed by itemKeyOf. */
-export function storedRawRows(db: Db, items: readonly IngestItem[]): Map<string, StoredRow> {
+export function storedRawRows(db: Db, items: ReadonlyArray<{ type: string; id: string }>): Map<string, StoredRow> {
   return findStored(prepare(db), items);
 }
 
@@ -190,16 +190,20 @@ export function moveInboxRows(db: Db, rows: ReadonlyArray<RawRow & { seq: number
   let moved = 0;
   for (const row of rows) {
     const existing = s.findOne.get(row.item_type, row.item_id) as StoredRow | undefined;
-    if (existing?.state === 'tombstoned' || (existing && isNewerThan(existing, row.seq))) continue;
+    if (supersedes(existing, row.seq)) continue;
     storeRawRow(s, row, row.seq, existing !== undefined);
     moved++;
   }
   return moved;
 }
 
-/** Whether a stored row is inbox version `seq` or a later one (a row with no inbox number is older than any). */
-export function isNewerThan(stored: Pick<StoredRow, 'accepted_seq'>, seq: number): boolean {
-  return stored.accepted_seq !== null && stored.accepted_seq >= seq;
+/**
+ * Whether the graph's row of an item makes inbox version `seq` of it obsolete: the item is
+ * tombstoned, or the row holds that version or a later one (a row with no inbox number is older than any).
+ */
+export function supersedes(stored: Pick<StoredRow, 'state' | 'accepted_seq'> | undefined, seq: number): boolean {
+  if (stored === undefined) return false;
+  return stored.state === 'tombstoned' || (stored.accepted_seq !== null && stored.accepted_seq >= seq);
 }
 
 /** The columns of an accepted item version. */
