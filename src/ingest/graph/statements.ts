@@ -82,14 +82,35 @@ const RESOLVED = (rel: string) =>
 export function openGraphWriter(file: string): Db {
   const db = openDatabase(file, GRAPH_DB_OPTIONS);
   graphStatements(db);
+  fitWriterCache(db);
   return db;
+}
+
+const MIB = 1024;
+/** The graph writer's page cache, in KiB, for a graph file of `fileBytes`: a quarter of it, 64 to 256 MiB. */
+export function writerCacheKib(fileBytes: number): number {
+  return Math.min(256 * MIB, Math.max(64 * MIB, Math.floor(fileBytes / 4 / 1024)));
+}
+
+/**
+ * Sizes the graph writer's page cache to its file (writerCacheKib), asked before each write
+ * transaction as the file grows. The writer's inserts land all over the indexes (hashed keys),
+ * about a seventh of a graph file: a cache that holds them reads little back from the OS, where
+ * 64 MiB holds a fraction of them from a few tens of thousands of pages (docs/performance.md).
+ */
+export function fitWriterCache(db: Db): void {
+  const bytes =
+    (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+  const kib = writerCacheKib(bytes);
+  if (db.pragma('cache_size', { simple: true }) !== -kib) db.pragma(`cache_size = -${kib}`);
 }
 
 export function graphStatements(db: Db): GraphStatements {
   let s = cache.get(db);
   if (s) return s;
   // Item keys and record ids are hashes, so inserts land all over the B-trees; the default 2 MiB
-  // page cache makes a 100,000-item graph write mostly cache misses. 64 MiB per graph connection.
+  // page cache makes a 100,000-item graph write mostly cache misses. 64 MiB per graph connection
+  // (the ingest writer thread's grows with its file: fitWriterCache).
   // A batch's multi-row statements journal into memory, not temporary files (A/B: docs/performance.md).
   // SQLite may refuse that change inside a transaction: a connection first used in one (an editorial
   // change's) keeps the default; the ingest writer thread's is first used outside one (openGraphWriter).

@@ -5,7 +5,7 @@ import { describeError } from './extract-row.js';
 import { readPendingExtraction } from './extraction-pool.js';
 import type { GraphWriteRequest, GraphWriteResponse } from './graph-writer.js';
 import { writeBatch, writePendingBatch } from './process-raw-items.js';
-import { openGraphWriter } from './statements.js';
+import { fitWriterCache, openGraphWriter } from './statements.js';
 import { WriteQueue } from './write-queue.js';
 import { beginWriterTurn, endWriterTurn, loopWantsTurn, type WriteTurn } from './write-turn.js';
 import { nameThread } from '../../platform/threads/index.js';
@@ -39,6 +39,7 @@ function queueOf(db: Db): WriteQueue {
     queue = new WriteQueue(
       (writes) => {
         const turn = turns.get(db)!;
+        fitWriterCache(db);
         beginWriterTurn(turn);
         try {
           writeBatch(db, writes);

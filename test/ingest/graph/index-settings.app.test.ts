@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FACT_SQL } from '../../../src/ingest/graph/reader.js';
-import { graphStatements, openGraphWriter } from '../../../src/ingest/graph/statements.js';
+import {
+  fitWriterCache,
+  graphStatements,
+  openGraphWriter,
+  writerCacheKib,
+} from '../../../src/ingest/graph/statements.js';
 import { GRAPH_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
 import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { PROJECT_ROOT } from '../../helpers/paths.js';
@@ -87,6 +92,29 @@ describe("the graph writer's connection (src/ingest/graph/statements.ts)", () =>
     writer.transaction(() => graphStatements(writer))();
     expect(writer.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
     expect(writer.pragma('cache_size', { simple: true })).toBe(-65536);
+  });
+
+  it("sizes the writer thread's page cache to a quarter of the file, from 64 to 256 MiB", () => {
+    const MiB = 1024 * 1024;
+    expect(writerCacheKib(0)).toBe(65536);
+    expect(writerCacheKib(256 * MiB)).toBe(65536);
+    expect(writerCacheKib(512 * MiB)).toBe(131072);
+    expect(writerCacheKib(900 * MiB)).toBe(230400);
+    expect(writerCacheKib(1024 * MiB)).toBe(262144);
+    expect(writerCacheKib(20 * 1024 * MiB)).toBe(262144);
+  });
+
+  it("sets the writer thread's page cache from its file when it opens and again when asked (before each transaction)", () => {
+    const file = graph().name;
+    const writer = openGraphWriter(file);
+    open.push(writer);
+    const bytes =
+      (writer.pragma('page_count', { simple: true }) as number) *
+      (writer.pragma('page_size', { simple: true }) as number);
+    expect(writer.pragma('cache_size', { simple: true })).toBe(-writerCacheKib(bytes));
+    writer.pragma('cache_size = -2000');
+    fitWriterCache(writer);
+    expect(writer.pragma('cache_size', { simple: true })).toBe(-writerCacheKib(bytes));
   });
 
   it('is usable when first asked for inside a transaction (an editorial change), where SQLite refuses temp_store', () => {
