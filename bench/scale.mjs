@@ -202,8 +202,10 @@ async function runSize(n) {
     const generateMs = performance.now() - generateStart;
     log(`  ${n} pages generated in ${Math.round(generateMs)} ms (${(payloadBytes / 1048576).toFixed(0)} MB)`);
 
-    // The general limit and the node files' per-address limit would answer the reads 429.
+    // The general limit and the node files' per-address limit would answer the reads 429, and the
+    // connector's ingest limit (600 requests a minute) a push of more than about 300,000 pages.
     process.env.NODECTL_RATE_LIMIT_PER_MINUTE = '1000000';
+    process.env.NODECTL_INGEST_RATE_LIMIT_PER_MINUTE = '1000000';
     process.env.NODECTL_NODE_RATE_LIMIT_PER_MINUTE = '10000000';
     daemon = await startBenchDaemon(dataDir, {
       bin: BIN,
