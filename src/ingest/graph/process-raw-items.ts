@@ -232,7 +232,8 @@ function batchesOf(rawContentIds: readonly string[], options: ProcessRawItemsOpt
  * writes is derived from raw_items rows it marks processed in the same transaction, so a commit
  * lost to a power cut leaves them pending and the daemon's start-up sweep processes them again.
  * The connection keeps up to GRAPH_WAL_AUTOCHECKPOINT_BYTES of WAL before a commit checkpoints
- * (copies the WAL into the file and fsyncs it): at SQLite's default most batches did.
+ * (copies the WAL into the file and fsyncs it): at SQLite's default most batches did. The graph
+ * writer thread's connection leaves its checkpoints to a thread of their own (wal-checkpoints.ts).
  */
 export function writeBatch(db: Db, write: () => void): void {
   raiseWalAutocheckpoint(db);

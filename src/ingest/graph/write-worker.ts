@@ -9,15 +9,22 @@ import { fitWriterCache, openGraphWriter } from './statements.js';
 import { WriteQueue } from './write-queue.js';
 import { beginWriterTurn, endWriterTurn, loopWantsTurn, type WriteTurn } from './write-turn.js';
 import { nameThread } from '../../platform/threads/index.js';
+import { WalCheckpoints } from './wal-checkpoints.js';
 
 const queues = new WeakMap<Db, WriteQueue>();
+/** The graph files' WAL checkpoints, run beside the writes in a thread of their own. */
+const checkpoints = new WalCheckpoints();
 /**
  * Each graph file's connection, kept between batches: closed a second after its last request came
  * or its last transaction ended, unless writes still wait for it (a long transaction on another
  * file may hold them past that second). Opened again, it would start with a cold page cache.
  */
 const connections = new KeptConnections(
-  (file) => openGraphWriter(file),
+  (file) => {
+    const db = openGraphWriter(file);
+    checkpoints.handOff(db);
+    return db;
+  },
   1000,
   (db) => (queues.get(db)?.waitingWrites ?? 0) > 0,
 );
@@ -48,6 +55,7 @@ function queueOf(db: Db): WriteQueue {
           // A transaction can outlast the idle time: the next batch keeps the page cache.
           connections.touch(db.name);
         }
+        checkpoints.afterCommit(db.name);
       },
       // A write of the event loop waiting for this file (a move from the inbox, a delete) ends a merged transaction after the write under way.
       () => loopWantsTurn(turns.get(db)!),

@@ -18,6 +18,8 @@ export {
 export type { DataDirLayout } from './data-dir.js';
 export {
   GRAPH_DB_OPTIONS,
+  GRAPH_WAL_AUTOCHECKPOINT_BYTES,
+  GRAPH_WAL_KEPT_BYTES,
   GraphDbPool,
   INBOX_DB_OPTIONS,
   raiseInboxSequence,
