@@ -34,6 +34,17 @@ function writer(url: URL = checkpointWorkerUrl()) {
   return { graph, checkpoints, commit, bytes, rows: () => next };
 }
 
+/** Commits transactions of about 0.65 MiB while `more(t)`, `pauseMs` apart; returns the largest WAL file seen. */
+async function writeWhile(w: ReturnType<typeof writer>, more: (t: number) => boolean, pauseMs: number) {
+  let largest = 0;
+  for (let t = 0; more(t); t++) {
+    w.commit(40);
+    largest = Math.max(largest, w.bytes('-wal'));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  return largest;
+}
+
 describe('the graph writer thread hands its WAL checkpoints to a thread of their own (wal-checkpoints.ts)', () => {
   it('sets the writer connection to checkpoint itself only past four times the bound, and to cut its WAL back to 64 MiB', () => {
     const { graph } = writer();
@@ -57,14 +68,10 @@ describe('the graph writer thread hands its WAL checkpoints to a thread of their
   });
 
   it('keeps the WAL bounded while the writer writes without a pause, and loses no row', async () => {
-    const { graph, checkpoints, commit, bytes, rows } = writer();
-    let largest = 0;
-    // About 0.65 MiB a transaction, until the thread has answered a few times (it starts in some 50 ms).
-    for (let t = 0; t < 1000 && (t < 60 || checkpoints.stats.answered < 3); t++) {
-      commit(40);
-      largest = Math.max(largest, bytes('-wal'));
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
+    const w = writer();
+    const { graph, checkpoints, rows } = w;
+    // Until the thread has answered a few times (it starts in some 50 ms).
+    const largest = await writeWhile(w, (t) => t < 1000 && (t < 60 || checkpoints.stats.answered < 3), 1);
     expect(checkpoints.stats.answered).toBeGreaterThanOrEqual(3);
     expect(checkpoints.stats.failed).toBe(0);
     // The writer's own checkpoint past 4 MiB starts the WAL over at a later write: at most one transaction past it.
@@ -73,13 +80,9 @@ describe('the graph writer thread hands its WAL checkpoints to a thread of their
   });
 
   it('goes on writing, its WAL bounded by the fallback, when the checkpoint thread cannot start', async () => {
-    const { graph, checkpoints, commit, bytes, rows } = writer(new URL('./no-such-worker.js', checkpointWorkerUrl()));
-    let largest = 0;
-    for (let t = 0; t < 30; t++) {
-      commit(40);
-      largest = Math.max(largest, bytes('-wal'));
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    const w = writer(new URL('./no-such-worker.js', checkpointWorkerUrl()));
+    const { graph, checkpoints, rows } = w;
+    const largest = await writeWhile(w, (t) => t < 30, 5);
     expect(checkpoints.stats.asked).toBeGreaterThan(0);
     expect(checkpoints.stats.answered).toBe(0);
     expect(largest).toBeLessThan(4 * BOUND + 2 * MiB);
