@@ -15,7 +15,12 @@ import { createPrettyLogStream, prettyLogsWanted } from '../platform/log/index.j
 import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
 import { keepRunningOnStorageFaults } from './storage-fault-guard.js';
-import { endIdleIngestThreads, sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
+import {
+  endIdleIngestThreads,
+  sharedExtractionPool,
+  sharedGraphWriter,
+  WRITER_CACHE_FLOOR_KIB,
+} from '../ingest/graph/index.js';
 import { GRAPH_JOB_KINDS } from '../ingest/ownership/index.js';
 import { createGraphOwnership } from './graph-ownership.js';
 
@@ -169,6 +174,8 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
     const ended = await endIdleIngestThreads();
     if (ended.extractionWorkers > 0 || ended.graphWriter)
       app.log.info(ended, 'idle ingest threads ended before a publish, to give the compile their memory');
+    // A writer's page cache past its floor leaves that much freed memory in its arena: a new thread reuses it.
+    return ended.graphWriterCacheKib > WRITER_CACHE_FLOOR_KIB;
   });
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);

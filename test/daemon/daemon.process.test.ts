@@ -251,7 +251,9 @@ describe('daemon lifecycle', () => {
       const warmed = logLines(daemon, 'extraction workers warmed up')[0]!;
       expect((await publish(false)).status).toBe(200);
       // Every warmed worker and the writer thread the warm start made.
-      expect(ended()).toEqual([expect.objectContaining({ extractionWorkers: warmed.workers, graphWriter: true })]);
+      expect(ended()).toEqual([
+        expect.objectContaining({ extractionWorkers: warmed.workers, graphWriter: true, graphWriterCacheKib: 0 }),
+      ]);
       expect((await publish(true)).status).toBe(200);
       expect(ended()).toHaveLength(1);
     } finally {

@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 import type { PendingExtraction } from './extract-worker.js';
 import type { ProcessRawItemsResult } from './run-result.js';
+import { writerCacheKib } from './statements.js';
 import type { WriteTurn } from './write-turn.js';
 
 /** One batch for the writer thread to write into the graph file `file` (processRawItemsConcurrently). */
@@ -54,6 +56,8 @@ export interface GraphWriter {
   readonly running: boolean;
   /** Ends the thread if it has no write to answer (resolves true then); the next write starts it again. For a publish about to compile. */
   endIdle(): Promise<boolean>;
+  /** The page cache the thread may hold now, in KiB (writerCacheKib of the largest graph file it wrote to); 0 with no thread. */
+  cacheKib(): number;
   /** Ends the thread; writes not yet answered reject with GraphWriterStopped. */
   close(): Promise<void>;
 }
@@ -71,11 +75,14 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
   const url = options.workerUrl ?? writeWorkerUrl();
   const pending = new Map<number, Pending>();
   let worker: Worker | undefined;
+  /** The graph files the running thread has written to. */
+  const files = new Set<string>();
   let nextId = 1;
 
   const stop = (gone: Worker, reason: string) => {
     if (worker !== gone) return;
     worker = undefined;
+    files.clear();
     for (const p of pending.values()) p.reject(new GraphWriterStopped(reason));
     pending.clear();
   };
@@ -100,6 +107,7 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
 
   const post = (request: GraphWrite): Promise<ProcessRawItemsResult> => {
     worker ??= start();
+    files.add(request.file);
     const id = nextId++;
     // Referenced while it has requests to answer, so a process waiting only for them does not exit.
     worker.ref();
@@ -123,6 +131,11 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
       await idle.terminate();
       return true;
     },
+    cacheKib() {
+      let largest = -1;
+      for (const file of files) largest = Math.max(largest, fileBytes(file));
+      return largest < 0 ? 0 : writerCacheKib(largest);
+    },
     async close() {
       const closing = worker;
       if (!closing) return;
@@ -130,6 +143,15 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
       await closing.terminate();
     },
   };
+}
+
+/** A file's size in bytes; 0 when it is gone. */
+function fileBytes(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** The writer thread's module, next to this one in the build (workerModuleUrl). */

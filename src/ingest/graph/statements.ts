@@ -87,9 +87,11 @@ export function openGraphWriter(file: string): Db {
 }
 
 const MIB = 1024;
+/** The graph writer's smallest page cache, in KiB: what a connection of the graph has (graphStatements). */
+export const WRITER_CACHE_FLOOR_KIB = 64 * MIB;
 /** The graph writer's page cache, in KiB, for a graph file of `fileBytes`: a quarter of it, 64 to 256 MiB. */
 export function writerCacheKib(fileBytes: number): number {
-  return Math.min(256 * MIB, Math.max(64 * MIB, Math.floor(fileBytes / 4 / 1024)));
+  return Math.min(256 * MIB, Math.max(WRITER_CACHE_FLOOR_KIB, Math.floor(fileBytes / 4 / 1024)));
 }
 
 /**

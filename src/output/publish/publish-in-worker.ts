@@ -63,11 +63,12 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       ...(lock ? { lockHolder: lock.holder } : {}),
       ...(onProgress ? { reportProgress: true } : {}),
     };
+    let ownThread = false;
     if (makeRoom) {
-      await makeRoom();
+      ownThread = await makeRoom();
       signal?.throwIfAborted(); // stopped meanwhile: an aborted signal would never call the listener below
     }
-    const worker = (started = startWorker(input));
+    const worker = (started = startWorker(input, ownThread));
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
@@ -138,23 +139,44 @@ function afterExit(worker: Worker | undefined, then: () => void): void {
 /** A worker started ahead of the next publish, its modules loaded (publish-worker.ts): its first message is its input. */
 let spare: Worker | undefined;
 let keepSpare = false;
-/** Awaited before each publish's thread starts (makeRoomBeforeEachPublish). */
-let makeRoom: (() => Promise<void>) | undefined;
+/** Awaited before each publish's thread starts (makeRoomBeforeEachPublish): true asks for a thread of its own. */
+let makeRoom: (() => Promise<boolean>) | undefined;
 
 /**
  * Awaits `work` before each publish's thread starts. The daemon ends its idle ingest threads there,
- * so that the compile has their memory (docs/publishing.md, HTTP). A failure of `work` is ignored:
- * the publish goes on with less room.
+ * so that the compile has their memory (docs/publishing.md, HTTP). When `work` resolves true (it
+ * ended a thread that left much freed memory with the allocator), the publish starts in a new
+ * thread rather than the spare: glibc gives a new thread the arena of the thread that ended last,
+ * so the compile reuses that memory where the spare, started earlier, has an arena of its own. A
+ * failure of `work` is ignored: the publish goes on with less room.
  */
-export function makeRoomBeforeEachPublish(work: (() => Promise<void>) | undefined): void {
-  makeRoom = work && (() => work().catch(() => undefined));
+export function makeRoomBeforeEachPublish(work: (() => Promise<boolean | void>) | undefined): void {
+  makeRoom =
+    work &&
+    (() =>
+      work().then(
+        (own) => own === true,
+        () => false,
+      ));
 }
 
-/** The spare worker with `input` sent to it, else a new worker given `input` as its workerData. */
-function startWorker(input: PublishWorkerInput): Worker {
+/**
+ * The spare worker with `input` sent to it, else a new worker given `input` as its workerData. With
+ * `ownThread`, always a new worker: the spare ends once the new thread runs, so that the new thread,
+ * not a later one, takes the arena freed last.
+ */
+function startWorker(input: PublishWorkerInput, ownThread: boolean): Worker {
   const worker = spare;
   spare = undefined;
-  if (worker === undefined) return new Worker(publishWorkerUrl(), { workerData: input });
+  if (worker === undefined || ownThread) {
+    const started = new Worker(publishWorkerUrl(), { workerData: input });
+    if (worker !== undefined) {
+      const endSpare = () => void worker.terminate();
+      started.once('online', endSpare);
+      started.once('exit', endSpare);
+    }
+    return started;
+  }
   worker.ref();
   worker.postMessage(input);
   return worker;
