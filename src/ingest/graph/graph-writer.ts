@@ -133,7 +133,8 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
     },
     cacheKib() {
       let largest = -1;
-      for (const file of files) largest = Math.max(largest, fileBytes(file));
+      // A file gone meanwhile counts as empty.
+      for (const file of files) largest = Math.max(largest, statSync(file, { throwIfNoEntry: false })?.size ?? 0);
       return largest < 0 ? 0 : writerCacheKib(largest);
     },
     async close() {
@@ -143,15 +144,6 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
       await closing.terminate();
     },
   };
-}
-
-/** A file's size in bytes; 0 when it is gone. */
-function fileBytes(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
-  }
 }
 
 /** The writer thread's module, next to this one in the build (workerModuleUrl). */

@@ -117,7 +117,7 @@ export function graphStatements(db: Db): GraphStatements {
   // SQLite may refuse that change inside a transaction: a connection first used in one (an editorial
   // change's) keeps the default; the ingest writer thread's is first used outside one (openGraphWriter).
   if (!db.readonly) {
-    db.pragma('cache_size = -65536');
+    db.pragma(`cache_size = -${WRITER_CACHE_FLOOR_KIB}`);
     if (!db.inTransaction) db.pragma('temp_store = MEMORY');
   }
   const p = (sql: string): Stmt => db.prepare(sql);
