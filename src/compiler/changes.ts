@@ -144,6 +144,16 @@ export class ChangeLog {
     return this.citations.same(line);
   };
 
+  /**
+   * The validated previous version's citation of record `id` of `kind`, read in the order the
+   * compile cites (previous-citations.ts), or null when it had none there or that is not known.
+   */
+  previousCitation(kind: string, id: string): string | null {
+    if (this.previous?.validated !== true || !this.streaming) return null;
+    this.citations ??= new PreviousCitations(this.previous.recordsDir!);
+    return this.citations.lineOf(kind, id);
+  }
+
   /** Whether record `id` of `file` had a line in the validated previous version (false when that is not known without hashing). */
   readonly existed = (file: string, id: string): boolean => {
     if (this.previous?.validated !== true || !this.streaming) return false;

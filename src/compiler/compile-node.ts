@@ -280,14 +280,24 @@ function isExportedEntity(entityLanguage: Map<string, IdSet>, id: string): boole
   return false;
 }
 
-/** Adds the citation of an exported record whose source is exported. */
+/**
+ * Adds the citation of an exported record whose source is exported. When the record's line
+ * (`recordSame`) and its source's line are the validated previous version's bytes, so are all the
+ * citation's fields: the previous version's citation of the record is written as it is.
+ */
 function cite(
   run: CompileRun,
   kind: CitationRecord['record_kind'],
   rec: { id: string; source_id?: string; provenance_method: CitationRecord['provenance_method']; confidence: number },
+  recordSame: boolean,
 ): void {
-  const source = rec.source_id === undefined ? undefined : run.sources.get(rec.source_id);
-  if (source === undefined) return;
+  const n = rec.source_id === undefined ? undefined : run.sources.numberOf(rec.source_id);
+  if (n === undefined) return;
+  if (recordSame && run.sources.unchangedAt(n)) {
+    const line = run.changes.previousCitation(kind, rec.id);
+    if (line !== null) return run.citations.addSame(line);
+  }
+  const source = run.sources.entry(n);
   const citation: CitationRecord = {
     schema_version: NODE_SCHEMA_VERSION,
     record_id: rec.id,
@@ -326,7 +336,11 @@ function writeSources(run: CompileRun): void {
       run.rejections.add('sources', 'sources.jsonl', row.id, problem);
       continue;
     }
-    sources.add(row.id, { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at });
+    sources.add(
+      row.id,
+      { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at },
+      sourceWriter.lastPrevious === 'same',
+    );
   }
   run.counts.sources = finish(run, sourceWriter, 'nodectl:records').records ?? 0;
 }
@@ -431,7 +445,7 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
         continue;
       }
       exportedFacts.add(row.id);
-      cite(run, 'fact', record);
+      cite(run, 'fact', record, writer.lastPrevious === 'same');
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
       const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
       if (list === undefined && !topFacts.admits(row)) continue;
@@ -472,7 +486,7 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
       if (!run.entityLanguage.get(language)!.has(row.id)) continue;
       const record = projectEntity(row, run.ids, hiddenAttributes.get(row.id));
       writer.add(record, row.id);
-      cite(run, 'entity', record);
+      cite(run, 'entity', record, writer.lastPrevious === 'same');
     }
     run.counts.entities += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
@@ -496,7 +510,7 @@ function writeRelationships(run: CompileRun): void {
         run.rejections.add('relationships', path, row.id, problem);
         continue;
       }
-      cite(run, 'relationship', record);
+      cite(run, 'relationship', record, writer.lastPrevious === 'same');
     }
     run.counts.relationships += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }

@@ -115,6 +115,8 @@ export interface PreviousLineTracker {
 export class JsonlWriter<T extends object> {
   private readonly file: TrackedFile;
   private lastId: string | null = null;
+  /** What the line last written was in the validated previous version. */
+  lastPrevious: LinePrevious = 'other';
   private readonly observe: LineObserver | undefined;
   private readonly unchanged: PreviousLineTracker['unchanged'];
   private readonly sameLine: PreviousLineTracker['sameLine'];
@@ -159,6 +161,15 @@ export class JsonlWriter<T extends object> {
   }
 
   /**
+   * Writes a line of the validated previous version as it is (its record not built again): the
+   * caller knows the record it stands for is the same bytes. Lines without an id only.
+   */
+  addSame(line: string): void {
+    this.file.writeLine(line, null, 'same');
+    this.lastPrevious = 'same';
+  }
+
+  /**
    * The line is the one the record had in a validated previous version: the same bytes passed
    * the same checks. A line holding null is always checked: JSON.stringify writes a number that
    * is not finite (which fails its schema) as null, so such a line may stand for another record.
@@ -180,6 +191,7 @@ export class JsonlWriter<T extends object> {
 
   private write(line: string, record: T, previous: LinePrevious, id?: string): void {
     this.file.writeLine(line, record, previous);
+    this.lastPrevious = previous;
     if (id !== undefined) {
       if (this.lastId !== null && id <= this.lastId)
         throw new Error(`${this.path}: records out of id order (${this.lastId} then ${id})`);

@@ -41,21 +41,34 @@ export class PreviousCitations {
   }
 
   same(line: string): boolean {
-    let head = this.peek();
+    const head = this.peek();
     if (head !== null && head.line === line) {
       this.head = undefined;
       return true;
     }
     const key = keyOf(line);
-    if (key === null) return false;
-    for (; head !== null; head = this.peek()) {
+    return key !== null && this.seek(key) === line;
+  }
+
+  /**
+   * The previous line citing record `id` of `kind` (a kind the compile cites), taken; null when
+   * the previous version has none at this place.
+   */
+  lineOf(kind: string, id: string): string | null {
+    const rank = KIND_RANK[kind];
+    return rank === undefined ? null : this.seek({ rank, id });
+  }
+
+  /** Takes the previous lines up to the one of `key` and returns it; null when the previous version has none at this place. */
+  private seek(key: CitationKey): string | null {
+    for (let head = this.peek(); head !== null; head = this.peek()) {
       const before = (head.key ??= keyOf(head.line));
       const order = before === null ? -1 : before.rank - key.rank || compareStrings(before.id, key.id);
-      if (order > 0) return false; // a citation the previous version did not have
+      if (order > 0) return null; // a citation the previous version did not have
       this.head = undefined; // a citation gone, or this record's previous citation
-      if (order === 0) return head.line === line;
+      if (order === 0) return head.line;
     }
-    return false;
+    return null;
   }
 
   close(): void {

@@ -21,9 +21,10 @@ export interface SinkFile {
    * Told of each JSONL line before its bytes (the line plus a line feed) are written: the record
    * it was serialized from, and what the record was in a validated previous version (a
    * publish's check of its own compile, known-lines.ts). Optional: a sink that only stores bytes
-   * leaves it out, and so does a sink that wraps another one.
+   * leaves it out, and so does a sink that wraps another one. `record` is null for a line the
+   * compiler copied from that previous version without building its record (always `same`).
    */
-  line?(line: string, record: object, previous: LinePrevious): void;
+  line?(line: string, record: object | null, previous: LinePrevious): void;
 }
 
 /**
@@ -83,7 +84,7 @@ export class TrackedFile {
   }
 
   /** One JSONL line: the serialized record plus a line feed; `record` and `previous` go to the sink's line(). */
-  writeLine(line: string, record?: object, previous: LinePrevious = 'other'): void {
+  writeLine(line: string, record?: object | null, previous: LinePrevious = 'other'): void {
     this.lines++;
     if (record !== undefined) this.target.line?.(line, record, previous);
     this.write(line + '\n');

@@ -26,18 +26,25 @@ export class SourceTable {
   private text = Buffer.alloc(1 << 16);
   private textBytes = 0;
   private importances = new Float64Array(256);
+  /** Per entry: 1 when its line is the validated previous version's bytes (so are its url and last-seen time). */
+  private unchanged = new Uint8Array(256);
   private readonly parsed = new Uint32Array(3);
   /** Entries added so far. */
   size = 0;
 
-  /** Adds a source; ids come in ascending order (code-unit order), each once. */
-  add(id: string, entry: SourceEntry): void {
+  /**
+   * Adds a source; ids come in ascending order (code-unit order), each once. `unchanged`: its line
+   * is the one it had in the validated previous version.
+   */
+  add(id: string, entry: SourceEntry, unchanged = false): void {
     const n = this.size++;
     if (n === this.importances.length) {
       this.ends = grown(this.ends, new Uint32Array(n * 4));
       this.importances = grown(this.importances, new Float64Array(n * 2));
+      this.unchanged = grown(this.unchanged, new Uint8Array(n * 2));
     }
     this.importances[n] = 1;
+    this.unchanged[n] = unchanged ? 1 : 0;
     this.append(entry.url);
     this.ends[n * 2] = this.textBytes;
     this.append(entry.lastSeenAt);
@@ -79,7 +86,13 @@ export class SourceTable {
     for (let n = 0; n < this.size; n++) yield { ...this.entry(n), importance: this.importances[n]! };
   }
 
-  private entry(n: number): SourceEntry {
+  /** Whether entry `n`'s line is the validated previous version's bytes. */
+  unchangedAt(n: number): boolean {
+    return this.unchanged[n] === 1;
+  }
+
+  /** Entry `n` (a number numberOf gave). */
+  entry(n: number): SourceEntry {
     const start = n === 0 ? 0 : this.ends[n * 2 - 1]!;
     const urlEnd = this.ends[n * 2]!;
     return {
@@ -88,7 +101,8 @@ export class SourceTable {
     };
   }
 
-  private numberOf(id: string): number | undefined {
+  /** The entry number of source `id`, or undefined for no such source. */
+  numberOf(id: string): number | undefined {
     const cut = parseStableId(id, this.parsed);
     if (cut < 0 || this.prefix === undefined || id.slice(0, cut) !== this.prefix) return this.others.get(id);
     const [a, b, c] = this.parsed as unknown as [number, number, number];
@@ -127,7 +141,7 @@ function compareBits(a: number, b: number, c: number, x: number, y: number, z: n
   return a !== x ? a - x : b !== y ? b - y : c - z;
 }
 
-function grown<T extends Uint32Array | Float64Array>(from: T, to: T): T {
+function grown<T extends Uint32Array | Float64Array | Uint8Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }
