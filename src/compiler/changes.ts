@@ -30,7 +30,7 @@ interface Removed {
  * id order): `at` pairs an id with its previous line, lines passed over are gone from the file.
  */
 class PairedFile {
-  private looked: { id: string; line: string | undefined; taken: boolean } | null = null;
+  private looked: { id: string; line: Buffer | undefined; taken: boolean } | null = null;
 
   constructor(
     readonly lines: PreviousLines,
@@ -38,7 +38,7 @@ class PairedFile {
   ) {}
 
   /** The previous line of `id` (ids asked in ascending order; the same id again gives the same answer). */
-  at(id: string): string | undefined {
+  at(id: string): Buffer | undefined {
     if (this.looked?.id === id) return this.looked.line;
     this.settle();
     let head = this.lines.peek();
@@ -53,7 +53,7 @@ class PairedFile {
   }
 
   /** The record `id` was written: its previous line (if any) is accounted for. */
-  take(id: string): string | undefined {
+  take(id: string): Buffer | undefined {
     const line = this.at(id);
     this.looked!.taken = true;
     return line;
@@ -73,7 +73,7 @@ class PairedFile {
     this.looked = null;
   }
 
-  private remove(id: string, line: string): void {
+  private remove(id: string, line: Buffer): void {
     this.removed.push({ file: this.lines.path, id, hash: lineHash(line) });
   }
 }
@@ -128,17 +128,16 @@ export class ChangeLog {
    * validation (PreviousNode.validated): such a line is the same bytes under the same schema,
    * so its record need not be checked again. False whenever that is not known without hashing.
    */
-  readonly unchanged = (file: string, id: string, line: string): boolean => {
+  readonly unchanged = (file: string, id: string, line: Buffer): boolean => {
     if (this.previous?.validated !== true || !this.streaming) return false;
-    const before = this.pairedFile(file)?.at(id);
-    return before === line;
+    return this.pairedFile(file)?.at(id)?.equals(line) === true;
   };
 
   /**
    * Whether `line`, written without an id, is the bytes of a line of the validated previous
    * version: citations.jsonl's lines, read in the order they are written (previous-citations.ts).
    */
-  readonly sameLine = (file: string, line: string): boolean => {
+  readonly sameLine = (file: string, line: Buffer): boolean => {
     if (this.previous?.validated !== true || !this.streaming || file !== 'citations.jsonl') return false;
     this.citations ??= new PreviousCitations(this.previous.recordsDir!);
     return this.citations.same(line);
@@ -148,7 +147,7 @@ export class ChangeLog {
    * The validated previous version's citation of record `id` of `kind`, read in the order the
    * compile cites (previous-citations.ts), or null when it had none there or that is not known.
    */
-  previousCitation(kind: string, id: string): string | null {
+  previousCitation(kind: string, id: string): Buffer | null {
     if (this.previous?.validated !== true || !this.streaming) return null;
     this.citations ??= new PreviousCitations(this.previous.recordsDir!);
     return this.citations.lineOf(kind, id);
@@ -161,12 +160,12 @@ export class ChangeLog {
   };
 
   /** Called with each record line as it is written. A first version has nothing to compare against: no hashing. */
-  readonly observe = (file: string, id: string, line: string): void => {
+  readonly observe = (file: string, id: string, line: Buffer): void => {
     if (this.previous === undefined) return;
     if (this.streaming) {
       const paired = this.pairedFile(file);
       const beforeLine = paired?.take(id);
-      if (beforeLine === line) return;
+      if (beforeLine?.equals(line) === true) return;
       const hash = lineHash(line);
       this.emit(
         beforeLine === undefined ? 'added' : 'changed',

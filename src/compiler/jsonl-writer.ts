@@ -94,8 +94,8 @@ export function assertValid(schema: z.ZodType, record: unknown, where: string): 
   });
 }
 
-/** Gets each written record line; changes.jsonl is built from it. */
-export type LineObserver = (file: string, id: string, line: string) => void;
+/** Gets each written record line (its UTF-8 bytes, valid during the call); changes.jsonl is built from it. */
+export type LineObserver = (file: string, id: string, line: Buffer) => void;
 
 /**
  * What a record file's writer is told of the previous version (the compile's ChangeLog):
@@ -104,9 +104,9 @@ export type LineObserver = (file: string, id: string, line: string) => void;
  */
 export interface PreviousLineTracker {
   observe: LineObserver;
-  unchanged?: (file: string, id: string, line: string) => boolean;
+  unchanged?: (file: string, id: string, line: Buffer) => boolean;
   /** For a line written without an id (citations.jsonl): whether it is the bytes of a line of the validated previous version. */
-  sameLine?: (file: string, line: string) => boolean;
+  sameLine?: (file: string, line: Buffer) => boolean;
   /** Whether record `id` of `file` had a line in that validated previous version (false when that is not known). */
   existed?: (file: string, id: string) => boolean;
 }
@@ -114,6 +114,8 @@ export interface PreviousLineTracker {
 /** A .jsonl node file: validates every record before it is written, one line each. */
 export class JsonlWriter<T extends object> {
   private readonly file: TrackedFile;
+  /** The UTF-8 bytes of the line being written: compared with the previous version's, then written. */
+  private encoded = Buffer.allocUnsafe(1 << 12);
   private lastId: string | null = null;
   /** What the line last written was in the validated previous version. */
   lastPrevious: LinePrevious = 'other';
@@ -142,9 +144,10 @@ export class JsonlWriter<T extends object> {
   /** Validates and writes `record`; a record that fails its schema throws (a compiler bug, not data). */
   add(record: T, id?: string): void {
     const line = JSON.stringify(record);
-    const unchanged = this.isUnchanged(id, line);
+    const bytes = this.encode(line);
+    const unchanged = this.isUnchanged(id, line, bytes);
     if (!unchanged) assertValid(this.schema, record, this.where());
-    this.write(line, record, this.previousOf(id, unchanged), id);
+    this.write(bytes, record, this.previousOf(id, unchanged), id);
   }
 
   /**
@@ -154,9 +157,10 @@ export class JsonlWriter<T extends object> {
    */
   offer(record: T, id: string, policy?: (record: T) => SchemaProblem | null): SchemaProblem | null {
     const line = JSON.stringify(record);
-    const unchanged = this.isUnchanged(id, line);
+    const bytes = this.encode(line);
+    const unchanged = this.isUnchanged(id, line, bytes);
     const problem = (unchanged ? null : checkRecord(this.schema, record, this.where())) ?? policy?.(record) ?? null;
-    if (problem === null) this.write(line, record, this.previousOf(id, unchanged), id);
+    if (problem === null) this.write(bytes, record, this.previousOf(id, unchanged), id);
     return problem;
   }
 
@@ -164,7 +168,7 @@ export class JsonlWriter<T extends object> {
    * Writes a line of the validated previous version as it is (its record not built again): the
    * caller knows the record it stands for is the same bytes. Lines without an id only.
    */
-  addSame(line: string): void {
+  addSame(line: Buffer): void {
     this.file.writeLine(line, null, 'same');
     this.lastPrevious = 'same';
   }
@@ -174,10 +178,17 @@ export class JsonlWriter<T extends object> {
    * the same checks. A line holding null is always checked: JSON.stringify writes a number that
    * is not finite (which fails its schema) as null, so such a line may stand for another record.
    */
-  private isUnchanged(id: string | undefined, line: string): boolean {
+  private isUnchanged(id: string | undefined, line: string, bytes: Buffer): boolean {
     if (id === undefined ? this.sameLine === undefined : this.unchanged === undefined) return false;
     if (line.includes('null')) return false;
-    return id === undefined ? this.sameLine!(this.path, line) : this.unchanged!(this.path, id, line);
+    return id === undefined ? this.sameLine!(this.path, bytes) : this.unchanged!(this.path, id, bytes);
+  }
+
+  /** `line` as UTF-8, in a buffer reused for the next line. */
+  private encode(line: string): Buffer {
+    // A UTF-16 code unit takes at most 3 bytes.
+    if (line.length * 3 > this.encoded.length) this.encoded = Buffer.allocUnsafe(line.length * 3);
+    return this.encoded.subarray(0, this.encoded.write(line, 0, 'utf8'));
   }
 
   private previousOf(id: string | undefined, unchanged: boolean): LinePrevious {
@@ -189,7 +200,7 @@ export class JsonlWriter<T extends object> {
     return `${this.path} line ${this.file.lineCount + 1}`;
   }
 
-  private write(line: string, record: T, previous: LinePrevious, id?: string): void {
+  private write(line: Buffer, record: T, previous: LinePrevious, id?: string): void {
     this.file.writeLine(line, record, previous);
     this.lastPrevious = previous;
     if (id !== undefined) {
@@ -205,6 +216,6 @@ export class JsonlWriter<T extends object> {
   }
 }
 
-export function lineHash(line: string): string {
+export function lineHash(line: string | Uint8Array): string {
   return 'sha256:' + createHash('sha256').update(line).digest('hex');
 }

@@ -6,6 +6,8 @@ import { compareStrings } from './top-k.js';
 const KIND_RANK: Readonly<Record<string, number>> = { fact: 0, entity: 1, relationship: 2 };
 /** The head of a citation line as the compiler spells it (schema_version, record_id, record_kind first). */
 const CITATION_KEY = /^\{"schema_version":"[^"]*","record_id":"([^"\\]+)","record_kind":"([a-z]+)"/;
+/** Bytes enough to hold that head: it is matched in the line's start, decoded alone. */
+const KEY_BYTES = 512;
 
 interface CitationKey {
   rank: number;
@@ -14,12 +16,13 @@ interface CitationKey {
 
 /** A previous line; its key is read only when the line is not the one written. */
 interface Head {
-  line: string;
+  line: Buffer;
   key?: CitationKey | null;
 }
 
-function keyOf(line: string): CitationKey | null {
-  const match = CITATION_KEY.exec(line);
+/** A line's key; its id as the line's bytes spell it (latin1: an id of other bytes matches no record's). */
+function keyOf(line: Buffer): CitationKey | null {
+  const match = CITATION_KEY.exec(line.toString('latin1', 0, Math.min(line.length, KEY_BYTES)));
   const rank = match === null ? undefined : KIND_RANK[match[2]!];
   return rank === undefined ? null : { rank, id: match![1]! };
 }
@@ -40,27 +43,27 @@ export class PreviousCitations {
     this.lines = new ForwardLines(join(dir, 'citations.jsonl'));
   }
 
-  same(line: string): boolean {
+  same(line: Buffer): boolean {
     const head = this.peek();
-    if (head !== null && head.line === line) {
+    if (head !== null && head.line.equals(line)) {
       this.head = undefined;
       return true;
     }
     const key = keyOf(line);
-    return key !== null && this.seek(key) === line;
+    return key !== null && this.seek(key)?.equals(line) === true;
   }
 
   /**
    * The previous line citing record `id` of `kind` (a kind the compile cites), taken; null when
    * the previous version has none at this place.
    */
-  lineOf(kind: string, id: string): string | null {
+  lineOf(kind: string, id: string): Buffer | null {
     const rank = KIND_RANK[kind];
     return rank === undefined ? null : this.seek({ rank, id });
   }
 
   /** Takes the previous lines up to the one of `key` and returns it; null when the previous version has none at this place. */
-  private seek(key: CitationKey): string | null {
+  private seek(key: CitationKey): Buffer | null {
     for (let head = this.peek(); head !== null; head = this.peek()) {
       const before = (head.key ??= keyOf(head.line));
       const order = before === null ? -1 : before.rank - key.rank || compareStrings(before.id, key.id);

@@ -1,13 +1,17 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** A record line of a previous node file: its id as the line spells it, and the line. */
+/** A record line of a previous node file: its id as the line spells it, and the line's bytes. */
 export interface PreviousLine {
   id: string;
-  line: string;
+  line: Buffer;
 }
 
-const LEADING_ID = /^\{"id":"([^"]+)"/;
+/** How a record line starts: `{"id":"`. */
+const LEADING_ID = Buffer.from('{"id":"');
+const QUOTE = 0x22;
+const LINE_FEED = 0x0a;
+const READ_BYTES = 1 << 20;
 
 /**
  * The previous version's record file was not written the way the compiler writes one (ids
@@ -26,53 +30,59 @@ export class PreviousOrderError extends Error {
 }
 
 /**
- * The lines of one file of the previous version, read forward 1 MiB at a time: the compile
- * writes its files in the order the previous compile wrote them, so one pass over each file pairs
- * every line with the line the compile writes (a merge join) without holding the file in memory.
+ * The lines of one file of the previous version, read forward 1 MiB at a time, as bytes: the
+ * compile writes its files in the order the previous compile wrote them, so one pass over each
+ * file pairs every line with the line the compile writes (a merge join) without holding the file
+ * in memory, and compares bytes with bytes without decoding them. A line is a view of the read
+ * it came in (each read gets a buffer of its own, so a line stays valid while it is held).
  */
 export class ForwardLines {
   private fd: number | null;
-  private readonly buffer = Buffer.alloc(1 << 20);
-  private lines: string[] = [];
+  private chunk: Buffer = Buffer.alloc(0);
   private at = 0;
-  /** The bytes after the last line feed read, kept undecoded (a character may be cut by the read). */
-  private rest = Buffer.alloc(0);
 
   constructor(file: string) {
     this.fd = existsSync(file) ? openSync(file, 'r') : null;
   }
 
   /** The next line, without its line feed; null at the end (or when the file does not exist). */
-  next(): string | null {
-    while (this.at >= this.lines.length) {
-      if (this.fd === null) return null;
-      const n = readSync(this.fd, this.buffer, 0, this.buffer.length, null);
-      if (n === 0) {
-        this.close();
-        const last = this.rest;
-        this.rest = Buffer.alloc(0);
-        this.lines = last.length === 0 ? [] : [last.toString('utf8')];
-        this.at = 0;
-        continue;
+  next(): Buffer | null {
+    for (;;) {
+      const lf = this.chunk.indexOf(LINE_FEED, this.at);
+      if (lf >= 0) {
+        const line = this.chunk.subarray(this.at, lf);
+        this.at = lf + 1;
+        return line;
       }
-      // Split on bytes so a multi-byte character cut by the buffer edge is kept whole (as forEachLine).
-      const lastLf = this.buffer.lastIndexOf(10, n - 1);
-      if (lastLf < 0) {
-        this.rest = Buffer.concat([this.rest, this.buffer.subarray(0, n)]);
-        continue;
+      if (this.fd === null) {
+        if (this.at >= this.chunk.length) return null;
+        const last = this.chunk.subarray(this.at);
+        this.at = this.chunk.length;
+        return last;
       }
-      const text = Buffer.concat([this.rest, this.buffer.subarray(0, lastLf)]).toString('utf8');
-      this.rest = Buffer.from(this.buffer.subarray(lastLf + 1, n));
-      this.lines = text.split('\n');
+      // No whole line left: the bytes after the last line feed start the next read's buffer.
+      const rest = this.chunk.length - this.at;
+      const next = Buffer.allocUnsafe(rest + READ_BYTES);
+      this.chunk.copy(next, 0, this.at);
+      const n = readSync(this.fd, next, rest, READ_BYTES, null);
+      if (n === 0) this.close();
+      this.chunk = next.subarray(0, rest + n);
       this.at = 0;
     }
-    return this.lines[this.at++]!;
   }
 
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
+}
+
+/** The id a record line starts with (`{"id":"<id>"`), or undefined for a line without one. */
+function leadingId(line: Buffer): string | undefined {
+  if (line.length <= LEADING_ID.length || line.compare(LEADING_ID, 0, LEADING_ID.length, 0, LEADING_ID.length) !== 0)
+    return undefined;
+  const end = line.indexOf(QUOTE, LEADING_ID.length);
+  return end <= LEADING_ID.length ? undefined : line.toString('utf8', LEADING_ID.length, end);
 }
 
 /**
@@ -113,7 +123,7 @@ export class PreviousLines {
     for (;;) {
       const line = this.lines.next();
       if (line === null) return null;
-      const id = LEADING_ID.exec(line)?.[1];
+      const id = leadingId(line);
       // readPreviousNode skips a line without a leading id too: it names no record.
       if (id === undefined) continue;
       if (id.includes('\\'))

@@ -24,7 +24,7 @@ export interface SinkFile {
    * leaves it out, and so does a sink that wraps another one. `record` is null for a line the
    * compiler copied from that previous version without building its record (always `same`).
    */
-  line?(line: string, record: object | null, previous: LinePrevious): void;
+  line?(line: Buffer, record: object | null, previous: LinePrevious): void;
 }
 
 /**
@@ -43,19 +43,18 @@ export interface WrittenFile {
   records?: number;
 }
 
-const FLUSH_AT = 64 * 1024;
+const PIECE_BYTES = 64 * 1024;
 
 /**
- * A file being written: buffers chunks, hashes and counts bytes incrementally, and hands
- * 64 KiB pieces to the sink.
+ * A file being written: gathers its bytes, hashes and counts them incrementally, and hands them
+ * to the sink in pieces of 64 KiB (a line may straddle two), each a buffer of its own that the
+ * sink may keep.
  */
 export class TrackedFile {
   private readonly hash: Hash = createHash('sha256');
   private readonly target: SinkFile;
-  private buffer = '';
-  /** Bytes of writeBytes not yet handed on (copies: the caller may reuse its buffer). */
-  private binary: Buffer[] = [];
-  private binaryBytes = 0;
+  private piece = Buffer.allocUnsafe(PIECE_BYTES);
+  private used = 0;
   private bytes = 0;
   private lines = 0;
   private closed: WrittenFile | null = null;
@@ -68,26 +67,24 @@ export class TrackedFile {
   }
 
   write(text: string): void {
-    if (this.closed) throw new Error(`${this.path} is already closed`);
-    if (this.binaryBytes > 0) this.flushBinary();
-    this.buffer += text;
-    if (this.buffer.length >= FLUSH_AT) this.flush();
+    this.append(Buffer.from(text, 'utf8'));
   }
 
   /** Bytes as they are (a binary file): hashed and counted like text. */
   writeBytes(data: Uint8Array): void {
-    if (this.closed) throw new Error(`${this.path} is already closed`);
-    if (this.buffer !== '') this.flush();
-    this.binary.push(Buffer.from(data));
-    this.binaryBytes += data.length;
-    if (this.binaryBytes >= FLUSH_AT) this.flushBinary();
+    this.append(data);
   }
 
-  /** One JSONL line: the serialized record plus a line feed; `record` and `previous` go to the sink's line(). */
-  writeLine(line: string, record?: object | null, previous: LinePrevious = 'other'): void {
+  /**
+   * One JSONL line: its UTF-8 bytes (`line`, copied) plus a line feed; `record` and `previous`
+   * go to the sink's line().
+   */
+  writeLine(line: Buffer, record?: object | null, previous: LinePrevious = 'other'): void {
+    if (this.closed) throw new Error(`${this.path} is already closed`);
     this.lines++;
     if (record !== undefined) this.target.line?.(line, record, previous);
-    this.write(line + '\n');
+    this.append(line);
+    this.append(LINE_FEED);
   }
 
   get lineCount(): number {
@@ -96,8 +93,7 @@ export class TrackedFile {
 
   close(): WrittenFile {
     if (this.closed) return this.closed;
-    this.flushBinary();
-    this.flush();
+    if (this.used > 0) this.handOver(this.piece.subarray(0, this.used));
     const closed: WrittenFile = { path: this.path, checksum: 'sha256:' + this.hash.digest('hex'), bytes: this.bytes };
     if (this.path.endsWith('.jsonl')) closed.records = this.lines;
     this.target.close(closed);
@@ -105,25 +101,29 @@ export class TrackedFile {
     return closed;
   }
 
-  private flushBinary(): void {
-    if (this.binaryBytes === 0) return;
-    const data = Buffer.concat(this.binary, this.binaryBytes);
-    this.hash.update(data);
-    this.bytes += data.length;
-    this.target.write(data);
-    this.binary = [];
-    this.binaryBytes = 0;
+  private append(data: Uint8Array): void {
+    if (this.closed) throw new Error(`${this.path} is already closed`);
+    for (let done = 0; done < data.length;) {
+      const n = Math.min(data.length - done, PIECE_BYTES - this.used);
+      this.piece.set(n === data.length ? data : data.subarray(done, done + n), this.used);
+      this.used += n;
+      done += n;
+      if (this.used === PIECE_BYTES) {
+        this.handOver(this.piece);
+        this.piece = Buffer.allocUnsafe(PIECE_BYTES);
+        this.used = 0;
+      }
+    }
   }
 
-  private flush(): void {
-    if (this.buffer === '') return;
-    const data = Buffer.from(this.buffer, 'utf8');
+  private handOver(data: Buffer): void {
     this.hash.update(data);
     this.bytes += data.length;
     this.target.write(data);
-    this.buffer = '';
   }
 }
+
+const LINE_FEED = Buffer.from('\n');
 
 /** A sink that drops every byte: for a check fed the same bytes elsewhere (the written-node check's own scan). */
 export const DISCARDING_SINK: NodeSink = { open: () => ({ write() {}, close() {} }) };

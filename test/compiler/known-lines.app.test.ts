@@ -184,7 +184,7 @@ describe('KnownLinesCheck', () => {
 
   // A line copied from the live version comes without its record (the compiler copies citations
   // so): where the file's checks need the record, the check parses the line.
-  const toldWithoutRecords = (inner: NodeSink, path: string, text: (n: number, line: string) => string): NodeSink => ({
+  const toldWithoutRecords = (inner: NodeSink, path: string, text: (n: number, line: Buffer) => Buffer): NodeSink => ({
     open(opened) {
       const target = inner.open(opened);
       if (opened !== path) return target;
@@ -200,8 +200,8 @@ describe('KnownLinesCheck', () => {
   it('checks the ids of lines told without their records from their bytes', async () => {
     const asWritten = await compileChecked((sink) => toldWithoutRecords(sink, 'entities.en.jsonl', (_, line) => line));
     expect(asWritten.report?.ok).toBe(true);
-    let first = '';
-    const secondAsFirst = (n: number, line: string) => (n === 1 ? (first = line) : n === 2 ? first : line);
+    let first = Buffer.alloc(0);
+    const secondAsFirst = (n: number, line: Buffer) => (n === 1 ? (first = Buffer.from(line)) : n === 2 ? first : line);
     const duplicate = await compileChecked((sink) => toldWithoutRecords(sink, 'entities.en.jsonl', secondAsFirst));
     expect(duplicate.report).toBeUndefined();
   }, 60_000);

@@ -9,21 +9,23 @@ afterAll(() => temp.cleanup());
 let folders = 0;
 
 /** A citation line as the compiler writes it. */
-function citation(kind: 'fact' | 'entity' | 'relationship', id: string, confidence = 0.9): string {
-  return JSON.stringify({
-    schema_version: '1.0.0',
-    record_id: `${kind === 'relationship' ? 'rel' : kind}_${id}`,
-    record_kind: kind,
-    source_id: 'src_000000000000000000000001',
-    source_url: 'https://shop.example/a',
-    retrieved_at: '2026-03-01T00:00:00Z',
-    provenance_method: 'cms_field',
-    confidence,
-  });
+function citation(kind: 'fact' | 'entity' | 'relationship', id: string, confidence = 0.9): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      schema_version: '1.0.0',
+      record_id: `${kind === 'relationship' ? 'rel' : kind}_${id}`,
+      record_kind: kind,
+      source_id: 'src_000000000000000000000001',
+      source_url: 'https://shop.example/a',
+      retrieved_at: '2026-03-01T00:00:00Z',
+      provenance_method: 'cms_field',
+      confidence,
+    }),
+  );
 }
 
 /** A folder holding citations.jsonl with `lines`, as a previous version's. */
-function previousWith(lines: string[]): string {
+function previousWith(lines: Buffer[]): string {
   const dir = join(temp.dir, `v${++folders}`);
   mkdirSync(dir);
   writeFileSync(join(dir, 'citations.jsonl'), lines.map((line) => `${line}\n`).join(''));
@@ -65,7 +67,7 @@ describe("PreviousCitations: the previous version's citations read in the order 
   it('never answers true for bytes the previous version does not hold', () => {
     const previous = new PreviousCitations(previousWith([citation('fact', 'a'), citation('entity', 'b')]));
     // A line of another shape (not the compiler's spelling) is not matched by its key.
-    expect(previous.same('{"record_id":"fact_a"}')).toBe(false);
+    expect(previous.same(Buffer.from('{"record_id":"fact_a"}'))).toBe(false);
     expect(previous.same(citation('entity', 'a'))).toBe(false); // fact_a passed over, entity_b ahead
     expect(previous.same(citation('entity', 'b'))).toBe(true);
     previous.close();

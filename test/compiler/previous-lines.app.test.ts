@@ -8,9 +8,11 @@ import { makeTempDir } from '../helpers/paths.js';
 const temp = makeTempDir('nodectl-previous-lines-');
 afterAll(() => temp.cleanup());
 
+/** Every line left, decoded. */
 function readAll(lines: PreviousLines): Array<{ id: string; line: string }> {
   const out = [];
-  for (let line = lines.take(); line !== null; line = lines.take()) out.push(line);
+  for (let line = lines.take(); line !== null; line = lines.take())
+    out.push({ id: line.id, line: line.line.toString() });
   return out;
 }
 
@@ -32,7 +34,7 @@ describe('PreviousLines', () => {
     // The lines as written: a line cut by a read, or a character cut by one, is read whole.
     expect(expected.map(({ line }) => line)).toEqual(lines.filter((line) => line.startsWith('{"id":')));
     const read = new PreviousLines(temp.dir, 'facts.en.jsonl');
-    expect(read.peek()).toEqual(expected[0]);
+    expect(read.peek()?.line.toString()).toEqual(expected[0]!.line);
     expect(readAll(read)).toEqual(expected);
     expect(read.take()).toBeNull();
   });

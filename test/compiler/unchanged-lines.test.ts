@@ -11,9 +11,9 @@ function writer() {
   const observed: string[] = [];
   const sink = createMemorySink();
   const w = new JsonlWriter<Record<string, unknown>>(sink, 'facts.en.jsonl', Schema, {
-    observe: (_file, _id, line) => void observed.push(line),
+    observe: (_file, _id, line) => void observed.push(line.toString()),
     unchanged: (_file, _id, line) => {
-      asked.push(line);
+      asked.push(line.toString());
       return true;
     },
   });
@@ -54,7 +54,7 @@ describe('a line written without an id (citations.jsonl)', () => {
         throw new Error('a line without an id is not observed');
       },
       sameLine: (file, line) => {
-        asked.push(`${file} ${line}`);
+        asked.push(`${file} ${line.toString()}`);
         return line.includes('"kept"');
       },
     });

@@ -223,11 +223,11 @@ class KnownFile {
   }
 
   /**
-   * A line (`text`) the compiler serialized from `record`, or copied from the live version (null
+   * A line (`text`, its bytes) the compiler serialized from `record`, or copied from the live version (null
    * record). The live version's validated bytes (`same`): its own checks stand, and its references
    * are left to report() (keptEveryLiveRecord).
    */
-  line(text: string, record: object | null, previous: LinePrevious): void {
+  line(text: Buffer, record: object | null, previous: LinePrevious): void {
     const line = ++this.lines;
     if (record === null) {
       // A line copied from the live version without its record: parsed only when a check needs it.
@@ -236,7 +236,7 @@ class KnownFile {
         this.skipped++;
         return;
       }
-      record = JSON.parse(text) as object;
+      record = JSON.parse(text.toString('utf8')) as object;
     }
     const fields = record as Record<string, unknown>;
     if (previous !== 'other') this.existed++;
