@@ -295,7 +295,10 @@ function cite(
   if (n === undefined) return;
   if (recordSame && run.sources.unchangedAt(n)) {
     const line = run.changes.previousCitation(kind, rec.id);
-    if (line !== null) return run.citations.addSame(line);
+    if (line !== null) {
+      run.citations.addSame(line);
+      return;
+    }
   }
   const source = run.sources.entry(n);
   const citation: CitationRecord = {

@@ -111,6 +111,8 @@ export interface PreviousLineTracker {
   existed?: (file: string, id: string) => boolean;
 }
 
+const NULL_BYTES = Buffer.from('null');
+
 /** A .jsonl node file: validates every record before it is written, one line each. */
 export class JsonlWriter<T extends object> {
   private readonly file: TrackedFile;
@@ -143,9 +145,8 @@ export class JsonlWriter<T extends object> {
 
   /** Validates and writes `record`; a record that fails its schema throws (a compiler bug, not data). */
   add(record: T, id?: string): void {
-    const line = JSON.stringify(record);
-    const bytes = this.encode(line);
-    const unchanged = this.isUnchanged(id, line, bytes);
+    const bytes = this.encode(JSON.stringify(record));
+    const unchanged = this.isUnchanged(id, bytes);
     if (!unchanged) assertValid(this.schema, record, this.where());
     this.write(bytes, record, this.previousOf(id, unchanged), id);
   }
@@ -156,9 +157,8 @@ export class JsonlWriter<T extends object> {
    * left out instead of failing the node. A uuid leak still throws.
    */
   offer(record: T, id: string, policy?: (record: T) => SchemaProblem | null): SchemaProblem | null {
-    const line = JSON.stringify(record);
-    const bytes = this.encode(line);
-    const unchanged = this.isUnchanged(id, line, bytes);
+    const bytes = this.encode(JSON.stringify(record));
+    const unchanged = this.isUnchanged(id, bytes);
     const problem = (unchanged ? null : checkRecord(this.schema, record, this.where())) ?? policy?.(record) ?? null;
     if (problem === null) this.write(bytes, record, this.previousOf(id, unchanged), id);
     return problem;
@@ -178,9 +178,9 @@ export class JsonlWriter<T extends object> {
    * the same checks. A line holding null is always checked: JSON.stringify writes a number that
    * is not finite (which fails its schema) as null, so such a line may stand for another record.
    */
-  private isUnchanged(id: string | undefined, line: string, bytes: Buffer): boolean {
+  private isUnchanged(id: string | undefined, bytes: Buffer): boolean {
     if (id === undefined ? this.sameLine === undefined : this.unchanged === undefined) return false;
-    if (line.includes('null')) return false;
+    if (bytes.includes(NULL_BYTES)) return false;
     return id === undefined ? this.sameLine!(this.path, bytes) : this.unchanged!(this.path, id, bytes);
   }
 
