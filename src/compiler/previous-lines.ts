@@ -78,7 +78,7 @@ export class ForwardLines {
 }
 
 /** The id a record line starts with (`{"id":"<id>"`), or undefined for a line without one. */
-function leadingId(line: Buffer): string | undefined {
+export function leadingId(line: Buffer): string | undefined {
   if (line.length <= LEADING_ID.length || line.compare(LEADING_ID, 0, LEADING_ID.length, 0, LEADING_ID.length) !== 0)
     return undefined;
   const end = line.indexOf(QUOTE, LEADING_ID.length);

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { ManifestSchema, VersionsSchema, type VersionEntry } from '../platform/node-format/index.js';
 import { forEachLine } from '../platform/storage/index.js';
 import { lineHash } from './jsonl-writer.js';
+import { ForwardLines, leadingId } from './previous-lines.js';
 import type { PreviousNode } from './types.js';
 
 const RECORD_FILE = /^((entities|facts|relationships|chunks|qa)\.[A-Za-z0-9-]+|sources)\.jsonl$/;
-const LEADING_ID = /^\{"id":"([^"]+)"/;
 
 export { forEachLine };
 
@@ -52,10 +52,11 @@ export async function readPreviousNode(
   const recordHashes = new Map<string, string>();
   for (const file of manifest.files) {
     if (!RECORD_FILE.test(file.path) || !existsSync(join(dir, file.path))) continue;
-    forEachLine(join(dir, file.path), (line) => {
-      const id = LEADING_ID.exec(line)?.[1];
+    const lines = new ForwardLines(join(dir, file.path));
+    for (let line = lines.next(); line !== null; line = lines.next()) {
+      const id = leadingId(line);
       if (id !== undefined) recordHashes.set(`${file.path}\u0000${id}`, lineHash(line));
-    });
+    }
   }
   return { ...base, recordHashes };
 }
