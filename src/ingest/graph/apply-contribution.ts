@@ -53,6 +53,8 @@ function insertContributionRows(db: Db, items: readonly ContributionRows[], touc
     for (const row of r.chunks) touched.chunks.add(row[0] as string);
     if (r.qa.length > 0) touched.qaItems.add(r.itemKey);
   }
+  // A compile of what changed knows the chunks written after the one it compiles against by this.
+  graphStatements(db).nextWriteSeq.run(Date.now());
   // Ranking sets each incoming fact row's status and rank.
   rankFactCandidates(
     db,

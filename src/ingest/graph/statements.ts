@@ -43,6 +43,8 @@ export interface GraphStatements {
   deleteQa: Stmt;
   deleteQaFacts: Stmt;
   deleteItems: Stmt;
+  /** Raises graph_state.seq above its last value and the clock (ms, the parameter): the sequence of the rows written next. */
+  nextWriteSeq: Stmt;
   /* Re-deriving records, by record id. */
   upsertSources: Stmt;
   deleteSources: Stmt;
@@ -142,6 +144,7 @@ export function graphStatements(db: Db): GraphStatements {
     deleteQa: p(`DELETE FROM qa WHERE item_key IN (${IDS})`),
     deleteQaFacts: p(`DELETE FROM qa_facts WHERE item_key IN (${IDS})`),
     deleteItems: p(`DELETE FROM item_contributions WHERE item_key IN (${IDS})`),
+    nextWriteSeq: p('UPDATE graph_state SET seq = max(seq + 1, ?) WHERE id = 1'),
 
     // A source is taken from its newest contributor (last_seen_at, then item key).
     upsertSources:
@@ -279,9 +282,11 @@ export const INSERTS = {
     unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)`,
     23,
   ),
+  // seq: the write sequence nextWriteSeq raised in this transaction (migration 0015).
   chunks: insert(
-    'INSERT INTO chunks (id, item_key, position, language, text, heading_path, tokens_estimate, mention_ids, source_id)',
+    'INSERT INTO chunks (id, item_key, position, language, text, heading_path, tokens_estimate, mention_ids, source_id, seq)',
     9,
+    ', (SELECT seq FROM graph_state WHERE id = 1)',
   ),
   qa: insert(
     'INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale)',

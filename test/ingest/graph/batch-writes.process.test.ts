@@ -26,7 +26,7 @@ import { WRITER_CACHE_FLOOR_KIB } from '../../../src/ingest/graph/statements.js'
 import { emptySearchTouched, refreshSearchDocs } from '../../../src/ingest/graph/search-docs.js';
 import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { trustScore } from '../../../src/control/records/website-info.js';
-import { contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
+import { contentColumns, contribution, entity, fact, ref, site, tempGraph, type TempGraph } from './helpers.js';
 import { readIndexedDocuments } from '../../output/knowledge/search-helpers.js';
 import { makeTempDir } from '../../helpers/paths.js';
 
@@ -58,7 +58,7 @@ function tables(db: Db): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const name of names)
     out[name] = db
-      .prepare(`SELECT * FROM ${name}`)
+      .prepare(`SELECT ${contentColumns(db, name)} FROM ${name}`)
       .raw()
       .all()
       .map((r) => JSON.stringify(r))

@@ -13,7 +13,7 @@ import { processRawItems, processRawItemsConcurrently } from '../../../src/inges
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
 import { GRAPH_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
 import { openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
-import { site, tempGraph, type TempGraph } from './helpers.js';
+import { contentColumns, site, tempGraph, type TempGraph } from './helpers.js';
 
 const RECEIVED = '2026-02-01T12:00:00.000Z';
 const graphs: TempGraph[] = [];
@@ -65,7 +65,7 @@ const dump = (db: Db) => ({
     ['item_contributions', 'entities', 'fact_candidates', 'chunks', 'qa'].map((t) => [
       t,
       db
-        .prepare(`SELECT * FROM ${t}`)
+        .prepare(`SELECT ${contentColumns(db, t)} FROM ${t}`)
         .raw()
         .all()
         .map((r) => JSON.stringify(r))
