@@ -1,4 +1,5 @@
 import { ChangeRecordSchema, NODE_SCHEMA_VERSION, type ChangeRecord } from '../platform/node-format/index.js';
+import type { IdSet } from './id-set.js';
 import { JsonlWriter, lineHash } from './jsonl-writer.js';
 import { PreviousCitations } from './previous-citations.js';
 import { PreviousLines } from './previous-lines.js';
@@ -31,10 +32,13 @@ interface Removed {
  */
 class PairedFile {
   private looked: { id: string; line: Buffer | undefined; taken: boolean } | null = null;
+  private finished = false;
 
   constructor(
     readonly lines: PreviousLines,
     private readonly removed: Removed[],
+    /** Collects the ids of lines gone from the file (ChangeLog.trackFlips). */
+    private readonly flips?: IdSet,
   ) {}
 
   /** The previous line of `id` (ids asked in ascending order; the same id again gives the same answer). */
@@ -61,6 +65,8 @@ class PairedFile {
 
   /** Every line not paired with a written record is gone. */
   finish(): void {
+    if (this.finished) return;
+    this.finished = true;
     this.settle();
     for (let head = this.lines.take(); head !== null; head = this.lines.take()) this.remove(head.id, head.line);
     this.lines.close();
@@ -75,6 +81,7 @@ class PairedFile {
 
   private remove(id: string, line: Buffer): void {
     this.removed.push({ file: this.lines.path, id, hash: lineHash(line) });
+    this.flips?.add(id);
   }
 }
 
@@ -99,6 +106,8 @@ export class ChangeLog {
   private readonly removed: Removed[] = [];
   /** citations.jsonl of the validated previous version, once a citation is written. */
   private citations: PreviousCitations | undefined;
+  /** Per file: where trackFlips collects its ids. */
+  private readonly flips = new Map<string, IdSet>();
 
   constructor(
     sink: NodeSink,
@@ -117,7 +126,9 @@ export class ChangeLog {
     let paired = this.paired.get(file);
     if (paired === undefined) {
       const listed = this.previous!.recordFiles?.includes(file) ?? false;
-      paired = listed ? new PairedFile(new PreviousLines(this.previous!.recordsDir!, file), this.removed) : null;
+      paired = listed
+        ? new PairedFile(new PreviousLines(this.previous!.recordsDir!, file), this.removed, this.flips.get(file))
+        : null;
       this.paired.set(file, paired);
     }
     return paired;
@@ -153,6 +164,31 @@ export class ChangeLog {
     return this.citations.lineOf(kind, id);
   }
 
+  /**
+   * Record `id`'s line in `file` of the validated previous version read alongside the compile, or
+   * undefined when it had none there or that is not known (ids asked in ascending order, as
+   * `unchanged`). The bytes are valid until the next line of the file is read.
+   */
+  liveLine(file: string, id: string): Buffer | undefined {
+    if (this.previous?.validated !== true || !this.streaming) return undefined;
+    return this.pairedFile(file)?.at(id);
+  }
+
+  /**
+   * Collects into `into` the ids whose record is written in `file` without a line in the validated
+   * previous version, or had a line there and is not written: a record whose export changed. Call
+   * before the file is written, and finishFile once it is.
+   */
+  trackFlips(file: string, into: IdSet): void {
+    if (this.paired.has(file)) throw new Error(`${file}: flips are tracked from the file's first line`);
+    this.flips.set(file, into);
+  }
+
+  /** Settles `file` now (its previous lines not written are gone), not at close: trackFlips is complete. */
+  finishFile(file: string): void {
+    if (this.previous !== undefined && this.streaming) this.pairedFile(file)?.finish();
+  }
+
   /** Whether record `id` of `file` had a line in the validated previous version (false when that is not known without hashing). */
   readonly existed = (file: string, id: string): boolean => {
     if (this.previous?.validated !== true || !this.streaming) return false;
@@ -166,6 +202,7 @@ export class ChangeLog {
       const paired = this.pairedFile(file);
       const beforeLine = paired?.take(id);
       if (beforeLine?.equals(line) === true) return;
+      if (beforeLine === undefined) this.flips.get(file)?.add(id);
       const hash = lineHash(line);
       this.emit(
         beforeLine === undefined ? 'added' : 'changed',

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { GraphReader } from '../ingest/graph/index.js';
+import type { ChunkRow, GraphReader, GraphState, UnchangedChunkRow } from '../ingest/graph/index.js';
 import { capabilitiesOf } from '../control/plans/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
 import {
   AiJsonSchema,
+  type ChunkRecord,
   ChunkRecordSchema,
   CitationRecordSchema,
   EmbeddingsManifestSchema,
@@ -33,6 +34,14 @@ import { AscendingIds } from './ascending-ids.js';
 import { IdSet } from './id-set.js';
 import { SourceTable } from './source-table.js';
 import { ChangeLog } from './changes.js';
+import {
+  compileStateOf,
+  contextKey,
+  RejectedChunkIds,
+  SinceMismatch,
+  usableSince,
+  type SinceRun,
+} from './compile-since.js';
 import {
   buildAiJson,
   buildEmbeddingsManifest,
@@ -122,6 +131,12 @@ interface CompileRun {
   embeddings: CompileOptions['embeddings'];
   /** Per chunk file, in file order: each exported chunk id with the text hash of its record (when `embeddings`). */
   exportedChunks: Array<{ language: string; hashes: Map<string, string> }>;
+  /** The graph's identity and write sequence as read, and the context's digest: the state this compile leaves. */
+  graph: GraphState | undefined;
+  contextKey: string | undefined;
+  rejectedChunks: RejectedChunkIds;
+  /** With a CompileState that holds (options.since): the chunks unchanged since are copied. */
+  since: SinceRun | undefined;
 }
 
 /** What the entity scan learns for the later passes: the ranked entities and each source's importance. */
@@ -204,6 +219,9 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   const capabilities = capabilitiesOf(site.plan);
   const embeddings =
     capabilities.includes('cap.advanced') && capabilities.includes('cap.embeddings') ? options.embeddings : undefined;
+  const graph = reader.graphState?.();
+  const key = options.codeKey === undefined ? undefined : contextKey(options.codeKey, site, options);
+  const since = usableSince(options, graph, key, embeddings !== undefined);
   const readerLanguages = [...new Set(reader.languages())].sort(compareStrings);
   // A record's language names its file: records in a language that is not a BCP-47 tag are rejected whole.
   const nodeLanguages = readerLanguages.filter((language) => LanguageSchema.safeParse(language).success);
@@ -231,9 +249,11 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   // each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([
     { kind: 'sources' },
-    ...(['entities', 'facts', 'entities', 'relationships', 'chunks', 'qa'] as const).flatMap((kind) =>
+    ...(['entities', 'facts', 'entities', 'relationships'] as const).flatMap((kind) =>
       languages.map((language) => ({ kind, language })),
     ),
+    ...languages.map((language) => ({ kind: 'chunks' as const, language, ...(since && { since: since.chunks }) })),
+    ...languages.map((language) => ({ kind: 'qa' as const, language })),
     ...(embeddings === undefined
       ? []
       : languages.map((language) => ({ kind: 'chunkVectors' as const, language, model: embeddings.key }))),
@@ -271,6 +291,10 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     progress: new CompileReporter(options.onProgress),
     embeddings,
     exportedChunks: [],
+    graph,
+    contextKey: key,
+    rejectedChunks: new RejectedChunkIds(),
+    since,
   };
 }
 
@@ -329,6 +353,7 @@ function finish(run: CompileRun, writer: { close(): WrittenFile }, producedBy: s
 function writeSources(run: CompileRun): void {
   const { urls, sources } = run;
   const sourceWriter = new JsonlWriter<SourceRecord>(run.sink, 'sources.jsonl', SourceRecordSchema, run.changes);
+  if (run.since) run.changes.trackFlips(sourceWriter.path, run.since.flippedSources);
   const urlPolicy = (record: SourceRecord) => urlProblem(urls, record.url, 'url');
   run.progress.startFile(sourceWriter.path, () => sourceWriter.count);
   for (const row of uniqueById(run.reader.sources())) {
@@ -346,6 +371,7 @@ function writeSources(run: CompileRun): void {
     );
   }
   run.counts.sources = finish(run, sourceWriter, 'nodectl:records').records ?? 0;
+  if (run.since) run.changes.finishFile(sourceWriter.path);
 }
 
 /**
@@ -483,6 +509,7 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
   for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, EntityRecordSchema, run.changes);
+    if (run.since) run.changes.trackFlips(path, run.since.flippedEntities);
     run.progress.startFile(path, () => writer.count);
     for (const row of uniqueById(run.reader.entities(language))) {
       run.progress.row();
@@ -492,6 +519,7 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
       cite(run, 'entity', record, writer.lastPrevious === 'same');
     }
     run.counts.entities += finish(run, writer, 'nodectl:records', language).records ?? 0;
+    if (run.since) run.changes.finishFile(path);
   }
 }
 
@@ -519,7 +547,12 @@ function writeRelationships(run: CompileRun): void {
   }
 }
 
-/** Writes the text chunks; answers each chunk file for the embeddings manifest. */
+/**
+ * Writes the text chunks; answers each chunk file for the embeddings manifest. With `since`, a
+ * chunk unchanged since the live version's compile is that version's line, copied, unless an
+ * entity it mentions or its source was exported then and is not now, or the reverse: its line
+ * is then built from that line's text and its row's references.
+ */
 function writeChunks(run: CompileRun): Array<{ path: string; language: string; records: number }> {
   const chunkFiles: Array<{ path: string; language: string; records: number }> = [];
   for (const language of run.languages) {
@@ -527,11 +560,23 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
     const writer = new JsonlWriter(run.sink, path, ChunkRecordSchema, run.changes);
     run.progress.startFile(path, () => writer.count);
     const hashes = new Map<string, string>();
-    for (const row of uniqueById(run.reader.chunks(language))) {
+    for (let row of uniqueById(run.reader.chunks(language, run.since?.chunks))) {
       run.progress.row();
+      if ('unchanged' in row) {
+        const live = run.changes.liveLine(path, row.id);
+        if (live === undefined || run.since === undefined)
+          throw new SinceMismatch(`${path}: chunk ${row.id} is unchanged since the live version but has no line there`);
+        if (!referencesFlipped(row, run.since)) {
+          writer.addSame(live, row.id);
+          continue;
+        }
+        row = chunkOfLiveLine(row, live);
+      }
       const problem = writer.offer(projectChunk(row, run.ids), row.id);
-      if (problem !== null) run.rejections.add('chunks', path, row.id, problem);
-      else if (run.embeddings !== undefined) hashes.set(row.id, chunkTextHash(row.text));
+      if (problem !== null) {
+        run.rejections.add('chunks', path, row.id, problem);
+        run.rejectedChunks.add(row.id);
+      } else if (run.embeddings !== undefined) hashes.set(row.id, chunkTextHash(row.text));
     }
     if (run.embeddings !== undefined) run.exportedChunks.push({ language, hashes });
     const file = finish(run, writer, 'nodectl:records', language);
@@ -539,6 +584,30 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
     chunkFiles.push({ path, language, records: file.records ?? 0 });
   }
   return chunkFiles;
+}
+
+/** Whether an entity the chunk mentions or its source was exported in the live version and is not now, or the reverse. */
+function referencesFlipped(row: UnchangedChunkRow, since: SinceRun): boolean {
+  if (row.sourceId !== null && since.flippedSources.has(row.sourceId)) return true;
+  return row.mentionIds.some((id) => since.flippedEntities.has(id));
+}
+
+/**
+ * The row of an unchanged chunk, from its line in the live version (the fields its row gave it
+ * there) and its row's references: projectChunk keeps the exported ones, which exist.
+ */
+function chunkOfLiveLine(row: UnchangedChunkRow, line: Buffer): ChunkRow {
+  const record = JSON.parse(line.toString('utf8')) as ChunkRecord;
+  return {
+    id: row.id,
+    text: record.text,
+    tokensEstimate: record.tokens_estimate,
+    language: record.language,
+    entityIds: row.mentionIds,
+    sourceId: row.sourceId,
+    headingPath: [],
+    position: 0,
+  };
 }
 
 /** Writes the questions and answers that are exported and not made from a withheld fact. */
@@ -792,6 +861,7 @@ function writeVersionsAndManifest(
     files,
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
+  const state = compileStateOf(nodeVersion, run.contextKey, run.graph, run.rejectedChunks);
   return {
     nodeVersion,
     nodeVersionLabel: label,
@@ -799,6 +869,7 @@ function writeVersionsAndManifest(
     files: [...files, manifestEntry(manifestFile, undefined, 'nodectl:manifest')],
     counts: run.counts,
     rejected: run.rejections.list(),
+    ...(state === undefined ? {} : { state }),
   };
 }
 

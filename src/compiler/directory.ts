@@ -6,7 +6,8 @@ import { compileNode } from './compile-node.js';
 import { readPreviousNode } from './previous.js';
 import type { NodeSink } from './sink.js';
 import { PreviousOrderError } from './previous-lines.js';
-import type { CompileOptions, CompileResult, PreviousNode } from './types.js';
+import { SinceMismatch } from './compile-since.js';
+import type { CompileOptions, CompileResult } from './types.js';
 
 /** A directory's sink, and when what it wrote is on disk. */
 export interface DirectorySink extends NodeSink {
@@ -83,8 +84,9 @@ export interface CompileToDirectoryOptions extends CompileOptions {
   /**
    * When the previous version's record files cannot be read alongside the compile
    * (PreviousOrderError), compile again with the same reader and that version's lines hashed up
-   * front. False for a reader that cannot read the graph a second time (the caller starts again
-   * with another). Default true.
+   * front; when `since` did not describe it (SinceMismatch), compile again without `since`. False
+   * for a reader that cannot read the graph a second time (the caller starts again with another,
+   * startAgainWith). Default true.
    */
   startAgain?: boolean;
 }
@@ -109,25 +111,25 @@ export async function compileToDirectory(
   try {
     return await compileInto(reader, site, target, compileOptions, wrapSink);
   } catch (error) {
-    const again = startAgain === false ? undefined : await previousHashed(error, compileOptions.previous);
+    const again = startAgain === false ? undefined : await startAgainWith(error, compileOptions);
     if (again === undefined) throw error;
-    return compileInto(reader, site, target, { ...compileOptions, previous: again }, wrapSink);
+    return compileInto(reader, site, target, again, wrapSink);
   }
 }
 
 /**
- * After a compile that stopped on PreviousOrderError (a previous version whose record files
- * cannot be read alongside the compile): that previous version with every line hashed up front,
- * for the compile to start again with. Undefined for any other error.
+ * The options to compile again with after a compile that stopped on `error`, or undefined when
+ * it is not one a new compile can avoid: on PreviousOrderError (a previous version whose record
+ * files cannot be read alongside the compile), that version with every line hashed up front; on
+ * SinceMismatch, no `since` (a compile that reads every chunk).
  */
-export async function previousHashed(
-  error: unknown,
-  previous: PreviousNode | undefined,
-): Promise<PreviousNode | undefined> {
+export async function startAgainWith<T extends CompileOptions>(error: unknown, options: T): Promise<T | undefined> {
+  if (error instanceof SinceMismatch) return { ...options, since: undefined };
+  const previous = options.previous;
   if (!(error instanceof PreviousOrderError) || previous?.recordsDir === undefined) return undefined;
   const again = await readPreviousNode(previous.recordsDir, { hashRecords: true });
   if (again === undefined) throw error;
-  return again;
+  return { ...options, previous: again };
 }
 
 async function compileInto(

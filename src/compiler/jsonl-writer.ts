@@ -166,11 +166,11 @@ export class JsonlWriter<T extends object> {
 
   /**
    * Writes a line of the validated previous version as it is (its record not built again): the
-   * caller knows the record it stands for is the same bytes. Lines without an id only.
+   * caller knows the record it stands for is the same bytes. `id`: the record's, for a record
+   * file (in id order, as `add`).
    */
-  addSame(line: Buffer): void {
-    this.file.writeLine(line, null, 'same');
-    this.lastPrevious = 'same';
+  addSame(line: Buffer, id?: string): void {
+    this.write(line, null, 'same', id);
   }
 
   /**
@@ -200,8 +200,8 @@ export class JsonlWriter<T extends object> {
     return `${this.path} line ${this.file.lineCount + 1}`;
   }
 
-  private write(line: Buffer, record: T, previous: LinePrevious, id?: string): void {
-    this.file.writeLine(line, record, previous);
+  private write(line: Buffer, record: T | null, previous: LinePrevious, id?: string): void {
+    this.file.writeLine(line, record, previous, id);
     this.lastPrevious = previous;
     if (id !== undefined) {
       if (this.lastId !== null && id <= this.lastId)

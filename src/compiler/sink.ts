@@ -22,9 +22,10 @@ export interface SinkFile {
    * it was serialized from, and what the record was in a validated previous version (a
    * publish's check of its own compile, known-lines.ts). Optional: a sink that only stores bytes
    * leaves it out, and so does a sink that wraps another one. `record` is null for a line the
-   * compiler copied from that previous version without building its record (always `same`).
+   * compiler copied from that previous version without building its record (always `same`),
+   * with `id`, the record's, when it is a record file's line.
    */
-  line?(line: Buffer, record: object | null, previous: LinePrevious): void;
+  line?(line: Buffer, record: object | null, previous: LinePrevious, id?: string): void;
 }
 
 /**
@@ -79,10 +80,10 @@ export class TrackedFile {
    * One JSONL line: its UTF-8 bytes (`line`, copied) plus a line feed; `record` and `previous`
    * go to the sink's line().
    */
-  writeLine(line: Buffer, record?: object | null, previous: LinePrevious = 'other'): void {
+  writeLine(line: Buffer, record?: object | null, previous: LinePrevious = 'other', id?: string): void {
     if (this.closed) throw new Error(`${this.path} is already closed`);
     this.lines++;
-    if (record !== undefined) this.target.line?.(line, record, previous);
+    if (record !== undefined) this.target.line?.(line, record, previous, id);
     this.append(line);
     this.append(LINE_FEED);
   }

@@ -31,6 +31,35 @@ export interface CompileOptions {
    * embeddings-manifest.json says not_computed.
    */
   embeddings?: { model: string; dimensions: number; key: string };
+  /**
+   * Names the code that compiles (compilerCodeKey): a compile with it returns a CompileState, and
+   * uses `since` only when that state was made by the same code. Default none.
+   */
+  codeKey?: string;
+  /**
+   * The CompileState of the compile of `previous` (its result.state, kept by the caller): where it
+   * still holds (the same graph, code, website and options, and `previous` read alongside as the
+   * store's validated live version), chunks whose rows were written before that compile are
+   * copied from `previous` instead of being read and built again (docs/publishing.md "A compile
+   * of what changed"). The files are the same bytes either way. Default none.
+   */
+  since?: CompileState;
+}
+
+/**
+ * What a compile leaves for the next compile against its node (CompileOptions.since): which graph
+ * and write sequence it read, and what else decided its lines.
+ */
+export interface CompileState {
+  /** The node version it compiled. */
+  nodeVersion: string;
+  /** Digest of the code, the website and the options that decide a line (compile-since.ts contextKey). */
+  contextKey: string;
+  /** The graph it read (graph migration 0015) and the graph's write sequence as it read it. */
+  graphId: string;
+  seq: number;
+  /** Every chunk it read and left out (rejected), or null when there were more than it keeps. */
+  rejectedChunks: string[] | null;
 }
 
 /** What the compiler needs to know of the previous version (read by readPreviousNode from a node directory). */
@@ -72,6 +101,8 @@ export interface CompileResult {
    * then id; at most REJECTED_LIST_LIMIT (1,000) of them, counts.rejected has the totals.
    */
   rejected: RejectedRecord[];
+  /** For the next compile against this node (CompileOptions.since); only with `codeKey` and a graph that tracks writes. */
+  state?: CompileState;
 }
 
 export interface CompileCounts {

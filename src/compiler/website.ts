@@ -3,7 +3,9 @@ import { AppError } from '../platform/errors/index.js';
 import { GRAPH_DB_OPTIONS, SqliteGraphReader, ThreadedGraphReader } from '../ingest/graph/index.js';
 import { loadWebsiteInfo } from '../control/records/index.js';
 import { openControlDb, dataDirLayout, graphDbPath, openDatabase, type Db } from '../platform/storage/index.js';
-import { compileToDirectory, previousHashed, type CompileToDirectoryOptions } from './directory.js';
+import { compilerCodeKey } from './code-key.js';
+import { compileStatePath, keepCompileState, readCompileState } from './compile-state-file.js';
+import { compileToDirectory, startAgainWith, type CompileToDirectoryOptions } from './directory.js';
 import type { CompileResult } from './types.js';
 
 export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
@@ -19,7 +21,8 @@ export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
 /**
  * Compiles a served website's node from the data directory: WebsiteInfo from control.sqlite, the
  * graph from graphs/<websiteId>.sqlite as of the compile's first read, written atomically into
- * `outDir`.
+ * `outDir`. Against a previous version, the state its compile left beside the graph
+ * (compile-state-file.ts) lets unchanged chunks be copied; this compile's state is kept there.
  */
 export async function compileWebsite(
   dataDir: string,
@@ -46,6 +49,28 @@ export async function compileWebsite(
       `website ${websiteId} has no graph yet (${graphFile}); ingest content first`,
     );
   const db = openDatabase(graphFile, GRAPH_DB_OPTIONS);
+  const stateFile = compileStatePath(layout, websiteId);
+  const result = await compileGraph(db, graphFile, site, outDir, withCompileState(options, stateFile));
+  if (result.state !== undefined) keepCompileState(stateFile, result.state);
+  return result;
+}
+
+/** `options` with the code key and, against a previous version, the state its compile kept. */
+function withCompileState(options: CompileWebsiteOptions, stateFile: string): CompileWebsiteOptions {
+  const codeKey = options.codeKey ?? compilerCodeKey();
+  const previous = options.previous;
+  const since =
+    options.since ?? (previous === undefined ? undefined : readCompileState(stateFile, previous.nodeVersion));
+  return { ...options, codeKey, ...(since === undefined ? {} : { since }) };
+}
+
+async function compileGraph(
+  db: Db,
+  graphFile: string,
+  site: NonNullable<ReturnType<typeof loadWebsiteInfo>>,
+  outDir: string,
+  options: CompileWebsiteOptions,
+): Promise<CompileResult> {
   try {
     const { readingThread, ...compileOptions } = options;
     if (readingThread ?? isLargeGraph(db)) {
@@ -61,9 +86,9 @@ export async function compileWebsite(
       try {
         return await compileThreaded(compileOptions);
       } catch (error) {
-        const previous = await previousHashed(error, compileOptions.previous);
-        if (previous === undefined) throw error;
-        return await compileThreaded({ ...compileOptions, previous });
+        const again = await startAgainWith(error, compileOptions);
+        if (again === undefined) throw error;
+        return await compileThreaded(again);
       }
     }
     // One read transaction: ingestion keeps committing while a large website compiles, and each

@@ -8,7 +8,7 @@ import { readPreviousNode } from '../../src/compiler/previous.js';
 import { KnownLinesCheck } from '../../src/compiler/validate/known-lines.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import type { LinePrevious, NodeSink } from '../../src/compiler/sink.js';
-import type { CompileResult } from '../../src/compiler/types.js';
+import type { CompileResult, CompileState } from '../../src/compiler/types.js';
 import type { WebsiteInfo } from '../../src/control/records/website-info.js';
 import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
 import { setEditorial } from '../../src/ingest/graph/editorial.js';
@@ -22,9 +22,10 @@ import type { Db } from '../../src/platform/storage/index.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 
 // A compile against a previous version reads that version's record files alongside the files it
-// writes (src/compiler/changes.ts); the reference is the compile that hashes every previous line
-// first (readPreviousNode with hashRecords), as every compile did before. Both must give the
-// same bytes, file by file, whatever changed in the graph.
+// writes (src/compiler/changes.ts), and copies the chunks unchanged since that version's compile
+// (its CompileState, compile-since.ts); the reference is the compile that hashes every previous
+// line first (readPreviousNode with hashRecords) and reads every row, as every compile did
+// before. Both must give the same bytes, file by file, whatever changed in the graph.
 
 const FIXTURES = join(PROJECT_ROOT, 'fixtures');
 const temp = makeTempDir('nodectl-incremental-');
@@ -42,37 +43,52 @@ function filesOf(dir: string): Map<string, Buffer> {
 /** What each citation line was in the previous version, and how many were copied from it (no record built). */
 type CitationTally = Record<LinePrevious | 'copied', number>;
 
-/** A sink that tallies the citation lines, in front of `inner`. */
-function tallyCitations(inner: NodeSink, tally: CitationTally): NodeSink {
+/** A sink that tallies the citation lines, and counts the chunk lines copied, in front of `inner`. */
+function tallyCitations(inner: NodeSink, tally: CitationTally, chunks: { copied: number }): NodeSink {
   return {
     ...inner,
     open(path) {
       const file = inner.open(path);
-      if (path !== 'citations.jsonl') return file;
+      const citations = path === 'citations.jsonl';
+      if (!citations && !path.startsWith('chunks.')) return file;
       return {
         write: (chunk) => file.write(chunk),
         close: (written) => file.close(written),
-        line(line, record, previous) {
-          tally[previous]++;
-          if (record === null) tally.copied++;
-          file.line?.(line, record, previous);
+        line(line, record, previous, id) {
+          if (citations) tally[previous]++;
+          if (record === null) {
+            if (citations) tally.copied++;
+            else chunks.copied++;
+          }
+          file.line?.(line, record, previous, id);
         },
       };
     },
   };
 }
 
+/** The code key of these compiles: a CompileState made with it is used by the next one. */
+const CODE_KEY = 'incremental-test';
+
+/** A compiled version: its folder and the state its compile left. */
+interface Version {
+  dir: string;
+  state: CompileState | undefined;
+}
+
 /**
- * Compiles `db` against `previousDir` both ways and expects the same files and result; returns the
- * incremental one's folder, and what its citation lines were in the previous version.
+ * Compiles `db` against `before` both ways and expects the same files and result; returns the
+ * incremental one's folder and state, what its citation lines were in the previous version and
+ * how many chunk lines it copied.
  */
 async function compileBothWays(
   db: Db,
   site: WebsiteInfo,
   buildTime: string,
-  previousDir: string,
+  before: Version,
   hashedPrevious = false,
-): Promise<{ dir: string; result: CompileResult; citations: CitationTally }> {
+): Promise<Version & { result: CompileResult; citations: CitationTally; chunksCopied: number }> {
+  const previousDir = before.dir;
   const n = ++sequence;
   const incrementalDir = join(temp.dir, `incremental-${n}`);
   const fullDir = join(temp.dir, `full-${n}`);
@@ -85,16 +101,25 @@ async function compileBothWays(
   const check = new KnownLinesCheck(incrementalDir, previous!.files);
   const checkAll = new KnownLinesCheck(incrementalDir);
   const citations: CitationTally = { same: 0, changed: 0, other: 0, copied: 0 };
-  const result = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
+  const chunks = { copied: 0 };
+  const { state, ...result } = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
     buildTime,
     previous: previous!,
-    wrapSink: (sink) => tallyCitations(check.sink(checkAll.sink(sink)), citations),
+    codeKey: CODE_KEY,
+    ...(before.state === undefined ? {} : { since: before.state }),
+    // A compile that starts again wraps its sink again: the tallies are of the last one.
+    wrapSink: (sink) => {
+      Object.assign(citations, { same: 0, changed: 0, other: 0, copied: 0 });
+      chunks.copied = 0;
+      return tallyCitations(check.sink(checkAll.sink(sink)), citations, chunks);
+    },
   });
   const reference = await compileToDirectory(new SqliteGraphReader(db), site, fullDir, {
     buildTime,
     previous: full!,
   });
   expect(result).toEqual(reference);
+  expect(state?.nodeVersion).toBe(result.nodeVersion);
   const a = filesOf(incrementalDir);
   const b = filesOf(fullDir);
   expect([...a.keys()]).toEqual([...b.keys()]);
@@ -109,13 +134,13 @@ async function compileBothWays(
   const known = await check.report();
   if (removed && !hashedPrevious) expect(known).toBeUndefined();
   else expect(known).toEqual(folder);
-  return { dir: incrementalDir, result, citations };
+  return { dir: incrementalDir, state, result, citations, chunksCopied: chunks.copied };
 }
 
-async function firstVersion(db: Db, site: WebsiteInfo, buildTime: string): Promise<string> {
+async function firstVersion(db: Db, site: WebsiteInfo, buildTime: string): Promise<Version> {
   const dir = join(temp.dir, `first-${++sequence}`);
-  await compileToDirectory(new SqliteGraphReader(db), site, dir, { buildTime });
-  return dir;
+  const { state } = await compileToDirectory(new SqliteGraphReader(db), site, dir, { buildTime, codeKey: CODE_KEY });
+  return { dir, state };
 }
 
 /** Ingests `items` again into the graph, as a connector's later push would. */
@@ -153,6 +178,9 @@ describe('a compile against a previous version', () => {
         const v1 = await firstVersion(graph.db, fixture.site, '2026-03-01T01:00:00Z');
         // Nothing changed: every record is the same line as before.
         const same = await compileBothWays(graph.db, fixture.site, '2026-03-01T02:00:00Z', v1);
+        // Nothing was written since the first compile: every chunk is copied.
+        const chunkCount = same.result.counts.chunks;
+        expect(same.chunksCopied).toBe(chunkCount);
         expect(readFileSync(join(same.dir, 'changes.jsonl'), 'utf8')).not.toMatch(/"record_kind":"(fact|entity)"/);
         // Every citation is the previous version's line, so its checks stand; each record and its
         // source are the previous version's lines too, so the citation is copied, not built.
@@ -168,10 +196,15 @@ describe('a compile against a previous version', () => {
         );
         const last = items[items.length - 1]!;
         if (items.length > 1) removeItem(graph.db, fixture.site, `${last.type}:${last.id}`);
-        const v2 = await compileBothWays(graph.db, fixture.site, '2026-03-01T04:00:00Z', same.dir);
+        const v2 = await compileBothWays(graph.db, fixture.site, '2026-03-01T04:00:00Z', same);
         expect(readFileSync(join(v2.dir, 'changes.jsonl'), 'utf8')).toContain('"change":"changed"');
         // The citations of the items left as they were are still the previous version's lines.
         if (items.length > 2) expect(v2.citations.copied).toBeGreaterThan(0);
+        // The chunks of the items left as they were are copied; the edited items' are not.
+        if (items.length > 2 && chunkCount > 0) {
+          expect(v2.chunksCopied).toBeGreaterThan(0);
+          expect(v2.chunksCopied).toBeLessThan(v2.result.counts.chunks);
+        }
       } finally {
         graph.close();
       }
@@ -208,7 +241,7 @@ function generatedItem(i: number, edition = 0): IngestItem {
           offers: { '@type': 'Offer', price: String(10 + (i % 90) + edition), priceCurrency: 'EUR' },
         })}</script>`
       : '';
-  const html = `<!doctype html><html lang="${language}"><head><title>${title}</title>${jsonLd}</head><body><h1>${title}</h1><p>${text}.</p><p>Made in Hamburg. Item ${i}.</p></body></html>`;
+  const html = `<!doctype html><html lang="${language}"><head><title>${title}</title>${jsonLd}</head><body><h1>${title}</h1><p>${text}.</p><p>Made in Hamburg by ${i % 2 === 0 ? 'Kaffeewerk' : 'Roastery'}. Item ${i}.</p></body></html>`;
   const item = { type: kind, id: `${kind}:${i}`, url, title, html, language } as IngestItem & Record<string, unknown>;
   item.checksum = computeItemChecksum(item as never);
   return item;
@@ -236,11 +269,25 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
         string | undefined;
       expect(fact).toBeDefined();
       setEditorial(db, fact!, { hidden: true });
+      // And an entity that chunks of items left as they were mention, hidden: those chunks lose it.
+      const mentioned = db
+        .prepare(
+          `SELECT j.value FROM chunks c, json_each(c.mention_ids) j JOIN entities e ON e.id = j.value
+           GROUP BY j.value ORDER BY count(*) DESC, j.value LIMIT 1`,
+        )
+        .pluck()
+        .get() as string | undefined;
+      expect(mentioned).toBeDefined();
+      setEditorial(db, mentioned!, { hidden: true });
       let version = await compileBothWays(db, SITE, '2026-03-01T03:00:00Z', previous);
+      expect(version.chunksCopied).toBeGreaterThan(0);
+      const hiddenMentions = readFileSync(join(previous.dir, 'chunks.en.jsonl'), 'utf8').split(mentioned!).length;
+      expect(hiddenMentions).toBeGreaterThan(2);
+      expect(readFileSync(join(version.dir, 'chunks.en.jsonl'), 'utf8')).not.toContain(mentioned!);
       const edits = readFileSync(join(version.dir, 'changes.jsonl'), 'utf8');
       expect(edits).toContain('"change":"changed"');
       expect(edits).toContain('"change":"removed"');
-      previous = version.dir;
+      previous = version;
 
       // Deletes (tombstones) and GDPR purges (erasure).
       for (const i of [3, 40, 41, 199]) removeItem(db, SITE, `${generatedItem(i).type}:${generatedItem(i).id}`);
@@ -248,7 +295,7 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
         removeItem(db, SITE, `${generatedItem(i).type}:${generatedItem(i).id}`, { erase: true });
       version = await compileBothWays(db, SITE, '2026-03-01T04:00:00Z', previous);
       expect(readFileSync(join(version.dir, 'changes.jsonl'), 'utf8')).toContain('"record_kind":"source"');
-      previous = version.dir;
+      previous = version;
 
       // New items, and the edited items back as they were.
       reingest(
@@ -265,11 +312,43 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       expect(version.citations.other).toBeGreaterThan(0);
       expect(version.citations.copied).toBeGreaterThan(0);
       expect(version.citations.copied).toBeLessThanOrEqual(version.citations.same);
-      previous = version.dir;
+      previous = version;
+
+      // The entity shown again: the chunks that mention it have it back.
+      setEditorial(db, mentioned!, { hidden: false });
+      version = await compileBothWays(db, SITE, '2026-03-01T06:30:00Z', previous);
+      // (as often as before it was hidden, and in the new items' chunks)
+      expect(readFileSync(join(version.dir, 'chunks.en.jsonl'), 'utf8').split(mentioned!).length).toBeGreaterThan(
+        hiddenMentions,
+      );
+      expect(version.chunksCopied).toBeGreaterThan(0);
+      previous = version;
+
+      // A state that does not describe the previous version (its chunks claimed unchanged since a
+      // later write): a chunk it calls unchanged has no line there, and the compile starts again
+      // reading every chunk.
+      reingest(db, SITE, [generatedItem(500)], '2026-03-01T06:40:00Z');
+      const seq = db.prepare('SELECT seq FROM graph_state').pluck().get() as number;
+      const wrong = await compileBothWays(db, SITE, '2026-03-01T06:50:00Z', {
+        dir: previous.dir,
+        state: { ...previous.state!, seq },
+      });
+      expect(wrong.chunksCopied).toBe(0);
+      // A state of another graph, or of other code, is not used.
+      for (const state of [
+        { ...wrong.state!, graphId: 'another' },
+        { ...wrong.state!, contextKey: '0'.repeat(64) },
+      ]) {
+        reingest(db, SITE, [generatedItem(501)], '2026-03-01T06:55:00Z');
+        expect((await compileBothWays(db, SITE, '2026-03-01T06:58:00Z', { dir: wrong.dir, state })).chunksCopied).toBe(
+          0,
+        );
+      }
+      previous = wrong;
 
       // A previous version whose record lines are not in id order (not written by this compiler):
       // the compile starts again with that version's lines hashed first, and still matches.
-      const facts = join(previous, 'facts.en.jsonl');
+      const facts = join(previous.dir, 'facts.en.jsonl');
       const lines = readFileSync(facts, 'utf8').split('\n').filter(Boolean);
       expect(lines.length).toBeGreaterThan(2);
       writeFileSync(facts, [lines[1], lines[0], ...lines.slice(2)].join('\n') + '\n');

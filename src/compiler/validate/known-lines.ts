@@ -97,9 +97,9 @@ export class KnownLinesCheck {
             if (!file.close(written)) this.failed = true;
             if (file.rules.definesIds) this.done.push(path);
           },
-          line: (line, record, previous) => {
-            file.line(line, record, previous);
-            target.line?.(line, record, previous);
+          line: (line, record, previous, id) => {
+            file.line(line, record, previous, id);
+            target.line?.(line, record, previous, id);
           },
         };
       },
@@ -224,10 +224,10 @@ class KnownFile {
 
   /**
    * A line (`text`, its bytes) the compiler serialized from `record`, or copied from the live version (null
-   * record). The live version's validated bytes (`same`): its own checks stand, and its references
-   * are left to report() (keptEveryLiveRecord).
+   * record, with the record's `id` in a record file). The live version's validated bytes (`same`):
+   * its own checks stand, and its references are left to report() (keptEveryLiveRecord).
    */
-  line(text: Buffer, record: object | null, previous: LinePrevious): void {
+  line(text: Buffer, record: object | null, previous: LinePrevious, id?: string): void {
     const line = ++this.lines;
     if (record === null) {
       // A line copied from the live version without its record: parsed only when a check needs it.
@@ -236,7 +236,9 @@ class KnownFile {
         this.skipped++;
         return;
       }
-      record = JSON.parse(text.toString('utf8')) as object;
+      // Of such a line's record, only its id is checked (no fact key: facts are not copied so).
+      record = previous === 'same' && this.skipSame && !this.rules.isFacts && id !== undefined ? { id } : null;
+      record ??= JSON.parse(text.toString('utf8')) as object;
     }
     const fields = record as Record<string, unknown>;
     if (previous !== 'other') this.existed++;

@@ -40,13 +40,16 @@ export { UUID_PATTERN } from './stable-ids.js';
 export { graphStatements, WRITER_CACHE_FLOOR_KIB } from './statements.js';
 export type {
   ChunkRow,
+  ChunksSince,
   ChunkVectorRow,
   EntityRow,
   FactRow,
   GraphReader,
+  GraphState,
   QaRow,
   RelationshipRow,
   SourceRow,
+  UnchangedChunkRow,
 } from './types.js';
 export { tombstoneItems, tombstonedWithContribution, type TombstoneOutcome, type TombstonedRow } from './tombstone.js';
 export { withWriteTurn } from './write-turn.js';

@@ -1,15 +1,18 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { GRAPH_QUERIES, uniqueQa, type GraphQueryName } from './reader.js';
+import { chunksSinceParams, GRAPH_QUERIES, toGraphState, uniqueQa, type GraphQueryName } from './reader.js';
 import type {
   ChunkRow,
+  ChunksSince,
   ChunkVectorRow,
   EntityRow,
   FactRow,
   GraphReader,
+  GraphState,
   PlannedRead,
   QaRow,
   RelationshipRow,
   SourceRow,
+  UnchangedChunkRow,
 } from './types.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
@@ -18,7 +21,7 @@ import { workerModuleUrl } from '../../platform/threads/index.js';
  * languages) and its parameters, or a plan of them to run in turn.
  */
 export interface ReaderRequest {
-  query: GraphQueryName | 'languages';
+  query: GraphQueryName | 'languages' | 'graphState';
   params: string[];
 }
 export type ReaderAsk = ReaderRequest | { plan: ReaderRequest[] };
@@ -128,8 +131,12 @@ export class ThreadedGraphReader implements GraphReader {
     return this.rows('relationships', language);
   }
 
-  chunks(language: string): Iterable<ChunkRow> {
-    return this.rows('chunks', language);
+  chunks(language: string, since?: ChunksSince): Iterable<ChunkRow | UnchangedChunkRow> {
+    return this.rows('chunks', ...chunksSinceParams(since), language);
+  }
+
+  graphState(): GraphState | undefined {
+    return toGraphState(this.ask('graphState') as string | null);
   }
 
   qa(language: string): Iterable<QaRow> {
@@ -155,7 +162,13 @@ export class ThreadedGraphReader implements GraphReader {
     this.planned = reads.map((read) => ({
       query: read.kind,
       params:
-        read.kind === 'sources' ? [] : read.kind === 'chunkVectors' ? [read.language, read.model] : [read.language],
+        read.kind === 'sources'
+          ? []
+          : read.kind === 'chunkVectors'
+            ? [read.language, read.model]
+            : read.kind === 'chunks'
+              ? [...chunksSinceParams(read.since), read.language]
+              : [read.language],
     }));
     this.port.postMessage({ plan: this.planned } satisfies ReaderAsk);
   }

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { GRAPH_DB_OPTIONS, openDatabase } from '../../platform/storage/index.js';
 import { nameThread } from '../../platform/threads/index.js';
-import { GRAPH_QUERIES, LANGUAGES_SQL } from './reader.js';
+import { GRAPH_QUERIES, GRAPH_STATE_SQL, LANGUAGES_SQL } from './reader.js';
 import {
   SIGNAL,
   type ReaderAsk,
@@ -46,6 +46,7 @@ function room(): boolean {
 function answer(request: ReaderRequest): void {
   answering++;
   if (request.query === 'languages') return post({ value: db.prepare(LANGUAGES_SQL).pluck().all() });
+  if (request.query === 'graphState') return post({ value: db.prepare(GRAPH_STATE_SQL).pluck().get() ?? null });
   const sql = GRAPH_QUERIES[request.query].sql;
   if (request.query === 'entityById')
     return post({

@@ -1,16 +1,19 @@
 import type { Db } from '../../platform/storage/index.js';
 import type {
   ChunkRow,
+  ChunksSince,
   ChunkVectorRow,
   EditorialState,
   EntityRow,
   FactRow,
   Freshness,
   GraphReader,
+  GraphState,
   ProvenanceMethod,
   QaRow,
   RelationshipRow,
   SourceRow,
+  UnchangedChunkRow,
 } from './types.js';
 
 /**
@@ -195,6 +198,7 @@ type ChunkValues = [
   position: number,
   entity_ids: string[],
 ];
+type UnchangedChunkValues = [id: string, source_id: string | null, mention_ids: string[]];
 type QaValues = [
   id: string,
   question: string,
@@ -252,21 +256,33 @@ export const GRAPH_QUERIES = {
       sourceUrl,
     }),
   ),
-  // A chunk's entity ids are those it mentions that exist.
+  // A chunk's entity ids are those it mentions that exist. Parameters: chunksSinceParams, then the
+  // language: a row written at or before that sequence, and not named, comes as UnchangedChunkRow
+  // (three values: no text crosses the thread or is parsed).
   chunks: rowQuery(
-    `SELECT json_array(c.id, c.text, c.tokens_estimate, c.language, c.source_id, c.heading_path, c.position,
-      json((SELECT json_group_array(j.value) FROM json_each(c.mention_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value))))
+    `SELECT CASE WHEN c.seq <= CAST(? AS INTEGER) AND c.id NOT IN (SELECT value FROM json_each(?))
+      THEN json_array(c.id, c.source_id, json(c.mention_ids))
+      ELSE json_array(c.id, c.text, c.tokens_estimate, c.language, c.source_id, c.heading_path, c.position,
+        json((SELECT json_group_array(j.value) FROM json_each(c.mention_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value))))
+      END
     FROM chunks c WHERE c.language = ? ORDER BY c.id`,
-    ([id, text, tokensEstimate, language, sourceId, headingPath, position, entityIds]: ChunkValues): ChunkRow => ({
-      id,
-      text,
-      tokensEstimate,
-      language,
-      entityIds: entityIds.sort(),
-      sourceId,
-      headingPath: JSON.parse(headingPath) as string[],
-      position,
-    }),
+    (values: ChunkValues | UnchangedChunkValues): ChunkRow | UnchangedChunkRow => {
+      if (values.length === 3) {
+        const [id, sourceId, mentionIds] = values;
+        return { id, unchanged: true, sourceId, mentionIds };
+      }
+      const [id, text, tokensEstimate, language, sourceId, headingPath, position, entityIds] = values;
+      return {
+        id,
+        text,
+        tokensEstimate,
+        language,
+        entityIds: entityIds.sort(),
+        sourceId,
+        headingPath: JSON.parse(headingPath) as string[],
+        position,
+      };
+    },
   ),
   // A vector crosses as hex: JSON holds no BLOB. Parameters: the language, then the model key.
   chunkVectors: rowQuery(
@@ -325,6 +341,20 @@ export const GRAPH_QUERIES = {
 
 export type GraphQueryName = keyof typeof GRAPH_QUERIES;
 
+/** The chunks query's parameters before the language: every row whole without `since`. */
+export function chunksSinceParams(since: ChunksSince | undefined): [string, string] {
+  return since === undefined ? ['-1', '[]'] : [String(since.seq), JSON.stringify(since.readWhole)];
+}
+
+export const GRAPH_STATE_SQL = 'SELECT json_array(graph_id, seq) FROM graph_state WHERE id = 1';
+
+/** GraphState from GRAPH_STATE_SQL's answer. */
+export function toGraphState(json: string | undefined | null): GraphState | undefined {
+  if (json === undefined || json === null) return undefined;
+  const [graphId, seq] = JSON.parse(json) as [string, number];
+  return { graphId, seq };
+}
+
 export const LANGUAGES_SQL = `SELECT language FROM entities UNION SELECT language FROM fact_candidates UNION SELECT language FROM relationships
   UNION SELECT language FROM chunks UNION SELECT language FROM qa ORDER BY 1`;
 
@@ -367,8 +397,12 @@ export class SqliteGraphReader implements GraphReader {
     return this.rows(GRAPH_QUERIES.relationships, language);
   }
 
-  chunks(language: string): Iterable<ChunkRow> {
-    return this.rows(GRAPH_QUERIES.chunks, language);
+  chunks(language: string, since?: ChunksSince): Iterable<ChunkRow | UnchangedChunkRow> {
+    return this.rows(GRAPH_QUERIES.chunks, ...chunksSinceParams(since), language);
+  }
+
+  graphState(): GraphState | undefined {
+    return toGraphState(this.db.prepare(GRAPH_STATE_SQL).pluck().get() as string | undefined);
   }
 
   /**

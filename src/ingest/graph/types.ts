@@ -84,6 +84,33 @@ export interface ChunkRow {
   position: number;
 }
 
+/**
+ * A chunk whose row was written before the compile a read names (`ChunksSince`): only what decides
+ * whether its line in that compile's node still stands, the rest of the line being the same.
+ */
+export interface UnchangedChunkRow {
+  id: string;
+  unchanged: true;
+  sourceId: string | null;
+  /** Every entity id the chunk mentions, existing or not (a ChunkRow keeps the existing ones). */
+  mentionIds: string[];
+}
+
+/**
+ * Which chunk rows a read gives as UnchangedChunkRow: those written at or before write sequence
+ * `seq` (GraphState.seq as a compile read it), but for `readWhole`.
+ */
+export interface ChunksSince {
+  seq: number;
+  readWhole: readonly string[];
+}
+
+/** The graph's identity and write sequence (graph migration 0015). */
+export interface GraphState {
+  graphId: string;
+  seq: number;
+}
+
 /** A chunk's stored embedding vector (chunk_vectors, graph migration 0011). */
 export interface ChunkVectorRow {
   chunkId: string;
@@ -128,10 +155,13 @@ export interface GraphReader {
   entities(language: string): Iterable<EntityRow>;
   facts(language: string): Iterable<FactRow>;
   relationships(language: string): Iterable<RelationshipRow>;
-  chunks(language: string): Iterable<ChunkRow>;
+  /** With `since`, the rows unchanged since then come as UnchangedChunkRow. */
+  chunks(language: string, since?: ChunksSince): Iterable<ChunkRow | UnchangedChunkRow>;
   qa(language: string): Iterable<QaRow>;
   sources(): Iterable<SourceRow>;
   entityById(id: string): EntityRow | undefined;
+  /** The graph's identity and write sequence as this reader reads the graph; undefined when it has none. */
+  graphState?(): GraphState | undefined;
   /**
    * The vectors of model key `model` (src/ingest/embeddings modelKeyOf) of the chunks of
    * `language`, by chunk id; whether each still fits its chunk's text is the caller's to check.
@@ -146,6 +176,7 @@ export interface GraphReader {
 
 /** One read of a plan: a record kind of one language, or the sources. */
 export type PlannedRead =
-  | { kind: 'entities' | 'facts' | 'relationships' | 'chunks' | 'qa'; language: string }
+  | { kind: 'entities' | 'facts' | 'relationships' | 'qa'; language: string }
+  | { kind: 'chunks'; language: string; since?: ChunksSince }
   | { kind: 'chunkVectors'; language: string; model: string }
   | { kind: 'sources' };

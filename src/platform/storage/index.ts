@@ -13,6 +13,7 @@ export {
   graphDbPath,
   graphInboxPath,
   isGraphDbFileName,
+  PRIVATE_FILE_MODE,
   readMasterKey,
 } from './data-dir.js';
 export type { DataDirLayout } from './data-dir.js';

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { ChunksSince, GraphState } from '../ingest/graph/index.js';
+import type { WebsiteInfo } from '../control/records/index.js';
+import { NODE_SCHEMA_VERSION } from '../platform/node-format/index.js';
+import { IdSet } from './id-set.js';
+import type { CompileOptions, CompileState } from './types.js';
+
+/** Rejected chunks a CompileState lists; past this many it lists none and the next compile reads every chunk. */
+export const STATE_REJECTED_CHUNKS_LIMIT = 10_000;
+
+/**
+ * A compile copied a line it was told was unchanged, and the node it compiles against does not
+ * hold it: the state did not describe that node. The compile starts again without `since`.
+ */
+export class SinceMismatch extends Error {}
+
+/** What a compile that uses a CompileState knows: the chunk reads' `since`, and whose export changed. */
+export interface SinceRun {
+  chunks: ChunksSince;
+  /** Entities and sources written now without a line in the live version, or the reverse (ChangeLog.trackFlips). */
+  flippedEntities: IdSet;
+  flippedSources: IdSet;
+}
+
+/**
+ * Digest of what decides a record's line besides its graph row and what it refers to: the code,
+ * the node format's version, the website and the compile's options (not the build time and the
+ * previous version, which only documents and changes.jsonl carry).
+ */
+export function contextKey(codeKey: string, site: WebsiteInfo, options: CompileOptions): string {
+  const context = {
+    codeKey,
+    schema: NODE_SCHEMA_VERSION,
+    site,
+    license: options.license ?? null,
+    description: options.description ?? null,
+    contact: options.contact ?? null,
+    embeddings: options.embeddings ?? null,
+  };
+  return createHash('sha256').update(JSON.stringify(context)).digest('hex');
+}
+
+/**
+ * The SinceRun of a compile whose options carry a CompileState that still holds: made by the same
+ * code and context from this graph at or before its current write sequence, for the live version
+ * this compile reads alongside (validated, streamed), with every chunk it left out listed. Chunk
+ * vectors need each chunk's text: a node that carries them reads every chunk.
+ */
+export function usableSince(
+  options: CompileOptions,
+  graph: GraphState | undefined,
+  key: string | undefined,
+  carriesVectors: boolean,
+): SinceRun | undefined {
+  const { since, previous } = options;
+  if (since === undefined || previous === undefined || graph === undefined || key === undefined) return undefined;
+  if (previous.validated !== true || previous.recordsDir === undefined || previous.recordHashes !== undefined)
+    return undefined;
+  if (since.nodeVersion !== previous.nodeVersion || since.contextKey !== key) return undefined;
+  if (since.graphId !== graph.graphId || since.seq > graph.seq) return undefined;
+  if (since.rejectedChunks === null || carriesVectors) return undefined;
+  return {
+    chunks: { seq: since.seq, readWhole: since.rejectedChunks },
+    flippedEntities: new IdSet(),
+    flippedSources: new IdSet(),
+  };
+}
+
+/** The rejected chunk ids a CompileState lists, as a compile collects them. */
+export class RejectedChunkIds {
+  private ids: string[] | null = [];
+
+  add(id: string): void {
+    if (this.ids === null) return;
+    if (this.ids.length >= STATE_REJECTED_CHUNKS_LIMIT) this.ids = null;
+    else this.ids.push(id);
+  }
+
+  list(): string[] | null {
+    return this.ids === null ? null : [...this.ids].sort();
+  }
+}
+
+/** The state a compile leaves, or undefined without a code key or a graph that tracks writes. */
+export function compileStateOf(
+  nodeVersion: string,
+  key: string | undefined,
+  graph: GraphState | undefined,
+  rejectedChunks: RejectedChunkIds,
+): CompileState | undefined {
+  if (key === undefined || graph === undefined) return undefined;
+  return {
+    nodeVersion,
+    contextKey: key,
+    graphId: graph.graphId,
+    seq: graph.seq,
+    rejectedChunks: rejectedChunks.list(),
+  };
+}
