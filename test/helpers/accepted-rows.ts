@@ -22,12 +22,14 @@ const COLUMNS = 'raw_content_id, item_type, item_id, checksum, url, language, bo
 export function acceptedRows(graphs: Pick<GraphDbPool, 'get' | 'inbox'>, websiteId: string): AcceptedRow[] {
   const rows = new Map<string, AcceptedRow>();
   const key = (row: AcceptedRow) => `${row.item_type}\u001f${row.item_id}`;
-  for (const row of graphs.get(websiteId).prepare(`SELECT ${COLUMNS}, state FROM raw_items`).all() as AcceptedRow[])
-    rows.set(key(row), row);
+  // The inbox first: a job moving a row commits it to raw_items before it leaves the inbox, so a
+  // row moved between the two reads is in the second; read the other way round, it would be in neither.
   const inboxed = graphs
     .inbox(websiteId)
     .prepare(`SELECT ${COLUMNS}, 'inbox' AS state FROM inbox_items ORDER BY seq`)
     .all() as AcceptedRow[];
+  for (const row of graphs.get(websiteId).prepare(`SELECT ${COLUMNS}, state FROM raw_items`).all() as AcceptedRow[])
+    rows.set(key(row), row);
   for (const row of inboxed) {
     const stored = rows.get(key(row));
     if (stored?.state === 'tombstoned' || (stored && stored.raw_content_id >= row.raw_content_id)) continue;
