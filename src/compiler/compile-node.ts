@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { ChunkRow, GraphReader, GraphState, UnchangedChunkRow } from '../ingest/graph/index.js';
+import type {
+  ChunkRow,
+  EntityRow,
+  GraphReader,
+  GraphState,
+  UnchangedChunkRow,
+  UnchangedEntityRow,
+} from '../ingest/graph/index.js';
 import { capabilitiesOf } from '../control/plans/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
 import {
@@ -8,6 +15,7 @@ import {
   ChunkRecordSchema,
   CitationRecordSchema,
   EmbeddingsManifestSchema,
+  type EntityRecord,
   EntityRecordSchema,
   FactRecordSchema,
   LanguageSchema,
@@ -75,6 +83,7 @@ import {
   projectQa,
   projectRelationship,
   projectSource,
+  sourceOf,
   type ExportedIds,
 } from './project.js';
 import { CompileReporter, type CompilePass } from './progress.js';
@@ -249,10 +258,10 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   // each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([
     { kind: 'sources' },
-    ...(['entities', 'facts', 'entities', 'relationships'] as const).flatMap((kind) =>
-      languages.map((language) => ({ kind, language })),
-    ),
-    ...languages.map((language) => ({ kind: 'chunks' as const, language, ...(since && { since: since.chunks }) })),
+    ...(['entities', 'facts'] as const).flatMap((kind) => languages.map((language) => ({ kind, language }))),
+    ...languages.map((language) => ({ kind: 'entities' as const, language, since: since?.entities })),
+    ...languages.map((language) => ({ kind: 'relationships' as const, language })),
+    ...languages.map((language) => ({ kind: 'chunks' as const, language, since: since?.chunks })),
     ...languages.map((language) => ({ kind: 'qa' as const, language })),
     ...(embeddings === undefined
       ? []
@@ -504,16 +513,31 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
   return { rankedFacts: topFacts.result(), hiddenAttributes, volatile };
 }
 
-/** Writes the entities the scan kept, each in its one language, without the attributes of its hidden facts. */
+/**
+ * Writes the entities the scan kept, each in its one language, without the attributes of its
+ * hidden facts. With `since`, an entity unchanged since the live version's compile is that
+ * version's line, copied with its citation, unless its source's line changed: its line is then
+ * built from that line and its row's source.
+ */
 function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string>>): void {
   for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, EntityRecordSchema, run.changes);
     if (run.since) run.changes.trackFlips(path, run.since.flippedEntities);
     run.progress.startFile(path, () => writer.count);
-    for (const row of uniqueById(run.reader.entities(language))) {
+    for (let row of uniqueById(run.reader.entities(language, run.since?.entities))) {
       run.progress.row();
       if (!run.entityLanguage.get(language)!.has(row.id)) continue;
+      if ('unchanged' in row) {
+        const live = liveLineOf(run, path, row.id, 'entity');
+        if (!sourceChanged(run, row.sourceId)) {
+          writer.addSame(live, row.id);
+          const cited = { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod };
+          cite(run, 'entity', { ...cited, ...sourceOf(row, run.ids) }, true);
+          continue;
+        }
+        row = entityOfLiveLine(row, live);
+      }
       const record = projectEntity(row, run.ids, hiddenAttributes.get(row.id));
       writer.add(record, row.id);
       cite(run, 'entity', record, writer.lastPrevious === 'same');
@@ -521,6 +545,43 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
     run.counts.entities += finish(run, writer, 'nodectl:records', language).records ?? 0;
     if (run.since) run.changes.finishFile(path);
   }
+}
+
+/**
+ * The live line of a record a `since` read said is unchanged: a record without one there means
+ * the state does not describe the live version (the compile starts again without it).
+ */
+function liveLineOf(run: CompileRun, path: string, id: string, kind: string): Buffer {
+  const live = run.changes.liveLine(path, id);
+  if (live === undefined)
+    throw new SinceMismatch(`${path}: ${kind} ${id} is unchanged since the live version but has no line there`);
+  return live;
+}
+
+/** Whether a record's source has another line than in the live version (or none where it had one, or the reverse). */
+function sourceChanged(run: CompileRun, sourceId: string | null): boolean {
+  if (sourceId === null) return false;
+  const n = run.sources.numberOf(sourceId);
+  return n === undefined ? run.since!.flippedSources.has(sourceId) : !run.sources.unchangedAt(n);
+}
+
+/** The row of an unchanged entity, from its line in the live version and its row's source (projectEntity needs no more). */
+function entityOfLiveLine(row: UnchangedEntityRow, line: Buffer): EntityRow {
+  const record = JSON.parse(line.toString('utf8')) as EntityRecord;
+  return {
+    id: row.id,
+    type: record.type,
+    canonicalKey: '',
+    name: record.name,
+    language: record.language,
+    confidence: row.confidence,
+    provenanceMethod: row.provenanceMethod,
+    sourceId: row.sourceId,
+    sourceUrl: row.sourceUrl,
+    importance: 0,
+    attributes: record.attributes ?? {},
+    hidden: false,
+  };
 }
 
 /** Writes the relationships whose both ends are exported. */
@@ -563,10 +624,8 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
     for (let row of uniqueById(run.reader.chunks(language, run.since?.chunks))) {
       run.progress.row();
       if ('unchanged' in row) {
-        const live = run.changes.liveLine(path, row.id);
-        if (live === undefined || run.since === undefined)
-          throw new SinceMismatch(`${path}: chunk ${row.id} is unchanged since the live version but has no line there`);
-        if (!referencesFlipped(row, run.since)) {
+        const live = liveLineOf(run, path, row.id, 'chunk');
+        if (!referencesFlipped(run, row)) {
           writer.addSame(live, row.id);
           continue;
         }
@@ -586,10 +645,9 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
   return chunkFiles;
 }
 
-/** Whether an entity the chunk mentions or its source was exported in the live version and is not now, or the reverse. */
-function referencesFlipped(row: UnchangedChunkRow, since: SinceRun): boolean {
-  if (row.sourceId !== null && since.flippedSources.has(row.sourceId)) return true;
-  return row.mentionIds.some((id) => since.flippedEntities.has(id));
+/** Whether an entity the chunk mentions was exported in the live version and is not now, or the reverse, or its source's line changed. */
+function referencesFlipped(run: CompileRun, row: UnchangedChunkRow): boolean {
+  return sourceChanged(run, row.sourceId) || row.mentionIds.some((id) => run.since!.flippedEntities.has(id));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChunksSince, GraphState } from '../ingest/graph/index.js';
+import type { GraphState, RowsSince } from '../ingest/graph/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
 import { NODE_SCHEMA_VERSION } from '../platform/node-format/index.js';
 import { IdSet } from './id-set.js';
@@ -14,9 +14,11 @@ export const STATE_REJECTED_CHUNKS_LIMIT = 10_000;
  */
 export class SinceMismatch extends Error {}
 
-/** What a compile that uses a CompileState knows: the chunk reads' `since`, and whose export changed. */
+/** What a compile that uses a CompileState knows: the reads' `since`, and whose export changed. */
 export interface SinceRun {
-  chunks: ChunksSince;
+  chunks: RowsSince;
+  /** For the entities' second read (their lines): none when the editorial table was written since. */
+  entities: RowsSince | undefined;
   /** Entities and sources written now without a line in the live version, or the reverse (ChangeLog.trackFlips). */
   flippedEntities: IdSet;
   flippedSources: IdSet;
@@ -61,6 +63,8 @@ export function usableSince(
   if (since.rejectedChunks === null || carriesVectors) return undefined;
   return {
     chunks: { seq: since.seq, readWhole: since.rejectedChunks },
+    // The entities written are those the scan kept, valid: none is named to be read whole.
+    entities: since.editorial === graph.editorial ? { seq: since.seq, readWhole: [] } : undefined,
     flippedEntities: new IdSet(),
     flippedSources: new IdSet(),
   };
@@ -94,6 +98,7 @@ export function compileStateOf(
     contextKey: key,
     graphId: graph.graphId,
     seq: graph.seq,
+    editorial: graph.editorial,
     rejectedChunks: rejectedChunks.list(),
   };
 }

@@ -12,6 +12,7 @@ const CompileStateSchema = z.strictObject({
   contextKey: z.string().regex(/^[0-9a-f]{64}$/),
   graphId: z.string().min(1),
   seq: z.number().int().nonnegative(),
+  editorial: z.number().int().nonnegative(),
   rejectedChunks: z.array(z.string()).max(STATE_REJECTED_CHUNKS_LIMIT).nullable(),
 });
 const StateFileSchema = z.strictObject({ states: z.array(CompileStateSchema).max(KEPT_STATES) });

@@ -29,7 +29,8 @@ export interface ExportedIds {
   sourceUrl(url: string | null, sourceId: string | null): string | null;
 }
 
-function sourceOf(
+/** The source_id and source_url a record of `row` carries: its source when exported, a URL the policy allows. */
+export function sourceOf(
   row: { sourceId: string | null; sourceUrl: string | null },
   ids: ExportedIds,
 ): { source_id?: string; source_url?: string } {

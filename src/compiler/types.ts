@@ -58,6 +58,8 @@ export interface CompileState {
   /** The graph it read (graph migration 0015) and the graph's write sequence as it read it. */
   graphId: string;
   seq: number;
+  /** The graph's count of editorial writes as it read it (entities are copied only when it is the same). */
+  editorial: number;
   /** Every chunk it read and left out (rejected), or null when there were more than it keeps. */
   rejectedChunks: string[] | null;
 }

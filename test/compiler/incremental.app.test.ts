@@ -43,14 +43,18 @@ function filesOf(dir: string): Map<string, Buffer> {
 /** What each citation line was in the previous version, and how many were copied from it (no record built). */
 type CitationTally = Record<LinePrevious | 'copied', number>;
 
-/** A sink that tallies the citation lines, and counts the chunk lines copied, in front of `inner`. */
-function tallyCitations(inner: NodeSink, tally: CitationTally, chunks: { copied: number }): NodeSink {
+/** Record lines copied from the previous version (no record built), per kind. */
+type Copied = { chunks: number; entities: number };
+
+/** A sink that tallies the citation lines, and counts the chunk and entity lines copied, in front of `inner`. */
+function tallyCitations(inner: NodeSink, tally: CitationTally, copied: Copied): NodeSink {
   return {
     ...inner,
     open(path) {
       const file = inner.open(path);
       const citations = path === 'citations.jsonl';
-      if (!citations && !path.startsWith('chunks.')) return file;
+      const kind = path.startsWith('chunks.') ? 'chunks' : path.startsWith('entities.') ? 'entities' : undefined;
+      if (!citations && kind === undefined) return file;
       return {
         write: (chunk) => file.write(chunk),
         close: (written) => file.close(written),
@@ -58,7 +62,7 @@ function tallyCitations(inner: NodeSink, tally: CitationTally, chunks: { copied:
           if (citations) tally[previous]++;
           if (record === null) {
             if (citations) tally.copied++;
-            else chunks.copied++;
+            else copied[kind!]++;
           }
           file.line?.(line, record, previous, id);
         },
@@ -87,7 +91,7 @@ async function compileBothWays(
   buildTime: string,
   before: Version,
   hashedPrevious = false,
-): Promise<Version & { result: CompileResult; citations: CitationTally; chunksCopied: number }> {
+): Promise<Version & { result: CompileResult; citations: CitationTally; copied: Copied }> {
   const previousDir = before.dir;
   const n = ++sequence;
   const incrementalDir = join(temp.dir, `incremental-${n}`);
@@ -101,7 +105,7 @@ async function compileBothWays(
   const check = new KnownLinesCheck(incrementalDir, previous!.files);
   const checkAll = new KnownLinesCheck(incrementalDir);
   const citations: CitationTally = { same: 0, changed: 0, other: 0, copied: 0 };
-  const chunks = { copied: 0 };
+  const copied: Copied = { chunks: 0, entities: 0 };
   const { state, ...result } = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
     buildTime,
     previous: previous!,
@@ -110,8 +114,8 @@ async function compileBothWays(
     // A compile that starts again wraps its sink again: the tallies are of the last one.
     wrapSink: (sink) => {
       Object.assign(citations, { same: 0, changed: 0, other: 0, copied: 0 });
-      chunks.copied = 0;
-      return tallyCitations(check.sink(checkAll.sink(sink)), citations, chunks);
+      Object.assign(copied, { chunks: 0, entities: 0 });
+      return tallyCitations(check.sink(checkAll.sink(sink)), citations, copied);
     },
   });
   const reference = await compileToDirectory(new SqliteGraphReader(db), site, fullDir, {
@@ -134,7 +138,7 @@ async function compileBothWays(
   const known = await check.report();
   if (removed && !hashedPrevious) expect(known).toBeUndefined();
   else expect(known).toEqual(folder);
-  return { dir: incrementalDir, state, result, citations, chunksCopied: chunks.copied };
+  return { dir: incrementalDir, state, result, citations, copied };
 }
 
 async function firstVersion(db: Db, site: WebsiteInfo, buildTime: string): Promise<Version> {
@@ -178,9 +182,13 @@ describe('a compile against a previous version', () => {
         const v1 = await firstVersion(graph.db, fixture.site, '2026-03-01T01:00:00Z');
         // Nothing changed: every record is the same line as before.
         const same = await compileBothWays(graph.db, fixture.site, '2026-03-01T02:00:00Z', v1);
-        // Nothing was written since the first compile: every chunk is copied.
+        // Nothing was written since the first compile: every chunk is copied, and every entity
+        // but those whose attributes a hidden fact takes out (read whole).
         const chunkCount = same.result.counts.chunks;
-        expect(same.chunksCopied).toBe(chunkCount);
+        expect(same.copied.chunks).toBe(chunkCount);
+        const hiddenFacts = same.result.counts.withheld.hiddenFacts;
+        if (hiddenFacts === 0) expect(same.copied.entities).toBe(same.result.counts.entities);
+        else expect(same.copied.entities).toBeGreaterThan(0);
         expect(readFileSync(join(same.dir, 'changes.jsonl'), 'utf8')).not.toMatch(/"record_kind":"(fact|entity)"/);
         // Every citation is the previous version's line, so its checks stand; each record and its
         // source are the previous version's lines too, so the citation is copied, not built.
@@ -202,8 +210,9 @@ describe('a compile against a previous version', () => {
         if (items.length > 2) expect(v2.citations.copied).toBeGreaterThan(0);
         // The chunks of the items left as they were are copied; the edited items' are not.
         if (items.length > 2 && chunkCount > 0) {
-          expect(v2.chunksCopied).toBeGreaterThan(0);
-          expect(v2.chunksCopied).toBeLessThan(v2.result.counts.chunks);
+          expect(v2.copied.chunks).toBeGreaterThan(0);
+          expect(v2.copied.chunks).toBeLessThan(v2.result.counts.chunks);
+          expect(v2.copied.entities).toBeLessThan(v2.result.counts.entities);
         }
       } finally {
         graph.close();
@@ -280,7 +289,10 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       expect(mentioned).toBeDefined();
       setEditorial(db, mentioned!, { hidden: true });
       let version = await compileBothWays(db, SITE, '2026-03-01T03:00:00Z', previous);
-      expect(version.chunksCopied).toBeGreaterThan(0);
+      expect(version.copied.chunks).toBeGreaterThan(0);
+      // The editorial table was written: every entity is read whole (a hidden fact may take
+      // attributes out of an entity whose row did not change).
+      expect(version.copied.entities).toBe(0);
       const hiddenMentions = readFileSync(join(previous.dir, 'chunks.en.jsonl'), 'utf8').split(mentioned!).length;
       expect(hiddenMentions).toBeGreaterThan(2);
       expect(readFileSync(join(version.dir, 'chunks.en.jsonl'), 'utf8')).not.toContain(mentioned!);
@@ -312,6 +324,9 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       expect(version.citations.other).toBeGreaterThan(0);
       expect(version.citations.copied).toBeGreaterThan(0);
       expect(version.citations.copied).toBeLessThanOrEqual(version.citations.same);
+      // No editorial write since: the entities the new items did not name are copied.
+      expect(version.copied.entities).toBeGreaterThan(0);
+      expect(version.copied.entities).toBeLessThan(version.result.counts.entities);
       previous = version;
 
       // The entity shown again: the chunks that mention it have it back.
@@ -321,7 +336,18 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       expect(readFileSync(join(version.dir, 'chunks.en.jsonl'), 'utf8').split(mentioned!).length).toBeGreaterThan(
         hiddenMentions,
       );
-      expect(version.chunksCopied).toBeGreaterThan(0);
+      expect(version.copied.chunks).toBeGreaterThan(0);
+      previous = version;
+
+      // A delete alone, of the item the mentioned entity was taken from: the entity is derived
+      // again from another item, and its line follows; the other entities are copied.
+      const taken = db.prepare('SELECT item_key FROM entities WHERE id = ?').pluck().get(mentioned!) as string;
+      const entityBefore = db.prepare('SELECT * FROM entities WHERE id = ?').get(mentioned!);
+      removeItem(db, SITE, taken);
+      expect(db.prepare('SELECT * FROM entities WHERE id = ?').get(mentioned!)).not.toEqual(entityBefore);
+      version = await compileBothWays(db, SITE, '2026-03-01T06:35:00Z', previous);
+      expect(version.copied.entities).toBeGreaterThan(0);
+      expect(version.copied.entities).toBeLessThan(version.result.counts.entities);
       previous = version;
 
       // A state that does not describe the previous version (its chunks claimed unchanged since a
@@ -333,14 +359,14 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
         dir: previous.dir,
         state: { ...previous.state!, seq },
       });
-      expect(wrong.chunksCopied).toBe(0);
+      expect(wrong.copied.chunks).toBe(0);
       // A state of another graph, or of other code, is not used.
       for (const state of [
         { ...wrong.state!, graphId: 'another' },
         { ...wrong.state!, contextKey: '0'.repeat(64) },
       ]) {
         reingest(db, SITE, [generatedItem(501)], '2026-03-01T06:55:00Z');
-        expect((await compileBothWays(db, SITE, '2026-03-01T06:58:00Z', { dir: wrong.dir, state })).chunksCopied).toBe(
+        expect((await compileBothWays(db, SITE, '2026-03-01T06:58:00Z', { dir: wrong.dir, state })).copied.chunks).toBe(
           0,
         );
       }

@@ -40,7 +40,6 @@ export { UUID_PATTERN } from './stable-ids.js';
 export { graphStatements, WRITER_CACHE_FLOOR_KIB } from './statements.js';
 export type {
   ChunkRow,
-  ChunksSince,
   ChunkVectorRow,
   EntityRow,
   FactRow,
@@ -49,7 +48,9 @@ export type {
   QaRow,
   RelationshipRow,
   SourceRow,
+  RowsSince,
   UnchangedChunkRow,
+  UnchangedEntityRow,
 } from './types.js';
 export { tombstoneItems, tombstonedWithContribution, type TombstoneOutcome, type TombstonedRow } from './tombstone.js';
 export { withWriteTurn } from './write-turn.js';

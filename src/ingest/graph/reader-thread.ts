@@ -1,8 +1,8 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { chunksSinceParams, GRAPH_QUERIES, toGraphState, uniqueQa, type GraphQueryName } from './reader.js';
+import { rowsSinceParams, GRAPH_QUERIES, toGraphState, uniqueQa, type GraphQueryName } from './reader.js';
 import type {
   ChunkRow,
-  ChunksSince,
+  RowsSince,
   ChunkVectorRow,
   EntityRow,
   FactRow,
@@ -13,6 +13,7 @@ import type {
   RelationshipRow,
   SourceRow,
   UnchangedChunkRow,
+  UnchangedEntityRow,
 } from './types.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
@@ -119,8 +120,10 @@ export class ThreadedGraphReader implements GraphReader {
     return this.ask('languages') as string[];
   }
 
-  entities(language: string): Iterable<EntityRow> {
-    return this.rows('entities', language);
+  entities(language: string): Iterable<EntityRow>;
+  entities(language: string, since: RowsSince | undefined): Iterable<EntityRow | UnchangedEntityRow>;
+  entities(language: string, since?: RowsSince): Iterable<EntityRow | UnchangedEntityRow> {
+    return this.rows('entities', ...rowsSinceParams(since), language);
   }
 
   facts(language: string): Iterable<FactRow> {
@@ -131,8 +134,8 @@ export class ThreadedGraphReader implements GraphReader {
     return this.rows('relationships', language);
   }
 
-  chunks(language: string, since?: ChunksSince): Iterable<ChunkRow | UnchangedChunkRow> {
-    return this.rows('chunks', ...chunksSinceParams(since), language);
+  chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow> {
+    return this.rows('chunks', ...rowsSinceParams(since), language);
   }
 
   graphState(): GraphState | undefined {
@@ -166,8 +169,8 @@ export class ThreadedGraphReader implements GraphReader {
           ? []
           : read.kind === 'chunkVectors'
             ? [read.language, read.model]
-            : read.kind === 'chunks'
-              ? [...chunksSinceParams(read.since), read.language]
+            : read.kind === 'chunks' || read.kind === 'entities'
+              ? [...rowsSinceParams(read.since), read.language]
               : [read.language],
     }));
     this.port.postMessage({ plan: this.planned } satisfies ReaderAsk);

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/storage/index.js';
 import type {
   ChunkRow,
-  ChunksSince,
+  RowsSince,
   ChunkVectorRow,
   EditorialState,
   EntityRow,
@@ -14,6 +14,7 @@ import type {
   RelationshipRow,
   SourceRow,
   UnchangedChunkRow,
+  UnchangedEntityRow,
 } from './types.js';
 
 /**
@@ -33,9 +34,17 @@ const rowQuery = <V extends unknown[], T>(sql: string, row: (values: V) => T): R
   row: row as (values: unknown[]) => T,
 });
 
-const ENTITY_COLUMNS = `json_array(e.id, e.type, e.canonical_key, e.name, e.language, e.confidence, e.provenance_method, e.source_id, e.source_url,
-    e.importance, e.attributes, ed.hidden)
+const ENTITY_VALUES = `json_array(e.id, e.type, e.canonical_key, e.name, e.language, e.confidence, e.provenance_method, e.source_id, e.source_url,
+    e.importance, e.attributes, ed.hidden)`;
+const ENTITY_COLUMNS = `${ENTITY_VALUES}
   FROM entities e LEFT JOIN editorial ed ON ed.record_id = e.id`;
+type UnchangedEntityValues = [
+  id: string,
+  source_id: string | null,
+  source_url: string | null,
+  provenance_method: ProvenanceMethod,
+  confidence: number,
+];
 type EntityValues = [
   id: string,
   type: string,
@@ -224,7 +233,20 @@ type SourceValues = [
 
 /** The reader's queries; those of a language take it as their one parameter. */
 export const GRAPH_QUERIES = {
-  entities: rowQuery(`SELECT ${ENTITY_COLUMNS} WHERE e.language = ? ORDER BY e.id`, toEntity),
+  // Parameters: rowsSinceParams, then the language. A row written at or before that sequence, not
+  // named, and whose attributes no hidden fact takes out, comes as UnchangedEntityRow.
+  entities: rowQuery(
+    `SELECT CASE WHEN e.seq <= CAST(? AS INTEGER) AND e.id NOT IN (SELECT value FROM json_each(?))
+        AND e.id NOT IN (SELECT f.subject_entity_id FROM editorial h JOIN fact_candidates f ON f.fact_id = h.record_id WHERE h.hidden = 1)
+      THEN json_array(e.id, e.source_id, e.source_url, e.provenance_method, e.confidence)
+      ELSE ${ENTITY_VALUES} END
+    FROM entities e LEFT JOIN editorial ed ON ed.record_id = e.id WHERE e.language = ? ORDER BY e.id`,
+    (values: EntityValues | UnchangedEntityValues): EntityRow | UnchangedEntityRow => {
+      if (values.length !== 5) return toEntity(values);
+      const [id, sourceId, sourceUrl, provenanceMethod, confidence] = values;
+      return { id, unchanged: true, sourceId, sourceUrl, provenanceMethod, confidence };
+    },
+  ),
   entityById: rowQuery(`SELECT ${ENTITY_COLUMNS} WHERE e.id = ?`, toEntity),
   facts: rowQuery(FACT_SQL, toFact),
   relationships: rowQuery(
@@ -256,7 +278,7 @@ export const GRAPH_QUERIES = {
       sourceUrl,
     }),
   ),
-  // A chunk's entity ids are those it mentions that exist. Parameters: chunksSinceParams, then the
+  // A chunk's entity ids are those it mentions that exist. Parameters: rowsSinceParams, then the
   // language: a row written at or before that sequence, and not named, comes as UnchangedChunkRow
   // (three values: no text crosses the thread or is parsed).
   chunks: rowQuery(
@@ -341,18 +363,18 @@ export const GRAPH_QUERIES = {
 
 export type GraphQueryName = keyof typeof GRAPH_QUERIES;
 
-/** The chunks query's parameters before the language: every row whole without `since`. */
-export function chunksSinceParams(since: ChunksSince | undefined): [string, string] {
+/** The parameters of the entities and chunks queries before the language: every row whole without `since`. */
+export function rowsSinceParams(since: RowsSince | undefined): [string, string] {
   return since === undefined ? ['-1', '[]'] : [String(since.seq), JSON.stringify(since.readWhole)];
 }
 
-export const GRAPH_STATE_SQL = 'SELECT json_array(graph_id, seq) FROM graph_state WHERE id = 1';
+export const GRAPH_STATE_SQL = 'SELECT json_array(graph_id, seq, editorial) FROM graph_state WHERE id = 1';
 
 /** GraphState from GRAPH_STATE_SQL's answer. */
 export function toGraphState(json: string | undefined | null): GraphState | undefined {
   if (json === undefined || json === null) return undefined;
-  const [graphId, seq] = JSON.parse(json) as [string, number];
-  return { graphId, seq };
+  const [graphId, seq, editorial] = JSON.parse(json) as [string, number, number];
+  return { graphId, seq, editorial };
 }
 
 export const LANGUAGES_SQL = `SELECT language FROM entities UNION SELECT language FROM fact_candidates UNION SELECT language FROM relationships
@@ -385,8 +407,10 @@ export class SqliteGraphReader implements GraphReader {
     return this.db.prepare(LANGUAGES_SQL).pluck().all() as string[];
   }
 
-  entities(language: string): Iterable<EntityRow> {
-    return this.rows(GRAPH_QUERIES.entities, language);
+  entities(language: string): Iterable<EntityRow>;
+  entities(language: string, since: RowsSince | undefined): Iterable<EntityRow | UnchangedEntityRow>;
+  entities(language: string, since?: RowsSince): Iterable<EntityRow | UnchangedEntityRow> {
+    return this.rows(GRAPH_QUERIES.entities, ...rowsSinceParams(since), language);
   }
 
   facts(language: string): Iterable<FactRow> {
@@ -397,8 +421,8 @@ export class SqliteGraphReader implements GraphReader {
     return this.rows(GRAPH_QUERIES.relationships, language);
   }
 
-  chunks(language: string, since?: ChunksSince): Iterable<ChunkRow | UnchangedChunkRow> {
-    return this.rows(GRAPH_QUERIES.chunks, ...chunksSinceParams(since), language);
+  chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow> {
+    return this.rows(GRAPH_QUERIES.chunks, ...rowsSinceParams(since), language);
   }
 
   graphState(): GraphState | undefined {

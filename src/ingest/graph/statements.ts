@@ -43,7 +43,10 @@ export interface GraphStatements {
   deleteQa: Stmt;
   deleteQaFacts: Stmt;
   deleteItems: Stmt;
-  /** Raises graph_state.seq above its last value and the clock (ms, the parameter): the sequence of the rows written next. */
+  /**
+   * Raises graph_state.seq above its last value and the clock (ms, the parameter): the sequence of
+   * the rows written next (chunks, entities; graph migrations 0015 and 0016).
+   */
   nextWriteSeq: Stmt;
   /* Re-deriving records, by record id. */
   upsertSources: Stmt;
@@ -164,17 +167,19 @@ export function graphStatements(db: Db): GraphStatements {
     // author). The type is the most specific one stated (MusicEvent over
     // Event: one id per type family, src/ingest/extract/identity.ts).
     upsertEntities:
-      p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
+      p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key, seq)
       SELECT c.entity_id,
         COALESCE((SELECT s.type FROM entity_contributors s WHERE s.entity_id = c.entity_id AND s.type NOT IN (${FAMILY_ROOTS.map((r) => `'${r}'`).join(', ')})
           ORDER BY s.language_rank, s.provenance_rank, s.confidence DESC, s.importance DESC, s.item_key LIMIT 1), c.type),
         c.canonical_key, c.name, c.language, c.confidence, c.provenance_method, c.source_id, c.source_url,
-        (SELECT MAX(m.importance) FROM entity_contributors m WHERE m.entity_id = c.entity_id), c.attributes, c.item_key
+        (SELECT MAX(m.importance) FROM entity_contributors m WHERE m.entity_id = c.entity_id), c.attributes, c.item_key,
+        (SELECT seq FROM graph_state WHERE id = 1)
       FROM json_each(?) t JOIN entity_contributors c ON c.rowid = (SELECT b.rowid FROM entity_contributors b WHERE b.entity_id = t.value
         ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.importance DESC, b.item_key LIMIT 1)
       WHERE true
       ON CONFLICT(id) DO UPDATE SET type = excluded.type, name = excluded.name, language = excluded.language, confidence = excluded.confidence, provenance_method = excluded.provenance_method,
-        source_id = excluded.source_id, source_url = excluded.source_url, importance = excluded.importance, attributes = excluded.attributes, item_key = excluded.item_key
+        source_id = excluded.source_id, source_url = excluded.source_url, importance = excluded.importance, attributes = excluded.attributes, item_key = excluded.item_key,
+        seq = excluded.seq
       RETURNING id`).pluck(),
     deleteEntities: p(
       `DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE c.entity_id = entities.id) RETURNING id`,

@@ -85,7 +85,7 @@ export interface ChunkRow {
 }
 
 /**
- * A chunk whose row was written before the compile a read names (`ChunksSince`): only what decides
+ * A chunk whose row was written before the compile a read names (`RowsSince`): only what decides
  * whether its line in that compile's node still stands, the rest of the line being the same.
  */
 export interface UnchangedChunkRow {
@@ -97,18 +97,34 @@ export interface UnchangedChunkRow {
 }
 
 /**
- * Which chunk rows a read gives as UnchangedChunkRow: those written at or before write sequence
- * `seq` (GraphState.seq as a compile read it), but for `readWhole`.
+ * An entity whose row was written before the compile a read names (`RowsSince`), and whose
+ * attributes no hidden fact takes out: what its line and citation need besides that line.
  */
-export interface ChunksSince {
+export interface UnchangedEntityRow {
+  id: string;
+  unchanged: true;
+  sourceId: string | null;
+  sourceUrl: string | null;
+  provenanceMethod: ProvenanceMethod;
+  confidence: number;
+}
+
+/**
+ * Which entity and chunk rows a read gives as UnchangedEntityRow and UnchangedChunkRow: those
+ * written at or before write sequence `seq` (GraphState.seq as a compile read it), but for
+ * `readWhole`.
+ */
+export interface RowsSince {
   seq: number;
   readWhole: readonly string[];
 }
 
-/** The graph's identity and write sequence (graph migration 0015). */
+/** The graph's identity, write sequence and editorial writes (graph migrations 0015 and 0016). */
 export interface GraphState {
   graphId: string;
   seq: number;
+  /** Raised by every write to the editorial table. */
+  editorial: number;
 }
 
 /** A chunk's stored embedding vector (chunk_vectors, graph migration 0011). */
@@ -153,10 +169,12 @@ export interface GraphReader {
   /** Languages that hold at least one record, sorted. */
   languages(): string[];
   entities(language: string): Iterable<EntityRow>;
+  /** With `since`, the rows unchanged since then come as UnchangedEntityRow. */
+  entities(language: string, since: RowsSince | undefined): Iterable<EntityRow | UnchangedEntityRow>;
   facts(language: string): Iterable<FactRow>;
   relationships(language: string): Iterable<RelationshipRow>;
   /** With `since`, the rows unchanged since then come as UnchangedChunkRow. */
-  chunks(language: string, since?: ChunksSince): Iterable<ChunkRow | UnchangedChunkRow>;
+  chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow>;
   qa(language: string): Iterable<QaRow>;
   sources(): Iterable<SourceRow>;
   entityById(id: string): EntityRow | undefined;
@@ -176,7 +194,7 @@ export interface GraphReader {
 
 /** One read of a plan: a record kind of one language, or the sources. */
 export type PlannedRead =
-  | { kind: 'entities' | 'facts' | 'relationships' | 'qa'; language: string }
-  | { kind: 'chunks'; language: string; since?: ChunksSince }
+  | { kind: 'facts' | 'relationships' | 'qa'; language: string }
+  | { kind: 'entities' | 'chunks'; language: string; since?: RowsSince }
   | { kind: 'chunkVectors'; language: string; model: string }
   | { kind: 'sources' };

@@ -107,8 +107,11 @@ export function count(db: Db, table: string, where = '1 = 1', ...args: unknown[]
   return (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...args) as { n: number }).n;
 }
 
-/** A table's columns but chunks.seq, which says in which transaction a row was written (graph migration 0015), not what it holds. */
+/**
+ * A table's columns but `seq` (chunks, entities), which says in which transaction a row was
+ * written (graph migrations 0015 and 0016), not what it holds.
+ */
 export function contentColumns(db: Db, table: string): string {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
-  return columns.filter((c) => !(table === 'chunks' && c === 'seq')).join(', ');
+  return columns.filter((c) => c !== 'seq').join(', ');
 }

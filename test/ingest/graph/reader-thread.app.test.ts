@@ -114,7 +114,7 @@ describe('ThreadedGraphReader (runs the build: npm run build)', () => {
     const entities = [...reader.entities('en')];
     reader.plan([{ kind: 'sources' }, { kind: 'entities', language: 'en' }]);
     expect([...reader.sources()]).toEqual(sources);
-    expect(() => [...reader.facts('en')]).toThrow('where its plan said entities(en)');
+    expect(() => [...reader.facts('en')]).toThrow('where its plan said entities(-1, [], en)');
     expect([...reader.entities('en')]).toEqual(entities);
   });
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { WebsiteInfo } from '../../../src/control/records/website-info.js';
 import { processRawItems } from '../../../src/ingest/graph/process-raw-items.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
-import { chunksSinceParams, GRAPH_QUERIES, SqliteGraphReader } from '../../../src/ingest/graph/reader.js';
+import { rowsSinceParams, GRAPH_QUERIES, SqliteGraphReader } from '../../../src/ingest/graph/reader.js';
 import { removeItem } from '../../../src/ingest/graph/remove-item.js';
 import { GRAPH_MIGRATIONS } from '../../../src/platform/storage/migrations/graph/index.js';
 import { latestVersion, openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
@@ -100,11 +100,13 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     // go in with version 12's columns (raw_items has one more since 0014).
     const v12 = openDatabase(file, { migrations: GRAPH_MIGRATIONS.slice(0, 12), pageSize: 16_384 });
     expect(v12.pragma('user_version', { simple: true })).toBe(12);
-    // The current writers also number the chunks they write (graph migration 0015): version 12 has
-    // that table and column for the writes and reads below, and loses them before it is migrated.
+    // The current writers also number the chunks and entities they write (graph migrations 0015
+    // and 0016): version 12 has that table and those columns for the writes and reads below, and
+    // loses them before it is migrated.
     v12.exec(`CREATE TABLE graph_state (id INTEGER PRIMARY KEY CHECK (id = 1), graph_id TEXT NOT NULL, seq INTEGER NOT NULL);
       INSERT INTO graph_state (id, graph_id, seq) VALUES (1, 'test', 0);
-      ALTER TABLE chunks ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`);
+      ALTER TABLE chunks ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE entities ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`);
     const items = [...Array.from({ length: 12 }, (_, i) => page(i, 'en')), ...[20, 21, 22].map((i) => page(i, 'de'))];
     const insertRaw = v12.prepare(
       `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, language, body, state, connector_id, received_at)
@@ -124,7 +126,7 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     expect(before.entity_contributors!.length).toBeGreaterThan(items.length);
     expect(before.relationship_contributors!.length).toBeGreaterThan(0);
     expect(indexes(v12, 'entity_contributors').map((i) => i.name)).toContain('sqlite_autoindex_entity_contributors_1');
-    v12.exec('DROP TABLE graph_state; ALTER TABLE chunks DROP COLUMN seq;');
+    v12.exec('DROP TABLE graph_state; ALTER TABLE chunks DROP COLUMN seq; ALTER TABLE entities DROP COLUMN seq;');
     v12.close();
 
     const db = openDatabase(file, { migrations: GRAPH_MIGRATIONS, pageSize: 16_384 });
@@ -149,7 +151,10 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
       expect(indexes(db, table).find((i) => i.name === `${table}_by_language`)?.sql).toMatch(/\(language\)$/);
     // The compiler's reads of a language still read that language only, not the whole table.
     for (const query of [GRAPH_QUERIES.entities, GRAPH_QUERIES.relationships, GRAPH_QUERIES.chunks, GRAPH_QUERIES.qa]) {
-      const params = query === GRAPH_QUERIES.chunks ? [...chunksSinceParams(undefined), 'en'] : ['en'];
+      const params =
+        query === GRAPH_QUERIES.chunks || query === GRAPH_QUERIES.entities
+          ? [...rowsSinceParams(undefined), 'en']
+          : ['en'];
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...params) as Array<{ detail: string }>)
         .map((r) => r.detail)
         .join('\n');

@@ -14,6 +14,7 @@ import { migration as sourceTrustIndex } from './0012-source-trust-index.js';
 import { migration as fewerHashedIndexes } from './0013-fewer-hashed-indexes.js';
 import { migration as acceptedSeq } from './0014-accepted-seq.js';
 import { migration as compileTracking } from './0015-compile-tracking.js';
+import { migration as entityTracking } from './0016-entity-tracking.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -42,4 +43,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   fewerHashedIndexes,
   acceptedSeq,
   compileTracking,
+  entityTracking,
 ];
