@@ -1,5 +1,4 @@
 import { ChangeRecordSchema, NODE_SCHEMA_VERSION, type ChangeRecord } from '../platform/node-format/index.js';
-import type { IdSet } from './id-set.js';
 import { JsonlWriter, lineHash } from './jsonl-writer.js';
 import { PreviousCitations } from './previous-citations.js';
 import { PreviousLines } from './previous-lines.js';
@@ -38,7 +37,7 @@ class PairedFile {
     readonly lines: PreviousLines,
     private readonly removed: Removed[],
     /** Collects the ids of lines gone from the file (ChangeLog.trackFlips). */
-    private readonly flips?: IdSet,
+    private readonly flips?: Set<string>,
   ) {}
 
   /** The previous line of `id` (ids asked in ascending order; the same id again gives the same answer). */
@@ -107,7 +106,7 @@ export class ChangeLog {
   /** citations.jsonl of the validated previous version, once a citation is written. */
   private citations: PreviousCitations | undefined;
   /** Per file: where trackFlips collects its ids. */
-  private readonly flips = new Map<string, IdSet>();
+  private readonly flips = new Map<string, Set<string>>();
 
   constructor(
     sink: NodeSink,
@@ -179,7 +178,7 @@ export class ChangeLog {
    * previous version, or had a line there and is not written: a record whose export changed. Call
    * before the file is written, and finishFile once it is.
    */
-  trackFlips(file: string, into: IdSet): void {
+  trackFlips(file: string, into: Set<string>): void {
     if (this.paired.has(file)) throw new Error(`${file}: flips are tracked from the file's first line`);
     this.flips.set(file, into);
   }

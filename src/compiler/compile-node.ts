@@ -362,7 +362,7 @@ function finish(run: CompileRun, writer: { close(): WrittenFile }, producedBy: s
 function writeSources(run: CompileRun): void {
   const { urls, sources } = run;
   const sourceWriter = new JsonlWriter<SourceRecord>(run.sink, 'sources.jsonl', SourceRecordSchema, run.changes);
-  if (run.since) run.changes.trackFlips(sourceWriter.path, run.since.flippedSources);
+  if (run.since) run.changes.trackFlips(sourceWriter.path, run.since.changedSources);
   const urlPolicy = (record: SourceRecord) => urlProblem(urls, record.url, 'url');
   run.progress.startFile(sourceWriter.path, () => sourceWriter.count);
   for (const row of uniqueById(run.reader.sources())) {
@@ -378,6 +378,7 @@ function writeSources(run: CompileRun): void {
       { url: record.canonical_url ?? record.url, lastSeenAt: record.last_seen_at },
       sourceWriter.lastPrevious === 'same',
     );
+    if (run.since && sourceWriter.lastPrevious !== 'same') run.since.changedSources.add(row.id);
   }
   run.counts.sources = finish(run, sourceWriter, 'nodectl:records').records ?? 0;
   if (run.since) run.changes.finishFile(sourceWriter.path);
@@ -560,9 +561,7 @@ function liveLineOf(run: CompileRun, path: string, id: string, kind: string): Bu
 
 /** Whether a record's source has another line than in the live version (or none where it had one, or the reverse). */
 function sourceChanged(run: CompileRun, sourceId: string | null): boolean {
-  if (sourceId === null) return false;
-  const n = run.sources.numberOf(sourceId);
-  return n === undefined ? run.since!.flippedSources.has(sourceId) : !run.sources.unchangedAt(n);
+  return sourceId !== null && run.since!.changedSources.has(sourceId);
 }
 
 /** The row of an unchanged entity, from its line in the live version and its row's source (projectEntity needs no more). */

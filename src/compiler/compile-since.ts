@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { GraphState, RowsSince } from '../ingest/graph/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
 import { NODE_SCHEMA_VERSION } from '../platform/node-format/index.js';
-import { IdSet } from './id-set.js';
 import type { CompileOptions, CompileState } from './types.js';
 
 /** Rejected chunks a CompileState lists; past this many it lists none and the next compile reads every chunk. */
@@ -19,9 +18,10 @@ export interface SinceRun {
   chunks: RowsSince;
   /** For the entities' second read (their lines): none when the editorial table was written since. */
   entities: RowsSince | undefined;
-  /** Entities and sources written now without a line in the live version, or the reverse (ChangeLog.trackFlips). */
-  flippedEntities: IdSet;
-  flippedSources: IdSet;
+  /** Entities written now without a line in the live version, or the reverse (ChangeLog.trackFlips). */
+  flippedEntities: Set<string>;
+  /** Sources whose line is not the live version's: another line, none where there was one, or the reverse. */
+  changedSources: Set<string>;
 }
 
 /**
@@ -65,8 +65,9 @@ export function usableSince(
     chunks: { seq: since.seq, readWhole: since.rejectedChunks },
     // The entities written are those the scan kept, valid: none is named to be read whole.
     entities: since.editorial === graph.editorial ? { seq: since.seq, readWhole: [] } : undefined,
-    flippedEntities: new IdSet(),
-    flippedSources: new IdSet(),
+    // Plain sets: they hold what changed, few ids, and are asked for every copied line's references.
+    flippedEntities: new Set(),
+    changedSources: new Set(),
   };
 }
 
