@@ -610,8 +610,8 @@ function writeRelationships(run: CompileRun): void {
 /**
  * Writes the text chunks; answers each chunk file for the embeddings manifest. With `since`, a
  * chunk unchanged since the live version's compile is that version's line, copied, unless an
- * entity it mentions or its source was exported then and is not now, or the reverse: its line
- * is then built from that line's text and its row's references.
+ * entity it mentions was exported then and is not now, or the reverse, or its source's line
+ * changed: its line is then built from that line's text and its row's references.
  */
 function writeChunks(run: CompileRun): Array<{ path: string; language: string; records: number }> {
   const chunkFiles: Array<{ path: string; language: string; records: number }> = [];
