@@ -42,14 +42,7 @@ import { AscendingIds } from './ascending-ids.js';
 import { IdSet } from './id-set.js';
 import { SourceTable } from './source-table.js';
 import { ChangeLog } from './changes.js';
-import {
-  compileStateOf,
-  contextKey,
-  RejectedChunkIds,
-  SinceMismatch,
-  usableSince,
-  type SinceRun,
-} from './compile-since.js';
+import { compileStateOf, contextKey, SinceMismatch, StateIds, usableSince, type SinceRun } from './compile-since.js';
 import {
   buildAiJson,
   buildEmbeddingsManifest,
@@ -143,7 +136,9 @@ interface CompileRun {
   /** The graph's identity and write sequence as read, and the context's digest: the state this compile leaves. */
   graph: GraphState | undefined;
   contextKey: string | undefined;
-  rejectedChunks: RejectedChunkIds;
+  rejectedChunks: StateIds;
+  /** The entities whose attributes a hidden fact takes out, for the state. */
+  attributesWithheld: StateIds;
   /** With a CompileState that holds (options.since): the chunks unchanged since are copied. */
   since: SinceRun | undefined;
 }
@@ -302,7 +297,8 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     exportedChunks: [],
     graph,
     contextKey: key,
-    rejectedChunks: new RejectedChunkIds(),
+    rejectedChunks: new StateIds(),
+    attributesWithheld: new StateIds(),
     since,
   };
 }
@@ -511,6 +507,7 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
     counts.facts += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
   for (const list of highlighted.values()) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
+  for (const id of hiddenAttributes.keys()) run.attributesWithheld.add(id);
   return { rankedFacts: topFacts.result(), hiddenAttributes, volatile };
 }
 
@@ -918,7 +915,7 @@ function writeVersionsAndManifest(
     files,
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
-  const state = compileStateOf(nodeVersion, run.contextKey, run.graph, run.rejectedChunks);
+  const state = compileStateOf(nodeVersion, run.contextKey, run.graph, run.rejectedChunks, run.attributesWithheld);
   return {
     nodeVersion,
     nodeVersionLabel: label,

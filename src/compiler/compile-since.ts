@@ -4,8 +4,8 @@ import type { WebsiteInfo } from '../control/records/index.js';
 import { NODE_SCHEMA_VERSION } from '../platform/node-format/index.js';
 import type { CompileOptions, CompileState } from './types.js';
 
-/** Rejected chunks a CompileState lists; past this many it lists none and the next compile reads every chunk. */
-export const STATE_REJECTED_CHUNKS_LIMIT = 10_000;
+/** Ids a CompileState lists of a kind; past this many it lists none, and the next compile reads every record of the kind. */
+export const STATE_IDS_LIMIT = 10_000;
 
 /**
  * A compile copied a line it was told was unchanged, and the node it compiles against does not
@@ -63,21 +63,24 @@ export function usableSince(
   if (since.rejectedChunks === null || carriesVectors) return undefined;
   return {
     chunks: { seq: since.seq, readWhole: since.rejectedChunks },
-    // The entities written are those the scan kept, valid: none is named to be read whole.
-    entities: since.editorial === graph.editorial ? { seq: since.seq, readWhole: [] } : undefined,
+    // An entity its compile took attributes out of may have them back now with its row the same.
+    entities:
+      since.editorial === graph.editorial && since.attributesWithheld !== null
+        ? { seq: since.seq, readWhole: since.attributesWithheld }
+        : undefined,
     // Plain sets: they hold what changed, few ids, and are asked for every copied line's references.
     flippedEntities: new Set(),
     changedSources: new Set(),
   };
 }
 
-/** The rejected chunk ids a CompileState lists, as a compile collects them. */
-export class RejectedChunkIds {
+/** Ids a CompileState lists (the chunks a compile rejected, the entities it took attributes out of), as a compile collects them. */
+export class StateIds {
   private ids: string[] | null = [];
 
   add(id: string): void {
     if (this.ids === null) return;
-    if (this.ids.length >= STATE_REJECTED_CHUNKS_LIMIT) this.ids = null;
+    if (this.ids.length >= STATE_IDS_LIMIT) this.ids = null;
     else this.ids.push(id);
   }
 
@@ -91,7 +94,8 @@ export function compileStateOf(
   nodeVersion: string,
   key: string | undefined,
   graph: GraphState | undefined,
-  rejectedChunks: RejectedChunkIds,
+  rejectedChunks: StateIds,
+  attributesWithheld: StateIds,
 ): CompileState | undefined {
   if (key === undefined || graph === undefined) return undefined;
   return {
@@ -101,5 +105,6 @@ export function compileStateOf(
     seq: graph.seq,
     editorial: graph.editorial,
     rejectedChunks: rejectedChunks.list(),
+    attributesWithheld: attributesWithheld.list(),
   };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { graphDbPath, PRIVATE_FILE_MODE, writeFileAtomic, type DataDirLayout } from '../platform/storage/index.js';
-import { STATE_REJECTED_CHUNKS_LIMIT } from './compile-since.js';
+import { STATE_IDS_LIMIT } from './compile-since.js';
 import type { CompileState } from './types.js';
 
 /** How many compiles' states a website keeps: a publish refused by a gate does not lose the live version's. */
@@ -13,7 +13,8 @@ const CompileStateSchema = z.strictObject({
   graphId: z.string().min(1),
   seq: z.number().int().nonnegative(),
   editorial: z.number().int().nonnegative(),
-  rejectedChunks: z.array(z.string()).max(STATE_REJECTED_CHUNKS_LIMIT).nullable(),
+  rejectedChunks: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
+  attributesWithheld: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
 });
 const StateFileSchema = z.strictObject({ states: z.array(CompileStateSchema).max(KEPT_STATES) });
 

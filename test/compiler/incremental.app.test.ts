@@ -350,6 +350,34 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       expect(version.copied.entities).toBeLessThan(version.result.counts.entities);
       previous = version;
 
+      // A hidden fact's candidates gone while its subject's row stays (as when the item that
+      // stated it goes and the entity came from another): the subject had an attribute taken out
+      // in the previous version, and has it back although its row did not change.
+      const withAttribute = db
+        .prepare(
+          `SELECT f.fact_id, f.subject_entity_id FROM fact_candidates f JOIN entities e ON e.id = f.subject_entity_id
+           WHERE json_extract(e.attributes, '$.' || f.predicate) IS NOT NULL ORDER BY f.fact_id LIMIT 1`,
+        )
+        .get() as { fact_id: string; subject_entity_id: string } | undefined;
+      expect(withAttribute).toBeDefined();
+      const { fact_id: hiddenFact, subject_entity_id: subject } = withAttribute!;
+      setEditorial(db, hiddenFact, { hidden: true });
+      previous = await compileBothWays(db, SITE, '2026-03-01T06:36:00Z', previous);
+      const lineOf = (dir: string) =>
+        readdirSync(dir)
+          .filter((name) => name.startsWith('entities.'))
+          .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
+          .find((line) => line.startsWith(`{"id":"${subject}"`));
+      expect(lineOf(previous.dir)).toBeDefined();
+      const entitySeq = db.prepare('SELECT seq FROM entities WHERE id = ?').pluck().get(subject);
+      db.prepare('DELETE FROM fact_candidates WHERE fact_id = ?').run(hiddenFact);
+      db.prepare('UPDATE graph_state SET seq = seq + 1').run();
+      version = await compileBothWays(db, SITE, '2026-03-01T06:37:00Z', previous);
+      expect(db.prepare('SELECT seq FROM entities WHERE id = ?').pluck().get(subject)).toBe(entitySeq);
+      expect(lineOf(version.dir)).not.toBe(lineOf(previous.dir));
+      expect(version.copied.entities).toBeGreaterThan(0);
+      previous = version;
+
       // A state that does not describe the previous version (its chunks claimed unchanged since a
       // later write): a chunk it calls unchanged has no line there, and the compile starts again
       // reading every chunk.
