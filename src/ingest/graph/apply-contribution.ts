@@ -9,12 +9,16 @@ import { graphStatements, insertRows, INSERTS } from './statements.js';
 export { entityIdOf, factIdOf, chunkIdOf, sourceIdOf } from './contribution-rows.js';
 
 /**
- * Deletes every row the items contributed and records the natural keys they named. Returns the
- * item keys that had contributed (every row of an item is written with its item_contributions
- * row: an item without one has nothing to delete).
+ * Deletes every row the items contributed and records the natural keys they named, after raising
+ * the graph's write sequence for what the caller writes next. Returns the item keys that had
+ * contributed (every row of an item is written with its item_contributions row: an item without
+ * one has nothing to delete).
  */
 export function deleteItemsRows(db: Db, itemKeys: readonly string[], touched: TouchedKeys): Set<string> {
   const s = graphStatements(db);
+  // Every write of items (a batch, a removal) starts here: the rows written after, inserted or
+  // derived again, carry a sequence above what any compile read (a compile copies older ones).
+  s.nextWriteSeq.run(Date.now());
   const existing = new Set(s.existingItems.all(JSON.stringify(itemKeys)) as string[]);
   if (existing.size === 0) return existing;
   const keys = JSON.stringify([...existing].sort());
@@ -53,8 +57,6 @@ function insertContributionRows(db: Db, items: readonly ContributionRows[], touc
     for (const row of r.chunks) touched.chunks.add(row[0] as string);
     if (r.qa.length > 0) touched.qaItems.add(r.itemKey);
   }
-  // A compile of what changed knows the chunks written after the one it compiles against by this.
-  graphStatements(db).nextWriteSeq.run(Date.now());
   // Ranking sets each incoming fact row's status and rank.
   rankFactCandidates(
     db,

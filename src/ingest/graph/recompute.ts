@@ -155,8 +155,6 @@ function recomputeEntities(db: Db, ids: string, vacated: Set<string>): string[] 
  */
 export function recomputeTouched(db: Db, touched: TouchedKeys, trust: number): void {
   const s = graphStatements(db);
-  // The entities rewritten below carry a sequence above what any compile read (removals come here too).
-  s.nextWriteSeq.run(Date.now());
   const { vacated } = touched;
   if (vacated.sources.size > 0) s.deleteSources.run(json(vacated.sources));
   if (touched.sources.size > 0) s.upsertSources.run(trust, json(touched.sources));
