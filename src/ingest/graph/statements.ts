@@ -220,8 +220,10 @@ export function graphStatements(db: Db): GraphStatements {
     factPins: p(
       `SELECT e.record_id, e.pinned_item_key FROM json_each(?) t JOIN editorial e ON e.record_id = t.value WHERE e.pinned = 1`,
     ),
+    // Stamps the row with the transaction's write sequence (migration 0017): its fact's line may change.
     setFactRank: p(
-      'UPDATE fact_candidates SET status = ?, rank = ? WHERE fact_id = ? AND item_key = ? AND ordinal = ?',
+      `UPDATE fact_candidates SET status = ?, rank = ?, seq = (SELECT seq FROM graph_state WHERE id = 1)
+      WHERE fact_id = ? AND item_key = ? AND ordinal = ?`,
     ),
 
     // Q&A citing the facts (first parameter) or made by the items (second): stale when a cited fact has no survivor, a
@@ -282,10 +284,12 @@ export const INSERTS = {
     provenance_method, provenance_rank, source_id, source_url)`,
     14,
   ),
+  // seq: as chunks' (migration 0017).
   facts: insert(
     `INSERT INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
-    unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)`,
+    unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank, seq)`,
     23,
+    ', (SELECT seq FROM graph_state WHERE id = 1)',
   ),
   // seq: the write sequence nextWriteSeq raised in this transaction (migration 0015).
   chunks: insert(

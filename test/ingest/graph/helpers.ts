@@ -108,8 +108,8 @@ export function count(db: Db, table: string, where = '1 = 1', ...args: unknown[]
 }
 
 /**
- * A table's columns but `seq` (chunks, entities), which says in which transaction a row was
- * written (graph migrations 0015 and 0016), not what it holds.
+ * A table's columns but `seq` (chunks, entities, fact candidates), which says in which transaction a row was
+ * written (graph migrations 0015 to 0017), not what it holds.
  */
 export function contentColumns(db: Db, table: string): string {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];

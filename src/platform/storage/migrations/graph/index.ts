@@ -15,6 +15,7 @@ import { migration as fewerHashedIndexes } from './0013-fewer-hashed-indexes.js'
 import { migration as acceptedSeq } from './0014-accepted-seq.js';
 import { migration as compileTracking } from './0015-compile-tracking.js';
 import { migration as entityTracking } from './0016-entity-tracking.js';
+import { migration as factTracking } from './0017-fact-tracking.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -44,4 +45,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   acceptedSeq,
   compileTracking,
   entityTracking,
+  factTracking,
 ];
