@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import type {
   ChunkRow,
   EntityRow,
+  FactRow,
   GraphReader,
   GraphState,
   UnchangedChunkRow,
   UnchangedEntityRow,
+  UnchangedFactRow,
 } from '../ingest/graph/index.js';
 import { capabilitiesOf } from '../control/plans/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
@@ -137,6 +139,7 @@ interface CompileRun {
   graph: GraphState | undefined;
   contextKey: string | undefined;
   rejectedChunks: StateIds;
+  rejectedFacts: StateIds;
   /** The entities whose attributes a hidden fact takes out, for the state. */
   attributesWithheld: StateIds;
   /** With a CompileState that holds (options.since): the chunks unchanged since are copied. */
@@ -253,7 +256,8 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   // each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([
     { kind: 'sources' },
-    ...(['entities', 'facts'] as const).flatMap((kind) => languages.map((language) => ({ kind, language }))),
+    ...languages.map((language) => ({ kind: 'entities' as const, language })),
+    ...languages.map((language) => ({ kind: 'facts' as const, language, since: since?.facts })),
     ...languages.map((language) => ({ kind: 'entities' as const, language, since: since?.entities })),
     ...languages.map((language) => ({ kind: 'relationships' as const, language })),
     ...languages.map((language) => ({ kind: 'chunks' as const, language, since: since?.chunks })),
@@ -298,6 +302,7 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     graph,
     contextKey: key,
     rejectedChunks: new StateIds(),
+    rejectedFacts: new StateIds(),
     attributesWithheld: new StateIds(),
     since,
   };
@@ -435,7 +440,9 @@ function scanEntities(run: CompileRun): EntityScan {
 /**
  * Writes each fact group's survivor (export rules: hidden and superseded candidates are withheld,
  * a fact of a hidden entity is orphaned), ranks the facts and lists the best ones under their
- * highlighted entity.
+ * highlighted entity. With `since`, a fact unchanged since the live version's compile is that
+ * version's line, copied with its citation, unless its source's line changed or its subject entity
+ * is exported now and was not then, or the reverse: its line is then built from that line.
  */
 function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): FactsPass {
   const { counts, urls } = run;
@@ -453,30 +460,41 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
     const exportedFacts = new AscendingIds();
     run.factIdsByFile.push(exportedFacts);
     run.progress.startFile(path, () => writer.count);
-    for (const group of groupById(run.reader.facts(language))) {
+    for (const group of groupById(run.reader.facts(language, run.since?.facts))) {
       run.progress.row();
-      const survivors = group.filter((row) => factWithheldReason(row) === null);
-      for (const row of group) {
-        const reason = factWithheldReason(row);
-        if (reason === 'hidden') {
-          counts.withheld.hiddenFacts++;
-          if (row.subjectEntityId !== null) addHiddenAttribute(hiddenAttributes, row.subjectEntityId, row.predicate);
-        } else if (reason === 'superseded') counts.withheld.supersededFacts++;
-      }
-      if (survivors.length === 0) {
-        run.withheldFacts.add(group[0]!.id);
-        continue;
-      }
-      const row = pickSurvivor(survivors);
+      let row = survivorOf(run, group, hiddenAttributes);
+      if (row === null) continue;
       if (row.subjectEntityId !== null && run.hiddenEntities.has(row.subjectEntityId)) {
         counts.withheld.orphanedFacts++;
         run.withheldFacts.add(row.id);
         continue;
       }
+      if ('unchanged' in row) {
+        const live = liveLineOf(run, path, row.id, 'fact');
+        const subject =
+          row.subjectEntityId !== null && run.ids.entity(row.subjectEntityId) ? row.subjectEntityId : undefined;
+        const lineSubject = subjectEntityIdOfLine(live);
+        if (
+          !sourceChanged(run, row.sourceId) &&
+          (lineSubject === null ? liveRecord(live).subject_entity_id : lineSubject) === subject
+        ) {
+          writer.addSame(live, row.id);
+          exportedFacts.add(row.id);
+          const cited = { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod };
+          cite(run, 'fact', { ...cited, ...sourceOf(row, run.ids) }, true);
+          volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
+          const list = subject === undefined ? undefined : highlighted.get(subject);
+          if (list === undefined && !topFacts.admits(row)) continue;
+          rankFact(topFacts, list, briefOf(row, liveRecord(live), path));
+          continue;
+        }
+        row = factOfLiveLine(row, liveRecord(live));
+      }
       const record = projectFact(row, run.ids);
       const problem = writer.offer(record, row.id, factUrlPolicy);
       if (problem !== null) {
         run.rejections.add('facts', path, row.id, problem);
+        run.rejectedFacts.add(row.id);
         continue;
       }
       exportedFacts.add(row.id);
@@ -484,31 +502,121 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
       volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
       const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
       if (list === undefined && !topFacts.admits(row)) continue;
-      const brief: FactBrief = {
-        id: row.id,
-        subject: row.subject,
-        subjectEntityId: record.subject_entity_id ?? null,
-        predicate: row.predicate,
-        value: record.value,
-        display: row.display,
-        unit: row.unit,
-        currency: row.currency,
-        importance: row.importance,
-        language: row.language,
-        sourceUrl: record.source_url ?? null,
-        file: path,
-      };
-      topFacts.push(brief);
-      if (list !== undefined) {
-        list.push(brief);
-        if (list.length >= FACTS_PER_ENTITY * 2) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
-      }
+      rankFact(topFacts, list, briefOf(row, record, path));
     }
     counts.facts += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
   for (const list of highlighted.values()) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
   for (const id of hiddenAttributes.keys()) run.attributesWithheld.add(id);
   return { rankedFacts: topFacts.result(), hiddenAttributes, volatile };
+}
+
+/**
+ * The candidate of a fact group that may be exported, counting those withheld (hidden,
+ * superseded), or null when none is left. Candidates of a fact unchanged since the live version
+ * have no editorial row: the one active candidate is the survivor.
+ */
+function survivorOf(
+  run: CompileRun,
+  group: Array<FactRow | UnchangedFactRow>,
+  hiddenAttributes: Map<string, Set<string>>,
+): FactRow | UnchangedFactRow | null {
+  const { withheld } = run.counts;
+  const survivors: Array<FactRow | UnchangedFactRow> = [];
+  // The read decides per fact, so a group is all whole or all unchanged.
+  const unchanged = 'unchanged' in group[0]!;
+  for (const row of group) {
+    if ('unchanged' in row !== unchanged)
+      throw new SinceMismatch(`fact ${row.id}: some of its candidates are unchanged, some not`);
+    const reason = 'unchanged' in row ? (row.status === 'active' ? null : 'superseded') : factWithheldReason(row);
+    if (reason === null) survivors.push(row);
+    else if (reason === 'superseded') withheld.supersededFacts++;
+    else {
+      withheld.hiddenFacts++;
+      const { subjectEntityId, predicate } = row as FactRow;
+      if (subjectEntityId !== null) addHiddenAttribute(hiddenAttributes, subjectEntityId, predicate);
+    }
+  }
+  if (survivors.length === 0) {
+    run.withheldFacts.add(group[0]!.id);
+    return null;
+  }
+  if (survivors.length === 1) return survivors[0]!;
+  // pickSurvivor needs every field of each: a store that left two active candidates is compiled whole.
+  if (unchanged) throw new SinceMismatch(`fact ${group[0]!.id} has ${survivors.length} active candidates`);
+  return pickSurvivor(survivors as FactRow[]);
+}
+
+/** Adds an exported fact's brief to the ranking and, when its subject is highlighted, to that entity's list. */
+function rankFact(topFacts: TopK<FactBrief, FactRank>, list: FactBrief[] | undefined, brief: FactBrief): void {
+  topFacts.push(brief);
+  if (list === undefined) return;
+  list.push(brief);
+  if (list.length >= FACTS_PER_ENTITY * 2) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
+}
+
+function briefOf(row: FactRank, record: FactRecord, file: string): FactBrief {
+  return {
+    id: row.id,
+    subject: record.subject,
+    subjectEntityId: record.subject_entity_id ?? null,
+    predicate: row.predicate,
+    value: record.value,
+    display: record.display ?? null,
+    unit: record.unit ?? null,
+    currency: record.currency ?? null,
+    importance: row.importance,
+    language: record.language,
+    sourceUrl: record.source_url ?? null,
+    file,
+  };
+}
+
+const liveRecord = (line: Buffer): FactRecord => JSON.parse(line.toString('utf8')) as FactRecord;
+
+const IMPORTANCE_KEY = Buffer.from(',"importance":');
+const SUBJECT_ENTITY_KEY = Buffer.from(',"subject_entity_id":"');
+
+/**
+ * The subject_entity_id of a fact line as projectFact writes it, without parsing the line:
+ * undefined when it has none, null when the bytes do not say. The key, when there, is the field
+ * just before the line's last `,"importance":` (every field after it is a scalar, and a quote
+ * inside a string is escaped, so a value cannot end with the key's bytes).
+ */
+function subjectEntityIdOfLine(line: Buffer): string | undefined | null {
+  const importance = line.lastIndexOf(IMPORTANCE_KEY);
+  if (importance < 0) return null;
+  const key = line.lastIndexOf(SUBJECT_ENTITY_KEY, importance);
+  if (key < 0) return undefined;
+  const start = key + SUBJECT_ENTITY_KEY.length;
+  if (line[importance - 1] !== 0x22) return null;
+  const id = line.toString('utf8', start, importance - 1);
+  return /^[^"\\]+$/.test(id) ? id : null;
+}
+
+/** The row of an unchanged fact's survivor, from its line in the live version and its row (projectFact needs no more). */
+function factOfLiveLine(row: UnchangedFactRow, record: FactRecord): FactRow {
+  return {
+    id: row.id,
+    subject: record.subject,
+    subjectEntityId: row.subjectEntityId,
+    predicate: record.predicate,
+    value: record.value,
+    language: record.language,
+    confidence: row.confidence,
+    provenanceMethod: row.provenanceMethod,
+    unit: record.unit ?? null,
+    currency: record.currency ?? null,
+    display: record.display ?? null,
+    importance: row.importance,
+    freshness: row.freshness,
+    validFrom: record.valid_from ?? null,
+    validUntil: record.valid_until ?? null,
+    sourceId: row.sourceId,
+    sourceUrl: row.sourceUrl,
+    status: 'active',
+    editorial: { hidden: false, pinned: false, editorialStatus: null, reviewedBy: null, originalValue: null },
+  };
 }
 
 /**
@@ -915,7 +1023,14 @@ function writeVersionsAndManifest(
     files,
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
-  const state = compileStateOf(nodeVersion, run.contextKey, run.graph, run.rejectedChunks, run.attributesWithheld);
+  const state = compileStateOf(
+    nodeVersion,
+    run.contextKey,
+    run.graph,
+    run.rejectedChunks,
+    run.rejectedFacts,
+    run.attributesWithheld,
+  );
   return {
     nodeVersion,
     nodeVersionLabel: label,

@@ -18,6 +18,8 @@ export interface SinceRun {
   chunks: RowsSince;
   /** For the entities' second read (their lines): none when the editorial table was written since. */
   entities: RowsSince | undefined;
+  /** None when the editorial table was written since (a hidden or pinned fact, a hidden entity). */
+  facts: RowsSince | undefined;
   /** Entities written now without a line in the live version, or the reverse (ChangeLog.trackFlips). */
   flippedEntities: Set<string>;
   /** Sources whose line is not the live version's: another line, none where there was one, or the reverse. */
@@ -68,13 +70,17 @@ export function usableSince(
       since.editorial === graph.editorial && since.attributesWithheld !== null
         ? { seq: since.seq, readWhole: since.attributesWithheld }
         : undefined,
+    facts:
+      since.editorial === graph.editorial && since.rejectedFacts !== null
+        ? { seq: since.seq, readWhole: since.rejectedFacts }
+        : undefined,
     // Plain sets: they hold what changed, few ids, and are asked for every copied line's references.
     flippedEntities: new Set(),
     changedSources: new Set(),
   };
 }
 
-/** Ids a CompileState lists (the chunks a compile rejected, the entities it took attributes out of), as a compile collects them. */
+/** Ids a CompileState lists (the chunks and facts a compile rejected, the entities it took attributes out of), as a compile collects them. */
 export class StateIds {
   private ids: string[] | null = [];
 
@@ -95,6 +101,7 @@ export function compileStateOf(
   key: string | undefined,
   graph: GraphState | undefined,
   rejectedChunks: StateIds,
+  rejectedFacts: StateIds,
   attributesWithheld: StateIds,
 ): CompileState | undefined {
   if (key === undefined || graph === undefined) return undefined;
@@ -105,6 +112,7 @@ export function compileStateOf(
     seq: graph.seq,
     editorial: graph.editorial,
     rejectedChunks: rejectedChunks.list(),
+    rejectedFacts: rejectedFacts.list(),
     attributesWithheld: attributesWithheld.list(),
   };
 }

@@ -14,6 +14,7 @@ const CompileStateSchema = z.strictObject({
   seq: z.number().int().nonnegative(),
   editorial: z.number().int().nonnegative(),
   rejectedChunks: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
+  rejectedFacts: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
   attributesWithheld: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
 });
 const StateFileSchema = z.strictObject({ states: z.array(CompileStateSchema).max(KEPT_STATES) });

@@ -86,7 +86,7 @@ export interface CompileToDirectoryOptions extends CompileOptions {
    * (PreviousOrderError), compile again with the same reader and that version's lines hashed up
    * front; when `since` did not describe it (SinceMismatch), compile again without `since`. False
    * for a reader that cannot read the graph a second time (the caller starts again with another,
-   * startAgainWith). Default true.
+   * compileStartingAgain). Default true.
    */
   startAgain?: boolean;
 }
@@ -108,12 +108,27 @@ export async function compileToDirectory(
   const { previousDir, wrapSink, startAgain, ...compileOptions } = options;
   if (compileOptions.previous === undefined && previousDir !== undefined)
     compileOptions.previous = await readPreviousNode(previousDir);
-  try {
-    return await compileInto(reader, site, target, compileOptions, wrapSink);
-  } catch (error) {
-    const again = startAgain === false ? undefined : await startAgainWith(error, compileOptions);
-    if (again === undefined) throw error;
-    return compileInto(reader, site, target, again, wrapSink);
+  if (startAgain === false) return compileInto(reader, site, target, compileOptions, wrapSink);
+  return compileStartingAgain(compileOptions, (opts) => compileInto(reader, site, target, opts, wrapSink));
+}
+
+/**
+ * Runs `compile`, and again with startAgainWith's options as long as it gives some: a compile
+ * whose `since` did not hold may then find the previous version's lines out of order, so up to
+ * three runs (each error leaves what caused it out of the next run).
+ */
+export async function compileStartingAgain<T extends CompileOptions, R>(
+  options: T,
+  compile: (options: T) => Promise<R>,
+): Promise<R> {
+  for (let run = 1; ; run++) {
+    try {
+      return await compile(options);
+    } catch (error) {
+      const again = run < 3 ? await startAgainWith(error, options) : undefined;
+      if (again === undefined) throw error;
+      options = again;
+    }
   }
 }
 
@@ -123,7 +138,7 @@ export async function compileToDirectory(
  * files cannot be read alongside the compile), that version with every line hashed up front; on
  * SinceMismatch, no `since` (a compile that reads every chunk).
  */
-export async function startAgainWith<T extends CompileOptions>(error: unknown, options: T): Promise<T | undefined> {
+async function startAgainWith<T extends CompileOptions>(error: unknown, options: T): Promise<T | undefined> {
   if (error instanceof SinceMismatch) return { ...options, since: undefined };
   const previous = options.previous;
   if (!(error instanceof PreviousOrderError) || previous?.recordsDir === undefined) return undefined;

@@ -39,7 +39,7 @@ export interface CompileOptions {
   /**
    * The CompileState of the compile of `previous` (its result.state, kept by the caller): where it
    * still holds (the same graph, code, website and options, and `previous` read alongside as the
-   * store's validated live version), chunks whose rows were written before that compile are
+   * store's validated live version), records whose rows were written before that compile are
    * copied from `previous` instead of being read and built again (docs/publishing.md "A compile
    * of what changed"). The files are the same bytes either way. Default none.
    */
@@ -58,10 +58,12 @@ export interface CompileState {
   /** The graph it read (graph migration 0015) and the graph's write sequence as it read it. */
   graphId: string;
   seq: number;
-  /** The graph's count of editorial writes as it read it (entities are copied only when it is the same). */
+  /** The graph's count of editorial writes as it read it (entities and facts are copied only when it is the same). */
   editorial: number;
   /** Every chunk it read and left out (rejected), or null when there were more than it keeps. */
   rejectedChunks: string[] | null;
+  /** Every fact whose survivor it left out (rejected), or null when there were more than it keeps. */
+  rejectedFacts: string[] | null;
   /** Every entity it took attributes out of (those of its hidden facts), or null when there were more than it keeps. */
   attributesWithheld: string[] | null;
 }

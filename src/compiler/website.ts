@@ -5,7 +5,7 @@ import { loadWebsiteInfo } from '../control/records/index.js';
 import { openControlDb, dataDirLayout, graphDbPath, openDatabase, type Db } from '../platform/storage/index.js';
 import { compilerCodeKey } from './code-key.js';
 import { compileStatePath, keepCompileState, readCompileState } from './compile-state-file.js';
-import { compileToDirectory, startAgainWith, type CompileToDirectoryOptions } from './directory.js';
+import { compileStartingAgain, compileToDirectory, type CompileToDirectoryOptions } from './directory.js';
 import type { CompileResult } from './types.js';
 
 export interface CompileWebsiteOptions extends CompileToDirectoryOptions {
@@ -83,13 +83,7 @@ async function compileGraph(
           await reader.close();
         }
       };
-      try {
-        return await compileThreaded(compileOptions);
-      } catch (error) {
-        const again = await startAgainWith(error, compileOptions);
-        if (again === undefined) throw error;
-        return await compileThreaded(again);
-      }
+      return await compileStartingAgain(compileOptions, compileThreaded);
     }
     // One read transaction: ingestion keeps committing while a large website compiles, and each
     // query would otherwise read the graph as of its own start. The node is one state of the

@@ -43,17 +43,17 @@ function filesOf(dir: string): Map<string, Buffer> {
 /** What each citation line was in the previous version, and how many were copied from it (no record built). */
 type CitationTally = Record<LinePrevious | 'copied', number>;
 
-/** Record lines copied from the previous version (no record built), per kind. */
-type Copied = { chunks: number; entities: number };
+/** Record lines copied from the previous version (no record built), per kind, and the facts' ids. */
+type Copied = { chunks: number; entities: number; facts: number; factIds: Set<string> };
 
-/** A sink that tallies the citation lines, and counts the chunk and entity lines copied, in front of `inner`. */
+/** A sink that tallies the citation lines, and counts the chunk, entity and fact lines copied, in front of `inner`. */
 function tallyCitations(inner: NodeSink, tally: CitationTally, copied: Copied): NodeSink {
   return {
     ...inner,
     open(path) {
       const file = inner.open(path);
       const citations = path === 'citations.jsonl';
-      const kind = path.startsWith('chunks.') ? 'chunks' : path.startsWith('entities.') ? 'entities' : undefined;
+      const kind = (['chunks', 'entities', 'facts'] as const).find((k) => path.startsWith(`${k}.`));
       if (!citations && kind === undefined) return file;
       return {
         write: (chunk) => file.write(chunk),
@@ -63,6 +63,7 @@ function tallyCitations(inner: NodeSink, tally: CitationTally, copied: Copied): 
           if (record === null) {
             if (citations) tally.copied++;
             else copied[kind!]++;
+            if (kind === 'facts' && id !== undefined) copied.factIds.add(id);
           }
           file.line?.(line, record, previous, id);
         },
@@ -105,7 +106,7 @@ async function compileBothWays(
   const check = new KnownLinesCheck(incrementalDir, previous!.files);
   const checkAll = new KnownLinesCheck(incrementalDir);
   const citations: CitationTally = { same: 0, changed: 0, other: 0, copied: 0 };
-  const copied: Copied = { chunks: 0, entities: 0 };
+  const copied: Copied = { chunks: 0, entities: 0, facts: 0, factIds: new Set() };
   const { state, ...result } = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
     buildTime,
     previous: previous!,
@@ -114,7 +115,7 @@ async function compileBothWays(
     // A compile that starts again wraps its sink again: the tallies are of the last one.
     wrapSink: (sink) => {
       Object.assign(citations, { same: 0, changed: 0, other: 0, copied: 0 });
-      Object.assign(copied, { chunks: 0, entities: 0 });
+      Object.assign(copied, { chunks: 0, entities: 0, facts: 0, factIds: new Set() });
       return tallyCitations(check.sink(checkAll.sink(sink)), citations, copied);
     },
   });
@@ -124,6 +125,13 @@ async function compileBothWays(
   });
   expect(result).toEqual(reference);
   expect(state?.nodeVersion).toBe(result.nodeVersion);
+  // The facts it rejected are read whole next time (they have no line to copy).
+  expect(state?.rejectedFacts).toEqual(
+    result.rejected
+      .filter((r) => r.file.startsWith('facts.') && r.path !== 'language')
+      .map((r) => r.id)
+      .sort(),
+  );
   const a = filesOf(incrementalDir);
   const b = filesOf(fullDir);
   expect([...a.keys()]).toEqual([...b.keys()]);
@@ -182,13 +190,22 @@ describe('a compile against a previous version', () => {
         const v1 = await firstVersion(graph.db, fixture.site, '2026-03-01T01:00:00Z');
         // Nothing changed: every record is the same line as before.
         const same = await compileBothWays(graph.db, fixture.site, '2026-03-01T02:00:00Z', v1);
-        // Nothing was written since the first compile: every chunk is copied, and every entity
-        // but those whose attributes a hidden fact takes out (read whole).
+        // Nothing was written since the first compile: every chunk is copied, every entity but
+        // those whose attributes a hidden fact takes out, and every fact but those an editor
+        // changed (all read whole).
         const chunkCount = same.result.counts.chunks;
         expect(same.copied.chunks).toBe(chunkCount);
         const hiddenFacts = same.result.counts.withheld.hiddenFacts;
         if (hiddenFacts === 0) expect(same.copied.entities).toBe(same.result.counts.entities);
         else expect(same.copied.entities).toBeGreaterThan(0);
+        const factsEdited = graph.db
+          .prepare(
+            'SELECT count(DISTINCT f.fact_id) FROM fact_candidates f JOIN editorial ed ON ed.record_id = f.fact_id',
+          )
+          .pluck()
+          .get() as number;
+        expect(same.copied.facts).toBeGreaterThanOrEqual(same.result.counts.facts - factsEdited);
+        expect(same.copied.facts).toBeLessThanOrEqual(same.result.counts.facts);
         expect(readFileSync(join(same.dir, 'changes.jsonl'), 'utf8')).not.toMatch(/"record_kind":"(fact|entity)"/);
         // Every citation is the previous version's line, so its checks stand; each record and its
         // source are the previous version's lines too, so the citation is copied, not built.
@@ -290,9 +307,10 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       setEditorial(db, mentioned!, { hidden: true });
       let version = await compileBothWays(db, SITE, '2026-03-01T03:00:00Z', previous);
       expect(version.copied.chunks).toBeGreaterThan(0);
-      // The editorial table was written: every entity is read whole (a hidden fact may take
-      // attributes out of an entity whose row did not change).
+      // The editorial table was written: every entity and fact is read whole (a hidden fact may
+      // take attributes out of an entity whose row did not change).
       expect(version.copied.entities).toBe(0);
+      expect(version.copied.facts).toBe(0);
       const hiddenMentions = readFileSync(join(previous.dir, 'chunks.en.jsonl'), 'utf8').split(mentioned!).length;
       expect(hiddenMentions).toBeGreaterThan(2);
       expect(readFileSync(join(version.dir, 'chunks.en.jsonl'), 'utf8')).not.toContain(mentioned!);
@@ -307,6 +325,8 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
         removeItem(db, SITE, `${generatedItem(i).type}:${generatedItem(i).id}`, { erase: true });
       version = await compileBothWays(db, SITE, '2026-03-01T04:00:00Z', previous);
       expect(readFileSync(join(version.dir, 'changes.jsonl'), 'utf8')).toContain('"record_kind":"source"');
+      // Every fact left is another page's, as it was: copied.
+      expect(version.copied.facts).toBe(version.result.counts.facts);
       previous = version;
 
       // New items, and the edited items back as they were.
@@ -376,6 +396,75 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       expect(db.prepare('SELECT seq FROM entities WHERE id = ?').pluck().get(subject)).toBe(entitySeq);
       expect(lineOf(version.dir)).not.toBe(lineOf(previous.dir));
       expect(version.copied.entities).toBeGreaterThan(0);
+      previous = version;
+
+      // A fact stated by a second page too. Seen before the first page, that page's candidates
+      // are superseded; the page gone, the fact is the first page's line, copied, with fewer
+      // candidates withheld. Seen after it, that page's candidates survive; the page gone, the
+      // first page's candidate is the survivor again (re-ranked, so read whole).
+      const statusOf = (itemKey: string) =>
+        db
+          .prepare("SELECT status FROM fact_candidates WHERE item_key = ? AND predicate = 'price'")
+          .pluck()
+          .get(itemKey);
+      for (const [seen, survives, price] of [
+        ['2026-02-01T00:00:00Z', false, '19'],
+        ['2026-03-01T06:38:00Z', true, '21'],
+      ] as const) {
+        const original = generatedItem(7);
+        const copy = { ...original, id: `product:7-at-${price}` } as IngestItem & Record<string, unknown>;
+        copy.html = (copy.html as string).replace('"price":"17"', `"price":"${price}"`);
+        copy.checksum = computeItemChecksum(copy as never);
+        reingest(db, SITE, [copy], seen);
+        expect(statusOf(`product:${copy.id}`)).toBe(survives ? 'active' : 'superseded');
+        expect(statusOf('product:product:7')).toBe(survives ? 'superseded' : 'active');
+        previous = await compileBothWays(db, SITE, '2026-03-01T06:39:00Z', previous);
+        const withheld = previous.result.counts.withheld.supersededFacts;
+        const priceFact = db
+          .prepare("SELECT fact_id FROM fact_candidates WHERE item_key = 'product:product:7' AND predicate = 'price'")
+          .pluck()
+          .get() as string;
+        removeItem(db, SITE, `product:${copy.id}`);
+        version = await compileBothWays(db, SITE, '2026-03-01T06:39:30Z', previous);
+        expect(version.result.counts.withheld.supersededFacts).toBeLessThan(withheld);
+        expect(version.copied.factIds.has(priceFact)).toBe(!survives);
+        expect(version.copied.facts).toBeGreaterThan(version.result.counts.facts / 2);
+        previous = version;
+      }
+
+      // The subject entity of facts left as they were gone, then back: their lines lose the
+      // subject_entity_id, then have it again; every other fact is copied.
+      const factsFile = join(previous.dir, 'facts.en.jsonl');
+      const gone = db
+        .prepare(
+          `SELECT f.subject_entity_id FROM fact_candidates f JOIN entities e ON e.id = f.subject_entity_id
+           WHERE f.language = 'en' AND f.status = 'active' ORDER BY f.fact_id LIMIT 1`,
+        )
+        .pluck()
+        .get() as string;
+      const linesOfSubject = () =>
+        readFileSync(factsFile, 'utf8')
+          .split('\n')
+          .filter((line) => line.includes(`"subject_entity_id":"${gone}"`)).length;
+      const ofSubject = linesOfSubject();
+      expect(ofSubject).toBeGreaterThan(0);
+      const entityRow = db.prepare('SELECT * FROM entities WHERE id = ?').get(gone) as Record<string, unknown>;
+      db.prepare('DELETE FROM entities WHERE id = ?').run(gone);
+      db.prepare('UPDATE graph_state SET seq = seq + 1').run();
+      version = await compileBothWays(db, SITE, '2026-03-01T06:39:40Z', previous);
+      expect(readFileSync(join(version.dir, 'facts.en.jsonl'), 'utf8')).not.toContain(gone);
+      expect(version.copied.facts).toBe(version.result.counts.facts - ofSubject);
+      previous = version;
+      db.prepare('UPDATE graph_state SET seq = seq + 1').run();
+      const columns = Object.keys(entityRow);
+      db.prepare(
+        `INSERT INTO entities (${columns.join(', ')}) VALUES (${columns.map((c) => (c === 'seq' ? '(SELECT seq FROM graph_state)' : `@${c}`)).join(', ')})`,
+      ).run(Object.fromEntries(Object.entries(entityRow).filter(([c]) => c !== 'seq')));
+      version = await compileBothWays(db, SITE, '2026-03-01T06:39:50Z', previous);
+      expect(
+        readFileSync(join(version.dir, 'facts.en.jsonl'), 'utf8').split(`"subject_entity_id":"${gone}"`).length,
+      ).toBe(ofSubject + 1);
+      expect(version.copied.facts).toBe(version.result.counts.facts - ofSubject);
       previous = version;
 
       // A state that does not describe the previous version (its chunks claimed unchanged since a

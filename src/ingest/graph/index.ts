@@ -51,6 +51,7 @@ export type {
   RowsSince,
   UnchangedChunkRow,
   UnchangedEntityRow,
+  UnchangedFactRow,
 } from './types.js';
 export { tombstoneItems, tombstonedWithContribution, type TombstoneOutcome, type TombstonedRow } from './tombstone.js';
 export { withWriteTurn } from './write-turn.js';

@@ -14,6 +14,7 @@ import type {
   SourceRow,
   UnchangedChunkRow,
   UnchangedEntityRow,
+  UnchangedFactRow,
 } from './types.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
@@ -126,8 +127,10 @@ export class ThreadedGraphReader implements GraphReader {
     return this.rows('entities', ...rowsSinceParams(since), language);
   }
 
-  facts(language: string): Iterable<FactRow> {
-    return this.rows('facts', language);
+  facts(language: string): Iterable<FactRow>;
+  facts(language: string, since: RowsSince | undefined): Iterable<FactRow | UnchangedFactRow>;
+  facts(language: string, since?: RowsSince): Iterable<FactRow | UnchangedFactRow> {
+    return this.rows('facts', ...rowsSinceParams(since), language);
   }
 
   relationships(language: string): Iterable<RelationshipRow> {
@@ -169,7 +172,7 @@ export class ThreadedGraphReader implements GraphReader {
           ? []
           : read.kind === 'chunkVectors'
             ? [read.language, read.model]
-            : read.kind === 'chunks' || read.kind === 'entities'
+            : read.kind === 'chunks' || read.kind === 'entities' || read.kind === 'facts'
               ? [...rowsSinceParams(read.since), read.language]
               : [read.language],
     }));

@@ -15,6 +15,7 @@ import type {
   SourceRow,
   UnchangedChunkRow,
   UnchangedEntityRow,
+  UnchangedFactRow,
 } from './types.js';
 
 /**
@@ -89,14 +90,66 @@ function toEntity([
   };
 }
 
-/** The facts of a language: every candidate, the survivor of each fact id first, with its editorial state. */
-export const FACT_SQL = `SELECT json_array(f.fact_id, f.item_key, f.subject, f.subject_entity_id,
-    EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id),
-    f.predicate, f.value, f.language, f.confidence, f.provenance_method, f.unit, f.currency, f.display, f.importance, f.freshness,
-    f.valid_from, f.valid_until, f.source_id, f.source_url, f.status,
-    ed.hidden, ed.pinned, ed.pinned_item_key, ed.editorial_status, ed.reviewed_by, ed.original_value)
+/**
+ * The facts of a language: every candidate, the survivor of each fact id first, with its editorial
+ * state. Parameters: rowsSinceParams, then the language. The candidates of a fact none of whose
+ * candidates was written after that sequence, not named, and without an editorial row come as
+ * UnchangedFactRow: a fact is all its candidates (a candidate taken out leaves the survivor, or
+ * re-ranks, and so stamps, the next). The guard comes first: without `since` the changed facts are
+ * never listed.
+ */
+export const FACT_SQL = `WITH since (seq, whole) AS (SELECT CAST(? AS INTEGER), ?)
+  SELECT CASE WHEN (SELECT seq FROM since) >= 0 AND ed.record_id IS NULL
+      AND f.fact_id NOT IN (SELECT g.fact_id FROM fact_candidates g WHERE g.seq > (SELECT seq FROM since))
+      AND f.fact_id NOT IN (SELECT value FROM json_each((SELECT whole FROM since)))
+    THEN json_array(f.fact_id, f.status, CASE WHEN EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) THEN f.subject_entity_id END,
+      f.source_id, f.source_url, f.provenance_method, f.confidence, f.importance, f.predicate, f.freshness)
+    ELSE json_array(f.fact_id, f.item_key, f.subject, f.subject_entity_id,
+      EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id),
+      f.predicate, f.value, f.language, f.confidence, f.provenance_method, f.unit, f.currency, f.display, f.importance, f.freshness,
+      f.valid_from, f.valid_until, f.source_id, f.source_url, f.status,
+      ed.hidden, ed.pinned, ed.pinned_item_key, ed.editorial_status, ed.reviewed_by, ed.original_value)
+    END
   FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id
   WHERE f.language = ? ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`;
+type UnchangedFactValues = [
+  fact_id: string,
+  status: FactRow['status'],
+  subject_entity_id: string | null,
+  source_id: string | null,
+  source_url: string | null,
+  provenance_method: ProvenanceMethod,
+  confidence: number,
+  importance: number,
+  predicate: string,
+  freshness: Freshness,
+];
+function toUnchangedFact([
+  id,
+  status,
+  subjectEntityId,
+  sourceId,
+  sourceUrl,
+  provenanceMethod,
+  confidence,
+  importance,
+  predicate,
+  freshness,
+]: UnchangedFactValues): UnchangedFactRow {
+  return {
+    id,
+    unchanged: true,
+    status,
+    subjectEntityId,
+    sourceId,
+    sourceUrl,
+    provenanceMethod,
+    confidence,
+    importance,
+    predicate,
+    freshness,
+  };
+}
 type FactValues = [
   fact_id: string,
   item_key: string,
@@ -248,7 +301,9 @@ export const GRAPH_QUERIES = {
     },
   ),
   entityById: rowQuery(`SELECT ${ENTITY_COLUMNS} WHERE e.id = ?`, toEntity),
-  facts: rowQuery(FACT_SQL, toFact),
+  facts: rowQuery(FACT_SQL, (values: FactValues | UnchangedFactValues): FactRow | UnchangedFactRow =>
+    values.length === 10 ? toUnchangedFact(values) : toFact(values as FactValues),
+  ),
   relationships: rowQuery(
     `SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url)
     FROM relationships WHERE language = ? ORDER BY id`,
@@ -363,7 +418,7 @@ export const GRAPH_QUERIES = {
 
 export type GraphQueryName = keyof typeof GRAPH_QUERIES;
 
-/** The parameters of the entities and chunks queries before the language: every row whole without `since`. */
+/** The parameters of the entities, facts and chunks queries before the language: every row whole without `since`. */
 export function rowsSinceParams(since: RowsSince | undefined): [string, string] {
   return since === undefined ? ['-1', '[]'] : [String(since.seq), JSON.stringify(since.readWhole)];
 }
@@ -413,8 +468,10 @@ export class SqliteGraphReader implements GraphReader {
     return this.rows(GRAPH_QUERIES.entities, ...rowsSinceParams(since), language);
   }
 
-  facts(language: string): Iterable<FactRow> {
-    return this.rows(GRAPH_QUERIES.facts, language);
+  facts(language: string): Iterable<FactRow>;
+  facts(language: string, since: RowsSince | undefined): Iterable<FactRow | UnchangedFactRow>;
+  facts(language: string, since?: RowsSince): Iterable<FactRow | UnchangedFactRow> {
+    return this.rows(GRAPH_QUERIES.facts, ...rowsSinceParams(since), language);
   }
 
   relationships(language: string): Iterable<RelationshipRow> {

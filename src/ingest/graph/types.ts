@@ -110,7 +110,27 @@ export interface UnchangedEntityRow {
 }
 
 /**
- * Which entity and chunk rows a read gives as UnchangedEntityRow and UnchangedChunkRow: those
+ * A fact candidate whose fact (every candidate of its id) was written before the compile a read
+ * names (`RowsSince`), and has no editorial row: what decides whether the fact's line in that
+ * compile's node still stands, and what ranks and cites it.
+ */
+export interface UnchangedFactRow {
+  id: string;
+  unchanged: true;
+  status: FactRow['status'];
+  /** As FactRow's: null when no such entity exists. */
+  subjectEntityId: string | null;
+  sourceId: string | null;
+  sourceUrl: string | null;
+  provenanceMethod: ProvenanceMethod;
+  confidence: number;
+  importance: number;
+  predicate: string;
+  freshness: Freshness;
+}
+
+/**
+ * Which entity, fact and chunk rows a read gives as UnchangedEntityRow and UnchangedChunkRow: those
  * written at or before write sequence `seq` (GraphState.seq as a compile read it), but for
  * `readWhole`.
  */
@@ -172,6 +192,8 @@ export interface GraphReader {
   /** With `since`, the rows unchanged since then come as UnchangedEntityRow. */
   entities(language: string, since: RowsSince | undefined): Iterable<EntityRow | UnchangedEntityRow>;
   facts(language: string): Iterable<FactRow>;
+  /** With `since`, the candidates of facts unchanged since then come as UnchangedFactRow. */
+  facts(language: string, since: RowsSince | undefined): Iterable<FactRow | UnchangedFactRow>;
   relationships(language: string): Iterable<RelationshipRow>;
   /** With `since`, the rows unchanged since then come as UnchangedChunkRow. */
   chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow>;
@@ -194,7 +216,7 @@ export interface GraphReader {
 
 /** One read of a plan: a record kind of one language, or the sources. */
 export type PlannedRead =
-  | { kind: 'facts' | 'relationships' | 'qa'; language: string }
-  | { kind: 'entities' | 'chunks'; language: string; since?: RowsSince }
+  | { kind: 'relationships' | 'qa'; language: string }
+  | { kind: 'entities' | 'facts' | 'chunks'; language: string; since?: RowsSince }
   | { kind: 'chunkVectors'; language: string; model: string }
   | { kind: 'sources' };

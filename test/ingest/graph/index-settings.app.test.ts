@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FACT_SQL } from '../../../src/ingest/graph/reader.js';
+import { FACT_SQL, rowsSinceParams } from '../../../src/ingest/graph/reader.js';
 import {
   fitWriterCache,
   graphStatements,
@@ -65,7 +65,9 @@ describe('graph settings the store and the compiler rely on (graph migrations 00
     "$label: the compiler reads a language's facts through the language index and sorts them in one pass",
     ({ version }) => {
       const plan = (
-        graph(version).prepare(`EXPLAIN QUERY PLAN ${FACT_SQL}`).all('en') as Array<{ detail: string }>
+        graph(version)
+          .prepare(`EXPLAIN QUERY PLAN ${FACT_SQL}`)
+          .all(...rowsSinceParams(undefined), 'en') as Array<{ detail: string }>
       ).map((r) => r.detail);
       expect(plan.join('\n')).toContain('USING INDEX fact_candidates_by_language');
       expect(plan.filter((detail) => /TEMP B-TREE/.test(detail))).toEqual(['USE TEMP B-TREE FOR ORDER BY']);
