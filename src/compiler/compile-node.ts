@@ -478,7 +478,10 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
           !sourceChanged(run, row.sourceId) &&
           (lineSubject === null ? liveRecord(live).subject_entity_id : lineSubject) === subject
         ) {
-          writer.addSame(live, row.id);
+          // The check's fact key is the subject entity's when there is one: the line need not be parsed for it.
+          const key =
+            subject === undefined ? undefined : { subject_entity_id: subject, predicate: row.predicate, language };
+          writer.addSame(live, row.id, key);
           exportedFacts.add(row.id);
           const cited = { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod };
           cite(run, 'fact', { ...cited, ...sourceOf(row, run.ids) }, true);

@@ -3,7 +3,7 @@ import { z, ZodObject } from 'zod';
 import { compiledSchema } from '../platform/contract/index.js';
 import { AppError } from '../platform/errors/index.js';
 import { UUID_PATTERN } from '../ingest/graph/index.js';
-import { type LinePrevious, type NodeSink, type WrittenFile, TrackedFile } from './sink.js';
+import { type CopiedKey, type LinePrevious, type NodeSink, type WrittenFile, TrackedFile } from './sink.js';
 
 /**
  * Names a uuid that stands where a stable id is required (id, *_id, *_ids), or null. A uuid
@@ -167,10 +167,10 @@ export class JsonlWriter<T extends object> {
   /**
    * Writes a line of the validated previous version as it is (its record not built again): the
    * caller knows the record it stands for is the same bytes. `id`: the record's, for a record
-   * file (in id order, as `add`).
+   * file (in id order, as `add`); `key`: a fact's key fields, which a check then need not parse.
    */
-  addSame(line: Buffer, id?: string): void {
-    this.write(line, null, 'same', id);
+  addSame(line: Buffer, id?: string, key?: CopiedKey): void {
+    this.write(line, null, 'same', id, key);
   }
 
   /**
@@ -200,8 +200,8 @@ export class JsonlWriter<T extends object> {
     return `${this.path} line ${this.file.lineCount + 1}`;
   }
 
-  private write(line: Buffer, record: T | null, previous: LinePrevious, id?: string): void {
-    this.file.writeLine(line, record, previous, id);
+  private write(line: Buffer, record: T | null, previous: LinePrevious, id?: string, key?: CopiedKey): void {
+    this.file.writeLine(line, record, previous, id, key);
     this.lastPrevious = previous;
     if (id !== undefined) {
       if (this.lastId !== null && id <= this.lastId)

@@ -23,9 +23,17 @@ export interface SinkFile {
    * publish's check of its own compile, known-lines.ts). Optional: a sink that only stores bytes
    * leaves it out, and so does a sink that wraps another one. `record` is null for a line the
    * compiler copied from that previous version without building its record (always `same`),
-   * with `id`, the record's, when it is a record file's line.
+   * with `id`, the record's, when it is a record file's line, and for a fact the `key` fields
+   * that make its fact key, when the compiler knows them without parsing the line.
    */
-  line?(line: Buffer, record: object | null, previous: LinePrevious, id?: string): void;
+  line?(line: Buffer, record: object | null, previous: LinePrevious, id?: string, key?: CopiedKey): void;
+}
+
+/** A copied fact line's key fields (validate/scan-file.ts checkAgainstNode): its subject entity, predicate and language. */
+export interface CopiedKey {
+  subject_entity_id: string;
+  predicate: string;
+  language: string;
 }
 
 /**
@@ -80,10 +88,16 @@ export class TrackedFile {
    * One JSONL line: its UTF-8 bytes (`line`, copied) plus a line feed; `record` and `previous`
    * go to the sink's line().
    */
-  writeLine(line: Buffer, record?: object | null, previous: LinePrevious = 'other', id?: string): void {
+  writeLine(
+    line: Buffer,
+    record?: object | null,
+    previous: LinePrevious = 'other',
+    id?: string,
+    key?: CopiedKey,
+  ): void {
     if (this.closed) throw new Error(`${this.path} is already closed`);
     this.lines++;
-    if (record !== undefined) this.target.line?.(line, record, previous, id);
+    if (record !== undefined) this.target.line?.(line, record, previous, id, key);
     this.append(line);
     this.append(LINE_FEED);
   }

@@ -58,14 +58,14 @@ function tallyCitations(inner: NodeSink, tally: CitationTally, copied: Copied): 
       return {
         write: (chunk) => file.write(chunk),
         close: (written) => file.close(written),
-        line(line, record, previous, id) {
+        line(line, record, previous, id, key) {
           if (citations) tally[previous]++;
           if (record === null) {
             if (citations) tally.copied++;
             else copied[kind!]++;
             if (kind === 'facts' && id !== undefined) copied.factIds.add(id);
           }
-          file.line?.(line, record, previous, id);
+          file.line?.(line, record, previous, id, key);
         },
       };
     },

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink, type SinkFile } from '../../src/compiler/index.js';
-import type { LinePrevious } from '../../src/compiler/sink.js';
+import type { CopiedKey, LinePrevious } from '../../src/compiler/sink.js';
 import { readPreviousNode } from '../../src/compiler/previous.js';
 import type { PreviousNode } from '../../src/compiler/types.js';
 import { KnownLinesCheck } from '../../src/compiler/validate/known-lines.js';
@@ -203,6 +203,40 @@ describe('KnownLinesCheck', () => {
     let first = Buffer.alloc(0);
     const secondAsFirst = (n: number, line: Buffer) => (n === 1 ? (first = Buffer.from(line)) : n === 2 ? first : line);
     const duplicate = await compileChecked((sink) => toldWithoutRecords(sink, 'entities.en.jsonl', secondAsFirst));
+    expect(duplicate.report).toBeUndefined();
+  }, 60_000);
+
+  // A fact line copied so comes with its id and key fields (subject entity, predicate, language):
+  // the fact key is checked from those, unparsed.
+  const factsToldWithKeys = (inner: NodeSink, keyOf: (n: number, record: Record<string, string>) => CopiedKey) =>
+    ({
+      open(opened) {
+        const target = inner.open(opened);
+        if (opened !== 'facts.en.jsonl') return target;
+        let n = 0;
+        return {
+          write: (chunk) => target.write(chunk),
+          close: (written) => target.close(written),
+          line: (line, record) => {
+            const fields = record as Record<string, string>;
+            target.line?.(line, null, 'same', fields.id, keyOf(++n, fields));
+          },
+        };
+      },
+    }) satisfies NodeSink;
+
+  it('checks the fact keys of fact lines told with their key fields, without parsing them', async () => {
+    const keyOf = (r: Record<string, string>): CopiedKey => ({
+      subject_entity_id: r.subject_entity_id ?? r.subject!,
+      predicate: r.predicate!,
+      language: r.language!,
+    });
+    const asWritten = await compileChecked((sink) => factsToldWithKeys(sink, (_, r) => keyOf(r)));
+    expect(asWritten.report?.ok).toBe(true);
+    let first: CopiedKey | undefined;
+    const secondAsFirst = (n: number, r: Record<string, string>) =>
+      n === 1 ? (first = keyOf(r)) : n === 2 ? first! : keyOf(r);
+    const duplicate = await compileChecked((sink) => factsToldWithKeys(sink, secondAsFirst));
     expect(duplicate.report).toBeUndefined();
   }, 60_000);
 

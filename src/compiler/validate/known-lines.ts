@@ -1,5 +1,5 @@
 import { IdColumn, IdSet } from '../id-set.js';
-import type { LinePrevious, NodeSink, WrittenFile } from '../sink.js';
+import type { CopiedKey, LinePrevious, NodeSink, WrittenFile } from '../sink.js';
 import {
   idKind,
   IssueList,
@@ -97,9 +97,9 @@ export class KnownLinesCheck {
             if (!file.close(written)) this.failed = true;
             if (file.rules.definesIds) this.done.push(path);
           },
-          line: (line, record, previous, id) => {
-            file.line(line, record, previous, id);
-            target.line?.(line, record, previous, id);
+          line: (line, record, previous, id, key) => {
+            file.line(line, record, previous, id, key);
+            target.line?.(line, record, previous, id, key);
           },
         };
       },
@@ -227,7 +227,7 @@ class KnownFile {
    * record, with the record's `id` in a record file). The live version's validated bytes (`same`):
    * its own checks stand, and its references are left to report() (keptEveryLiveRecord).
    */
-  line(text: Buffer, record: object | null, previous: LinePrevious, id?: string): void {
+  line(text: Buffer, record: object | null, previous: LinePrevious, id?: string, key?: CopiedKey): void {
     const line = ++this.lines;
     if (record === null) {
       // A line copied from the live version without its record: parsed only when a check needs it.
@@ -236,9 +236,10 @@ class KnownFile {
         this.skipped++;
         return;
       }
-      // Of such a line's record, only its id is checked (no fact key: facts are not copied so).
-      record = previous === 'same' && this.skipSame && !this.rules.isFacts && id !== undefined ? { id } : null;
-      record ??= JSON.parse(text.toString('utf8')) as object;
+      // Of such a line's record, only its id is checked, and a fact's key.
+      const known =
+        previous === 'same' && this.skipSame && id !== undefined && (!this.rules.isFacts || key !== undefined);
+      record = known ? { id, ...key } : JSON.parse(text.toString('utf8'));
     }
     const fields = record as Record<string, unknown>;
     if (previous !== 'other') this.existed++;
