@@ -78,7 +78,6 @@ import {
   projectQa,
   projectRelationship,
   projectSource,
-  sourceOf,
   type ExportedIds,
 } from './project.js';
 import { CompileReporter, type CompilePass } from './progress.js';
@@ -348,6 +347,24 @@ function cite(
   run.citations.add(citation);
 }
 
+/**
+ * cite() for a record whose line was copied from the live version: its row's source_id, as
+ * sourceOf names it (cite reads no source_url, so none is worked out).
+ */
+function citeCopied(
+  run: CompileRun,
+  kind: CitationRecord['record_kind'],
+  row: {
+    id: string;
+    sourceId: string | null;
+    provenanceMethod: CitationRecord['provenance_method'];
+    confidence: number;
+  },
+): void {
+  const source = row.sourceId !== null && run.ids.source(row.sourceId) ? { source_id: row.sourceId } : {};
+  cite(run, kind, { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod, ...source }, true);
+}
+
 /** Closes a record file and lists it for the manifest. */
 function finish(run: CompileRun, writer: { close(): WrittenFile }, producedBy: string, language?: string): WrittenFile {
   const file = writer.close();
@@ -483,8 +500,7 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
             subject === undefined ? undefined : { subject_entity_id: subject, predicate: row.predicate, language };
           writer.addSame(live, row.id, key);
           exportedFacts.add(row.id);
-          const cited = { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod };
-          cite(run, 'fact', { ...cited, ...sourceOf(row, run.ids) }, true);
+          citeCopied(run, 'fact', row);
           volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
           const list = subject === undefined ? undefined : highlighted.get(subject);
           if (list === undefined && !topFacts.admits(row)) continue;
@@ -641,8 +657,7 @@ function writeEntities(run: CompileRun, hiddenAttributes: Map<string, Set<string
         const live = liveLineOf(run, path, row.id, 'entity');
         if (!sourceChanged(run, row.sourceId)) {
           writer.addSame(live, row.id);
-          const cited = { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod };
-          cite(run, 'entity', { ...cited, ...sourceOf(row, run.ids) }, true);
+          citeCopied(run, 'entity', row);
           continue;
         }
         row = entityOfLiveLine(row, live);
