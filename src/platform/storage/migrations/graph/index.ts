@@ -16,6 +16,7 @@ import { migration as acceptedSeq } from './0014-accepted-seq.js';
 import { migration as compileTracking } from './0015-compile-tracking.js';
 import { migration as entityTracking } from './0016-entity-tracking.js';
 import { migration as factTracking } from './0017-fact-tracking.js';
+import { migration as recordsGone } from './0018-records-gone.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -46,4 +47,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   compileTracking,
   entityTracking,
   factTracking,
+  recordsGone,
 ];
