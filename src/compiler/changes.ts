@@ -55,6 +55,12 @@ class PairedFile {
     return line;
   }
 
+  /** The id of the next previous line not yet paired or passed over; null at the end. */
+  nextId(): string | null {
+    this.settle();
+    return this.lines.peek()?.id ?? null;
+  }
+
   /** The record `id` was written: its previous line (if any) is accounted for. */
   take(id: string): Buffer | undefined {
     const line = this.at(id);
@@ -171,6 +177,16 @@ export class ChangeLog {
   liveLine(file: string, id: string): Buffer | undefined {
     if (this.previous?.validated !== true || !this.streaming) return undefined;
     return this.pairedFile(file)?.at(id);
+  }
+
+  /**
+   * The id of the next line of `file` in the validated previous version read alongside the
+   * compile that no record was paired with or passed over yet; null at its end or when that is not
+   * known.
+   */
+  nextLiveId(file: string): string | null {
+    if (this.previous?.validated !== true || !this.streaming) return null;
+    return this.pairedFile(file)?.nextId() ?? null;
   }
 
   /**

@@ -5,9 +5,9 @@ import type {
   FactRow,
   GraphReader,
   GraphState,
+  PlannedRead,
   UnchangedChunkRow,
   UnchangedEntityRow,
-  UnchangedFactRow,
 } from '../ingest/graph/index.js';
 import { capabilitiesOf } from '../control/plans/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
@@ -44,7 +44,15 @@ import { AscendingIds } from './ascending-ids.js';
 import { IdSet } from './id-set.js';
 import { SourceTable } from './source-table.js';
 import { ChangeLog } from './changes.js';
-import { compileStateOf, contextKey, SinceMismatch, StateIds, usableSince, type SinceRun } from './compile-since.js';
+import {
+  compileStateOf,
+  contextKey,
+  SinceMismatch,
+  StateIds,
+  usableSince,
+  type SinceRun,
+  type StateLists,
+} from './compile-since.js';
 import {
   buildAiJson,
   buildEmbeddingsManifest,
@@ -137,10 +145,8 @@ interface CompileRun {
   /** The graph's identity and write sequence as read, and the context's digest: the state this compile leaves. */
   graph: GraphState | undefined;
   contextKey: string | undefined;
-  rejectedChunks: StateIds;
-  rejectedFacts: StateIds;
-  /** The entities whose attributes a hidden fact takes out, for the state. */
-  attributesWithheld: StateIds;
+  /** The ids the state lists: rejected chunks and facts, withheld facts, and the entities whose attributes a hidden fact takes out. */
+  stateLists: StateLists;
   /** With a CompileState that holds (options.since): the chunks unchanged since are copied. */
   since: SinceRun | undefined;
 }
@@ -256,7 +262,14 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   reader.plan?.([
     { kind: 'sources' },
     ...languages.map((language) => ({ kind: 'entities' as const, language })),
-    ...languages.map((language) => ({ kind: 'facts' as const, language, since: since?.facts })),
+    ...languages.flatMap((language): PlannedRead[] =>
+      since?.facts === undefined
+        ? [{ kind: 'facts', language }]
+        : [
+            { kind: 'factsSince', language, since: since.facts },
+            { kind: 'supersededCandidates', language },
+          ],
+    ),
     ...languages.map((language) => ({ kind: 'entities' as const, language, since: since?.entities })),
     ...languages.map((language) => ({ kind: 'relationships' as const, language })),
     ...languages.map((language) => ({ kind: 'chunks' as const, language, since: since?.chunks })),
@@ -300,9 +313,12 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
     exportedChunks: [],
     graph,
     contextKey: key,
-    rejectedChunks: new StateIds(),
-    rejectedFacts: new StateIds(),
-    attributesWithheld: new StateIds(),
+    stateLists: {
+      rejectedChunks: new StateIds(),
+      rejectedFacts: new StateIds(),
+      withheldFacts: new StateIds(),
+      attributesWithheld: new StateIds(),
+    },
     since,
   };
 }
@@ -454,116 +470,172 @@ function scanEntities(run: CompileRun): EntityScan {
   return { rankedEntities, highlighted };
 }
 
+/** What the facts pass gathers across its files. */
+interface FactsGathered {
+  hiddenAttributes: Map<string, Set<string>>;
+  topFacts: TopK<FactBrief, FactRank>;
+  highlighted: Map<string, FactBrief[]>;
+  volatile: boolean;
+}
+
+/** One facts file as the pass writes it. */
+interface FactsFile {
+  path: string;
+  language: string;
+  writer: JsonlWriter<FactRecord>;
+  exported: AscendingIds;
+}
+
 /**
  * Writes each fact group's survivor (export rules: hidden and superseded candidates are withheld,
  * a fact of a hidden entity is orphaned), ranks the facts and lists the best ones under their
- * highlighted entity. With `since`, a fact unchanged since the live version's compile is that
- * version's line, copied with its citation, unless its source's line changed or its subject entity
- * is exported now and was not then, or the reverse: its line is then built from that line.
+ * highlighted entity. With `since`, only the facts that changed since the live version's compile
+ * are read (reader.ts FACTS_SINCE_SQL): every other line of the live file is copied as it is,
+ * with its citation, between them.
  */
 function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): FactsPass {
-  const { counts, urls } = run;
-  const hiddenAttributes = new Map<string, Set<string>>();
-  const topFacts = new TopK<FactBrief, FactRank>(PRIORITY_FEED_SIZE, compareFactBriefs);
-  // A canonical_url fact repeats the page's canonical url: it goes out under the same URL policy.
-  const factUrlPolicy = (record: FactRecord) =>
-    record.predicate === 'canonical_url' && typeof record.value === 'string'
-      ? urlProblem(urls, record.value, 'value')
-      : null;
-  let volatile = false;
+  const gathered: FactsGathered = {
+    hiddenAttributes: new Map(),
+    topFacts: new TopK<FactBrief, FactRank>(PRIORITY_FEED_SIZE, compareFactBriefs),
+    highlighted,
+    volatile: false,
+  };
   for (const language of run.languages) {
     const path = `facts.${language}.jsonl`;
-    const writer = new JsonlWriter<FactRecord>(run.sink, path, FactRecordSchema, run.changes);
-    const exportedFacts = new AscendingIds();
-    run.factIdsByFile.push(exportedFacts);
-    run.progress.startFile(path, () => writer.count);
-    for (const group of groupById(run.reader.facts(language, run.since?.facts))) {
-      run.progress.row();
-      let row = survivorOf(run, group, hiddenAttributes);
-      if (row === null) continue;
-      if (row.subjectEntityId !== null && run.hiddenEntities.has(row.subjectEntityId)) {
-        counts.withheld.orphanedFacts++;
-        run.withheldFacts.add(row.id);
-        continue;
+    const file: FactsFile = {
+      path,
+      language,
+      writer: new JsonlWriter<FactRecord>(run.sink, path, FactRecordSchema, run.changes),
+      exported: new AscendingIds(),
+    };
+    run.factIdsByFile.push(file.exported);
+    run.progress.startFile(path, () => file.writer.count);
+    const since = run.since?.facts;
+    if (since === undefined)
+      for (const group of groupById(run.reader.facts(language))) {
+        run.progress.row();
+        writeFact(run, gathered, file, group);
       }
-      if ('unchanged' in row) {
-        const live = liveLineOf(run, path, row.id, 'fact');
-        const subject =
-          row.subjectEntityId !== null && run.ids.entity(row.subjectEntityId) ? row.subjectEntityId : undefined;
-        const lineSubject = subjectEntityIdOfLine(live);
-        if (
-          !sourceChanged(run, row.sourceId) &&
-          (lineSubject === null ? liveRecord(live).subject_entity_id : lineSubject) === subject
-        ) {
-          // The check's fact key is the subject entity's when there is one: the line need not be parsed for it.
-          const key =
-            subject === undefined ? undefined : { subject_entity_id: subject, predicate: row.predicate, language };
-          writer.addSame(live, row.id, key);
-          exportedFacts.add(row.id);
-          citeCopied(run, 'fact', row);
-          volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
-          const list = subject === undefined ? undefined : highlighted.get(subject);
-          if (list === undefined && !topFacts.admits(row)) continue;
-          rankFact(topFacts, list, briefOf(row, liveRecord(live), path));
-          continue;
+    else {
+      // The live file's superseded candidates are counted in the graph: those of the facts read here are counted as they are read.
+      let notSurvivors = 0;
+      for (const group of groupById(run.reader.factsSince(language, since))) {
+        const id = group[0]!.id;
+        copyLiveFacts(run, gathered, file, id);
+        run.progress.row();
+        if (!('gone' in group[0]!)) {
+          const candidates = group as FactRow[];
+          for (const row of candidates) if (row.status !== 'active') notSurvivors++;
+          writeFact(run, gathered, file, candidates);
         }
-        row = factOfLiveLine(row, liveRecord(live));
+        // Its live line, when it was not written again, is gone.
+        run.changes.liveLine(path, id);
       }
-      const record = projectFact(row, run.ids);
-      const problem = writer.offer(record, row.id, factUrlPolicy);
-      if (problem !== null) {
-        run.rejections.add('facts', path, row.id, problem);
-        run.rejectedFacts.add(row.id);
-        continue;
-      }
-      exportedFacts.add(row.id);
-      cite(run, 'fact', record, writer.lastPrevious === 'same');
-      volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
-      const list = record.subject_entity_id === undefined ? undefined : highlighted.get(record.subject_entity_id);
-      if (list === undefined && !topFacts.admits(row)) continue;
-      rankFact(topFacts, list, briefOf(row, record, path));
+      copyLiveFacts(run, gathered, file, null);
+      run.counts.withheld.supersededFacts += run.reader.supersededCandidates(language) - notSurvivors;
     }
-    counts.facts += finish(run, writer, 'nodectl:records', language).records ?? 0;
+    run.counts.facts += finish(run, file.writer, 'nodectl:records', language).records ?? 0;
   }
   for (const list of highlighted.values()) list.splice(FACTS_PER_ENTITY, list.sort(compareFactBriefs).length);
-  for (const id of hiddenAttributes.keys()) run.attributesWithheld.add(id);
-  return { rankedFacts: topFacts.result(), hiddenAttributes, volatile };
+  for (const id of gathered.hiddenAttributes.keys()) run.stateLists.attributesWithheld.add(id);
+  return {
+    rankedFacts: gathered.topFacts.result(),
+    hiddenAttributes: gathered.hiddenAttributes,
+    volatile: gathered.volatile,
+  };
+}
+
+/** A canonical_url fact repeats the page's canonical url: it goes out under the same URL policy. */
+function factUrlProblem(urls: WebsiteUrls, record: FactRecord): SchemaProblem | null {
+  return record.predicate === 'canonical_url' && typeof record.value === 'string'
+    ? urlProblem(urls, record.value, 'value')
+    : null;
+}
+
+/** Writes the survivor of one fact's candidates, or counts why none is written. */
+function writeFact(run: CompileRun, gathered: FactsGathered, file: FactsFile, group: FactRow[]): void {
+  const row = survivorOf(run, group, gathered.hiddenAttributes);
+  if (row === null) return;
+  if (row.subjectEntityId !== null && run.hiddenEntities.has(row.subjectEntityId)) {
+    run.counts.withheld.orphanedFacts++;
+    run.withheldFacts.add(row.id);
+    run.stateLists.withheldFacts.add(row.id);
+    return;
+  }
+  const record = projectFact(row, run.ids);
+  const problem = file.writer.offer(record, row.id, (r) => factUrlProblem(run.urls, r));
+  if (problem !== null) {
+    run.rejections.add('facts', file.path, row.id, problem);
+    run.stateLists.rejectedFacts.add(row.id);
+    return;
+  }
+  file.exported.add(row.id);
+  cite(run, 'fact', record, file.writer.lastPrevious === 'same');
+  gathered.volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
+  const list = record.subject_entity_id === undefined ? undefined : gathered.highlighted.get(record.subject_entity_id);
+  if (list === undefined && !gathered.topFacts.admits(row)) return;
+  rankFact(gathered.topFacts, list, briefOf(row, record, file.path));
+}
+
+/**
+ * Copies the live version's fact lines whose ids come before `until` (to the end with null): facts
+ * the graph has not changed since that version's compile. A line still stands while its subject
+ * entity and its source are exported as they were; a fact whose subject or source changed is one
+ * the read names, so a line that does not stand means the state did not hold.
+ */
+function copyLiveFacts(run: CompileRun, gathered: FactsGathered, file: FactsFile, until: string | null): void {
+  for (let id = run.changes.nextLiveId(file.path); id !== null && (until === null || id < until);) {
+    run.progress.row();
+    const line = run.changes.liveLine(file.path, id)!;
+    const fact = liveFactOf(line);
+    if (fact.subjectEntityId !== undefined && !run.ids.entity(fact.subjectEntityId))
+      throw new SinceMismatch(`${file.path}: fact ${id} was not read, and its subject entity is no longer exported`);
+    if (sourceChanged(run, fact.sourceId ?? null))
+      throw new SinceMismatch(`${file.path}: fact ${id} was not read, and its source's line changed`);
+    // The check's fact key is the subject entity's when there is one: the line need not be parsed for it.
+    const key =
+      fact.subjectEntityId === undefined
+        ? undefined
+        : { subject_entity_id: fact.subjectEntityId, predicate: fact.predicate, language: file.language };
+    file.writer.addSame(line, id, key);
+    file.exported.add(id);
+    // Its source's line is the live version's, so the source is exported as it was: the line names it when it was.
+    if (fact.sourceId !== undefined) {
+      const citation = run.changes.previousCitation('fact', id);
+      if (citation === null) throw new SinceMismatch(`citations.jsonl: fact ${id} was not read, and had no citation`);
+      run.citations.addSame(citation);
+    }
+    gathered.volatile ||= fact.freshness === 'frequent' || fact.freshness === 'real_time';
+    const list = fact.subjectEntityId === undefined ? undefined : gathered.highlighted.get(fact.subjectEntityId);
+    const rank = { id, importance: fact.importance, predicate: fact.predicate };
+    if (list !== undefined || gathered.topFacts.admits(rank))
+      rankFact(gathered.topFacts, list, briefOf(rank, liveRecord(line), file.path));
+    id = run.changes.nextLiveId(file.path);
+  }
 }
 
 /**
  * The candidate of a fact group that may be exported, counting those withheld (hidden,
- * superseded), or null when none is left. Candidates of a fact unchanged since the live version
- * have no editorial row: the one active candidate is the survivor.
+ * superseded), or null when none is left.
  */
-function survivorOf(
-  run: CompileRun,
-  group: Array<FactRow | UnchangedFactRow>,
-  hiddenAttributes: Map<string, Set<string>>,
-): FactRow | UnchangedFactRow | null {
+function survivorOf(run: CompileRun, group: FactRow[], hiddenAttributes: Map<string, Set<string>>): FactRow | null {
   const { withheld } = run.counts;
-  const survivors: Array<FactRow | UnchangedFactRow> = [];
-  // The read decides per fact, so a group is all whole or all unchanged.
-  const unchanged = 'unchanged' in group[0]!;
+  const survivors: FactRow[] = [];
   for (const row of group) {
-    if ('unchanged' in row !== unchanged)
-      throw new SinceMismatch(`fact ${row.id}: some of its candidates are unchanged, some not`);
-    const reason = 'unchanged' in row ? (row.status === 'active' ? null : 'superseded') : factWithheldReason(row);
+    const reason = factWithheldReason(row);
     if (reason === null) survivors.push(row);
     else if (reason === 'superseded') withheld.supersededFacts++;
     else {
       withheld.hiddenFacts++;
-      const { subjectEntityId, predicate } = row as FactRow;
-      if (subjectEntityId !== null) addHiddenAttribute(hiddenAttributes, subjectEntityId, predicate);
+      if (row.subjectEntityId !== null) addHiddenAttribute(hiddenAttributes, row.subjectEntityId, row.predicate);
     }
   }
   if (survivors.length === 0) {
     run.withheldFacts.add(group[0]!.id);
+    run.stateLists.withheldFacts.add(group[0]!.id);
     return null;
   }
-  if (survivors.length === 1) return survivors[0]!;
-  // pickSurvivor needs every field of each: a store that left two active candidates is compiled whole.
-  if (unchanged) throw new SinceMismatch(`fact ${group[0]!.id} has ${survivors.length} active candidates`);
-  return pickSurvivor(survivors as FactRow[]);
+  return pickSurvivor(survivors);
 }
 
 /** Adds an exported fact's brief to the ranking and, when its subject is highlighted, to that entity's list. */
@@ -593,49 +665,81 @@ function briefOf(row: FactRank, record: FactRecord, file: string): FactBrief {
 
 const liveRecord = (line: Buffer): FactRecord => JSON.parse(line.toString('utf8')) as FactRecord;
 
+/** What the facts pass needs of a live fact line besides its bytes. */
+interface LiveFact {
+  subjectEntityId: string | undefined;
+  predicate: string;
+  importance: number;
+  freshness: string;
+  sourceId: string | undefined;
+}
+
+const PREDICATE_KEY = Buffer.from(',"predicate":"');
 const IMPORTANCE_KEY = Buffer.from(',"importance":');
 const SUBJECT_ENTITY_KEY = Buffer.from(',"subject_entity_id":"');
+const FRESHNESS_KEY = Buffer.from(',"freshness":"');
+const SOURCE_ID_KEY = Buffer.from(',"source_id":"');
+const PLAIN_STRING = /^[^"\\]*$/;
 
 /**
- * The subject_entity_id of a fact line as projectFact writes it, without parsing the line:
- * undefined when it has none, null when the bytes do not say. The key, when there, is the field
- * just before the line's last `,"importance":` (every field after it is a scalar, and a quote
- * inside a string is escaped, so a value cannot end with the key's bytes).
+ * A live fact line's fields as projectFact writes them, read from its bytes where they can say:
+ * a quote inside a string is escaped, so `,"` never starts inside one and each key is found where
+ * it is. The predicate follows the subject; subject_entity_id is the field just before the last
+ * `,"importance":`, after which every field is a scalar. Otherwise the line is parsed.
  */
-function subjectEntityIdOfLine(line: Buffer): string | undefined | null {
+function liveFactOf(line: Buffer): LiveFact {
   const importance = line.lastIndexOf(IMPORTANCE_KEY);
+  const predicate = line.indexOf(PREDICATE_KEY);
+  const freshness = line.indexOf(FRESHNESS_KEY, importance);
+  const subject = subjectEntityIdOfLine(line, importance);
+  if (importance >= 0 && predicate >= 0 && freshness >= 0 && subject !== null) {
+    const fields = {
+      subjectEntityId: subject,
+      predicate: stringAt(line, predicate + PREDICATE_KEY.length),
+      importance: Number(line.toString('latin1', importance + IMPORTANCE_KEY.length, freshness)),
+      freshness: stringAt(line, freshness + FRESHNESS_KEY.length),
+      sourceId: undefined as string | undefined | null,
+    };
+    const source = line.indexOf(SOURCE_ID_KEY, freshness);
+    if (source >= 0) fields.sourceId = stringAt(line, source + SOURCE_ID_KEY.length);
+    if (
+      fields.predicate !== null &&
+      fields.freshness !== null &&
+      fields.sourceId !== null &&
+      Number.isFinite(fields.importance)
+    )
+      return fields as LiveFact;
+  }
+  const record = liveRecord(line);
+  return {
+    subjectEntityId: record.subject_entity_id,
+    predicate: record.predicate,
+    // A fact line as projectFact writes it has both.
+    importance: record.importance ?? 0,
+    freshness: record.freshness ?? '',
+    sourceId: record.source_id,
+  };
+}
+
+/** The string value starting at `start`, or null when it holds an escape. */
+function stringAt(line: Buffer, start: number): string | null {
+  const end = line.indexOf(0x22, start);
+  if (end < 0) return null;
+  const value = line.toString('utf8', start, end);
+  return PLAIN_STRING.test(value) ? value : null;
+}
+
+/**
+ * The subject_entity_id of a fact line, the field before the one at `importance`: undefined when it
+ * has none, null when the bytes do not say.
+ */
+function subjectEntityIdOfLine(line: Buffer, importance: number): string | undefined | null {
   if (importance < 0) return null;
   const key = line.lastIndexOf(SUBJECT_ENTITY_KEY, importance);
   if (key < 0) return undefined;
-  const start = key + SUBJECT_ENTITY_KEY.length;
   if (line[importance - 1] !== 0x22) return null;
-  const id = line.toString('utf8', start, importance - 1);
+  const id = line.toString('utf8', key + SUBJECT_ENTITY_KEY.length, importance - 1);
   return /^[^"\\]+$/.test(id) ? id : null;
-}
-
-/** The row of an unchanged fact's survivor, from its line in the live version and its row (projectFact needs no more). */
-function factOfLiveLine(row: UnchangedFactRow, record: FactRecord): FactRow {
-  return {
-    id: row.id,
-    subject: record.subject,
-    subjectEntityId: row.subjectEntityId,
-    predicate: record.predicate,
-    value: record.value,
-    language: record.language,
-    confidence: row.confidence,
-    provenanceMethod: row.provenanceMethod,
-    unit: record.unit ?? null,
-    currency: record.currency ?? null,
-    display: record.display ?? null,
-    importance: row.importance,
-    freshness: row.freshness,
-    validFrom: record.valid_from ?? null,
-    validUntil: record.valid_until ?? null,
-    sourceId: row.sourceId,
-    sourceUrl: row.sourceUrl,
-    status: 'active',
-    editorial: { hidden: false, pinned: false, editorialStatus: null, reviewedBy: null, originalValue: null },
-  };
 }
 
 /**
@@ -756,7 +860,7 @@ function writeChunks(run: CompileRun): Array<{ path: string; language: string; r
       const problem = writer.offer(projectChunk(row, run.ids), row.id);
       if (problem !== null) {
         run.rejections.add('chunks', path, row.id, problem);
-        run.rejectedChunks.add(row.id);
+        run.stateLists.rejectedChunks.add(row.id);
       } else if (run.embeddings !== undefined) hashes.set(row.id, chunkTextHash(row.text));
     }
     if (run.embeddings !== undefined) run.exportedChunks.push({ language, hashes });
@@ -1041,14 +1145,7 @@ function writeVersionsAndManifest(
     files,
   };
   const manifestFile = writeDocument(sink, 'manifest.json', ManifestSchema, manifest);
-  const state = compileStateOf(
-    nodeVersion,
-    run.contextKey,
-    run.graph,
-    run.rejectedChunks,
-    run.rejectedFacts,
-    run.attributesWithheld,
-  );
+  const state = compileStateOf(nodeVersion, run.contextKey, run.graph, run.stateLists);
   return {
     nodeVersion,
     nodeVersionLabel: label,

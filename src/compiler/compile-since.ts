@@ -18,7 +18,10 @@ export interface SinceRun {
   chunks: RowsSince;
   /** For the entities' second read (their lines): none when the editorial table was written since. */
   entities: RowsSince | undefined;
-  /** None when the editorial table was written since (a hidden or pinned fact, a hidden entity). */
+  /**
+   * For a factsSince read, whose named facts are those the state lists as rejected or withheld;
+   * none when the editorial table was written since (a hidden or pinned fact, a hidden entity).
+   */
   facts: RowsSince | undefined;
   /** Entities written now without a line in the live version, or the reverse (ChangeLog.trackFlips). */
   flippedEntities: Set<string>;
@@ -70,9 +73,10 @@ export function usableSince(
       since.editorial === graph.editorial && since.attributesWithheld !== null
         ? { seq: since.seq, readWhole: since.attributesWithheld }
         : undefined,
+    // A fact the live version left out has no line to copy: the read names it.
     facts:
-      since.editorial === graph.editorial && since.rejectedFacts !== null
-        ? { seq: since.seq, readWhole: since.rejectedFacts }
+      since.editorial === graph.editorial && since.rejectedFacts !== null && since.withheldFacts !== null
+        ? { seq: since.seq, readWhole: [...since.rejectedFacts, ...since.withheldFacts] }
         : undefined,
     // Plain sets: they hold what changed, few ids, and are asked for every copied line's references.
     flippedEntities: new Set(),
@@ -80,7 +84,10 @@ export function usableSince(
   };
 }
 
-/** Ids a CompileState lists (the chunks and facts a compile rejected, the entities it took attributes out of), as a compile collects them. */
+/**
+ * Ids a CompileState lists (the chunks and facts a compile rejected, the facts it withheld, the
+ * entities it took attributes out of), as a compile collects them.
+ */
 export class StateIds {
   private ids: string[] | null = [];
 
@@ -95,14 +102,15 @@ export class StateIds {
   }
 }
 
+/** The ids a compile collects for its state, by CompileState field. */
+export type StateLists = Record<'rejectedChunks' | 'rejectedFacts' | 'withheldFacts' | 'attributesWithheld', StateIds>;
+
 /** The state a compile leaves, or undefined without a code key or a graph that tracks writes. */
 export function compileStateOf(
   nodeVersion: string,
   key: string | undefined,
   graph: GraphState | undefined,
-  rejectedChunks: StateIds,
-  rejectedFacts: StateIds,
-  attributesWithheld: StateIds,
+  lists: StateLists,
 ): CompileState | undefined {
   if (key === undefined || graph === undefined) return undefined;
   return {
@@ -111,8 +119,9 @@ export function compileStateOf(
     graphId: graph.graphId,
     seq: graph.seq,
     editorial: graph.editorial,
-    rejectedChunks: rejectedChunks.list(),
-    rejectedFacts: rejectedFacts.list(),
-    attributesWithheld: attributesWithheld.list(),
+    rejectedChunks: lists.rejectedChunks.list(),
+    rejectedFacts: lists.rejectedFacts.list(),
+    withheldFacts: lists.withheldFacts.list(),
+    attributesWithheld: lists.attributesWithheld.list(),
   };
 }

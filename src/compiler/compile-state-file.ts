@@ -15,6 +15,7 @@ const CompileStateSchema = z.strictObject({
   editorial: z.number().int().nonnegative(),
   rejectedChunks: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
   rejectedFacts: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
+  withheldFacts: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
   attributesWithheld: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
 });
 const StateFileSchema = z.strictObject({ states: z.array(CompileStateSchema).max(KEPT_STATES) });

@@ -46,6 +46,11 @@ export function createMemoryGraphReader(graph: MemoryGraph): GraphReader {
     },
     entities: (language) => inLanguage(entities, language),
     facts: (language) => inLanguage(facts, language),
+    // No graphState: a compile of a memory graph never reads what changed.
+    factsSince: () => {
+      throw new Error('a memory graph has no write sequence to read changes since');
+    },
+    supersededCandidates: (language) => inLanguage(facts, language).filter((f) => f.status !== 'active').length,
     relationships: (language) => inLanguage(relationships, language),
     chunks: (language) => inLanguage(chunks, language),
     qa: (language) => inLanguage(qa, language),

@@ -64,6 +64,8 @@ export interface CompileState {
   rejectedChunks: string[] | null;
   /** Every fact whose survivor it left out (rejected), or null when there were more than it keeps. */
   rejectedFacts: string[] | null;
+  /** Every fact it withheld (no candidate left to export, or its subject entity hidden), or null when there were more than it keeps. */
+  withheldFacts: string[] | null;
   /** Every entity it took attributes out of (those of its hidden facts), or null when there were more than it keeps. */
   attributesWithheld: string[] | null;
 }

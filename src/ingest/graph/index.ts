@@ -45,13 +45,14 @@ export type {
   FactRow,
   GraphReader,
   GraphState,
+  PlannedRead,
   QaRow,
   RelationshipRow,
   SourceRow,
   RowsSince,
   UnchangedChunkRow,
   UnchangedEntityRow,
-  UnchangedFactRow,
+  GoneFact,
 } from './types.js';
 export { tombstoneItems, tombstonedWithContribution, type TombstoneOutcome, type TombstonedRow } from './tombstone.js';
 export { withWriteTurn } from './write-turn.js';

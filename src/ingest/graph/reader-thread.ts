@@ -14,7 +14,7 @@ import type {
   SourceRow,
   UnchangedChunkRow,
   UnchangedEntityRow,
-  UnchangedFactRow,
+  GoneFact,
 } from './types.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
@@ -127,10 +127,18 @@ export class ThreadedGraphReader implements GraphReader {
     return this.rows('entities', ...rowsSinceParams(since), language);
   }
 
-  facts(language: string): Iterable<FactRow>;
-  facts(language: string, since: RowsSince | undefined): Iterable<FactRow | UnchangedFactRow>;
-  facts(language: string, since?: RowsSince): Iterable<FactRow | UnchangedFactRow> {
-    return this.rows('facts', ...rowsSinceParams(since), language);
+  facts(language: string): Iterable<FactRow> {
+    return this.rows('facts', language);
+  }
+
+  factsSince(language: string, since: RowsSince): Iterable<FactRow | GoneFact> {
+    return this.rows('factsSince', ...rowsSinceParams(since), language);
+  }
+
+  supersededCandidates(language: string): number {
+    let count = 0;
+    for (const value of this.rows('supersededCandidates', language)) count = value;
+    return count;
   }
 
   relationships(language: string): Iterable<RelationshipRow> {
@@ -172,7 +180,7 @@ export class ThreadedGraphReader implements GraphReader {
           ? []
           : read.kind === 'chunkVectors'
             ? [read.language, read.model]
-            : read.kind === 'chunks' || read.kind === 'entities' || read.kind === 'facts'
+            : read.kind === 'chunks' || read.kind === 'entities' || read.kind === 'factsSince'
               ? [...rowsSinceParams(read.since), read.language]
               : [read.language],
     }));

@@ -15,7 +15,7 @@ import type {
   SourceRow,
   UnchangedChunkRow,
   UnchangedEntityRow,
-  UnchangedFactRow,
+  GoneFact,
 } from './types.js';
 
 /**
@@ -90,66 +90,48 @@ function toEntity([
   };
 }
 
-/**
- * The facts of a language: every candidate, the survivor of each fact id first, with its editorial
- * state. Parameters: rowsSinceParams, then the language. The candidates of a fact none of whose
- * candidates was written after that sequence, not named, and without an editorial row come as
- * UnchangedFactRow: a fact is all its candidates (a candidate taken out leaves the survivor, or
- * re-ranks, and so stamps, the next). The guard comes first: without `since` the changed facts are
- * never listed.
- */
-export const FACT_SQL = `WITH since (seq, whole) AS (SELECT CAST(? AS INTEGER), ?)
-  SELECT CASE WHEN (SELECT seq FROM since) >= 0 AND ed.record_id IS NULL
-      AND f.fact_id NOT IN (SELECT g.fact_id FROM fact_candidates g WHERE g.seq > (SELECT seq FROM since))
-      AND f.fact_id NOT IN (SELECT value FROM json_each((SELECT whole FROM since)))
-    THEN json_array(f.fact_id, f.status, CASE WHEN EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) THEN f.subject_entity_id END,
-      f.source_id, f.source_url, f.provenance_method, f.confidence, f.importance, f.predicate, f.freshness)
-    ELSE json_array(f.fact_id, f.item_key, f.subject, f.subject_entity_id,
+const FACT_VALUES = `json_array(f.fact_id, f.item_key, f.subject, f.subject_entity_id,
       EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id),
       f.predicate, f.value, f.language, f.confidence, f.provenance_method, f.unit, f.currency, f.display, f.importance, f.freshness,
       f.valid_from, f.valid_until, f.source_id, f.source_url, f.status,
-      ed.hidden, ed.pinned, ed.pinned_item_key, ed.editorial_status, ed.reviewed_by, ed.original_value)
-    END
+      ed.hidden, ed.pinned, ed.pinned_item_key, ed.editorial_status, ed.reviewed_by, ed.original_value)`;
+
+/** The facts of a language: every candidate, the survivor of each fact id first, with its editorial state. */
+export const FACT_SQL = `SELECT ${FACT_VALUES}
   FROM fact_candidates f LEFT JOIN editorial ed ON ed.record_id = f.fact_id
   WHERE f.language = ? ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`;
-type UnchangedFactValues = [
-  fact_id: string,
-  status: FactRow['status'],
-  subject_entity_id: string | null,
-  source_id: string | null,
-  source_url: string | null,
-  provenance_method: ProvenanceMethod,
-  confidence: number,
-  importance: number,
-  predicate: string,
-  freshness: Freshness,
-];
-function toUnchangedFact([
-  id,
-  status,
-  subjectEntityId,
-  sourceId,
-  sourceUrl,
-  provenanceMethod,
-  confidence,
-  importance,
-  predicate,
-  freshness,
-]: UnchangedFactValues): UnchangedFactRow {
-  return {
-    id,
-    unchanged: true,
-    status,
-    subjectEntityId,
-    sourceId,
-    sourceUrl,
-    provenanceMethod,
-    confidence,
-    importance,
-    predicate,
-    freshness,
-  };
-}
+
+/**
+ * The facts of a language that changed since a compile: FACT_SQL's rows of those facts only, and
+ * one value, the id, for a changed fact without a candidate in the language (gone). Parameters:
+ * rowsSinceParams, then the language. A fact changed when one of its candidates was written or
+ * taken out after that sequence (a candidate taken out leaves the survivor, or re-ranks, and so
+ * stamps, the next), when it is named, when it has an editorial row, when another fact of one of
+ * its sources did (that source's line may have changed), and when its subject entity was written
+ * or taken out. The table is scanned in row order for the sequences (no index on them: a
+ * changed row is rare, and a scan reads the table in file order); the joins are ordered by hand
+ * (CROSS JOIN, and `+` keeping the language index out of the lookup by fact id), as the planner
+ * has no statistics to order them by.
+ */
+export const FACTS_SINCE_SQL = `WITH since (seq, whole, language) AS (SELECT CAST(? AS INTEGER), ?, ?),
+  changed_sources (source_id) AS (
+    SELECT source_id FROM fact_candidates NOT INDEXED WHERE seq > (SELECT seq FROM since) AND source_id IS NOT NULL
+    UNION SELECT source_id FROM records_gone WHERE seq > (SELECT seq FROM since) AND kind = 'fact' AND source_id IS NOT NULL),
+  changed (fact_id) AS (
+    SELECT fact_id FROM fact_candidates NOT INDEXED
+      WHERE seq > (SELECT seq FROM since) OR source_id IN (SELECT source_id FROM changed_sources)
+    UNION SELECT id FROM records_gone WHERE seq > (SELECT seq FROM since) AND kind = 'fact'
+    UNION SELECT value FROM json_each((SELECT whole FROM since))
+    UNION SELECT record_id FROM editorial WHERE record_id LIKE 'fact\\_%' ESCAPE '\\'
+    UNION SELECT f.fact_id FROM entities e CROSS JOIN fact_candidates f ON f.subject_entity_id = e.id AND f.status = 'active'
+      WHERE e.seq > (SELECT seq FROM since)
+    UNION SELECT f.fact_id FROM records_gone g CROSS JOIN fact_candidates f ON f.subject_entity_id = g.id AND f.status = 'active'
+      WHERE g.seq > (SELECT seq FROM since) AND g.kind = 'entity')
+  SELECT CASE WHEN f.fact_id IS NULL THEN json_array(c.fact_id) ELSE ${FACT_VALUES} END
+  FROM changed c LEFT JOIN fact_candidates f ON f.fact_id = c.fact_id AND +f.language = (SELECT language FROM since)
+    LEFT JOIN editorial ed ON ed.record_id = f.fact_id
+  ORDER BY c.fact_id, f.rank, f.item_key, f.ordinal`;
+
 type FactValues = [
   fact_id: string,
   item_key: string,
@@ -301,8 +283,13 @@ export const GRAPH_QUERIES = {
     },
   ),
   entityById: rowQuery(`SELECT ${ENTITY_COLUMNS} WHERE e.id = ?`, toEntity),
-  facts: rowQuery(FACT_SQL, (values: FactValues | UnchangedFactValues): FactRow | UnchangedFactRow =>
-    values.length === 10 ? toUnchangedFact(values) : toFact(values as FactValues),
+  facts: rowQuery(FACT_SQL, toFact),
+  factsSince: rowQuery(FACTS_SINCE_SQL, (values: FactValues | [fact_id: string]): FactRow | GoneFact =>
+    values.length === 1 ? { id: values[0], gone: true } : toFact(values as FactValues),
+  ),
+  supersededCandidates: rowQuery(
+    `SELECT json_array(count(*)) FROM fact_candidates WHERE language = ? AND status != 'active'`,
+    ([count]: [number]): number => count,
   ),
   relationships: rowQuery(
     `SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url)
@@ -468,10 +455,17 @@ export class SqliteGraphReader implements GraphReader {
     return this.rows(GRAPH_QUERIES.entities, ...rowsSinceParams(since), language);
   }
 
-  facts(language: string): Iterable<FactRow>;
-  facts(language: string, since: RowsSince | undefined): Iterable<FactRow | UnchangedFactRow>;
-  facts(language: string, since?: RowsSince): Iterable<FactRow | UnchangedFactRow> {
-    return this.rows(GRAPH_QUERIES.facts, ...rowsSinceParams(since), language);
+  facts(language: string): Iterable<FactRow> {
+    return this.rows(GRAPH_QUERIES.facts, language);
+  }
+
+  factsSince(language: string, since: RowsSince): Iterable<FactRow | GoneFact> {
+    return this.rows(GRAPH_QUERIES.factsSince, ...rowsSinceParams(since), language);
+  }
+
+  supersededCandidates(language: string): number {
+    const json = this.db.prepare(GRAPH_QUERIES.supersededCandidates.sql).pluck().get(language) as string;
+    return GRAPH_QUERIES.supersededCandidates.row(JSON.parse(json) as unknown[]);
   }
 
   relationships(language: string): Iterable<RelationshipRow> {

@@ -109,30 +109,16 @@ export interface UnchangedEntityRow {
   confidence: number;
 }
 
-/**
- * A fact candidate whose fact (every candidate of its id) was written before the compile a read
- * names (`RowsSince`), and has no editorial row: what decides whether the fact's line in that
- * compile's node still stands, and what ranks and cites it.
- */
-export interface UnchangedFactRow {
+/** A fact a `factsSince` read names as changed that has no candidate left in the language. */
+export interface GoneFact {
   id: string;
-  unchanged: true;
-  status: FactRow['status'];
-  /** As FactRow's: null when no such entity exists. */
-  subjectEntityId: string | null;
-  sourceId: string | null;
-  sourceUrl: string | null;
-  provenanceMethod: ProvenanceMethod;
-  confidence: number;
-  importance: number;
-  predicate: string;
-  freshness: Freshness;
+  gone: true;
 }
 
 /**
- * Which entity, fact and chunk rows a read gives as UnchangedEntityRow and UnchangedChunkRow: those
- * written at or before write sequence `seq` (GraphState.seq as a compile read it), but for
- * `readWhole`.
+ * What a read takes as unchanged: rows written at or before write sequence `seq` (GraphState.seq
+ * as a compile read it), but for `readWhole` (entities and chunks then come as UnchangedEntityRow
+ * and UnchangedChunkRow; a `factsSince` read leaves unchanged facts out).
  */
 export interface RowsSince {
   seq: number;
@@ -192,8 +178,13 @@ export interface GraphReader {
   /** With `since`, the rows unchanged since then come as UnchangedEntityRow. */
   entities(language: string, since: RowsSince | undefined): Iterable<EntityRow | UnchangedEntityRow>;
   facts(language: string): Iterable<FactRow>;
-  /** With `since`, the candidates of facts unchanged since then come as UnchangedFactRow. */
-  facts(language: string, since: RowsSince | undefined): Iterable<FactRow | UnchangedFactRow>;
+  /**
+   * The candidates of the facts that changed since then (reader.ts FACTS_SINCE_SQL), as facts()
+   * gives them; a changed fact without a candidate in the language comes as GoneFact.
+   */
+  factsSince(language: string, since: RowsSince): Iterable<FactRow | GoneFact>;
+  /** How many candidates of the language are not their fact's survivor (status other than active). */
+  supersededCandidates(language: string): number;
   relationships(language: string): Iterable<RelationshipRow>;
   /** With `since`, the rows unchanged since then come as UnchangedChunkRow. */
   chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow>;
@@ -216,7 +207,8 @@ export interface GraphReader {
 
 /** One read of a plan: a record kind of one language, or the sources. */
 export type PlannedRead =
-  | { kind: 'relationships' | 'qa'; language: string }
-  | { kind: 'entities' | 'facts' | 'chunks'; language: string; since?: RowsSince }
+  | { kind: 'relationships' | 'qa' | 'facts' | 'supersededCandidates'; language: string }
+  | { kind: 'entities' | 'chunks'; language: string; since?: RowsSince }
+  | { kind: 'factsSince'; language: string; since: RowsSince }
   | { kind: 'chunkVectors'; language: string; model: string }
   | { kind: 'sources' };
