@@ -74,8 +74,12 @@ export function usableSince(
         ? { seq: since.seq, readWhole: since.attributesWithheld }
         : undefined,
     // A fact the live version left out has no line to copy: the read names it.
+    // The facts read finds deleted rows in records_gone, which must reach back to the state.
     facts:
-      since.editorial === graph.editorial && since.rejectedFacts !== null && since.withheldFacts !== null
+      since.editorial === graph.editorial &&
+      since.seq >= graph.goneFloor &&
+      since.rejectedFacts !== null &&
+      since.withheldFacts !== null
         ? { seq: since.seq, readWhole: [...since.rejectedFacts, ...since.withheldFacts] }
         : undefined,
     // Plain sets: they hold what changed, few ids, and are asked for every copied line's references.

@@ -15,6 +15,7 @@ import { setEditorial } from '../../src/ingest/graph/editorial.js';
 import { processRawItems } from '../../src/ingest/graph/process-raw-items.js';
 import { writeRawItems } from '../../src/ingest/graph/raw-items.js';
 import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
+import { RECORDS_GONE_KEPT_MS } from '../../src/ingest/graph/apply-contribution.js';
 import { removeItem } from '../../src/ingest/graph/remove-item.js';
 import { computeItemChecksum } from '../../src/platform/contract/checksum.js';
 import type { IngestItem } from '../../src/platform/contract/index.js';
@@ -487,6 +488,24 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       ).toBe(ofSubject + 1);
       expect(version.copied.facts).toBe(version.result.counts.facts - ofSubject);
       previous = version;
+
+      // records_gone pruned past the state's sequence (a live version not published again for the
+      // retention): what was deleted since may be forgotten, so every fact is read; chunks are copied.
+      expect(removeItem(db, SITE, `${generatedItem(9).type}:${generatedItem(9).id}`)).toBe(true);
+      db.prepare('DELETE FROM records_gone').run();
+      db.prepare('UPDATE graph_state SET gone_floor = seq').run();
+      version = await compileBothWays(db, SITE, '2026-03-01T06:39:55Z', previous);
+      expect(version.copied.facts).toBe(0);
+      expect(version.copied.chunks).toBeGreaterThan(0);
+      previous = version;
+      // The writer forgets what was deleted before the retention, and raises the floor to it (the
+      // compile above read everything, so a floor of 0 again claims nothing that matters).
+      db.prepare('UPDATE graph_state SET gone_floor = 0').run();
+      db.prepare("INSERT INTO records_gone (seq, kind, id) VALUES (1, 'fact', 'fact_000000000000000000000000')").run();
+      reingest(db, SITE, [generatedItem(502)], '2026-03-01T06:39:57Z');
+      expect(db.prepare('SELECT count(*) FROM records_gone WHERE seq = 1').pluck().get()).toBe(0);
+      const floor = db.prepare('SELECT gone_floor FROM graph_state').pluck().get() as number;
+      expect(Math.abs(floor - (Date.now() - RECORDS_GONE_KEPT_MS))).toBeLessThan(60_000);
 
       // A state that does not describe the previous version (its chunks claimed unchanged since a
       // later write): a chunk it calls unchanged has no line there, and the compile starts again

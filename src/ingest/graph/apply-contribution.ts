@@ -9,6 +9,12 @@ import { graphStatements, insertRows, INSERTS } from './statements.js';
 export { entityIdOf, factIdOf, chunkIdOf, sourceIdOf } from './contribution-rows.js';
 
 /**
+ * How long records_gone keeps a deleted row (graph migration 0018): a compile whose state is
+ * older than that (a live version not published again for 30 days) reads every fact once.
+ */
+export const RECORDS_GONE_KEPT_MS = 30 * 24 * 3600 * 1000;
+
+/**
  * Deletes every row the items contributed and records the natural keys they named, after raising
  * the graph's write sequence for what the caller writes next. Returns the item keys that had
  * contributed (every row of an item is written with its item_contributions row: an item without
@@ -18,7 +24,11 @@ export function deleteItemsRows(db: Db, itemKeys: readonly string[], touched: To
   const s = graphStatements(db);
   // Every write of items (a batch, a removal) starts here: the rows written after, inserted or
   // derived again, carry a sequence above what any compile read (a compile copies older ones).
-  s.nextWriteSeq.run(Date.now());
+  const now = Date.now();
+  s.nextWriteSeq.run(now);
+  // What was deleted longer ago than any compile state worth keeping is forgotten; a state older than the floor reads every fact.
+  const floor = now - RECORDS_GONE_KEPT_MS;
+  if (s.pruneRecordsGone.run(floor).changes > 0) s.raiseGoneFloor.run(floor);
   const existing = new Set(s.existingItems.all(JSON.stringify(itemKeys)) as string[]);
   if (existing.size === 0) return existing;
   const keys = JSON.stringify([...existing].sort());

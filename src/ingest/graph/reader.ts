@@ -410,13 +410,13 @@ export function rowsSinceParams(since: RowsSince | undefined): [string, string] 
   return since === undefined ? ['-1', '[]'] : [String(since.seq), JSON.stringify(since.readWhole)];
 }
 
-export const GRAPH_STATE_SQL = 'SELECT json_array(graph_id, seq, editorial) FROM graph_state WHERE id = 1';
+export const GRAPH_STATE_SQL = 'SELECT json_array(graph_id, seq, editorial, gone_floor) FROM graph_state WHERE id = 1';
 
 /** GraphState from GRAPH_STATE_SQL's answer. */
 export function toGraphState(json: string | undefined | null): GraphState | undefined {
   if (json === undefined || json === null) return undefined;
-  const [graphId, seq, editorial] = JSON.parse(json) as [string, number, number];
-  return { graphId, seq, editorial };
+  const [graphId, seq, editorial, goneFloor] = JSON.parse(json) as [string, number, number, number];
+  return { graphId, seq, editorial, goneFloor };
 }
 
 export const LANGUAGES_SQL = `SELECT language FROM entities UNION SELECT language FROM fact_candidates UNION SELECT language FROM relationships

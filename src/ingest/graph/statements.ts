@@ -48,6 +48,8 @@ export interface GraphStatements {
    * the rows written next (chunks, entities; graph migrations 0015 and 0016).
    */
   nextWriteSeq: Stmt;
+  pruneRecordsGone: Stmt;
+  raiseGoneFloor: Stmt;
   /* Re-deriving records, by record id. */
   upsertSources: Stmt;
   deleteSources: Stmt;
@@ -148,6 +150,8 @@ export function graphStatements(db: Db): GraphStatements {
     deleteQaFacts: p(`DELETE FROM qa_facts WHERE item_key IN (${IDS})`),
     deleteItems: p(`DELETE FROM item_contributions WHERE item_key IN (${IDS})`),
     nextWriteSeq: p('UPDATE graph_state SET seq = max(seq + 1, ?) WHERE id = 1'),
+    pruneRecordsGone: p('DELETE FROM records_gone WHERE seq < ?'),
+    raiseGoneFloor: p('UPDATE graph_state SET gone_floor = max(gone_floor, ?) WHERE id = 1'),
 
     // A source is taken from its newest contributor (last_seen_at, then item key).
     upsertSources:

@@ -125,12 +125,14 @@ export interface RowsSince {
   readWhole: readonly string[];
 }
 
-/** The graph's identity, write sequence and editorial writes (graph migrations 0015 and 0016). */
+/** The graph's identity, write sequence, editorial writes and what records_gone still holds (graph migrations 0015, 0016, 0018). */
 export interface GraphState {
   graphId: string;
   seq: number;
   /** Raised by every write to the editorial table. */
   editorial: number;
+  /** records_gone holds every row deleted after this sequence (graph migration 0018: older ones are pruned). */
+  goneFloor: number;
 }
 
 /** A chunk's stored embedding vector (chunk_vectors, graph migration 0011). */

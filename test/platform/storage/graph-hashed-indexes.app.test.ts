@@ -100,11 +100,13 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     // go in with version 12's columns (raw_items has one more since 0014).
     const v12 = openDatabase(file, { migrations: GRAPH_MIGRATIONS.slice(0, 12), pageSize: 16_384 });
     expect(v12.pragma('user_version', { simple: true })).toBe(12);
-    // The current writers also number the chunks, entities and fact candidates they write (graph
-    // migrations 0015 to 0017): version 12 has that table and those columns for the writes and
-    // reads below, and loses them before it is migrated.
-    v12.exec(`CREATE TABLE graph_state (id INTEGER PRIMARY KEY CHECK (id = 1), graph_id TEXT NOT NULL, seq INTEGER NOT NULL);
+    // The current writers also number the chunks, entities and fact candidates they write, and prune
+    // records_gone (graph migrations 0015 to 0018): version 12 has those tables and columns for the
+    // writes and reads below, and loses them before it is migrated.
+    v12.exec(`CREATE TABLE graph_state (id INTEGER PRIMARY KEY CHECK (id = 1), graph_id TEXT NOT NULL, seq INTEGER NOT NULL,
+        gone_floor INTEGER NOT NULL DEFAULT 0);
       INSERT INTO graph_state (id, graph_id, seq) VALUES (1, 'test', 0);
+      CREATE TABLE records_gone (seq INTEGER NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, source_id TEXT);
       ALTER TABLE chunks ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE entities ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE fact_candidates ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`);
@@ -128,7 +130,7 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     expect(before.relationship_contributors!.length).toBeGreaterThan(0);
     expect(indexes(v12, 'entity_contributors').map((i) => i.name)).toContain('sqlite_autoindex_entity_contributors_1');
     v12.exec(
-      'DROP TABLE graph_state; ALTER TABLE chunks DROP COLUMN seq; ALTER TABLE entities DROP COLUMN seq; ALTER TABLE fact_candidates DROP COLUMN seq;',
+      'DROP TABLE graph_state; DROP TABLE records_gone; ALTER TABLE chunks DROP COLUMN seq; ALTER TABLE entities DROP COLUMN seq; ALTER TABLE fact_candidates DROP COLUMN seq;',
     );
     v12.close();
 
