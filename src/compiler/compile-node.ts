@@ -571,10 +571,21 @@ function writeFact(run: CompileRun, gathered: FactsGathered, file: FactsFile, gr
   }
   file.exported.add(row.id);
   cite(run, 'fact', record, file.writer.lastPrevious === 'same');
-  gathered.volatile ||= row.freshness === 'frequent' || row.freshness === 'real_time';
-  const list = record.subject_entity_id === undefined ? undefined : gathered.highlighted.get(record.subject_entity_id);
-  if (list === undefined && !gathered.topFacts.admits(row)) return;
-  rankFact(gathered.topFacts, list, briefOf(row, record, file.path));
+  gatherFact(gathered, row, row.freshness, record.subject_entity_id, () => briefOf(row, record, file.path));
+}
+
+/** Notes an exported fact's freshness and ranks it; its brief is built only when it ranks. */
+function gatherFact(
+  gathered: FactsGathered,
+  rank: FactRank,
+  freshness: string,
+  subjectEntityId: string | undefined,
+  brief: () => FactBrief,
+): void {
+  gathered.volatile ||= freshness === 'frequent' || freshness === 'real_time';
+  const list = subjectEntityId === undefined ? undefined : gathered.highlighted.get(subjectEntityId);
+  if (list === undefined && !gathered.topFacts.admits(rank)) return;
+  rankFact(gathered.topFacts, list, brief());
 }
 
 /**
@@ -584,7 +595,11 @@ function writeFact(run: CompileRun, gathered: FactsGathered, file: FactsFile, gr
  * the read names, so a line that does not stand means the state did not hold.
  */
 function copyLiveFacts(run: CompileRun, gathered: FactsGathered, file: FactsFile, until: string | null): void {
-  for (let id = run.changes.nextLiveId(file.path); id !== null && (until === null || id < until);) {
+  for (
+    let id = run.changes.nextLiveId(file.path);
+    id !== null && (until === null || id < until);
+    id = run.changes.nextLiveId(file.path)
+  ) {
     run.progress.row();
     const line = run.changes.liveLine(file.path, id)!;
     const fact = liveFactOf(line);
@@ -605,12 +620,8 @@ function copyLiveFacts(run: CompileRun, gathered: FactsGathered, file: FactsFile
       if (citation === null) throw new SinceMismatch(`citations.jsonl: fact ${id} was not read, and had no citation`);
       run.citations.addSame(citation);
     }
-    gathered.volatile ||= fact.freshness === 'frequent' || fact.freshness === 'real_time';
-    const list = fact.subjectEntityId === undefined ? undefined : gathered.highlighted.get(fact.subjectEntityId);
     const rank = { id, importance: fact.importance, predicate: fact.predicate };
-    if (list !== undefined || gathered.topFacts.admits(rank))
-      rankFact(gathered.topFacts, list, briefOf(rank, liveRecord(line), file.path));
-    id = run.changes.nextLiveId(file.path);
+    gatherFact(gathered, rank, fact.freshness, fact.subjectEntityId, () => briefOf(rank, liveRecord(line), file.path));
   }
 }
 

@@ -405,7 +405,7 @@ export const GRAPH_QUERIES = {
 
 export type GraphQueryName = keyof typeof GRAPH_QUERIES;
 
-/** The parameters of the entities, facts and chunks queries before the language: every row whole without `since`. */
+/** The parameters of the entities, chunks and factsSince queries before the language: every row whole without `since`. */
 export function rowsSinceParams(since: RowsSince | undefined): [string, string] {
   return since === undefined ? ['-1', '[]'] : [String(since.seq), JSON.stringify(since.readWhole)];
 }
