@@ -79,13 +79,16 @@ class PrefixIds {
       last.append(bits);
       return true;
     }
-    if (this.has(bits)) return false;
+    for (const run of this.runs) if (run.has(bits)) return false;
     if (this.runs.length < MAX_RUNS && (last === undefined || last.length >= MIN_RUN)) {
+      if (this.table?.has(bits) === true) return false;
       const run = new SortedRun();
       run.append(bits);
       this.runs.push(run);
-    } else (this.table ??= new BitsTable()).add(bits);
-    return true;
+      return true;
+    }
+    // One probe of the table both looks and adds.
+    return (this.table ??= new BitsTable()).addNew(bits);
   }
 }
 
@@ -181,15 +184,18 @@ class BitsTable {
     return !this.isEmpty(this.find(bits));
   }
 
-  add(bits: Uint32Array): void {
+  /** Adds `bits`; true when they were not here before. */
+  addNew(bits: Uint32Array): boolean {
     if (isZero(bits)) {
+      const added = !this.zero;
       this.zero = true;
-      return;
+      return added;
     }
     const at = this.find(bits);
-    if (!this.isEmpty(at)) return;
+    if (!this.isEmpty(at)) return false;
     this.words.set(bits, at);
     if (++this.used * 4 > (this.words.length / 3) * 3) this.grow();
+    return true;
   }
 
   private isEmpty(at: number): boolean {

@@ -9,6 +9,20 @@ const CITATION_KEY = /^\{"schema_version":"[^"]*","record_id":"([^"\\]+)","recor
 /** Bytes enough to hold that head: it is matched in the line's start, decoded alone. */
 const KEY_BYTES = 512;
 
+const SCHEMA_VERSION_KEY = Buffer.from('{"schema_version":"');
+const RECORD_ID_KEY = Buffer.from('","record_id":"');
+/** What follows a record id in a citation line, by kind. */
+const KIND_TAILS: ReadonlyMap<string, Buffer> = new Map(
+  Object.keys(KIND_RANK).map((kind) => [kind, Buffer.from(`","record_kind":"${kind}"`)]),
+);
+
+/** A citation line's bytes up to its record id, copied; null when it does not start as the compiler writes one. */
+function leadOf(line: Buffer): Buffer | null {
+  if (line.compare(SCHEMA_VERSION_KEY, 0, SCHEMA_VERSION_KEY.length, 0, SCHEMA_VERSION_KEY.length) !== 0) return null;
+  const key = line.indexOf(RECORD_ID_KEY, SCHEMA_VERSION_KEY.length);
+  return key < 0 || key > KEY_BYTES ? null : Buffer.from(line.subarray(0, key + RECORD_ID_KEY.length));
+}
+
 interface CitationKey {
   rank: number;
   id: string;
@@ -38,6 +52,8 @@ function keyOf(line: Buffer): CitationKey | null {
 export class PreviousCitations {
   private readonly lines: ForwardLines;
   private head: Head | null | undefined;
+  /** What every line holds before its record id (`{"schema_version":"…","record_id":"`), from the first line; null when it has none. */
+  private lead: Buffer | null | undefined;
 
   constructor(dir: string) {
     this.lines = new ForwardLines(join(dir, 'citations.jsonl'));
@@ -59,7 +75,32 @@ export class PreviousCitations {
    */
   lineOf(kind: string, id: string): Buffer | null {
     const rank = KIND_RANK[kind];
-    return rank === undefined ? null : this.seek({ rank, id });
+    if (rank === undefined) return null;
+    const head = this.peek();
+    if (head !== null && this.cites(head.line, kind, id)) {
+      this.head = undefined;
+      return head.line;
+    }
+    return this.seek({ rank, id });
+  }
+
+  /**
+   * Whether `line` is the citation of record `id` of `kind`, told from its bytes: the lead every
+   * line shares, the id, then the kind. Most asks are for the next line: this spares them keyOf's
+   * decode and match, and any line it cannot tell is left to seek.
+   */
+  private cites(line: Buffer, kind: string, id: string): boolean {
+    this.lead ??= leadOf(line);
+    const lead = this.lead;
+    if (lead === null) return false;
+    const tail = KIND_TAILS.get(kind)!;
+    const at = lead.length + id.length;
+    return (
+      line.length >= at + tail.length &&
+      line.compare(lead, 0, lead.length, 0, lead.length) === 0 &&
+      line.toString('latin1', lead.length, at) === id &&
+      line.compare(tail, 0, tail.length, at, at + tail.length) === 0
+    );
   }
 
   /** Takes the previous lines up to the one of `key` and returns it; null when the previous version has none at this place. */

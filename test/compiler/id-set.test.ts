@@ -177,8 +177,8 @@ describe('FactKeys', () => {
       'no nul at all',
       '\u0000x',
     ];
-    for (const key of added) {
-      keys.add(key);
+    for (const key of [...added, ...added.slice(0, 3)]) {
+      expect(keys.addNew(key), JSON.stringify(key)).toBe(!reference.has(key));
       reference.add(key);
     }
     for (const key of [
@@ -191,5 +191,15 @@ describe('FactKeys', () => {
       '',
     ])
       expect(keys.has(key), JSON.stringify(key)).toBe(reference.has(key));
+  });
+
+  it('takes a key as its parts as it takes the joined key, when neither subject nor predicate holds a NUL', () => {
+    const keys = new FactKeys();
+    expect(keys.addNew('entity_0123456789abcdef01234567\u0000price\u0000en')).toBe(true);
+    expect(keys.addNewParts('entity_0123456789abcdef01234567', '\u0000price\u0000en')).toBe(false);
+    expect(keys.addNewParts('entity_0123456789abcdef01234567', '\u0000price\u0000de')).toBe(true);
+    expect(keys.has('entity_0123456789abcdef01234567\u0000price\u0000de')).toBe(true);
+    expect(keys.addNewParts('Espresso grinder', '\u0000price\u0000en')).toBe(true);
+    expect(keys.addNew('Espresso grinder\u0000price\u0000en')).toBe(false);
   });
 });

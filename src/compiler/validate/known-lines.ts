@@ -11,6 +11,7 @@ import {
 } from './checks.js';
 import {
   checkAgainstNode,
+  checkCopiedFact,
   checkMeasured,
   compareInReadOrder,
   definesIds,
@@ -239,6 +240,12 @@ class KnownFile {
       // Of such a line's record, only its id is checked, and a fact's key.
       const known =
         previous === 'same' && this.skipSame && id !== undefined && (!this.rules.isFacts || key !== undefined);
+      if (known && key !== undefined && this.rules.definesIds) {
+        this.existed++;
+        this.skipped++;
+        checkCopiedFact(this.rules.path, id, key, line, this.found, this.issues);
+        return;
+      }
       record = known ? { id, ...key } : JSON.parse(text.toString('utf8'));
     }
     const fields = record as Record<string, unknown>;

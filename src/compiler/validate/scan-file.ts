@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { z } from 'zod';
 import { IdSet } from '../id-set.js';
+import type { CopiedKey } from '../sink.js';
 import { type ManifestFile, schemaForPath } from '../../platform/node-format/index.js';
 import {
   fileKind,
@@ -68,12 +69,20 @@ export class FactKeys {
     return this.byTail.get(key.slice(cut))?.has(key.slice(0, cut)) ?? false;
   }
 
-  add(key: string): void {
+  /** Adds `key`; true when it was not here before (one lookup). */
+  addNew(key: string): boolean {
     const cut = cutOf(key);
-    const tail = key.slice(cut);
+    return this.addNewParts(key.slice(0, cut), key.slice(cut));
+  }
+
+  /**
+   * addNew of the key `subject\0predicate\0language` given as its parts, not joined: the caller
+   * knows the subject holds no NUL, so the cut falls where `tail` (`\0predicate\0language`) begins.
+   */
+  addNewParts(subject: string, tail: string): boolean {
     let heads = this.byTail.get(tail);
     if (heads === undefined) this.byTail.set(tail, (heads = new IdSet()));
-    heads.add(key.slice(0, cut));
+    return heads.addNew(subject);
   }
 }
 
@@ -370,6 +379,47 @@ function recordIdIn(ids: NodeIds['ids'], id: string): boolean {
   return ids[idKind(id) ?? 'record'].has(id);
 }
 
+/** A record's id joins the node's ids: a second record of the same id is jsonl.duplicate_id. */
+function claimId(path: string, id: string, line: number, found: NodeIds, issues: IssueList): void {
+  const k = idKind(id);
+  if (k === null) found.ids.record.add(id);
+  else if (!found.ids[k].addNew(id))
+    issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
+}
+
+function supersededFact(path: string, subject: unknown, predicate: unknown, line: number, issues: IssueList): void {
+  issues.add({
+    code: 'export.superseded_fact',
+    severity: 'error',
+    file: path,
+    line,
+    message: `a second fact for (${String(subject)}, ${String(predicate)}); only the surviving fact may be emitted (export rule 2)`,
+  });
+}
+
+/**
+ * checkAgainstNode of a fact line copied from the validated live version, known by its id and key
+ * fields alone (its references were checked there): no record is built for it, and its key is
+ * not joined into one string.
+ */
+export function checkCopiedFact(
+  path: string,
+  id: string,
+  key: CopiedKey,
+  line: number,
+  found: NodeIds,
+  issues: IssueList,
+): void {
+  claimId(path, id, line, found, issues);
+  const tail = `\u0000${key.predicate}\u0000${key.language}`;
+  // With a NUL in the subject or predicate the joined key is cut elsewhere: addNew cuts it as a written line's is.
+  const added =
+    key.subject_entity_id.includes('\u0000') || key.predicate.includes('\u0000')
+      ? found.factKeys.addNew(key.subject_entity_id + tail)
+      : found.factKeys.addNewParts(key.subject_entity_id, tail);
+  if (!added) supersededFact(path, key.subject_entity_id, key.predicate, line, issues);
+}
+
 /** The fields of a record checkAgainstNode reads: a record reduced to them is checked the same. */
 export function nodeFieldsOf(rules: FileRules): readonly string[] {
   return [
@@ -395,25 +445,10 @@ export function checkAgainstNode(
 ): void {
   const { path } = rules;
   const { ids } = found;
-  if (rules.definesIds && typeof record.id === 'string') {
-    const id = record.id;
-    const k = idKind(id);
-    if (k !== null) {
-      if (!ids[k].addNew(id))
-        issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
-    } else ids.record.add(id);
-  }
+  if (rules.definesIds && typeof record.id === 'string') claimId(path, record.id, line, found, issues);
   if (rules.isFacts) {
     const key = `${String(record.subject_entity_id ?? record.subject)}\u0000${String(record.predicate)}\u0000${String(record.language)}`;
-    if (found.factKeys.has(key))
-      issues.add({
-        code: 'export.superseded_fact',
-        severity: 'error',
-        file: path,
-        line,
-        message: `a second fact for (${String(record.subject)}, ${String(record.predicate)}); only the surviving fact may be emitted (export rule 2)`,
-      });
-    found.factKeys.add(key);
+    if (!found.factKeys.addNew(key)) supersededFact(path, record.subject, record.predicate, line, issues);
   }
   for (const [field, target] of rules.references) {
     const value = record[field];
