@@ -261,7 +261,7 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   // each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([
     { kind: 'sources' },
-    ...languages.map((language) => ({ kind: 'entities' as const, language })),
+    ...languages.map((language) => ({ kind: 'entities' as const, language, since: since?.entities })),
     ...languages.flatMap((language): PlannedRead[] =>
       since?.facts === undefined
         ? [{ kind: 'facts', language }]
@@ -318,6 +318,7 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
       rejectedFacts: new StateIds(),
       withheldFacts: new StateIds(),
       attributesWithheld: new StateIds(),
+      rejectedEntities: new StateIds(),
     },
     since,
   };
@@ -422,7 +423,9 @@ function writeSources(run: CompileRun): void {
  * Entities are scanned first (which are exported, valid, how they rank) and written after the
  * facts, so a hidden fact's value can be kept out of its entity's attributes (export rule 1)
  * without reading the much larger facts twice. An entity is validated here, before anything
- * can point at it; leaving attributes out later cannot make it invalid.
+ * can point at it; leaving attributes out later cannot make it invalid. With `since`, an entity
+ * unchanged since the live version's compile passed these checks there (one that compile
+ * rejected is read whole): it comes without its attributes, and its record is not built again.
  */
 function scanEntities(run: CompileRun): EntityScan {
   const { counts, entityLanguage, sources } = run;
@@ -432,7 +435,7 @@ function scanEntities(run: CompileRun): EntityScan {
   );
   for (const language of run.languages) {
     const path = `entities.${language}.jsonl`;
-    for (const row of uniqueById(run.reader.entities(language))) {
+    for (const row of uniqueById(run.reader.entities(language, run.since?.entities))) {
       run.progress.row();
       if (!isEntityExported(row)) {
         run.hiddenEntities.add(row.id);
@@ -440,12 +443,9 @@ function scanEntities(run: CompileRun): EntityScan {
         continue;
       }
       if (isExportedEntity(entityLanguage, row.id)) continue;
-      const record = projectEntity(row, run.ids);
-      const problem = checkRecord(EntityRecordSchema, record, `${path} ${row.id}`);
-      if (problem !== null) {
-        run.rejections.add('entities', path, row.id, problem);
-        continue;
-      }
+      const sourceUrl =
+        'unchanged' in row ? run.ids.sourceUrl(row.sourceUrl, row.sourceId) : checkedEntity(run, path, row);
+      if (sourceUrl === undefined) continue;
       entityLanguage.get(language)!.add(row.id);
       // Importance is not part of the record: a value off the 1 to 5 scale is brought onto it for the ranked files.
       const rank = isImportance(row.importance)
@@ -459,7 +459,7 @@ function scanEntities(run: CompileRun): EntityScan {
           name: row.name,
           language: row.language,
           importance: rank.importance,
-          sourceUrl: record.source_url ?? null,
+          sourceUrl,
           file: path,
         });
       if (row.sourceId !== null) sources.raiseImportance(row.sourceId, row.importance);
@@ -468,6 +468,16 @@ function scanEntities(run: CompileRun): EntityScan {
   const rankedEntities = topEntities.result();
   const highlighted = new Map(rankedEntities.slice(0, HIGHLIGHT_ENTITIES).map((e) => [e.id, [] as FactBrief[]]));
   return { rankedEntities, highlighted };
+}
+
+/** The source_url of an entity's record, or undefined when the record is rejected (listed for the state). */
+function checkedEntity(run: CompileRun, path: string, row: EntityRow): string | null | undefined {
+  const record = projectEntity(row, run.ids);
+  const problem = checkRecord(EntityRecordSchema, record, `${path} ${row.id}`);
+  if (problem === null) return record.source_url ?? null;
+  run.rejections.add('entities', path, row.id, problem);
+  run.stateLists.rejectedEntities.add(row.id);
+  return undefined;
 }
 
 /** What the facts pass gathers across its files. */

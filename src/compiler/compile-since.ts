@@ -16,7 +16,10 @@ export class SinceMismatch extends Error {}
 /** What a compile that uses a CompileState knows: the reads' `since`, and whose export changed. */
 export interface SinceRun {
   chunks: RowsSince;
-  /** For the entities' second read (their lines): none when the editorial table was written since. */
+  /**
+   * For the entities' reads, the scan's and the lines': none when the editorial table was written
+   * since. An entity the state lists as rejected, or whose attributes it took out, is read whole.
+   */
   entities: RowsSince | undefined;
   /**
    * For a factsSince read, whose named facts are those the state lists as rejected or withheld;
@@ -68,10 +71,11 @@ export function usableSince(
   if (since.rejectedChunks === null || carriesVectors) return undefined;
   return {
     chunks: { seq: since.seq, readWhole: since.rejectedChunks },
-    // An entity its compile took attributes out of may have them back now with its row the same.
+    // An entity its compile took attributes out of may have them back now with its row the same;
+    // one it rejected has no line to copy, and the scan checks it again.
     entities:
-      since.editorial === graph.editorial && since.attributesWithheld !== null
-        ? { seq: since.seq, readWhole: since.attributesWithheld }
+      since.editorial === graph.editorial && since.attributesWithheld !== null && since.rejectedEntities !== null
+        ? { seq: since.seq, readWhole: [...since.attributesWithheld, ...since.rejectedEntities] }
         : undefined,
     // A fact the live version left out has no line to copy: the read names it.
     // The facts read finds deleted rows in records_gone, which must reach back to the state.
@@ -89,8 +93,8 @@ export function usableSince(
 }
 
 /**
- * Ids a CompileState lists (the chunks and facts a compile rejected, the facts it withheld, the
- * entities it took attributes out of), as a compile collects them.
+ * Ids a CompileState lists (the chunks, facts and entities a compile rejected, the facts it
+ * withheld, the entities it took attributes out of), as a compile collects them.
  */
 export class StateIds {
   private ids: string[] | null = [];
@@ -107,7 +111,10 @@ export class StateIds {
 }
 
 /** The ids a compile collects for its state, by CompileState field. */
-export type StateLists = Record<'rejectedChunks' | 'rejectedFacts' | 'withheldFacts' | 'attributesWithheld', StateIds>;
+export type StateLists = Record<
+  'rejectedChunks' | 'rejectedFacts' | 'withheldFacts' | 'attributesWithheld' | 'rejectedEntities',
+  StateIds
+>;
 
 /** The state a compile leaves, or undefined without a code key or a graph that tracks writes. */
 export function compileStateOf(
@@ -127,5 +134,6 @@ export function compileStateOf(
     rejectedFacts: lists.rejectedFacts.list(),
     withheldFacts: lists.withheldFacts.list(),
     attributesWithheld: lists.attributesWithheld.list(),
+    rejectedEntities: lists.rejectedEntities.list(),
   };
 }

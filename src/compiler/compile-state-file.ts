@@ -17,6 +17,7 @@ const CompileStateSchema = z.strictObject({
   rejectedFacts: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
   withheldFacts: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
   attributesWithheld: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
+  rejectedEntities: z.array(z.string()).max(STATE_IDS_LIMIT).nullable(),
 });
 const StateFileSchema = z.strictObject({ states: z.array(CompileStateSchema).max(KEPT_STATES) });
 

@@ -14,7 +14,7 @@ export function factWithheldReason(fact: FactRow): 'hidden' | 'superseded' | nul
 }
 
 /** A hidden entity is not emitted, and neither is anything that would point at it. */
-export function isEntityExported(entity: EntityRow): boolean {
+export function isEntityExported(entity: Pick<EntityRow, 'hidden'>): boolean {
   return !entity.hidden;
 }
 

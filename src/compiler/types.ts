@@ -68,6 +68,8 @@ export interface CompileState {
   withheldFacts: string[] | null;
   /** Every entity it took attributes out of (those of its hidden facts), or null when there were more than it keeps. */
   attributesWithheld: string[] | null;
+  /** Every entity it read and left out (rejected), or null when there were more than it keeps. */
+  rejectedEntities: string[] | null;
 }
 
 /** What the compiler needs to know of the previous version (read by readPreviousNode from a node directory). */

@@ -45,7 +45,14 @@ type UnchangedEntityValues = [
   source_url: string | null,
   provenance_method: ProvenanceMethod,
   confidence: number,
+  type: string,
+  name: string,
+  language: string,
+  importance: number,
+  hidden: number | null,
 ];
+/** An UnchangedEntityValues array's length (an EntityValues array has 12 values). */
+const UNCHANGED_ENTITY_LENGTH = 10;
 type EntityValues = [
   id: string,
   type: string,
@@ -273,13 +280,27 @@ export const GRAPH_QUERIES = {
   entities: rowQuery(
     `SELECT CASE WHEN e.seq <= CAST(? AS INTEGER) AND e.id NOT IN (SELECT value FROM json_each(?))
         AND e.id NOT IN (SELECT f.subject_entity_id FROM editorial h JOIN fact_candidates f ON f.fact_id = h.record_id WHERE h.hidden = 1)
-      THEN json_array(e.id, e.source_id, e.source_url, e.provenance_method, e.confidence)
+      THEN json_array(e.id, e.source_id, e.source_url, e.provenance_method, e.confidence, e.type, e.name, e.language,
+        e.importance, ed.hidden)
       ELSE ${ENTITY_VALUES} END
     FROM entities e LEFT JOIN editorial ed ON ed.record_id = e.id WHERE e.language = ? ORDER BY e.id`,
     (values: EntityValues | UnchangedEntityValues): EntityRow | UnchangedEntityRow => {
-      if (values.length !== 5) return toEntity(values);
-      const [id, sourceId, sourceUrl, provenanceMethod, confidence] = values;
-      return { id, unchanged: true, sourceId, sourceUrl, provenanceMethod, confidence };
+      if (values.length !== UNCHANGED_ENTITY_LENGTH) return toEntity(values as EntityValues);
+      const [id, sourceId, sourceUrl, provenanceMethod, confidence, type, name, language, importance, hidden] =
+        values as UnchangedEntityValues;
+      return {
+        id,
+        unchanged: true,
+        sourceId,
+        sourceUrl,
+        provenanceMethod,
+        confidence,
+        type,
+        name,
+        language,
+        importance,
+        hidden: hidden === 1,
+      };
     },
   ),
   entityById: rowQuery(`SELECT ${ENTITY_COLUMNS} WHERE e.id = ?`, toEntity),

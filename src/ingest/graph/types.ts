@@ -98,7 +98,8 @@ export interface UnchangedChunkRow {
 
 /**
  * An entity whose row was written before the compile a read names (`RowsSince`), and whose
- * attributes no hidden fact takes out: what its line and citation need besides that line.
+ * attributes no hidden fact takes out: what its line and citation need besides that line, and
+ * what the entity scan ranks it by (its attributes, most of a row, are left in the graph).
  */
 export interface UnchangedEntityRow {
   id: string;
@@ -107,6 +108,11 @@ export interface UnchangedEntityRow {
   sourceUrl: string | null;
   provenanceMethod: ProvenanceMethod;
   confidence: number;
+  type: string;
+  name: string;
+  language: string;
+  importance: number;
+  hidden: boolean;
 }
 
 /** A fact a `factsSince` read names as changed that has no candidate left in the language. */
