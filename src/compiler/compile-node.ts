@@ -342,7 +342,18 @@ function cite(
   recordSame: boolean,
 ): void {
   const n = rec.source_id === undefined ? undefined : run.sources.numberOf(rec.source_id);
-  if (n === undefined) return;
+  if (n !== undefined) citeSource(run, kind, rec, { id: rec.source_id!, n }, recordSame);
+}
+
+/** cite() once the record's source is known to be exported: `source.n` is its entry in the source table. */
+function citeSource(
+  run: CompileRun,
+  kind: CitationRecord['record_kind'],
+  rec: { id: string; provenance_method: CitationRecord['provenance_method']; confidence: number },
+  source: { id: string; n: number },
+  recordSame: boolean,
+): void {
+  const { n } = source;
   if (recordSame && run.sources.unchangedAt(n)) {
     const line = run.changes.previousCitation(kind, rec.id);
     if (line !== null) {
@@ -350,14 +361,14 @@ function cite(
       return;
     }
   }
-  const source = run.sources.entry(n);
+  const entry = run.sources.entry(n);
   const citation: CitationRecord = {
     schema_version: NODE_SCHEMA_VERSION,
     record_id: rec.id,
     record_kind: kind,
-    source_id: rec.source_id!,
-    source_url: source.url,
-    retrieved_at: source.lastSeenAt,
+    source_id: source.id,
+    source_url: entry.url,
+    retrieved_at: entry.lastSeenAt,
     provenance_method: rec.provenance_method,
     confidence: rec.confidence,
   };
@@ -378,8 +389,10 @@ function citeCopied(
     confidence: number;
   },
 ): void {
-  const source = row.sourceId !== null && run.ids.source(row.sourceId) ? { source_id: row.sourceId } : {};
-  cite(run, kind, { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod, ...source }, true);
+  const n = row.sourceId === null ? undefined : run.sources.numberOf(row.sourceId);
+  if (n === undefined) return;
+  const rec = { id: row.id, confidence: row.confidence, provenance_method: row.provenanceMethod };
+  citeSource(run, kind, rec, { id: row.sourceId!, n }, true);
 }
 
 /** Closes a record file and lists it for the manifest. */
