@@ -145,7 +145,7 @@ interface CompileRun {
   /** The graph's identity and write sequence as read, and the context's digest: the state this compile leaves. */
   graph: GraphState | undefined;
   contextKey: string | undefined;
-  /** The ids the state lists: rejected chunks and facts, withheld facts, and the entities whose attributes a hidden fact takes out. */
+  /** The ids the state lists: rejected chunks, facts and entities, withheld facts, and the entities whose attributes a hidden fact takes out. */
   stateLists: StateLists;
   /** With a CompileState that holds (options.since): the chunks unchanged since are copied. */
   since: SinceRun | undefined;
@@ -507,6 +507,8 @@ interface FactsFile {
   language: string;
   writer: JsonlWriter<FactRecord>;
   exported: AscendingIds;
+  /** factUrlProblem under the website's URL policy, made once a file. */
+  urlPolicy: (record: FactRecord) => SchemaProblem | null;
 }
 
 /**
@@ -530,6 +532,7 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
       language,
       writer: new JsonlWriter<FactRecord>(run.sink, path, FactRecordSchema, run.changes),
       exported: new AscendingIds(),
+      urlPolicy: (record) => factUrlProblem(run.urls, record),
     };
     run.factIdsByFile.push(file.exported);
     run.progress.startFile(path, () => file.writer.count);
@@ -586,7 +589,7 @@ function writeFact(run: CompileRun, gathered: FactsGathered, file: FactsFile, gr
     return;
   }
   const record = projectFact(row, run.ids);
-  const problem = file.writer.offer(record, row.id, (r) => factUrlProblem(run.urls, r));
+  const problem = file.writer.offer(record, row.id, file.urlPolicy);
   if (problem !== null) {
     run.rejections.add('facts', file.path, row.id, problem);
     run.stateLists.rejectedFacts.add(row.id);
@@ -757,8 +760,12 @@ function liveFactOf(line: Buffer): LiveFact {
 /** The string value starting at `start`, or null when it holds an escape. */
 function stringAt(line: Buffer, start: number): string | null {
   const end = line.indexOf(0x22, start);
-  if (end < 0) return null;
-  for (let k = start; k < end; k++) if (line[k] === 0x5c /* \ */) return null;
+  return end < 0 ? null : plainString(line, start, end);
+}
+
+/** The bytes from `start` to `end` as a string, or null when they hold a quote or an escape. */
+function plainString(line: Buffer, start: number, end: number): string | null {
+  for (let k = start; k < end; k++) if (line[k] === 0x22 /* " */ || line[k] === 0x5c /* \ */) return null;
   return line.toString('utf8', start, end);
 }
 
@@ -771,8 +778,8 @@ function subjectEntityIdOfLine(line: Buffer, importance: number): string | undef
   const key = line.lastIndexOf(SUBJECT_ENTITY_KEY, importance);
   if (key < 0) return undefined;
   if (line[importance - 1] !== 0x22) return null;
-  const id = line.toString('utf8', key + SUBJECT_ENTITY_KEY.length, importance - 1);
-  return /^[^"\\]+$/.test(id) ? id : null;
+  const start = key + SUBJECT_ENTITY_KEY.length;
+  return start < importance - 1 ? plainString(line, start, importance - 1) : null;
 }
 
 /**

@@ -238,15 +238,14 @@ class KnownFile {
         return;
       }
       // Of such a line's record, only its id is checked, and a fact's key.
-      const known =
-        previous === 'same' && this.skipSame && id !== undefined && (!this.rules.isFacts || key !== undefined);
-      if (known && key !== undefined && this.rules.definesIds) {
+      const known = previous === 'same' && this.skipSame && id !== undefined;
+      if (known && key !== undefined) {
         this.existed++;
         this.skipped++;
         checkCopiedFact(this.rules.path, id, key, line, this.found, this.issues);
         return;
       }
-      record = known ? { id, ...key } : JSON.parse(text.toString('utf8'));
+      record = known && !this.rules.isFacts ? { id } : JSON.parse(text.toString('utf8'));
     }
     const fields = record as Record<string, unknown>;
     if (previous !== 'other') this.existed++;
