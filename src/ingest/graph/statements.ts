@@ -195,12 +195,12 @@ export function graphStatements(db: Db): GraphStatements {
         SELECT c.*, ${RESOLVED('c')} AS resolved
         FROM json_each(?) t JOIN relationship_contributors c ON c.rowid = (SELECT b.rowid FROM relationship_contributors b WHERE b.rel_id = t.value
           ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.item_key LIMIT 1))
-      INSERT INTO relationships (id, type, from_entity_id, to_ref, to_type, to_canonical_key, to_entity_id, resolution_status, language, confidence, provenance_method, source_id, source_url)
+      INSERT INTO relationships (id, type, from_entity_id, to_ref, to_type, to_canonical_key, to_entity_id, resolution_status, language, confidence, provenance_method, source_id, source_url, seq)
       SELECT rel_id, type, from_entity_id, to_ref, to_type, to_canonical_key, CASE WHEN resolved THEN to_ref ELSE NULL END, CASE WHEN resolved THEN 'resolved' ELSE 'dangling' END,
-        language, confidence, provenance_method, source_id, source_url
+        language, confidence, provenance_method, source_id, source_url, (SELECT seq FROM graph_state WHERE id = 1)
       FROM best WHERE true
       ON CONFLICT(id) DO UPDATE SET to_type = excluded.to_type, to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
-        confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url`),
+        confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url, seq = excluded.seq`),
     deleteRels: p(
       `DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`,
     ),
@@ -212,7 +212,8 @@ export function graphStatements(db: Db): GraphStatements {
         FROM relationships r WHERE r.to_ref IN (${IDS}) OR r.from_entity_id IN (${IDS}))
       UPDATE relationships SET
         to_entity_id = CASE WHEN checked.resolved THEN relationships.to_ref ELSE NULL END,
-        resolution_status = CASE WHEN checked.resolved THEN 'resolved' ELSE 'dangling' END
+        resolution_status = CASE WHEN checked.resolved THEN 'resolved' ELSE 'dangling' END,
+        seq = (SELECT seq FROM graph_state WHERE id = 1)
       FROM checked WHERE relationships.rowid = checked.rid AND checked.resolved != checked.was`),
 
     // A join, not IN: IN first copies the thousands of ids of a batch into a temporary index.
@@ -240,7 +241,7 @@ export function graphStatements(db: Db): GraphStatements {
           WHERE NOT EXISTS (SELECT 1 FROM fact_candidates f WHERE f.fact_id = v.key AND f.status = 'active' AND f.value = v.value)
             OR EXISTS (SELECT 1 FROM editorial ed WHERE ed.record_id = v.key AND ed.hidden = 1)) AS stale
         FROM keys JOIN qa q ON q.id = keys.id AND q.item_key = keys.item_key)
-      UPDATE qa SET stale = checked.stale FROM checked
+      UPDATE qa SET stale = checked.stale, seq = (SELECT seq FROM graph_state WHERE id = 1) FROM checked
       WHERE qa.id = checked.id AND qa.item_key = checked.item_key AND checked.stale != checked.was`),
 
     pendingRaw: p(PENDING_RAW_SQL),
@@ -301,10 +302,11 @@ export const INSERTS = {
     9,
     ', (SELECT seq FROM graph_state WHERE id = 1)',
   ),
+  // seq: as chunks' (migration 0019).
   qa: insert(
-    'INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale)',
+    'INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale, seq)',
     10,
-    ', 0',
+    ', 0, (SELECT seq FROM graph_state WHERE id = 1)',
   ),
   qaFacts: insert('INSERT OR IGNORE INTO qa_facts (fact_id, qa_id, item_key)', 3),
 } as const;

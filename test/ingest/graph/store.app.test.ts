@@ -212,6 +212,31 @@ describe('relationships', () => {
     expect(count(g.db, 'raw_items')).toBe(0); // no raw row was written in this test; removeItem tolerates that
   });
 
+  it('carries the write sequence of the last write of its row: upserted, re-resolved', () => {
+    g = tempGraph();
+    const graphSeq = () => g.db.prepare('SELECT seq FROM graph_state').pluck().get() as number;
+    const edgeSeq = () => g.db.prepare('SELECT seq FROM relationships').pluck().get() as number;
+    applyContribution(g.db, site, withEdge());
+    const written = graphSeq();
+    expect(edgeSeq()).toBe(written);
+    // A write that names neither the edge nor its ends leaves it as it was.
+    applyContribution(g.db, site, contribution('post:2', pageB, { entities: [entity(acme, 'Acme')] }));
+    expect(graphSeq()).toBeGreaterThan(written);
+    expect(edgeSeq()).toBe(written);
+    // Its target appears: re-resolved. Its item again: upserted.
+    applyContribution(
+      g.db,
+      site,
+      contribution('profile:jane', 'https://shop.example/jane', { entities: [entity(author, 'Jane Doe')] }),
+    );
+    expect(edge(g).resolutionStatus).toBe('resolved');
+    expect(edgeSeq()).toBe(graphSeq());
+    const resolved = graphSeq();
+    applyContribution(g.db, site, withEdge());
+    expect(edgeSeq()).toBeGreaterThan(resolved);
+    expect(edgeSeq()).toBe(graphSeq());
+  });
+
   it('resolves at once when the target already exists', () => {
     g = tempGraph();
     applyContribution(
@@ -292,6 +317,33 @@ describe('Q&A staleness', () => {
     // Hiding the fact makes the answer stale too (it would leak the hidden value).
     setEditorial(g.db, factIdOf(ws, entityIdOf(ws, product), 'price', 'en'), { hidden: true });
     expect(qa(g)[0]!.stale).toBe(true);
+  });
+
+  it('carries the write sequence of the last write of any row of its id: inserted, gone stale, a sibling deleted', () => {
+    g = tempGraph();
+    const graphSeq = () => g.db.prepare('SELECT seq FROM graph_state').pluck().get() as number;
+    const seqOf = (itemKey: string) =>
+      g.db.prepare('SELECT seq FROM qa WHERE item_key = ?').pluck().get(itemKey) as number;
+    applyContribution(g.db, site, item('product:1', 10, { provenanceMethod: 'schema_org' }));
+    const inserted = graphSeq();
+    expect(seqOf('product:1')).toBe(inserted);
+    // Another item wins the price: the answer goes stale.
+    applyContribution(
+      g.db,
+      site,
+      contribution('product:2', pageB, { facts: [fact(product, 'price', 12, { provenanceMethod: 'cms_field' })] }),
+    );
+    expect(qa(g)[0]!.stale).toBe(true);
+    expect(seqOf('product:1')).toBe(graphSeq());
+    // A second item asks the same question; the first one's row is read, and once it is gone, the second one's.
+    removeItem(g.db, site, 'product:2');
+    applyContribution(g.db, site, item('product:3', 10));
+    const asked = graphSeq();
+    expect(seqOf('product:3')).toBe(asked);
+    expect(seqOf('product:1')).toBeLessThan(asked);
+    removeItem(g.db, site, 'product:1');
+    expect(seqOf('product:3')).toBe(graphSeq());
+    expect(seqOf('product:3')).toBeGreaterThan(asked);
   });
 
   it('is regenerated fresh by a re-extraction of its item', () => {

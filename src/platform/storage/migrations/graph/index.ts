@@ -17,6 +17,7 @@ import { migration as compileTracking } from './0015-compile-tracking.js';
 import { migration as entityTracking } from './0016-entity-tracking.js';
 import { migration as factTracking } from './0017-fact-tracking.js';
 import { migration as recordsGone } from './0018-records-gone.js';
+import { migration as relationshipAndQaTracking } from './0019-relationship-and-qa-tracking.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -48,4 +49,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   entityTracking,
   factTracking,
   recordsGone,
+  relationshipAndQaTracking,
 ];
