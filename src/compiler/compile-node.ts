@@ -6,6 +6,8 @@ import type {
   GraphReader,
   GraphState,
   PlannedRead,
+  QaRow,
+  RelationshipRow,
   UnchangedChunkRow,
   UnchangedEntityRow,
 } from '../ingest/graph/index.js';
@@ -271,9 +273,9 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
           ],
     ),
     ...languages.map((language) => ({ kind: 'entities' as const, language, since: since?.entities })),
-    ...languages.map((language) => ({ kind: 'relationships' as const, language })),
+    ...languages.map((language) => ({ kind: 'relationships' as const, language, since: since?.relationships })),
     ...languages.map((language) => ({ kind: 'chunks' as const, language, since: since?.chunks })),
-    ...languages.map((language) => ({ kind: 'qa' as const, language })),
+    ...languages.map((language) => ({ kind: 'qa' as const, language, since: since?.qa })),
     ...(embeddings === undefined
       ? []
       : languages.map((language) => ({ kind: 'chunkVectors' as const, language, model: embeddings.key }))),
@@ -547,6 +549,7 @@ function writeFacts(run: CompileRun, highlighted: Map<string, FactBrief[]>): Fac
       let notSurvivors = 0;
       for (const group of groupById(run.reader.factsSince(language, since))) {
         const id = group[0]!.id;
+        run.since!.readFacts.add(id);
         copyLiveFacts(run, gathered, file, id);
         run.progress.row();
         if (!('gone' in group[0]!)) {
@@ -850,14 +853,22 @@ function entityOfLiveLine(row: UnchangedEntityRow, line: Buffer): EntityRow {
   };
 }
 
-/** Writes the relationships whose both ends are exported. */
+/**
+ * Writes the relationships whose both ends are exported. With `since`, a relationship unchanged
+ * since the live version's compile is that version's line, copied with its citation, while its
+ * ends and its source are exported as they were (one that had no line is written again).
+ */
 function writeRelationships(run: CompileRun): void {
   for (const language of run.languages) {
     const path = `relationships.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, RelationshipRecordSchema, run.changes);
     run.progress.startFile(path, () => writer.count);
-    for (const row of uniqueById(run.reader.relationships(language))) {
+    for (const row of uniqueById(run.reader.relationships(language, run.since?.relationships))) {
       run.progress.row();
+      if (row.unchanged === true && !relationshipFlipped(run, row) && copyLiveLine(run, writer, row.id)) {
+        citeCopied(run, 'relationship', row);
+        continue;
+      }
       if (!isRelationshipExported(row, run.ids.entity)) {
         run.counts.withheld.unresolvedRelationships++;
         continue;
@@ -934,14 +945,38 @@ function chunkOfLiveLine(row: UnchangedChunkRow, line: Buffer): ChunkRow {
   };
 }
 
-/** Writes the questions and answers that are exported and not made from a withheld fact. */
+/** Whether an end or the source of a relationship is exported otherwise than in the live version. */
+function relationshipFlipped(run: CompileRun, row: RelationshipRow): boolean {
+  const { flippedEntities } = run.since!;
+  return (
+    sourceChanged(run, row.sourceId) ||
+    flippedEntities.has(row.fromEntityId) ||
+    (row.toEntityId !== null && flippedEntities.has(row.toEntityId))
+  );
+}
+
+/** Writes record `id`'s line of the live version as it is, when it had one; false when it had none. */
+function copyLiveLine(run: CompileRun, writer: JsonlWriter<object>, id: string): boolean {
+  const live = run.changes.liveLine(writer.path, id);
+  if (live === undefined) return false;
+  writer.addSame(live, id);
+  return true;
+}
+
+/**
+ * Writes the questions and answers that are exported and not made from a withheld fact. With
+ * `since`, one unchanged since the live version's compile is that version's line, copied, while
+ * none of its facts was read again (every other fact is exported as it was) and its entities are
+ * exported as they were (one that had no line is written again).
+ */
 function writeQa(run: CompileRun): void {
   for (const language of run.languages) {
     const path = `qa.${language}.jsonl`;
     const writer = new JsonlWriter(run.sink, path, QaRecordSchema, run.changes);
     run.progress.startFile(path, () => writer.count);
-    for (const row of uniqueById(run.reader.qa(language))) {
+    for (const row of uniqueById(run.reader.qa(language, run.since?.qa))) {
       run.progress.row();
+      if (row.unchanged === true && !qaFlipped(run, row) && copyLiveLine(run, writer, row.id)) continue;
       // A Q&A templated from a withheld fact would repeat its value: it goes with the fact.
       if (!isQaExported(row) || row.factIds.some((id) => run.withheldFacts.has(id) && !run.ids.fact(id))) {
         run.counts.withheld.staleQa++;
@@ -952,6 +987,12 @@ function writeQa(run: CompileRun): void {
     }
     run.counts.qa += finish(run, writer, 'nodectl:records', language).records ?? 0;
   }
+}
+
+/** Whether a fact of a Q&A was read again, or an entity it names is exported otherwise than in the live version. */
+function qaFlipped(run: CompileRun, row: QaRow): boolean {
+  const { readFacts, flippedEntities } = run.since!;
+  return row.factIds.some((id) => readFacts.has(id)) || row.entityIds.some((id) => flippedEntities.has(id));
 }
 
 /**

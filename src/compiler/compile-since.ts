@@ -26,8 +26,17 @@ export interface SinceRun {
    * none when the editorial table was written since (a hidden or pinned fact, a hidden entity).
    */
   facts: RowsSince | undefined;
+  /** For the relationships' reads: a relationship's line holds its row and its ends' and source's export. */
+  relationships: RowsSince;
+  /**
+   * For the Q&A's reads: none without a factsSince read, whose facts (readFacts) are the only ones
+   * that can be exported, or withheld, otherwise than in the live version.
+   */
+  qa: RowsSince | undefined;
   /** Entities written now without a line in the live version, or the reverse (ChangeLog.trackFlips). */
   flippedEntities: Set<string>;
+  /** The facts the factsSince reads named: every other fact's line was copied. */
+  readFacts: Set<string>;
   /** Sources whose line is not the live version's: another line, none where there was one, or the reverse. */
   changedSources: Set<string>;
 }
@@ -69,6 +78,15 @@ export function usableSince(
   if (since.nodeVersion !== previous.nodeVersion || since.contextKey !== key) return undefined;
   if (since.graphId !== graph.graphId || since.seq > graph.seq) return undefined;
   if (since.rejectedChunks === null || carriesVectors) return undefined;
+  // A fact the live version left out has no line to copy: the read names it.
+  // The facts read finds deleted rows in records_gone, which must reach back to the state.
+  const facts =
+    since.editorial === graph.editorial &&
+    since.seq >= graph.goneFloor &&
+    since.rejectedFacts !== null &&
+    since.withheldFacts !== null
+      ? { seq: since.seq, readWhole: [...since.rejectedFacts, ...since.withheldFacts] }
+      : undefined;
   return {
     chunks: { seq: since.seq, readWhole: since.rejectedChunks },
     // An entity its compile took attributes out of may have them back now with its row the same;
@@ -77,18 +95,13 @@ export function usableSince(
       since.editorial === graph.editorial && since.attributesWithheld !== null && since.rejectedEntities !== null
         ? { seq: since.seq, readWhole: [...since.attributesWithheld, ...since.rejectedEntities] }
         : undefined,
-    // A fact the live version left out has no line to copy: the read names it.
-    // The facts read finds deleted rows in records_gone, which must reach back to the state.
-    facts:
-      since.editorial === graph.editorial &&
-      since.seq >= graph.goneFloor &&
-      since.rejectedFacts !== null &&
-      since.withheldFacts !== null
-        ? { seq: since.seq, readWhole: [...since.rejectedFacts, ...since.withheldFacts] }
-        : undefined,
+    facts,
+    relationships: { seq: since.seq, readWhole: [] },
+    qa: facts === undefined ? undefined : { seq: since.seq, readWhole: [] },
     // Plain sets: they hold what changed, few ids, and are asked for every copied line's references.
     flippedEntities: new Set(),
     changedSources: new Set(),
+    readFacts: new Set(),
   };
 }
 

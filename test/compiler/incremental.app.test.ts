@@ -23,7 +23,7 @@ import type { Db } from '../../src/platform/storage/index.js';
 import { makeTempDir, PROJECT_ROOT } from '../helpers/paths.js';
 
 // A compile against a previous version reads that version's record files alongside the files it
-// writes (src/compiler/changes.ts), and copies the chunks, entities and facts unchanged since that
+// writes (src/compiler/changes.ts), and copies the records unchanged since that
 // version's compile (its CompileState, compile-since.ts; of the facts it reads only those that
 // changed, reader.ts FACTS_SINCE_SQL); the reference is the compile that hashes every previous
 // line first (readPreviousNode with hashRecords) and reads every row, as every compile did
@@ -46,16 +46,19 @@ function filesOf(dir: string): Map<string, Buffer> {
 type CitationTally = Record<LinePrevious | 'copied', number>;
 
 /** Record lines copied from the previous version (no record built), per kind, and the facts' ids. */
-type Copied = { chunks: number; entities: number; facts: number; factIds: Set<string> };
+type Copied = Record<CopiedKind, number> & { factIds: Set<string> };
+const COPIED_KINDS = ['chunks', 'entities', 'facts', 'relationships', 'qa'] as const;
+type CopiedKind = (typeof COPIED_KINDS)[number];
+const noneCopied = (): Copied => ({ chunks: 0, entities: 0, facts: 0, relationships: 0, qa: 0, factIds: new Set() });
 
-/** A sink that tallies the citation lines, and counts the chunk, entity and fact lines copied, in front of `inner`. */
+/** A sink that tallies the citation lines, and counts the record lines copied by kind, in front of `inner`. */
 function tallyCitations(inner: NodeSink, tally: CitationTally, copied: Copied): NodeSink {
   return {
     ...inner,
     open(path) {
       const file = inner.open(path);
       const citations = path === 'citations.jsonl';
-      const kind = (['chunks', 'entities', 'facts'] as const).find((k) => path.startsWith(`${k}.`));
+      const kind = COPIED_KINDS.find((k) => path.startsWith(`${k}.`));
       if (!citations && kind === undefined) return file;
       return {
         write: (chunk) => file.write(chunk),
@@ -108,7 +111,7 @@ async function compileBothWays(
   const check = new KnownLinesCheck(incrementalDir, previous!.files);
   const checkAll = new KnownLinesCheck(incrementalDir);
   const citations: CitationTally = { same: 0, changed: 0, other: 0, copied: 0 };
-  const copied: Copied = { chunks: 0, entities: 0, facts: 0, factIds: new Set() };
+  const copied = noneCopied();
   let runs = 0;
   const { state, ...result } = await compileToDirectory(new SqliteGraphReader(db), site, incrementalDir, {
     buildTime,
@@ -119,7 +122,7 @@ async function compileBothWays(
     wrapSink: (sink) => {
       runs++;
       Object.assign(citations, { same: 0, changed: 0, other: 0, copied: 0 });
-      Object.assign(copied, { chunks: 0, entities: 0, facts: 0, factIds: new Set() });
+      Object.assign(copied, noneCopied());
       return tallyCitations(check.sink(checkAll.sink(sink)), citations, copied);
     },
   });
@@ -236,6 +239,10 @@ describe('a compile against a previous version', () => {
           .get() as number;
         expect(same.copied.facts).toBeGreaterThanOrEqual(same.result.counts.facts - factsEdited);
         expect(same.copied.facts).toBeLessThanOrEqual(same.result.counts.facts);
+        // Every relationship is copied; so is every Q&A but those of the facts an editor changed.
+        expect(same.copied.relationships).toBe(same.result.counts.relationships);
+        if (factsEdited === 0) expect(same.copied.qa).toBe(same.result.counts.qa);
+        else expect(same.copied.qa).toBeLessThanOrEqual(same.result.counts.qa);
         expect(readFileSync(join(same.dir, 'changes.jsonl'), 'utf8')).not.toMatch(/"record_kind":"(fact|entity)"/);
         // Every citation is the previous version's line, so its checks stand; each record and its
         // source are the previous version's lines too, so the citation is copied, not built.
@@ -341,6 +348,11 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       // take attributes out of an entity whose row did not change).
       expect(version.copied.entities).toBe(0);
       expect(version.copied.facts).toBe(0);
+      // So is every Q&A (a fact hidden makes some stale); the relationships of neither edited item
+      // nor hidden entity are copied.
+      expect(version.copied.qa).toBe(0);
+      expect(version.copied.relationships).toBeGreaterThan(0);
+      expect(version.copied.relationships).toBeLessThan(version.result.counts.relationships);
       const hiddenMentions = readFileSync(join(previous.dir, 'chunks.en.jsonl'), 'utf8').split(mentioned!).length;
       expect(hiddenMentions).toBeGreaterThan(2);
       expect(readFileSync(join(version.dir, 'chunks.en.jsonl'), 'utf8')).not.toContain(mentioned!);
@@ -355,8 +367,11 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
         removeItem(db, SITE, `${generatedItem(i).type}:${generatedItem(i).id}`, { erase: true });
       version = await compileBothWays(db, SITE, '2026-03-01T04:00:00Z', previous);
       expect(readFileSync(join(version.dir, 'changes.jsonl'), 'utf8')).toContain('"record_kind":"source"');
-      // Every fact left is another page's, as it was: copied.
+      // Every fact left is another page's, as it was: copied, and so are the Q&A made from them.
       expect(version.copied.facts).toBe(version.result.counts.facts);
+      expect(version.copied.qa).toBe(version.result.counts.qa);
+      expect(version.result.counts.qa).toBeGreaterThan(0);
+      expect(version.copied.relationships).toBeGreaterThan(0);
       previous = version;
 
       // New items, and the edited items back as they were.
@@ -461,6 +476,44 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
         expect(version.copied.facts).toBeGreaterThan(version.result.counts.facts / 2);
         previous = version;
       }
+
+      // A question a second page asks too, less confidently, from another fact (a row written by
+      // hand, the sequence raised as a writer does): its line is the first page's row's. That
+      // page gone, the line is the other row's, whose row was not written since: deleting a row
+      // stamps the others of its id.
+      const asked = db.prepare("SELECT * FROM qa WHERE item_key = 'product:product:6' AND stale = 0").get() as Record<
+        string,
+        unknown
+      >;
+      const otherFact = db
+        .prepare(
+          "SELECT fact_id, value FROM fact_candidates WHERE item_key = 'product:product:10' AND predicate = 'price' AND status = 'active'",
+        )
+        .get() as { fact_id: string; value: string };
+      db.prepare('UPDATE graph_state SET seq = seq + 1').run();
+      db.prepare(
+        `INSERT INTO qa (id, item_key, question, answer, language, fact_ids, entity_ids, fact_values, confidence, provenance_method, stale, seq)
+         VALUES (?, 'product:product:6z', ?, ?, 'en', ?, '[]', ?, ?, ?, 0, (SELECT seq FROM graph_state))`,
+      ).run(
+        asked.id,
+        asked.question,
+        asked.answer,
+        JSON.stringify([otherFact.fact_id]),
+        JSON.stringify({ [otherFact.fact_id]: JSON.parse(otherFact.value) as unknown }),
+        (asked.confidence as number) / 2,
+        asked.provenance_method,
+      );
+      previous = await compileBothWays(db, SITE, '2026-03-01T06:39:35Z', previous);
+      const qaLine = (dir: string) =>
+        readFileSync(join(dir, 'qa.en.jsonl'), 'utf8')
+          .split('\n')
+          .find((line) => line.startsWith(`{"id":"${asked.id as string}"`));
+      expect(qaLine(previous.dir)).toContain(`"confidence":${asked.confidence as number},`);
+      removeItem(db, SITE, 'product:product:6');
+      version = await compileBothWays(db, SITE, '2026-03-01T06:39:36Z', previous);
+      expect(qaLine(version.dir)).toContain(otherFact.fact_id);
+      expect(version.copied.qa).toBeGreaterThan(0);
+      previous = version;
 
       // The subject entity of facts left as they were gone, then back: their lines lose the
       // subject_entity_id, then have it again; every other fact is copied.

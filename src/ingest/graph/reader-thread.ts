@@ -141,8 +141,8 @@ export class ThreadedGraphReader implements GraphReader {
     return count;
   }
 
-  relationships(language: string): Iterable<RelationshipRow> {
-    return this.rows('relationships', language);
+  relationships(language: string, since?: RowsSince): Iterable<RelationshipRow> {
+    return this.rows('relationships', ...rowsSinceParams(since), language);
   }
 
   chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow> {
@@ -153,8 +153,8 @@ export class ThreadedGraphReader implements GraphReader {
     return toGraphState(this.ask('graphState') as string | null);
   }
 
-  qa(language: string): Iterable<QaRow> {
-    return uniqueQa(this.rows('qa', language));
+  qa(language: string, since?: RowsSince): Iterable<QaRow> {
+    return uniqueQa(this.rows('qa', ...rowsSinceParams(since), language));
   }
 
   sources(): Iterable<SourceRow> {
@@ -173,17 +173,7 @@ export class ThreadedGraphReader implements GraphReader {
   plan(reads: readonly PlannedRead[]): void {
     if (this.reading || this.planned.length > 0)
       throw new Error('the graph reading thread takes a plan only between reads');
-    this.planned = reads.map((read) => ({
-      query: read.kind,
-      params:
-        read.kind === 'sources'
-          ? []
-          : read.kind === 'chunkVectors'
-            ? [read.language, read.model]
-            : read.kind === 'chunks' || read.kind === 'entities' || read.kind === 'factsSince'
-              ? [...rowsSinceParams(read.since), read.language]
-              : [read.language],
-    }));
+    this.planned = reads.map((read) => ({ query: read.kind, params: plannedParams(read) }));
     this.port.postMessage({ plan: this.planned } satisfies ReaderAsk);
   }
 
@@ -270,4 +260,19 @@ export class ThreadedGraphReader implements GraphReader {
  */
 export function readerWorkerUrl(here: string = import.meta.url): URL {
   return workerModuleUrl(here, 'reader-worker.js', 'the graph reading thread');
+}
+
+/** The parameters a planned read's query takes, as the reader's method for it passes them. */
+function plannedParams(read: PlannedRead): string[] {
+  switch (read.kind) {
+    case 'sources':
+      return [];
+    case 'chunkVectors':
+      return [read.language, read.model];
+    case 'facts':
+    case 'supersededCandidates':
+      return [read.language];
+    default:
+      return [...rowsSinceParams(read.since), read.language];
+  }
 }

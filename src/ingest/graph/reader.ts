@@ -238,6 +238,7 @@ type RelValues = [
   provenance_method: ProvenanceMethod,
   source_id: string | null,
   source_url: string | null,
+  unchanged: number,
 ];
 type ChunkValues = [
   id: string,
@@ -260,6 +261,7 @@ type QaValues = [
   confidence: number,
   provenance_method: ProvenanceMethod,
   stale: number,
+  unchanged: number,
 ];
 type SourceValues = [
   id: string,
@@ -312,8 +314,11 @@ export const GRAPH_QUERIES = {
     `SELECT json_array(count(*)) FROM fact_candidates WHERE language = ? AND status != 'active'`,
     ([count]: [number]): number => count,
   ),
+  // Parameters: rowsSinceParams, then the language: a row written at or before that sequence,
+  // and not named, says so (RelationshipRow.unchanged).
   relationships: rowQuery(
-    `SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url)
+    `SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url,
+      seq <= CAST(? AS INTEGER) AND id NOT IN (SELECT value FROM json_each(?)))
     FROM relationships WHERE language = ? ORDER BY id`,
     ([
       id,
@@ -327,19 +332,24 @@ export const GRAPH_QUERIES = {
       provenanceMethod,
       sourceId,
       sourceUrl,
-    ]: RelValues): RelationshipRow => ({
-      id,
-      type,
-      fromEntityId,
-      toEntityId,
-      toRef,
-      resolutionStatus,
-      language,
-      confidence,
-      provenanceMethod,
-      sourceId,
-      sourceUrl,
-    }),
+      unchanged,
+    ]: RelValues): RelationshipRow => {
+      const row: RelationshipRow = {
+        id,
+        type,
+        fromEntityId,
+        toEntityId,
+        toRef,
+        resolutionStatus,
+        language,
+        confidence,
+        provenanceMethod,
+        sourceId,
+        sourceUrl,
+      };
+      if (unchanged === 1) row.unchanged = true;
+      return row;
+    },
   ),
   // A chunk's entity ids are those it mentions that exist. Parameters: rowsSinceParams, then the
   // language: a row written at or before that sequence, and not named, comes as UnchangedChunkRow
@@ -379,12 +389,18 @@ export const GRAPH_QUERIES = {
       vector: Buffer.from(vector, 'hex'),
     }),
   ),
-  // Several items may ask the same question: a fresh row first for each id,
-  // then the most confident, then the first item key (uniqueQa keeps it).
+  // Several items may ask the same question: a fresh row first for each id, then the most
+  // confident, then the first item key (uniqueQa keeps it). Parameters: rowsSinceParams, then the
+  // language: an id none of whose rows was written after that sequence, and not named, says so on
+  // its rows (QaRow.unchanged; a deleted row stamps the others, migration 0019).
   qa: rowQuery(
-    `SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
+    `WITH since (seq, whole) AS (SELECT CAST(? AS INTEGER), ?)
+    SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
       (SELECT json_group_array(j.value) FROM json_each(q.entity_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value)),
-      q.confidence, q.provenance_method, q.stale)
+      q.confidence, q.provenance_method, q.stale,
+      CASE WHEN q.seq > (SELECT seq FROM since) THEN 0
+        ELSE (SELECT max(s.seq) FROM qa s WHERE s.id = q.id) <= (SELECT seq FROM since)
+          AND q.id NOT IN (SELECT value FROM json_each((SELECT whole FROM since))) END)
     FROM qa q WHERE q.language = ? ORDER BY q.id, q.stale, q.confidence DESC, q.item_key`,
     ([
       id,
@@ -396,17 +412,22 @@ export const GRAPH_QUERIES = {
       confidence,
       provenanceMethod,
       stale,
-    ]: QaValues): QaRow => ({
-      id,
-      question,
-      answer,
-      language,
-      factIds,
-      entityIds: presentEntityIds.sort(),
-      confidence,
-      provenanceMethod,
-      stale: stale === 1,
-    }),
+      unchanged,
+    ]: QaValues): QaRow => {
+      const row: QaRow = {
+        id,
+        question,
+        answer,
+        language,
+        factIds,
+        entityIds: presentEntityIds.sort(),
+        confidence,
+        provenanceMethod,
+        stale: stale === 1,
+      };
+      if (unchanged === 1) row.unchanged = true;
+      return row;
+    },
   ),
   sources: rowQuery(
     'SELECT json_array(id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust) FROM sources ORDER BY id',
@@ -426,7 +447,7 @@ export const GRAPH_QUERIES = {
 
 export type GraphQueryName = keyof typeof GRAPH_QUERIES;
 
-/** The parameters of the entities, chunks and factsSince queries before the language: every row whole without `since`. */
+/** The parameters of the queries that take a `since` before the language: every row whole (changed) without it. */
 export function rowsSinceParams(since: RowsSince | undefined): [string, string] {
   return since === undefined ? ['-1', '[]'] : [String(since.seq), JSON.stringify(since.readWhole)];
 }
@@ -489,8 +510,8 @@ export class SqliteGraphReader implements GraphReader {
     return GRAPH_QUERIES.supersededCandidates.row(JSON.parse(json) as unknown[]);
   }
 
-  relationships(language: string): Iterable<RelationshipRow> {
-    return this.rows(GRAPH_QUERIES.relationships, language);
+  relationships(language: string, since?: RowsSince): Iterable<RelationshipRow> {
+    return this.rows(GRAPH_QUERIES.relationships, ...rowsSinceParams(since), language);
   }
 
   chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow> {
@@ -505,8 +526,8 @@ export class SqliteGraphReader implements GraphReader {
    * One row per Q&A id: when several items ask the same question,
    * a fresh one, then the most confident, then the first item key.
    */
-  qa(language: string): Iterable<QaRow> {
-    return uniqueQa(this.rows(GRAPH_QUERIES.qa, language));
+  qa(language: string, since?: RowsSince): Iterable<QaRow> {
+    return uniqueQa(this.rows(GRAPH_QUERIES.qa, ...rowsSinceParams(since), language));
   }
 
   sources(): Iterable<SourceRow> {

@@ -70,6 +70,11 @@ export interface RelationshipRow {
   provenanceMethod: ProvenanceMethod;
   sourceId: string | null;
   sourceUrl: string | null;
+  /**
+   * The row was written before the compile a read names (`RowsSince`): its line in that compile's
+   * node stands while its ends and its source are exported as they were then.
+   */
+  unchanged?: true;
 }
 
 export interface ChunkRow {
@@ -161,6 +166,11 @@ export interface QaRow {
   provenanceMethod: ProvenanceMethod;
   /** Stale Q&A is never exported (export rule 4). */
   stale: boolean;
+  /**
+   * No row of the id was written (or deleted) after the compile a read names (`RowsSince`): its
+   * line in that compile's node stands while the facts and entities it names are exported as they were then.
+   */
+  unchanged?: true;
 }
 
 export interface SourceRow {
@@ -193,10 +203,12 @@ export interface GraphReader {
   factsSince(language: string, since: RowsSince): Iterable<FactRow | GoneFact>;
   /** How many candidates of the language are not their fact's survivor (status other than active). */
   supersededCandidates(language: string): number;
-  relationships(language: string): Iterable<RelationshipRow>;
+  /** With `since`, the rows unchanged since then say so (RelationshipRow.unchanged). */
+  relationships(language: string, since?: RowsSince): Iterable<RelationshipRow>;
   /** With `since`, the rows unchanged since then come as UnchangedChunkRow. */
   chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow>;
-  qa(language: string): Iterable<QaRow>;
+  /** With `since`, the rows unchanged since then say so (QaRow.unchanged). */
+  qa(language: string, since?: RowsSince): Iterable<QaRow>;
   sources(): Iterable<SourceRow>;
   entityById(id: string): EntityRow | undefined;
   /** The graph's identity and write sequence as this reader reads the graph; undefined when it has none. */
@@ -215,8 +227,8 @@ export interface GraphReader {
 
 /** One read of a plan: a record kind of one language, or the sources. */
 export type PlannedRead =
-  | { kind: 'relationships' | 'qa' | 'facts' | 'supersededCandidates'; language: string }
-  | { kind: 'entities' | 'chunks'; language: string; since?: RowsSince }
+  | { kind: 'facts' | 'supersededCandidates'; language: string }
+  | { kind: 'entities' | 'chunks' | 'relationships' | 'qa'; language: string; since?: RowsSince }
   | { kind: 'factsSince'; language: string; since: RowsSince }
   | { kind: 'chunkVectors'; language: string; model: string }
   | { kind: 'sources' };
