@@ -115,18 +115,21 @@ export const FACT_SQL = `SELECT ${FACT_VALUES}
  * taken out after that sequence (a candidate taken out leaves the survivor, or re-ranks, and so
  * stamps, the next), when it is named, when it has an editorial row, when another fact of one of
  * its sources did (that source's line may have changed), and when its subject entity was written
- * or taken out. The table is scanned in row order for the sequences (no index on them: a
- * changed row is rare, and a scan reads the table in file order); the joins are ordered by hand
- * (CROSS JOIN, and `+` keeping the language index out of the lookup by fact id), as the planner
- * has no statistics to order them by.
+ * or taken out. The candidates written since are found by their sequence's index
+ * (fact_candidates_by_seq), and a source's candidates through its items, as a candidate's source
+ * is its item's. The joins are ordered by hand (CROSS JOIN, and `+` keeping the language index out
+ * of the lookup by fact id), as the planner has no statistics to order them by.
  */
 export const FACTS_SINCE_SQL = `WITH since (seq, whole, language) AS (SELECT CAST(? AS INTEGER), ?, ?),
+  written (fact_id, source_id) AS MATERIALIZED (
+    SELECT fact_id, source_id FROM fact_candidates WHERE seq > (SELECT seq FROM since)),
   changed_sources (source_id) AS (
-    SELECT source_id FROM fact_candidates NOT INDEXED WHERE seq > (SELECT seq FROM since) AND source_id IS NOT NULL
+    SELECT source_id FROM written WHERE source_id IS NOT NULL
     UNION SELECT source_id FROM records_gone WHERE seq > (SELECT seq FROM since) AND kind = 'fact' AND source_id IS NOT NULL),
   changed (fact_id) AS (
-    SELECT fact_id FROM fact_candidates NOT INDEXED
-      WHERE seq > (SELECT seq FROM since) OR source_id IN (SELECT source_id FROM changed_sources)
+    SELECT fact_id FROM written
+    UNION SELECT f.fact_id FROM changed_sources s CROSS JOIN item_contributions i ON i.source_id = s.source_id
+      CROSS JOIN fact_candidates f ON f.item_key = i.item_key
     UNION SELECT id FROM records_gone WHERE seq > (SELECT seq FROM since) AND kind = 'fact'
     UNION SELECT value FROM json_each((SELECT whole FROM since))
     UNION SELECT record_id FROM editorial WHERE record_id LIKE 'fact\\_%' ESCAPE '\\'

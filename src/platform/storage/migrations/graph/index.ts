@@ -18,6 +18,7 @@ import { migration as entityTracking } from './0016-entity-tracking.js';
 import { migration as factTracking } from './0017-fact-tracking.js';
 import { migration as recordsGone } from './0018-records-gone.js';
 import { migration as relationshipAndQaTracking } from './0019-relationship-and-qa-tracking.js';
+import { migration as factSequenceIndex } from './0020-fact-sequence-index.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -50,4 +51,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   factTracking,
   recordsGone,
   relationshipAndQaTracking,
+  factSequenceIndex,
 ];
