@@ -82,6 +82,7 @@ import { renderLlmsFull, renderLlmsTxt } from './llms.js';
 import { contentDigest, nodeVersionLabel, nodeVersionUlid, parseBuildTime } from './node-version.js';
 import { groupById, pickSurvivor, uniqueById } from './passes.js';
 import {
+  canonicalUrlOf,
   projectChunk,
   projectEntity,
   projectFact,
@@ -262,7 +263,7 @@ function startCompile(reader: GraphReader, site: WebsiteInfo, options: CompileOp
   // The reads of the passes, in their order: a reader may start
   // each ahead of the compile (src/ingest/graph/reader-thread.ts).
   reader.plan?.([
-    { kind: 'sources' },
+    { kind: 'sources', since: since?.sources },
     ...languages.map((language) => ({ kind: 'entities' as const, language, since: since?.entities })),
     ...languages.flatMap((language): PlannedRead[] =>
       since?.facts === undefined
@@ -407,17 +408,25 @@ function finish(run: CompileRun, writer: { close(): WrittenFile }, producedBy: s
 
 /**
  * Sources first: every other record may cite them. A source's url must be on the website's
- * hosts; a canonical_url that is not is left out, so the source falls back to its url.
+ * hosts; a canonical_url that is not is left out, so the source falls back to its url. With
+ * `since`, a source unchanged since the live version's compile is that version's line, copied
+ * (one that had no line is written again).
  */
 function writeSources(run: CompileRun): void {
   const { urls, sources } = run;
   const sourceWriter = new JsonlWriter<SourceRecord>(run.sink, 'sources.jsonl', SourceRecordSchema, run.changes);
   if (run.since) run.changes.trackFlips(sourceWriter.path, run.since.changedSources);
   const urlPolicy = (record: SourceRecord) => urlProblem(urls, record.url, 'url');
+  const canonicalAllowed = (url: string) => urls.allowed(url) !== null;
   run.progress.startFile(sourceWriter.path, () => sourceWriter.count);
-  for (const row of uniqueById(run.reader.sources())) {
+  for (const row of uniqueById(run.reader.sources(run.since?.sources))) {
     run.progress.row();
-    const record = projectSource(row, (url) => urls.allowed(url) !== null);
+    if (row.unchanged === true && copyLiveLine(run, sourceWriter, row.id)) {
+      const url = canonicalUrlOf(row, canonicalAllowed) ?? row.url;
+      sources.add(row.id, { url, lastSeenAt: row.lastSeenAt }, true);
+      continue;
+    }
+    const record = projectSource(row, canonicalAllowed);
     const problem = sourceWriter.offer(record, row.id, urlPolicy);
     if (problem !== null) {
       run.rejections.add('sources', 'sources.jsonl', row.id, problem);

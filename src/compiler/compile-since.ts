@@ -26,6 +26,8 @@ export interface SinceRun {
    * none when the editorial table was written since (a hidden or pinned fact, a hidden entity).
    */
   facts: RowsSince | undefined;
+  /** For the sources' read: a source's line holds its row alone (and the context). */
+  sources: RowsSince;
   /** For the relationships' reads: a relationship's line holds its row and its ends' and source's export. */
   relationships: RowsSince;
   /**
@@ -96,6 +98,7 @@ export function usableSince(
         ? { seq: since.seq, readWhole: [...since.attributesWithheld, ...since.rejectedEntities] }
         : undefined,
     facts,
+    sources: { seq: since.seq, readWhole: [] },
     relationships: { seq: since.seq, readWhole: [] },
     qa: facts === undefined ? undefined : { seq: since.seq, readWhole: [] },
     // Plain sets: they hold what changed, few ids, and are asked for every copied line's references.

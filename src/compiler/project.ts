@@ -148,10 +148,20 @@ export function projectSource(row: SourceRow, canonicalAllowed: (url: string) =>
     language: row.language,
     trust: row.trust,
   };
-  if (row.canonicalUrl !== null && row.canonicalUrl !== row.url && canonicalAllowed(row.canonicalUrl))
-    record.canonical_url = row.canonicalUrl;
+  const canonical = canonicalUrlOf(row, canonicalAllowed);
+  if (canonical !== null) record.canonical_url = canonical;
   if (row.title !== null && row.title !== '') record.title = row.title;
   return record;
+}
+
+/** The canonical_url a source's record carries: its row's when it is another url and the URL policy allows it. */
+export function canonicalUrlOf(
+  row: Pick<SourceRow, 'url' | 'canonicalUrl'>,
+  canonicalAllowed: (url: string) => boolean,
+): string | null {
+  return row.canonicalUrl !== null && row.canonicalUrl !== row.url && canonicalAllowed(row.canonicalUrl)
+    ? row.canonicalUrl
+    : null;
 }
 
 function uniqueSorted(values: string[]): string[] {

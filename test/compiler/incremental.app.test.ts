@@ -47,9 +47,17 @@ type CitationTally = Record<LinePrevious | 'copied', number>;
 
 /** Record lines copied from the previous version (no record built), per kind, and the facts' ids. */
 type Copied = Record<CopiedKind, number> & { factIds: Set<string> };
-const COPIED_KINDS = ['chunks', 'entities', 'facts', 'relationships', 'qa'] as const;
+const COPIED_KINDS = ['chunks', 'entities', 'facts', 'relationships', 'qa', 'sources'] as const;
 type CopiedKind = (typeof COPIED_KINDS)[number];
-const noneCopied = (): Copied => ({ chunks: 0, entities: 0, facts: 0, relationships: 0, qa: 0, factIds: new Set() });
+const noneCopied = (): Copied => ({
+  chunks: 0,
+  entities: 0,
+  facts: 0,
+  relationships: 0,
+  qa: 0,
+  sources: 0,
+  factIds: new Set(),
+});
 
 /** A sink that tallies the citation lines, and counts the record lines copied by kind, in front of `inner`. */
 function tallyCitations(inner: NodeSink, tally: CitationTally, copied: Copied): NodeSink {
@@ -239,7 +247,8 @@ describe('a compile against a previous version', () => {
           .get() as number;
         expect(same.copied.facts).toBeGreaterThanOrEqual(same.result.counts.facts - factsEdited);
         expect(same.copied.facts).toBeLessThanOrEqual(same.result.counts.facts);
-        // Every relationship is copied; so is every Q&A but those of the facts an editor changed.
+        // Every source and relationship is copied; so is every Q&A but those of the facts an editor changed.
+        expect(same.copied.sources).toBe(same.result.counts.sources);
         expect(same.copied.relationships).toBe(same.result.counts.relationships);
         if (factsEdited === 0) expect(same.copied.qa).toBe(same.result.counts.qa);
         else expect(same.copied.qa).toBeLessThanOrEqual(same.result.counts.qa);
@@ -372,6 +381,8 @@ describe('a generated site through edits, deletes and a GDPR purge', () => {
       expect(version.copied.qa).toBe(version.result.counts.qa);
       expect(version.result.counts.qa).toBeGreaterThan(0);
       expect(version.copied.relationships).toBeGreaterThan(0);
+      // The sources of the items gone are gone; every other one is copied.
+      expect(version.copied.sources).toBe(version.result.counts.sources);
       previous = version;
 
       // New items, and the edited items back as they were.

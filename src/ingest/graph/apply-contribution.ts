@@ -194,9 +194,17 @@ function runsOfDistinctItems(rows: readonly ContributionRows[]): ContributionRow
 /**
  * Sets every source's trust to the website's current verification trust (it changes with
  * verification). Two ranges of sources_by_trust (graph migration 0012), not `trust != ?`, which
- * no index serves: every content.ingest batch runs this, and a scan grew with the website.
+ * no index serves: every content.ingest batch runs this, and a scan grew with the website. The
+ * rows it changes carry a write sequence raised for them (migration 0021): a compile copies older ones.
  */
 export function refreshSourceTrust(db: Db, site: WebsiteInfo): number {
   const trust = trustScore(site.verification.method, site.verification.state);
-  return db.prepare('UPDATE sources SET trust = ? WHERE trust < ? OR trust > ?').run(trust, trust, trust).changes;
+  const other = db.prepare('SELECT EXISTS (SELECT 1 FROM sources WHERE trust < ? OR trust > ?)').pluck();
+  if (other.get(trust, trust) === 0) return 0;
+  graphStatements(db).nextWriteSeq.run(Date.now());
+  return db
+    .prepare(
+      'UPDATE sources SET trust = ?, seq = (SELECT seq FROM graph_state WHERE id = 1) WHERE trust < ? OR trust > ?',
+    )
+    .run(trust, trust, trust).changes;
 }

@@ -157,8 +157,8 @@ export class ThreadedGraphReader implements GraphReader {
     return uniqueQa(this.rows('qa', ...rowsSinceParams(since), language));
   }
 
-  sources(): Iterable<SourceRow> {
-    return this.rows('sources');
+  sources(since?: RowsSince): Iterable<SourceRow> {
+    return this.rows('sources', ...rowsSinceParams(since));
   }
 
   chunkVectors(language: string, model: string): Iterable<ChunkVectorRow> {
@@ -266,7 +266,7 @@ export function readerWorkerUrl(here: string = import.meta.url): URL {
 function plannedParams(read: PlannedRead): string[] {
   switch (read.kind) {
     case 'sources':
-      return [];
+      return rowsSinceParams(read.since);
     case 'chunkVectors':
       return [read.language, read.model];
     case 'facts':

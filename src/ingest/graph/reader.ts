@@ -276,6 +276,7 @@ type SourceValues = [
   checksum: string,
   language: string,
   trust: number,
+  unchanged: number,
 ];
 
 /** The reader's queries; those of a language take it as their one parameter. */
@@ -429,9 +430,13 @@ export const GRAPH_QUERIES = {
       return row;
     },
   ),
+  // Parameters: rowsSinceParams: a row written at or before that sequence, and not named, says so
+  // (SourceRow.unchanged).
   sources: rowQuery(
-    'SELECT json_array(id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust) FROM sources ORDER BY id',
-    ([id, url, canonicalUrl, title, contentType, lastSeenAt, checksum, language, trust]: SourceValues): SourceRow => ({
+    `SELECT json_array(id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust,
+      seq <= CAST(? AS INTEGER) AND id NOT IN (SELECT value FROM json_each(?)))
+    FROM sources ORDER BY id`,
+    ([
       id,
       url,
       canonicalUrl,
@@ -441,13 +446,18 @@ export const GRAPH_QUERIES = {
       checksum,
       language,
       trust,
-    }),
+      unchanged,
+    ]: SourceValues): SourceRow => {
+      const row: SourceRow = { id, url, canonicalUrl, title, contentType, lastSeenAt, checksum, language, trust };
+      if (unchanged === 1) row.unchanged = true;
+      return row;
+    },
   ),
 } as const;
 
 export type GraphQueryName = keyof typeof GRAPH_QUERIES;
 
-/** The parameters of the queries that take a `since` before the language: every row whole (changed) without it. */
+/** The parameters of the queries that take a `since`, before the language: every row whole (changed) without it. */
 export function rowsSinceParams(since: RowsSince | undefined): [string, string] {
   return since === undefined ? ['-1', '[]'] : [String(since.seq), JSON.stringify(since.readWhole)];
 }
@@ -530,8 +540,8 @@ export class SqliteGraphReader implements GraphReader {
     return uniqueQa(this.rows(GRAPH_QUERIES.qa, ...rowsSinceParams(since), language));
   }
 
-  sources(): Iterable<SourceRow> {
-    return this.rows(GRAPH_QUERIES.sources);
+  sources(since?: RowsSince): Iterable<SourceRow> {
+    return this.rows(GRAPH_QUERIES.sources, ...rowsSinceParams(since));
   }
 
   chunkVectors(language: string, model: string): Iterable<ChunkVectorRow> {

@@ -155,12 +155,12 @@ export function graphStatements(db: Db): GraphStatements {
 
     // A source is taken from its newest contributor (last_seen_at, then item key).
     upsertSources:
-      p(`INSERT INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust)
-      SELECT t.value, i.url, i.canonical_url, i.title, i.content_type, i.last_seen_at, i.checksum, i.language, ?
+      p(`INSERT INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust, seq)
+      SELECT t.value, i.url, i.canonical_url, i.title, i.content_type, i.last_seen_at, i.checksum, i.language, ?, (SELECT seq FROM graph_state WHERE id = 1)
       FROM json_each(?) t JOIN item_contributions i ON i.rowid = (SELECT b.rowid FROM item_contributions b WHERE b.source_id = t.value ORDER BY b.last_seen_at DESC, b.item_key LIMIT 1)
       WHERE true
       ON CONFLICT(id) DO UPDATE SET url = excluded.url, canonical_url = excluded.canonical_url, title = excluded.title, content_type = excluded.content_type,
-        last_seen_at = excluded.last_seen_at, checksum = excluded.checksum, language = excluded.language, trust = excluded.trust`),
+        last_seen_at = excluded.last_seen_at, checksum = excluded.checksum, language = excluded.language, trust = excluded.trust, seq = excluded.seq`),
     deleteSources: p(
       `DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`,
     ),

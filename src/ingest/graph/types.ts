@@ -183,6 +183,8 @@ export interface SourceRow {
   checksum: string;
   language: string;
   trust: number;
+  /** The row was written before the compile a read names (`RowsSince`): its line in that compile's node stands. */
+  unchanged?: true;
 }
 
 /**
@@ -209,7 +211,8 @@ export interface GraphReader {
   chunks(language: string, since?: RowsSince): Iterable<ChunkRow | UnchangedChunkRow>;
   /** With `since`, the rows unchanged since then say so (QaRow.unchanged). */
   qa(language: string, since?: RowsSince): Iterable<QaRow>;
-  sources(): Iterable<SourceRow>;
+  /** With `since`, the rows unchanged since then say so (SourceRow.unchanged). */
+  sources(since?: RowsSince): Iterable<SourceRow>;
   entityById(id: string): EntityRow | undefined;
   /** The graph's identity and write sequence as this reader reads the graph; undefined when it has none. */
   graphState?(): GraphState | undefined;
@@ -231,4 +234,4 @@ export type PlannedRead =
   | { kind: 'entities' | 'chunks' | 'relationships' | 'qa'; language: string; since?: RowsSince }
   | { kind: 'factsSince'; language: string; since: RowsSince }
   | { kind: 'chunkVectors'; language: string; model: string }
-  | { kind: 'sources' };
+  | { kind: 'sources'; since?: RowsSince };

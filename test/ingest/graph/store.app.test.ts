@@ -410,20 +410,35 @@ describe('sources', () => {
     const trusts = () => [...new SqliteGraphReader(g.db).sources()].map((x) => x.trust);
     g.db.prepare(`UPDATE sources SET trust = 0.2 WHERE url LIKE '%/1'`).run();
     g.db.prepare(`UPDATE sources SET trust = 1.5 WHERE url LIKE '%/2'`).run();
+    const graphSeq = () => g.db.prepare('SELECT seq FROM graph_state').pluck().get() as number;
+    const seqs = () => g.db.prepare('SELECT seq FROM sources ORDER BY url').pluck().all() as number[];
+    const written = seqs();
+    expect(written[2]).toBe(graphSeq());
     // dns_txt verified: trust 1; the two changed sources come back to it, the third is left alone.
+    // The rows it sets carry a sequence raised for them (a compile copies the older ones).
     expect(refreshSourceTrust(g.db, site)).toBe(2);
     expect(trusts()).toEqual([1, 1, 1]);
+    const refreshed = graphSeq();
+    expect(refreshed).toBeGreaterThan(written[2]!);
+    expect(seqs()).toEqual([refreshed, refreshed, written[2]]);
     const grace = { ...site, verification: { method: 'dns_txt' as const, state: 'grace' as const } };
     expect(refreshSourceTrust(g.db, grace)).toBe(3);
     expect(new Set(trusts()).size).toBe(1);
     expect(trusts()[0]).toBeLessThan(1);
+    expect(new Set(seqs())).toEqual(new Set([graphSeq()]));
+    const settled = graphSeq();
     expect(refreshSourceTrust(g.db, grace)).toBe(0);
+    expect(graphSeq()).toBe(settled);
     // Every content.ingest batch runs it: a full scan of sources would grow with the website.
-    const plan = g.db
-      .prepare('EXPLAIN QUERY PLAN UPDATE sources SET trust = ? WHERE trust < ? OR trust > ?')
-      .all(1, 1, 1) as Array<{ detail: string }>;
-    expect(plan.map((r) => r.detail).join('\n')).toContain('sources_by_trust');
-    expect(plan.map((r) => r.detail)).not.toContain('SCAN sources');
+    for (const sql of [
+      'SELECT EXISTS (SELECT 1 FROM sources WHERE trust < ? OR trust > ?)',
+      'UPDATE sources SET trust = ?, seq = (SELECT seq FROM graph_state WHERE id = 1) WHERE trust < ? OR trust > ?',
+    ]) {
+      const params = sql.startsWith('UPDATE') ? [1, 1, 1] : [1, 1];
+      const plan = g.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>;
+      expect(plan.map((r) => r.detail).join('\n')).toContain('sources_by_trust');
+      expect(plan.map((r) => r.detail)).not.toContain('SCAN sources');
+    }
   });
 });
 

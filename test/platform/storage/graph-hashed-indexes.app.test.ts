@@ -100,8 +100,8 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     // go in with version 12's columns (raw_items has one more since 0014).
     const v12 = openDatabase(file, { migrations: GRAPH_MIGRATIONS.slice(0, 12), pageSize: 16_384 });
     expect(v12.pragma('user_version', { simple: true })).toBe(12);
-    // The current writers also number the chunks, entities, fact candidates, relationships and Q&A
-    // they write, and prune records_gone (graph migrations 0015 to 0019): version 12 has those
+    // The current writers also number the chunks, entities, fact candidates, relationships, Q&A and
+    // sources they write, and prune records_gone (graph migrations 0015 to 0021): version 12 has those
     // tables and columns for the writes and reads below, and loses them before it is migrated.
     v12.exec(`CREATE TABLE graph_state (id INTEGER PRIMARY KEY CHECK (id = 1), graph_id TEXT NOT NULL, seq INTEGER NOT NULL,
         gone_floor INTEGER NOT NULL DEFAULT 0);
@@ -111,7 +111,8 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
       ALTER TABLE entities ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE fact_candidates ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE relationships ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE qa ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`);
+      ALTER TABLE qa ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE sources ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`);
     const items = [...Array.from({ length: 12 }, (_, i) => page(i, 'en')), ...[20, 21, 22].map((i) => page(i, 'de'))];
     const insertRaw = v12.prepare(
       `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, language, body, state, connector_id, received_at)
@@ -133,7 +134,7 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     expect(indexes(v12, 'entity_contributors').map((i) => i.name)).toContain('sqlite_autoindex_entity_contributors_1');
     v12.exec(
       'DROP TABLE graph_state; DROP TABLE records_gone; ALTER TABLE chunks DROP COLUMN seq; ALTER TABLE entities DROP COLUMN seq; ALTER TABLE fact_candidates DROP COLUMN seq;' +
-        ' ALTER TABLE relationships DROP COLUMN seq; ALTER TABLE qa DROP COLUMN seq;',
+        ' ALTER TABLE relationships DROP COLUMN seq; ALTER TABLE qa DROP COLUMN seq; ALTER TABLE sources DROP COLUMN seq;',
     );
     v12.close();
 

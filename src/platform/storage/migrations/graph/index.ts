@@ -19,6 +19,7 @@ import { migration as factTracking } from './0017-fact-tracking.js';
 import { migration as recordsGone } from './0018-records-gone.js';
 import { migration as relationshipAndQaTracking } from './0019-relationship-and-qa-tracking.js';
 import { migration as factSequenceIndex } from './0020-fact-sequence-index.js';
+import { migration as sourceTracking } from './0021-source-tracking.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -52,4 +53,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   recordsGone,
   relationshipAndQaTracking,
   factSequenceIndex,
+  sourceTracking,
 ];
