@@ -395,13 +395,16 @@ export const GRAPH_QUERIES = {
   ),
   // Several items may ask the same question: a fresh row first for each id, then the most
   // confident, then the first item key (uniqueQa keeps it). Parameters: rowsSinceParams, then the
-  // language: a row written at or before that sequence, and not named, says so (QaRow.unchanged;
-  // a write to any row of an id stamps every row of it, migration 0019).
+  // language: an id none of whose rows was written after that sequence, and not named, says so on
+  // its rows (QaRow.unchanged; a deleted row stamps the others, migration 0019).
   qa: rowQuery(
-    `SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
+    `WITH since (seq, whole) AS (SELECT CAST(? AS INTEGER), ?)
+    SELECT json_array(q.id, q.question, q.answer, q.language, json(q.fact_ids),
       (SELECT json_group_array(j.value) FROM json_each(q.entity_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value)),
       q.confidence, q.provenance_method, q.stale,
-      q.seq <= CAST(? AS INTEGER) AND q.id NOT IN (SELECT value FROM json_each(?)))
+      CASE WHEN q.seq > (SELECT seq FROM since) THEN 0
+        ELSE (SELECT max(s.seq) FROM qa s WHERE s.id = q.id) <= (SELECT seq FROM since)
+          AND q.id NOT IN (SELECT value FROM json_each((SELECT whole FROM since))) END)
     FROM qa q WHERE q.language = ? ORDER BY q.id, q.stale, q.confidence DESC, q.item_key`,
     ([
       id,

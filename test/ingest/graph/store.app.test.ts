@@ -335,19 +335,15 @@ describe('Q&A staleness', () => {
     );
     expect(qa(g)[0]!.stale).toBe(true);
     expect(seqOf('product:1')).toBe(graphSeq());
-    // A second item asks the same question: the first one's row is read, or the second one's once
-    // the first is gone, so a write to either row stamps both.
+    // A second item asks the same question; the first one's row is read, and once it is gone, the second one's.
     removeItem(g.db, site, 'product:2');
     applyContribution(g.db, site, item('product:3', 10));
     const asked = graphSeq();
-    expect([seqOf('product:1'), seqOf('product:3')]).toEqual([asked, asked]);
-    applyContribution(g.db, site, contribution('post:9', pageB, { entities: [entity(acme, 'Acme')] }));
-    expect(graphSeq()).toBeGreaterThan(asked);
-    expect([seqOf('product:1'), seqOf('product:3')]).toEqual([asked, asked]);
-    g.db.prepare("UPDATE qa SET seq = seq + 1 WHERE item_key = 'product:3'").run();
-    expect(seqOf('product:1')).toBe(asked + 1);
+    expect(seqOf('product:3')).toBe(asked);
+    expect(seqOf('product:1')).toBeLessThan(asked);
     removeItem(g.db, site, 'product:1');
     expect(seqOf('product:3')).toBe(graphSeq());
+    expect(seqOf('product:3')).toBeGreaterThan(asked);
   });
 
   it('is regenerated fresh by a re-extraction of its item', () => {

@@ -4,11 +4,10 @@ import type { Migration } from '../../sqlite.js';
  * What a compile needs to copy the relationships and Q&A unchanged since the live version's
  * compile, as 0015 to 0017 did for chunks, entities and facts (docs/publishing.md "A compile of
  * what changed"): relationships.seq, the write sequence of the transaction that upserted or
- * re-resolved the row, and qa.seq, that of the transaction that last wrote any row of its id:
- * the row inserted or marked stale, and triggers, the other rows of the id then or when one is
- * deleted (the Q&A of an id is the first of its rows, which a write to another may change). Rows
- * older than this version have 0: a state made before it was made by other code, whose context
- * key no compile of this code uses.
+ * re-resolved the row, and qa.seq, that of the transaction that inserted the row, changed its
+ * staleness, or deleted another row of its id (qa_sibling_gone: the row that is read for an id
+ * may then be another one). Rows older than this version have 0: a state made before it was made
+ * by other code, whose context key no compile of this code uses.
  */
 export const migration: Migration = {
   version: 19,
@@ -17,12 +16,6 @@ export const migration: Migration = {
     db.exec(`
       ALTER TABLE relationships ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE qa ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
-      CREATE TRIGGER qa_sibling_inserted AFTER INSERT ON qa BEGIN
-        UPDATE qa SET seq = new.seq WHERE id = new.id AND seq < new.seq;
-      END;
-      CREATE TRIGGER qa_sibling_written AFTER UPDATE OF seq ON qa BEGIN
-        UPDATE qa SET seq = new.seq WHERE id = new.id AND seq < new.seq;
-      END;
       CREATE TRIGGER qa_sibling_gone AFTER DELETE ON qa BEGIN
         UPDATE qa SET seq = (SELECT seq FROM graph_state WHERE id = 1) WHERE id = old.id;
       END;
