@@ -199,12 +199,8 @@ function runsOfDistinctItems(rows: readonly ContributionRows[]): ContributionRow
  */
 export function refreshSourceTrust(db: Db, site: WebsiteInfo): number {
   const trust = trustScore(site.verification.method, site.verification.state);
-  const other = db.prepare('SELECT EXISTS (SELECT 1 FROM sources WHERE trust < ? OR trust > ?)').pluck();
-  if (other.get(trust, trust) === 0) return 0;
-  graphStatements(db).nextWriteSeq.run(Date.now());
-  return db
-    .prepare(
-      'UPDATE sources SET trust = ?, seq = (SELECT seq FROM graph_state WHERE id = 1) WHERE trust < ? OR trust > ?',
-    )
-    .run(trust, trust, trust).changes;
+  const s = graphStatements(db);
+  if (s.otherTrust.get(trust, trust) === 0) return 0;
+  s.nextWriteSeq.run(Date.now());
+  return s.setTrust.run(trust, trust, trust).changes;
 }

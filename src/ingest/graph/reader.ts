@@ -279,12 +279,19 @@ type SourceValues = [
   unchanged: number,
 ];
 
+/**
+ * Whether the row of `table` (its alias) was written at or before a compile's sequence and is
+ * not named: the condition of the reads that take rowsSinceParams (their first two parameters).
+ */
+const unchangedSince = (table: string) =>
+  `${table}.seq <= CAST(? AS INTEGER) AND ${table}.id NOT IN (SELECT value FROM json_each(?))`;
+
 /** The reader's queries; those of a language take it as their one parameter. */
 export const GRAPH_QUERIES = {
   // Parameters: rowsSinceParams, then the language. A row written at or before that sequence, not
   // named, and whose attributes no hidden fact takes out, comes as UnchangedEntityRow.
   entities: rowQuery(
-    `SELECT CASE WHEN e.seq <= CAST(? AS INTEGER) AND e.id NOT IN (SELECT value FROM json_each(?))
+    `SELECT CASE WHEN ${unchangedSince('e')}
         AND e.id NOT IN (SELECT f.subject_entity_id FROM editorial h JOIN fact_candidates f ON f.fact_id = h.record_id WHERE h.hidden = 1)
       THEN json_array(e.id, e.source_id, e.source_url, e.provenance_method, e.confidence, e.type, e.name, e.language,
         e.importance, ed.hidden)
@@ -322,7 +329,7 @@ export const GRAPH_QUERIES = {
   // and not named, says so (RelationshipRow.unchanged).
   relationships: rowQuery(
     `SELECT json_array(id, type, from_entity_id, to_entity_id, to_ref, resolution_status, language, confidence, provenance_method, source_id, source_url,
-      seq <= CAST(? AS INTEGER) AND id NOT IN (SELECT value FROM json_each(?)))
+      ${unchangedSince('relationships')})
     FROM relationships WHERE language = ? ORDER BY id`,
     ([
       id,
@@ -359,7 +366,7 @@ export const GRAPH_QUERIES = {
   // language: a row written at or before that sequence, and not named, comes as UnchangedChunkRow
   // (three values: no text crosses the thread or is parsed).
   chunks: rowQuery(
-    `SELECT CASE WHEN c.seq <= CAST(? AS INTEGER) AND c.id NOT IN (SELECT value FROM json_each(?))
+    `SELECT CASE WHEN ${unchangedSince('c')}
       THEN json_array(c.id, c.source_id, json(c.mention_ids))
       ELSE json_array(c.id, c.text, c.tokens_estimate, c.language, c.source_id, c.heading_path, c.position,
         json((SELECT json_group_array(j.value) FROM json_each(c.mention_ids) j WHERE EXISTS (SELECT 1 FROM entities e WHERE e.id = j.value))))
@@ -437,7 +444,7 @@ export const GRAPH_QUERIES = {
   // (SourceRow.unchanged).
   sources: rowQuery(
     `SELECT json_array(id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust,
-      seq <= CAST(? AS INTEGER) AND id NOT IN (SELECT value FROM json_each(?)))
+      ${unchangedSince('sources')})
     FROM sources ORDER BY id`,
     ([
       id,

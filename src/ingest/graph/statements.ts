@@ -50,6 +50,10 @@ export interface GraphStatements {
   nextWriteSeq: Stmt;
   pruneRecordsGone: Stmt;
   raiseGoneFloor: Stmt;
+  /** Whether a source's trust is other than the parameter (twice): two ranges of sources_by_trust (migration 0012). */
+  otherTrust: Stmt;
+  /** Sets such sources' trust to the parameter (three times), stamped with the write sequence (migration 0021). */
+  setTrust: Stmt;
   /* Re-deriving records, by record id. */
   upsertSources: Stmt;
   deleteSources: Stmt;
@@ -152,6 +156,10 @@ export function graphStatements(db: Db): GraphStatements {
     nextWriteSeq: p('UPDATE graph_state SET seq = max(seq + 1, ?) WHERE id = 1'),
     pruneRecordsGone: p('DELETE FROM records_gone WHERE seq < ?'),
     raiseGoneFloor: p('UPDATE graph_state SET gone_floor = max(gone_floor, ?) WHERE id = 1'),
+    otherTrust: p('SELECT EXISTS (SELECT 1 FROM sources WHERE trust < ? OR trust > ?)').pluck(),
+    setTrust: p(
+      'UPDATE sources SET trust = ?, seq = (SELECT seq FROM graph_state WHERE id = 1) WHERE trust < ? OR trust > ?',
+    ),
 
     // A source is taken from its newest contributor (last_seen_at, then item key).
     upsertSources:
