@@ -43,6 +43,7 @@ export interface ReaderWorkerData {
   signal: SharedArrayBuffer;
   chunkRows: number;
   chunksAhead: number;
+  aheadBytes: number;
 }
 
 /**
@@ -55,9 +56,15 @@ export interface ThreadedReaderOptions {
   /** Rows per message. Default 2,000. */
   chunkRows?: number;
   /**
-   * Messages the reading thread may post ahead of the compile: it waits past them, so memory stays flat. Default 16.
+   * Messages the reading thread may post ahead of the compile: it waits past them and past
+   * aheadBytes (whichever allows more), so memory stays flat. Default 16.
    */
   chunksAhead?: number;
+  /**
+   * Text of rows the reading thread may post ahead: small rows (an unchanged row is a few ids)
+   * make small messages, so it reads further ahead of a pass that takes few rows. Default 16 MiB.
+   */
+  aheadBytes?: number;
   /** The worker module (default: reader-worker.js next to this file, from the build). */
   workerUrl?: URL;
 }
@@ -98,6 +105,7 @@ export class ThreadedGraphReader implements GraphReader {
       signal,
       chunkRows: options.chunkRows ?? 2000,
       chunksAhead: options.chunksAhead ?? 16,
+      aheadBytes: options.aheadBytes ?? 16 * 1024 * 1024,
     };
     const worker = new Worker(options.workerUrl ?? readerWorkerUrl(), { workerData, transferList: [port2] });
     try {

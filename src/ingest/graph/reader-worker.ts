@@ -13,9 +13,10 @@ import {
 /**
  * The reading thread of ThreadedGraphReader (reader-thread.ts): one read-only connection, one
  * read transaction for the thread's life, each query's rows sent as JSON text, chunkRows to a
- * message, at most chunksAhead messages ahead of the compile.
+ * message, ahead of the compile by at most chunksAhead messages or aheadBytes of rows, whichever
+ * allows more.
  */
-const { file, port, signal, chunkRows, chunksAhead } = workerData as ReaderWorkerData;
+const { file, port, signal, chunkRows, chunksAhead, aheadBytes } = workerData as ReaderWorkerData;
 const flags = new Int32Array(signal);
 nameThread('nodectl-reader');
 const db = openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true });
@@ -24,10 +25,28 @@ db.exec('BEGIN');
 db.prepare('SELECT 1 FROM sqlite_schema LIMIT 1').get();
 parentPort!.postMessage('ready');
 
+/** The text length of each message posted and not yet seen taken, oldest first, and their sum. */
+const aheadSizes: number[] = [];
+let aheadStart = 0;
+let rowsAhead = 0;
+
 function post(message: ReaderMessage): void {
   port.postMessage(message);
+  aheadSizes.push(message.rows?.length ?? 0);
+  rowsAhead += message.rows?.length ?? 0;
   Atomics.add(flags, SIGNAL.posted, 1);
   Atomics.notify(flags, SIGNAL.posted);
+}
+
+/** Forgets the messages the compile has taken: `taken` of all posted so far. */
+function settleTaken(taken: number): void {
+  const posted = Atomics.load(flags, SIGNAL.posted);
+  while (aheadStart < aheadSizes.length && posted - (aheadSizes.length - aheadStart) < taken)
+    rowsAhead -= aheadSizes[aheadStart++]!;
+  if (aheadStart > 1024) {
+    aheadSizes.splice(0, aheadStart);
+    aheadStart = 0;
+  }
 }
 
 /** Queries answered so far: the number of the one being answered (ThreadedGraphReader numbers them alike). */
@@ -38,7 +57,8 @@ function room(): boolean {
   for (;;) {
     if (Atomics.load(flags, SIGNAL.cancel) === answering) return false;
     const taken = Atomics.load(flags, SIGNAL.taken);
-    if (Atomics.load(flags, SIGNAL.posted) - taken < chunksAhead) return true;
+    settleTaken(taken);
+    if (Atomics.load(flags, SIGNAL.posted) - taken < chunksAhead || rowsAhead < aheadBytes) return true;
     Atomics.wait(flags, SIGNAL.taken, taken, 1000);
   }
 }

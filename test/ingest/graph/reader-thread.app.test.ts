@@ -8,7 +8,7 @@ import { listFixtures } from '../../../src/compiler/golden.js';
 import type { NodeSink } from '../../../src/compiler/sink.js';
 import { buildGraphFromItems } from '../../../src/ingest/graph/build-from-items.js';
 import { SqliteGraphReader } from '../../../src/ingest/graph/reader.js';
-import { ThreadedGraphReader } from '../../../src/ingest/graph/reader-thread.js';
+import { SIGNAL, ThreadedGraphReader, type ThreadedReaderOptions } from '../../../src/ingest/graph/reader-thread.js';
 import type { GraphReader } from '../../../src/ingest/graph/types.js';
 import { GRAPH_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
 import { openDatabase } from '../../../src/platform/storage/sqlite.js';
@@ -37,10 +37,24 @@ function fixtureGraph(name: string) {
 }
 
 /** Small messages and little room ahead: every query crosses several messages and waits for the compile. */
-async function threaded(file: string): Promise<ThreadedGraphReader> {
-  const reader = await ThreadedGraphReader.open(file, { chunkRows: 3, chunksAhead: 2 });
+async function threaded(
+  file: string,
+  options: ThreadedReaderOptions = { chunkRows: 3, chunksAhead: 2, aheadBytes: 0 },
+) {
+  const reader = await ThreadedGraphReader.open(file, options);
   readers.push(reader);
   return reader;
+}
+
+/** Messages the reading thread has posted so far, once that count has held still for 200 ms. */
+async function postedWhenSettled(reader: ThreadedGraphReader): Promise<number> {
+  const signal = Reflect.get(reader, 'signal') as Int32Array;
+  for (let last = -1; ;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const posted = Atomics.load(signal, SIGNAL.posted);
+    if (posted === last) return posted;
+    last = posted;
+  }
 }
 
 function compiledBytes(reader: GraphReader, fixture: ReturnType<typeof loadFixture>): Record<string, string> {
@@ -116,6 +130,20 @@ describe('ThreadedGraphReader (runs the build: npm run build)', () => {
     expect([...reader.sources()]).toEqual(sources);
     expect(() => [...reader.facts('en')]).toThrow('where its plan said entities(-1, [], en)');
     expect([...reader.entities('en')]).toEqual(entities);
+  });
+
+  it('reads ahead by messages, or further by bytes while its messages are small', async () => {
+    const { file } = fixtureGraph('shop');
+    const sources = [...(await threaded(file)).sources()];
+    expect(sources.length).toBeGreaterThan(4);
+    const byMessages = await threaded(file, { chunkRows: 1, chunksAhead: 2, aheadBytes: 0 });
+    byMessages.plan([{ kind: 'sources' }]);
+    expect(await postedWhenSettled(byMessages)).toBe(2);
+    const byBytes = await threaded(file, { chunkRows: 1, chunksAhead: 2, aheadBytes: 1 << 20 });
+    byBytes.plan([{ kind: 'sources' }]);
+    // Every source in a message of its own, then the empty last one.
+    expect(await postedWhenSettled(byBytes)).toBe(sources.length + 1);
+    expect([...byBytes.sources()]).toEqual(sources);
   });
 
   it("fails a query SQLite cannot run with SQLite's reason, then goes on", async () => {
