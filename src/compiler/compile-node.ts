@@ -723,33 +723,36 @@ interface LiveFact {
   sourceId: string | undefined;
 }
 
-const PREDICATE_KEY = Buffer.from(',"predicate":"');
-const IMPORTANCE_KEY = Buffer.from(',"importance":');
-const SUBJECT_ENTITY_KEY = Buffer.from(',"subject_entity_id":"');
-const FRESHNESS_KEY = Buffer.from(',"freshness":"');
-const SOURCE_ID_KEY = Buffer.from(',"source_id":"');
+const PREDICATE_KEY = ',"predicate":"';
+const IMPORTANCE_KEY = ',"importance":';
+const SUBJECT_ENTITY_KEY = ',"subject_entity_id":"';
+const FRESHNESS_KEY = ',"freshness":"';
+const SOURCE_ID_KEY = ',"source_id":"';
 
 /**
  * A live fact line's fields as projectFact writes them, read from its bytes where they can say:
  * a quote inside a string is escaped, so `,"` never starts inside one and each key is found where
  * it is. The predicate follows the subject; subject_entity_id is the field just before the last
- * `,"importance":`, after which every field is a scalar. Otherwise the line is parsed.
+ * `,"importance":`, after which every field is a scalar. Otherwise the line is parsed. The bytes
+ * are searched as a latin1 string (one byte a character, so positions are byte offsets): a
+ * string's search stays in the engine where a Buffer's crosses into C++ at every call.
  */
 function liveFactOf(line: Buffer): LiveFact {
-  const importance = line.lastIndexOf(IMPORTANCE_KEY);
-  const predicate = line.indexOf(PREDICATE_KEY);
-  const freshness = line.indexOf(FRESHNESS_KEY, importance);
-  const subject = subjectEntityIdOfLine(line, importance);
+  const text = line.toString('latin1');
+  const importance = text.lastIndexOf(IMPORTANCE_KEY);
+  const predicate = text.indexOf(PREDICATE_KEY);
+  const freshness = text.indexOf(FRESHNESS_KEY, importance);
+  const subject = subjectEntityIdOfLine(text, line, importance);
   if (importance >= 0 && predicate >= 0 && freshness >= 0 && subject !== null) {
     const fields = {
       subjectEntityId: subject,
-      predicate: stringAt(line, predicate + PREDICATE_KEY.length),
-      importance: Number(line.toString('latin1', importance + IMPORTANCE_KEY.length, freshness)),
-      freshness: stringAt(line, freshness + FRESHNESS_KEY.length),
+      predicate: stringAt(text, line, predicate + PREDICATE_KEY.length),
+      importance: Number(text.slice(importance + IMPORTANCE_KEY.length, freshness)),
+      freshness: stringAt(text, line, freshness + FRESHNESS_KEY.length),
       sourceId: undefined as string | undefined | null,
     };
-    const source = line.indexOf(SOURCE_ID_KEY, freshness);
-    if (source >= 0) fields.sourceId = stringAt(line, source + SOURCE_ID_KEY.length);
+    const source = text.indexOf(SOURCE_ID_KEY, freshness);
+    if (source >= 0) fields.sourceId = stringAt(text, line, source + SOURCE_ID_KEY.length);
     if (
       fields.predicate !== null &&
       fields.freshness !== null &&
@@ -769,29 +772,38 @@ function liveFactOf(line: Buffer): LiveFact {
   };
 }
 
-/** The string value starting at `start`, or null when it holds an escape. */
-function stringAt(line: Buffer, start: number): string | null {
-  const end = line.indexOf(0x22, start);
-  return end < 0 ? null : plainString(line, start, end);
+/** The string value starting at `start` (`text` is `line` as latin1), or null when it holds an escape. */
+function stringAt(text: string, line: Buffer, start: number): string | null {
+  const end = text.indexOf('"', start);
+  return end < 0 ? null : plainString(text, line, start, end);
 }
 
-/** The bytes from `start` to `end` as a string, or null when they hold a quote or an escape. */
-function plainString(line: Buffer, start: number, end: number): string | null {
-  for (let k = start; k < end; k++) if (line[k] === 0x22 /* " */ || line[k] === 0x5c /* \ */) return null;
-  return line.toString('utf8', start, end);
+/**
+ * The bytes from `start` to `end` as a string, or null when they hold a quote or an escape: cut
+ * from `text` while they are ASCII, decoded from `line` as UTF-8 otherwise.
+ */
+function plainString(text: string, line: Buffer, start: number, end: number): string | null {
+  let ascii = true;
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    // No byte of a multi-byte UTF-8 character is a quote or a backslash.
+    if (c === 0x22 /* " */ || c === 0x5c /* \ */) return null;
+    if (c >= 0x80) ascii = false;
+  }
+  return ascii ? text.slice(start, end) : line.toString('utf8', start, end);
 }
 
 /**
  * The subject_entity_id of a fact line, the field before the one at `importance`: undefined when it
  * has none, null when the bytes do not say.
  */
-function subjectEntityIdOfLine(line: Buffer, importance: number): string | undefined | null {
+function subjectEntityIdOfLine(text: string, line: Buffer, importance: number): string | undefined | null {
   if (importance < 0) return null;
-  const key = line.lastIndexOf(SUBJECT_ENTITY_KEY, importance);
+  const key = text.lastIndexOf(SUBJECT_ENTITY_KEY, importance);
   if (key < 0) return undefined;
-  if (line[importance - 1] !== 0x22) return null;
+  if (text.charCodeAt(importance - 1) !== 0x22) return null;
   const start = key + SUBJECT_ENTITY_KEY.length;
-  return start < importance - 1 ? plainString(line, start, importance - 1) : null;
+  return start < importance - 1 ? plainString(text, line, start, importance - 1) : null;
 }
 
 /**
