@@ -15,7 +15,11 @@ export interface SitemapEntry {
 /** Characters XML 1.0 does not allow even as references; in a URL they are percent-encoded, as a URL parser would. */
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
+/** Any character escapeXml changes: most urls and dates have none, and are returned as they are. */
+const ESCAPED = /[&<>"'\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
+
 export function escapeXml(text: string): string {
+  if (!ESCAPED.test(text)) return text;
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectSitemapEntries, type SitemapEntry, type SitemapSource } from '../../src/compiler/sitemap.js';
+import { escapeXml, selectSitemapEntries, type SitemapEntry, type SitemapSource } from '../../src/compiler/sitemap.js';
 
 /** The selection as it was, holding every url: the reference the bounded one must equal. */
 function holdingEverything(sources: SitemapSource[], max: number): SitemapEntry[] {
@@ -75,5 +75,16 @@ describe('selectSitemapEntries', () => {
     const repeated = Array.from({ length: 30 }, () => sources(7, 30, 1_000)).flat();
     expect(selectSitemapEntries(() => (passes++, repeated), 20)).toEqual(holdingEverything(repeated, 20));
     expect(passes).toBeGreaterThan(1);
+  });
+});
+
+describe('escapeXml', () => {
+  it('escapes markup and encodes what XML cannot hold, and leaves other text as it is', () => {
+    expect(escapeXml('https://shop.example/a?b=1&c=<d>"e"\'f\'')).toBe(
+      'https://shop.example/a?b=1&amp;c=&lt;d&gt;&quot;e&quot;&apos;f&apos;',
+    );
+    expect(escapeXml('a\u0001b\uffffc')).toBe('a%01b%EF%BF%BFc');
+    const plain = 'https://shop.example/products/ünïcödé-42';
+    expect(escapeXml(plain)).toBe(plain);
   });
 });
