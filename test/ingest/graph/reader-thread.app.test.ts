@@ -46,15 +46,14 @@ async function threaded(
   return reader;
 }
 
-/** Messages the reading thread has posted so far, once that count has held still for 200 ms. */
-async function postedWhenSettled(reader: ThreadedGraphReader): Promise<number> {
+/** Messages the reading thread has posted, once it has posted `atLeast` and 300 ms more have passed. */
+async function postedAfter(reader: ThreadedGraphReader, atLeast: number): Promise<number> {
   const signal = Reflect.get(reader, 'signal') as Int32Array;
-  for (let last = -1; ;) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const posted = Atomics.load(signal, SIGNAL.posted);
-    if (posted === last) return posted;
-    last = posted;
-  }
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  for (const started = Date.now(); Atomics.load(signal, SIGNAL.posted) < atLeast && Date.now() - started < 10_000;)
+    await sleep(20);
+  await sleep(300);
+  return Atomics.load(signal, SIGNAL.posted);
 }
 
 function compiledBytes(reader: GraphReader, fixture: ReturnType<typeof loadFixture>): Record<string, string> {
@@ -138,11 +137,11 @@ describe('ThreadedGraphReader (runs the build: npm run build)', () => {
     expect(sources.length).toBeGreaterThan(4);
     const byMessages = await threaded(file, { chunkRows: 1, chunksAhead: 2, aheadBytes: 0 });
     byMessages.plan([{ kind: 'sources' }]);
-    expect(await postedWhenSettled(byMessages)).toBe(2);
+    expect(await postedAfter(byMessages, 2)).toBe(2);
     const byBytes = await threaded(file, { chunkRows: 1, chunksAhead: 2, aheadBytes: 1 << 20 });
     byBytes.plan([{ kind: 'sources' }]);
     // Every source in a message of its own, then the empty last one.
-    expect(await postedWhenSettled(byBytes)).toBe(sources.length + 1);
+    expect(await postedAfter(byBytes, sources.length + 1)).toBe(sources.length + 1);
     expect([...byBytes.sources()]).toEqual(sources);
   });
 
