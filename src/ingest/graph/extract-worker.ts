@@ -31,10 +31,13 @@ export interface WarmUpRequest {
  * PendingExtraction); the pool reads it back with readExtractedRows. The calling thread parses
  * it in about half the time a structured clone of the same objects takes to arrive, and
  * contributions are plain JSON data (the store writes them as JSON or as SQLite values).
+ * The text comes as its UTF-8 bytes in a buffer transferred, not copied: the event loop hands a
+ * file request's answer on to the graph writer thread unread, and a string would pass through
+ * its heap on the way (docs/graph.md "The writer thread").
  */
 export interface ExtractResponse {
   id: number;
-  outcomes: string;
+  outcomes: Uint8Array;
 }
 
 /** The pending rows the worker read (bodies left out) and the outcome of each, in order. */
@@ -51,6 +54,9 @@ export type { ExtractOutcome };
  */
 const connections = new KeptConnections((file) => openDatabase(file, { ...GRAPH_DB_OPTIONS, readonly: true }), 1000);
 const inboxes = new KeptConnections((file) => openDatabase(file, { ...INBOX_DB_OPTIONS, readonly: true }), 1000);
+
+/** Each answer's text as UTF-8 bytes in a buffer of its own, which the answer transfers. */
+const encoder = new TextEncoder();
 
 /**
  * The JSON of the rows' PendingExtraction, their bodies left out,
@@ -91,5 +97,6 @@ parentPort?.on('message', (request: ExtractRequest) => {
       request.mappings,
     );
   }
-  parentPort!.postMessage({ id: request.id, outcomes } satisfies ExtractResponse);
+  const bytes = encoder.encode(outcomes);
+  parentPort!.postMessage({ id: request.id, outcomes: bytes } satisfies ExtractResponse, [bytes.buffer]);
 });

@@ -29,14 +29,17 @@ export interface ExtractionPool {
     ids: string[],
     inboxFile?: string,
   ): Promise<PendingExtraction>;
-  /** extractPending() as the worker's JSON text, unread: for the graph writer thread, which reads it instead (graph-writer.ts). */
+  /**
+   * extractPending() as the worker's JSON text in UTF-8, unread: for the graph writer thread, which
+   * reads it instead (graph-writer.ts), so it never becomes a string in the calling thread.
+   */
   extractPendingText(
     site: WebsiteInfo,
     mappings: FieldMapping[],
     file: string,
     ids: string[],
     inboxFile?: string,
-  ): Promise<string>;
+  ): Promise<Uint8Array>;
   /**
    * Extracts `pages` made-up pages in every worker (warm-up-pages.ts), so that V8 has optimised
    * the extractor before the first real batch (docs/graph.md "A warm start"). Stops early once a
@@ -71,7 +74,7 @@ const WARM_UP_BATCH = 25;
 type Parsed = unknown;
 /** A request posted or waiting: how its answer's text is read, and the caller's promise. */
 interface Pending {
-  decode: (text: string) => Parsed;
+  decode: (bytes: Uint8Array) => Parsed;
   resolve: (o: Parsed) => void;
   reject: (e: Error) => void;
 }
@@ -159,7 +162,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     return slot;
   };
 
-  const send = <T>(request: ExtractRequest, decode: (text: string) => T): Promise<T> => {
+  const send = <T>(request: ExtractRequest, decode: (bytes: Uint8Array) => T): Promise<T> => {
     if (closed) return Promise.reject(new Error('the extraction pool is closed'));
     return new Promise((resolve, reject) => {
       queue.push({ request, decode, resolve: resolve as (o: Parsed) => void, reject });
@@ -174,7 +177,9 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     },
     extract: (site, mappings, rows) => (
       batchesAsked++,
-      send({ id: nextId++, site, mappings, rows }, (text) => readExtractedRows(JSON.parse(text) as ExtractOutcome[]))
+      send({ id: nextId++, site, mappings, rows }, (bytes) =>
+        readExtractedRows(JSON.parse(textOf(bytes)) as ExtractOutcome[]),
+      )
     ),
     extractPending: (site, mappings, file, ids, inboxFile) => (
       batchesAsked++,
@@ -182,7 +187,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     ),
     extractPendingText: (site, mappings, file, ids, inboxFile) => (
       batchesAsked++,
-      send({ id: nextId++, site, mappings, file, ids, inboxFile }, (text) => text)
+      send({ id: nextId++, site, mappings, file, ids, inboxFile }, (bytes) => bytes)
     ),
     async warmUp(pages) {
       keepIdleWorkers = true;
@@ -226,11 +231,15 @@ export function extractWorkerUrl(here: string = import.meta.url): URL {
   return workerModuleUrl(here, 'extract-worker.js', 'the extraction worker');
 }
 
-/** A PendingExtraction's JSON text, as the extraction worker answers it, read back. */
-export function readPendingExtraction(text: string): PendingExtraction {
-  const pending = JSON.parse(text) as PendingExtraction;
+/** A PendingExtraction's JSON text in UTF-8, as the extraction worker answers it, read back. */
+export function readPendingExtraction(bytes: Uint8Array): PendingExtraction {
+  const pending = JSON.parse(textOf(bytes)) as PendingExtraction;
   readExtractedRows(pending.outcomes);
   return pending;
+}
+
+function textOf(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 let shared: ExtractionPool | undefined;

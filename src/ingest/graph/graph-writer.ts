@@ -22,8 +22,12 @@ export interface GraphWrite {
   inboxFile?: string;
 }
 
-/** A batch's extraction: the pending rows and their outcomes, or the extraction worker's JSON text of them, which the writer thread reads. */
-export type Extracted = PendingExtraction | string;
+/**
+ * A batch's extraction: the pending rows and their outcomes, or the extraction worker's JSON text
+ * of them in UTF-8, which the writer thread reads (copied to it: the caller writes the batch itself
+ * if the thread stops).
+ */
+export type Extracted = PendingExtraction | Uint8Array;
 
 /** A batch to write. */
 export type GraphWriteRequest = GraphWrite & { id: number };

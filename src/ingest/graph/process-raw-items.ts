@@ -135,7 +135,7 @@ export async function processRawItemsConcurrently(
           })
           .catch((error: unknown) => {
             if (!(error instanceof GraphWriterStopped)) throw error;
-            return writeHere(batch, typeof extracted === 'string' ? readPendingExtraction(extracted) : extracted);
+            return writeHere(batch, extracted instanceof Uint8Array ? readPendingExtraction(extracted) : extracted);
           })
       : writeHere(batch, extracted as PendingExtraction);
     // Results are added in batch order (the queues write in submission

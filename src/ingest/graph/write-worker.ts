@@ -76,7 +76,7 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
     const db = connections.get(request.file);
     turns.set(db, request.turn);
     const extracted =
-      typeof request.extracted === 'string' ? readPendingExtraction(request.extracted) : request.extracted;
+      request.extracted instanceof Uint8Array ? readPendingExtraction(request.extracted) : request.extracted;
     // The inbox rows are read when the batch's turn comes, so batches waiting hold no bodies.
     const moves = () =>
       request.inboxFile === undefined ? [] : inboxRowsOf(inboxes.get(request.inboxFile), request.batch);

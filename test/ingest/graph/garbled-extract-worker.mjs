@@ -5,5 +5,7 @@ import { parentPort } from 'node:worker_threads';
 
 parentPort.on('message', (request) => {
   const garbled = (request.rows ?? []).some((row) => row.body === 'garbled');
-  parentPort.postMessage({ id: request.id, outcomes: garbled ? '{"rows": [' : '[]' });
+  // The text's UTF-8 bytes, as the real worker answers.
+  const outcomes = new TextEncoder().encode(garbled ? '{"rows": [' : '[]');
+  parentPort.postMessage({ id: request.id, outcomes }, [outcomes.buffer]);
 });
