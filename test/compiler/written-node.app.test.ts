@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compileToDirectory, loadFixture, type NodeSink } from '../../src/compiler/index.js';
 import { DISCARDING_SINK } from '../../src/compiler/sink.js';
-import { compareInReadOrder } from '../../src/compiler/validate/scan-file.js';
+import { compareInReadOrder, DerivedFacts } from '../../src/compiler/validate/scan-file.js';
 import { validateNode } from '../../src/compiler/validate/validate-node.js';
 import { WrittenNodeCheck } from '../../src/compiler/validate/written-node.js';
 import { ParallelWrittenNodeCheck, writtenCheckWorkerUrl } from '../../src/compiler/validate/written-node-thread.js';
@@ -37,20 +37,26 @@ interface Check {
 }
 
 /**
- * The two ways a publish can check its own compile: in the compiling thread, and in a worker
- * thread from the first byte (the build's worker: npm run build) with a queue of two chunks, so
- * the compile waits for the worker again and again.
+ * The ways a publish can check its own compile: in the compiling thread, knowing the website or
+ * not (its facts then told apart by their derived ids, DerivedFacts), and in a worker thread
+ * from the first byte (the build's worker: npm run build) with a queue of two chunks, so the
+ * compile waits for the worker again and again.
  */
-const CHECKS: Array<[string, (out: string) => Check]> = [
+const CHECKS: Array<[string, (out: string, websiteId: string) => Check]> = [
   ['WrittenNodeCheck', (out) => new WrittenNodeCheck(out, { recordsPassedSchemas: true })],
   [
-    'ParallelWrittenNodeCheck in a worker',
-    (out) => {
+    'WrittenNodeCheck knowing the website',
+    (out, websiteId) => new WrittenNodeCheck(out, { recordsPassedSchemas: true, websiteId }),
+  ],
+  [
+    'ParallelWrittenNodeCheck in a worker, knowing the website',
+    (out, websiteId) => {
       const check = new ParallelWrittenNodeCheck(out, {
         recordsPassedSchemas: true,
         handoverBytes: 0,
         maxQueuedChunks: 2,
         workerUrl: writtenCheckWorkerUrl(),
+        websiteId,
       });
       cleanups.push(() => check.close());
       return check;
@@ -63,7 +69,7 @@ const CHECKS: Array<[string, (out: string) => Check]> = [
  * ahead of it), and returns the check's report with the folder it wrote.
  */
 async function compileChecked(
-  makeCheck: (out: string) => Check,
+  makeCheck: (out: string, websiteId: string) => Check,
   name: string,
   change: Record<string, (text: string) => string | Buffer> = {},
 ) {
@@ -71,7 +77,7 @@ async function compileChecked(
   cleanups.push(cleanup);
   const out = join(dir, 'node');
   const { fixture, graph } = fixtureGraph(name);
-  const written = makeCheck(out);
+  const written = makeCheck(out, fixture.site.websiteId);
   await compileToDirectory(graph.reader, fixture.site, out, {
     ...fixture.presentation,
     buildTime: fixture.buildTime,
@@ -82,13 +88,16 @@ async function compileChecked(
 
 /** The report of the check as written, and validateNode's on the folder it was written to, with the same rule for line schemas. */
 async function bothReports(
-  makeCheck: (out: string) => Check,
+  makeCheck: (out: string, websiteId: string) => Check,
   name: string,
   change: Record<string, (text: string) => string | Buffer> = {},
 ) {
   const { out, report } = await compileChecked(makeCheck, name, change);
   return { written: report, folder: await validateNode(out, { recordsPassedSchemas: true }) };
 }
+
+/** A fact line with another id, one no key derives. */
+const otherFactId = (line: string) => line.replace(/"id":"fact_[0-9a-f]+"/, '"id":"fact_000000000000000000000001"');
 
 const replaceFirstLine = (change: (line: string) => string) => (text: string) => {
   const [first, ...rest] = text.split('\n');
@@ -136,6 +145,16 @@ describe.each(CHECKS)("%s: validateNode's checks on the bytes the compiler write
       'a second fact per (subject, predicate) and a duplicate id',
       { 'facts.de.jsonl': (t) => t + t.split('\n')[0]! + '\n' },
       ['jsonl.duplicate_id', 'export.superseded_fact'],
+    ],
+    [
+      'a second fact of a key under an id not derived from it',
+      { 'facts.de.jsonl': (t) => t + otherFactId(t.split('\n')[0]!) + '\n' },
+      ['export.superseded_fact'],
+    ],
+    [
+      'a fact of a key under an id not derived from it, before the fact whose id is',
+      { 'facts.de.jsonl': (t) => otherFactId(t.split('\n')[0]!) + '\n' + t },
+      ['export.superseded_fact'],
     ],
     [
       'a citation of no record',
@@ -196,6 +215,21 @@ describe.each(CHECKS)("%s: validateNode's checks on the bytes the compiler write
       expect(written.ok).toBe(false);
       expect(written).toEqual(folder);
       expect(written.errors.map((e) => e.code)).toEqual(expect.arrayContaining(codes));
+    },
+  );
+
+  it.each(['docs', 'shop'])(
+    'finds every fact id of the %s fixture derived from its key, so a check knowing the website keeps no key',
+    async (name) => {
+      const { out } = await compileChecked(makeCheck, name);
+      const derived = new DerivedFacts(fixtureGraph(name).fixture.site.websiteId);
+      const facts = readdirSync(out)
+        .filter((file) => file.startsWith('facts.'))
+        .flatMap((file) => readFileSync(join(out, file), 'utf8').split('\n').filter(Boolean))
+        .map((line) => JSON.parse(line) as Record<string, string>);
+      expect(facts.length).toBeGreaterThan(10);
+      for (const fact of facts)
+        expect(derived.idOf(fact.subject_entity_id!, fact.predicate!, fact.language!)).toBe(fact.id);
     },
   );
 

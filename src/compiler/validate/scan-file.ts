@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { z } from 'zod';
 import { IdSet } from '../id-set.js';
+import { factIdOf } from '../../ingest/graph/index.js';
 import type { CopiedKey } from '../sink.js';
 import { type ManifestFile, schemaForPath } from '../../platform/node-format/index.js';
 import {
@@ -46,14 +47,43 @@ export function compareInReadOrder(a: string, b: string): number {
 export interface NodeIds {
   ids: Record<RefKind, IdSet>;
   factKeys: FactKeys;
+  /** With the website's id known: the facts whose id is derived from their key keep no key (DerivedFacts). */
+  derived?: DerivedFacts;
 }
 
-export function emptyNodeIds(): NodeIds {
+/** `websiteId`: the website the node is of, when known (DerivedFacts); the answers are the same without it. */
+export function emptyNodeIds(websiteId?: string): NodeIds {
   return {
     ids: { entity: new IdSet(), fact: new IdSet(), source: new IdSet(), chunk: new IdSet(), record: new IdSet() },
     factKeys: new FactKeys(),
+    ...(websiteId === undefined ? {} : { derived: new DerivedFacts(websiteId) }),
   };
 }
+
+/**
+ * One fact per (subject, predicate, language) told by ids instead of keys. The compiler derives a
+ * fact's id from its website and key (factIdOf, a sha256), so two facts of one such key have one
+ * id, and the node's fact ids, which the check holds anyway, answer for their keys: only a fact
+ * whose id is not so derived keeps its key (in factKeys) and its id (in `others`). On a large node
+ * the keys were the largest part of what the check held (docs/performance.md). The answers are
+ * FactKeys' alone, assuming no two keys share an id's 96 bits (as the ids themselves do).
+ */
+export class DerivedFacts {
+  /** Ids of the fact kind claimed by a record whose id is not derived from its key. */
+  readonly others = new IdSet();
+
+  constructor(readonly websiteId: string) {}
+
+  /** The id derived from a key's parts, or undefined when a part holds a NUL or a unit separator (the parts would not be its only reading). */
+  idOf(subject: string, predicate: string, language: string): string | undefined {
+    return SEPARATORS.test(subject) || SEPARATORS.test(predicate) || SEPARATORS.test(language)
+      ? undefined
+      : factIdOf(this.websiteId, subject, predicate, language);
+  }
+}
+
+/** The characters that join a fact key's parts (NUL) and a stable id's hashed parts (unit separator). */
+const SEPARATORS = /[\u0000\u001f]/;
 
 /**
  * A set of fact keys (`subject\0predicate\0language`, the subject most often an entity id): each
@@ -63,6 +93,8 @@ export function emptyNodeIds(): NodeIds {
  */
 export class FactKeys {
   private readonly byTail = new Map<string, IdSet>();
+  /** Keys added. */
+  size = 0;
 
   has(key: string): boolean {
     const cut = cutOf(key);
@@ -82,7 +114,9 @@ export class FactKeys {
   addNewParts(subject: string, tail: string): boolean {
     let heads = this.byTail.get(tail);
     if (heads === undefined) this.byTail.set(tail, (heads = new IdSet()));
-    return heads.addNew(subject);
+    if (!heads.addNew(subject)) return false;
+    this.size++;
+    return true;
   }
 }
 
@@ -380,11 +414,41 @@ function recordIdIn(ids: NodeIds['ids'], id: string): boolean {
 }
 
 /** A record's id joins the node's ids: a second record of the same id is jsonl.duplicate_id. */
-function claimId(path: string, id: string, line: number, found: NodeIds, issues: IssueList): void {
+/** Adds `id` to the node's ids; false (and an issue) when it was there already. */
+function claimId(path: string, id: string, line: number, found: NodeIds, issues: IssueList): boolean {
   const k = idKind(id);
-  if (k === null) found.ids.record.add(id);
-  else if (!found.ids[k].addNew(id))
-    issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
+  if (k === null) return (found.ids.record.add(id), true);
+  if (found.ids[k].addNew(id)) return true;
+  issues.add({ code: 'jsonl.duplicate_id', severity: 'error', file: path, line, message: `${id} appears twice` });
+  return false;
+}
+
+/**
+ * Adds a fact's key (its parts as strings); false when a fact of that key came before. `id` was
+ * claimed just before (`idWasNew`: it was not among the node's ids then). With the website known
+ * (DerivedFacts), a fact whose id is derived from its key keeps nothing more: an earlier fact of
+ * the key is an earlier derived fact of the same id, or a fact kept by key. Any other fact is kept
+ * by key, and meets an earlier derived fact of its key through the id derived from it.
+ */
+function addFactKey(
+  found: NodeIds,
+  id: unknown,
+  idWasNew: boolean,
+  subject: string,
+  predicate: string,
+  language: string,
+): boolean {
+  const { derived, factKeys } = found;
+  const tail = `\u0000${predicate}\u0000${language}`;
+  if (derived === undefined) return factKeys.addNew(subject + tail);
+  const derivedId = derived.idOf(subject, predicate, language);
+  if (derivedId !== undefined && derivedId === id) {
+    const earlierDerived = !idWasNew && !derived.others.has(derivedId);
+    return !earlierDerived && (factKeys.size === 0 || !factKeys.has(subject + tail));
+  }
+  if (typeof id === 'string' && idKind(id) === 'fact') derived.others.add(id);
+  const added = factKeys.addNew(subject + tail);
+  return added && (derivedId === undefined || !found.ids.fact.has(derivedId) || derived.others.has(derivedId));
 }
 
 function supersededFact(path: string, subject: unknown, predicate: unknown, line: number, issues: IssueList): void {
@@ -410,7 +474,12 @@ export function checkCopiedFact(
   found: NodeIds,
   issues: IssueList,
 ): void {
-  claimId(path, id, line, found, issues);
+  const idWasNew = claimId(path, id, line, found, issues);
+  if (found.derived !== undefined) {
+    if (!addFactKey(found, id, idWasNew, key.subject_entity_id, key.predicate, key.language))
+      supersededFact(path, key.subject_entity_id, key.predicate, line, issues);
+    return;
+  }
   const tail = `\u0000${key.predicate}\u0000${key.language}`;
   // With a NUL in the subject or predicate the joined key is cut elsewhere: addNew cuts it as a written line's is.
   const added =
@@ -445,10 +514,13 @@ export function checkAgainstNode(
 ): void {
   const { path } = rules;
   const { ids } = found;
-  if (rules.definesIds && typeof record.id === 'string') claimId(path, record.id, line, found, issues);
+  const idWasNew = rules.definesIds && typeof record.id === 'string' && claimId(path, record.id, line, found, issues);
+  if (found.derived !== undefined && !rules.isFacts && typeof record.id === 'string' && idKind(record.id) === 'fact')
+    found.derived.others.add(record.id);
   if (rules.isFacts) {
-    const key = `${String(record.subject_entity_id ?? record.subject)}\u0000${String(record.predicate)}\u0000${String(record.language)}`;
-    if (!found.factKeys.addNew(key)) supersededFact(path, record.subject, record.predicate, line, issues);
+    const subject = String(record.subject_entity_id ?? record.subject);
+    if (!addFactKey(found, record.id, idWasNew, subject, String(record.predicate), String(record.language)))
+      supersededFact(path, record.subject, record.predicate, line, issues);
   }
   for (const [field, target] of rules.references) {
     const value = record[field];

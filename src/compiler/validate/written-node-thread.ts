@@ -6,8 +6,9 @@ import type { WrittenCheckAnswer, WrittenCheckEvent, WrittenCheckWorkerData } fr
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
 export interface ParallelWrittenNodeCheckOptions {
-  /** As WrittenNodeCheck's option. */
+  /** As WrittenNodeCheck's options. */
   recordsPassedSchemas?: boolean;
+  websiteId?: string;
   /**
    * Bytes written before the check moves to a worker thread (default 8 MiB). A smaller node is
    * checked in the calling thread once written: a worker costs more to start than its scan.
@@ -92,6 +93,7 @@ export class ParallelWrittenNodeCheck {
       const check = new WrittenNodeCheck(this.location, {
         recordsPassedSchemas: this.options.recordsPassedSchemas,
         ...(this.folder === undefined ? {} : { folder: this.folder }),
+        ...(this.options.websiteId === undefined ? {} : { websiteId: this.options.websiteId }),
       });
       replay(this.pending.splice(0), check.sink(DISCARDING_SINK));
       return check.report();
@@ -137,6 +139,7 @@ export class ParallelWrittenNodeCheck {
       location: this.location,
       recordsPassedSchemas: this.options.recordsPassedSchemas === true,
       ...(this.folder === undefined ? {} : { folder: this.folder }),
+      ...(this.options.websiteId === undefined ? {} : { websiteId: this.options.websiteId }),
       flow: this.flow.buffer as SharedArrayBuffer,
     };
     const worker = (this.worker = new Worker(this.options.workerUrl ?? writtenCheckWorkerUrl(), { workerData: data }));

@@ -17,8 +17,9 @@ export type WrittenCheckAnswer = { kind: 'report'; report: ValidationReport } | 
 export interface WrittenCheckWorkerData {
   location: string;
   recordsPassedSchemas: boolean;
-  /** As WrittenNodeCheck's option. */
+  /** As WrittenNodeCheck's options. */
   folder?: string;
+  websiteId?: string;
   /**
    * Int32Array over it: [0] write events posted and not yet scanned (this thread takes one off per
    * chunk and wakes the compiling thread, which waits while too many are queued), [1] set to 1 once
@@ -37,6 +38,7 @@ function main(data: WrittenCheckWorkerData, post: (answer: WrittenCheckAnswer) =
   const check = new WrittenNodeCheck(data.location, {
     recordsPassedSchemas: data.recordsPassedSchemas,
     ...(data.folder === undefined ? {} : { folder: data.folder }),
+    ...(data.websiteId === undefined ? {} : { websiteId: data.websiteId }),
     onReadBack: () => void Atomics.add(flow, 2, 1),
   });
   const sink = check.sink(DISCARDING_SINK);

@@ -40,6 +40,11 @@ export interface WrittenNodeCheckOptions {
   folder?: string;
   /** Called now and then while a file is read back from the folder (a long, synchronous read). */
   onReadBack?: () => void;
+  /**
+   * The website the node is of, when known: its facts are then told apart by their derived ids
+   * rather than by keys held (DerivedFacts). The report is the same.
+   */
+  websiteId?: string;
 }
 
 /**
@@ -81,12 +86,7 @@ export class WrittenNodeCheck {
   /**
    * Files checked against the node ahead of the report, in read order: the ids they define and what each check found.
    */
-  private readonly ahead = {
-    found: emptyNodeIds(),
-    paths: [] as string[],
-    issues: new Map<string, IssueList>(),
-    off: false,
-  };
+  private readonly ahead: { found: NodeIds; paths: string[]; issues: Map<string, IssueList>; off: boolean };
   /**
    * Last-rank files checked against the node once complete: what each
    * check found, and how many files had been checked ahead then.
@@ -106,6 +106,7 @@ export class WrittenNodeCheck {
     private readonly options: WrittenNodeCheckOptions = {},
   ) {
     this.folder = options.folder;
+    this.ahead = { found: emptyNodeIds(options.websiteId), paths: [], issues: new Map(), off: false };
   }
 
   /** Where files can be read back from (WrittenNodeCheckOptions.folder). */

@@ -133,7 +133,11 @@ export async function runPublish(options: RunPublishOptions): Promise<PublishRes
           const check = (known = new KnownLinesCheck(nodeDir, previous.files));
           return { previous, wrapSink: (sink: NodeSink) => alter(check.sink(sink)), ...reporting };
         }
-        const check = (written = new ParallelWrittenNodeCheck(nodeDir, { recordsPassedSchemas: true }));
+        const check = (written = new ParallelWrittenNodeCheck(nodeDir, {
+          recordsPassedSchemas: true,
+          // Its facts are then told apart by their ids, not by keys held (DerivedFacts).
+          ...(source.kind === 'website' ? { websiteId: source.websiteId } : {}),
+        }));
         return { wrapSink: (sink: NodeSink) => alter(check.sink(sink)), ...reporting };
       };
       if (source.kind === 'website') {
