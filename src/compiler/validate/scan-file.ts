@@ -413,8 +413,7 @@ function recordIdIn(ids: NodeIds['ids'], id: string): boolean {
   return ids[idKind(id) ?? 'record'].has(id);
 }
 
-/** A record's id joins the node's ids: a second record of the same id is jsonl.duplicate_id. */
-/** Adds `id` to the node's ids; false (and an issue) when it was there already. */
+/** A record's id joins the node's ids: a second record of the same id is jsonl.duplicate_id (and false). */
 function claimId(path: string, id: string, line: number, found: NodeIds, issues: IssueList): boolean {
   const k = idKind(id);
   if (k === null) return (found.ids.record.add(id), true);
