@@ -438,15 +438,16 @@ function addFactKey(
   language: string,
 ): boolean {
   const { derived, factKeys } = found;
-  const tail = `\u0000${predicate}\u0000${language}`;
-  if (derived === undefined) return factKeys.addNew(subject + tail);
+  const key = () => `${subject}\u0000${predicate}\u0000${language}`;
+  if (derived === undefined) return factKeys.addNew(key());
   const derivedId = derived.idOf(subject, predicate, language);
   if (derivedId !== undefined && derivedId === id) {
+    // The common case on a node of this compiler's: no key is joined at all.
     const earlierDerived = !idWasNew && !derived.others.has(derivedId);
-    return !earlierDerived && (factKeys.size === 0 || !factKeys.has(subject + tail));
+    return !earlierDerived && (factKeys.size === 0 || !factKeys.has(key()));
   }
   if (typeof id === 'string' && idKind(id) === 'fact') derived.others.add(id);
-  const added = factKeys.addNew(subject + tail);
+  const added = factKeys.addNew(key());
   return added && (derivedId === undefined || !found.ids.fact.has(derivedId) || derived.others.has(derivedId));
 }
 
