@@ -1,3 +1,5 @@
+import { runsOnGlibc } from '../platform/memory/index.js';
+
 /**
  * The daemon's allocator setting. A publish's thread frees, at its end, memory that grows with the
  * site; glibc raises its mmap threshold each time a large mapped block is freed, after which such blocks
@@ -25,11 +27,6 @@ export function environmentWithMallocSettings(facts: MallocFacts): NodeJS.Proces
     return undefined;
   if (!facts.glibc()) return undefined;
   return { ...facts.env, [MMAP_THRESHOLD_VARIABLE]: String(MMAP_THRESHOLD_BYTES) };
-}
-
-function runsOnGlibc(): boolean {
-  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-  return typeof report?.header?.glibcVersionRuntime === 'string';
 }
 
 /**

@@ -11,6 +11,7 @@ import { PostgresSchemaTooNewError, type PostgresStore } from '../platform/stora
 import { JobWorker, laneConcurrency, startScheduler } from '../platform/job-runtime/index.js';
 import { JOBS } from './job-definitions.js';
 import { REDACTED_PATHS } from '../platform/http/index.js';
+import { releaseFreedMemory } from '../platform/memory/index.js';
 import { createPrettyLogStream, prettyLogsWanted } from '../platform/log/index.js';
 import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
@@ -172,8 +173,18 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
   keepSparePublishWorker();
   makeRoomBeforeEachPublish(async () => {
     const ended = await endIdleIngestThreads();
-    if (ended.extractionWorkers > 0 || ended.graphWriter)
-      app.log.info(ended, 'idle ingest threads ended before a publish, to give the compile their memory');
+    if (ended.extractionWorkers > 0 || ended.graphWriter) {
+      // What they freed (the writer's page cache above all) stays resident with glibc until given back.
+      const released = await releaseFreedMemory();
+      const rssMb = released && {
+        before: megabytes(released.rssBeforeBytes),
+        after: megabytes(released.rssAfterBytes),
+      };
+      app.log.info(
+        { ...ended, ...(rssMb && { rssMb }) },
+        'idle ingest threads ended before a publish, to give the compile their memory',
+      );
+    }
     // A writer's page cache past its floor leaves that much freed memory in its arena: a new thread reuses it.
     return ended.graphWriterCacheKib > WRITER_CACHE_FLOOR_KIB;
   });
@@ -228,4 +239,8 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
       return shuttingDown;
     },
   };
+}
+
+function megabytes(bytes: number): number {
+  return Math.round(bytes / 1_048_576);
 }

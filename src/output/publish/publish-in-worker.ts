@@ -8,6 +8,7 @@ import type { PublishProgressEvent } from './progress.js';
 import type { PlainPublishOptions, PublishWorkerInput, PublishWorkerMessage } from './publish-worker.js';
 import type { PublishSource } from './run-publish.js';
 import { buildTimeAt } from '../../compiler/index.js';
+import { releaseFreedMemory } from '../../platform/memory/index.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 
 export interface PublishInWorkerOptions extends PlainPublishOptions {
@@ -125,8 +126,13 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       // not written (a full disk): the lock lapses after PUBLISH_LOCK_TTL_MS, or at once as a dead process's
     }
     // The next publish's thread is started once this one has ended: not while it competes for the
-    // cores, nor while its thread still holds its memory (docs/publishing.md, HTTP).
-    if (keepSpare) afterExit(started, prepareSpare);
+    // cores, nor while its thread still holds its memory (docs/publishing.md, HTTP). What the thread
+    // freed goes back to the system then, not kept by the allocator for the next publish.
+    const startSpare = keepSpare; // a thread ending late must not start a spare for another caller's publish
+    afterExit(started, () => {
+      if (startSpare) prepareSpare();
+      void releaseFreedMemory();
+    });
   }
 }
 
