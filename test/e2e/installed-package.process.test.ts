@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -152,6 +153,17 @@ async function installGlobally(
 const installedPackage = (prefix: string, ...path: string[]) =>
   join(prefix, 'lib', 'node_modules', ...manifest.name.split('/'), ...path);
 
+/** The installed package's releaseFreedMemory, called by `node` (null where there is no glibc or koffi would not load). */
+async function releaseFreedMemoryIn(prefix: string, node: string): Promise<unknown> {
+  const memory = pathToFileURL(installedPackage(prefix, 'dist', 'platform', 'memory', 'index.js')).href;
+  const script = `const { releaseFreedMemory } = await import(${JSON.stringify(memory)});
+console.log(JSON.stringify(await releaseFreedMemory()));`;
+  const run = await execa(node, ['--input-type=module', '-e', script], { reject: false });
+  expect(run.exitCode, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+}
+const RELEASED = { rssBeforeBytes: expect.any(Number), rssAfterBytes: expect.any(Number), ms: expect.any(Number) };
+
 beforeAll(async () => {
   temp = makeTempDir('nodectl-installed-');
   const registryUrl = packOnce().then(serveRegistry);
@@ -262,6 +274,10 @@ console.log(JSON.stringify({ root: typeof root.signRequest, same: root.signReque
     expect(JSON.parse(run.stdout)).toEqual({ root: 'function', same: true, api: 'function' });
   });
 
+  it("gives freed memory back (glibc's malloc_trim through koffi, whose binary the install brought)", async () => {
+    expect(await releaseFreedMemoryIn(on22.prefix, node22)).toEqual(RELEASED);
+  });
+
   it('nodectl serve answers /readyz with no warning, and the CI recipe pushes, waits and publishes against it', async () => {
     const daemon = await startTestDaemon({ bin: on22.bin, node: node22 });
     daemons.push(daemon);
@@ -327,6 +343,10 @@ describe("installed globally on the machine's Node.js 20, with the checkout's be
     expect(on20.output).not.toMatch(/EBADENGINE|npm warn deprecated/);
     const cookie = installedPackage(on20.prefix, 'node_modules', '@fastify', 'cookie', 'node_modules', 'cookie');
     expect(JSON.parse(readFileSync(join(cookie, 'package.json'), 'utf8')).version).toBe('1.1.1');
+  });
+
+  it("gives freed memory back, koffi's binary installed without install scripts", async () => {
+    expect(await releaseFreedMemoryIn(on20.prefix, process.execPath)).toEqual(RELEASED);
   });
 
   it('the addon is of the better-sqlite3 version the package installed', () => {
