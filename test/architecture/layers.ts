@@ -15,6 +15,7 @@ export const LAYERS: LayerTable = [
       'src/platform/ids',
       'src/platform/log',
       'src/platform/threads',
+      'src/platform/memory',
       'src/platform/config',
       'src/platform/net',
       'src/platform/storage',
