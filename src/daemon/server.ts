@@ -185,7 +185,8 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         'idle ingest threads ended before a publish, to give the compile their memory',
       );
     }
-    // A writer's page cache past its floor leaves that much freed memory in its arena: a new thread reuses it.
+    // A large writer's arena goes to a new thread (stop 60's choice); with the memory given back above,
+    // kept until a million-page run shows it no longer matters (docs/performance.md, stop 70).
     return ended.graphWriterCacheKib > WRITER_CACHE_FLOOR_KIB;
   });
   warmStart(app, config.settings.extractionWarmUpPages);
