@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { GraphReader } from '../ingest/graph/index.js';
 import type { WebsiteInfo } from '../control/records/index.js';
 import { compileNode } from './compile-node.js';
+import { sharedFileWriter, type FileWriterThread, type ThreadWrittenFile } from './file-writer.js';
 import { readPreviousNode } from './previous.js';
 import type { NodeSink } from './sink.js';
 import { PreviousOrderError } from './previous-lines.js';
@@ -18,13 +19,16 @@ export interface DirectorySink extends NodeSink {
 }
 
 /**
- * A sink that writes each file into `dir` (which must exist). A closed file is fsynced and
- * closed on libuv's thread pool while the compile goes on (the compile is synchronous: in its
- * thread the fsyncs waited for the disk one file after another); flushed() waits for them.
+ * A sink that writes each file into `dir` (which must exist). With `writer`, each file's bytes
+ * are written and hashed by that thread (SinkFile.digest), off the compiling thread. A closed
+ * file is fsynced and closed on libuv's thread pool while the compile goes on (the compile is
+ * synchronous: in its thread the fsyncs waited for the disk one file after another); flushed()
+ * waits for them.
  */
-export function createDirectorySink(dir: string): DirectorySink {
+export function createDirectorySink(dir: string, writer?: FileWriterThread): DirectorySink {
   const syncing: Array<Promise<Error | null>> = [];
   const open = new Set<number>();
+  const byThread = new Map<number, ThreadWrittenFile>();
   return {
     folder: dir,
     open(path) {
@@ -32,13 +36,27 @@ export function createDirectorySink(dir: string): DirectorySink {
         throw new Error(`refusing to write outside the node directory: ${path}`);
       const fd = openSync(join(dir, path), 'wx');
       open.add(fd);
+      const close = () => {
+        open.delete(fd);
+        byThread.delete(fd);
+        syncing.push(syncAndClose(fd));
+      };
+      if (writer === undefined)
+        return {
+          write: (chunk) => {
+            for (let done = 0; done < chunk.length;) done += writeSync(fd, chunk, done);
+          },
+          close,
+        };
+      const file = writer.open(fd);
+      byThread.set(fd, file);
       return {
-        write: (chunk) => {
-          for (let done = 0; done < chunk.length;) done += writeSync(fd, chunk, done);
-        },
+        write: (chunk) => file.write(chunk),
+        digest: () => file.digest(),
         close: () => {
-          open.delete(fd);
-          syncing.push(syncAndClose(fd));
+          // A wrapping sink that hashed the bytes itself never asked: every byte must still be written.
+          if (!file.finished) file.digest();
+          close();
         },
       };
     },
@@ -47,6 +65,15 @@ export function createDirectorySink(dir: string): DirectorySink {
       if (failed) throw failed;
     },
     async abandon() {
+      // The writing thread is done with a file once it answered its digest; the others it may still be writing.
+      const unfinished = [...byThread.values()].filter((file) => !file.finished);
+      for (const file of unfinished) file.release();
+      byThread.clear();
+      try {
+        writer?.drop(unfinished.map((file) => file.id));
+      } catch {
+        // A writing thread that answers nothing: the compile's own error is the one to report.
+      }
       for (const fd of open) {
         try {
           closeSync(fd);
@@ -154,11 +181,12 @@ async function compileInto(
   compileOptions: CompileOptions,
   wrapSink: CompileToDirectoryOptions['wrapSink'],
 ): Promise<CompileResult> {
+  const writer = await sharedFileWriter();
   mkdirSync(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${++sequence}`);
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp);
-  const sink = createDirectorySink(temp);
+  const sink = createDirectorySink(temp, writer);
   try {
     const result = compileNode(reader, site, compileOptions, wrapSink === undefined ? sink : wrapSink(sink));
     await sink.flushed();

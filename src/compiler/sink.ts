@@ -13,7 +13,7 @@ export interface NodeSink {
 }
 
 export interface SinkFile {
-  /** UTF-8 bytes: encoded once by TrackedFile, which hashes the same bytes. */
+  /** UTF-8 bytes: encoded once by TrackedFile, which hashes the same bytes (unless the file has digest()). */
   write(chunk: Uint8Array): void;
   /** `written`: the checksum, size and line count TrackedFile measured over exactly the chunks this file was given. */
   close(written: WrittenFile): void;
@@ -27,6 +27,18 @@ export interface SinkFile {
    * that make its fact key, when the compiler knows them without parsing the line.
    */
   line?(line: Buffer, record: object | null, previous: LinePrevious, id?: string, key?: CopiedKey): void;
+  /**
+   * The sha256 (hex) of every byte this file was given, once they are all written: a file whose
+   * bytes are hashed where they are written (a directory sink's writing thread, file-writer.ts)
+   * has it, and TrackedFile then hashes nothing itself. Throws what writing the bytes threw. A
+   * sink wrapping another passes it on (digestOf) only when it hands the bytes on as given.
+   */
+  digest?(): string;
+}
+
+/** `target`'s digest, for a sink that wraps it and hands its bytes on as given. */
+export function digestOf(target: SinkFile): Pick<SinkFile, 'digest'> {
+  return target.digest === undefined ? {} : { digest: () => target.digest!() };
 }
 
 /** A copied fact line's key fields (validate/scan-file.ts checkAgainstNode): its subject entity, predicate and language. */
@@ -60,7 +72,8 @@ const PIECE_BYTES = 64 * 1024;
  * sink may keep.
  */
 export class TrackedFile {
-  private readonly hash: Hash = createHash('sha256');
+  /** Null when the sink's file hashes its bytes itself (SinkFile.digest). */
+  private readonly hash: Hash | null;
   private readonly target: SinkFile;
   private piece = Buffer.allocUnsafe(PIECE_BYTES);
   private used = 0;
@@ -73,6 +86,7 @@ export class TrackedFile {
     readonly path: string,
   ) {
     this.target = sink.open(path);
+    this.hash = this.target.digest === undefined ? createHash('sha256') : null;
   }
 
   write(text: string): void {
@@ -109,7 +123,8 @@ export class TrackedFile {
   close(): WrittenFile {
     if (this.closed) return this.closed;
     if (this.used > 0) this.handOver(this.piece.subarray(0, this.used));
-    const closed: WrittenFile = { path: this.path, checksum: 'sha256:' + this.hash.digest('hex'), bytes: this.bytes };
+    const checksum = this.hash === null ? this.target.digest!() : this.hash.digest('hex');
+    const closed: WrittenFile = { path: this.path, checksum: 'sha256:' + checksum, bytes: this.bytes };
     if (this.path.endsWith('.jsonl')) closed.records = this.lines;
     this.target.close(closed);
     this.closed = closed;
@@ -132,7 +147,7 @@ export class TrackedFile {
   }
 
   private handOver(data: Buffer): void {
-    this.hash.update(data);
+    this.hash?.update(data);
     this.bytes += data.length;
     this.target.write(data);
   }

@@ -1,5 +1,5 @@
 import { IdColumn, IdSet } from '../id-set.js';
-import type { CopiedKey, LinePrevious, NodeSink, WrittenFile } from '../sink.js';
+import { digestOf, type CopiedKey, type LinePrevious, type NodeSink, type WrittenFile } from '../sink.js';
 import {
   idKind,
   IssueList,
@@ -83,6 +83,7 @@ export class KnownLinesCheck {
               target.write(chunk);
             },
             close: (written) => target.close(written),
+            ...digestOf(target),
           };
         }
         if (this.files.has(path)) this.failed = true;
@@ -102,6 +103,7 @@ export class KnownLinesCheck {
             file.line(line, record, previous, id, key);
             target.line?.(line, record, previous, id, key);
           },
+          ...digestOf(target),
         };
       },
     };

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { DISCARDING_SINK, type NodeSink } from '../sink.js';
+import { digestOf, DISCARDING_SINK, type NodeSink } from '../sink.js';
 import type { ValidationReport } from './validate-node.js';
 import { WrittenNodeCheck } from './written-node.js';
 import type { WrittenCheckAnswer, WrittenCheckEvent, WrittenCheckWorkerData } from './written-node-worker.js';
@@ -82,6 +82,7 @@ export class ParallelWrittenNodeCheck {
             target.close(written);
             this.send({ kind: 'close', path, written });
           },
+          ...digestOf(target),
         };
       },
     };

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { IdColumn, IdListColumn, NumberColumn } from '../id-set.js';
-import type { NodeSink, SinkFile, WrittenFile } from '../sink.js';
+import { digestOf, type NodeSink, type SinkFile, type WrittenFile } from '../sink.js';
 import {
   fileKind,
   ISSUES_KEPT_PER_CODE,
@@ -128,6 +128,7 @@ export class WrittenNodeCheck {
             target.close(written);
             seen.close(written);
           },
+          ...digestOf(target),
         };
       },
     };
