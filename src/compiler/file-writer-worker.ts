@@ -21,7 +21,7 @@ const data = workerData as WriterWorkerData;
 const { port } = data;
 const flow = new Int32Array(data.flow);
 const taken = new Int32Array(data.taken);
-nameThread('nodectl-writer');
+nameThread('nodectl-files');
 
 interface OpenFile {
   fd: number;

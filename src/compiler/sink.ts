@@ -67,9 +67,9 @@ export interface WrittenFile {
 const PIECE_BYTES = 64 * 1024;
 
 /**
- * A file being written: gathers its bytes, hashes and counts them incrementally, and hands them
- * to the sink in pieces of 64 KiB (a line may straddle two), each a buffer of its own that the
- * sink may keep.
+ * A file being written: gathers its bytes, hashes (unless its sink's file does) and counts them
+ * incrementally, and hands them to the sink in pieces of 64 KiB (a line may straddle two), each a
+ * buffer of its own that the sink may keep.
  */
 export class TrackedFile {
   /** Null when the sink's file hashes its bytes itself (SinkFile.digest). */

@@ -64,6 +64,17 @@ describe('the file writing thread (src/compiler/file-writer.ts)', () => {
     expect(bytes.toString('utf8')).toBe(lines.map((line) => `${line.toString('utf8')}\n`).join(''));
   });
 
+  it('a file closed without asking for its digest (a wrapping sink hashed it) is still written whole before it is closed', async () => {
+    const dir = tempDir();
+    const sink = createDirectorySink(dir, await sharedFileWriter());
+    const file = sink.open('kept.txt');
+    const bytes = randomBytes(600 * 1024 + 3);
+    file.write(bytes);
+    file.close({ path: 'kept.txt', checksum: '', bytes: bytes.length });
+    await sink.flushed();
+    expect(readFileSync(join(dir, 'kept.txt')).equals(bytes)).toBe(true);
+  });
+
   it('a write that fails stops the file at its next batch with the errno error (the code a full disk is told by)', async () => {
     const dir = tempDir();
     const path = join(dir, 'read-only');
