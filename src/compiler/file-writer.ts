@@ -126,14 +126,15 @@ export class FileWriterThread {
   /** A free batch (its number), waited for while every batch is taken. */
   takeBatch(): number {
     for (;;) {
+      // Read first: a batch freed during the scan below ends the wait at once.
+      const written = Atomics.load(this.flow, FLOW.written);
       for (let batch = 0; batch < BATCHES; batch++)
         if (Atomics.load(this.taken, batch) === 0) {
           // Only this thread takes a batch, only the writing thread frees one: no other taker to race.
           Atomics.store(this.taken, batch, 1);
           return batch;
         }
-      const written = Atomics.load(this.flow, FLOW.written);
-      this.waitFor(() => Atomics.load(this.flow, FLOW.written) !== written, FLOW.written);
+      this.waitWhile(FLOW.written, written);
     }
   }
 
@@ -169,21 +170,21 @@ export class FileWriterThread {
   private ask(ask: WriterAsk): WriterAnswer {
     const answers = Atomics.load(this.flow, FLOW.answers);
     this.port.postMessage(ask);
-    this.waitFor(() => Atomics.load(this.flow, FLOW.answers) !== answers, FLOW.answers);
+    this.waitWhile(FLOW.answers, answers);
     const received = receiveMessageOnPort(this.port);
     if (received === undefined) throw new Error('the file writing thread signalled an answer it did not send');
     return received.message as WriterAnswer;
   }
 
   /**
-   * Blocks (the compile is synchronous) until `done`, waking on changes of slot `slot`; throws when
-   * the thread writes no batch for STALL_MS.
+   * Blocks (the compile is synchronous) while slot `slot` still holds `value`, read before the
+   * ask it waits on (a change in between ends the wait at once); throws when the thread writes no
+   * batch for STALL_MS.
    */
-  private waitFor(done: () => boolean, slot: number): void {
+  private waitWhile(slot: number, value: number): void {
     let written = Atomics.load(this.flow, FLOW.written);
     let since = Date.now();
-    while (!done()) {
-      Atomics.wait(this.flow, slot, Atomics.load(this.flow, slot), 1000);
+    while (Atomics.wait(this.flow, slot, value, 1000) === 'timed-out') {
       const now = Atomics.load(this.flow, FLOW.written);
       if (now !== written) ((written = now), (since = Date.now()));
       else if (Date.now() - since > STALL_MS)
