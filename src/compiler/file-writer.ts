@@ -15,7 +15,7 @@ export const FLOW = {
  * The batches both threads share: a file's bytes are gathered in one, which the writing thread
  * writes and hashes, then frees. Allocated once, so no batch is a fresh allocation whose pages
  * fault in as they are first written (a fresh 1 MiB buffer a batch cost the compiling thread
- * about a third of a millisecond, as much as the copy itself).
+ * about a third of a millisecond, most of it page faults).
  */
 export const BATCHES = 32;
 export const BATCH_BYTES = 256 * 1024;
