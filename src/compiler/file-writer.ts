@@ -13,9 +13,8 @@ export const FLOW = {
 
 /**
  * The batches both threads share: a file's bytes are gathered in one, which the writing thread
- * writes and hashes, then frees. Allocated once, so no batch is a fresh allocation whose pages
- * fault in as they are first written (a fresh 1 MiB buffer a batch cost the compiling thread
- * about a third of a millisecond, most of it page faults).
+ * writes and hashes, then frees. Allocated once: a fresh buffer a batch cost the compiling thread
+ * more in page faults than the copy itself (docs/performance.md, stop 71).
  */
 export const BATCHES = 32;
 export const BATCH_BYTES = 256 * 1024;
@@ -55,9 +54,9 @@ const STALL_MS = 120_000;
 /**
  * A thread that writes and hashes the files a compile produces, so the compiling thread (which
  * is synchronous, and during a republish mostly copies lines) spends none of its time in sha256
- * or in write(2): on a 1 % republish at 100,000 items those were about a sixth of its CPU, while
- * the other core waited (docs/performance.md). One per thread that compiles, started on first
- * use and kept (unref'd): files of any number of compiles go through it, each answered in turn.
+ * or in write(2) while the other core waits (the profile is in docs/performance.md, stop 71). One
+ * per thread that compiles, started on first use and kept (unref'd): files of any number of
+ * compiles go through it, each answered in turn.
  */
 export class FileWriterThread {
   private nextFile = 1;
