@@ -116,6 +116,12 @@ export interface CompileToDirectoryOptions extends CompileOptions {
    * compileStartingAgain). Default true.
    */
   startAgain?: boolean;
+  /**
+   * Write and hash the files on the file writing thread (file-writer.ts), off the compiling
+   * thread: for a large graph's compile, as the reading thread is. Default false: for a small
+   * node, starting the thread costs more than it saves.
+   */
+  writingThread?: boolean;
 }
 
 let sequence = 0;
@@ -132,11 +138,12 @@ export async function compileToDirectory(
   options: CompileToDirectoryOptions,
 ): Promise<CompileResult> {
   const target = resolve(outDir);
-  const { previousDir, wrapSink, startAgain, ...compileOptions } = options;
+  const { previousDir, wrapSink, startAgain, writingThread, ...compileOptions } = options;
   if (compileOptions.previous === undefined && previousDir !== undefined)
     compileOptions.previous = await readPreviousNode(previousDir);
-  if (startAgain === false) return compileInto(reader, site, target, compileOptions, wrapSink);
-  return compileStartingAgain(compileOptions, (opts) => compileInto(reader, site, target, opts, wrapSink));
+  const sink = { wrapSink, writingThread: writingThread === true };
+  if (startAgain === false) return compileInto(reader, site, target, compileOptions, sink);
+  return compileStartingAgain(compileOptions, (opts) => compileInto(reader, site, target, opts, sink));
 }
 
 /**
@@ -179,9 +186,9 @@ async function compileInto(
   site: WebsiteInfo,
   target: string,
   compileOptions: CompileOptions,
-  wrapSink: CompileToDirectoryOptions['wrapSink'],
+  { wrapSink, writingThread }: { wrapSink: CompileToDirectoryOptions['wrapSink']; writingThread: boolean },
 ): Promise<CompileResult> {
-  const writer = await sharedFileWriter();
+  const writer = writingThread ? await sharedFileWriter() : undefined;
   mkdirSync(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${++sequence}`);
   rmSync(temp, { recursive: true, force: true });

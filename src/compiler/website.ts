@@ -74,11 +74,11 @@ async function compileGraph(
   try {
     const { readingThread, ...compileOptions } = options;
     if (readingThread ?? isLargeGraph(db)) {
-      // A reading thread reads the graph once: compiling again takes a new one.
+      // A reading thread reads the graph once: compiling again takes a new one. The files are written on a thread too.
       const compileThreaded = async (opts: CompileToDirectoryOptions) => {
         const reader = await ThreadedGraphReader.open(graphFile);
         try {
-          return await compileToDirectory(reader, site, outDir, { ...opts, startAgain: false });
+          return await compileToDirectory(reader, site, outDir, { ...opts, startAgain: false, writingThread: true });
         } finally {
           await reader.close();
         }

@@ -1,11 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDirectorySink } from '../../src/compiler/directory.js';
+import { compileToDirectory, createDirectorySink } from '../../src/compiler/directory.js';
 import { sharedFileWriter } from '../../src/compiler/file-writer.js';
+import { loadFixture } from '../../src/compiler/fixture.js';
+import { listFixtures } from '../../src/compiler/golden.js';
 import { TrackedFile } from '../../src/compiler/sink.js';
+import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
+import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
+import { GRAPH_DB_OPTIONS } from '../../src/platform/storage/graph-db.js';
+import { openDatabase } from '../../src/platform/storage/sqlite.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -21,6 +28,42 @@ function tempDir(): string {
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('the file writing thread (src/compiler/file-writer.ts)', () => {
+  it('compiles every fixture into the same files, with the same checksums, as the compiling thread writing them', async () => {
+    const fixtures = listFixtures(join(PROJECT_ROOT, 'fixtures'));
+    expect(fixtures.length).toBeGreaterThan(2);
+    for (const name of fixtures) {
+      const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', name));
+      const dir = tempDir();
+      const file = join(dir, 'graph.sqlite');
+      buildGraphFromItems(fixture.items, fixture.site, {
+        file,
+        receivedAt: new Date(fixture.buildTime).toISOString(),
+        editorial: fixture.editorial,
+      }).close();
+      const db = openDatabase(file, GRAPH_DB_OPTIONS);
+      try {
+        const compile = (out: string, writingThread: boolean) =>
+          compileToDirectory(new SqliteGraphReader(db), fixture.site, join(dir, out), {
+            ...fixture.presentation,
+            buildTime: fixture.buildTime,
+            writingThread,
+          });
+        const inThread = await compile('in-thread', false);
+        const onThread = await compile('on-thread', true);
+        expect(onThread.files, name).toEqual(inThread.files);
+        const names = readdirSync(join(dir, 'in-thread')).sort();
+        expect(readdirSync(join(dir, 'on-thread')).sort(), name).toEqual(names);
+        for (const path of names)
+          expect(
+            readFileSync(join(dir, 'on-thread', path)).equals(readFileSync(join(dir, 'in-thread', path))),
+            `${name} ${path}`,
+          ).toBe(true);
+      } finally {
+        db.close();
+      }
+    }
+  });
+
   it('writes every byte in order and hashes them as node:crypto does, across batches and open files', async () => {
     const dir = tempDir();
     const writer = await sharedFileWriter();
