@@ -88,4 +88,5 @@ function failureOf(error: unknown): WriterFailure {
       return;
   }
 });
-answer({ file: -1, ready: true });
+// Not an answer: it is not counted, so no ask can take the count's rise for its own answer.
+port.postMessage({ file: -1, ready: true } satisfies WriterAnswer);

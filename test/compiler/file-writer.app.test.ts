@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileToDirectory, createDirectorySink } from '../../src/compiler/directory.js';
-import { sharedFileWriter } from '../../src/compiler/file-writer.js';
+import { FileWriterThread, FLOW, sharedFileWriter } from '../../src/compiler/file-writer.js';
 import { loadFixture } from '../../src/compiler/fixture.js';
 import { listFixtures } from '../../src/compiler/golden.js';
 import { TrackedFile } from '../../src/compiler/sink.js';
@@ -141,6 +141,20 @@ describe('the file writing thread (src/compiler/file-writer.ts)', () => {
     } finally {
       closeSync(fd);
     }
+  });
+
+  it("counts only answers to asks: the thread's ready message, read while it starts, is not one (an ask would take its count for its own answer)", async () => {
+    const thread = await FileWriterThread.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const flow = Reflect.get(thread, 'flow') as Int32Array;
+    expect(Atomics.load(flow, FLOW.answers)).toBe(0);
+    const dir = tempDir();
+    const fd = openSync(join(dir, 'first'), 'wx');
+    const file = thread.open(fd);
+    file.write(Buffer.from('first ask\n'));
+    expect(file.digest()).toBe(sha256(Buffer.from('first ask\n')));
+    expect(Atomics.load(flow, FLOW.answers)).toBe(1);
+    closeSync(fd);
   });
 
   it('a dropped file gets no more bytes, and the thread goes on with the next', async () => {
