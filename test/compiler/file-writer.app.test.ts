@@ -8,10 +8,10 @@ import { FileWriterThread, FLOW, sharedFileWriter } from '../../src/compiler/fil
 import { loadFixture } from '../../src/compiler/fixture.js';
 import { listFixtures } from '../../src/compiler/golden.js';
 import { TrackedFile } from '../../src/compiler/sink.js';
-import { buildGraphFromItems } from '../../src/ingest/graph/build-from-items.js';
 import { SqliteGraphReader } from '../../src/ingest/graph/reader.js';
 import { GRAPH_DB_OPTIONS } from '../../src/platform/storage/graph-db.js';
 import { openDatabase } from '../../src/platform/storage/sqlite.js';
+import { writeFixtureGraph } from '../helpers/fixture-graph.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const dirs: string[] = [];
@@ -35,11 +35,7 @@ describe('the file writing thread (src/compiler/file-writer.ts)', () => {
       const fixture = loadFixture(join(PROJECT_ROOT, 'fixtures', name));
       const dir = tempDir();
       const file = join(dir, 'graph.sqlite');
-      buildGraphFromItems(fixture.items, fixture.site, {
-        file,
-        receivedAt: new Date(fixture.buildTime).toISOString(),
-        editorial: fixture.editorial,
-      }).close();
+      writeFixtureGraph(fixture, file);
       const db = openDatabase(file, GRAPH_DB_OPTIONS);
       try {
         const compile = (out: string, writingThread: boolean) =>

@@ -6,12 +6,12 @@ import { compileNode } from '../../../src/compiler/compile-node.js';
 import { loadFixture } from '../../../src/compiler/fixture.js';
 import { listFixtures } from '../../../src/compiler/golden.js';
 import type { NodeSink } from '../../../src/compiler/sink.js';
-import { buildGraphFromItems } from '../../../src/ingest/graph/build-from-items.js';
 import { SqliteGraphReader } from '../../../src/ingest/graph/reader.js';
 import { SIGNAL, ThreadedGraphReader, type ThreadedReaderOptions } from '../../../src/ingest/graph/reader-thread.js';
 import type { GraphReader } from '../../../src/ingest/graph/types.js';
 import { GRAPH_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
 import { openDatabase } from '../../../src/platform/storage/sqlite.js';
+import { writeFixtureGraph } from '../../helpers/fixture-graph.js';
 import { PROJECT_ROOT } from '../../helpers/paths.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'fixtures');
@@ -28,11 +28,7 @@ function fixtureGraph(name: string) {
   const dir = mkdtempSync(join(tmpdir(), 'nodectl-reader-thread-'));
   dirs.push(dir);
   const file = join(dir, 'graph.sqlite');
-  buildGraphFromItems(fixture.items, fixture.site, {
-    file,
-    receivedAt: new Date(fixture.buildTime).toISOString(),
-    editorial: fixture.editorial,
-  }).close();
+  writeFixtureGraph(fixture, file);
   return { fixture, file };
 }
 
