@@ -16,12 +16,7 @@ import { createPrettyLogStream, prettyLogsWanted } from '../platform/log/index.j
 import { buildApp } from './app.js';
 import { createServices } from './create-services.js';
 import { keepRunningOnStorageFaults } from './storage-fault-guard.js';
-import {
-  endIdleIngestThreads,
-  sharedExtractionPool,
-  sharedGraphWriter,
-  WRITER_CACHE_FLOOR_KIB,
-} from '../ingest/graph/index.js';
+import { endIdleIngestThreads, sharedExtractionPool, sharedGraphWriter } from '../ingest/graph/index.js';
 import { GRAPH_JOB_KINDS } from '../ingest/ownership/index.js';
 import { createGraphOwnership } from './graph-ownership.js';
 
@@ -185,9 +180,6 @@ export async function startDaemon(config: ResolvedConfig): Promise<RunningDaemon
         'idle ingest threads ended before a publish, to give the compile their memory',
       );
     }
-    // A large writer's arena goes to a new thread (stop 60's choice); with the memory given back above,
-    // kept until a million-page run shows it no longer matters (docs/performance.md, stop 70).
-    return ended.graphWriterCacheKib > WRITER_CACHE_FLOOR_KIB;
   });
   warmStart(app, config.settings.extractionWarmUpPages);
   const url = publicBaseUrl(config.settings, port);

@@ -256,7 +256,6 @@ describe('daemon lifecycle', () => {
         expect.objectContaining({
           extractionWorkers: warmed.workers,
           graphWriter: true,
-          graphWriterCacheKib: 0,
           rssMb: { before: expect.any(Number), after: expect.any(Number) },
         }),
       ]);

@@ -1,10 +1,8 @@
-import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { WebsiteInfo } from '../../control/records/index.js';
 import { workerModuleUrl } from '../../platform/threads/index.js';
 import type { PendingExtraction } from './extract-worker.js';
 import type { ProcessRawItemsResult } from './run-result.js';
-import { writerCacheKib } from './statements.js';
 import type { WriteTurn } from './write-turn.js';
 
 /** One batch for the writer thread to write into the graph file `file` (processRawItemsConcurrently). */
@@ -60,8 +58,6 @@ export interface GraphWriter {
   readonly running: boolean;
   /** Ends the thread if it has no write to answer (resolves true then); the next write starts it again. For a publish about to compile. */
   endIdle(): Promise<boolean>;
-  /** The page cache the thread may hold now, in KiB (writerCacheKib of the largest graph file it wrote to); 0 with no thread. */
-  cacheKib(): number;
   /** Ends the thread; writes not yet answered reject with GraphWriterStopped. */
   close(): Promise<void>;
 }
@@ -79,14 +75,11 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
   const url = options.workerUrl ?? writeWorkerUrl();
   const pending = new Map<number, Pending>();
   let worker: Worker | undefined;
-  /** The graph files the running thread has written to. */
-  const files = new Set<string>();
   let nextId = 1;
 
   const stop = (gone: Worker, reason: string) => {
     if (worker !== gone) return;
     worker = undefined;
-    files.clear();
     for (const p of pending.values()) p.reject(new GraphWriterStopped(reason));
     pending.clear();
   };
@@ -111,7 +104,6 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
 
   const post = (request: GraphWrite): Promise<ProcessRawItemsResult> => {
     worker ??= start();
-    files.add(request.file);
     const id = nextId++;
     // Referenced while it has requests to answer, so a process waiting only for them does not exit.
     worker.ref();
@@ -134,12 +126,6 @@ export function createGraphWriter(options: { workerUrl?: URL } = {}): GraphWrite
       stop(idle, 'it was idle');
       await idle.terminate();
       return true;
-    },
-    cacheKib() {
-      let largest = -1;
-      // A file gone meanwhile counts as empty.
-      for (const file of files) largest = Math.max(largest, statSync(file, { throwIfNoEntry: false })?.size ?? 0);
-      return largest < 0 ? 0 : writerCacheKib(largest);
     },
     async close() {
       const closing = worker;

@@ -5,8 +5,6 @@ import { sharedGraphWriterIfMade } from './graph-writer.js';
 export interface EndedIngestThreads {
   extractionWorkers: number;
   graphWriter: boolean;
-  /** The page cache the ended writer thread could hold, in KiB (0 when none ended). */
-  graphWriterCacheKib: number;
 }
 
 /**
@@ -15,15 +13,11 @@ export interface EndedIngestThreads {
  * they idle, so the daemon ends them before a publish compiles (docs/graph.md "A warm start");
  * the next batch starts them again.
  *
- * The writer ends last: glibc keeps what an ended thread freed in its arena, and gives that arena
- * to the next thread that starts, so the thread started next (the publish's) reuses the memory of
- * the writer's page cache rather than adding its own (docs/performance.md, "The publish in the ended
- * writer's memory").
+ * The daemon then gives what they freed back to the system (releaseFreedMemory): glibc keeps an
+ * ended thread's freed memory resident otherwise (docs/performance.md, "Freed memory given back").
  */
 export async function endIdleIngestThreads(): Promise<EndedIngestThreads> {
   const extractionWorkers = (await sharedExtractionPoolIfMade()?.endIdle()) ?? 0;
-  const writer = sharedGraphWriterIfMade();
-  const cacheKib = writer?.cacheKib() ?? 0;
-  const graphWriter = (await writer?.endIdle()) ?? false;
-  return { extractionWorkers, graphWriter, graphWriterCacheKib: graphWriter ? cacheKib : 0 };
+  const graphWriter = (await sharedGraphWriterIfMade()?.endIdle()) ?? false;
+  return { extractionWorkers, graphWriter };
 }

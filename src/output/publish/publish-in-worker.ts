@@ -64,12 +64,11 @@ export async function runPublishInWorker(options: PublishInWorkerOptions): Promi
       ...(lock ? { lockHolder: lock.holder } : {}),
       ...(onProgress ? { reportProgress: true } : {}),
     };
-    let ownThread = false;
     if (makeRoom) {
-      ownThread = await makeRoom();
+      await makeRoom();
       signal?.throwIfAborted(); // stopped meanwhile: an aborted signal would never call the listener below
     }
-    const worker = (started = startWorker(input, ownThread));
+    const worker = (started = startWorker(input));
     return await new Promise<PublishResult>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
@@ -145,44 +144,29 @@ function afterExit(worker: Worker | undefined, then: () => void): void {
 /** A worker started ahead of the next publish, its modules loaded (publish-worker.ts): its first message is its input. */
 let spare: Worker | undefined;
 let keepSpare = false;
-/** Awaited before each publish's thread starts (makeRoomBeforeEachPublish): true asks for a thread of its own. */
-let makeRoom: (() => Promise<boolean>) | undefined;
+/** Awaited before each publish's thread starts (makeRoomBeforeEachPublish). */
+let makeRoom: (() => Promise<void>) | undefined;
 
 /**
  * Awaits `work` before each publish's thread starts. The daemon ends its idle ingest threads there,
- * so that the compile has their memory (docs/publishing.md, HTTP). When `work` resolves true (it
- * ended a thread that left much freed memory with the allocator), the publish starts in a new
- * thread rather than the spare: glibc gives a new thread the arena of the thread that ended last,
- * so the compile reuses that memory where the spare, started earlier, has an arena of its own. A
- * failure of `work` is ignored: the publish goes on with less room.
+ * so that the compile has their memory (docs/publishing.md, HTTP). A failure of `work` is ignored:
+ * the publish goes on with less room.
  */
-export function makeRoomBeforeEachPublish(work: (() => Promise<boolean | void>) | undefined): void {
+export function makeRoomBeforeEachPublish(work: (() => Promise<void>) | undefined): void {
   makeRoom =
     work &&
     (() =>
       work().then(
-        (own) => own === true,
-        () => false,
+        () => undefined,
+        () => undefined,
       ));
 }
 
-/**
- * The spare worker with `input` sent to it, else a new worker given `input` as its workerData. With
- * `ownThread`, always a new worker: the spare ends once the new thread runs, so that the new thread,
- * not a later one, takes the arena freed last.
- */
-function startWorker(input: PublishWorkerInput, ownThread: boolean): Worker {
+/** The spare worker with `input` sent to it, else a new worker given `input` as its workerData. */
+function startWorker(input: PublishWorkerInput): Worker {
   const worker = spare;
   spare = undefined;
-  if (worker === undefined || ownThread) {
-    const started = new Worker(publishWorkerUrl(), { workerData: input });
-    if (worker !== undefined) {
-      const endSpare = () => void worker.terminate();
-      started.once('online', endSpare);
-      started.once('exit', endSpare);
-    }
-    return started;
-  }
+  if (worker === undefined) return new Worker(publishWorkerUrl(), { workerData: input });
   worker.ref();
   worker.postMessage(input);
   return worker;

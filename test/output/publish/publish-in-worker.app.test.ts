@@ -129,26 +129,6 @@ describe('runPublishInWorker (the publish route, and the call the node.republish
     expect((await publish({ force: true, buildTime: '2026-03-02T13:55:00Z' })).alreadyLive).toBe(false);
   }, 60_000);
 
-  it('asked for a thread of its own by the room made (a large writer thread ended), publishes in a new thread and ends the spare unused', async () => {
-    keepSparePublishWorker();
-    try {
-      const spare = sparePublishWorker()!;
-      const spareExit = once(spare, 'exit');
-      const handedInput = vi.spyOn(spare, 'postMessage');
-      makeRoomBeforeEachPublish(async () => true);
-      const made = await publish({ force: true, buildTime: '2026-03-02T13:57:00Z' });
-      expect(made).toMatchObject({ websiteId: site.websiteId, alreadyLive: false });
-      await spareExit;
-      expect(handedInput).not.toHaveBeenCalled();
-      // The next spare starts once the publish's own thread has ended.
-      await vi.waitFor(() => expect(sparePublishWorker()).toBeDefined(), { timeout: 30_000 });
-      expect(sparePublishWorker()).not.toBe(spare);
-    } finally {
-      makeRoomBeforeEachPublish(undefined);
-      await closeSparePublishWorker();
-    }
-  }, 60_000);
-
   it('an aborted signal stops the worker mid-publish: the call rejects, the lock is free and the previous version stays live, whole', async () => {
     const target = createFsTarget({ root: t.services.layout.nodesDir });
     const keys = siteKeys(siteHashOf(site.websiteId));
