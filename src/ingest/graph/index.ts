@@ -37,7 +37,7 @@ export { ThreadedGraphReader } from './reader-thread.js';
 export { refreshGraphTrust } from './refresh-trust.js';
 export { ROWID_RANGE, ftsRowidSql, readSearchDocuments, rebuildSearchDocs, searchRecordOf } from './search-docs.js';
 export { UUID_PATTERN } from './stable-ids.js';
-export { graphStatements, WRITER_CACHE_FLOOR_KIB } from './statements.js';
+export { graphStatements } from './statements.js';
 export type {
   ChunkRow,
   ChunkVectorRow,
