@@ -75,14 +75,15 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
   try {
     const db = connections.get(request.file);
     turns.set(db, request.turn);
-    const extracted =
-      request.extracted instanceof Uint8Array ? readPendingExtraction(request.extracted) : request.extracted;
-    // The inbox rows are read when the batch's turn comes, so batches waiting hold no bodies.
+    // The extraction is read and the inbox rows too when the batch's turn comes: batches waiting
+    // hold their extraction's text only, several times smaller than its objects, and no bodies.
+    const { extracted } = request;
+    const rows = () => (extracted instanceof Uint8Array ? readPendingExtraction(extracted) : extracted);
     const moves = () =>
       request.inboxFile === undefined ? [] : inboxRowsOf(inboxes.get(request.inboxFile), request.batch);
     queueOf(db)
       .write(request.batch.length, () =>
-        writePendingBatch(db, request.site, request.batch, extracted, request.now, moves()),
+        writePendingBatch(db, request.site, request.batch, rows(), request.now, moves()),
       )
       .then(
         (result) => answer({ id: request.id, result }),

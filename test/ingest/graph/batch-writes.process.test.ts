@@ -524,6 +524,30 @@ describe('processRawItemsConcurrently with the graph writer thread (runs the bui
     }
   });
 
+  it("reads a batch's extraction when its write's turn comes: a garbled one fails alone, after the write before it", async () => {
+    const g = graph();
+    const pool = createExtractionPool({ size: 1, workerUrl: extractWorkerUrl() });
+    const writer = createGraphWriter({ workerUrl: writeWorkerUrl() });
+    try {
+      const [first, second] = [pending(g.db, [page(1, 0)]), pending(g.db, [page(2, 0)])];
+      const extracted = await pool.extractPendingText(site, [], g.file, first);
+      const settled: string[] = [];
+      const request = { file: g.file, turn: writeTurnOf(g.db), site, now: RECEIVED };
+      const good = writer.write({ ...request, batch: first, extracted }).then(() => settled.push('first written'));
+      const garbled = writer
+        .write({ ...request, batch: second, extracted: new TextEncoder().encode('{"rows": [') })
+        .catch((error: Error) => settled.push(`second failed: ${error.message}`));
+      await Promise.all([good, garbled]);
+      expect(settled).toEqual(['first written', expect.stringMatching(/^second failed: .*JSON/)]);
+      expect(g.db.prepare(`SELECT item_id, state FROM raw_items ORDER BY item_id`).raw().all()).toEqual([
+        ['1', 'processed'],
+        ['2', 'pending'],
+      ]);
+    } finally {
+      await Promise.all([pool.close(), writer.close()]);
+    }
+  });
+
   it('started and never written to, does not keep the process up (a listener added after unref() refs a worker again)', async () => {
     const graphWriter = new URL('../../../dist/ingest/graph/graph-writer.js', import.meta.url).href;
     // A file, not --eval: a worker inherits the process's flags, and --input-type fails it.
