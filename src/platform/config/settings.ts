@@ -124,7 +124,7 @@ export const SETTINGS = {
   // with its own concurrency, so a slow lane never delays another.
   jobLaneIngestConcurrency: setting({
     schema: positiveInt.max(64),
-    default: 4,
+    default: 8,
     env: 'NODECTL_JOB_LANE_INGEST_CONCURRENCY',
     description:
       'Ingest-lane jobs (content.ingest) the daemon runs at once; batches of one website that wait for the writer at once share a transaction.',

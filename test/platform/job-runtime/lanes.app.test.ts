@@ -225,9 +225,9 @@ describe('job lanes', () => {
 });
 
 describe('lane settings', () => {
-  it('default to ingest 2, publish 1, delivery 4, maintenance 1, embeddings 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
+  it('default to ingest 8, publish 1, delivery 4, maintenance 1, embeddings 1, and each is NODECTL_JOB_LANE_<LANE>_CONCURRENCY', () => {
     expect(laneConcurrency(resolveConfig({ env: {} }).settings)).toEqual({
-      ingest: 4,
+      ingest: 8,
       publish: 1,
       delivery: 4,
       maintenance: 1,
