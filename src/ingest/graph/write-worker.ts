@@ -76,7 +76,7 @@ parentPort?.on('message', (request: GraphWriteRequest) => {
     const db = connections.get(request.file);
     turns.set(db, request.turn);
     // The extraction is read and the inbox rows too when the batch's turn comes: batches waiting
-    // hold their extraction's text only, several times smaller than its objects, and no bodies.
+    // hold their extraction as text, not as objects, and no bodies.
     const { extracted } = request;
     const rows = () => (extracted instanceof Uint8Array ? readPendingExtraction(extracted) : extracted);
     const moves = () =>
