@@ -228,6 +228,14 @@ function batchesOf(rawContentIds: readonly string[], options: ProcessRawItemsOpt
 }
 
 /**
+ * The search documents each connection's write transaction (writeBatch) has left to refresh: its
+ * batches add what they touched, and the transaction refreshes them once, before it commits. Per
+ * batch, a merged transaction of four batches flushed four FTS5 segments and re-indexed a record
+ * its batches share once for each.
+ */
+const searchAtCommit = new WeakMap<Db, SearchTouched>();
+
+/**
  * One batch's write transaction, committed without an fsync (synchronous=NORMAL): everything it
  * writes is derived from raw_items rows it marks processed in the same transaction, so a commit
  * lost to a power cut leaves them pending and the daemon's start-up sweep processes them again.
@@ -240,7 +248,16 @@ export function writeBatch(db: Db, write: () => void): void {
   const synchronous = db.pragma('synchronous', { simple: true }) as number;
   db.pragma('synchronous = NORMAL');
   try {
-    db.transaction(write).immediate();
+    db.transaction(() => {
+      const search = emptySearchTouched();
+      searchAtCommit.set(db, search);
+      try {
+        write();
+      } finally {
+        searchAtCommit.delete(db);
+      }
+      refreshSearchDocs(db, search);
+    }).immediate();
   } finally {
     db.pragma(`synchronous = ${synchronous}`);
   }
@@ -254,8 +271,8 @@ function readPending(db: Db, batch: readonly string[]): RawRow[] {
 }
 
 /**
- * Merges a batch's extracted rows, marks them processed or failed, and refreshes their search
- * documents. First the sources already stored take the site's current trust (it changes with
+ * Merges a batch's extracted rows, marks them processed or failed, and has their search documents
+ * refreshed (by its transaction, writeBatch, when there is one; else at once). First the sources already stored take the site's current trust (it changes with
  * verification), in the same transaction: the run's extraction never waits for a write of its own.
  */
 function commitBatch(
@@ -300,7 +317,9 @@ function commitBatch(
     result.failed++;
     result.failures.push({ rawContentId: row.raw_content_id, url: marked?.url ?? null, ...failure });
   }
-  refreshSearchDocs(db, search);
+  const atCommit = searchAtCommit.get(db);
+  if (atCommit) mergeSearchTouched(atCommit, search);
+  else refreshSearchDocs(db, search);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Db } from '../../platform/storage/index.js';
  * per chunk. A document's FTS5 rowid is its record's own rowid plus a base per kind (the
  * surviving candidate's rowid for a fact), so no table maps records to documents: the record
  * tables answer both ways. The graph writers refresh the documents of what they changed inside
- * the same transaction, set-based, once per batch of items (docs/knowledge.md "Index upkeep").
+ * the same transaction, set-based, once per transaction (docs/knowledge.md "Index upkeep").
  */
 
 export type SearchDocKind = 'entity' | 'fact' | 'chunk';

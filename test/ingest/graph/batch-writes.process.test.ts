@@ -15,8 +15,10 @@ import { createGraphWriter, writeWorkerUrl } from '../../../src/ingest/graph/gra
 import {
   processRawItems,
   processRawItemsConcurrently,
+  writePendingBatch,
   writeQueueOf,
 } from '../../../src/ingest/graph/process-raw-items.js';
+import { extractRows, type RawRow } from '../../../src/ingest/graph/extract-row.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
 import { forgetMovedInboxRows, moveFromInbox, writeInboxItems } from '../../../src/ingest/graph/inbox.js';
 import { INBOX_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
@@ -334,6 +336,36 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
       }
     },
   );
+
+  it('refreshes the search documents of batches merged into one transaction once, at its end: one FTS5 segment, the documents of one batch a transaction', async () => {
+    const [merged, apart] = [graph(), graph()];
+    const items = Array.from({ length: 8 }, (_, i) => page(i, 0));
+    const write = async (db: Db, together: boolean) => {
+      const ids = pending(db, items);
+      const queue = writeQueueOf(db);
+      const run = (batch: string[]) => {
+        const rows = db
+          .prepare(
+            'SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (SELECT value FROM json_each(?)) ORDER BY rowid',
+          )
+          .all(JSON.stringify(batch)) as RawRow[];
+        const extracted = { rows, outcomes: extractRows(rows, site, []) };
+        return queue.write(batch.length, () => writePendingBatch(db, site, batch, extracted, RECEIVED));
+      };
+      const batches = [ids.slice(0, 4), ids.slice(4)];
+      if (together) await Promise.all(batches.map(run));
+      else for (const batch of batches) await run(batch);
+      return queue.stats;
+    };
+    expect(await write(merged.db, true)).toEqual({ writes: 2, transactions: 1 });
+    expect(await write(apart.db, false)).toEqual({ writes: 2, transactions: 2 });
+    // FTS5 flushes its pending terms into a segment at each write statement and at the commit: a refresh per batch made two.
+    const segments = (db: Db) => db.prepare('SELECT count(DISTINCT segid) FROM search_fts_idx').pluck().get();
+    expect(segments(merged.db)).toBe(1);
+    expect(segments(apart.db)).toBe(2);
+    expect(readIndexedDocuments(merged.db).length).toBeGreaterThan(8);
+    expect(tables(merged.db)).toEqual(tables(apart.db));
+  });
 
   it.each([
     ['this thread', false],
