@@ -5,12 +5,12 @@
 // kept under --work; the same `--new` further pages (N .. N+new-1) are left pending in it. Each
 // measurement copies the base and, in a child process of its own, extracts the new pages first
 // (not measured), then writes them with the writer's statements (writePendingBatch, transactions
-// of --txn items) and checkpoints. Load-independent counts come first: WAL frames written and the
+// of --txn items made of batches of --batch, in the writer's transaction: writeBatch) and checkpoints. Load-independent counts come first: WAL frames written and the
 // distinct pages they hold, per B-tree (the WAL's frame headers mapped to tables and indexes by
 // dbstat), rows and index entries added, bytes read and written through syscalls
 // (/proc/self/io); then the child's CPU time. Usage (after `npm run build`):
 //   node bench/graph-growth.mjs [--root <build>] [--sizes 10000,100000] [--new 1000] [--txn 500]
-//     [--work <dir>] [--reps 1]
+//     [--batch <txn>] [--work <dir>] [--reps 1]
 // --root: the tree whose dist/ is measured (default this one); base graphs are built by it and
 // kept per root under --work (default $TMPDIR/nodectl-graph-growth), so runs of one root reuse them.
 import { execFileSync, fork } from 'node:child_process';
@@ -36,6 +36,7 @@ const ROOT = resolvePath(argOf('--root', join(dirname(fileURLToPath(import.meta.
 const SIZES = argOf('--sizes', '10000,100000').split(',').map(Number);
 const NEW = Number(argOf('--new', '1000'));
 const TXN = Number(argOf('--txn', '500'));
+const BATCH = Number(argOf('--batch', String(TXN)));
 const REPS = Number(argOf('--reps', '1'));
 const WORK = resolvePath(argOf('--work', join(tmpdir(), 'nodectl-graph-growth')));
 const DOMAIN = 'scale.example';
@@ -125,17 +126,18 @@ async function measure(file) {
   const { GRAPH_DB_OPTIONS } = await dist('ingest/graph/schema.js');
   const { graphStatements } = await dist('ingest/graph/statements.js');
   const { extractRows } = await dist('ingest/graph/extract-row.js');
-  const { writePendingBatch } = await dist('ingest/graph/process-raw-items.js');
+  const { writeBatch, writePendingBatch } = await dist('ingest/graph/process-raw-items.js');
   const db = openDatabase(file, GRAPH_DB_OPTIONS);
   const pageSize = db.pragma('page_size', { simple: true });
   const s = graphStatements(db);
   const ids = db.prepare(`SELECT raw_content_id FROM raw_items WHERE state = 'pending' ORDER BY rowid`).pluck().all();
   const batches = [];
-  for (let i = 0; i < ids.length; i += TXN) {
-    const batch = ids.slice(i, i + TXN);
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const batch = ids.slice(i, i + BATCH);
     const rows = s.pendingRaw.all(JSON.stringify(batch));
     batches.push({ batch, extracted: { rows, outcomes: extractRows(rows, SITE, []) } });
   }
+  const perTxn = Math.max(1, Math.floor(TXN / BATCH));
   const tables = db
     .prepare(
       `SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'search_fts_%' AND name NOT LIKE 'sqlite_%'`,
@@ -152,8 +154,11 @@ async function measure(file) {
   const io0 = procIo();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (const { batch, extracted } of batches)
-    db.transaction(() => writePendingBatch(db, SITE, batch, extracted, NOW)).immediate();
+  for (let i = 0; i < batches.length; i += perTxn)
+    writeBatch(db, () => {
+      for (const { batch, extracted } of batches.slice(i, i + perTxn))
+        writePendingBatch(db, SITE, batch, extracted, NOW);
+    });
   const writeWallMs = performance.now() - t0;
   const cpu1 = process.cpuUsage(cpu0);
   const io1 = procIo();
@@ -198,6 +203,7 @@ async function measure(file) {
   return {
     pages_new: NEW,
     txn_items: TXN,
+    batch_items: BATCH,
     page_size: pageSize,
     rows_added_per_page: Object.fromEntries(Object.entries(added).map(([t, n]) => [t, perPage(n)])),
     index_entries_added_per_page: +(indexes.reduce((n, i) => n + (added[i.t] ?? 0), 0) / NEW).toFixed(1),
