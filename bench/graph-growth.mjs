@@ -5,10 +5,11 @@
 // kept under --work; the same `--new` further pages (N .. N+new-1) are left pending in it. Each
 // measurement copies the base and, in a child process of its own, extracts the new pages first
 // (not measured), then writes them with the writer's statements (writePendingBatch, transactions
-// of --txn items made of batches of --batch, in the writer's transaction: writeBatch) and checkpoints. Load-independent counts come first: WAL frames written and the
-// distinct pages they hold, per B-tree (the WAL's frame headers mapped to tables and indexes by
-// dbstat), rows and index entries added, bytes read and written through syscalls
-// (/proc/self/io); then the child's CPU time. Usage (after `npm run build`):
+// of --txn items made of batches of --batch items, in the writer's transaction: writeBatch) and
+// checkpoints. Load-independent counts come first: WAL frames written and the distinct pages they
+// hold, per B-tree (the WAL's frame headers mapped to tables and indexes by dbstat), rows and
+// index entries added, bytes read and written through syscalls (/proc/self/io); then the child's
+// CPU time. Usage (after `npm run build`):
 //   node bench/graph-growth.mjs [--root <build>] [--sizes 10000,100000] [--new 1000] [--txn 500]
 //     [--batch <txn>] [--work <dir>] [--reps 1]
 // --root: the tree whose dist/ is measured (default this one); base graphs are built by it and

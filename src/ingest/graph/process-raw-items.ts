@@ -272,8 +272,9 @@ function readPending(db: Db, batch: readonly string[]): RawRow[] {
 
 /**
  * Merges a batch's extracted rows, marks them processed or failed, and has their search documents
- * refreshed (by its transaction, writeBatch, when there is one; else at once). First the sources already stored take the site's current trust (it changes with
- * verification), in the same transaction: the run's extraction never waits for a write of its own.
+ * refreshed (by its transaction, writeBatch, when there is one; else at once). First the sources
+ * already stored take the site's current trust (it changes with verification), in the same
+ * transaction: the run's extraction never waits for a write of its own.
  */
 function commitBatch(
   db: Db,
