@@ -19,6 +19,7 @@ import {
   writeQueueOf,
 } from '../../../src/ingest/graph/process-raw-items.js';
 import { extractRows, type RawRow } from '../../../src/ingest/graph/extract-row.js';
+import { graphStatements } from '../../../src/ingest/graph/statements.js';
 import { writeRawItems } from '../../../src/ingest/graph/raw-items.js';
 import { forgetMovedInboxRows, moveFromInbox, writeInboxItems } from '../../../src/ingest/graph/inbox.js';
 import { INBOX_DB_OPTIONS } from '../../../src/platform/storage/graph-db.js';
@@ -344,11 +345,7 @@ describe('processRawItemsConcurrently (extraction in worker threads; runs the bu
       const ids = pending(db, items);
       const queue = writeQueueOf(db);
       const run = (batch: string[]) => {
-        const rows = db
-          .prepare(
-            'SELECT raw_content_id, item_type, item_id, body, received_at FROM raw_items WHERE raw_content_id IN (SELECT value FROM json_each(?)) ORDER BY rowid',
-          )
-          .all(JSON.stringify(batch)) as RawRow[];
+        const rows = graphStatements(db).pendingRaw.all(JSON.stringify(batch)) as RawRow[];
         const extracted = { rows, outcomes: extractRows(rows, site, []) };
         return queue.write(batch.length, () => writePendingBatch(db, site, batch, extracted, RECEIVED));
       };
