@@ -17,7 +17,9 @@ export type CheckpointResponse = { file: string; log: number; checkpointed: numb
  * itself only past four times the bound (handOff), as SQLite does inside a commit: a checkpoint
  * that ran while the writer wrote leaves the WAL in place (SQLite starts it over only at a write
  * that finds it all copied), and that fallback then copies what is left, and bounds the WAL if
- * the checkpoint thread falls behind or is gone.
+ * the checkpoint thread falls behind or is gone. Past four times the bound nothing more is asked:
+ * a request under way holds the checkpoint lock that the fallback needs, so asking on would let
+ * the WAL grow as long as the two keep meeting.
  */
 export class WalCheckpoints {
   private worker: Worker | undefined;
@@ -28,16 +30,18 @@ export class WalCheckpoints {
   constructor(
     private readonly url: URL = checkpointWorkerUrl(),
     private readonly boundBytes: number = GRAPH_WAL_AUTOCHECKPOINT_BYTES,
+    /** What the WAL file is cut back to when SQLite starts it over, so that its size tells what it holds. */
+    private readonly keptBytes: number = GRAPH_WAL_KEPT_BYTES,
   ) {}
 
   /** Sets a writer connection to leave its checkpoints to this thread, up to four times the bound. */
   handOff(db: Db): void {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     db.pragma(`wal_autocheckpoint = ${Math.ceil((4 * this.boundBytes) / pageSize)}`);
-    db.pragma(`journal_size_limit = ${GRAPH_WAL_KEPT_BYTES}`);
+    db.pragma(`journal_size_limit = ${this.keptBytes}`);
   }
 
-  /** Call after each commit on `file`: asks for a checkpoint once its WAL file has reached the bound. */
+  /** Call after each commit on `file`: asks for a checkpoint once its WAL file has reached the bound, up to four times it. */
   afterCommit(file: string): void {
     if (this.inFlight.has(file)) return;
     let bytes: number;
@@ -46,7 +50,7 @@ export class WalCheckpoints {
     } catch {
       return;
     }
-    if (bytes < this.boundBytes) return;
+    if (bytes < this.boundBytes || bytes >= 4 * this.boundBytes) return;
     this.worker ??= this.start(this.url);
     this.inFlight.add(file);
     this.stats.asked++;
