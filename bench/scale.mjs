@@ -17,9 +17,12 @@
 //    facts of --queries sampled entities, p50/p99; then node files from /nodes (manifest, ai.json,
 //    llms.txt, versions.json, priority-feed.jsonl, schema.jsonld, in turn) idle and while a forced
 //    republish of the same graph runs, p50/p99/max (of the 200 answers; the statuses are counted).
-// Then a growth table: per-item time at the largest size ÷ at the smallest, per stage.
+// Then a growth table: per-item time at the largest size ÷ at the smallest, per stage. With
+// --rounds R every size runs R times, the sizes' order reversed each round so that a machine
+// slowing down or warming up weighs on both; growth is then the ratio of the sizes' medians (a
+// 10,000-page stage lasts seconds, and one run of it swung by a third between runs).
 // Progress goes to stderr (a million pages take a while); the report, JSON, to stdout.
-// Usage: npm run build && node bench/scale.mjs [--sizes 10000,100000] [--queries Q] [--keep]
+// Usage: npm run build && node bench/scale.mjs [--sizes 10000,100000] [--rounds R] [--queries Q] [--keep]
 // BENCH_DAEMON_NODE_ARGS adds node flags to the daemon (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 // --keep leaves each size's data directory in place (its path is in the report). --root DIR runs
 // another build (DIR's bin/nodectl and dist/, as bench/e2e.mjs's --root): a run of a million pages
@@ -49,6 +52,7 @@ const SIZES = argOf('--sizes', '10000,100000')
   .split(',')
   .map((s) => Number(s.replace(/_/g, '')));
 const QUERIES = Number(argOf('--queries', 200));
+const ROUNDS = Number(argOf('--rounds', 1));
 const KEEP = process.argv.includes('--keep');
 const BATCH = 500;
 const CONCURRENCY = 2;
@@ -58,6 +62,7 @@ const IDLE_READS = 300;
 
 if (SIZES.some((n) => !Number.isInteger(n) || n < BATCH))
   throw new Error(`--sizes takes whole numbers of at least ${BATCH}, comma-separated`);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds takes a whole number of at least 1');
 
 const quantile = (xs, q) => {
   if (xs.length === 0) return null;
@@ -75,44 +80,73 @@ function log(message) {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 }
 
+/** Runs one size in a process of its own (so the bench's own peak memory is per size). */
+async function runSizeInChild(n) {
+  const child = fork(
+    fileURLToPath(import.meta.url),
+    ['--one-size', String(n), '--queries', String(QUERIES), '--root', ROOT, ...(KEEP ? ['--keep'] : [])],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  return new Promise((resolve, reject) => {
+    let got;
+    child.on('message', (m) => (got = m));
+    child.on('exit', (code) => (got ? resolve(got) : reject(new Error(`size ${n}: the run exited ${code}`))));
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
 async function main() {
   const started = { at: new Date().toISOString(), load: load() };
+  const ascending = [...SIZES].sort((a, b) => a - b);
   const results = [];
-  for (const n of [...SIZES].sort((a, b) => a - b)) {
-    log(`size ${n}: starting (load ${load()})`);
-    const child = fork(
-      fileURLToPath(import.meta.url),
-      ['--one-size', String(n), '--queries', String(QUERIES), '--root', ROOT, ...(KEEP ? ['--keep'] : [])],
-      {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      },
-    );
-    const result = await new Promise((resolve, reject) => {
-      let got;
-      child.on('message', (m) => (got = m));
-      child.on('exit', (code) => (got ? resolve(got) : reject(new Error(`size ${n}: the run exited ${code}`))));
-    });
-    results.push(result);
-    log(`size ${n}: done (load ${load()})\n${JSON.stringify(result.per_item_ms)}`);
+  for (let r = 1; r <= ROUNDS; r++) {
+    for (const n of r % 2 === 1 ? ascending : [...ascending].reverse()) {
+      log(`size ${n}${ROUNDS > 1 ? `, round ${r} of ${ROUNDS}` : ''}: starting (load ${load()})`);
+      const result = { round: r, ...(await runSizeInChild(n)) };
+      results.push(result);
+      log(`size ${n}: done (load ${load()})\n${JSON.stringify(result.per_item_ms)}`);
+    }
   }
-  const smallest = results[0];
-  const largest = results[results.length - 1];
-  const growth = Object.fromEntries(
-    Object.keys(smallest.per_item_ms).map((stage) => [
-      stage,
-      {
-        [`${smallest.items}_ms_per_item`]: smallest.per_item_ms[stage],
-        [`${largest.items}_ms_per_item`]: largest.per_item_ms[stage],
-        growth: round(largest.per_item_ms[stage] / smallest.per_item_ms[stage]),
-        within_1_3: largest.per_item_ms[stage] / smallest.per_item_ms[stage] <= 1.3,
-      },
+  const stages = Object.keys(results[0].per_item_ms);
+  const runsOf = (n) => results.filter((r) => r.items === n);
+  // Per size and stage, the median of the rounds' per-item times (with one round, that round's).
+  const perItem = new Map(
+    ascending.map((n) => [
+      n,
+      Object.fromEntries(stages.map((st) => [st, round(median(runsOf(n).map((r) => r.per_item_ms[st])), 4)])),
     ]),
   );
+  const [smallest, largest] = [ascending[0], ascending[ascending.length - 1]];
+  const inRound = (n, r, stage) => results.find((x) => x.items === n && x.round === r).per_item_ms[stage];
+  const growth = Object.fromEntries(
+    stages.map((stage) => {
+      const g = perItem.get(largest)[stage] / perItem.get(smallest)[stage];
+      const byRound = Array.from({ length: ROUNDS }, (_, i) =>
+        round(inRound(largest, i + 1, stage) / inRound(smallest, i + 1, stage)),
+      );
+      return [
+        stage,
+        {
+          [`${smallest}_ms_per_item`]: perItem.get(smallest)[stage],
+          [`${largest}_ms_per_item`]: perItem.get(largest)[stage],
+          growth: round(g),
+          within_1_3: g <= 1.3,
+          ...(ROUNDS > 1 ? { growth_by_round: byRound } : {}),
+        },
+      ];
+    }),
+  );
   const table = [
-    `stage            ${results.map((r) => String(r.items).padStart(10)).join('')}   growth (ms per item)`,
+    `stage            ${ascending.map((n) => String(n).padStart(10)).join('')}   growth (ms per item${ROUNDS > 1 ? `, medians of ${ROUNDS} rounds; by round` : ''})`,
     ...Object.entries(growth).map(
       ([stage, g]) =>
-        `${stage.padEnd(17)}${results.map((r) => String(r.per_item_ms[stage]).padStart(10)).join('')}   ${g.growth}×`,
+        `${stage.padEnd(17)}${ascending.map((n) => String(perItem.get(n)[stage]).padStart(10)).join('')}   ${g.growth}×${
+          g.growth_by_round ? `   ${g.growth_by_round.join(', ')}` : ''
+        }`,
     ),
   ].join('\n');
   log(`growth\n${table}`);
@@ -125,6 +159,7 @@ async function main() {
         finished: { at: new Date().toISOString(), load: load() },
         batch: BATCH,
         concurrency: CONCURRENCY,
+        rounds: ROUNDS,
         sizes: results,
         growth,
       },
