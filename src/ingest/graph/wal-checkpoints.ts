@@ -34,10 +34,15 @@ export class WalCheckpoints {
     private readonly keptBytes: number = GRAPH_WAL_KEPT_BYTES,
   ) {}
 
+  /** Where the writer's own checkpoint takes over, and the thread is asked nothing more. */
+  private get fallbackBytes(): number {
+    return 4 * this.boundBytes;
+  }
+
   /** Sets a writer connection to leave its checkpoints to this thread, up to four times the bound. */
   handOff(db: Db): void {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
-    db.pragma(`wal_autocheckpoint = ${Math.ceil((4 * this.boundBytes) / pageSize)}`);
+    db.pragma(`wal_autocheckpoint = ${Math.ceil(this.fallbackBytes / pageSize)}`);
     db.pragma(`journal_size_limit = ${this.keptBytes}`);
   }
 
@@ -50,7 +55,7 @@ export class WalCheckpoints {
     } catch {
       return;
     }
-    if (bytes < this.boundBytes || bytes >= 4 * this.boundBytes) return;
+    if (bytes < this.boundBytes || bytes >= this.fallbackBytes) return;
     this.worker ??= this.start(this.url);
     this.inFlight.add(file);
     this.stats.asked++;
