@@ -9,9 +9,13 @@
 // checkpoints. Load-independent counts come first: WAL frames written and the distinct pages they
 // hold, per B-tree (the WAL's frame headers mapped to tables and indexes by dbstat), rows and
 // index entries added, bytes read and written through syscalls (/proc/self/io); then the child's
-// CPU time. Usage (after `npm run build`):
+// CPU time and minor page faults. The writer's connection is set up as the daemon's writer thread
+// has it in the middle of an ingest: its page cache sized to the file before each transaction
+// (fitWriterCache) and holding the indexes already (each read once before the clock). --cold skips
+// both, as this bench did before stop 78: a 64 MiB cache that starts empty, so reads from the OS
+// weigh more than in the daemon. Usage (after `npm run build`):
 //   node bench/graph-growth.mjs [--root <build>] [--sizes 10000,100000] [--new 1000] [--txn 500]
-//     [--batch <txn>] [--work <dir>] [--reps 1]
+//     [--batch <txn>] [--work <dir>] [--reps 1] [--cold]
 // --root: the tree whose dist/ is measured (default this one); base graphs are built by it and
 // kept per root under --work (default $TMPDIR/nodectl-graph-growth), so runs of one root reuse them.
 import { execFileSync, fork } from 'node:child_process';
@@ -39,6 +43,7 @@ const NEW = Number(argOf('--new', '1000'));
 const TXN = Number(argOf('--txn', '500'));
 const BATCH = Number(argOf('--batch', String(TXN)));
 const REPS = Number(argOf('--reps', '1'));
+const COLD = process.argv.includes('--cold');
 const WORK = resolvePath(argOf('--work', join(tmpdir(), 'nodectl-graph-growth')));
 const DOMAIN = 'scale.example';
 const NOW = '2026-02-01T12:00:00.000Z';
@@ -125,7 +130,7 @@ async function baseGraph(n) {
 async function measure(file) {
   const { openDatabase } = await dist('platform/storage/sqlite.js');
   const { GRAPH_DB_OPTIONS } = await dist('ingest/graph/schema.js');
-  const { graphStatements } = await dist('ingest/graph/statements.js');
+  const { graphStatements, fitWriterCache } = await dist('ingest/graph/statements.js');
   const { extractRows } = await dist('ingest/graph/extract-row.js');
   const { writeBatch, writePendingBatch } = await dist('ingest/graph/process-raw-items.js');
   const db = openDatabase(file, GRAPH_DB_OPTIONS);
@@ -152,16 +157,29 @@ async function measure(file) {
   // The WAL is kept whole until the checkpoint at the end, so every frame written stays countable.
   db.pragma('wal_autocheckpoint = 0');
   db.pragma('synchronous = NORMAL');
+  const fitCache = COLD ? () => {} : () => fitWriterCache(db);
+  if (!COLD) {
+    fitCache();
+    // What a writer thread's cache holds after its first transactions: every index (a partial one
+    // answers only queries inside its WHERE, so its pages come in with the first writes).
+    for (const { t, name, sql } of indexes)
+      if (!/\bWHERE\b/i.test(sql ?? '')) db.prepare(`SELECT COUNT(*) FROM "${t}" INDEXED BY "${name}"`).get();
+  }
+  const faults0 = process.resourceUsage();
   const io0 = procIo();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let i = 0; i < batches.length; i += perTxn)
+  for (let i = 0; i < batches.length; i += perTxn) {
+    fitCache();
     writeBatch(db, () => {
       for (const { batch, extracted } of batches.slice(i, i + perTxn))
         writePendingBatch(db, SITE, batch, extracted, NOW);
     });
+  }
   const writeWallMs = performance.now() - t0;
   const cpu1 = process.cpuUsage(cpu0);
+  const faults1 = process.resourceUsage();
+  const cacheKib = -db.pragma('cache_size', { simple: true });
   const io1 = procIo();
   const rowsAfter = count();
   // Which B-tree each WAL frame wrote (frame header: page number; dbstat reads through the WAL).
@@ -217,6 +235,9 @@ async function measure(file) {
     checkpoint_rchar_kb_per_page: kb(io3.rchar - io2.rchar),
     write_cpu_ms_per_page: +((cpu1.user + cpu1.system) / 1000 / NEW).toFixed(3),
     write_cpu_user_sys_ms: [Math.round(cpu1.user / 1000), Math.round(cpu1.system / 1000)],
+    write_minor_faults_per_page: perPage(faults1.minorPageFault - faults0.minorPageFault),
+    writer_cache_mib: Math.round(cacheKib / 1024),
+    cache: COLD ? 'cold, 64 MiB' : 'fitted and warm',
     checkpoint_cpu_ms_per_page: +((cpu3.user + cpu3.system) / 1000 / NEW).toFixed(3),
     write_wall_ms_per_page: +(writeWallMs / NEW).toFixed(3),
     checkpoint_wall_ms_per_page: +(checkpointWallMs / NEW).toFixed(3),
