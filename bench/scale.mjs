@@ -9,6 +9,7 @@
 //  - stages timed from the first push: push (every batch acknowledged), graph (nothing left in the
 //    inbox nor pending: the content.ingest jobs done), publish (POST /v1/websites/:id/publish
 //    answered), live (the new version's manifest.json read from /nodes); each also per item;
+//  - per stage, the daemon's threads by name: time on a core and waiting for one (threadClock);
 //  - the daemon's peak RSS (VmHWM) after each stage (after_reads: before the republish; its
 //    resident memory while the republish runs is during_republish), the bench process's peak RSS, the graph
 //    database's bytes (file and WAL) and the node's bytes (the manifest's files and itself);
@@ -37,7 +38,7 @@ import { Agent, request } from 'undici';
 import { startBenchDaemon } from './lib/daemon.mjs';
 import { signedBatchSender } from './lib/signed-push.mjs';
 import { seedBenchSite } from './lib/seed-site.mjs';
-import { daemonPeakRssMb, clockTicksPerSecond, settle } from './lib/proc.mjs';
+import { daemonPeakRssMb, clockTicksPerSecond, settle, threadClock } from './lib/proc.mjs';
 import { pendingItemsCounter } from './lib/pending-items.mjs';
 import { SITE_SOURCE_TYPES, sitePage } from './lib/site-pages.mjs';
 import { VOCAB } from './lib/zipf-items.mjs';
@@ -275,6 +276,11 @@ async function runSize(n) {
     // 1. Push.
     log(`  pushing ${n} pages (load ${load()})`);
     loadAt.push_start = load();
+    // Which thread each stage waited for: the daemon's threads sampled each second.
+    const threads = threadClock(pid);
+    const threadsByStage = {};
+    const threadTick = setInterval(() => threads.sample(), 1000).unref();
+    threads.start();
     const t0 = performance.now();
     let next = 0;
     await Promise.all(
@@ -308,6 +314,14 @@ async function runSize(n) {
       await new Promise((r) => setTimeout(r, n >= 100_000 ? 100 : 20));
     }
     const graphMs = performance.now() - t0;
+    threadsByStage.push_and_graph = threads.report(graphMs);
+    threads.start();
+    log(
+      `  threads, push and graph: ${threadsByStage.push_and_graph
+        .slice(0, 4)
+        .map((t) => `${t.name} ${t.busy_pct}% on a core, ${t.runqueue_s} s waiting for one`)
+        .join('; ')}`,
+    );
     rss.after_graph = daemonPeakRssMb(pid);
     const graphBytes = { file: fileBytes(graphFile), wal: fileBytes(`${graphFile}-wal`) };
     log(`  graph built at ${Math.round(graphMs)} ms; publishing (load ${load()})`);
@@ -373,6 +387,8 @@ async function runSize(n) {
     if (manifestRes.statusCode !== 200 || manifest.node_version !== published.versionUlid)
       throw new Error(`the live manifest (${manifestRes.statusCode}) is not the published version`);
     const liveMs = performance.now() - t0;
+    threadsByStage.publish_and_live = threads.report(liveMs - graphMs);
+    clearInterval(threadTick);
     log(`  live at ${Math.round(liveMs)} ms; reads (load ${load()})`);
 
     // Reads at size: knowledge search, entity facts, then node files idle and during a republish.
@@ -486,6 +502,7 @@ async function runSize(n) {
         republish: perItem(republishMs),
         end_to_end: perItem(liveMs),
       },
+      daemon_threads_by_stage: threadsByStage,
       push_batch_ack_ms: { p50: quantile(batchMs, 0.5), p99: quantile(batchMs, 0.99), max: quantile(batchMs, 1) },
       daemon_peak_rss_mb: rss,
       daemon_rss_mb_by_publish_stage: rssByStage,

@@ -1,6 +1,6 @@
 // Reading a benchmark's daemon from /proc (Linux; null elsewhere): CPU time, peak memory, idleness.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 /** The unit of /proc/<pid>/stat's times. */
@@ -55,4 +55,70 @@ export function daemonPeakRssMb(daemonPid, field = 'VmHWM') {
   } catch {
     return null;
   }
+}
+
+/**
+ * The daemon's threads over a stage, by thread name: time on a core and time runnable but waiting
+ * for one (/proc/<pid>/task/<tid>/schedstat, Linux only). A thread that ends takes its figures with
+ * it, so sample() about once a second: each thread counts what it had at its last sample. The main
+ * thread (tid = pid) is named "main"; libuv's threads keep the process's name. start() opens a stage,
+ * report(ms) closes it: per name, threads, on_cpu_s, runqueue_s and busy_pct (on a core, % of the stage).
+ */
+export function threadClock(daemonPid) {
+  const read = () => {
+    const now = new Map();
+    let tids;
+    try {
+      tids = readdirSync(`/proc/${daemonPid}/task`);
+    } catch {
+      return now;
+    }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${daemonPid}/task/${tid}/stat`, 'utf8');
+        const [onCpuNs, waitNs] = readFileSync(`/proc/${daemonPid}/task/${tid}/schedstat`, 'utf8')
+          .split(' ')
+          .map(Number);
+        const name = tid === String(daemonPid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        now.set(tid, { name, onCpuNs, waitNs });
+      } catch {
+        /* ended meanwhile */
+      }
+    }
+    return now;
+  };
+  let before = new Map();
+  let last = new Map();
+  return {
+    sample() {
+      for (const [tid, t] of read()) last.set(tid, t);
+    },
+    start() {
+      this.sample();
+      before = new Map([...last].map(([tid, t]) => [tid, t]));
+      last = new Map(before);
+    },
+    report(stageMs) {
+      this.sample();
+      const byName = new Map();
+      for (const [tid, t] of last) {
+        const b = before.get(tid) ?? { onCpuNs: 0, waitNs: 0 };
+        const g = byName.get(t.name) ?? { name: t.name, threads: 0, onCpuNs: 0, waitNs: 0 };
+        g.threads += 1;
+        g.onCpuNs += t.onCpuNs - b.onCpuNs;
+        g.waitNs += t.waitNs - b.waitNs;
+        byName.set(t.name, g);
+      }
+      return [...byName.values()]
+        .filter((g) => g.onCpuNs + g.waitNs > 0)
+        .sort((a, b) => b.onCpuNs - a.onCpuNs || (a.name < b.name ? -1 : 1))
+        .map((g) => ({
+          name: g.name,
+          threads: g.threads,
+          on_cpu_s: +(g.onCpuNs / 1e9).toFixed(1),
+          runqueue_s: +(g.waitNs / 1e9).toFixed(1),
+          busy_pct: +((g.onCpuNs / 1e6 / stageMs) * 100).toFixed(1),
+        }));
+    },
+  };
 }
