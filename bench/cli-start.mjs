@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { upperMedian } from './lib/stats.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.argv[2] ?? 9);
@@ -60,11 +61,10 @@ for (let round = 0; round < ROUNDS; round++) {
     for (const kind of order) ((samples[name] ??= {})[kind] ??= []).push(await run(ENTRIES[kind]));
 }
 rmSync(out, { recursive: true, force: true });
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const report = { rounds: ROUNDS, load: loadavg()[0], node: process.version, cases: {} };
 for (const [name, kinds] of Object.entries(samples)) {
-  const bundled = median(kinds.bundled);
-  const unbundled = median(kinds.unbundled);
+  const bundled = upperMedian(kinds.bundled);
+  const unbundled = upperMedian(kinds.unbundled);
   report.cases[name] = {
     bundledMs: Math.round(bundled),
     unbundledMs: Math.round(unbundled),

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createUser } from '../dist/control/records/users.js';
 import { openControlDb } from '../dist/platform/storage/control.js';
 import { dataDirLayout } from '../dist/platform/storage/data-dir.js';
+import { upperMedian } from './lib/stats.mjs';
 
 const REPS = process.argv.includes('--reps') ? Number(process.argv[process.argv.indexOf('--reps') + 1]) : 41;
 const BIN = fileURLToPath(new URL('../bin/nodectl', import.meta.url));
@@ -69,7 +70,6 @@ try {
       known.push(await time('ada@example.com'));
       unknown.push(await time(`nobody${i}@example.com`));
     }
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     console.log(
       JSON.stringify(
         {
@@ -78,8 +78,8 @@ try {
             .join(' ')}`,
           node: process.version,
           reps: REPS,
-          median_ms: { known_email: +median(known).toFixed(2), unknown_email: +median(unknown).toFixed(2) },
-          ratio_known_vs_unknown: +(median(known) / median(unknown)).toFixed(2),
+          median_ms: { known_email: +upperMedian(known).toFixed(2), unknown_email: +upperMedian(unknown).toFixed(2) },
+          ratio_known_vs_unknown: +(upperMedian(known) / upperMedian(unknown)).toFixed(2),
         },
         null,
         2,

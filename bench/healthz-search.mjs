@@ -24,6 +24,7 @@ import { dataDirLayout, graphDbPath } from '../dist/platform/storage/data-dir.js
 import { openDatabase } from '../dist/platform/storage/sqlite.js';
 import { startBenchDaemon } from './lib/daemon.mjs';
 import { createItemGenerator, VOCAB } from './lib/zipf-items.mjs';
+import { upperMedian } from './lib/stats.mjs';
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -34,8 +35,6 @@ const CONCURRENCY = Number(arg('--concurrency', 200));
 const ROUNDS = Number(arg('--rounds', 3));
 const BIN = arg('--bin', undefined);
 const IDLE_SAMPLES = 200;
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
@@ -139,12 +138,12 @@ try {
     }
     return {
       healthz_samples: samples.length,
-      healthz_p50_ms: round(median(samples)),
+      healthz_p50_ms: round(upperMedian(samples)),
       healthz_p99_ms: round(quantile(samples, 0.99)),
       healthz_max_ms: round(Math.max(...samples)),
-      ratio_p50_to_idle: round(median(samples) / median(idle), 1),
+      ratio_p50_to_idle: round(upperMedian(samples) / upperMedian(idle), 1),
       search_statuses: statuses,
-      answered_search_p50_ms: searchMs.length ? round(median(searchMs)) : null,
+      answered_search_p50_ms: searchMs.length ? round(upperMedian(searchMs)) : null,
     };
   };
   const oneKey = await underLoad(() => apiKeys[0]);
@@ -156,7 +155,7 @@ try {
         concurrency: CONCURRENCY,
         rounds: ROUNDS,
         bin: BIN ?? 'this build',
-        idle: { healthz_p50_ms: round(median(idle)), healthz_p99_ms: round(quantile(idle, 0.99)) },
+        idle: { healthz_p50_ms: round(upperMedian(idle)), healthz_p99_ms: round(quantile(idle, 0.99)) },
         one_api_key: oneKey,
         an_api_key_each: keyEach,
       },

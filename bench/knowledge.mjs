@@ -34,6 +34,7 @@ import { emptySearchTouched, refreshSearchDocs, ROWID_RANGE } from '../dist/inge
 import { searchKnowledge } from '../dist/output/knowledge/search.js';
 import { openDatabase } from '../dist/platform/storage/sqlite.js';
 import { createItemGenerator, VOCAB } from './lib/zipf-items.mjs';
+import { upperMedian } from './lib/stats.mjs';
 
 const flag = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -62,7 +63,6 @@ const item = (i) => gen.item(i);
 const random = () => gen.random();
 
 const fastest = (xs) => Math.min(...xs);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
@@ -119,16 +119,16 @@ async function measureBuildCost(count) {
       rmSync(file, { force: true });
     }
   }
-  const summary = (name, key, of = median) => round(of(runs[name].map((r) => r[key])), 0);
-  const paired = (key) => round(median(runs.with_index.map((r, i) => r[key] / runs.without_index[i][key])) - 1, 3);
+  const summary = (name, key, of = upperMedian) => round(of(runs[name].map((r) => r[key])), 0);
+  const paired = (key) => round(upperMedian(runs.with_index.map((r, i) => r[key] / runs.without_index[i][key])) - 1, 3);
   const share = (key, of) => round(summary('with_index', key, of) / summary('without_index', key, of) - 1, 3);
   return {
     items: count,
     rounds: ROUNDS,
     wall_ms: { without_index: summary('without_index', 'wall'), with_index: summary('with_index', 'wall') },
     cpu_ms: { without_index: summary('without_index', 'cpu'), with_index: summary('with_index', 'cpu') },
-    added_share_wall: share('wall', median),
-    added_share_cpu: share('cpu', median),
+    added_share_wall: share('wall', upperMedian),
+    added_share_cpu: share('cpu', upperMedian),
     // Load on a shared machine only ever adds time: the fastest round of each build is the
     // estimate least disturbed by it.
     added_share_wall_fastest: share('wall', fastest),
@@ -247,11 +247,11 @@ try {
     all.fts.push(...fts);
     all.like.push(...scan);
     results[name] = {
-      fts_p50_ms: round(median(fts)),
+      fts_p50_ms: round(upperMedian(fts)),
       fts_p99_ms: round(quantile(fts, 0.99)),
-      like_p50_ms: round(median(scan)),
+      like_p50_ms: round(upperMedian(scan)),
       like_p99_ms: round(quantile(scan, 0.99)),
-      median_hits: median(hits),
+      median_hits: upperMedian(hits),
     };
   }
   db.close();
@@ -276,9 +276,9 @@ try {
         },
         search: {
           all: {
-            fts_p50_ms: round(median(all.fts)),
+            fts_p50_ms: round(upperMedian(all.fts)),
             fts_p99_ms: round(quantile(all.fts, 0.99)),
-            like_p50_ms: round(median(all.like)),
+            like_p50_ms: round(upperMedian(all.like)),
             like_p99_ms: round(quantile(all.like, 0.99)),
           },
           ...results,

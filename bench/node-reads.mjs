@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { upperMedian } from './lib/stats.mjs';
 
 const arg = (name) => {
   const at = process.argv.indexOf(name);
@@ -103,9 +104,8 @@ if (BASELINE) builds.baseline = await load(resolve(BASELINE));
 const runs = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
 for (let round = 0; round < (BASELINE ? 3 : 1); round++)
   for (const [name, m] of Object.entries(builds)) runs[name].push(await measure(m));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const summary = Object.fromEntries(
-  Object.entries(runs).map(([name, list]) => [name, { rps_median: median(list.map((r) => r.rps)), runs: list }]),
+  Object.entries(runs).map(([name, list]) => [name, { rps_median: upperMedian(list.map((r) => r.rps)), runs: list }]),
 );
 if (BASELINE)
   summary.rps_change = Math.round((summary.current.rps_median / summary.baseline.rps_median - 1) * 1000) / 1000;

@@ -22,11 +22,11 @@ import { createUser } from '../dist/control/records/users.js';
 import { createWebsite } from '../dist/control/records/websites.js';
 import { loadWebsiteInfo } from '../dist/control/records/load-website.js';
 import { createItemGenerator } from './lib/zipf-items.mjs';
+import { upperMedian } from './lib/stats.mjs';
 
 const at = process.argv.indexOf('--items');
 const N = at > 0 ? Number(process.argv[at + 1]) : 10_000;
 const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-preview-'));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   const config = resolveConfig({ flags: { dataDir: join(dir, 'data') }, env: {} });
   const services = createServices(config);
@@ -75,7 +75,7 @@ try {
   }
   await target.close();
   services.close();
-  const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(median(v) * 10) / 10]));
+  const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(upperMedian(v) * 10) / 10]));
   console.log(
     JSON.stringify(
       {

@@ -29,6 +29,7 @@ import { loadWebsiteInfo } from '../dist/control/records/index.js';
 import { dataDirLayout, graphDbPath, openControlDb, openDatabase } from '../dist/platform/storage/index.js';
 import { publishBenchItem } from './lib/publish-items.mjs';
 import { seedControlRows } from './lib/seed-site.mjs';
+import { upperMedian } from './lib/stats.mjs';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -144,7 +145,6 @@ try {
   db.close();
   rmSync(work, { recursive: true, force: true });
 }
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 console.log(
   JSON.stringify(
     {
@@ -154,10 +154,10 @@ console.log(
       node: process.version,
       cores: cpus().length,
       cpu: cpus()[0]?.model,
-      median_first_s: Number(median(rows.map((r) => r.first.seconds)).toFixed(3)),
-      median_one_percent_s: Number(median(rows.map((r) => r.onePercent.seconds)).toFixed(3)),
-      median_ratio: Number(median(rows.map((r) => r.ratio)).toFixed(3)),
-      median_unchanged_s: Number(median(rows.map((r) => r.unchanged.seconds)).toFixed(3)),
+      median_first_s: Number(upperMedian(rows.map((r) => r.first.seconds)).toFixed(3)),
+      median_one_percent_s: Number(upperMedian(rows.map((r) => r.onePercent.seconds)).toFixed(3)),
+      median_ratio: Number(upperMedian(rows.map((r) => r.ratio)).toFixed(3)),
+      median_unchanged_s: Number(upperMedian(rows.map((r) => r.unchanged.seconds)).toFixed(3)),
       rounds_detail: rows,
     },
     null,

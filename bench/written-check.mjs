@@ -28,6 +28,7 @@ import { createUser } from '../dist/control/records/users.js';
 import { createWebsite } from '../dist/control/records/websites.js';
 import { loadWebsiteInfo } from '../dist/control/records/load-website.js';
 import { kettlePage } from './lib/kettle-pages.mjs';
+import { upperMedian } from './lib/stats.mjs';
 
 const flag = (name, fallback) =>
   process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
@@ -37,7 +38,6 @@ const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 const DOMAIN = 'shop.example';
 const BUILD_TIME = '2026-03-01T00:00:00Z';
 const dir = mkdtempSync(join(tmpdir(), 'nodectl-bench-written-check-'));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => Math.round(x);
 
 /** bench/e2e.mjs's page, with a checksum of its own. */
@@ -141,7 +141,7 @@ try {
 
 function report(runs, cpu, reportMs) {
   const fastest = (k) => Math.min(...runs[k]);
-  const paired = (k) => median(runs[k].map((x, i) => x - runs.compile[i]));
+  const paired = (k) => upperMedian(runs[k].map((x, i) => x - runs.compile[i]));
   console.log(
     JSON.stringify(
       {
@@ -152,15 +152,18 @@ function report(runs, cpu, reportMs) {
         items: N,
         rounds: ROUNDS,
         fastest_ms: Object.fromEntries(Object.keys(runs).map((k) => [k, ms(fastest(k))])),
-        median_ms: Object.fromEntries(Object.keys(runs).map((k) => [k, ms(median(runs[k]))])),
-        median_cpu_ms: Object.fromEntries(Object.keys(cpu).map((k) => [k, ms(median(cpu[k]))])),
+        median_ms: Object.fromEntries(Object.keys(runs).map((k) => [k, ms(upperMedian(runs[k]))])),
+        median_cpu_ms: Object.fromEntries(Object.keys(cpu).map((k) => [k, ms(upperMedian(cpu[k]))])),
         check_added_ms_fastest: {
           in_thread: ms(fastest('in_thread') - fastest('compile')),
           parallel: ms(fastest('parallel') - fastest('compile')),
         },
         check_added_ms_paired: { in_thread: ms(paired('in_thread')), parallel: ms(paired('parallel')) },
         parallel_vs_in_thread: +(fastest('parallel') / fastest('in_thread')).toFixed(3),
-        report_ms_median: { in_thread: ms(median(reportMs.in_thread)), parallel: ms(median(reportMs.parallel)) },
+        report_ms_median: {
+          in_thread: ms(upperMedian(reportMs.in_thread)),
+          parallel: ms(upperMedian(reportMs.parallel)),
+        },
         runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map(ms)])),
       },
       null,
