@@ -94,9 +94,9 @@ export function threadClock(daemonPid) {
       for (const [tid, t] of read()) last.set(tid, t);
     },
     start() {
-      this.sample();
-      before = new Map([...last].map(([tid, t]) => [tid, t]));
-      last = new Map(before);
+      // Only the threads alive now: one that ended in the last stage is not counted in this one.
+      last = read();
+      before = new Map(last);
     },
     report(stageMs) {
       this.sample();
