@@ -59,7 +59,7 @@ export class FactCandidate {
     readonly confidence: number,
     readonly lastSeenAt: string,
     readonly row?: unknown[],
-    readonly stored?: { status: string; rank: number },
+    readonly stored?: { rowid: number; status: string; rank: number },
   ) {}
 
   /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 import { setEditorial, type EditorialPatch } from './editorial.js';
 
 /**
@@ -85,7 +85,10 @@ export function resolveEditorialMatch(db: Db, match: EditorialMatch): string[] {
     { primary_entity_id: string } | undefined;
   if (!item) return [];
   if (match.predicate === undefined) return [item.primary_entity_id];
-  const sql = `SELECT DISTINCT fact_id FROM fact_candidates WHERE subject_entity_id = ? AND predicate = ?${match.language !== undefined ? ' AND language = ?' : ''} ORDER BY fact_id`;
+  // A fact id hashes its subject, predicate and language, and each fact has one active candidate: the
+  // active ones name every fact, through search_facts_by_subject.
+  const sql = `SELECT DISTINCT f.fact_id FROM (SELECT ? AS id) p CROSS JOIN fact_candidates f ON ${sameId('f.subject_entity_id', 'p.id')}
+    WHERE f.status = 'active' AND f.predicate = ?${match.language !== undefined ? ' AND f.language = ?' : ''} ORDER BY f.fact_id`;
   const args =
     match.language !== undefined
       ? [item.primary_entity_id, match.predicate, match.language]

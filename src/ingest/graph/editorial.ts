@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 import type { EditorialState, EditorialStatus } from './types.js';
 import { recomputeFactSurvivor, refreshQaStaleness } from './recompute.js';
 import { refreshSearchDocs } from './search-docs.js';
@@ -80,7 +80,9 @@ export function setEditorial(db: Db, recordId: string, patch: EditorialPatch): E
       else if (patch.pinnedItemKey !== undefined) next.pinned_item_key = patch.pinnedItemKey;
       else {
         const current = db
-          .prepare(`SELECT item_key FROM fact_candidates WHERE fact_id = ? AND status = 'active' LIMIT 1`)
+          .prepare(
+            `SELECT f.item_key FROM (SELECT ? AS id) p CROSS JOIN fact_candidates f ON ${sameId('f.fact_id', 'p.id')} WHERE f.status = 'active' LIMIT 1`,
+          )
           .get(recordId) as { item_key: string } | undefined;
         next.pinned_item_key = current?.item_key ?? null;
       }

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 import type {
   ChunkRow,
   RowsSince,
@@ -133,12 +133,12 @@ export const FACTS_SINCE_SQL = `WITH since (seq, whole, language) AS (SELECT CAS
     UNION SELECT id FROM records_gone WHERE seq > (SELECT seq FROM since) AND kind = 'fact'
     UNION SELECT value FROM json_each((SELECT whole FROM since))
     UNION SELECT record_id FROM editorial WHERE record_id LIKE 'fact\\_%' ESCAPE '\\'
-    UNION SELECT f.fact_id FROM entities e CROSS JOIN fact_candidates f ON f.subject_entity_id = e.id AND f.status = 'active'
+    UNION SELECT f.fact_id FROM entities e CROSS JOIN fact_candidates f ON ${sameId('f.subject_entity_id', 'e.id')} AND f.status = 'active'
       WHERE e.seq > (SELECT seq FROM since)
-    UNION SELECT f.fact_id FROM records_gone g CROSS JOIN fact_candidates f ON f.subject_entity_id = g.id AND f.status = 'active'
+    UNION SELECT f.fact_id FROM records_gone g CROSS JOIN fact_candidates f ON ${sameId('f.subject_entity_id', 'g.id')} AND f.status = 'active'
       WHERE g.seq > (SELECT seq FROM since) AND g.kind = 'entity')
   SELECT CASE WHEN f.fact_id IS NULL THEN json_array(c.fact_id) ELSE ${FACT_VALUES} END
-  FROM changed c LEFT JOIN fact_candidates f ON f.fact_id = c.fact_id AND +f.language = (SELECT language FROM since)
+  FROM changed c LEFT JOIN fact_candidates f ON ${sameId('f.fact_id', 'c.fact_id')} AND +f.language = (SELECT language FROM since)
     LEFT JOIN editorial ed ON ed.record_id = f.fact_id
   ORDER BY c.fact_id, f.rank, f.item_key, f.ordinal`;
 
@@ -293,7 +293,8 @@ export const GRAPH_QUERIES = {
   // facts are found from the editorial rows (CROSS JOIN): the planner otherwise scans every candidate.
   entities: rowQuery(
     `SELECT CASE WHEN ${unchangedSince('e')}
-        AND e.id NOT IN (SELECT f.subject_entity_id FROM editorial h CROSS JOIN fact_candidates f ON f.fact_id = h.record_id WHERE h.hidden = 1)
+        AND e.id NOT IN (SELECT f.subject_entity_id FROM editorial h CROSS JOIN fact_candidates f ON ${sameId('f.fact_id', 'h.record_id')}
+          WHERE h.hidden = 1)
       THEN json_array(e.id, e.source_id, e.source_url, e.provenance_method, e.confidence, e.type, e.name, e.language,
         e.importance, ed.hidden)
       ELSE ${ENTITY_VALUES} END

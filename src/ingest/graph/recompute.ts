@@ -42,6 +42,7 @@ function compareText(a: string, b: string): number {
 }
 
 interface CandidateRankRow {
+  rowid: number;
   fact_id: string;
   item_key: string;
   ordinal: number;
@@ -103,7 +104,7 @@ export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: 
         row.confidence,
         row.last_seen_at,
         undefined,
-        { status: row.status, rank: row.rank },
+        { rowid: row.rowid, status: row.status, rank: row.rank },
       ),
     );
   }
@@ -114,8 +115,7 @@ export function rankFactCandidates(db: Db, factIds: Iterable<string>, incoming: 
       const c = group[rank]!;
       const status = rank === 0 ? 'active' : 'superseded';
       if (c.row) c.place(status, rank);
-      else if (c.stored!.status !== status || c.stored!.rank !== rank)
-        s.setFactRank.run(status, rank, c.factId, c.itemKey, c.ordinal);
+      else if (c.stored!.status !== status || c.stored!.rank !== rank) s.setFactRank.run(status, rank, c.stored!.rowid);
     }
   }
 }

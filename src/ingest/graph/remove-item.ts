@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 import { trustScore, type WebsiteInfo } from '../../control/records/index.js';
 import { deleteItemsRows } from './apply-contribution.js';
 import { emptyTouched, rankFactCandidates, recomputeTouched } from './recompute.js';
@@ -92,7 +92,7 @@ function dropChunkVectors(db: Db, chunkIds: readonly string[]): void {
 /** Editorial rows of records that no longer exist go; shared records lose their originalValue. */
 function eraseEditorial(db: Db, recordIds: Set<string>): void {
   const exists =
-    db.prepare(`SELECT EXISTS (SELECT 1 FROM entities WHERE id = @id) OR EXISTS (SELECT 1 FROM fact_candidates WHERE fact_id = @id)
+    db.prepare(`SELECT EXISTS (SELECT 1 FROM entities WHERE id = @id) OR EXISTS (SELECT 1 FROM fact_candidates f WHERE ${sameId('f.fact_id', '@id')})
     OR EXISTS (SELECT 1 FROM relationships WHERE id = @id) OR EXISTS (SELECT 1 FROM chunks WHERE id = @id) OR EXISTS (SELECT 1 FROM qa WHERE id = @id) AS present`);
   const drop = db.prepare('DELETE FROM editorial WHERE record_id = ?');
   const blank = db.prepare('UPDATE editorial SET original_value = NULL WHERE record_id = ?');

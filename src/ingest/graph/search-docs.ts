@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 
 /**
  * Keeps the knowledge search index (search_fts, graph migrations 0003, 0004 and 0006,
@@ -123,7 +123,7 @@ function statementsOf(db: Db): SearchStatements {
     // Every candidate of a touched fact: the survivor gets its document, one that lost the
     // survival (or was re-ranked) loses its own.
     staleFacts: db.prepare(
-      `INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('fact', 'f')} FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`,
+      `INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('fact', 'f')} FROM json_each(?) t JOIN fact_candidates f ON ${sameId('f.fact_id', 't.value')}`,
     ),
     staleChunks: db.prepare(
       `INSERT OR IGNORE INTO search_stale (rowid) SELECT ${ftsRowidSql('chunk', 'c')} FROM json_each(?) t JOIN chunks c ON c.id = t.value`,

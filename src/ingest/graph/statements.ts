@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { GRAPH_DB_OPTIONS, openDatabase, type Db } from '../../platform/storage/index.js';
+import { GRAPH_DB_OPTIONS, openDatabase, sameId, type Db } from '../../platform/storage/index.js';
 import { PROVENANCE_RANK, type ProvenanceMethod } from '../../platform/contract/index.js';
 import { FAMILY_ROOTS } from '../extract/index.js';
 
@@ -226,8 +226,8 @@ export function graphStatements(db: Db): GraphStatements {
 
     // A join, not IN: IN first copies the thousands of ids of a batch into a temporary index.
     factCandidates:
-      p(`SELECT f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
-      FROM json_each(?) t JOIN fact_candidates f ON f.fact_id = t.value`),
+      p(`SELECT f.rowid, f.fact_id, f.item_key, f.ordinal, f.provenance_rank, f.confidence, f.last_seen_at, f.status, f.rank
+      FROM json_each(?) t JOIN fact_candidates f ON ${sameId('f.fact_id', 't.value')}`),
     // A join, not IN, here too: each id is one lookup in editorial's
     // key, where IN first built a temporary index of them all.
     factPins: p(
@@ -235,18 +235,17 @@ export function graphStatements(db: Db): GraphStatements {
     ),
     // Stamps the row with the transaction's write sequence (migration 0017): its fact's line may change.
     setFactRank: p(
-      `UPDATE fact_candidates SET status = ?, rank = ?, seq = (SELECT seq FROM graph_state WHERE id = 1)
-      WHERE fact_id = ? AND item_key = ? AND ordinal = ?`,
+      `UPDATE fact_candidates SET status = ?, rank = ?, seq = (SELECT seq FROM graph_state WHERE id = 1) WHERE rowid = ?`,
     ),
 
     // Q&A citing the facts (first parameter) or made by the items (second): stale when a cited fact has no survivor, a
     // survivor whose value differs from the one the answer was made from, or is hidden.
     refreshQaStale: p(`WITH keys AS (
-        SELECT q.qa_id AS id, q.item_key FROM json_each(?) t JOIN qa_facts q ON q.fact_id = t.value
+        SELECT q.qa_id AS id, q.item_key FROM json_each(?) t JOIN qa_facts q ON ${sameId('q.fact_id', 't.value')}
         UNION SELECT id, item_key FROM qa WHERE item_key IN (${IDS})),
       checked AS MATERIALIZED (
         SELECT q.id, q.item_key, q.stale AS was, EXISTS (SELECT 1 FROM json_each(q.fact_values) v
-          WHERE NOT EXISTS (SELECT 1 FROM fact_candidates f WHERE f.fact_id = v.key AND f.status = 'active' AND f.value = v.value)
+          WHERE NOT EXISTS (SELECT 1 FROM fact_candidates f WHERE ${sameId('f.fact_id', 'v.key')} AND f.status = 'active' AND f.value = v.value)
             OR EXISTS (SELECT 1 FROM editorial ed WHERE ed.record_id = v.key AND ed.hidden = 1)) AS stale
         FROM keys JOIN qa q ON q.id = keys.id AND q.item_key = keys.item_key)
       UPDATE qa SET stale = checked.stale, seq = (SELECT seq FROM graph_state WHERE id = 1) FROM checked
@@ -316,7 +315,7 @@ export const INSERTS = {
     10,
     ', 0, (SELECT seq FROM graph_state WHERE id = 1)',
   ),
-  qaFacts: insert('INSERT OR IGNORE INTO qa_facts (fact_id, qa_id, item_key)', 3),
+  qaFacts: insert('INSERT INTO qa_facts (fact_id, qa_id, item_key)', 3),
 } as const;
 
 const prepared = new WeakMap<Db, Map<TableInsert, Stmt>>();

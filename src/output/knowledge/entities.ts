@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 
 /**
  * Entity reads over a website's graph database by stable id (docs/contract.md#management-api,
@@ -123,8 +123,9 @@ export function readEntityFacts(db: Db, entityId: string, options: { candidates:
   // The surviving candidates by subject (search_facts_by_subject, graph migration 0006), then each fact's candidates.
   const rows = db
     .prepare(
-      `SELECT f.* FROM fact_candidates s JOIN fact_candidates f ON f.fact_id = s.fact_id
-    WHERE s.subject_entity_id = ? AND s.status = 'active' AND ${NOT_HIDDEN('s.fact_id')} ${options.candidates ? '' : "AND f.status = 'active'"}
+      `SELECT f.* FROM (SELECT ? AS id) p CROSS JOIN fact_candidates active ON ${sameId('active.subject_entity_id', 'p.id')}
+      JOIN fact_candidates f ON ${sameId('f.fact_id', 'active.fact_id')}
+    WHERE active.status = 'active' AND ${NOT_HIDDEN('active.fact_id')} ${options.candidates ? '' : "AND f.status = 'active'"}
     ORDER BY f.fact_id, f.rank, f.item_key, f.ordinal`,
     )
     .all(entityId) as FactSql[];

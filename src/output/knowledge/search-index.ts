@@ -133,7 +133,7 @@ function loadNode(db: Db, node: IndexedNode): void {
     db.prepare(`INSERT OR IGNORE INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 'node')`);
   const fact =
-    db.prepare(`INSERT OR IGNORE INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
+    db.prepare(`INSERT INTO fact_candidates (fact_id, item_key, ordinal, subject, subject_entity_id, predicate, value, language, confidence, provenance_method, provenance_rank,
       unit, currency, display, importance, freshness, valid_from, valid_until, source_id, source_url, last_seen_at, status, rank)
     VALUES (?, 'node', 0, ?, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, ?, ?, 'stable', NULL, NULL, NULL, ?, '', 'active', 0)`);
   const chunk = db.prepare(
@@ -154,7 +154,11 @@ function loadNode(db: Db, node: IndexedNode): void {
         e.source_url ?? null,
         JSON.stringify(e.attributes ?? {}),
       );
+    // fact_candidates has no unique key (graph migration 0022): a fact id given twice keeps its first line.
+    const factIds = new Set<string>();
     for (const f of node.facts) {
+      if (factIds.has(f.id)) continue;
+      factIds.add(f.id);
       fact.run(
         f.id,
         f.subject,

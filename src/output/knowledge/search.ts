@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 import { ftsRowidSql, readSearchDocuments, ROWID_RANGE, searchRecordOf } from '../../ingest/graph/index.js';
 import { queryTerms, type QueryTerm } from './search-query.js';
 
@@ -114,15 +114,16 @@ const PROBE_SQL = 'SELECT 1 FROM search_fts WHERE search_fts MATCH @match LIMIT 
 // SQLite scanned every document and looked each up in editorial (docs/knowledge.md "Export rules").
 const WITHHELD_SQL = `SELECT json_group_array(rowid) FROM (
     SELECT ${ftsRowidSql('entity', 'r')} AS rowid FROM editorial e CROSS JOIN entities r ON r.id = e.record_id WHERE e.hidden = 1
-    UNION SELECT ${ftsRowidSql('fact', 'f')} FROM editorial e CROSS JOIN fact_candidates f ON f.fact_id = e.record_id WHERE e.hidden = 1 AND f.status = 'active'
-    UNION SELECT ${ftsRowidSql('fact', 'f')} FROM editorial e CROSS JOIN fact_candidates f ON f.subject_entity_id = e.record_id WHERE e.hidden = 1 AND f.status = 'active'
+    UNION SELECT ${ftsRowidSql('fact', 'f')} FROM editorial e CROSS JOIN fact_candidates f ON ${sameId('f.fact_id', 'e.record_id')} WHERE e.hidden = 1 AND f.status = 'active'
+    UNION SELECT ${ftsRowidSql('fact', 'f')} FROM editorial e CROSS JOIN fact_candidates f ON ${sameId('f.subject_entity_id', 'e.record_id')}
+      WHERE e.hidden = 1 AND f.status = 'active'
   )`;
 
 const DETAIL_SQL: Record<SearchKind, string> = {
   entity: 'SELECT name AS title, language, source_url AS sourceUrl FROM entities WHERE id = ?',
   fact: `SELECT f.subject || ': ' || replace(f.predicate, '_', ' ') AS title, f.language, f.source_url AS sourceUrl,
       CASE WHEN EXISTS (SELECT 1 FROM entities e WHERE e.id = f.subject_entity_id) THEN f.subject_entity_id END AS entityId
-    FROM fact_candidates f WHERE f.fact_id = ? AND f.status = 'active' LIMIT 1`,
+    FROM (SELECT ? AS id) p CROSS JOIN fact_candidates f ON ${sameId('f.fact_id', 'p.id')} WHERE f.status = 'active' LIMIT 1`,
   chunk: `SELECT c.text AS title, c.language, (SELECT COALESCE(s.canonical_url, s.url) FROM sources s WHERE s.id = c.source_id) AS sourceUrl FROM chunks c WHERE c.id = ?`,
 };
 

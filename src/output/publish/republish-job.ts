@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { AppServices, RepublishRequest } from '../../platform/app/index.js';
 import { defineJob, type JobContext } from '../../platform/job-runtime/index.js';
-import type { Db } from '../../platform/storage/index.js';
+import { sameId, type Db } from '../../platform/storage/index.js';
 import type { Job } from '../../platform/jobs/index.js';
 
 /** Deletes of one website within one minute (UTC minute) make one republish, run at its end. */
@@ -214,15 +214,15 @@ async function waitForRemovals(graph: Db, removed: RepublishPayload['removed'], 
 /** Whether the graph still holds a record id (by its prefix's table). */
 function createRecordLookup(graph: Db): (recordId: string) => boolean {
   const tables: Record<string, string> = {
-    entity: 'entities WHERE id',
-    fact: 'fact_candidates WHERE fact_id',
-    rel: 'relationships WHERE id',
-    chunk: 'chunks WHERE id',
-    qa: 'qa WHERE id',
-    src: 'sources WHERE id',
+    entity: 'entities WHERE id = @id',
+    fact: `fact_candidates WHERE ${sameId('fact_id', '@id')}`,
+    rel: 'relationships WHERE id = @id',
+    chunk: 'chunks WHERE id = @id',
+    qa: 'qa WHERE id = @id',
+    src: 'sources WHERE id = @id',
   };
   const statements = new Map(
-    Object.entries(tables).map(([prefix, from]) => [prefix, graph.prepare(`SELECT 1 FROM ${from} = ? LIMIT 1`)]),
+    Object.entries(tables).map(([prefix, from]) => [prefix, graph.prepare(`SELECT 1 FROM ${from} LIMIT 1`)]),
   );
-  return (recordId) => statements.get(recordId.slice(0, recordId.indexOf('_')))?.get(recordId) !== undefined;
+  return (id) => statements.get(id.slice(0, id.indexOf('_')))?.get({ id }) !== undefined;
 }

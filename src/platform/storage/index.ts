@@ -27,6 +27,7 @@ export {
   raiseWalAutocheckpoint,
 } from './graph-db.js';
 export { KeptConnections } from './kept-connections.js';
+export { hashedKey, sameId } from './hashed-key.js';
 export { GRAPH_MIGRATIONS } from './migrations/graph/index.js';
 export { INBOX_MIGRATIONS } from './migrations/inbox/index.js';
 export { SchemaTooNewError, isBusyError, openDatabase, writeWithoutWaiting } from './sqlite.js';

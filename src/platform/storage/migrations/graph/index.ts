@@ -20,6 +20,7 @@ import { migration as recordsGone } from './0018-records-gone.js';
 import { migration as relationshipAndQaTracking } from './0019-relationship-and-qa-tracking.js';
 import { migration as factSequenceIndex } from './0020-fact-sequence-index.js';
 import { migration as sourceTracking } from './0021-source-tracking.js';
+import { migration as shortFactKeys } from './0022-short-fact-keys.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -54,4 +55,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   relationshipAndQaTracking,
   factSequenceIndex,
   sourceTracking,
+  shortFactKeys,
 ];
