@@ -128,7 +128,7 @@ export const FACTS_SINCE_SQL = `WITH since (seq, whole, language) AS (SELECT CAS
     UNION SELECT source_id FROM records_gone WHERE seq > (SELECT seq FROM since) AND kind = 'fact' AND source_id IS NOT NULL),
   changed (fact_id) AS (
     SELECT fact_id FROM written
-    UNION SELECT f.fact_id FROM changed_sources s CROSS JOIN item_contributions i ON i.source_id = s.source_id
+    UNION SELECT f.fact_id FROM changed_sources s CROSS JOIN item_contributions i ON ${sameId('i.source_id', 's.source_id')}
       CROSS JOIN fact_candidates f ON f.item_key = i.item_key
     UNION SELECT id FROM records_gone WHERE seq > (SELECT seq FROM since) AND kind = 'fact'
     UNION SELECT value FROM json_each((SELECT whole FROM since))

@@ -165,12 +165,13 @@ export function graphStatements(db: Db): GraphStatements {
     upsertSources:
       p(`INSERT INTO sources (id, url, canonical_url, title, content_type, last_seen_at, checksum, language, trust, seq)
       SELECT t.value, i.url, i.canonical_url, i.title, i.content_type, i.last_seen_at, i.checksum, i.language, ?, (SELECT seq FROM graph_state WHERE id = 1)
-      FROM json_each(?) t JOIN item_contributions i ON i.rowid = (SELECT b.rowid FROM item_contributions b WHERE b.source_id = t.value ORDER BY b.last_seen_at DESC, b.item_key LIMIT 1)
+      FROM json_each(?) t JOIN item_contributions i ON i.rowid = (SELECT b.rowid FROM item_contributions b WHERE ${sameId('b.source_id', 't.value')}
+        ORDER BY b.last_seen_at DESC, b.item_key LIMIT 1)
       WHERE true
       ON CONFLICT(id) DO UPDATE SET url = excluded.url, canonical_url = excluded.canonical_url, title = excluded.title, content_type = excluded.content_type,
         last_seen_at = excluded.last_seen_at, checksum = excluded.checksum, language = excluded.language, trust = excluded.trust, seq = excluded.seq`),
     deleteSources: p(
-      `DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE i.source_id = sources.id)`,
+      `DELETE FROM sources WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM item_contributions i WHERE ${sameId('i.source_id', 'sources.id')})`,
     ),
 
     existingEntities: p(`SELECT e.id FROM json_each(?) t JOIN entities e ON e.id = t.value`).pluck(),
@@ -181,12 +182,12 @@ export function graphStatements(db: Db): GraphStatements {
     upsertEntities:
       p(`INSERT INTO entities (id, type, canonical_key, name, language, confidence, provenance_method, source_id, source_url, importance, attributes, item_key, seq)
       SELECT c.entity_id,
-        COALESCE((SELECT s.type FROM entity_contributors s WHERE s.entity_id = c.entity_id AND s.type NOT IN (${FAMILY_ROOTS.map((r) => `'${r}'`).join(', ')})
+        COALESCE((SELECT s.type FROM entity_contributors s WHERE ${sameId('s.entity_id', 'c.entity_id')} AND s.type NOT IN (${FAMILY_ROOTS.map((r) => `'${r}'`).join(', ')})
           ORDER BY s.language_rank, s.provenance_rank, s.confidence DESC, s.importance DESC, s.item_key LIMIT 1), c.type),
         c.canonical_key, c.name, c.language, c.confidence, c.provenance_method, c.source_id, c.source_url,
-        (SELECT MAX(m.importance) FROM entity_contributors m WHERE m.entity_id = c.entity_id), c.attributes, c.item_key,
+        (SELECT MAX(m.importance) FROM entity_contributors m WHERE ${sameId('m.entity_id', 'c.entity_id')}), c.attributes, c.item_key,
         (SELECT seq FROM graph_state WHERE id = 1)
-      FROM json_each(?) t JOIN entity_contributors c ON c.rowid = (SELECT b.rowid FROM entity_contributors b WHERE b.entity_id = t.value
+      FROM json_each(?) t JOIN entity_contributors c ON c.rowid = (SELECT b.rowid FROM entity_contributors b WHERE ${sameId('b.entity_id', 't.value')}
         ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.importance DESC, b.item_key LIMIT 1)
       WHERE true
       ON CONFLICT(id) DO UPDATE SET type = excluded.type, name = excluded.name, language = excluded.language, confidence = excluded.confidence, provenance_method = excluded.provenance_method,
@@ -194,14 +195,14 @@ export function graphStatements(db: Db): GraphStatements {
         seq = excluded.seq
       RETURNING id`).pluck(),
     deleteEntities: p(
-      `DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE c.entity_id = entities.id) RETURNING id`,
+      `DELETE FROM entities WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM entity_contributors c WHERE ${sameId('c.entity_id', 'entities.id')}) RETURNING id`,
     ).pluck(),
 
     // Resolution is computed once per edge (a materialised CTE), then written to both columns. The
     // target's type is the best contributor's too: one target id covers a type family (src/ingest/extract/identity.ts).
     upsertRels: p(`WITH best AS MATERIALIZED (
         SELECT c.*, ${RESOLVED('c')} AS resolved
-        FROM json_each(?) t JOIN relationship_contributors c ON c.rowid = (SELECT b.rowid FROM relationship_contributors b WHERE b.rel_id = t.value
+        FROM json_each(?) t JOIN relationship_contributors c ON c.rowid = (SELECT b.rowid FROM relationship_contributors b WHERE ${sameId('b.rel_id', 't.value')}
           ORDER BY b.language_rank, b.provenance_rank, b.confidence DESC, b.item_key LIMIT 1))
       INSERT INTO relationships (id, type, from_entity_id, to_ref, to_type, to_canonical_key, to_entity_id, resolution_status, language, confidence, provenance_method, source_id, source_url, seq)
       SELECT rel_id, type, from_entity_id, to_ref, to_type, to_canonical_key, CASE WHEN resolved THEN to_ref ELSE NULL END, CASE WHEN resolved THEN 'resolved' ELSE 'dangling' END,
@@ -210,14 +211,16 @@ export function graphStatements(db: Db): GraphStatements {
       ON CONFLICT(id) DO UPDATE SET to_type = excluded.to_type, to_entity_id = excluded.to_entity_id, resolution_status = excluded.resolution_status, language = excluded.language,
         confidence = excluded.confidence, provenance_method = excluded.provenance_method, source_id = excluded.source_id, source_url = excluded.source_url, seq = excluded.seq`),
     deleteRels: p(
-      `DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE c.rel_id = relationships.id)`,
+      `DELETE FROM relationships WHERE id IN (${IDS}) AND NOT EXISTS (SELECT 1 FROM relationship_contributors c WHERE ${sameId('c.rel_id', 'relationships.id')})`,
     ),
     // Run for the entities that appeared or disappeared. Only edges whose resolution changes are written: most were
     // just upserted by this batch, resolved against its entities already (to_entity_id always goes with
     // resolution_status).
     reresolveRels: p(`WITH checked AS MATERIALIZED (
         SELECT r.rowid AS rid, ${RESOLVED('r')} AS resolved, r.resolution_status = 'resolved' AS was
-        FROM relationships r WHERE r.to_ref IN (${IDS}) OR r.from_entity_id IN (${IDS}))
+        FROM relationships r WHERE r.rowid IN (
+          SELECT edge.rowid FROM json_each(?) t JOIN relationships edge ON ${sameId('edge.to_ref', 't.value')}
+          UNION SELECT edge.rowid FROM json_each(?) t JOIN relationships edge ON ${sameId('edge.from_entity_id', 't.value')}))
       UPDATE relationships SET
         to_entity_id = CASE WHEN checked.resolved THEN relationships.to_ref ELSE NULL END,
         resolution_status = CASE WHEN checked.resolved THEN 'resolved' ELSE 'dangling' END,

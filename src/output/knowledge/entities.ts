@@ -188,9 +188,9 @@ function toCandidate(row: FactSql): CandidateView {
 // Exported edges only (export rule 3): resolved, and neither end hidden (the asked entity is
 // checked by the caller). The most important neighbours first, then by id, then relationship id.
 const EDGES_SQL = `SELECT x.rel_id, x.rel_type, x.direction, e.id, e.type, e.name, e.language, e.importance, e.source_url FROM (
-    SELECT r.id AS rel_id, r.type AS rel_type, 'out' AS direction, r.to_entity_id AS other FROM relationships r WHERE r.from_entity_id = @id AND r.resolution_status = 'resolved'
+    SELECT r.id AS rel_id, r.type AS rel_type, 'out' AS direction, r.to_entity_id AS other FROM relationships r WHERE ${sameId('r.from_entity_id', '@id')} AND r.resolution_status = 'resolved'
     UNION ALL
-    SELECT r.id, r.type, 'in', r.from_entity_id FROM relationships r WHERE r.to_ref = @id AND r.resolution_status = 'resolved'
+    SELECT r.id, r.type, 'in', r.from_entity_id FROM relationships r WHERE ${sameId('r.to_ref', '@id')} AND r.resolution_status = 'resolved'
   ) x JOIN entities e ON e.id = x.other
   WHERE x.other != @id AND ${NOT_HIDDEN('x.other')}
   ORDER BY e.importance DESC, e.id, x.rel_id`;

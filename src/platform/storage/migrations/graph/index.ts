@@ -21,6 +21,7 @@ import { migration as relationshipAndQaTracking } from './0019-relationship-and-
 import { migration as factSequenceIndex } from './0020-fact-sequence-index.js';
 import { migration as sourceTracking } from './0021-source-tracking.js';
 import { migration as shortFactKeys } from './0022-short-fact-keys.js';
+import { migration as shortEntityKeys } from './0023-short-entity-keys.js';
 
 /**
  * The schema of graphs/<websiteId>.sqlite, oldest first: one migration per file, `NNNN-name.ts`,
@@ -56,4 +57,5 @@ export const GRAPH_MIGRATIONS: readonly Migration[] = [
   factSequenceIndex,
   sourceTracking,
   shortFactKeys,
+  shortEntityKeys,
 ];
