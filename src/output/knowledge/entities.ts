@@ -120,7 +120,7 @@ export function readExportedEntity(db: Db, entityId: string): EntityView | undef
  * candidates with their provenance (an editor's view of why the survivor won).
  */
 export function readEntityFacts(db: Db, entityId: string, options: { candidates: boolean }): FactView[] {
-  // The surviving candidates by subject (search_facts_by_subject, graph migration 0006), then each fact's candidates.
+  // The surviving candidates by subject (search_facts_by_subject, graph migrations 0006 and 0022), then each fact's candidates.
   const rows = db
     .prepare(
       `SELECT f.* FROM (SELECT ? AS id) p CROSS JOIN fact_candidates active ON ${sameId('active.subject_entity_id', 'p.id')}
