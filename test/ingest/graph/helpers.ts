@@ -115,3 +115,30 @@ export function contentColumns(db: Db, table: string): string {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
   return columns.filter((c) => c !== 'seq').join(', ');
 }
+
+/**
+ * A product page naming a shared brand and author (contributors several items share) and an
+ * FAQ (Q&A citing facts). With `lang` it is in that language, under `/<lang>/`.
+ */
+export function bikePage(i: number, lang?: string) {
+  const name = `${lang === 'de' ? 'Fahrrad' : 'Bike'} ${i}`;
+  const ld = {
+    '@context': 'https://schema.org',
+    '@type': 'Product',
+    name,
+    sku: `SKU-${i}`,
+    brand: { '@type': 'Brand', name: 'Velo' },
+    review: { '@type': 'Review', author: { '@type': 'Person', name: `Author ${i % 3}` } },
+    offers: { '@type': 'Offer', price: `${100 + i}.00`, priceCurrency: 'EUR' },
+  };
+  const html = `<html lang="${lang ?? 'en'}"><head><title>${name}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head>
+    <body><main><h1>${name}</h1><h2>Details</h2><p>${name} rides far and light, with a steel frame and a leather saddle.</p>
+    <h2>FAQ</h2><p>Does ${name} fold? No, it does not fold.</p></main></body></html>`;
+  return {
+    type: 'product',
+    id: `p${i}`,
+    url: lang === undefined ? `https://example.com/p${i}` : `https://example.com/${lang}/p${i}`,
+    html,
+    checksum: 'sha256:' + String(i).padStart(64, '0'),
+  };
+}

@@ -9,7 +9,7 @@ import { removeItem } from '../../../src/ingest/graph/remove-item.js';
 import { GRAPH_MIGRATIONS } from '../../../src/platform/storage/migrations/graph/index.js';
 import { latestVersion, openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { makeTempDir, PROJECT_ROOT } from '../../helpers/paths.js';
-import { contentColumns } from '../../ingest/graph/helpers.js';
+import { bikePage, contentColumns } from '../../ingest/graph/helpers.js';
 
 /** Graph migration 0013 (fewer hashed indexes), from the previous version's fixture with records written into it. */
 const WEBSITE = 'web_01JHKAB5P8S0T4W6X8Z0B2E4G6';
@@ -23,30 +23,6 @@ const site: WebsiteInfo = {
   aliases: ['www.example.com'],
 };
 const NOW = '2025-01-15T10:00:00.000Z';
-
-/** A product page naming a shared brand and author (contributors several items share), in `lang`. */
-function page(i: number, lang: string) {
-  const name = `${lang === 'de' ? 'Fahrrad' : 'Bike'} ${i}`;
-  const ld = {
-    '@context': 'https://schema.org',
-    '@type': 'Product',
-    name,
-    sku: `SKU-${i}`,
-    brand: { '@type': 'Brand', name: 'Velo' },
-    review: { '@type': 'Review', author: { '@type': 'Person', name: `Author ${i % 3}` } },
-    offers: { '@type': 'Offer', price: `${100 + i}.00`, priceCurrency: 'EUR' },
-  };
-  const html = `<html lang="${lang}"><head><title>${name}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head>
-    <body><main><h1>${name}</h1><h2>Details</h2><p>${name} rides far and light, with a steel frame and a leather saddle.</p>
-    <h2>FAQ</h2><p>Does ${name} fold? No, it does not fold.</p></main></body></html>`;
-  return {
-    type: 'product',
-    id: `p${i}`,
-    url: `https://example.com/${lang}/p${i}`,
-    html,
-    checksum: 'sha256:' + String(i).padStart(64, '0'),
-  };
-}
 
 /** Every row of the tables the migration made again or re-indexed, with its rowid. */
 function rows(db: Db): Record<string, unknown[]> {
@@ -113,7 +89,10 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
       ALTER TABLE relationships ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE qa ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE sources ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`);
-    const items = [...Array.from({ length: 12 }, (_, i) => page(i, 'en')), ...[20, 21, 22].map((i) => page(i, 'de'))];
+    const items = [
+      ...Array.from({ length: 12 }, (_, i) => bikePage(i, 'en')),
+      ...[20, 21, 22].map((i) => bikePage(i, 'de')),
+    ];
     const insertRaw = v12.prepare(
       `INSERT INTO raw_items (raw_content_id, item_type, item_id, checksum, url, language, body, state, connector_id, received_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 'conn_test', ?)`,
@@ -168,7 +147,7 @@ describe('graph migration 0013: fewer indexes on hashed keys', () => {
     }
 
     // The writers work on the migrated file: an item again, changed, replaces its rows.
-    const again = { ...page(3, 'en'), checksum: 'sha256:' + 'f'.repeat(64) };
+    const again = { ...bikePage(3, 'en'), checksum: 'sha256:' + 'f'.repeat(64) };
     again.html = again.html.replace('steel frame', 'carbon frame');
     const [rewritten] = writeRawItems(db, [again], () => JSON.stringify(again), {
       connectorId: 'conn_test',

@@ -20,7 +20,7 @@ import { hashedKey, sameId } from '../../../src/platform/storage/hashed-key.js';
 import { GRAPH_MIGRATIONS } from '../../../src/platform/storage/migrations/graph/index.js';
 import { latestVersion, openDatabase, type Db } from '../../../src/platform/storage/sqlite.js';
 import { makeTempDir, PROJECT_ROOT } from '../../helpers/paths.js';
-import { contentColumns } from '../../ingest/graph/helpers.js';
+import { bikePage, contentColumns } from '../../ingest/graph/helpers.js';
 
 /** Graph migrations 0022 and 0023 (short keys) and the queries that read through their indexes. */
 const WEBSITE = 'web_01JHKAB5P8S0T4W6X8Z0B2E4G6';
@@ -34,30 +34,6 @@ const site: WebsiteInfo = {
   aliases: [],
 };
 const NOW = '2025-01-15T10:00:00.000Z';
-
-/** A product page with facts, a shared brand and author, and an FAQ (Q&A citing facts). */
-function page(i: number) {
-  const name = `Bike ${i}`;
-  const ld = {
-    '@context': 'https://schema.org',
-    '@type': 'Product',
-    name,
-    sku: `SKU-${i}`,
-    brand: { '@type': 'Brand', name: 'Velo' },
-    review: { '@type': 'Review', author: { '@type': 'Person', name: `Author ${i % 3}` } },
-    offers: { '@type': 'Offer', price: `${100 + i}.00`, priceCurrency: 'EUR' },
-  };
-  const html = `<html lang="en"><head><title>${name}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head>
-    <body><main><h1>${name}</h1><h2>Details</h2><p>${name} rides far and light, with a steel frame and a leather saddle.</p>
-    <h2>FAQ</h2><p>Does ${name} fold? No, it does not fold.</p></main></body></html>`;
-  return {
-    type: 'product',
-    id: `p${i}`,
-    url: `https://example.com/p${i}`,
-    html,
-    checksum: 'sha256:' + String(i).padStart(64, '0'),
-  };
-}
 
 /** The tables whose indexes begin with a hashed id, and the name a statement gives each. */
 const KEYED_TABLES =
@@ -132,7 +108,7 @@ describe('graph migrations 0022 and 0023: short keys in the indexes on hashed id
     expect(v21.pragma('user_version', { simple: true })).toBe(21);
     ingest(
       v21,
-      Array.from({ length: 12 }, (_, i) => page(i)),
+      Array.from({ length: 12 }, (_, i) => bikePage(i)),
     );
     // Rowids with gaps, as deletes leave them: the rebuilt table must keep them, not renumber.
     expect(removeItem(v21, site, 'product:p1')).toBe(true);
@@ -214,10 +190,12 @@ describe('graph migrations 0022 and 0023: short keys in the indexes on hashed id
 
     ingest(
       db,
-      Array.from({ length: 6 }, (_, i) => page(i)),
+      Array.from({ length: 6 }, (_, i) => bikePage(i)),
     );
     // Page 0 again, changed: its candidates are re-ranked against the stored ones.
-    ingest(db, [{ ...page(0), checksum: 'sha256:' + 'f'.repeat(64), html: page(0).html.replace('101.00', '99.00') }]);
+    const changed = bikePage(0).html.replace('100.00', '99.00');
+    expect(changed).not.toBe(bikePage(0).html);
+    ingest(db, [{ ...bikePage(0), checksum: 'sha256:' + 'f'.repeat(64), html: changed }]);
     const facts = prepare(
       `SELECT fact_id, subject_entity_id FROM fact_candidates WHERE status = 'active'`,
     ).all() as Array<{
